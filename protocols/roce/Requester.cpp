@@ -1,0 +1,325 @@
+#include "protocols/roce/Requester.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace nafsim::roce {
+
+std::string describe_failure(const Completion& c)
+{
+  switch (c.status) {
+    case Status::Success: return "success";
+    case Status::RetryExceeded:
+      return "no acknowledgement for PSN " + std::to_string(c.psn) + " after " + std::to_string(c.attempts) +
+             " retransmission timeout(s); the retry limit is exhausted";
+    case Status::RnrRetryExceeded:
+      return "receiver not ready (no receive posted) for PSN " + std::to_string(c.psn) + " after " +
+             std::to_string(c.attempts) + " RNR NAK(s)";
+    case Status::LocalLengthError: return "message longer than the posted receive";
+    case Status::Flushed: return "flushed: the queue pair failed earlier";
+  }
+  return "?";
+}
+
+const char* status_name(Status s)
+{
+  switch (s) {
+    case Status::Success: return "success";
+    case Status::RetryExceeded: return "retry-exceeded";
+    case Status::RnrRetryExceeded: return "rnr-retry-exceeded";
+    case Status::LocalLengthError: return "local-length-error";
+    case Status::Flushed: return "flushed";
+  }
+  return "?";
+}
+
+Requester::Requester(const RoceConfig& cfg, std::uint32_t remote_qp, Psn initial_psn)
+    : cfg_(cfg)
+    , remote_qp_(remote_qp)
+    , next_psn_(initial_psn & kPsnMask)
+    , una_(initial_psn & kPsnMask)
+    , high_psn_(psn_add(initial_psn, -1))
+{
+  if (cfg_.timeouts.empty())
+    cfg_.timeouts.push_back(SimTime::us(1000));
+}
+
+std::uint32_t Requester::packets_for(std::uint64_t len) const
+{
+  return len == 0 ? 1 : static_cast<std::uint32_t>((len + cfg_.mtu.count - 1) / cfg_.mtu.count);
+}
+
+Psn Requester::cursor_psn() const
+{
+  return cur_wr_ < wrs_.size() ? psn_add(wrs_[cur_wr_].first, cur_pkt_) : next_psn_;
+}
+
+bool Requester::anything_unacked() const
+{
+  return sent_any_ && psn_le(una_, high_psn_);
+}
+
+void Requester::post(const WorkRequest& wr, SimTime /*now*/, Actions& out)
+{
+  if (state_ == State::Error) {
+    out.push_back(Completion{wr.wr_id, wr.verb, Status::Flushed, 0, 0, 0});
+    return;
+  }
+  Pending p;
+  p.wr    = wr;
+  p.first = next_psn_;
+  p.npkts = packets_for(wr.length);
+  next_psn_ = psn_add(next_psn_, p.npkts);
+  wrs_.push_back(p);
+  out.push_back(WantTx{});
+}
+
+std::optional<RequestPacket> Requester::peek(SimTime now) const
+{
+  if (state_ != State::Ready || now < rnr_until_ || cur_wr_ >= wrs_.size() || cur_wr_ >= cfg_.max_outstanding)
+    return std::nullopt;
+  const Pending& w       = wrs_[cur_wr_];
+  const std::uint64_t mtu = cfg_.mtu.count;
+  std::uint64_t offset   = std::uint64_t{cur_pkt_} * mtu;
+  RequestPacket r;
+  r.dst_qp = remote_qp_;
+  r.psn    = cursor_psn();
+  if (w.wr.verb == Verb::Read) {
+    // One request asks for everything from the cursor on (a re-request after a gap asks for the rest).
+    r.op          = Opcode::ReadRequest;
+    r.ack_req     = true;
+    r.remote_addr = w.wr.remote_addr + offset;
+    r.length      = w.wr.length - std::min(offset, w.wr.length);
+    r.data        = Segment{w.wr.msg, offset, 0, 0};
+    return r;
+  }
+  auto len  = static_cast<std::uint32_t>(std::min(mtu, w.wr.length - std::min(offset, w.wr.length)));
+  r.op      = opcode_for(w.wr.verb, cur_pkt_, w.npkts);
+  r.ack_req = is_last(r.op);
+  if (r.op == Opcode::WriteFirst || r.op == Opcode::WriteOnly) {
+    r.remote_addr = w.wr.remote_addr;
+    r.length      = w.wr.length;
+  }
+  r.data = make_segment(w.wr.msg, offset, len);
+  return r;
+}
+
+void Requester::commit(SimTime now, Actions& out)
+{
+  const Pending& w = wrs_.at(cur_wr_);
+  Psn p            = cursor_psn();
+  Psn top          = p;
+  if (w.wr.verb == Verb::Read) {
+    top = last_psn(w);
+    ++cur_wr_;
+    cur_pkt_ = 0;
+  } else if (++cur_pkt_ == w.npkts) {
+    ++cur_wr_;
+    cur_pkt_ = 0;
+  }
+  if (!sent_any_ || psn_lt(high_psn_, top))
+    high_psn_ = top;
+  sent_any_ = true;
+  ++c_.packets_committed;
+  if (!timer_running_)
+    restart_timer(now, out);
+}
+
+void Requester::restart_timer(SimTime now, Actions& out)
+{
+  ++timer_token_;
+  timer_running_ = true;
+  SimTime rto    = cfg_.timeouts[std::min<std::size_t>(retries_, cfg_.timeouts.size() - 1)];
+  out.push_back(ArmTimer{now + rto, timer_token_});
+}
+
+void Requester::rewind_to(Psn p)
+{
+  cur_wr_  = wrs_.size();
+  cur_pkt_ = 0;
+  for (std::size_t i = 0; i < wrs_.size(); ++i) {
+    auto d = psn_diff(p, wrs_[i].first);
+    if (d >= 0 && d < static_cast<std::int32_t>(wrs_[i].npkts)) {
+      cur_wr_  = i;
+      cur_pkt_ = static_cast<std::uint32_t>(d);
+      break;
+    }
+  }
+  ++epoch_;
+  ++c_.rewinds;
+}
+
+void Requester::complete_front(Actions& out)
+{
+  while (!wrs_.empty()) {
+    const Pending& f = wrs_.front();
+    bool done = f.wr.verb == Verb::Read ? f.read_received == f.npkts : psn_lt(last_psn(f), una_);
+    if (!done)
+      break;
+    out.push_back(Completion{f.wr.wr_id, f.wr.verb, Status::Success, f.wr.length, 0, 0});
+    wrs_.pop_front();
+    if (cur_wr_ > 0)
+      --cur_wr_;
+    else
+      cur_pkt_ = 0;
+  }
+}
+
+void Requester::ack_through(Psn p, SimTime now, Actions& out)
+{
+  Psn next = psn_add(p, 1);
+  // READ responses that have not arrived are not acknowledged by an ACK of a later request: the
+  // responses were lost, so ask for them again (once per gap).
+  for (auto const& w : wrs_) {
+    if (w.wr.verb != Verb::Read || w.read_received == w.npkts)
+      continue;
+    Psn expected = psn_add(w.first, w.read_received);
+    if (psn_lt(expected, next)) {
+      next = expected;
+      if (!read_gap_at_ || *read_gap_at_ != expected) {
+        read_gap_at_ = expected;
+        ++c_.read_gaps;
+        rewind_to(expected);
+        out.push_back(WantTx{});
+      }
+    }
+    break;
+  }
+  if (!psn_lt(una_, next))
+    return;
+  una_     = next;
+  retries_ = 0;
+  complete_front(out);
+  // Packets the peer already has need not be sent again.
+  if (psn_lt(cursor_psn(), una_) && cur_wr_ < wrs_.size())
+    rewind_to(una_);
+  if (anything_unacked()) {
+    restart_timer(now, out);
+  } else {
+    timer_running_ = false;
+    ++timer_token_;
+  }
+  out.push_back(WantTx{});
+}
+
+void Requester::on_ack(const AckPacket& a, SimTime now, Actions& out)
+{
+  if (state_ != State::Ready)
+    return;
+  ++c_.acks_received;
+  // Only PSNs in the unacknowledged window [una, high] carry news; anything else is a duplicate or a
+  // stale (reordered) response.
+  bool in_window = sent_any_ && psn_le(una_, a.psn) && psn_le(a.psn, high_psn_);
+  if (!in_window) {
+    ++c_.duplicate_acks;
+    return;
+  }
+  switch (a.syndrome) {
+    case Syndrome::Ack:
+      ack_through(a.psn, now, out);
+      return;
+    case Syndrome::NakSequence:
+      ++c_.naks_received;
+      ack_through(psn_add(a.psn, -1), now, out);
+      rewind_to(a.psn);
+      out.push_back(WantTx{});
+      return;
+    case Syndrome::NakRnr: {
+      ++c_.rnr_naks_received;
+      ack_through(psn_add(a.psn, -1), now, out);
+      rewind_to(a.psn);
+      if (cur_wr_ < wrs_.size() && ++wrs_[cur_wr_].rnr_retries > cfg_.rnr_retry_limit) {
+        fail(Status::RnrRetryExceeded, a.psn, wrs_[cur_wr_].rnr_retries, out);
+        return;
+      }
+      rnr_until_ = now + cfg_.rnr_timeout;
+      out.push_back(ArmTimer{rnr_until_, kRnrToken | timer_token_});
+      return;
+    }
+  }
+}
+
+void Requester::on_read_response(const ReadResponsePacket& r, SimTime now, Actions& out)
+{
+  if (state_ != State::Ready)
+    return;
+  std::size_t i = 0;
+  while (i < wrs_.size() && !(wrs_[i].wr.verb == Verb::Read && wrs_[i].read_received < wrs_[i].npkts))
+    ++i;
+  if (i == wrs_.size())
+    return; // stray duplicate
+  Psn expected = psn_add(wrs_[i].first, wrs_[i].read_received);
+  auto d       = psn_diff(r.psn, expected);
+  if (d < 0)
+    return; // duplicate
+  if (d > 0) {
+    // A response was lost: ask again for the rest of this READ (once per gap).
+    if (!read_gap_at_ || *read_gap_at_ != expected) {
+      read_gap_at_ = expected;
+      ++c_.read_gaps;
+      rewind_to(expected);
+      out.push_back(WantTx{});
+    }
+    return;
+  }
+  read_gap_at_.reset();
+  Pending& w = wrs_[i];
+  ++w.read_received;
+  out.push_back(PlaceData{w.wr.local_addr + r.data.offset, r.data});
+  // A READ response implicitly acknowledges every earlier PSN.
+  if (psn_lt(una_, psn_add(r.psn, 1))) {
+    una_     = psn_add(r.psn, 1);
+    retries_ = 0;
+  }
+  complete_front(out);
+  if (anything_unacked()) {
+    restart_timer(now, out);
+  } else {
+    timer_running_ = false;
+    ++timer_token_;
+  }
+  out.push_back(WantTx{});
+}
+
+void Requester::on_timer(std::uint64_t token, SimTime now, Actions& out)
+{
+  if (state_ != State::Ready)
+    return;
+  if (token & kRnrToken) {
+    if (now >= rnr_until_)
+      out.push_back(WantTx{});
+    return;
+  }
+  if (token != timer_token_ || !timer_running_)
+    return;
+  if (!anything_unacked()) {
+    timer_running_ = false;
+    return;
+  }
+  ++c_.timeouts;
+  if (++retries_ > cfg_.retry_limit) {
+    fail(Status::RetryExceeded, una_, retries_, out);
+    return;
+  }
+  rewind_to(una_);
+  restart_timer(now, out);
+  out.push_back(WantTx{});
+}
+
+void Requester::fail(Status s, Psn psn, unsigned attempts, Actions& out)
+{
+  state_ = State::Error;
+  bool first = true;
+  for (auto const& w : wrs_) {
+    out.push_back(Completion{w.wr.wr_id, w.wr.verb, first ? s : Status::Flushed, 0, psn, first ? attempts : 0});
+    first = false;
+  }
+  wrs_.clear();
+  cur_wr_        = 0;
+  cur_pkt_       = 0;
+  timer_running_ = false;
+  ++timer_token_;
+  ++epoch_;
+}
+
+} // namespace nafsim::roce

@@ -1,0 +1,94 @@
+#pragma once
+// The send side of a RoCEv2 reliable-connection queue pair (InfiniBand spec ch. 9.7 as reduced by
+// Coyote): PSN assignment, segmentation at the MTU, a window of outstanding work requests,
+// cumulative ACKs, go-back-N on NAK and on retransmission timeout (one timer per QP, reset by
+// progress), a retry limit that fails the queue pair instead of hanging, READ with
+// re-requests after a response gap.
+//
+// Engine-free: inputs come with the current time, outputs are Actions. Packets are offered with
+// peek() and taken with commit(), so an executor can prefetch payloads; a rewind bumps epoch(),
+// telling the executor to discard what it prefetched.
+
+#include "protocols/roce/Actions.hpp"
+#include "protocols/roce/RoceConfig.hpp"
+#include "protocols/roce/Wire.hpp"
+
+#include <deque>
+#include <optional>
+
+namespace nafsim::roce {
+
+struct RequesterCounters {
+  std::uint64_t packets_committed = 0;
+  std::uint64_t timeouts          = 0;
+  std::uint64_t naks_received     = 0;
+  std::uint64_t rnr_naks_received = 0;
+  std::uint64_t acks_received     = 0;
+  std::uint64_t duplicate_acks    = 0;
+  std::uint64_t rewinds           = 0;
+  std::uint64_t read_gaps         = 0;
+};
+
+class Requester {
+public:
+  enum class State { Ready, Error };
+
+  Requester(const RoceConfig& cfg, std::uint32_t remote_qp, Psn initial_psn);
+
+  void post(const WorkRequest& wr, SimTime now, Actions& out);
+  /// The next packet to transmit, if the window allows one now.
+  std::optional<RequestPacket> peek(SimTime now) const;
+  /// Take the packet peek() offered.
+  void commit(SimTime now, Actions& out);
+  void on_ack(const AckPacket& a, SimTime now, Actions& out);
+  void on_read_response(const ReadResponsePacket& r, SimTime now, Actions& out);
+  void on_timer(std::uint64_t token, SimTime now, Actions& out);
+
+  State state() const { return state_; }
+  std::uint32_t epoch() const { return epoch_; }
+  std::size_t outstanding() const { return wrs_.size(); }
+  /// Highest PSN ever committed (retransmission accounting).
+  Psn high_psn() const { return high_psn_; }
+  bool has_sent_any() const { return sent_any_; }
+  const RequesterCounters& counters() const { return c_; }
+
+private:
+  struct Pending {
+    WorkRequest wr;
+    Psn first = 0;
+    std::uint32_t npkts = 1; ///< request packets (SEND/WRITE) or response packets (READ)
+    std::uint32_t read_received = 0;
+    unsigned rnr_retries        = 0;
+  };
+  static constexpr std::uint64_t kRnrToken = 1ULL << 63;
+
+  std::uint32_t packets_for(std::uint64_t len) const;
+  Psn cursor_psn() const;
+  Psn last_psn(const Pending& p) const { return psn_add(p.first, p.npkts - 1); }
+  bool anything_unacked() const;
+  void rewind_to(Psn p);
+  void ack_through(Psn p, SimTime now, Actions& out);
+  void complete_front(Actions& out);
+  void restart_timer(SimTime now, Actions& out);
+  void fail(Status s, Psn psn, unsigned attempts, Actions& out);
+
+  RoceConfig cfg_;
+  std::uint32_t remote_qp_;
+  State state_ = State::Ready;
+  std::deque<Pending> wrs_;      ///< posted, not yet completed, in order
+  Psn next_psn_;                 ///< PSN of the next work request posted
+  Psn una_;                      ///< oldest unacknowledged PSN
+  std::size_t cur_wr_   = 0;     ///< send cursor: work request index in wrs_
+  std::uint32_t cur_pkt_ = 0;    ///< send cursor: packet within it
+  Psn high_psn_         = 0;
+  bool sent_any_        = false;
+  unsigned retries_     = 0;
+  std::uint64_t timer_token_ = 0;
+  bool timer_running_        = false;
+  SimTime rnr_until_;
+  std::uint32_t epoch_ = 0;
+  std::optional<Psn> read_gap_at_; ///< a re-request was already issued for this gap
+  RequesterCounters c_;
+};
+
+} // namespace nafsim::roce

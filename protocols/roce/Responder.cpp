@@ -1,0 +1,156 @@
+#include "protocols/roce/Responder.hpp"
+
+#include <algorithm>
+
+namespace nafsim::roce {
+
+Responder::Responder(const RoceConfig& cfg, std::uint32_t remote_qp, Psn expected_psn)
+    : cfg_(cfg), remote_qp_(remote_qp), epsn_(expected_psn & kPsnMask)
+{
+}
+
+std::uint32_t Responder::packets_for(std::uint64_t len) const
+{
+  return len == 0 ? 1 : static_cast<std::uint32_t>((len + cfg_.mtu.count - 1) / cfg_.mtu.count);
+}
+
+void Responder::post_recv(const RecvRequest& r, SimTime, Actions&)
+{
+  recvs_.push_back(r);
+}
+
+void Responder::queue_ack(Psn psn, Syndrome s, Actions& out)
+{
+  // Coalesce with an ACK still waiting at the tail of the queue.
+  if (!out_.empty())
+    if (auto* last = std::get_if<AckPacket>(&out_.back())) {
+      *last = AckPacket{remote_qp_, psn, s};
+      return;
+    }
+  out_.emplace_back(AckPacket{remote_qp_, psn, s});
+  out.push_back(WantTx{});
+}
+
+void Responder::queue_read(const RequestPacket& r, Actions& out)
+{
+  ReadJob j;
+  j.first       = r.psn;
+  j.addr        = r.remote_addr;
+  j.length      = r.length;
+  j.msg         = r.data.msg;
+  j.base_offset = r.data.offset;
+  j.npkts       = packets_for(r.length);
+  out_.emplace_back(j);
+  ++c_.read_requests;
+  out.push_back(WantTx{});
+}
+
+void Responder::on_request(const RequestPacket& r, SimTime, Actions& out)
+{
+  auto d = psn_diff(r.psn, epsn_);
+  if (d == 0) {
+    accept(r, out);
+    return;
+  }
+  if (d < 0) {
+    ++c_.duplicates;
+    if (r.op == Opcode::ReadRequest)
+      queue_read(r, out); // READs are idempotent: execute again
+    else
+      queue_ack(psn_add(epsn_, -1), Syndrome::Ack, out);
+    return;
+  }
+  ++c_.out_of_sequence;
+  if (!nak_sent_) {
+    nak_sent_ = true;
+    ++c_.naks_sent;
+    queue_ack(epsn_, Syndrome::NakSequence, out);
+  }
+}
+
+void Responder::accept(const RequestPacket& r, Actions& out)
+{
+  nak_sent_ = false;
+  switch (r.op) {
+    case Opcode::ReadRequest:
+      queue_read(r, out);
+      epsn_ = psn_add(epsn_, packets_for(r.length));
+      return;
+    case Opcode::SendFirst:
+    case Opcode::SendOnly:
+      if (recvs_.empty()) {
+        ++c_.rnr_naks_sent;
+        queue_ack(epsn_, Syndrome::NakRnr, out);
+        return;
+      }
+      in_ = Inbound{Verb::Send, r.data.msg, recvs_.front().local_addr, 0, 0, recvs_.front().wr_id, true};
+      recvs_.pop_front();
+      break;
+    case Opcode::WriteFirst:
+    case Opcode::WriteOnly:
+      in_ = Inbound{Verb::Write, r.data.msg, r.remote_addr, 0, 0, 0, true};
+      break;
+    default:
+      if (!in_.active) // cannot happen with in-order acceptance; drop defensively
+        return;
+      break;
+  }
+  out.push_back(PlaceData{in_.addr + r.data.offset, r.data});
+  in_.received += r.data.length;
+  in_.checksum += r.data.checksum;
+  epsn_ = psn_add(r.psn, 1);
+  ++c_.packets_accepted;
+  if (is_last(r.op)) {
+    out.push_back(InboundMessage{in_.verb, in_.msg, in_.addr, in_.received, in_.checksum, in_.recv_wr});
+    in_.active = false;
+    ++c_.messages;
+    since_ack_ = 0;
+    ++c_.ack_events;
+    queue_ack(r.psn, Syndrome::Ack, out);
+  } else if (++since_ack_ >= cfg_.ack_every) {
+    since_ack_ = 0;
+    ++c_.ack_events;
+    queue_ack(r.psn, Syndrome::Ack, out);
+  }
+}
+
+std::optional<AckPacket> Responder::front_ack() const
+{
+  if (out_.empty())
+    return std::nullopt;
+  if (auto const* a = std::get_if<AckPacket>(&out_.front()))
+    return *a;
+  return std::nullopt;
+}
+
+std::optional<PendingResponse> Responder::front_response() const
+{
+  if (out_.empty())
+    return std::nullopt;
+  auto const* j = std::get_if<ReadJob>(&out_.front());
+  if (!j)
+    return std::nullopt;
+  const std::uint64_t mtu = cfg_.mtu.count;
+  std::uint64_t off       = std::uint64_t{j->sent} * mtu;
+  auto len                = static_cast<std::uint32_t>(std::min(mtu, j->length - std::min(off, j->length)));
+  PendingResponse p;
+  p.packet.dst_qp = remote_qp_;
+  p.packet.psn    = psn_add(j->first, j->sent);
+  p.packet.op     = opcode_for(Verb::Read, j->sent, j->npkts);
+  p.packet.data   = make_segment(j->msg, j->base_offset + off, len);
+  p.addr          = j->addr + off;
+  return p;
+}
+
+void Responder::pop_front()
+{
+  if (out_.empty())
+    return;
+  if (auto* j = std::get_if<ReadJob>(&out_.front())) {
+    if (++j->sent < j->npkts)
+      return;
+  }
+  out_.pop_front();
+}
+
+} // namespace nafsim::roce

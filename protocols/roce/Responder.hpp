@@ -1,0 +1,91 @@
+#pragma once
+// The receive side of a RoCEv2 reliable-connection queue pair, after Coyote's rx_ibh_fsm /
+// rx_exh_fsm: requests are accepted only in PSN order; an out-of-sequence request is dropped and
+// answered by one NAK (sequence error) until a valid packet arrives; a duplicate SEND/WRITE is
+// dropped and re-acknowledged, a duplicate READ is executed again; every accepted request packet
+// triggers an ACK (coalesced to one per `ack_every`, always on the last packet of a message).
+// Responses (ACK/NAK and READ response data) leave in PSN order.
+
+#include "protocols/roce/Actions.hpp"
+#include "protocols/roce/RoceConfig.hpp"
+#include "protocols/roce/Wire.hpp"
+
+#include <deque>
+#include <optional>
+#include <variant>
+
+namespace nafsim::roce {
+
+struct ResponderCounters {
+  std::uint64_t packets_accepted = 0;
+  std::uint64_t duplicates       = 0;
+  std::uint64_t out_of_sequence  = 0;
+  std::uint64_t ack_events        = 0;
+  std::uint64_t naks_sent        = 0;
+  std::uint64_t rnr_naks_sent    = 0;
+  std::uint64_t read_requests    = 0;
+  std::uint64_t messages         = 0;
+};
+
+/// A READ response to transmit, with the local memory it is read from.
+struct PendingResponse {
+  ReadResponsePacket packet;
+  std::uint64_t addr = 0;
+};
+
+class Responder {
+public:
+  Responder(const RoceConfig& cfg, std::uint32_t remote_qp, Psn expected_psn);
+
+  void post_recv(const RecvRequest& r, SimTime now, Actions& out);
+  void on_request(const RequestPacket& r, SimTime now, Actions& out);
+
+  /// Front of the response queue, if it is an ACK/NAK.
+  std::optional<AckPacket> front_ack() const;
+  /// Front of the response queue, if it is READ response data.
+  std::optional<PendingResponse> front_response() const;
+  /// Remove the front packet (after front_ack() or front_response()).
+  void pop_front();
+  bool has_output() const { return !out_.empty(); }
+
+  Psn expected_psn() const { return epsn_; }
+  const ResponderCounters& counters() const { return c_; }
+
+private:
+  struct ReadJob {
+    Psn first            = 0;
+    std::uint64_t addr   = 0;
+    std::uint64_t length = 0;
+    std::uint64_t msg    = 0;
+    std::uint64_t base_offset = 0;
+    std::uint32_t npkts  = 1;
+    std::uint32_t sent   = 0;
+  };
+  struct Inbound {
+    Verb verb               = Verb::Write;
+    std::uint64_t msg       = 0;
+    std::uint64_t addr      = 0;
+    std::uint64_t received  = 0;
+    std::uint64_t checksum  = 0;
+    std::uint64_t recv_wr   = 0;
+    bool active             = false;
+  };
+  using Out = std::variant<AckPacket, ReadJob>;
+
+  std::uint32_t packets_for(std::uint64_t len) const;
+  void queue_ack(Psn psn, Syndrome s, Actions& out);
+  void queue_read(const RequestPacket& r, Actions& out);
+  void accept(const RequestPacket& r, Actions& out);
+
+  RoceConfig cfg_;
+  std::uint32_t remote_qp_;
+  Psn epsn_;
+  bool nak_sent_         = false;
+  unsigned since_ack_    = 0;
+  Inbound in_;
+  std::deque<RecvRequest> recvs_;
+  std::deque<Out> out_;
+  ResponderCounters c_;
+};
+
+} // namespace nafsim::roce

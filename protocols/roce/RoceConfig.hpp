@@ -1,0 +1,49 @@
+#pragma once
+// Parameters of the RoCEv2 reliable-connection transport as implemented by Coyote's RDMA stack
+// (fpgasystems/fpga-network-stack, hls/ib_transport_protocol). Defaults follow that code.
+
+#include "simcore/config/Schema.hpp"
+
+namespace nafsim::roce {
+
+struct RoceConfig {
+  Bytes mtu{4096};
+  Bytes base_header{44};
+  Bytes reth{16};
+  Bytes aeth{4};
+  unsigned max_outstanding = 32;
+  std::vector<SimTime> timeouts{SimTime::us(1000), SimTime::us(5000), SimTime::us(10000)};
+  unsigned retry_limit = 4;
+  unsigned ack_every   = 1;
+  SimTime rnr_timeout  = SimTime::us(10);
+  unsigned rnr_retry_limit = 7;
+
+  template <class V> void describe(V& v)
+  {
+    v.field("mtu", mtu, "path MTU: payload bytes per packet", config::Limits::between(256, 9000));
+    v.field("base_header", base_header, "IPv4 (20) + UDP (8) + BTH (12) + ICRC (4) bytes in every packet");
+    v.field("reth", reth, "RDMA extended header bytes (first/only WRITE packet, READ request)");
+    v.field("aeth", aeth, "ACK extended header bytes (ACK/NAK, first/last/only READ response)");
+    v.field("max_outstanding", max_outstanding,
+            "work requests a queue pair may have in flight (Coyote flow_control FLOW_OUTSTANDING = 32)",
+            config::Limits::between(1, 4096));
+    v.field("timeouts", timeouts,
+            "retransmission timeout after 0, 1, 2, ... consecutive timeouts (the last repeats); Coyote's "
+            "transport_timer uses 1 ms, 5 ms, 10 ms");
+    v.field("retry_limit", retry_limit,
+            "consecutive timeouts tolerated; one more fails the queue pair with an error (Coyote's timer stops "
+            "after 4)",
+            config::Limits::between(0, 1000));
+    v.field("ack_every", ack_every,
+            "the responder acknowledges every Nth in-order packet and always the last of a message "
+            "(Coyote: 1, an ACK event per packet)",
+            config::Limits::between(1, 1 << 16));
+    v.field("rnr_timeout", rnr_timeout, "wait before resending after a receiver-not-ready NAK (SEND with no posted "
+                                        "receive)");
+    v.field("rnr_retry_limit", rnr_retry_limit, "receiver-not-ready NAKs tolerated per message before the queue "
+                                                "pair fails",
+            config::Limits::between(0, 1000));
+  }
+};
+
+} // namespace nafsim::roce

@@ -1,0 +1,227 @@
+#include "simcore/engine/Scheduler.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <fmt/format.h>
+#include <simgrid/s4u.hpp>
+#include <xbt/log.h>
+
+XBT_LOG_NEW_DEFAULT_CATEGORY(nafsim_engine, "nafsim event kernel");
+
+namespace sg4 = simgrid::s4u;
+
+namespace nafsim {
+
+struct Scheduler::ActorSlot {
+  std::string name;
+  sg4::SemaphorePtr sem;
+  ActorState state = ActorState::Running;
+  std::string waiting_for;
+};
+
+struct Scheduler::Sync {
+  sg4::SemaphorePtr all_blocked = sg4::Semaphore::create(0);
+};
+
+/// Runs the std::function callbacks scheduled with call_at.
+class Scheduler::CallbackHandler final : public EventHandler {
+public:
+  std::uint64_t add(std::function<void()> fn)
+  {
+    if (free_.empty()) {
+      fns_.push_back(std::move(fn));
+      return fns_.size() - 1;
+    }
+    auto slot = free_.back();
+    free_.pop_back();
+    fns_[slot] = std::move(fn);
+    return slot;
+  }
+  void on_event(std::uint32_t, std::uint64_t slot) override
+  {
+    auto fn = std::move(fns_[slot]);
+    fns_[slot] = nullptr;
+    free_.push_back(slot);
+    fn();
+  }
+
+private:
+  std::vector<std::function<void()>> fns_;
+  std::vector<std::uint64_t> free_;
+};
+
+/// Wakes the actor whose id is the event argument (ActorContext::sleep_until).
+class Scheduler::WakeHandler final : public EventHandler {
+public:
+  explicit WakeHandler(Scheduler& s) : s_(s) {}
+  void on_event(std::uint32_t, std::uint64_t actor) override { s_.wake(static_cast<ActorId>(actor)); }
+
+private:
+  Scheduler& s_;
+};
+
+Scheduler::Scheduler()
+    : callbacks_(std::make_unique<CallbackHandler>()), waker_(std::make_unique<WakeHandler>(*this))
+{
+}
+Scheduler::~Scheduler() = default;
+
+void Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg)
+{
+  assert(t >= now_ && "events cannot be scheduled in the past");
+  heap_.push_back(Event{t.ps(), seq_++, h, kind, arg});
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
+}
+
+void Scheduler::call_at(SimTime t, std::function<void()> fn)
+{
+  at(t, callbacks_.get(), 0, callbacks_->add(std::move(fn)));
+}
+
+ActorId Scheduler::spawn(const std::string& name, sg4::Host* host, std::function<void(ActorContext&)> body)
+{
+  if (!sync_)
+    sync_ = std::make_unique<Sync>();
+  auto id = static_cast<ActorId>(actors_.size());
+  actors_.push_back(ActorSlot{name, sg4::Semaphore::create(0), ActorState::Running, {}});
+  ++running_;
+  ++live_;
+  sg4::Actor::create(name, host, [this, id, body = std::move(body)]() {
+    try {
+      ActorContext ctx(*this, id);
+      body(ctx);
+    } catch (const std::exception&) {
+      // Config/simulation errors stop the run; SimGrid's kill exception is not a std::exception
+      // and passes through untouched.
+      fail(std::current_exception());
+    }
+    finish(id);
+  });
+  return id;
+}
+
+void Scheduler::wake(ActorId a)
+{
+  auto& slot = actors_.at(a);
+  if (slot.state != ActorState::Blocked)
+    return;
+  slot.state = ActorState::Pending;
+  pending_.push_back(a);
+}
+
+void Scheduler::fail(std::exception_ptr e)
+{
+  if (!error_)
+    error_ = std::move(e);
+}
+
+void Scheduler::block(ActorId a, std::string_view why)
+{
+  auto& slot       = actors_[a];
+  slot.state       = ActorState::Blocked;
+  slot.waiting_for = why;
+  if (--running_ == 0)
+    sync_->all_blocked->release();
+  slot.sem->acquire();
+}
+
+void Scheduler::finish(ActorId a)
+{
+  actors_[a].state = ActorState::Finished;
+  --live_;
+  if (--running_ == 0)
+    sync_->all_blocked->release();
+}
+
+void ActorContext::sleep_until(SimTime t)
+{
+  sched_.at(std::max(t, now()), sched_.waker_.get(), 0, id_);
+  block("sleeping");
+}
+
+void Scheduler::wait_for_running_actors()
+{
+  if (running_ == 0)
+    return;
+  // Actors observe SimGrid's clock too (logs, traces): bring it to our date first.
+  double t = now_.seconds();
+  if (sg4::Engine::get_clock() < t)
+    sg4::this_actor::sleep_until(t);
+  sync_->all_blocked->acquire();
+}
+
+void Scheduler::flush_pending()
+{
+  while (!pending_.empty() && !error_) {
+    double t = now_.seconds();
+    if (sg4::Engine::get_clock() < t)
+      sg4::this_actor::sleep_until(t);
+    auto batch = std::move(pending_);
+    pending_.clear();
+    for (ActorId a : batch) {
+      actors_[a].state = ActorState::Running;
+      ++running_;
+      ++wakeups_;
+      actors_[a].sem->release();
+    }
+    sync_->all_blocked->acquire();
+  }
+}
+
+std::string Scheduler::deadlock_report() const
+{
+  std::string s = fmt::format("simulated deadlock at t={}: no event is pending, yet {} actor(s) wait forever:",
+                              format_time(now_), live_);
+  for (auto const& a : actors_)
+    if (a.state == ActorState::Blocked)
+      s += fmt::format("\n  - {}: {}", a.name, a.waiting_for);
+  return s;
+}
+
+void Scheduler::run_kernel()
+{
+  if (!sync_)
+    sync_ = std::make_unique<Sync>();
+  wait_for_running_actors();
+  while (!error_) {
+    // Actors woken at the current date run once every event of that date has been handled.
+    if (!pending_.empty() && (heap_.empty() || heap_.front().t > now_.ps()))
+      flush_pending();
+    if (error_)
+      break;
+    if (running_ > 0) // actors spawned by a handler
+      wait_for_running_actors();
+    if (heap_.empty()) {
+      if (live_ > 0)
+        error_ = std::make_exception_ptr(DeadlockError(deadlock_report()));
+      break;
+    }
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    Event e = heap_.back();
+    heap_.pop_back();
+    if (SimTime::ps(e.t) > limit_) {
+      error_ = std::make_exception_ptr(SimulationError(
+          fmt::format("simulated time limit {} reached with work still pending (raise it with "
+                      "--max-sim-time if the run is expected to take longer)",
+                      format_time(limit_))));
+      break;
+    }
+    now_ = SimTime::ps(e.t);
+    ++events_;
+    try {
+      e.h->on_event(e.kind, e.arg);
+    } catch (const std::exception&) {
+      fail(std::current_exception());
+    }
+  }
+  if (error_) {
+    XBT_DEBUG("run stopped by an error; killing the remaining actors");
+    sg4::Actor::kill_all();
+    return;
+  }
+  double t = now_.seconds();
+  if (sg4::Engine::get_clock() < t)
+    sg4::this_actor::sleep_until(t);
+}
+
+} // namespace nafsim

@@ -1,0 +1,155 @@
+#pragma once
+// The discrete-event kernel of nafsim, hosted in one SimGrid actor.
+//
+// Hardware that reacts per packet (NIC ports, links, switches, POEs) is modeled by event-driven
+// components (EventHandler) scheduled here on an integer-picosecond clock: one heap operation per
+// event, no SimGrid activity per packet. Logic that is naturally sequential (workloads, firmware,
+// MPI ranks) runs in SimGrid actors that block and are woken through this scheduler, at message
+// granularity. The kernel synchronises SimGrid's clock before it lets actors run, so actors see a
+// consistent date, and processes everything else without entering SimGrid.
+//
+// Protocol: an actor runs until it blocks (sleep, wait); the kernel waits until every runnable
+// actor has blocked or finished, then takes the next event. When the heap is empty while actors
+// are still blocked, nothing can ever wake them: that is a deadlock, reported with each actor's
+// wait reason. An exception escaping an actor or a handler stops the run and is re-thrown by run().
+
+#include "simcore/units/Units.hpp"
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simgrid::s4u {
+class Host;
+}
+
+namespace nafsim {
+
+/// A component that receives events. `kind` and `arg` are the component's own encoding.
+class EventHandler {
+public:
+  virtual void on_event(std::uint32_t kind, std::uint64_t arg) = 0;
+
+protected:
+  ~EventHandler() = default;
+};
+
+/// Raised when no event can ever wake the blocked actors.
+class DeadlockError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Raised when a run fails for a simulated reason (retries exhausted, time limit, ...).
+class SimulationError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+using ActorId = std::uint32_t;
+class ActorContext;
+
+class Scheduler {
+public:
+  Scheduler();
+  ~Scheduler();
+  Scheduler(const Scheduler&)            = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  SimTime now() const { return now_; }
+
+  /// Schedule `h->on_event(kind, arg)` at date `t` (t >= now). Ties run in scheduling order.
+  void at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0);
+  void after(SimTime d, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0) { at(now_ + d, h, kind, arg); }
+  /// Schedule a callback (convenient; not for per-packet hot paths).
+  void call_at(SimTime t, std::function<void()> fn);
+
+  /// Create a SimGrid actor on `host` running `body`. Call before run() or from an actor.
+  ActorId spawn(const std::string& name, simgrid::s4u::Host* host, std::function<void(ActorContext&)> body);
+  /// Make a blocked actor runnable at the current date (no effect if it is not blocked).
+  void wake(ActorId a);
+
+  /// Stop the run with this error (re-thrown by run()).
+  void fail(std::exception_ptr e);
+  /// Stop with an error if simulated time would pass `limit`.
+  void set_time_limit(SimTime limit) { limit_ = limit; }
+
+  /// Run until no event and no actor is left. Must be called from inside the SimGrid engine (the
+  /// kernel actor); Simulation::run() does that and re-throws error() once the engine returns.
+  void run_kernel();
+  /// The first error of the run, if any.
+  std::exception_ptr error() const { return error_; }
+
+  std::uint64_t events_processed() const { return events_; }
+  std::uint64_t actor_wakeups() const { return wakeups_; }
+
+private:
+  friend class ActorContext;
+  struct Event {
+    std::int64_t t;
+    std::uint64_t seq;
+    EventHandler* h;
+    std::uint32_t kind;
+    std::uint64_t arg;
+  };
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
+  };
+  enum class ActorState { Running, Blocked, Pending, Finished };
+  struct ActorSlot;
+  class CallbackHandler;
+  class WakeHandler;
+
+  void block(ActorId a, std::string_view why);
+  void finish(ActorId a);
+  void wait_for_running_actors();
+  void flush_pending();
+  std::string deadlock_report() const;
+
+  SimTime now_;
+  SimTime limit_ = SimTime::max();
+  std::uint64_t seq_ = 0;
+  std::vector<Event> heap_;
+  std::vector<ActorSlot> actors_;
+  std::vector<ActorId> pending_;
+  int running_ = 0;
+  int live_    = 0;
+  std::exception_ptr error_;
+  std::uint64_t events_  = 0;
+  std::uint64_t wakeups_ = 0;
+  struct Sync;
+  std::unique_ptr<Sync> sync_;
+  std::unique_ptr<CallbackHandler> callbacks_;
+  std::unique_ptr<WakeHandler> waker_;
+};
+
+/// What an actor's code sees: the clock and the ways to wait.
+class ActorContext {
+public:
+  ActorContext(Scheduler& s, ActorId id) : sched_(s), id_(id) {}
+  SimTime now() const { return sched_.now(); }
+  ActorId id() const { return id_; }
+  Scheduler& scheduler() { return sched_; }
+
+  void sleep_until(SimTime t);
+  void sleep_for(SimTime d) { sleep_until(now() + d); }
+  /// Block until woken (Scheduler::wake); `why` is shown if the run deadlocks.
+  void block(std::string_view why) { sched_.block(id_, why); }
+  /// Block until `pred()` holds, re-checking after every wake.
+  template <class Pred> void wait_until(Pred pred, std::string_view why)
+  {
+    while (!pred())
+      block(why);
+  }
+
+private:
+  Scheduler& sched_;
+  ActorId id_;
+};
+
+} // namespace nafsim

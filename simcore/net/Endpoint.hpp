@@ -1,0 +1,24 @@
+#pragma once
+#include "simcore/net/Packet.hpp"
+
+#include <optional>
+
+namespace nafsim::net {
+
+/// What a host's network interface connects to (a POE, a NIC model).
+/// The host's egress port pulls packets when it is free: the endpoint decides what goes next
+/// (priorities, arbitration between queue pairs) and when data is ready; this is also how the
+/// port back-pressures its source.
+class Endpoint {
+public:
+  /// A packet reached this host (at the time its last bit arrived).
+  virtual void deliver(Packet&& p) = 0;
+  /// The egress port is free: the next packet to transmit now, or nothing. An endpoint that has
+  /// nothing ready now calls Fabric::tx_ready() again once it has.
+  virtual std::optional<Packet> pull() = 0;
+
+protected:
+  ~Endpoint() = default;
+};
+
+} // namespace nafsim::net

@@ -1,0 +1,261 @@
+#include "simcore/net/Fabric.hpp"
+
+#include "simcore/config/ConfigError.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <fmt/format.h>
+#include <limits>
+
+namespace nafsim::net {
+
+namespace {
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+}
+
+Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& sched, std::uint64_t seed)
+    : topo_(topo), routes_(topo), cfg_(cfg), sched_(sched), faults_(cfg.faults)
+{
+  const auto nv = static_cast<std::uint32_t>(topo.vertex_count());
+  port_base_.resize(nv);
+  switch_rng_.reserve(nv);
+  for (std::uint32_t v = 0; v < nv; ++v) {
+    port_base_[v] = static_cast<std::uint32_t>(ports_.size());
+    switch_rng_.emplace_back(seed, Rng::mix(0x5717C4, v));
+    bool is_host = topo.info(v).kind == topo::VertexKind::Host;
+    auto const& refs = topo.ports(v);
+    if (is_host && refs.size() != 1)
+      throw config::ConfigError("", "/platform/topology",
+                                fmt::format("host '{}' has {} network ports; nafsim hosts have exactly one",
+                                            topo.info(v).name, refs.size()));
+    for (std::uint32_t i = 0; i < refs.size(); ++i) {
+      Port p;
+      p.vertex       = v;
+      p.index        = i;
+      p.peer         = static_cast<std::uint32_t>(refs[i].peer);
+      p.peer_port    = refs[i].peer_port;
+      p.rate         = refs[i].rate;
+      p.propagation  = refs[i].propagation;
+      p.capacity     = is_host ? 0 : cfg.switch_.port_buffer.count;
+      p.peer_is_host = topo.info(refs[i].peer).kind == topo::VertexKind::Host;
+      p.rng          = Rng(seed, Rng::mix(0xFA017, ports_.size()));
+      ports_.push_back(std::move(p));
+    }
+  }
+  in_service_.assign(ports_.size(), kNone);
+  host_port_.resize(topo.host_count());
+  for (std::size_t h = 0; h < topo.host_count(); ++h)
+    host_port_[h] = port_id(static_cast<std::uint32_t>(topo.host_vertex(h)), 0);
+  endpoints_.assign(topo.host_count(), nullptr);
+}
+
+void Fabric::attach(HostId h, Endpoint* ep)
+{
+  endpoints_.at(h) = ep;
+}
+
+std::uint32_t Fabric::store(Packet&& p)
+{
+  if (free_.empty()) {
+    pool_.push_back(std::move(p));
+    return static_cast<std::uint32_t>(pool_.size() - 1);
+  }
+  auto slot = free_.back();
+  free_.pop_back();
+  pool_[slot] = std::move(p);
+  return slot;
+}
+
+Packet Fabric::release(std::uint32_t slot)
+{
+  Packet p = std::move(pool_[slot]);
+  free_.push_back(slot);
+  return p;
+}
+
+void Fabric::tx_ready(HostId h)
+{
+  Port& port = ports_[host_port_.at(h)];
+  port.source_ready = true;
+  if (!port.busy)
+    start_tx(host_port_[h]);
+}
+
+void Fabric::start_tx(std::uint32_t pid)
+{
+  Port& port = ports_[pid];
+  std::uint32_t slot;
+  if (!port.queue.empty()) {
+    slot = port.queue.front();
+    port.queue.pop_front();
+    port.queued_bytes -= pool_[slot].wire_bytes;
+  } else if (port.source_ready) {
+    HostId h = static_cast<HostId>(topo_.host_index(port.vertex));
+    std::optional<Packet> next = endpoints_[h] ? endpoints_[h]->pull() : std::nullopt;
+    if (!next) {
+      port.source_ready = false;
+      port.busy         = false;
+      return;
+    }
+    ++totals_.injected;
+    next->not_before = sched_.now();
+    slot             = store(std::move(*next));
+  } else {
+    port.busy = false;
+    return;
+  }
+
+  Packet& p    = pool_[slot];
+  SimTime t0   = std::max(sched_.now(), p.not_before);
+  SimTime ser  = transmit_time(Bytes{p.wire_bytes}, port.rate);
+  port.busy    = true;
+  in_service_[pid] = slot;
+  ++port.counters.tx_packets;
+  port.counters.tx_bytes += p.wire_bytes;
+  ++totals_.packet_hops;
+  ++p.hops;
+  p.tail_arrival = t0 + ser + port.propagation;
+  p.at_vertex    = port.peer;
+  p.from_port    = pid;
+
+  sched_.at(t0 + ser, this, kTxDone, pid);
+  SimTime decide = p.tail_arrival;
+  if (!port.peer_is_host) {
+    if (cfg_.switch_.forwarding == Forwarding::CutThrough) {
+      SimTime head = t0 + port.propagation + transmit_time(cfg_.switch_.cut_through_header, port.rate);
+      decide       = std::min(head, p.tail_arrival) + cfg_.switch_.latency;
+    } else {
+      decide = p.tail_arrival + cfg_.switch_.latency;
+    }
+  }
+  sched_.at(decide, this, kArrive, slot);
+}
+
+void Fabric::on_event(std::uint32_t kind, std::uint64_t arg)
+{
+  switch (kind) {
+    case kTxDone: {
+      auto pid              = static_cast<std::uint32_t>(arg);
+      in_service_[pid]      = kNone;
+      start_tx(pid);
+      break;
+    }
+    case kArrive:
+      arrive(static_cast<std::uint32_t>(arg));
+      break;
+    default:
+      assert(false && "unknown fabric event");
+  }
+}
+
+void Fabric::arrive(std::uint32_t slot)
+{
+  if (faults_.active()) {
+    switch (faults_.on_arrival(ports_[pool_[slot].from_port], pool_[slot])) {
+      case FaultVerdict::Drop:
+        release(slot);
+        return;
+      case FaultVerdict::Duplicate: {
+        Packet copy    = pool_[slot];
+        copy.duplicate = true;
+        handle(store(std::move(copy)));
+        break;
+      }
+      case FaultVerdict::Deliver:
+        break;
+    }
+  }
+  handle(slot);
+}
+
+void Fabric::handle(std::uint32_t slot)
+{
+  std::uint32_t v = pool_[slot].at_vertex;
+  if (topo_.info(v).kind != topo::VertexKind::Host) {
+    forward(slot);
+    return;
+  }
+  ++totals_.delivered;
+  Packet d = release(slot);
+  auto h   = topo_.host_index(v);
+  assert(h == d.dst && "packet delivered to the wrong host");
+  endpoints_[h]->deliver(std::move(d));
+}
+
+std::uint32_t Fabric::choose_port(std::uint32_t vertex, const Packet& p)
+{
+  auto hops = routes_.next_hops(vertex, p.dst);
+  if (hops.empty())
+    throw SimulationError(fmt::format("no route from '{}' to host {}", topo_.info(vertex).name, p.dst));
+  if (hops.size() == 1)
+    return hops[0];
+  switch (cfg_.routing) {
+    case RoutingMode::Ecmp:
+      return hops[Rng::mix(p.flow * 0x100000001B3ULL + p.src * 31 + p.dst, vertex) % hops.size()];
+    case RoutingMode::Spray:
+      return hops[switch_rng_[vertex].below(hops.size())];
+    case RoutingMode::Adaptive: {
+      std::uint64_t best = UINT64_MAX;
+      std::uint32_t pick = hops[0];
+      std::uint64_t ties = 0;
+      for (auto h : hops) {
+        Port const& port = ports_[port_id(vertex, h)];
+        std::uint64_t load = port.queued_bytes + (port.busy ? 1 : 0);
+        if (load < best) {
+          best = load;
+          pick = h;
+          ties = 1;
+        } else if (load == best && switch_rng_[vertex].below(++ties) == 0) {
+          pick = h;
+        }
+      }
+      return pick;
+    }
+  }
+  return hops[0];
+}
+
+void Fabric::forward(std::uint32_t slot)
+{
+  Packet& p        = pool_[slot];
+  std::uint32_t v  = p.at_vertex;
+  std::uint32_t out = port_id(v, choose_port(v, p));
+  p.not_before     = sched_.now();
+  if (cfg_.switch_.forwarding == Forwarding::CutThrough) {
+    // The last bit cannot leave before it came in (matters when the output is faster).
+    SimTime ser_out = transmit_time(Bytes{p.wire_bytes}, ports_[out].rate);
+    p.not_before    = std::max(p.not_before, p.tail_arrival + cfg_.switch_.latency - ser_out);
+  }
+  enqueue(out, slot);
+}
+
+void Fabric::enqueue(std::uint32_t pid, std::uint32_t slot)
+{
+  Port& port = ports_[pid];
+  auto bytes = pool_[slot].wire_bytes;
+  std::uint64_t occupancy = port.queued_bytes + bytes;
+  if (port.capacity > 0 && occupancy > port.capacity) {
+    ++port.counters.queue_drops;
+    release(slot);
+    return;
+  }
+  port.queue.push_back(slot);
+  port.queued_bytes = occupancy;
+  port.counters.max_queue_bytes = std::max(port.counters.max_queue_bytes, occupancy);
+  if (!port.busy)
+    start_tx(pid);
+}
+
+FabricTotals Fabric::totals() const
+{
+  FabricTotals t = totals_;
+  for (auto const& p : ports_) {
+    t.queue_drops += p.counters.queue_drops;
+    t.fault_drops += p.counters.fault_drops;
+    t.duplicates += p.counters.duplicated;
+    t.corrupted += p.counters.corrupted;
+  }
+  return t;
+}
+
+} // namespace nafsim::net

@@ -1,0 +1,85 @@
+#pragma once
+// The packet-level network (DESIGN.md section 3, fidelity `packet`): every packet crosses NIC and
+// switch ports that serialize at line rate, cables with propagation delay, switches that forward
+// cut-through or store-and-forward after a fixed latency into byte-capacity output queues with
+// tail drop, routed over equal-cost paths; faults are injected per cable.
+//
+// Timing of one hop, for a packet whose transmission starts at t0 on a port of rate R over a cable
+// of propagation P (S = wire bytes / R):
+//   tail arrival      = t0 + S + P
+//   store-and-forward : the next switch decides at tail + L and may start at once;
+//   cut-through       : it decides at t0 + P + H/R + L (H = cut_through_header bytes) and starts
+//                       no earlier than tail + L - S_out (its last bit cannot leave before it came in).
+// Hosts receive a packet at its tail arrival.
+
+#include "simcore/engine/Scheduler.hpp"
+#include "simcore/net/Endpoint.hpp"
+#include "simcore/net/FaultInjector.hpp"
+#include "simcore/net/NetworkConfig.hpp"
+#include "simcore/net/Port.hpp"
+#include "simcore/topo/Topology.hpp"
+
+#include <vector>
+
+namespace nafsim::net {
+
+struct FabricTotals {
+  std::uint64_t injected     = 0; ///< packets pulled from endpoints
+  std::uint64_t delivered    = 0; ///< packets handed to endpoints (duplicates included)
+  std::uint64_t packet_hops  = 0; ///< port transmissions (one per packet per cable)
+  std::uint64_t queue_drops  = 0;
+  std::uint64_t fault_drops  = 0;
+  std::uint64_t duplicates   = 0;
+  std::uint64_t corrupted    = 0;
+};
+
+class Fabric final : public EventHandler {
+public:
+  Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& sched, std::uint64_t seed);
+  Fabric(const Fabric&)            = delete;
+  Fabric& operator=(const Fabric&) = delete;
+
+  /// Connect host `h` to the endpoint that sends and receives its packets.
+  void attach(HostId h, Endpoint* ep);
+  /// The endpoint of host `h` has a packet to send: its port pulls it when free.
+  void tx_ready(HostId h);
+
+  const topo::Topology& topology() const { return topo_; }
+  const topo::RoutingTable& routes() const { return routes_; }
+  const NetworkConfig& config() const { return cfg_; }
+  const std::vector<Port>& ports() const { return ports_; }
+  FabricTotals totals() const;
+  std::size_t packets_in_flight() const { return pool_.size() - free_.size(); }
+
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
+
+private:
+  enum EventKind : std::uint32_t { kTxDone, kArrive };
+
+  std::uint32_t store(Packet&& p);
+  Packet release(std::uint32_t slot);
+  std::uint32_t port_id(std::uint32_t vertex, std::uint32_t index) const { return port_base_[vertex] + index; }
+  void start_tx(std::uint32_t port);
+  void arrive(std::uint32_t slot);
+  void handle(std::uint32_t slot);
+  void forward(std::uint32_t slot);
+  std::uint32_t choose_port(std::uint32_t vertex, const Packet& p);
+  void enqueue(std::uint32_t port, std::uint32_t slot);
+
+  const topo::Topology& topo_;
+  topo::RoutingTable routes_;
+  NetworkConfig cfg_;
+  Scheduler& sched_;
+  FaultInjector faults_;
+  std::vector<Port> ports_;
+  std::vector<std::uint32_t> port_base_;
+  std::vector<std::uint32_t> host_port_; ///< host -> its (single) egress port
+  std::vector<Endpoint*> endpoints_;
+  std::vector<Rng> switch_rng_;          ///< per vertex: spray / adaptive tie-breaks
+  std::vector<Packet> pool_;
+  std::vector<std::uint32_t> free_;
+  std::vector<std::uint32_t> in_service_; ///< per port: packet being serialized
+  FabricTotals totals_;
+};
+
+} // namespace nafsim::net

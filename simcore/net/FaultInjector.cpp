@@ -1,0 +1,42 @@
+#include "simcore/net/FaultInjector.hpp"
+
+namespace nafsim::net {
+
+FaultInjector::FaultInjector(const FaultConfig& cfg) : cfg_(cfg), active_(cfg.any())
+{
+  for (auto const& r : cfg.drops)
+    rules_.push_back(Rule{r, r.count});
+}
+
+FaultVerdict FaultInjector::on_arrival(Port& port, Packet& p)
+{
+  if (p.hops == 1) {
+    for (auto& r : rules_) {
+      if (r.remaining > 0 && r.rule.src == p.src && r.rule.dst == p.dst && r.rule.seq == p.seq) {
+        --r.remaining;
+        ++rule_drops_;
+        ++port.counters.fault_drops;
+        return FaultVerdict::Drop;
+      }
+    }
+  }
+  // Draw in a fixed order so that the stream consumption does not depend on earlier outcomes.
+  bool lost      = port.rng.chance(cfg_.loss_rate);
+  bool corrupt   = port.rng.chance(cfg_.corruption_rate);
+  bool duplicate = port.rng.chance(cfg_.duplicate_rate);
+  if (lost) {
+    ++port.counters.fault_drops;
+    return FaultVerdict::Drop;
+  }
+  if (corrupt && !p.corrupted) {
+    p.corrupted = true;
+    ++port.counters.corrupted;
+  }
+  if (duplicate) {
+    ++port.counters.duplicated;
+    return FaultVerdict::Duplicate;
+  }
+  return FaultVerdict::Deliver;
+}
+
+} // namespace nafsim::net

@@ -1,0 +1,124 @@
+#pragma once
+#include "simcore/config/Schema.hpp"
+
+namespace nafsim::net {
+
+enum class Forwarding { CutThrough, StoreAndForward };
+enum class RoutingMode { Ecmp, Spray, Adaptive };
+
+struct LinkConfig {
+  BitsPerSecond rate{100e9};
+  SimTime propagation = SimTime::ns(10);
+  template <class V> void describe(V& v)
+  {
+    v.field("rate", rate, "line rate of every NIC and switch port (leaf-spine uplinks have their own)");
+    v.field("propagation", propagation, "propagation delay of each cable (about 5 ns per metre)");
+  }
+};
+
+struct SwitchConfig {
+  Forwarding forwarding = Forwarding::CutThrough;
+  SimTime latency       = SimTime::ns(500);
+  Bytes port_buffer{1 << 20};
+  Bytes cut_through_header{64};
+  template <class V> void describe(V& v)
+  {
+    v.field("forwarding", forwarding, "cut-through starts forwarding once the header is in; store-and-forward waits "
+                                      "for the whole packet");
+    v.field("latency", latency, "forwarding latency from decision point (header or tail in) to output start");
+    v.field("port_buffer", port_buffer, "byte capacity of each output-port queue; packets beyond it are tail-dropped",
+            config::Limits::at_least(64));
+    v.field("cut_through_header", cut_through_header, "bytes received before a cut-through switch decides",
+            config::Limits::at_least(1));
+  }
+};
+
+/// Ethernet framing around every L3 packet: header, FCS, preamble+SFD and inter-frame gap.
+struct EthernetConfig {
+  Bytes header{14};
+  Bytes fcs{4};
+  Bytes preamble{8};
+  Bytes ifg{12};
+  Bytes min_frame{64};
+  template <class V> void describe(V& v)
+  {
+    v.field("header", header, "MAC header bytes (IEEE 802.3)");
+    v.field("fcs", fcs, "frame check sequence bytes");
+    v.field("preamble", preamble, "preamble + start-of-frame delimiter bytes on the wire");
+    v.field("ifg", ifg, "minimum inter-frame gap, in byte times");
+    v.field("min_frame", min_frame, "minimum frame size (header + payload + FCS); shorter frames are padded");
+  }
+  /// Bytes a packet with `l3` bytes of IP datagram occupies on the wire.
+  std::uint32_t wire_bytes(std::uint64_t l3) const
+  {
+    std::uint64_t frame = header.count + l3 + fcs.count;
+    if (frame < min_frame.count)
+      frame = min_frame.count;
+    return static_cast<std::uint32_t>(frame + preamble.count + ifg.count);
+  }
+};
+
+/// "Drop the first `count` copies of sequence number `seq` sent from host `src` to host `dst`."
+struct DropRule {
+  unsigned src   = 0;
+  unsigned dst   = 1;
+  unsigned seq   = 0;
+  unsigned count = 1;
+  template <class V> void describe(V& v)
+  {
+    v.field("src", src, "source host index");
+    v.field("dst", dst, "destination host index");
+    v.field("seq", seq, "transport sequence number to drop (RoCE PSN)");
+    v.field("count", count, "how many transmissions of it to drop (1 = only the first)", config::Limits::at_least(1));
+  }
+};
+
+struct FaultConfig {
+  double loss_rate       = 0;
+  double corruption_rate = 0;
+  double duplicate_rate  = 0;
+  std::vector<DropRule> drops;
+  template <class V> void describe(V& v)
+  {
+    v.field("loss_rate", loss_rate, "probability that a packet is lost on each cable it crosses",
+            config::Limits::between(0, 1));
+    v.field("corruption_rate", corruption_rate,
+            "probability that a packet is corrupted on each cable (receivers drop it on CRC check)",
+            config::Limits::between(0, 1));
+    v.field("duplicate_rate", duplicate_rate, "probability that a cable delivers a packet twice",
+            config::Limits::between(0, 1));
+    v.field("drops", drops, "deterministic drops on the first cable of a flow");
+  }
+  bool any() const { return loss_rate > 0 || corruption_rate > 0 || duplicate_rate > 0 || !drops.empty(); }
+};
+
+struct NetworkConfig {
+  LinkConfig link;
+  SwitchConfig switch_;
+  EthernetConfig ethernet;
+  RoutingMode routing = RoutingMode::Ecmp;
+  FaultConfig faults;
+  template <class V> void describe(V& v)
+  {
+    v.field("link", link, "cables and ports");
+    v.field("switch", switch_, "switches");
+    v.field("ethernet", ethernet, "Ethernet framing");
+    v.field("routing", routing, "ecmp: one path per flow (hash); spray: random equal-cost port per packet; "
+                                "adaptive: least-occupied equal-cost port per packet (spray and adaptive reorder)");
+    v.field("faults", faults, "fault injection");
+  }
+};
+
+} // namespace nafsim::net
+
+namespace nafsim::config {
+template <> struct EnumNames<net::Forwarding> {
+  static constexpr std::array list{std::pair{net::Forwarding::CutThrough, "cut-through"},
+                                   std::pair{net::Forwarding::StoreAndForward, "store-and-forward"}};
+};
+template <> struct EnumNames<net::RoutingMode> {
+  static constexpr std::array list{std::pair{net::RoutingMode::Ecmp, "ecmp"},
+                                   std::pair{net::RoutingMode::Spray, "spray"},
+                                   std::pair{net::RoutingMode::Adaptive, "adaptive"}};
+};
+} // namespace nafsim::config

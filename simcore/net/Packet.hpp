@@ -1,0 +1,32 @@
+#pragma once
+// A packet as the network sees it. The transport's own header lives in `body` (a protocol-defined
+// std::variant of small structs); the fabric only reads the fields below.
+
+#include "simcore/units/Units.hpp"
+
+#include <any>
+#include <cstdint>
+
+namespace nafsim::net {
+
+using HostId = std::uint32_t;
+
+struct Packet {
+  HostId src = 0;
+  HostId dst = 0;
+  std::uint32_t wire_bytes = 0; ///< bytes on the wire: every header, FCS, preamble and inter-frame gap
+  std::uint64_t flow       = 0; ///< flow identity (ECMP hash); e.g. a queue-pair number
+  std::uint32_t seq        = 0; ///< transport sequence number (deterministic drop rules)
+  bool corrupted           = false;
+  bool duplicate           = false;
+  std::any body;
+
+  // Set by the fabric while the packet crosses it.
+  std::uint16_t hops = 0;
+  SimTime tail_arrival;
+  SimTime not_before;
+  std::uint32_t at_vertex = 0; ///< vertex the packet is travelling to
+  std::uint32_t from_port = 0; ///< port (fabric-wide id) that transmitted it last
+};
+
+} // namespace nafsim::net

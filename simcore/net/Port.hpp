@@ -1,0 +1,44 @@
+#pragma once
+// One egress port: the sending side of a cable at a host NIC or a switch. It serializes one
+// packet at a time at line rate; the queue holds packets waiting for it (switch ports only: a
+// host port pulls from its endpoint instead).
+
+#include "simcore/engine/Rng.hpp"
+#include "simcore/units/Units.hpp"
+
+#include <cstdint>
+#include <deque>
+
+namespace nafsim::net {
+
+struct PortCounters {
+  std::uint64_t tx_packets  = 0;
+  std::uint64_t tx_bytes    = 0;
+  std::uint64_t queue_drops = 0; ///< tail drops: the queue was full
+  std::uint64_t fault_drops = 0; ///< lost on this cable (fault injection)
+  std::uint64_t corrupted   = 0; ///< corrupted on this cable (fault injection)
+  std::uint64_t duplicated  = 0; ///< delivered twice by this cable (fault injection)
+  std::uint64_t max_queue_bytes = 0;
+};
+
+struct Port {
+  // Wiring (fixed).
+  std::uint32_t vertex    = 0;
+  std::uint32_t index     = 0; ///< port number at its vertex
+  std::uint32_t peer      = 0; ///< vertex at the other end
+  std::uint32_t peer_port = 0;
+  BitsPerSecond rate;
+  SimTime propagation;
+  std::uint64_t capacity = 0; ///< queue capacity in bytes (0 = unlimited)
+  bool peer_is_host = false;
+
+  // State.
+  std::deque<std::uint32_t> queue; ///< packet slots waiting
+  std::uint64_t queued_bytes = 0;
+  bool busy                  = false;
+  bool source_ready          = false; ///< host ports: the endpoint has something to send
+  Rng rng;                           ///< this cable's fault stream
+  PortCounters counters;
+};
+
+} // namespace nafsim::net

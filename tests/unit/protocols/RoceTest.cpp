@@ -1,0 +1,350 @@
+// RoCEv2 RC state machines with a fake clock and a scripted wire (no engine).
+#include "protocols/roce/Requester.hpp"
+#include "protocols/roce/Responder.hpp"
+
+#include <gtest/gtest.h>
+#include <map>
+#include <set>
+
+using namespace nafsim;
+using namespace nafsim::roce;
+
+namespace {
+
+/// Shuttles packets between one requester and one responder. Each direction delivers in order
+/// after `delay`; `drop_request` / `drop_response` decide per transmission.
+struct Wire2 {
+  RoceConfig cfg;
+  Requester req;
+  Responder rsp;
+  SimTime now;
+  SimTime delay = SimTime::ns(500);
+  std::multimap<SimTime, std::uint64_t> timers;
+  std::vector<Completion> completions;
+  std::vector<InboundMessage> inbound;
+  std::map<std::uint64_t, std::uint64_t> placed_bytes; // addr -> bytes placed (counts duplicates)
+  std::vector<RequestPacket> sent_requests;
+  std::function<bool(const RequestPacket&)> drop_request = [](auto const&) { return false; };
+  std::function<bool(const Wire&)> drop_response          = [](auto const&) { return false; };
+  std::function<bool(const RequestPacket&)> dup_request   = [](auto const&) { return false; };
+
+  explicit Wire2(RoceConfig c = {}, Psn psn = 0) : cfg(c), req(c, 2, psn), rsp(c, 1, psn) {}
+
+  void apply(Actions& acts)
+  {
+    for (auto& a : acts) {
+      if (auto* t = std::get_if<ArmTimer>(&a))
+        timers.emplace(t->at, t->token);
+      else if (auto* c = std::get_if<Completion>(&a))
+        completions.push_back(*c);
+      else if (auto* p = std::get_if<PlaceData>(&a))
+        placed_bytes[p->addr] += p->seg.length;
+      else if (auto* m = std::get_if<InboundMessage>(&a))
+        inbound.push_back(*m);
+    }
+    acts.clear();
+  }
+
+  /// Run until nothing is left to do (or `limit` is reached).
+  void run(SimTime limit = SimTime::us(1e6))
+  {
+    Actions acts;
+    for (int guard = 0; guard < 1000000; ++guard) {
+      bool progressed = false;
+      // Requester -> responder, one packet at a time, interleaved with the responses (full duplex).
+      if (auto p = req.peek(now)) {
+        req.commit(now, acts);
+        apply(acts);
+        sent_requests.push_back(*p);
+        progressed = true;
+        now += delay;
+        if (!drop_request(*p)) {
+          rsp.on_request(*p, now, acts);
+          apply(acts);
+          if (dup_request(*p)) {
+            rsp.on_request(*p, now, acts);
+            apply(acts);
+          }
+        }
+      }
+      // Responder -> requester, in order.
+      if (rsp.has_output()) {
+        progressed = true;
+        now += delay;
+        if (auto a = rsp.front_ack()) {
+          rsp.pop_front();
+          if (!drop_response(Wire{*a}))
+            req.on_ack(*a, now, acts);
+        } else if (auto r = rsp.front_response()) {
+          rsp.pop_front();
+          if (!drop_response(Wire{r->packet}))
+            req.on_read_response(r->packet, now, acts);
+        }
+        apply(acts);
+      }
+      if (progressed)
+        continue;
+      if (timers.empty() || timers.begin()->first > limit)
+        return;
+      auto [t, token] = *timers.begin();
+      timers.erase(timers.begin());
+      now = std::max(now, t);
+      req.on_timer(token, now, acts);
+      apply(acts);
+    }
+    FAIL() << "wire did not settle";
+  }
+
+  void post(Verb v, std::uint64_t len, std::uint64_t id, std::uint64_t laddr = 0x1000, std::uint64_t raddr = 0x8000)
+  {
+    Actions acts;
+    req.post(WorkRequest{id, v, laddr, raddr, len, 100 + id}, now, acts);
+    apply(acts);
+  }
+};
+
+} // namespace
+
+TEST(RocePsn, ModularArithmetic)
+{
+  EXPECT_EQ(psn_add(0xFFFFFF, 1), 0u);
+  EXPECT_EQ(psn_add(0, -1), 0xFFFFFFu);
+  EXPECT_EQ(psn_diff(1, 0xFFFFFF), 2);
+  EXPECT_EQ(psn_diff(0xFFFFFF, 1), -2);
+  EXPECT_TRUE(psn_lt(0xFFFFF0, 0x10));
+  EXPECT_FALSE(psn_lt(0x10, 0xFFFFF0));
+}
+
+TEST(RoceChecksum, IndependentOfSegmentation)
+{
+  std::uint64_t whole = range_checksum(7, 0, 10000);
+  std::uint64_t parts = range_checksum(7, 0, 4096) + range_checksum(7, 4096, 8192) + range_checksum(7, 8192, 10000);
+  EXPECT_EQ(whole, parts);
+  EXPECT_NE(whole, parts + range_checksum(7, 4096, 8192)) << "a duplicated segment must change the sum";
+  EXPECT_NE(range_checksum(7, 0, 10000), range_checksum(8, 0, 10000));
+}
+
+TEST(RoceWrite, SegmentsAtMtuAndCompletesOnAck)
+{
+  Wire2 w;
+  w.post(Verb::Write, 10240, 1);
+  w.run();
+  ASSERT_EQ(w.sent_requests.size(), 3u);
+  EXPECT_EQ(w.sent_requests[0].op, Opcode::WriteFirst);
+  EXPECT_EQ(w.sent_requests[1].op, Opcode::WriteMiddle);
+  EXPECT_EQ(w.sent_requests[2].op, Opcode::WriteLast);
+  EXPECT_EQ(w.sent_requests[0].data.length, 4096u);
+  EXPECT_EQ(w.sent_requests[2].data.length, 2048u);
+  EXPECT_EQ(w.sent_requests[0].length, 10240u) << "RETH carries the DMA length";
+  ASSERT_EQ(w.completions.size(), 1u);
+  EXPECT_EQ(w.completions[0].status, Status::Success);
+  ASSERT_EQ(w.inbound.size(), 1u);
+  EXPECT_EQ(w.inbound[0].bytes, 10240u);
+  EXPECT_EQ(w.inbound[0].checksum, range_checksum(101, 0, 10240));
+  EXPECT_EQ(w.req.counters().timeouts, 0u);
+}
+
+TEST(RoceWrite, WireSizesFollowHeaders)
+{
+  RoceConfig c;
+  RequestPacket first{0, 0, Opcode::WriteFirst, false, 0, 8192, make_segment(1, 0, 4096)};
+  RequestPacket mid{0, 1, Opcode::WriteMiddle, false, 0, 0, make_segment(1, 4096, 4096)};
+  EXPECT_EQ(l3_bytes(Wire{first}, c), 44u + 16u + 4096u);
+  EXPECT_EQ(l3_bytes(Wire{mid}, c), 44u + 4096u);
+  EXPECT_EQ(l3_bytes(Wire{AckPacket{}}, c), 48u);
+}
+
+TEST(RoceWrite, LostMiddlePacketIsNakedAndResentGoBackN)
+{
+  Wire2 w;
+  bool dropped = false;
+  w.drop_request = [&](const RequestPacket& p) {
+    if (p.psn == 1 && !dropped)
+      return dropped = true;
+    return false;
+  };
+  w.post(Verb::Write, 4 * 4096, 1);
+  w.run();
+  ASSERT_EQ(w.completions.size(), 1u);
+  EXPECT_EQ(w.completions[0].status, Status::Success);
+  EXPECT_EQ(w.rsp.counters().naks_sent, 1u) << "one NAK until a valid packet arrives";
+  EXPECT_EQ(w.rsp.counters().out_of_sequence, 1u) << "PSN 2 arrives after the gap";
+  EXPECT_EQ(w.req.counters().naks_received, 1u);
+  // Go-back-N: the NAK for PSN 1 comes back before PSN 3 leaves; everything from PSN 1 is resent.
+  std::vector<Psn> order;
+  for (auto const& p : w.sent_requests)
+    order.push_back(p.psn);
+  EXPECT_EQ(order, (std::vector<Psn>{0, 1, 2, 1, 2, 3}));
+  ASSERT_EQ(w.inbound.size(), 1u);
+  EXPECT_EQ(w.inbound[0].checksum, range_checksum(101, 0, 4 * 4096));
+  EXPECT_EQ(w.req.counters().timeouts, 0u);
+}
+
+TEST(RoceWrite, LostLastPacketRecoversByTimeout)
+{
+  Wire2 w;
+  int drops = 0;
+  w.drop_request = [&](const RequestPacket& p) { return p.psn == 2 && drops++ == 0; };
+  w.post(Verb::Write, 3 * 4096, 1);
+  w.run();
+  ASSERT_EQ(w.completions.size(), 1u);
+  EXPECT_EQ(w.completions[0].status, Status::Success);
+  EXPECT_EQ(w.req.counters().timeouts, 1u);
+  EXPECT_GE(w.now, SimTime::us(1000)) << "Coyote's first timeout is 1 ms";
+  EXPECT_EQ(w.inbound.size(), 1u);
+}
+
+TEST(RoceWrite, RetryLimitFailsTheQueuePairWithAnError)
+{
+  RoceConfig c;
+  c.retry_limit = 3;
+  Wire2 w(c);
+  w.drop_request = [](auto const&) { return true; };
+  w.post(Verb::Write, 4096, 1);
+  w.post(Verb::Write, 4096, 2);
+  w.run();
+  ASSERT_EQ(w.completions.size(), 2u);
+  EXPECT_EQ(w.completions[0].status, Status::RetryExceeded);
+  EXPECT_NE(describe_failure(w.completions[0]).find("retry limit"), std::string::npos);
+  EXPECT_EQ(w.completions[0].attempts, 4u);
+  EXPECT_EQ(w.completions[1].status, Status::Flushed);
+  EXPECT_EQ(w.req.counters().timeouts, 4u);
+  EXPECT_EQ(w.req.state(), Requester::State::Error);
+  // Timeouts escalate 1 ms, 5 ms, 10 ms, 10 ms.
+  EXPECT_GE(w.now, SimTime::us(26000));
+  Actions acts;
+  w.req.post(WorkRequest{3, Verb::Write, 0, 0, 8, 3}, w.now, acts);
+  ASSERT_EQ(acts.size(), 1u);
+  EXPECT_EQ(std::get<Completion>(acts[0]).status, Status::Flushed);
+}
+
+TEST(RoceWrite, LostAcksAreCoveredByLaterCumulativeAck)
+{
+  Wire2 w;
+  int acks = 0;
+  w.drop_response = [&](const Wire& x) { return std::holds_alternative<AckPacket>(x) && acks++ < 3; };
+  w.post(Verb::Write, 8 * 4096, 1);
+  w.run();
+  ASSERT_EQ(w.completions.size(), 1u);
+  EXPECT_EQ(w.completions[0].status, Status::Success);
+  EXPECT_EQ(w.req.counters().timeouts, 0u);
+  EXPECT_EQ(w.sent_requests.size(), 8u);
+}
+
+TEST(RoceWrite, DuplicatesAreDroppedAndReacknowledged)
+{
+  Wire2 w;
+  w.dup_request = [](auto const&) { return true; };
+  w.post(Verb::Write, 3 * 4096, 1);
+  w.run();
+  EXPECT_EQ(w.rsp.counters().duplicates, 3u);
+  ASSERT_EQ(w.inbound.size(), 1u);
+  EXPECT_EQ(w.inbound[0].bytes, 3u * 4096);
+  EXPECT_EQ(w.placed_bytes.size(), 3u);
+  for (auto const& [addr, bytes] : w.placed_bytes)
+    EXPECT_LE(bytes, 4096u) << "data placed once at " << addr;
+  EXPECT_EQ(w.completions.size(), 1u);
+}
+
+TEST(RoceWrite, PsnWrapsAround)
+{
+  Wire2 w({}, 0xFFFFFE);
+  w.post(Verb::Write, 5 * 4096, 1);
+  w.post(Verb::Send, 100, 2);
+  Actions acts;
+  w.rsp.post_recv(RecvRequest{9, 0x2000, 4096}, w.now, acts);
+  w.run();
+  ASSERT_EQ(w.completions.size(), 2u);
+  EXPECT_EQ(w.sent_requests.back().psn, 3u) << "0xFFFFFE + 5 WRITE packets ends at 2; the SEND is 3";
+  EXPECT_EQ(w.inbound.size(), 2u);
+  EXPECT_EQ(w.inbound[1].recv_wr_id, 9u);
+}
+
+TEST(RoceWindow, OutstandingWorkRequestsAreBounded)
+{
+  RoceConfig c;
+  c.max_outstanding = 2;
+  Wire2 w(c);
+  for (int i = 0; i < 5; ++i)
+    w.post(Verb::Write, 4096, static_cast<std::uint64_t>(i));
+  Actions acts;
+  int sent = 0;
+  while (auto p = w.req.peek(w.now)) {
+    w.req.commit(w.now, acts);
+    w.apply(acts);
+    w.rsp.on_request(*p, w.now, acts);
+    w.apply(acts);
+    ++sent;
+  }
+  EXPECT_EQ(sent, 2) << "the third work request waits for the first to complete";
+  w.run();
+  EXPECT_EQ(w.completions.size(), 5u);
+}
+
+TEST(RoceRead, ReturnsDataAndCompletes)
+{
+  Wire2 w;
+  w.post(Verb::Read, 10240, 1, 0x4000, 0x9000);
+  w.run();
+  ASSERT_EQ(w.completions.size(), 1u);
+  EXPECT_EQ(w.completions[0].verb, Verb::Read);
+  EXPECT_EQ(w.completions[0].status, Status::Success);
+  std::uint64_t total = 0;
+  for (auto const& [addr, bytes] : w.placed_bytes)
+    total += bytes;
+  EXPECT_EQ(total, 10240u);
+  EXPECT_EQ(w.placed_bytes.count(0x4000 + 8192), 1u);
+}
+
+TEST(RoceRead, LostResponseIsRequestedAgain)
+{
+  Wire2 w;
+  int n = 0;
+  w.drop_response = [&](const Wire& x) {
+    auto const* r = std::get_if<ReadResponsePacket>(&x);
+    return r && r->psn == 1 && n++ == 0;
+  };
+  w.post(Verb::Read, 4 * 4096, 1);
+  w.post(Verb::Write, 4096, 2);
+  w.run();
+  ASSERT_EQ(w.completions.size(), 2u);
+  EXPECT_EQ(w.completions[0].status, Status::Success);
+  EXPECT_EQ(w.completions[0].verb, Verb::Read);
+  EXPECT_GE(w.req.counters().read_gaps, 1u);
+  std::uint64_t total = 0;
+  for (auto const& [addr, bytes] : w.placed_bytes)
+    total += bytes;
+  EXPECT_EQ(total, 4u * 4096 + 4096) << "every READ byte placed exactly once, plus the WRITE";
+}
+
+TEST(RoceSend, ReceiverNotReadyThenPosted)
+{
+  Wire2 w;
+  w.post(Verb::Send, 6000, 1);
+  // Deliver the first attempt without a posted receive.
+  Actions acts;
+  while (auto p = w.req.peek(w.now)) {
+    w.req.commit(w.now, acts);
+    w.rsp.on_request(*p, w.now, acts);
+  }
+  w.apply(acts);
+  EXPECT_EQ(w.rsp.counters().rnr_naks_sent, 1u);
+  w.rsp.post_recv(RecvRequest{77, 0x2000, 8192}, w.now, acts);
+  w.run();
+  ASSERT_EQ(w.completions.size(), 1u);
+  EXPECT_EQ(w.completions[0].status, Status::Success);
+  ASSERT_EQ(w.inbound.size(), 1u);
+  EXPECT_EQ(w.inbound[0].recv_wr_id, 77u);
+  EXPECT_EQ(w.inbound[0].bytes, 6000u);
+}
+
+TEST(RoceSend, RnrRetryLimitFails)
+{
+  RoceConfig c;
+  c.rnr_retry_limit = 2;
+  Wire2 w(c);
+  w.post(Verb::Send, 100, 1);
+  w.run();
+  ASSERT_EQ(w.completions.size(), 1u);
+  EXPECT_EQ(w.completions[0].status, Status::RnrRetryExceeded);
+}
