@@ -91,12 +91,18 @@ void Fabric::start_tx(std::uint32_t pid)
     port.queued_bytes -= pool_[slot].wire_bytes;
   } else if (port.source_ready) {
     HostId h = static_cast<HostId>(topo_.host_index(port.vertex));
-    std::optional<Packet> next = endpoints_[h] ? endpoints_[h]->pull() : std::nullopt;
-    if (!next) {
+    // Reserve the port while the endpoint chooses: a tx_ready() from inside pull() only raises the flag.
+    port.busy = true;
+    std::optional<Packet> next;
+    while (!next && port.source_ready) {
       port.source_ready = false;
-      port.busy         = false;
+      next              = endpoints_[h] ? endpoints_[h]->pull() : std::nullopt;
+    }
+    if (!next) {
+      port.busy = false;
       return;
     }
+    port.source_ready = true; // keep pulling after this packet
     ++totals_.injected;
     next->not_before = sched_.now();
     slot             = store(std::move(*next));

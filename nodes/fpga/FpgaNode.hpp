@@ -1,0 +1,55 @@
+#pragma once
+// A network-attached FPGA: device memory, the RDMA POE on its 100 GbE port, and (from the CCLO
+// issue on) the collective engine. Actors running on its host use the verbs-style calls below.
+
+#include "nodes/fpga/FpgaNodeConfig.hpp"
+#include "nodes/rdma/RdmaPoe.hpp"
+
+#include <deque>
+#include <vector>
+
+namespace simgrid::s4u {
+class Host;
+}
+
+namespace nafsim::nodes {
+
+class FpgaNode final : public PoeListener {
+public:
+  FpgaNode(net::HostId id, const FpgaNodeConfig& cfg, Scheduler& sched, net::Fabric& fabric,
+           simgrid::s4u::Host* host);
+  FpgaNode(const FpgaNode&)            = delete;
+  FpgaNode& operator=(const FpgaNode&) = delete;
+
+  net::HostId id() const { return id_; }
+  simgrid::s4u::Host* host() const { return host_; }
+  const FpgaNodeConfig& config() const { return cfg_; }
+  RdmaPoe& poe() { return poe_; }
+  const RdmaPoe& poe() const { return poe_; }
+  const MemoryPort& memory_read() const { return mem_read_; }
+  const MemoryPort& memory_write() const { return mem_write_; }
+
+  /// Block the calling actor until the completion of work request `wr_id` arrives; returns it.
+  roce::Completion wait_completion(ActorContext& ctx, std::uint64_t wr_id);
+  /// Block the calling actor until an incoming message arrives; returns the oldest.
+  roce::InboundMessage wait_inbound(ActorContext& ctx);
+
+  void on_completion(QpId qp, const roce::Completion& c) override;
+  void on_inbound(QpId qp, const roce::InboundMessage& m) override;
+
+private:
+  void wake_waiters();
+
+  net::HostId id_;
+  FpgaNodeConfig cfg_;
+  Scheduler& sched_;
+  simgrid::s4u::Host* host_;
+  MemoryPort mem_read_;
+  MemoryPort mem_write_;
+  RdmaPoe poe_;
+  std::deque<roce::Completion> completions_;
+  std::deque<roce::InboundMessage> inbound_;
+  std::vector<ActorId> waiters_;
+};
+
+} // namespace nafsim::nodes

@@ -1,0 +1,43 @@
+#pragma once
+#include "nodes/memory/MemoryPort.hpp"
+#include "nodes/rdma/PoeConfig.hpp"
+#include "protocols/roce/RoceConfig.hpp"
+
+namespace nafsim::nodes {
+
+struct FpgaNodeConfig {
+  Hertz clock{250e6};
+  MemoryConfig device_memory;
+  PoeConfig poe;
+  roce::RoceConfig rdma;
+  unsigned initial_psn = 0;
+  template <class V> void describe(V& v)
+  {
+    v.field("clock", clock, "clock of the network/collective shell (CCLO, POE)");
+    v.field("device_memory", device_memory, "FPGA device memory (HBM/DDR) as seen by one data mover");
+    v.field("poe", poe, "RDMA protocol offload engine timing");
+    v.field("rdma", rdma, "RoCEv2 reliable-connection transport");
+    v.field("initial_psn", initial_psn, "first PSN of every queue pair (fault rules name PSNs)",
+            config::Limits::between(0, 0xFFFFFF));
+  }
+};
+
+enum class NodeKind { Fpga };
+
+struct NodeConfig {
+  NodeKind kind = NodeKind::Fpga;
+  FpgaNodeConfig fpga;
+  template <class V> void describe(V& v)
+  {
+    v.field("kind", kind, "node type of every host");
+    v.field("fpga", fpga, "network-attached FPGA node (kind = fpga)");
+  }
+};
+
+} // namespace nafsim::nodes
+
+namespace nafsim::config {
+template <> struct EnumNames<nodes::NodeKind> {
+  static constexpr std::array list{std::pair{nodes::NodeKind::Fpga, "fpga"}};
+};
+} // namespace nafsim::config

@@ -1,0 +1,36 @@
+#include "nodes/platform/Cluster.hpp"
+
+#include "simcore/topo/SimgridPlatform.hpp"
+
+namespace nafsim::nodes {
+
+Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed)
+    : cfg_(cfg)
+    , sched_(sched)
+    , topo_(topo::Topology::build(cfg.topology, cfg.network.link.rate, cfg.network.link.propagation))
+    , hosts_(topo::build_simgrid_platform(topo_))
+    , fabric_(std::make_unique<net::Fabric>(topo_, cfg.network, sched, seed))
+{
+  for (std::size_t i = 0; i < topo_.host_count(); ++i)
+    nodes_.push_back(
+        std::make_unique<FpgaNode>(static_cast<net::HostId>(i), cfg.node.fpga, sched, *fabric_, hosts_[i]));
+}
+
+Cluster::~Cluster() = default;
+
+QpId Cluster::qp(std::size_t from, std::size_t to)
+{
+  if (auto it = qps_.find({from, to}); it != qps_.end())
+    return it->second;
+  RdmaPoe& a = node(from).poe();
+  RdmaPoe& b = node(to).poe();
+  auto psn   = static_cast<roce::Psn>(cfg_.node.fpga.initial_psn);
+  QpId qb    = static_cast<QpId>(b.qp_count());
+  QpId qa    = a.create_qp(static_cast<net::HostId>(to), qb, psn);
+  b.create_qp(static_cast<net::HostId>(from), qa, psn);
+  qps_[{from, to}] = qa;
+  qps_[{to, from}] = qb;
+  return qa;
+}
+
+} // namespace nafsim::nodes

@@ -1,0 +1,44 @@
+#pragma once
+// Everything a run simulates, built from a PlatformConfig: topology, SimGrid platform, packet
+// fabric and one node per host; queue pairs are connected on first use.
+
+#include "nodes/fpga/FpgaNode.hpp"
+#include "nodes/platform/PlatformConfig.hpp"
+#include "simcore/net/Fabric.hpp"
+#include "simcore/topo/Topology.hpp"
+
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace nafsim::nodes {
+
+class Cluster {
+public:
+  /// Requires the run's Simulation (SimGrid engine) to exist.
+  Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed);
+  ~Cluster();
+
+  std::size_t size() const { return nodes_.size(); }
+  FpgaNode& node(std::size_t i) { return *nodes_.at(i); }
+  const FpgaNode& node(std::size_t i) const { return *nodes_.at(i); }
+  /// Queue pair from `from` to `to` on node `from` (created with its peer on first use).
+  QpId qp(std::size_t from, std::size_t to);
+  net::Fabric& fabric() { return *fabric_; }
+  const net::Fabric& fabric() const { return *fabric_; }
+  const topo::Topology& topology() const { return topo_; }
+  Scheduler& scheduler() { return sched_; }
+  const PlatformConfig& config() const { return cfg_; }
+  simgrid::s4u::Host* kernel_host() const { return hosts_.at(0); }
+
+private:
+  PlatformConfig cfg_;
+  Scheduler& sched_;
+  topo::Topology topo_;
+  std::vector<simgrid::s4u::Host*> hosts_;
+  std::unique_ptr<net::Fabric> fabric_;
+  std::vector<std::unique_ptr<FpgaNode>> nodes_;
+  std::map<std::pair<std::size_t, std::size_t>, QpId> qps_;
+};
+
+} // namespace nafsim::nodes

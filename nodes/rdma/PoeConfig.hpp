@@ -1,0 +1,22 @@
+#pragma once
+#include "simcore/config/Schema.hpp"
+
+namespace nafsim::nodes {
+
+/// Timing of the RDMA protocol offload engine around the RoCE state machines.
+struct PoeConfig {
+  SimTime tx_latency = SimTime::ns(200);
+  SimTime rx_latency = SimTime::ns(200);
+  Bytes tx_prefetch{32 * 1024};
+  template <class V> void describe(V& v)
+  {
+    v.field("tx_latency", tx_latency, "from a packet being scheduled to its first byte leaving the POE "
+                                      "(packetization pipeline)");
+    v.field("rx_latency", rx_latency, "from a packet's last byte arriving to the POE acting on it (parsing, "
+                                      "ICRC, state lookup)");
+    v.field("tx_prefetch", tx_prefetch, "payload bytes the POE may have in flight from memory ahead of the wire",
+            config::Limits::at_least(64));
+  }
+};
+
+} // namespace nafsim::nodes

@@ -1,0 +1,318 @@
+#include "nodes/rdma/RdmaPoe.hpp"
+
+#include <fmt/format.h>
+
+namespace nafsim::nodes {
+
+using namespace roce;
+
+RdmaPoe::RdmaPoe(net::HostId host, const PoeConfig& poe, const RoceConfig& rc, Scheduler& sched, net::Fabric& fabric,
+                 MemoryPort& read_port, MemoryPort& write_port, PoeListener& listener)
+    : host_(host)
+    , cfg_(poe)
+    , roce_(rc)
+    , sched_(sched)
+    , fabric_(fabric)
+    , read_(read_port)
+    , write_(write_port)
+    , listener_(listener)
+{
+}
+
+QpId RdmaPoe::create_qp(net::HostId peer, QpId remote_qpn, Psn initial_psn)
+{
+  auto id = static_cast<QpId>(qps_.size());
+  // Flow identity for ECMP hashing: distinct per (host, queue pair).
+  std::uint64_t flow = (std::uint64_t{host_} << 32) | id;
+  qps_.push_back(Qp{peer, remote_qpn, Requester(roce_, remote_qpn, initial_psn), Responder(roce_, remote_qpn, initial_psn),
+                    flow});
+  return id;
+}
+
+void RdmaPoe::post_send(QpId qp, const WorkRequest& wr)
+{
+  qps_.at(qp).req.post(wr, sched_.now(), scratch_);
+  execute(qp, scratch_);
+}
+
+void RdmaPoe::post_recv(QpId qp, const RecvRequest& r)
+{
+  qps_.at(qp).rsp.post_recv(r, sched_.now(), scratch_);
+  execute(qp, scratch_);
+}
+
+void RdmaPoe::want_tx(QpId qp)
+{
+  Qp& q = qps_[qp];
+  if (!q.in_ctrl && q.rsp.has_output()) {
+    q.in_ctrl = true;
+    ctrl_.push_back(qp);
+  }
+  if (!q.in_data) {
+    q.in_data = true;
+    data_rr_.push_back(qp);
+  }
+  fabric_.tx_ready(host_);
+}
+
+void RdmaPoe::execute(QpId qp, Actions& acts)
+{
+  // Actions may append to a fresh vector while we iterate: take ownership first.
+  Actions todo;
+  todo.swap(acts);
+  bool tx = false;
+  for (auto& a : todo) {
+    if (auto* t = std::get_if<ArmTimer>(&a)) {
+      arm_timer(qp, *t);
+    } else if (auto* c = std::get_if<Completion>(&a)) {
+      notify_after_writes(Notice{qp, false, *c, {}});
+    } else if (auto* p = std::get_if<PlaceData>(&a)) {
+      SimTime done = write_.access(sched_.now(), Bytes{p->seg.length});
+      writes_done_ = std::max(writes_done_, done);
+    } else if (auto* m = std::get_if<InboundMessage>(&a)) {
+      notify_after_writes(Notice{qp, true, {}, *m});
+    } else if (std::holds_alternative<WantTx>(a)) {
+      tx = true;
+    }
+  }
+  if (tx)
+    want_tx(qp);
+}
+
+void RdmaPoe::notify_after_writes(Notice n)
+{
+  // Notifications leave in order, each once every payload before it is in memory.
+  SimTime at = std::max(sched_.now(), writes_done_);
+  if (!notices_.empty())
+    at = std::max(at, notices_.back().first);
+  notices_.emplace_back(at, std::move(n));
+  sched_.at(at, this, kNotify);
+}
+
+void RdmaPoe::arm_timer(QpId qp, const ArmTimer& t)
+{
+  Qp& q = qps_[qp];
+  if (t.token >> 63) { // receiver-not-ready wait: rare, schedule directly
+    q.rnr_token = t.token;
+    sched_.at(t.at, this, kRnrTimer, qp);
+    return;
+  }
+  q.timer_token    = t.token;
+  q.timer_deadline = t.at;
+  q.timer_armed    = true;
+  if (!q.timer_event_live || q.timer_event_at > t.at) {
+    q.timer_event_live = true;
+    q.timer_event_at   = t.at;
+    sched_.at(t.at, this, kTimer, qp);
+  }
+}
+
+net::Packet RdmaPoe::make_packet(const Qp& q, Wire w) const
+{
+  net::Packet p;
+  p.src        = host_;
+  p.dst        = q.peer;
+  p.wire_bytes = fabric_.config().ethernet.wire_bytes(l3_bytes(w, roce_));
+  p.flow       = q.flow;
+  p.seq        = packet_psn(w);
+  p.body       = std::move(w);
+  return p;
+}
+
+void RdmaPoe::refill(SimTime now)
+{
+  while ((staged_bytes_ < cfg_.tx_prefetch.count || staged_.empty()) && !data_rr_.empty()) {
+    QpId id = data_rr_.front();
+    data_rr_.pop_front();
+    Qp& q = qps_[id];
+    q.in_data = false;
+    std::uint32_t len = 0;
+    if (auto r = q.rsp.front_response()) {
+      q.rsp.pop_front();
+      len = r->packet.data.length;
+      ++q.staged_responses;
+      SimTime ready = std::max(read_.access(now, Bytes{len}), now + cfg_.tx_latency);
+      staged_.push_back(Staged{Wire{r->packet}, ready, id, 0, false});
+    } else if (auto p = q.req.peek(now)) {
+      q.req.commit(now, scratch_);
+      len = p->data.length;
+      SimTime ready = now + cfg_.tx_latency;
+      if (len > 0)
+        ready = std::max(ready, read_.access(now, Bytes{len}));
+      staged_.push_back(Staged{Wire{*p}, ready, id, q.req.epoch(), true});
+      execute(id, scratch_);
+    } else {
+      continue; // nothing from this queue pair now; it re-enters on its next WantTx
+    }
+    staged_bytes_ += len;
+    if (!q.in_data) {
+      q.in_data = true;
+      data_rr_.push_back(id);
+    }
+  }
+}
+
+std::optional<net::Packet> RdmaPoe::pull()
+{
+  SimTime now = sched_.now();
+  // 1. Acknowledgements first, unless a READ response of the same queue pair is still staged.
+  for (std::size_t n = ctrl_.size(); n > 0; --n) {
+    QpId id = ctrl_.front();
+    ctrl_.pop_front();
+    Qp& q     = qps_[id];
+    q.in_ctrl = false;
+    auto ack  = q.rsp.front_ack();
+    if (!ack) {
+      if (q.rsp.has_output() && !q.in_data) { // READ responses: data path
+        q.in_data = true;
+        data_rr_.push_back(id);
+      }
+      continue;
+    }
+    if (q.staged_responses > 0) {
+      q.in_ctrl = true;
+      ctrl_.push_back(id);
+      continue;
+    }
+    q.rsp.pop_front();
+    if (q.rsp.has_output()) {
+      q.in_ctrl = true;
+      ctrl_.push_back(id);
+    }
+    ++(ack->syndrome == Syndrome::Ack ? c_.acks_sent : c_.naks_sent);
+    return make_packet(q, Wire{*ack});
+  }
+  // 2. Data.
+  refill(now);
+  while (!staged_.empty()) {
+    Staged& s = staged_.front();
+    Qp& q     = qps_[s.qp];
+    if (s.request && s.epoch != q.req.epoch()) { // made stale by a rewind
+      staged_bytes_ -= std::get<RequestPacket>(s.pkt).data.length;
+      ++c_.stale_discarded;
+      staged_.pop_front();
+      refill(now);
+      continue;
+    }
+    if (s.ready > now) {
+      if (wake_at_ > s.ready || wake_at_ <= now) {
+        wake_at_ = s.ready;
+        sched_.at(s.ready, this, kTxWake);
+      }
+      return std::nullopt;
+    }
+    Staged done = std::move(staged_.front());
+    staged_.pop_front();
+    if (done.request) {
+      auto const& r = std::get<RequestPacket>(done.pkt);
+      staged_bytes_ -= r.data.length;
+      ++c_.requests_sent;
+      if (q.sent_any && psn_le(r.psn, q.max_tx_psn))
+        ++c_.retransmitted;
+      else
+        q.max_tx_psn = r.psn;
+      q.sent_any = true;
+    } else {
+      staged_bytes_ -= std::get<ReadResponsePacket>(done.pkt).data.length;
+      --q.staged_responses;
+      ++c_.responses_sent;
+    }
+    refill(now);
+    return make_packet(q, std::move(done.pkt));
+  }
+  return std::nullopt;
+}
+
+void RdmaPoe::deliver(net::Packet&& p)
+{
+  ++c_.packets_received;
+  if (p.corrupted) { // ICRC mismatch: silently discarded (IBA 9.7.5.1.1)
+    ++c_.corrupted_dropped;
+    return;
+  }
+  rx_pipe_.push_back(std::move(p));
+  sched_.after(cfg_.rx_latency, this, kRx);
+}
+
+void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
+{
+  SimTime now = sched_.now();
+  switch (kind) {
+    case kRx: {
+      net::Packet p = std::move(rx_pipe_.front());
+      rx_pipe_.pop_front();
+      auto* w = std::any_cast<Wire>(&p.body);
+      if (!w)
+        throw SimulationError(fmt::format("host {} received a non-RoCE packet from host {}", host_, p.src));
+      QpId id = packet_qp(*w);
+      if (id >= qps_.size())
+        throw SimulationError(fmt::format("host {} received a packet for unknown queue pair {}", host_, id));
+      Qp& q = qps_[id];
+      std::visit(
+          [&](auto const& pkt) {
+            using T = std::decay_t<decltype(pkt)>;
+            if constexpr (std::is_same_v<T, RequestPacket>)
+              q.rsp.on_request(pkt, now, scratch_);
+            else if constexpr (std::is_same_v<T, AckPacket>)
+              q.req.on_ack(pkt, now, scratch_);
+            else
+              q.req.on_read_response(pkt, now, scratch_);
+          },
+          *w);
+      execute(id, scratch_);
+      break;
+    }
+    case kTxWake:
+      if (now >= wake_at_)
+        wake_at_ = SimTime::max();
+      fabric_.tx_ready(host_);
+      break;
+    case kTimer: {
+      Qp& q = qps_[arg];
+      if (!q.timer_event_live || q.timer_event_at != now)
+        break; // superseded by an earlier event
+      q.timer_event_live = false;
+      if (!q.timer_armed)
+        break;
+      if (q.timer_deadline > now) { // restarted since: follow the deadline
+        q.timer_event_live = true;
+        q.timer_event_at   = q.timer_deadline;
+        sched_.at(q.timer_deadline, this, kTimer, arg);
+        break;
+      }
+      q.timer_armed = false;
+      q.req.on_timer(q.timer_token, now, scratch_);
+      execute(static_cast<QpId>(arg), scratch_);
+      break;
+    }
+    case kRnrTimer:
+      qps_[arg].req.on_timer(qps_[arg].rnr_token, now, scratch_);
+      execute(static_cast<QpId>(arg), scratch_);
+      break;
+    case kNotify: {
+      auto [at, n] = std::move(notices_.front());
+      notices_.pop_front();
+      if (n.inbound)
+        listener_.on_inbound(n.qp, n.message);
+      else
+        listener_.on_completion(n.qp, n.completion);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+PoeCounters RdmaPoe::counters() const
+{
+  PoeCounters c = c_;
+  for (auto const& q : qps_) {
+    c.timeouts += q.req.counters().timeouts;
+    c.naks_received += q.req.counters().naks_received;
+    c.duplicates_received += q.rsp.counters().duplicates;
+    c.out_of_sequence += q.rsp.counters().out_of_sequence;
+  }
+  return c;
+}
+
+} // namespace nafsim::nodes

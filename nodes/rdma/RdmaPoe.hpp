@@ -1,0 +1,136 @@
+#pragma once
+// The RDMA protocol offload engine (RoCEv2 RC, as Coyote's): executes the per-QP requester and
+// responder state machines in simulated time against the packet fabric.
+//
+// Transmit: the host port pulls packets when it is free. ACK/NAKs go first (but never ahead of a
+// READ response of the same queue pair, to keep responses in PSN order); data packets are taken
+// round-robin over queue pairs and staged while their payload is fetched from memory (up to
+// `tx_prefetch` bytes ahead); a go-back-N rewind discards what was staged for that queue pair.
+// Receive: packets are acted on `rx_latency` after their last bit arrives; corrupted packets fail
+// the ICRC check and are dropped; payload goes to memory through the write port, and message
+// notifications are delivered once their data is written.
+
+#include "nodes/memory/MemoryPort.hpp"
+#include "nodes/rdma/PoeConfig.hpp"
+#include "protocols/roce/Requester.hpp"
+#include "protocols/roce/Responder.hpp"
+#include "simcore/engine/Scheduler.hpp"
+#include "simcore/net/Fabric.hpp"
+
+#include <deque>
+#include <vector>
+
+namespace nafsim::nodes {
+
+using QpId = std::uint32_t;
+
+/// Receives what a POE reports to its node.
+class PoeListener {
+public:
+  virtual void on_completion(QpId qp, const roce::Completion& c) = 0;
+  virtual void on_inbound(QpId qp, const roce::InboundMessage& m) = 0;
+
+protected:
+  ~PoeListener() = default;
+};
+
+struct PoeCounters {
+  std::uint64_t requests_sent      = 0;
+  std::uint64_t retransmitted      = 0;
+  std::uint64_t responses_sent     = 0;
+  std::uint64_t acks_sent          = 0;
+  std::uint64_t naks_sent          = 0;
+  std::uint64_t stale_discarded    = 0; ///< prefetched packets dropped after a rewind
+  std::uint64_t packets_received   = 0;
+  std::uint64_t corrupted_dropped  = 0;
+  std::uint64_t timeouts           = 0;
+  std::uint64_t naks_received      = 0;
+  std::uint64_t duplicates_received = 0;
+  std::uint64_t out_of_sequence    = 0;
+};
+
+class RdmaPoe final : public net::Endpoint, public EventHandler {
+public:
+  RdmaPoe(net::HostId host, const PoeConfig& poe, const roce::RoceConfig& roce, Scheduler& sched,
+          net::Fabric& fabric, MemoryPort& read_port, MemoryPort& write_port, PoeListener& listener);
+
+  /// Create the local end of a queue pair to `peer` (the other end is created on the peer's POE
+  /// with the numbers swapped). Returns the local queue pair number.
+  QpId create_qp(net::HostId peer, QpId remote_qpn, roce::Psn initial_psn);
+  void post_send(QpId qp, const roce::WorkRequest& wr);
+  void post_recv(QpId qp, const roce::RecvRequest& r);
+  net::HostId peer_of(QpId qp) const { return qps_.at(qp).peer; }
+
+  PoeCounters counters() const;
+  std::size_t qp_count() const { return qps_.size(); }
+
+  // net::Endpoint
+  void deliver(net::Packet&& p) override;
+  std::optional<net::Packet> pull() override;
+  // EventHandler
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
+
+private:
+  enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kRnrTimer, kNotify };
+  struct Qp {
+    net::HostId peer;
+    QpId remote_qpn;
+    roce::Requester req;
+    roce::Responder rsp;
+    std::uint64_t flow;
+    bool in_ctrl = false;
+    bool in_data = false;
+    std::uint32_t staged_responses = 0;
+    bool sent_any                  = false;
+    roce::Psn max_tx_psn           = 0;
+    // One pending timer event per queue pair (restarts only move the deadline).
+    std::uint64_t timer_token = 0;
+    SimTime timer_deadline{};
+    bool timer_armed       = false;
+    bool timer_event_live  = false;
+    SimTime timer_event_at{};
+    std::uint64_t rnr_token = 0;
+  };
+  struct Staged {
+    roce::Wire pkt;
+    SimTime ready;
+    QpId qp;
+    std::uint32_t epoch;
+    bool request;
+  };
+  struct Notice {
+    QpId qp;
+    bool inbound;
+    roce::Completion completion;
+    roce::InboundMessage message;
+  };
+
+  void execute(QpId qp, roce::Actions& acts);
+  void want_tx(QpId qp);
+  void refill(SimTime now);
+  net::Packet make_packet(const Qp& q, roce::Wire w) const;
+  void arm_timer(QpId qp, const roce::ArmTimer& t);
+  void notify_after_writes(Notice n);
+
+  net::HostId host_;
+  PoeConfig cfg_;
+  roce::RoceConfig roce_;
+  Scheduler& sched_;
+  net::Fabric& fabric_;
+  MemoryPort& read_;
+  MemoryPort& write_;
+  PoeListener& listener_;
+  std::vector<Qp> qps_;
+  std::deque<QpId> ctrl_;
+  std::deque<QpId> data_rr_;
+  std::deque<Staged> staged_;
+  std::uint64_t staged_bytes_ = 0;
+  SimTime wake_at_            = SimTime::max();
+  std::deque<net::Packet> rx_pipe_;
+  SimTime writes_done_; ///< when every payload written so far is in memory
+  std::deque<std::pair<SimTime, Notice>> notices_;
+  roce::Actions scratch_;
+  PoeCounters c_;
+};
+
+} // namespace nafsim::nodes

@@ -1,0 +1,11 @@
+# Generates a C++ source holding every platforms/*.json preset, so the binary is self-contained.
+file(GLOB presets "${PRESET_DIR}/*.json")
+list(SORT presets)
+set(body "")
+foreach(p ${presets})
+  get_filename_component(name ${p} NAME_WE)
+  file(READ ${p} text)
+  string(APPEND body "  {\"${name}\", R\"nafsim_preset(${text})nafsim_preset\"},\n")
+endforeach()
+file(WRITE ${OUT}.tmp "// Generated from platforms/*.json by EmbedPresets.cmake. Do not edit.\n#include \"simcore/app/Presets.hpp\"\nnamespace nafsim::app {\nconst std::vector<Preset>& embedded_presets()\n{\n  static const std::vector<Preset> presets{\n${body}  };\n  return presets;\n}\n} // namespace nafsim::app\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})

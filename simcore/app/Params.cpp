@@ -1,0 +1,67 @@
+#include "simcore/app/Params.hpp"
+
+#include "simcore/app/Scenario.hpp"
+
+#include <fmt/format.h>
+
+namespace nafsim::app {
+
+void print_params(std::ostream& out, const std::string& prefix, const std::optional<std::string>& preset,
+                  const workloads::WorkloadRegistry& reg)
+{
+  std::vector<config::ParamRow> rows;
+  ScenarioHeader header;
+  config::Lister::list(header, "", rows);
+
+  nodes::PlatformConfig platform;
+  config::Json sources = config::Json::object();
+  if (preset) {
+    config::Json j = preset_json(*preset, "--preset", "");
+    if (j.contains("sources")) {
+      sources = j["sources"];
+      j.erase("sources");
+    }
+    config::Origins origins("platforms/" + *preset + ".json");
+    config::Reader::read(j, platform, "", origins);
+  }
+  std::size_t first_platform = rows.size();
+  config::Lister::list(platform, "platform", rows);
+  if (preset)
+    for (std::size_t i = first_platform; i < rows.size(); ++i) {
+      std::string rel = rows[i].path.substr(std::string("platform.").size());
+      for (auto it = sources.begin(); it != sources.end(); ++it)
+        if (rel == it.key() || rel.rfind(it.key() + ".", 0) == 0)
+          rows[i].meaning += " [source: " + it.value().get<std::string>() + "]";
+    }
+
+  std::string kinds;
+  for (auto const& e : reg.entries())
+    kinds += (kinds.empty() ? "" : "|") + e.kind;
+  rows.push_back({"workload.kind", "one of " + kinds, "", "what drives the nodes"});
+  for (auto const& e : reg.entries()) {
+    std::size_t first = rows.size();
+    e.list_params(rows, "workload");
+    for (std::size_t i = first; i < rows.size(); ++i)
+      rows[i].meaning += " (workload.kind = " + e.kind + ")";
+  }
+
+  std::size_t wp = 4, wt = 4, wd = 7;
+  std::vector<const config::ParamRow*> shown;
+  for (auto const& r : rows)
+    if (r.path.rfind(prefix, 0) == 0) {
+      shown.push_back(&r);
+      wp = std::max(wp, r.path.size());
+      wt = std::max(wt, r.type.size());
+      wd = std::max(wd, std::min<std::size_t>(r.default_value.size(), 24));
+    }
+  if (shown.empty()) {
+    out << "no parameter path starts with '" << prefix << "' (try `nafsim params` without a prefix)\n";
+    return;
+  }
+  out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "PATH", wp, "TYPE", wt, preset ? "PRESET" : "DEFAULT", wd,
+                     "MEANING");
+  for (auto const* r : shown)
+    out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", r->path, wp, r->type, wt, r->default_value, wd, r->meaning);
+}
+
+} // namespace nafsim::app

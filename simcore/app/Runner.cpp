@@ -1,0 +1,88 @@
+#include "simcore/app/Runner.hpp"
+
+#include "nodes/platform/ClusterReport.hpp"
+#include "simcore/engine/Simulation.hpp"
+
+#include <ctime>
+#include <fmt/format.h>
+
+#ifndef NAFSIM_GIT_REVISION
+#define NAFSIM_GIT_REVISION "unknown"
+#endif
+#ifndef NAFSIM_VERSION
+#define NAFSIM_VERSION "0"
+#endif
+
+namespace nafsim::app {
+
+using config::Json;
+
+RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
+                       const std::vector<std::string>& log_settings, const std::vector<std::string>& command_line)
+{
+  Simulation sim(log_settings);
+  sim.scheduler().set_time_limit(sc.header.max_sim_time);
+  std::unique_ptr<nodes::Cluster> cluster;
+  try {
+    cluster = std::make_unique<nodes::Cluster>(sc.platform, sim.scheduler(), sc.header.seed);
+    sc.workload->start(*cluster);
+  } catch (const config::ConfigError& e) {
+    // Errors found against the built platform: name the file the offending value came from.
+    if (!e.origin().empty())
+      throw;
+    throw config::ConfigError(sc.origins.of(e.json_path()), e.json_path(), e.message());
+  }
+  sim.run(cluster->kernel_host());
+
+  results::ResultSink sink(out_dir);
+  RunReport rep;
+  std::vector<std::string> lines;
+  sc.workload->report(*cluster, sink, lines);
+  nodes::add_cluster_tables(*cluster, sink);
+
+  auto totals           = cluster->fabric().totals();
+  rep.wall_seconds      = sim.wall_seconds();
+  rep.simulated_seconds = sim.scheduler().now().seconds();
+  rep.packet_hops       = totals.packet_hops;
+
+  Json meta;
+  meta["nafsim_version"] = NAFSIM_VERSION;
+  meta["git_revision"]   = NAFSIM_GIT_REVISION;
+  meta["command"]        = command_line;
+  meta["started_at"]     = static_cast<std::int64_t>(std::time(nullptr));
+  meta["scenario"]       = sc.resolved;
+  meta["platform_sources"] = sc.platform_sources;
+  meta["seed"]           = sc.header.seed;
+  meta["wall_seconds"]   = rep.wall_seconds;
+  meta["simulated_seconds"] = rep.simulated_seconds;
+  meta["events"]         = sim.scheduler().events_processed();
+  meta["actor_wakeups"]  = sim.scheduler().actor_wakeups();
+  meta["packets"]        = {{"injected", totals.injected},       {"delivered", totals.delivered},
+                            {"packet_hops", totals.packet_hops}, {"queue_drops", totals.queue_drops},
+                            {"fault_drops", totals.fault_drops}, {"duplicates", totals.duplicates},
+                            {"corrupted", totals.corrupted}};
+  meta["peak_rss_bytes"] = Simulation::peak_rss_bytes();
+  Json tables            = Json::array();
+  for (auto const& t : sink.tables())
+    tables.push_back({{"file", t.name() + ".csv"}, {"columns", t.columns()}, {"rows", t.rows().size()}});
+  meta["tables"] = tables;
+  sink.set_metadata(meta);
+  sink.commit();
+
+  auto const& topo = cluster->topology();
+  rep.summary.push_back(fmt::format("scenario {} (seed {})", sc.header.name, sc.header.seed));
+  rep.summary.push_back(fmt::format("platform {}: {} {}", sc.platform.name,
+                                    config::enum_name(sc.platform.topology.kind), topo.describe()));
+  rep.summary.push_back(fmt::format("simulated {}: {} packets, {} packet-hops, {} dropped ({} queue, {} faults)",
+                                    format_time(sim.scheduler().now()), totals.injected, totals.packet_hops,
+                                    totals.queue_drops + totals.fault_drops, totals.queue_drops, totals.fault_drops));
+  for (auto& l : lines)
+    rep.summary.push_back(std::move(l));
+  std::string files;
+  for (auto const& t : sink.tables())
+    files += t.name() + ".csv, ";
+  rep.summary.push_back(fmt::format("results in {}/ ({}metadata.json)", out_dir.string(), files));
+  return rep;
+}
+
+} // namespace nafsim::app

@@ -1,0 +1,25 @@
+#pragma once
+// Simulate one scenario and write its results.
+
+#include "simcore/app/Scenario.hpp"
+#include "simcore/results/ResultSink.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace nafsim::app {
+
+struct RunReport {
+  std::vector<std::string> summary; ///< deterministic lines for stdout
+  double wall_seconds = 0;
+  double simulated_seconds = 0;
+  std::uint64_t packet_hops = 0;
+};
+
+/// Run `sc` (in this process: one run per process), write results into `out_dir`.
+/// Throws config::ConfigError (bad input), SimulationError / DeadlockError (the run failed).
+RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir, const std::vector<std::string>& log_settings,
+                       const std::vector<std::string>& command_line);
+
+} // namespace nafsim::app

@@ -1,0 +1,203 @@
+#include "simcore/app/Scenario.hpp"
+
+#include "simcore/app/Presets.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace nafsim::app {
+
+using config::ConfigError;
+using config::Json;
+
+std::vector<std::string> preset_names()
+{
+  std::vector<std::string> n;
+  for (auto const& p : embedded_presets())
+    n.push_back(p.name);
+  return n;
+}
+
+Json preset_json(const std::string& name, const std::string& origin, const std::string& pointer)
+{
+  for (auto const& p : embedded_presets())
+    if (p.name == name)
+      return config::parse_json_text(p.json, "platforms/" + name + ".json");
+  std::string valid;
+  for (auto const& n : preset_names())
+    valid += (valid.empty() ? "" : ", ") + n;
+  throw ConfigError(origin, pointer,
+                    "unknown platform preset '" + name + "'; presets: " + valid +
+                        " (or give a path ending in .json, or an inline object)");
+}
+
+namespace {
+
+/// Platform document + origin label of a preset or platform file reference.
+std::pair<Json, std::string> platform_reference(const std::string& ref, const std::string& origin,
+                                                const std::string& base_dir)
+{
+  if (ref.size() > 5 && ref.substr(ref.size() - 5) == ".json") {
+    fs::path p = fs::path(ref).is_absolute() ? fs::path(ref) : fs::path(base_dir) / ref;
+    return {config::load_json_file(p.string()), p.string()};
+  }
+  return {preset_json(ref, origin, "/platform"), "platforms/" + ref + ".json"};
+}
+
+void check_sources(const Json& sources, const std::string& origin)
+{
+  if (!sources.is_object())
+    throw ConfigError(origin, "/sources", "expected an object mapping parameter paths to citations");
+  nodes::PlatformConfig defaults;
+  std::vector<config::ParamRow> rows;
+  config::Lister::list(defaults, "", rows);
+  for (auto it = sources.begin(); it != sources.end(); ++it) {
+    bool ok = false;
+    for (auto const& r : rows)
+      ok = ok || r.path == it.key() || r.path.rfind(it.key() + ".", 0) == 0;
+    if (!ok)
+      throw ConfigError(origin, "/sources/" + it.key(),
+                        "'" + it.key() + "' names no platform parameter (see `nafsim params platform`)");
+    if (!it.value().is_string())
+      throw ConfigError(origin, "/sources/" + it.key(), "a source must be a string (a citation)");
+  }
+}
+
+} // namespace
+
+Scenario load_scenario(const std::string& path, const ScenarioOptions& opt, const workloads::WorkloadRegistry& reg)
+{
+  Json doc        = config::load_json_file(path);
+  Scenario s      = load_scenario_doc(doc, path, fs::path(path).parent_path().string(), opt, reg);
+  s.file          = path;
+  if (s.header.name.empty()) {
+    s.header.name              = fs::path(path).stem().string();
+    s.resolved["name"]         = s.header.name;
+  }
+  return s;
+}
+
+Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std::string& base_dir,
+                           const ScenarioOptions& opt, const workloads::WorkloadRegistry& reg)
+{
+  if (!doc.is_object())
+    throw ConfigError(origin, "/", "a scenario is a JSON object with 'platform' and 'workload'");
+  static const std::set<std::string> top{"name", "description", "seed", "max_sim_time", "platform", "workload",
+                                         "overrides"};
+  for (auto it = doc.begin(); it != doc.end(); ++it)
+    if (!top.count(it.key()))
+      throw ConfigError(origin, "/" + it.key(),
+                        "unknown key '" + it.key() +
+                            "'; a scenario has: name, description, seed, max_sim_time, platform, workload, overrides");
+  if (!doc.contains("platform"))
+    throw ConfigError(origin, "/platform", "missing: give a preset name (e.g. \"accl-coyote-u55c\"), a .json file "
+                                           "or an inline platform object");
+  if (!doc.contains("workload"))
+    throw ConfigError(origin, "/workload", "missing: e.g. {\"kind\": \"sendrecv\"}");
+
+  config::Origins origins(origin);
+  Json resolved = Json::object();
+  for (auto const* k : {"name", "description", "seed", "max_sim_time"})
+    if (doc.contains(k))
+      resolved[k] = doc[k];
+
+  // Platform: preset/file reference, optionally patched inline.
+  Json platform = Json::object();
+  const Json& p = doc["platform"];
+  if (p.is_string()) {
+    auto [j, from] = platform_reference(p.get<std::string>(), origin, base_dir);
+    platform       = std::move(j);
+    origins.set("/platform", from);
+  } else if (p.is_object()) {
+    Json inline_part = p;
+    if (p.contains("preset")) {
+      if (!p["preset"].is_string())
+        throw ConfigError(origin, "/platform/preset", "expected a preset name or a .json path");
+      auto [j, from] = platform_reference(p["preset"].get<std::string>(), origin, base_dir);
+      platform       = std::move(j);
+      origins.set("/platform", from);
+      inline_part.erase("preset");
+    }
+    resolved["platform"] = std::move(platform);
+    config::merge_into(resolved["platform"], inline_part, origins, origin, "/platform");
+    platform = std::move(resolved["platform"]);
+  } else {
+    throw ConfigError(origin, "/platform", "expected a preset name, a .json path or an object, got " + p.dump());
+  }
+  if (!platform.is_object())
+    throw ConfigError(origins.of("/platform"), "/", "a platform is a JSON object");
+  Json sources = Json::object();
+  if (platform.contains("sources")) {
+    sources = platform["sources"];
+    check_sources(sources, origins.of("/platform/sources"));
+    platform.erase("sources");
+  }
+  resolved["platform"] = std::move(platform);
+  resolved["workload"] = doc["workload"];
+
+  // Overrides, then --set, then --seed.
+  if (doc.contains("overrides")) {
+    if (!doc["overrides"].is_object())
+      throw ConfigError(origin, "/overrides", "expected an object of \"dotted.path\": value");
+    for (auto it = doc["overrides"].begin(); it != doc["overrides"].end(); ++it)
+      config::set_dotted(resolved, it.key(), it.value(), origins, origin + " (overrides." + it.key() + ")");
+  }
+  for (auto const& s : opt.sets) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError("--set " + s, "", "expected path=value, e.g. --set platform.network.link.rate=25Gbps");
+    config::set_dotted(resolved, s.substr(0, eq), config::parse_cli_value(s.substr(eq + 1)), origins, "--set " + s);
+  }
+  if (opt.seed)
+    resolved["seed"] = *opt.seed;
+
+  Scenario sc;
+  Json header = Json::object();
+  for (auto const* k : {"name", "description", "seed", "max_sim_time"})
+    if (resolved.contains(k))
+      header[k] = resolved[k];
+  config::Reader::read(header, sc.header, "", origins);
+  config::Reader::read(resolved["platform"], sc.platform, "/platform", origins);
+  sc.platform_sources = sources;
+
+  const Json& w = resolved["workload"];
+  if (!w.is_object())
+    throw ConfigError(origins.of("/workload"), "/workload", "expected an object like {\"kind\": \"sendrecv\", ...}");
+  if (!w.contains("kind") || !w["kind"].is_string()) {
+    std::string valid;
+    for (auto const& e : reg.entries())
+      valid += (valid.empty() ? "" : ", ") + e.kind;
+    throw ConfigError(origins.of("/workload"), "/workload/kind", "missing workload kind; valid kinds: " + valid);
+  }
+  sc.workload_kind = w["kind"].get<std::string>();
+  auto const& entry = reg.get(sc.workload_kind, origins.of("/workload/kind"), "/workload/kind");
+  Json body         = w;
+  body.erase("kind");
+  Json workload_resolved;
+  try {
+    sc.workload = entry.create(body, "/workload", origins, workload_resolved);
+  } catch (const ConfigError& e) {
+    if (!e.origin().empty())
+      throw;
+    throw ConfigError(origins.of(e.json_path()), e.json_path(), e.message());
+  }
+
+  sc.resolved                 = Json::object();
+  sc.resolved["name"]         = sc.header.name;
+  sc.resolved["description"]  = sc.header.description;
+  sc.resolved["seed"]         = sc.header.seed;
+  sc.resolved["max_sim_time"] = format_time(sc.header.max_sim_time);
+  sc.resolved["platform"]     = config::Writer::write(sc.platform);
+  Json wl                     = Json::object();
+  wl["kind"]                  = sc.workload_kind;
+  for (auto it = workload_resolved.begin(); it != workload_resolved.end(); ++it)
+    wl[it.key()] = it.value();
+  sc.resolved["workload"] = std::move(wl);
+  sc.origins              = origins;
+  return sc;
+}
+
+} // namespace nafsim::app

@@ -1,0 +1,59 @@
+#pragma once
+// A scenario = a platform (preset by name, preset file, or inline, merged) + a workload + overrides
+// (`overrides` in the file, then --set on the command line, then --seed). Everything is validated
+// here, before anything is simulated or written.
+
+#include "nodes/platform/PlatformConfig.hpp"
+#include "simcore/config/JsonDoc.hpp"
+#include "workloads/WorkloadRegistry.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nafsim::app {
+
+struct ScenarioOptions {
+  std::vector<std::string> sets; ///< "dotted.path=value"
+  std::optional<std::uint64_t> seed;
+};
+
+struct ScenarioHeader {
+  std::string name;
+  std::string description;
+  std::uint64_t seed   = 1;
+  SimTime max_sim_time = SimTime::from_seconds(100);
+  template <class V> void describe(V& v)
+  {
+    v.field("name", name, "run name; results go to results/<name> unless --out is given (default: file name)");
+    v.field("description", description, "free text");
+    v.field("seed", seed, "seed of every random stream (faults, routing); --seed overrides it");
+    v.field("max_sim_time", max_sim_time,
+            "stop with an error if simulated time passes this (guards against runaway runs)");
+  }
+};
+
+struct Scenario {
+  ScenarioHeader header;
+  std::string file;
+  nodes::PlatformConfig platform;
+  config::Json platform_sources = config::Json::object();
+  std::string workload_kind;
+  std::unique_ptr<workloads::Workload> workload;
+  config::Json resolved; ///< the complete scenario after overrides, defaults included
+  config::Origins origins; ///< where each part came from (for errors found later)
+};
+
+/// Load and validate a scenario file.
+Scenario load_scenario(const std::string& path, const ScenarioOptions& opt, const workloads::WorkloadRegistry& reg);
+/// Load and validate a scenario document; `origin` names it in errors, `base_dir` resolves
+/// relative platform files.
+Scenario load_scenario_doc(const config::Json& doc, const std::string& origin, const std::string& base_dir,
+                           const ScenarioOptions& opt, const workloads::WorkloadRegistry& reg);
+
+/// The JSON of a platform preset by name; throws ConfigError listing the presets.
+config::Json preset_json(const std::string& name, const std::string& origin, const std::string& pointer);
+std::vector<std::string> preset_names();
+
+} // namespace nafsim::app

@@ -1,0 +1,25 @@
+#include "workloads/WorkloadRegistry.hpp"
+
+#include "workloads/sendrecv/SendRecv.hpp"
+
+namespace nafsim::workloads {
+
+const WorkloadEntry& WorkloadRegistry::get(const std::string& kind, const std::string& origin,
+                                           const std::string& pointer) const
+{
+  std::string valid;
+  for (auto const& e : entries_) {
+    if (e.kind == kind)
+      return e;
+    valid += (valid.empty() ? "" : ", ") + e.kind;
+  }
+  throw config::ConfigError(origin, pointer, "unknown workload kind '" + kind + "'; valid kinds: " + valid);
+}
+
+void register_all_workloads(WorkloadRegistry& r)
+{
+  r.add(WorkloadRegistry::make<SendRecvConfig, SendRecv>(
+      "sendrecv", "point-to-point RDMA transfer between two nodes, swept over message sizes"));
+}
+
+} // namespace nafsim::workloads
