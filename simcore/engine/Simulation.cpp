@@ -22,6 +22,8 @@ Simulation::Simulation(const std::vector<std::string>& log_settings)
   // 0.97 and add cross-traffic.
   sg4::Engine::set_config("network/model:CM02");
   sg4::Engine::set_config("network/crosstraffic:0");
+  // The kernel counts picoseconds; SimGrid rounds dates to surf/precision (1 ns by default).
+  sg4::Engine::set_config("surf/precision:1e-12");
 }
 
 Simulation::~Simulation() = default;

@@ -1,0 +1,250 @@
+// The packet fabric against closed forms: serialization, propagation, cut-through and
+// store-and-forward forwarding, tail drop, routing modes, fault injection.
+#include "simcore/engine/Simulation.hpp"
+#include "simcore/net/Fabric.hpp"
+#include "simcore/topo/SimgridPlatform.hpp"
+#include "tests/support/Isolated.hpp"
+
+#include <deque>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+using namespace nafsim;
+using namespace nafsim::net;
+
+namespace {
+
+struct Probe final : Endpoint {
+  Fabric* fabric = nullptr;
+  Scheduler* sched = nullptr;
+  HostId me = 0;
+  std::deque<Packet> out;
+  std::vector<std::pair<std::int64_t, Packet>> got;
+  void deliver(Packet&& p) override { got.emplace_back(sched->now().ps(), std::move(p)); }
+  std::optional<Packet> pull() override
+  {
+    if (out.empty())
+      return std::nullopt;
+    Packet p = std::move(out.front());
+    out.pop_front();
+    return p;
+  }
+  void send(HostId dst, std::uint32_t bytes, std::uint32_t seq, std::uint64_t flow = 0)
+  {
+    Packet p;
+    p.src        = me;
+    p.dst        = dst;
+    p.wire_bytes = bytes;
+    p.seq        = seq;
+    p.flow       = flow;
+    out.push_back(std::move(p));
+    fabric->tx_ready(me);
+  }
+};
+
+/// A little world: topology + fabric + one probe per host; `script` runs at t = 0.
+struct World {
+  Simulation sim;
+  topo::Topology topo;
+  std::unique_ptr<Fabric> fabric;
+  std::vector<std::unique_ptr<Probe>> probes;
+  World(const topo::TopologyConfig& tc, const NetworkConfig& nc, std::uint64_t seed = 1)
+      : topo(topo::Topology::build(tc, nc.link.rate, nc.link.propagation))
+  {
+    auto hosts = topo::build_simgrid_platform(topo);
+    fabric     = std::make_unique<Fabric>(topo, nc, sim.scheduler(), seed);
+    for (std::size_t h = 0; h < topo.host_count(); ++h) {
+      auto p    = std::make_unique<Probe>();
+      p->fabric = fabric.get();
+      p->sched  = &sim.scheduler();
+      p->me     = static_cast<HostId>(h);
+      fabric->attach(p->me, p.get());
+      probes.push_back(std::move(p));
+    }
+    kernel_host = hosts[0];
+  }
+  void run(std::function<void()> script)
+  {
+    sim.scheduler().call_at(SimTime::zero(), std::move(script));
+    sim.run(kernel_host);
+  }
+  simgrid::s4u::Host* kernel_host;
+};
+
+NetworkConfig netcfg(Forwarding f)
+{
+  NetworkConfig n;
+  n.link.rate            = BitsPerSecond{100e9};
+  n.link.propagation     = SimTime::ns(10);
+  n.switch_.forwarding   = f;
+  n.switch_.latency      = SimTime::ns(300);
+  n.switch_.cut_through_header = Bytes{64};
+  return n;
+}
+
+topo::TopologyConfig star(unsigned hosts)
+{
+  topo::TopologyConfig t;
+  t.hosts = hosts;
+  return t;
+}
+
+} // namespace
+
+TEST(Fabric, StoreAndForwardClosedForm)
+{
+  auto r = nafsim::testing::run_isolated([] {
+    World w(star(2), netcfg(Forwarding::StoreAndForward));
+    w.run([&] {
+      for (std::uint32_t i = 0; i < 3; ++i)
+        w.probes[0]->send(1, 1000, i);
+    });
+    std::string s;
+    for (auto& [t, p] : w.probes[1]->got)
+      s += fmt::format("{}:{} ", p.seq, t);
+    return s;
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // S = 1000 B at 100 Gb/s = 80 ns; packet i ends at (i+1) S + S + 2P + L = (i+2) 80 + 20 + 300 ns.
+  EXPECT_EQ(r.output, "0:480000 1:560000 2:640000 ");
+}
+
+TEST(Fabric, CutThroughClosedForm)
+{
+  auto r = nafsim::testing::run_isolated([] {
+    World w(star(2), netcfg(Forwarding::CutThrough));
+    w.run([&] {
+      for (std::uint32_t i = 0; i < 3; ++i)
+        w.probes[0]->send(1, 1000, i);
+    });
+    std::string s;
+    for (auto& [t, p] : w.probes[1]->got)
+      s += fmt::format("{}:{} ", p.seq, t);
+    return s;
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // Decision at t0 + P + 64 B/R + L = 10 + 5.12 + 300 ns; the tail arrives S + P later:
+  // packet i ends at i S + (10 + 5.12 + 300) + 80 + 10 ns.
+  EXPECT_EQ(r.output, "0:405120 1:485120 2:565120 ");
+}
+
+TEST(Fabric, TailDropCountsEveryLostPacket)
+{
+  auto r = nafsim::testing::run_isolated([] {
+    auto n                 = netcfg(Forwarding::StoreAndForward);
+    n.switch_.port_buffer  = Bytes{3000};
+    World w(star(4), n);
+    w.run([&] {
+      for (HostId src = 0; src < 3; ++src)
+        for (std::uint32_t i = 0; i < 10; ++i)
+          w.probes[src]->send(3, 1000, i);
+    });
+    auto t = w.fabric->totals();
+    std::uint64_t port_drops = 0, max_q = 0;
+    for (auto const& p : w.fabric->ports()) {
+      port_drops += p.counters.queue_drops;
+      max_q = std::max(max_q, p.counters.max_queue_bytes);
+    }
+    return fmt::format("{} {} {} {} {}", t.injected, w.probes[3]->got.size(), t.queue_drops, port_drops, max_q);
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream in(r.output);
+  std::uint64_t injected, got, drops, port_drops, max_q;
+  in >> injected >> got >> drops >> port_drops >> max_q;
+  EXPECT_EQ(injected, 30u);
+  EXPECT_GT(drops, 0u) << "three senders into one port overflow a 3000 B queue";
+  EXPECT_EQ(got + drops, injected) << "every packet is delivered or counted as dropped";
+  EXPECT_EQ(port_drops, drops);
+  EXPECT_LE(max_q, 3000u);
+}
+
+TEST(Fabric, DeterministicDropHitsOnlyTheNamedPacket)
+{
+  auto r = nafsim::testing::run_isolated([] {
+    auto n = netcfg(Forwarding::CutThrough);
+    n.faults.drops.push_back(DropRule{0, 1, 5, 1});
+    World w(star(3), n);
+    w.run([&] {
+      for (std::uint32_t i = 0; i < 10; ++i) {
+        w.probes[0]->send(1, 500, i);
+        w.probes[0]->send(2, 500, i);
+      }
+      // The rule drops only the first copy: a resend of seq 5 gets through.
+      w.sim.scheduler().call_at(SimTime::us(5), [&] { w.probes[0]->send(1, 500, 5); });
+    });
+    std::string s;
+    for (auto& [t, p] : w.probes[1]->got)
+      s += fmt::format("{} ", p.seq);
+    return fmt::format("{}| {} {}", s, w.probes[2]->got.size(), w.fabric->totals().fault_drops);
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "0 1 2 3 4 6 7 8 9 5 | 10 1");
+}
+
+TEST(Fabric, EcmpKeepsOrderSprayReorders)
+{
+  auto run_mode = [](RoutingMode mode) {
+    return nafsim::testing::run_isolated([mode] {
+      topo::TopologyConfig t;
+      t.kind                      = topo::Kind::LeafSpine;
+      t.hosts                     = 4;
+      t.leaf_spine.hosts_per_leaf = 2;
+      t.leaf_spine.spines         = 4;
+      t.leaf_spine.oversubscription = 0.5;
+      auto n                      = netcfg(Forwarding::CutThrough);
+      n.routing                   = mode;
+      World w(t, n, 7);
+      w.run([&] {
+        // Mixed sizes so that paths of different load finish out of order.
+        for (std::uint32_t i = 0; i < 200; ++i) {
+          w.probes[0]->send(2, i % 3 == 0 ? 4000 : 200, i, 42);
+          w.probes[1]->send(3, 4000, i, 43);
+        }
+      });
+      std::uint32_t inversions = 0, prev = 0;
+      for (auto& [tm, p] : w.probes[2]->got) {
+        inversions += p.seq < prev ? 1 : 0;
+        prev = std::max(prev, p.seq);
+      }
+      return fmt::format("{} {}", w.probes[2]->got.size(), inversions);
+    });
+  };
+  auto ecmp  = run_mode(RoutingMode::Ecmp);
+  auto spray = run_mode(RoutingMode::Spray);
+  ASSERT_EQ(ecmp.exit_code, 0) << ecmp.output;
+  ASSERT_EQ(spray.exit_code, 0) << spray.output;
+  EXPECT_EQ(ecmp.output, "200 0") << "one flow, one path: in order";
+  EXPECT_EQ(spray.output.substr(0, 4), "200 ");
+  EXPECT_NE(spray.output, "200 0") << "per-packet spraying reorders";
+}
+
+TEST(Fabric, RandomFaultsAreCountedPerCable)
+{
+  auto r = nafsim::testing::run_isolated([] {
+    auto n                   = netcfg(Forwarding::CutThrough);
+    n.faults.loss_rate       = 0.2;
+    n.faults.corruption_rate = 0.1;
+    n.faults.duplicate_rate  = 0.1;
+    World w(star(2), n, 3);
+    w.run([&] {
+      for (std::uint32_t i = 0; i < 2000; ++i)
+        w.probes[0]->send(1, 100, i);
+    });
+    auto t = w.fabric->totals();
+    std::uint64_t corrupted = 0;
+    for (auto& [tm, p] : w.probes[1]->got)
+      corrupted += p.corrupted ? 1 : 0;
+    return fmt::format("{} {} {} {} {} {}", t.injected, w.probes[1]->got.size(), t.fault_drops, t.duplicates,
+                       t.corrupted, corrupted);
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream in(r.output);
+  double injected, got, drops, dups, corrupt_marked, corrupt_seen;
+  in >> injected >> got >> drops >> dups >> corrupt_marked >> corrupt_seen;
+  // Two cables: a packet survives both with 0.8^2; duplicates multiply copies.
+  EXPECT_NEAR(drops / injected, 1 - 0.64 + 0.64 * 0.1 * 0.2, 0.05) << r.output;
+  EXPECT_GT(dups, 0);
+  EXPECT_GT(corrupt_seen, 0);
+  // Conservation: every copy that entered a cable was delivered, dropped or passed on.
+  EXPECT_EQ(got, injected + dups - drops);
+}

@@ -1,0 +1,157 @@
+// The event kernel and its protocol with SimGrid actors (each test runs its own engine).
+#include "simcore/engine/Simulation.hpp"
+#include "simcore/topo/SimgridPlatform.hpp"
+#include "tests/support/Isolated.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <simgrid/s4u.hpp>
+
+using namespace nafsim;
+using nafsim::testing::run_isolated;
+
+namespace {
+simgrid::s4u::Host* one_host()
+{
+  topo::TopologyConfig t;
+  t.hosts = 2;
+  static topo::Topology topo = topo::Topology::build(t, BitsPerSecond{1e9}, SimTime::ns(1));
+  return topo::build_simgrid_platform(topo)[0];
+}
+} // namespace
+
+TEST(Scheduler, ActorsSleepAndSeeExactTimes)
+{
+  auto r = run_isolated([] {
+    Simulation sim;
+    auto* h = one_host();
+    std::string log;
+    sim.scheduler().spawn("a", h, [&](ActorContext& ctx) {
+      ctx.sleep_for(SimTime::ps(1500));
+      log += fmt::format("a@{} ", ctx.now().ps());
+      ctx.sleep_for(SimTime::ps(1500));
+      log += fmt::format("a@{} ", ctx.now().ps());
+    });
+    sim.scheduler().spawn("b", h, [&](ActorContext& ctx) {
+      ctx.sleep_for(SimTime::ps(2000));
+      log += fmt::format("b@{} ", ctx.now().ps());
+    });
+    sim.run(h);
+    return log + fmt::format("end@{} sg={:.0f}ps", sim.scheduler().now().ps(), simgrid::s4u::Engine::get_clock() * 1e12);
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "a@1500 b@2000 a@3000 end@3000 sg=3000ps") << "SimGrid's clock follows the kernel's";
+}
+
+TEST(Scheduler, HandlersWakeBlockedActors)
+{
+  auto r = run_isolated([] {
+    Simulation sim;
+    auto* h = one_host();
+    bool ready = false;
+    std::string log;
+    ActorId waiter = sim.scheduler().spawn("waiter", h, [&](ActorContext& ctx) {
+      ctx.wait_until([&] { return ready; }, "the flag");
+      log += fmt::format("woke@{}", ctx.now().ps());
+    });
+    sim.scheduler().call_at(SimTime::ps(700), [&] {
+      ready = true;
+      sim.scheduler().wake(waiter);
+    });
+    sim.run(h);
+    return log;
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "woke@700");
+}
+
+TEST(Scheduler, DeadlockIsDetectedAndNamesTheWaiters)
+{
+  auto r = run_isolated([] {
+    Simulation sim;
+    auto* h = one_host();
+    sim.scheduler().spawn("rank-3", h, [&](ActorContext& ctx) {
+      ctx.sleep_for(SimTime::ns(5));
+      ctx.block("RNDZV_INIT from rank 2");
+    });
+    sim.scheduler().spawn("rank-4", h, [&](ActorContext&) {});
+    try {
+      sim.run(h);
+    } catch (const DeadlockError& e) {
+      return std::string("deadlock: ") + e.what();
+    }
+    return std::string("no deadlock reported");
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("deadlock: simulated deadlock at t=5ns"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rank-3: RNDZV_INIT from rank 2"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("rank-4"), std::string::npos) << "finished actors are not listed";
+}
+
+TEST(Scheduler, AnErrorInAnActorStopsTheRunAndIsRethrown)
+{
+  auto r = run_isolated([] {
+    Simulation sim;
+    auto* h = one_host();
+    bool other_finished = false;
+    sim.scheduler().spawn("failing", h, [&](ActorContext& ctx) {
+      ctx.sleep_for(SimTime::ns(1));
+      throw SimulationError("queue pair failed");
+    });
+    sim.scheduler().spawn("other", h, [&](ActorContext& ctx) {
+      ctx.sleep_for(SimTime::us(1));
+      other_finished = true;
+    });
+    try {
+      sim.run(h);
+    } catch (const SimulationError& e) {
+      return fmt::format("{} other_finished={}", e.what(), other_finished);
+    }
+    return std::string("no error");
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "queue pair failed other_finished=false");
+}
+
+TEST(Scheduler, TimeLimitStopsRunawayRuns)
+{
+  auto r = run_isolated([] {
+    Simulation sim;
+    auto* h = one_host();
+    sim.scheduler().set_time_limit(SimTime::us(10));
+    sim.scheduler().spawn("forever", h, [&](ActorContext& ctx) {
+      while (true)
+        ctx.sleep_for(SimTime::us(1));
+    });
+    try {
+      sim.run(h);
+    } catch (const SimulationError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("simulated time limit 10us reached"), std::string::npos) << r.output;
+}
+
+TEST(Scheduler, ActorsCanSpawnActors)
+{
+  auto r = run_isolated([] {
+    Simulation sim;
+    auto* h = one_host();
+    std::string log;
+    sim.scheduler().spawn("parent", h, [&](ActorContext& ctx) {
+      ctx.sleep_for(SimTime::ps(10));
+      ctx.scheduler().spawn("child", h, [&](ActorContext& c) {
+        c.sleep_for(SimTime::ps(5));
+        log += fmt::format("child@{} ", c.now().ps());
+      });
+      ctx.sleep_for(SimTime::ps(10));
+      log += fmt::format("parent@{}", ctx.now().ps());
+    });
+    sim.run(h);
+    return log;
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "child@15 parent@20");
+}

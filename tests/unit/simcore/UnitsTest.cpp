@@ -1,0 +1,67 @@
+#include "simcore/units/Units.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace nafsim;
+
+TEST(Units, ParsesSizes)
+{
+  EXPECT_EQ(parse_bytes("4096").count, 4096u);
+  EXPECT_EQ(parse_bytes("4KiB").count, 4096u);
+  EXPECT_EQ(parse_bytes("4 KiB").count, 4096u);
+  EXPECT_EQ(parse_bytes("1.5KiB").count, 1536u);
+  EXPECT_EQ(parse_bytes("2MB").count, 2000000u);
+  EXPECT_EQ(parse_bytes("4MiB").count, 4194304u);
+  EXPECT_EQ(parse_bytes("0").count, 0u);
+}
+
+TEST(Units, ParsesTimesRatesFrequencies)
+{
+  EXPECT_EQ(parse_time("500ns").ps(), 500000);
+  EXPECT_EQ(parse_time("1.5us").ps(), 1500000);
+  EXPECT_EQ(parse_time("2ms").ps(), 2000000000);
+  EXPECT_EQ(parse_time("0").ps(), 0);
+  EXPECT_DOUBLE_EQ(parse_rate("100Gbps").bps, 100e9);
+  EXPECT_DOUBLE_EQ(parse_rate("25 Gb/s").bps, 25e9);
+  EXPECT_DOUBLE_EQ(parse_rate("12.5GB/s").bps, 100e9);
+  EXPECT_DOUBLE_EQ(parse_frequency("250MHz").hz, 250e6);
+}
+
+TEST(Units, RejectsBadInputWithAHint)
+{
+  auto msg = [](auto f) {
+    try {
+      f();
+    } catch (const UnitError& e) {
+      return e.message;
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(msg([] { parse_bytes("four"); }).find("e.g. '4KiB'"), std::string::npos);
+  EXPECT_NE(msg([] { parse_bytes("4 KiBs"); }).find("unknown unit 'KiBs'"), std::string::npos);
+  EXPECT_NE(msg([] { parse_bytes("1.5B"); }).find("whole number"), std::string::npos);
+  EXPECT_NE(msg([] { parse_time("500"); }).find("needs a time unit"), std::string::npos);
+  EXPECT_NE(msg([] { parse_rate("-1Gbps"); }).find("non-negative"), std::string::npos);
+  EXPECT_NE(msg([] { parse_frequency("250"); }).find("frequency unit"), std::string::npos);
+}
+
+TEST(Units, TransmitTimeIsExactAndAdditive)
+{
+  // 4178 B at 100 Gb/s = 334.24 ns exactly.
+  EXPECT_EQ(transmit_time(Bytes{4178}, BitsPerSecond{100e9}).ps(), 334240);
+  // n packets take n times one packet (no accumulated rounding).
+  SimTime one = transmit_time(Bytes{1500}, BitsPerSecond{25e9});
+  EXPECT_EQ(transmit_time(Bytes{1500 * 1000}, BitsPerSecond{25e9}), one * 1000);
+  EXPECT_EQ(cycles_time(Cycles{250}, Hertz{250e6}).ps(), 1000000);
+}
+
+TEST(Units, FormatsStably)
+{
+  EXPECT_EQ(format_bytes(Bytes{4096}), "4KiB");
+  EXPECT_EQ(format_bytes(Bytes{1500}), "1500B");
+  EXPECT_EQ(format_time(SimTime::ns(500)), "500ns");
+  EXPECT_EQ(format_time(SimTime::us(1.5)), "1.5us");
+  EXPECT_EQ(format_rate(BitsPerSecond{100e9}), "100Gbps");
+  EXPECT_EQ(format_frequency(Hertz{250e6}), "250MHz");
+  EXPECT_EQ(parse_time(format_time(SimTime::ps(334240))).ps(), 334240);
+}
