@@ -60,7 +60,7 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   meta["packets"]        = {{"injected", totals.injected},       {"delivered", totals.delivered},
                             {"packet_hops", totals.packet_hops}, {"queue_drops", totals.queue_drops},
                             {"fault_drops", totals.fault_drops}, {"duplicates", totals.duplicates},
-                            {"corrupted", totals.corrupted}};
+                            {"corrupted", totals.corrupted},       {"corrupted_delivered", totals.corrupted_delivered}};
   meta["peak_rss_bytes"] = Simulation::peak_rss_bytes();
   Json tables            = Json::array();
   for (auto const& t : sink.tables())

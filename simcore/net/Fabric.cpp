@@ -182,6 +182,8 @@ void Fabric::handle(std::uint32_t slot)
     return;
   }
   ++totals_.delivered;
+  if (pool_[slot].corrupted)
+    ++totals_.corrupted_delivered;
   Packet d = release(slot);
   auto h   = topo_.host_index(v);
   assert(h == d.dst && "packet delivered to the wrong host");

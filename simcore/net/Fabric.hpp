@@ -30,7 +30,8 @@ struct FabricTotals {
   std::uint64_t queue_drops  = 0;
   std::uint64_t fault_drops  = 0;
   std::uint64_t duplicates   = 0;
-  std::uint64_t corrupted    = 0;
+  std::uint64_t corrupted    = 0; ///< corruptions injected (a corrupted packet may still be lost later)
+  std::uint64_t corrupted_delivered = 0; ///< corrupted packets handed to endpoints
 };
 
 class Fabric final : public EventHandler {

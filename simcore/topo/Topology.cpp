@@ -117,7 +117,9 @@ Topology Topology::build(const TopologyConfig& cfg, BitsPerSecond link_rate, Sim
 
 std::string Topology::describe() const
 {
-  return fmt::format("{} hosts, {} switches, {} cables", host_count(), switch_count(), boost::num_edges(g_));
+  auto plural = [](std::size_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); };
+  return fmt::format("{}, {}, {}", plural(host_count(), "host", "hosts"), plural(switch_count(), "switch", "switches"),
+                     plural(boost::num_edges(g_), "cable", "cables"));
 }
 
 RoutingTable::RoutingTable(const Topology& t) : topo_(t), hosts_(t.host_count())
