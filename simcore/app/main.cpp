@@ -4,11 +4,16 @@
 #include "simcore/app/Scenario.hpp"
 #include "simcore/config/ConfigError.hpp"
 #include "simcore/engine/Scheduler.hpp"
+#include "simcore/sweep/SweepRunner.hpp"
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <cstdlib>
 #include <iostream>
+#include <thread>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using namespace nafsim;
@@ -27,6 +32,51 @@ int run_command(const std::string& scenario, const app::ScenarioOptions& opt, co
   std::cerr << fmt::format("wall time {:.3f} s, {:.2f} M packet-hops/s\n", rep.wall_seconds,
                            rep.wall_seconds > 0 ? static_cast<double>(rep.packet_hops) / rep.wall_seconds / 1e6 : 0.0);
   return 0;
+}
+
+int sweep_command(const std::string& file, unsigned jobs, const std::string& out, const std::vector<std::string>& sets,
+                  bool merge_only, const workloads::WorkloadRegistry& reg)
+{
+  sweep::SweepSpec spec = sweep::SweepSpec::load(file);
+  sweep::SweepOptions opt;
+  opt.out_dir    = out.empty() ? fs::path("results") / spec.name : fs::path(out);
+  opt.program    = fs::read_symlink("/proc/self/exe").string();
+  opt.jobs       = jobs > 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
+  opt.extra_sets = sets;
+  opt.progress   = isatty(2) != 0;
+  // Under mpirun each rank takes its share of the points (OpenMPI, or MPICH's PMI variables).
+  for (auto [r, s] : {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, std::pair{"PMI_RANK", "PMI_SIZE"}})
+    if (std::getenv(r) && std::getenv(s)) {
+      opt.rank  = static_cast<unsigned>(std::stoul(std::getenv(r)));
+      opt.ranks = static_cast<unsigned>(std::stoul(std::getenv(s)));
+      break;
+    }
+  bool inline_base = spec.base_file == spec.file;
+  auto validate    = [&](const std::vector<std::string>& point_sets) {
+    app::ScenarioOptions o;
+    o.sets = point_sets;
+    if (inline_base)
+      app::load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, reg);
+    else
+      app::load_scenario(spec.base_file, o, reg);
+  };
+  sweep::SweepRunner runner(spec, opt, validate);
+  if (merge_only) {
+    auto files = runner.merge();
+    std::cout << fmt::format("sweep {}: merged {} in {}/\n", spec.name, fmt::join(files, ", "), opt.out_dir.string());
+    return 0;
+  }
+  auto s = runner.run();
+  std::cout << fmt::format("sweep {}: {} point(s){}, {} already done, {} ran now, {} failed; merged {} in {}/\n",
+                           spec.name, s.total, opt.ranks > 1 ? fmt::format(" (rank {} of {})", opt.rank, opt.ranks) : "",
+                           s.already, s.succeeded, s.failed, fmt::join(s.merged_files, ", "), opt.out_dir.string());
+  for (auto const& f : s.failures)
+    std::cout << "  failed " << f << "\n";
+  if (s.interrupted) {
+    std::cout << "interrupted: run the same command again to resume\n";
+    return 130;
+  }
+  return s.failed > 0 ? 3 : 0;
 }
 
 } // namespace
@@ -57,6 +107,17 @@ int main(int argc, char** argv)
   params->add_option("prefix", prefix, "only paths starting with this (e.g. platform.network)");
   params->add_option("--preset", preset, "show a platform preset's values and sources as defaults");
 
+  auto* sw = cli.add_subcommand("sweep", "run a sweep of scenarios in parallel processes and merge their tables");
+  std::string sweep_file, sweep_out;
+  unsigned jobs = 0;
+  std::vector<std::string> sweep_sets;
+  bool merge_only = false;
+  sw->add_option("sweep", sweep_file, "sweep JSON file")->required();
+  sw->add_option("--jobs,-j", jobs, "points run at once (default: the number of cores)");
+  sw->add_option("--out", sweep_out, "output directory (default results/<sweep name>)");
+  sw->add_option("--set", sweep_sets, "override a parameter in every point (axis values win)");
+  sw->add_flag("--merge-only", merge_only, "only merge the tables of the points already done");
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -70,6 +131,8 @@ int main(int argc, char** argv)
         opt.seed = seed;
       return run_command(scenario, opt, out, logs, args, reg);
     }
+    if (*sw)
+      return sweep_command(sweep_file, jobs, sweep_out, sweep_sets, merge_only, reg);
     if (*params) {
       app::print_params(std::cout, prefix, preset.empty() ? std::nullopt : std::optional<std::string>(preset), reg);
       return 0;

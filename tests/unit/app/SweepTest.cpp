@@ -1,0 +1,220 @@
+// Sweeps: expansion of axes, and the runner end to end through the nafsim binary (failures do not
+// stop a sweep; an interrupted sweep resumes without losing or duplicating rows).
+#include "simcore/config/ConfigError.hpp"
+#include "simcore/config/JsonDoc.hpp"
+#include "simcore/sweep/SweepSpec.hpp"
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fcntl.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace nafsim;
+using nafsim::sweep::SweepSpec;
+namespace fs = std::filesystem;
+
+namespace {
+
+SweepSpec spec(const std::string& text)
+{
+  return SweepSpec::from_json(config::parse_json_text(text, "s.json"), "s.json", ".");
+}
+
+std::string error_of(const std::string& text)
+{
+  try {
+    spec(text);
+  } catch (const config::ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+struct Cmd {
+  int code;
+  std::string out;
+};
+
+/// Run the nafsim binary in `dir`, capturing stdout.
+Cmd run_cli(const fs::path& dir, const std::string& args)
+{
+  std::string cmd = fmt::format("cd '{}' && '{}' {} 2>stderr.txt", dir.string(), NAFSIM_BINARY, args);
+  FILE* p         = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p))
+    out.append(buf, n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string slurp(const fs::path& p)
+{
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path scratch(const std::string& name)
+{
+  fs::path d = fs::temp_directory_path() / fmt::format("nafsim-sweep-{}-{}", name, ::getpid());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+const char* kSweep = R"({
+  "name": "t",
+  "base": {"platform": {"preset": "single-switch", "topology": {"hosts": 2}},
+           "workload": {"kind": "sendrecv", "sizes": ["4KiB", "64KiB"], "iterations": 2}},
+  "axes": [
+    {"path": "platform.network.link.rate", "values": ["10Gbps", "25Gbps", "100Gbps"]},
+    {"path": "platform.network.switch.latency", "values": ["100ns", "1us"]}
+  ]})";
+
+} // namespace
+
+TEST(SweepSpec, ProductVariesTheLastAxisFastest)
+{
+  auto s = spec(kSweep);
+  ASSERT_EQ(s.points.size(), 6u);
+  EXPECT_EQ(s.points[1].values[0], "10Gbps");
+  EXPECT_EQ(s.points[1].values[1], "1us");
+  EXPECT_EQ(s.points[2].values[0], "25Gbps");
+  EXPECT_EQ(s.points[5].sets(s.axes),
+            (std::vector<std::string>{"platform.network.link.rate=\"100Gbps\"", "platform.network.switch.latency=\"1us\""}));
+}
+
+TEST(SweepSpec, RangesAndZip)
+{
+  auto s = spec(R"({"base": {}, "mode": "zip", "axes": [
+      {"path": "platform.topology.hosts", "range": {"from": 2, "to": 16, "factor": 2}},
+      {"path": "workload.iterations", "range": {"from": 1, "to": 7, "step": 2}}]})");
+  ASSERT_EQ(s.points.size(), 4u);
+  EXPECT_EQ(s.points[3].values[0], 16);
+  EXPECT_EQ(s.points[3].values[1], 7);
+}
+
+TEST(SweepSpec, BadSweepsAreExplained)
+{
+  EXPECT_EQ(error_of(R"({"base": {}, "axes": [{"path": "a", "value": [1]}]})"),
+            "s.json: /axes/0/value: unknown key 'value'; an axis has path and values or range");
+  EXPECT_EQ(error_of(R"({"base": {}, "mode": "zip", "axes": [{"path": "a", "values": [1, 2]}, {"path": "b", "values": [1]}]})"),
+            "s.json: /axes/1: zip mode needs axes of equal length: a has 2 values, b has 1");
+  EXPECT_EQ(error_of(R"({"base": {}, "axes": [{"path": "a", "range": {"from": 1, "to": 4}}]})"),
+            "s.json: /axes/0/range: give exactly one of step (arithmetic) or factor (geometric)");
+  EXPECT_EQ(error_of(R"({"axes": []})"),
+            "s.json: /base: missing: a scenario file (relative to the sweep file) or a scenario object");
+}
+
+TEST(SweepRun, FailedPointIsReportedAndTheSweepCarriesOn)
+{
+  fs::path d = scratch("fail");
+  // Point 1 drops PSN 0 a hundred times: its queue pair exhausts its retries.
+  std::ofstream(d / "s.json") << R"({
+    "name": "f",
+    "base": {"platform": {"preset": "single-switch", "topology": {"hosts": 2}},
+             "workload": {"kind": "sendrecv", "sizes": ["1KiB"]}},
+    "axes": [{"path": "platform.network.faults.drops",
+              "values": [[], [{"src": 0, "dst": 1, "seq": 0, "count": 100}], []]}]})";
+  auto r = run_cli(d, "sweep s.json --jobs 2");
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("3 point(s), 0 already done, 2 ran now, 1 failed"), std::string::npos) << r.out;
+  std::string failures = slurp(d / "results/f/failures.csv");
+  EXPECT_NE(failures.find("the retry limit is exhausted"), std::string::npos) << failures;
+  std::string merged = slurp(d / "results/f/sendrecv.csv");
+  EXPECT_EQ(std::count(merged.begin(), merged.end(), '\n'), 3) << merged;
+  EXPECT_EQ(merged.find("\n1,"), std::string::npos) << "no rows of the failed point";
+  fs::remove_all(d);
+}
+
+TEST(SweepRun, ResumeNeitherLosesNorDuplicatesRows)
+{
+  fs::path d = scratch("resume");
+  std::ofstream(d / "s.json") << kSweep;
+  auto r = run_cli(d, "sweep s.json --jobs 2 --out ref");
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::string reference = slurp(d / "ref/sendrecv.csv");
+  EXPECT_EQ(std::count(reference.begin(), reference.end(), '\n'), 1 + 6 * 4);
+
+  // Lose two points (as if the sweep had been killed before they finished) and resume.
+  fs::remove_all(d / "ref/points/00001");
+  fs::remove_all(d / "ref/points/00004");
+  r = run_cli(d, "sweep s.json --jobs 2 --out ref");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("6 point(s), 4 already done, 2 ran now, 0 failed"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(d / "ref/sendrecv.csv"), reference);
+
+  // A different sweep into the same directory is refused.
+  std::ofstream(d / "other.json") << R"({"name": "t", "base": {"platform": "single-switch",
+      "workload": {"kind": "sendrecv"}}, "axes": [{"path": "seed", "values": [1, 2]}]})";
+  r = run_cli(d, "sweep other.json --out ref");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(slurp(d / "stderr.txt").find("holds the results of a different sweep"), std::string::npos);
+  fs::remove_all(d);
+}
+
+TEST(SweepRun, InterruptedBySignalThenResumed)
+{
+  fs::path d = scratch("sigint");
+  // Longer points, one at a time, so that the signal lands mid-sweep.
+  std::ofstream(d / "s.json") << R"({
+    "name": "i",
+    "base": {"platform": {"preset": "single-switch", "topology": {"hosts": 2}},
+             "workload": {"kind": "sendrecv", "sizes": ["16MiB"], "iterations": 4}},
+    "axes": [{"path": "seed", "range": {"from": 1, "to": 8, "step": 1}}]})";
+  std::ofstream(d / "ref.json") << slurp(d / "s.json");
+  ASSERT_EQ(run_cli(d, "sweep ref.json --jobs 2 --out full").code, 0);
+
+  pid_t pid = fork();
+  if (pid == 0) {
+    ::chdir(d.c_str());
+    int devnull = ::open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    execl(NAFSIM_BINARY, NAFSIM_BINARY, "sweep", "s.json", "--jobs", "1", "--out", "cut", nullptr);
+    _exit(127);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  while (!fs::exists(d / "cut/points/00001/metadata.json") && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  int code = WEXITSTATUS(status);
+  EXPECT_TRUE(code == 130 || code == 0) << code; // 0 only if it finished before the signal landed
+  std::size_t done = 0;
+  for (auto const& e : fs::directory_iterator(d / "cut/points"))
+    done += e.path().filename().string()[0] == '.' ? 0 : 1;
+  EXPECT_GE(done, 2u);
+
+  auto r = run_cli(d, "sweep s.json --jobs 2 --out cut");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(slurp(d / "cut/sendrecv.csv"), slurp(d / "full/sendrecv.csv"));
+  fs::remove_all(d);
+}
+
+TEST(SweepRun, InvalidAxisValueIsRejectedBeforeAnythingRuns)
+{
+  fs::path d = scratch("invalid");
+  std::ofstream(d / "s.json") << R"({"name": "v", "base": {"platform": "single-switch", "workload": {"kind": "sendrecv"}},
+    "axes": [{"path": "platform.network.link.rate", "values": ["10Gbps", "fast"]}]})";
+  auto r = run_cli(d, "sweep s.json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(slurp(d / "stderr.txt")
+                .find("point 1 (platform.network.link.rate=fast): --set platform.network.link.rate=\"fast\": "
+                      "/platform/network/link/rate: 'fast' is not a rate"),
+            std::string::npos)
+      << slurp(d / "stderr.txt");
+  EXPECT_FALSE(fs::exists(d / "results/v")) << "nothing is written";
+  fs::remove_all(d);
+}
