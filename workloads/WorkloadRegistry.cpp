@@ -1,6 +1,7 @@
 #include "workloads/WorkloadRegistry.hpp"
 
 #include "workloads/sendrecv/SendRecv.hpp"
+#include "workloads/traffic/Traffic.hpp"
 
 namespace nafsim::workloads {
 
@@ -20,6 +21,8 @@ void register_all_workloads(WorkloadRegistry& r)
 {
   r.add(WorkloadRegistry::make<SendRecvConfig, SendRecv>(
       "sendrecv", "point-to-point RDMA transfer between two nodes, swept over message sizes"));
+  r.add(WorkloadRegistry::make<TrafficConfig, Traffic>(
+      "traffic", "every node streams RDMA WRITEs to a partner (shift, random permutation, neighbor)"));
 }
 
 } // namespace nafsim::workloads

@@ -7,6 +7,7 @@ namespace nafsim::nodes {
 Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed)
     : cfg_(cfg)
     , sched_(sched)
+    , seed_(seed)
     , topo_(topo::Topology::build(cfg.topology, cfg.network.link.rate, cfg.network.link.propagation))
     , hosts_(topo::build_simgrid_platform(topo_))
     , fabric_(std::make_unique<net::Fabric>(topo_, cfg.network, sched, seed))

@@ -29,11 +29,14 @@ public:
   const topo::Topology& topology() const { return topo_; }
   Scheduler& scheduler() { return sched_; }
   const PlatformConfig& config() const { return cfg_; }
+  /// The run seed: components derive their own random streams from it.
+  std::uint64_t seed() const { return seed_; }
   simgrid::s4u::Host* kernel_host() const { return hosts_.at(0); }
 
 private:
   PlatformConfig cfg_;
   Scheduler& sched_;
+  std::uint64_t seed_;
   topo::Topology topo_;
   std::vector<simgrid::s4u::Host*> hosts_;
   std::unique_ptr<net::Fabric> fabric_;

@@ -75,6 +75,13 @@ void RdmaPoe::execute(QpId qp, Actions& acts)
       tx = true;
     }
   }
+  // A stopped retransmission timer leaves no event behind (it would run the clock on for nothing).
+  Qp& q = qps_[qp];
+  if (q.timer_event_live && !q.req.timer_running()) {
+    sched_.cancel(q.timer_event);
+    q.timer_event_live = false;
+    q.timer_armed      = false;
+  }
   if (tx)
     want_tx(qp);
 }
@@ -101,9 +108,11 @@ void RdmaPoe::arm_timer(QpId qp, const ArmTimer& t)
   q.timer_deadline = t.at;
   q.timer_armed    = true;
   if (!q.timer_event_live || q.timer_event_at > t.at) {
+    if (q.timer_event_live)
+      sched_.cancel(q.timer_event);
     q.timer_event_live = true;
     q.timer_event_at   = t.at;
-    sched_.at(t.at, this, kTimer, qp);
+    q.timer_event      = sched_.at(t.at, this, kTimer, qp);
   }
 }
 
@@ -277,7 +286,7 @@ void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
       if (q.timer_deadline > now) { // restarted since: follow the deadline
         q.timer_event_live = true;
         q.timer_event_at   = q.timer_deadline;
-        sched_.at(q.timer_deadline, this, kTimer, arg);
+        q.timer_event      = sched_.at(q.timer_deadline, this, kTimer, arg);
         break;
       }
       q.timer_armed = false;

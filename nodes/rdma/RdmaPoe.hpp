@@ -89,6 +89,7 @@ private:
     bool timer_armed       = false;
     bool timer_event_live  = false;
     SimTime timer_event_at{};
+    EventId timer_event = 0;
     std::uint64_t rnr_token = 0;
   };
   struct Staged {

@@ -50,6 +50,8 @@ public:
   /// Highest PSN ever committed (retransmission accounting).
   Psn high_psn() const { return high_psn_; }
   bool has_sent_any() const { return sent_any_; }
+  /// Whether the retransmission timer runs (the executor may drop its pending timer event if not).
+  bool timer_running() const { return timer_running_; }
   const RequesterCounters& counters() const { return c_; }
 
 private:

@@ -66,11 +66,71 @@ Scheduler::Scheduler()
 }
 Scheduler::~Scheduler() = default;
 
-void Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg)
+EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg)
 {
   assert(t >= now_ && "events cannot be scheduled in the past");
-  heap_.push_back(Event{t.ps(), seq_++, h, kind, arg});
-  std::push_heap(heap_.begin(), heap_.end(), Later{});
+  std::uint32_t slot;
+  if (free_payloads_.empty()) {
+    slot = static_cast<std::uint32_t>(payloads_.size());
+    if (slot >= (1u << kSlotBits))
+      throw SimulationError("more than 16 million events pending at once");
+    payloads_.push_back(Payload{});
+  } else {
+    slot = free_payloads_.back();
+    free_payloads_.pop_back();
+  }
+  std::uint64_t key = (seq_++ << kSlotBits) | slot;
+  payloads_[slot]   = Payload{h, arg, key, kind};
+  heap_push(Entry{t.ps(), key});
+  return key;
+}
+
+void Scheduler::cancel(EventId id)
+{
+  auto slot = static_cast<std::uint32_t>(id & ((1u << kSlotBits) - 1));
+  if (slot < payloads_.size() && payloads_[slot].key == id)
+    payloads_[slot].h = nullptr;
+}
+
+void Scheduler::heap_push(Entry e)
+{
+  std::size_t i = heap_.size();
+  heap_.push_back(e);
+  while (i > 0) {
+    std::size_t parent = (i - 1) / 4;
+    if (!e.before(heap_[parent]))
+      break;
+    heap_[i] = heap_[parent];
+    i        = parent;
+  }
+  heap_[i] = e;
+}
+
+Scheduler::Entry Scheduler::heap_pop()
+{
+  Entry top  = heap_[0];
+  Entry last = heap_.back();
+  heap_.pop_back();
+  std::size_t n = heap_.size();
+  if (n == 0)
+    return top;
+  std::size_t i = 0;
+  while (true) {
+    std::size_t c = 4 * i + 1;
+    if (c >= n)
+      break;
+    std::size_t best = c;
+    std::size_t end  = std::min(c + 4, n);
+    for (std::size_t k = c + 1; k < end; ++k)
+      if (heap_[k].before(heap_[best]))
+        best = k;
+    if (!heap_[best].before(last))
+      break;
+    heap_[i] = heap_[best];
+    i        = best;
+  }
+  heap_[i] = last;
+  return top;
 }
 
 void Scheduler::call_at(SimTime t, std::function<void()> fn)
@@ -196,9 +256,13 @@ void Scheduler::run_kernel()
         error_ = std::make_exception_ptr(DeadlockError(deadlock_report()));
       break;
     }
-    std::pop_heap(heap_.begin(), heap_.end(), Later{});
-    Event e = heap_.back();
-    heap_.pop_back();
+    Entry e = heap_pop();
+    auto slot       = static_cast<std::uint32_t>(e.key & ((1u << kSlotBits) - 1));
+    Payload ev      = payloads_[slot];
+    payloads_[slot].key = 0;
+    free_payloads_.push_back(slot);
+    if (!ev.h)
+      continue; // cancelled: skipped without advancing the clock
     if (SimTime::ps(e.t) > limit_) {
       error_ = std::make_exception_ptr(SimulationError(
           fmt::format("simulated time limit {} reached with work still pending (raise it with "
@@ -209,7 +273,7 @@ void Scheduler::run_kernel()
     now_ = SimTime::ps(e.t);
     ++events_;
     try {
-      e.h->on_event(e.kind, e.arg);
+      ev.h->on_event(ev.kind, ev.arg);
     } catch (const std::exception&) {
       fail(std::current_exception());
     }

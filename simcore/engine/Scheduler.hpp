@@ -52,6 +52,8 @@ public:
 };
 
 using ActorId = std::uint32_t;
+/// Identifies a scheduled event (to cancel it).
+using EventId = std::uint64_t;
 class ActorContext;
 
 class Scheduler {
@@ -64,8 +66,10 @@ public:
   SimTime now() const { return now_; }
 
   /// Schedule `h->on_event(kind, arg)` at date `t` (t >= now). Ties run in scheduling order.
-  void at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0);
-  void after(SimTime d, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0) { at(now_ + d, h, kind, arg); }
+  EventId at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0);
+  EventId after(SimTime d, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0) { return at(now_ + d, h, kind, arg); }
+  /// Cancel a pending event (no effect if it already ran). A cancelled event never advances the clock.
+  void cancel(EventId id);
   /// Schedule a callback (convenient; not for per-packet hot paths).
   void call_at(SimTime t, std::function<void()> fn);
 
@@ -90,16 +94,22 @@ public:
 
 private:
   friend class ActorContext;
-  struct Event {
+  // The heap holds 16-byte entries (date, insertion order << 24 | payload slot) in a 4-ary layout:
+  // fewer levels and fewer cache lines per operation than a binary heap of full events.
+  struct Entry {
     std::int64_t t;
-    std::uint64_t seq;
-    EventHandler* h;
-    std::uint32_t kind;
+    std::uint64_t key;
+    bool before(const Entry& o) const { return t != o.t ? t < o.t : key < o.key; }
+  };
+  struct Payload {
+    EventHandler* h; ///< nullptr once cancelled
     std::uint64_t arg;
+    std::uint64_t key;
+    std::uint32_t kind;
   };
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
-  };
+  static constexpr unsigned kSlotBits = 24;
+  void heap_push(Entry e);
+  Entry heap_pop();
   enum class ActorState { Running, Blocked, Pending, Finished };
   struct ActorSlot;
   class CallbackHandler;
@@ -113,8 +123,10 @@ private:
 
   SimTime now_;
   SimTime limit_ = SimTime::max();
-  std::uint64_t seq_ = 0;
-  std::vector<Event> heap_;
+  std::uint64_t seq_ = 1; // 0 never names a live event
+  std::vector<Entry> heap_;
+  std::vector<Payload> payloads_;
+  std::vector<std::uint32_t> free_payloads_;
   std::vector<ActorSlot> actors_;
   std::vector<ActorId> pending_;
   int running_ = 0;

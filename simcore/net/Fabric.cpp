@@ -200,6 +200,12 @@ std::uint32_t Fabric::choose_port(std::uint32_t vertex, const Packet& p)
   switch (cfg_.routing) {
     case RoutingMode::Ecmp:
       return hops[Rng::mix(p.flow * 0x100000001B3ULL + p.src * 31 + p.dst, vertex) % hops.size()];
+    case RoutingMode::DModK: {
+      std::uint64_t d = p.dst;
+      for (unsigned t = 1; t < topo_.info(vertex).tier; ++t)
+        d /= hops.size();
+      return hops[d % hops.size()];
+    }
     case RoutingMode::Spray:
       return hops[switch_rng_[vertex].below(hops.size())];
     case RoutingMode::Adaptive: {

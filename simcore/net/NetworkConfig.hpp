@@ -4,7 +4,7 @@
 namespace nafsim::net {
 
 enum class Forwarding { CutThrough, StoreAndForward };
-enum class RoutingMode { Ecmp, Spray, Adaptive };
+enum class RoutingMode { Ecmp, DModK, Spray, Adaptive };
 
 struct LinkConfig {
   BitsPerSecond rate{100e9};
@@ -103,7 +103,7 @@ struct NetworkConfig {
     v.field("link", link, "cables and ports");
     v.field("switch", switch_, "switches");
     v.field("ethernet", ethernet, "Ethernet framing");
-    v.field("routing", routing, "ecmp: one path per flow (hash); spray: random equal-cost port per packet; "
+    v.field("routing", routing, "ecmp: one path per flow (hash); dmodk: one path per destination (up-port = destination / n^(tier-1) mod n, the InfiniBand fat-tree rule: contention-free for shift permutations); spray: random equal-cost port per packet; "
                                 "adaptive: least-occupied equal-cost port per packet (spray and adaptive reorder)");
     v.field("faults", faults, "fault injection");
   }
@@ -117,7 +117,7 @@ template <> struct EnumNames<net::Forwarding> {
                                    std::pair{net::Forwarding::StoreAndForward, "store-and-forward"}};
 };
 template <> struct EnumNames<net::RoutingMode> {
-  static constexpr std::array list{std::pair{net::RoutingMode::Ecmp, "ecmp"},
+  static constexpr std::array list{std::pair{net::RoutingMode::Ecmp, "ecmp"}, std::pair{net::RoutingMode::DModK, "dmodk"},
                                    std::pair{net::RoutingMode::Spray, "spray"},
                                    std::pair{net::RoutingMode::Adaptive, "adaptive"}};
 };

@@ -1,0 +1,110 @@
+#include "workloads/traffic/Traffic.hpp"
+
+#include "simcore/config/ConfigError.hpp"
+#include "simcore/engine/Rng.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <numeric>
+
+namespace nafsim::workloads {
+
+void Traffic::start(nodes::Cluster& c)
+{
+  const std::size_t n = c.size();
+  if (n < 2)
+    throw config::ConfigError("", "/platform/topology/hosts", "the traffic workload needs at least 2 hosts");
+  nodes_.assign(n, {});
+  std::vector<std::size_t> partner(n);
+  switch (cfg_.pattern) {
+    case TrafficPattern::Shift:
+      for (std::size_t i = 0; i < n; ++i)
+        partner[i] = (i + n / 2) % n;
+      break;
+    case TrafficPattern::Neighbor:
+      for (std::size_t i = 0; i < n; ++i)
+        partner[i] = (i + 1) % n;
+      break;
+    case TrafficPattern::RandomPermutation: {
+      // A random derangement (nobody sends to itself), from its own stream of the run seed.
+      Rng rng(c.seed(), 0x7EAFF1C);
+      std::vector<std::size_t> p(n);
+      std::iota(p.begin(), p.end(), 0);
+      do {
+        for (std::size_t i = n - 1; i > 0; --i)
+          std::swap(p[i], p[rng.below(i + 1)]);
+      } while (std::any_of(p.begin(), p.end(), [&, i = std::size_t{0}](std::size_t v) mutable { return v == i++; }));
+      partner = p;
+      break;
+    }
+  }
+  std::vector<unsigned> incoming(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    nodes_[i].partner = partner[i];
+    ++incoming[partner[i]];
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    c.scheduler().spawn(fmt::format("traffic-{}", i), c.node(i).host(), [this, &c, i](ActorContext& ctx) {
+      nodes::FpgaNode& node = c.node(i);
+      nodes::QpId qp        = c.qp(i, nodes_[i].partner);
+      nodes_[i].started     = ctx.now();
+      unsigned posted = 0, done = 0;
+      while (done < cfg_.messages) {
+        while (posted < cfg_.messages && posted - done < cfg_.window) {
+          std::uint64_t id = (std::uint64_t{i} << 32) | posted;
+          node.poe().post_send(qp, roce::WorkRequest{id, roce::Verb::Write, 0, 0, cfg_.message.count, id});
+          ++posted;
+        }
+        std::uint64_t id = (std::uint64_t{i} << 32) | done;
+        auto comp        = node.wait_completion(ctx, id);
+        if (comp.status != roce::Status::Success)
+          throw SimulationError(fmt::format("traffic: node {} -> {}: {}", i, nodes_[i].partner,
+                                            roce::describe_failure(comp)));
+        ++done;
+      }
+      nodes_[i].finished = ctx.now();
+    });
+    if (incoming[i] > 0)
+      c.scheduler().spawn(fmt::format("traffic-rx-{}", i), c.node(i).host(),
+                          [this, &c, i, expect = incoming[i] * cfg_.messages](ActorContext& ctx) {
+                            for (unsigned k = 0; k < expect; ++k) {
+                              auto m = c.node(i).wait_inbound(ctx);
+                              if (m.bytes != cfg_.message.count ||
+                                  m.checksum != roce::range_checksum(m.msg, 0, m.bytes))
+                                throw SimulationError(fmt::format("traffic: node {} received a damaged message", i));
+                              ++nodes_[i].received;
+                            }
+                          });
+  }
+}
+
+void Traffic::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
+{
+  results::Table t("traffic", {"node", "partner", "hops", "bytes_sent", "bytes_received", "time_us", "throughput_gbps"});
+  double total = 0;
+  SimTime last;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    auto const& r = nodes_[i];
+    double us     = (r.finished - r.started).us();
+    double bytes  = static_cast<double>(cfg_.message.count) * cfg_.messages;
+    double gbps   = us > 0 ? bytes * 8 / (us * 1e3) : 0;
+    total += gbps;
+    last = std::max(last, r.finished);
+    t.row()
+        .add(i)
+        .add(r.partner)
+        .add(c.fabric().routes().distance(i, r.partner))
+        .add(static_cast<std::uint64_t>(bytes))
+        .add(r.received * cfg_.message.count)
+        .add(us, 3)
+        .add(gbps, 3);
+  }
+  sink.add(std::move(t));
+  summary.push_back(fmt::format("traffic: {} nodes, pattern {}, {} x {} per node, window {}", nodes_.size(),
+                                config::enum_name(cfg_.pattern), cfg_.messages, format_bytes(cfg_.message),
+                                cfg_.window));
+  summary.push_back(fmt::format("  mean per-node throughput {:.3f} Gbit/s, all done at {}", total / nodes_.size(),
+                                format_time(last)));
+}
+
+} // namespace nafsim::workloads
