@@ -31,7 +31,7 @@ public:
   SimTime access(SimTime now, Bytes b)
   {
     SimTime start = std::max(now, bus_free_);
-    bus_free_     = start + transmit_time(b, bw_);
+    bus_free_     = start + bw_.time_for(b);
     bytes_ += b.count;
     ++accesses_;
     return bus_free_ + latency_;
@@ -40,7 +40,7 @@ public:
   std::uint64_t accesses() const { return accesses_; }
 
 private:
-  BitsPerSecond bw_;
+  LineRate bw_;
   SimTime latency_;
   SimTime bus_free_;
   std::uint64_t bytes_    = 0;

@@ -82,6 +82,7 @@ EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint6
   std::uint64_t key = (seq_++ << kSlotBits) | slot;
   payloads_[slot]   = Payload{h, arg, key, kind};
   heap_push(Entry{t.ps(), key});
+  peak_pending_ = std::max(peak_pending_, heap_size_);
   return key;
 }
 
@@ -92,45 +93,55 @@ void Scheduler::cancel(EventId id)
     payloads_[slot].h = nullptr;
 }
 
+namespace {
+unsigned radix_bucket(std::int64_t t, std::int64_t last)
+{
+  auto x = static_cast<std::uint64_t>(t) ^ static_cast<std::uint64_t>(last);
+  return x == 0 ? 0u : 64u - static_cast<unsigned>(__builtin_clzll(x));
+}
+} // namespace
+
 void Scheduler::heap_push(Entry e)
 {
-  std::size_t i = heap_.size();
-  heap_.push_back(e);
-  while (i > 0) {
-    std::size_t parent = (i - 1) / 4;
-    if (!e.before(heap_[parent]))
-      break;
-    heap_[i] = heap_[parent];
-    i        = parent;
-  }
-  heap_[i] = e;
+  buckets_[radix_bucket(e.t, last_)].push_back(e);
+  ++heap_size_;
 }
 
 Scheduler::Entry Scheduler::heap_pop()
 {
-  Entry top  = heap_[0];
-  Entry last = heap_.back();
-  heap_.pop_back();
-  std::size_t n = heap_.size();
-  if (n == 0)
-    return top;
-  std::size_t i = 0;
-  while (true) {
-    std::size_t c = 4 * i + 1;
-    if (c >= n)
-      break;
-    std::size_t best = c;
-    std::size_t end  = std::min(c + 4, n);
-    for (std::size_t k = c + 1; k < end; ++k)
-      if (heap_[k].before(heap_[best]))
-        best = k;
-    if (!heap_[best].before(last))
-      break;
-    heap_[i] = heap_[best];
-    i        = best;
+  auto& b0 = buckets_[0];
+  if (head0_ == b0.size()) {
+    b0.clear();
+    head0_ = 0;
+    unsigned i = 1;
+    while (buckets_[i].empty())
+      ++i;
+    auto& bi = buckets_[i];
+    std::int64_t lo = bi[0].t;
+    for (auto const& e : bi)
+      lo = std::min(lo, e.t);
+    last_ = lo;
+    for (auto const& e : bi)
+      buckets_[radix_bucket(e.t, last_)].push_back(e);
+    bi.clear();
+    std::sort(b0.begin(), b0.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
   }
-  heap_[i] = last;
-  return top;
+  --heap_size_;
+  return b0[head0_++];
+}
+
+std::int64_t Scheduler::heap_next_time()
+{
+  if (head0_ < buckets_[0].size())
+    return last_;
+  for (unsigned i = 1; i < buckets_.size(); ++i)
+    if (!buckets_[i].empty()) {
+      std::int64_t lo = buckets_[i][0].t;
+      for (auto const& e : buckets_[i])
+        lo = std::min(lo, e.t);
+      return lo;
+    }
+  return INT64_MAX;
 }
 
 void Scheduler::call_at(SimTime t, std::function<void()> fn)
@@ -245,13 +256,13 @@ void Scheduler::run_kernel()
   wait_for_running_actors();
   while (!error_) {
     // Actors woken at the current date run once every event of that date has been handled.
-    if (!pending_.empty() && (heap_.empty() || heap_.front().t > now_.ps()))
+    if (!pending_.empty() && (heap_empty() || heap_next_time() > now_.ps()))
       flush_pending();
     if (error_)
       break;
     if (running_ > 0) // actors spawned by a handler
       wait_for_running_actors();
-    if (heap_.empty()) {
+    if (heap_empty()) {
       if (live_ > 0)
         error_ = std::make_exception_ptr(DeadlockError(deadlock_report()));
       break;

@@ -35,6 +35,7 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
       p.peer         = static_cast<std::uint32_t>(refs[i].peer);
       p.peer_port    = refs[i].peer_port;
       p.rate         = refs[i].rate;
+      p.line         = LineRate(refs[i].rate);
       p.propagation  = refs[i].propagation;
       p.capacity     = is_host ? 0 : cfg.switch_.port_buffer.count;
       p.peer_is_host = topo.info(refs[i].peer).kind == topo::VertexKind::Host;
@@ -113,7 +114,7 @@ void Fabric::start_tx(std::uint32_t pid)
 
   Packet& p    = pool_[slot];
   SimTime t0   = std::max(sched_.now(), p.not_before);
-  SimTime ser  = transmit_time(Bytes{p.wire_bytes}, port.rate);
+  SimTime ser  = port.line.time_for(Bytes{p.wire_bytes});
   port.busy    = true;
   in_service_[pid] = slot;
   ++port.counters.tx_packets;
@@ -128,7 +129,7 @@ void Fabric::start_tx(std::uint32_t pid)
   SimTime decide = p.tail_arrival;
   if (!port.peer_is_host) {
     if (cfg_.switch_.forwarding == Forwarding::CutThrough) {
-      SimTime head = t0 + port.propagation + transmit_time(cfg_.switch_.cut_through_header, port.rate);
+      SimTime head = t0 + port.propagation + port.line.time_for(cfg_.switch_.cut_through_header);
       decide       = std::min(head, p.tail_arrival) + cfg_.switch_.latency;
     } else {
       decide = p.tail_arrival + cfg_.switch_.latency;
@@ -237,7 +238,7 @@ void Fabric::forward(std::uint32_t slot)
   p.not_before     = sched_.now();
   if (cfg_.switch_.forwarding == Forwarding::CutThrough) {
     // The last bit cannot leave before it came in (matters when the output is faster).
-    SimTime ser_out = transmit_time(Bytes{p.wire_bytes}, ports_[out].rate);
+    SimTime ser_out = ports_[out].line.time_for(Bytes{p.wire_bytes});
     p.not_before    = std::max(p.not_before, p.tail_arrival + cfg_.switch_.latency - ser_out);
   }
   enqueue(out, slot);

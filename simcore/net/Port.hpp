@@ -28,6 +28,7 @@ struct Port {
   std::uint32_t peer      = 0; ///< vertex at the other end
   std::uint32_t peer_port = 0;
   BitsPerSecond rate;
+  LineRate line;
   SimTime propagation;
   std::uint64_t capacity = 0; ///< queue capacity in bytes (0 = unlimited)
   bool peer_is_host = false;

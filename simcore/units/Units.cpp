@@ -3,6 +3,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <numeric>
 #include <cmath>
 #include <fmt/format.h>
 #include <utility>
@@ -21,6 +22,18 @@ SimTime transmit_time(Bytes b, BitsPerSecond r)
     return SimTime::ps(static_cast<std::int64_t>((num + den / 2) / den));
   }
   return SimTime::from_seconds(bits / r.bps);
+}
+
+LineRate::LineRate(BitsPerSecond r) : rate_(r)
+{
+  if (r.bps > 0 && r.bps == std::floor(r.bps) && r.bps < 9.0e18) {
+    std::uint64_t num = 8000000000000ULL; // ps per second x bits per byte
+    auto den          = static_cast<std::uint64_t>(r.bps);
+    std::uint64_t g   = std::gcd(num, den);
+    num_              = num / g;
+    den_              = den / g;
+    limit_            = (UINT64_MAX - den_) / num_;
+  }
 }
 
 SimTime cycles_time(Cycles c, Hertz f)

@@ -83,6 +83,27 @@ struct Cycles {
 SimTime transmit_time(Bytes b, BitsPerSecond r);
 /// Duration of `c` cycles of a clock at `f`, rounded to the nearest picosecond.
 SimTime cycles_time(Cycles c, Hertz f);
+/// A rate prepared for repeated serialization times: picoseconds per byte as an exact fraction
+/// num/den when the rate is a whole number of bits per second (every preset), so that
+/// time_for() is 64-bit integer arithmetic and equals transmit_time() exactly.
+class LineRate {
+public:
+  LineRate() = default;
+  explicit LineRate(BitsPerSecond r);
+  SimTime time_for(Bytes b) const
+  {
+    if (den_ != 0 && b.count < limit_)
+      return SimTime::ps(static_cast<std::int64_t>((b.count * num_ + den_ / 2) / den_));
+    return transmit_time(b, rate_);
+  }
+  BitsPerSecond rate() const { return rate_; }
+
+private:
+  BitsPerSecond rate_;
+  std::uint64_t num_   = 0;
+  std::uint64_t den_   = 0; ///< 0: no exact fraction, use transmit_time()
+  std::uint64_t limit_ = 0; ///< largest byte count that cannot overflow
+};
 /// Bytes per second as a rate.
 constexpr BitsPerSecond bytes_per_second(double bytes_per_s) { return BitsPerSecond{bytes_per_s * 8.0}; }
 

@@ -65,3 +65,12 @@ TEST(Units, FormatsStably)
   EXPECT_EQ(format_frequency(Hertz{250e6}), "250MHz");
   EXPECT_EQ(parse_time(format_time(SimTime::ps(334240))).ps(), 334240);
 }
+
+TEST(Units, LineRateMatchesTransmitTimeExactly)
+{
+  for (double bps : {10e9, 25e9, 100e9, 128e9, 400e9, 56e9, 1e15, 3e9 + 7})
+    for (std::uint64_t b : {0ULL, 1ULL, 64ULL, 4178ULL, 1ULL << 20, 123456789ULL}) {
+      LineRate l{BitsPerSecond{bps}};
+      EXPECT_EQ(l.time_for(Bytes{b}), transmit_time(Bytes{b}, BitsPerSecond{bps})) << bps << " " << b;
+    }
+}
