@@ -1,4 +1,5 @@
 // nafsim: discrete-event simulator of network-attached FPGA clusters, on SimGrid.
+#include "simcore/app/Bench.hpp"
 #include "simcore/app/Params.hpp"
 #include "simcore/app/Runner.hpp"
 #include "simcore/app/Scenario.hpp"
@@ -118,6 +119,15 @@ int main(int argc, char** argv)
   sw->add_option("--set", sweep_sets, "override a parameter in every point (axis values win)");
   sw->add_flag("--merge-only", merge_only, "only merge the tables of the points already done");
 
+  auto* bench = cli.add_subcommand("bench", "simulator speed: packet-hops per wall second and peak memory vs cluster size");
+  std::vector<unsigned> bench_sizes{16, 256, 1024};
+  std::string bench_total = "4GiB", bench_out = "results/bench";
+  bench->add_option("--nodes", bench_sizes, "cluster sizes (default 16 256 1024)");
+  bench->add_option("--total", bench_total, "traffic of a run, split over the nodes (default 4GiB)");
+  bench->add_option("--out", bench_out, "output directory (default results/bench)");
+  unsigned bench_repeat = 3;
+  bench->add_option("--repeat", bench_repeat, "runs per size; the median wall time is reported (default 3)");
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -130,6 +140,15 @@ int main(int argc, char** argv)
       if (*seed_opt)
         opt.seed = seed;
       return run_command(scenario, opt, out, logs, args, reg);
+    }
+    if (*bench) {
+      Bytes total;
+      try {
+        total = parse_bytes(bench_total);
+      } catch (const UnitError& e) {
+        throw config::ConfigError("--total", "", e.message);
+      }
+      return app::run_bench(bench_sizes, total.count, bench_repeat, bench_out, reg);
     }
     if (*sw)
       return sweep_command(sweep_file, jobs, sweep_out, sweep_sets, merge_only, reg);
