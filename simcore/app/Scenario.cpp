@@ -41,7 +41,7 @@ std::pair<Json, std::string> platform_reference(const std::string& ref, const st
                                                 const std::string& base_dir)
 {
   if (ref.size() > 5 && ref.substr(ref.size() - 5) == ".json") {
-    fs::path p = fs::path(ref).is_absolute() ? fs::path(ref) : fs::path(base_dir) / ref;
+    fs::path p = (fs::path(ref).is_absolute() ? fs::path(ref) : fs::path(base_dir) / ref).lexically_normal();
     return {config::load_json_file(p.string()), p.string()};
   }
   return {preset_json(ref, origin, "/platform"), "platforms/" + ref + ".json"};

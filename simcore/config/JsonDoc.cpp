@@ -90,8 +90,10 @@ void set_dotted(Json& doc, const std::string& dotted, Json value, Origins& origi
       origins.set(pointer, origin);
       return;
     }
-    if (!cur->contains(key))
+    if (!cur->contains(key)) {
       (*cur)[key] = Json::object();
+      origins.set(pointer, origin); // a key this --set invented: errors about it must name the --set
+    }
     cur   = &(*cur)[key];
     start = dot + 1;
   }

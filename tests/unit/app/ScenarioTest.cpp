@@ -1,0 +1,143 @@
+// Scenario loading: merging and precedence, and the error for each kind of bad input (what, where:
+// file and JSON path, and what is allowed).
+#include "simcore/app/Scenario.hpp"
+#include "simcore/config/ConfigError.hpp"
+#include "tests/support/RunScenario.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace nafsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+workloads::WorkloadRegistry& registry()
+{
+  static workloads::WorkloadRegistry r = [] {
+    workloads::WorkloadRegistry x;
+    workloads::register_all_workloads(x);
+    return x;
+  }();
+  return r;
+}
+
+app::Scenario load(const std::string& text, std::vector<std::string> sets = {})
+{
+  app::ScenarioOptions o;
+  o.sets = std::move(sets);
+  return app::load_scenario_doc(config::parse_json_text(text, "s.json"), "s.json", ".", o, registry());
+}
+
+std::string error(const std::string& text, std::vector<std::string> sets = {})
+{
+  try {
+    load(text, std::move(sets));
+  } catch (const config::ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+const char* kOk = R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrecv"}})";
+
+} // namespace
+
+TEST(Scenario, PresetInlinePatchOverridesAndSetInOrder)
+{
+  auto sc = load(R"({"seed": 4, "platform": {"preset": "accl-coyote-u55c", "network": {"switch": {"latency": "1us"}}},
+                     "workload": {"kind": "sendrecv", "max_size": "1MiB"},
+                     "overrides": {"platform.network.switch.latency": "2us", "platform.topology.hosts": 4}})",
+                 {"platform.topology.hosts=6"});
+  EXPECT_EQ(sc.header.seed, 4u);
+  EXPECT_EQ(sc.platform.network.switch_.latency, SimTime::us(2)) << "overrides beat the inline patch";
+  EXPECT_EQ(sc.platform.topology.hosts, 6u) << "--set beats overrides";
+  EXPECT_DOUBLE_EQ(sc.platform.network.link.rate.bps, 100e9) << "preset value kept";
+  EXPECT_EQ(sc.resolved["workload"]["max_size"], "1MiB");
+  EXPECT_EQ(sc.resolved["workload"]["min_size"], "512B") << "defaults are written into the resolved scenario";
+  EXPECT_TRUE(sc.platform_sources.contains("network.link.rate"));
+}
+
+TEST(Scenario, EveryPresetLoads)
+{
+  for (auto const& name : app::preset_names())
+    EXPECT_NO_THROW(load(fmt::format(R"({{"platform": "{}", "workload": {{"kind": "sendrecv"}}}})", name))) << name;
+}
+
+TEST(Scenario, BadInputIsExplained)
+{
+  EXPECT_EQ(error(R"({"platfrom": "accl-coyote-u55c", "workload": {"kind": "sendrecv"}})"),
+            "s.json: /platfrom: unknown key 'platfrom'; a scenario has: name, description, seed, max_sim_time, platform, "
+            "workload, overrides");
+  EXPECT_EQ(error(R"({"workload": {"kind": "sendrecv"}})"),
+            "s.json: /platform: missing: give a preset name (e.g. \"accl-coyote-u55c\"), a .json file or an inline "
+            "platform object");
+  EXPECT_EQ(error(R"({"platform": "accl", "workload": {"kind": "sendrecv"}})"),
+            "s.json: /platform: unknown platform preset 'accl'; presets: accl-coyote-u55c, fat-tree, leaf-spine, "
+            "single-switch (or give a path ending in .json, or an inline object)");
+  EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrcv"}})"),
+            "s.json: /workload/kind: unknown workload kind 'sendrcv'; valid kinds: sendrecv, traffic");
+  EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"src": 1}})"),
+            "s.json: /workload/kind: missing workload kind; valid kinds: sendrecv, traffic");
+  EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrecv", "iterations": -2}})"),
+            "s.json: /workload/iterations: expected a non-negative whole number, got -2");
+  EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrecv", "op": "put"}})"),
+            "s.json: /workload/op: unknown value \"put\"; allowed: write|send|read");
+  EXPECT_EQ(error(R"({"platform": {"preset": "accl-coyote-u55c", "network": {"switch": {"forwarding": "wormhole"}}},
+                      "workload": {"kind": "sendrecv"}})"),
+            "s.json: /platform/network/switch/forwarding: unknown value \"wormhole\"; allowed: "
+            "cut-through|store-and-forward");
+  EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrecv", "min_size": "8KiB", "max_size": "4KiB"}})"),
+            "s.json: /workload/min_size: min_size 8KiB is larger than max_size 4KiB");
+  EXPECT_EQ(error(kOk, {"platform.node.fpga.rdma.mtu=100000"}),
+            "--set platform.node.fpga.rdma.mtu=100000: /platform/node/fpga/rdma/mtu: value 100000 is out of range; "
+            "allowed: 256B to 9000B");
+  EXPECT_EQ(error(kOk, {"platform.node.fpga.rdma.timeouts=1ms"}),
+            "--set platform.node.fpga.rdma.timeouts=1ms: /platform/node/fpga/rdma/timeouts: expected a list ([...]), got "
+            "\"1ms\"");
+  EXPECT_EQ(error(kOk, {"workload.size"}),
+            "--set workload.size: expected path=value, e.g. --set platform.network.link.rate=25Gbps");
+  EXPECT_EQ(error(kOk, {"platform.network.lnk.rate=1Gbps"}),
+            "--set platform.network.lnk.rate=1Gbps: /platform/network/lnk: unknown key 'lnk' (did you mean 'link'?); "
+            "allowed keys here: link, switch, ethernet, routing, faults (see `nafsim params`)");
+  EXPECT_EQ(error(R"({"platform": {"topology": {"hosts": 2}, "sources": {"network.link.speed": "x"}},
+                      "workload": {"kind": "sendrecv"}})"),
+            "s.json: /sources/network.link.speed: 'network.link.speed' names no platform parameter (see `nafsim params "
+            "platform`)");
+  EXPECT_EQ(error(R"({"platform": "missing.json", "workload": {"kind": "sendrecv"}})"),
+            "missing.json: cannot open file (check the path; scenario files are JSON)");
+}
+
+TEST(Scenario, PlatformErrorsFoundWhenBuildingNameTheirSource)
+{
+  auto odd = nafsim::testing::run_scenario_isolated(
+      R"({"platform": {"preset": "fat-tree", "topology": {"fat_tree": {"k": 5}}}, "workload": {"kind": "sendrecv"}})");
+  EXPECT_EQ(odd.error_kind, "config");
+  EXPECT_EQ(odd.error, "test-scenario.json: /platform/topology/fat_tree/k: k must be even, got 5");
+  auto far = nafsim::testing::run_scenario_isolated(kOk, {"workload.dst=10"});
+  EXPECT_EQ(far.error, "--set workload.dst=10: /workload/dst: node 10 does not exist: the platform has 10 hosts (0..9)");
+  auto full = nafsim::testing::run_scenario_isolated(
+      R"({"platform": {"preset": "fat-tree", "topology": {"hosts": 200}}, "workload": {"kind": "sendrecv"}})");
+  EXPECT_EQ(full.error, "test-scenario.json: /platform/topology/hosts: a 8-ary fat-tree holds at most 128 hosts, 200 "
+                        "requested; raise fat_tree.k");
+}
+
+TEST(Scenario, TheCliExitsWithTwoAndWritesNothing)
+{
+  fs::path d = fs::temp_directory_path() / fmt::format("nafsim-bad-{}", ::getpid());
+  fs::create_directories(d);
+  std::ofstream(d / "bad.json") << R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrecv", "dst": 99}})";
+  std::string cmd = fmt::format("cd '{}' && '{}' run bad.json > out.txt 2> err.txt", d.string(), NAFSIM_BINARY);
+  int status      = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::ifstream err(d / "err.txt");
+  std::string line;
+  std::getline(err, line);
+  EXPECT_EQ(line, "error: bad.json: /workload/dst: node 99 does not exist: the platform has 10 hosts (0..9)");
+  EXPECT_FALSE(fs::exists(d / "results")) << "nothing is written for a bad scenario";
+  fs::remove_all(d);
+}
