@@ -29,6 +29,8 @@ public:
   const topo::Topology& topology() const { return topo_; }
   Scheduler& scheduler() { return sched_; }
   const PlatformConfig& config() const { return cfg_; }
+  /// Record the run into `t` (work requests, inbound messages; packets at level `packets`).
+  void enable_trace(results::Trace& t);
   /// The run seed: components derive their own random streams from it.
   std::uint64_t seed() const { return seed_; }
   simgrid::s4u::Host* kernel_host() const { return hosts_.at(0); }

@@ -29,8 +29,20 @@ QpId RdmaPoe::create_qp(net::HostId peer, QpId remote_qpn, Psn initial_psn)
   return id;
 }
 
+void RdmaPoe::set_trace(results::Trace* t, std::uint32_t pid)
+{
+  trace_     = t && t->messages() ? t : nullptr;
+  trace_pid_ = pid;
+  if (trace_) {
+    trace_->name_thread(pid, 1, "work requests");
+    trace_->name_thread(pid, 2, "inbound messages");
+  }
+}
+
 void RdmaPoe::post_send(QpId qp, const WorkRequest& wr)
 {
+  if (trace_)
+    posted_[wr.wr_id] = sched_.now();
   qps_.at(qp).req.post(wr, sched_.now(), scratch_);
   execute(qp, scratch_);
 }
@@ -301,6 +313,21 @@ void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
     case kNotify: {
       auto [at, n] = std::move(notices_.front());
       notices_.pop_front();
+      if (trace_) {
+        static constexpr const char* verbs[] = {"SEND", "WRITE", "READ"};
+        if (n.inbound) {
+          trace_->instant(trace_pid_, 2, fmt::format("{} {} from host {}", verbs[static_cast<int>(n.message.verb)],
+                                                     format_bytes(Bytes{n.message.bytes}), qps_[n.qp].peer),
+                          now);
+        } else if (auto it = posted_.find(n.completion.wr_id); it != posted_.end()) {
+          trace_->span(trace_pid_, 1,
+                       fmt::format("{} {} to host {}", verbs[static_cast<int>(n.completion.verb)],
+                                   format_bytes(Bytes{n.completion.bytes}), qps_[n.qp].peer),
+                       it->second, now, fmt::format(R"({{"wr_id":{},"status":"{}"}})", n.completion.wr_id,
+                                                    status_name(n.completion.status)));
+          posted_.erase(it);
+        }
+      }
       if (n.inbound)
         listener_.on_inbound(n.qp, n.message);
       else

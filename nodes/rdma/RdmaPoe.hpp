@@ -16,8 +16,10 @@
 #include "protocols/roce/Responder.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Fabric.hpp"
+#include "simcore/results/Trace.hpp"
 
 #include <deque>
+#include <unordered_map>
 #include <vector>
 
 namespace nafsim::nodes {
@@ -63,6 +65,8 @@ public:
 
   PoeCounters counters() const;
   std::size_t qp_count() const { return qps_.size(); }
+  /// Record work requests and inbound messages on track `pid` of the trace.
+  void set_trace(results::Trace* t, std::uint32_t pid);
 
   // net::Endpoint
   void deliver(net::Packet&& p) override;
@@ -132,6 +136,9 @@ private:
   std::deque<std::pair<SimTime, Notice>> notices_;
   roce::Actions scratch_;
   PoeCounters c_;
+  results::Trace* trace_ = nullptr;
+  std::uint32_t trace_pid_ = 0;
+  std::unordered_map<std::uint64_t, SimTime> posted_; ///< wr_id -> post time (tracing only)
 };
 
 } // namespace nafsim::nodes

@@ -18,13 +18,17 @@ namespace nafsim::app {
 using config::Json;
 
 RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
-                       const std::vector<std::string>& log_settings, const std::vector<std::string>& command_line)
+                       const std::vector<std::string>& log_settings, const std::vector<std::string>& command_line,
+                       results::TraceLevel trace_level)
 {
+  results::Trace trace(trace_level);
   Simulation sim(log_settings);
   sim.scheduler().set_time_limit(sc.header.max_sim_time);
   std::unique_ptr<nodes::Cluster> cluster;
   try {
     cluster = std::make_unique<nodes::Cluster>(sc.platform, sim.scheduler(), sc.header.seed);
+    if (trace.messages())
+      cluster->enable_trace(trace);
     sc.workload->start(*cluster);
   } catch (const config::ConfigError& e) {
     // Errors found against the built platform: name the file the offending value came from.
@@ -67,6 +71,10 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   for (auto const& t : sink.tables())
     tables.push_back({{"file", t.name() + ".csv"}, {"columns", t.columns()}, {"rows", t.rows().size()}});
   meta["tables"] = tables;
+  if (trace.messages()) {
+    meta["trace"] = {{"file", "trace.json"}, {"events", trace.size()}, {"truncated", trace.truncated()}};
+    sink.add_file("trace.json", trace.json());
+  }
   sink.set_metadata(meta);
   sink.commit();
 

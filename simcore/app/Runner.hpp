@@ -3,6 +3,7 @@
 
 #include "simcore/app/Scenario.hpp"
 #include "simcore/results/ResultSink.hpp"
+#include "simcore/results/Trace.hpp"
 
 #include <filesystem>
 #include <string>
@@ -20,6 +21,7 @@ struct RunReport {
 /// Run `sc` (in this process: one run per process), write results into `out_dir`.
 /// Throws config::ConfigError (bad input), SimulationError / DeadlockError (the run failed).
 RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir, const std::vector<std::string>& log_settings,
-                       const std::vector<std::string>& command_line);
+                       const std::vector<std::string>& command_line,
+                       results::TraceLevel trace = results::TraceLevel::Off);
 
 } // namespace nafsim::app

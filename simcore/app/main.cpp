@@ -23,11 +23,11 @@ namespace {
 
 int run_command(const std::string& scenario, const app::ScenarioOptions& opt, const std::string& out,
                 const std::vector<std::string>& logs, const std::vector<std::string>& argv,
-                const workloads::WorkloadRegistry& reg)
+                const workloads::WorkloadRegistry& reg, results::TraceLevel trace)
 {
   app::Scenario sc = app::load_scenario(scenario, opt, reg);
   fs::path dir     = out.empty() ? fs::path("results") / sc.header.name : fs::path(out);
-  auto rep         = app::run_scenario(sc, dir, logs, argv);
+  auto rep         = app::run_scenario(sc, dir, logs, argv, trace);
   for (auto const& l : rep.summary)
     std::cout << l << "\n";
   std::cerr << fmt::format("wall time {:.3f} s, {:.2f} M packet-hops/s\n", rep.wall_seconds,
@@ -101,6 +101,11 @@ int main(int argc, char** argv)
   auto* seed_opt = run->add_option("--seed", seed, "seed of every random stream (overrides the scenario's)");
   run->add_option("--out", out, "result directory (default results/<scenario name>)");
   run->add_option("--log", logs, "SimGrid log setting, e.g. nafsim_engine.thres:debug (repeatable)");
+  std::string trace_level = "off";
+  run->add_option("--trace", trace_level,
+                  "write trace.json (Chrome trace format): messages (work requests, inbound messages) or packets "
+                  "(also every transmission and drop per port)")
+      ->check(CLI::IsMember({"off", "messages", "packets"}));
 
   auto* params = cli.add_subcommand("params", "list every parameter: path, type, default, meaning");
   std::string prefix;
@@ -139,7 +144,10 @@ int main(int argc, char** argv)
     if (*run) {
       if (*seed_opt)
         opt.seed = seed;
-      return run_command(scenario, opt, out, logs, args, reg);
+      auto level = trace_level == "packets"    ? results::TraceLevel::Packets
+                   : trace_level == "messages" ? results::TraceLevel::Messages
+                                               : results::TraceLevel::Off;
+      return run_command(scenario, opt, out, logs, args, reg, level);
     }
     if (*bench) {
       Bytes total;

@@ -50,6 +50,15 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
   endpoints_.assign(topo.host_count(), nullptr);
 }
 
+void Fabric::set_trace(results::Trace* t)
+{
+  trace_ = t && t->packets() ? t : nullptr;
+  if (!trace_)
+    return;
+  for (auto const& p : ports_)
+    trace_->name_thread(p.vertex, 100 + p.index, fmt::format("port {} -> {}", p.index, topo_.info(p.peer).name));
+}
+
 void Fabric::attach(HostId h, Endpoint* ep)
 {
   endpoints_.at(h) = ep;
@@ -126,6 +135,9 @@ void Fabric::start_tx(std::uint32_t pid)
   p.from_port    = pid;
 
   sched_.at(t0 + ser, this, kTxDone, pid);
+  if (trace_)
+    trace_->span(port.vertex, 100 + port.index, fmt::format("{}->{} #{}", p.src, p.dst, p.seq), t0, t0 + ser,
+                 fmt::format(R"({{"bytes":{},"flow":{}}})", p.wire_bytes, p.flow));
   SimTime decide = p.tail_arrival;
   if (!port.peer_is_host) {
     if (cfg_.switch_.forwarding == Forwarding::CutThrough) {
@@ -160,6 +172,8 @@ void Fabric::arrive(std::uint32_t slot)
   if (faults_.active()) {
     switch (faults_.on_arrival(ports_[pool_[slot].from_port], pool_[slot])) {
       case FaultVerdict::Drop:
+        if (trace_)
+          trace_->instant(pool_[slot].at_vertex, 100, "lost on cable", sched_.now());
         release(slot);
         return;
       case FaultVerdict::Duplicate: {
@@ -251,6 +265,8 @@ void Fabric::enqueue(std::uint32_t pid, std::uint32_t slot)
   std::uint64_t occupancy = port.queued_bytes + bytes;
   if (port.capacity > 0 && occupancy > port.capacity) {
     ++port.counters.queue_drops;
+    if (trace_)
+      trace_->instant(port.vertex, 100 + port.index, "tail drop", sched_.now());
     release(slot);
     return;
   }

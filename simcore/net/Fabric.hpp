@@ -17,6 +17,7 @@
 #include "simcore/net/FaultInjector.hpp"
 #include "simcore/net/NetworkConfig.hpp"
 #include "simcore/net/Port.hpp"
+#include "simcore/results/Trace.hpp"
 #include "simcore/topo/Topology.hpp"
 
 #include <vector>
@@ -44,6 +45,8 @@ public:
   void attach(HostId h, Endpoint* ep);
   /// The endpoint of host `h` has a packet to send: its port pulls it when free.
   void tx_ready(HostId h);
+  /// Record packet transmissions and drops (when the trace level is `packets`).
+  void set_trace(results::Trace* t);
 
   const topo::Topology& topology() const { return topo_; }
   const topo::RoutingTable& routes() const { return routes_; }
@@ -81,6 +84,7 @@ private:
   std::vector<std::uint32_t> free_;
   std::vector<std::uint32_t> in_service_; ///< per port: packet being serialized
   FabricTotals totals_;
+  results::Trace* trace_ = nullptr;
 };
 
 } // namespace nafsim::net

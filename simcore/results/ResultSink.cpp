@@ -37,6 +37,8 @@ void ResultSink::commit() const
   fs::create_directories(tmp);
   for (auto const& t : tables_)
     write_plain(tmp / (t.name() + ".csv"), t.csv());
+  for (auto const& [name, text] : files_)
+    write_plain(tmp / name, text);
   write_plain(tmp / "metadata.json", metadata_.dump(2) + "\n");
   fs::path old = parent / fmt::format(".{}.old-{}", dir_.filename().string(), ::getpid());
   if (fs::exists(dir_))

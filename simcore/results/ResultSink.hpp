@@ -16,6 +16,8 @@ public:
   explicit ResultSink(std::filesystem::path dir) : dir_(std::move(dir)) {}
   void add(Table t) { tables_.push_back(std::move(t)); }
   void set_metadata(config::Json m) { metadata_ = std::move(m); }
+  /// Another file of the run (e.g. trace.json), written with the tables.
+  void add_file(std::string name, std::string text) { files_.emplace_back(std::move(name), std::move(text)); }
   const std::vector<Table>& tables() const { return tables_; }
   const std::filesystem::path& dir() const { return dir_; }
   /// Write everything; replaces an earlier result directory of the same name.
@@ -24,6 +26,7 @@ public:
 private:
   std::filesystem::path dir_;
   std::vector<Table> tables_;
+  std::vector<std::pair<std::string, std::string>> files_;
   config::Json metadata_;
 };
 

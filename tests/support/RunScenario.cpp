@@ -47,7 +47,8 @@ Csv parse_csv(const std::string& text)
   return c;
 }
 
-ScenarioRun run_scenario_isolated(const std::string& scenario, const std::vector<std::string>& sets)
+ScenarioRun run_scenario_isolated(const std::string& scenario, const std::vector<std::string>& sets,
+                                  const std::string& trace)
 {
   auto res = run_isolated([&]() -> std::string {
     using nlohmann::json;
@@ -60,7 +61,9 @@ ScenarioRun run_scenario_isolated(const std::string& scenario, const std::vector
       opt.sets    = sets;
       auto doc    = config::parse_json_text(scenario, "test-scenario.json");
       auto sc     = app::load_scenario_doc(doc, "test-scenario.json", ".", opt, reg);
-      auto rep    = app::run_scenario(sc, dir, {}, {"test"});
+      auto level  = trace == "packets" ? results::TraceLevel::Packets
+                    : trace == "messages" ? results::TraceLevel::Messages : results::TraceLevel::Off;
+      auto rep    = app::run_scenario(sc, dir, {}, {"test"}, level);
       out["ok"]      = true;
       out["summary"] = rep.summary;
       for (auto const& f : fs::directory_iterator(dir)) {
@@ -71,6 +74,8 @@ ScenarioRun run_scenario_isolated(const std::string& scenario, const std::vector
           out["tables"][f.path().stem().string()] = ss.str();
         else if (f.path().filename() == "metadata.json")
           out["metadata"] = json::parse(ss.str());
+        else if (f.path().filename() == "trace.json")
+          out["trace"] = json::parse(ss.str());
       }
     } catch (const config::ConfigError& e) {
       out = {{"ok", false}, {"kind", "config"}, {"error", e.what()}};
@@ -101,6 +106,8 @@ ScenarioRun run_scenario_isolated(const std::string& scenario, const std::vector
   for (auto it = j["tables"].begin(); it != j["tables"].end(); ++it)
     r.tables[it.key()] = parse_csv(it.value().get<std::string>());
   r.metadata = j["metadata"];
+  if (j.contains("trace"))
+    r.trace = j["trace"];
   return r;
 }
 

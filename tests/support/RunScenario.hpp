@@ -24,10 +24,12 @@ struct ScenarioRun {
   std::vector<std::string> summary;
   std::map<std::string, Csv> tables;
   nlohmann::json metadata;
+  nlohmann::json trace; ///< trace.json, when requested
 };
 
 Csv parse_csv(const std::string& text);
 /// Load `scenario` (JSON text of a scenario document) with `sets`, run it in a child process.
-ScenarioRun run_scenario_isolated(const std::string& scenario, const std::vector<std::string>& sets = {});
+ScenarioRun run_scenario_isolated(const std::string& scenario, const std::vector<std::string>& sets = {},
+                                  const std::string& trace = "off");
 
 } // namespace nafsim::testing

@@ -1,0 +1,87 @@
+// The FPGA node: memory pipelining and how the RDMA POE composes its latencies.
+#include "nodes/memory/MemoryPort.hpp"
+#include "tests/support/RunScenario.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+using namespace nafsim;
+using namespace nafsim::testing;
+
+TEST(MemoryPort, StreamsAtBandwidthAndPaysLatencyOnce)
+{
+  nodes::MemoryPort m(BitsPerSecond{128e9}, SimTime::ns(250));
+  // 4096 B at 128 Gb/s = 256 ns on the bus; data 250 ns later.
+  EXPECT_EQ(m.access(SimTime::zero(), Bytes{4096}), SimTime::ns(506));
+  // Back to back: the second waits for the bus, not for the first's latency.
+  EXPECT_EQ(m.access(SimTime::zero(), Bytes{4096}), SimTime::ns(762));
+  // After an idle period the bus starts at once.
+  EXPECT_EQ(m.access(SimTime::us(10), Bytes{64}), SimTime::us(10) + SimTime::ns(4) + SimTime::ns(250));
+  EXPECT_EQ(m.bytes(), 8256u);
+}
+
+namespace {
+std::string star_scenario(const std::string& op, const std::string& sizes)
+{
+  return fmt::format(R"({{"platform": {{"topology": {{"kind": "star", "hosts": 2}},
+      "network": {{"link": {{"rate": "100Gbps", "propagation": "10ns"}},
+                  "switch": {{"forwarding": "store-and-forward", "latency": "500ns"}}}},
+      "node": {{"fpga": {{"device_memory": {{"read_bandwidth": "128Gbps", "write_bandwidth": "64Gbps",
+                                          "read_latency": "250ns", "write_latency": "100ns"}},
+                        "poe": {{"tx_latency": "200ns", "rx_latency": "150ns"}}}}}}}},
+      "workload": {{"kind": "sendrecv", "op": "{}", "sizes": [{}]}}}})",
+                     op, sizes);
+}
+} // namespace
+
+TEST(RdmaPoe, OnePacketWriteComposesEveryStage)
+{
+  auto run = run_scenario_isolated(star_scenario("write", "512"));
+  ASSERT_TRUE(run.ok) << run.error;
+  // 512 B WRITE_ONLY: IP datagram 44 + 16 (RETH) + 512 = 572 B; wire 572 + 38 = 610 B = 48.8 ns at 100 Gb/s.
+  // ready  = max(tx 200, memory read 512 B / 128 Gb/s (32 ns) + 250 ns) = 282 ns
+  // switch = 282 + 48.8 + 10 + 500 (store-and-forward)            = 840.8 ns
+  // tail at host1 = 840.8 + 48.8 + 10                              = 899.6 ns
+  // landed = + rx 150 + memory write 512 B / 64 Gb/s (64 ns) + 100 = 1213.6 ns
+  EXPECT_DOUBLE_EQ(run.tables.at("sendrecv").num(0, "latency_us"), 1.2136);
+  // ACK: 48 + 38 = 86 B = 6.88 ns per cable, generated at 1049.6 ns (rx), sent at once (ACKs skip tx_latency):
+  // 1049.6 + 6.88 + 10 + 500 + 6.88 + 10 = 1583.36 ns at host0, + rx 150 ns = 1733.36 ns.
+  EXPECT_DOUBLE_EQ(run.tables.at("sendrecv").num(0, "completion_us"), 1.7334);
+}
+
+TEST(RdmaPoe, SendConsumesPostedReceivesAndReadReturnsData)
+{
+  auto send = run_scenario_isolated(star_scenario("send", "0, 100, 5000, 1048576"));
+  ASSERT_TRUE(send.ok) << send.error;
+  EXPECT_EQ(send.tables.at("sendrecv").rows.size(), 4u);
+  auto read = run_scenario_isolated(star_scenario("read", "64, 4096, 100000"));
+  ASSERT_TRUE(read.ok) << read.error;
+  auto const& t = read.tables.at("sendrecv");
+  ASSERT_EQ(t.rows.size(), 3u);
+  // READ data flows from node 1 back to node 0: the responder sends the data packets.
+  auto const& nodes = read.tables.at("nodes");
+  EXPECT_EQ(nodes.num(1, "responses_sent"), 1 + 1 + 25);
+  EXPECT_EQ(nodes.num(0, "memory_write_bytes"), 64 + 4096 + 100000);
+  EXPECT_GT(t.num(2, "latency_us"), t.num(1, "latency_us"));
+}
+
+TEST(Trace, RecordsEveryWorkRequestAndPacket)
+{
+  auto run = run_scenario_isolated(star_scenario("write", "512, 100000"), {}, "packets");
+  ASSERT_TRUE(run.ok) << run.error;
+  std::size_t work = 0, packets = 0, inbound = 0;
+  for (auto const& e : run.trace.at("traceEvents")) {
+    if (e.at("ph") == "X" && e.at("tid") == 1)
+      ++work;
+    else if (e.at("ph") == "X" && e.at("tid").get<int>() >= 100)
+      ++packets;
+    else if (e.at("ph") == "i" && e.at("tid") == 2)
+      ++inbound;
+  }
+  EXPECT_EQ(work, 2u);
+  EXPECT_EQ(inbound, 2u);
+  EXPECT_EQ(packets, run.metadata.at("packets").at("packet_hops").get<std::size_t>());
+  EXPECT_FALSE(run.metadata.at("trace").at("truncated").get<bool>());
+  auto quiet = run_scenario_isolated(star_scenario("write", "512"));
+  EXPECT_TRUE(quiet.trace.is_null()) << "no trace unless asked";
+}
