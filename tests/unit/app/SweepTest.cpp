@@ -43,9 +43,9 @@ struct Cmd {
 };
 
 /// Run the nafsim binary in `dir`, capturing stdout.
-Cmd run_cli(const fs::path& dir, const std::string& args)
+Cmd run_cli(const fs::path& dir, const std::string& args, const std::string& env = "")
 {
-  std::string cmd = fmt::format("cd '{}' && '{}' {} 2>stderr.txt", dir.string(), NAFSIM_BINARY, args);
+  std::string cmd = fmt::format("cd '{}' && {} '{}' {} 2>stderr.txt", dir.string(), env, NAFSIM_BINARY, args);
   FILE* p         = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -216,5 +216,22 @@ TEST(SweepRun, InvalidAxisValueIsRejectedBeforeAnythingRuns)
             std::string::npos)
       << slurp(d / "stderr.txt");
   EXPECT_FALSE(fs::exists(d / "results/v")) << "nothing is written";
+  fs::remove_all(d);
+}
+
+TEST(SweepRun, MpiRanksShareThePointsAndMergeToTheSameTable)
+{
+  fs::path d = scratch("mpi");
+  std::ofstream(d / "s.json") << kSweep;
+  ASSERT_EQ(run_cli(d, "sweep s.json --out single").code, 0);
+  // Two ranks (as mpirun would start them; OpenMPI's variables), one shared directory.
+  auto r0 = run_cli(d, "sweep s.json --out shared", "OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2");
+  auto r1 = run_cli(d, "sweep s.json --out shared", "OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2");
+  ASSERT_EQ(r0.code, 0) << r0.out;
+  ASSERT_EQ(r1.code, 0) << r1.out;
+  EXPECT_NE(r0.out.find("3 point(s) (rank 0 of 2)"), std::string::npos) << r0.out;
+  EXPECT_NE(r1.out.find("3 point(s) (rank 1 of 2)"), std::string::npos) << r1.out;
+  ASSERT_EQ(run_cli(d, "sweep s.json --out shared --merge-only").code, 0);
+  EXPECT_EQ(slurp(d / "shared/sendrecv.csv"), slurp(d / "single/sendrecv.csv"));
   fs::remove_all(d);
 }
