@@ -1,0 +1,29 @@
+#pragma once
+// Builders of per-rank schedules: the algorithms of the ACCL+ firmware (ccl_offload_control.c) and
+// the ones it lacks (recursive doubling, binomial gather, Rabenseifner, pairwise all-to-all).
+
+#include "protocols/collectives/Schedule.hpp"
+
+#include <string>
+
+namespace nafsim::coll {
+
+struct AlgorithmOptions {
+  /// Eager: elements per Rx buffer, where an algorithm segments explicitly (flat bcast, ring
+  /// allreduce, as the firmware does). 0: no explicit segmentation.
+  std::uint64_t segment_elems = 0;
+  /// Flat gather: receives announced at once (0: all of them).
+  unsigned gather_fanin = 0;
+  /// Sub-algorithms of the composites (reduce + bcast, reduce + scatter).
+  Algorithm reduce_sub = Algorithm::Flat;
+  Algorithm bcast_sub  = Algorithm::Flat;
+};
+
+/// Empty if `alg` can run `call`; otherwise why not (e.g. "needs a power-of-two number of ranks").
+std::string check_applicable(const CollectiveCall& call, Algorithm alg);
+
+/// The schedule of `rank` (throws std::invalid_argument if the algorithm does not apply).
+Schedule build_schedule(const CollectiveCall& call, Algorithm alg, Protocol proto, int rank,
+                        const AlgorithmOptions& opt = {});
+
+} // namespace nafsim::coll

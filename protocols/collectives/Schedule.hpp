@@ -1,0 +1,99 @@
+#pragma once
+// Collective algorithms as pure schedules (DESIGN.md section 7, rule 9): for one rank, the
+// operations it performs (send, receive, receive-and-reduce, local combine, copy, ...) over slices
+// of its buffers, with the dependencies between them. The same schedule drives the CCLO firmware
+// model and (later) software MPI; executors decide how each message travels (eager through Rx
+// buffers or rendezvous), how many operations run at once, and what every step costs.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nafsim::coll {
+
+enum class Collective { Send, Recv, Bcast, Scatter, Gather, AllGather, Reduce, AllReduce, ReduceScatter, AllToAll,
+                        Barrier, Copy, Combine, Nop };
+
+/// How the messages of a collective travel (the firmware picks one per collective).
+enum class Protocol { Eager, Rendezvous };
+
+enum class Algorithm {
+  Direct,            ///< send/recv, copy, combine, nop
+  Flat,              ///< one-to-all / all-to-one (bcast, scatter, gather with fan-in, reduce, all-to-all, barrier)
+  Binomial,          ///< tree: distance halving (bcast) or doubling (reduce, gather)
+  Ring,              ///< ring / chain (gather relay, allgather, reduce chain, reduce-scatter, allreduce RS+AG)
+  ReduceBcast,       ///< allreduce = reduce to rank 0 + broadcast from rank 0
+  ReduceScatterComposite, ///< reduce-scatter = reduce to rank 0 + scatter from rank 0
+  RecursiveDoubling, ///< allgather / allreduce by pairwise exchange at distances 1, 2, 4, ...
+  Rabenseifner,      ///< allreduce = reduce-scatter by recursive halving + allgather by recursive doubling
+  Pairwise,          ///< all-to-all by p-1 pairwise exchanges
+};
+
+enum class ReduceFunc { Sum, Max };
+
+enum class Buf : std::uint8_t { Input, Output, Scratch0, Scratch1, Scratch2 };
+
+/// `count` elements of buffer `buf` starting at element `offset`.
+struct Slice {
+  Buf buf             = Buf::Input;
+  std::uint64_t offset = 0;
+  std::uint64_t count  = 0;
+};
+
+enum class OpKind {
+  Send,           ///< send `a` to `peer`
+  Recv,           ///< receive from `peer` into `dst`
+  RecvReduce,     ///< receive from `peer`, combine with local `a`, store in `dst`
+  RecvReduceSend, ///< receive from `peer`, combine with local `a`, send the result to `peer2`
+  RecvSend,       ///< receive from `peer` and forward to `peer2` without storing
+  CombineSend,    ///< combine local `a` and `b`, send the result to `peer`
+  Combine,        ///< combine local `a` and `b` into `dst`
+  Copy,           ///< copy `a` to `dst`
+  Notify,         ///< zero-byte notification to `peer`
+  WaitNotify,     ///< wait for a notification from `peer`
+};
+
+struct Op {
+  OpKind kind = OpKind::Copy;
+  int peer    = -1;
+  int peer2   = -1;
+  Slice a, b, dst;
+  /// Ops of this rank that must have completed first.
+  std::vector<std::uint32_t> deps;
+  /// Rendezvous: receives of one group share a single address notification (the firmware's ring
+  /// allgather announces its whole destination buffer once). -1: each receive announces its own.
+  int addr_group = -1;
+};
+
+struct CollectiveCall {
+  Collective collective = Collective::Nop;
+  int size              = 1;   ///< ranks in the communicator
+  int root              = 0;   ///< root, or the peer for send/recv
+  std::uint64_t count   = 0;   ///< elements (per rank where the collective says so, like MPI)
+  unsigned elem_bytes   = 4;
+  ReduceFunc func       = ReduceFunc::Sum;
+  std::uint64_t bytes() const { return count * elem_bytes; }
+};
+
+struct Schedule {
+  CollectiveCall call;
+  int rank = 0;
+  Algorithm algorithm = Algorithm::Direct;
+  Protocol protocol   = Protocol::Eager;
+  std::vector<Op> ops;
+  /// Elements each scratch buffer must hold.
+  std::uint64_t scratch[3] = {0, 0, 0};
+  /// Data-movement operations the firmware keeps in flight for this algorithm.
+  unsigned max_inflight = 3;
+};
+
+const char* collective_name(Collective c);
+const char* algorithm_name(Algorithm a);
+const char* protocol_name(Protocol p);
+const char* op_name(OpKind k);
+
+/// Elements the caller's input and output buffers hold for this collective (on this rank).
+std::uint64_t input_elements(const CollectiveCall& c, int rank);
+std::uint64_t output_elements(const CollectiveCall& c, int rank);
+
+} // namespace nafsim::coll
