@@ -11,9 +11,8 @@ FpgaNode::FpgaNode(net::HostId id, const FpgaNodeConfig& cfg, Scheduler& sched, 
     , cfg_(cfg)
     , sched_(sched)
     , host_(host)
-    , mem_read_(cfg.device_memory.read_bandwidth, cfg.device_memory.read_latency)
-    , mem_write_(cfg.device_memory.write_bandwidth, cfg.device_memory.write_latency)
-    , poe_(id, cfg.poe, cfg.rdma, sched, fabric, mem_read_, mem_write_, *this)
+    , memory_(cfg.device_memory, cfg.pcie)
+    , poe_(id, cfg.poe, cfg.rdma, sched, fabric, memory_, *this)
 {
   fabric.attach(id, &poe_);
 }

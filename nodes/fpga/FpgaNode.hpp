@@ -26,8 +26,8 @@ public:
   const FpgaNodeConfig& config() const { return cfg_; }
   RdmaPoe& poe() { return poe_; }
   const RdmaPoe& poe() const { return poe_; }
-  const MemoryPort& memory_read() const { return mem_read_; }
-  const MemoryPort& memory_write() const { return mem_write_; }
+  MemorySystem& memory() { return memory_; }
+  const MemorySystem& memory() const { return memory_; }
 
   /// Block the calling actor until the completion of work request `wr_id` arrives; returns it.
   roce::Completion wait_completion(ActorContext& ctx, std::uint64_t wr_id);
@@ -44,8 +44,7 @@ private:
   FpgaNodeConfig cfg_;
   Scheduler& sched_;
   simgrid::s4u::Host* host_;
-  MemoryPort mem_read_;
-  MemoryPort mem_write_;
+  MemorySystem memory_;
   RdmaPoe poe_;
   std::deque<roce::Completion> completions_;
   std::deque<roce::InboundMessage> inbound_;

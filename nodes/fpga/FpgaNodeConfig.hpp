@@ -1,5 +1,5 @@
 #pragma once
-#include "nodes/memory/MemoryPort.hpp"
+#include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "protocols/roce/RoceConfig.hpp"
 
@@ -8,6 +8,7 @@ namespace nafsim::nodes {
 struct FpgaNodeConfig {
   Hertz clock{250e6};
   MemoryConfig device_memory;
+  PcieConfig pcie;
   PoeConfig poe;
   roce::RoceConfig rdma;
   unsigned initial_psn = 0;
@@ -15,6 +16,7 @@ struct FpgaNodeConfig {
   {
     v.field("clock", clock, "clock of the network/collective shell (CCLO, POE)");
     v.field("device_memory", device_memory, "FPGA device memory (HBM/DDR) as seen by one data mover");
+    v.field("pcie", pcie, "the PCIe link to host memory (Coyote: direct access from the FPGA)");
     v.field("poe", poe, "RDMA protocol offload engine timing");
     v.field("rdma", rdma, "RoCEv2 reliable-connection transport");
     v.field("initial_psn", initial_psn, "first PSN of every queue pair (fault rules name PSNs)",

@@ -1,7 +1,9 @@
 #pragma once
-// One direction of a memory interface (read or write): a pipelined bus. Each access occupies the
-// bus for bytes / bandwidth; its data is available `latency` after it leaves the bus. Back-to-back
-// accesses therefore stream at the bandwidth and pay the latency once.
+// One memory engine (a read or write data mover of a block): a pipelined bus. An access occupies
+// the bus for bytes / rate, where rate is the engine's bandwidth or a slower consumer/producer
+// (back-pressure); its first data is available `latency` after it starts, its last `latency` after
+// it leaves the bus. Back-to-back accesses therefore stream at the bandwidth and pay the latency
+// once.
 
 #include "simcore/config/Schema.hpp"
 #include "simcore/units/Units.hpp"
@@ -17,32 +19,49 @@ struct MemoryConfig {
   SimTime write_latency = SimTime::ns(250);
   template <class V> void describe(V& v)
   {
-    v.field("read_bandwidth", read_bandwidth, "sustained read bandwidth seen by one engine");
-    v.field("write_bandwidth", write_bandwidth, "sustained write bandwidth seen by one engine");
+    v.field("read_bandwidth", read_bandwidth, "sustained read bandwidth of one engine");
+    v.field("write_bandwidth", write_bandwidth, "sustained write bandwidth of one engine");
     v.field("read_latency", read_latency, "time from a read request to its first data");
     v.field("write_latency", write_latency, "time from write data to its completion");
   }
 };
 
+/// When a stream's bytes are available: the first at `first`, byte x at first + x / rate.
+struct Stream {
+  SimTime first;
+  SimTime last;
+  BitsPerSecond rate;
+};
+
 class MemoryPort {
 public:
-  MemoryPort(BitsPerSecond bandwidth, SimTime latency) : bw_(bandwidth), latency_(latency) {}
-  /// Issue an access of `b` bytes at `now`; returns when its data is available / written.
-  SimTime access(SimTime now, Bytes b)
+  MemoryPort(BitsPerSecond bandwidth, SimTime latency) : bw_(bandwidth), line_(bandwidth), latency_(latency) {}
+  /// Issue an access of `b` bytes at `now` at the full bandwidth; returns when it completes.
+  SimTime access(SimTime now, Bytes b) { return stream(now, b, bw_).last; }
+  /// Stream `b` bytes at `now`, no faster than `cap` (the slowest other stage).
+  Stream stream(SimTime now, Bytes b, BitsPerSecond cap)
   {
-    SimTime start = std::max(now, bus_free_);
-    bus_free_     = start + bw_.time_for(b);
+    BitsPerSecond rate = cap.bps < bw_.bps ? cap : bw_;
+    SimTime start      = std::max(now, bus_free_);
+    SimTime dur        = rate.bps == bw_.bps ? line_.time_for(b) : transmit_time(b, rate);
+    bus_free_          = start + dur;
+    busy_ += dur;
     bytes_ += b.count;
     ++accesses_;
-    return bus_free_ + latency_;
+    return Stream{start + latency_, bus_free_ + latency_, rate};
   }
+  BitsPerSecond bandwidth() const { return bw_; }
+  SimTime latency() const { return latency_; }
   std::uint64_t bytes() const { return bytes_; }
   std::uint64_t accesses() const { return accesses_; }
+  SimTime busy() const { return busy_; }
 
 private:
-  LineRate bw_;
+  BitsPerSecond bw_;
+  LineRate line_;
   SimTime latency_;
   SimTime bus_free_;
+  SimTime busy_;
   std::uint64_t bytes_    = 0;
   std::uint64_t accesses_ = 0;
 };

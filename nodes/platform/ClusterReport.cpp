@@ -27,7 +27,8 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
   results::Table nodes("nodes", {"node", "queue_pairs", "requests_sent", "retransmitted", "responses_sent",
                                  "acks_sent", "naks_sent", "packets_received", "corrupted_dropped",
                                  "duplicates_received", "out_of_sequence", "timeouts", "naks_received",
-                                 "stale_discarded", "memory_read_bytes", "memory_write_bytes"});
+                                 "stale_discarded", "device_read_bytes", "device_write_bytes", "pcie_read_bytes",
+                                 "pcie_write_bytes"});
   for (std::size_t i = 0; i < c.size(); ++i) {
     auto const& n = c.node(i);
     auto k        = n.poe().counters();
@@ -46,8 +47,10 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
         .add(k.timeouts)
         .add(k.naks_received)
         .add(k.stale_discarded)
-        .add(n.memory_read().bytes())
-        .add(n.memory_write().bytes());
+        .add(n.memory().device_bytes_read())
+        .add(n.memory().device_bytes_written())
+        .add(n.memory().pcie_read().bytes())
+        .add(n.memory().pcie_write().bytes());
   }
   sink.add(std::move(nodes));
 }

@@ -7,14 +7,13 @@ namespace nafsim::nodes {
 using namespace roce;
 
 RdmaPoe::RdmaPoe(net::HostId host, const PoeConfig& poe, const RoceConfig& rc, Scheduler& sched, net::Fabric& fabric,
-                 MemoryPort& read_port, MemoryPort& write_port, PoeListener& listener)
+                 MemorySystem& memory, PoeListener& listener)
     : host_(host)
     , cfg_(poe)
     , roce_(rc)
     , sched_(sched)
     , fabric_(fabric)
-    , read_(read_port)
-    , write_(write_port)
+    , memory_(memory)
     , listener_(listener)
 {
 }
@@ -26,6 +25,8 @@ QpId RdmaPoe::create_qp(net::HostId peer, QpId remote_qpn, Psn initial_psn)
   std::uint64_t flow = (std::uint64_t{host_} << 32) | id;
   qps_.push_back(Qp{peer, remote_qpn, Requester(roce_, remote_qpn, initial_psn), Responder(roce_, remote_qpn, initial_psn),
                     flow});
+  if (provider_)
+    qps_.back().rsp.set_recv_provider(provider_);
   return id;
 }
 
@@ -39,8 +40,17 @@ void RdmaPoe::set_trace(results::Trace* t, std::uint32_t pid)
   }
 }
 
-void RdmaPoe::post_send(QpId qp, const WorkRequest& wr)
+void RdmaPoe::set_recv_provider(RecvProvider p)
 {
+  provider_ = std::move(p);
+  for (auto& q : qps_)
+    q.rsp.set_recv_provider(provider_);
+}
+
+void RdmaPoe::post_send(QpId qp, const WorkRequest& wr, PayloadSource source)
+{
+  outgoing_[wr.msg]    = Outgoing{wr.local_addr, std::move(source)};
+  msg_of_wr_[wr.wr_id] = wr.msg;
   if (trace_)
     posted_[wr.wr_id] = sched_.now();
   qps_.at(qp).req.post(wr, sched_.now(), scratch_);
@@ -79,7 +89,7 @@ void RdmaPoe::execute(QpId qp, Actions& acts)
     } else if (auto* c = std::get_if<Completion>(&a)) {
       notify_after_writes(Notice{qp, false, *c, {}});
     } else if (auto* p = std::get_if<PlaceData>(&a)) {
-      SimTime done = write_.access(sched_.now(), Bytes{p->seg.length});
+      SimTime done = memory_.write_done(Engine::PoeWrite, sched_.now(), p->addr, Bytes{p->seg.length});
       writes_done_ = std::max(writes_done_, done);
     } else if (auto* m = std::get_if<InboundMessage>(&a)) {
       notify_after_writes(Notice{qp, true, {}, *m});
@@ -152,14 +162,18 @@ void RdmaPoe::refill(SimTime now)
       q.rsp.pop_front();
       len = r->packet.data.length;
       ++q.staged_responses;
-      SimTime ready = std::max(read_.access(now, Bytes{len}), now + cfg_.tx_latency);
+      SimTime ready = std::max(memory_.read_done(Engine::PoeRead, now, r->addr, Bytes{len}), now + cfg_.tx_latency);
       staged_.push_back(Staged{Wire{r->packet}, ready, id, 0, false});
     } else if (auto p = q.req.peek(now)) {
       q.req.commit(now, scratch_);
       len = p->data.length;
       SimTime ready = now + cfg_.tx_latency;
-      if (len > 0)
-        ready = std::max(ready, read_.access(now, Bytes{len}));
+      if (len > 0) {
+        auto const& o = outgoing_.at(p->data.msg);
+        ready = std::max(ready, o.source ? o.source(p->data.offset, len)
+                                         : memory_.read_done(Engine::PoeRead, now, o.local_addr + p->data.offset,
+                                                             Bytes{len}));
+      }
       staged_.push_back(Staged{Wire{*p}, ready, id, q.req.epoch(), true});
       execute(id, scratch_);
     } else {
@@ -330,8 +344,13 @@ void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
       }
       if (n.inbound)
         listener_.on_inbound(n.qp, n.message);
-      else
+      else {
+        if (auto it = msg_of_wr_.find(n.completion.wr_id); it != msg_of_wr_.end()) {
+          outgoing_.erase(it->second);
+          msg_of_wr_.erase(it);
+        }
         listener_.on_completion(n.qp, n.completion);
+      }
       break;
     }
     default:

@@ -10,7 +10,7 @@
 // the ICRC check and are dropped; payload goes to memory through the write port, and message
 // notifications are delivered once their data is written.
 
-#include "nodes/memory/MemoryPort.hpp"
+#include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "protocols/roce/Requester.hpp"
 #include "protocols/roce/Responder.hpp"
@@ -51,16 +51,22 @@ struct PoeCounters {
   std::uint64_t out_of_sequence    = 0;
 };
 
+/// When the payload bytes [offset, offset + length) of a message are ready for the wire (e.g. the
+/// CCLO's data mover streaming them in); the default is the POE's own memory read.
+using PayloadSource = std::function<SimTime(std::uint64_t offset, std::uint32_t length)>;
+
 class RdmaPoe final : public net::Endpoint, public EventHandler {
 public:
   RdmaPoe(net::HostId host, const PoeConfig& poe, const roce::RoceConfig& roce, Scheduler& sched,
-          net::Fabric& fabric, MemoryPort& read_port, MemoryPort& write_port, PoeListener& listener);
+          net::Fabric& fabric, MemorySystem& memory, PoeListener& listener);
 
   /// Create the local end of a queue pair to `peer` (the other end is created on the peer's POE
   /// with the numbers swapped). Returns the local queue pair number.
   QpId create_qp(net::HostId peer, QpId remote_qpn, roce::Psn initial_psn);
-  void post_send(QpId qp, const roce::WorkRequest& wr);
+  void post_send(QpId qp, const roce::WorkRequest& wr, PayloadSource source = {});
   void post_recv(QpId qp, const roce::RecvRequest& r);
+  /// Every queue pair (present and future) takes its SEND receives from `p` (a shared pool).
+  void set_recv_provider(roce::RecvProvider p);
   net::HostId peer_of(QpId qp) const { return qps_.at(qp).peer; }
 
   PoeCounters counters() const;
@@ -122,9 +128,15 @@ private:
   roce::RoceConfig roce_;
   Scheduler& sched_;
   net::Fabric& fabric_;
-  MemoryPort& read_;
-  MemoryPort& write_;
+  MemorySystem& memory_;
   PoeListener& listener_;
+  roce::RecvProvider provider_;
+  struct Outgoing {
+    std::uint64_t local_addr;
+    PayloadSource source;
+  };
+  std::unordered_map<std::uint64_t, Outgoing> outgoing_; ///< by message id, while in flight
+  std::unordered_map<std::uint64_t, std::uint64_t> msg_of_wr_;
   std::vector<Qp> qps_;
   std::deque<QpId> ctrl_;
   std::deque<QpId> data_rr_;

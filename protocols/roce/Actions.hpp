@@ -18,6 +18,7 @@ struct WorkRequest {
   std::uint64_t remote_addr = 0;
   std::uint64_t length      = 0;
   std::uint64_t msg         = 0; ///< content id of the payload (simulated checksums)
+  AppHeader header{};           ///< carried by the first packet (e.g. the CCLO message signature)
 };
 
 /// A receive posted for incoming SENDs.
@@ -59,6 +60,7 @@ struct InboundMessage {
   std::uint64_t bytes      = 0;
   std::uint64_t checksum   = 0;
   std::uint64_t recv_wr_id = 0; ///< SEND: the receive it consumed
+  AppHeader header{};
 };
 /// The state machine has packets to transmit.
 struct WantTx {};

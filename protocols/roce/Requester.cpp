@@ -101,6 +101,8 @@ std::optional<RequestPacket> Requester::peek(SimTime now) const
     r.length      = w.wr.length;
   }
   r.data = make_segment(w.wr.msg, offset, len);
+  if (cur_pkt_ == 0)
+    r.header = w.wr.header;
   return r;
 }
 

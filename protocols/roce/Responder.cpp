@@ -77,18 +77,25 @@ void Responder::accept(const RequestPacket& r, Actions& out)
       epsn_ = psn_add(epsn_, packets_for(r.length));
       return;
     case Opcode::SendFirst:
-    case Opcode::SendOnly:
-      if (recvs_.empty()) {
+    case Opcode::SendOnly: {
+      std::optional<RecvRequest> rv;
+      if (provider_) {
+        rv = provider_(r.header);
+      } else if (!recvs_.empty()) {
+        rv = recvs_.front();
+        recvs_.pop_front();
+      }
+      if (!rv) {
         ++c_.rnr_naks_sent;
         queue_ack(epsn_, Syndrome::NakRnr, out);
         return;
       }
-      in_ = Inbound{Verb::Send, r.data.msg, recvs_.front().local_addr, 0, 0, recvs_.front().wr_id, true};
-      recvs_.pop_front();
+      in_ = Inbound{Verb::Send, r.data.msg, rv->local_addr, 0, 0, rv->wr_id, true, r.header};
       break;
+    }
     case Opcode::WriteFirst:
     case Opcode::WriteOnly:
-      in_ = Inbound{Verb::Write, r.data.msg, r.remote_addr, 0, 0, 0, true};
+      in_ = Inbound{Verb::Write, r.data.msg, r.remote_addr, 0, 0, 0, true, r.header};
       break;
     default:
       if (!in_.active) // cannot happen with in-order acceptance; drop defensively
@@ -101,7 +108,7 @@ void Responder::accept(const RequestPacket& r, Actions& out)
   epsn_ = psn_add(r.psn, 1);
   ++c_.packets_accepted;
   if (is_last(r.op)) {
-    out.push_back(InboundMessage{in_.verb, in_.msg, in_.addr, in_.received, in_.checksum, in_.recv_wr});
+    out.push_back(InboundMessage{in_.verb, in_.msg, in_.addr, in_.received, in_.checksum, in_.recv_wr, in_.header});
     in_.active = false;
     ++c_.messages;
     since_ack_ = 0;

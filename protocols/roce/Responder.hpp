@@ -11,6 +11,7 @@
 #include "protocols/roce/Wire.hpp"
 
 #include <deque>
+#include <functional>
 #include <optional>
 #include <variant>
 
@@ -33,11 +34,17 @@ struct PendingResponse {
   std::uint64_t addr = 0;
 };
 
+/// Supplies the receive an incoming SEND lands in (e.g. a free Rx buffer of a shared pool), given
+/// the message's header; nothing means the receiver is not ready (RNR NAK).
+using RecvProvider = std::function<std::optional<RecvRequest>(const AppHeader&)>;
+
 class Responder {
 public:
   Responder(const RoceConfig& cfg, std::uint32_t remote_qp, Psn expected_psn);
 
   void post_recv(const RecvRequest& r, SimTime now, Actions& out);
+  /// Take receives from `p` instead of this queue pair's own posted receives.
+  void set_recv_provider(RecvProvider p) { provider_ = std::move(p); }
   void on_request(const RequestPacket& r, SimTime now, Actions& out);
 
   /// Front of the response queue, if it is an ACK/NAK.
@@ -69,6 +76,7 @@ private:
     std::uint64_t checksum  = 0;
     std::uint64_t recv_wr   = 0;
     bool active             = false;
+    AppHeader header{};
   };
   using Out = std::variant<AckPacket, ReadJob>;
 
@@ -84,6 +92,7 @@ private:
   unsigned since_ack_    = 0;
   Inbound in_;
   std::deque<RecvRequest> recvs_;
+  RecvProvider provider_;
   std::deque<Out> out_;
   ResponderCounters c_;
 };

@@ -4,6 +4,7 @@
 #include "protocols/roce/Psn.hpp"
 #include "protocols/roce/RoceConfig.hpp"
 
+#include <array>
 #include <cstdint>
 #include <variant>
 
@@ -57,6 +58,10 @@ inline Segment make_segment(std::uint64_t msg, std::uint64_t offset, std::uint32
   return Segment{msg, offset, length, range_checksum(msg, offset, offset + length)};
 }
 
+/// Application bytes a message carries at the start of its payload and that the receiving side
+/// parses (the CCLO's message signature): opaque to the transport.
+using AppHeader = std::array<std::uint64_t, 4>;
+
 /// Requester -> responder: SEND and WRITE data, READ requests.
 struct RequestPacket {
   std::uint32_t dst_qp = 0;
@@ -66,6 +71,7 @@ struct RequestPacket {
   std::uint64_t remote_addr = 0; ///< RETH: WRITE first/only, READ request
   std::uint64_t length      = 0; ///< RETH: DMA length
   Segment data;
+  AppHeader header{}; ///< first packet of a message only
 };
 
 enum class Syndrome : std::uint8_t { Ack, NakSequence, NakRnr };

@@ -61,7 +61,7 @@ TEST(RdmaPoe, SendConsumesPostedReceivesAndReadReturnsData)
   // READ data flows from node 1 back to node 0: the responder sends the data packets.
   auto const& nodes = read.tables.at("nodes");
   EXPECT_EQ(nodes.num(1, "responses_sent"), 1 + 1 + 25);
-  EXPECT_EQ(nodes.num(0, "memory_write_bytes"), 64 + 4096 + 100000);
+  EXPECT_EQ(nodes.num(0, "device_write_bytes"), 64 + 4096 + 100000);
   EXPECT_GT(t.num(2, "latency_us"), t.num(1, "latency_us"));
 }
 

@@ -1,0 +1,52 @@
+#include "nodes/memory/MemorySystem.hpp"
+
+namespace nafsim::nodes {
+
+namespace {
+MemoryPort reader(const MemoryConfig& c)
+{
+  return MemoryPort(c.read_bandwidth, c.read_latency);
+}
+MemoryPort writer(const MemoryConfig& c)
+{
+  return MemoryPort(c.write_bandwidth, c.write_latency);
+}
+} // namespace
+
+MemorySystem::MemorySystem(const MemoryConfig& d, const PcieConfig& p)
+    : engines_{reader(d), reader(d), writer(d), reader(d), writer(d)}
+    , pcie_read_(p.bandwidth, p.read_latency)
+    , pcie_write_(p.bandwidth, p.write_latency)
+{
+}
+
+Stream MemorySystem::read(Engine e, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap)
+{
+  auto& eng = engines_[static_cast<int>(e)];
+  if (!is_host(addr))
+    return eng.stream(now, b, cap);
+  // Host memory: the engine's own width and the shared PCIe read direction both limit the stream.
+  BitsPerSecond c = cap.bps < eng.bandwidth().bps ? cap : eng.bandwidth();
+  return pcie_read_.stream(now, b, c);
+}
+
+Stream MemorySystem::write(Engine e, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap)
+{
+  auto& eng = engines_[static_cast<int>(e)];
+  if (!is_host(addr))
+    return eng.stream(now, b, cap);
+  BitsPerSecond c = cap.bps < eng.bandwidth().bps ? cap : eng.bandwidth();
+  return pcie_write_.stream(now, b, c);
+}
+
+std::uint64_t MemorySystem::device_bytes_read() const
+{
+  return engines_[0].bytes() + engines_[1].bytes() + engines_[3].bytes();
+}
+
+std::uint64_t MemorySystem::device_bytes_written() const
+{
+  return engines_[2].bytes() + engines_[4].bytes();
+}
+
+} // namespace nafsim::nodes

@@ -1,0 +1,60 @@
+#pragma once
+// A node's memories in one address space (Coyote's unified virtual memory): device memory (HBM)
+// seen through separate engines (each data mover has its own port, 64 B per cycle), and host memory
+// reached over PCIe, whose two directions are shared by every engine. The top address bit selects
+// host memory.
+
+#include "nodes/memory/MemoryPort.hpp"
+
+#include <array>
+#include <cstdint>
+
+namespace nafsim::nodes {
+
+struct PcieConfig {
+  BitsPerSecond bandwidth{104e9};
+  SimTime read_latency  = SimTime::ns(900);
+  SimTime write_latency = SimTime::ns(400);
+  template <class V> void describe(V& v)
+  {
+    v.field("bandwidth", bandwidth, "sustained DMA bandwidth of each PCIe direction");
+    v.field("read_latency", read_latency, "round trip of a DMA read of host memory (request to first data)");
+    v.field("write_latency", write_latency, "time for DMA-written data to reach host memory");
+  }
+};
+
+enum class Engine : std::uint8_t { Op0Read, Op1Read, ResWrite, PoeRead, PoeWrite, Count };
+
+inline constexpr std::uint64_t kHostMemory = 1ULL << 63;
+inline bool is_host(std::uint64_t addr)
+{
+  return (addr & kHostMemory) != 0;
+}
+
+class MemorySystem {
+public:
+  MemorySystem(const MemoryConfig& device, const PcieConfig& pcie);
+  /// Stream a read of `b` bytes at `addr` through `engine`, no faster than `cap`.
+  Stream read(Engine engine, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap);
+  /// Stream a write; `last` is when the last byte is in memory.
+  Stream write(Engine engine, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap);
+  SimTime read_done(Engine e, SimTime now, std::uint64_t addr, Bytes b) { return read(e, now, addr, b, kNoCap).last; }
+  SimTime write_done(Engine e, SimTime now, std::uint64_t addr, Bytes b)
+  {
+    return write(e, now, addr, b, kNoCap).last;
+  }
+  const MemoryPort& engine(Engine e) const { return engines_[static_cast<int>(e)]; }
+  const MemoryPort& pcie_read() const { return pcie_read_; }
+  const MemoryPort& pcie_write() const { return pcie_write_; }
+  std::uint64_t device_bytes_read() const;
+  std::uint64_t device_bytes_written() const;
+
+  static constexpr BitsPerSecond kNoCap{1e18};
+
+private:
+  std::array<MemoryPort, static_cast<int>(Engine::Count)> engines_;
+  MemoryPort pcie_read_;
+  MemoryPort pcie_write_;
+};
+
+} // namespace nafsim::nodes
