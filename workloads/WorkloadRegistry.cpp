@@ -1,6 +1,7 @@
 #include "workloads/WorkloadRegistry.hpp"
 
 #include "workloads/sendrecv/SendRecv.hpp"
+#include "workloads/collective/CollectiveBench.hpp"
 #include "workloads/traffic/Traffic.hpp"
 
 namespace nafsim::workloads {
@@ -23,6 +24,8 @@ void register_all_workloads(WorkloadRegistry& r)
       "sendrecv", "point-to-point RDMA transfer between two nodes, swept over message sizes"));
   r.add(WorkloadRegistry::make<TrafficConfig, Traffic>(
       "traffic", "every node streams RDMA WRITEs to a partner (shift, random permutation, neighbor)"));
+  r.add(WorkloadRegistry::make<CollectiveBenchConfig, CollectiveBench>(
+      "collective", "a CCLO collective, send/recv or NOP vs message size (ACCL+ micro-benchmarks)"));
 }
 
 } // namespace nafsim::workloads

@@ -26,12 +26,16 @@ void FpgaNode::wake_waiters()
 
 void FpgaNode::on_completion(QpId, const roce::Completion& c)
 {
+  if (cclo_ && cclo_->on_completion(c))
+    return;
   completions_.push_back(c);
   wake_waiters();
 }
 
-void FpgaNode::on_inbound(QpId, const roce::InboundMessage& m)
+void FpgaNode::on_inbound(QpId qp, const roce::InboundMessage& m)
 {
+  if (cclo_ && cclo_->on_inbound(qp, m))
+    return;
   inbound_.push_back(m);
   wake_waiters();
 }

@@ -2,6 +2,7 @@
 // A network-attached FPGA: device memory, the RDMA POE on its 100 GbE port, and (from the CCLO
 // issue on) the collective engine. Actors running on its host use the verbs-style calls below.
 
+#include "nodes/cclo/Cclo.hpp"
 #include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
 
@@ -24,6 +25,10 @@ public:
   net::HostId id() const { return id_; }
   simgrid::s4u::Host* host() const { return host_; }
   const FpgaNodeConfig& config() const { return cfg_; }
+  /// The collective engine, once attached (Cluster::cclo).
+  Cclo* cclo() { return cclo_.get(); }
+  const Cclo* cclo() const { return cclo_.get(); }
+  void attach_cclo(std::unique_ptr<Cclo> c) { cclo_ = std::move(c); }
   RdmaPoe& poe() { return poe_; }
   const RdmaPoe& poe() const { return poe_; }
   MemorySystem& memory() { return memory_; }
@@ -46,6 +51,7 @@ private:
   simgrid::s4u::Host* host_;
   MemorySystem memory_;
   RdmaPoe poe_;
+  std::unique_ptr<Cclo> cclo_;
   std::deque<roce::Completion> completions_;
   std::deque<roce::InboundMessage> inbound_;
   std::vector<ActorId> waiters_;

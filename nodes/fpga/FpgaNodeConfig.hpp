@@ -1,4 +1,5 @@
 #pragma once
+#include "nodes/cclo/CcloConfig.hpp"
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "protocols/roce/RoceConfig.hpp"
@@ -11,6 +12,7 @@ struct FpgaNodeConfig {
   PcieConfig pcie;
   PoeConfig poe;
   roce::RoceConfig rdma;
+  CcloConfig cclo;
   unsigned initial_psn = 0;
   template <class V> void describe(V& v)
   {
@@ -19,6 +21,7 @@ struct FpgaNodeConfig {
     v.field("pcie", pcie, "the PCIe link to host memory (Coyote: direct access from the FPGA)");
     v.field("poe", poe, "RDMA protocol offload engine timing");
     v.field("rdma", rdma, "RoCEv2 reliable-connection transport");
+    v.field("cclo", cclo, "the ACCL+ collective offload engine");
     v.field("initial_psn", initial_psn, "first PSN of every queue pair (fault rules name PSNs)",
             config::Limits::between(0, 0xFFFFFF));
   }

@@ -48,3 +48,19 @@ void Cluster::enable_trace(results::Trace& t)
 }
 
 } // namespace nafsim::nodes
+
+namespace nafsim::nodes {
+
+Cclo& Cluster::cclo(std::size_t i)
+{
+  FpgaNode& n = node(i);
+  if (!n.cclo()) {
+    n.attach_cclo(std::make_unique<Cclo>(static_cast<net::HostId>(i), cfg_.node.fpga.cclo, cfg_.node.fpga.clock,
+                                         cfg_.network.link.rate, size(), sched_, n.poe(), n.memory(),
+                                         [this, i](net::HostId peer) { return qp(i, peer); }));
+    n.cclo()->start(hosts_.at(i));
+  }
+  return *n.cclo();
+}
+
+} // namespace nafsim::nodes

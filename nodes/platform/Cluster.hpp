@@ -24,6 +24,8 @@ public:
   const FpgaNode& node(std::size_t i) const { return *nodes_.at(i); }
   /// Queue pair from `from` to `to` on node `from` (created with its peer on first use).
   QpId qp(std::size_t from, std::size_t to);
+  /// The collective engine of node `i`, created (and its firmware started) on first use.
+  Cclo& cclo(std::size_t i);
   net::Fabric& fabric() { return *fabric_; }
   const net::Fabric& fabric() const { return *fabric_; }
   const topo::Topology& topology() const { return topo_; }

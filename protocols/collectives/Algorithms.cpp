@@ -406,14 +406,19 @@ void allgather_ring(Builder& b, int p, int r, Protocol proto, const CollectiveCa
     return;
   }
   int next = mod(r + 1, p), prev = mod(r - 1, p);
+  // Rendezvous: each rank announces its whole output buffer to its predecessor once (group 0); every
+  // transfer then lands at its slot in it.
   b.copy(in(0, n), out(n * r, n));
-  b.send(next, in(0, n));
+  auto own                       = b.send(next, in(0, n));
+  b.s.ops[own].remote_offset     = n * static_cast<std::uint64_t>(r);
   Deps last;
   for (int i = 0; i < p - 1; ++i) {
     Slice slot = out(n * mod(r - 1 - i, p), n);
     auto rv    = b.recv(prev, slot, last, proto == Protocol::Rendezvous ? 0 : -1);
-    if (i < p - 2)
-      b.send(next, slot, {rv});
+    if (i < p - 2) {
+      auto fwd                   = b.send(next, slot, {rv});
+      b.s.ops[fwd].remote_offset = slot.offset;
+    }
     last = {rv};
   }
 }

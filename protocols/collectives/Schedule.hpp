@@ -63,6 +63,8 @@ struct Op {
   /// Rendezvous: receives of one group share a single address notification (the firmware's ring
   /// allgather announces its whole destination buffer once). -1: each receive announces its own.
   int addr_group = -1;
+  /// Sends into an announced group buffer: where this transfer lands in it (elements).
+  std::uint64_t remote_offset = 0;
 };
 
 struct CollectiveCall {

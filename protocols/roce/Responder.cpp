@@ -79,9 +79,12 @@ void Responder::accept(const RequestPacket& r, Actions& out)
     case Opcode::SendFirst:
     case Opcode::SendOnly: {
       std::optional<RecvRequest> rv;
-      if (provider_) {
-        rv = provider_(r.header);
-      } else if (!recvs_.empty()) {
+      RecvOffer offer;
+      if (provider_)
+        offer = provider_(r.header);
+      if (offer.status == RecvOffer::Status::Ready) {
+        rv = offer.recv;
+      } else if (offer.status == RecvOffer::Status::Unclaimed && !recvs_.empty()) {
         rv = recvs_.front();
         recvs_.pop_front();
       }

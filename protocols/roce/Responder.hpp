@@ -34,9 +34,15 @@ struct PendingResponse {
   std::uint64_t addr = 0;
 };
 
-/// Supplies the receive an incoming SEND lands in (e.g. a free Rx buffer of a shared pool), given
-/// the message's header; nothing means the receiver is not ready (RNR NAK).
-using RecvProvider = std::function<std::optional<RecvRequest>(const AppHeader&)>;
+/// What a receive provider says about an incoming SEND, given its header.
+struct RecvOffer {
+  enum class Status { Unclaimed, NotReady, Ready };
+  Status status = Status::Unclaimed; ///< Unclaimed: use this queue pair's own posted receives
+  RecvRequest recv;                   ///< Ready: where the message lands
+};
+/// Supplies the receive an incoming SEND lands in (e.g. a free Rx buffer of a shared pool); NotReady
+/// back-pressures the sender (RNR NAK).
+using RecvProvider = std::function<RecvOffer(const AppHeader&)>;
 
 class Responder {
 public:

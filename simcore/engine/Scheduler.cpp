@@ -17,6 +17,7 @@ struct Scheduler::ActorSlot {
   sg4::SemaphorePtr sem;
   ActorState state = ActorState::Running;
   std::string waiting_for;
+  bool daemon = false;
 };
 
 struct Scheduler::Sync {
@@ -149,14 +150,16 @@ void Scheduler::call_at(SimTime t, std::function<void()> fn)
   at(t, callbacks_.get(), 0, callbacks_->add(std::move(fn)));
 }
 
-ActorId Scheduler::spawn(const std::string& name, sg4::Host* host, std::function<void(ActorContext&)> body)
+ActorId Scheduler::spawn(const std::string& name, sg4::Host* host, std::function<void(ActorContext&)> body,
+                         bool daemon)
 {
   if (!sync_)
     sync_ = std::make_unique<Sync>();
   auto id = static_cast<ActorId>(actors_.size());
-  actors_.push_back(ActorSlot{name, sg4::Semaphore::create(0), ActorState::Running, {}});
+  actors_.push_back(ActorSlot{name, sg4::Semaphore::create(0), ActorState::Running, {}, daemon});
   ++running_;
-  ++live_;
+  if (!daemon)
+    ++live_;
   sg4::Actor::create(name, host, [this, id, body = std::move(body)]() {
     try {
       ActorContext ctx(*this, id);
@@ -199,7 +202,8 @@ void Scheduler::block(ActorId a, std::string_view why)
 void Scheduler::finish(ActorId a)
 {
   actors_[a].state = ActorState::Finished;
-  --live_;
+  if (!actors_[a].daemon)
+    --live_;
   if (--running_ == 0)
     sync_->all_blocked->release();
 }
@@ -245,7 +249,7 @@ std::string Scheduler::deadlock_report() const
                               format_time(now_), live_);
   for (auto const& a : actors_)
     if (a.state == ActorState::Blocked)
-      s += fmt::format("\n  - {}: {}", a.name, a.waiting_for);
+      s += fmt::format("\n  - {}{}: {}", a.name, a.daemon ? " (firmware)" : "", a.waiting_for);
   return s;
 }
 
@@ -294,6 +298,8 @@ void Scheduler::run_kernel()
     sg4::Actor::kill_all();
     return;
   }
+  // Only daemons (firmware loops waiting for work) may still be blocked: end them.
+  sg4::Actor::kill_all();
   double t = now_.seconds();
   if (sg4::Engine::get_clock() < t)
     sg4::this_actor::sleep_until(t);

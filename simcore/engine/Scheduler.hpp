@@ -74,8 +74,11 @@ public:
   /// Schedule a callback (convenient; not for per-packet hot paths).
   void call_at(SimTime t, std::function<void()> fn);
 
-  /// Create a SimGrid actor on `host` running `body`. Call before run() or from an actor.
-  ActorId spawn(const std::string& name, simgrid::s4u::Host* host, std::function<void(ActorContext&)> body);
+  /// Create a SimGrid actor on `host` running `body`. Call before run() or from an actor. A daemon
+  /// (a firmware loop waiting for work) does not keep the run alive: when only daemons are left
+  /// blocked, the run ends and they are killed.
+  ActorId spawn(const std::string& name, simgrid::s4u::Host* host, std::function<void(ActorContext&)> body,
+                bool daemon = false);
   /// Make a blocked actor runnable at the current date (no effect if it is not blocked).
   void wake(ActorId a);
 

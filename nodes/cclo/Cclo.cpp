@@ -1,0 +1,235 @@
+#include "nodes/cclo/Cclo.hpp"
+
+#include "nodes/cclo/Firmware.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace nafsim::nodes {
+
+using roce::AppHeader;
+
+Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond line_rate, std::size_t hosts,
+           Scheduler& sched, RdmaPoe& poe, MemorySystem& mem, QpDirectory qps)
+    : host_(host)
+    , cfg_(cfg)
+    , cycle_(cycles_time(Cycles{1}, clock))
+    , sched_(sched)
+    , poe_(poe)
+    , mem_(mem)
+    , qps_(std::move(qps))
+    , rbm_(cfg.rx_buffers, 0)
+    , inits_(hosts)
+    , dones_(hosts)
+    , notifies_(hosts, 0)
+    , out_seq_(hosts, 0)
+    , in_seq_(hosts, 0)
+{
+  // Device memory below kUserBase: Rx buffers, then the three rendezvous spare buffers, then a slot
+  // for notifications (they carry no payload to keep).
+  std::uint64_t rx_end = std::uint64_t{cfg.rx_buffers.count} * cfg.rx_buffers.size.count;
+  spare_base_          = (rx_end + 4095) / 4096 * 4096;
+  control_addr_        = spare_base_ + 3 * cfg.tuning.max_rendezvous_size.count;
+  if (control_addr_ + cfg.txrx.header.count > kUserBase)
+    throw config::ConfigError("", "/platform/node/fpga/cclo",
+                              "Rx buffers and spare buffers exceed the CCLO's 64 GiB of device memory");
+  dmp_ = std::make_unique<DataMover>(cfg.dmp, cfg.rx_buffers.seek_cycles, clock, line_rate, sched, mem, rbm_, *this);
+  fw_  = std::make_unique<Firmware>(*this);
+  // The Rx system receives every SEND: notifications need no buffer; eager data takes a free Rx
+  // buffer, and none free means back-pressure (the sender is told the receiver is not ready).
+  poe_.set_recv_provider([this](const AppHeader& h) {
+    using roce::RecvOffer;
+    if ((h[0] & kMagic) != kMagic)
+      return RecvOffer{}; // not a CCLO message: the queue pair's own receives
+    auto type = static_cast<Msg>((h[0] >> 32) & 0xFF);
+    if (type != Msg::Eager)
+      return RecvOffer{RecvOffer::Status::Ready, roce::RecvRequest{~0ULL, control_addr_, cfg_.txrx.header.count}};
+    auto buf = rbm_.take_free();
+    if (!buf)
+      return RecvOffer{RecvOffer::Status::NotReady, {}};
+    return RecvOffer{RecvOffer::Status::Ready,
+                     roce::RecvRequest{*buf, rbm_.address(*buf), cfg_.txrx.header.count + rbm_.size()}};
+  });
+}
+
+Cclo::~Cclo() = default;
+
+void Cclo::start(simgrid::s4u::Host* host)
+{
+  sched_.spawn(fmt::format("cclo-{}", host_), host, [this](ActorContext& ctx) { fw_->run(ctx); }, /*daemon=*/true);
+}
+
+coll::CcloTuning Cclo::tuning() const
+{
+  coll::CcloTuning t;
+  auto const& g                = cfg_.tuning;
+  t.max_eager_size             = g.max_eager_size.count;
+  t.rx_buffer_size             = cfg_.rx_buffers.size.count;
+  t.max_rendezvous_size        = g.max_rendezvous_size.count;
+  t.bcast_flat_tree_max_ranks  = g.bcast_flat_tree_max_ranks;
+  t.reduce_flat_tree_max_ranks = g.reduce_flat_tree_max_ranks;
+  t.reduce_flat_tree_max_count = g.reduce_flat_tree_max_count.count != 0
+                                     ? g.reduce_flat_tree_max_count.count
+                                     : std::min<std::uint64_t>(g.max_rendezvous_size.count / g.reduce_flat_tree_max_ranks,
+                                                               32 * 1024);
+  t.gather_flat_tree_max_fanin = g.gather_flat_tree_max_fanin;
+  t.gather_flat_tree_max_count = g.gather_flat_tree_max_count.count;
+  return t;
+}
+
+CcloCounters Cclo::counters() const
+{
+  CcloCounters c          = c_;
+  c.rx_refusals           = rbm_.refusals();
+  c.rx_buffers_max_used   = rbm_.max_in_use();
+  return c;
+}
+
+void Cclo::wake_firmware()
+{
+  if (fw_actor_ && fw_waiting_)
+    sched_.wake(*fw_actor_);
+}
+
+void Cclo::fail(std::string why)
+{
+  if (error_.empty())
+    error_ = std::move(why);
+  wake_firmware();
+}
+
+CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
+{
+  auto const& inv = cfg_.invocation;
+  SimTime req     = c.path == InvocationPath::Kernel ? inv.kernel_request
+                    : c.path == InvocationPath::Coyote ? inv.coyote_request
+                                                       : inv.xrt_request;
+  SimTime rsp     = c.path == InvocationPath::Kernel ? inv.kernel_response
+                    : c.path == InvocationPath::Coyote ? inv.coyote_response
+                                                       : inv.xrt_response;
+  SimTime invoked = ctx.now();
+  ctx.sleep_for(req);
+  // Shared: the firmware drops its reference when it finalizes, before this caller runs again.
+  auto pending    = std::make_shared<Pending>();
+  pending->call   = c;
+  pending->caller = ctx.id();
+  Pending& p      = *pending;
+  calls_.push_back(pending);
+  if (fw_actor_)
+    sched_.wake(*fw_actor_);
+  ctx.wait_until([&] { return p.done; }, fmt::format("host {} waits for its CCLO call ({})", host_,
+                                                      coll::collective_name(c.call.collective)));
+  CcloResult r = p.result;
+  ctx.sleep_for(rsp);
+  r.invoked  = invoked;
+  r.returned = ctx.now();
+  return r;
+}
+
+void Cclo::send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::uint64_t a, std::uint64_t b)
+{
+  ++c_.notifications_sent;
+  roce::WorkRequest wr;
+  wr.wr_id  = next_wr();
+  wr.verb   = roce::Verb::Send;
+  wr.length = cfg_.txrx.header.count;
+  wr.msg    = next_msg();
+  wr.header = AppHeader{kMagic | (std::uint64_t{static_cast<std::uint8_t>(type)} << 32) | host_, a, addr, b};
+  SimTime ready = sched_.now() + cycles(cfg_.txrx.tx_cycles);
+  poe_.post_send(qps_(peer), wr, [ready](std::uint64_t, std::uint32_t) { return ready; });
+}
+
+SimTime Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data)
+{
+  ++c_.eager_messages;
+  const std::uint64_t hdr = cfg_.txrx.header.count;
+  SimTime tx              = cycles(cfg_.txrx.tx_cycles);
+  roce::WorkRequest wr;
+  wr.wr_id  = next_wr();
+  wr.verb   = roce::Verb::Send;
+  wr.length = hdr + bytes;
+  wr.msg    = next_msg();
+  wr.header = AppHeader{kMagic | (std::uint64_t{static_cast<std::uint8_t>(Msg::Eager)} << 32) | host_, seq, 0, bytes};
+  // The Tx system prepends the signature and forwards the data as the data mover streams it.
+  poe_.post_send(qps_(peer), wr, [data, hdr, tx](std::uint64_t off, std::uint32_t len) {
+    std::uint64_t end = off + len;
+    if (end <= hdr)
+      return data.first + tx;
+    return data.first + tx + transmit_time(Bytes{end - hdr}, data.rate);
+  });
+  return data.last + tx;
+}
+
+void Cclo::write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
+                            std::function<void()> done)
+{
+  ++c_.rendezvous_writes;
+  SimTime tx = cycles(cfg_.txrx.tx_cycles);
+  roce::WorkRequest wr;
+  wr.wr_id       = next_wr();
+  wr.verb        = roce::Verb::Write;
+  wr.remote_addr = remote_addr;
+  wr.length      = bytes;
+  wr.msg         = next_msg();
+  // Once the WRITE is acknowledged, the Tx system sends the completion notice (WR_DONE).
+  on_write_done_[wr.wr_id] = [this, peer, remote_addr, bytes, done = std::move(done)] {
+    send_control(peer, Msg::Done, remote_addr, 0, bytes);
+    if (done)
+      done();
+  };
+  poe_.post_send(qps_(peer), wr, [data, tx](std::uint64_t off, std::uint32_t len) {
+    return data.first + tx + transmit_time(Bytes{off + len}, data.rate);
+  });
+}
+
+bool Cclo::on_completion(const roce::Completion& c)
+{
+  if ((c.wr_id & kWrBase) == 0)
+    return false;
+  if (c.status != roce::Status::Success) {
+    fail(fmt::format("host {}: a CCLO {} failed: {}", host_, c.verb == roce::Verb::Write ? "RDMA WRITE" : "message",
+                     roce::describe_failure(c)) +
+         (c.status == roce::Status::RnrRetryExceeded
+              ? fmt::format(" (the receiver had no free Rx buffer: {} buffers of {}; raise rx_buffers.count or "
+                            "lower max_eager_size)",
+                            cfg_.rx_buffers.count, format_bytes(cfg_.rx_buffers.size))
+              : std::string()));
+    return true;
+  }
+  if (auto it = on_write_done_.find(c.wr_id); it != on_write_done_.end()) {
+    auto fn = std::move(it->second);
+    on_write_done_.erase(it);
+    sched_.call_at(sched_.now() + cycles(cfg_.txrx.tx_cycles), std::move(fn));
+  }
+  return true;
+}
+
+bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
+{
+  if (m.verb != roce::Verb::Send)
+    return m.verb == roce::Verb::Write; // rendezvous data lands in memory without the CCLO
+  const AppHeader& h = m.header;
+  if ((h[0] & kMagic) != kMagic)
+    return false;
+  auto type     = static_cast<Msg>((h[0] >> 32) & 0xFF);
+  auto src      = static_cast<std::uint32_t>(h[0] & 0xFFFF);
+  auto recv_buf = m.recv_wr_id;
+  // The Rx system parses the signature, then notifies the firmware or files the Rx buffer.
+  sched_.call_at(sched_.now() + cycles(cfg_.txrx.rx_cycles), [this, type, src, h, recv_buf] {
+    switch (type) {
+      case Msg::Eager:
+        rbm_.filled(recv_buf, src, h[1], h[3]);
+        dmp_->rx_arrived();
+        return;
+      case Msg::Init: inits_[src].push_back(Init{h[2], static_cast<unsigned>(h[1])}); break;
+      case Msg::Done: dones_[src].push_back(h[2]); break;
+      case Msg::Notify: ++notifies_[src]; break;
+    }
+    ++c_.notifications_received;
+    notified_ = true;
+    wake_firmware();
+  });
+  return true;
+}
+
+} // namespace nafsim::nodes

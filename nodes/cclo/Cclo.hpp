@@ -1,0 +1,147 @@
+#pragma once
+// The ACCL+ collective offload engine (CCLO) of an FPGA node (ACCL+ section 4.4): the micro-controller
+// running the firmware (Firmware), the data-movement processor (DataMover), the Tx and Rx systems and
+// the Rx-buffer manager, between the invocation paths (FPGA kernel, Coyote or XRT host driver) and the
+// RDMA POE. Blocks talk through queues as in the hardware; each is timed by its own parameters.
+
+#include "nodes/cclo/CcloConfig.hpp"
+#include "nodes/cclo/DataMover.hpp"
+#include "nodes/cclo/RxBufferManager.hpp"
+#include "nodes/rdma/RdmaPoe.hpp"
+#include "protocols/collectives/Selection.hpp"
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace simgrid::s4u {
+class Host;
+}
+
+namespace nafsim::nodes {
+
+enum class DataLocation { Device, Host, Stream };
+enum class InvocationPath { Kernel, Coyote, Xrt };
+
+/// One call, as the driver fills it in.
+struct CcloCall {
+  coll::CollectiveCall call;
+  std::vector<net::HostId> comm; ///< host of each rank of the communicator
+  int rank                 = 0;
+  DataLocation location    = DataLocation::Device;
+  InvocationPath path      = InvocationPath::Kernel;
+  std::uint64_t src_addr   = 0; ///< operand buffer (host memory carries kHostMemory)
+  std::uint64_t dst_addr   = 0; ///< result buffer
+  std::optional<coll::Protocol> protocol;
+  std::optional<coll::Algorithm> algorithm;
+};
+
+struct CcloResult {
+  SimTime invoked;  ///< the caller issued the call
+  SimTime started;  ///< the firmware picked it up (the CCLO cycle counter starts)
+  SimTime finished; ///< the firmware finalized it (the counter stops)
+  SimTime returned; ///< the caller saw the completion
+  coll::Protocol protocol   = coll::Protocol::Eager;
+  coll::Algorithm algorithm = coll::Algorithm::Direct;
+  std::string error;
+};
+
+struct CcloCounters {
+  std::uint64_t calls          = 0;
+  SimTime uc_busy;                   ///< micro-controller time spent on control steps
+  std::uint64_t moves          = 0;
+  std::uint64_t eager_messages = 0;
+  std::uint64_t rendezvous_writes = 0;
+  std::uint64_t notifications_sent = 0;
+  std::uint64_t notifications_received = 0;
+  std::uint64_t rx_refusals    = 0;  ///< incoming eager messages refused: no free Rx buffer
+  std::size_t rx_buffers_max_used = 0;
+};
+
+class Firmware;
+
+class Cclo final : public TxSystem {
+public:
+  using QpDirectory = std::function<QpId(net::HostId peer)>;
+  /// Device memory below kUserBase holds the CCLO's own buffers (Rx and spare buffers).
+  static constexpr std::uint64_t kUserBase = 1ULL << 36;
+
+  Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond line_rate, std::size_t hosts,
+       Scheduler& sched, RdmaPoe& poe, MemorySystem& mem, QpDirectory qps);
+  ~Cclo();
+  /// Start the firmware (a daemon actor on the node's SimGrid host).
+  void start(simgrid::s4u::Host* host);
+
+  /// Invoke a call and block until its completion reaches the caller (ACCL's call_sync).
+  CcloResult call(ActorContext& ctx, const CcloCall& c);
+
+  // From the node: POE notices addressed to the CCLO (returns false if not).
+  bool on_completion(const roce::Completion& c);
+  bool on_inbound(QpId qp, const roce::InboundMessage& m);
+
+  // TxSystem
+  SimTime send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data) override;
+  void write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
+                        std::function<void()> done) override;
+
+  const CcloConfig& config() const { return cfg_; }
+  coll::CcloTuning tuning() const;
+  CcloCounters counters() const;
+  const DataMover& dmp() const { return *dmp_; }
+  std::uint64_t spare_address(int k) const { return spare_base_ + static_cast<std::uint64_t>(k) * cfg_.tuning.max_rendezvous_size.count; }
+
+private:
+  friend class Firmware;
+  enum class Msg : std::uint8_t { Eager = 1, Init = 2, Done = 3, Notify = 4 };
+  struct Init {
+    std::uint64_t addr;
+    unsigned transfers; ///< sends this address covers (the ring allgather announces its buffer once)
+  };
+  struct Pending {
+    CcloCall call;
+    ActorId caller;
+    CcloResult result;
+    bool done = false;
+  };
+
+  void send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::uint64_t a, std::uint64_t b);
+  std::uint64_t next_wr() { return kWrBase | ++wr_counter_; }
+  std::uint64_t next_msg() { return (std::uint64_t{host_} << 40) | ++msg_counter_; }
+  SimTime cycles(unsigned n) const { return cycle_ * n; }
+  void wake_firmware();
+  void fail(std::string why);
+
+  static constexpr std::uint64_t kWrBase  = 1ULL << 62;
+  static constexpr std::uint64_t kMagic   = 0xCC10ULL << 48;
+
+  net::HostId host_;
+  CcloConfig cfg_;
+  SimTime cycle_;
+  Scheduler& sched_;
+  RdmaPoe& poe_;
+  MemorySystem& mem_;
+  QpDirectory qps_;
+  RxBufferManager rbm_;
+  std::unique_ptr<DataMover> dmp_;
+  std::unique_ptr<Firmware> fw_;
+  std::uint64_t spare_base_;
+  std::uint64_t control_addr_;
+  std::uint64_t wr_counter_  = 0;
+  std::uint64_t msg_counter_ = 0;
+
+  // Queues between the blocks (STS_RNDZV, Rx-buffer notices, the call FIFO).
+  std::vector<std::deque<Init>> inits_;          ///< by sender host
+  std::vector<std::deque<std::uint64_t>> dones_; ///< by sender host
+  std::vector<unsigned> notifies_;               ///< by sender host
+  std::vector<std::uint64_t> out_seq_, in_seq_;  ///< eager sequence numbers by peer host
+  std::deque<std::shared_ptr<Pending>> calls_;
+  std::unordered_map<std::uint64_t, std::function<void()>> on_write_done_; ///< rendezvous WRITE wr -> continuation
+  std::optional<ActorId> fw_actor_;
+  bool fw_waiting_       = false;
+  bool notified_         = false; ///< a notification arrived while the firmware waited
+  std::string error_;
+  CcloCounters c_;
+};
+
+} // namespace nafsim::nodes

@@ -1,0 +1,136 @@
+#pragma once
+// Parameters of the ACCL+ collective offload engine (CCLO), its firmware and its invocation paths.
+
+#include "simcore/config/Schema.hpp"
+
+namespace nafsim::nodes {
+
+/// MicroBlaze cycles the firmware spends on each kind of control step (ccl_offload_control.c).
+struct FirmwareCosts {
+  unsigned call     = 60;
+  unsigned finalize = 10;
+  unsigned move     = 14;
+  unsigned notify   = 10;
+  unsigned poll     = 24;
+  unsigned step     = 8;
+  template <class V> void describe(V& v)
+  {
+    v.field("call", call, "pick up a call: read its 15 argument words, select the algorithm, start the counter");
+    v.field("finalize", finalize, "stop the counter, write the return value and the status");
+    v.field("move", move, "issue one move to the data-movement processor (about 10 words to CMD_DMA_MOVE)");
+    v.field("notify", notify, "send a rendezvous address or notification (7 words to CMD_RNDZV)");
+    v.field("poll", poll, "one pass of a wait loop (retry queue or STS_RNDZV poll): the delay between a "
+                          "notification's arrival and the firmware acting on it");
+    v.field("step", step, "bookkeeping per algorithm step (index arithmetic, branches)");
+  }
+};
+
+/// The data-movement processor and its datapath.
+struct DmpConfig {
+  unsigned issue_cycles    = 4;
+  unsigned pipeline_cycles = 24;
+  unsigned width_bytes     = 64;
+  template <class V> void describe(V& v)
+  {
+    v.field("issue_cycles", issue_cycles, "cycles to decode a move and start its operand slots");
+    v.field("pipeline_cycles", pipeline_cycles,
+            "latency through the datapath (stream switch, plugins, FIFOs) from first operand byte to first result byte");
+    v.field("width_bytes", width_bytes, "datapath width: bytes per cycle of every CCLO stream, plugin included "
+                                        "(ACCL+ Listing 2: 64 B per cycle)",
+            config::Limits::between(1, 1024));
+  }
+};
+
+struct TxRxConfig {
+  unsigned tx_cycles = 12;
+  unsigned rx_cycles = 12;
+  Bytes header{64};
+  template <class V> void describe(V& v)
+  {
+    v.field("tx_cycles", tx_cycles, "Tx system: from a move's result to the command at the POE (signature insertion, "
+                                    "segmentation FSM)");
+    v.field("rx_cycles", rx_cycles, "Rx system: from a message's arrival to its notification or Rx-buffer entry "
+                                    "(signature parsing)");
+    v.field("header", header, "message signature carried before each eager payload and in each notification");
+  }
+};
+
+struct RxBufferConfig {
+  unsigned count = 16;
+  Bytes size{32 * 1024};
+  unsigned seek_cycles = 8;
+  template <class V> void describe(V& v)
+  {
+    v.field("count", count, "eager Rx buffers; when all hold unmatched messages, senders are back-pressured "
+                            "(RNR NAK) until one is freed",
+            config::Limits::between(1, 1 << 16));
+    v.field("size", size, "bytes per Rx buffer; eager messages are segmented to this size",
+            config::Limits::at_least(64));
+    v.field("seek_cycles", seek_cycles, "cycles for the data mover to find a message in the Rx buffers");
+  }
+};
+
+/// The firmware's protocol threshold and tuning registers (ACCL::configure_tuning_parameters).
+struct TuningConfig {
+  Bytes max_eager_size{32 * 1024};
+  Bytes max_rendezvous_size{4 << 20};
+  unsigned bcast_flat_tree_max_ranks  = 3;
+  unsigned reduce_flat_tree_max_ranks = 4;
+  Bytes reduce_flat_tree_max_count{0};
+  unsigned gather_flat_tree_max_fanin = 2;
+  Bytes gather_flat_tree_max_count{32 * 1024};
+  template <class V> void describe(V& v)
+  {
+    v.field("max_eager_size", max_eager_size, "messages above this go rendezvous (unless compressed or streamed); "
+                                              "firmware default 32 KiB");
+    v.field("max_rendezvous_size", max_rendezvous_size, "size of the three rendezvous spare buffers");
+    v.field("bcast_flat_tree_max_ranks", bcast_flat_tree_max_ranks, "rendezvous bcast is flat up to this many ranks, "
+                                                                    "a binary tree above");
+    v.field("reduce_flat_tree_max_ranks", reduce_flat_tree_max_ranks, "rendezvous reduce is flat up to this many "
+                                                                      "ranks (or up to reduce_flat_tree_max_count)");
+    v.field("reduce_flat_tree_max_count", reduce_flat_tree_max_count,
+            "rendezvous reduce is flat up to this many bytes; 0 = the driver's min(max_rendezvous_size / 4, 32 KiB)");
+    v.field("gather_flat_tree_max_fanin", gather_flat_tree_max_fanin,
+            "rendezvous gather announces at most this many slots at once above gather_flat_tree_max_count");
+    v.field("gather_flat_tree_max_count", gather_flat_tree_max_count, "see gather_flat_tree_max_fanin");
+  }
+};
+
+/// Latency of a call's request and of its completion notice, per invocation path.
+struct InvocationConfig {
+  SimTime kernel_request  = SimTime::ns(8);
+  SimTime kernel_response = SimTime::ns(8);
+  SimTime coyote_request  = SimTime::ns(1700);
+  SimTime coyote_response = SimTime::ns(1700);
+  SimTime xrt_request     = SimTime::us(22.5);
+  SimTime xrt_response    = SimTime::us(22.5);
+  template <class V> void describe(V& v)
+  {
+    v.field("kernel_request", kernel_request, "FPGA kernel: command stream into the CCLO");
+    v.field("kernel_response", kernel_response, "FPGA kernel: status stream back");
+    v.field("coyote_request", coyote_request, "Coyote host driver: the PCIe write that posts a call");
+    v.field("coyote_response", coyote_response, "Coyote host driver: the PCIe read that sees the completion");
+    v.field("xrt_request", xrt_request, "XRT host driver: starting the CCLO kernel");
+    v.field("xrt_response", xrt_response, "XRT host driver: waiting for the kernel to finish");
+  }
+};
+
+struct CcloConfig {
+  FirmwareCosts firmware;
+  DmpConfig dmp;
+  TxRxConfig txrx;
+  RxBufferConfig rx_buffers;
+  TuningConfig tuning;
+  InvocationConfig invocation;
+  template <class V> void describe(V& v)
+  {
+    v.field("firmware", firmware, "micro-controller costs, in CCLO clock cycles");
+    v.field("dmp", dmp, "data-movement processor");
+    v.field("txrx", txrx, "Tx and Rx systems");
+    v.field("rx_buffers", rx_buffers, "eager Rx buffer pool (Rx-buffer manager)");
+    v.field("tuning", tuning, "protocol threshold and algorithm tuning registers");
+    v.field("invocation", invocation, "invocation paths");
+  }
+};
+
+} // namespace nafsim::nodes

@@ -1,0 +1,135 @@
+#pragma once
+// The CCLO micro-benchmarks: a collective (or send/recv, or NOP) vs message size on the first `ranks`
+// hosts, issued through an invocation path with data in device memory, host memory or kernel
+// streams. Every iteration starts all ranks at the same instant; the recorded latency is the CCLO
+// cycle counter (firmware pick-up to finalize, as the ACCL+ measurements), the longest over ranks.
+
+#include "nodes/cclo/Cclo.hpp"
+#include "workloads/Workload.hpp"
+
+namespace nafsim::workloads {
+
+enum class BenchOp { SendRecv, Nop, Bcast, Scatter, Gather, AllGather, Reduce, AllReduce, ReduceScatter, AllToAll,
+                     Barrier };
+enum class DataType { Float16, Float32, Float64, Int32, Int64 };
+enum class ProtocolChoice { Auto, Eager, Rendezvous };
+enum class AlgorithmChoice { Auto, Flat, Binomial, Ring, ReduceBcast, ReduceScatterComposite, RecursiveDoubling,
+                             Rabenseifner, Pairwise };
+
+} // namespace nafsim::workloads
+
+namespace nafsim::config {
+template <> struct EnumNames<workloads::BenchOp> {
+  static constexpr std::array list{
+      std::pair{workloads::BenchOp::SendRecv, "sendrecv"},   std::pair{workloads::BenchOp::Nop, "nop"},
+      std::pair{workloads::BenchOp::Bcast, "bcast"},         std::pair{workloads::BenchOp::Scatter, "scatter"},
+      std::pair{workloads::BenchOp::Gather, "gather"},       std::pair{workloads::BenchOp::AllGather, "allgather"},
+      std::pair{workloads::BenchOp::Reduce, "reduce"},       std::pair{workloads::BenchOp::AllReduce, "allreduce"},
+      std::pair{workloads::BenchOp::ReduceScatter, "reduce-scatter"},
+      std::pair{workloads::BenchOp::AllToAll, "alltoall"},   std::pair{workloads::BenchOp::Barrier, "barrier"}};
+};
+template <> struct EnumNames<workloads::DataType> {
+  static constexpr std::array list{std::pair{workloads::DataType::Float16, "float16"},
+                                   std::pair{workloads::DataType::Float32, "float32"},
+                                   std::pair{workloads::DataType::Float64, "float64"},
+                                   std::pair{workloads::DataType::Int32, "int32"},
+                                   std::pair{workloads::DataType::Int64, "int64"}};
+};
+template <> struct EnumNames<workloads::ProtocolChoice> {
+  static constexpr std::array list{std::pair{workloads::ProtocolChoice::Auto, "auto"},
+                                   std::pair{workloads::ProtocolChoice::Eager, "eager"},
+                                   std::pair{workloads::ProtocolChoice::Rendezvous, "rendezvous"}};
+};
+template <> struct EnumNames<workloads::AlgorithmChoice> {
+  static constexpr std::array list{
+      std::pair{workloads::AlgorithmChoice::Auto, "auto"},
+      std::pair{workloads::AlgorithmChoice::Flat, "flat"},
+      std::pair{workloads::AlgorithmChoice::Binomial, "binomial"},
+      std::pair{workloads::AlgorithmChoice::Ring, "ring"},
+      std::pair{workloads::AlgorithmChoice::ReduceBcast, "reduce-bcast"},
+      std::pair{workloads::AlgorithmChoice::ReduceScatterComposite, "reduce-scatter-composite"},
+      std::pair{workloads::AlgorithmChoice::RecursiveDoubling, "recursive-doubling"},
+      std::pair{workloads::AlgorithmChoice::Rabenseifner, "rabenseifner"},
+      std::pair{workloads::AlgorithmChoice::Pairwise, "pairwise"}};
+};
+template <> struct EnumNames<coll::ReduceFunc> {
+  static constexpr std::array list{std::pair{coll::ReduceFunc::Sum, "sum"}, std::pair{coll::ReduceFunc::Max, "max"}};
+};
+template <> struct EnumNames<nodes::DataLocation> {
+  static constexpr std::array list{std::pair{nodes::DataLocation::Device, "device"},
+                                   std::pair{nodes::DataLocation::Host, "host"},
+                                   std::pair{nodes::DataLocation::Stream, "stream"}};
+};
+template <> struct EnumNames<nodes::InvocationPath> {
+  static constexpr std::array list{std::pair{nodes::InvocationPath::Kernel, "kernel"},
+                                   std::pair{nodes::InvocationPath::Coyote, "coyote"},
+                                   std::pair{nodes::InvocationPath::Xrt, "xrt"}};
+};
+} // namespace nafsim::config
+
+namespace nafsim::workloads {
+
+struct CollectiveBenchConfig {
+  BenchOp collective = BenchOp::SendRecv;
+  unsigned ranks     = 2;
+  unsigned root      = 0;
+  Bytes min_size{512};
+  Bytes max_size{256 * 1024};
+  std::vector<Bytes> sizes;
+  unsigned iterations = 1;
+  DataType dtype      = DataType::Float32;
+  coll::ReduceFunc func = coll::ReduceFunc::Sum;
+  ProtocolChoice protocol   = ProtocolChoice::Auto;
+  AlgorithmChoice algorithm = AlgorithmChoice::Auto;
+  nodes::DataLocation location   = nodes::DataLocation::Device;
+  nodes::InvocationPath invocation = nodes::InvocationPath::Kernel;
+  template <class V> void describe(V& v)
+  {
+    v.field("collective", collective, "what every iteration runs (sendrecv: rank 0 sends to rank 1)");
+    v.field("ranks", ranks, "communicator size: hosts 0 .. ranks-1", config::Limits::between(1, 1 << 16));
+    v.field("root", root, "root of rooted collectives");
+    v.field("min_size", min_size, "smallest message (bytes per rank, as ACCL counts); sizes double up to max_size");
+    v.field("max_size", max_size, "largest message", config::Limits::between(0, 1ULL << 34));
+    v.field("sizes", sizes, "explicit message sizes (override min_size/max_size when not empty)");
+    v.field("iterations", iterations, "repetitions per size", config::Limits::between(1, 100000));
+    v.field("dtype", dtype, "element type (its size sets the element count)");
+    v.field("func", func, "reduction function");
+    v.field("protocol", protocol, "auto: the firmware's choice; eager / rendezvous: forced");
+    v.field("algorithm", algorithm, "auto: the firmware's choice; or force one (errors if it cannot run the call)");
+    v.field("location", location, "operands in device memory, host memory (over PCIe) or kernel streams");
+    v.field("invocation", invocation, "who calls the CCLO: an FPGA kernel, the Coyote host driver, or the XRT driver");
+  }
+};
+
+class CollectiveBench final : public Workload {
+public:
+  explicit CollectiveBench(const CollectiveBenchConfig& cfg);
+  void start(nodes::Cluster& cluster) override;
+  void report(const nodes::Cluster& cluster, results::ResultSink& sink,
+              std::vector<std::string>& summary) const override;
+
+private:
+  struct Sample {
+    std::uint64_t bytes = 0;
+    unsigned iteration  = 0;
+    SimTime cclo;  ///< longest CCLO counter over ranks
+    SimTime host;  ///< longest invocation-to-return over ranks
+    coll::Protocol protocol;
+    coll::Algorithm algorithm;
+  };
+  void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
+  nodes::CcloCall make_call(unsigned rank, std::uint64_t bytes) const;
+
+  CollectiveBenchConfig cfg_;
+  std::vector<std::uint64_t> sizes_;
+  unsigned elem_bytes_;
+  std::vector<net::HostId> comm_;
+  std::vector<Sample> samples_;
+  // The start line: every rank of an iteration starts at the same instant.
+  unsigned arrived_ = 0;
+  std::uint64_t generation_ = 0;
+  std::vector<ActorId> waiting_;
+  std::vector<std::vector<nodes::CcloResult>> results_; ///< per sample, per rank
+};
+
+} // namespace nafsim::workloads
