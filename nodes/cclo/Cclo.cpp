@@ -115,6 +115,7 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
   pending->caller = ctx.id();
   Pending& p      = *pending;
   calls_.push_back(pending);
+  c_.max_calls_queued = std::max(c_.max_calls_queued, calls_.size());
   if (fw_actor_)
     sched_.wake(*fw_actor_);
   ctx.wait_until([&] { return p.done; }, fmt::format("host {} waits for its CCLO call ({})", host_,
@@ -218,6 +219,7 @@ bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
   sched_.call_at(sched_.now() + cycles(cfg_.txrx.rx_cycles), [this, type, src, h, recv_buf] {
     switch (type) {
       case Msg::Eager:
+        ++c_.eager_received;
         rbm_.filled(recv_buf, src, h[1], h[3]);
         dmp_->rx_arrived();
         return;

@@ -55,6 +55,9 @@ struct CcloCounters {
   std::uint64_t rendezvous_writes = 0;
   std::uint64_t notifications_sent = 0;
   std::uint64_t notifications_received = 0;
+  std::uint64_t eager_received = 0;
+  std::uint64_t polls          = 0;  ///< wait-loop passes that found a notification (each costs firmware.poll)
+  std::size_t max_calls_queued = 0;  ///< deepest call FIFO
   std::uint64_t rx_refusals    = 0;  ///< incoming eager messages refused: no free Rx buffer
   std::size_t rx_buffers_max_used = 0;
 };

@@ -21,6 +21,7 @@ DataMover::DataMover(const DmpConfig& cfg, unsigned seek_cycles, Hertz clock, Bi
 void DataMover::submit(Move m)
 {
   queue_.push_back(std::move(m));
+  c_.max_queue = std::max(c_.max_queue, queue_.size());
   try_start();
 }
 
@@ -146,7 +147,10 @@ void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
   SimTime last = first + dur;
   ++c_.moves;
   c_.bytes += m.bytes;
-  c_.busy += dur;
+  if (last > busy_until_) {
+    c_.busy += last - std::max(first, busy_until_);
+    busy_until_ = last;
+  }
 
   auto done = std::move(m.on_done);
   auto release = [this, rx] {

@@ -54,8 +54,9 @@ protected:
 struct DmpCounters {
   std::uint64_t moves = 0;
   std::uint64_t bytes = 0;
-  SimTime busy;       ///< time with a move streaming
+  SimTime busy;       ///< time with at least one move streaming (union of the moves' intervals)
   SimTime rx_waits;   ///< time the head move waited for a message
+  std::size_t max_queue = 0; ///< most moves queued behind the issue stage
 };
 
 class DataMover final : public EventHandler {
@@ -89,6 +90,7 @@ private:
   TxSystem& tx_;
   std::deque<Move> queue_;
   SimTime issue_free_;
+  SimTime busy_until_; ///< end of the latest streaming interval counted in c_.busy
   bool waiting_rx_ = false;
   SimTime waiting_since_;
   bool try_scheduled_ = false;

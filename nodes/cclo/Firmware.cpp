@@ -363,6 +363,7 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
       c_.fw_waiting_ = false;
       if (c_.notified_) { // noticed by the polling loop or on the retry queue's next pass
         c_.notified_ = false;
+        ++c_.c_.polls;
         charge(ctx, fw.poll);
       }
     }

@@ -30,6 +30,7 @@ public:
   const net::Fabric& fabric() const { return *fabric_; }
   const topo::Topology& topology() const { return topo_; }
   Scheduler& scheduler() { return sched_; }
+  const Scheduler& scheduler() const { return sched_; }
   const PlatformConfig& config() const { return cfg_; }
   /// Record the run into `t` (work requests, inbound messages; packets at level `packets`).
   void enable_trace(results::Trace& t);

@@ -53,6 +53,45 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
         .add(n.memory().pcie_write().bytes());
   }
   sink.add(std::move(nodes));
+
+  // Per-block statistics of every CCLO that took part in the run.
+  const double elapsed_us = c.scheduler().now().us();
+  auto util               = [&](SimTime busy) { return elapsed_us > 0 ? busy.us() / elapsed_us : 0.0; };
+  results::Table cclo("cclo", {"node", "calls", "max_calls_queued", "uc_busy_us", "uc_utilization", "polls",
+                               "dmp_moves", "dmp_bytes", "dmp_busy_us", "dmp_utilization", "dmp_rx_wait_us",
+                               "dmp_max_queue", "tx_eager_messages", "tx_rendezvous_writes", "tx_notifications",
+                               "rx_eager_messages", "rx_notifications", "rx_buffers", "rx_buffers_max_used",
+                               "rx_refusals"});
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const Cclo* e = c.node(i).cclo();
+    if (!e)
+      continue;
+    auto k        = e->counters();
+    auto const& d = e->dmp().counters();
+    cclo.row()
+        .add(i)
+        .add(k.calls)
+        .add(k.max_calls_queued)
+        .add(k.uc_busy.us(), 3)
+        .add(util(k.uc_busy), 4)
+        .add(k.polls)
+        .add(d.moves)
+        .add(d.bytes)
+        .add(d.busy.us(), 3)
+        .add(util(d.busy), 4)
+        .add(d.rx_waits.us(), 3)
+        .add(d.max_queue)
+        .add(k.eager_messages)
+        .add(k.rendezvous_writes)
+        .add(k.notifications_sent)
+        .add(k.eager_received)
+        .add(k.notifications_received)
+        .add(e->config().rx_buffers.count)
+        .add(k.rx_buffers_max_used)
+        .add(k.rx_refusals);
+  }
+  if (!cclo.rows().empty())
+    sink.add(std::move(cclo));
 }
 
 } // namespace nafsim::nodes
