@@ -10,7 +10,7 @@ namespace nafsim::nodes {
 using roce::AppHeader;
 
 Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond line_rate, std::size_t hosts,
-           Scheduler& sched, RdmaPoe& poe, MemorySystem& mem, QpDirectory qps)
+           Scheduler& sched, RdmaPoe& poe, MemorySystem& mem, QpDirectory qps, DataPlane* data)
     : host_(host)
     , cfg_(cfg)
     , cycle_(cycles_time(Cycles{1}, clock))
@@ -18,6 +18,7 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond l
     , poe_(poe)
     , mem_(mem)
     , qps_(std::move(qps))
+    , data_(data)
     , rbm_(cfg.rx_buffers, 0)
     , inits_(hosts)
     , dones_(hosts)
@@ -33,8 +34,10 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond l
   if (control_addr_ + cfg.txrx.header.count > kUserBase)
     throw config::ConfigError("", "/platform/node/fpga/cclo",
                               "Rx buffers and spare buffers exceed the CCLO's 64 GiB of device memory");
-  dmp_ = std::make_unique<DataMover>(cfg.dmp, cfg.rx_buffers.seek_cycles, clock, line_rate, sched, mem, rbm_, *this);
+  dmp_ = std::make_unique<DataMover>(cfg.dmp, cfg.rx_buffers.seek_cycles, clock, line_rate, sched, mem, rbm_, *this,
+                                     data ? &data->memory.at(host) : nullptr);
   fw_  = std::make_unique<Firmware>(*this);
+  dmp_->on_deadlock([this](std::string why) { fail(fmt::format("host {}: {}", host_, why)); });
   // The Rx system receives every SEND: notifications need no buffer; eager data takes a free Rx
   // buffer, and none free means back-pressure (the sender is told the receiver is not ready).
   poe_.set_recv_provider([this](const AppHeader& h) {
@@ -91,6 +94,16 @@ void Cclo::wake_firmware()
     sched_.wake(*fw_actor_);
 }
 
+std::vector<std::byte> Cclo::take_payload(std::uint64_t msg)
+{
+  auto it = data_->payloads.find(msg);
+  if (it == data_->payloads.end())
+    throw std::logic_error(fmt::format("host {}: message {:#x} arrived without its payload", host_, msg));
+  auto v = std::move(it->second);
+  data_->payloads.erase(it);
+  return v;
+}
+
 void Cclo::fail(std::string why)
 {
   if (error_.empty())
@@ -140,7 +153,8 @@ void Cclo::send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::u
   poe_.post_send(qps_(peer), wr, [ready](std::uint64_t, std::uint32_t) { return ready; });
 }
 
-SimTime Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data)
+SimTime Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
+                         std::vector<std::byte> payload)
 {
   ++c_.eager_messages;
   const std::uint64_t hdr = cfg_.txrx.header.count;
@@ -151,6 +165,8 @@ SimTime Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t by
   wr.length = hdr + bytes;
   wr.msg    = next_msg();
   wr.header = AppHeader{kMagic | (std::uint64_t{static_cast<std::uint8_t>(Msg::Eager)} << 32) | host_, seq, 0, bytes};
+  if (data_)
+    data_->payloads[wr.msg] = std::move(payload);
   // The Tx system prepends the signature and forwards the data as the data mover streams it.
   poe_.post_send(qps_(peer), wr, [data, hdr, tx](std::uint64_t off, std::uint32_t len) {
     std::uint64_t end = off + len;
@@ -162,7 +178,7 @@ SimTime Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t by
 }
 
 void Cclo::write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
-                            std::function<void()> done)
+                            std::vector<std::byte> payload, std::function<void()> done)
 {
   ++c_.rendezvous_writes;
   SimTime tx = cycles(cfg_.txrx.tx_cycles);
@@ -172,6 +188,8 @@ void Cclo::write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::
   wr.remote_addr = remote_addr;
   wr.length      = bytes;
   wr.msg         = next_msg();
+  if (data_)
+    data_->payloads[wr.msg] = std::move(payload);
   // Once the WRITE is acknowledged, the Tx system sends the completion notice (WR_DONE).
   on_write_done_[wr.wr_id] = [this, peer, remote_addr, bytes, done = std::move(done)] {
     send_control(peer, Msg::Done, remote_addr, 0, bytes);
@@ -207,14 +225,22 @@ bool Cclo::on_completion(const roce::Completion& c)
 
 bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
 {
-  if (m.verb != roce::Verb::Send)
-    return m.verb == roce::Verb::Write; // rendezvous data lands in memory without the CCLO
+  if (m.verb != roce::Verb::Send) {
+    if (m.verb != roce::Verb::Write)
+      return false;
+    // Rendezvous data lands in memory without the CCLO.
+    if (data_)
+      data_->memory.at(host_).write(m.addr, take_payload(m.msg));
+    return true;
+  }
   const AppHeader& h = m.header;
   if ((h[0] & kMagic) != kMagic)
     return false;
   auto type     = static_cast<Msg>((h[0] >> 32) & 0xFF);
   auto src      = static_cast<std::uint32_t>(h[0] & 0xFFFF);
   auto recv_buf = m.recv_wr_id;
+  if (type == Msg::Eager && data_) // the payload, kept at the start of its Rx buffer
+    data_->memory.at(host_).write(rbm_.address(recv_buf), take_payload(m.msg));
   // The Rx system parses the signature, then notifies the firmware or files the Rx buffer.
   sched_.call_at(sched_.now() + cycles(cfg_.txrx.rx_cycles), [this, type, src, h, recv_buf] {
     switch (type) {

@@ -5,6 +5,7 @@
 // RDMA POE. Blocks talk through queues as in the hardware; each is timed by its own parameters.
 
 #include "nodes/cclo/CcloConfig.hpp"
+#include "nodes/cclo/DataPlane.hpp"
 #include "nodes/cclo/DataMover.hpp"
 #include "nodes/cclo/RxBufferManager.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
@@ -35,6 +36,8 @@ struct CcloCall {
   std::uint64_t dst_addr   = 0; ///< result buffer
   std::optional<coll::Protocol> protocol;
   std::optional<coll::Algorithm> algorithm;
+  DataType dtype = DataType::Float32; ///< arithmetic configuration: element type (must match call.elem_bytes)
+  bool compress  = false;              ///< fp32 data travels as fp16 (compression plugins; eager only)
 };
 
 struct CcloResult {
@@ -71,7 +74,7 @@ public:
   static constexpr std::uint64_t kUserBase = 1ULL << 36;
 
   Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond line_rate, std::size_t hosts,
-       Scheduler& sched, RdmaPoe& poe, MemorySystem& mem, QpDirectory qps);
+       Scheduler& sched, RdmaPoe& poe, MemorySystem& mem, QpDirectory qps, DataPlane* data = nullptr);
   ~Cclo();
   /// Start the firmware (a daemon actor on the node's SimGrid host).
   void start(simgrid::s4u::Host* host);
@@ -84,9 +87,10 @@ public:
   bool on_inbound(QpId qp, const roce::InboundMessage& m);
 
   // TxSystem
-  SimTime send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data) override;
+  SimTime send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
+                     std::vector<std::byte> payload) override;
   void write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
-                        std::function<void()> done) override;
+                        std::vector<std::byte> payload, std::function<void()> done) override;
 
   const CcloConfig& config() const { return cfg_; }
   coll::CcloTuning tuning() const;
@@ -114,6 +118,7 @@ private:
   SimTime cycles(unsigned n) const { return cycle_ * n; }
   void wake_firmware();
   void fail(std::string why);
+  std::vector<std::byte> take_payload(std::uint64_t msg);
 
   static constexpr std::uint64_t kWrBase  = 1ULL << 62;
   static constexpr std::uint64_t kMagic   = 0xCC10ULL << 48;
@@ -125,6 +130,7 @@ private:
   RdmaPoe& poe_;
   MemorySystem& mem_;
   QpDirectory qps_;
+  DataPlane* data_; ///< real data (null: sizes only)
   RxBufferManager rbm_;
   std::unique_ptr<DataMover> dmp_;
   std::unique_ptr<Firmware> fw_;

@@ -1,11 +1,12 @@
 #include "nodes/cclo/DataMover.hpp"
 
+#include <array>
 #include <fmt/format.h>
 
 namespace nafsim::nodes {
 
 DataMover::DataMover(const DmpConfig& cfg, unsigned seek_cycles, Hertz clock, BitsPerSecond network,
-                     Scheduler& sched, MemorySystem& mem, RxBufferManager& rbm, TxSystem& tx)
+                     Scheduler& sched, MemorySystem& mem, RxBufferManager& rbm, TxSystem& tx, MemoryImage* image)
     : cfg_(cfg)
     , seek_cycles_(seek_cycles)
     , cycle_(cycles_time(Cycles{1}, clock))
@@ -15,6 +16,7 @@ DataMover::DataMover(const DmpConfig& cfg, unsigned seek_cycles, Hertz clock, Bi
     , mem_(mem)
     , rbm_(rbm)
     , tx_(tx)
+    , image_(image)
 {
 }
 
@@ -92,6 +94,18 @@ void DataMover::try_start()
           waiting_rx_    = true;
           waiting_since_ = sched_.now();
         }
+        // Moves run in order and only they free Rx buffers: if every buffer holds some other
+        // complete message, the one this move needs can never land (its sender is back-pressured
+        // forever). The hardware would hang; the model reports it.
+        if (rbm_.all_waiting() && on_deadlock_) {
+          auto fn = std::move(on_deadlock_);
+          on_deadlock_ = nullptr;
+          fn(fmt::format("Rx-buffer deadlock: the data mover must next read message {} from host {}, but all {} Rx "
+                         "buffers hold other complete messages ({}), and buffers are freed only by moves, which run "
+                         "in order; the sender is back-pressured forever. Raise rx_buffers.count (or rx_buffers.size, "
+                         "so that messages take fewer buffers) or use the rendezvous protocol",
+                         m.op1.seq, m.op1.src_host, rbm_.count(), rbm_.describe()));
+        }
         return;
       }
       if (waiting_rx_) {
@@ -108,67 +122,98 @@ void DataMover::try_start()
 
 void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
 {
-  const Bytes b{m.bytes};
   SimTime issue = t + cycle_ * cfg_.issue_cycles;
   issue_free_   = issue;
-  // The stream runs at the slowest engine on its way.
-  BitsPerSecond rate = datapath_;
-  auto limit         = [&](BitsPerSecond r) {
-    if (r.bps < rate.bps)
-      rate = r;
+  const std::uint64_t b0 = m.slot_bytes(m.op0.compressed);
+  const std::uint64_t b1 = m.slot_bytes(m.op1.compressed);
+  const std::uint64_t br = m.result_bytes();
+  // The stream is paced by its bottleneck: the leg (engine and the bytes it carries) that needs the
+  // longest; every other leg runs at the same element rate.
+  struct Leg {
+    std::uint64_t bytes;
+    BitsPerSecond bw;
   };
-  auto read_rate = [&](std::uint64_t addr, Engine e) {
+  std::array<Leg, 8> legs{};
+  std::size_t n = 0;
+  auto leg      = [&](std::uint64_t bytes, BitsPerSecond bw) { legs[n++] = {bytes, bw}; };
+  auto read_bw  = [&](std::uint64_t addr, Engine e) {
     BitsPerSecond r = mem_.engine(e).bandwidth();
     if (is_host(addr) && mem_.pcie_read().bandwidth().bps < r.bps)
       r = mem_.pcie_read().bandwidth();
     return r;
   };
-  std::uint64_t op1_addr = rx ? rbm_.address(*rx) : m.op1.addr;
+  const std::uint64_t op1_addr = rx ? rbm_.address(*rx) : m.op1.addr;
+  const bool has0 = m.op0.kind != OperandKind::None, has1 = m.op1.kind != OperandKind::None;
+  if (has0)
+    leg(b0, datapath_);
+  if (has1)
+    leg(b1, datapath_);
+  if (m.res != ResultKind::None)
+    leg(br, datapath_);
   if (m.op0.kind == OperandKind::Memory)
-    limit(read_rate(m.op0.addr, Engine::Op0Read));
+    leg(b0, read_bw(m.op0.addr, Engine::Op0Read));
   if (m.op1.kind == OperandKind::Memory || m.op1.kind == OperandKind::RxBuffer)
-    limit(read_rate(op1_addr, Engine::Op1Read));
+    leg(b1, read_bw(op1_addr, Engine::Op1Read));
   if (m.res == ResultKind::Memory) {
     BitsPerSecond w = mem_.engine(Engine::ResWrite).bandwidth();
     if (is_host(m.res_addr) && mem_.pcie_write().bandwidth().bps < w.bps)
       w = mem_.pcie_write().bandwidth();
-    limit(w);
+    leg(br, w);
   }
   if (m.res == ResultKind::Eager || m.res == ResultKind::Rendezvous)
-    limit(network_);
+    leg(br, network_);
+  Leg bottleneck{0, datapath_};
+  for (std::size_t i = 0; i < n; ++i)
+    if (static_cast<double>(legs[i].bytes) / legs[i].bw.bps >
+            static_cast<double>(bottleneck.bytes) / bottleneck.bw.bps ||
+        (bottleneck.bytes == 0 && legs[i].bytes == 0 && legs[i].bw.bps < bottleneck.bw.bps))
+      bottleneck = legs[i];
+  auto rate = [&](std::uint64_t bytes) {
+    if (bottleneck.bytes == 0 || bytes == bottleneck.bytes)
+      return bottleneck.bw;
+    return BitsPerSecond{bottleneck.bw.bps * static_cast<double>(bytes) / static_cast<double>(bottleneck.bytes)};
+  };
 
   SimTime first = issue;
   if (m.op0.kind == OperandKind::Memory)
-    first = std::max(first, mem_.read(Engine::Op0Read, issue, m.op0.addr, b, rate).first);
+    first = std::max(first, mem_.read(Engine::Op0Read, issue, m.op0.addr, Bytes{b0}, rate(b0)).first);
   if (m.op1.kind == OperandKind::Memory || m.op1.kind == OperandKind::RxBuffer)
-    first = std::max(first, mem_.read(Engine::Op1Read, issue, op1_addr, b, rate).first);
+    first = std::max(first, mem_.read(Engine::Op1Read, issue, op1_addr, Bytes{b1}, rate(b1)).first);
   first += cycle_ * cfg_.pipeline_cycles;
-  SimTime dur  = transmit_time(b, rate);
-  SimTime last = first + dur;
+  const SimTime dur  = transmit_time(Bytes{bottleneck.bytes}, bottleneck.bw);
+  const SimTime last = first + dur;
   ++c_.moves;
-  c_.bytes += m.bytes;
+  c_.bytes += br;
   if (last > busy_until_) {
     c_.busy += last - std::max(first, busy_until_);
     busy_until_ = last;
   }
 
-  auto done = std::move(m.on_done);
+  // Real data: the operands are read as the move starts; results land when the move completes.
+  std::vector<std::byte> out;
+  if (image_)
+    out = compute(m, op1_addr);
+
+  auto done    = std::move(m.on_done);
   auto release = [this, rx] {
     if (rx)
       rbm_.release(*rx);
   };
   switch (m.res) {
     case ResultKind::None:
-    case ResultKind::Stream:
       finish_at(last, [release, done] {
         release();
         if (done)
           done();
       });
       break;
+    case ResultKind::Stream:
     case ResultKind::Memory: {
-      SimTime w = mem_.write(Engine::ResWrite, first, m.res_addr, b, rate).last;
-      finish_at(w, [release, done] {
+      SimTime w = m.res == ResultKind::Memory ? mem_.write(Engine::ResWrite, first, m.res_addr, Bytes{br}, rate(br)).last
+                                              : last;
+      finish_at(w, [this, release, done, addr = m.res_addr, out = std::move(out)] {
+        if (image_)
+          image_->write(addr, out);
         release();
         if (done)
           done();
@@ -176,7 +221,7 @@ void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
       break;
     }
     case ResultKind::Eager: {
-      SimTime handed = tx_.send_eager(m.peer, m.seq, m.bytes, Stream{first, last, rate});
+      SimTime handed = tx_.send_eager(m.peer, m.seq, br, Stream{first, last, rate(br)}, std::move(out));
       finish_at(handed, [release, done] {
         release();
         if (done)
@@ -187,9 +232,42 @@ void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
     case ResultKind::Rendezvous:
       // The Rx buffer (if any) is free once read; the move completes when the notice is sent.
       finish_at(last, release);
-      tx_.write_rendezvous(m.peer, m.res_addr, m.bytes, Stream{first, last, rate}, std::move(done));
+      tx_.write_rendezvous(m.peer, m.res_addr, br, Stream{first, last, rate(br)}, std::move(out), std::move(done));
       break;
   }
+}
+
+std::vector<std::byte> DataMover::compute(const Move& m, std::uint64_t op1_addr) const
+{
+  const std::uint64_t full = m.slot_bytes(false);
+  // An operand slot as elements of the move's type (decompressed if it arrives as fp16).
+  auto operand = [&](const Operand& o, std::uint64_t addr) {
+    auto raw = image_->read(addr, m.slot_bytes(o.compressed));
+    if (!o.compressed)
+      return raw;
+    std::vector<std::byte> v(full);
+    decompress_fp16(raw, v);
+    return v;
+  };
+  std::vector<std::byte> v;
+  const bool has0 = m.op0.kind != OperandKind::None, has1 = m.op1.kind != OperandKind::None;
+  if (m.reduce && has0 && has1) {
+    auto a = operand(m.op0, m.op0.addr);
+    auto b = operand(m.op1, op1_addr);
+    v.resize(full);
+    reduce(m.func, m.dtype, a, b, v);
+  } else if (has0) {
+    v = operand(m.op0, m.op0.addr);
+  } else if (has1) {
+    v = operand(m.op1, op1_addr);
+  } else {
+    v.resize(full);
+  }
+  if (!m.res_compressed)
+    return v;
+  std::vector<std::byte> c(m.result_bytes());
+  compress_fp32(v, c);
+  return c;
 }
 
 } // namespace nafsim::nodes

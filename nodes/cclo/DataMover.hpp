@@ -3,11 +3,14 @@
 // slot. Operands come from memory (device or host), from a kernel stream, or from an Rx buffer
 // ("on receive": the move waits until the data mover finds the message); the result goes to memory,
 // to a stream, or to the network through the Tx system (eager message, or rendezvous RDMA WRITE).
-// Moves are issued in order and pipelined: a move is one stream through the engines it uses, at the
-// rate of the slowest (memory or PCIe port, the 64 B/cycle datapath and plugins, the network).
+// Moves are issued in order and pipelined: a move is one stream through the engines it uses, as fast
+// as the slowest allows (memory or PCIe port, the 64 B/cycle datapath and plugins, the network); a
+// compressed slot carries half the bytes of its fp32 elements.
 
 #include "nodes/cclo/CcloConfig.hpp"
+#include "nodes/cclo/Plugins.hpp"
 #include "nodes/cclo/RxBufferManager.hpp"
+#include "nodes/memory/MemoryImage.hpp"
 #include "nodes/memory/MemorySystem.hpp"
 #include "simcore/engine/Scheduler.hpp"
 
@@ -22,9 +25,10 @@ enum class ResultKind : std::uint8_t { None, Memory, Stream, Eager, Rendezvous }
 
 struct Operand {
   OperandKind kind = OperandKind::None;
-  std::uint64_t addr = 0;      ///< Memory
+  std::uint64_t addr = 0;      ///< Memory (Stream: where the kernel's data lives, for real-data runs)
   std::uint32_t src_host = 0;  ///< RxBuffer: the message's sender
   std::uint64_t seq = 0;       ///< RxBuffer: its sequence number
+  bool compressed = false;     ///< fp16 on this slot for fp32 elements (decompressed on the way in)
 };
 
 struct Move {
@@ -33,19 +37,26 @@ struct Move {
   std::uint64_t res_addr = 0;  ///< Memory: local; Rendezvous: the peer's
   std::uint32_t peer = 0;      ///< Eager / Rendezvous destination host
   std::uint64_t seq = 0;       ///< Eager: sequence number of the message
-  std::uint64_t bytes = 0;     ///< bytes of each operand and of the result
+  std::uint64_t count = 0;     ///< elements of each operand and of the result
+  DataType dtype = DataType::Float32;
   bool reduce = false;         ///< op0 and op1 through the reduction plugin
+  coll::ReduceFunc func = coll::ReduceFunc::Sum;
+  bool res_compressed = false; ///< the result leaves as fp16 (compression plugin)
   std::function<void()> on_done;
+
+  std::uint64_t slot_bytes(bool compressed) const { return count * (compressed ? 2 : dtype_bytes(dtype)); }
+  std::uint64_t result_bytes() const { return slot_bytes(res_compressed); }
 };
 
-/// Where the DMP hands results bound for the network.
+/// Where the DMP hands results bound for the network (`payload`: their bytes, in real-data runs).
 class TxSystem {
 public:
   /// Send an eager message; returns when its data has been handed to the POE.
-  virtual SimTime send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data) = 0;
+  virtual SimTime send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
+                             std::vector<std::byte> payload) = 0;
   /// RDMA WRITE to the peer's buffer, then the completion notice; `done` runs when the notice is sent.
   virtual void write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
-                                std::function<void()> done) = 0;
+                                std::vector<std::byte> payload, std::function<void()> done) = 0;
 
 protected:
   ~TxSystem() = default;
@@ -53,19 +64,22 @@ protected:
 
 struct DmpCounters {
   std::uint64_t moves = 0;
-  std::uint64_t bytes = 0;
-  SimTime busy;       ///< time with at least one move streaming (union of the moves' intervals)
-  SimTime rx_waits;   ///< time the head move waited for a message
+  std::uint64_t bytes = 0;   ///< result bytes
+  SimTime busy;              ///< time with at least one move streaming (union of the moves' intervals)
+  SimTime rx_waits;          ///< time the head move waited for a message
   std::size_t max_queue = 0; ///< most moves queued behind the issue stage
 };
 
 class DataMover final : public EventHandler {
 public:
+  /// `image`: this node's memory contents when the run carries real data, else null.
   DataMover(const DmpConfig& cfg, unsigned seek_cycles, Hertz clock, BitsPerSecond network, Scheduler& sched,
-            MemorySystem& mem, RxBufferManager& rbm, TxSystem& tx);
+            MemorySystem& mem, RxBufferManager& rbm, TxSystem& tx, MemoryImage* image);
   void submit(Move m);
   /// A message completed in an Rx buffer: a waiting move may find it.
   void rx_arrived();
+  /// Called once if the data mover can never progress (its next message can get no Rx buffer).
+  void on_deadlock(std::function<void(std::string)> fn) { on_deadlock_ = std::move(fn); }
   std::size_t queued() const { return queue_.size(); }
   const DmpCounters& counters() const { return c_; }
   /// What the head move waits for, if it waits (diagnoses).
@@ -78,6 +92,8 @@ private:
   void try_start();
   void start(Move& m, SimTime t, std::optional<std::size_t> rx);
   void finish_at(SimTime t, std::function<void()> fn);
+  /// What the move outputs, from its operands' bytes (real-data runs).
+  std::vector<std::byte> compute(const Move& m, std::uint64_t op1_addr) const;
 
   DmpConfig cfg_;
   unsigned seek_cycles_;
@@ -88,6 +104,7 @@ private:
   MemorySystem& mem_;
   RxBufferManager& rbm_;
   TxSystem& tx_;
+  MemoryImage* image_;
   std::deque<Move> queue_;
   SimTime issue_free_;
   SimTime busy_until_; ///< end of the latest streaming interval counted in c_.busy
@@ -97,6 +114,7 @@ private:
   std::vector<std::function<void()>> done_;
   std::vector<std::uint64_t> free_done_;
   DmpCounters c_;
+  std::function<void(std::string)> on_deadlock_;
 };
 
 } // namespace nafsim::nodes

@@ -59,10 +59,20 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
   coll::Selection sel;
   coll::Schedule s;
   try {
-    sel = coll::cclo_select(call.call, c_.tuning(), false, stream, call.protocol, call.algorithm);
+    sel = coll::cclo_select(call.call, c_.tuning(), call.compress, stream, call.protocol, call.algorithm);
     s   = coll::build_schedule(call.call, sel.algorithm, sel.protocol, call.rank, sel.options);
   } catch (const std::invalid_argument& e) {
     p.result.error = e.what();
+    return;
+  }
+  if (dtype_bytes(call.dtype) != call.call.elem_bytes) {
+    p.result.error = fmt::format("the call's element type {} has {} bytes, but its count assumes {}-byte elements",
+                                 dtype_name(call.dtype), dtype_bytes(call.dtype), call.call.elem_bytes);
+    return;
+  }
+  if (call.compress && call.dtype != DataType::Float32) {
+    p.result.error = fmt::format("compression converts float32 to float16 on the wire; the data is {}",
+                                 dtype_name(call.dtype));
     return;
   }
   p.result.protocol    = sel.protocol;
@@ -78,6 +88,10 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
     }
   if (stream && rndzv) {
     p.result.error = "streamed operands travel eager only (the firmware never uses rendezvous for streams)";
+    return;
+  }
+  if (call.compress && rndzv) {
+    p.result.error = "compressed data travels eager only (rendezvous writes the destination buffer as it is)";
     return;
   }
   if (rndzv)
@@ -111,7 +125,8 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
     m.res      = stream && (sl.buf == Buf::Input || sl.buf == Buf::Output) ? ResultKind::Stream : ResultKind::Memory;
     m.res_addr = addr(sl);
   };
-  const std::uint64_t seg = std::max<std::uint64_t>(1, c_.cfg_.rx_buffers.size.count / eb);
+  const std::uint64_t wire_eb = call.compress ? 2 : eb; // bytes per element in eager messages and Rx buffers
+  const std::uint64_t seg     = std::max<std::uint64_t>(1, c_.cfg_.rx_buffers.size.count / wire_eb);
   auto segments           = [&](std::uint64_t count) {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
     if (count == 0)
@@ -130,6 +145,8 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
 
   auto submit = [&](std::size_t i, Move m) {
     auto st = state;
+    m.dtype = call.dtype;
+    m.func  = call.call.func;
     m.on_done = [this, st, i] {
       auto& os = st->ops[i];
       --os.pending;
@@ -148,10 +165,11 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
   auto eager_out = [&](std::size_t i, std::uint32_t peer, std::uint64_t count, auto make_move) {
     for (auto [off, cnt] : segments(count)) {
       Move m   = make_move(off, cnt);
-      m.res    = ResultKind::Eager;
-      m.peer   = peer;
-      m.seq    = ++c_.out_seq_[peer];
-      m.bytes  = cnt * eb;
+      m.res            = ResultKind::Eager;
+      m.res_compressed = call.compress;
+      m.peer           = peer;
+      m.seq            = ++c_.out_seq_[peer];
+      m.count          = cnt;
       submit(i, std::move(m));
     }
   };
@@ -187,7 +205,7 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
           m.res      = ResultKind::Rendezvous;
           m.res_addr = dst;
           m.peer     = host(op.peer);
-          m.bytes    = op.a.count * eb;
+          m.count = op.a.count;
           submit(i, std::move(m));
         } else {
           eager_out(i, host(op.peer), op.a.count, [&](std::uint64_t off, std::uint64_t cnt) {
@@ -207,7 +225,7 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
           m.res      = ResultKind::Rendezvous;
           m.res_addr = dst;
           m.peer     = host(op.peer);
-          m.bytes    = op.a.count * eb;
+          m.count = op.a.count;
           submit(i, std::move(m));
         } else {
           eager_out(i, host(op.peer), op.a.count, [&](std::uint64_t off, std::uint64_t cnt) {
@@ -234,9 +252,9 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
         } else {
           for (auto [off, cnt] : segments(op.dst.count)) {
             Move m;
-            m.op1 = Operand{OperandKind::RxBuffer, 0, host(op.peer), ++c_.in_seq_[host(op.peer)]};
+            m.op1 = Operand{OperandKind::RxBuffer, 0, host(op.peer), ++c_.in_seq_[host(op.peer)], call.compress};
             result_to(m, {op.dst.buf, op.dst.offset + off, cnt});
-            m.bytes = cnt * eb;
+            m.count = cnt;
             submit(i, std::move(m));
           }
         }
@@ -245,10 +263,10 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
         for (auto [off, cnt] : segments(op.dst.count)) {
           Move m;
           m.op0    = operand({op.a.buf, op.a.offset + off, cnt});
-          m.op1    = Operand{OperandKind::RxBuffer, 0, host(op.peer), ++c_.in_seq_[host(op.peer)]};
+          m.op1    = Operand{OperandKind::RxBuffer, 0, host(op.peer), ++c_.in_seq_[host(op.peer)], call.compress};
           m.reduce = true;
           result_to(m, {op.dst.buf, op.dst.offset + off, cnt});
-          m.bytes = cnt * eb;
+          m.count = cnt;
           submit(i, std::move(m));
         }
         break;
@@ -257,7 +275,7 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
         std::uint32_t from = host(op.peer);
         eager_out(i, host(op.peer2), op.a.count, [&](std::uint64_t off, std::uint64_t cnt) {
           Move m;
-          m.op1 = Operand{OperandKind::RxBuffer, 0, from, ++c_.in_seq_[from]};
+          m.op1 = Operand{OperandKind::RxBuffer, 0, from, ++c_.in_seq_[from], call.compress};
           if (op.kind == OpKind::RecvReduceSend) {
             m.op0    = operand({op.a.buf, op.a.offset + off, cnt});
             m.reduce = true;
@@ -272,7 +290,7 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
         m.op1    = operand(op.b);
         m.reduce = true;
         result_to(m, op.dst);
-        m.bytes = op.a.count * eb;
+        m.count = op.a.count;
         submit(i, std::move(m));
         break;
       }
@@ -280,7 +298,7 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
         Move m;
         m.op0 = operand(op.a);
         result_to(m, op.dst);
-        m.bytes = op.a.count * eb;
+        m.count = op.a.count;
         submit(i, std::move(m));
         break;
       }

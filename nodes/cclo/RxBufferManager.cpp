@@ -53,6 +53,14 @@ void RxBufferManager::release(std::size_t i)
   --in_use_;
 }
 
+bool RxBufferManager::all_waiting() const
+{
+  for (auto const& e : bufs_)
+    if (e.state != State::Reserved)
+      return false;
+  return !bufs_.empty();
+}
+
 std::string RxBufferManager::describe() const
 {
   std::string s;

@@ -27,6 +27,8 @@ public:
   std::optional<std::size_t> seek(std::uint32_t src_host, std::uint64_t seq);
   void release(std::size_t i);
 
+  /// Every buffer holds a complete message waiting to be read (none free, filling or being read).
+  bool all_waiting() const;
   std::size_t in_use() const { return in_use_; }
   std::size_t max_in_use() const { return max_in_use_; }
   std::uint64_t refusals() const { return refusals_; }

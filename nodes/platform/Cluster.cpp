@@ -2,6 +2,8 @@
 
 #include "simcore/topo/SimgridPlatform.hpp"
 
+#include <stdexcept>
+
 namespace nafsim::nodes {
 
 Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed)
@@ -51,13 +53,24 @@ void Cluster::enable_trace(results::Trace& t)
 
 namespace nafsim::nodes {
 
+DataPlane& Cluster::carry_data()
+{
+  if (!data_) {
+    for (auto const& n : nodes_)
+      if (n->cclo())
+        throw std::logic_error("Cluster::carry_data() must come before the first cclo()");
+    data_ = std::make_unique<DataPlane>(size());
+  }
+  return *data_;
+}
+
 Cclo& Cluster::cclo(std::size_t i)
 {
   FpgaNode& n = node(i);
   if (!n.cclo()) {
     n.attach_cclo(std::make_unique<Cclo>(static_cast<net::HostId>(i), cfg_.node.fpga.cclo, cfg_.node.fpga.clock,
                                          cfg_.network.link.rate, size(), sched_, n.poe(), n.memory(),
-                                         [this, i](net::HostId peer) { return qp(i, peer); }));
+                                         [this, i](net::HostId peer) { return qp(i, peer); }, data_.get()));
     n.cclo()->start(hosts_.at(i));
   }
   return *n.cclo();

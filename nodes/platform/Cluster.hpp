@@ -26,6 +26,10 @@ public:
   QpId qp(std::size_t from, std::size_t to);
   /// The collective engine of node `i`, created (and its firmware started) on first use.
   Cclo& cclo(std::size_t i);
+  /// Carry real bytes from now on (memory contents, message payloads); call before the first cclo().
+  DataPlane& carry_data();
+  /// The real data, if the run carries it.
+  DataPlane* data() { return data_.get(); }
   net::Fabric& fabric() { return *fabric_; }
   const net::Fabric& fabric() const { return *fabric_; }
   const topo::Topology& topology() const { return topo_; }
@@ -47,6 +51,7 @@ private:
   std::unique_ptr<net::Fabric> fabric_;
   std::vector<std::unique_ptr<FpgaNode>> nodes_;
   std::map<std::pair<std::size_t, std::size_t>, QpId> qps_;
+  std::unique_ptr<DataPlane> data_;
 };
 
 } // namespace nafsim::nodes

@@ -563,12 +563,15 @@ void alltoall_flat(Builder& b, int p, int r, const CollectiveCall& c)
 {
   const std::uint64_t n = c.count;
   b.copy(in(n * r, n), out(n * r, n));
-  for (int i = 0; i < p; ++i)
-    if (i != r)
-      b.recv(i, out(n * i, n));
+  // Sends first: an executor moving data in order (the CCLO data mover) would otherwise block every
+  // rank on its first receive when the protocol is eager. Rendezvous sends wait for their addresses
+  // anyway, so the receives still announce theirs first.
   for (int i = 0; i < p; ++i)
     if (i != r)
       b.send(i, in(n * i, n));
+  for (int i = 0; i < p; ++i)
+    if (i != r)
+      b.recv(i, out(n * i, n));
 }
 
 void alltoall_pairwise(Builder& b, int p, int r, const CollectiveCall& c)

@@ -57,7 +57,8 @@ Selection cclo_select(const CollectiveCall& c, const CcloTuning& t, bool compres
       throw std::invalid_argument(why);
     s.algorithm = *force_algorithm;
   }
-  s.options.segment_elems = rndzv ? 0 : t.rx_buffer_size / c.elem_bytes;
+  // Eager messages are cut to the Rx buffer size; compressed elements take 2 bytes on the wire.
+  s.options.segment_elems = rndzv ? 0 : t.rx_buffer_size / (compressed ? 2 : c.elem_bytes);
   s.options.gather_fanin  = bytes > t.gather_flat_tree_max_count ? t.gather_flat_tree_max_fanin : 0;
   // Composites decide their parts the way the firmware's reduce and bcast do on the same call.
   std::uint64_t reduce_bytes =

@@ -230,7 +230,7 @@ void Requester::on_ack(const AckPacket& a, SimTime now, Actions& out)
       ++c_.rnr_naks_received;
       ack_through(psn_add(a.psn, -1), now, out);
       rewind_to(a.psn);
-      if (cur_wr_ < wrs_.size() && ++wrs_[cur_wr_].rnr_retries > cfg_.rnr_retry_limit) {
+      if (cur_wr_ < wrs_.size() && ++wrs_[cur_wr_].rnr_retries > cfg_.rnr_retry_limit && cfg_.rnr_retry_limit < 7) {
         fail(Status::RnrRetryExceeded, a.psn, wrs_[cur_wr_].rnr_retries, out);
         return;
       }

@@ -41,8 +41,9 @@ struct RoceConfig {
     v.field("rnr_timeout", rnr_timeout, "wait before resending after a receiver-not-ready NAK (SEND with no posted "
                                         "receive)");
     v.field("rnr_retry_limit", rnr_retry_limit, "receiver-not-ready NAKs tolerated per message before the queue "
-                                                "pair fails",
-            config::Limits::between(0, 1000));
+                                                "pair fails; 7 retries forever (the 3-bit RNR retry count of the "
+                                                "InfiniBand spec, where 7 means infinite)",
+            config::Limits::between(0, 7));
   }
 };
 

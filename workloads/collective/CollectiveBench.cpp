@@ -4,21 +4,12 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
 
 namespace nafsim::workloads {
 
 namespace {
-
-unsigned elem_bytes_of(DataType t)
-{
-  switch (t) {
-    case DataType::Float16: return 2;
-    case DataType::Float32:
-    case DataType::Int32: return 4;
-    default: return 8;
-  }
-}
 
 coll::Collective collective_of(BenchOp op, unsigned rank)
 {
@@ -58,7 +49,7 @@ constexpr std::uint64_t kDstOffset = 1ULL << 34; // result buffers 16 GiB above 
 
 } // namespace
 
-CollectiveBench::CollectiveBench(const CollectiveBenchConfig& cfg) : cfg_(cfg), elem_bytes_(elem_bytes_of(cfg.dtype))
+CollectiveBench::CollectiveBench(const CollectiveBenchConfig& cfg) : cfg_(cfg), elem_bytes_(nodes::dtype_bytes(cfg.dtype))
 {
   if (cfg_.collective == BenchOp::Nop || cfg_.collective == BenchOp::Barrier) {
     sizes_ = {0};
@@ -102,7 +93,86 @@ nodes::CcloCall CollectiveBench::make_call(unsigned rank, std::uint64_t bytes) c
   if (cfg_.protocol != ProtocolChoice::Auto)
     c.protocol = cfg_.protocol == ProtocolChoice::Eager ? coll::Protocol::Eager : coll::Protocol::Rendezvous;
   c.algorithm = algorithm_of(cfg_.algorithm);
+  c.dtype     = cfg_.dtype;
+  c.compress  = cfg_.compress;
   return c;
+}
+
+
+double CollectiveBench::pattern(unsigned rank, std::uint64_t i, unsigned iteration) const
+{
+  // Small positive integers: exact in every type, and sums of all ranks stay exact in float16
+  // (|sum| <= 1024 < 2^11); -1 (the output poison) never occurs.
+  const bool half   = cfg_.dtype == DataType::Float16 || cfg_.compress;
+  const unsigned hi = half ? std::max(1u, 1024u / std::max(1u, cfg_.ranks)) : 30u;
+  return 1.0 + static_cast<double>((rank * 7ULL + i * 3ULL + iteration * 5ULL) % hi);
+}
+
+void CollectiveBench::prepare_data(nodes::Cluster& c, const nodes::CcloCall& call, unsigned iteration) const
+{
+  auto& mem = c.data()->memory.at(static_cast<std::size_t>(comm_.at(call.rank)));
+  std::vector<std::byte> in(coll::input_elements(call.call, call.rank) * elem_bytes_);
+  for (std::uint64_t i = 0; i < in.size() / elem_bytes_; ++i)
+    nodes::set_element(cfg_.dtype, in, i, pattern(static_cast<unsigned>(call.rank), i, iteration));
+  mem.write(call.src_addr, in);
+  std::vector<std::byte> poison(coll::output_elements(call.call, call.rank) * elem_bytes_, std::byte{0xFF});
+  mem.write(call.dst_addr, poison);
+}
+
+void CollectiveBench::check_data(nodes::Cluster& c, const nodes::CcloCall& call, unsigned iteration) const
+{
+  using coll::Collective;
+  const auto& cc       = call.call;
+  const unsigned rank  = static_cast<unsigned>(call.rank);
+  const auto root      = static_cast<unsigned>(cc.root);
+  const std::uint64_t n = cc.count;
+  const unsigned p     = static_cast<unsigned>(cc.size);
+  auto fold            = [&](std::uint64_t i) {
+    double v = pattern(0, i, iteration);
+    for (unsigned s = 1; s < p; ++s)
+      v = cc.func == coll::ReduceFunc::Sum ? v + pattern(s, i, iteration) : std::max(v, pattern(s, i, iteration));
+    return v;
+  };
+  std::function<double(std::uint64_t)> want;
+  switch (cc.collective) {
+    case Collective::Recv: want = [&](std::uint64_t i) { return pattern(root, i, iteration); }; break;
+    case Collective::Bcast:
+      if (rank != root)
+        want = [&](std::uint64_t i) { return pattern(root, i, iteration); };
+      break;
+    case Collective::Scatter: want = [&](std::uint64_t i) { return pattern(root, n * rank + i, iteration); }; break;
+    case Collective::Gather:
+      if (rank != root)
+        break;
+      [[fallthrough]];
+    case Collective::AllGather:
+      want = [&](std::uint64_t i) { return pattern(static_cast<unsigned>(i / n), i % n, iteration); };
+      break;
+    case Collective::Reduce:
+      if (rank == root)
+        want = fold;
+      break;
+    case Collective::AllReduce: want = fold; break;
+    case Collective::ReduceScatter: want = [&](std::uint64_t i) { return fold(n * rank + i); }; break;
+    case Collective::AllToAll:
+      want = [&](std::uint64_t i) { return pattern(static_cast<unsigned>(i / n), n * rank + i % n, iteration); };
+      break;
+    default: break;
+  }
+  if (!want)
+    return;
+  const std::uint64_t elems = coll::output_elements(cc, call.rank);
+  auto out = c.data()->memory.at(static_cast<std::size_t>(comm_.at(call.rank))).read(call.dst_addr, elems * elem_bytes_);
+  std::uint64_t wrong = 0, first = 0;
+  for (std::uint64_t i = 0; i < elems; ++i)
+    if (nodes::element_value(cfg_.dtype, out, i) != want(i) && wrong++ == 0)
+      first = i;
+  if (wrong > 0)
+    throw SimulationError(fmt::format(
+        "verify: {} of {} ({} elements), iteration {}: rank {} output[{}] = {}, expected {} ({} of {} elements wrong); "
+        "the simulated CCLO delivered wrong data, a simulator bug: please report it with this scenario",
+        config::enum_name(cfg_.collective), format_bytes(Bytes{cc.bytes()}), n, iteration, rank, first,
+        nodes::element_value(cfg_.dtype, out, first), want(first), wrong, elems));
 }
 
 void CollectiveBench::start(nodes::Cluster& c)
@@ -125,6 +195,16 @@ void CollectiveBench::start(nodes::Cluster& c)
       if (auto why = coll::check_applicable(call.call, *call.algorithm); !why.empty())
         throw config::ConfigError("", "/workload/algorithm", why);
   }
+  if (cfg_.compress && cfg_.dtype != DataType::Float32)
+    throw config::ConfigError("", "/workload/compress",
+                              fmt::format("compression turns float32 into float16 on the wire; dtype is {} (set dtype "
+                                          "to float32 or compress to false)",
+                                          config::enum_name(cfg_.dtype)));
+  if (cfg_.compress && cfg_.protocol == ProtocolChoice::Rendezvous)
+    throw config::ConfigError("", "/workload/compress",
+                              "compressed data travels eager only: set protocol to auto or eager");
+  if (cfg_.verify)
+    c.carry_data();
   unsigned participants = cfg_.collective == BenchOp::Nop ? 1 : cfg_.ranks;
   results_.assign(sizes_.size() * cfg_.iterations, std::vector<nodes::CcloResult>(participants));
   for (unsigned r = 0; r < participants; ++r) {
@@ -140,6 +220,9 @@ void CollectiveBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
   std::size_t sample          = 0;
   for (auto bytes : sizes_) {
     for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
+      auto call = make_call(rank, bytes);
+      if (cfg_.verify)
+        prepare_data(c, call, it);
       // Start line: the last rank to arrive releases everyone at the same instant.
       if (++arrived_ == participants) {
         arrived_ = 0;
@@ -152,10 +235,12 @@ void CollectiveBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
         waiting_.push_back(ctx.id());
         ctx.wait_until([&] { return generation_ != gen; }, "the benchmark's start line");
       }
-      auto res = c.cclo(rank).call(ctx, make_call(rank, bytes));
+      auto res = c.cclo(rank).call(ctx, call);
       if (!res.error.empty())
         throw SimulationError(fmt::format("{} of {} on rank {}: {}", config::enum_name(cfg_.collective),
                                           format_bytes(Bytes{bytes}), rank, res.error));
+      if (cfg_.verify)
+        check_data(c, call, it);
       results_[sample][rank] = res;
     }
   }
@@ -165,7 +250,7 @@ void CollectiveBench::report(const nodes::Cluster&, results::ResultSink& sink, s
 {
   results::Table t("collective", {"workload", "collective", "algorithm", "protocol", "ranks", "root", "bytes", "count",
                                   "dtype", "location", "invocation", "iteration", "latency_us", "host_latency_us",
-                                  "throughput_gbps"});
+                                  "throughput_gbps", "verified"});
   std::map<std::uint64_t, std::vector<double>> by_size;
   std::map<std::uint64_t, std::string> how;
   std::size_t sample = 0;
@@ -193,7 +278,8 @@ void CollectiveBench::report(const nodes::Cluster&, results::ResultSink& sink, s
           .add(it)
           .add(us, 4)
           .add(host.us(), 4)
-          .add(us > 0 ? static_cast<double>(bytes) * 8 / (us * 1e3) : 0.0, 3);
+          .add(us > 0 ? static_cast<double>(bytes) * 8 / (us * 1e3) : 0.0, 3)
+          .add(cfg_.verify ? "yes" : "-");
       by_size[bytes].push_back(us);
       how[bytes] = fmt::format("{}/{}", coll::protocol_name(r0.protocol), coll::algorithm_name(r0.algorithm));
     }
@@ -202,6 +288,8 @@ void CollectiveBench::report(const nodes::Cluster&, results::ResultSink& sink, s
   summary.push_back(fmt::format("collective: {} on {} ranks, {} data, {} invocation, {} size(s) x {} iteration(s)",
                                 config::enum_name(cfg_.collective), cfg_.ranks, config::enum_name(cfg_.location),
                                 config::enum_name(cfg_.invocation), sizes_.size(), cfg_.iterations));
+  if (cfg_.verify)
+    summary.push_back("  every output checked against the collective's definition (verify): all correct");
   summary.push_back(fmt::format("  {:>10}  {:>24}  {:>12}", "bytes", "protocol/algorithm", "latency_us"));
   for (auto& [bytes, v] : by_size) {
     std::sort(v.begin(), v.end());

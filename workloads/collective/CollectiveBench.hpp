@@ -11,7 +11,7 @@ namespace nafsim::workloads {
 
 enum class BenchOp { SendRecv, Nop, Bcast, Scatter, Gather, AllGather, Reduce, AllReduce, ReduceScatter, AllToAll,
                      Barrier };
-enum class DataType { Float16, Float32, Float64, Int32, Int64 };
+using nodes::DataType;
 enum class ProtocolChoice { Auto, Eager, Rendezvous };
 enum class AlgorithmChoice { Auto, Flat, Binomial, Ring, ReduceBcast, ReduceScatterComposite, RecursiveDoubling,
                              Rabenseifner, Pairwise };
@@ -28,12 +28,12 @@ template <> struct EnumNames<workloads::BenchOp> {
       std::pair{workloads::BenchOp::ReduceScatter, "reduce-scatter"},
       std::pair{workloads::BenchOp::AllToAll, "alltoall"},   std::pair{workloads::BenchOp::Barrier, "barrier"}};
 };
-template <> struct EnumNames<workloads::DataType> {
-  static constexpr std::array list{std::pair{workloads::DataType::Float16, "float16"},
-                                   std::pair{workloads::DataType::Float32, "float32"},
-                                   std::pair{workloads::DataType::Float64, "float64"},
-                                   std::pair{workloads::DataType::Int32, "int32"},
-                                   std::pair{workloads::DataType::Int64, "int64"}};
+template <> struct EnumNames<nodes::DataType> {
+  static constexpr std::array list{std::pair{nodes::DataType::Float16, "float16"},
+                                   std::pair{nodes::DataType::Float32, "float32"},
+                                   std::pair{nodes::DataType::Float64, "float64"},
+                                   std::pair{nodes::DataType::Int32, "int32"},
+                                   std::pair{nodes::DataType::Int64, "int64"}};
 };
 template <> struct EnumNames<workloads::ProtocolChoice> {
   static constexpr std::array list{std::pair{workloads::ProtocolChoice::Auto, "auto"},
@@ -83,6 +83,8 @@ struct CollectiveBenchConfig {
   AlgorithmChoice algorithm = AlgorithmChoice::Auto;
   nodes::DataLocation location   = nodes::DataLocation::Device;
   nodes::InvocationPath invocation = nodes::InvocationPath::Kernel;
+  bool compress = false;
+  bool verify   = false;
   template <class V> void describe(V& v)
   {
     v.field("collective", collective, "what every iteration runs (sendrecv: rank 0 sends to rank 1)");
@@ -98,6 +100,9 @@ struct CollectiveBenchConfig {
     v.field("algorithm", algorithm, "auto: the firmware's choice; or force one (errors if it cannot run the call)");
     v.field("location", location, "operands in device memory, host memory (over PCIe) or kernel streams");
     v.field("invocation", invocation, "who calls the CCLO: an FPGA kernel, the Coyote host driver, or the XRT driver");
+    v.field("compress", compress, "float32 data travels as float16 (the CCLO's compression plugins); eager only");
+    v.field("verify", verify, "carry real bytes: fill every input with a known pattern, check every output against "
+                              "the collective's definition after each call (slower; for correctness, not timing)");
   }
 };
 
@@ -119,6 +124,11 @@ private:
   };
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
   nodes::CcloCall make_call(unsigned rank, std::uint64_t bytes) const;
+  /// Real data: write rank's input pattern and poison its output before the call of `iteration`.
+  void prepare_data(nodes::Cluster& c, const nodes::CcloCall& call, unsigned iteration) const;
+  /// Real data: check rank's output after its call returned; throws on the first wrong element.
+  void check_data(nodes::Cluster& c, const nodes::CcloCall& call, unsigned iteration) const;
+  double pattern(unsigned rank, std::uint64_t i, unsigned iteration) const;
 
   CollectiveBenchConfig cfg_;
   std::vector<std::uint64_t> sizes_;

@@ -348,3 +348,21 @@ TEST(RoceSend, RnrRetryLimitFails)
   ASSERT_EQ(w.completions.size(), 1u);
   EXPECT_EQ(w.completions[0].status, Status::RnrRetryExceeded);
 }
+
+TEST(RoceSend, RnrRetryCountSevenRetriesForever)
+{
+  // InfiniBand's 3-bit RNR retry count: 7 means retry without limit (back-pressure, not failure).
+  RoceConfig c;
+  c.rnr_retry_limit = 7;
+  Wire2 w(c);
+  w.post(Verb::Send, 100, 1);
+  w.run(SimTime::us(5000)); // 5 ms of 10 us RNR waits: hundreds of retries
+  EXPECT_TRUE(w.completions.empty());
+  EXPECT_GT(w.rsp.counters().rnr_naks_sent, 100u);
+  Actions acts;
+  w.rsp.post_recv(RecvRequest{5, 0x1000, 4096}, w.now, acts);
+  w.apply(acts);
+  w.run();
+  ASSERT_EQ(w.completions.size(), 1u);
+  EXPECT_EQ(w.completions[0].status, Status::Success);
+}
