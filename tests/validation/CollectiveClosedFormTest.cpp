@@ -1,0 +1,102 @@
+// Validation of whole CCLO collectives against closed forms (tolerance 1 %). With every CCLO and
+// node overhead zeroed (firmware cycles, data-mover issue/pipeline, Tx/Rx systems, memory, POE;
+// the datapath made effectively infinite; ACKs coalesced to one per message), the only costs left
+// are those of moving an eager message of m = n + 64 bytes (payload + CCLO signature) through one
+// cut-through switch:
+//   T(m) = a + sum_i S_i,   a = (min(m, MTU) - 64) * 8/R + H/R + L + 2P
+// where S_i = (len_i + 44 + 38) * 8/R are the wire times of its RoCE SEND packets, (min(m,MTU)-64)*8/R
+// is the POE waiting for the first packet's data from the data mover (the signature is prepended
+// by the Tx system), H/R + L the switch's cut-through decision and latency, P the propagation. Then
+//   ring allreduce (p ranks, n bytes):  2 (p-1) T(n/p + 64)
+//   binomial bcast:                     ceil(log2 p) T(n + 64)
+//   flat gather (n bytes per rank):     a + (p-1) sum_i S_i    (the root's downlink carries p-1 messages)
+#include "tests/support/RunScenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+using namespace nafsim::testing;
+
+namespace {
+
+constexpr double R = 100e9, P = 25e-9, L = 300e-9, H = 64, kMtu = 4096;
+
+std::string scenario(const std::string& collective, const std::string& algorithm, int ranks)
+{
+  return fmt::format(R"({{"name": "collective-closed-form",
+      "platform": {{"topology": {{"kind": "star", "hosts": 8}},
+        "network": {{"link": {{"rate": "100Gbps", "propagation": "25ns"}},
+                    "switch": {{"forwarding": "cut-through", "latency": "300ns", "cut_through_header": "64B",
+                               "port_buffer": "16MiB"}}}},
+        "node": {{"fpga": {{
+          "clock": "1000GHz",
+          "device_memory": {{"read_bandwidth": "1000Tbps", "write_bandwidth": "1000Tbps",
+                            "read_latency": "0ns", "write_latency": "0ns"}},
+          "poe": {{"tx_latency": "0ns", "rx_latency": "0ns"}},
+          "rdma": {{"ack_every": 65536}},
+          "cclo": {{"firmware": {{"call": 0, "finalize": 0, "move": 0, "notify": 0, "poll": 0, "step": 0}},
+                   "dmp": {{"issue_cycles": 0, "pipeline_cycles": 0, "width_bytes": 1024}},
+                   "txrx": {{"tx_cycles": 0, "rx_cycles": 0}},
+                   "rx_buffers": {{"count": 16, "size": "1MiB", "seek_cycles": 0}},
+                   "tuning": {{"max_eager_size": "1MiB"}}}}}}}}}},
+      "workload": {{"kind": "collective", "collective": "{}", "algorithm": "{}", "protocol": "eager",
+                    "ranks": {}, "sizes": ["8KiB", "64KiB", "256KiB", "1MiB"]}}}})",
+                     collective, algorithm, ranks);
+}
+
+struct Message {
+  double a;    ///< fixed part
+  double wire; ///< sum of the packets' wire times
+  double total() const { return a + wire; }
+};
+
+Message eager_message(double n)
+{
+  const double m = n + 64;
+  Message msg{(std::min(m, kMtu) - 64) * 8 / R + H * 8 / R + L + 2 * P, 0};
+  for (double off = 0; off < m; off += kMtu)
+    msg.wire += (std::min(kMtu, m - off) + 44 + 38) * 8 / R;
+  return msg;
+}
+
+void check(const std::string& collective, const std::string& algorithm, int p,
+           const std::function<double(double n)>& closed_form_s)
+{
+  auto run = run_scenario_isolated(scenario(collective, algorithm, p));
+  ASSERT_TRUE(run.ok) << run.error;
+  auto const& t = run.tables.at("collective");
+  ASSERT_EQ(t.rows.size(), 4u);
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    double n    = t.num(i, "bytes");
+    double got  = t.num(i, "latency_us");
+    double want = closed_form_s(n) * 1e6;
+    EXPECT_NEAR(got, want, 0.01 * want) << collective << " " << algorithm << " p=" << p << " n=" << n;
+    EXPECT_EQ(t.rows[i].at("algorithm"), algorithm);
+  }
+}
+
+} // namespace
+
+TEST(CollectiveClosedForm, RingAllreduce)
+{
+  for (int p : {4, 8})
+    check("allreduce", "ring", p, [p](double n) { return 2.0 * (p - 1) * eager_message(n / p).total(); });
+}
+
+TEST(CollectiveClosedForm, BinomialBcast)
+{
+  for (int p : {4, 8})
+    check("bcast", "binomial", p, [p](double n) { return std::ceil(std::log2(p)) * eager_message(n).total(); });
+}
+
+TEST(CollectiveClosedForm, FlatGather)
+{
+  for (int p : {4, 8})
+    check("gather", "flat", p, [p](double n) {
+      auto m = eager_message(n);
+      return m.a + (p - 1) * m.wire;
+    });
+}
