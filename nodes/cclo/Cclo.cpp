@@ -121,10 +121,26 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
                     : c.path == InvocationPath::Coyote ? inv.coyote_response
                                                        : inv.xrt_response;
   SimTime invoked = ctx.now();
+  // XRT cannot point the CCLO at host buffers (partitioned memory): the driver syncs the operands
+  // into device buffers before the call and the results back after it.
+  const bool staged = c.path == InvocationPath::Xrt && c.location == DataLocation::Host;
+  CcloCall dev      = c;
+  const std::uint64_t eb        = c.call.elem_bytes;
+  const std::uint64_t in_bytes  = coll::input_elements(c.call, c.rank) * eb;
+  const std::uint64_t out_bytes = coll::output_elements(c.call, c.rank) * eb;
+  if (staged) {
+    dev.location = DataLocation::Device;
+    dev.src_addr = kStagingBase;
+    dev.dst_addr = kStagingBase + kStagingSpan;
+    if (in_bytes > 0)
+      ctx.sleep_until(mem_.dma_to_device(ctx.now(), Bytes{in_bytes}));
+    if (data_)
+      data_->memory.at(host_).write(dev.src_addr, data_->memory.at(host_).read(c.src_addr, in_bytes));
+  }
   ctx.sleep_for(req);
   // Shared: the firmware drops its reference when it finalizes, before this caller runs again.
   auto pending    = std::make_shared<Pending>();
-  pending->call   = c;
+  pending->call   = dev;
   pending->caller = ctx.id();
   Pending& p      = *pending;
   calls_.push_back(pending);
@@ -135,6 +151,12 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
                                                       coll::collective_name(c.call.collective)));
   CcloResult r = p.result;
   ctx.sleep_for(rsp);
+  if (staged && r.error.empty()) {
+    if (out_bytes > 0)
+      ctx.sleep_until(mem_.dma_to_host(ctx.now(), Bytes{out_bytes}));
+    if (data_)
+      data_->memory.at(host_).write(c.dst_addr, data_->memory.at(host_).read(dev.dst_addr, out_bytes));
+  }
   r.invoked  = invoked;
   r.returned = ctx.now();
   return r;

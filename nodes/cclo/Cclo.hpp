@@ -72,6 +72,9 @@ public:
   using QpDirectory = std::function<QpId(net::HostId peer)>;
   /// Device memory below kUserBase holds the CCLO's own buffers (Rx and spare buffers).
   static constexpr std::uint64_t kUserBase = 1ULL << 36;
+  /// Device buffers the XRT driver stages host operands (and results) in.
+  static constexpr std::uint64_t kStagingBase = 1ULL << 44;
+  static constexpr std::uint64_t kStagingSpan = 1ULL << 40;
 
   Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond line_rate, std::size_t hosts,
        Scheduler& sched, RdmaPoe& poe, MemorySystem& mem, QpDirectory qps, DataPlane* data = nullptr);

@@ -14,7 +14,7 @@ MemoryPort writer(const MemoryConfig& c)
 } // namespace
 
 MemorySystem::MemorySystem(const MemoryConfig& d, const PcieConfig& p)
-    : engines_{reader(d), reader(d), writer(d), reader(d), writer(d)}
+    : engines_{reader(d), reader(d), writer(d), reader(d), writer(d), reader(d), writer(d)}
     , pcie_read_(p.bandwidth, p.read_latency)
     , pcie_write_(p.bandwidth, p.write_latency)
 {
@@ -39,14 +39,26 @@ Stream MemorySystem::write(Engine e, SimTime now, std::uint64_t addr, Bytes b, B
   return pcie_write_.stream(now, b, c);
 }
 
+SimTime MemorySystem::dma_to_device(SimTime now, Bytes b)
+{
+  Stream r = pcie_read_.stream(now, b, kNoCap);
+  return engines_[static_cast<int>(Engine::DmaWrite)].stream(r.first, b, r.rate).last;
+}
+
+SimTime MemorySystem::dma_to_host(SimTime now, Bytes b)
+{
+  Stream r = engines_[static_cast<int>(Engine::DmaRead)].stream(now, b, kNoCap);
+  return pcie_write_.stream(r.first, b, r.rate).last;
+}
+
 std::uint64_t MemorySystem::device_bytes_read() const
 {
-  return engines_[0].bytes() + engines_[1].bytes() + engines_[3].bytes();
+  return engines_[0].bytes() + engines_[1].bytes() + engines_[3].bytes() + engines_[5].bytes();
 }
 
 std::uint64_t MemorySystem::device_bytes_written() const
 {
-  return engines_[2].bytes() + engines_[4].bytes();
+  return engines_[2].bytes() + engines_[4].bytes() + engines_[6].bytes();
 }
 
 } // namespace nafsim::nodes

@@ -23,7 +23,9 @@ struct PcieConfig {
   }
 };
 
-enum class Engine : std::uint8_t { Op0Read, Op1Read, ResWrite, PoeRead, PoeWrite, Count };
+/// Device-memory ports: the data mover's two operand readers and result writer, the POE's reader and
+/// writer, and the shell's host DMA engine (XRT buffer syncs).
+enum class Engine : std::uint8_t { Op0Read, Op1Read, ResWrite, PoeRead, PoeWrite, DmaRead, DmaWrite, Count };
 
 inline constexpr std::uint64_t kHostMemory = 1ULL << 63;
 inline bool is_host(std::uint64_t addr)
@@ -43,6 +45,11 @@ public:
   {
     return write(e, now, addr, b, kNoCap).last;
   }
+  /// Host DMA of `b` bytes from host memory into device memory (an XRT sync to the device): PCIe read
+  /// feeding the device write port; returns when the last byte is in device memory.
+  SimTime dma_to_device(SimTime now, Bytes b);
+  /// Device memory to host memory (an XRT sync from the device); returns when the last byte is in host memory.
+  SimTime dma_to_host(SimTime now, Bytes b);
   const MemoryPort& engine(Engine e) const { return engines_[static_cast<int>(e)]; }
   const MemoryPort& pcie_read() const { return pcie_read_; }
   const MemoryPort& pcie_write() const { return pcie_write_; }

@@ -152,9 +152,30 @@ net::Packet RdmaPoe::make_packet(const Qp& q, Wire w) const
 
 void RdmaPoe::refill(SimTime now)
 {
+  // When the next packet's data can be ready: payloads streamed in by another block (the CCLO's
+  // data mover) arrive one message after the other, so a queue pair whose data has not been
+  // produced yet must not hold up those whose data is there; memory reads are issued now.
+  auto ready_estimate = [&](QpId id) {
+    const Qp& q = qps_[id];
+    if (q.rsp.front_response())
+      return now;
+    auto p = q.req.peek(now);
+    if (!p || p->data.length == 0)
+      return now;
+    auto const& o = outgoing_.at(p->data.msg);
+    return o.source ? std::max(now, o.source(p->data.offset, p->data.length)) : now;
+  };
   while ((staged_bytes_ < cfg_.tx_prefetch.count || staged_.empty()) && !data_rr_.empty()) {
-    QpId id = data_rr_.front();
-    data_rr_.pop_front();
+    // Round robin over the queue pairs with data, skipping ahead only past ones still waiting for it.
+    std::size_t pick = 0;
+    SimTime best     = ready_estimate(data_rr_.front());
+    for (std::size_t i = 1; i < data_rr_.size() && best > now; ++i)
+      if (SimTime t = ready_estimate(data_rr_[i]); t < best) {
+        best = t;
+        pick = i;
+      }
+    QpId id = data_rr_[pick];
+    data_rr_.erase(data_rr_.begin() + static_cast<std::ptrdiff_t>(pick));
     Qp& q = qps_[id];
     q.in_data = false;
     std::uint32_t len = 0;

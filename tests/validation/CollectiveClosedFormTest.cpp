@@ -10,6 +10,7 @@
 //   ring allreduce (p ranks, n bytes):  2 (p-1) T(n/p + 64)
 //   binomial bcast:                     ceil(log2 p) T(n + 64)
 //   flat gather (n bytes per rank):     a + (p-1) sum_i S_i    (the root's downlink carries p-1 messages)
+//   flat bcast:                         a + (p-1) sum_i S_i    (the root's uplink carries p-1 messages)
 #include "tests/support/RunScenario.hpp"
 
 #include <algorithm>
@@ -96,6 +97,17 @@ TEST(CollectiveClosedForm, FlatGather)
 {
   for (int p : {4, 8})
     check("gather", "flat", p, [p](double n) {
+      auto m = eager_message(n);
+      return m.a + (p - 1) * m.wire;
+    });
+}
+
+TEST(CollectiveClosedForm, FlatBcast)
+{
+  // The root's uplink carries the p-1 copies back to back: the Tx path must not let a message whose
+  // data the data mover has not produced yet hold up one whose data is ready.
+  for (int p : {4, 8})
+    check("bcast", "flat", p, [p](double n) {
       auto m = eager_message(n);
       return m.a + (p - 1) * m.wire;
     });
