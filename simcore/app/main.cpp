@@ -1,5 +1,6 @@
 // nafsim: discrete-event simulator of network-attached FPGA clusters, on SimGrid.
 #include "simcore/app/Bench.hpp"
+#include "simcore/app/Figures.hpp"
 #include "simcore/app/Params.hpp"
 #include "simcore/app/Runner.hpp"
 #include "simcore/app/Scenario.hpp"
@@ -124,6 +125,19 @@ int main(int argc, char** argv)
   sw->add_option("--set", sweep_sets, "override a parameter in every point (axis values win)");
   sw->add_flag("--merge-only", merge_only, "only merge the tables of the points already done");
 
+  auto* figs = cli.add_subcommand("figures", "re-run the sweeps behind the papers' figures and draw them (gnuplot, SVG + PNG)");
+  std::vector<std::string> fig_names;
+  std::string fig_out = "results/figures", fig_source, fig_reference;
+  unsigned fig_jobs = 0;
+  bool fig_list     = false;
+  figs->add_option("name", fig_names, "figures to draw (default: all; --list shows them)");
+  figs->add_option("--out", fig_out, "figure directory (default results/figures; the gallery page goes next to it)");
+  figs->add_option("--source", fig_source, "nafsim source tree holding python-free-tools/figures (default: the current "
+                                           "directory if it has them, else the tree this binary was built from)");
+  figs->add_option("--reference", fig_reference, "measured ACCL+ data (default <source>/../shared/reference/accl)");
+  figs->add_option("--jobs,-j", fig_jobs, "simulations run at once (default: the number of cores)");
+  figs->add_flag("--list", fig_list, "list the figures and exit");
+
   auto* bench = cli.add_subcommand("bench", "simulator speed: packet-hops per wall second and peak memory vs cluster size");
   std::vector<unsigned> bench_sizes{16, 256, 1024};
   std::string bench_total = "4GiB", bench_out = "results/bench";
@@ -157,6 +171,24 @@ int main(int argc, char** argv)
         throw config::ConfigError("--total", "", e.message);
       }
       return app::run_bench(bench_sizes, total.count, bench_repeat, bench_out, reg);
+    }
+    if (*figs) {
+      if (fig_list) {
+        for (auto const& f : app::figure_list())
+          std::cout << fmt::format("{:12}  {}\n", f.name, f.title);
+        return 0;
+      }
+      app::FigureOptions fo;
+      fo.names   = fig_names;
+      fo.out     = fig_out;
+      fo.source  = !fig_source.empty()                                   ? fs::path(fig_source)
+                   : fs::is_directory("python-free-tools/figures") ? fs::current_path()
+                                                                       : fs::path(NAFSIM_SOURCE_DIR);
+      fo.reference = !fig_reference.empty() ? fs::path(fig_reference) : fo.source / ".." / "shared" / "reference" / "accl";
+      fo.program   = fs::read_symlink("/proc/self/exe").string();
+      fo.jobs      = fig_jobs > 0 ? fig_jobs : std::max(1u, std::thread::hardware_concurrency());
+      fo.progress  = isatty(2) != 0;
+      return app::run_figures(fo, reg);
     }
     if (*sw)
       return sweep_command(sweep_file, jobs, sweep_out, sweep_sets, merge_only, reg);

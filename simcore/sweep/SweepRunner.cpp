@@ -2,6 +2,7 @@
 
 #include "simcore/config/ConfigError.hpp"
 #include "simcore/config/JsonDoc.hpp"
+#include "simcore/results/CsvReader.hpp"
 #include "simcore/results/ResultSink.hpp"
 #include "simcore/results/Table.hpp"
 
@@ -48,35 +49,6 @@ std::string last_error(const fs::path& log)
         line.rfind("internal error:", 0) == 0)
       last = line;
   return last.empty() ? "no error message (see " + log.string() + ")" : last;
-}
-
-std::vector<std::string> split_csv_line(const std::string& line)
-{
-  std::vector<std::string> cells;
-  std::string cell;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cell += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cell += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      cells.push_back(cell);
-      cell.clear();
-    } else {
-      cell += c;
-    }
-  }
-  cells.push_back(cell);
-  return cells;
 }
 
 } // namespace
@@ -315,12 +287,12 @@ std::vector<std::string> SweepRunner::merge() const
       std::string line;
       if (!std::getline(in, line))
         continue;
-      auto header = split_csv_line(line);
+      auto header = results::split_csv_line(line);
       for (auto const& h : header)
         if (std::find(m.columns.begin(), m.columns.end(), h) == m.columns.end())
           m.columns.push_back(h);
       while (std::getline(in, line)) {
-        auto cells = split_csv_line(line);
+        auto cells = results::split_csv_line(line);
         std::map<std::string, std::string> row;
         row["point"] = std::to_string(p.index);
         for (std::size_t a = 0; a < spec_.axes.size(); ++a)

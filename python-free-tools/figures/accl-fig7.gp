@@ -1,0 +1,19 @@
+# ACCL+ Fig. 7: send/recv throughput vs message size (model lines, measured points).
+# nafsim figures runs this with the terminal, the output and `csv` (accl-fig7.csv) already set.
+set datafile separator ","
+set termoption noenhanced
+set logscale x 2
+set format x "%.0b%BB"
+set xlabel "message size"
+set ylabel "throughput [Gb/s]"
+set yrange [0:105]
+set grid
+set key top left
+set title "send/recv, 2 ranks (ACCL+ Fig. 7): nafsim model (lines) vs measured (points)"
+series = "eager/device rendezvous/device eager/host rendezvous/host"
+plot for [i=1:4] csv skip 1 using (strcol(1) eq word(series, i) ? $2 : NaN):3 \
+       with linespoints lc i pt 6 ps 0.6 title word(series, i)." model", \
+     for [i=1:4] csv skip 1 using (strcol(1) eq word(series, i) ? $2 : NaN):4 \
+       with points lc i pt 7 ps 0.9 title word(series, i)." measured", \
+     csv skip 1 using (strcol(1) eq "openmpi-rdma/host" ? $2 : NaN):4 \
+       with linespoints lc rgb "gray50" dt 2 pt 4 title "OpenMPI RDMA host (measured)"

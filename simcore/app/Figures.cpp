@@ -1,0 +1,480 @@
+#include "simcore/app/Figures.hpp"
+
+#include "simcore/app/Scenario.hpp"
+#include "simcore/config/ConfigError.hpp"
+#include "simcore/results/CsvReader.hpp"
+#include "simcore/results/ResultSink.hpp"
+#include "simcore/results/Table.hpp"
+#include "simcore/sweep/SweepRunner.hpp"
+
+#include <cmath>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace nafsim::app {
+
+namespace {
+
+using results::CsvTable;
+
+double num(const std::string& s)
+{
+  return s.empty() ? std::nan("") : std::stod(s);
+}
+
+std::string fixed(double v, int decimals)
+{
+  return std::isnan(v) ? std::string() : fmt::format("{:.{}f}", v, decimals);
+}
+
+double error_pct(double model, double measured)
+{
+  return (std::isnan(model) || std::isnan(measured) || measured == 0) ? std::nan("") : 100 * (model - measured) / measured;
+}
+
+std::string size_label(std::uint64_t b)
+{
+  if (b >= (1u << 20) && b % (1u << 20) == 0)
+    return fmt::format("{} MiB", b >> 20);
+  if (b >= 1024 && b % 1024 == 0)
+    return fmt::format("{} KiB", b >> 10);
+  return fmt::format("{} B", b);
+}
+
+/// What a figure builder produces besides its CSV.
+struct Built {
+  results::Table data{"", {}};
+  std::optional<results::Table> errors;
+  std::vector<std::string> gallery; ///< markdown lines
+};
+
+/// Measured ACCL+ numbers, when the reference directory has them.
+struct Reference {
+  bool present = false;
+  std::string where;
+  CsvTable latency, throughput, invocation;
+  static Reference load(const fs::path& dir)
+  {
+    Reference r;
+    r.where = dir.string();
+    try {
+      r.latency    = results::read_csv(dir / "sendrecv_latency_us.csv");
+      r.throughput = results::read_csv(dir / "sendrecv_throughput_gbps.csv");
+      r.invocation = results::read_csv(dir / "invocation_latency_us.csv");
+      r.present    = true;
+    } catch (const std::exception&) {
+      r.present = false;
+    }
+    return r;
+  }
+  double sendrecv_latency(const std::string& location, const std::string& protocol, std::uint64_t bytes) const
+  {
+    const std::string p = protocol == "rendezvous" ? "rndzvs" : "eager";
+    for (std::size_t i = 0; i < latency.rows.size(); ++i)
+      if (latency.cell(i, "data_location") == location && latency.cell(i, "protocol") == p &&
+          latency.cell(i, "size_B") == std::to_string(bytes))
+        return num(latency.cell(i, "mean_us"));
+    return std::nan("");
+  }
+  double sendrecv_throughput(const std::string& column, std::uint64_t bytes) const
+  {
+    for (std::size_t i = 0; i < throughput.rows.size(); ++i)
+      if (throughput.cell(i, "size_B") == std::to_string(bytes))
+        return num(throughput.cell(i, column));
+    return std::nan("");
+  }
+};
+
+/// Rows of a merged collective table (first iteration of each point and size).
+std::vector<std::map<std::string, std::string>> first_iterations(const CsvTable& t)
+{
+  std::vector<std::map<std::string, std::string>> v;
+  for (auto const& r : t.rows)
+    if (r.count("iteration") && r.at("iteration") == "0")
+      v.push_back(r);
+  return v;
+}
+
+// ---------------- the figures ----------------
+
+Built fig7(const CsvTable& merged, const Reference& ref)
+{
+  Built b;
+  b.data   = results::Table("accl-fig7", {"series", "bytes", "model_gbps", "measured_gbps", "gbps_error_pct",
+                                          "model_latency_us", "measured_latency_us", "latency_error_pct"});
+  b.errors = results::Table("accl-fig7-errors", {"series", "bytes", "model_latency_us", "measured_latency_us",
+                                                 "latency_error_pct", "model_gbps", "measured_gbps", "gbps_error_pct"});
+  struct Sum {
+    double lat = 0, thr = 0;
+    int nl = 0, nt = 0;
+  };
+  std::map<std::string, Sum> sums;
+  std::vector<std::string> order;
+  auto rows = first_iterations(merged);
+  for (auto const& r : rows) {
+    const std::string series = r.at("protocol") + "/" + r.at("location");
+    if (std::find(order.begin(), order.end(), series) == order.end())
+      order.push_back(series);
+    const std::uint64_t bytes = std::stoull(r.at("bytes"));
+    double ml = num(r.at("latency_us")), mg = num(r.at("throughput_gbps"));
+    double rl = ref.present ? ref.sendrecv_latency(r.at("location"), r.at("protocol"), bytes) : std::nan("");
+    std::string col = fmt::format("cclo_{}_rdma_{}", r.at("protocol") == "rendezvous" ? "rndzvs" : "eager",
+                                  r.at("location"));
+    double rg = ref.present ? ref.sendrecv_throughput(col, bytes) : std::nan("");
+    double el = error_pct(ml, rl), eg = error_pct(mg, rg);
+    b.data.row().add(series).add(bytes).add(fixed(mg, 3)).add(fixed(rg, 3)).add(fixed(eg, 1)).add(fixed(ml, 3))
+        .add(fixed(rl, 3)).add(fixed(el, 1));
+    b.errors->row().add(series).add(bytes).add(fixed(ml, 3)).add(fixed(rl, 3)).add(fixed(el, 1)).add(fixed(mg, 3))
+        .add(fixed(rg, 3)).add(fixed(eg, 1));
+    auto& s = sums[series];
+    if (!std::isnan(el)) {
+      s.lat += std::abs(el);
+      ++s.nl;
+    }
+    if (!std::isnan(eg)) {
+      s.thr += std::abs(eg);
+      ++s.nt;
+    }
+  }
+  if (ref.present) // the software-MPI baseline, measured only (nafsim's MPI model is a later issue)
+    for (std::size_t i = 0; i < ref.throughput.rows.size(); ++i)
+      b.data.row().add("openmpi-rdma/host").add(ref.throughput.cell(i, "size_B")).add("")
+          .add(ref.throughput.cell(i, "mpi_rdma_host")).add("").add("").add("").add("");
+  auto& g = b.gallery;
+  g.push_back("Model: calibrated on these very measurements (see `platforms/accl-coyote-u55c.json`). Latency "
+              "errors are against `sendrecv_latency_us.csv` (512 B - 256 KiB), throughput errors against "
+              "`sendrecv_throughput_gbps.csv` (512 B - 4 MiB). The measured eager throughputs imply 1.2-1.4x "
+              "longer times than the measured eager latencies of the same sizes, so no model fits both.");
+  g.push_back("");
+  g.push_back("| series | mean abs latency error | mean abs throughput error |");
+  g.push_back("|---|---|---|");
+  for (auto const& s : order) {
+    auto const& x = sums[s];
+    g.push_back(fmt::format("| {} | {} | {} |", s, x.nl ? fmt::format("{:.1f} % ({} sizes)", x.lat / x.nl, x.nl) : "-",
+                            x.nt ? fmt::format("{:.1f} % ({} sizes)", x.thr / x.nt, x.nt) : "-"));
+  }
+  g.push_back("");
+  g.push_back("| series | size | model us | measured us | error | model Gb/s | measured Gb/s | error |");
+  g.push_back("|---|---|---|---|---|---|---|---|");
+  for (auto const& row : b.errors->rows())
+    if (!row[3].empty())
+      g.push_back(fmt::format("| {} | {} | {} | {} | {} % | {} | {} | {} % |", row[0], size_label(std::stoull(row[1])),
+                              row[2], row[3], row[4], row[5], row[6], row[7]));
+  return b;
+}
+
+Built fig8(const CsvTable& merged, const Reference& ref)
+{
+  Built b;
+  b.data   = results::Table("accl-fig8", {"path", "model_us", "measured_us", "error_pct"});
+  b.errors = results::Table("accl-fig8-errors", {"path", "model_us", "measured_us", "error_pct"});
+  b.gallery.push_back("Host-visible NOP latency (call to completion seen by the caller). Model calibrated on these "
+                      "measurements (firmware call/finalize cycles, invocation path latencies).");
+  b.gallery.push_back("");
+  b.gallery.push_back("| path | model us | measured us (mean) | error |");
+  b.gallery.push_back("|---|---|---|---|");
+  const std::map<std::string, std::string> names{
+      {"kernel", "fpga_kernel"}, {"coyote", "coyote_host_driver"}, {"xrt", "xrt_host_driver"}};
+  for (auto const& r : first_iterations(merged)) {
+    std::string path = names.count(r.at("invocation")) ? names.at(r.at("invocation")) : r.at("invocation");
+    double m = num(r.at("host_latency_us")), meas = std::nan("");
+    if (ref.present)
+      for (std::size_t i = 0; i < ref.invocation.rows.size(); ++i)
+        if (ref.invocation.cell(i, "path") == path)
+          meas = num(ref.invocation.cell(i, "mean_us"));
+    double e = error_pct(m, meas);
+    b.data.row().add(path).add(fixed(m, 3)).add(fixed(meas, 3)).add(fixed(e, 1));
+    b.errors->row().add(path).add(fixed(m, 3)).add(fixed(meas, 3)).add(fixed(e, 1));
+    b.gallery.push_back(fmt::format("| {} | {:.3f} | {} | {} |", path, m, fixed(meas, 3),
+                                    std::isnan(e) ? "-" : fmt::format("{:+.1f} %", e)));
+  }
+  return b;
+}
+
+Built collectives(const std::string& name, const CsvTable& merged)
+{
+  Built b;
+  b.data = results::Table(name, {"collective", "protocol", "algorithm", "bytes", "latency_us"});
+  std::map<std::pair<std::string, std::string>, std::map<std::uint64_t, std::pair<double, std::string>>> at;
+  std::vector<std::string> colls;
+  std::set<std::uint64_t> sizes;
+  for (auto const& r : first_iterations(merged)) {
+    b.data.row().add(r.at("collective")).add(r.at("protocol")).add(r.at("algorithm")).add(r.at("bytes"))
+        .add(r.at("latency_us"));
+    if (std::find(colls.begin(), colls.end(), r.at("collective")) == colls.end())
+      colls.push_back(r.at("collective"));
+    auto bytes = std::stoull(r.at("bytes"));
+    sizes.insert(bytes);
+    at[{r.at("collective"), r.at("protocol")}][bytes] = {num(r.at("latency_us")), r.at("algorithm")};
+  }
+  auto& g = b.gallery;
+  g.push_back("Predictions: the model was calibrated on send/recv and NOP only. CCLO cycle counter (firmware "
+              "pick-up to finalize), longest over the 8 ranks; us, with the algorithm the firmware ran.");
+  g.push_back("");
+  std::string head = "| collective | protocol |", rule = "|---|---|";
+  for (auto s : sizes) {
+    head += fmt::format(" {} |", size_label(s));
+    rule += "---|";
+  }
+  g.push_back(head);
+  g.push_back(rule);
+  for (auto const& c : colls)
+    for (auto p : {"eager", "rendezvous"}) {
+      auto it = at.find({c, p});
+      if (it == at.end())
+        continue;
+      std::string line = fmt::format("| {} | {} |", c, p);
+      for (auto s : sizes) {
+        auto v = it->second.find(s);
+        line += v == it->second.end() ? " - |" : fmt::format(" {:.2f} {} |", v->second.first, v->second.second);
+      }
+      g.push_back(line);
+    }
+  return b;
+}
+
+Built fig12(const CsvTable& merged)
+{
+  Built b;
+  b.data = results::Table("accl-fig12", {"bytes", "protocol", "ranks", "algorithm", "latency_us"});
+  std::map<std::tuple<std::uint64_t, std::string, int>, std::pair<double, std::string>> at;
+  std::set<int> ranks;
+  std::set<std::uint64_t> sizes;
+  auto rows = first_iterations(merged);
+  std::sort(rows.begin(), rows.end(), [](auto const& x, auto const& y) {
+    return std::tuple(std::stoull(x.at("bytes")), x.at("protocol"), std::stoi(x.at("ranks"))) <
+           std::tuple(std::stoull(y.at("bytes")), y.at("protocol"), std::stoi(y.at("ranks")));
+  });
+  for (auto const& r : rows) {
+    b.data.row().add(r.at("bytes")).add(r.at("protocol")).add(r.at("ranks")).add(r.at("algorithm"))
+        .add(r.at("latency_us"));
+    auto bytes = std::stoull(r.at("bytes"));
+    int n      = std::stoi(r.at("ranks"));
+    ranks.insert(n);
+    sizes.insert(bytes);
+    at[{bytes, r.at("protocol"), n}] = {num(r.at("latency_us")), r.at("algorithm")};
+  }
+  auto& g = b.gallery;
+  g.push_back("Predictions: reduce latency (us, CCLO counter) vs ranks, device data, with the algorithm the firmware "
+              "selected.");
+  g.push_back("");
+  std::string head = "| size | protocol |", rule = "|---|---|";
+  for (int n : ranks) {
+    head += fmt::format(" {} ranks |", n);
+    rule += "---|";
+  }
+  g.push_back(head);
+  g.push_back(rule);
+  for (auto s : sizes)
+    for (auto p : {"eager", "rendezvous"}) {
+      std::string line = fmt::format("| {} | {} |", size_label(s), p);
+      for (int n : ranks) {
+        auto it = at.find({s, p, n});
+        line += it == at.end() ? " - |" : fmt::format(" {:.2f} {} |", it->second.first, it->second.second);
+      }
+      g.push_back(line);
+    }
+  return b;
+}
+
+struct Figure {
+  FigureInfo info;
+  std::function<Built(const CsvTable&, const Reference&)> build;
+};
+
+const std::vector<Figure>& figures()
+{
+  static const std::vector<Figure> list{
+      {{"accl-fig7", "ACCL+ Fig. 7: send/recv throughput, eager and rendezvous, device and host data"}, fig7},
+      {{"accl-fig8", "ACCL+ Fig. 8: CCLO invocation latency (NOP)"}, fig8},
+      {{"accl-fig10", "ACCL+ Fig. 10 style: 8-rank collectives, device data"},
+       [](const CsvTable& t, const Reference&) { return collectives("accl-fig10", t); }},
+      {{"accl-fig11", "ACCL+ Fig. 11 style: 8-rank collectives, host data"},
+       [](const CsvTable& t, const Reference&) { return collectives("accl-fig11", t); }},
+      {{"accl-fig12", "ACCL+ Fig. 12 style: reduce latency vs ranks at 8 KiB and 128 KiB"},
+       [](const CsvTable& t, const Reference&) { return fig12(t); }},
+  };
+  return list;
+}
+
+std::string gp_quote(const std::string& s)
+{
+  std::string q = "'";
+  for (char c : s)
+    q += c == '\'' ? std::string("''") : std::string(1, c);
+  return q + "'";
+}
+
+/// Run gnuplot on `script` with `setup` executed first; stderr to `log`. Returns an error text or "".
+std::string gnuplot(const std::string& setup, const fs::path& script, const fs::path& log)
+{
+  pid_t pid = fork();
+  if (pid < 0)
+    return "cannot fork to run gnuplot";
+  if (pid == 0) {
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    std::string s = script.string();
+    execlp("gnuplot", "gnuplot", "-e", setup.c_str(), s.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    return "gnuplot not found: install it (Debian: apt-get install gnuplot-nox, or sh python-free-tools/install-deps.sh)";
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return fmt::format("gnuplot failed on {} (see {})", script.string(), log.string());
+  return {};
+}
+
+} // namespace
+
+const std::vector<FigureInfo>& figure_list()
+{
+  static const std::vector<FigureInfo> v = [] {
+    std::vector<FigureInfo> r;
+    for (auto const& f : figures())
+      r.push_back(f.info);
+    return r;
+  }();
+  return v;
+}
+
+int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg)
+{
+  std::vector<const Figure*> selected;
+  for (auto const& n : opt.names) {
+    auto it = std::find_if(figures().begin(), figures().end(), [&](auto const& f) { return f.info.name == n; });
+    if (it == figures().end()) {
+      std::string known;
+      for (auto const& f : figures())
+        known += (known.empty() ? "" : ", ") + f.info.name;
+      throw config::ConfigError("nafsim figures", "", fmt::format("no figure named '{}' (figures: {})", n, known));
+    }
+    selected.push_back(&*it);
+  }
+  if (selected.empty())
+    for (auto const& f : figures())
+      selected.push_back(&f);
+
+  const fs::path dir = opt.source / "python-free-tools" / "figures";
+  if (!fs::is_directory(dir))
+    throw config::ConfigError("nafsim figures", "",
+                              fmt::format("{} not found: run from the nafsim source tree or pass --source DIR",
+                                          dir.string()));
+  const Reference ref = Reference::load(opt.reference);
+  if (!ref.present)
+    std::cerr << fmt::format("note: no reference data in {}: figures are drawn without measured points\n",
+                             opt.reference.string());
+  fs::create_directories(opt.out);
+  int status = 0;
+  std::map<std::string, std::vector<std::string>> pages;
+  for (const Figure* f : selected) {
+    const std::string& name = f->info.name;
+    std::cout << fmt::format("figure {}: {}\n", name, f->info.title);
+    // The sweep, always from scratch: its points must come from this build of the model.
+    sweep::SweepSpec spec = sweep::SweepSpec::load((dir / (name + ".json")).string());
+    sweep::SweepOptions so;
+    so.out_dir  = opt.out / "runs" / name;
+    so.program  = opt.program;
+    so.jobs     = opt.jobs;
+    so.progress = opt.progress;
+    fs::remove_all(so.out_dir);
+    auto validate = [&](const std::vector<std::string>& sets) {
+      ScenarioOptions o;
+      o.sets = sets;
+      load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, reg);
+    };
+    sweep::SweepRunner runner(spec, so, validate);
+    auto s = runner.run();
+    if (s.interrupted)
+      return 130;
+    if (s.failed > 0) {
+      for (auto const& e : s.failures)
+        std::cerr << "  failed " << e << "\n";
+      std::cerr << fmt::format("figure {}: {} point(s) failed; not drawn\n", name, s.failed);
+      status = 3;
+      continue;
+    }
+    Built b = f->build(results::read_csv(so.out_dir / "collective.csv"), ref);
+    results::write_file_atomic(opt.out / (name + ".csv"), b.data.csv());
+    if (b.errors)
+      results::write_file_atomic(opt.out / (name + "-errors.csv"), b.errors->csv());
+    std::vector<std::string> drawn;
+    for (auto [term, ext] : {std::pair{"svg size 960,640 dynamic font 'sans,11'", "svg"},
+                             std::pair{"pngcairo size 960,640 font 'sans,10'", "png"}}) {
+      std::string setup = fmt::format("set terminal {}; set output {}; csv = {}", term,
+                                      gp_quote((opt.out / (name + "." + ext)).string()),
+                                      gp_quote((opt.out / (name + ".csv")).string()));
+      auto err = gnuplot(setup, dir / (name + ".gp"), opt.out / "runs" / (name + ".gnuplot.log"));
+      if (!err.empty()) {
+        std::cerr << fmt::format("figure {}: {}\n", name, err);
+        status = 3;
+        break;
+      }
+      drawn.push_back(name + "." + ext);
+    }
+    std::cout << fmt::format("  wrote {}.csv{}{} in {}/\n", name, b.errors ? fmt::format(", {}-errors.csv", name) : "",
+                             drawn.empty() ? "" : ", " + fmt::format("{}", fmt::join(drawn, ", ")), opt.out.string());
+    auto& page = pages[name];
+    page.push_back(fmt::format("## {}", f->info.title));
+    page.push_back("");
+    page.push_back(fmt::format("![{}]({}/{}.svg)", name, opt.out.filename().string(), name));
+    page.push_back("");
+    page.push_back(fmt::format("Data: `{}/{}.csv`; sweep: `python-free-tools/figures/{}.json`; regenerate with "
+                               "`./build/nafsim figures {}`.",
+                               opt.out.filename().string(), name, name, name));
+    page.push_back("");
+    for (auto const& l : b.gallery)
+      page.push_back(l);
+    page.push_back("");
+  }
+
+  // The gallery lists every figure drawn so far, in the registry's order (one run may draw a subset).
+  const fs::path gallery = opt.out.parent_path() / "gallery.md";
+  std::map<std::string, std::string> sections;
+  if (fs::exists(gallery)) { // keep the sections of figures not redrawn now
+    std::ifstream in(gallery);
+    std::string line, current;
+    while (std::getline(in, line)) {
+      if (line.rfind("<!-- figure ", 0) == 0) {
+        current = line.substr(12, line.find(' ', 12) - 12);
+        continue;
+      }
+      if (!current.empty())
+        sections[current] += line + "\n";
+    }
+  }
+  for (auto const& [name, lines] : pages) {
+    std::string text;
+    for (auto const& l : lines)
+      text += l + "\n";
+    sections[name] = text;
+  }
+  std::string text = "# nafsim figure gallery\n\nDrawn by `nafsim figures` (gnuplot, SVG + PNG) into `" +
+                     opt.out.filename().string() +
+                     "/`; the images are generated output (not committed), this page is. Each section names the "
+                     "sweep behind the figure; measured points come from `shared/reference/accl/`.\n\n";
+  for (auto const& f : figures())
+    if (auto it = sections.find(f.info.name); it != sections.end())
+      text += "<!-- figure " + f.info.name + " -->\n" + it->second;
+  results::write_file_atomic(gallery, text);
+  std::cout << fmt::format("gallery: {}\n", gallery.string());
+  return status;
+}
+
+} // namespace nafsim::app

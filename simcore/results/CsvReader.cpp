@@ -1,0 +1,82 @@
+#include "simcore/results/CsvReader.hpp"
+
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace nafsim::results {
+
+std::vector<std::string> split_csv_line(const std::string& line)
+{
+  std::vector<std::string> cells;
+  std::string cell;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cell += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      cells.push_back(cell);
+      cell.clear();
+    } else if (c != '\r') {
+      cell += c;
+    }
+  }
+  cells.push_back(cell);
+  return cells;
+}
+
+const std::string& CsvTable::cell(std::size_t i, const std::string& column) const
+{
+  static const std::string empty;
+  auto const& r = rows.at(i);
+  auto it       = r.find(column);
+  return it == r.end() ? empty : it->second;
+}
+
+CsvTable parse_csv(const std::string& text, const std::string& origin)
+{
+  CsvTable t;
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line))
+    return t;
+  t.columns = split_csv_line(line);
+  std::size_t n = 1;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty() || line == "\r")
+      continue;
+    auto cells = split_csv_line(line);
+    if (cells.size() > t.columns.size())
+      throw std::runtime_error(fmt::format("{}:{}: {} cells, but the header has {} columns", origin, n, cells.size(),
+                                           t.columns.size()));
+    std::map<std::string, std::string> row;
+    for (std::size_t i = 0; i < cells.size(); ++i)
+      row[t.columns[i]] = cells[i];
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+CsvTable read_csv(const std::filesystem::path& file)
+{
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw std::runtime_error(fmt::format("{}: cannot read the file", file.string()));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return parse_csv(s.str(), file.string());
+}
+
+} // namespace nafsim::results

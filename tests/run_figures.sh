@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `nafsim figures`: every figure's CSV, SVG and PNG and the gallery page are written (with or without
+# the measured reference data), and an unknown figure name is a clear error.
+set -euo pipefail
+nafsim=$(readlink -f "$1")
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+"$nafsim" figures --source "$root" --out "$work/results/figures" --jobs 2 > figures.log
+for f in $("$nafsim" figures --list | awk '{print $1}'); do
+  for ext in csv svg png; do
+    test -s "results/figures/$f.$ext" || { echo "missing results/figures/$f.$ext"; cat figures.log; exit 1; }
+  done
+  grep -q "<!-- figure $f -->" results/gallery.md || { echo "gallery lacks $f"; exit 1; }
+  echo "ok $f"
+done
+# Without reference data the figures are still drawn (no measured points).
+"$nafsim" figures accl-fig8 --source "$root" --reference "$work/none" --out "$work/noref/figures" > noref.log 2> noref.err
+grep -q "no reference data" noref.err
+test -s noref/figures/accl-fig8.svg
+echo "ok without reference"
+# An unknown figure: exit code 2 and the list of figures.
+set +e
+"$nafsim" figures nosuch --source "$root" --out "$work/x" 2> bad.err
+code=$?
+set -e
+test "$code" -eq 2 || { echo "exit code $code for an unknown figure"; exit 1; }
+grep -q "no figure named 'nosuch'" bad.err
+grep -q "accl-fig7" bad.err
+echo "ok unknown figure"
