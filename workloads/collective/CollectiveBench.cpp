@@ -25,6 +25,8 @@ coll::Collective collective_of(BenchOp op, unsigned rank)
     case BenchOp::ReduceScatter: return coll::Collective::ReduceScatter;
     case BenchOp::AllToAll: return coll::Collective::AllToAll;
     case BenchOp::Barrier: return coll::Collective::Barrier;
+    case BenchOp::Copy: return coll::Collective::Copy;
+    case BenchOp::Combine: return coll::Collective::Combine;
   }
   return coll::Collective::Nop;
 }
@@ -115,8 +117,11 @@ void CollectiveBench::prepare_data(nodes::Cluster& c, const nodes::CcloCall& cal
   for (std::uint64_t i = 0; i < in.size() / elem_bytes_; ++i)
     nodes::set_element(cfg_.dtype, in, i, pattern(static_cast<unsigned>(call.rank), i, iteration));
   mem.write(call.src_addr, in);
-  std::vector<std::byte> poison(coll::output_elements(call.call, call.rank) * elem_bytes_, std::byte{0xFF});
-  mem.write(call.dst_addr, poison);
+  std::vector<std::byte> out(coll::output_elements(call.call, call.rank) * elem_bytes_, std::byte{0xFF}); // poison
+  if (cfg_.collective == BenchOp::Combine) // combine accumulates into the output: give it a second operand
+    for (std::uint64_t i = 0; i < out.size() / elem_bytes_; ++i)
+      nodes::set_element(cfg_.dtype, out, i, pattern(static_cast<unsigned>(call.rank) + cfg_.ranks, i, iteration));
+  mem.write(call.dst_addr, out);
 }
 
 void CollectiveBench::check_data(nodes::Cluster& c, const nodes::CcloCall& call, unsigned iteration) const
@@ -156,6 +161,13 @@ void CollectiveBench::check_data(nodes::Cluster& c, const nodes::CcloCall& call,
     case Collective::ReduceScatter: want = [&](std::uint64_t i) { return fold(n * rank + i); }; break;
     case Collective::AllToAll:
       want = [&](std::uint64_t i) { return pattern(static_cast<unsigned>(i / n), n * rank + i % n, iteration); };
+      break;
+    case Collective::Copy: want = [&](std::uint64_t i) { return pattern(rank, i, iteration); }; break;
+    case Collective::Combine:
+      want = [&](std::uint64_t i) {
+        double a = pattern(rank, i, iteration), b = pattern(rank + p, i, iteration);
+        return cc.func == coll::ReduceFunc::Sum ? a + b : std::max(a, b);
+      };
       break;
     default: break;
   }

@@ -10,7 +10,7 @@
 namespace nafsim::workloads {
 
 enum class BenchOp { SendRecv, Nop, Bcast, Scatter, Gather, AllGather, Reduce, AllReduce, ReduceScatter, AllToAll,
-                     Barrier };
+                     Barrier, Copy, Combine };
 using nodes::DataType;
 enum class ProtocolChoice { Auto, Eager, Rendezvous };
 enum class AlgorithmChoice { Auto, Flat, Binomial, Ring, ReduceBcast, ReduceScatterComposite, RecursiveDoubling,
@@ -26,7 +26,8 @@ template <> struct EnumNames<workloads::BenchOp> {
       std::pair{workloads::BenchOp::Gather, "gather"},       std::pair{workloads::BenchOp::AllGather, "allgather"},
       std::pair{workloads::BenchOp::Reduce, "reduce"},       std::pair{workloads::BenchOp::AllReduce, "allreduce"},
       std::pair{workloads::BenchOp::ReduceScatter, "reduce-scatter"},
-      std::pair{workloads::BenchOp::AllToAll, "alltoall"},   std::pair{workloads::BenchOp::Barrier, "barrier"}};
+      std::pair{workloads::BenchOp::AllToAll, "alltoall"},   std::pair{workloads::BenchOp::Barrier, "barrier"},
+      std::pair{workloads::BenchOp::Copy, "copy"},           std::pair{workloads::BenchOp::Combine, "combine"}};
 };
 template <> struct EnumNames<nodes::DataType> {
   static constexpr std::array list{std::pair{nodes::DataType::Float16, "float16"},
@@ -87,7 +88,8 @@ struct CollectiveBenchConfig {
   bool verify   = false;
   template <class V> void describe(V& v)
   {
-    v.field("collective", collective, "what every iteration runs (sendrecv: rank 0 sends to rank 1)");
+    v.field("collective", collective, "what every iteration runs (sendrecv: rank 0 sends to rank 1; copy and combine: "
+                                      "local moves on every rank, combine = output func= input)");
     v.field("ranks", ranks, "communicator size: hosts 0 .. ranks-1", config::Limits::between(1, 1 << 16));
     v.field("root", root, "root of rooted collectives");
     v.field("min_size", min_size, "smallest message (bytes per rank, as ACCL counts); sizes double up to max_size");

@@ -203,7 +203,8 @@ TEST_P(EveryCollective, DeliversTheRightBytes)
 
 INSTANTIATE_TEST_SUITE_P(Cclo, EveryCollective,
                          ::testing::Combine(::testing::Values("sendrecv", "bcast", "scatter", "gather", "allgather",
-                                                              "reduce", "allreduce", "reduce-scatter", "alltoall"),
+                                                              "reduce", "allreduce", "reduce-scatter", "alltoall",
+                                                              "copy", "combine"),
                                             ::testing::Values("auto", "eager", "rendezvous")),
                          [](auto const& p) {
                            auto n = std::get<0>(p.param) + "_" + std::get<1>(p.param);
@@ -346,4 +347,23 @@ TEST(CcloDiagnosis, ImpossibleCallsAreRefusedWithTheReason)
   ASSERT_FALSE(c.ok);
   EXPECT_EQ(c.error_kind, "config");
   EXPECT_NE(c.error.find("/workload/compress"), std::string::npos) << c.error;
+}
+
+TEST(CcloStats, BarrierIsZeroByteNotificationsThroughRankZero)
+{
+  auto run = run_scenario_isolated(R"({"platform": {"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 8}},
+      "workload": {"kind": "collective", "collective": "barrier", "ranks": 8, "iterations": 3}})");
+  ASSERT_TRUE(run.ok) << run.error;
+  auto const& t = run.tables.at("cclo");
+  EXPECT_EQ(t.num(0, "tx_notifications"), 3 * 7); // release every rank
+  EXPECT_EQ(t.num(0, "rx_notifications"), 3 * 7); // after hearing from every rank
+  for (std::size_t r = 1; r < 8; ++r) {
+    EXPECT_EQ(t.num(r, "tx_notifications"), 3);
+    EXPECT_EQ(t.num(r, "rx_notifications"), 3);
+    EXPECT_EQ(t.num(r, "dmp_moves"), 0);
+  }
+  // No rank leaves before a notification made the round trip through rank 0 (two crossings of the switch).
+  auto const& c = run.tables.at("collective");
+  for (std::size_t i = 0; i < c.rows.size(); ++i)
+    EXPECT_GT(c.num(i, "latency_us"), 2.0) << i;
 }
