@@ -53,7 +53,6 @@ struct CcloResult {
 struct CcloCounters {
   std::uint64_t calls          = 0;
   SimTime uc_busy;                   ///< micro-controller time spent on control steps
-  std::uint64_t moves          = 0;
   std::uint64_t eager_messages = 0;
   std::uint64_t rendezvous_writes = 0;
   std::uint64_t notifications_sent = 0;

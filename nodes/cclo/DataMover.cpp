@@ -199,36 +199,30 @@ void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
     if (rx)
       rbm_.release(*rx);
   };
+  // What runs when the move is over: its Rx buffer (if any) freed, then the firmware told.
+  auto completion = [&] {
+    return [release, done = std::move(done)] {
+      release();
+      if (done)
+        done();
+    };
+  };
   switch (m.res) {
-    case ResultKind::None:
-      finish_at(last, [release, done] {
-        release();
-        if (done)
-          done();
-      });
-      break;
+    case ResultKind::None: finish_at(last, completion()); break;
     case ResultKind::Stream:
     case ResultKind::Memory: {
       SimTime w = m.res == ResultKind::Memory ? mem_.write(Engine::ResWrite, first, m.res_addr, Bytes{br}, rate(br)).last
                                               : last;
-      finish_at(w, [this, release, done, addr = m.res_addr, out = std::move(out)] {
+      finish_at(w, [this, complete = completion(), addr = m.res_addr, out = std::move(out)] {
         if (image_)
           image_->write(addr, out);
-        release();
-        if (done)
-          done();
+        complete();
       });
       break;
     }
-    case ResultKind::Eager: {
-      SimTime handed = tx_.send_eager(m.peer, m.seq, br, Stream{first, last, rate(br)}, std::move(out));
-      finish_at(handed, [release, done] {
-        release();
-        if (done)
-          done();
-      });
+    case ResultKind::Eager:
+      finish_at(tx_.send_eager(m.peer, m.seq, br, Stream{first, last, rate(br)}, std::move(out)), completion());
       break;
-    }
     case ResultKind::Rendezvous:
       // The Rx buffer (if any) is free once read; the move completes when the notice is sent.
       finish_at(last, release);

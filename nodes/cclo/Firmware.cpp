@@ -127,14 +127,7 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
   };
   const std::uint64_t wire_eb = call.compress ? 2 : eb; // bytes per element in eager messages and Rx buffers
   const std::uint64_t seg     = std::max<std::uint64_t>(1, c_.cfg_.rx_buffers.size.count / wire_eb);
-  auto segments           = [&](std::uint64_t count) {
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
-    if (count == 0)
-      v.emplace_back(0, 0);
-    for (std::uint64_t off = 0; off < count; off += seg)
-      v.emplace_back(off, std::min(seg, count - off));
-    return v;
-  };
+  auto segments           = [&](std::uint64_t count) { return coll::segments(count, seg); };
   // Rendezvous groups: receives sharing one announced buffer, per (peer, group).
   std::map<std::pair<int, int>, unsigned> group_size;
   for (auto const& op : s.ops)
@@ -157,7 +150,6 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
     };
     ++state->ops[i].pending;
     ++state->inflight;
-    ++c_.c_.moves;
     charge(ctx, fw.move);
     c_.dmp_->submit(std::move(m));
   };
@@ -198,45 +190,29 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
     charge(ctx, fw.step);
     switch (op.kind) {
       case OpKind::Send:
-        if (rndzv) {
-          std::uint64_t dst = take_address(host(op.peer)) + op.remote_offset * eb;
+      case OpKind::CombineSend: {
+        // The operands of elements [off, off + cnt): the slice, or the two slices through the reduction plugin.
+        auto operands = [&](std::uint64_t off, std::uint64_t cnt) {
           Move m;
-          m.op0      = operand(op.a);
-          m.res      = ResultKind::Rendezvous;
-          m.res_addr = dst;
-          m.peer     = host(op.peer);
-          m.count = op.a.count;
-          submit(i, std::move(m));
-        } else {
-          eager_out(i, host(op.peer), op.a.count, [&](std::uint64_t off, std::uint64_t cnt) {
-            Move m;
-            m.op0 = operand({op.a.buf, op.a.offset + off, cnt});
-            return m;
-          });
-        }
-        break;
-      case OpKind::CombineSend:
-        if (rndzv) {
-          std::uint64_t dst = take_address(host(op.peer)) + op.remote_offset * eb;
-          Move m;
-          m.op0      = operand(op.a);
-          m.op1      = operand(op.b);
-          m.reduce   = true;
-          m.res      = ResultKind::Rendezvous;
-          m.res_addr = dst;
-          m.peer     = host(op.peer);
-          m.count = op.a.count;
-          submit(i, std::move(m));
-        } else {
-          eager_out(i, host(op.peer), op.a.count, [&](std::uint64_t off, std::uint64_t cnt) {
-            Move m;
-            m.op0    = operand({op.a.buf, op.a.offset + off, cnt});
+          m.op0 = operand({op.a.buf, op.a.offset + off, cnt});
+          if (op.kind == OpKind::CombineSend) {
             m.op1    = operand({op.b.buf, op.b.offset + off, cnt});
             m.reduce = true;
-            return m;
-          });
+          }
+          return m;
+        };
+        if (rndzv) {
+          Move m     = operands(0, op.a.count);
+          m.res      = ResultKind::Rendezvous;
+          m.res_addr = take_address(host(op.peer)) + op.remote_offset * eb;
+          m.peer     = host(op.peer);
+          m.count    = op.a.count;
+          submit(i, std::move(m));
+        } else {
+          eager_out(i, host(op.peer), op.a.count, operands);
         }
         break;
+      }
       case OpKind::Recv:
         if (rndzv) {
           std::pair<int, int> key{op.peer, op.addr_group};

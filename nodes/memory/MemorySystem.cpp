@@ -20,23 +20,24 @@ MemorySystem::MemorySystem(const MemoryConfig& d, const PcieConfig& p)
 {
 }
 
-Stream MemorySystem::read(Engine e, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap)
+Stream MemorySystem::access(Engine e, MemoryPort& pcie, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap)
 {
   auto& eng = engines_[static_cast<int>(e)];
   if (!is_host(addr))
     return eng.stream(now, b, cap);
-  // Host memory: the engine's own width and the shared PCIe read direction both limit the stream.
+  // Host memory: the engine's own width and the shared PCIe direction both limit the stream.
   BitsPerSecond c = cap.bps < eng.bandwidth().bps ? cap : eng.bandwidth();
-  return pcie_read_.stream(now, b, c);
+  return pcie.stream(now, b, c);
+}
+
+Stream MemorySystem::read(Engine e, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap)
+{
+  return access(e, pcie_read_, now, addr, b, cap);
 }
 
 Stream MemorySystem::write(Engine e, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap)
 {
-  auto& eng = engines_[static_cast<int>(e)];
-  if (!is_host(addr))
-    return eng.stream(now, b, cap);
-  BitsPerSecond c = cap.bps < eng.bandwidth().bps ? cap : eng.bandwidth();
-  return pcie_write_.stream(now, b, c);
+  return access(e, pcie_write_, now, addr, b, cap);
 }
 
 SimTime MemorySystem::dma_to_device(SimTime now, Bytes b)

@@ -59,6 +59,7 @@ public:
   static constexpr BitsPerSecond kNoCap{1e18};
 
 private:
+  Stream access(Engine e, MemoryPort& pcie, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap);
   std::array<MemoryPort, static_cast<int>(Engine::Count)> engines_;
   MemoryPort pcie_read_;
   MemoryPort pcie_write_;

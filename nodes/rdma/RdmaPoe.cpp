@@ -168,12 +168,14 @@ void RdmaPoe::refill(SimTime now)
   while ((staged_bytes_ < cfg_.tx_prefetch.count || staged_.empty()) && !data_rr_.empty()) {
     // Round robin over the queue pairs with data, skipping ahead only past ones still waiting for it.
     std::size_t pick = 0;
-    SimTime best     = ready_estimate(data_rr_.front());
-    for (std::size_t i = 1; i < data_rr_.size() && best > now; ++i)
-      if (SimTime t = ready_estimate(data_rr_[i]); t < best) {
-        best = t;
-        pick = i;
-      }
+    if (data_rr_.size() > 1) { // a choice to make
+      SimTime best = ready_estimate(data_rr_.front());
+      for (std::size_t i = 1; i < data_rr_.size() && best > now; ++i)
+        if (SimTime t = ready_estimate(data_rr_[i]); t < best) {
+          best = t;
+          pick = i;
+        }
+    }
     QpId id = data_rr_[pick];
     data_rr_.erase(data_rr_.begin() + static_cast<std::ptrdiff_t>(pick));
     Qp& q = qps_[id];

@@ -35,19 +35,6 @@ Slice sub(Slice s, std::uint64_t off, std::uint64_t cnt)
   return {s.buf, s.offset + off, cnt};
 }
 
-/// (offset, count) pieces of `count` elements in segments of `seg` (one piece if seg is 0).
-std::vector<std::pair<std::uint64_t, std::uint64_t>> segments(std::uint64_t count, std::uint64_t seg)
-{
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
-  if (seg == 0 || count <= seg) {
-    v.emplace_back(0, count);
-    return v;
-  }
-  for (std::uint64_t off = 0; off < count; off += seg)
-    v.emplace_back(off, std::min(seg, count - off));
-  return v;
-}
-
 struct Builder {
   Schedule s;
   std::uint32_t add(Op op)
@@ -603,6 +590,18 @@ void barrier_flat(Builder& b, int p, int r)
 }
 
 } // namespace
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> segments(std::uint64_t count, std::uint64_t seg)
+{
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
+  if (seg == 0 || count <= seg) {
+    v.emplace_back(0, count);
+    return v;
+  }
+  for (std::uint64_t off = 0; off < count; off += seg)
+    v.emplace_back(off, std::min(seg, count - off));
+  return v;
+}
 
 std::string check_applicable(const CollectiveCall& c, Algorithm alg)
 {

@@ -5,6 +5,8 @@
 #include "protocols/collectives/Schedule.hpp"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace nafsim::coll {
 
@@ -18,6 +20,10 @@ struct AlgorithmOptions {
   Algorithm reduce_sub = Algorithm::Flat;
   Algorithm bcast_sub  = Algorithm::Flat;
 };
+
+/// (offset, count) pieces of `count` elements in segments of `seg` elements (one piece if seg is 0 or
+/// count <= seg; one empty piece if count is 0): how eager transfers are cut to Rx-buffer size.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> segments(std::uint64_t count, std::uint64_t seg);
 
 /// Empty if `alg` can run `call`; otherwise why not (e.g. "needs a power-of-two number of ranks").
 std::string check_applicable(const CollectiveCall& call, Algorithm alg);
