@@ -20,4 +20,9 @@ public:
                       std::vector<std::string>& summary) const = 0;
 };
 
+/// The message sizes of a size sweep: `sizes` if not empty, else `min` doubling up to `max` (the step out of
+/// a zero `min` is `first_step`). Throws config::ConfigError at /workload/min_size if min > max.
+std::vector<std::uint64_t> message_sizes(const std::vector<Bytes>& sizes, Bytes min, Bytes max,
+                                         std::uint64_t first_step);
+
 } // namespace nafsim::workloads

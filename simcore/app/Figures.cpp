@@ -202,18 +202,49 @@ Built fig8(const CsvTable& merged, const Reference& ref)
   return b;
 }
 
+/// Latencies (us) labelled with the algorithm that ran, by row (two labels) and column key.
+using Cell = std::pair<double, std::string>;
+using Grid = std::map<std::pair<std::string, std::string>, std::map<std::uint64_t, Cell>>;
+
+/// `grid` as a markdown table: `corner` names the two row-label columns, rows in `order` (those
+/// with data), one column per key of `columns`; "-" where a run is missing.
+void grid_lines(std::vector<std::string>& g, const std::string& corner,
+                const std::vector<std::pair<std::string, std::string>>& order, const std::set<std::uint64_t>& columns,
+                const std::function<std::string(std::uint64_t)>& label, const Grid& grid)
+{
+  std::string head = corner, rule = "|---|---|";
+  for (auto c : columns) {
+    head += fmt::format(" {} |", label(c));
+    rule += "---|";
+  }
+  g.push_back(head);
+  g.push_back(rule);
+  for (auto const& key : order) {
+    auto it = grid.find(key);
+    if (it == grid.end())
+      continue;
+    std::string line = fmt::format("| {} | {} |", key.first, key.second);
+    for (auto c : columns) {
+      auto v = it->second.find(c);
+      line += v == it->second.end() ? " - |" : fmt::format(" {:.2f} {} |", v->second.first, v->second.second);
+    }
+    g.push_back(line);
+  }
+}
+
 Built collectives(const std::string& name, const CsvTable& merged)
 {
   Built b;
   b.data = results::Table(name, {"collective", "protocol", "algorithm", "bytes", "latency_us"});
-  std::map<std::pair<std::string, std::string>, std::map<std::uint64_t, std::pair<double, std::string>>> at;
-  std::vector<std::string> colls;
+  Grid at;
+  std::vector<std::pair<std::string, std::string>> order;
   std::set<std::uint64_t> sizes;
   for (auto const& r : first_iterations(merged)) {
     b.data.row().add(r.at("collective")).add(r.at("protocol")).add(r.at("algorithm")).add(r.at("bytes"))
         .add(r.at("latency_us"));
-    if (std::find(colls.begin(), colls.end(), r.at("collective")) == colls.end())
-      colls.push_back(r.at("collective"));
+    if (std::none_of(order.begin(), order.end(), [&](auto const& k) { return k.first == r.at("collective"); }))
+      for (auto p : {"eager", "rendezvous"})
+        order.emplace_back(r.at("collective"), p);
     auto bytes = std::stoull(r.at("bytes"));
     sizes.insert(bytes);
     at[{r.at("collective"), r.at("protocol")}][bytes] = {num(r.at("latency_us")), r.at("algorithm")};
@@ -222,25 +253,7 @@ Built collectives(const std::string& name, const CsvTable& merged)
   g.push_back("Predictions: the model was calibrated on send/recv and NOP only. CCLO cycle counter (firmware "
               "pick-up to finalize), longest over the 8 ranks; us, with the algorithm the firmware ran.");
   g.push_back("");
-  std::string head = "| collective | protocol |", rule = "|---|---|";
-  for (auto s : sizes) {
-    head += fmt::format(" {} |", size_label(s));
-    rule += "---|";
-  }
-  g.push_back(head);
-  g.push_back(rule);
-  for (auto const& c : colls)
-    for (auto p : {"eager", "rendezvous"}) {
-      auto it = at.find({c, p});
-      if (it == at.end())
-        continue;
-      std::string line = fmt::format("| {} | {} |", c, p);
-      for (auto s : sizes) {
-        auto v = it->second.find(s);
-        line += v == it->second.end() ? " - |" : fmt::format(" {:.2f} {} |", v->second.first, v->second.second);
-      }
-      g.push_back(line);
-    }
+  grid_lines(g, "| collective | protocol |", order, sizes, size_label, at);
   return b;
 }
 
@@ -248,9 +261,8 @@ Built fig12(const CsvTable& merged)
 {
   Built b;
   b.data = results::Table("accl-fig12", {"bytes", "protocol", "ranks", "algorithm", "latency_us"});
-  std::map<std::tuple<std::uint64_t, std::string, int>, std::pair<double, std::string>> at;
-  std::set<int> ranks;
-  std::set<std::uint64_t> sizes;
+  Grid at;
+  std::set<std::uint64_t> ranks, sizes;
   auto rows = first_iterations(merged);
   std::sort(rows.begin(), rows.end(), [](auto const& x, auto const& y) {
     return std::tuple(std::stoull(x.at("bytes")), x.at("protocol"), std::stoi(x.at("ranks"))) <
@@ -260,31 +272,20 @@ Built fig12(const CsvTable& merged)
     b.data.row().add(r.at("bytes")).add(r.at("protocol")).add(r.at("ranks")).add(r.at("algorithm"))
         .add(r.at("latency_us"));
     auto bytes = std::stoull(r.at("bytes"));
-    int n      = std::stoi(r.at("ranks"));
+    auto n     = std::stoull(r.at("ranks"));
     ranks.insert(n);
     sizes.insert(bytes);
-    at[{bytes, r.at("protocol"), n}] = {num(r.at("latency_us")), r.at("algorithm")};
+    at[{size_label(bytes), r.at("protocol")}][n] = {num(r.at("latency_us")), r.at("algorithm")};
   }
   auto& g = b.gallery;
   g.push_back("Predictions: reduce latency (us, CCLO counter) vs ranks, device data, with the algorithm the firmware "
               "selected.");
   g.push_back("");
-  std::string head = "| size | protocol |", rule = "|---|---|";
-  for (int n : ranks) {
-    head += fmt::format(" {} ranks |", n);
-    rule += "---|";
-  }
-  g.push_back(head);
-  g.push_back(rule);
+  std::vector<std::pair<std::string, std::string>> order;
   for (auto s : sizes)
-    for (auto p : {"eager", "rendezvous"}) {
-      std::string line = fmt::format("| {} | {} |", size_label(s), p);
-      for (int n : ranks) {
-        auto it = at.find({s, p, n});
-        line += it == at.end() ? " - |" : fmt::format(" {:.2f} {} |", it->second.first, it->second.second);
-      }
-      g.push_back(line);
-    }
+    for (auto p : {"eager", "rendezvous"})
+      order.emplace_back(size_label(s), p);
+  grid_lines(g, "| size | protocol |", order, ranks, [](std::uint64_t n) { return fmt::format("{} ranks", n); }, at);
   return b;
 }
 

@@ -55,19 +55,8 @@ CollectiveBench::CollectiveBench(const CollectiveBenchConfig& cfg) : cfg_(cfg), 
 {
   if (cfg_.collective == BenchOp::Nop || cfg_.collective == BenchOp::Barrier) {
     sizes_ = {0};
-  } else if (!cfg_.sizes.empty()) {
-    for (auto b : cfg_.sizes)
-      sizes_.push_back(b.count);
   } else {
-    if (cfg_.min_size > cfg_.max_size)
-      throw config::ConfigError("", "/workload/min_size",
-                                fmt::format("min_size {} is larger than max_size {}", format_bytes(cfg_.min_size),
-                                            format_bytes(cfg_.max_size)));
-    for (std::uint64_t s = cfg_.min_size.count;; s = s == 0 ? elem_bytes_ : s * 2) {
-      sizes_.push_back(s);
-      if (s >= cfg_.max_size.count)
-        break;
-    }
+    sizes_ = message_sizes(cfg_.sizes, cfg_.min_size, cfg_.max_size, elem_bytes_);
   }
   for (auto s : sizes_)
     if (s % elem_bytes_ != 0)

@@ -9,22 +9,9 @@ namespace nafsim::workloads {
 
 using roce::Verb;
 
-SendRecv::SendRecv(const SendRecvConfig& cfg) : cfg_(cfg)
+SendRecv::SendRecv(const SendRecvConfig& cfg)
+    : cfg_(cfg), sizes_(message_sizes(cfg.sizes, cfg.min_size, cfg.max_size, 1))
 {
-  if (!cfg_.sizes.empty()) {
-    for (auto b : cfg_.sizes)
-      sizes_.push_back(b.count);
-  } else {
-    if (cfg_.min_size > cfg_.max_size)
-      throw config::ConfigError("", "/workload/min_size",
-                                fmt::format("min_size {} is larger than max_size {}", format_bytes(cfg_.min_size),
-                                            format_bytes(cfg_.max_size)));
-    for (std::uint64_t s = cfg_.min_size.count;; s = s == 0 ? 1 : s * 2) {
-      sizes_.push_back(s);
-      if (s >= cfg_.max_size.count)
-        break;
-    }
-  }
 }
 
 void SendRecv::start(nodes::Cluster& c)
