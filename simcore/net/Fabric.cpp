@@ -162,6 +162,9 @@ void Fabric::on_event(std::uint32_t kind, std::uint64_t arg)
     case kArrive:
       arrive(static_cast<std::uint32_t>(arg));
       break;
+    case kHeldBack: // a held-back packet resumes; faults were applied once, on arrival
+      handle(static_cast<std::uint32_t>(arg));
+      break;
     default:
       assert(false && "unknown fabric event");
   }
@@ -170,7 +173,8 @@ void Fabric::on_event(std::uint32_t kind, std::uint64_t arg)
 void Fabric::arrive(std::uint32_t slot)
 {
   if (faults_.active()) {
-    switch (faults_.on_arrival(ports_[pool_[slot].from_port], pool_[slot])) {
+    SimTime delay;
+    switch (faults_.on_arrival(ports_[pool_[slot].from_port], pool_[slot], delay)) {
       case FaultVerdict::Drop:
         if (trace_)
           trace_->instant(pool_[slot].at_vertex, 100, "lost on cable", sched_.now());
@@ -182,6 +186,10 @@ void Fabric::arrive(std::uint32_t slot)
         handle(store(std::move(copy)));
         break;
       }
+      case FaultVerdict::Delay:
+        pool_[slot].tail_arrival = pool_[slot].tail_arrival + delay; // its tail now arrives later too
+        sched_.after(delay, this, kHeldBack, slot);
+        return;
       case FaultVerdict::Deliver:
         break;
     }
@@ -284,6 +292,7 @@ FabricTotals Fabric::totals() const
     t.queue_drops += p.counters.queue_drops;
     t.fault_drops += p.counters.fault_drops;
     t.duplicates += p.counters.duplicated;
+    t.held_back += p.counters.held_back;
     t.corrupted += p.counters.corrupted;
   }
   return t;

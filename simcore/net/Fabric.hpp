@@ -31,6 +31,7 @@ struct FabricTotals {
   std::uint64_t queue_drops  = 0;
   std::uint64_t fault_drops  = 0;
   std::uint64_t duplicates   = 0;
+  std::uint64_t held_back    = 0; ///< packets delayed by the reorder fault
   std::uint64_t corrupted    = 0; ///< corruptions injected (a corrupted packet may still be lost later)
   std::uint64_t corrupted_delivered = 0; ///< corrupted packets handed to endpoints
 };
@@ -58,7 +59,7 @@ public:
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
 private:
-  enum EventKind : std::uint32_t { kTxDone, kArrive };
+  enum EventKind : std::uint32_t { kTxDone, kArrive, kHeldBack };
 
   std::uint32_t store(Packet&& p);
   Packet release(std::uint32_t slot);

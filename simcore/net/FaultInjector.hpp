@@ -11,14 +11,15 @@
 
 namespace nafsim::net {
 
-enum class FaultVerdict { Deliver, Drop, Duplicate };
+enum class FaultVerdict { Deliver, Drop, Duplicate, Delay };
 
 class FaultInjector {
 public:
   explicit FaultInjector(const FaultConfig& cfg);
   bool active() const { return active_; }
   /// Decide the fate of `p` at the end of the cable driven by `port`; may mark it corrupted.
-  FaultVerdict on_arrival(Port& port, Packet& p);
+  /// Delay: hand it on `delay` later.
+  FaultVerdict on_arrival(Port& port, Packet& p, SimTime& delay);
   std::uint64_t rule_drops() const { return rule_drops_; }
 
 private:

@@ -77,6 +77,8 @@ struct FaultConfig {
   double loss_rate       = 0;
   double corruption_rate = 0;
   double duplicate_rate  = 0;
+  double reorder_rate    = 0;
+  SimTime reorder_delay  = SimTime::us(2);
   std::vector<DropRule> drops;
   template <class V> void describe(V& v)
   {
@@ -87,9 +89,17 @@ struct FaultConfig {
             config::Limits::between(0, 1));
     v.field("duplicate_rate", duplicate_rate, "probability that a cable delivers a packet twice",
             config::Limits::between(0, 1));
+    v.field("reorder_rate", reorder_rate,
+            "probability that a cable holds a packet back for a random extra delay in (0, reorder_delay], letting "
+            "later packets overtake it (a detour; reorders on any topology)",
+            config::Limits::between(0, 1));
+    v.field("reorder_delay", reorder_delay, "largest extra delay of a held-back packet");
     v.field("drops", drops, "deterministic drops on the first cable of a flow");
   }
-  bool any() const { return loss_rate > 0 || corruption_rate > 0 || duplicate_rate > 0 || !drops.empty(); }
+  bool any() const
+  {
+    return loss_rate > 0 || corruption_rate > 0 || duplicate_rate > 0 || reorder_rate > 0 || !drops.empty();
+  }
 };
 
 struct NetworkConfig {

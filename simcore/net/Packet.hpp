@@ -19,6 +19,9 @@ struct Packet {
   std::uint32_t seq        = 0; ///< transport sequence number (deterministic drop rules)
   bool corrupted           = false;
   bool duplicate           = false;
+  /// Strongly ECC-protected (e.g. the acknowledgements of Lant et al.'s transport): injected loss,
+  /// corruption, duplication and reordering spare it; queue overflow does not.
+  bool ecc_protected = false;
   std::any body;
 
   // Set by the fabric while the packet crosses it.

@@ -18,6 +18,7 @@ struct PortCounters {
   std::uint64_t fault_drops = 0; ///< lost on this cable (fault injection)
   std::uint64_t corrupted   = 0; ///< corrupted on this cable (fault injection)
   std::uint64_t duplicated  = 0; ///< delivered twice by this cable (fault injection)
+  std::uint64_t held_back   = 0; ///< delayed by this cable so that later packets overtake (fault injection)
   std::uint64_t max_queue_bytes = 0;
 };
 

@@ -111,6 +111,30 @@ Topology Topology::build(const TopologyConfig& cfg, BitsPerSecond link_rate, Sim
       }
       break;
     }
+    case Kind::Chain: {
+      const unsigned s = cfg.chain.switches;
+      if (s == 0 && n != 2)
+        throw bad("/platform/topology/hosts",
+                  fmt::format("a chain without switches joins exactly 2 hosts by one cable, {} requested; set "
+                              "chain.switches >= 1 or hosts = 2",
+                              n));
+      std::vector<Vertex> hosts;
+      for (unsigned i = 0; i < n; ++i)
+        hosts.push_back(t.add_vertex(VertexKind::Host, fmt::format("host{}", i), 0));
+      if (s == 0) {
+        t.connect(hosts[0], hosts[1], link_rate, prop);
+        break;
+      }
+      std::vector<Vertex> sw;
+      for (unsigned i = 0; i < s; ++i)
+        sw.push_back(t.add_vertex(VertexKind::Switch, fmt::format("switch{}", i), 1));
+      for (unsigned i = 0; i + 1 < s; ++i)
+        t.connect(sw[i], sw[i + 1], link_rate, prop);
+      const unsigned left = (n + 1) / 2;
+      for (unsigned i = 0; i < n; ++i)
+        t.connect(hosts[i], i < left ? sw.front() : sw.back(), link_rate, prop);
+      break;
+    }
   }
   return t;
 }

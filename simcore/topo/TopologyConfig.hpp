@@ -3,7 +3,7 @@
 
 namespace nafsim::topo {
 
-enum class Kind { Star, LeafSpine, FatTree };
+enum class Kind { Star, LeafSpine, FatTree, Chain };
 
 struct LeafSpineConfig {
   unsigned hosts_per_leaf = 16;
@@ -32,11 +32,24 @@ struct FatTreeConfig {
   }
 };
 
+struct ChainConfig {
+  unsigned switches = 1;
+  template <class V> void describe(V& v)
+  {
+    v.field("switches", switches,
+            "switches in a line between the two ends (0 = the two hosts joined by one cable); the first half of the "
+            "hosts hangs off the first switch, the rest off the last, so a path between the halves crosses "
+            "switches + 1 cables",
+            config::Limits::between(0, 64));
+  }
+};
+
 struct TopologyConfig {
   Kind kind      = Kind::Star;
   unsigned hosts = 2;
   LeafSpineConfig leaf_spine;
   FatTreeConfig fat_tree;
+  ChainConfig chain;
   template <class V> void describe(V& v)
   {
     v.field("kind", kind, "network topology");
@@ -44,6 +57,7 @@ struct TopologyConfig {
             config::Limits::between(1, 1 << 20));
     v.field("leaf_spine", leaf_spine, "leaf-spine parameters (kind = leaf-spine)");
     v.field("fat_tree", fat_tree, "fat-tree parameters (kind = fat-tree)");
+    v.field("chain", chain, "chain parameters (kind = chain)");
   }
 };
 
@@ -52,6 +66,7 @@ struct TopologyConfig {
 namespace nafsim::config {
 template <> struct EnumNames<topo::Kind> {
   static constexpr std::array list{std::pair{topo::Kind::Star, "star"}, std::pair{topo::Kind::LeafSpine, "leaf-spine"},
-                                   std::pair{topo::Kind::FatTree, "fat-tree"}};
+                                   std::pair{topo::Kind::FatTree, "fat-tree"},
+                                   std::pair{topo::Kind::Chain, "chain"}};
 };
 } // namespace nafsim::config

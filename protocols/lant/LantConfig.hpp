@@ -1,0 +1,108 @@
+#pragma once
+// Parameters of the connectionless reliable RDMA transport of Lant et al., "Receive-Side
+// Notification for Enhanced RDMA in FPGA Based Networks" (shared/seeds/receive-side-notification-
+// connectionless-rdma.md). Defaults are the paper's where it states them; the others are marked
+// ASSUMPTION in `nafsim params` and in protocols/lant/README.md.
+
+#include "simcore/config/Schema.hpp"
+
+namespace nafsim::lant {
+
+struct LargeTransferConfig {
+  Bytes threshold{0};
+  Bytes segment{64 * 1024};
+  template <class V> void describe(V& v)
+  {
+    v.field("threshold", threshold,
+            "commands larger than this go to the Large Transfer queue and are cut into segments (0 = never); the "
+            "paper leaves it to the programmer (section 3.1)");
+    v.field("segment", segment, "segment size N: the queue head stays for ceil(M/N) issues (paper Fig 3: 64 KB)",
+            config::Limits::at_least(1));
+  }
+};
+
+struct LantConfig {
+  Bytes packet_payload{512};
+  Bytes header{16};
+  Bytes control_bytes{16};
+  unsigned command_queue_depth       = 64;
+  unsigned op_table_entries          = 64;
+  unsigned transaction_table_entries = 256;
+  SimTime packet_timeout             = SimTime::us(50);
+  unsigned retry_limit               = 16;
+  LargeTransferConfig large_transfer;
+  bool registration               = true;
+  unsigned registration_entries   = 64;
+  unsigned bitmask_bits           = 64;
+  Bytes register_min{0};
+  Bytes register_max{0};
+  unsigned escape_packets         = 64;
+  SimTime escape_timeout          = SimTime::us(20);
+  unsigned completed_filter_entries = 64;
+  SimTime completed_filter_time     = SimTime::us(100);
+
+  template <class V> void describe(V& v)
+  {
+    v.field("packet_payload", packet_payload,
+            "payload bytes per packet (paper: 512 B packets, section 4.2, to ease congestion and load balancing)",
+            config::Limits::between(8, 65536));
+    v.field("header", header, "ASSUMPTION: transport header bytes per data packet (type, op number, packet index, "
+                              "packet count, address, CRC)");
+    v.field("control_bytes", control_bytes, "ASSUMPTION: bytes of an ACK, NACK or sender notification packet",
+            config::Limits::at_least(1));
+    v.field("command_queue_depth", command_queue_depth,
+            "ASSUMPTION: commands each queue (CPU, accelerator, Large Transfer) holds; a full queue makes the "
+            "poster wait",
+            config::Limits::between(1, 1 << 20));
+    v.field("op_table_entries", op_table_entries,
+            "ASSUMPTION: DMA operation table entries (operations in flight, one op number each); when full the DMA "
+            "engine waits for an operation to be acknowledged",
+            config::Limits::between(1, 1 << 20));
+    v.field("transaction_table_entries", transaction_table_entries,
+            "ASSUMPTION: DMA transaction table entries (unacknowledged packets, one timeout each); when full no new "
+            "packet is sent",
+            config::Limits::between(1, 1 << 22));
+    v.field("packet_timeout", packet_timeout,
+            "ASSUMPTION: per-packet retransmission timeout in the transaction table");
+    v.field("retry_limit", retry_limit,
+            "retransmissions of one packet before its operation fails with an error (never a silent hang)",
+            config::Limits::between(1, 1000000));
+    v.field("large_transfer", large_transfer, "segmentation of large commands (section 3.1)");
+    v.field("registration", registration, "register operations at the receiver (receive-side notification)");
+    v.field("registration_entries", registration_entries,
+            "receive registration table entries (paper Table 1: 64-1024)", config::Limits::between(1, 1 << 20));
+    v.field("bitmask_bits", bitmask_bits,
+            "bits of each entry's packet mask: the largest registered operation is bitmask_bits packets (paper "
+            "Table 1: 64-1024, i.e. 32 KB-512 KB at 512 B)",
+            config::Limits::between(1, 1 << 16));
+    v.field("register_min", register_min, "smallest operation that is registered");
+    v.field("register_max", register_max,
+            "largest operation that is registered (0 = bitmask_bits x packet_payload); larger ones complete by the "
+            "sender's notification one round trip after the last ACK (section 3.4)");
+    v.field("escape_packets", escape_packets,
+            "escape channel capacity in packets for packets ahead of their operation's registration (paper: 64 "
+            "full packets, 43 BRAMs)",
+            config::Limits::between(0, 1 << 20));
+    v.field("escape_timeout", escape_timeout,
+            "ASSUMPTION: time a packet may wait in the escape channel before it is dropped");
+    v.field("completed_filter_entries", completed_filter_entries,
+            "NAFSIM ADDITION (not in the paper): recently completed registered operations remembered so that a late "
+            "duplicate of a first packet does not register the operation again (0 = off, the paper's design)",
+            config::Limits::between(0, 1 << 20));
+    v.field("completed_filter_time", completed_filter_time,
+            "how long a completed operation stays in that filter");
+  }
+
+  /// Largest operation that can be registered.
+  std::uint64_t max_registered() const
+  {
+    std::uint64_t cap = std::uint64_t{bitmask_bits} * packet_payload.count;
+    return register_max.count == 0 ? cap : std::min(cap, register_max.count);
+  }
+  std::uint32_t packets_for(std::uint64_t bytes) const
+  {
+    return static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (bytes + packet_payload.count - 1) / packet_payload.count));
+  }
+};
+
+} // namespace nafsim::lant

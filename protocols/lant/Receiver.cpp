@@ -1,0 +1,162 @@
+#include "protocols/lant/Receiver.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace nafsim::lant {
+
+Receiver::Receiver(const LantConfig& cfg, std::uint32_t self) : cfg_(cfg), self_(self) {}
+
+void Receiver::ack(std::uint32_t src, const DataPacket& p, bool nack, Actions& out)
+{
+  ++c_.acks_sent;
+  out.emplace_back(SendAck{src, AckPacket{p.op, p.index, nack}});
+}
+
+bool Receiver::apply(const Key& k, Entry& e, const DataPacket& p, Actions& out)
+{
+  unsigned bit = packet_bit(e.base, p.addr(cfg_.packet_payload.count), cfg_.packet_payload.count);
+  switch (e.mask.set(bit)) {
+    case Bitmask::Update::Duplicate:
+      // Dropped straight away (paper 3.3); acknowledged again in case the first ACK is still on
+      // its way back after a spurious retransmission.
+      ++c_.duplicates_dropped;
+      ack(k.src, p, false, out);
+      return false;
+    case Bitmask::Update::New:
+      out.emplace_back(WriteData{k.src, p, p.addr(cfg_.packet_payload.count)});
+      ack(k.src, p, false, out);
+      return false;
+    case Bitmask::Update::Complete:
+      out.emplace_back(WriteData{k.src, p, p.addr(cfg_.packet_payload.count)});
+      ack(k.src, p, false, out);
+      out.emplace_back(Delivered{k.src, k.op, e.base, e.bytes, e.msg, true});
+      ++c_.registered_completed;
+      return true;
+  }
+  return false;
+}
+
+void Receiver::remember_completed(const Key& k, SimTime now)
+{
+  if (cfg_.completed_filter_entries == 0)
+    return;
+  recently_completed(k, now); // expire old ones first
+  if (completed_order_.size() >= cfg_.completed_filter_entries) {
+    completed_.erase(completed_order_.front().second);
+    completed_order_.pop_front();
+    ++c_.filter_evictions;
+  }
+  completed_order_.emplace_back(now + cfg_.completed_filter_time, k);
+  completed_.insert(k);
+}
+
+bool Receiver::recently_completed(const Key& k, SimTime now)
+{
+  while (!completed_order_.empty() && completed_order_.front().first <= now) {
+    completed_.erase(completed_order_.front().second);
+    completed_order_.pop_front();
+  }
+  return completed_.count(k) != 0;
+}
+
+void Receiver::on_data(std::uint32_t src, const DataPacket& p, bool corrupted, SimTime now, Actions& out)
+{
+  ++c_.packets_received;
+  if (corrupted) { // CRC failure: the data never reaches memory; the sender retransmits at once
+    ++c_.crc_nacks;
+    ack(src, p, true, out);
+    return;
+  }
+  if (!p.registered) { // written wherever it belongs, in any order; the sender notifies
+    ++c_.unregistered_packets;
+    out.emplace_back(WriteData{src, p, p.addr(cfg_.packet_payload.count)});
+    ack(src, p, false, out);
+    return;
+  }
+  if (p.count > cfg_.bitmask_bits || p.index >= p.count)
+    throw ProtocolError(fmt::format("node {}: registered packet {}/{} of operation {} from node {} does not fit a "
+                                    "{}-bit registration mask (nodes disagree on bitmask_bits?)",
+                                    self_, p.index, p.count, p.op, src, cfg_.bitmask_bits));
+  Key k{src, p.op};
+  if (auto it = table_.find(k); it != table_.end()) {
+    if (apply(k, it->second, p, out)) {
+      table_.erase(it);
+      remember_completed(k, now);
+    }
+    return;
+  }
+  if (p.first()) {
+    if (recently_completed(k, now)) {
+      ++c_.late_first_duplicates;
+      ack(src, p, false, out);
+      return;
+    }
+    if (table_.size() >= cfg_.registration_entries) { // unacknowledged: the sender retries later
+      ++c_.registration_full_drops;
+      return;
+    }
+    ++c_.registrations;
+    Entry e{Bitmask::initial(cfg_.bitmask_bits, p.count, 0), p.base, p.bytes, p.msg};
+    out.emplace_back(WriteData{src, p, p.addr(cfg_.packet_payload.count)});
+    ack(src, p, false, out);
+    bool done = false;
+    if (e.mask.all_ones()) { // a one-packet operation
+      out.emplace_back(Delivered{src, p.op, e.base, e.bytes, e.msg, true});
+      ++c_.registered_completed;
+      done = true;
+    }
+    // Drain what waited in the escape channel for this registration.
+    for (auto it = escape_.begin(); it != escape_.end();) {
+      if (it->src == src && it->pkt.op == p.op) {
+        ++c_.escape_drained;
+        if (!done)
+          done = apply(k, e, it->pkt, out);
+        else {
+          ++c_.duplicates_dropped;
+          ack(src, it->pkt, false, out);
+        }
+        it = escape_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (done)
+      remember_completed(k, now);
+    else {
+      table_.emplace(k, std::move(e));
+      c_.peak_registrations = std::max<std::uint64_t>(c_.peak_registrations, table_.size());
+    }
+    return;
+  }
+  // Ahead of its registration (or a late duplicate of a completed operation).
+  if (escape_.size() >= cfg_.escape_packets) {
+    ++c_.escape_overflow_drops;
+    return;
+  }
+  ++c_.escaped;
+  escape_.push_back(Escaped{src, p, now + cfg_.escape_timeout});
+  c_.peak_escape = std::max<std::uint64_t>(c_.peak_escape, escape_.size());
+}
+
+void Receiver::on_notify(std::uint32_t src, const NotifyPacket& n, SimTime, Actions& out)
+{
+  ++c_.notifications_received;
+  out.emplace_back(Delivered{src, n.op, n.base, n.bytes, n.msg, false});
+}
+
+void Receiver::on_timer(SimTime now, Actions&)
+{
+  // Deadlines are in arrival order (one timeout for all); drained packets left the deque.
+  while (!escape_.empty() && escape_.front().deadline <= now) {
+    escape_.pop_front();
+    ++c_.escape_timeouts;
+  }
+}
+
+SimTime Receiver::next_deadline() const
+{
+  return escape_.empty() ? SimTime::max() : escape_.front().deadline;
+}
+
+} // namespace nafsim::lant

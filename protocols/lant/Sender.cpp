@@ -1,0 +1,284 @@
+#include "protocols/lant/Sender.hpp"
+
+#include <fmt/format.h>
+
+namespace nafsim::lant {
+
+namespace {
+constexpr unsigned kLargeQueue = 2;
+constexpr std::uint64_t kMaxPackets = (std::uint64_t{1} << 24) - 1;
+} // namespace
+
+Sender::Sender(const LantConfig& cfg, std::uint32_t self) : cfg_(cfg), self_(self) {}
+
+std::size_t Sender::queued_commands() const
+{
+  return queues_[0].size() + queues_[1].size() + queues_[2].size();
+}
+
+bool Sender::can_post(unsigned queue, std::uint64_t bytes) const
+{
+  bool large = cfg_.large_transfer.threshold.count > 0 && bytes > cfg_.large_transfer.threshold.count;
+  return queues_[large ? kLargeQueue : std::min(queue, 1u)].size() < cfg_.command_queue_depth;
+}
+
+bool Sender::post(const Command& c, SimTime, Actions& out)
+{
+  if (c.bytes == 0)
+    throw ProtocolError(fmt::format("node {}: command {} moves 0 bytes", self_, c.id));
+  if (c.queue > 1)
+    throw ProtocolError(fmt::format("node {}: command {} names queue {}; queues are 0 (CPU) and 1 (accelerator)",
+                                    self_, c.id, c.queue));
+  if (cfg_.packets_for(c.bytes) > kMaxPackets)
+    throw ProtocolError(fmt::format("node {}: command {} of {} bytes needs more than {} packets", self_, c.id,
+                                    c.bytes, kMaxPackets));
+  if (c.notify == Notify::Receiver) {
+    std::uint64_t seg = c.bytes;
+    if (cfg_.large_transfer.threshold.count > 0 && c.bytes > cfg_.large_transfer.threshold.count)
+      seg = std::min(seg, cfg_.large_transfer.segment.count);
+    if (!cfg_.registration || seg > cfg_.max_registered() || seg < cfg_.register_min.count)
+      throw ProtocolError(fmt::format(
+          "node {}: command {} asks for receive-side notification of {} bytes, outside the registration range "
+          "[{}, {}] bytes (registration {}); use notify 'auto' or 'sender', or widen the bitmask",
+          self_, c.id, seg, cfg_.register_min.count, cfg_.max_registered(), cfg_.registration ? "on" : "off"));
+  }
+  if (!can_post(c.queue, c.bytes)) {
+    ++c_.command_queue_full;
+    return false;
+  }
+  bool large = cfg_.large_transfer.threshold.count > 0 && c.bytes > cfg_.large_transfer.threshold.count;
+  queues_[large ? kLargeQueue : c.queue].push_back(Queued{c, 0});
+  ++c_.commands_posted;
+  out.emplace_back(WantTx{});
+  return true;
+}
+
+void Sender::stall(bool& flag, SimTime& since, std::uint64_t& episodes, SimTime now)
+{
+  if (!flag) {
+    flag  = true;
+    since = now;
+    ++episodes;
+  }
+}
+
+void Sender::unstall(bool& flag, SimTime since, SimTime& total, SimTime now)
+{
+  if (flag) {
+    flag  = false;
+    total = total + (now - since);
+  }
+}
+
+bool Sender::start_operation(SimTime now)
+{
+  // The DMA engine pulls the next command round-robin over the CPU, accelerator and Large
+  // Transfer queues; every operation takes an op number from the operation table.
+  unsigned q = 0;
+  bool found = false;
+  for (unsigned i = 0; i < queues_.size() && !found; ++i) {
+    q     = (rr_ + i) % queues_.size();
+    found = !queues_[q].empty();
+  }
+  if (!found)
+    return false;
+  if (ops_.size() >= cfg_.op_table_entries) {
+    stall(op_stalled_, op_stall_since_, c_.op_table_stalls, now);
+    return false;
+  }
+  unstall(op_stalled_, op_stall_since_, c_.op_table_stall_time, now);
+  rr_ = (q + 1) % queues_.size();
+  Queued& head = queues_[q].front();
+  const Command& cmd = head.cmd;
+  Op o;
+  o.command = cmd.id;
+  o.dst     = cmd.dst;
+  o.msg     = cmd.msg;
+  if (q == kLargeQueue) {
+    // The head stays for ceil(M/N) issues; each issue advances its offset (paper Fig 3).
+    std::uint64_t seg = std::min(cfg_.large_transfer.segment.count, cmd.bytes - head.offset);
+    o.local           = cmd.local_addr + head.offset;
+    o.remote          = cmd.remote_addr + head.offset;
+    o.bytes           = seg;
+    current_starts_   = head.offset == 0;
+    head.offset += seg;
+    o.final = head.offset == cmd.bytes;
+    ++c_.segments;
+  } else {
+    o.local         = cmd.local_addr;
+    o.remote        = cmd.remote_addr;
+    o.bytes         = cmd.bytes;
+    current_starts_ = true;
+  }
+  o.count      = cfg_.packets_for(o.bytes);
+  o.registered = cmd.notify != Notify::Sender && cfg_.registration && o.bytes <= cfg_.max_registered() &&
+                 o.bytes >= cfg_.register_min.count;
+  if (o.final)
+    queues_[q].pop_front();
+  std::uint64_t op = next_op_++;
+  ops_.emplace(op, o);
+  current_ = op;
+  ++c_.operations;
+  return true;
+}
+
+Sender::TxPacket Sender::packet(std::uint64_t op, const Op& o, std::uint32_t index) const
+{
+  TxPacket t;
+  std::uint64_t off = std::uint64_t{index} * cfg_.packet_payload.count;
+  t.pkt.op          = op;
+  t.pkt.index       = index;
+  t.pkt.count       = o.count;
+  t.pkt.base        = o.remote;
+  t.pkt.bytes       = o.bytes;
+  t.pkt.length      = static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_.packet_payload.count, o.bytes - off));
+  t.pkt.registered  = o.registered;
+  t.pkt.msg         = o.msg;
+  t.dst             = o.dst;
+  t.local_addr      = o.local + off;
+  t.command         = o.command;
+  return t;
+}
+
+std::optional<Sender::TxPacket> Sender::next_packet(SimTime now, Actions&)
+{
+  // 1. Retransmission entries built by timeouts and NACKs.
+  while (!retx_.empty()) {
+    std::uint64_t k = retx_.front();
+    retx_.pop_front();
+    auto it = txns_.find(k);
+    if (it == txns_.end() || !it->second.queued)
+      continue; // acknowledged meanwhile
+    it->second.queued   = false;
+    it->second.deadline = now + cfg_.packet_timeout;
+    timers_.emplace_back(it->second.deadline, k);
+    std::uint64_t op = k >> 24;
+    TxPacket t       = packet(op, ops_.at(op), static_cast<std::uint32_t>(k & 0xFFFFFF));
+    t.retransmission = true;
+    ++c_.retransmitted;
+    return t;
+  }
+  // 2. The next new packet of the current operation (or of the next command).
+  if (!current_ && !start_operation(now))
+    return std::nullopt;
+  if (txns_.size() >= cfg_.transaction_table_entries) {
+    stall(txn_stalled_, txn_stall_since_, c_.transaction_table_stalls, now);
+    return std::nullopt;
+  }
+  unstall(txn_stalled_, txn_stall_since_, c_.transaction_table_stall_time, now);
+  std::uint64_t op = *current_;
+  Op& o            = ops_.at(op);
+  std::uint32_t i  = o.next++;
+  TxPacket t       = packet(op, o, i);
+  t.starts_command = i == 0 && current_starts_;
+  std::uint64_t k  = key(op, i);
+  SimTime deadline = now + cfg_.packet_timeout;
+  txns_.emplace(k, Txn{deadline, 0, false});
+  timers_.emplace_back(deadline, k);
+  ++c_.packets_sent;
+  if (o.next == o.count) {
+    current_          = std::nullopt;
+    t.last_of_command = o.final;
+  }
+  return t;
+}
+
+bool Sender::still_needed(std::uint64_t op, std::uint32_t index) const
+{
+  return txns_.count(key(op, index)) != 0;
+}
+
+void Sender::fail(std::uint64_t op, const std::string& why, Actions& out)
+{
+  auto it = ops_.find(op);
+  if (it == ops_.end())
+    return;
+  const Op& o = it->second;
+  for (std::uint32_t i = 0; i < o.count; ++i)
+    txns_.erase(key(op, i));
+  out.emplace_back(LocalNotice{LocalNotice::Kind::Failed, o.command,
+                               fmt::format("node {}: operation {} ({} bytes to node {}, command {}) failed: {}", self_,
+                                           op, o.bytes, o.dst, o.command, why)});
+  if (current_ == op)
+    current_ = std::nullopt;
+  ops_.erase(it);
+  ++c_.operations_failed;
+}
+
+void Sender::retransmit(std::uint64_t k, Txn& t, SimTime, Actions& out, const char* why)
+{
+  if (t.queued)
+    return;
+  if (++t.retries > cfg_.retry_limit) {
+    fail(k >> 24,
+         fmt::format("packet {} was not acknowledged after {} retransmissions (last cause: {}); the receiver is "
+                     "unreachable or keeps dropping it (registration table or escape channel full?)",
+                     k & 0xFFFFFF, cfg_.retry_limit, why),
+         out);
+    return;
+  }
+  t.queued = true;
+  retx_.push_back(k);
+  out.emplace_back(WantTx{});
+}
+
+void Sender::on_ack(const AckPacket& a, SimTime now, Actions& out)
+{
+  std::uint64_t k = key(a.op, a.index);
+  auto it         = txns_.find(k);
+  if (a.nack)
+    ++c_.nacks_received;
+  else
+    ++c_.acks_received;
+  if (it == txns_.end()) {
+    ++c_.stale_acks;
+    return;
+  }
+  if (a.nack) {
+    retransmit(k, it->second, now, out, "NACK");
+    return;
+  }
+  txns_.erase(it);
+  auto oi = ops_.find(a.op);
+  Op& o   = oi->second;
+  ++o.acked;
+  if (o.acked == o.count && o.next == o.count) {
+    if (!o.registered) {
+      out.emplace_back(SendNotify{o.dst, NotifyPacket{a.op, o.remote, o.bytes, o.msg}});
+      ++c_.notifications_sent;
+    }
+    if (o.final)
+      out.emplace_back(LocalNotice{LocalNotice::Kind::Complete, o.command, {}});
+    ops_.erase(oi);
+    ++c_.operations_completed;
+  }
+  // A freed entry may unblock the DMA engine.
+  out.emplace_back(WantTx{});
+}
+
+void Sender::on_timer(SimTime now, Actions& out)
+{
+  while (!timers_.empty() && timers_.front().first <= now) {
+    auto [deadline, k] = timers_.front();
+    timers_.pop_front();
+    auto it = txns_.find(k);
+    if (it == txns_.end() || it->second.deadline != deadline || it->second.queued)
+      continue;
+    ++c_.timeouts;
+    retransmit(k, it->second, now, out, "timeout");
+  }
+}
+
+SimTime Sender::next_deadline()
+{
+  while (!timers_.empty()) {
+    auto [deadline, k] = timers_.front();
+    auto it            = txns_.find(k);
+    if (it != txns_.end() && it->second.deadline == deadline && !it->second.queued)
+      return deadline;
+    timers_.pop_front();
+  }
+  return SimTime::max();
+}
+
+} // namespace nafsim::lant

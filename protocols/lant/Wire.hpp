@@ -1,0 +1,43 @@
+#pragma once
+// Packets of the connectionless transport. No connection state exists: every data packet names its
+// operation (the sender's op number), its place in it and the operation's destination range, so
+// the receiver can act on it in any order.
+
+#include <cstdint>
+#include <variant>
+
+namespace nafsim::lant {
+
+/// One packet of an RDMA operation. The first packet (index 0) of a registered operation carries the
+/// registration type and the expected packet count.
+struct DataPacket {
+  std::uint64_t op      = 0; ///< the sender's op number (unique per sender)
+  std::uint32_t index   = 0; ///< packet index in the operation
+  std::uint32_t count   = 0; ///< packets in the operation
+  std::uint64_t base    = 0; ///< destination address of the operation's first byte
+  std::uint64_t bytes   = 0; ///< operation size
+  std::uint32_t length  = 0; ///< payload bytes of this packet
+  bool registered       = false;
+  std::uint64_t msg     = 0; ///< content id (simulated payload)
+  bool first() const { return registered && index == 0; }
+  std::uint64_t addr(std::uint32_t payload) const { return base + std::uint64_t{index} * payload; }
+};
+
+/// Per-packet acknowledgement; `nack` asks for an immediate retransmission (CRC failure).
+struct AckPacket {
+  std::uint64_t op    = 0;
+  std::uint32_t index = 0;
+  bool nack           = false;
+};
+
+/// The sender's completion notice for an unregistered operation, after its last ACK.
+struct NotifyPacket {
+  std::uint64_t op    = 0;
+  std::uint64_t base  = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t msg   = 0;
+};
+
+using Wire = std::variant<DataPacket, AckPacket, NotifyPacket>;
+
+} // namespace nafsim::lant
