@@ -2,6 +2,7 @@
 
 #include "workloads/sendrecv/SendRecv.hpp"
 #include "workloads/collective/CollectiveBench.hpp"
+#include "workloads/connectionless/Connectionless.hpp"
 #include "workloads/traffic/Traffic.hpp"
 
 namespace nafsim::workloads {
@@ -26,6 +27,9 @@ void register_all_workloads(WorkloadRegistry& r)
       "traffic", "every node streams RDMA WRITEs to a partner (shift, random permutation, neighbor)"));
   r.add(WorkloadRegistry::make<CollectiveBenchConfig, CollectiveBench>(
       "collective", "a CCLO collective, send/recv or NOP vs message size (ACCL+ micro-benchmarks)"));
+  r.add(WorkloadRegistry::make<ConnectionlessConfig, Connectionless>(
+      "connectionless", "Lant et al.'s connectionless transport: send/recv latency (registered vs unregistered) "
+                        "or many concurrent operations (nodes run transport = connectionless)"));
 }
 
 } // namespace nafsim::workloads

@@ -14,7 +14,12 @@ FpgaNode::FpgaNode(net::HostId id, const FpgaNodeConfig& cfg, Scheduler& sched, 
     , memory_(cfg.device_memory, cfg.pcie)
     , poe_(id, cfg.poe, cfg.rdma, sched, fabric, memory_, *this)
 {
-  fabric.attach(id, &poe_);
+  if (cfg.transport == Transport::Connectionless) {
+    lant_ = std::make_unique<LantNi>(id, cfg.connectionless, cfg.clock, sched, fabric, memory_);
+    fabric.attach(id, lant_.get());
+  } else {
+    fabric.attach(id, &poe_);
+  }
 }
 
 void FpgaNode::wake_waiters()

@@ -4,6 +4,7 @@
 
 #include "nodes/cclo/Cclo.hpp"
 #include "nodes/fpga/FpgaNodeConfig.hpp"
+#include "nodes/lant/LantNi.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
 
 #include <deque>
@@ -30,6 +31,9 @@ public:
   const Cclo* cclo() const { return cclo_.get(); }
   void attach_cclo(std::unique_ptr<Cclo> c) { cclo_ = std::move(c); }
   RdmaPoe& poe() { return poe_; }
+  /// The connectionless NI (transport = connectionless), else null.
+  LantNi* lant() { return lant_.get(); }
+  const LantNi* lant() const { return lant_.get(); }
   const RdmaPoe& poe() const { return poe_; }
   MemorySystem& memory() { return memory_; }
   const MemorySystem& memory() const { return memory_; }
@@ -51,6 +55,7 @@ private:
   simgrid::s4u::Host* host_;
   MemorySystem memory_;
   RdmaPoe poe_;
+  std::unique_ptr<LantNi> lant_;
   std::unique_ptr<Cclo> cclo_;
   std::deque<roce::Completion> completions_;
   std::deque<roce::InboundMessage> inbound_;

@@ -1,10 +1,14 @@
 #pragma once
 #include "nodes/cclo/CcloConfig.hpp"
+#include "nodes/lant/LantNiConfig.hpp"
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "protocols/roce/RoceConfig.hpp"
 
 namespace nafsim::nodes {
+
+/// Which transport the node's network port runs.
+enum class Transport { Roce, Connectionless };
 
 struct FpgaNodeConfig {
   Hertz clock{250e6};
@@ -14,6 +18,8 @@ struct FpgaNodeConfig {
   roce::RoceConfig rdma;
   CcloConfig cclo;
   unsigned initial_psn = 0;
+  Transport transport  = Transport::Roce;
+  LantNiConfig connectionless;
   template <class V> void describe(V& v)
   {
     v.field("clock", clock, "clock of the network/collective shell (CCLO, POE)");
@@ -24,6 +30,11 @@ struct FpgaNodeConfig {
     v.field("cclo", cclo, "the ACCL+ collective offload engine");
     v.field("initial_psn", initial_psn, "first PSN of every queue pair (fault rules name PSNs)",
             config::Limits::between(0, 0xFFFFFF));
+    v.field("transport", transport,
+            "transport of the network port: roce (RoCEv2 RC POE, as Coyote; the CCLO and the sendrecv, traffic and "
+            "collective workloads use it) or connectionless (Lant et al.'s reliable connectionless RDMA; the "
+            "connectionless workload uses it)");
+    v.field("connectionless", connectionless, "the connectionless transport's NI (transport = connectionless)");
   }
 };
 
@@ -42,6 +53,10 @@ struct NodeConfig {
 } // namespace nafsim::nodes
 
 namespace nafsim::config {
+template <> struct EnumNames<nodes::Transport> {
+  static constexpr std::array list{std::pair{nodes::Transport::Roce, "roce"},
+                                   std::pair{nodes::Transport::Connectionless, "connectionless"}};
+};
 template <> struct EnumNames<nodes::NodeKind> {
   static constexpr std::array list{std::pair{nodes::NodeKind::Fpga, "fpga"}};
 };

@@ -2,6 +2,7 @@
 
 #include "simcore/topo/SimgridPlatform.hpp"
 
+#include <fmt/format.h>
 #include <stdexcept>
 
 namespace nafsim::nodes {
@@ -21,8 +22,27 @@ Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed
 
 Cluster::~Cluster() = default;
 
+void Cluster::require_roce(const std::string& workload) const
+{
+  if (cfg_.node.fpga.transport != Transport::Roce)
+    throw config::ConfigError("", "/platform/node/fpga/transport",
+                              fmt::format("the {} runs over the RoCE POE, but the nodes run the connectionless "
+                                          "transport; set transport to 'roce' (or use the 'connectionless' workload)",
+                                          workload));
+}
+
+void Cluster::require_connectionless(const std::string& workload) const
+{
+  if (cfg_.node.fpga.transport != Transport::Connectionless)
+    throw config::ConfigError("", "/platform/node/fpga/transport",
+                              fmt::format("the {} needs the connectionless transport, but the nodes run RoCE; set "
+                                          "transport to 'connectionless' (preset lant-zcu102 does)",
+                                          workload));
+}
+
 QpId Cluster::qp(std::size_t from, std::size_t to)
 {
+  require_roce("RDMA queue-pair user");
   if (auto it = qps_.find({from, to}); it != qps_.end())
     return it->second;
   RdmaPoe& a = node(from).poe();
@@ -68,6 +88,7 @@ Cclo& Cluster::cclo(std::size_t i)
 {
   FpgaNode& n = node(i);
   if (!n.cclo()) {
+    require_roce("CCLO (the connectionless transport is not wired to the CCLO yet)");
     n.attach_cclo(std::make_unique<Cclo>(static_cast<net::HostId>(i), cfg_.node.fpga.cclo, cfg_.node.fpga.clock,
                                          cfg_.network.link.rate, size(), sched_, n.poe(), n.memory(),
                                          [this, i](net::HostId peer) { return qp(i, peer); }, data_.get()));

@@ -22,6 +22,10 @@ public:
   std::size_t size() const { return nodes_.size(); }
   FpgaNode& node(std::size_t i) { return *nodes_.at(i); }
   const FpgaNode& node(std::size_t i) const { return *nodes_.at(i); }
+  /// Throw a config error unless the nodes run the RoCE POE (`workload` names who needs it).
+  void require_roce(const std::string& workload) const;
+  /// Throw a config error unless the nodes run the connectionless transport.
+  void require_connectionless(const std::string& workload) const;
   /// Queue pair from `from` to `to` on node `from` (created with its peer on first use).
   QpId qp(std::size_t from, std::size_t to);
   /// The collective engine of node `i`, created (and its firmware started) on first use.

@@ -24,11 +24,13 @@ bool Receiver::apply(const Key& k, Entry& e, const DataPacket& p, Actions& out)
       ack(k.src, p, false, out);
       return false;
     case Bitmask::Update::New:
-      out.emplace_back(WriteData{k.src, p, p.addr(cfg_.packet_payload.count)});
+      ++c_.packets_written;
+    out.emplace_back(WriteData{k.src, p, p.addr(cfg_.packet_payload.count)});
       ack(k.src, p, false, out);
       return false;
     case Bitmask::Update::Complete:
-      out.emplace_back(WriteData{k.src, p, p.addr(cfg_.packet_payload.count)});
+      ++c_.packets_written;
+    out.emplace_back(WriteData{k.src, p, p.addr(cfg_.packet_payload.count)});
       ack(k.src, p, false, out);
       out.emplace_back(Delivered{k.src, k.op, e.base, e.bytes, e.msg, true});
       ++c_.registered_completed;
@@ -70,6 +72,7 @@ void Receiver::on_data(std::uint32_t src, const DataPacket& p, bool corrupted, S
   }
   if (!p.registered) { // written wherever it belongs, in any order; the sender notifies
     ++c_.unregistered_packets;
+    ++c_.packets_written;
     out.emplace_back(WriteData{src, p, p.addr(cfg_.packet_payload.count)});
     ack(src, p, false, out);
     return;
@@ -98,6 +101,7 @@ void Receiver::on_data(std::uint32_t src, const DataPacket& p, bool corrupted, S
     }
     ++c_.registrations;
     Entry e{Bitmask::initial(cfg_.bitmask_bits, p.count, 0), p.base, p.bytes, p.msg};
+    ++c_.packets_written;
     out.emplace_back(WriteData{src, p, p.addr(cfg_.packet_payload.count)});
     ack(src, p, false, out);
     bool done = false;

@@ -20,6 +20,7 @@ struct ReceiverCounters {
   std::uint64_t packets_received      = 0;
   std::uint64_t crc_nacks             = 0; ///< corrupted packets NACKed
   std::uint64_t unregistered_packets  = 0;
+  std::uint64_t packets_written       = 0; ///< packet writes to memory (registered: each packet once; a duplicate of an unregistered packet is written again)
   std::uint64_t registrations         = 0;
   std::uint64_t registered_completed  = 0;
   std::uint64_t notifications_received = 0; ///< sender notifications (unregistered operations)

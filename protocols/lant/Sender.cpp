@@ -147,8 +147,10 @@ std::optional<Sender::TxPacket> Sender::next_packet(SimTime now, Actions&)
     std::uint64_t k = retx_.front();
     retx_.pop_front();
     auto it = txns_.find(k);
-    if (it == txns_.end() || !it->second.queued)
-      continue; // acknowledged meanwhile
+    if (it == txns_.end() || !it->second.queued) {
+      ++c_.retransmissions_cancelled; // acknowledged meanwhile (or its operation failed)
+      continue;
+    }
     it->second.queued   = false;
     it->second.deadline = now + cfg_.packet_timeout;
     timers_.emplace_back(it->second.deadline, k);
@@ -218,6 +220,7 @@ void Sender::retransmit(std::uint64_t k, Txn& t, SimTime, Actions& out, const ch
     return;
   }
   t.queued = true;
+  ++c_.retransmit_requests;
   retx_.push_back(k);
   out.emplace_back(WantTx{});
 }

@@ -25,6 +25,8 @@ struct SenderCounters {
   std::uint64_t operations_failed     = 0;
   std::uint64_t packets_sent          = 0; ///< first transmissions
   std::uint64_t retransmitted         = 0;
+  std::uint64_t retransmit_requests   = 0; ///< retransmission entries built (timeouts and NACKs)
+  std::uint64_t retransmissions_cancelled = 0; ///< entries dropped because the ACK came first
   std::uint64_t timeouts              = 0;
   std::uint64_t nacks_received        = 0;
   std::uint64_t acks_received         = 0;

@@ -16,6 +16,7 @@ SendRecv::SendRecv(const SendRecvConfig& cfg)
 
 void SendRecv::start(nodes::Cluster& c)
 {
+  c.require_roce("sendrecv workload");
   auto check = [&](unsigned v, const char* key) {
     if (v >= c.size())
       throw config::ConfigError("", std::string("/workload/") + key,

@@ -11,6 +11,7 @@ namespace nafsim::workloads {
 
 void Traffic::start(nodes::Cluster& c)
 {
+  c.require_roce("traffic workload");
   const std::size_t n = c.size();
   if (n < 2)
     throw config::ConfigError("", "/platform/topology/hosts", "the traffic workload needs at least 2 hosts");

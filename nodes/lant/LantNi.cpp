@@ -1,0 +1,334 @@
+#include "nodes/lant/LantNi.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace nafsim::nodes {
+
+using namespace lant;
+
+LantNi::LantNi(net::HostId host, const LantNiConfig& cfg, Hertz clock, Scheduler& sched, net::Fabric& fabric,
+               MemorySystem& memory)
+    : host_(host)
+    , cfg_(cfg)
+    , cycle_(cycles_time(Cycles{1}, clock))
+    , phy_tx_(cycles_time(Cycles{cfg.phy_latency / 2}, clock))
+    , phy_rx_(cycles_time(Cycles{cfg.phy_latency - cfg.phy_latency / 2}, clock))
+    , sched_(sched)
+    , fabric_(fabric)
+    , memory_(memory)
+    , tx_(cfg.transport, host)
+    , rx_(cfg.transport, host)
+{
+}
+
+// ---- the program's interface ------------------------------------------------------------------
+
+void LantNi::post(ActorContext& ctx, const Command& c)
+{
+  ctx.sleep_for(cfg_.post_overhead);
+  if (!tx_.can_post(c.queue, c.bytes)) {
+    ++c_.post_waits;
+    while (!tx_.can_post(c.queue, c.bytes)) {
+      waiters_.push_back(ctx.id());
+      ctx.block(fmt::format("node {}: command queue {} full (command_queue_depth {})", host_, c.queue,
+                            cfg_.transport.command_queue_depth));
+    }
+  }
+  local_[c.id] = Local{};
+  tx_.post(c, sched_.now(), scratch_);
+  execute(scratch_);
+}
+
+bool LantNi::try_post(const Command& c)
+{
+  if (!tx_.can_post(c.queue, c.bytes))
+    return false;
+  local_[c.id] = Local{};
+  tx_.post(c, sched_.now(), scratch_);
+  execute(scratch_);
+  return true;
+}
+
+SimTime LantNi::seen_by_poll(SimTime since, SimTime posted) const
+{
+  // Polls back to back from `since`, each taking poll_period; the first that ends after the
+  // notification was posted sees it.
+  std::int64_t p = std::max<std::int64_t>(cfg_.poll_period.ps(), 1);
+  std::int64_t n = posted > since ? (posted.ps() - since.ps() + p - 1) / p : 1;
+  return SimTime::ps(since.ps() + std::max<std::int64_t>(n, 1) * p);
+}
+
+SimTime LantNi::wait_local(ActorContext& ctx, std::uint64_t id, LocalNotice::Kind kind)
+{
+  SimTime since = ctx.now();
+  auto at       = [&] {
+    auto it = local_.find(id);
+    if (it == local_.end())
+      throw SimulationError(fmt::format("node {}: no command {} was posted", host_, id));
+    return kind == LocalNotice::Kind::Pushed ? it->second.pushed : it->second.complete;
+  };
+  while (at() == SimTime::max()) {
+    waiters_.push_back(ctx.id());
+    ctx.block(fmt::format("node {}: local notification of command {}", host_, id));
+  }
+  ctx.sleep_until(seen_by_poll(since, at()));
+  return ctx.now();
+}
+
+ReceiveNotice LantNi::wait_receive(ActorContext& ctx, const std::function<bool(const ReceiveNotice&)>& accept)
+{
+  SimTime since = ctx.now();
+  auto find     = [&] {
+    return std::find_if(received_.begin(), received_.end(), [&](auto const& n) { return !accept || accept(n); });
+  };
+  while (find() == received_.end()) {
+    waiters_.push_back(ctx.id());
+    ctx.block(fmt::format("node {}: receive notification", host_));
+  }
+  auto it         = find();
+  ReceiveNotice n = *it;
+  received_.erase(it);
+  ctx.sleep_until(seen_by_poll(since, n.at));
+  return n;
+}
+
+void LantNi::wake_waiters()
+{
+  for (ActorId a : waiters_)
+    sched_.wake(a);
+  waiters_.clear();
+}
+
+std::string LantNi::leaks() const
+{
+  std::string r;
+  auto add = [&](std::size_t n, const char* what) {
+    if (n)
+      r += fmt::format("{}{} {}", r.empty() ? "" : ", ", n, what);
+  };
+  add(tx_.queued_commands(), "queued commands");
+  add(tx_.ops_in_flight(), "op-table entries");
+  add(tx_.transactions_in_flight(), "transaction-table entries");
+  add(rx_.registrations_in_use(), "registration-table entries");
+  add(rx_.escape_in_use(), "escape-channel packets");
+  add(notices_.size() + received_.size(), "unread receive notifications");
+  return r;
+}
+
+// ---- executing the transport's actions --------------------------------------------------------
+
+net::Packet LantNi::make(std::uint32_t dst, Wire w, std::uint32_t l3, std::uint64_t flow, std::uint32_t seq) const
+{
+  net::Packet p;
+  p.src        = host_;
+  p.dst        = dst;
+  p.wire_bytes = fabric_.config().ethernet.wire_bytes(l3);
+  p.flow       = flow;
+  p.seq        = seq;
+  p.body       = std::move(w);
+  return p;
+}
+
+void LantNi::control(std::uint32_t dst, Wire w, SimTime from)
+{
+  net::Packet p    = make(dst, std::move(w), static_cast<std::uint32_t>(cfg_.transport.control_bytes.count),
+                          (std::uint64_t{host_} << 32) | dst, 0);
+  p.ecc_protected  = true;
+  SimTime ready    = std::max(sched_.now(), from) + cycle_ * static_cast<std::int64_t>(cfg_.tx_pipeline) + phy_tx_;
+  if (!ctrl_.empty()) // one control queue, in order
+    ready = std::max(ready, ctrl_.back().first);
+  ctrl_.emplace_back(ready, std::move(p));
+  ++c_.control_packets_sent;
+  fabric_.tx_ready(host_);
+}
+
+bool LantNi::verify(const Delivered& d) const
+{
+  const std::uint64_t P = cfg_.transport.packet_payload.count;
+  std::uint32_t count   = cfg_.transport.packets_for(d.bytes);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    auto it = image_.find(d.base + std::uint64_t{i} * P);
+    if (it == image_.end() || it->second != std::pair{d.msg, i})
+      return false;
+  }
+  return true;
+}
+
+void LantNi::execute(Actions& acts)
+{
+  Actions todo;
+  todo.swap(acts);
+  bool tx = false;
+  SimTime written; // the packet just written: its ACK waits for the memory's write response
+  for (auto& a : todo) {
+    if (auto* ack = std::get_if<SendAck>(&a)) {
+      control(ack->dst, Wire{ack->ack}, cfg_.ack_after_write ? written : SimTime{});
+      written = SimTime{};
+    } else if (auto* n = std::get_if<SendNotify>(&a)) {
+      control(n->dst, Wire{n->notify}, SimTime{});
+    } else if (auto* w = std::get_if<WriteData>(&a)) {
+      SimTime done = memory_.write_done(Engine::PoeWrite, sched_.now(), w->addr, Bytes{w->pkt.length});
+      writes_done_ = std::max(writes_done_, done);
+      written      = done;
+      image_[w->addr] = {w->pkt.msg, w->pkt.index};
+    } else if (auto* d = std::get_if<Delivered>(&a)) {
+      ReceiveNotice rn{d->src, d->op, d->base, d->bytes, d->msg, d->registered, verify(*d), {}};
+      if (!rn.verified)
+        ++c_.verification_failures;
+      SimTime at = std::max(sched_.now(), writes_done_);
+      if (!notices_.empty())
+        at = std::max(at, notices_.back().first);
+      notices_.emplace_back(at, rn);
+      sched_.at(at, this, kNotify);
+    } else if (auto* l = std::get_if<LocalNotice>(&a)) {
+      if (l->kind == LocalNotice::Kind::Failed)
+        throw SimulationError(l->error);
+      if (auto it = local_.find(l->command); it != local_.end()) { // else: nobody waits for it
+        it->second.complete = sched_.now();
+        wake_waiters();
+      }
+    } else if (std::holds_alternative<WantTx>(a)) {
+      tx = true;
+    }
+  }
+  if (tx)
+    fabric_.tx_ready(host_);
+  rearm();
+}
+
+void LantNi::rearm()
+{
+  SimTime next = std::min(tx_.next_deadline(), rx_.next_deadline());
+  if (next == SimTime::max() || (timer_live_ && timer_at_ <= next))
+    return;
+  if (timer_live_)
+    sched_.cancel(timer_event_);
+  timer_live_  = true;
+  timer_at_    = next;
+  timer_event_ = sched_.at(next, this, kTimer);
+}
+
+// ---- transmit ---------------------------------------------------------------------------------
+
+void LantNi::refill(SimTime now)
+{
+  while (staged_.size() < cfg_.tx_prefetch_packets) {
+    auto t = tx_.next_packet(now, scratch_);
+    if (!t)
+      break;
+    // The DMA engine fetches a new command's descriptor, then reads the payload; the packet
+    // leaves after the NI pipeline and the PHY's transmit half.
+    SimTime start = now + (t->starts_command ? cycle_ * static_cast<std::int64_t>(cfg_.descriptor_fetch) : SimTime{});
+    SimTime data  = memory_.read_done(Engine::PoeRead, start, t->local_addr, Bytes{t->pkt.length});
+    staged_.push_back(Staged{*t, std::max(start, data) + cycle_ * static_cast<std::int64_t>(cfg_.tx_pipeline) + phy_tx_});
+    if (t->starts_command)
+      wake_waiters(); // a command left its queue: room for a waiting post
+  }
+  if (!scratch_.empty())
+    execute(scratch_);
+}
+
+std::optional<net::Packet> LantNi::pull()
+{
+  SimTime now = sched_.now();
+  SimTime wake = SimTime::max();
+  if (!ctrl_.empty()) {
+    if (ctrl_.front().first <= now) {
+      net::Packet p = std::move(ctrl_.front().second);
+      ctrl_.pop_front();
+      return p;
+    }
+    wake = ctrl_.front().first;
+  }
+  refill(now);
+  while (!staged_.empty()) {
+    Staged& s = staged_.front();
+    if (!tx_.still_needed(s.t.pkt.op, s.t.pkt.index)) { // acknowledged while it waited
+      ++c_.stale_staged;
+      staged_.pop_front();
+      refill(now);
+      continue;
+    }
+    if (s.ready > now) {
+      wake = std::min(wake, s.ready);
+      break;
+    }
+    Sender::TxPacket t = s.t;
+    staged_.pop_front();
+    if (auto it = local_.find(t.command); t.last_of_command && it != local_.end()) {
+      it->second.pushed = now; // the paper's send: all data pushed into the network
+      wake_waiters();
+    }
+    ++c_.data_packets_sent;
+    std::uint64_t flow = (std::uint64_t{host_} << 40) ^ (t.pkt.op << 12) ^ t.pkt.index; // per-packet paths
+    auto l3 = static_cast<std::uint32_t>(cfg_.transport.header.count + t.pkt.length);
+    return make(t.dst, Wire{t.pkt}, l3, flow, t.pkt.index);
+  }
+  if (wake != SimTime::max() && (wake_at_ > wake || wake_at_ <= now)) {
+    wake_at_ = wake;
+    sched_.at(wake, this, kTxWake);
+  }
+  return std::nullopt;
+}
+
+// ---- receive ----------------------------------------------------------------------------------
+
+void LantNi::deliver(net::Packet&& p)
+{
+  rx_pipe_.push_back(std::move(p));
+  sched_.after(phy_rx_ + cycle_ * static_cast<std::int64_t>(cfg_.rx_pipeline), this, kRx);
+}
+
+void LantNi::on_event(std::uint32_t kind, std::uint64_t)
+{
+  SimTime now = sched_.now();
+  switch (kind) {
+    case kRx: {
+      net::Packet p = std::move(rx_pipe_.front());
+      rx_pipe_.pop_front();
+      auto* w = std::any_cast<Wire>(&p.body);
+      if (!w)
+        throw SimulationError(fmt::format("node {} received a packet of another transport from node {}", host_, p.src));
+      std::visit(
+          [&](auto const& pkt) {
+            using T = std::decay_t<decltype(pkt)>;
+            if constexpr (std::is_same_v<T, DataPacket>)
+              rx_.on_data(p.src, pkt, p.corrupted, now, scratch_);
+            else if constexpr (std::is_same_v<T, AckPacket>)
+              tx_.on_ack(pkt, now, scratch_);
+            else
+              rx_.on_notify(p.src, pkt, now, scratch_);
+          },
+          *w);
+      execute(scratch_);
+      break;
+    }
+    case kTxWake:
+      if (now >= wake_at_)
+        wake_at_ = SimTime::max();
+      fabric_.tx_ready(host_);
+      break;
+    case kTimer:
+      if (!timer_live_ || now != timer_at_)
+        break;
+      timer_live_ = false;
+      tx_.on_timer(now, scratch_);
+      rx_.on_timer(now, scratch_);
+      execute(scratch_);
+      break;
+    case kNotify: {
+      ReceiveNotice n = notices_.front().second;
+      n.at            = now;
+      notices_.pop_front();
+      received_.push_back(n);
+      ++c_.deliveries;
+      wake_waiters();
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+} // namespace nafsim::nodes

@@ -1,0 +1,127 @@
+#pragma once
+// The network interface of Lant et al.'s FPGA nodes (paper Fig 1): executes the connectionless
+// transport's sender and receiver (protocols/lant) in simulated time against the packet fabric,
+// and offers programs the user-space interface of the paper: post a command, poll the local and
+// the receive notification queues.
+//
+// Transmit: the port pulls packets when free; ACKs, NACKs and sender notifications go first
+// (strongly ECC-protected, section 3.4: injected faults spare them); data packets are read ahead
+// from memory by the DMA engine (up to tx_prefetch_packets) and leave after the NI pipeline and
+// the PHY's transmit half. Receive: a packet is acted on after the PHY's receive half and the NI
+// pipeline, once its last bit is in (store-and-forward: the CRC must pass before memory is
+// written); notifications wait until the data they announce is in memory.
+
+#include "nodes/lant/LantNiConfig.hpp"
+#include "nodes/memory/MemorySystem.hpp"
+#include "protocols/lant/Receiver.hpp"
+#include "protocols/lant/Sender.hpp"
+#include "simcore/engine/Scheduler.hpp"
+#include "simcore/net/Fabric.hpp"
+
+#include <deque>
+#include <unordered_map>
+
+namespace nafsim::nodes {
+
+/// A receive-side notification as a program polls it.
+struct ReceiveNotice {
+  std::uint32_t src   = 0;
+  std::uint64_t op    = 0;
+  std::uint64_t base  = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t msg   = 0;
+  bool registered     = false;
+  bool verified       = false; ///< every packet of [base, base + bytes) holds this operation's data
+  SimTime at;                  ///< when it entered the notification queue
+};
+
+struct LantNiCounters {
+  std::uint64_t data_packets_sent     = 0;
+  std::uint64_t control_packets_sent  = 0;
+  std::uint64_t stale_staged          = 0; ///< read-ahead packets acknowledged before they left
+  std::uint64_t deliveries            = 0;
+  std::uint64_t verification_failures = 0;
+  std::uint64_t post_waits            = 0; ///< posts that waited for command-queue space
+};
+
+class LantNi final : public net::Endpoint, public EventHandler {
+public:
+  LantNi(net::HostId host, const LantNiConfig& cfg, Hertz clock, Scheduler& sched, net::Fabric& fabric,
+         MemorySystem& memory);
+
+  // The program's interface (user-space driver).
+  /// Post a command from software: the post costs post_overhead; a full queue makes it wait.
+  void post(ActorContext& ctx, const lant::Command& c);
+  /// Post from an accelerator (no software cost); false when the queue is full.
+  bool try_post(const lant::Command& c);
+  /// Poll the local notification queue until command `id` reports `kind`; returns when the program
+  /// sees it. A failed command raises SimulationError.
+  SimTime wait_local(ActorContext& ctx, std::uint64_t id, lant::LocalNotice::Kind kind);
+  /// Poll the receive notification queue until a notification `accept` takes is there (the
+  /// oldest; default: any); it is removed from the queue and returned.
+  ReceiveNotice wait_receive(ActorContext& ctx, const std::function<bool(const ReceiveNotice&)>& accept = {});
+  /// Forget the local notices of command `id` (after the program has seen what it waits for).
+  void release(std::uint64_t id) { local_.erase(id); }
+
+  const lant::Sender& sender() const { return tx_; }
+  const lant::Receiver& receiver() const { return rx_; }
+  const LantNiCounters& counters() const { return c_; }
+  const LantNiConfig& config() const { return cfg_; }
+  /// Nothing in flight and no table entry held (checked after a run: leaks).
+  std::string leaks() const;
+
+  // net::Endpoint
+  void deliver(net::Packet&& p) override;
+  std::optional<net::Packet> pull() override;
+  // EventHandler
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
+
+private:
+  enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kNotify };
+  struct Staged {
+    lant::Sender::TxPacket t;
+    SimTime ready;
+  };
+  struct Local {
+    SimTime pushed  = SimTime::max();
+    SimTime complete = SimTime::max();
+  };
+
+  void execute(lant::Actions& acts);
+  /// Queue a control packet; it is built once `from` (a memory write response) has passed.
+  void control(std::uint32_t dst, lant::Wire w, SimTime from);
+  net::Packet make(std::uint32_t dst, lant::Wire w, std::uint32_t l3, std::uint64_t flow, std::uint32_t seq) const;
+  void refill(SimTime now);
+  void rearm();
+  void wake_waiters();
+  SimTime seen_by_poll(SimTime waiting_since, SimTime posted) const;
+  bool verify(const lant::Delivered& d) const;
+
+  net::HostId host_;
+  LantNiConfig cfg_;
+  SimTime cycle_;
+  SimTime phy_tx_, phy_rx_;
+  Scheduler& sched_;
+  net::Fabric& fabric_;
+  MemorySystem& memory_;
+  lant::Sender tx_;
+  lant::Receiver rx_;
+  std::deque<std::pair<SimTime, net::Packet>> ctrl_;
+  std::deque<Staged> staged_;
+  SimTime wake_at_ = SimTime::max();
+  std::deque<net::Packet> rx_pipe_;
+  SimTime writes_done_;
+  std::deque<std::pair<SimTime, ReceiveNotice>> notices_; ///< waiting for their data to be in memory
+  std::deque<ReceiveNotice> received_;
+  std::unordered_map<std::uint64_t, Local> local_;
+  std::vector<ActorId> waiters_;
+  bool timer_live_ = false;
+  SimTime timer_at_;
+  EventId timer_event_ = 0;
+  /// What each packet-sized slot of memory last received: (content id, packet index).
+  std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::uint32_t>> image_;
+  lant::Actions scratch_;
+  LantNiCounters c_;
+};
+
+} // namespace nafsim::nodes

@@ -1,0 +1,460 @@
+#include "workloads/connectionless/Connectionless.hpp"
+
+#include "protocols/lant/AreaModel.hpp"
+#include "simcore/engine/Rng.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace nafsim::workloads {
+
+using lant::LocalNotice;
+using lant::Notify;
+
+Connectionless::Connectionless(const ConnectionlessConfig& cfg) : cfg_(cfg) {}
+
+unsigned Connectionless::segments_of(std::uint64_t bytes) const
+{
+  auto const& lt = transport_.large_transfer;
+  if (lt.threshold.count == 0 || bytes <= lt.threshold.count)
+    return 1;
+  return static_cast<unsigned>((bytes + lt.segment.count - 1) / lt.segment.count);
+}
+
+void Connectionless::start(nodes::Cluster& c)
+{
+  c.require_connectionless("connectionless workload");
+  transport_ = c.config().node.fpga.connectionless.transport;
+  auto check = [&](unsigned v, const char* key) {
+    if (v >= c.size())
+      throw config::ConfigError("", std::string("/workload/") + key,
+                                fmt::format("node {} does not exist: the platform has {} hosts (0..{})", v, c.size(),
+                                            c.size() - 1));
+  };
+  check(cfg_.dst, "dst");
+  if (c.size() < 2)
+    throw config::ConfigError("", "/platform/topology/hosts", "the connectionless workload needs at least 2 hosts");
+  if (cfg_.max_size.count < cfg_.min_size.count)
+    throw config::ConfigError("", "/workload/min_size",
+                              fmt::format("min_size {} is above max_size {}", format_bytes(cfg_.min_size),
+                                          format_bytes(cfg_.max_size)));
+  Scheduler& s = c.scheduler();
+
+  if (cfg_.mode == ClMode::Latency) {
+    check(cfg_.src, "src");
+    if (cfg_.src == cfg_.dst)
+      throw config::ConfigError("", "/workload/dst", "src and dst must be different nodes");
+    sizes_ = message_sizes(cfg_.sizes, cfg_.min_size, cfg_.max_size, 64);
+    if (cfg_.notify.empty())
+      throw config::ConfigError("", "/workload/notify", "name at least one notification kind (sender, receiver, auto)");
+    s.spawn("cl-src", c.node(cfg_.src).host(), [this, &c](ActorContext& ctx) { run_latency_source(ctx, c); });
+    s.spawn("cl-dst", c.node(cfg_.dst).host(), [this, &c](ActorContext& ctx) { run_latency_sink(ctx, c); });
+    if (cfg_.background.load > 0) {
+      std::vector<std::uint32_t> bg;
+      for (std::uint32_t i = 0; i < c.size(); ++i)
+        if (i != cfg_.src && i != cfg_.dst)
+          bg.push_back(i);
+      if (bg.empty())
+        throw config::ConfigError("", "/workload/background/load",
+                                  "background load needs nodes other than src and dst; raise topology.hosts");
+      double ops_per_s = cfg_.background.load * c.config().network.link.rate.bps /
+                         (8.0 * static_cast<double>(cfg_.background.size.count)) / static_cast<double>(bg.size());
+      for (auto n : bg)
+        s.spawn(fmt::format("cl-bg-{}", n), c.node(n).host(),
+                [this, &c, n, ops_per_s](ActorContext& ctx) { run_background(ctx, c, n, ops_per_s); });
+      // The background's notifications at dst are read and dropped by a helper.
+      s.spawn("cl-bg-sink", c.node(cfg_.dst).host(),
+              [this, &c](ActorContext& ctx) {
+                auto& ni = *c.node(cfg_.dst).lant();
+                for (;;)
+                  ni.wait_receive(ctx, [this](auto const& n) { return n.src != cfg_.src; });
+              },
+              /*daemon=*/true);
+    }
+    return;
+  }
+
+  // Stream: draw every command up front (seeded), then hand each sender its list.
+  Rng rng(c.seed(), Rng::mix(0xC1D5, 1));
+  std::vector<std::vector<std::uint64_t>> mine(c.size());
+  std::vector<std::uint64_t> expected(c.size(), 0);
+  std::vector<std::uint64_t> next_addr(c.size(), 0);
+  std::vector<std::uint32_t> senders;
+  for (std::uint32_t i = 0; i < c.size(); ++i)
+    if (cfg_.pattern == ClPattern::Random || i != cfg_.dst)
+      senders.push_back(i);
+  for (std::uint64_t id = 1; id <= cfg_.operations; ++id) {
+    Op o;
+    o.src = senders[(id - 1) % senders.size()];
+    if (cfg_.pattern == ClPattern::ManyToOne)
+      o.dst = cfg_.dst;
+    else {
+      o.dst = static_cast<std::uint32_t>(rng.below(c.size() - 1));
+      if (o.dst >= o.src)
+        ++o.dst;
+    }
+    if (!cfg_.sizes.empty())
+      o.bytes = cfg_.sizes[rng.below(cfg_.sizes.size())].count;
+    else
+      o.bytes = cfg_.min_size.count + rng.below(cfg_.max_size.count - cfg_.min_size.count + 1);
+    // Every command has its own destination buffer: a late duplicate of an old operation can
+    // then never be mistaken for new data (the checks below would see it).
+    o.remote = next_addr[o.dst];
+    next_addr[o.dst] += (o.bytes + 4095) / 4096 * 4096;
+    o.notify            = cfg_.stream_notify;
+    o.segments_expected = segments_of(o.bytes);
+    expected[o.dst] += o.segments_expected;
+    mine[o.src].push_back(id);
+    ops_.emplace(id, std::move(o));
+  }
+  for (std::uint32_t n = 0; n < c.size(); ++n) {
+    if (!mine[n].empty())
+      s.spawn(fmt::format("cl-send-{}", n), c.node(n).host(),
+              [this, &c, n, ids = mine[n]](ActorContext& ctx) { run_stream_sender(ctx, c, n, ids); });
+    if (expected[n] > 0)
+      s.spawn(fmt::format("cl-recv-{}", n), c.node(n).host(),
+              [this, &c, n, e = expected[n]](ActorContext& ctx) { run_stream_receiver(ctx, c, n, e); });
+  }
+}
+
+void Connectionless::record_delivery(const nodes::ReceiveNotice& n, std::uint32_t at)
+{
+  auto it = ops_.find(n.msg);
+  if (it == ops_.end() || it->second.dst != at || it->second.src != n.src)
+    throw SimulationError(fmt::format("connectionless: node {} was notified of an operation nobody sent to it "
+                                      "(content {}, from node {})",
+                                      at, n.msg, n.src));
+  Op& o = it->second;
+  if (n.base < o.remote || n.base + n.bytes > o.remote + o.bytes)
+    throw SimulationError(fmt::format("connectionless: operation {} notified for bytes [{}, {}) outside its buffer",
+                                      n.msg, n.base - o.remote, n.base - o.remote + n.bytes));
+  unsigned& count = o.delivered[n.base - o.remote];
+  ++count;
+  o.verified   = o.verified && n.verified;
+  o.registered = n.registered;
+  if (count == 1 && o.delivered.size() == o.segments_expected) {
+    o.received = n.at;
+    ++delivered_ops_;
+  }
+}
+
+void Connectionless::run_latency_source(ActorContext& ctx, nodes::Cluster& c)
+{
+  source_actor_ = ctx.id();
+  nodes::LantNi& ni = *c.node(cfg_.src).lant();
+  const std::uint64_t max_reg = transport_.registration ? transport_.max_registered() : 0;
+  std::uint64_t id = 0;
+  for (auto bytes : sizes_) {
+    for (Notify kind : cfg_.notify) {
+      if (kind == Notify::Receiver && (bytes > max_reg || bytes < transport_.register_min.count))
+        continue; // not registrable: measured only as unregistered
+      for (unsigned it = 0; it < cfg_.iterations; ++it) {
+        Op& o               = ops_[++id];
+        o.src               = cfg_.src;
+        o.dst               = cfg_.dst;
+        o.bytes             = bytes;
+        o.remote            = 0;
+        o.notify            = kind;
+        o.iteration         = it;
+        o.segments_expected = segments_of(bytes);
+        o.posted            = ctx.now();
+        o.received          = SimTime::max();
+        ni.post(ctx, lant::Command{id, cfg_.dst, 0, 0, bytes, id, kind, 0});
+        o.pushed    = ni.wait_local(ctx, id, LocalNotice::Kind::Pushed);
+        o.completed = ni.wait_local(ctx, id, LocalNotice::Kind::Complete);
+        ni.release(id);
+        ctx.wait_until([&] { return o.received != SimTime::max(); },
+                       fmt::format("connectionless: node {} waits for operation {} to reach node {}", cfg_.src, id,
+                                   cfg_.dst));
+        if (cfg_.gap > SimTime::zero())
+          ctx.sleep_for(cfg_.gap);
+      }
+    }
+  }
+  measuring_ = false;
+}
+
+void Connectionless::run_latency_sink(ActorContext& ctx, nodes::Cluster& c)
+{
+  nodes::LantNi& ni = *c.node(cfg_.dst).lant();
+  std::uint64_t expected = 0;
+  const std::uint64_t max_reg = transport_.registration ? transport_.max_registered() : 0;
+  for (auto bytes : sizes_)
+    for (Notify kind : cfg_.notify)
+      if (!(kind == Notify::Receiver && (bytes > max_reg || bytes < transport_.register_min.count)))
+        expected += std::uint64_t{cfg_.iterations} * segments_of(bytes);
+  for (std::uint64_t i = 0; i < expected; ++i) {
+    auto n = ni.wait_receive(ctx, [this](auto const& x) { return x.src == cfg_.src; });
+    record_delivery(n, cfg_.dst);
+    n.at = ctx.now(); // when the program saw it
+    Op& o = ops_.at(n.msg);
+    if (o.received != SimTime::max()) {
+      o.received = ctx.now();
+      ctx.scheduler().wake(source_actor_);
+    }
+  }
+}
+
+void Connectionless::run_background(ActorContext& ctx, nodes::Cluster& c, std::uint32_t node, double ops_per_s)
+{
+  nodes::LantNi& ni = *c.node(node).lant();
+  Rng rng(c.seed(), Rng::mix(0xB6, node));
+  std::uint64_t id = 0;
+  while (measuring_) {
+    double gap_s = -std::log(1.0 - rng.uniform()) / ops_per_s;
+    ctx.sleep_for(SimTime::from_seconds(gap_s));
+    if (!measuring_)
+      break;
+    // Fire and forget from an accelerator queue; a full queue skips the arrival (counted below).
+    ++id;
+    if (ni.try_post(lant::Command{(std::uint64_t{1} << 62) | id, cfg_.dst, 0, (std::uint64_t{1} << 40) + 0,
+                                  cfg_.background.size.count, (std::uint64_t{1} << 62) | id, Notify::Auto, 1}))
+      ++background_ops_;
+    ni.release((std::uint64_t{1} << 62) | id);
+  }
+}
+
+void Connectionless::run_stream_sender(ActorContext& ctx, nodes::Cluster& c, std::uint32_t node,
+                                       std::vector<std::uint64_t> ids)
+{
+  nodes::LantNi& ni = *c.node(node).lant();
+  std::deque<std::uint64_t> outstanding;
+  auto retire = [&] {
+    std::uint64_t front = outstanding.front();
+    outstanding.pop_front();
+    ops_.at(front).completed = ni.wait_local(ctx, front, LocalNotice::Kind::Complete);
+    ni.release(front);
+  };
+  for (std::uint64_t id : ids) {
+    while (outstanding.size() >= cfg_.window)
+      retire();
+    Op& o            = ops_.at(id);
+    o.posted         = ctx.now();
+    first_post_      = std::min(first_post_, o.posted);
+    lant::Command cmd{id, o.dst, std::uint64_t{id} << 20, o.remote, o.bytes, id, o.notify, 0};
+    if (cfg_.poster == ClPoster::Cpu) {
+      ni.post(ctx, cmd);
+    } else {
+      cmd.queue = 1;
+      while (!ni.try_post(cmd))
+        retire(); // the accelerator's queue is full: wait for the oldest command
+    }
+    outstanding.push_back(id);
+  }
+  while (!outstanding.empty())
+    retire();
+}
+
+void Connectionless::run_stream_receiver(ActorContext& ctx, nodes::Cluster& c, std::uint32_t node,
+                                         std::uint64_t expected)
+{
+  nodes::LantNi& ni = *c.node(node).lant();
+  for (std::uint64_t i = 0; i < expected; ++i) {
+    auto n = ni.wait_receive(ctx);
+    record_delivery(n, node);
+    last_delivery_ = std::max(last_delivery_, ctx.now());
+  }
+}
+
+namespace {
+std::string registered_name(bool r) { return r ? "registered" : "unregistered"; }
+} // namespace
+
+void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
+{
+  // Every operation delivered exactly once, with its own data in every packet slot.
+  std::vector<std::string> bad;
+  for (auto const& [id, o] : ops_) {
+    std::string why;
+    if (o.delivered.size() != o.segments_expected)
+      why = fmt::format("{} of {} segments delivered", o.delivered.size(), o.segments_expected);
+    for (auto const& [base, n] : o.delivered)
+      if (n != 1)
+        why = fmt::format("segment at +{} delivered {} times", base, n);
+    if (!o.verified)
+      why = "a packet slot of its buffer holds other data";
+    if (!why.empty() && bad.size() < 5)
+      bad.push_back(fmt::format("operation {} ({} B, node {} -> {}): {}", id, o.bytes, o.src, o.dst, why));
+  }
+  if (!bad.empty())
+    throw SimulationError("connectionless: not every operation was delivered exactly once: " + fmt::format("{}", fmt::join(bad, "; ")));
+  if (cfg_.background.load == 0)
+    for (std::uint32_t n = 0; n < c.size(); ++n)
+      if (auto l = c.node(n).lant()->leaks(); !l.empty())
+        throw SimulationError(fmt::format("connectionless: node {} ends the run holding {}", n, l));
+
+  auto const& tc = transport_;
+  auto area      = lant::registration_area(tc.registration_entries, tc.bitmask_bits);
+  summary.push_back(fmt::format(
+      "registration module: {} entries x {} bits (registers up to {}): ~{:.0f} LUTs ({:.2f} %), ~{:.1f} BRAM36 "
+      "({:.2f} %) of a ZCU102 [model fitted to Lant et al. Table 1{}]",
+      tc.registration_entries, tc.bitmask_bits, format_bytes(Bytes{tc.max_registered()}), area.luts,
+      area.lut_percent(), area.brams, area.bram_percent(), area.measured_range ? "" : "; OUTSIDE its measured range"));
+
+  // Per-node transport counters.
+  results::Table nodes_t("connectionless_nodes",
+                         {"node", "commands", "operations", "packets_sent", "retransmitted", "timeouts", "nacks_received",
+                          "retransmissions_cancelled", "op_table_stalls", "op_table_stall_us", "transaction_table_stalls",
+                          "transaction_table_stall_us", "notifications_sent", "packets_received", "packets_written",
+                          "crc_nacks", "registrations", "duplicates_dropped", "late_first_duplicates",
+                          "registration_full_drops", "escaped", "escape_drained", "escape_timeouts",
+                          "escape_overflow_drops", "peak_registrations", "peak_escape", "deliveries"});
+  lant::SenderCounters st{};
+  lant::ReceiverCounters rt{};
+  for (std::uint32_t n = 0; n < c.size(); ++n) {
+    auto const& ni = *c.node(n).lant();
+    auto const& s  = ni.sender().counters();
+    auto const& r  = ni.receiver().counters();
+    nodes_t.row()
+        .add(n)
+        .add(s.commands_posted)
+        .add(s.operations)
+        .add(s.packets_sent)
+        .add(s.retransmitted)
+        .add(s.timeouts)
+        .add(s.nacks_received)
+        .add(s.retransmissions_cancelled)
+        .add(s.op_table_stalls)
+        .add(s.op_table_stall_time.us(), 3)
+        .add(s.transaction_table_stalls)
+        .add(s.transaction_table_stall_time.us(), 3)
+        .add(s.notifications_sent)
+        .add(r.packets_received)
+        .add(r.packets_written)
+        .add(r.crc_nacks)
+        .add(r.registrations)
+        .add(r.duplicates_dropped)
+        .add(r.late_first_duplicates)
+        .add(r.registration_full_drops)
+        .add(r.escaped)
+        .add(r.escape_drained)
+        .add(r.escape_timeouts)
+        .add(r.escape_overflow_drops)
+        .add(r.peak_registrations)
+        .add(r.peak_escape)
+        .add(ni.counters().deliveries);
+    st.packets_sent += s.packets_sent;
+    st.retransmitted += s.retransmitted;
+    st.timeouts += s.timeouts;
+    st.nacks_received += s.nacks_received;
+    st.op_table_stalls += s.op_table_stalls;
+    st.op_table_stall_time = st.op_table_stall_time + s.op_table_stall_time;
+    st.transaction_table_stalls += s.transaction_table_stalls;
+    st.transaction_table_stall_time = st.transaction_table_stall_time + s.transaction_table_stall_time;
+    rt.registration_full_drops += r.registration_full_drops;
+    rt.escape_timeouts += r.escape_timeouts;
+    rt.escape_overflow_drops += r.escape_overflow_drops;
+    rt.duplicates_dropped += r.duplicates_dropped;
+    rt.escaped += r.escaped;
+  }
+  sink.add(std::move(nodes_t));
+
+  if (cfg_.mode == ClMode::Latency) {
+    unsigned hops = c.fabric().routes().distance(cfg_.src, cfg_.dst);
+    results::Table t("connectionless", {"workload", "mode", "notify", "src", "dst", "hops", "background_load", "bytes",
+                                        "iteration", "send_us", "recv_us", "complete_us"});
+    std::map<std::pair<std::uint64_t, bool>, std::pair<double, unsigned>> mean;
+    for (auto const& [id, o] : ops_) {
+      t.row()
+          .add("connectionless")
+          .add("latency")
+          .add(registered_name(o.registered))
+          .add(o.src)
+          .add(o.dst)
+          .add(hops)
+          .add(cfg_.background.load, 3)
+          .add(o.bytes)
+          .add(o.iteration)
+          .add((o.pushed - o.posted).us(), 4)
+          .add((o.received - o.posted).us(), 4)
+          .add((o.completed - o.posted).us(), 4);
+      auto& m = mean[{o.bytes, o.registered}];
+      m.first += (o.received - o.posted).us();
+      ++m.second;
+    }
+    sink.add(std::move(t));
+    summary.push_back(fmt::format("receive latency, node {} -> node {} ({} cable(s){}):", cfg_.src, cfg_.dst, hops,
+                                  cfg_.background.load > 0
+                                      ? fmt::format(", background load {:.0f} %, {} background operations",
+                                                    100 * cfg_.background.load, background_ops_)
+                                      : ""));
+    for (auto b : sizes_) {
+      auto u = mean.find({b, false});
+      auto r = mean.find({b, true});
+      std::string line = fmt::format("  {:>9}:", format_bytes(Bytes{b}));
+      double um = u != mean.end() ? u->second.first / u->second.second : 0;
+      double rm = r != mean.end() ? r->second.first / r->second.second : 0;
+      if (u != mean.end())
+        line += fmt::format(" unregistered {:8.3f} us", um);
+      if (r != mean.end())
+        line += fmt::format("  registered {:8.3f} us", rm);
+      if (u != mean.end() && r != mean.end())
+        line += fmt::format("  gain {:5.1f} %", 100 * (um - rm) / um);
+      summary.push_back(line);
+    }
+    return;
+  }
+
+  std::uint64_t bytes = 0, registered = 0;
+  for (auto const& [id, o] : ops_) {
+    bytes += o.bytes;
+    registered += o.registered;
+  }
+  double dur_us = last_delivery_ > first_post_ ? (last_delivery_ - first_post_).us() : 0;
+  double gbps   = dur_us > 0 ? static_cast<double>(bytes) * 8 / (dur_us * 1e3) : 0;
+  auto ft       = c.fabric().totals();
+  results::Table t("connectionless",
+                   {"workload", "mode", "pattern", "poster", "nodes", "operations", "bytes", "registered_ops",
+                    "duration_us", "throughput_gbps", "registration_entries", "bitmask_bits", "op_table_entries",
+                    "transaction_table_entries", "op_table_stalls", "op_table_stall_us", "transaction_table_stalls",
+                    "transaction_table_stall_us", "packets_sent", "retransmitted", "timeouts", "nacks",
+                    "registration_full_drops", "escaped", "escape_timeouts", "escape_overflow_drops",
+                    "duplicates_dropped", "network_lost", "network_duplicated", "network_held_back", "luts",
+                    "brams", "verified"});
+  t.row()
+      .add("connectionless")
+      .add("stream")
+      .add(config::enum_name(cfg_.pattern))
+      .add(config::enum_name(cfg_.poster))
+      .add(static_cast<std::uint64_t>(c.size()))
+      .add(static_cast<std::uint64_t>(ops_.size()))
+      .add(bytes)
+      .add(registered)
+      .add(dur_us, 3)
+      .add(gbps, 3)
+      .add(tc.registration_entries)
+      .add(tc.bitmask_bits)
+      .add(tc.op_table_entries)
+      .add(tc.transaction_table_entries)
+      .add(st.op_table_stalls)
+      .add(st.op_table_stall_time.us(), 3)
+      .add(st.transaction_table_stalls)
+      .add(st.transaction_table_stall_time.us(), 3)
+      .add(st.packets_sent)
+      .add(st.retransmitted)
+      .add(st.timeouts)
+      .add(st.nacks_received)
+      .add(rt.registration_full_drops)
+      .add(rt.escaped)
+      .add(rt.escape_timeouts)
+      .add(rt.escape_overflow_drops)
+      .add(rt.duplicates_dropped)
+      .add(ft.fault_drops + ft.queue_drops)
+      .add(ft.duplicates)
+      .add(ft.held_back)
+      .add(area.luts, 0)
+      .add(area.brams, 1)
+      .add("yes");
+  sink.add(std::move(t));
+  summary.push_back(fmt::format(
+      "stream: {} operations ({}, {} registered) delivered exactly once in {:.3f} us: {:.3f} Gb/s", ops_.size(),
+      format_bytes(Bytes{bytes}), registered, dur_us, gbps));
+  summary.push_back(fmt::format(
+      "  retransmitted {} (timeouts {}, NACKs {}); table stalls: op {} ({:.3f} us), transaction {} ({:.3f} us); "
+      "registration-full drops {}; escape channel: {} in, {} timed out, {} overflowed; duplicates dropped {}",
+      st.retransmitted, st.timeouts, st.nacks_received, st.op_table_stalls, st.op_table_stall_time.us(),
+      st.transaction_table_stalls, st.transaction_table_stall_time.us(), rt.registration_full_drops, rt.escaped,
+      rt.escape_timeouts, rt.escape_overflow_drops, rt.duplicates_dropped));
+}
+
+} // namespace nafsim::workloads
