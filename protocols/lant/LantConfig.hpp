@@ -38,8 +38,8 @@ struct LantConfig {
   Bytes register_max{0};
   unsigned escape_packets         = 64;
   SimTime escape_timeout          = SimTime::us(20);
-  unsigned completed_filter_entries = 64;
-  SimTime completed_filter_time     = SimTime::us(100);
+  unsigned completed_filter_entries = 1024;
+  SimTime completed_filter_time     = SimTime::us(1000);
 
   template <class V> void describe(V& v)
   {
@@ -86,11 +86,13 @@ struct LantConfig {
     v.field("escape_timeout", escape_timeout,
             "ASSUMPTION: time a packet may wait in the escape channel before it is dropped");
     v.field("completed_filter_entries", completed_filter_entries,
-            "NAFSIM ADDITION (not in the paper): recently completed registered operations remembered so that a late "
-            "duplicate of a first packet does not register the operation again (0 = off, the paper's design)",
+            "NAFSIM ADDITION (not in the paper): operations recently completed at this receiver, remembered so that a "
+            "late copy of a first packet does not register the operation again, a retransmission after a lost ACK "
+            "is acknowledged instead of dying in the escape channel, and a resent sender notification is not "
+            "delivered twice (0 = off: the paper's design, which relies on control packets never being lost)",
             config::Limits::between(0, 1 << 20));
     v.field("completed_filter_time", completed_filter_time,
-            "how long a completed operation stays in that filter");
+            "how long a completed operation stays in that filter (cover several packet timeouts)");
   }
 
   /// Largest operation that can be registered.

@@ -89,12 +89,14 @@ void Receiver::on_data(std::uint32_t src, const DataPacket& p, bool corrupted, S
     }
     return;
   }
+  if (recently_completed(k, now)) {
+    // A late copy of a completed operation's packet: a network duplicate, or a retransmission
+    // after a lost ACK. Dropped and acknowledged (again), so the sender can finish.
+    ++c_.late_duplicates;
+    ack(src, p, false, out);
+    return;
+  }
   if (p.first()) {
-    if (recently_completed(k, now)) {
-      ++c_.late_first_duplicates;
-      ack(src, p, false, out);
-      return;
-    }
     if (table_.size() >= cfg_.registration_entries) { // unacknowledged: the sender retries later
       ++c_.registration_full_drops;
       return;
@@ -143,10 +145,18 @@ void Receiver::on_data(std::uint32_t src, const DataPacket& p, bool corrupted, S
   c_.peak_escape = std::max<std::uint64_t>(c_.peak_escape, escape_.size());
 }
 
-void Receiver::on_notify(std::uint32_t src, const NotifyPacket& n, SimTime, Actions& out)
+void Receiver::on_notify(std::uint32_t src, const NotifyPacket& n, SimTime now, Actions& out)
 {
   ++c_.notifications_received;
+  Key k{src, n.op};
+  ++c_.acks_sent;
+  out.emplace_back(SendAck{src, AckPacket{n.op, kNotifyIndex, false}});
+  if (recently_completed(k, now)) { // a resent notification whose ACK was lost or late
+    ++c_.duplicate_notifications;
+    return;
+  }
   out.emplace_back(Delivered{src, n.op, n.base, n.bytes, n.msg, false});
+  remember_completed(k, now);
 }
 
 void Receiver::on_timer(SimTime now, Actions&)

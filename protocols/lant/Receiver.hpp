@@ -24,8 +24,9 @@ struct ReceiverCounters {
   std::uint64_t registrations         = 0;
   std::uint64_t registered_completed  = 0;
   std::uint64_t notifications_received = 0; ///< sender notifications (unregistered operations)
+  std::uint64_t duplicate_notifications = 0; ///< ... received again (acknowledged, not delivered twice)
   std::uint64_t duplicates_dropped    = 0; ///< mask unchanged: dropped (and acknowledged again)
-  std::uint64_t late_first_duplicates = 0; ///< first packets of completed operations (completed filter)
+  std::uint64_t late_duplicates       = 0; ///< packets of recently completed operations (completed filter)
   std::uint64_t registration_full_drops = 0; ///< first packets dropped: no free table entry
   std::uint64_t escaped               = 0; ///< packets put in the escape channel
   std::uint64_t escape_drained        = 0; ///< ... and later matched to their registration

@@ -198,6 +198,7 @@ void Sender::fail(std::uint64_t op, const std::string& why, Actions& out)
   const Op& o = it->second;
   for (std::uint32_t i = 0; i < o.count; ++i)
     txns_.erase(key(op, i));
+  txns_.erase(key(op, kNotifyIndex));
   out.emplace_back(LocalNotice{LocalNotice::Kind::Failed, o.command,
                                fmt::format("node {}: operation {} ({} bytes to node {}, command {}) failed: {}", self_,
                                            op, o.bytes, o.dst, o.command, why)});
@@ -244,14 +245,26 @@ void Sender::on_ack(const AckPacket& a, SimTime now, Actions& out)
   txns_.erase(it);
   auto oi = ops_.find(a.op);
   Op& o   = oi->second;
+  if (a.index == kNotifyIndex) { // the receiver has the notification: the op entry is free
+    ops_.erase(oi);
+    ++c_.operations_completed;
+    out.emplace_back(WantTx{});
+    return;
+  }
   ++o.acked;
   if (o.acked == o.count && o.next == o.count) {
+    if (o.final) // every packet acknowledged: the sender's local completion
+      out.emplace_back(LocalNotice{LocalNotice::Kind::Complete, o.command, {}});
     if (!o.registered) {
+      // The receiver learns of it from our notification, one trip later; it is acknowledged
+      // (and resent on timeout), and the op entry is held until then.
       out.emplace_back(SendNotify{o.dst, NotifyPacket{a.op, o.remote, o.bytes, o.msg}});
       ++c_.notifications_sent;
+      SimTime deadline = now + cfg_.packet_timeout;
+      txns_.emplace(key(a.op, kNotifyIndex), Txn{deadline, 0, false});
+      timers_.emplace_back(deadline, key(a.op, kNotifyIndex));
+      return;
     }
-    if (o.final)
-      out.emplace_back(LocalNotice{LocalNotice::Kind::Complete, o.command, {}});
     ops_.erase(oi);
     ++c_.operations_completed;
   }
@@ -268,6 +281,20 @@ void Sender::on_timer(SimTime now, Actions& out)
     if (it == txns_.end() || it->second.deadline != deadline || it->second.queued)
       continue;
     ++c_.timeouts;
+    if ((k & 0xFFFFFF) == kNotifyIndex) { // resend the notification (control path)
+      Txn& t = it->second;
+      if (++t.retries > cfg_.retry_limit) {
+        fail(k >> 24, fmt::format("its notification was not acknowledged after {} retransmissions", cfg_.retry_limit),
+             out);
+        continue;
+      }
+      const Op& o = ops_.at(k >> 24);
+      out.emplace_back(SendNotify{o.dst, NotifyPacket{k >> 24, o.remote, o.bytes, o.msg}});
+      ++c_.notifications_resent;
+      t.deadline = now + cfg_.packet_timeout;
+      timers_.emplace_back(t.deadline, k);
+      continue;
+    }
     retransmit(k, it->second, now, out, "timeout");
   }
 }

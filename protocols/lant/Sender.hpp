@@ -32,6 +32,7 @@ struct SenderCounters {
   std::uint64_t acks_received         = 0;
   std::uint64_t stale_acks            = 0; ///< ACKs for packets already acknowledged
   std::uint64_t notifications_sent    = 0; ///< sender notifications of unregistered operations
+  std::uint64_t notifications_resent  = 0; ///< ... sent again after their ACK timed out
   std::uint64_t op_table_stalls       = 0; ///< times the DMA engine waited for a free op entry
   SimTime op_table_stall_time;
   std::uint64_t transaction_table_stalls = 0;

@@ -23,7 +23,11 @@ struct DataPacket {
   std::uint64_t addr(std::uint32_t payload) const { return base + std::uint64_t{index} * payload; }
 };
 
-/// Per-packet acknowledgement; `nack` asks for an immediate retransmission (CRC failure).
+/// The packet index an ACK of a sender notification carries.
+inline constexpr std::uint32_t kNotifyIndex = 0xFFFFFF;
+
+/// Per-packet acknowledgement; `nack` asks for an immediate retransmission (CRC failure). An ACK
+/// with index kNotifyIndex acknowledges the sender's notification of operation `op`.
 struct AckPacket {
   std::uint64_t op    = 0;
   std::uint32_t index = 0;

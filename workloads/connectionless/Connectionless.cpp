@@ -296,7 +296,7 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
                          {"node", "commands", "operations", "packets_sent", "retransmitted", "timeouts", "nacks_received",
                           "retransmissions_cancelled", "op_table_stalls", "op_table_stall_us", "transaction_table_stalls",
                           "transaction_table_stall_us", "notifications_sent", "packets_received", "packets_written",
-                          "crc_nacks", "registrations", "duplicates_dropped", "late_first_duplicates",
+                          "crc_nacks", "registrations", "duplicates_dropped", "late_duplicates",
                           "registration_full_drops", "escaped", "escape_drained", "escape_timeouts",
                           "escape_overflow_drops", "peak_registrations", "peak_escape", "deliveries"});
   lant::SenderCounters st{};
@@ -324,7 +324,7 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
         .add(r.crc_nacks)
         .add(r.registrations)
         .add(r.duplicates_dropped)
-        .add(r.late_first_duplicates)
+        .add(r.late_duplicates)
         .add(r.registration_full_drops)
         .add(r.escaped)
         .add(r.escape_drained)
