@@ -1,0 +1,160 @@
+// Lant et al.'s connectionless transport, end to end (platforms/lant-zcu102.json, workload
+// `connectionless`): the paper's stated latency points, exactly-once delivery under loss,
+// duplication and reordering with every packet accounted for, the escape channel's timeout path,
+// and the paper's claim that registration gains grow with distance and load.
+#include "tests/support/RunScenario.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+using namespace nafsim::testing;
+
+namespace {
+
+/// Mean receive latency per (bytes, notify) of a latency-mode run.
+double mean_recv(const Csv& t, std::uint64_t bytes, const std::string& notify)
+{
+  double s = 0;
+  int n    = 0;
+  for (auto const& r : t.rows)
+    if (std::stoull(r.at("bytes")) == bytes && r.at("notify") == notify) {
+      s += std::stod(r.at("recv_us"));
+      ++n;
+    }
+  EXPECT_GT(n, 0) << bytes << " " << notify;
+  return n ? s / n : 0;
+}
+
+/// Every packet is accounted for: what the NIs sent, the fabric delivered or dropped (duplicates
+/// add copies); every data packet a receiver took ended in exactly one way; every retransmission
+/// entry was sent or cancelled by a late ACK.
+void expect_accounting(const ScenarioRun& run)
+{
+  auto const& n = run.tables.at("connectionless_nodes");
+  auto const& p = run.metadata.at("packets");
+  double sent   = n.sum("data_packets_sent") + n.sum("control_packets_sent");
+  double got    = n.sum("packets_received") + n.sum("acks_received") + n.sum("nacks_received") +
+               n.sum("notifications_received");
+  EXPECT_EQ(sent, p.at("injected").get<double>());
+  EXPECT_EQ(got, p.at("delivered").get<double>());
+  EXPECT_EQ(sent + p.at("duplicates").get<double>(),
+            got + p.at("fault_drops").get<double>() + p.at("queue_drops").get<double>());
+  EXPECT_EQ(n.sum("packets_received"),
+            n.sum("packets_written") + n.sum("duplicates_dropped") + n.sum("late_duplicates") + n.sum("crc_nacks") +
+                n.sum("registration_full_drops") + n.sum("escape_overflow_drops") + n.sum("escape_timeouts"));
+  EXPECT_EQ(n.sum("crc_nacks"), p.at("corrupted_delivered").get<double>());
+  EXPECT_EQ(n.sum("retransmit_requests"), n.sum("retransmitted") + n.sum("retransmissions_cancelled"));
+  EXPECT_EQ(n.sum("packets_sent") + n.sum("retransmitted"), n.sum("data_packets_sent") + n.sum("stale_staged"));
+  EXPECT_EQ(n.sum("verification_failures"), 0);
+}
+
+} // namespace
+
+// Paper section 4.1: 1 KB receive about 5.23 us unregistered, 4.21 us registered (both calibration
+// points of the lant-zcu102 preset, see its sources); the gain "insignificant at around 32KB" is a
+// prediction. Tolerance: 5 % on the two latencies; below 5 % gain at 32 KiB.
+TEST(Connectionless, PaperLatencyPointsOnOneHop)
+{
+  auto run = run_scenario_isolated(R"({"platform": {"preset": "lant-zcu102"},
+      "workload": {"kind": "connectionless", "sizes": ["1KiB", "32KiB"], "iterations": 4}})");
+  ASSERT_TRUE(run.ok) << run.error;
+  auto const& t = run.tables.at("connectionless");
+  double u1 = mean_recv(t, 1024, "unregistered"), r1 = mean_recv(t, 1024, "registered");
+  EXPECT_NEAR(u1, 5.23, 0.05 * 5.23);
+  EXPECT_NEAR(r1, 4.21, 0.05 * 4.21);
+  EXPECT_NEAR(100 * (u1 - r1) / u1, 19.5, 5.0) << "about 20 % less";
+  double u32 = mean_recv(t, 32768, "unregistered"), r32 = mean_recv(t, 32768, "registered");
+  EXPECT_LT(100 * (u32 - r32) / u32, 5.0) << "the gain vanishes near 32 KB";
+  EXPECT_GT(u32, r32) << "registration never costs latency";
+}
+
+// Section 4.1: "As the distance ... increase[s], or the load of the network goes up, ... larger and
+// larger message sizes [can] benefit": the absolute saving is the ACK's and the notification's
+// trips, which grow with every switch and with queueing.
+TEST(Connectionless, RegistrationGainGrowsWithHopsAndLoad)
+{
+  auto gain = [](unsigned switches, double load) {
+    auto run = run_scenario_isolated(fmt::format(
+        R"({{"platform": {{"preset": "lant-zcu102", "topology": {{"hosts": 4, "chain": {{"switches": {}}}}}}},
+            "workload": {{"kind": "connectionless", "src": 0, "dst": 3, "sizes": ["4KiB"], "iterations": 20,
+                          "background": {{"load": {}}}}}}})",
+        switches, load));
+    EXPECT_TRUE(run.ok) << run.error;
+    if (!run.ok)
+      return 0.0;
+    auto const& t = run.tables.at("connectionless");
+    double u = mean_recv(t, 4096, "unregistered"), r = mean_recv(t, 4096, "registered");
+    return u - r;
+  };
+  double one = gain(1, 0), four = gain(4, 0), loaded = gain(1, 0.6);
+  EXPECT_GT(four, one + 4 * 0.16) << "each extra switch adds its latency to both trips";
+  EXPECT_GT(loaded, one) << "queueing behind the background lengthens the notification's trip";
+}
+
+// Section 3.2-3.3: the first packet of a registered 4 KiB operation (8 packets) is lost once. The
+// other 7 wait in the escape channel, time out (20 us < the 50 us packet timeout) and are dropped
+// unacknowledged; all 8 are then retransmitted on timeout and the operation completes once.
+TEST(Connectionless, LostFirstPacketSendsTheRestThroughTheEscapeChannel)
+{
+  auto run = run_scenario_isolated(R"({"platform": {"preset": "lant-zcu102",
+        "network": {"faults": {"drops": [{"src": 0, "dst": 1, "seq": 0}]}}},
+      "workload": {"kind": "connectionless", "sizes": ["4KiB"], "notify": ["receiver"], "iterations": 1}})");
+  ASSERT_TRUE(run.ok) << run.error;
+  auto const& n = run.tables.at("connectionless_nodes");
+  EXPECT_EQ(n.num(1, "escaped"), 7);
+  EXPECT_EQ(n.num(1, "escape_timeouts"), 7);
+  EXPECT_EQ(n.num(1, "escape_drained"), 0);
+  EXPECT_EQ(n.num(0, "timeouts"), 8);
+  EXPECT_EQ(n.num(0, "retransmitted"), 8);
+  EXPECT_EQ(n.num(1, "registrations"), 1);
+  EXPECT_EQ(n.num(1, "deliveries"), 1);
+  EXPECT_GT(run.tables.at("connectionless").num(0, "recv_us"), 50.0) << "recovered after the packet timeout";
+  expect_accounting(run);
+}
+
+// 10,000 operations of 64 B - 48 KiB between random pairs of 8 nodes, under loss, duplication and
+// reordering: each delivered exactly once with its own data (the workload fails the run
+// otherwise), no table entry left (ditto), and every packet accounted for.
+class ConnectionlessStress : public ::testing::TestWithParam<double> {};
+
+TEST_P(ConnectionlessStress, TenThousandOperationsExactlyOnce)
+{
+  double loss = GetParam();
+  auto run    = run_scenario_isolated(fmt::format(
+      R"({{"seed": 5, "platform": {{"preset": "lant-zcu102", "topology": {{"hosts": 8, "chain": {{"switches": 1}}}},
+          "network": {{"faults": {{"loss_rate": {}, "corruption_rate": 0.002, "duplicate_rate": 0.01,
+                                  "reorder_rate": 0.02, "reorder_delay": "3us"}}}}}},
+          "workload": {{"kind": "connectionless", "mode": "stream", "pattern": "random", "operations": 10000,
+                        "min_size": "64B", "max_size": "48KiB", "window": 2, "poster": "accelerator"}}}})",
+      loss));
+  ASSERT_TRUE(run.ok) << run.error;
+  auto const& t = run.tables.at("connectionless");
+  EXPECT_EQ(t.num(0, "operations"), 10000);
+  EXPECT_EQ(t.rows[0].at("verified"), "yes");
+  auto const& n = run.tables.at("connectionless_nodes");
+  auto const& p = run.metadata.at("packets");
+  EXPECT_GT(p.at("fault_drops").get<double>(), 0);
+  EXPECT_GT(p.at("duplicates").get<double>(), 0);
+  EXPECT_GT(p.at("corrupted_delivered").get<double>(), 0);
+  EXPECT_GT(n.sum("escaped"), 0) << "reordering sent packets ahead of their registration";
+  EXPECT_GT(n.sum("duplicates_dropped") + n.sum("late_duplicates"), 0);
+  EXPECT_GT(n.sum("retransmitted"), 0);
+  EXPECT_EQ(n.sum("filter_evictions"), 0) << "the completed filter never forgot an operation early";
+  expect_accounting(run);
+}
+
+INSTANTIATE_TEST_SUITE_P(Loss, ConnectionlessStress, ::testing::Values(0.001, 0.01, 0.05));
+
+TEST(Connectionless, WrongTransportIsAClearConfigError)
+{
+  auto run = run_scenario_isolated(R"({"platform": {"preset": "lant-zcu102"}, "workload": {"kind": "sendrecv"}})");
+  ASSERT_FALSE(run.ok);
+  EXPECT_EQ(run.error_kind, "config");
+  EXPECT_NE(run.error.find("/platform/node/fpga/transport: the sendrecv workload runs over the RoCE POE"),
+            std::string::npos)
+      << run.error;
+  auto back = run_scenario_isolated(R"({"platform": {"preset": "accl-coyote-u55c"},
+      "workload": {"kind": "connectionless"}})");
+  ASSERT_FALSE(back.ok);
+  EXPECT_NE(back.error.find("needs the connectionless transport"), std::string::npos) << back.error;
+}
