@@ -16,6 +16,7 @@ constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& sched, std::uint64_t seed)
     : topo_(topo), routes_(topo), cfg_(cfg), sched_(sched), faults_(cfg.faults)
 {
+  lossless_ = cfg.switch_.flow_control == FlowControl::Lossless;
   const auto nv = static_cast<std::uint32_t>(topo.vertex_count());
   port_base_.resize(nv);
   switch_rng_.reserve(nv);
@@ -95,10 +96,15 @@ void Fabric::start_tx(std::uint32_t pid)
 {
   Port& port = ports_[pid];
   std::uint32_t slot;
-  if (!port.queue.empty()) {
+  if (port.held != kNone) { // waited for room downstream
+    slot      = port.held;
+    port.held = kNone;
+  } else if (!port.queue.empty()) {
     slot = port.queue.front();
     port.queue.pop_front();
     port.queued_bytes -= pool_[slot].wire_bytes;
+    if (lossless_ && !port.blocked.empty())
+      wake_blocked(pid);
   } else if (port.source_ready) {
     HostId h = static_cast<HostId>(topo_.host_index(port.vertex));
     // Reserve the port while the endpoint chooses: a tx_ready() from inside pull() only raises the flag.
@@ -121,6 +127,8 @@ void Fabric::start_tx(std::uint32_t pid)
     return;
   }
 
+  if (lossless_ && !port.peer_is_host && !reserve_downstream(pid, slot))
+    return; // parked until the next switch's queue drains
   Packet& p    = pool_[slot];
   SimTime t0   = std::max(sched_.now(), p.not_before);
   SimTime ser  = port.line.time_for(Bytes{p.wire_bytes});
@@ -176,6 +184,7 @@ void Fabric::arrive(std::uint32_t slot)
     SimTime delay;
     switch (faults_.on_arrival(ports_[pool_[slot].from_port], pool_[slot], delay)) {
       case FaultVerdict::Drop:
+        release_reservation(pool_[slot]);
         if (trace_)
           trace_->instant(pool_[slot].at_vertex, 100, "lost on cable", sched_.now());
         release(slot);
@@ -183,6 +192,7 @@ void Fabric::arrive(std::uint32_t slot)
       case FaultVerdict::Duplicate: {
         Packet copy    = pool_[slot];
         copy.duplicate = true;
+        copy.next_port = kNone; // the copy has no room reserved: it takes its chances
         handle(store(std::move(copy)));
         break;
       }
@@ -256,14 +266,76 @@ void Fabric::forward(std::uint32_t slot)
 {
   Packet& p        = pool_[slot];
   std::uint32_t v  = p.at_vertex;
-  std::uint32_t out = port_id(v, choose_port(v, p));
+  std::uint32_t out;
+  bool reserved = p.next_port != kNone;
+  if (reserved) { // lossless: room was reserved when the previous hop sent it
+    out         = p.next_port;
+    p.next_port = kNone;
+    ports_[out].reserved -= p.wire_bytes;
+  } else {
+    out = port_id(v, choose_port(v, p));
+  }
   p.not_before     = sched_.now();
   if (cfg_.switch_.forwarding == Forwarding::CutThrough) {
     // The last bit cannot leave before it came in (matters when the output is faster).
     SimTime ser_out = ports_[out].line.time_for(Bytes{p.wire_bytes});
     p.not_before    = std::max(p.not_before, p.tail_arrival + cfg_.switch_.latency - ser_out);
   }
+  if (reserved) {
+    Port& port = ports_[out];
+    port.queue.push_back(slot);
+    port.queued_bytes += p.wire_bytes;
+    port.counters.max_queue_bytes = std::max(port.counters.max_queue_bytes, port.queued_bytes);
+    if (!port.busy)
+      start_tx(out);
+    return;
+  }
   enqueue(out, slot);
+}
+
+bool Fabric::reserve_downstream(std::uint32_t pid, std::uint32_t slot)
+{
+  Port& port = ports_[pid];
+  Packet& p  = pool_[slot];
+  if (p.next_port == kNone)
+    p.next_port = port_id(port.peer, choose_port(port.peer, p));
+  Port& out         = ports_[p.next_port];
+  std::uint64_t use = out.queued_bytes + out.reserved;
+  // An empty queue always takes one packet (a packet larger than the buffer must not block forever).
+  if (out.capacity > 0 && use > 0 && use + p.wire_bytes > out.capacity) {
+    port.held = slot;
+    if (std::find(out.blocked.begin(), out.blocked.end(), pid) == out.blocked.end()) {
+      out.blocked.push_back(pid);
+      ++port.counters.pauses;
+      port.paused_since = sched_.now();
+    }
+    port.busy = false;
+    return false;
+  }
+  out.reserved += p.wire_bytes;
+  return true;
+}
+
+void Fabric::release_reservation(Packet& p)
+{
+  if (p.next_port == kNone)
+    return;
+  ports_[p.next_port].reserved -= p.wire_bytes;
+  std::uint32_t out = p.next_port;
+  p.next_port       = kNone;
+  wake_blocked(out);
+}
+
+void Fabric::wake_blocked(std::uint32_t out)
+{
+  std::vector<std::uint32_t> waiting;
+  waiting.swap(ports_[out].blocked);
+  for (auto pid : waiting) {
+    Port& up = ports_[pid];
+    up.counters.paused = up.counters.paused + (sched_.now() - up.paused_since);
+    if (!up.busy)
+      start_tx(pid); // re-checks the room; parks again if there is still none
+  }
 }
 
 void Fabric::enqueue(std::uint32_t pid, std::uint32_t slot)

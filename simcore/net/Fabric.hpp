@@ -70,6 +70,11 @@ private:
   void forward(std::uint32_t slot);
   std::uint32_t choose_port(std::uint32_t vertex, const Packet& p);
   void enqueue(std::uint32_t port, std::uint32_t slot);
+  /// Lossless: reserve room for `slot` in its output queue at the next switch, or park it.
+  bool reserve_downstream(std::uint32_t pid, std::uint32_t slot);
+  void release_reservation(Packet& p);
+  void wake_blocked(std::uint32_t port);
+  bool lossless_ = false;
 
   const topo::Topology& topo_;
   topo::RoutingTable routes_;

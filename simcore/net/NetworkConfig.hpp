@@ -4,6 +4,7 @@
 namespace nafsim::net {
 
 enum class Forwarding { CutThrough, StoreAndForward };
+enum class FlowControl { Drop, Lossless };
 enum class RoutingMode { Ecmp, DModK, Spray, Adaptive };
 
 struct LinkConfig {
@@ -21,8 +22,13 @@ struct SwitchConfig {
   SimTime latency       = SimTime::ns(500);
   Bytes port_buffer{1 << 20};
   Bytes cut_through_header{64};
+  FlowControl flow_control = FlowControl::Drop;
   template <class V> void describe(V& v)
   {
+    v.field("flow_control", flow_control,
+            "drop: a full output queue tail-drops (Ethernet without PFC); lossless: link-level flow control, a port "
+            "sends a packet only when the output queue it goes to at the next switch has room for it, else it waits "
+            "(head-of-line blocking; as credit-based HPC links, InfiniBand, PFC)");
     v.field("forwarding", forwarding, "cut-through starts forwarding once the header is in; store-and-forward waits "
                                       "for the whole packet");
     v.field("latency", latency, "forwarding latency from decision point (header or tail in) to output start");
@@ -125,6 +131,10 @@ namespace nafsim::config {
 template <> struct EnumNames<net::Forwarding> {
   static constexpr std::array list{std::pair{net::Forwarding::CutThrough, "cut-through"},
                                    std::pair{net::Forwarding::StoreAndForward, "store-and-forward"}};
+};
+template <> struct EnumNames<net::FlowControl> {
+  static constexpr std::array list{std::pair{net::FlowControl::Drop, "drop"},
+                                   std::pair{net::FlowControl::Lossless, "lossless"}};
 };
 template <> struct EnumNames<net::RoutingMode> {
   static constexpr std::array list{std::pair{net::RoutingMode::Ecmp, "ecmp"}, std::pair{net::RoutingMode::DModK, "dmodk"},

@@ -30,6 +30,7 @@ struct Packet {
   SimTime not_before;
   std::uint32_t at_vertex = 0; ///< vertex the packet is travelling to
   std::uint32_t from_port = 0; ///< port (fabric-wide id) that transmitted it last
+  std::uint32_t next_port = UINT32_MAX; ///< lossless: output port reserved at the next switch
 };
 
 } // namespace nafsim::net

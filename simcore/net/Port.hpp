@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <vector>
 
 namespace nafsim::net {
 
@@ -20,6 +21,8 @@ struct PortCounters {
   std::uint64_t duplicated  = 0; ///< delivered twice by this cable (fault injection)
   std::uint64_t held_back   = 0; ///< delayed by this cable so that later packets overtake (fault injection)
   std::uint64_t max_queue_bytes = 0;
+  std::uint64_t pauses = 0; ///< lossless flow control: times this port waited for room downstream
+  SimTime paused;           ///< ... and for how long in all
 };
 
 struct Port {
@@ -39,6 +42,11 @@ struct Port {
   std::uint64_t queued_bytes = 0;
   bool busy                  = false;
   bool source_ready          = false; ///< host ports: the endpoint has something to send
+  // Lossless flow control (SwitchConfig::flow_control).
+  std::uint64_t reserved = 0;             ///< bytes upstream ports have sent toward this queue
+  std::uint32_t held     = UINT32_MAX;    ///< packet slot waiting for room at the next switch
+  SimTime paused_since;
+  std::vector<std::uint32_t> blocked;     ///< upstream ports waiting for room in this queue
   Rng rng;                           ///< this cable's fault stream
   PortCounters counters;
 };
