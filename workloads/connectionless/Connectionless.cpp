@@ -144,11 +144,13 @@ void Connectionless::run_latency_source(ActorContext& ctx, nodes::Cluster& c)
   nodes::LantNi& ni = *c.node(cfg_.src).lant();
   const std::uint64_t max_reg = transport_.registration ? transport_.max_registered() : 0;
   std::uint64_t id = 0;
+  // The notification kinds take turns within each iteration, so that a slow drift (background
+  // load) affects them alike.
   for (auto bytes : sizes_) {
-    for (Notify kind : cfg_.notify) {
-      if (kind == Notify::Receiver && (bytes > max_reg || bytes < transport_.register_min.count))
-        continue; // not registrable: measured only as unregistered
-      for (unsigned it = 0; it < cfg_.iterations; ++it) {
+    for (unsigned it = 0; it < cfg_.iterations; ++it) {
+      for (Notify kind : cfg_.notify) {
+        if (kind == Notify::Receiver && (bytes > max_reg || bytes < transport_.register_min.count))
+          continue; // not registrable: measured only as unregistered
         Op& o               = ops_[++id];
         o.src               = cfg_.src;
         o.dst               = cfg_.dst;
