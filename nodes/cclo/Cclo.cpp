@@ -10,14 +10,13 @@ namespace nafsim::nodes {
 using roce::AppHeader;
 
 Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond line_rate, std::size_t hosts,
-           Scheduler& sched, RdmaPoe& poe, MemorySystem& mem, QpDirectory qps, DataPlane* data)
+           Scheduler& sched, CcloLink link, MemorySystem& mem, DataPlane* data)
     : host_(host)
     , cfg_(cfg)
     , cycle_(cycles_time(Cycles{1}, clock))
     , sched_(sched)
-    , poe_(poe)
+    , link_(std::move(link))
     , mem_(mem)
-    , qps_(std::move(qps))
     , data_(data)
     , rbm_(cfg.rx_buffers, 0)
     , inits_(hosts)
@@ -40,7 +39,7 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond l
   dmp_->on_deadlock([this](std::string why) { fail(fmt::format("host {}: {}", host_, why)); });
   // The Rx system receives every SEND: notifications need no buffer; eager data takes a free Rx
   // buffer, and none free means back-pressure (the sender is told the receiver is not ready).
-  poe_.set_recv_provider([this](const AppHeader& h) {
+  link_.set_recv_provider([this](const AppHeader& h) {
     using roce::RecvOffer;
     if ((h[0] & kMagic) != kMagic)
       return RecvOffer{}; // not a CCLO message: the queue pair's own receives
@@ -172,7 +171,7 @@ void Cclo::send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::u
   wr.msg    = next_msg();
   wr.header = AppHeader{kMagic | (std::uint64_t{static_cast<std::uint8_t>(type)} << 32) | host_, a, addr, b};
   SimTime ready = sched_.now() + cycles(cfg_.txrx.tx_cycles);
-  poe_.post_send(qps_(peer), wr, [ready](std::uint64_t, std::uint32_t) { return ready; });
+  link_.post(peer, wr, [ready](std::uint64_t, std::uint32_t) { return ready; });
 }
 
 SimTime Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
@@ -190,7 +189,7 @@ SimTime Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t by
   if (data_)
     data_->payloads[wr.msg] = std::move(payload);
   // The Tx system prepends the signature and forwards the data as the data mover streams it.
-  poe_.post_send(qps_(peer), wr, [data, hdr, tx](std::uint64_t off, std::uint32_t len) {
+  link_.post(peer, wr, [data, hdr, tx](std::uint64_t off, std::uint32_t len) {
     std::uint64_t end = off + len;
     if (end <= hdr)
       return data.first + tx;
@@ -218,7 +217,7 @@ void Cclo::write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::
     if (done)
       done();
   };
-  poe_.post_send(qps_(peer), wr, [data, tx](std::uint64_t off, std::uint32_t len) {
+  link_.post(peer, wr, [data, tx](std::uint64_t off, std::uint32_t len) {
     return data.first + tx + transmit_time(Bytes{off + len}, data.rate);
   });
 }

@@ -66,9 +66,18 @@ struct CcloCounters {
 
 class Firmware;
 
+/// How the CCLO's Tx system reaches the network: the node's transport (the RoCE POE, or the
+/// connectionless NI). Completions and inbound notices come back through Cclo::on_completion and
+/// Cclo::on_inbound.
+struct CcloLink {
+  /// Post a SEND (the receiver places it) or a WRITE to `peer`; `source` tells when payload bytes are ready.
+  std::function<void(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source)> post;
+  /// Who places incoming SENDs (the Rx system: Rx buffers or the control slot).
+  std::function<void(roce::RecvProvider)> set_recv_provider;
+};
+
 class Cclo final : public TxSystem {
 public:
-  using QpDirectory = std::function<QpId(net::HostId peer)>;
   /// Device memory below kUserBase holds the CCLO's own buffers (Rx and spare buffers).
   static constexpr std::uint64_t kUserBase = 1ULL << 36;
   /// Device buffers the XRT driver stages host operands (and results) in.
@@ -76,7 +85,7 @@ public:
   static constexpr std::uint64_t kStagingSpan = 1ULL << 40;
 
   Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond line_rate, std::size_t hosts,
-       Scheduler& sched, RdmaPoe& poe, MemorySystem& mem, QpDirectory qps, DataPlane* data = nullptr);
+       Scheduler& sched, CcloLink link, MemorySystem& mem, DataPlane* data = nullptr);
   ~Cclo();
   /// Start the firmware (a daemon actor on the node's SimGrid host).
   void start(simgrid::s4u::Host* host);
@@ -129,9 +138,8 @@ private:
   CcloConfig cfg_;
   SimTime cycle_;
   Scheduler& sched_;
-  RdmaPoe& poe_;
+  CcloLink link_;
   MemorySystem& mem_;
-  QpDirectory qps_;
   DataPlane* data_; ///< real data (null: sizes only)
   RxBufferManager rbm_;
   std::unique_ptr<DataMover> dmp_;

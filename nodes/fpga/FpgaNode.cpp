@@ -22,6 +22,28 @@ FpgaNode::FpgaNode(net::HostId id, const FpgaNodeConfig& cfg, Scheduler& sched, 
   }
 }
 
+void FpgaNode::attach_cclo(std::unique_ptr<Cclo> c)
+{
+  cclo_ = std::move(c);
+  if (!lant_)
+    return; // the RoCE POE reports through on_completion / on_inbound
+  lant_->set_local_hook([this](std::uint64_t command) {
+    roce::Completion done;
+    done.wr_id = command;
+    return cclo_->on_completion(done);
+  });
+  lant_->set_receive_hook([this](const ReceiveNotice& n) {
+    roce::InboundMessage m;
+    m.verb       = n.message ? roce::Verb::Send : roce::Verb::Write;
+    m.msg        = n.msg;
+    m.addr       = n.base;
+    m.bytes      = n.bytes;
+    m.recv_wr_id = n.recv_id;
+    m.header     = n.header;
+    return cclo_->on_inbound(n.src, m);
+  });
+}
+
 void FpgaNode::wake_waiters()
 {
   for (ActorId a : waiters_)

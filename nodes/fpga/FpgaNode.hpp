@@ -29,7 +29,8 @@ public:
   /// The collective engine, once attached (Cluster::cclo).
   Cclo* cclo() { return cclo_.get(); }
   const Cclo* cclo() const { return cclo_.get(); }
-  void attach_cclo(std::unique_ptr<Cclo> c) { cclo_ = std::move(c); }
+  /// Attach the collective engine; notices of the node's transport addressed to it go to it.
+  void attach_cclo(std::unique_ptr<Cclo> c);
   RdmaPoe& poe() { return poe_; }
   /// The connectionless NI (transport = connectionless), else null.
   LantNi* lant() { return lant_.get(); }

@@ -27,9 +27,9 @@ LantNi::LantNi(net::HostId host, const LantNiConfig& cfg, Hertz clock, Scheduler
 void LantNi::post(ActorContext& ctx, const Command& c)
 {
   ctx.sleep_for(cfg_.post_overhead);
-  if (!tx_.can_post(c.queue, c.bytes)) {
+  if (!tx_.can_post(c.queue, c.bytes, c.message)) {
     ++c_.post_waits;
-    while (!tx_.can_post(c.queue, c.bytes)) {
+    while (!tx_.can_post(c.queue, c.bytes, c.message)) {
       waiters_.push_back(ctx.id());
       ctx.block(fmt::format("node {}: command queue {} full (command_queue_depth {})", host_, c.queue,
                             cfg_.transport.command_queue_depth));
@@ -42,12 +42,33 @@ void LantNi::post(ActorContext& ctx, const Command& c)
 
 bool LantNi::try_post(const Command& c)
 {
-  if (!tx_.can_post(c.queue, c.bytes))
+  if (!tx_.can_post(c.queue, c.bytes, c.message))
     return false;
   local_[c.id] = Local{};
   tx_.post(c, sched_.now(), scratch_);
   execute(scratch_);
   return true;
+}
+
+void LantNi::submit(Command c, PayloadSource source)
+{
+  c.queue = 1;
+  if (source)
+    sources_[c.id] = Source{c.local_addr, std::move(source)};
+  submitted_.push_back(c);
+  drain_submitted();
+}
+
+void LantNi::drain_submitted()
+{
+  while (!submitted_.empty() && tx_.can_post(1, submitted_.front().bytes, submitted_.front().message)) {
+    tx_.post(submitted_.front(), sched_.now(), scratch_);
+    submitted_.pop_front();
+  }
+  if (!submitted_.empty())
+    ++c_.post_waits;
+  if (!scratch_.empty())
+    execute(scratch_);
 }
 
 SimTime LantNi::seen_by_poll(SimTime since, SimTime posted) const
@@ -113,6 +134,7 @@ std::string LantNi::leaks() const
   add(rx_.registrations_in_use(), "registration-table entries");
   add(rx_.escape_in_use(), "escape-channel packets");
   add(notices_.size() + received_.size(), "unread receive notifications");
+  add(submitted_.size(), "hardware posts waiting");
   return r;
 }
 
@@ -173,7 +195,8 @@ void LantNi::execute(Actions& acts)
       written      = done;
       image_[w->addr] = {w->pkt.msg, w->pkt.index};
     } else if (auto* d = std::get_if<Delivered>(&a)) {
-      ReceiveNotice rn{d->src, d->op, d->base, d->bytes, d->msg, d->registered, verify(*d), {}};
+      ReceiveNotice rn{d->src, d->op, d->base, d->bytes, d->msg, d->registered, verify(*d), {}, d->message,
+                       d->recv_id, d->header};
       if (!rn.verified)
         ++c_.verification_failures;
       SimTime at = std::max(sched_.now(), writes_done_);
@@ -184,6 +207,9 @@ void LantNi::execute(Actions& acts)
     } else if (auto* l = std::get_if<LocalNotice>(&a)) {
       if (l->kind == LocalNotice::Kind::Failed)
         throw SimulationError(l->error);
+      sources_.erase(l->command);
+      if (local_hook_ && local_hook_(l->command))
+        continue;
       if (auto it = local_.find(l->command); it != local_.end()) { // else: nobody waits for it
         it->second.complete = sched_.now();
         wake_waiters();
@@ -220,10 +246,17 @@ void LantNi::refill(SimTime now)
     // The DMA engine fetches a new command's descriptor, then reads the payload; the packet
     // leaves after the NI pipeline and the PHY's transmit half.
     SimTime start = now + (t->starts_command ? cycle_ * static_cast<std::int64_t>(cfg_.descriptor_fetch) : SimTime{});
-    SimTime data  = memory_.read_done(Engine::PoeRead, start, t->local_addr, Bytes{t->pkt.length});
+    SimTime data;
+    if (auto src = sources_.find(t->command); src != sources_.end()) // streamed in by another block
+      data = std::max(start, src->second.fn(t->local_addr - src->second.local, t->pkt.length));
+    else
+      data = memory_.read_done(Engine::PoeRead, start, t->local_addr, Bytes{t->pkt.length});
     staged_.push_back(Staged{*t, std::max(start, data) + cycle_ * static_cast<std::int64_t>(cfg_.tx_pipeline) + phy_tx_});
-    if (t->starts_command)
+    if (t->starts_command) {
       wake_waiters(); // a command left its queue: room for a waiting post
+      if (!submitted_.empty())
+        sched_.call_at(now, [this] { drain_submitted(); });
+    }
   }
   if (!scratch_.empty())
     execute(scratch_);
@@ -321,8 +354,10 @@ void LantNi::on_event(std::uint32_t kind, std::uint64_t)
       ReceiveNotice n = notices_.front().second;
       n.at            = now;
       notices_.pop_front();
-      received_.push_back(n);
       ++c_.deliveries;
+      if (receive_hook_ && receive_hook_(n))
+        break;
+      received_.push_back(n);
       wake_waiters();
       break;
     }

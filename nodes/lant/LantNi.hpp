@@ -13,6 +13,7 @@
 
 #include "nodes/lant/LantNiConfig.hpp"
 #include "nodes/memory/MemorySystem.hpp"
+#include "nodes/rdma/RdmaPoe.hpp"
 #include "protocols/lant/Receiver.hpp"
 #include "protocols/lant/Sender.hpp"
 #include "simcore/engine/Scheduler.hpp"
@@ -33,6 +34,9 @@ struct ReceiveNotice {
   bool registered     = false;
   bool verified       = false; ///< every packet of [base, base + bytes) holds this operation's data
   SimTime at;                  ///< when it entered the notification queue
+  bool message          = false;
+  std::uint64_t recv_id = 0;
+  lant::Header header{};
 };
 
 struct LantNiCounters {
@@ -62,6 +66,17 @@ public:
   ReceiveNotice wait_receive(ActorContext& ctx, const std::function<bool(const ReceiveNotice&)>& accept = {});
   /// Forget the local notices of command `id` (after the program has seen what it waits for).
   void release(std::uint64_t id) { local_.erase(id); }
+
+  // The hardware interface (an on-chip block such as the CCLO's Tx/Rx systems).
+  /// Post from hardware through the accelerator queue; when it is full the command waits in order
+  /// inside the NI. `source` tells when each payload byte range is ready (default: memory reads).
+  void submit(lant::Command c, PayloadSource source = {});
+  /// Offered every local completion first; true = consumed (not queued for programs).
+  void set_local_hook(std::function<bool(std::uint64_t command)> h) { local_hook_ = std::move(h); }
+  /// Offered every receive notification first; true = consumed.
+  void set_receive_hook(std::function<bool(const ReceiveNotice&)> h) { receive_hook_ = std::move(h); }
+  /// Where incoming messages land.
+  void set_placement(lant::PlacementProvider p) { rx_.set_placement(std::move(p)); }
 
   const lant::Sender& sender() const { return tx_; }
   const lant::Receiver& receiver() const { return rx_; }
@@ -122,6 +137,15 @@ private:
   std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::uint32_t>> image_;
   lant::Actions scratch_;
   LantNiCounters c_;
+  struct Source {
+    std::uint64_t local = 0;
+    PayloadSource fn;
+  };
+  std::unordered_map<std::uint64_t, Source> sources_; ///< by command id
+  std::deque<lant::Command> submitted_;               ///< hardware posts waiting for queue space
+  std::function<bool(std::uint64_t)> local_hook_;
+  std::function<bool(const ReceiveNotice&)> receive_hook_;
+  void drain_submitted();
 };
 
 } // namespace nafsim::nodes

@@ -88,10 +88,53 @@ Cclo& Cluster::cclo(std::size_t i)
 {
   FpgaNode& n = node(i);
   if (!n.cclo()) {
-    require_roce("CCLO (the connectionless transport is not wired to the CCLO yet)");
+    CcloLink link;
+    if (LantNi* ni = n.lant()) { // over the connectionless transport: SENDs are placed messages
+      auto const& tc = cfg_.node.fpga.connectionless.transport;
+      auto const& cc = cfg_.node.fpga.cclo;
+      std::uint64_t largest = cc.tuning.max_eager_size.count + cc.txrx.header.count;
+      if (!tc.registration || largest > tc.max_registered())
+        throw config::ConfigError(
+            "", "/platform/node/fpga/cclo/tuning/max_eager_size",
+            fmt::format("over the connectionless transport an eager message (max_eager_size {} + the {} header) must "
+                        "fit the registration range ({} with {}-bit masks of {} packets{}): lower max_eager_size or "
+                        "raise connectionless.transport.bitmask_bits",
+                        format_bytes(cc.tuning.max_eager_size), format_bytes(cc.txrx.header),
+                        format_bytes(Bytes{tc.max_registered()}), tc.bitmask_bits,
+                        format_bytes(tc.packet_payload), tc.registration ? "" : "; registration is off"));
+      link.post = [ni](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source) {
+        lant::Command c;
+        c.id          = wr.wr_id;
+        c.dst         = peer;
+        c.local_addr  = wr.local_addr;
+        c.remote_addr = wr.remote_addr;
+        c.bytes       = std::max<std::uint64_t>(wr.length, 1);
+        c.msg         = wr.msg;
+        c.message     = wr.verb == roce::Verb::Send;
+        c.header      = wr.header;
+        ni->submit(c, std::move(source));
+      };
+      link.set_recv_provider = [ni](roce::RecvProvider p) {
+        ni->set_placement([p = std::move(p)](std::uint32_t, const lant::DataPacket& first) {
+          roce::RecvOffer o = p(first.header);
+          switch (o.status) {
+            case roce::RecvOffer::Status::NotReady: return lant::Placement{lant::Placement::Status::NotReady, 0, 0, 0};
+            case roce::RecvOffer::Status::Ready:
+              return lant::Placement{lant::Placement::Status::Ready, o.recv.local_addr, o.recv.wr_id, o.recv.length};
+            case roce::RecvOffer::Status::Unclaimed: break;
+          }
+          return lant::Placement{};
+        });
+      };
+    } else {
+      link.post = [this, &n, i](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source) {
+        n.poe().post_send(qp(i, peer), wr, std::move(source));
+      };
+      link.set_recv_provider = [&n](roce::RecvProvider p) { n.poe().set_recv_provider(std::move(p)); };
+    }
     n.attach_cclo(std::make_unique<Cclo>(static_cast<net::HostId>(i), cfg_.node.fpga.cclo, cfg_.node.fpga.clock,
-                                         cfg_.network.link.rate, size(), sched_, n.poe(), n.memory(),
-                                         [this, i](net::HostId peer) { return qp(i, peer); }, data_.get()));
+                                         cfg_.network.link.rate, size(), sched_, std::move(link), n.memory(),
+                                         data_.get()));
     n.cclo()->start(hosts_.at(i));
   }
   return *n.cclo();

@@ -5,6 +5,7 @@
 #include "protocols/lant/Wire.hpp"
 #include "simcore/config/Schema.hpp"
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -35,7 +36,20 @@ struct Command {
   std::uint64_t msg         = 0; ///< content id of the payload
   Notify notify             = Notify::Auto;
   unsigned queue            = 0; ///< 0 = CPU, 1 = accelerator
+  bool message              = false; ///< a SEND: the receiver places it (must be registrable)
+  Header header{};
 };
+
+/// Where the receiver puts an incoming message (decided when its first packet registers it).
+struct Placement {
+  enum class Status { Sender, NotReady, Ready };
+  Status status      = Status::Sender; ///< Sender: at the address the sender gave
+  std::uint64_t addr = 0;
+  std::uint64_t id   = 0; ///< the receive buffer's id, returned in the notification
+  std::uint64_t capacity = 0;
+};
+/// Chooses the placement of an incoming message from its source and first packet.
+using PlacementProvider = std::function<Placement(std::uint32_t src, const DataPacket& first)>;
 
 /// Send an ACK/NACK to `dst` (control path: ahead of data).
 struct SendAck {
@@ -57,10 +71,13 @@ struct WriteData {
 struct Delivered {
   std::uint32_t src   = 0;
   std::uint64_t op    = 0;
-  std::uint64_t base  = 0;
+  std::uint64_t base  = 0; ///< where the data is (a message: where the receiver placed it)
   std::uint64_t bytes = 0;
   std::uint64_t msg   = 0;
   bool registered     = false;
+  bool message        = false;
+  std::uint64_t recv_id = 0; ///< a placed message: its receive buffer's id
+  Header header{};
 };
 /// Sender-side notification for a command: `pushed` (all data handed to the network: the paper's
 /// non-blocking send) or complete (every packet acknowledged), or failed.

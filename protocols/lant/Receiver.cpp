@@ -15,7 +15,8 @@ void Receiver::ack(std::uint32_t src, const DataPacket& p, bool nack, Actions& o
 
 bool Receiver::apply(const Key& k, Entry& e, const DataPacket& p, Actions& out)
 {
-  unsigned bit = packet_bit(e.base, p.addr(cfg_.packet_payload.count), cfg_.packet_payload.count);
+  const std::uint64_t P = cfg_.packet_payload.count;
+  unsigned bit          = packet_bit(e.base, p.addr(P), P);
   switch (e.mask.set(bit)) {
     case Bitmask::Update::Duplicate:
       // Dropped straight away (paper 3.3); acknowledged again in case the first ACK is still on
@@ -25,14 +26,14 @@ bool Receiver::apply(const Key& k, Entry& e, const DataPacket& p, Actions& out)
       return false;
     case Bitmask::Update::New:
       ++c_.packets_written;
-    out.emplace_back(WriteData{k.src, p, p.addr(cfg_.packet_payload.count)});
+      out.emplace_back(WriteData{k.src, p, e.place + std::uint64_t{bit} * P});
       ack(k.src, p, false, out);
       return false;
     case Bitmask::Update::Complete:
       ++c_.packets_written;
-    out.emplace_back(WriteData{k.src, p, p.addr(cfg_.packet_payload.count)});
+      out.emplace_back(WriteData{k.src, p, e.place + std::uint64_t{bit} * P});
       ack(k.src, p, false, out);
-      out.emplace_back(Delivered{k.src, k.op, e.base, e.bytes, e.msg, true});
+      out.emplace_back(Delivered{k.src, k.op, e.place, e.bytes, e.msg, true, e.message, e.recv_id, e.header});
       ++c_.registered_completed;
       return true;
   }
@@ -101,14 +102,29 @@ void Receiver::on_data(std::uint32_t src, const DataPacket& p, bool corrupted, S
       ++c_.registration_full_drops;
       return;
     }
+    Entry e{Bitmask::initial(cfg_.bitmask_bits, p.count, 0), p.base, p.bytes, p.msg, p.base, 0, p.message, p.header};
+    if (p.message && placement_) { // the receiver chooses where a message lands
+      Placement pl = placement_(src, p);
+      if (pl.status == Placement::Status::NotReady) { // unacknowledged: the sender retries later
+        ++c_.not_ready_drops;
+        return;
+      }
+      if (pl.status == Placement::Status::Ready) {
+        if (pl.capacity < p.bytes)
+          throw ProtocolError(fmt::format("node {}: a {}-byte message from node {} does not fit the {}-byte receive "
+                                          "buffer chosen for it",
+                                          self_, p.bytes, src, pl.capacity));
+        e.place   = pl.addr;
+        e.recv_id = pl.id;
+      }
+    }
     ++c_.registrations;
-    Entry e{Bitmask::initial(cfg_.bitmask_bits, p.count, 0), p.base, p.bytes, p.msg};
     ++c_.packets_written;
-    out.emplace_back(WriteData{src, p, p.addr(cfg_.packet_payload.count)});
+    out.emplace_back(WriteData{src, p, e.place});
     ack(src, p, false, out);
     bool done = false;
     if (e.mask.all_ones()) { // a one-packet operation
-      out.emplace_back(Delivered{src, p.op, e.base, e.bytes, e.msg, true});
+      out.emplace_back(Delivered{src, p.op, e.place, e.bytes, e.msg, true, e.message, e.recv_id, e.header});
       ++c_.registered_completed;
       done = true;
     }
@@ -155,7 +171,7 @@ void Receiver::on_notify(std::uint32_t src, const NotifyPacket& n, SimTime now, 
     ++c_.duplicate_notifications;
     return;
   }
-  out.emplace_back(Delivered{src, n.op, n.base, n.bytes, n.msg, false});
+  out.emplace_back(Delivered{src, n.op, n.base, n.bytes, n.msg, false, false, 0, n.header});
   remember_completed(k, now);
 }
 

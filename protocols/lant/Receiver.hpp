@@ -28,6 +28,7 @@ struct ReceiverCounters {
   std::uint64_t duplicates_dropped    = 0; ///< mask unchanged: dropped (and acknowledged again)
   std::uint64_t late_duplicates       = 0; ///< packets of recently completed operations (completed filter)
   std::uint64_t registration_full_drops = 0; ///< first packets dropped: no free table entry
+  std::uint64_t not_ready_drops       = 0; ///< first packets of messages dropped: no receive buffer free
   std::uint64_t escaped               = 0; ///< packets put in the escape channel
   std::uint64_t escape_drained        = 0; ///< ... and later matched to their registration
   std::uint64_t escape_timeouts       = 0; ///< ... dropped when their timer ran out
@@ -42,6 +43,8 @@ class Receiver {
 public:
   explicit Receiver(const LantConfig& cfg, std::uint32_t self);
 
+  /// Where incoming messages land (default: where the sender says).
+  void set_placement(PlacementProvider p) { placement_ = std::move(p); }
   void on_data(std::uint32_t src, const DataPacket& p, bool corrupted, SimTime now, Actions& out);
   void on_notify(std::uint32_t src, const NotifyPacket& n, SimTime now, Actions& out);
   /// Escape-channel timeouts.
@@ -63,9 +66,13 @@ private:
   };
   struct Entry {
     Bitmask mask;
-    std::uint64_t base  = 0;
+    std::uint64_t base  = 0; ///< the operation's address as the sender gave it
     std::uint64_t bytes = 0;
     std::uint64_t msg   = 0;
+    std::uint64_t place = 0; ///< where its data goes (a placed message: the receive buffer)
+    std::uint64_t recv_id = 0;
+    bool message = false;
+    Header header{};
   };
   struct Escaped {
     std::uint32_t src;
@@ -81,6 +88,7 @@ private:
 
   LantConfig cfg_;
   std::uint32_t self_;
+  PlacementProvider placement_;
   std::unordered_map<Key, Entry, KeyHash> table_;
   std::deque<Escaped> escape_;
   std::unordered_set<Key, KeyHash> completed_;

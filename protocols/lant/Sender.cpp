@@ -16,9 +16,9 @@ std::size_t Sender::queued_commands() const
   return queues_[0].size() + queues_[1].size() + queues_[2].size();
 }
 
-bool Sender::can_post(unsigned queue, std::uint64_t bytes) const
+bool Sender::can_post(unsigned queue, std::uint64_t bytes, bool message) const
 {
-  bool large = cfg_.large_transfer.threshold.count > 0 && bytes > cfg_.large_transfer.threshold.count;
+  bool large = !message && cfg_.large_transfer.threshold.count > 0 && bytes > cfg_.large_transfer.threshold.count;
   return queues_[large ? kLargeQueue : std::min(queue, 1u)].size() < cfg_.command_queue_depth;
 }
 
@@ -32,6 +32,11 @@ bool Sender::post(const Command& c, SimTime, Actions& out)
   if (cfg_.packets_for(c.bytes) > kMaxPackets)
     throw ProtocolError(fmt::format("node {}: command {} of {} bytes needs more than {} packets", self_, c.id,
                                     c.bytes, kMaxPackets));
+  if (c.message && (!cfg_.registration || c.bytes > cfg_.max_registered() || c.bytes < cfg_.register_min.count))
+    throw ProtocolError(fmt::format(
+        "node {}: message {} of {} bytes cannot be registered (registration range [{}, {}] bytes, registration {}): "
+        "a message lands where the receiver's registration puts it; send smaller messages or widen the bitmask",
+        self_, c.id, c.bytes, cfg_.register_min.count, cfg_.max_registered(), cfg_.registration ? "on" : "off"));
   if (c.notify == Notify::Receiver) {
     std::uint64_t seg = c.bytes;
     if (cfg_.large_transfer.threshold.count > 0 && c.bytes > cfg_.large_transfer.threshold.count)
@@ -42,11 +47,11 @@ bool Sender::post(const Command& c, SimTime, Actions& out)
           "[{}, {}] bytes (registration {}); use notify 'auto' or 'sender', or widen the bitmask",
           self_, c.id, seg, cfg_.register_min.count, cfg_.max_registered(), cfg_.registration ? "on" : "off"));
   }
-  if (!can_post(c.queue, c.bytes)) {
+  if (!can_post(c.queue, c.bytes, c.message)) {
     ++c_.command_queue_full;
     return false;
   }
-  bool large = cfg_.large_transfer.threshold.count > 0 && c.bytes > cfg_.large_transfer.threshold.count;
+  bool large = !c.message && cfg_.large_transfer.threshold.count > 0 && c.bytes > cfg_.large_transfer.threshold.count;
   queues_[large ? kLargeQueue : c.queue].push_back(Queued{c, 0});
   ++c_.commands_posted;
   out.emplace_back(WantTx{});
@@ -111,8 +116,10 @@ bool Sender::start_operation(SimTime now)
     current_starts_ = true;
   }
   o.count      = cfg_.packets_for(o.bytes);
-  o.registered = cmd.notify != Notify::Sender && cfg_.registration && o.bytes <= cfg_.max_registered() &&
-                 o.bytes >= cfg_.register_min.count;
+  o.message    = cmd.message;
+  o.header     = cmd.header;
+  o.registered = cmd.message || (cmd.notify != Notify::Sender && cfg_.registration &&
+                                 o.bytes <= cfg_.max_registered() && o.bytes >= cfg_.register_min.count);
   if (o.final)
     queues_[q].pop_front();
   std::uint64_t op = next_op_++;
@@ -134,6 +141,8 @@ Sender::TxPacket Sender::packet(std::uint64_t op, const Op& o, std::uint32_t ind
   t.pkt.length      = static_cast<std::uint32_t>(std::min<std::uint64_t>(cfg_.packet_payload.count, o.bytes - off));
   t.pkt.registered  = o.registered;
   t.pkt.msg         = o.msg;
+  t.pkt.message     = o.message;
+  t.pkt.header      = o.header;
   t.dst             = o.dst;
   t.local_addr      = o.local + off;
   t.command         = o.command;
@@ -258,7 +267,7 @@ void Sender::on_ack(const AckPacket& a, SimTime now, Actions& out)
     if (!o.registered) {
       // The receiver learns of it from our notification, one trip later; it is acknowledged
       // (and resent on timeout), and the op entry is held until then.
-      out.emplace_back(SendNotify{o.dst, NotifyPacket{a.op, o.remote, o.bytes, o.msg}});
+      out.emplace_back(SendNotify{o.dst, NotifyPacket{a.op, o.remote, o.bytes, o.msg, o.header}});
       ++c_.notifications_sent;
       SimTime deadline = now + cfg_.packet_timeout;
       txns_.emplace(key(a.op, kNotifyIndex), Txn{deadline, 0, false});
@@ -289,7 +298,7 @@ void Sender::on_timer(SimTime now, Actions& out)
         continue;
       }
       const Op& o = ops_.at(k >> 24);
-      out.emplace_back(SendNotify{o.dst, NotifyPacket{k >> 24, o.remote, o.bytes, o.msg}});
+      out.emplace_back(SendNotify{o.dst, NotifyPacket{k >> 24, o.remote, o.bytes, o.msg, o.header}});
       ++c_.notifications_resent;
       t.deadline = now + cfg_.packet_timeout;
       timers_.emplace_back(t.deadline, k);

@@ -44,8 +44,8 @@ public:
   /// `self`: this node's id (for error messages).
   Sender(const LantConfig& cfg, std::uint32_t self);
 
-  /// Whether queue `queue` can take a command of `bytes` now.
-  bool can_post(unsigned queue, std::uint64_t bytes) const;
+  /// Whether queue `queue` can take a command of `bytes` (a message or not) now.
+  bool can_post(unsigned queue, std::uint64_t bytes, bool message = false) const;
   /// Queue a command. False (and counted) when its queue is full: the poster waits and retries.
   bool post(const Command& c, SimTime now, Actions& out);
 
@@ -91,6 +91,8 @@ private:
     std::uint32_t acked   = 0;
     bool registered       = false;
     bool final            = true; ///< the command's last (or only) operation: raises local completion
+    bool message          = false;
+    Header header{};
   };
   struct Txn {
     SimTime deadline;

@@ -178,7 +178,6 @@ void CollectiveBench::check_data(nodes::Cluster& c, const nodes::CcloCall& call,
 
 void CollectiveBench::start(nodes::Cluster& c)
 {
-  c.require_roce("collective workload");
   if (cfg_.ranks > c.size())
     throw config::ConfigError("", "/workload/ranks",
                               fmt::format("{} ranks requested, but the platform has {} hosts", cfg_.ranks, c.size()));

@@ -293,62 +293,12 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
       tc.registration_entries, tc.bitmask_bits, format_bytes(Bytes{tc.max_registered()}), area.luts,
       area.lut_percent(), area.brams, area.bram_percent(), area.measured_range ? "" : "; OUTSIDE its measured range"));
 
-  // Per-node transport counters.
-  results::Table nodes_t("connectionless_nodes",
-                         {"node", "commands", "operations", "data_packets_sent", "stale_staged", "control_packets_sent", "packets_sent",
-                          "retransmitted", "retransmit_requests", "retransmissions_cancelled", "timeouts",
-                          "acks_received", "nacks_received", "stale_acks", "op_table_stalls", "op_table_stall_us",
-                          "transaction_table_stalls", "transaction_table_stall_us", "notifications_sent",
-                          "notifications_resent", "packets_received", "packets_written", "crc_nacks", "registrations",
-                          "duplicates_dropped", "late_duplicates", "registration_full_drops", "escaped", "escape_drained",
-                          "escape_timeouts", "escape_overflow_drops", "notifications_received",
-                          "duplicate_notifications", "filter_evictions", "peak_registrations", "peak_escape",
-                          "deliveries", "verification_failures"});
   lant::SenderCounters st{};
   lant::ReceiverCounters rt{};
   for (std::uint32_t n = 0; n < c.size(); ++n) {
     auto const& ni = *c.node(n).lant();
     auto const& s  = ni.sender().counters();
     auto const& r  = ni.receiver().counters();
-    nodes_t.row()
-        .add(n)
-        .add(s.commands_posted)
-        .add(s.operations)
-        .add(ni.counters().data_packets_sent)
-        .add(ni.counters().stale_staged)
-        .add(ni.counters().control_packets_sent)
-        .add(s.packets_sent)
-        .add(s.retransmitted)
-        .add(s.retransmit_requests)
-        .add(s.retransmissions_cancelled)
-        .add(s.timeouts)
-        .add(s.acks_received)
-        .add(s.nacks_received)
-        .add(s.stale_acks)
-        .add(s.op_table_stalls)
-        .add(s.op_table_stall_time.us(), 3)
-        .add(s.transaction_table_stalls)
-        .add(s.transaction_table_stall_time.us(), 3)
-        .add(s.notifications_sent)
-        .add(s.notifications_resent)
-        .add(r.packets_received)
-        .add(r.packets_written)
-        .add(r.crc_nacks)
-        .add(r.registrations)
-        .add(r.duplicates_dropped)
-        .add(r.late_duplicates)
-        .add(r.registration_full_drops)
-        .add(r.escaped)
-        .add(r.escape_drained)
-        .add(r.escape_timeouts)
-        .add(r.escape_overflow_drops)
-        .add(r.notifications_received)
-        .add(r.duplicate_notifications)
-        .add(r.filter_evictions)
-        .add(r.peak_registrations)
-        .add(r.peak_escape)
-        .add(ni.counters().deliveries)
-        .add(ni.counters().verification_failures);
     st.packets_sent += s.packets_sent;
     st.retransmitted += s.retransmitted;
     st.timeouts += s.timeouts;
@@ -363,7 +313,6 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
     rt.duplicates_dropped += r.duplicates_dropped;
     rt.escaped += r.escaped;
   }
-  sink.add(std::move(nodes_t));
 
   if (cfg_.mode == ClMode::Latency) {
     unsigned hops = c.fabric().routes().distance(cfg_.src, cfg_.dst);
