@@ -294,7 +294,7 @@ std::optional<net::Packet> LantNi::pull()
       wake_waiters();
     }
     ++c_.data_packets_sent;
-    std::uint64_t flow = (std::uint64_t{host_} << 40) ^ (t.pkt.op << 12) ^ t.pkt.index; // per-packet paths
+    std::uint64_t flow = (std::uint64_t{host_} << 40) ^ t.pkt.op; // ECMP: one path per operation
     auto l3 = static_cast<std::uint32_t>(cfg_.transport.header.count + t.pkt.length);
     return make(t.dst, Wire{t.pkt}, l3, flow, t.pkt.index);
   }

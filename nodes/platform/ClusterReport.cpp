@@ -62,7 +62,7 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
                             "acks_received", "nacks_received", "stale_acks", "op_table_stalls", "op_table_stall_us",
                             "transaction_table_stalls", "transaction_table_stall_us", "notifications_sent",
                             "notifications_resent", "packets_received", "packets_written", "crc_nacks", "registrations",
-                            "duplicates_dropped", "late_duplicates", "registration_full_drops", "not_ready_drops", "escaped", "escape_drained",
+                            "duplicates_dropped", "late_duplicates", "registration_full_drops", "not_ready_drops", "out_of_order", "escaped", "escape_drained",
                             "escape_timeouts", "escape_overflow_drops", "notifications_received",
                             "duplicate_notifications", "filter_evictions", "peak_registrations", "peak_escape",
                             "deliveries", "verification_failures"});
@@ -99,6 +99,7 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
           .add(r.late_duplicates)
           .add(r.registration_full_drops)
           .add(r.not_ready_drops)
+          .add(r.out_of_order)
           .add(r.escaped)
           .add(r.escape_drained)
           .add(r.escape_timeouts)

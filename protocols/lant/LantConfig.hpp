@@ -27,8 +27,8 @@ struct LantConfig {
   Bytes control_bytes{16};
   unsigned command_queue_depth       = 64;
   unsigned op_table_entries          = 64;
-  unsigned transaction_table_entries = 256;
-  SimTime packet_timeout             = SimTime::us(50);
+  unsigned transaction_table_entries = 64;
+  SimTime packet_timeout             = SimTime::us(200);
   unsigned retry_limit               = 16;
   LargeTransferConfig large_transfer;
   bool registration               = true;
@@ -60,10 +60,12 @@ struct LantConfig {
             config::Limits::between(1, 1 << 20));
     v.field("transaction_table_entries", transaction_table_entries,
             "ASSUMPTION: DMA transaction table entries (unacknowledged packets, one timeout each); when full no new "
-            "packet is sent",
+            "packet is sent. 64 x 512 B = 32 KiB in flight covers a 10 Gb/s path's round trip many times over",
             config::Limits::between(1, 1 << 22));
     v.field("packet_timeout", packet_timeout,
-            "ASSUMPTION: per-packet retransmission timeout in the transaction table");
+            "ASSUMPTION: per-packet retransmission timeout in the transaction table; it must exceed the time a full "
+            "transaction table takes to drain when several senders share a link (64 packets x 0.43 us x a few "
+            "senders), or queueing alone triggers retransmissions");
     v.field("retry_limit", retry_limit,
             "retransmissions of one packet before its operation fails with an error (never a silent hang)",
             config::Limits::between(1, 1000000));

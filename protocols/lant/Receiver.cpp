@@ -17,6 +17,9 @@ bool Receiver::apply(const Key& k, Entry& e, const DataPacket& p, Actions& out)
 {
   const std::uint64_t P = cfg_.packet_payload.count;
   unsigned bit          = packet_bit(e.base, p.addr(P), P);
+  if (p.index < e.highest)
+    ++c_.out_of_order;
+  e.highest = std::max(e.highest, p.index);
   switch (e.mask.set(bit)) {
     case Bitmask::Update::Duplicate:
       // Dropped straight away (paper 3.3); acknowledged again in case the first ACK is still on

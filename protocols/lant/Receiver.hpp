@@ -29,6 +29,7 @@ struct ReceiverCounters {
   std::uint64_t late_duplicates       = 0; ///< packets of recently completed operations (completed filter)
   std::uint64_t registration_full_drops = 0; ///< first packets dropped: no free table entry
   std::uint64_t not_ready_drops       = 0; ///< first packets of messages dropped: no receive buffer free
+  std::uint64_t out_of_order          = 0; ///< packets of a registered operation arriving after a later one
   std::uint64_t escaped               = 0; ///< packets put in the escape channel
   std::uint64_t escape_drained        = 0; ///< ... and later matched to their registration
   std::uint64_t escape_timeouts       = 0; ///< ... dropped when their timer ran out
@@ -73,6 +74,7 @@ private:
     std::uint64_t recv_id = 0;
     bool message = false;
     Header header{};
+    std::uint32_t highest = 0; ///< highest packet index seen (out-of-order statistics only)
   };
   struct Escaped {
     std::uint32_t src;
