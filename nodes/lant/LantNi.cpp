@@ -36,6 +36,7 @@ void LantNi::post(ActorContext& ctx, const Command& c)
     }
   }
   local_[c.id] = Local{};
+  trace_posted(c);
   tx_.post(c, sched_.now(), scratch_);
   execute(scratch_);
 }
@@ -45,9 +46,27 @@ bool LantNi::try_post(const Command& c)
   if (!tx_.can_post(c.queue, c.bytes, c.message))
     return false;
   local_[c.id] = Local{};
+  trace_posted(c);
   tx_.post(c, sched_.now(), scratch_);
   execute(scratch_);
   return true;
+}
+
+void LantNi::set_trace(results::Trace* t, std::uint32_t pid)
+{
+  trace_     = t && t->messages() ? t : nullptr;
+  trace_pid_ = pid;
+  if (trace_) {
+    trace_->name_thread(pid, 1, "commands");
+    trace_->name_thread(pid, 2, "receive notifications");
+  }
+}
+
+void LantNi::trace_posted(const Command& c)
+{
+  if (trace_)
+    posted_[c.id] = Posted{sched_.now(), fmt::format("{} {} to node {}", c.message ? "message" : "write",
+                                                     format_bytes(Bytes{c.bytes}), c.dst)};
 }
 
 void LantNi::submit(Command c, PayloadSource source)
@@ -62,6 +81,7 @@ void LantNi::submit(Command c, PayloadSource source)
 void LantNi::drain_submitted()
 {
   while (!submitted_.empty() && tx_.can_post(1, submitted_.front().bytes, submitted_.front().message)) {
+    trace_posted(submitted_.front());
     tx_.post(submitted_.front(), sched_.now(), scratch_);
     submitted_.pop_front();
   }
@@ -208,6 +228,11 @@ void LantNi::execute(Actions& acts)
       if (l->kind == LocalNotice::Kind::Failed)
         throw SimulationError(l->error);
       sources_.erase(l->command);
+      if (auto it = posted_.find(l->command); trace_ && it != posted_.end()) {
+        trace_->span(trace_pid_, 1, it->second.what, it->second.at, sched_.now(),
+                     fmt::format(R"({{"command":{}}})", l->command));
+        posted_.erase(it);
+      }
       if (local_hook_ && local_hook_(l->command))
         continue;
       if (auto it = local_.find(l->command); it != local_.end()) { // else: nobody waits for it
@@ -355,6 +380,11 @@ void LantNi::on_event(std::uint32_t kind, std::uint64_t)
       n.at            = now;
       notices_.pop_front();
       ++c_.deliveries;
+      if (trace_)
+        trace_->instant(trace_pid_, 2,
+                        fmt::format("{} {} {} from node {}", n.registered ? "registered" : "unregistered",
+                                    n.message ? "message" : "write", format_bytes(Bytes{n.bytes}), n.src),
+                        now);
       if (receive_hook_ && receive_hook_(n))
         break;
       received_.push_back(n);

@@ -18,6 +18,7 @@
 #include "protocols/lant/Sender.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Fabric.hpp"
+#include "simcore/results/Trace.hpp"
 
 #include <deque>
 #include <unordered_map>
@@ -82,6 +83,8 @@ public:
   const lant::Receiver& receiver() const { return rx_; }
   const LantNiCounters& counters() const { return c_; }
   const LantNiConfig& config() const { return cfg_; }
+  /// Record commands (post -> every packet acknowledged) and receive notifications on track `pid`.
+  void set_trace(results::Trace* t, std::uint32_t pid);
   /// Nothing in flight and no table entry held (checked after a run: leaks).
   std::string leaks() const;
 
@@ -146,6 +149,14 @@ private:
   std::function<bool(std::uint64_t)> local_hook_;
   std::function<bool(const ReceiveNotice&)> receive_hook_;
   void drain_submitted();
+  void trace_posted(const lant::Command& c);
+  results::Trace* trace_ = nullptr;
+  std::uint32_t trace_pid_ = 0;
+  struct Posted {
+    SimTime at;
+    std::string what;
+  };
+  std::unordered_map<std::uint64_t, Posted> posted_; ///< tracing only
 };
 
 } // namespace nafsim::nodes

@@ -65,8 +65,13 @@ void Cluster::enable_trace(results::Trace& t)
   for (std::size_t v = 0; v < topo_.vertex_count(); ++v)
     t.name_process(static_cast<std::uint32_t>(v), topo_.info(v).name);
   fabric_->set_trace(&t);
-  for (std::size_t i = 0; i < nodes_.size(); ++i)
-    nodes_[i]->poe().set_trace(&t, static_cast<std::uint32_t>(topo_.host_vertex(i)));
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    auto pid = static_cast<std::uint32_t>(topo_.host_vertex(i));
+    if (LantNi* ni = nodes_[i]->lant())
+      ni->set_trace(&t, pid);
+    else
+      nodes_[i]->poe().set_trace(&t, pid);
+  }
 }
 
 } // namespace nafsim::nodes
