@@ -74,6 +74,8 @@ void LantNi::submit(Command c, PayloadSource source)
   c.queue = 1;
   if (source)
     sources_[c.id] = Source{c.local_addr, std::move(source)};
+  if (!submitted_.empty() || !tx_.can_post(1, c.bytes, c.message))
+    ++c_.post_waits; // waits inside the NI for queue space
   submitted_.push_back(c);
   drain_submitted();
 }
@@ -85,8 +87,6 @@ void LantNi::drain_submitted()
     tx_.post(submitted_.front(), sched_.now(), scratch_);
     submitted_.pop_front();
   }
-  if (!submitted_.empty())
-    ++c_.post_waits;
   if (!scratch_.empty())
     execute(scratch_);
 }

@@ -57,7 +57,7 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
   // Nodes running the connectionless transport: every sender, receiver and NI counter.
   if (c.size() > 0 && c.node(0).lant()) {
     results::Table nodes_t("connectionless_nodes",
-                           {"node", "commands", "operations", "data_packets_sent", "stale_staged", "control_packets_sent", "packets_sent",
+                           {"node", "commands", "post_waits", "operations", "data_packets_sent", "stale_staged", "control_packets_sent", "packets_sent",
                             "retransmitted", "retransmit_requests", "retransmissions_cancelled", "timeouts",
                             "acks_received", "nacks_received", "stale_acks", "op_table_stalls", "op_table_stall_us",
                             "transaction_table_stalls", "transaction_table_stall_us", "notifications_sent",
@@ -73,6 +73,7 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
       nodes_t.row()
           .add(static_cast<std::uint64_t>(i))
           .add(s.commands_posted)
+          .add(ni.counters().post_waits)
           .add(s.operations)
           .add(ni.counters().data_packets_sent)
           .add(ni.counters().stale_staged)
