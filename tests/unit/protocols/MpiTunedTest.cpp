@@ -1,0 +1,100 @@
+// OpenMPI 4.1 coll/tuned fixed decisions (protocols/mpi/TunedSelection): the algorithm per
+// (collective, message size, communicator size), checked at band and step edges and against what
+// the ACCL+ paper states of its OpenMPI 4.1.3 baseline (section 5, Fig. 12).
+#include "protocols/mpi/TunedSelection.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace nafsim;
+using coll::Collective;
+using mpi::ompi_tuned_select;
+
+namespace {
+std::string alg(Collective c, unsigned ranks, std::uint64_t bytes, bool commutative = true)
+{
+  return ompi_tuned_select(c, ranks, bytes, commutative).name;
+}
+} // namespace
+
+// ACCL+ section 5: "for an 8 KB message ... an all-to-one algorithm for fewer than four nodes, a
+// ring protocol for four to eight nodes, and an optimized binomial algorithm for 8 nodes ... for
+// larger messages, ... an all-to-one algorithm below three nodes and a binomial tree algorithm
+// between four and eight nodes" (reduce; 'ring' is OpenMPI's chain, 128 KB for the larger case).
+TEST(MpiTuned, ReduceMatchesWhatTheAcclPaperObserved)
+{
+  for (unsigned p : {2u, 3u})
+    EXPECT_EQ(alg(Collective::Reduce, p, 8192), "linear") << p;
+  for (unsigned p : {4u, 5u, 6u, 7u})
+    EXPECT_EQ(alg(Collective::Reduce, p, 8192), "chain") << p;
+  EXPECT_EQ(alg(Collective::Reduce, 8, 8192), "binomial");
+  for (unsigned p : {2u, 3u})
+    EXPECT_EQ(alg(Collective::Reduce, p, 131072), "linear") << p;
+  for (unsigned p : {4u, 5u, 6u, 7u, 8u})
+    EXPECT_EQ(alg(Collective::Reduce, p, 131072), "binomial") << p;
+}
+
+TEST(MpiTuned, BandAndStepEdges)
+{
+  // allreduce, 8 ranks: recursive doubling below 8 KiB, Rabenseifner from 8 KiB.
+  EXPECT_EQ(alg(Collective::AllReduce, 8, 8191), "recursive_doubling");
+  EXPECT_EQ(alg(Collective::AllReduce, 8, 8192), "rabenseifner");
+  EXPECT_EQ(alg(Collective::AllReduce, 7, 15), "ring");
+  EXPECT_EQ(alg(Collective::AllReduce, 3, 200000), "segmented_ring");
+  EXPECT_EQ(alg(Collective::AllReduce, 8, 1 << 20, false), "nonoverlapping");
+  EXPECT_EQ(alg(Collective::AllReduce, 4, 1 << 20, false), "recursive_doubling");
+  // bcast, 8-15 ranks: knomial, binary tree, binomial, then linear from 32 KiB; 4-7 ranks: binary
+  // tree, binomial, linear up to 1 MiB, chain beyond.
+  EXPECT_EQ(alg(Collective::Bcast, 8, 1024), "knomial");
+  EXPECT_EQ(alg(Collective::Bcast, 8, 4096), "binary_tree");
+  EXPECT_EQ(alg(Collective::Bcast, 8, 20000), "binomial");
+  EXPECT_EQ(alg(Collective::Bcast, 8, 32768), "basic_linear");
+  EXPECT_EQ(alg(Collective::Bcast, 5, 1024), "binary_tree");
+  EXPECT_EQ(alg(Collective::Bcast, 5, 4096), "binomial");
+  EXPECT_EQ(alg(Collective::Bcast, 5, 65536), "basic_linear");
+  EXPECT_EQ(alg(Collective::Bcast, 5, 1 << 20), "chain");
+  EXPECT_EQ(alg(Collective::Bcast, 64, 100), "knomial");
+  // gather / scatter, 8 ranks: binomial; 4-7 ranks alternate with linear.
+  EXPECT_EQ(alg(Collective::Gather, 8, 1 << 20), "binomial");
+  EXPECT_EQ(alg(Collective::Gather, 4, 4096), "basic_linear");
+  EXPECT_EQ(alg(Collective::Gather, 4, 1 << 20), "linear_sync");
+  EXPECT_EQ(alg(Collective::Scatter, 8, 16383), "binomial");
+  EXPECT_EQ(alg(Collective::Scatter, 8, 16384), "linear_nb");
+  // allgather: two processes, then recursive doubling up to 31 ranks.
+  EXPECT_EQ(alg(Collective::AllGather, 2, 1 << 20), "two_proc");
+  EXPECT_EQ(alg(Collective::AllGather, 8, 1 << 20), "recursive_doubling");
+  EXPECT_EQ(alg(Collective::AllGather, 40, 1 << 20), "ring");
+  EXPECT_EQ(alg(Collective::AllGather, 1, 100), "recursive_doubling");
+  // alltoall, 8 ranks: linear_sync below 256 KiB, linear from there.
+  EXPECT_EQ(alg(Collective::AllToAll, 8, 1024), "linear_sync");
+  EXPECT_EQ(alg(Collective::AllToAll, 8, 262144), "linear");
+  EXPECT_EQ(alg(Collective::AllToAll, 2, 4096), "pairwise");
+  EXPECT_EQ(alg(Collective::AllToAll, 20, 100), "modified_bruck");
+  // reduce_scatter, 8 ranks: recursive halving below 256 KiB, ring above; non-commutative: non-overlapping.
+  EXPECT_EQ(alg(Collective::ReduceScatter, 8, 262143), "recursive_halving");
+  EXPECT_EQ(alg(Collective::ReduceScatter, 8, 262144), "ring");
+  EXPECT_EQ(alg(Collective::ReduceScatter, 8, 1024, false), "non-overlapping");
+  // barrier by communicator size only.
+  EXPECT_EQ(alg(Collective::Barrier, 2, 0), "recursive_doubling");
+  EXPECT_EQ(alg(Collective::Barrier, 4, 0), "linear");
+  EXPECT_EQ(alg(Collective::Barrier, 8, 0), "recursive_doubling");
+  EXPECT_EQ(alg(Collective::Barrier, 100, 0), "bruck");
+  // the largest communicators.
+  EXPECT_EQ(alg(Collective::Reduce, 5000, 1500), "in-order_binary");
+  EXPECT_EQ(alg(Collective::AllReduce, 5000, 20000), "recursive_doubling");
+}
+
+// Every (collective, ranks, size) on a grid has a decision with a valid OpenMPI id; collectives
+// OpenMPI's tuned component does not decide are errors.
+TEST(MpiTuned, EveryPointHasADecisionAndBadInputIsAnError)
+{
+  for (auto c : {Collective::Bcast, Collective::Scatter, Collective::Gather, Collective::AllGather, Collective::Reduce,
+                 Collective::AllReduce, Collective::ReduceScatter, Collective::AllToAll, Collective::Barrier})
+    for (unsigned p : {1u, 2u, 3u, 4u, 7u, 8u, 9u, 16u, 33u, 100u, 300u, 1000u, 3000u, 10000u})
+      for (std::uint64_t b = 1; b <= (std::uint64_t{1} << 26); b *= 2) {
+        auto t = ompi_tuned_select(c, p, b);
+        EXPECT_EQ(mpi::ompi_algorithm_name(c, t.id), t.name);
+      }
+  EXPECT_THROW(ompi_tuned_select(Collective::Send, 2, 1), std::invalid_argument);
+  EXPECT_THROW(ompi_tuned_select(Collective::Bcast, 0, 1), std::invalid_argument);
+  EXPECT_THROW(mpi::ompi_algorithm_name(Collective::Reduce, 8), std::invalid_argument);
+}
