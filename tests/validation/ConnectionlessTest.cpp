@@ -222,4 +222,9 @@ TEST(Connectionless, WrongTransportIsAClearConfigError)
       "workload": {"kind": "connectionless"}})");
   ASSERT_FALSE(back.ok);
   EXPECT_NE(back.error.find("needs the connectionless transport"), std::string::npos) << back.error;
+  auto none = run_scenario_isolated(R"({"platform": {"preset": "lant-zcu102"},
+      "workload": {"kind": "connectionless", "notify": ["receiver"], "sizes": ["64KiB"]}})");
+  ASSERT_FALSE(none.ok);
+  EXPECT_EQ(none.error_kind, "config");
+  EXPECT_NE(none.error.find("/workload/notify: nothing to measure"), std::string::npos) << none.error;
 }

@@ -47,6 +47,16 @@ void Connectionless::start(nodes::Cluster& c)
     sizes_ = message_sizes(cfg_.sizes, cfg_.min_size, cfg_.max_size, 64);
     if (cfg_.notify.empty())
       throw config::ConfigError("", "/workload/notify", "name at least one notification kind (sender, receiver, auto)");
+    const std::uint64_t max_reg = transport_.registration ? transport_.max_registered() : 0;
+    bool any = false;
+    for (auto bytes : sizes_)
+      for (Notify kind : cfg_.notify)
+        any = any || kind != Notify::Receiver || (bytes <= max_reg && bytes >= transport_.register_min.count);
+    if (!any)
+      throw config::ConfigError("", "/workload/notify",
+                                fmt::format("nothing to measure: 'receiver' notification needs sizes within the "
+                                            "registration range [{}, {}] bytes; add 'sender' or smaller sizes",
+                                            transport_.register_min.count, max_reg));
     s.spawn("cl-src", c.node(cfg_.src).host(), [this, &c](ActorContext& ctx) { run_latency_source(ctx, c); });
     s.spawn("cl-dst", c.node(cfg_.dst).host(), [this, &c](ActorContext& ctx) { run_latency_sink(ctx, c); });
     if (cfg_.background.load > 0) {
