@@ -1,6 +1,7 @@
 // OpenMPI 4.1 coll/tuned fixed decisions (protocols/mpi/TunedSelection): the algorithm per
 // (collective, message size, communicator size), checked at band and step edges and against what
 // the ACCL+ paper states of its OpenMPI 4.1.3 baseline (section 5, Fig. 12).
+#include "protocols/mpi/MpichSelection.hpp"
 #include "protocols/mpi/TunedSelection.hpp"
 
 #include <gtest/gtest.h>
@@ -97,4 +98,36 @@ TEST(MpiTuned, EveryPointHasADecisionAndBadInputIsAnError)
   EXPECT_THROW(ompi_tuned_select(Collective::Send, 2, 1), std::invalid_argument);
   EXPECT_THROW(ompi_tuned_select(Collective::Bcast, 0, 1), std::invalid_argument);
   EXPECT_THROW(mpi::ompi_algorithm_name(Collective::Reduce, 8), std::invalid_argument);
+}
+
+// MPICH 4's default selection tree (protocols/mpi/MpichSelection), at its thresholds.
+TEST(MpichSelection, ThresholdsOfTheDefaultTree)
+{
+  using mpi::MpichCall;
+  using mpi::mpich_select;
+  auto sel = [](Collective c, unsigned p, std::uint64_t bytes, std::uint64_t elements = 1 << 20) {
+    return mpich_select(MpichCall{c, p, bytes, elements, true, true});
+  };
+  EXPECT_EQ(sel(Collective::Bcast, 4, 1 << 20), "MPIR_Bcast_intra_binomial"); // fewer than 8 processes
+  EXPECT_EQ(sel(Collective::Bcast, 8, 12288), "MPIR_Bcast_intra_binomial");
+  EXPECT_EQ(sel(Collective::Bcast, 8, 12289), "MPIR_Bcast_intra_scatter_recursive_doubling_allgather");
+  EXPECT_EQ(sel(Collective::Bcast, 8, 524289), "MPIR_Bcast_intra_scatter_ring_allgather");
+  EXPECT_EQ(sel(Collective::Bcast, 9, 65536), "MPIR_Bcast_intra_scatter_ring_allgather");
+  EXPECT_EQ(sel(Collective::AllReduce, 8, 8), "MPIR_Allreduce_intra_recursive_doubling");
+  EXPECT_EQ(sel(Collective::AllReduce, 8, 4096, 1024), "MPIR_Allreduce_intra_reduce_scatter_allgather");
+  EXPECT_EQ(sel(Collective::AllReduce, 8, 28, 7), "MPIR_Allreduce_intra_recursive_doubling"); // count < pof2
+  EXPECT_EQ(sel(Collective::Reduce, 8, 2048, 512), "MPIR_Reduce_intra_binomial");
+  EXPECT_EQ(sel(Collective::Reduce, 8, 2052, 513), "MPIR_Reduce_intra_reduce_scatter_gather");
+  EXPECT_EQ(sel(Collective::AllGather, 8, 524287), "MPIR_Allgather_intra_recursive_doubling");
+  EXPECT_EQ(sel(Collective::AllGather, 8, 524288), "MPIR_Allgather_intra_ring");
+  EXPECT_EQ(sel(Collective::AllGather, 6, 81919), "MPIR_Allgather_intra_brucks");
+  EXPECT_EQ(sel(Collective::AllToAll, 8, 256), "MPIR_Alltoall_intra_brucks");
+  EXPECT_EQ(sel(Collective::AllToAll, 4, 256), "MPIR_Alltoall_intra_scattered");
+  EXPECT_EQ(sel(Collective::AllToAll, 8, 32769), "MPIR_Alltoall_intra_pairwise");
+  EXPECT_EQ(sel(Collective::ReduceScatter, 8, 524288), "MPIR_Reduce_scatter_intra_pairwise");
+  EXPECT_EQ(sel(Collective::Gather, 8, 1 << 20), "MPIR_Gather_intra_binomial");
+  EXPECT_EQ(sel(Collective::Barrier, 8, 0), "MPIR_Barrier_intra_k_dissemination");
+  EXPECT_EQ(mpich_select(MpichCall{Collective::AllReduce, 8, 1 << 20, 1 << 18, false, true}),
+            "MPIR_Allreduce_intra_recursive_doubling"); // user-defined op
+  EXPECT_THROW(sel(Collective::Copy, 2, 1), std::invalid_argument);
 }
