@@ -3,6 +3,7 @@
 #include "workloads/sendrecv/SendRecv.hpp"
 #include "workloads/collective/CollectiveBench.hpp"
 #include "workloads/connectionless/Connectionless.hpp"
+#include "workloads/hostcopy/HostCopy.hpp"
 #include "workloads/traffic/Traffic.hpp"
 
 namespace nafsim::workloads {
@@ -30,6 +31,8 @@ void register_all_workloads(WorkloadRegistry& r)
   r.add(WorkloadRegistry::make<ConnectionlessConfig, Connectionless>(
       "connectionless", "Lant et al.'s connectionless transport: send/recv latency (registered vs unregistered) "
                         "or many concurrent operations (nodes run transport = connectionless)"));
+  r.add(WorkloadRegistry::make<HostCopyConfig, HostCopy>(
+      "hostcopy", "buffer copies between FPGA and host memory through the host driver, vs size (ACCL+ Fig. 9 copies)"));
 }
 
 } // namespace nafsim::workloads

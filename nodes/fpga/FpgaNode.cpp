@@ -44,6 +44,16 @@ void FpgaNode::attach_cclo(std::unique_ptr<Cclo> c)
   });
 }
 
+SimTime FpgaNode::driver_copy(ActorContext& ctx, std::uint64_t bytes, bool to_host)
+{
+  auto const& d = cfg_.host_driver;
+  ctx.sleep_for(to_host ? d.to_host_overhead : d.to_device_overhead);
+  if (bytes > 0)
+    ctx.sleep_until(to_host ? memory_.dma_to_host(ctx.now(), Bytes{bytes}, d.to_host_rate)
+                            : memory_.dma_to_device(ctx.now(), Bytes{bytes}, d.to_device_rate));
+  return ctx.now();
+}
+
 void FpgaNode::wake_waiters()
 {
   for (ActorId a : waiters_)

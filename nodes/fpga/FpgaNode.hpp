@@ -39,6 +39,9 @@ public:
   MemorySystem& memory() { return memory_; }
   const MemorySystem& memory() const { return memory_; }
 
+  /// Copy `bytes` between FPGA and host memory through the host driver (the calling actor is the
+  /// software doing it): the call's fixed cost, then the DMA over PCIe. Returns when it is done.
+  SimTime driver_copy(ActorContext& ctx, std::uint64_t bytes, bool to_host);
   /// Block the calling actor until the completion of work request `wr_id` arrives; returns it.
   roce::Completion wait_completion(ActorContext& ctx, std::uint64_t wr_id);
   /// Block the calling actor until an incoming message arrives; returns the oldest.

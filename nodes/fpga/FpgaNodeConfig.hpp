@@ -7,6 +7,24 @@
 
 namespace nafsim::nodes {
 
+/// The host driver moving a buffer between host and FPGA memory for software (Coyote's and XRT's
+/// buffer sync): a fixed cost per call (system call, descriptor set-up, completion) and a DMA over
+/// PCIe no faster than the driver's path allows. Used by software that stages FPGA data through the
+/// host (the software-MPI F2F baseline, ACCL+ Fig. 9).
+struct HostDriverConfig {
+  SimTime to_host_overhead   = SimTime::us(11);
+  SimTime to_device_overhead = SimTime::us(11);
+  BitsPerSecond to_host_rate{104e9};
+  BitsPerSecond to_device_rate{104e9};
+  template <class V> void describe(V& v)
+  {
+    v.field("to_host_overhead", to_host_overhead, "fixed cost of one FPGA -> host buffer copy call");
+    v.field("to_device_overhead", to_device_overhead, "fixed cost of one host -> FPGA buffer copy call");
+    v.field("to_host_rate", to_host_rate, "highest rate of the driver's FPGA -> host copies (<= the PCIe link)");
+    v.field("to_device_rate", to_device_rate, "highest rate of the driver's host -> FPGA copies (<= the PCIe link)");
+  }
+};
+
 /// Which transport the node's network port runs.
 enum class Transport { Roce, Connectionless };
 
@@ -20,6 +38,7 @@ struct FpgaNodeConfig {
   unsigned initial_psn = 0;
   Transport transport  = Transport::Roce;
   LantNiConfig connectionless;
+  HostDriverConfig host_driver;
   template <class V> void describe(V& v)
   {
     v.field("clock", clock, "clock of the network/collective shell (CCLO, POE)");
@@ -35,6 +54,7 @@ struct FpgaNodeConfig {
             "collective workloads use it) or connectionless (Lant et al.'s reliable connectionless RDMA; the "
             "connectionless workload uses it)");
     v.field("connectionless", connectionless, "the connectionless transport's NI (transport = connectionless)");
+    v.field("host_driver", host_driver, "buffer copies between host and FPGA memory through the host driver");
   }
 };
 

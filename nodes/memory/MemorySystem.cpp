@@ -40,15 +40,15 @@ Stream MemorySystem::write(Engine e, SimTime now, std::uint64_t addr, Bytes b, B
   return access(e, pcie_write_, now, addr, b, cap);
 }
 
-SimTime MemorySystem::dma_to_device(SimTime now, Bytes b)
+SimTime MemorySystem::dma_to_device(SimTime now, Bytes b, BitsPerSecond cap)
 {
-  Stream r = pcie_read_.stream(now, b, kNoCap);
+  Stream r = pcie_read_.stream(now, b, cap);
   return engines_[static_cast<int>(Engine::DmaWrite)].stream(r.first, b, r.rate).last;
 }
 
-SimTime MemorySystem::dma_to_host(SimTime now, Bytes b)
+SimTime MemorySystem::dma_to_host(SimTime now, Bytes b, BitsPerSecond cap)
 {
-  Stream r = engines_[static_cast<int>(Engine::DmaRead)].stream(now, b, kNoCap);
+  Stream r = engines_[static_cast<int>(Engine::DmaRead)].stream(now, b, cap);
   return pcie_write_.stream(r.first, b, r.rate).last;
 }
 

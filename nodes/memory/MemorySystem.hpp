@@ -47,9 +47,10 @@ public:
   }
   /// Host DMA of `b` bytes from host memory into device memory (an XRT sync to the device): PCIe read
   /// feeding the device write port; returns when the last byte is in device memory.
-  SimTime dma_to_device(SimTime now, Bytes b);
+  /// `cap` limits the transfer's rate (a driver path slower than the link).
+  SimTime dma_to_device(SimTime now, Bytes b, BitsPerSecond cap = BitsPerSecond{1e18});
   /// Device memory to host memory (an XRT sync from the device); returns when the last byte is in host memory.
-  SimTime dma_to_host(SimTime now, Bytes b);
+  SimTime dma_to_host(SimTime now, Bytes b, BitsPerSecond cap = BitsPerSecond{1e18});
   const MemoryPort& engine(Engine e) const { return engines_[static_cast<int>(e)]; }
   const MemoryPort& pcie_read() const { return pcie_read_; }
   const MemoryPort& pcie_write() const { return pcie_write_; }

@@ -1,0 +1,43 @@
+#include "workloads/hostcopy/HostCopy.hpp"
+
+#include <fmt/format.h>
+#include <map>
+
+namespace nafsim::workloads {
+
+void HostCopy::start(nodes::Cluster& c)
+{
+  if (cfg_.node >= c.size())
+    throw config::ConfigError("", "/workload/node",
+                              fmt::format("node {} does not exist: the platform has {} hosts (0..{})", cfg_.node,
+                                          c.size(), c.size() - 1));
+  sizes_ = message_sizes(cfg_.sizes, cfg_.min_size, cfg_.max_size, 64);
+  c.scheduler().spawn("hostcopy", c.node(cfg_.node).host(), [this, &c](ActorContext& ctx) {
+    nodes::FpgaNode& n = c.node(cfg_.node);
+    for (auto bytes : sizes_)
+      for (unsigned it = 0; it < cfg_.iterations; ++it) {
+        Record r{bytes, it, {}, {}};
+        SimTime t0  = ctx.now();
+        r.to_host   = n.driver_copy(ctx, bytes, true) - t0;
+        SimTime t1  = ctx.now();
+        r.to_device = n.driver_copy(ctx, bytes, false) - t1;
+        records_.push_back(r);
+      }
+  });
+}
+
+void HostCopy::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
+{
+  results::Table t("hostcopy", {"workload", "node", "bytes", "iteration", "to_host_us", "to_device_us"});
+  std::map<std::uint64_t, std::pair<double, double>> first;
+  for (auto const& r : records_) {
+    t.row().add("hostcopy").add(cfg_.node).add(r.bytes).add(r.iteration).add(r.to_host.us(), 4).add(r.to_device.us(), 4);
+    first.try_emplace(r.bytes, r.to_host.us(), r.to_device.us());
+  }
+  sink.add(std::move(t));
+  summary.push_back(fmt::format("host-driver copies on node {} (FPGA -> host, host -> FPGA):", cfg_.node));
+  for (auto const& [b, v] : first)
+    summary.push_back(fmt::format("  {:>9}: {:9.3f} us {:9.3f} us", format_bytes(Bytes{b}), v.first, v.second));
+}
+
+} // namespace nafsim::workloads
