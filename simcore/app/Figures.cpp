@@ -63,7 +63,7 @@ struct Built {
 struct Reference {
   bool present = false;
   std::string where;
-  CsvTable latency, throughput, invocation;
+  CsvTable latency, throughput, invocation, f2f_breakdown;
   static Reference load(const fs::path& dir)
   {
     Reference r;
@@ -72,6 +72,7 @@ struct Reference {
       r.latency    = results::read_csv(dir / "sendrecv_latency_us.csv");
       r.throughput = results::read_csv(dir / "sendrecv_throughput_gbps.csv");
       r.invocation = results::read_csv(dir / "invocation_latency_us.csv");
+      r.f2f_breakdown = results::read_csv(dir / "mpi_bcast_8ranks_fpga_data_breakdown_us.csv");
       r.present    = true;
     } catch (const std::exception&) {
       r.present = false;
@@ -289,6 +290,54 @@ Built fig12(const CsvTable& merged)
   return b;
 }
 
+Built fig9_copies(const CsvTable& merged, const Reference& ref)
+{
+  Built b;
+  b.data   = results::Table("accl-fig9-copies", {"bytes", "size", "to_host_us", "to_host_measured_us", "to_host_error_pct",
+                                                 "to_device_us", "to_device_measured_us", "to_device_error_pct"});
+  b.errors = results::Table("accl-fig9-copies-errors", {"bytes", "to_host_error_pct", "to_device_error_pct"});
+  auto measured = [&](std::uint64_t bytes, const char* col) {
+    if (ref.present)
+      for (std::size_t i = 0; i < ref.f2f_breakdown.rows.size(); ++i)
+        if (ref.f2f_breakdown.cell(i, "size_B") == std::to_string(bytes))
+          return num(ref.f2f_breakdown.cell(i, col));
+    return std::nan("");
+  };
+  auto& g = b.gallery;
+  g.push_back("The two copies of ACCL+ Fig. 9 (software staging FPGA data through the host for MPI): FPGA -> host and "
+              "host -> FPGA through the Coyote host driver. The model's call costs and rates are calibrated on these "
+              "measurements (`workloads/hostcopy/README.md`); the MPI broadcast between them comes with the host "
+              "MPI model (issue 5).");
+  g.push_back("");
+  g.push_back("| size | FPGA -> host us | measured | error | host -> FPGA us | measured | error |");
+  g.push_back("|---|---|---|---|---|---|---|");
+  double sh = 0, sd = 0;
+  int n = 0;
+  for (auto const& r : first_iterations(merged)) {
+    std::uint64_t bytes = std::stoull(r.at("bytes"));
+    double h = num(r.at("to_host_us")), d = num(r.at("to_device_us"));
+    double mh = measured(bytes, "fpga_to_host_copy_us"), md = measured(bytes, "host_to_fpga_copy_us");
+    double eh = error_pct(h, mh), ed = error_pct(d, md);
+    b.data.row().add(bytes).add(size_label(bytes)).add(fixed(h, 3)).add(fixed(mh, 3)).add(fixed(eh, 1)).add(fixed(d, 3))
+        .add(fixed(md, 3)).add(fixed(ed, 1));
+    b.errors->row().add(bytes).add(fixed(eh, 1)).add(fixed(ed, 1));
+    g.push_back(fmt::format("| {} | {:.3f} | {} | {} | {:.3f} | {} | {} |", size_label(bytes), h, fixed(mh, 3),
+                            std::isnan(eh) ? "-" : fmt::format("{:+.1f} %", eh), d, fixed(md, 3),
+                            std::isnan(ed) ? "-" : fmt::format("{:+.1f} %", ed)));
+    if (!std::isnan(eh) && !std::isnan(ed)) {
+      sh += std::abs(eh);
+      sd += std::abs(ed);
+      ++n;
+    }
+  }
+  if (n > 0) {
+    g.push_back("");
+    g.push_back(fmt::format("Mean absolute error over {} sizes: FPGA -> host {:.1f} %, host -> FPGA {:.1f} %.", n, sh / n,
+                            sd / n));
+  }
+  return b;
+}
+
 // ---------------- Lant et al. (connectionless transport) ----------------
 
 /// Mean of `col` over the rows of a merged connectionless latency table matching `keep`.
@@ -458,6 +507,8 @@ const std::vector<Figure>& figures()
        [](const CsvTable& t, const Reference&) { return collectives("accl-fig11", t); }},
       {{"accl-fig12", "ACCL+ Fig. 12 style: reduce latency vs ranks at 8 KiB and 128 KiB"},
        [](const CsvTable& t, const Reference&) { return fig12(t); }},
+      {{"accl-fig9-copies", "ACCL+ Fig. 9, the copies: FPGA <-> host through the host driver"}, fig9_copies,
+       "hostcopy"},
       {{"lant-fig7", "Lant et al. Fig. 7: send / receive / registered receive latency on one hop"},
        [](const CsvTable& t, const Reference&) { return lant_fig7(t); }, "connectionless"},
       {{"lant-hops", "Lant et al.: registration gain vs switches on the path and background load"},
