@@ -103,6 +103,11 @@ struct LantConfig {
     std::uint64_t cap = std::uint64_t{bitmask_bits} * packet_payload.count;
     return register_max.count == 0 ? cap : std::min(cap, register_max.count);
   }
+  /// Whether an operation of `bytes` can be registered at the receiver.
+  bool registrable(std::uint64_t bytes) const
+  {
+    return registration && bytes <= max_registered() && bytes >= register_min.count;
+  }
   std::uint32_t packets_for(std::uint64_t bytes) const
   {
     return static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (bytes + packet_payload.count - 1) / packet_payload.count));

@@ -13,6 +13,12 @@ void Receiver::ack(std::uint32_t src, const DataPacket& p, bool nack, Actions& o
   out.emplace_back(SendAck{src, AckPacket{p.op, p.index, nack}});
 }
 
+void Receiver::complete(const Key& k, const Entry& e, Actions& out)
+{
+  out.emplace_back(Delivered{k.src, k.op, e.place, e.bytes, e.msg, true, e.message, e.recv_id, e.header});
+  ++c_.registered_completed;
+}
+
 bool Receiver::apply(const Key& k, Entry& e, const DataPacket& p, Actions& out)
 {
   const std::uint64_t P = cfg_.packet_payload.count;
@@ -36,8 +42,7 @@ bool Receiver::apply(const Key& k, Entry& e, const DataPacket& p, Actions& out)
       ++c_.packets_written;
       out.emplace_back(WriteData{k.src, p, e.place + std::uint64_t{bit} * P});
       ack(k.src, p, false, out);
-      out.emplace_back(Delivered{k.src, k.op, e.place, e.bytes, e.msg, true, e.message, e.recv_id, e.header});
-      ++c_.registered_completed;
+      complete(k, e, out);
       return true;
   }
   return false;
@@ -127,8 +132,7 @@ void Receiver::on_data(std::uint32_t src, const DataPacket& p, bool corrupted, S
     ack(src, p, false, out);
     bool done = false;
     if (e.mask.all_ones()) { // a one-packet operation
-      out.emplace_back(Delivered{src, p.op, e.place, e.bytes, e.msg, true, e.message, e.recv_id, e.header});
-      ++c_.registered_completed;
+      complete(k, e, out);
       done = true;
     }
     // Drain what waited in the escape channel for this registration.

@@ -83,6 +83,8 @@ private:
   };
 
   void ack(std::uint32_t src, const DataPacket& p, bool nack, Actions& out);
+  /// A registered operation is complete: notify (once its data is in memory, by the executor).
+  void complete(const Key& k, const Entry& e, Actions& out);
   /// Apply a packet to its registration; true when the operation completed (entry removed).
   bool apply(const Key& k, Entry& e, const DataPacket& p, Actions& out);
   void remember_completed(const Key& k, SimTime now);

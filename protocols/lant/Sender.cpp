@@ -32,7 +32,7 @@ bool Sender::post(const Command& c, SimTime, Actions& out)
   if (cfg_.packets_for(c.bytes) > kMaxPackets)
     throw ProtocolError(fmt::format("node {}: command {} of {} bytes needs more than {} packets", self_, c.id,
                                     c.bytes, kMaxPackets));
-  if (c.message && (!cfg_.registration || c.bytes > cfg_.max_registered() || c.bytes < cfg_.register_min.count))
+  if (c.message && !cfg_.registrable(c.bytes))
     throw ProtocolError(fmt::format(
         "node {}: message {} of {} bytes cannot be registered (registration range [{}, {}] bytes, registration {}): "
         "a message lands where the receiver's registration puts it; send smaller messages or widen the bitmask",
@@ -41,7 +41,7 @@ bool Sender::post(const Command& c, SimTime, Actions& out)
     std::uint64_t seg = c.bytes;
     if (cfg_.large_transfer.threshold.count > 0 && c.bytes > cfg_.large_transfer.threshold.count)
       seg = std::min(seg, cfg_.large_transfer.segment.count);
-    if (!cfg_.registration || seg > cfg_.max_registered() || seg < cfg_.register_min.count)
+    if (!cfg_.registrable(seg))
       throw ProtocolError(fmt::format(
           "node {}: command {} asks for receive-side notification of {} bytes, outside the registration range "
           "[{}, {}] bytes (registration {}); use notify 'auto' or 'sender', or widen the bitmask",
@@ -118,8 +118,7 @@ bool Sender::start_operation(SimTime now)
   o.count      = cfg_.packets_for(o.bytes);
   o.message    = cmd.message;
   o.header     = cmd.header;
-  o.registered = cmd.message || (cmd.notify != Notify::Sender && cfg_.registration &&
-                                 o.bytes <= cfg_.max_registered() && o.bytes >= cfg_.register_min.count);
+  o.registered = cmd.message || (cmd.notify != Notify::Sender && cfg_.registrable(o.bytes));
   if (o.final)
     queues_[q].pop_front();
   std::uint64_t op = next_op_++;

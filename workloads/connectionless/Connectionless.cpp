@@ -47,16 +47,16 @@ void Connectionless::start(nodes::Cluster& c)
     sizes_ = message_sizes(cfg_.sizes, cfg_.min_size, cfg_.max_size, 64);
     if (cfg_.notify.empty())
       throw config::ConfigError("", "/workload/notify", "name at least one notification kind (sender, receiver, auto)");
-    const std::uint64_t max_reg = transport_.registration ? transport_.max_registered() : 0;
     bool any = false;
     for (auto bytes : sizes_)
       for (Notify kind : cfg_.notify)
-        any = any || kind != Notify::Receiver || (bytes <= max_reg && bytes >= transport_.register_min.count);
+        any = any || measured(bytes, kind);
     if (!any)
       throw config::ConfigError("", "/workload/notify",
                                 fmt::format("nothing to measure: 'receiver' notification needs sizes within the "
                                             "registration range [{}, {}] bytes; add 'sender' or smaller sizes",
-                                            transport_.register_min.count, max_reg));
+                                            transport_.register_min.count,
+                                            transport_.registration ? transport_.max_registered() : 0));
     s.spawn("cl-src", c.node(cfg_.src).host(), [this, &c](ActorContext& ctx) { run_latency_source(ctx, c); });
     s.spawn("cl-dst", c.node(cfg_.dst).host(), [this, &c](ActorContext& ctx) { run_latency_sink(ctx, c); });
     if (cfg_.background.load > 0) {
@@ -152,14 +152,13 @@ void Connectionless::run_latency_source(ActorContext& ctx, nodes::Cluster& c)
 {
   source_actor_ = ctx.id();
   nodes::LantNi& ni = *c.node(cfg_.src).lant();
-  const std::uint64_t max_reg = transport_.registration ? transport_.max_registered() : 0;
   std::uint64_t id = 0;
   // The notification kinds take turns within each iteration, so that a slow drift (background
   // load) affects them alike.
   for (auto bytes : sizes_) {
     for (unsigned it = 0; it < cfg_.iterations; ++it) {
       for (Notify kind : cfg_.notify) {
-        if (kind == Notify::Receiver && (bytes > max_reg || bytes < transport_.register_min.count))
+        if (!measured(bytes, kind))
           continue; // not registrable: measured only as unregistered
         Op& o               = ops_[++id];
         o.src               = cfg_.src;
@@ -190,10 +189,9 @@ void Connectionless::run_latency_sink(ActorContext& ctx, nodes::Cluster& c)
 {
   nodes::LantNi& ni = *c.node(cfg_.dst).lant();
   std::uint64_t expected = 0;
-  const std::uint64_t max_reg = transport_.registration ? transport_.max_registered() : 0;
   for (auto bytes : sizes_)
     for (Notify kind : cfg_.notify)
-      if (!(kind == Notify::Receiver && (bytes > max_reg || bytes < transport_.register_min.count)))
+      if (measured(bytes, kind))
         expected += std::uint64_t{cfg_.iterations} * segments_of(bytes);
   for (std::uint64_t i = 0; i < expected; ++i) {
     auto n = ni.wait_receive(ctx, [this](auto const& x) { return x.src == cfg_.src; });

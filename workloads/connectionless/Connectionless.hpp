@@ -126,6 +126,12 @@ private:
   void run_stream_receiver(ActorContext& ctx, nodes::Cluster& c, std::uint32_t node, std::uint64_t expected);
   void record_delivery(const nodes::ReceiveNotice& n, std::uint32_t at);
   unsigned segments_of(std::uint64_t bytes) const;
+  /// Latency mode: whether operations of `bytes` are measured with notification `kind` (a registered
+  /// receive needs a registrable size).
+  bool measured(std::uint64_t bytes, lant::Notify kind) const
+  {
+    return kind != lant::Notify::Receiver || transport_.registrable(bytes);
+  }
 
   ConnectionlessConfig cfg_;
   std::vector<std::uint64_t> sizes_;
