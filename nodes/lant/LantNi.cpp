@@ -36,8 +36,7 @@ void LantNi::post(ActorContext& ctx, const Command& c)
     }
   }
   local_[c.id] = Local{};
-  trace_posted(c);
-  tx_.post(c, sched_.now(), scratch_);
+  enqueue(c);
   execute(scratch_);
 }
 
@@ -46,8 +45,7 @@ bool LantNi::try_post(const Command& c)
   if (!tx_.can_post(c.queue, c.bytes, c.message))
     return false;
   local_[c.id] = Local{};
-  trace_posted(c);
-  tx_.post(c, sched_.now(), scratch_);
+  enqueue(c);
   execute(scratch_);
   return true;
 }
@@ -62,11 +60,12 @@ void LantNi::set_trace(results::Trace* t, std::uint32_t pid)
   }
 }
 
-void LantNi::trace_posted(const Command& c)
+void LantNi::enqueue(const Command& c)
 {
   if (trace_)
     posted_[c.id] = Posted{sched_.now(), fmt::format("{} {} to node {}", c.message ? "message" : "write",
                                                      format_bytes(Bytes{c.bytes}), c.dst)};
+  tx_.post(c, sched_.now(), scratch_);
 }
 
 void LantNi::submit(Command c, PayloadSource source)
@@ -83,8 +82,7 @@ void LantNi::submit(Command c, PayloadSource source)
 void LantNi::drain_submitted()
 {
   while (!submitted_.empty() && tx_.can_post(1, submitted_.front().bytes, submitted_.front().message)) {
-    trace_posted(submitted_.front());
-    tx_.post(submitted_.front(), sched_.now(), scratch_);
+    enqueue(submitted_.front());
     submitted_.pop_front();
   }
   if (!scratch_.empty())

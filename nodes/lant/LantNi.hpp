@@ -149,7 +149,8 @@ private:
   std::function<bool(std::uint64_t)> local_hook_;
   std::function<bool(const ReceiveNotice&)> receive_hook_;
   void drain_submitted();
-  void trace_posted(const lant::Command& c);
+  /// Hand a command to the sender's queues (it has room), recording it for the trace.
+  void enqueue(const lant::Command& c);
   results::Trace* trace_ = nullptr;
   std::uint32_t trace_pid_ = 0;
   struct Posted {
