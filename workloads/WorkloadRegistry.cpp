@@ -4,6 +4,7 @@
 #include "workloads/collective/CollectiveBench.hpp"
 #include "workloads/connectionless/Connectionless.hpp"
 #include "workloads/hostcopy/HostCopy.hpp"
+#include "workloads/mpi/MpiBench.hpp"
 #include "workloads/traffic/Traffic.hpp"
 
 namespace nafsim::workloads {
@@ -33,6 +34,9 @@ void register_all_workloads(WorkloadRegistry& r)
                         "or many concurrent operations (nodes run transport = connectionless)"));
   r.add(WorkloadRegistry::make<HostCopyConfig, HostCopy>(
       "hostcopy", "buffer copies between FPGA and host memory through the host driver, vs size (ACCL+ Fig. 9 copies)"));
+  r.add(WorkloadRegistry::make<MpiBenchConfig, MpiBench>(
+      "mpi", "software MPI on host CPUs over RDMA NICs: a collective or send/recv vs message size, host data or FPGA "
+             "data staged through the host (ACCL+ baselines, Fig. 9-12)"));
 }
 
 } // namespace nafsim::workloads

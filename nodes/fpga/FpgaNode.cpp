@@ -44,14 +44,19 @@ void FpgaNode::attach_cclo(std::unique_ptr<Cclo> c)
   });
 }
 
-SimTime FpgaNode::driver_copy(ActorContext& ctx, std::uint64_t bytes, bool to_host)
+SimTime host_driver_copy(ActorContext& ctx, MemorySystem& memory, const HostDriverConfig& d, std::uint64_t bytes,
+                         bool to_host)
 {
-  auto const& d = cfg_.host_driver;
   ctx.sleep_for(to_host ? d.to_host_overhead : d.to_device_overhead);
   if (bytes > 0)
-    ctx.sleep_until(to_host ? memory_.dma_to_host(ctx.now(), Bytes{bytes}, d.to_host_rate)
-                            : memory_.dma_to_device(ctx.now(), Bytes{bytes}, d.to_device_rate));
+    ctx.sleep_until(to_host ? memory.dma_to_host(ctx.now(), Bytes{bytes}, d.to_host_rate)
+                            : memory.dma_to_device(ctx.now(), Bytes{bytes}, d.to_device_rate));
   return ctx.now();
+}
+
+SimTime FpgaNode::driver_copy(ActorContext& ctx, std::uint64_t bytes, bool to_host)
+{
+  return host_driver_copy(ctx, memory_, cfg_.host_driver, bytes, to_host);
 }
 
 void FpgaNode::wake_waiters()

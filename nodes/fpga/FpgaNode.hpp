@@ -16,6 +16,11 @@ class Host;
 
 namespace nafsim::nodes {
 
+/// A host-driver copy of `bytes` between an FPGA card (`memory`) and host memory, by the calling actor:
+/// the call's fixed cost, then the DMA over PCIe. Returns when it is done.
+SimTime host_driver_copy(ActorContext& ctx, MemorySystem& memory, const HostDriverConfig& d, std::uint64_t bytes,
+                         bool to_host);
+
 class FpgaNode final : public PoeListener {
 public:
   FpgaNode(net::HostId id, const FpgaNodeConfig& cfg, Scheduler& sched, net::Fabric& fabric,

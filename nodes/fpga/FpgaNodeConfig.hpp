@@ -58,26 +58,11 @@ struct FpgaNodeConfig {
   }
 };
 
-enum class NodeKind { Fpga };
-
-struct NodeConfig {
-  NodeKind kind = NodeKind::Fpga;
-  FpgaNodeConfig fpga;
-  template <class V> void describe(V& v)
-  {
-    v.field("kind", kind, "node type of every host");
-    v.field("fpga", fpga, "network-attached FPGA node (kind = fpga)");
-  }
-};
-
 } // namespace nafsim::nodes
 
 namespace nafsim::config {
 template <> struct EnumNames<nodes::Transport> {
   static constexpr std::array list{std::pair{nodes::Transport::Roce, "roce"},
                                    std::pair{nodes::Transport::Connectionless, "connectionless"}};
-};
-template <> struct EnumNames<nodes::NodeKind> {
-  static constexpr std::array list{std::pair{nodes::NodeKind::Fpga, "fpga"}};
 };
 } // namespace nafsim::config

@@ -15,16 +15,101 @@ Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed
     , hosts_(topo::build_simgrid_platform(topo_))
     , fabric_(std::make_unique<net::Fabric>(topo_, cfg.network, sched, seed))
 {
-  for (std::size_t i = 0; i < topo_.host_count(); ++i)
-    nodes_.push_back(
-        std::make_unique<FpgaNode>(static_cast<net::HostId>(i), cfg.node.fpga, sched, *fabric_, hosts_[i]));
+  const std::size_t n = topo_.host_count();
+  if (!cfg.node.kinds.empty() && cfg.node.kinds.size() != n)
+    throw config::ConfigError("", "/platform/node/kinds",
+                              fmt::format("{} node kinds for {} host positions: give one kind per host of the topology "
+                                          "(or leave `kinds` empty to make every host `kind`)",
+                                          cfg.node.kinds.size(), n));
+  kinds_ = cfg.node.kinds.empty() ? std::vector<NodeKind>(n, cfg.node.kind) : cfg.node.kinds;
+  nodes_.resize(n);
+  host_nodes_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto id = static_cast<net::HostId>(i);
+    if (kinds_[i] == NodeKind::Fpga)
+      nodes_[i] = std::make_unique<FpgaNode>(id, cfg.node.fpga, sched, *fabric_, hosts_[i]);
+    else
+      host_nodes_[i] = std::make_unique<HostNode>(id, cfg.node, sched, *fabric_, hosts_[i]);
+  }
+}
+
+std::vector<std::size_t> Cluster::positions(NodeKind k) const
+{
+  std::vector<std::size_t> v;
+  for (std::size_t i = 0; i < kinds_.size(); ++i)
+    if (kinds_[i] == k)
+      v.push_back(i);
+  return v;
+}
+
+namespace {
+config::ConfigError wrong_kind(std::size_t i, NodeKind is, const char* wanted)
+{
+  return config::ConfigError("", fmt::format("/platform/node/kinds/{}", i),
+                             fmt::format("host {} is {} node, but {} node is needed there: change the platform's node "
+                                         "kinds (or the workload's ranks / system)",
+                                         i, is == NodeKind::Fpga ? "an FPGA" : "a CPU (host)", wanted));
+}
+} // namespace
+
+FpgaNode& Cluster::node(std::size_t i)
+{
+  if (!nodes_.at(i))
+    throw wrong_kind(i, kinds_[i], "an FPGA");
+  return *nodes_[i];
+}
+
+const FpgaNode& Cluster::node(std::size_t i) const
+{
+  if (!nodes_.at(i))
+    throw wrong_kind(i, kinds_[i], "an FPGA");
+  return *nodes_[i];
+}
+
+HostNode& Cluster::host_node(std::size_t i)
+{
+  if (!host_nodes_.at(i))
+    throw wrong_kind(i, kinds_[i], "a CPU (host)");
+  return *host_nodes_[i];
+}
+
+const HostNode& Cluster::host_node(std::size_t i) const
+{
+  if (!host_nodes_.at(i))
+    throw wrong_kind(i, kinds_[i], "a CPU (host)");
+  return *host_nodes_[i];
+}
+
+RdmaPoe& Cluster::poe(std::size_t i)
+{
+  return is_fpga(i) ? node(i).poe() : host_node(i).nic();
+}
+
+const RdmaPoe& Cluster::poe(std::size_t i) const
+{
+  return is_fpga(i) ? node(i).poe() : host_node(i).nic();
+}
+
+const MemorySystem& Cluster::memory(std::size_t i) const
+{
+  return is_fpga(i) ? node(i).memory() : host_node(i).memory();
+}
+
+MpiProcess& Cluster::mpi(std::size_t i)
+{
+  HostNode& h = host_node(i);
+  if (!h.mpi())
+    h.attach_mpi(std::make_unique<MpiProcess>(
+        static_cast<net::HostId>(i), h.config(), sched_, h.nic(),
+        [this, i](net::HostId peer) { return qp(i, peer); }, data_.get()));
+  return *h.mpi();
 }
 
 Cluster::~Cluster() = default;
 
 void Cluster::require_roce(const std::string& workload) const
 {
-  if (cfg_.node.fpga.transport != Transport::Roce)
+  if (!positions(NodeKind::Fpga).empty() && cfg_.node.fpga.transport != Transport::Roce)
     throw config::ConfigError("", "/platform/node/fpga/transport",
                               fmt::format("the {} runs over the RoCE POE, but the nodes run the connectionless "
                                           "transport; set transport to 'roce' (or use the 'connectionless' workload)",
@@ -33,7 +118,7 @@ void Cluster::require_roce(const std::string& workload) const
 
 void Cluster::require_connectionless(const std::string& workload) const
 {
-  if (cfg_.node.fpga.transport != Transport::Connectionless)
+  if (!positions(NodeKind::Fpga).empty() && cfg_.node.fpga.transport != Transport::Connectionless)
     throw config::ConfigError("", "/platform/node/fpga/transport",
                               fmt::format("the {} needs the connectionless transport, but the nodes run RoCE; set "
                                           "transport to 'connectionless' (preset lant-zcu102 does)",
@@ -42,14 +127,18 @@ void Cluster::require_connectionless(const std::string& workload) const
 
 QpId Cluster::qp(std::size_t from, std::size_t to)
 {
-  require_roce("RDMA queue-pair user");
   if (auto it = qps_.find({from, to}); it != qps_.end())
     return it->second;
-  RdmaPoe& a = node(from).poe();
-  RdmaPoe& b = node(to).poe();
-  auto psn   = static_cast<roce::Psn>(cfg_.node.fpga.initial_psn);
-  QpId qb    = static_cast<QpId>(b.qp_count());
-  QpId qa    = a.create_qp(static_cast<net::HostId>(to), qb, psn);
+  if (is_fpga(from) || is_fpga(to))
+    require_roce("RDMA queue-pair user");
+  RdmaPoe& a   = poe(from);
+  RdmaPoe& b   = poe(to);
+  auto psn_of  = [&](std::size_t i) {
+    return static_cast<roce::Psn>(is_fpga(i) ? cfg_.node.fpga.initial_psn : cfg_.node.host.initial_psn);
+  };
+  QpId qb = static_cast<QpId>(b.qp_count());
+  roce::Psn psn = psn_of(from); // both ends of a queue pair start at the same PSN
+  QpId qa = a.create_qp(static_cast<net::HostId>(to), qb, psn);
   b.create_qp(static_cast<net::HostId>(from), qa, psn);
   qps_[{from, to}] = qa;
   qps_[{to, from}] = qb;
@@ -65,12 +154,12 @@ void Cluster::enable_trace(results::Trace& t)
   for (std::size_t v = 0; v < topo_.vertex_count(); ++v)
     t.name_process(static_cast<std::uint32_t>(v), topo_.info(v).name);
   fabric_->set_trace(&t);
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+  for (std::size_t i = 0; i < size(); ++i) {
     auto pid = static_cast<std::uint32_t>(topo_.host_vertex(i));
-    if (LantNi* ni = nodes_[i]->lant())
+    if (LantNi* ni = nodes_[i] ? nodes_[i]->lant() : nullptr)
       ni->set_trace(&t, pid);
     else
-      nodes_[i]->poe().set_trace(&t, pid);
+      poe(i).set_trace(&t, pid);
   }
 }
 
@@ -81,9 +170,9 @@ namespace nafsim::nodes {
 DataPlane& Cluster::carry_data()
 {
   if (!data_) {
-    for (auto const& n : nodes_)
-      if (n->cclo())
-        throw std::logic_error("Cluster::carry_data() must come before the first cclo()");
+    for (std::size_t i = 0; i < size(); ++i)
+      if ((nodes_[i] && nodes_[i]->cclo()) || (host_nodes_[i] && host_nodes_[i]->mpi()))
+        throw std::logic_error("Cluster::carry_data() must come before the first cclo() / mpi()");
     data_ = std::make_unique<DataPlane>(size());
   }
   return *data_;

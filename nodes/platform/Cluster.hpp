@@ -3,6 +3,7 @@
 // fabric and one node per host; queue pairs are connected on first use.
 
 #include "nodes/fpga/FpgaNode.hpp"
+#include "nodes/host/HostNode.hpp"
 #include "nodes/platform/PlatformConfig.hpp"
 #include "simcore/net/Fabric.hpp"
 #include "simcore/topo/Topology.hpp"
@@ -19,9 +20,24 @@ public:
   Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed);
   ~Cluster();
 
-  std::size_t size() const { return nodes_.size(); }
-  FpgaNode& node(std::size_t i) { return *nodes_.at(i); }
-  const FpgaNode& node(std::size_t i) const { return *nodes_.at(i); }
+  /// Host positions of the topology (FPGA and host nodes together).
+  std::size_t size() const { return kinds_.size(); }
+  NodeKind kind(std::size_t i) const { return kinds_.at(i); }
+  /// The positions holding nodes of kind `k`, in order.
+  std::vector<std::size_t> positions(NodeKind k) const;
+  /// The FPGA node at position `i` (a config error naming /platform/node/kinds if it is a host).
+  FpgaNode& node(std::size_t i);
+  const FpgaNode& node(std::size_t i) const;
+  bool is_fpga(std::size_t i) const { return kind(i) == NodeKind::Fpga; }
+  /// The host node at position `i` (a config error if it is an FPGA).
+  HostNode& host_node(std::size_t i);
+  const HostNode& host_node(std::size_t i) const;
+  /// The RDMA engine of position `i`: the FPGA's POE or the host's NIC.
+  RdmaPoe& poe(std::size_t i);
+  const RdmaPoe& poe(std::size_t i) const;
+  const MemorySystem& memory(std::size_t i) const;
+  /// The MPI library of host node `i`, created on first use.
+  MpiProcess& mpi(std::size_t i);
   /// Throw a config error unless the nodes run the RoCE POE (`workload` names who needs it).
   void require_roce(const std::string& workload) const;
   /// Throw a config error unless the nodes run the connectionless transport.
@@ -53,7 +69,9 @@ private:
   topo::Topology topo_;
   std::vector<simgrid::s4u::Host*> hosts_;
   std::unique_ptr<net::Fabric> fabric_;
-  std::vector<std::unique_ptr<FpgaNode>> nodes_;
+  std::vector<NodeKind> kinds_;
+  std::vector<std::unique_ptr<FpgaNode>> nodes_;       ///< null at host positions
+  std::vector<std::unique_ptr<HostNode>> host_nodes_;  ///< null at FPGA positions
   std::map<std::pair<std::size_t, std::size_t>, QpId> qps_;
   std::unique_ptr<DataPlane> data_;
 };

@@ -24,17 +24,19 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
   }
   sink.add(std::move(ports));
 
-  results::Table nodes("nodes", {"node", "queue_pairs", "requests_sent", "retransmitted", "responses_sent",
+  results::Table nodes("nodes", {"node", "kind", "queue_pairs", "requests_sent", "retransmitted", "responses_sent",
                                  "acks_sent", "naks_sent", "packets_received", "corrupted_dropped",
                                  "duplicates_received", "out_of_sequence", "timeouts", "naks_received",
                                  "stale_discarded", "device_read_bytes", "device_write_bytes", "pcie_read_bytes",
                                  "pcie_write_bytes"});
   for (std::size_t i = 0; i < c.size(); ++i) {
-    auto const& n = c.node(i);
-    auto k        = n.poe().counters();
+    auto const& poe = c.poe(i);
+    auto const& mem = c.memory(i);
+    auto k          = poe.counters();
     nodes.row()
         .add(i)
-        .add(n.poe().qp_count())
+        .add(c.is_fpga(i) ? "fpga" : "host")
+        .add(poe.qp_count())
         .add(k.requests_sent)
         .add(k.retransmitted)
         .add(k.responses_sent)
@@ -47,15 +49,15 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
         .add(k.timeouts)
         .add(k.naks_received)
         .add(k.stale_discarded)
-        .add(n.memory().device_bytes_read())
-        .add(n.memory().device_bytes_written())
-        .add(n.memory().pcie_read().bytes())
-        .add(n.memory().pcie_write().bytes());
+        .add(c.is_fpga(i) ? mem.device_bytes_read() : 0)
+        .add(c.is_fpga(i) ? mem.device_bytes_written() : 0)
+        .add(mem.pcie_read().bytes())
+        .add(mem.pcie_write().bytes());
   }
   sink.add(std::move(nodes));
 
   // Nodes running the connectionless transport: every sender, receiver and NI counter.
-  if (c.size() > 0 && c.node(0).lant()) {
+  if (c.size() > 0 && c.is_fpga(0) && c.node(0).lant()) {
     results::Table nodes_t("connectionless_nodes",
                            {"node", "commands", "post_waits", "operations", "data_packets_sent", "stale_staged", "control_packets_sent", "packets_sent",
                             "retransmitted", "retransmit_requests", "retransmissions_cancelled", "timeouts",
@@ -67,6 +69,8 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
                             "duplicate_notifications", "filter_evictions", "peak_registrations", "peak_escape",
                             "deliveries", "verification_failures"});
     for (std::size_t i = 0; i < c.size(); ++i) {
+      if (!c.is_fpga(i))
+        continue;
       auto const& ni = *c.node(i).lant();
       auto const& s  = ni.sender().counters();
       auto const& r  = ni.receiver().counters();
@@ -125,7 +129,7 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
                                "rx_eager_messages", "rx_notifications", "rx_buffers", "rx_buffers_max_used",
                                "rx_refusals"});
   for (std::size_t i = 0; i < c.size(); ++i) {
-    const Cclo* e = c.node(i).cclo();
+    const Cclo* e = c.is_fpga(i) ? c.node(i).cclo() : nullptr;
     if (!e)
       continue;
     auto k        = e->counters();
@@ -154,6 +158,34 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
   }
   if (!cclo.rows().empty())
     sink.add(std::move(cclo));
+
+  // Every MPI rank that took part in the run.
+  results::Table mpi("mpi_ranks", {"node", "calls", "eager_sent", "rendezvous_sent", "eager_received", "unexpected",
+                                   "reads", "bytes_sent", "bytes_copied", "bytes_reduced", "cpu_busy_us",
+                                   "cpu_utilization", "bounce_max_used", "bounce_refusals"});
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const MpiProcess* p = c.is_fpga(i) ? nullptr : c.host_node(i).mpi();
+    if (!p)
+      continue;
+    auto const& k = p->counters();
+    mpi.row()
+        .add(i)
+        .add(k.calls)
+        .add(k.eager_sent)
+        .add(k.rendezvous_sent)
+        .add(k.eager_received)
+        .add(k.unexpected)
+        .add(k.reads)
+        .add(k.bytes_sent)
+        .add(k.bytes_copied)
+        .add(k.bytes_reduced)
+        .add(k.cpu_busy.us(), 3)
+        .add(util(k.cpu_busy), 4)
+        .add(k.bounce_max_used)
+        .add(k.bounce_refusals);
+  }
+  if (!mpi.rows().empty())
+    sink.add(std::move(mpi));
 }
 
 } // namespace nafsim::nodes

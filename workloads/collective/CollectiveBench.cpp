@@ -1,6 +1,7 @@
 #include "workloads/collective/CollectiveBench.hpp"
 
 #include "simcore/config/ConfigError.hpp"
+#include "workloads/collective/Verify.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -8,8 +9,6 @@
 #include <map>
 
 namespace nafsim::workloads {
-
-namespace {
 
 coll::Collective collective_of(BenchOp op, unsigned rank)
 {
@@ -46,6 +45,8 @@ std::optional<coll::Algorithm> algorithm_of(AlgorithmChoice a)
   }
   return std::nullopt;
 }
+
+namespace {
 
 constexpr std::uint64_t kDstOffset = 1ULL << 34; // result buffers 16 GiB above the operands
 
@@ -90,97 +91,41 @@ nodes::CcloCall CollectiveBench::make_call(unsigned rank, std::uint64_t bytes) c
 }
 
 
-double CollectiveBench::pattern(unsigned rank, std::uint64_t i, unsigned iteration) const
+DataPattern CollectiveBench::pattern() const
 {
-  // Small positive integers: exact in every type, and sums of all ranks stay exact in float16
-  // (|sum| <= 1024 < 2^11); -1 (the output poison) never occurs.
-  const bool half   = cfg_.dtype == DataType::Float16 || cfg_.compress;
-  const unsigned hi = half ? std::max(1u, 1024u / std::max(1u, cfg_.ranks)) : 30u;
-  return 1.0 + static_cast<double>((rank * 7ULL + i * 3ULL + iteration * 5ULL) % hi);
+  return DataPattern{cfg_.dtype, cfg_.dtype == DataType::Float16 || cfg_.compress, cfg_.ranks};
 }
 
 void CollectiveBench::prepare_data(nodes::Cluster& c, const nodes::CcloCall& call, unsigned iteration) const
 {
   auto& mem = c.data()->memory.at(static_cast<std::size_t>(comm_.at(call.rank)));
-  std::vector<std::byte> in(coll::input_elements(call.call, call.rank) * elem_bytes_);
-  for (std::uint64_t i = 0; i < in.size() / elem_bytes_; ++i)
-    nodes::set_element(cfg_.dtype, in, i, pattern(static_cast<unsigned>(call.rank), i, iteration));
-  mem.write(call.src_addr, in);
+  const DataPattern pat = pattern();
+  const auto rank       = static_cast<unsigned>(call.rank);
+  mem.write(call.src_addr, pat.input(call.call, rank, iteration));
   std::vector<std::byte> out(coll::output_elements(call.call, call.rank) * elem_bytes_, std::byte{0xFF}); // poison
   if (cfg_.collective == BenchOp::Combine) // combine accumulates into the output: give it a second operand
     for (std::uint64_t i = 0; i < out.size() / elem_bytes_; ++i)
-      nodes::set_element(cfg_.dtype, out, i, pattern(static_cast<unsigned>(call.rank) + cfg_.ranks, i, iteration));
+      nodes::set_element(cfg_.dtype, out, i, pat(rank + cfg_.ranks, i, iteration));
   mem.write(call.dst_addr, out);
 }
 
 void CollectiveBench::check_data(nodes::Cluster& c, const nodes::CcloCall& call, unsigned iteration) const
 {
-  using coll::Collective;
-  const auto& cc       = call.call;
-  const unsigned rank  = static_cast<unsigned>(call.rank);
-  const auto root      = static_cast<unsigned>(cc.root);
-  const std::uint64_t n = cc.count;
-  const unsigned p     = static_cast<unsigned>(cc.size);
-  auto fold            = [&](std::uint64_t i) {
-    double v = pattern(0, i, iteration);
-    for (unsigned s = 1; s < p; ++s)
-      v = cc.func == coll::ReduceFunc::Sum ? v + pattern(s, i, iteration) : std::max(v, pattern(s, i, iteration));
-    return v;
-  };
-  std::function<double(std::uint64_t)> want;
-  switch (cc.collective) {
-    case Collective::Recv: want = [&](std::uint64_t i) { return pattern(root, i, iteration); }; break;
-    case Collective::Bcast:
-      if (rank != root)
-        want = [&](std::uint64_t i) { return pattern(root, i, iteration); };
-      break;
-    case Collective::Scatter: want = [&](std::uint64_t i) { return pattern(root, n * rank + i, iteration); }; break;
-    case Collective::Gather:
-      if (rank != root)
-        break;
-      [[fallthrough]];
-    case Collective::AllGather:
-      want = [&](std::uint64_t i) { return pattern(static_cast<unsigned>(i / n), i % n, iteration); };
-      break;
-    case Collective::Reduce:
-      if (rank == root)
-        want = fold;
-      break;
-    case Collective::AllReduce: want = fold; break;
-    case Collective::ReduceScatter: want = [&](std::uint64_t i) { return fold(n * rank + i); }; break;
-    case Collective::AllToAll:
-      want = [&](std::uint64_t i) { return pattern(static_cast<unsigned>(i / n), n * rank + i % n, iteration); };
-      break;
-    case Collective::Copy: want = [&](std::uint64_t i) { return pattern(rank, i, iteration); }; break;
-    case Collective::Combine:
-      want = [&](std::uint64_t i) {
-        double a = pattern(rank, i, iteration), b = pattern(rank + p, i, iteration);
-        return cc.func == coll::ReduceFunc::Sum ? a + b : std::max(a, b);
-      };
-      break;
-    default: break;
-  }
-  if (!want)
-    return;
-  const std::uint64_t elems = coll::output_elements(cc, call.rank);
+  const std::uint64_t elems = coll::output_elements(call.call, call.rank);
   auto out = c.data()->memory.at(static_cast<std::size_t>(comm_.at(call.rank))).read(call.dst_addr, elems * elem_bytes_);
-  std::uint64_t wrong = 0, first = 0;
-  for (std::uint64_t i = 0; i < elems; ++i)
-    if (nodes::element_value(cfg_.dtype, out, i) != want(i) && wrong++ == 0)
-      first = i;
-  if (wrong > 0)
-    throw SimulationError(fmt::format(
-        "verify: {} of {} ({} elements), iteration {}: rank {} output[{}] = {}, expected {} ({} of {} elements wrong); "
-        "the simulated CCLO delivered wrong data, a simulator bug: please report it with this scenario",
-        config::enum_name(cfg_.collective), format_bytes(Bytes{cc.bytes()}), n, iteration, rank, first,
-        nodes::element_value(cfg_.dtype, out, first), want(first), wrong, elems));
+  check_output(call.call, static_cast<unsigned>(call.rank), iteration, pattern(), out,
+               config::enum_name(cfg_.collective), "CCLO");
 }
 
 void CollectiveBench::start(nodes::Cluster& c)
 {
-  if (cfg_.ranks > c.size())
+  auto fpgas = c.positions(nodes::NodeKind::Fpga);
+  if (cfg_.ranks > fpgas.size())
     throw config::ConfigError("", "/workload/ranks",
-                              fmt::format("{} ranks requested, but the platform has {} hosts", cfg_.ranks, c.size()));
+                              fmt::format("{} ranks requested, but the platform has {} FPGA node(s){}", cfg_.ranks,
+                                          fpgas.size(),
+                                          fpgas.size() < c.size() ? " (the others are CPU hosts: see platform.node.kinds)"
+                                                                  : ""));
   if (cfg_.collective == BenchOp::SendRecv && cfg_.ranks != 2)
     throw config::ConfigError("", "/workload/ranks", "sendrecv runs between ranks 0 and 1: set ranks to 2");
   if (cfg_.root >= cfg_.ranks)
@@ -188,7 +133,7 @@ void CollectiveBench::start(nodes::Cluster& c)
                               fmt::format("root {} is not one of the {} ranks", cfg_.root, cfg_.ranks));
   comm_.clear();
   for (unsigned r = 0; r < cfg_.ranks; ++r)
-    comm_.push_back(static_cast<net::HostId>(r));
+    comm_.push_back(static_cast<net::HostId>(fpgas[r])); // a mixed cluster's FPGAs, in order
   // A forced algorithm must be able to run every call of the benchmark.
   for (auto bytes : sizes_) {
     auto call = make_call(0, bytes);
@@ -209,8 +154,8 @@ void CollectiveBench::start(nodes::Cluster& c)
   unsigned participants = cfg_.collective == BenchOp::Nop ? 1 : cfg_.ranks;
   results_.assign(sizes_.size() * cfg_.iterations, std::vector<nodes::CcloResult>(participants));
   for (unsigned r = 0; r < participants; ++r) {
-    c.cclo(r);
-    c.scheduler().spawn(fmt::format("bench-rank-{}", r), c.node(r).host(),
+    c.cclo(comm_[r]);
+    c.scheduler().spawn(fmt::format("bench-rank-{}", r), c.node(comm_[r]).host(),
                         [this, &c, r](ActorContext& ctx) { run_rank(ctx, c, r); });
   }
 }
@@ -224,19 +169,8 @@ void CollectiveBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
       auto call = make_call(rank, bytes);
       if (cfg_.verify)
         prepare_data(c, call, it);
-      // Start line: the last rank to arrive releases everyone at the same instant.
-      if (++arrived_ == participants) {
-        arrived_ = 0;
-        ++generation_;
-        for (auto a : waiting_)
-          ctx.scheduler().wake(a);
-        waiting_.clear();
-      } else {
-        auto gen = generation_;
-        waiting_.push_back(ctx.id());
-        ctx.wait_until([&] { return generation_ != gen; }, "the benchmark's start line");
-      }
-      auto res = c.cclo(rank).call(ctx, call);
+      start_line_.arrive(ctx, participants);
+      auto res = c.cclo(comm_[rank]).call(ctx, call);
       if (!res.error.empty())
         throw SimulationError(fmt::format("{} of {} on rank {}: {}", config::enum_name(cfg_.collective),
                                           format_bytes(Bytes{bytes}), rank, res.error));

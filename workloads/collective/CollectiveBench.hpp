@@ -5,7 +5,9 @@
 // cycle counter (firmware pick-up to finalize, as the ACCL+ measurements), the longest over ranks.
 
 #include "nodes/cclo/Cclo.hpp"
+#include "workloads/StartLine.hpp"
 #include "workloads/Workload.hpp"
+#include "workloads/collective/Verify.hpp"
 
 namespace nafsim::workloads {
 
@@ -70,6 +72,11 @@ template <> struct EnumNames<nodes::InvocationPath> {
 
 namespace nafsim::workloads {
 
+/// The collective `rank` runs for benchmark operation `op` (send/recv: rank 0 sends, rank 1 receives).
+coll::Collective collective_of(BenchOp op, unsigned rank);
+/// The forced algorithm, if any.
+std::optional<coll::Algorithm> algorithm_of(AlgorithmChoice a);
+
 struct CollectiveBenchConfig {
   BenchOp collective = BenchOp::SendRecv;
   unsigned ranks     = 2;
@@ -130,17 +137,14 @@ private:
   void prepare_data(nodes::Cluster& c, const nodes::CcloCall& call, unsigned iteration) const;
   /// Real data: check rank's output after its call returned; throws on the first wrong element.
   void check_data(nodes::Cluster& c, const nodes::CcloCall& call, unsigned iteration) const;
-  double pattern(unsigned rank, std::uint64_t i, unsigned iteration) const;
+  DataPattern pattern() const;
 
   CollectiveBenchConfig cfg_;
   std::vector<std::uint64_t> sizes_;
   unsigned elem_bytes_;
   std::vector<net::HostId> comm_;
   std::vector<Sample> samples_;
-  // The start line: every rank of an iteration starts at the same instant.
-  unsigned arrived_ = 0;
-  std::uint64_t generation_ = 0;
-  std::vector<ActorId> waiting_;
+  StartLine start_line_; ///< every rank of an iteration starts at the same instant
   std::vector<std::vector<nodes::CcloResult>> results_; ///< per sample, per rank
 };
 

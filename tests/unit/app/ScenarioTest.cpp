@@ -77,12 +77,12 @@ TEST(Scenario, BadInputIsExplained)
             "s.json: /platform: missing: give a preset name (e.g. \"accl-coyote-u55c\"), a .json file or an inline "
             "platform object");
   EXPECT_EQ(error(R"({"platform": "accl", "workload": {"kind": "sendrecv"}})"),
-            "s.json: /platform: unknown platform preset 'accl'; presets: accl-coyote-u55c, fat-tree, lant-zcu102, leaf-spine, "
+            "s.json: /platform: unknown platform preset 'accl'; presets: accl-coyote-u55c, accl-cpu-cx5, fat-tree, lant-zcu102, leaf-spine, "
             "single-switch (or give a path ending in .json, or an inline object)");
   EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrcv"}})"),
-            "s.json: /workload/kind: unknown workload kind 'sendrcv'; valid kinds: sendrecv, traffic, collective, connectionless, hostcopy");
+            "s.json: /workload/kind: unknown workload kind 'sendrcv'; valid kinds: sendrecv, traffic, collective, connectionless, hostcopy, mpi");
   EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"src": 1}})"),
-            "s.json: /workload/kind: missing workload kind; valid kinds: sendrecv, traffic, collective, connectionless, hostcopy");
+            "s.json: /workload/kind: missing workload kind; valid kinds: sendrecv, traffic, collective, connectionless, hostcopy, mpi");
   EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrecv", "iterations": -2}})"),
             "s.json: /workload/iterations: expected a non-negative whole number, got -2");
   EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrecv", "op": "put"}})"),

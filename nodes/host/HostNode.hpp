@@ -1,0 +1,49 @@
+#pragma once
+// A host CPU with a commodity RDMA NIC (ConnectX-5 class): the NIC is a RoCEv2 RC engine whose
+// buffers all live in host memory, reached over its PCIe link; the CPU runs one MPI rank
+// (MpiProcess), created on first use.
+
+#include "nodes/host/MpiProcess.hpp"
+#include "nodes/platform/PlatformConfig.hpp"
+
+namespace simgrid::s4u {
+class Host;
+}
+
+namespace nafsim::nodes {
+
+class HostNode final : public PoeListener {
+public:
+  HostNode(net::HostId id, const NodeConfig& cfg, Scheduler& sched, net::Fabric& fabric, simgrid::s4u::Host* host);
+  HostNode(const HostNode&)            = delete;
+  HostNode& operator=(const HostNode&) = delete;
+
+  net::HostId id() const { return id_; }
+  simgrid::s4u::Host* host() const { return host_; }
+  const HostNodeConfig& config() const { return cfg_; }
+  RdmaPoe& nic() { return nic_; }
+  const RdmaPoe& nic() const { return nic_; }
+  MemorySystem& memory() { return memory_; }
+  const MemorySystem& memory() const { return memory_; }
+  /// The FPGA card attached to this host over PCIe (software staging FPGA data: the F2F baseline).
+  MemorySystem& attached_fpga() { return fpga_memory_; }
+  const FpgaNodeConfig& attached_fpga_config() const { return fpga_cfg_; }
+  MpiProcess* mpi() { return mpi_.get(); }
+  const MpiProcess* mpi() const { return mpi_.get(); }
+  void attach_mpi(std::unique_ptr<MpiProcess> p) { mpi_ = std::move(p); }
+
+  void on_completion(QpId qp, const roce::Completion& c) override;
+  void on_inbound(QpId qp, const roce::InboundMessage& m) override;
+
+private:
+  net::HostId id_;
+  HostNodeConfig cfg_;
+  FpgaNodeConfig fpga_cfg_;
+  simgrid::s4u::Host* host_;
+  MemorySystem memory_;
+  MemorySystem fpga_memory_;
+  RdmaPoe nic_;
+  std::unique_ptr<MpiProcess> mpi_;
+};
+
+} // namespace nafsim::nodes

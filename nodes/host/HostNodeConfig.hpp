@@ -1,0 +1,84 @@
+#pragma once
+// A host CPU node: a server CPU running software MPI over a commodity RDMA NIC (ConnectX-5 class,
+// RoCEv2 RC) attached over PCIe. The NIC runs the same RoCE state machines as the FPGA POE, with
+// the NIC's own pipeline timing and every buffer in host memory (reached over PCIe).
+
+#include "nodes/memory/MemorySystem.hpp"
+#include "nodes/rdma/PoeConfig.hpp"
+#include "protocols/mpi/MpiPlan.hpp"
+#include "protocols/roce/RoceConfig.hpp"
+
+namespace nafsim::nodes {
+
+/// What the MPI library costs on the CPU (one core per rank, spinning in the progress loop during a
+/// blocking call: work items run one after another as events arrive).
+struct CpuConfig {
+  SimTime call_overhead = SimTime::ns(300);
+  SimTime send_overhead = SimTime::ns(500);
+  SimTime recv_overhead = SimTime::ns(500);
+  BitsPerSecond memcpy_rate{80e9};
+  BitsPerSecond reduce_rate{40e9};
+  template <class V> void describe(V& v)
+  {
+    v.field("call_overhead", call_overhead,
+            "entering and leaving one MPI collective call (argument checks, algorithm decision, completion)");
+    v.field("send_overhead", send_overhead,
+            "CPU time to post one message to the NIC (MPI + transport layer, work request, doorbell)");
+    v.field("recv_overhead", recv_overhead,
+            "CPU time to handle one arrival (poll the completion, match it to a receive, bookkeeping)");
+    v.field("memcpy_rate", memcpy_rate, "one core's copy rate (eager bounce buffers <-> user buffers)");
+    v.field("reduce_rate", reduce_rate, "one core's reduction rate, bytes of result per second");
+  }
+};
+
+/// The point-to-point protocol of the MPI library's transport layer (UCX for OpenMPI over RoCE).
+struct MpiConfig {
+  mpi::Library library = mpi::Library::OpenMpi;
+  Bytes eager_threshold{8192};
+  Bytes eager_buffer{8192 + 64};
+  unsigned eager_buffers = 4096;
+  Bytes header{64};
+  template <class V> void describe(V& v)
+  {
+    v.field("library", library, "openmpi (coll/tuned decision rules) or mpich (its default selection tree)");
+    v.field("eager_threshold", eager_threshold,
+            "largest message sent eagerly (copied into a bounce buffer, SENT, copied out at the receiver); larger "
+            "ones go rendezvous (request-to-send, the receiver READs the sender's buffer, then a finish message)");
+    v.field("eager_buffer", eager_buffer, "size of one pre-posted receive bounce buffer (>= eager_threshold + header)");
+    v.field("eager_buffers", eager_buffers,
+            "pre-posted receive bounce buffers per rank (shared receive queue); none free: the NIC back-pressures "
+            "the sender (RNR)",
+            config::Limits::at_least(1));
+    v.field("header", header, "bytes of the MPI/transport header on every eager, request-to-send and finish message");
+  }
+};
+
+struct HostNodeConfig {
+  PcieConfig pcie;
+  PoeConfig nic;
+  Bytes inline_max{0};
+  roce::RoceConfig rdma;
+  unsigned initial_psn = 0;
+  CpuConfig cpu;
+  MpiConfig mpi;
+  template <class V> void describe(V& v)
+  {
+    v.field("pcie", pcie, "the NIC's PCIe link to host memory (every payload crosses it)");
+    v.field("nic", nic, "the NIC's packet pipelines around the RoCE state machines");
+    v.field("inline_max", inline_max,
+            "SENDs up to this size are written into the work request by the CPU (inline): the NIC does not read "
+            "their payload over PCIe");
+    v.field("rdma", rdma, "the NIC's RoCEv2 reliable-connection transport");
+    v.field("initial_psn", initial_psn, "first PSN of every queue pair", config::Limits::between(0, 0xFFFFFF));
+    v.field("cpu", cpu, "what the MPI library costs on the CPU");
+    v.field("mpi", mpi, "the MPI library and its point-to-point protocol");
+  }
+};
+
+} // namespace nafsim::nodes
+
+namespace nafsim::config {
+template <> struct EnumNames<mpi::Library> {
+  static constexpr std::array list{std::pair{mpi::Library::OpenMpi, "openmpi"}, std::pair{mpi::Library::Mpich, "mpich"}};
+};
+} // namespace nafsim::config

@@ -1,0 +1,432 @@
+#include "nodes/host/MpiProcess.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace nafsim::nodes {
+
+using coll::Buf;
+using coll::OpKind;
+
+namespace {
+bool sends(OpKind k)
+{
+  return k == OpKind::Send || k == OpKind::Notify || k == OpKind::CombineSend || k == OpKind::RecvReduceSend ||
+         k == OpKind::RecvSend;
+}
+bool receives(OpKind k)
+{
+  return k == OpKind::Recv || k == OpKind::RecvReduce || k == OpKind::WaitNotify || k == OpKind::RecvReduceSend ||
+         k == OpKind::RecvSend;
+}
+/// Host-memory address of a rank buffer (the NIC reaches all of them over PCIe; where exactly
+/// does not change the timing).
+std::uint64_t buffer_addr(Buf b, std::uint64_t byte_offset)
+{
+  return kHostMemory | (static_cast<std::uint64_t>(static_cast<int>(b) + 1) << 40) | byte_offset;
+}
+constexpr std::uint64_t kBounceBase = kHostMemory | (8ULL << 40);
+constexpr std::uint64_t kSendBounce = kHostMemory | (9ULL << 40);
+constexpr std::uint64_t kTempBase   = kHostMemory | (10ULL << 40);
+} // namespace
+
+struct MpiProcess::Call {
+  coll::Schedule s;
+  std::vector<net::HostId> comm;
+  DataType dtype = DataType::Float32;
+  std::uint64_t eb = 4;
+  RankBuffers* bufs = nullptr;
+  std::vector<unsigned> deps_left;
+  std::vector<std::vector<std::uint32_t>> dependents;
+  /// Receives that follow a send in the schedule: posted as soon as that send is (see run()).
+  std::vector<std::vector<std::uint32_t>> early_dependents;
+  std::vector<std::uint64_t> send_seq, recv_seq;
+  std::vector<Payload> temp; ///< per op: received data awaiting reduction / forwarding
+  std::size_t remaining = 0;
+  ActorId actor         = 0;
+  bool waiting          = false;
+
+  std::span<std::byte> bytes(const coll::Slice& sl)
+  {
+    return std::span<std::byte>(bufs->buf[static_cast<int>(sl.buf)]).subspan(sl.offset * eb, sl.count * eb);
+  }
+  std::uint64_t addr(const coll::Slice& sl) const { return buffer_addr(sl.buf, sl.offset * eb); }
+};
+
+MpiProcess::MpiProcess(net::HostId id, const HostNodeConfig& cfg, Scheduler& sched, RdmaPoe& nic, QpOf qp_of,
+                       DataPlane* data)
+    : id_(id), cfg_(cfg), sched_(sched), nic_(nic), qp_of_(std::move(qp_of)), data_(data)
+{
+  free_bounce_.resize(cfg_.mpi.eager_buffers);
+  for (std::uint32_t i = 0; i < cfg_.mpi.eager_buffers; ++i)
+    free_bounce_[i] = cfg_.mpi.eager_buffers - 1 - i;
+  nic_.set_recv_provider([this](const roce::AppHeader&) {
+    roce::RecvOffer o;
+    if (free_bounce_.empty()) {
+      ++c_.bounce_refusals;
+      o.status = roce::RecvOffer::Status::NotReady;
+      return o;
+    }
+    std::uint32_t idx = free_bounce_.back();
+    free_bounce_.pop_back();
+    c_.bounce_max_used = std::max<std::uint64_t>(c_.bounce_max_used, cfg_.mpi.eager_buffers - free_bounce_.size());
+    o.status           = roce::RecvOffer::Status::Ready;
+    o.recv.wr_id       = idx;
+    o.recv.local_addr  = kBounceBase + idx * cfg_.mpi.eager_buffer.count;
+    o.recv.length      = cfg_.mpi.eager_buffer.count;
+    return o;
+  });
+}
+
+MpiProcess::~MpiProcess() = default;
+
+void MpiProcess::cpu(SimTime cost, std::function<void()> then)
+{
+  SimTime start = std::max(sched_.now(), cpu_free_);
+  cpu_free_     = start + cost;
+  c_.cpu_busy   = c_.cpu_busy + cost;
+  sched_.call_at(cpu_free_, std::move(then));
+}
+
+SimTime MpiProcess::copy_cost(std::uint64_t bytes) const
+{
+  return transmit_time(Bytes{bytes}, cfg_.cpu.memcpy_rate);
+}
+
+SimTime MpiProcess::reduce_cost(std::uint64_t bytes) const
+{
+  return transmit_time(Bytes{bytes}, cfg_.cpu.reduce_rate);
+}
+
+void MpiProcess::post_send(net::HostId peer, std::uint64_t length, const roce::AppHeader& h, std::uint64_t addr)
+{
+  roce::WorkRequest wr;
+  wr.wr_id      = (static_cast<std::uint64_t>(id_) << 40) | ++wr_counter_;
+  wr.verb       = roce::Verb::Send;
+  wr.local_addr = addr;
+  wr.length     = length;
+  wr.msg        = (h[0] & 0xff) == kFin ? next_msg() : h[3]; // a finish names the data's message; it is a message of its own
+  wr.header     = h;
+  PayloadSource inline_data;
+  if (length <= cfg_.inline_max.count) // the CPU wrote the data into the work request
+    inline_data = [this](std::uint64_t, std::uint32_t) { return sched_.now(); };
+  nic_.post_send(qp_of_(peer), wr, std::move(inline_data));
+}
+
+void MpiProcess::send(net::HostId peer, std::uint64_t seq, std::uint64_t bytes, std::uint64_t addr, Payload payload,
+                      std::function<void()> done)
+{
+  const std::uint64_t msg = next_msg();
+  if (data_)
+    data_->payloads[msg] = std::move(payload);
+  c_.bytes_sent += bytes;
+  const std::uint64_t hdr = cfg_.mpi.header.count;
+  if (bytes <= cfg_.mpi.eager_threshold.count) {
+    ++c_.eager_sent;
+    c_.bytes_copied += bytes;
+    cpu(cfg_.cpu.send_overhead + copy_cost(bytes), [this, peer, seq, bytes, msg, hdr, done = std::move(done)] {
+      post_send(peer, hdr + bytes, {kEager | (seq << 8), bytes, 0, msg}, kSendBounce);
+      done(); // buffered: the user buffer is free once copied
+    });
+    return;
+  }
+  ++c_.rendezvous_sent;
+  awaiting_fin_[msg] = std::move(done);
+  cpu(cfg_.cpu.send_overhead,
+      [this, peer, seq, bytes, msg, hdr, addr] { post_send(peer, hdr, {kRts | (seq << 8), bytes, addr, msg}, kSendBounce); });
+}
+
+void MpiProcess::recv(net::HostId peer, std::uint64_t seq, PostedRecv r)
+{
+  Key k{peer, seq};
+  if (auto it = unexpected_.find(k); it != unexpected_.end()) {
+    Arrival a = it->second;
+    unexpected_.erase(it);
+    match(a, std::move(r));
+    return;
+  }
+  posted_.emplace(k, std::move(r));
+}
+
+void MpiProcess::release_bounce(std::uint64_t idx)
+{
+  free_bounce_.push_back(static_cast<std::uint32_t>(idx));
+}
+
+void MpiProcess::match(const Arrival& a, PostedRecv r)
+{
+  const std::uint64_t type  = a.m.header[0] & 0xff;
+  const std::uint64_t bytes = a.m.header[1];
+  const std::uint64_t msg   = a.m.header[3];
+  if (bytes != r.bytes)
+    throw std::runtime_error(fmt::format("MPI rank on host {}: message {} from host {} carries {} B but the matching "
+                                         "receive expects {} B (schedules of sender and receiver disagree)",
+                                         id_, a.m.header[0] >> 8, a.src, bytes, r.bytes));
+  if (type == kEager) {
+    ++c_.eager_received;
+    c_.bytes_copied += bytes;
+    cpu(cfg_.cpu.recv_overhead + copy_cost(bytes), [this, bounce = a.m.recv_wr_id, msg, r = std::move(r)] {
+      release_bounce(bounce);
+      Payload p;
+      if (data_) {
+        auto it = data_->payloads.find(msg);
+        p       = std::move(it->second);
+        data_->payloads.erase(it);
+      }
+      r.arrived(std::move(p));
+    });
+    return;
+  }
+  // Request-to-send: READ the sender's buffer into the receive buffer.
+  cpu(cfg_.cpu.recv_overhead + cfg_.cpu.send_overhead, [this, a, bytes, msg, r = std::move(r)]() mutable {
+    release_bounce(a.m.recv_wr_id);
+    roce::WorkRequest wr;
+    wr.wr_id       = (static_cast<std::uint64_t>(id_) << 40) | ++wr_counter_;
+    wr.verb        = roce::Verb::Read;
+    wr.local_addr  = r.addr;
+    wr.remote_addr = a.m.header[2];
+    wr.length      = bytes;
+    wr.msg         = next_msg(); // the READ's own id in the NIC (the data's payload stays under `msg`)
+    ++c_.reads;
+    reads_.emplace(wr.wr_id, Read{a.src, msg, std::move(r)});
+    nic_.post_send(qp_of_(a.src), wr);
+  });
+}
+
+void MpiProcess::on_inbound(net::HostId src, const roce::InboundMessage& m)
+{
+  const std::uint64_t type = m.header[0] & 0xff;
+  if (type == kFin) {
+    cpu(cfg_.cpu.recv_overhead, [this, m] {
+      release_bounce(m.recv_wr_id);
+      auto it = awaiting_fin_.find(m.header[3]);
+      if (it == awaiting_fin_.end())
+        throw std::logic_error(fmt::format("MPI host {}: finish for unknown message {}", id_, m.header[3]));
+      auto done = std::move(it->second);
+      awaiting_fin_.erase(it);
+      done();
+    });
+    return;
+  }
+  if (type != kEager && type != kRts)
+    throw std::logic_error(fmt::format("MPI host {}: unknown message type {} from host {}", id_, type, src));
+  Key k{src, m.header[0] >> 8};
+  Arrival a{m, src};
+  if (auto it = posted_.find(k); it != posted_.end()) {
+    PostedRecv r = std::move(it->second);
+    posted_.erase(it);
+    match(a, std::move(r));
+    return;
+  }
+  ++c_.unexpected;
+  unexpected_.emplace(k, a);
+}
+
+void MpiProcess::on_completion(const roce::Completion& c)
+{
+  if (c.status != roce::Status::Success)
+    throw std::runtime_error(fmt::format("MPI host {}: {}", id_, roce::describe_failure(c)));
+  auto it = reads_.find(c.wr_id);
+  if (it == reads_.end())
+    return; // SEND completions: eager sends completed when copied, control messages need nothing
+  Read rd = std::move(it->second);
+  reads_.erase(it);
+  cpu(cfg_.cpu.recv_overhead + cfg_.cpu.send_overhead, [this, rd = std::move(rd)] {
+    post_send(rd.src, cfg_.mpi.header.count, {kFin, 0, 0, rd.msg}, kSendBounce);
+    Payload p;
+    if (data_) {
+      auto it2 = data_->payloads.find(rd.msg);
+      p        = std::move(it2->second);
+      data_->payloads.erase(it2);
+    }
+    rd.recv.arrived(std::move(p));
+  });
+}
+
+void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm,
+                     DataType dtype, RankBuffers* bufs)
+{
+  ++c_.calls;
+  auto call   = std::make_shared<Call>();
+  call->s     = s;
+  call->comm  = comm;
+  call->dtype = dtype;
+  call->eb    = s.call.elem_bytes;
+  call->bufs  = bufs;
+  const std::size_t n = s.ops.size();
+  call->deps_left.resize(n);
+  call->dependents.resize(n);
+  call->early_dependents.resize(n);
+  call->send_seq.resize(n);
+  call->recv_seq.resize(n);
+  call->temp.resize(n);
+  call->remaining = n;
+  call->actor     = ctx.id();
+  if (bufs)
+    for (int k = 0; k < 3; ++k)
+      bufs->buf[static_cast<int>(Buf::Scratch0) + k].resize(s.scratch[k] * call->eb);
+  // Matching: the k-th message a rank sends to a peer meets the k-th receive that peer posts from it
+  // (MPI's non-overtaking order on one tag), numbered in schedule order, across calls.
+  for (std::uint32_t i = 0; i < n; ++i) {
+    auto const& op = s.ops[i];
+    call->deps_left[i] = static_cast<unsigned>(op.deps.size());
+    // MPI code posts its receives before it waits for its sends (irecv, isend, waitall): a receive
+    // that follows an op's send is posted once that send is posted, not once it completes (a
+    // rendezvous send completes only when the peer has posted its receive: waiting would deadlock).
+    for (auto d : op.deps)
+      (sends(s.ops[d].kind) && receives(op.kind) ? call->early_dependents : call->dependents)[d].push_back(i);
+    switch (op.kind) {
+      case OpKind::Recv:
+      case OpKind::RecvReduce:
+      case OpKind::WaitNotify: call->recv_seq[i] = ++in_seq_[comm.at(op.peer)]; break;
+      case OpKind::RecvReduceSend:
+      case OpKind::RecvSend:
+        call->recv_seq[i] = ++in_seq_[comm.at(op.peer)];
+        call->send_seq[i] = ++out_seq_[comm.at(op.peer2)];
+        break;
+      case OpKind::Send:
+      case OpKind::CombineSend:
+      case OpKind::Notify: call->send_seq[i] = ++out_seq_[comm.at(op.peer)]; break;
+      case OpKind::Combine:
+      case OpKind::Copy: break;
+    }
+  }
+  ctx.sleep_for(cfg_.cpu.call_overhead);
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (call->deps_left[i] == 0)
+      issue(call, i);
+  while (call->remaining > 0) {
+    call->waiting = true;
+    ctx.block(fmt::format("MPI rank {} on host {}: {} of {} ({}) with {} of {} steps outstanding", s.rank, id_,
+                          coll::collective_name(s.call.collective), format_bytes(Bytes{s.call.bytes()}),
+                          coll::algorithm_name(s.algorithm), call->remaining, n));
+  }
+}
+
+void MpiProcess::op_done(const std::shared_ptr<Call>& call, std::uint32_t i)
+{
+  call->temp[i].clear();
+  for (auto d : call->dependents[i])
+    if (--call->deps_left[d] == 0)
+      issue(call, d);
+  if (--call->remaining == 0 && call->waiting) {
+    call->waiting = false;
+    sched_.wake(call->actor);
+  }
+}
+
+void MpiProcess::send_posted(const std::shared_ptr<Call>& call, std::uint32_t i)
+{
+  for (auto d : call->early_dependents[i])
+    if (--call->deps_left[d] == 0)
+      issue(call, d);
+}
+
+void MpiProcess::issue(const std::shared_ptr<Call>& call, std::uint32_t i)
+{
+  const coll::Op& op = call->s.ops[i];
+  const bool real    = call->bufs != nullptr;
+  const auto eb      = call->eb;
+  auto done          = [this, call, i] { op_done(call, i); };
+  auto peer          = [&](int r) { return call->comm.at(static_cast<std::size_t>(r)); };
+  auto content       = [&](const coll::Slice& sl) { return real ? Payload(call->bytes(sl).begin(), call->bytes(sl).end()) : Payload{}; };
+  auto reduce_into   = [this, call](const coll::Slice& a, std::span<const std::byte> b, std::span<std::byte> out) {
+    if (call->bufs)
+      reduce(call->s.call.func, call->dtype, call->bytes(a), b, out);
+  };
+  const std::uint64_t temp_addr = kTempBase | (static_cast<std::uint64_t>(i) << 32);
+
+  switch (op.kind) {
+    case OpKind::Send:
+      send_posted(call, i);
+      send(peer(op.peer), call->send_seq[i], op.a.count * eb, call->addr(op.a), content(op.a), done);
+      break;
+    case OpKind::Notify:
+      send_posted(call, i);
+      send(peer(op.peer), call->send_seq[i], 0, 0, {}, done); break;
+    case OpKind::WaitNotify:
+      recv(peer(op.peer), call->recv_seq[i], PostedRecv{0, 0, [done](Payload&&) { done(); }});
+      break;
+    case OpKind::Recv:
+      recv(peer(op.peer), call->recv_seq[i],
+           PostedRecv{op.dst.count * eb, call->addr(op.dst), [call, dst = op.dst, done](Payload&& p) {
+                        if (call->bufs)
+                          std::copy(p.begin(), p.end(), call->bytes(dst).begin());
+                        done();
+                      }});
+      break;
+    case OpKind::RecvReduce:
+      recv(peer(op.peer), call->recv_seq[i],
+           PostedRecv{op.dst.count * eb, temp_addr, [this, call, op, done, reduce_into](Payload&& p) {
+                        std::uint64_t b = op.dst.count * call->eb;
+                        c_.bytes_reduced += b;
+                        cpu(reduce_cost(b), [call, op, done, reduce_into, p = std::move(p)] {
+                          reduce_into(op.a, p, call->bufs ? call->bytes(op.dst) : std::span<std::byte>{});
+                          done();
+                        });
+                      }});
+      break;
+    case OpKind::RecvReduceSend:
+    case OpKind::RecvSend:
+      recv(peer(op.peer), call->recv_seq[i],
+           PostedRecv{op.a.count * eb, temp_addr, [this, call, op, i, done, reduce_into, temp_addr](Payload&& p) {
+                        std::uint64_t b = op.a.count * call->eb;
+                        auto forward    = [this, call, op, i, b, done, temp_addr](Payload q) {
+                          send_posted(call, i);
+                          send(call->comm.at(static_cast<std::size_t>(op.peer2)), call->send_seq[i], b, temp_addr,
+                               std::move(q), done);
+                        };
+                        if (op.kind == OpKind::RecvSend) {
+                          forward(std::move(p));
+                          return;
+                        }
+                        c_.bytes_reduced += b;
+                        cpu(reduce_cost(b), [call, op, forward, reduce_into, p = std::move(p)]() mutable {
+                          if (call->bufs)
+                            reduce_into(op.a, p, p);
+                          forward(std::move(p));
+                        });
+                      }});
+      break;
+    case OpKind::CombineSend: {
+      std::uint64_t b = op.a.count * eb;
+      c_.bytes_reduced += b;
+      cpu(reduce_cost(b), [this, call, op, i, b, done, temp_addr, reduce_into] {
+        Payload p;
+        if (call->bufs) {
+          p.resize(b);
+          reduce_into(op.a, call->bytes(op.b), p);
+        }
+        send_posted(call, i);
+        send(call->comm.at(static_cast<std::size_t>(op.peer)), call->send_seq[i], b, temp_addr, std::move(p), done);
+      });
+      break;
+    }
+    case OpKind::Combine: {
+      std::uint64_t b = op.a.count * eb;
+      c_.bytes_reduced += b;
+      cpu(reduce_cost(b), [call, op, done, reduce_into] {
+        if (call->bufs)
+          reduce_into(op.a, call->bytes(op.b), call->bytes(op.dst));
+        done();
+      });
+      break;
+    }
+    case OpKind::Copy: {
+      std::uint64_t b = op.a.count * eb;
+      c_.bytes_copied += b;
+      cpu(copy_cost(b), [call, op, done] {
+        if (call->bufs) {
+          auto src = call->bytes(op.a);
+          Payload tmp(src.begin(), src.end());
+          std::copy(tmp.begin(), tmp.end(), call->bytes(op.dst).begin());
+        }
+        done();
+      });
+      break;
+    }
+  }
+}
+
+} // namespace nafsim::nodes

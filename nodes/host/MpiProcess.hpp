@@ -1,0 +1,128 @@
+#pragma once
+// One MPI rank's library on a host CPU: runs a collective's schedule (protocols/collectives, the
+// algorithm the library selects: protocols/mpi) over the host's RDMA NIC with the transport layer's
+// point-to-point protocol (UCX over RoCE, as the ACCL+ baseline):
+//   eager (<= eager_threshold): the sender copies the payload into a registered bounce buffer and
+//     SENDs header + payload into one of the receiver's pre-posted bounce buffers; the receiver
+//     matches it (source, sequence number) and copies it out; an early message waits, unexpected;
+//   rendezvous: the sender SENDs a request-to-send naming its buffer; once the receive is posted
+//     the receiver READs the data straight into the user buffer and SENDs a finish message, on
+//     which the sender's send completes (zero-copy, UCX's get protocol).
+// The CPU is one core spinning in the progress loop during a blocking call: every piece of
+// library work (posting to the NIC, handling an arrival, copying, reducing) runs on it one after
+// another, at the configured costs.
+
+#include "nodes/cclo/DataPlane.hpp"
+#include "nodes/cclo/Plugins.hpp"
+#include "nodes/host/HostNodeConfig.hpp"
+#include "nodes/rdma/RdmaPoe.hpp"
+#include "protocols/collectives/Schedule.hpp"
+
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+namespace nafsim::nodes {
+
+/// A rank's buffers with real contents (runs that carry data), by coll::Buf: input, output,
+/// scratch 0..2. Sized by the caller (input / output) and by run() (scratch).
+struct RankBuffers {
+  std::array<std::vector<std::byte>, 5> buf;
+};
+
+struct MpiCounters {
+  std::uint64_t calls             = 0;
+  std::uint64_t eager_sent        = 0;
+  std::uint64_t rendezvous_sent   = 0;
+  std::uint64_t eager_received    = 0;
+  std::uint64_t unexpected        = 0; ///< arrivals (eager or request-to-send) before their receive was posted
+  std::uint64_t reads             = 0;
+  std::uint64_t bytes_sent        = 0; ///< payload bytes of sends
+  std::uint64_t bytes_copied      = 0; ///< CPU copies (bounce buffers, local copies)
+  std::uint64_t bytes_reduced     = 0;
+  std::uint64_t bounce_max_used   = 0;
+  std::uint64_t bounce_refusals   = 0; ///< arrivals refused (RNR) for want of a free bounce buffer
+  SimTime cpu_busy;
+};
+
+class MpiProcess final {
+public:
+  using QpOf = std::function<QpId(net::HostId peer)>;
+  MpiProcess(net::HostId id, const HostNodeConfig& cfg, Scheduler& sched, RdmaPoe& nic, QpOf qp_of,
+             DataPlane* data);
+  MpiProcess(const MpiProcess&)            = delete;
+  MpiProcess& operator=(const MpiProcess&) = delete;
+  ~MpiProcess();
+
+  /// Run this rank's part of a collective (schedule `s`; `comm[r]` is the host of rank r); blocks the
+  /// calling actor until it is complete. `bufs`: real buffers (runs carrying data), else null.
+  void run(ActorContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm, DataType dtype,
+           RankBuffers* bufs);
+
+  /// Notices of the host's NIC.
+  void on_completion(const roce::Completion& c);
+  void on_inbound(net::HostId src, const roce::InboundMessage& m);
+
+  const MpiCounters& counters() const { return c_; }
+  const HostNodeConfig& config() const { return cfg_; }
+
+private:
+  struct Call;
+  enum MsgType : std::uint64_t { kEager = 1, kRts = 2, kFin = 3 };
+  using Payload = std::vector<std::byte>;
+  using Key     = std::pair<net::HostId, std::uint64_t>; ///< (source host, sequence number)
+  struct PostedRecv {
+    std::uint64_t bytes = 0;
+    std::uint64_t addr  = 0;
+    std::function<void(Payload&&)> arrived; ///< the data is in the receive buffer
+  };
+  struct Arrival {
+    roce::InboundMessage m;
+    net::HostId src = 0;
+  };
+  struct Read {
+    net::HostId src   = 0;
+    std::uint64_t msg = 0;
+    PostedRecv recv;
+  };
+
+  /// Queue `cost` of CPU work; `then` runs when it is done.
+  void cpu(SimTime cost, std::function<void()> then);
+  SimTime copy_cost(std::uint64_t bytes) const;
+  SimTime reduce_cost(std::uint64_t bytes) const;
+  void post_send(net::HostId peer, std::uint64_t length, const roce::AppHeader& h, std::uint64_t addr);
+  /// Send `bytes` (real contents `payload`) to `peer` as message `seq`; `done` when the send buffer
+  /// may be reused (eager: once copied out; rendezvous: once the receiver has read it).
+  void send(net::HostId peer, std::uint64_t seq, std::uint64_t bytes, std::uint64_t addr, Payload payload,
+            std::function<void()> done);
+  /// Receive message `seq` from `peer` into `addr`.
+  void recv(net::HostId peer, std::uint64_t seq, PostedRecv r);
+  void match(const Arrival& a, PostedRecv r);
+  void release_bounce(std::uint64_t idx);
+  void issue(const std::shared_ptr<Call>& call, std::uint32_t i);
+  void op_done(const std::shared_ptr<Call>& call, std::uint32_t i);
+  /// Op i's send has been posted: receives waiting only for it may be posted.
+  void send_posted(const std::shared_ptr<Call>& call, std::uint32_t i);
+  std::uint64_t next_msg() { return (static_cast<std::uint64_t>(id_) << 40) | ++msg_counter_; }
+
+  net::HostId id_;
+  HostNodeConfig cfg_;
+  Scheduler& sched_;
+  RdmaPoe& nic_;
+  QpOf qp_of_;
+  DataPlane* data_;
+  SimTime cpu_free_;
+  std::vector<std::uint32_t> free_bounce_;
+  std::uint64_t msg_counter_ = 0;
+  std::uint64_t wr_counter_  = 0;
+  std::map<net::HostId, std::uint64_t> out_seq_, in_seq_;
+  std::map<Key, PostedRecv> posted_;
+  std::map<Key, Arrival> unexpected_;
+  std::unordered_map<std::uint64_t, std::function<void()>> awaiting_fin_; ///< by message id
+  std::unordered_map<std::uint64_t, Read> reads_;                         ///< by work request id
+  MpiCounters c_;
+};
+
+} // namespace nafsim::nodes

@@ -1,0 +1,31 @@
+#pragma once
+// From a software-MPI library's algorithm choice to a schedule nafsim can run: the library's own
+// decision (TunedSelection / MpichSelection), then the schedule builder that implements that
+// algorithm, or, where nafsim has no builder for it yet, the closest one (reported as a
+// substitution, never silently). The table is in protocols/mpi/README.md.
+
+#include "protocols/collectives/Algorithms.hpp"
+
+#include <string>
+
+namespace nafsim::mpi {
+
+enum class Library { OpenMpi, Mpich };
+
+struct MpiPlan {
+  std::string library_algorithm; ///< the library's name for its choice ("binomial", "MPIR_Bcast_intra_binomial")
+  coll::Algorithm algorithm = coll::Algorithm::Flat; ///< the schedule that runs
+  coll::AlgorithmOptions options;
+  /// Empty when the schedule is the library's algorithm; otherwise what differs (e.g. "binary tree
+  /// run as a binomial tree").
+  std::string substitution;
+};
+
+/// The plan of `lib` for `call` (CollectiveCall counts as the collective workload does: elements
+/// per rank's block). Throws std::invalid_argument for calls MPI has no collective for (copy, ...).
+MpiPlan plan_collective(Library lib, const coll::CollectiveCall& call);
+
+/// The message size the library's decision looks at, for `call` (see TunedSelection.hpp).
+std::uint64_t decision_bytes(Library lib, const coll::CollectiveCall& call);
+
+} // namespace nafsim::mpi

@@ -1,0 +1,234 @@
+#include "workloads/mpi/MpiBench.hpp"
+
+#include "nodes/fpga/FpgaNode.hpp"
+#include "simcore/config/ConfigError.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+namespace nafsim::workloads {
+
+using coll::Collective;
+
+MpiBench::MpiBench(const MpiBenchConfig& cfg) : cfg_(cfg), elem_bytes_(nodes::dtype_bytes(cfg.dtype))
+{
+  switch (cfg_.collective) {
+    case BenchOp::Nop:
+    case BenchOp::Copy:
+    case BenchOp::Combine:
+      throw config::ConfigError("", "/workload/collective",
+                                fmt::format("{} is a CCLO operation, not an MPI call: use the 'collective' workload, or "
+                                            "one of sendrecv, bcast, scatter, gather, allgather, reduce, allreduce, "
+                                            "reduce-scatter, alltoall, barrier",
+                                            config::enum_name(cfg_.collective)));
+    default: break;
+  }
+  sizes_ = cfg_.collective == BenchOp::Barrier ? std::vector<std::uint64_t>{0}
+                                               : message_sizes(cfg_.sizes, cfg_.min_size, cfg_.max_size, elem_bytes_);
+  for (auto s : sizes_)
+    if (s % elem_bytes_ != 0)
+      throw config::ConfigError("", cfg_.sizes.empty() ? "/workload/min_size" : "/workload/sizes",
+                                fmt::format("{} is not a whole number of {}-byte {} elements", format_bytes(Bytes{s}),
+                                            elem_bytes_, config::enum_name(cfg_.dtype)));
+}
+
+coll::CollectiveCall MpiBench::make_call(unsigned rank, std::uint64_t bytes) const
+{
+  coll::CollectiveCall c;
+  c.collective = collective_of(cfg_.collective, rank);
+  c.size       = static_cast<int>(comm_.size());
+  c.root       = cfg_.collective == BenchOp::SendRecv ? static_cast<int>(1 - rank) : static_cast<int>(cfg_.root);
+  c.count      = bytes / elem_bytes_;
+  c.elem_bytes = elem_bytes_;
+  c.func       = cfg_.func;
+  return c;
+}
+
+bool MpiBench::stages_in(const coll::CollectiveCall& cc, unsigned rank) const
+{
+  if (coll::input_elements(cc, static_cast<int>(rank)) == 0)
+    return false;
+  bool rooted_source = cc.collective == Collective::Bcast || cc.collective == Collective::Scatter;
+  return !rooted_source || rank == static_cast<unsigned>(cc.root);
+}
+
+bool MpiBench::stages_out(const coll::CollectiveCall& cc, unsigned rank) const
+{
+  if (coll::output_elements(cc, static_cast<int>(rank)) == 0)
+    return false;
+  bool rooted_sink = cc.collective == Collective::Gather || cc.collective == Collective::Reduce;
+  bool bcast_root  = cc.collective == Collective::Bcast && rank == static_cast<unsigned>(cc.root);
+  return (!rooted_sink || rank == static_cast<unsigned>(cc.root)) && !bcast_root;
+}
+
+SimTime MpiBench::kernel_invocation(const nodes::Cluster& c) const
+{
+  // ACCL+ section 5 approximates the invocation of the next computation kernel by the CCLO's own
+  // host invocation (a NOP through the Coyote driver): request + firmware call/finalize + response.
+  auto const& f = c.config().node.fpga;
+  return f.cclo.invocation.coyote_request + f.cclo.invocation.coyote_response +
+         cycles_time(Cycles{f.cclo.firmware.call + f.cclo.firmware.finalize}, f.clock);
+}
+
+void MpiBench::start(nodes::Cluster& c)
+{
+  auto hosts = c.positions(nodes::NodeKind::Host);
+  if (cfg_.ranks > hosts.size())
+    throw config::ConfigError("", "/workload/ranks",
+                              fmt::format("{} MPI ranks requested, but the platform has {} host (CPU) node(s); set "
+                                          "platform.node.kind to 'host' or list host positions in platform.node.kinds",
+                                          cfg_.ranks, hosts.size()));
+  if (cfg_.collective == BenchOp::SendRecv && cfg_.ranks != 2)
+    throw config::ConfigError("", "/workload/ranks", "sendrecv runs between ranks 0 and 1: set ranks to 2");
+  if (cfg_.root >= cfg_.ranks)
+    throw config::ConfigError("", "/workload/root",
+                              fmt::format("root {} is not one of the {} ranks", cfg_.root, cfg_.ranks));
+  auto const& mc = c.config().node.host.mpi;
+  if (mc.eager_threshold.count + mc.header.count > mc.eager_buffer.count)
+    throw config::ConfigError("", "/platform/node/host/mpi/eager_buffer",
+                              fmt::format("an eager message (eager_threshold {} + header {}) must fit one bounce buffer "
+                                          "({}): raise eager_buffer or lower eager_threshold",
+                                          format_bytes(mc.eager_threshold), format_bytes(mc.header),
+                                          format_bytes(mc.eager_buffer)));
+  library_ = mc.library;
+  comm_.clear();
+  for (unsigned r = 0; r < cfg_.ranks; ++r)
+    comm_.push_back(static_cast<net::HostId>(hosts[r]));
+  // The plan per size (the same on every rank: the decision depends on sizes only).
+  for (auto bytes : sizes_) {
+    auto call = make_call(0, bytes);
+    if (auto forced = algorithm_of(cfg_.algorithm)) {
+      if (auto why = coll::check_applicable(call, *forced); !why.empty())
+        throw config::ConfigError("", "/workload/algorithm", why);
+      library_algorithm_.push_back("forced");
+      schedule_.push_back(coll::algorithm_name(*forced));
+      substitution_.push_back("");
+    } else {
+      auto plan = mpi::plan_collective(library_, call);
+      library_algorithm_.push_back(plan.library_algorithm);
+      schedule_.push_back(coll::algorithm_name(plan.algorithm));
+      substitution_.push_back(plan.substitution);
+    }
+  }
+  invocation_ = kernel_invocation(c);
+  if (cfg_.verify)
+    c.carry_data();
+  times_.assign(sizes_.size() * cfg_.iterations, std::vector<RankTimes>(cfg_.ranks));
+  for (unsigned r = 0; r < cfg_.ranks; ++r) {
+    c.mpi(comm_[r]);
+    c.scheduler().spawn(fmt::format("mpi-rank-{}", r), c.host_node(comm_[r]).host(),
+                        [this, &c, r](ActorContext& ctx) { run_rank(ctx, c, r); });
+  }
+}
+
+void MpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
+{
+  nodes::HostNode& host = c.host_node(comm_[rank]);
+  nodes::MpiProcess& mpi = c.mpi(comm_[rank]);
+  const DataPattern pattern{cfg_.dtype, cfg_.dtype == DataType::Float16, cfg_.ranks};
+  std::size_t sample = 0;
+  for (std::size_t si = 0; si < sizes_.size(); ++si) {
+    const std::uint64_t bytes = sizes_[si];
+    const auto call           = make_call(rank, bytes);
+    coll::Schedule s;
+    if (auto forced = algorithm_of(cfg_.algorithm)) {
+      s = coll::build_schedule(call, *forced, coll::Protocol::Eager, static_cast<int>(rank));
+    } else {
+      auto plan = mpi::plan_collective(library_, call);
+      s = coll::build_schedule(call, plan.algorithm, coll::Protocol::Eager, static_cast<int>(rank), plan.options);
+    }
+    for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
+      nodes::RankBuffers bufs;
+      if (cfg_.verify) {
+        bufs.buf[static_cast<int>(coll::Buf::Input)] = pattern.input(call, rank, it);
+        bufs.buf[static_cast<int>(coll::Buf::Output)].assign(coll::output_elements(call, static_cast<int>(rank)) *
+                                                                 elem_bytes_,
+                                                             std::byte{0xFF}); // poison
+      }
+      start_line_.arrive(ctx, cfg_.ranks);
+      const SimTime t0 = ctx.now();
+      RankTimes& t     = times_[sample][rank];
+      auto const& drv  = host.attached_fpga_config().host_driver;
+      if (cfg_.data == MpiData::Fpga && stages_in(call, rank))
+        nodes::host_driver_copy(ctx, host.attached_fpga(), drv, coll::input_elements(call, static_cast<int>(rank)) * elem_bytes_, true);
+      t.staged_in = ctx.now() - t0;
+      mpi.run(ctx, s, comm_, cfg_.dtype, cfg_.verify ? &bufs : nullptr);
+      t.collective = ctx.now() - t0;
+      if (cfg_.data == MpiData::Fpga && stages_out(call, rank))
+        nodes::host_driver_copy(ctx, host.attached_fpga(), drv,
+                                coll::output_elements(call, static_cast<int>(rank)) * elem_bytes_, false);
+      t.staged_out = ctx.now() - t0;
+      if (cfg_.data == MpiData::Fpga)
+        ctx.sleep_for(invocation_);
+      t.end = ctx.now() - t0;
+      if (cfg_.verify)
+        check_output(call, rank, it, pattern, bufs.buf[static_cast<int>(coll::Buf::Output)],
+                     fmt::format("MPI {}", config::enum_name(cfg_.collective)), "MPI library");
+    }
+  }
+}
+
+void MpiBench::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
+{
+  const bool f2f = cfg_.data == MpiData::Fpga;
+  results::Table t("mpi", {"workload", "library", "collective", "library_algorithm", "algorithm", "substitution",
+                           "ranks", "root", "bytes", "count", "dtype", "data", "iteration", "latency_us",
+                           "throughput_gbps", "to_host_us", "collective_us", "to_device_us", "invocation_us",
+                           "verified"});
+  std::map<std::uint64_t, std::vector<double>> by_size;
+  std::size_t sample = 0;
+  for (std::size_t si = 0; si < sizes_.size(); ++si) {
+    const std::uint64_t bytes = sizes_[si];
+    for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
+      // Phases between milestones of the whole communicator: the last copy-in done, the last rank
+      // out of MPI, the last copy-out done, the last next-kernel invocation (they add up to the total).
+      SimTime in, coll_end, out_end, end;
+      for (auto const& r : times_[sample]) {
+        in       = std::max(in, r.staged_in);
+        coll_end = std::max(coll_end, r.collective);
+        out_end  = std::max(out_end, r.staged_out);
+        end      = std::max(end, r.end);
+      }
+      const SimTime out = out_end - coll_end;
+      const double us = end.us();
+      t.row()
+          .add("mpi")
+          .add(config::enum_name(library_))
+          .add(config::enum_name(cfg_.collective))
+          .add(library_algorithm_[si])
+          .add(schedule_[si])
+          .add(substitution_[si].empty() ? "-" : substitution_[si])
+          .add(cfg_.ranks)
+          .add(cfg_.root)
+          .add(bytes)
+          .add(bytes / elem_bytes_)
+          .add(config::enum_name(cfg_.dtype))
+          .add(config::enum_name(cfg_.data))
+          .add(it)
+          .add(us, 4)
+          .add(us > 0 ? static_cast<double>(bytes) * 8 / (us * 1e3) : 0.0, 3)
+          .add(f2f ? in.us() : 0.0, 4)
+          .add((coll_end - in).us(), 4)
+          .add(f2f ? out.us() : 0.0, 4)
+          .add(f2f ? (end - out_end).us() : 0.0, 4)
+          .add(cfg_.verify ? "yes" : "-");
+      by_size[bytes].push_back(us);
+    }
+  }
+  sink.add(std::move(t));
+  summary.push_back(fmt::format("mpi: {} on {} ranks ({}), {} data, {} size(s) x {} iteration(s)",
+                                config::enum_name(cfg_.collective), cfg_.ranks, config::enum_name(library_),
+                                config::enum_name(cfg_.data), sizes_.size(), cfg_.iterations));
+  if (cfg_.verify)
+    summary.push_back("  every output checked against the collective's definition (verify): all correct");
+  summary.push_back(fmt::format("  {:>10}  {:>28}  {:>12}", "bytes", "library algorithm (schedule)", "latency_us"));
+  for (std::size_t si = 0; si < sizes_.size(); ++si) {
+    auto v = by_size[sizes_[si]];
+    std::sort(v.begin(), v.end());
+    summary.push_back(fmt::format("  {:>10}  {:>28}  {:>12.3f}", sizes_[si],
+                                  fmt::format("{} ({})", library_algorithm_[si], schedule_[si]), v[v.size() / 2]));
+  }
+}
+
+} // namespace nafsim::workloads

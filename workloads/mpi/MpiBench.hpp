@@ -1,0 +1,100 @@
+#pragma once
+// Software MPI micro-benchmarks on host CPUs (the ACCL+ baselines): a collective (or send/recv) vs
+// message size on the first `ranks` host nodes of the platform, run by each host's MPI library
+// over its RDMA NIC with the algorithm the library selects. Every iteration starts all ranks at
+// the same instant; the latency is the longest over ranks from the start to the call's return.
+// With `data: fpga` the operands live on an FPGA card attached to each host and are staged as the
+// ACCL+ F2F baseline does (Fig. 9): FPGA -> host copy, the MPI collective, host -> FPGA copy, then
+// the invocation of the next kernel.
+
+#include "nodes/host/MpiProcess.hpp"
+#include "workloads/StartLine.hpp"
+#include "workloads/Workload.hpp"
+#include "workloads/collective/CollectiveBench.hpp"
+
+namespace nafsim::workloads {
+
+enum class MpiData { Host, Fpga };
+
+} // namespace nafsim::workloads
+
+namespace nafsim::config {
+template <> struct EnumNames<workloads::MpiData> {
+  static constexpr std::array list{std::pair{workloads::MpiData::Host, "host"},
+                                   std::pair{workloads::MpiData::Fpga, "fpga"}};
+};
+} // namespace nafsim::config
+
+namespace nafsim::workloads {
+
+struct MpiBenchConfig {
+  BenchOp collective = BenchOp::SendRecv;
+  unsigned ranks     = 2;
+  unsigned root      = 0;
+  Bytes min_size{512};
+  Bytes max_size{256 * 1024};
+  std::vector<Bytes> sizes;
+  unsigned iterations   = 1;
+  DataType dtype        = DataType::Float32;
+  coll::ReduceFunc func = coll::ReduceFunc::Sum;
+  AlgorithmChoice algorithm = AlgorithmChoice::Auto;
+  MpiData data = MpiData::Host;
+  bool verify  = false;
+  template <class V> void describe(V& v)
+  {
+    v.field("collective", collective,
+            "what every iteration runs (sendrecv: rank 0 sends to rank 1); nop, copy and combine are CCLO-only");
+    v.field("ranks", ranks, "communicator size: the first `ranks` host (CPU) nodes of the platform",
+            config::Limits::between(1, 1 << 16));
+    v.field("root", root, "root of rooted collectives");
+    v.field("min_size", min_size, "smallest message (bytes per rank, as the collective workload counts); sizes "
+                                  "double up to max_size");
+    v.field("max_size", max_size, "largest message", config::Limits::between(0, 1ULL << 34));
+    v.field("sizes", sizes, "explicit message sizes (override min_size/max_size when not empty)");
+    v.field("iterations", iterations, "repetitions per size", config::Limits::between(1, 100000));
+    v.field("dtype", dtype, "element type (its size sets the element count)");
+    v.field("func", func, "reduction function");
+    v.field("algorithm", algorithm,
+            "auto: the MPI library's choice (platform.node.host.mpi.library); or force a schedule");
+    v.field("data", data,
+            "host: operands in host memory; fpga: on each host's FPGA card, staged through host memory around the "
+            "MPI call (ACCL+ F2F baseline: FPGA -> host copy, MPI, host -> FPGA copy, next-kernel invocation)");
+    v.field("verify", verify, "carry real bytes and check every output against the collective's definition");
+  }
+};
+
+class MpiBench final : public Workload {
+public:
+  explicit MpiBench(const MpiBenchConfig& cfg);
+  void start(nodes::Cluster& cluster) override;
+  void report(const nodes::Cluster& cluster, results::ResultSink& sink,
+              std::vector<std::string>& summary) const override;
+
+private:
+  /// One rank's times in one iteration (from the common start).
+  struct RankTimes {
+    SimTime staged_in;  ///< its FPGA -> host copy done (the start if it has none)
+    SimTime collective; ///< its MPI call returned
+    SimTime staged_out; ///< its host -> FPGA copy done
+    SimTime end;        ///< the next kernel invoked (F2F) / the call returned
+  };
+  coll::CollectiveCall make_call(unsigned rank, std::uint64_t bytes) const;
+  void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
+  bool stages_in(const coll::CollectiveCall& cc, unsigned rank) const;
+  bool stages_out(const coll::CollectiveCall& cc, unsigned rank) const;
+  SimTime kernel_invocation(const nodes::Cluster& c) const;
+
+  MpiBenchConfig cfg_;
+  unsigned elem_bytes_;
+  std::vector<std::uint64_t> sizes_;
+  std::vector<net::HostId> comm_;
+  mpi::Library library_ = mpi::Library::OpenMpi;
+  std::vector<std::string> library_algorithm_; ///< per size
+  std::vector<std::string> schedule_;          ///< per size: the schedule that ran
+  std::vector<std::string> substitution_;      ///< per size
+  std::vector<std::vector<RankTimes>> times_;   ///< per sample, per rank
+  SimTime invocation_;
+  StartLine start_line_;
+};
+
+} // namespace nafsim::workloads
