@@ -15,5 +15,7 @@ plot for [i=1:4] csv skip 1 using (strcol(1) eq word(series, i) ? $2 : NaN):3 \
        with linespoints lc i pt 6 ps 0.6 title word(series, i)." model", \
      for [i=1:4] csv skip 1 using (strcol(1) eq word(series, i) ? $2 : NaN):4 \
        with points lc i pt 7 ps 0.9 title word(series, i)." measured", \
+     csv skip 1 using (strcol(1) eq "openmpi-rdma/host" ? $2 : NaN):3 \
+       with linespoints lc rgb "gray50" dt 2 pt 4 ps 0.6 title "OpenMPI RDMA host model", \
      csv skip 1 using (strcol(1) eq "openmpi-rdma/host" ? $2 : NaN):4 \
-       with linespoints lc rgb "gray50" dt 2 pt 4 title "OpenMPI RDMA host (measured)"
+       with points lc rgb "gray30" pt 9 ps 0.9 title "OpenMPI RDMA host measured"

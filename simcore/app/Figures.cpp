@@ -97,6 +97,10 @@ struct Reference {
   }
 };
 
+/// The software-MPI side of a comparison: the merged `mpi` table of the figure's companion sweep
+/// (python-free-tools/figures/<name>-mpi.json); empty for figures without one.
+using Companion = CsvTable;
+
 /// Rows of a merged collective table (first iteration of each point and size).
 std::vector<std::map<std::string, std::string>> first_iterations(const CsvTable& t)
 {
@@ -109,7 +113,7 @@ std::vector<std::map<std::string, std::string>> first_iterations(const CsvTable&
 
 // ---------------- the figures ----------------
 
-Built fig7(const CsvTable& merged, const Reference& ref)
+Built fig7(const CsvTable& merged, const Reference& ref, const Companion& mpi)
 {
   Built b;
   b.data   = results::Table("accl-fig7", {"series", "bytes", "model_gbps", "measured_gbps", "gbps_error_pct",
@@ -148,12 +152,27 @@ Built fig7(const CsvTable& merged, const Reference& ref)
       ++s.nt;
     }
   }
-  if (ref.present) // the software-MPI baseline, measured only (nafsim's MPI model is a later issue)
-    for (std::size_t i = 0; i < ref.throughput.rows.size(); ++i)
-      b.data.row().add("openmpi-rdma/host").add(ref.throughput.cell(i, "size_B")).add("")
-          .add(ref.throughput.cell(i, "mpi_rdma_host")).add("").add("").add("").add("");
+  // The software-MPI baseline (OpenMPI over the host's RDMA NIC, workload mpi): throughput = size / latency.
+  for (auto const& r : first_iterations(mpi)) {
+    const std::string series = "openmpi-rdma/host";
+    if (std::find(order.begin(), order.end(), series) == order.end())
+      order.push_back(series);
+    const std::uint64_t bytes = std::stoull(r.at("bytes"));
+    double mg = num(r.at("throughput_gbps")), mlat = num(r.at("latency_us"));
+    double rg = ref.present ? ref.sendrecv_throughput("mpi_rdma_host", bytes) : std::nan("");
+    double eg = error_pct(mg, rg);
+    b.data.row().add(series).add(bytes).add(fixed(mg, 3)).add(fixed(rg, 3)).add(fixed(eg, 1)).add(fixed(mlat, 3)).add("")
+        .add("");
+    b.errors->row().add(series).add(bytes).add(fixed(mlat, 3)).add("").add("").add(fixed(mg, 3)).add(fixed(rg, 3))
+        .add(fixed(eg, 1));
+    if (!std::isnan(eg)) {
+      sums[series].thr += std::abs(eg);
+      ++sums[series].nt;
+    }
+  }
   auto& g = b.gallery;
-  g.push_back("Model: calibrated on these very measurements (see `platforms/accl-coyote-u55c.json`). Latency "
+  g.push_back("Model: calibrated on these very measurements (see `platforms/accl-coyote-u55c.json`; the OpenMPI "
+              "series: `platforms/accl-cpu-cx5.json`, host CPU costs and eager threshold fitted on its column). Latency "
               "errors are against `sendrecv_latency_us.csv` (512 B - 256 KiB), throughput errors against "
               "`sendrecv_throughput_gbps.csv` (512 B - 4 MiB). The measured eager throughputs imply 1.2-1.4x "
               "longer times than the measured eager latencies of the same sizes, so no model fits both.");
@@ -169,7 +188,7 @@ Built fig7(const CsvTable& merged, const Reference& ref)
   g.push_back("| series | size | model us | measured us | error | model Gb/s | measured Gb/s | error |");
   g.push_back("|---|---|---|---|---|---|---|---|");
   for (auto const& row : b.errors->rows())
-    if (!row[3].empty())
+    if (!row[3].empty() || !row[6].empty())
       g.push_back(fmt::format("| {} | {} | {} | {} | {} % | {} | {} | {} % |", row[0], size_label(std::stoull(row[1])),
                               row[2], row[3], row[4], row[5], row[6], row[7]));
   return b;
@@ -233,60 +252,149 @@ void grid_lines(std::vector<std::string>& g, const std::string& corner,
   }
 }
 
-Built collectives(const std::string& name, const CsvTable& merged)
+Built collectives(const std::string& name, const CsvTable& merged, const Companion& mpi)
 {
   Built b;
-  b.data = results::Table(name, {"collective", "protocol", "algorithm", "bytes", "latency_us"});
+  b.data = results::Table(name, {"collective", "series", "algorithm", "bytes", "latency_us"});
   Grid at;
   std::vector<std::pair<std::string, std::string>> order;
   std::set<std::uint64_t> sizes;
-  for (auto const& r : first_iterations(merged)) {
-    b.data.row().add(r.at("collective")).add(r.at("protocol")).add(r.at("algorithm")).add(r.at("bytes"))
-        .add(r.at("latency_us"));
-    if (std::none_of(order.begin(), order.end(), [&](auto const& k) { return k.first == r.at("collective"); }))
-      for (auto p : {"eager", "rendezvous"})
-        order.emplace_back(r.at("collective"), p);
-    auto bytes = std::stoull(r.at("bytes"));
-    sizes.insert(bytes);
-    at[{r.at("collective"), r.at("protocol")}][bytes] = {num(r.at("latency_us")), r.at("algorithm")};
-  }
+  auto add = [&](const std::string& coll, const std::string& series, const std::string& alg, const std::string& bytes,
+                 const std::string& latency) {
+    b.data.row().add(coll).add(series).add(alg).add(bytes).add(latency);
+    if (std::none_of(order.begin(), order.end(), [&](auto const& k) { return k.first == coll; }))
+      for (auto p : {"cclo-eager", "cclo-rendezvous", "mpi"})
+        order.emplace_back(coll, p);
+    sizes.insert(std::stoull(bytes));
+    at[{coll, series}][std::stoull(bytes)] = {num(latency), alg};
+  };
+  for (auto const& r : first_iterations(merged))
+    add(r.at("collective"), "cclo-" + r.at("protocol"), r.at("algorithm"), r.at("bytes"), r.at("latency_us"));
+  for (auto const& r : first_iterations(mpi))
+    add(r.at("collective"), "mpi", r.at("library_algorithm"), r.at("bytes"), r.at("latency_us"));
+  const bool f2f = name == "accl-fig10";
   auto& g = b.gallery;
-  g.push_back("Predictions: the model was calibrated on send/recv and NOP only. CCLO cycle counter (firmware "
-              "pick-up to finalize), longest over the 8 ranks; us, with the algorithm the firmware ran.");
+  g.push_back(fmt::format(
+      "Predictions: the CCLO model was calibrated on send/recv and NOP only, the MPI model on the MPI send/recv "
+      "column of Fig. 7 only. CCLO: cycle counter (firmware pick-up to finalize), longest over the 8 ranks, with the "
+      "algorithm the firmware ran. MPI: OpenMPI over the hosts' RDMA NICs, longest over the ranks from the common "
+      "start to the return, with OpenMPI's algorithm choice{}. us.",
+      f2f ? "; FPGA data staged as ACCL+ Fig. 9 (FPGA -> host copy, MPI, host -> FPGA copy, next-kernel invocation)"
+          : ", host data"));
   g.push_back("");
-  grid_lines(g, "| collective | protocol |", order, sizes, size_label, at);
+  grid_lines(g, "| collective | series |", order, sizes, size_label, at);
   return b;
 }
 
-Built fig12(const CsvTable& merged)
+Built fig12(const CsvTable& merged, const Companion& mpi)
 {
   Built b;
-  b.data = results::Table("accl-fig12", {"bytes", "protocol", "ranks", "algorithm", "latency_us"});
+  b.data = results::Table("accl-fig12", {"bytes", "series", "ranks", "algorithm", "latency_us"});
   Grid at;
   std::set<std::uint64_t> ranks, sizes;
-  auto rows = first_iterations(merged);
+  struct Row {
+    std::uint64_t bytes;
+    std::string series;
+    int ranks;
+    std::string algorithm, latency;
+  };
+  std::vector<Row> rows;
+  for (auto const& r : first_iterations(merged))
+    rows.push_back({std::stoull(r.at("bytes")), "cclo-" + r.at("protocol"), std::stoi(r.at("ranks")), r.at("algorithm"),
+                    r.at("latency_us")});
+  for (auto const& r : first_iterations(mpi))
+    rows.push_back({std::stoull(r.at("bytes")), "mpi", std::stoi(r.at("ranks")), r.at("library_algorithm"),
+                    r.at("latency_us")});
   std::sort(rows.begin(), rows.end(), [](auto const& x, auto const& y) {
-    return std::tuple(std::stoull(x.at("bytes")), x.at("protocol"), std::stoi(x.at("ranks"))) <
-           std::tuple(std::stoull(y.at("bytes")), y.at("protocol"), std::stoi(y.at("ranks")));
+    return std::tie(x.bytes, x.series, x.ranks) < std::tie(y.bytes, y.series, y.ranks);
   });
   for (auto const& r : rows) {
-    b.data.row().add(r.at("bytes")).add(r.at("protocol")).add(r.at("ranks")).add(r.at("algorithm"))
-        .add(r.at("latency_us"));
-    auto bytes = std::stoull(r.at("bytes"));
-    auto n     = std::stoull(r.at("ranks"));
-    ranks.insert(n);
-    sizes.insert(bytes);
-    at[{size_label(bytes), r.at("protocol")}][n] = {num(r.at("latency_us")), r.at("algorithm")};
+    b.data.row().add(r.bytes).add(r.series).add(r.ranks).add(r.algorithm).add(r.latency);
+    ranks.insert(static_cast<std::uint64_t>(r.ranks));
+    sizes.insert(r.bytes);
+    at[{size_label(r.bytes), r.series}][static_cast<std::uint64_t>(r.ranks)] = {num(r.latency), r.algorithm};
   }
   auto& g = b.gallery;
-  g.push_back("Predictions: reduce latency (us, CCLO counter) vs ranks, device data, with the algorithm the firmware "
-              "selected.");
+  g.push_back("Predictions: reduce latency (us) vs ranks, device data for the CCLO (cycle counter; the algorithm the "
+              "firmware selected) and host data for OpenMPI over RDMA NICs (the algorithm OpenMPI's tuned rules "
+              "selected).");
   g.push_back("");
   std::vector<std::pair<std::string, std::string>> order;
   for (auto s : sizes)
-    for (auto p : {"eager", "rendezvous"})
+    for (auto p : {"cclo-eager", "cclo-rendezvous", "mpi"})
       order.emplace_back(size_label(s), p);
-  grid_lines(g, "| size | protocol |", order, ranks, [](std::uint64_t n) { return fmt::format("{} ranks", n); }, at);
+  grid_lines(g, "| size | series |", order, ranks, [](std::uint64_t n) { return fmt::format("{} ranks", n); }, at);
+  return b;
+}
+
+/// ACCL+ Fig. 9: the software-MPI F2F broadcast, phase by phase, model vs measured.
+Built fig9(const CsvTable& merged, const Reference& ref)
+{
+  Built b;
+  const std::vector<std::pair<std::string, std::string>> phases{{"invocation_us", "kernel_invocation_us"},
+                                                                {"to_host_us", "fpga_to_host_copy_us"},
+                                                                {"collective_us", "mpi_rdma_bcast_us"},
+                                                                {"to_device_us", "host_to_fpga_copy_us"}};
+  std::vector<std::string> cols{"bytes", "size"};
+  for (auto const& [m, r] : phases) {
+    cols.push_back(m);
+    cols.push_back(r.substr(0, r.size() - 3) + "_measured_us");
+  }
+  cols.insert(cols.end(), {"total_us", "total_measured_us", "total_error_pct", "bcast_error_pct"});
+  b.data   = results::Table("accl-fig9", cols);
+  b.errors = results::Table("accl-fig9-errors", {"bytes", "invocation_error_pct", "to_host_error_pct",
+                                                 "collective_error_pct", "to_device_error_pct", "total_error_pct"});
+  auto measured = [&](std::uint64_t bytes, const std::string& col) {
+    if (ref.present)
+      for (std::size_t i = 0; i < ref.f2f_breakdown.rows.size(); ++i)
+        if (ref.f2f_breakdown.cell(i, "size_B") == std::to_string(bytes))
+          return num(ref.f2f_breakdown.cell(i, col));
+    return std::nan("");
+  };
+  auto& g = b.gallery;
+  g.push_back("8-rank broadcast of FPGA data through OpenMPI over RDMA (the F2F baseline): next-kernel invocation, "
+              "FPGA -> host copy, MPI broadcast, host -> FPGA copy, stacked. Copies calibrated on this file "
+              "(`platforms/accl-coyote-u55c.json`); the MPI host costs on Fig. 7's MPI column only, so the broadcast "
+              "column is a prediction checked here.");
+  g.push_back("");
+  g.push_back("| size | OpenMPI algorithm | bcast us | measured | error | total us | measured | error |");
+  g.push_back("|---|---|---|---|---|---|---|---|");
+  double sb = 0, st = 0;
+  int n = 0;
+  for (auto const& r : first_iterations(merged)) {
+    std::uint64_t bytes = std::stoull(r.at("bytes"));
+    auto& row = b.data.row();
+    row.add(bytes).add(size_label(bytes));
+    auto& erow = b.errors->row();
+    erow.add(bytes);
+    double total = 0, total_meas = 0;
+    for (auto const& [m, c] : phases) {
+      double v = num(r.at(m)), mv = measured(bytes, c);
+      row.add(fixed(v, 3)).add(fixed(mv, 3));
+      erow.add(fixed(error_pct(v, mv), 1));
+      total += v;
+      total_meas += mv;
+    }
+    double et = error_pct(total, total_meas);
+    double bc = num(r.at("collective_us")), bm = measured(bytes, "mpi_rdma_bcast_us");
+    double eb = error_pct(bc, bm);
+    row.add(fixed(total, 3)).add(fixed(total_meas, 3)).add(fixed(et, 1)).add(fixed(eb, 1));
+    erow.add(fixed(et, 1));
+    g.push_back(fmt::format("| {} | {} | {:.2f} | {} | {} | {:.2f} | {} | {} |", size_label(bytes),
+                            r.at("library_algorithm"), bc, fixed(bm, 2),
+                            std::isnan(eb) ? "-" : fmt::format("{:+.1f} %", eb), total, fixed(total_meas, 2),
+                            std::isnan(et) ? "-" : fmt::format("{:+.1f} %", et)));
+    if (!std::isnan(eb) && !std::isnan(et)) {
+      sb += std::abs(eb);
+      st += std::abs(et);
+      ++n;
+    }
+  }
+  if (n > 0) {
+    g.push_back("");
+    g.push_back(fmt::format("Mean absolute error over {} sizes: MPI broadcast {:.1f} %, total {:.1f} %.", n, sb / n,
+                            st / n));
+  }
   return b;
 }
 
@@ -492,29 +600,38 @@ Built lant_tables(const CsvTable& merged)
 
 struct Figure {
   FigureInfo info;
-  std::function<Built(const CsvTable&, const Reference&)> build;
+  std::function<Built(const CsvTable&, const Reference&, const Companion&)> build;
   std::string table = "collective"; ///< the merged result table the builder reads
+  bool mpi_companion = false;       ///< also run <name>-mpi.json and hand its `mpi` table to the builder
 };
 
 const std::vector<Figure>& figures()
 {
+  auto plain = [](auto f) {
+    return [f](const CsvTable& t, const Reference& r, const Companion&) { return f(t, r); };
+  };
   static const std::vector<Figure> list{
-      {{"accl-fig7", "ACCL+ Fig. 7: send/recv throughput, eager and rendezvous, device and host data"}, fig7},
-      {{"accl-fig8", "ACCL+ Fig. 8: CCLO invocation latency (NOP)"}, fig8},
-      {{"accl-fig10", "ACCL+ Fig. 10 style: 8-rank collectives, device data"},
-       [](const CsvTable& t, const Reference&) { return collectives("accl-fig10", t); }},
-      {{"accl-fig11", "ACCL+ Fig. 11 style: 8-rank collectives, host data"},
-       [](const CsvTable& t, const Reference&) { return collectives("accl-fig11", t); }},
-      {{"accl-fig12", "ACCL+ Fig. 12 style: reduce latency vs ranks at 8 KiB and 128 KiB"},
-       [](const CsvTable& t, const Reference&) { return fig12(t); }},
-      {{"accl-fig9-copies", "ACCL+ Fig. 9, the copies: FPGA <-> host through the host driver"}, fig9_copies,
+      {{"accl-fig7", "ACCL+ Fig. 7: send/recv throughput, eager and rendezvous, device and host data, and OpenMPI"},
+       fig7, "collective", true},
+      {{"accl-fig8", "ACCL+ Fig. 8: CCLO invocation latency (NOP)"}, plain(fig8)},
+      {{"accl-fig9", "ACCL+ Fig. 9: 8-rank broadcast of FPGA data through software MPI, stacked breakdown"},
+       plain(fig9), "mpi"},
+      {{"accl-fig10", "ACCL+ Fig. 10 style: 8-rank collectives on FPGA data, CCLO vs software MPI (F2F)"},
+       [](const CsvTable& t, const Reference&, const Companion& m) { return collectives("accl-fig10", t, m); },
+       "collective", true},
+      {{"accl-fig11", "ACCL+ Fig. 11 style: 8-rank collectives on host data, CCLO vs software MPI (H2H)"},
+       [](const CsvTable& t, const Reference&, const Companion& m) { return collectives("accl-fig11", t, m); },
+       "collective", true},
+      {{"accl-fig12", "ACCL+ Fig. 12 style: reduce latency vs ranks at 8 KiB and 128 KiB, CCLO and software MPI"},
+       [](const CsvTable& t, const Reference&, const Companion& m) { return fig12(t, m); }, "collective", true},
+      {{"accl-fig9-copies", "ACCL+ Fig. 9, the copies: FPGA <-> host through the host driver"}, plain(fig9_copies),
        "hostcopy"},
       {{"lant-fig7", "Lant et al. Fig. 7: send / receive / registered receive latency on one hop"},
-       [](const CsvTable& t, const Reference&) { return lant_fig7(t); }, "connectionless"},
+       plain([](const CsvTable& t, const Reference&) { return lant_fig7(t); }), "connectionless"},
       {{"lant-hops", "Lant et al.: registration gain vs switches on the path and background load"},
-       [](const CsvTable& t, const Reference&) { return lant_hops(t); }, "connectionless"},
+       plain([](const CsvTable& t, const Reference&) { return lant_hops(t); }), "connectionless"},
       {{"lant-tables", "Lant et al.: registration table size x bitmask width under many concurrent operations"},
-       [](const CsvTable& t, const Reference&) { return lant_tables(t); }, "connectionless"},
+       plain([](const CsvTable& t, const Reference&) { return lant_tables(t); }), "connectionless"},
   };
   return list;
 }
@@ -598,30 +715,47 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
     const std::string& name = f->info.name;
     std::cout << fmt::format("figure {}: {}\n", name, f->info.title);
     // The sweep, always from scratch: its points must come from this build of the model.
-    sweep::SweepSpec spec = sweep::SweepSpec::load((dir / (name + ".json")).string());
-    sweep::SweepOptions so;
-    so.out_dir  = opt.out / "runs" / name;
-    so.program  = opt.program;
-    so.jobs     = opt.jobs;
-    so.progress = opt.progress;
-    fs::remove_all(so.out_dir);
-    auto validate = [&](const std::vector<std::string>& sets) {
-      ScenarioOptions o;
-      o.sets = sets;
-      load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, reg);
+    // Returns the sweep's output directory, or nothing if a point failed (reported) or it was interrupted.
+    bool interrupted = false;
+    auto run_sweep = [&](const std::string& sweep_name) -> std::optional<fs::path> {
+      sweep::SweepSpec spec = sweep::SweepSpec::load((dir / (sweep_name + ".json")).string());
+      sweep::SweepOptions so;
+      so.out_dir  = opt.out / "runs" / sweep_name;
+      so.program  = opt.program;
+      so.jobs     = opt.jobs;
+      so.progress = opt.progress;
+      fs::remove_all(so.out_dir);
+      auto validate = [&](const std::vector<std::string>& sets) {
+        ScenarioOptions o;
+        o.sets = sets;
+        load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, reg);
+      };
+      sweep::SweepRunner runner(spec, so, validate);
+      auto s = runner.run();
+      if (s.interrupted) {
+        interrupted = true;
+        return std::nullopt;
+      }
+      if (s.failed > 0) {
+        for (auto const& e : s.failures)
+          std::cerr << "  failed " << e << "\n";
+        std::cerr << fmt::format("figure {}: {} point(s) of sweep {} failed; not drawn\n", name, s.failed, sweep_name);
+        return std::nullopt;
+      }
+      return so.out_dir;
     };
-    sweep::SweepRunner runner(spec, so, validate);
-    auto s = runner.run();
-    if (s.interrupted)
+    auto main_dir = run_sweep(name);
+    std::optional<fs::path> mpi_dir;
+    if (main_dir && f->mpi_companion)
+      mpi_dir = run_sweep(name + "-mpi");
+    if (interrupted)
       return 130;
-    if (s.failed > 0) {
-      for (auto const& e : s.failures)
-        std::cerr << "  failed " << e << "\n";
-      std::cerr << fmt::format("figure {}: {} point(s) failed; not drawn\n", name, s.failed);
+    if (!main_dir || (f->mpi_companion && !mpi_dir)) {
       status = 3;
       continue;
     }
-    Built b = f->build(results::read_csv(so.out_dir / (f->table + ".csv")), ref);
+    Built b = f->build(results::read_csv(*main_dir / (f->table + ".csv")), ref,
+                       mpi_dir ? results::read_csv(*mpi_dir / "mpi.csv") : Companion{});
     results::write_file_atomic(opt.out / (name + ".csv"), b.data.csv());
     if (b.errors)
       results::write_file_atomic(opt.out / (name + "-errors.csv"), b.errors->csv());

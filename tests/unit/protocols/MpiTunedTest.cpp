@@ -1,6 +1,7 @@
 // OpenMPI 4.1 coll/tuned fixed decisions (protocols/mpi/TunedSelection): the algorithm per
 // (collective, message size, communicator size), checked at band and step edges and against what
 // the ACCL+ paper states of its OpenMPI 4.1.3 baseline (section 5, Fig. 12).
+#include "protocols/mpi/MpiPlan.hpp"
 #include "protocols/mpi/MpichSelection.hpp"
 #include "protocols/mpi/TunedSelection.hpp"
 
@@ -130,4 +131,64 @@ TEST(MpichSelection, ThresholdsOfTheDefaultTree)
   EXPECT_EQ(mpich_select(MpichCall{Collective::AllReduce, 8, 1 << 20, 1 << 18, false, true}),
             "MPIR_Allreduce_intra_recursive_doubling"); // user-defined op
   EXPECT_THROW(sel(Collective::Copy, 2, 1), std::invalid_argument);
+}
+
+// From the library's choice to the schedule nafsim runs (protocols/mpi/MpiPlan): OpenMPI's reduce
+// at 8 ranks (the paper's Fig. 12 observation), substitutions named, non-powers of two handled.
+TEST(MpiPlan, LibraryChoiceToSchedule)
+{
+  using nafsim::coll::Algorithm;
+  using nafsim::coll::Collective;
+  using nafsim::mpi::Library;
+  auto plan = [](Library lib, Collective c, int ranks, std::uint64_t bytes) {
+    nafsim::coll::CollectiveCall call;
+    call.collective = c;
+    call.size       = ranks;
+    call.count      = bytes / 4;
+    return nafsim::mpi::plan_collective(lib, call);
+  };
+  auto r = plan(Library::OpenMpi, Collective::Reduce, 3, 8192);
+  EXPECT_EQ(r.library_algorithm, "linear");
+  EXPECT_EQ(r.algorithm, Algorithm::Flat);
+  EXPECT_TRUE(r.substitution.empty());
+  r = plan(Library::OpenMpi, Collective::Reduce, 5, 8192);
+  EXPECT_EQ(r.library_algorithm, "chain");
+  EXPECT_EQ(r.algorithm, Algorithm::Ring);
+  r = plan(Library::OpenMpi, Collective::Reduce, 8, 131072);
+  EXPECT_EQ(r.library_algorithm, "binomial");
+  EXPECT_EQ(r.algorithm, Algorithm::Binomial);
+  r = plan(Library::OpenMpi, Collective::Bcast, 8, 1 << 20);
+  EXPECT_EQ(r.library_algorithm, "basic_linear");
+  EXPECT_EQ(r.algorithm, Algorithm::Flat);
+  r = plan(Library::OpenMpi, Collective::Bcast, 8, 512);
+  EXPECT_EQ(r.library_algorithm, "knomial");
+  EXPECT_EQ(r.algorithm, Algorithm::Binomial);
+  EXPECT_FALSE(r.substitution.empty()) << "a k-nomial tree run as binomial must say so";
+  r = plan(Library::OpenMpi, Collective::AllReduce, 8, 4096);
+  EXPECT_EQ(r.library_algorithm, "recursive_doubling");
+  EXPECT_EQ(r.algorithm, Algorithm::RecursiveDoubling);
+  r = plan(Library::OpenMpi, Collective::AllReduce, 6, 4096);
+  EXPECT_EQ(r.algorithm, Algorithm::Ring) << "recursive doubling needs a power of two in nafsim";
+  EXPECT_NE(r.substitution.find("not a power of two"), std::string::npos);
+  r = plan(Library::Mpich, Collective::Gather, 8, 4096);
+  EXPECT_EQ(r.library_algorithm, "MPIR_Gather_intra_binomial");
+  EXPECT_EQ(r.algorithm, Algorithm::Binomial);
+  r = plan(Library::Mpich, Collective::AllReduce, 8, 1 << 20);
+  EXPECT_EQ(r.library_algorithm, "MPIR_Allreduce_intra_reduce_scatter_allgather");
+  EXPECT_EQ(r.algorithm, Algorithm::Rabenseifner);
+  EXPECT_THROW(plan(Library::OpenMpi, Collective::Copy, 2, 64), std::invalid_argument);
+  // Every collective, every size band, 1-16 ranks: a runnable schedule.
+  for (auto lib : {Library::OpenMpi, Library::Mpich})
+    for (auto c : {Collective::Bcast, Collective::Scatter, Collective::Gather, Collective::AllGather,
+                   Collective::Reduce, Collective::AllReduce, Collective::ReduceScatter, Collective::AllToAll,
+                   Collective::Barrier})
+      for (int p = 1; p <= 16; ++p)
+        for (std::uint64_t b : {4ull, 4096ull, 65536ull, 1ull << 22}) {
+          auto pl = plan(lib, c, p, b);
+          nafsim::coll::CollectiveCall call;
+          call.collective = c;
+          call.size       = p;
+          call.count      = b / 4;
+          EXPECT_TRUE(nafsim::coll::check_applicable(call, pl.algorithm).empty());
+        }
 }
