@@ -101,14 +101,12 @@ void MpiBench::start(nodes::Cluster& c)
     if (auto forced = algorithm_of(cfg_.algorithm)) {
       if (auto why = coll::check_applicable(call, *forced); !why.empty())
         throw config::ConfigError("", "/workload/algorithm", why);
-      library_algorithm_.push_back("forced");
-      schedule_.push_back(coll::algorithm_name(*forced));
-      substitution_.push_back("");
+      mpi::MpiPlan plan;
+      plan.library_algorithm = "forced";
+      plan.algorithm         = *forced;
+      plans_.push_back(plan);
     } else {
-      auto plan = mpi::plan_collective(library_, call);
-      library_algorithm_.push_back(plan.library_algorithm);
-      schedule_.push_back(coll::algorithm_name(plan.algorithm));
-      substitution_.push_back(plan.substitution);
+      plans_.push_back(mpi::plan_collective(library_, call));
     }
   }
   invocation_ = kernel_invocation(c);
@@ -131,13 +129,9 @@ void MpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
   for (std::size_t si = 0; si < sizes_.size(); ++si) {
     const std::uint64_t bytes = sizes_[si];
     const auto call           = make_call(rank, bytes);
-    coll::Schedule s;
-    if (auto forced = algorithm_of(cfg_.algorithm)) {
-      s = coll::build_schedule(call, *forced, coll::Protocol::Eager, static_cast<int>(rank));
-    } else {
-      auto plan = mpi::plan_collective(library_, call);
-      s = coll::build_schedule(call, plan.algorithm, coll::Protocol::Eager, static_cast<int>(rank), plan.options);
-    }
+    auto const& plan = plans_[si];
+    const coll::Schedule s =
+        coll::build_schedule(call, plan.algorithm, coll::Protocol::Eager, static_cast<int>(rank), plan.options);
     for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
       nodes::RankBuffers bufs;
       if (cfg_.verify) {
@@ -196,9 +190,9 @@ void MpiBench::report(const nodes::Cluster&, results::ResultSink& sink, std::vec
           .add("mpi")
           .add(config::enum_name(library_))
           .add(config::enum_name(cfg_.collective))
-          .add(library_algorithm_[si])
-          .add(schedule_[si])
-          .add(substitution_[si].empty() ? "-" : substitution_[si])
+          .add(plans_[si].library_algorithm)
+          .add(coll::algorithm_name(plans_[si].algorithm))
+          .add(plans_[si].substitution.empty() ? "-" : plans_[si].substitution)
           .add(cfg_.ranks)
           .add(cfg_.root)
           .add(bytes)
@@ -227,7 +221,8 @@ void MpiBench::report(const nodes::Cluster&, results::ResultSink& sink, std::vec
     auto v = by_size[sizes_[si]];
     std::sort(v.begin(), v.end());
     summary.push_back(fmt::format("  {:>10}  {:>28}  {:>12.3f}", sizes_[si],
-                                  fmt::format("{} ({})", library_algorithm_[si], schedule_[si]), v[v.size() / 2]));
+                                  fmt::format("{} ({})", plans_[si].library_algorithm,
+                                              coll::algorithm_name(plans_[si].algorithm)), v[v.size() / 2]));
   }
 }
 

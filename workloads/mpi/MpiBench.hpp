@@ -89,9 +89,9 @@ private:
   std::vector<std::uint64_t> sizes_;
   std::vector<net::HostId> comm_;
   mpi::Library library_ = mpi::Library::OpenMpi;
-  std::vector<std::string> library_algorithm_; ///< per size
-  std::vector<std::string> schedule_;          ///< per size: the schedule that ran
-  std::vector<std::string> substitution_;      ///< per size
+  /// Per size: the library's choice and the schedule that runs it (the same on every rank: the
+  /// decision depends on sizes only); `library_algorithm` "forced" when the workload forces one.
+  std::vector<mpi::MpiPlan> plans_;
   std::vector<std::vector<RankTimes>> times_;   ///< per sample, per rank
   SimTime invocation_;
   StartLine start_line_;
