@@ -88,6 +88,14 @@ struct Reference {
         return num(latency.cell(i, "mean_us"));
     return std::nan("");
   }
+  /// Column `column` of the F2F breakdown (Fig. 9) at `bytes`; NaN if absent.
+  double f2f(std::uint64_t bytes, const std::string& column) const
+  {
+    for (std::size_t i = 0; i < f2f_breakdown.rows.size(); ++i)
+      if (f2f_breakdown.cell(i, "size_B") == std::to_string(bytes))
+        return num(f2f_breakdown.cell(i, column));
+    return std::nan("");
+  }
   double sendrecv_throughput(const std::string& column, std::uint64_t bytes) const
   {
     for (std::size_t i = 0; i < throughput.rows.size(); ++i)
@@ -344,13 +352,6 @@ Built fig9(const CsvTable& merged, const Reference& ref)
   b.data   = results::Table("accl-fig9", cols);
   b.errors = results::Table("accl-fig9-errors", {"bytes", "invocation_error_pct", "to_host_error_pct",
                                                  "collective_error_pct", "to_device_error_pct", "total_error_pct"});
-  auto measured = [&](std::uint64_t bytes, const std::string& col) {
-    if (ref.present)
-      for (std::size_t i = 0; i < ref.f2f_breakdown.rows.size(); ++i)
-        if (ref.f2f_breakdown.cell(i, "size_B") == std::to_string(bytes))
-          return num(ref.f2f_breakdown.cell(i, col));
-    return std::nan("");
-  };
   auto& g = b.gallery;
   g.push_back("8-rank broadcast of FPGA data through OpenMPI over RDMA (the F2F baseline): next-kernel invocation, "
               "FPGA -> host copy, MPI broadcast, host -> FPGA copy, stacked. Copies calibrated on this file "
@@ -369,14 +370,14 @@ Built fig9(const CsvTable& merged, const Reference& ref)
     erow.add(bytes);
     double total = 0, total_meas = 0;
     for (auto const& [m, c] : phases) {
-      double v = num(r.at(m)), mv = measured(bytes, c);
+      double v = num(r.at(m)), mv = ref.f2f(bytes, c);
       row.add(fixed(v, 3)).add(fixed(mv, 3));
       erow.add(fixed(error_pct(v, mv), 1));
       total += v;
       total_meas += mv;
     }
     double et = error_pct(total, total_meas);
-    double bc = num(r.at("collective_us")), bm = measured(bytes, "mpi_rdma_bcast_us");
+    double bc = num(r.at("collective_us")), bm = ref.f2f(bytes, "mpi_rdma_bcast_us");
     double eb = error_pct(bc, bm);
     row.add(fixed(total, 3)).add(fixed(total_meas, 3)).add(fixed(et, 1)).add(fixed(eb, 1));
     erow.add(fixed(et, 1));
@@ -404,13 +405,6 @@ Built fig9_copies(const CsvTable& merged, const Reference& ref)
   b.data   = results::Table("accl-fig9-copies", {"bytes", "size", "to_host_us", "to_host_measured_us", "to_host_error_pct",
                                                  "to_device_us", "to_device_measured_us", "to_device_error_pct"});
   b.errors = results::Table("accl-fig9-copies-errors", {"bytes", "to_host_error_pct", "to_device_error_pct"});
-  auto measured = [&](std::uint64_t bytes, const char* col) {
-    if (ref.present)
-      for (std::size_t i = 0; i < ref.f2f_breakdown.rows.size(); ++i)
-        if (ref.f2f_breakdown.cell(i, "size_B") == std::to_string(bytes))
-          return num(ref.f2f_breakdown.cell(i, col));
-    return std::nan("");
-  };
   auto& g = b.gallery;
   g.push_back("The two copies of ACCL+ Fig. 9 (software staging FPGA data through the host for MPI): FPGA -> host and "
               "host -> FPGA through the Coyote host driver. The model's call costs and rates are calibrated on these "
@@ -424,7 +418,7 @@ Built fig9_copies(const CsvTable& merged, const Reference& ref)
   for (auto const& r : first_iterations(merged)) {
     std::uint64_t bytes = std::stoull(r.at("bytes"));
     double h = num(r.at("to_host_us")), d = num(r.at("to_device_us"));
-    double mh = measured(bytes, "fpga_to_host_copy_us"), md = measured(bytes, "host_to_fpga_copy_us");
+    double mh = ref.f2f(bytes, "fpga_to_host_copy_us"), md = ref.f2f(bytes, "host_to_fpga_copy_us");
     double eh = error_pct(h, mh), ed = error_pct(d, md);
     b.data.row().add(bytes).add(size_label(bytes)).add(fixed(h, 3)).add(fixed(mh, 3)).add(fixed(eh, 1)).add(fixed(d, 3))
         .add(fixed(md, 3)).add(fixed(ed, 1));
