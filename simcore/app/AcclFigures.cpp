@@ -1,0 +1,335 @@
+// The ACCL+ figures' tables (FigureTables.hpp).
+#include "simcore/app/FigureTables.hpp"
+
+#include <algorithm>
+#include <fmt/ranges.h>
+#include <functional>
+#include <set>
+#include <tuple>
+
+namespace nafsim::app::figtab {
+
+namespace {
+
+/// Latencies (us) labelled with the algorithm that ran, by row (two labels) and column key.
+using Cell = std::pair<double, std::string>;
+using Grid = std::map<std::pair<std::string, std::string>, std::map<std::uint64_t, Cell>>;
+
+/// `grid` as a markdown table: `corner` names the two row-label columns, rows in `order` (those
+/// with data), one column per key of `columns`; "-" where a run is missing.
+void grid_lines(std::vector<std::string>& g, const std::string& corner,
+                const std::vector<std::pair<std::string, std::string>>& order, const std::set<std::uint64_t>& columns,
+                const std::function<std::string(std::uint64_t)>& label, const Grid& grid)
+{
+  std::string head = corner, rule = "|---|---|";
+  for (auto c : columns) {
+    head += fmt::format(" {} |", label(c));
+    rule += "---|";
+  }
+  g.push_back(head);
+  g.push_back(rule);
+  for (auto const& key : order) {
+    auto it = grid.find(key);
+    if (it == grid.end())
+      continue;
+    std::string line = fmt::format("| {} | {} |", key.first, key.second);
+    for (auto c : columns) {
+      auto v = it->second.find(c);
+      line += v == it->second.end() ? " - |" : fmt::format(" {:.2f} {} |", v->second.first, v->second.second);
+    }
+    g.push_back(line);
+  }
+}
+
+} // namespace
+
+Built fig7(const CsvTable& merged, const Reference& ref, const Companion& mpi)
+{
+  Built b;
+  b.data   = results::Table("accl-fig7", {"series", "bytes", "model_gbps", "measured_gbps", "gbps_error_pct",
+                                          "model_latency_us", "measured_latency_us", "latency_error_pct"});
+  b.errors = results::Table("accl-fig7-errors", {"series", "bytes", "model_latency_us", "measured_latency_us",
+                                                 "latency_error_pct", "model_gbps", "measured_gbps", "gbps_error_pct"});
+  struct Sum {
+    double lat = 0, thr = 0;
+    int nl = 0, nt = 0;
+  };
+  std::map<std::string, Sum> sums;
+  std::vector<std::string> order;
+  auto rows = first_iterations(merged);
+  for (auto const& r : rows) {
+    const std::string series = r.at("protocol") + "/" + r.at("location");
+    if (std::find(order.begin(), order.end(), series) == order.end())
+      order.push_back(series);
+    const std::uint64_t bytes = std::stoull(r.at("bytes"));
+    double ml = num(r.at("latency_us")), mg = num(r.at("throughput_gbps"));
+    double rl = ref.present ? ref.sendrecv_latency(r.at("location"), r.at("protocol"), bytes) : std::nan("");
+    std::string col = fmt::format("cclo_{}_rdma_{}", r.at("protocol") == "rendezvous" ? "rndzvs" : "eager",
+                                  r.at("location"));
+    double rg = ref.present ? ref.sendrecv_throughput(col, bytes) : std::nan("");
+    double el = error_pct(ml, rl), eg = error_pct(mg, rg);
+    b.data.row().add(series).add(bytes).add(fixed(mg, 3)).add(fixed(rg, 3)).add(fixed(eg, 1)).add(fixed(ml, 3))
+        .add(fixed(rl, 3)).add(fixed(el, 1));
+    b.errors->row().add(series).add(bytes).add(fixed(ml, 3)).add(fixed(rl, 3)).add(fixed(el, 1)).add(fixed(mg, 3))
+        .add(fixed(rg, 3)).add(fixed(eg, 1));
+    auto& s = sums[series];
+    if (!std::isnan(el)) {
+      s.lat += std::abs(el);
+      ++s.nl;
+    }
+    if (!std::isnan(eg)) {
+      s.thr += std::abs(eg);
+      ++s.nt;
+    }
+  }
+  // The software-MPI baseline (OpenMPI over the host's RDMA NIC, workload mpi): throughput = size / latency.
+  for (auto const& r : first_iterations(mpi)) {
+    const std::string series = "openmpi-rdma/host";
+    if (std::find(order.begin(), order.end(), series) == order.end())
+      order.push_back(series);
+    const std::uint64_t bytes = std::stoull(r.at("bytes"));
+    double mg = num(r.at("throughput_gbps")), mlat = num(r.at("latency_us"));
+    double rg = ref.present ? ref.sendrecv_throughput("mpi_rdma_host", bytes) : std::nan("");
+    double eg = error_pct(mg, rg);
+    b.data.row().add(series).add(bytes).add(fixed(mg, 3)).add(fixed(rg, 3)).add(fixed(eg, 1)).add(fixed(mlat, 3)).add("")
+        .add("");
+    b.errors->row().add(series).add(bytes).add(fixed(mlat, 3)).add("").add("").add(fixed(mg, 3)).add(fixed(rg, 3))
+        .add(fixed(eg, 1));
+    if (!std::isnan(eg)) {
+      sums[series].thr += std::abs(eg);
+      ++sums[series].nt;
+    }
+  }
+  auto& g = b.gallery;
+  g.push_back("Model: calibrated on these very measurements (see `platforms/accl-coyote-u55c.json`; the OpenMPI "
+              "series: `platforms/accl-cpu-cx5.json`, host CPU costs and eager threshold fitted on its column). Latency "
+              "errors are against `sendrecv_latency_us.csv` (512 B - 256 KiB), throughput errors against "
+              "`sendrecv_throughput_gbps.csv` (512 B - 4 MiB). The measured eager throughputs imply 1.2-1.4x "
+              "longer times than the measured eager latencies of the same sizes, so no model fits both.");
+  g.push_back("");
+  g.push_back("| series | mean abs latency error | mean abs throughput error |");
+  g.push_back("|---|---|---|");
+  for (auto const& s : order) {
+    auto const& x = sums[s];
+    g.push_back(fmt::format("| {} | {} | {} |", s, x.nl ? fmt::format("{:.1f} % ({} sizes)", x.lat / x.nl, x.nl) : "-",
+                            x.nt ? fmt::format("{:.1f} % ({} sizes)", x.thr / x.nt, x.nt) : "-"));
+  }
+  g.push_back("");
+  g.push_back("| series | size | model us | measured us | error | model Gb/s | measured Gb/s | error |");
+  g.push_back("|---|---|---|---|---|---|---|---|");
+  for (auto const& row : b.errors->rows())
+    if (!row[3].empty() || !row[6].empty())
+      g.push_back(fmt::format("| {} | {} | {} | {} | {} % | {} | {} | {} % |", row[0], size_label(std::stoull(row[1])),
+                              row[2], row[3], row[4], row[5], row[6], row[7]));
+  return b;
+}
+
+Built fig8(const CsvTable& merged, const Reference& ref)
+{
+  Built b;
+  b.data   = results::Table("accl-fig8", {"path", "model_us", "measured_us", "error_pct"});
+  b.errors = results::Table("accl-fig8-errors", {"path", "model_us", "measured_us", "error_pct"});
+  b.gallery.push_back("Host-visible NOP latency (call to completion seen by the caller). Model calibrated on these "
+                      "measurements (firmware call/finalize cycles, invocation path latencies).");
+  b.gallery.push_back("");
+  b.gallery.push_back("| path | model us | measured us (mean) | error |");
+  b.gallery.push_back("|---|---|---|---|");
+  const std::map<std::string, std::string> names{
+      {"kernel", "fpga_kernel"}, {"coyote", "coyote_host_driver"}, {"xrt", "xrt_host_driver"}};
+  for (auto const& r : first_iterations(merged)) {
+    std::string path = names.count(r.at("invocation")) ? names.at(r.at("invocation")) : r.at("invocation");
+    double m = num(r.at("host_latency_us")), meas = std::nan("");
+    if (ref.present)
+      for (std::size_t i = 0; i < ref.invocation.rows.size(); ++i)
+        if (ref.invocation.cell(i, "path") == path)
+          meas = num(ref.invocation.cell(i, "mean_us"));
+    double e = error_pct(m, meas);
+    b.data.row().add(path).add(fixed(m, 3)).add(fixed(meas, 3)).add(fixed(e, 1));
+    b.errors->row().add(path).add(fixed(m, 3)).add(fixed(meas, 3)).add(fixed(e, 1));
+    b.gallery.push_back(fmt::format("| {} | {:.3f} | {} | {} |", path, m, fixed(meas, 3),
+                                    std::isnan(e) ? "-" : fmt::format("{:+.1f} %", e)));
+  }
+  return b;
+}
+
+Built collectives(const std::string& name, const CsvTable& merged, const Companion& mpi)
+{
+  Built b;
+  b.data = results::Table(name, {"collective", "series", "algorithm", "bytes", "latency_us"});
+  Grid at;
+  std::vector<std::pair<std::string, std::string>> order;
+  std::set<std::uint64_t> sizes;
+  auto add = [&](const std::string& coll, const std::string& series, const std::string& alg, const std::string& bytes,
+                 const std::string& latency) {
+    b.data.row().add(coll).add(series).add(alg).add(bytes).add(latency);
+    if (std::none_of(order.begin(), order.end(), [&](auto const& k) { return k.first == coll; }))
+      for (auto p : {"cclo-eager", "cclo-rendezvous", "mpi"})
+        order.emplace_back(coll, p);
+    sizes.insert(std::stoull(bytes));
+    at[{coll, series}][std::stoull(bytes)] = {num(latency), alg};
+  };
+  for (auto const& r : first_iterations(merged))
+    add(r.at("collective"), "cclo-" + r.at("protocol"), r.at("algorithm"), r.at("bytes"), r.at("latency_us"));
+  for (auto const& r : first_iterations(mpi))
+    add(r.at("collective"), "mpi", r.at("library_algorithm"), r.at("bytes"), r.at("latency_us"));
+  const bool f2f = name == "accl-fig10";
+  auto& g = b.gallery;
+  g.push_back(fmt::format(
+      "Predictions: the CCLO model was calibrated on send/recv and NOP only, the MPI model on the MPI send/recv "
+      "column of Fig. 7 only. CCLO: cycle counter (firmware pick-up to finalize), longest over the 8 ranks, with the "
+      "algorithm the firmware ran. MPI: OpenMPI over the hosts' RDMA NICs, longest over the ranks from the common "
+      "start to the return, with OpenMPI's algorithm choice{}. us.",
+      f2f ? "; FPGA data staged as ACCL+ Fig. 9 (FPGA -> host copy, MPI, host -> FPGA copy, next-kernel invocation)"
+          : ", host data"));
+  g.push_back("");
+  grid_lines(g, "| collective | series |", order, sizes, size_label, at);
+  return b;
+}
+
+Built fig12(const CsvTable& merged, const Companion& mpi)
+{
+  Built b;
+  b.data = results::Table("accl-fig12", {"bytes", "series", "ranks", "algorithm", "latency_us"});
+  Grid at;
+  std::set<std::uint64_t> ranks, sizes;
+  struct Row {
+    std::uint64_t bytes;
+    std::string series;
+    int ranks;
+    std::string algorithm, latency;
+  };
+  std::vector<Row> rows;
+  for (auto const& r : first_iterations(merged))
+    rows.push_back({std::stoull(r.at("bytes")), "cclo-" + r.at("protocol"), std::stoi(r.at("ranks")), r.at("algorithm"),
+                    r.at("latency_us")});
+  for (auto const& r : first_iterations(mpi))
+    rows.push_back({std::stoull(r.at("bytes")), "mpi", std::stoi(r.at("ranks")), r.at("library_algorithm"),
+                    r.at("latency_us")});
+  std::sort(rows.begin(), rows.end(), [](auto const& x, auto const& y) {
+    return std::tie(x.bytes, x.series, x.ranks) < std::tie(y.bytes, y.series, y.ranks);
+  });
+  for (auto const& r : rows) {
+    b.data.row().add(r.bytes).add(r.series).add(r.ranks).add(r.algorithm).add(r.latency);
+    ranks.insert(static_cast<std::uint64_t>(r.ranks));
+    sizes.insert(r.bytes);
+    at[{size_label(r.bytes), r.series}][static_cast<std::uint64_t>(r.ranks)] = {num(r.latency), r.algorithm};
+  }
+  auto& g = b.gallery;
+  g.push_back("Predictions: reduce latency (us) vs ranks, device data for the CCLO (cycle counter; the algorithm the "
+              "firmware selected) and host data for OpenMPI over RDMA NICs (the algorithm OpenMPI's tuned rules "
+              "selected).");
+  g.push_back("");
+  std::vector<std::pair<std::string, std::string>> order;
+  for (auto s : sizes)
+    for (auto p : {"cclo-eager", "cclo-rendezvous", "mpi"})
+      order.emplace_back(size_label(s), p);
+  grid_lines(g, "| size | series |", order, ranks, [](std::uint64_t n) { return fmt::format("{} ranks", n); }, at);
+  return b;
+}
+
+/// ACCL+ Fig. 9: the software-MPI F2F broadcast, phase by phase, model vs measured.
+Built fig9(const CsvTable& merged, const Reference& ref)
+{
+  Built b;
+  const std::vector<std::pair<std::string, std::string>> phases{{"invocation_us", "kernel_invocation_us"},
+                                                                {"to_host_us", "fpga_to_host_copy_us"},
+                                                                {"collective_us", "mpi_rdma_bcast_us"},
+                                                                {"to_device_us", "host_to_fpga_copy_us"}};
+  std::vector<std::string> cols{"bytes", "size"};
+  for (auto const& [m, r] : phases) {
+    cols.push_back(m);
+    cols.push_back(r.substr(0, r.size() - 3) + "_measured_us");
+  }
+  cols.insert(cols.end(), {"total_us", "total_measured_us", "total_error_pct", "bcast_error_pct"});
+  b.data   = results::Table("accl-fig9", cols);
+  b.errors = results::Table("accl-fig9-errors", {"bytes", "invocation_error_pct", "to_host_error_pct",
+                                                 "collective_error_pct", "to_device_error_pct", "total_error_pct"});
+  auto& g = b.gallery;
+  g.push_back("8-rank broadcast of FPGA data through OpenMPI over RDMA (the F2F baseline): next-kernel invocation, "
+              "FPGA -> host copy, MPI broadcast, host -> FPGA copy, stacked. Copies calibrated on this file "
+              "(`platforms/accl-coyote-u55c.json`); the MPI host costs on Fig. 7's MPI column only, so the broadcast "
+              "column is a prediction checked here.");
+  g.push_back("");
+  g.push_back("| size | OpenMPI algorithm | bcast us | measured | error | total us | measured | error |");
+  g.push_back("|---|---|---|---|---|---|---|---|");
+  double sb = 0, st = 0;
+  int n = 0;
+  for (auto const& r : first_iterations(merged)) {
+    std::uint64_t bytes = std::stoull(r.at("bytes"));
+    auto& row = b.data.row();
+    row.add(bytes).add(size_label(bytes));
+    auto& erow = b.errors->row();
+    erow.add(bytes);
+    double total = 0, total_meas = 0;
+    for (auto const& [m, c] : phases) {
+      double v = num(r.at(m)), mv = ref.f2f(bytes, c);
+      row.add(fixed(v, 3)).add(fixed(mv, 3));
+      erow.add(fixed(error_pct(v, mv), 1));
+      total += v;
+      total_meas += mv;
+    }
+    double et = error_pct(total, total_meas);
+    double bc = num(r.at("collective_us")), bm = ref.f2f(bytes, "mpi_rdma_bcast_us");
+    double eb = error_pct(bc, bm);
+    row.add(fixed(total, 3)).add(fixed(total_meas, 3)).add(fixed(et, 1)).add(fixed(eb, 1));
+    erow.add(fixed(et, 1));
+    g.push_back(fmt::format("| {} | {} | {:.2f} | {} | {} | {:.2f} | {} | {} |", size_label(bytes),
+                            r.at("library_algorithm"), bc, fixed(bm, 2),
+                            std::isnan(eb) ? "-" : fmt::format("{:+.1f} %", eb), total, fixed(total_meas, 2),
+                            std::isnan(et) ? "-" : fmt::format("{:+.1f} %", et)));
+    if (!std::isnan(eb) && !std::isnan(et)) {
+      sb += std::abs(eb);
+      st += std::abs(et);
+      ++n;
+    }
+  }
+  if (n > 0) {
+    g.push_back("");
+    g.push_back(fmt::format("Mean absolute error over {} sizes: MPI broadcast {:.1f} %, total {:.1f} %.", n, sb / n,
+                            st / n));
+  }
+  return b;
+}
+
+Built fig9_copies(const CsvTable& merged, const Reference& ref)
+{
+  Built b;
+  b.data   = results::Table("accl-fig9-copies", {"bytes", "size", "to_host_us", "to_host_measured_us", "to_host_error_pct",
+                                                 "to_device_us", "to_device_measured_us", "to_device_error_pct"});
+  b.errors = results::Table("accl-fig9-copies-errors", {"bytes", "to_host_error_pct", "to_device_error_pct"});
+  auto& g = b.gallery;
+  g.push_back("The two copies of ACCL+ Fig. 9 (software staging FPGA data through the host for MPI): FPGA -> host and "
+              "host -> FPGA through the Coyote host driver. The model's call costs and rates are calibrated on these "
+              "measurements (`workloads/hostcopy/README.md`); the MPI broadcast between them comes with the host "
+              "MPI model (issue 5).");
+  g.push_back("");
+  g.push_back("| size | FPGA -> host us | measured | error | host -> FPGA us | measured | error |");
+  g.push_back("|---|---|---|---|---|---|---|");
+  double sh = 0, sd = 0;
+  int n = 0;
+  for (auto const& r : first_iterations(merged)) {
+    std::uint64_t bytes = std::stoull(r.at("bytes"));
+    double h = num(r.at("to_host_us")), d = num(r.at("to_device_us"));
+    double mh = ref.f2f(bytes, "fpga_to_host_copy_us"), md = ref.f2f(bytes, "host_to_fpga_copy_us");
+    double eh = error_pct(h, mh), ed = error_pct(d, md);
+    b.data.row().add(bytes).add(size_label(bytes)).add(fixed(h, 3)).add(fixed(mh, 3)).add(fixed(eh, 1)).add(fixed(d, 3))
+        .add(fixed(md, 3)).add(fixed(ed, 1));
+    b.errors->row().add(bytes).add(fixed(eh, 1)).add(fixed(ed, 1));
+    g.push_back(fmt::format("| {} | {:.3f} | {} | {} | {:.3f} | {} | {} |", size_label(bytes), h, fixed(mh, 3),
+                            std::isnan(eh) ? "-" : fmt::format("{:+.1f} %", eh), d, fixed(md, 3),
+                            std::isnan(ed) ? "-" : fmt::format("{:+.1f} %", ed)));
+    if (!std::isnan(eh) && !std::isnan(ed)) {
+      sh += std::abs(eh);
+      sd += std::abs(ed);
+      ++n;
+    }
+  }
+  if (n > 0) {
+    g.push_back("");
+    g.push_back(fmt::format("Mean absolute error over {} sizes: FPGA -> host {:.1f} %, host -> FPGA {:.1f} %.", n, sh / n,
+                            sd / n));
+  }
+  return b;
+}
+
+} // namespace nafsim::app::figtab

@@ -1,0 +1,126 @@
+#pragma once
+// Internal to simcore/app: the tables behind `nafsim figures`. Each builder turns the merged result
+// table of a figure's sweep (and, for comparisons, its software-MPI companion sweep) into the
+// figure's CSV, its model-vs-measured errors and its gallery text. AcclFigures.cpp: the ACCL+
+// figures; LantFigures.cpp: Lant et al.'s. Figures.cpp runs the sweeps, gnuplot and the gallery.
+
+#include "simcore/results/CsvReader.hpp"
+#include "simcore/results/Table.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nafsim::app::figtab {
+
+using results::CsvTable;
+
+inline double num(const std::string& s)
+{
+  return s.empty() ? std::nan("") : std::stod(s);
+}
+
+inline std::string fixed(double v, int decimals)
+{
+  return std::isnan(v) ? std::string() : fmt::format("{:.{}f}", v, decimals);
+}
+
+inline double error_pct(double model, double measured)
+{
+  return (std::isnan(model) || std::isnan(measured) || measured == 0) ? std::nan("") : 100 * (model - measured) / measured;
+}
+
+inline std::string size_label(std::uint64_t b)
+{
+  if (b >= (1u << 20) && b % (1u << 20) == 0)
+    return fmt::format("{} MiB", b >> 20);
+  if (b >= 1024 && b % 1024 == 0)
+    return fmt::format("{} KiB", b >> 10);
+  return fmt::format("{} B", b);
+}
+
+/// What a figure builder produces besides its CSV.
+struct Built {
+  results::Table data{"", {}};
+  std::optional<results::Table> errors;
+  std::vector<std::string> gallery; ///< markdown lines
+};
+
+/// Measured ACCL+ numbers, when the reference directory has them.
+struct Reference {
+  bool present = false;
+  std::string where;
+  CsvTable latency, throughput, invocation, f2f_breakdown;
+  static Reference load(const std::filesystem::path& dir)
+  {
+    Reference r;
+    r.where = dir.string();
+    try {
+      r.latency    = results::read_csv(dir / "sendrecv_latency_us.csv");
+      r.throughput = results::read_csv(dir / "sendrecv_throughput_gbps.csv");
+      r.invocation = results::read_csv(dir / "invocation_latency_us.csv");
+      r.f2f_breakdown = results::read_csv(dir / "mpi_bcast_8ranks_fpga_data_breakdown_us.csv");
+      r.present    = true;
+    } catch (const std::exception&) {
+      r.present = false;
+    }
+    return r;
+  }
+  double sendrecv_latency(const std::string& location, const std::string& protocol, std::uint64_t bytes) const
+  {
+    const std::string p = protocol == "rendezvous" ? "rndzvs" : "eager";
+    for (std::size_t i = 0; i < latency.rows.size(); ++i)
+      if (latency.cell(i, "data_location") == location && latency.cell(i, "protocol") == p &&
+          latency.cell(i, "size_B") == std::to_string(bytes))
+        return num(latency.cell(i, "mean_us"));
+    return std::nan("");
+  }
+  /// Column `column` of the F2F breakdown (Fig. 9) at `bytes`; NaN if absent.
+  double f2f(std::uint64_t bytes, const std::string& column) const
+  {
+    for (std::size_t i = 0; i < f2f_breakdown.rows.size(); ++i)
+      if (f2f_breakdown.cell(i, "size_B") == std::to_string(bytes))
+        return num(f2f_breakdown.cell(i, column));
+    return std::nan("");
+  }
+  double sendrecv_throughput(const std::string& column, std::uint64_t bytes) const
+  {
+    for (std::size_t i = 0; i < throughput.rows.size(); ++i)
+      if (throughput.cell(i, "size_B") == std::to_string(bytes))
+        return num(throughput.cell(i, column));
+    return std::nan("");
+  }
+};
+
+/// The software-MPI side of a comparison: the merged `mpi` table of the figure's companion sweep
+/// (python-free-tools/figures/<name>-mpi.json); empty for figures without one.
+using Companion = CsvTable;
+
+/// Rows of a merged collective table (first iteration of each point and size).
+inline std::vector<std::map<std::string, std::string>> first_iterations(const CsvTable& t)
+{
+  std::vector<std::map<std::string, std::string>> v;
+  for (auto const& r : t.rows)
+    if (r.count("iteration") && r.at("iteration") == "0")
+      v.push_back(r);
+  return v;
+}
+
+// ---- the builders ----
+Built fig7(const CsvTable& merged, const Reference& ref, const Companion& mpi);
+Built fig8(const CsvTable& merged, const Reference& ref);
+Built fig9(const CsvTable& merged, const Reference& ref);
+Built fig9_copies(const CsvTable& merged, const Reference& ref);
+/// ACCL+ Fig. 10 / 11 style (`name`): 8-rank collectives, CCLO and software MPI.
+Built collectives(const std::string& name, const CsvTable& merged, const Companion& mpi);
+Built fig12(const CsvTable& merged, const Companion& mpi);
+Built lant_fig7(const CsvTable& merged);
+Built lant_hops(const CsvTable& merged);
+Built lant_tables(const CsvTable& merged);
+
+} // namespace nafsim::app::figtab
