@@ -42,7 +42,6 @@ struct MpiProcess::Call {
   /// Receives that follow a send in the schedule: posted as soon as that send is (see run()).
   std::vector<std::vector<std::uint32_t>> early_dependents;
   std::vector<std::uint64_t> send_seq, recv_seq;
-  std::vector<Payload> temp; ///< per op: received data awaiting reduction / forwarding
   std::size_t remaining = 0;
   ActorId actor         = 0;
   bool waiting          = false;
@@ -260,7 +259,6 @@ void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
   call->early_dependents.resize(n);
   call->send_seq.resize(n);
   call->recv_seq.resize(n);
-  call->temp.resize(n);
   call->remaining = n;
   call->actor     = ctx.id();
   if (bufs)
@@ -306,7 +304,6 @@ void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
 
 void MpiProcess::op_done(const std::shared_ptr<Call>& call, std::uint32_t i)
 {
-  call->temp[i].clear();
   for (auto d : call->dependents[i])
     if (--call->deps_left[d] == 0)
       issue(call, d);

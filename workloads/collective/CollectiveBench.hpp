@@ -97,7 +97,8 @@ struct CollectiveBenchConfig {
   {
     v.field("collective", collective, "what every iteration runs (sendrecv: rank 0 sends to rank 1; copy and combine: "
                                       "local moves on every rank, combine = output func= input)");
-    v.field("ranks", ranks, "communicator size: hosts 0 .. ranks-1", config::Limits::between(1, 1 << 16));
+    v.field("ranks", ranks, "communicator size: the first `ranks` FPGA positions of the platform",
+            config::Limits::between(1, 1 << 16));
     v.field("root", root, "root of rooted collectives");
     v.field("min_size", min_size, "smallest message (bytes per rank, as ACCL counts); sizes double up to max_size");
     v.field("max_size", max_size, "largest message", config::Limits::between(0, 1ULL << 34));
