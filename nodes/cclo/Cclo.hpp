@@ -74,6 +74,11 @@ struct CcloLink {
   std::function<void(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source)> post;
   /// Who places incoming SENDs (the Rx system: Rx buffers or the control slot).
   std::function<void(roce::RecvProvider)> set_recv_provider;
+  /// The transport carries the rendezvous protocol's one-sided WRITE (RDMA). Over TCP and UDP the
+  /// firmware runs every call eager (ACCL+ section 4.4: eager over UDP/TCP, rendezvous over RDMA).
+  bool rendezvous = true;
+  /// The transport's name, for errors.
+  std::string transport = "roce";
 };
 
 class Cclo final : public TxSystem {

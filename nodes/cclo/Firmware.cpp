@@ -58,8 +58,18 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
   const bool stream    = call.location == DataLocation::Stream;
   coll::Selection sel;
   coll::Schedule s;
+  std::optional<coll::Protocol> force = call.protocol;
+  if (!c_.link_.rendezvous) {
+    if (force == coll::Protocol::Rendezvous) {
+      p.result.error = fmt::format("the nodes run {}, which has no RDMA WRITE: the CCLO runs every call eager over it "
+                                   "(force protocol eager, or use transport roce)",
+                                   c_.link_.transport);
+      return;
+    }
+    force = coll::Protocol::Eager;
+  }
   try {
-    sel = coll::cclo_select(call.call, c_.tuning(), call.compress, stream, call.protocol, call.algorithm);
+    sel = coll::cclo_select(call.call, c_.tuning(), call.compress, stream, force, call.algorithm);
     s   = coll::build_schedule(call.call, sel.algorithm, sel.protocol, call.rank, sel.options);
   } catch (const std::invalid_argument& e) {
     p.result.error = e.what();

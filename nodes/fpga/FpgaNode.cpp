@@ -17,9 +17,24 @@ FpgaNode::FpgaNode(net::HostId id, const FpgaNodeConfig& cfg, Scheduler& sched, 
   if (cfg.transport == Transport::Connectionless) {
     lant_ = std::make_unique<LantNi>(id, cfg.connectionless, cfg.clock, sched, fabric, memory_);
     fabric.attach(id, lant_.get());
+  } else if (cfg.transport == Transport::Tcp) {
+    tcp_ = std::make_unique<TcpPoe>(id, cfg.poe, cfg.tcp, sched, fabric, memory_, *this, kTcpBufferBase);
+    fabric.attach(id, tcp_.get());
+  } else if (cfg.transport == Transport::Udp) {
+    udp_ = std::make_unique<UdpPoe>(id, cfg.poe, cfg.udp, sched, fabric, memory_, *this);
+    fabric.attach(id, udp_.get());
   } else {
     fabric.attach(id, &poe_);
   }
+}
+
+Poe& FpgaNode::transport()
+{
+  if (tcp_)
+    return *tcp_;
+  if (udp_)
+    return *udp_;
+  return poe_;
 }
 
 void FpgaNode::attach_cclo(std::unique_ptr<Cclo> c)

@@ -6,6 +6,8 @@
 #include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "nodes/lant/LantNi.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
+#include "nodes/transport/TcpPoe.hpp"
+#include "nodes/transport/UdpPoe.hpp"
 
 #include <deque>
 #include <vector>
@@ -41,6 +43,15 @@ public:
   LantNi* lant() { return lant_.get(); }
   const LantNi* lant() const { return lant_.get(); }
   const RdmaPoe& poe() const { return poe_; }
+  /// The engine the node's network port runs for the CCLO: the RoCE POE, the TCP or the UDP engine
+  /// (the connectionless NI has its own interface, lant()).
+  Poe& transport();
+  TcpPoe* tcp() { return tcp_.get(); }
+  const TcpPoe* tcp() const { return tcp_.get(); }
+  UdpPoe* udp() { return udp_.get(); }
+  const UdpPoe* udp() const { return udp_.get(); }
+  /// Device memory holding the TCP engine's transmit (retransmission) buffers.
+  static constexpr std::uint64_t kTcpBufferBase = 1ULL << 42;
   MemorySystem& memory() { return memory_; }
   const MemorySystem& memory() const { return memory_; }
 
@@ -65,6 +76,8 @@ private:
   MemorySystem memory_;
   RdmaPoe poe_;
   std::unique_ptr<LantNi> lant_;
+  std::unique_ptr<TcpPoe> tcp_;
+  std::unique_ptr<UdpPoe> udp_;
   std::unique_ptr<Cclo> cclo_;
   std::deque<roce::Completion> completions_;
   std::deque<roce::InboundMessage> inbound_;

@@ -4,6 +4,8 @@
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "protocols/roce/RoceConfig.hpp"
+#include "protocols/tcp/TcpConfig.hpp"
+#include "protocols/udp/UdpConfig.hpp"
 
 namespace nafsim::nodes {
 
@@ -26,7 +28,7 @@ struct HostDriverConfig {
 };
 
 /// Which transport the node's network port runs.
-enum class Transport { Roce, Connectionless };
+enum class Transport { Roce, Connectionless, Tcp, Udp };
 
 struct FpgaNodeConfig {
   Hertz clock{250e6};
@@ -38,6 +40,8 @@ struct FpgaNodeConfig {
   unsigned initial_psn = 0;
   Transport transport  = Transport::Roce;
   LantNiConfig connectionless;
+  tcp::TcpConfig tcp;
+  udp::UdpConfig udp;
   HostDriverConfig host_driver;
   template <class V> void describe(V& v)
   {
@@ -52,8 +56,11 @@ struct FpgaNodeConfig {
     v.field("transport", transport,
             "transport of the network port: roce (RoCEv2 RC POE, as Coyote; the CCLO and the sendrecv, traffic and "
             "collective workloads use it) or connectionless (Lant et al.'s reliable connectionless RDMA; the "
-            "connectionless workload uses it)");
+            "connectionless workload uses it), tcp (the hardware TCP stack of ACCL's XRT builds; the CCLO runs eager over "
+            "it) or udp (unreliable datagrams; the CCLO runs eager over it, and a lost packet loses its message)");
     v.field("connectionless", connectionless, "the connectionless transport's NI (transport = connectionless)");
+    v.field("tcp", tcp, "the TCP offload engine (transport = tcp); its timing is poe's");
+    v.field("udp", udp, "the UDP offload engine (transport = udp); its timing is poe's");
     v.field("host_driver", host_driver, "buffer copies between host and FPGA memory through the host driver");
   }
 };
@@ -63,6 +70,7 @@ struct FpgaNodeConfig {
 namespace nafsim::config {
 template <> struct EnumNames<nodes::Transport> {
   static constexpr std::array list{std::pair{nodes::Transport::Roce, "roce"},
-                                   std::pair{nodes::Transport::Connectionless, "connectionless"}};
+                                   std::pair{nodes::Transport::Connectionless, "connectionless"},
+                                   std::pair{nodes::Transport::Tcp, "tcp"}, std::pair{nodes::Transport::Udp, "udp"}};
 };
 } // namespace nafsim::config

@@ -15,7 +15,18 @@ HostNode::HostNode(net::HostId id, const NodeConfig& cfg, Scheduler& sched, net:
     , fpga_memory_(cfg.fpga.device_memory, cfg.fpga.pcie)
     , nic_(id, cfg.host.nic, cfg.host.rdma, sched, fabric, memory_, *this)
 {
-  fabric.attach(id, &nic_);
+  switch (cfg_.transport) {
+    case Transport::Roce: fabric.attach(id, &nic_); break;
+    case Transport::Tcp:
+      // Socket buffers in host memory; the kernel copies user bytes in and out at socket_copy_rate.
+      tcp_ = std::make_unique<TcpPoe>(id, cfg_.nic, cfg_.tcp, sched, fabric, memory_, *this, kHostMemory | (1ULL << 42),
+                                      cfg_.socket_copy_rate);
+      fabric.attach(id, tcp_.get());
+      break;
+    default:
+      throw config::ConfigError("", "/platform/node/host/transport",
+                                fmt::format("host nodes run MPI over roce or tcp, not {}", config::enum_name(cfg_.transport)));
+  }
 }
 
 void HostNode::on_completion(QpId, const roce::Completion& c)
@@ -29,7 +40,7 @@ void HostNode::on_inbound(QpId qp, const roce::InboundMessage& m)
 {
   if (!mpi_)
     throw std::logic_error(fmt::format("host {}: incoming message without an MPI process", id_));
-  mpi_->on_inbound(nic_.peer_of(qp), m);
+  mpi_->on_inbound(transport().peer_of(qp), m);
 }
 
 } // namespace nafsim::nodes

@@ -4,6 +4,7 @@
 // (MpiProcess), created on first use.
 
 #include "nodes/host/MpiProcess.hpp"
+#include "nodes/transport/TcpPoe.hpp"
 #include "nodes/platform/PlatformConfig.hpp"
 
 namespace simgrid::s4u {
@@ -23,6 +24,10 @@ public:
   const HostNodeConfig& config() const { return cfg_; }
   RdmaPoe& nic() { return nic_; }
   const RdmaPoe& nic() const { return nic_; }
+  /// What the MPI library runs over: the NIC's RDMA, or the kernel TCP stack (transport = tcp).
+  Poe& transport() { return tcp_ ? static_cast<Poe&>(*tcp_) : nic_; }
+  TcpPoe* tcp() { return tcp_.get(); }
+  const TcpPoe* tcp() const { return tcp_.get(); }
   MemorySystem& memory() { return memory_; }
   const MemorySystem& memory() const { return memory_; }
   /// The FPGA card attached to this host over PCIe (software staging FPGA data: the F2F baseline).
@@ -43,6 +48,7 @@ private:
   MemorySystem memory_;
   MemorySystem fpga_memory_;
   RdmaPoe nic_;
+  std::unique_ptr<TcpPoe> tcp_;
   std::unique_ptr<MpiProcess> mpi_;
 };
 

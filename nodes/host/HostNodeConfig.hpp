@@ -6,7 +6,9 @@
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "protocols/mpi/MpiPlan.hpp"
+#include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "protocols/roce/RoceConfig.hpp"
+#include "protocols/tcp/TcpConfig.hpp"
 
 namespace nafsim::nodes {
 
@@ -60,9 +62,19 @@ struct HostNodeConfig {
   roce::RoceConfig rdma;
   unsigned initial_psn = 0;
   CpuConfig cpu;
+  Transport transport = Transport::Roce;
+  tcp::TcpConfig tcp;
+  BitsPerSecond socket_copy_rate{1e18};
   MpiConfig mpi;
   template <class V> void describe(V& v)
   {
+    v.field("transport", transport,
+            "what the MPI library runs over: roce (the NIC's RDMA, as UCX) or tcp (the kernel TCP stack through "
+            "sockets, as MPICH's TCP channel; `nic` then times the stack's send and receive paths)");
+    v.field("tcp", tcp, "the kernel TCP stack (transport = tcp)");
+    v.field("socket_copy_rate", socket_copy_rate,
+            "transport = tcp: rate at which the kernel copies message bytes between user memory and socket buffers "
+            "(each side); 1e18bps = free");
     v.field("pcie", pcie, "the NIC's PCIe link to host memory (every payload crosses it)");
     v.field("nic", nic, "the NIC's packet pipelines around the RoCE state machines");
     v.field("inline_max", inline_max,

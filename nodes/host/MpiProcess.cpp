@@ -53,7 +53,7 @@ struct MpiProcess::Call {
   std::uint64_t addr(const coll::Slice& sl) const { return buffer_addr(sl.buf, sl.offset * eb); }
 };
 
-MpiProcess::MpiProcess(net::HostId id, const HostNodeConfig& cfg, Scheduler& sched, RdmaPoe& nic, QpOf qp_of,
+MpiProcess::MpiProcess(net::HostId id, const HostNodeConfig& cfg, Scheduler& sched, Poe& nic, QpOf qp_of,
                        DataPlane* data)
     : id_(id), cfg_(cfg), sched_(sched), nic_(nic), qp_of_(std::move(qp_of)), data_(data)
 {

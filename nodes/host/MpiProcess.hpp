@@ -50,7 +50,7 @@ struct MpiCounters {
 class MpiProcess final {
 public:
   using QpOf = std::function<QpId(net::HostId peer)>;
-  MpiProcess(net::HostId id, const HostNodeConfig& cfg, Scheduler& sched, RdmaPoe& nic, QpOf qp_of,
+  MpiProcess(net::HostId id, const HostNodeConfig& cfg, Scheduler& sched, Poe& nic, QpOf qp_of,
              DataPlane* data);
   MpiProcess(const MpiProcess&)            = delete;
   MpiProcess& operator=(const MpiProcess&) = delete;
@@ -110,7 +110,7 @@ private:
   net::HostId id_;
   HostNodeConfig cfg_;
   Scheduler& sched_;
-  RdmaPoe& nic_;
+  Poe& nic_;
   QpOf qp_of_;
   DataPlane* data_;
   SimTime cpu_free_;

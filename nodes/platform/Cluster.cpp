@@ -31,6 +31,7 @@ Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed
     else
       host_nodes_[i] = std::make_unique<HostNode>(id, cfg.node, sched, *fabric_, hosts_[i]);
   }
+  sched.add_deadlock_note([this] { return transport_report(); });
 }
 
 std::vector<std::size_t> Cluster::positions(NodeKind k) const
@@ -100,8 +101,8 @@ MpiProcess& Cluster::mpi(std::size_t i)
   HostNode& h = host_node(i);
   if (!h.mpi())
     h.attach_mpi(std::make_unique<MpiProcess>(
-        static_cast<net::HostId>(i), h.config(), sched_, h.nic(),
-        [this, i](net::HostId peer) { return qp(i, peer); }, data_.get()));
+        static_cast<net::HostId>(i), h.config(), sched_, h.transport(),
+        [this, i](net::HostId peer) { return connection(i, peer); }, data_.get()));
   return *h.mpi();
 }
 
@@ -220,11 +221,13 @@ Cclo& Cluster::cclo(std::size_t i)
           return lant::Placement{};
         });
       };
-    } else {
+    } else { // RoCE, TCP, UDP: the node's engine and its connections
       link.post = [this, &n, i](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source) {
-        n.poe().post_send(qp(i, peer), wr, std::move(source));
+        n.transport().post_send(connection(i, peer), wr, std::move(source));
       };
-      link.set_recv_provider = [&n](roce::RecvProvider p) { n.poe().set_recv_provider(std::move(p)); };
+      link.set_recv_provider = [&n](roce::RecvProvider p) { n.transport().set_recv_provider(std::move(p)); };
+      link.rendezvous = cfg_.node.fpga.transport == Transport::Roce;
+      link.transport  = config::enum_name(cfg_.node.fpga.transport);
     }
     n.attach_cclo(std::make_unique<Cclo>(static_cast<net::HostId>(i), cfg_.node.fpga.cclo, cfg_.node.fpga.clock,
                                          cfg_.network.link.rate, size(), sched_, std::move(link), n.memory(),
@@ -232,6 +235,102 @@ Cclo& Cluster::cclo(std::size_t i)
     n.cclo()->start(hosts_.at(i));
   }
   return *n.cclo();
+}
+
+} // namespace nafsim::nodes
+
+namespace nafsim::nodes {
+
+Transport Cluster::transport_kind(std::size_t i) const
+{
+  return is_fpga(i) ? cfg_.node.fpga.transport : cfg_.node.host.transport;
+}
+
+Poe& Cluster::transport(std::size_t i)
+{
+  if (is_fpga(i))
+    return node(i).transport();
+  return host_node(i).transport();
+}
+
+QpId Cluster::connection(std::size_t from, std::size_t to)
+{
+  Transport a = transport_kind(from), b = transport_kind(to);
+  auto where  = [&](std::size_t i) {
+    return is_fpga(i) ? std::string("/platform/node/fpga/transport") : std::string("/platform/node/host/transport");
+  };
+  if (a != b)
+    throw config::ConfigError("", where(from),
+                              fmt::format("host {} runs {} and host {} runs {}: both ends of a connection need the same "
+                                          "transport (set the FPGA and host transports alike)",
+                                          from, config::enum_name(a), to,
+                                          config::enum_name(b)));
+  switch (a) {
+    case Transport::Roce: return qp(from, to);
+    case Transport::Udp: return static_cast<QpId>(to);
+    case Transport::Connectionless:
+      throw config::ConfigError("", where(from), "the connectionless transport has no connections: its NI is reached "
+                                                 "through lant()");
+    case Transport::Tcp: break;
+  }
+  if (auto it = sessions_.find({from, to}); it != sessions_.end())
+    return it->second;
+  auto engine = [&](std::size_t i) -> TcpPoe& {
+    return is_fpga(i) ? *node(i).tcp() : *host_node(i).tcp();
+  };
+  TcpPoe& ta = engine(from);
+  TcpPoe& tb = engine(to);
+  QpId sa = 0, sb = 0;
+  try {
+    sa = static_cast<QpId>(ta.session_count());
+    sb = static_cast<QpId>(tb.session_count());
+    ta.open_session(static_cast<net::HostId>(to), sb);
+    tb.open_session(static_cast<net::HostId>(from), sa);
+  } catch (const std::length_error& e) {
+    throw config::ConfigError("", is_fpga(from) ? "/platform/node/fpga/tcp/max_sessions"
+                                                : "/platform/node/host/tcp/max_sessions",
+                              fmt::format("{}: the communicator needs more TCP sessions than the engine holds; raise "
+                                          "max_sessions or use fewer ranks",
+                                          e.what()));
+  }
+  sessions_[{from, to}] = sa;
+  sessions_[{to, from}] = sb;
+  return sa;
+}
+
+std::string Cluster::transport_report() const
+{
+  // UDP: what each engine sent and what arrived complete, per pair; messages held incomplete.
+  std::string s;
+  std::map<std::pair<std::size_t, std::size_t>, std::uint64_t> sent, got;
+  for (std::size_t i = 0; i < size(); ++i) {
+    const UdpPoe* u = nodes_[i] ? nodes_[i]->udp() : nullptr;
+    if (!u)
+      continue;
+    for (auto const& [peer, n] : u->sent_to())
+      sent[{i, peer}] += n;
+    for (auto const& [peer, n] : u->received_from())
+      got[{peer, i}] += n;
+    if (std::string inc = u->incomplete(); !inc.empty())
+      s += fmt::format("\n  UDP at host {} holds incomplete messages: {}", i, inc);
+    if (auto k = u->counters(); k.no_buffer_dropped > 0)
+      s += fmt::format("\n  UDP at host {} dropped {} datagram(s): no free Rx buffer for their message", i,
+                       k.no_buffer_dropped);
+  }
+  for (auto const& [pair, n] : sent)
+    if (std::uint64_t g = got[pair]; g < n)
+      s += fmt::format("\n  UDP host {} -> host {}: {} message(s) sent, {} arrived complete: {} lost", pair.first,
+                       pair.second, n, g, n - g);
+  if (!s.empty())
+    s = "lost messages (UDP does not recover them; the eager protocol waits for them forever):" + s;
+  // TCP: sessions with messages still in flight.
+  for (std::size_t i = 0; i < size(); ++i) {
+    const TcpPoe* t = nodes_[i] ? nodes_[i]->tcp() : (host_nodes_[i] ? host_nodes_[i]->tcp() : nullptr);
+    if (t)
+      if (std::string f = t->in_flight(); !f.empty())
+        s += fmt::format("{}TCP at host {}: {}", s.empty() ? "" : "\n", i, f);
+  }
+  return s;
 }
 
 } // namespace nafsim::nodes

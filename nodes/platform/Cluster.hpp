@@ -44,6 +44,14 @@ public:
   void require_connectionless(const std::string& workload) const;
   /// Queue pair from `from` to `to` on node `from` (created with its peer on first use).
   QpId qp(std::size_t from, std::size_t to);
+  /// The connection from `from` to `to` on the engine of `from` that carries messages (the CCLO's,
+  /// MPI's): a queue pair over RoCE, a session over TCP (opened with its peer on first use), the
+  /// peer's number over UDP.
+  QpId connection(std::size_t from, std::size_t to);
+  /// That engine of position `i`.
+  Poe& transport(std::size_t i);
+  /// The transport position `i` runs.
+  Transport transport_kind(std::size_t i) const;
   /// The collective engine of node `i`, created (and its firmware started) on first use.
   Cclo& cclo(std::size_t i);
   /// Carry real bytes from now on (memory contents, message payloads); call before the first cclo().
@@ -73,6 +81,8 @@ private:
   std::vector<std::unique_ptr<FpgaNode>> nodes_;       ///< null at host positions
   std::vector<std::unique_ptr<HostNode>> host_nodes_;  ///< null at FPGA positions
   std::map<std::pair<std::size_t, std::size_t>, QpId> qps_;
+  std::map<std::pair<std::size_t, std::size_t>, QpId> sessions_;
+  std::string transport_report() const;
   std::unique_ptr<DataPlane> data_;
 };
 

@@ -8,6 +8,7 @@ struct PoeConfig {
   SimTime tx_latency = SimTime::ns(200);
   SimTime rx_latency = SimTime::ns(200);
   Bytes tx_prefetch{32 * 1024};
+  SimTime consumer_poll = SimTime::us(1);
   template <class V> void describe(V& v)
   {
     v.field("tx_latency", tx_latency, "from a packet being scheduled to its first byte leaving the POE "
@@ -16,6 +17,10 @@ struct PoeConfig {
                                       "ICRC, state lookup)");
     v.field("tx_prefetch", tx_prefetch, "payload bytes the POE may have in flight from memory ahead of the wire",
             config::Limits::at_least(64));
+    v.field("consumer_poll", consumer_poll,
+            "TCP and UDP engines: a stream stalled because its consumer had no room (no free Rx buffer) offers its "
+            "next message again after this (the hardware resumes when a buffer frees; the model looks this often, so "
+            "a resume is late by at most this)");
   }
 };
 

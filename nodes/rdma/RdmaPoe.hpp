@@ -12,6 +12,7 @@
 
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
+#include "nodes/transport/Poe.hpp"
 #include "protocols/roce/Requester.hpp"
 #include "protocols/roce/Responder.hpp"
 #include "simcore/engine/Scheduler.hpp"
@@ -23,18 +24,6 @@
 #include <vector>
 
 namespace nafsim::nodes {
-
-using QpId = std::uint32_t;
-
-/// Receives what a POE reports to its node.
-class PoeListener {
-public:
-  virtual void on_completion(QpId qp, const roce::Completion& c) = 0;
-  virtual void on_inbound(QpId qp, const roce::InboundMessage& m) = 0;
-
-protected:
-  ~PoeListener() = default;
-};
 
 struct PoeCounters {
   std::uint64_t requests_sent      = 0;
@@ -51,11 +40,7 @@ struct PoeCounters {
   std::uint64_t out_of_sequence    = 0;
 };
 
-/// When the payload bytes [offset, offset + length) of a message are ready for the wire (e.g. the
-/// CCLO's data mover streaming them in); the default is the POE's own memory read.
-using PayloadSource = std::function<SimTime(std::uint64_t offset, std::uint32_t length)>;
-
-class RdmaPoe final : public net::Endpoint, public EventHandler {
+class RdmaPoe final : public Poe, public EventHandler {
 public:
   RdmaPoe(net::HostId host, const PoeConfig& poe, const roce::RoceConfig& roce, Scheduler& sched,
           net::Fabric& fabric, MemorySystem& memory, PoeListener& listener);
@@ -63,16 +48,16 @@ public:
   /// Create the local end of a queue pair to `peer` (the other end is created on the peer's POE
   /// with the numbers swapped). Returns the local queue pair number.
   QpId create_qp(net::HostId peer, QpId remote_qpn, roce::Psn initial_psn);
-  void post_send(QpId qp, const roce::WorkRequest& wr, PayloadSource source = {});
+  void post_send(QpId qp, const roce::WorkRequest& wr, PayloadSource source = {}) override;
   void post_recv(QpId qp, const roce::RecvRequest& r);
   /// Every queue pair (present and future) takes its SEND receives from `p` (a shared pool).
-  void set_recv_provider(roce::RecvProvider p);
-  net::HostId peer_of(QpId qp) const { return qps_.at(qp).peer; }
+  void set_recv_provider(roce::RecvProvider p) override;
+  net::HostId peer_of(QpId qp) const override { return qps_.at(qp).peer; }
 
   PoeCounters counters() const;
   std::size_t qp_count() const { return qps_.size(); }
   /// Record work requests and inbound messages on track `pid` of the trace.
-  void set_trace(results::Trace* t, std::uint32_t pid);
+  void set_trace(results::Trace* t, std::uint32_t pid) override;
 
   // net::Endpoint
   void deliver(net::Packet&& p) override;

@@ -250,6 +250,9 @@ std::string Scheduler::deadlock_report() const
   for (auto const& a : actors_)
     if (a.state == ActorState::Blocked)
       s += fmt::format("\n  - {}{}: {}", a.name, a.daemon ? " (firmware)" : "", a.waiting_for);
+  for (auto const& note : notes_)
+    if (std::string n = note(); !n.empty())
+      s += "\n" + n;
   return s;
 }
 

@@ -86,6 +86,9 @@ public:
   void fail(std::exception_ptr e);
   /// Stop with an error if simulated time would pass `limit`.
   void set_time_limit(SimTime limit) { limit_ = limit; }
+  /// Add what `explain` returns (when not empty) to a deadlock report: a component telling why the
+  /// waiting may never end (e.g. a UDP engine holding messages that lost datagrams).
+  void add_deadlock_note(std::function<std::string()> explain) { notes_.push_back(std::move(explain)); }
 
   /// Run until no event and no actor is left. Must be called from inside the SimGrid engine (the
   /// kernel actor); Simulation::run() does that and re-throws error() once the engine returns.
@@ -134,6 +137,7 @@ private:
 
   SimTime now_;
   SimTime limit_ = SimTime::max();
+  std::vector<std::function<std::string()>> notes_;
   std::uint64_t seq_ = 1; // 0 never names a live event
   std::array<std::vector<Entry>, 65> buckets_;
   std::size_t head0_     = 0; ///< next entry of bucket 0

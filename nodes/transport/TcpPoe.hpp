@@ -1,0 +1,180 @@
+#pragma once
+// The TCP protocol offload engine of ACCL's XRT builds (and, with host timings, a kernel TCP stack
+// under software MPI): sessions running tcp::Connection against the packet fabric.
+//
+// Messages are records framed in a session's byte stream: a SEND (the receiver's provider places
+// it, e.g. in a CCLO Rx buffer), a WRITE (placed at its remote address), a READ request and the READ
+// response the peer's engine streams back from its memory. The first packet of a record carries the
+// record's header.
+// Transmit: every byte written by the application goes to the session's transmit buffer in memory
+// (the retransmission buffer: `buffer_base` + session x tx_buffer) and is read back from it for
+// transmission and every retransmission; an application whose record does not fit the free buffer
+// space waits for ACKs. The port pulls pure ACKs first, then data segments round robin over the
+// sessions, staged up to `tx_prefetch` bytes ahead while their bytes come from memory.
+// Receive: segments are acted on `rx_latency` after their last bit; in-order bytes stream to where
+// their record goes; when the consumer has no room (no free Rx buffer) the stream stalls, the bytes
+// stay in the session's receive buffer, its window closes, and the engine offers the record again
+// after `consumer_poll`. Notifications wait until the data they announce is in memory.
+
+#include "nodes/memory/MemorySystem.hpp"
+#include "nodes/rdma/PoeConfig.hpp"
+#include "nodes/transport/Poe.hpp"
+#include "protocols/tcp/Connection.hpp"
+#include "simcore/engine/Scheduler.hpp"
+#include "simcore/net/Fabric.hpp"
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+namespace nafsim::nodes {
+
+struct TcpPoeCounters {
+  tcp::ConnectionCounters tcp;          ///< summed over the sessions
+  std::uint64_t records_sent      = 0;  ///< messages completely acknowledged
+  std::uint64_t records_received  = 0;  ///< messages completely placed
+  std::uint64_t consumer_stalls   = 0;  ///< offers the consumer refused (no free Rx buffer)
+  std::uint64_t packets_received  = 0;
+  std::uint64_t corrupted_dropped = 0;  ///< checksum failures
+  std::uint64_t stale_discarded   = 0;  ///< staged segments acknowledged before they left
+  std::uint64_t failed_sessions   = 0;
+};
+
+class TcpPoe final : public Poe, public EventHandler {
+public:
+  TcpPoe(net::HostId host, const PoeConfig& timing, const tcp::TcpConfig& tcp, Scheduler& sched,
+         net::Fabric& fabric, MemorySystem& memory, PoeListener& listener, std::uint64_t buffer_base,
+         BitsPerSecond copy_cap = MemorySystem::kNoCap);
+
+  /// Open the local end of a session to `peer` whose end there is `remote` (the driver sets up both
+  /// ends when the communicator is built). Throws std::length_error beyond max_sessions.
+  QpId open_session(net::HostId peer, QpId remote);
+  std::size_t session_count() const { return sessions_.size(); }
+  const tcp::Connection& connection(QpId s) const { return sessions_.at(s).conn; }
+
+  void post_send(QpId session, const roce::WorkRequest& wr, PayloadSource source = {}) override;
+  void set_recv_provider(roce::RecvProvider p) override { provider_ = std::move(p); }
+  net::HostId peer_of(QpId session) const override { return sessions_.at(session).peer; }
+  void set_trace(results::Trace* t, std::uint32_t pid) override;
+
+  TcpPoeCounters counters() const;
+  /// Records not yet acknowledged or placed, described (empty when nothing is in flight).
+  std::string in_flight() const;
+
+  // net::Endpoint
+  void deliver(net::Packet&& p) override;
+  std::optional<net::Packet> pull() override;
+  // EventHandler
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
+
+  /// Stream bytes of a READ request record.
+  static constexpr std::uint64_t kReadRequestBytes = 64;
+
+  enum class RecordKind : std::uint8_t { Send, Write, ReadRequest, ReadResponse };
+  /// What the first packet of a record tells the receiver.
+  struct RecordHead {
+    RecordKind kind     = RecordKind::Send;
+    std::uint64_t start = 0; ///< stream offset of its first byte
+    std::uint64_t bytes = 0; ///< stream bytes
+    std::uint64_t msg   = 0; ///< content id
+    roce::AppHeader header{};
+    std::uint64_t remote_addr = 0; ///< WRITE: where it goes; READ request: what to read
+    std::uint64_t length      = 0; ///< READ request: bytes to read
+    std::uint64_t wr_id       = 0; ///< READ request / response: the requester's work request
+  };
+  /// The packet body.
+  struct Packet {
+    tcp::Segment seg;
+    std::vector<RecordHead> heads; ///< records starting in this segment
+  };
+
+private:
+  enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kPoll, kNotify };
+  struct TxRecord {
+    RecordHead head;
+    std::uint64_t local_addr = 0;
+    PayloadSource source;
+    std::uint64_t written = 0;
+    roce::Verb verb       = roce::Verb::Send;
+    bool report           = true; ///< complete a work request when acknowledged
+  };
+  struct RxRecord {
+    RecordHead head;
+    std::uint64_t addr     = 0;
+    std::uint64_t recv_wr  = 0;
+    std::uint64_t checksum = 0;
+  };
+  struct Session {
+    net::HostId peer;
+    QpId remote;
+    tcp::Connection conn;
+    std::uint64_t flow;
+    std::uint64_t next_start = 0;
+    std::deque<TxRecord> tx{}; ///< stream order; leaves when acknowledged
+    std::size_t unwritten = 0; ///< index in tx of the first record not completely written
+    std::uint64_t max_sent = 0;
+    std::map<std::uint64_t, RecordHead> heads{}; ///< incoming, by start
+    std::uint64_t delivered = 0, consumed = 0;
+    std::optional<RxRecord> current{};
+    bool stalled  = false;
+    bool in_ctrl  = false;
+    bool in_data  = false;
+    bool timer_live = false;
+    std::uint64_t timer_token = 0;
+    SimTime timer_deadline{}, timer_event_at{};
+    EventId timer_event = 0;
+  };
+  struct Staged {
+    Packet pkt;
+    SimTime ready;
+    QpId session;
+  };
+  struct Notice {
+    QpId session;
+    bool inbound;
+    roce::Completion completion;
+    roce::InboundMessage message;
+  };
+  struct Read {
+    std::uint64_t local_addr = 0;
+    std::uint64_t length     = 0;
+  };
+
+  void execute(QpId s, tcp::Actions& acts);
+  void want_tx(QpId s);
+  void write_records(QpId s);
+  void consume(QpId s);
+  void refill(SimTime now);
+  SimTime payload_ready(Session& ss, QpId id, const tcp::Segment& seg, SimTime now);
+  net::Packet make_packet(const Session& ss, Packet body) const;
+  void arm_timer(QpId s, const tcp::ArmTimer& t);
+  void notify_after_writes(Notice n);
+  void append(QpId s, TxRecord r);
+
+  net::HostId host_;
+  PoeConfig timing_;
+  tcp::TcpConfig cfg_;
+  Scheduler& sched_;
+  net::Fabric& fabric_;
+  MemorySystem& memory_;
+  PoeListener& listener_;
+  std::uint64_t buffer_base_;
+  BitsPerSecond copy_cap_; ///< user bytes in and out (a kernel stack's socket copies)
+  roce::RecvProvider provider_;
+  std::vector<Session> sessions_;
+  std::unordered_map<std::uint64_t, Read> reads_; ///< READs waiting for their response, by wr_id
+  std::deque<QpId> ctrl_, data_rr_;
+  std::deque<Staged> staged_;
+  std::uint64_t staged_bytes_ = 0;
+  SimTime wake_at_            = SimTime::max();
+  std::deque<net::Packet> rx_pipe_;
+  SimTime writes_done_;
+  std::deque<std::pair<SimTime, Notice>> notices_;
+  tcp::Actions scratch_;
+  TcpPoeCounters c_;
+  results::Trace* trace_   = nullptr;
+  std::uint32_t trace_pid_ = 0;
+};
+
+} // namespace nafsim::nodes

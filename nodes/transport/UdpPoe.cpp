@@ -1,0 +1,201 @@
+#include "nodes/transport/UdpPoe.hpp"
+
+#include "protocols/roce/Wire.hpp"
+
+#include <fmt/format.h>
+
+namespace nafsim::nodes {
+
+UdpPoe::UdpPoe(net::HostId host, const PoeConfig& timing, const udp::UdpConfig& udp, Scheduler& sched,
+               net::Fabric& fabric, MemorySystem& memory, PoeListener& listener)
+    : host_(host)
+    , timing_(timing)
+    , cfg_(udp)
+    , sched_(sched)
+    , fabric_(fabric)
+    , memory_(memory)
+    , listener_(listener)
+{
+}
+
+void UdpPoe::post_send(QpId peer, const roce::WorkRequest& wr, PayloadSource source)
+{
+  if (wr.verb == roce::Verb::Read)
+    throw SimulationError(fmt::format("host {}: UDP carries no READ (a READ to host {} was posted)", host_, peer));
+  std::uint64_t bytes = std::max<std::uint64_t>(wr.length, 1);
+  auto fragments      = static_cast<std::uint32_t>((bytes + cfg_.fragment_payload() - 1) / cfg_.fragment_payload());
+  out_.push_back(Out{peer, wr, std::move(source), 0, fragments});
+  ++sent_to_[peer];
+  ++c_.messages_sent;
+  fabric_.tx_ready(host_);
+}
+
+void UdpPoe::refill(SimTime now)
+{
+  while ((staged_bytes_ < timing_.tx_prefetch.count || staged_.empty()) && !out_.empty()) {
+    Out& o              = out_.front();
+    std::uint64_t bytes = std::max<std::uint64_t>(o.wr.length, 1);
+    std::uint64_t off   = std::uint64_t{o.next} * cfg_.fragment_payload();
+    auto len            = static_cast<std::uint32_t>(std::min(cfg_.fragment_payload(), bytes - off));
+    Datagram d{o.wr.msg, bytes, o.next, o.fragments, len, o.wr.verb, o.wr.remote_addr, o.wr.header};
+    SimTime ready = now + timing_.tx_latency;
+    ready         = std::max(ready, o.source ? o.source(off, len)
+                                             : memory_.read_done(Engine::PoeRead, now, o.wr.local_addr + off, Bytes{len}));
+    bool last     = ++o.next == o.fragments;
+    staged_.push_back(Staged{o.peer, d, ready, last, o.wr.wr_id, o.wr.verb});
+    staged_bytes_ += len;
+    if (last)
+      out_.pop_front();
+  }
+}
+
+std::optional<net::Packet> UdpPoe::pull()
+{
+  SimTime now = sched_.now();
+  refill(now);
+  if (staged_.empty())
+    return std::nullopt;
+  Staged& s = staged_.front();
+  if (s.ready > now) {
+    if (wake_at_ > s.ready || wake_at_ <= now) {
+      wake_at_ = s.ready;
+      sched_.at(s.ready, this, kTxWake);
+    }
+    return std::nullopt;
+  }
+  Staged done = std::move(staged_.front());
+  staged_.pop_front();
+  staged_bytes_ -= done.d.len;
+  ++c_.datagrams_sent;
+  if (done.last) { // sent is all UDP promises
+    roce::Completion c;
+    c.wr_id = done.wr_id;
+    c.verb  = done.verb;
+    c.bytes = done.d.bytes;
+    notify_after_writes(done.peer, false, c, {});
+  }
+  net::Packet p;
+  p.src        = host_;
+  p.dst        = done.peer;
+  p.wire_bytes = fabric_.config().ethernet.wire_bytes(cfg_.headers.count + cfg_.fragment_header.count + done.d.len);
+  p.flow       = (std::uint64_t{host_} << 32) | done.peer;
+  p.seq        = done.d.index;
+  p.body       = std::move(done.d);
+  refill(now);
+  return p;
+}
+
+void UdpPoe::deliver(net::Packet&& p)
+{
+  ++c_.datagrams_received;
+  if (p.corrupted) { // UDP checksum failure: discarded
+    ++c_.corrupted_dropped;
+    return;
+  }
+  rx_pipe_.push_back(std::move(p));
+  sched_.after(timing_.rx_latency, this, kRx);
+}
+
+void UdpPoe::notify_after_writes(net::HostId peer, bool inbound, roce::Completion c, roce::InboundMessage m)
+{
+  SimTime at = std::max(sched_.now(), writes_done_);
+  if (!notices_.empty())
+    at = std::max(at, notices_.back().first);
+  notices_.emplace_back(at, Notice{peer, inbound, c, m});
+  sched_.at(at, this, kNotify);
+}
+
+void UdpPoe::on_event(std::uint32_t kind, std::uint64_t)
+{
+  SimTime now = sched_.now();
+  switch (kind) {
+    case kRx: {
+      net::Packet p = std::move(rx_pipe_.front());
+      rx_pipe_.pop_front();
+      auto* d = std::any_cast<Datagram>(&p.body);
+      if (!d)
+        throw SimulationError(fmt::format("host {} (UDP) received a non-UDP packet from host {}", host_, p.src));
+      auto key = std::make_pair(static_cast<net::HostId>(p.src), d->msg);
+      if (finished_.count(key)) {
+        ++c_.duplicates;
+        break;
+      }
+      auto it = in_.find(key);
+      if (it == in_.end()) {
+        In fresh{udp::Reassembly(d->fragments)};
+        if (d->verb == roce::Verb::Write) {
+          fresh.addr = d->remote_addr;
+        } else {
+          roce::RecvOffer o = provider_ ? provider_(d->header) : roce::RecvOffer{};
+          if (o.status != roce::RecvOffer::Status::Ready) { // no room: the datagram is dropped
+            ++c_.no_buffer_dropped;
+            break;
+          }
+          if (o.recv.length < d->bytes)
+            throw SimulationError(fmt::format("host {}: a {}-byte message from host {} does not fit its {}-byte "
+                                              "receive buffer",
+                                              host_, d->bytes, p.src, o.recv.length));
+          fresh.addr    = o.recv.local_addr;
+          fresh.recv_wr = o.recv.wr_id;
+        }
+        fresh.first = *d;
+        fresh.since = now;
+        it          = in_.emplace(key, std::move(fresh)).first;
+      }
+      In& in = it->second;
+      auto r = in.parts.add(d->index);
+      if (r == udp::Reassembly::Outcome::Duplicate) {
+        ++c_.duplicates;
+        break;
+      }
+      std::uint64_t off = std::uint64_t{d->index} * cfg_.fragment_payload();
+      writes_done_ = std::max(writes_done_, memory_.write_done(Engine::PoeWrite, now, in.addr + off, Bytes{d->len}));
+      in.checksum += roce::range_checksum(d->msg, off, off + d->len);
+      if (r == udp::Reassembly::Outcome::Complete) {
+        roce::InboundMessage m;
+        m.verb       = d->verb;
+        m.msg        = d->msg;
+        m.addr       = in.addr;
+        m.bytes      = d->bytes;
+        m.checksum   = in.checksum;
+        m.recv_wr_id = in.recv_wr;
+        m.header     = in.first.header;
+        ++c_.messages_received;
+        ++received_from_[key.first];
+        finished_.insert(key);
+        in_.erase(it);
+        notices_.emplace_back(std::max({now, writes_done_, notices_.empty() ? now : notices_.back().first}),
+                              Notice{key.first, true, {}, m});
+        sched_.at(notices_.back().first, this, kNotify);
+      }
+      break;
+    }
+    case kTxWake:
+      if (now >= wake_at_)
+        wake_at_ = SimTime::max();
+      fabric_.tx_ready(host_);
+      break;
+    case kNotify: {
+      auto [at, n] = std::move(notices_.front());
+      notices_.pop_front();
+      if (n.inbound)
+        listener_.on_inbound(n.peer, n.message);
+      else
+        listener_.on_completion(n.peer, n.completion);
+      break;
+    }
+    default: break;
+  }
+}
+
+std::string UdpPoe::incomplete() const
+{
+  std::string s;
+  for (auto const& [key, in] : in_)
+    s += fmt::format("{}message {:#x} from host {}: {} of {} datagrams arrived (first missing: {})",
+                     s.empty() ? "" : "; ", key.second, key.first, in.parts.received(), in.parts.fragments(),
+                     in.parts.first_missing());
+  return s;
+}
+
+} // namespace nafsim::nodes

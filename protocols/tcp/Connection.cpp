@@ -1,0 +1,253 @@
+#include "protocols/tcp/Connection.hpp"
+
+#include <algorithm>
+
+namespace nafsim::tcp {
+
+Connection::Connection(const TcpConfig& cfg)
+    : cfg_(cfg)
+    , mss_(cfg.mss())
+    , peer_window_(cfg.max_window()) // both ends run the same engine: the peer's first window is its buffer
+    , cwnd_(cfg.initial_window * cfg.mss())
+    , ssthresh_(UINT64_MAX)
+    , rto_(cfg.rto_initial)
+{
+}
+
+void Connection::write(std::uint64_t bytes, Actions& out)
+{
+  write_end_ += bytes;
+  out.emplace_back(WantTx{});
+}
+
+std::optional<Connection::Next> Connection::next() const
+{
+  if (failed_)
+    return std::nullopt;
+  if (snd_nxt_ < write_end_) {
+    std::uint64_t allowed = std::min<std::uint64_t>(peer_window_, cfg_.tx_buffer.count);
+    if (cfg_.congestion_control)
+      allowed = std::min(allowed, cwnd_);
+    std::uint64_t limit = snd_una_ + allowed;
+    if (snd_nxt_ < limit) {
+      auto len = static_cast<std::uint32_t>(std::min({mss_, write_end_ - snd_nxt_, limit - snd_nxt_}));
+      return Next{snd_nxt_, len, snd_nxt_ < snd_max_, false};
+    }
+  }
+  if (probe_pending_)
+    return Next{snd_nxt_, 0, false, true};
+  return std::nullopt;
+}
+
+Segment Connection::commit(SimTime now, Actions& out)
+{
+  auto n = next();
+  Segment s;
+  s.seq = snd_nxt_;
+  if (n) {
+    s.seq   = n->seq;
+    s.len   = n->len;
+    s.probe = n->probe;
+    if (n->probe) {
+      probe_pending_ = false;
+      ++c_.probes;
+    } else {
+      snd_nxt_ += n->len;
+      snd_max_ = std::max(snd_max_, snd_nxt_);
+      ++c_.segments_sent;
+      if (n->retransmission)
+        ++c_.retransmitted;
+      if (!timer_on_)
+        arm(now, out);
+    }
+  }
+  s.ack        = rcv_nxt_;
+  s.window     = window();
+  ack_pending_ = false;
+  return s;
+}
+
+Segment Connection::take_ack()
+{
+  Segment s;
+  s.seq        = snd_nxt_;
+  s.ack        = rcv_nxt_;
+  s.window     = window();
+  ack_pending_ = false;
+  ++c_.acks_sent;
+  return s;
+}
+
+std::uint64_t Connection::room() const
+{
+  // Stream bytes past rcv_nxt the buffer can hold (held out-of-order ranges lie inside this room).
+  std::uint64_t free = cfg_.rx_buffer.count > held_ ? cfg_.rx_buffer.count - held_ : 0;
+  return std::min(free, cfg_.max_window());
+}
+
+std::uint64_t Connection::window() const
+{
+  return room();
+}
+
+void Connection::arm(SimTime now, Actions& out)
+{
+  ++token_;
+  timer_on_ = true;
+  out.emplace_back(ArmTimer{now + rto_, token_});
+}
+
+void Connection::on_segment(const Segment& s, SimTime now, Actions& out)
+{
+  // Sending half: the acknowledgement and the window the segment carries.
+  if (!failed_ && s.ack > snd_una_ && s.ack <= snd_max_) {
+    std::uint64_t acked = s.ack - snd_una_;
+    snd_una_            = s.ack;
+    snd_nxt_            = std::max(snd_nxt_, snd_una_);
+    dupacks_            = 0;
+    retries_            = 0;
+    rto_                = cfg_.rto_initial;
+    if (cfg_.congestion_control) {
+      if (cwnd_ < ssthresh_)
+        cwnd_ += std::min(acked, mss_); // slow start
+      else
+        cwnd_ += std::max<std::uint64_t>(1, mss_ * mss_ / cwnd_); // congestion avoidance
+    }
+    peer_window_ = s.window;
+    out.emplace_back(Acked{snd_una_});
+    if (snd_una_ < snd_max_)
+      arm(now, out);
+    else
+      stop_timer();
+    out.emplace_back(WantTx{});
+  } else if (!failed_ && s.ack == snd_una_) {
+    bool grew = s.window > peer_window_;
+    if (s.len == 0 && !s.probe && snd_una_ < snd_max_ && s.window == peer_window_) {
+      ++c_.duplicate_acks;
+      if (++dupacks_ == cfg_.dupack_threshold) { // fast retransmit: go back to the hole
+        ++c_.fast_retransmits;
+        std::uint64_t flight = snd_max_ - snd_una_;
+        ssthresh_            = std::max(flight / 2, 2 * mss_);
+        if (cfg_.congestion_control)
+          cwnd_ = ssthresh_;
+        snd_nxt_ = snd_una_;
+        arm(now, out);
+        out.emplace_back(WantTx{});
+      }
+    }
+    peer_window_ = s.window;
+    if (grew)
+      out.emplace_back(WantTx{});
+    if (peer_window_ == 0 && snd_nxt_ < write_end_ && !timer_on_)
+      arm(now, out); // persist timer: probe the closed window
+  }
+
+  // Receiving half.
+  if (s.len == 0) {
+    if (s.probe) {
+      ack_pending_ = true;
+      out.emplace_back(WantTx{});
+    }
+    return;
+  }
+  std::uint64_t end = s.seq + s.len;
+  ack_pending_      = true; // every data segment is answered
+  out.emplace_back(WantTx{});
+  if (end <= rcv_nxt_) {
+    ++c_.duplicates;
+    return;
+  }
+  if (s.seq > rcv_nxt_) { // beyond a hole
+    if (cfg_.out_of_order && end - rcv_nxt_ <= room()) {
+      // Merge [seq, end) into the held ranges.
+      std::uint64_t a = s.seq, b = end;
+      auto it         = ooo_.lower_bound(a);
+      if (it != ooo_.begin() && std::prev(it)->second >= a)
+        --it;
+      while (it != ooo_.end() && it->first <= b) {
+        a = std::min(a, it->first);
+        b = std::max(b, it->second);
+        ooo_bytes_ -= it->second - it->first;
+        it = ooo_.erase(it);
+      }
+      ooo_[a] = b;
+      ooo_bytes_ += b - a;
+      ++c_.out_of_order_held;
+    } else {
+      ++c_.out_of_order_dropped;
+    }
+    return;
+  }
+  // In order (possibly overlapping bytes already received).
+  std::uint64_t fresh = end - rcv_nxt_;
+  if (fresh > room()) {
+    ++c_.window_dropped;
+    return;
+  }
+  std::uint64_t from = rcv_nxt_;
+  rcv_nxt_           = end;
+  held_ += fresh;
+  while (!ooo_.empty() && ooo_.begin()->first <= rcv_nxt_) {
+    auto [a, b] = *ooo_.begin();
+    ooo_bytes_ -= b - a;
+    if (b > rcv_nxt_) {
+      held_ += b - rcv_nxt_;
+      rcv_nxt_ = b;
+    }
+    ooo_.erase(ooo_.begin());
+  }
+  out.emplace_back(Deliver{from, rcv_nxt_});
+}
+
+void Connection::on_timer(std::uint64_t token, SimTime now, Actions& out)
+{
+  if (token != token_ || !timer_on_ || failed_)
+    return;
+  timer_on_ = false;
+  if (snd_una_ < snd_max_) { // retransmission timeout
+    if (++retries_ > cfg_.retry_limit) {
+      failed_ = true;
+      out.emplace_back(Failed{snd_una_, retries_ - 1});
+      return;
+    }
+    ++c_.timeouts;
+    std::uint64_t flight = snd_max_ - snd_una_;
+    ssthresh_            = std::max(flight / 2, 2 * mss_);
+    if (cfg_.congestion_control)
+      cwnd_ = mss_;
+    snd_nxt_ = snd_una_;
+    dupacks_ = 0;
+    rto_     = std::min(rto_ * 2, cfg_.rto_max);
+    arm(now, out); // the doubled timeout runs from now
+    out.emplace_back(WantTx{});
+  } else if (peer_window_ == 0 && snd_nxt_ < write_end_) { // persist: probe the closed window
+    probe_pending_ = true;
+    arm(now, out);
+    out.emplace_back(WantTx{});
+  }
+}
+
+void Connection::consumed(std::uint64_t bytes, Actions& out)
+{
+  std::uint64_t before = window();
+  held_ -= std::min(bytes, held_);
+  // Announce a reopened window once it can take a full segment again (receiver-side silly-window
+  // avoidance, RFC 1122 4.2.3.3).
+  if (before < mss_ && window() >= mss_) {
+    ack_pending_ = true;
+    out.emplace_back(WantTx{});
+  }
+}
+
+} // namespace nafsim::tcp
+
+namespace nafsim::tcp {
+
+void Connection::stamp(Segment& s)
+{
+  s.ack        = rcv_nxt_;
+  s.window     = window();
+  ack_pending_ = false;
+}
+
+} // namespace nafsim::tcp

@@ -1,0 +1,126 @@
+#pragma once
+// One TCP session as a plain state machine (no engine): the sending half (stream written by the
+// application, send window = min(peer window, congestion window, transmit buffer), retransmission
+// timer with doubling timeout, fast retransmit on duplicate ACKs, go-back to the first unacknowledged
+// byte as the hardware stacks do, zero-window probes) and the receiving half (in-order delivery,
+// optional out-of-order holding, a window that shrinks with bytes the consumer has not taken, an ACK
+// for every segment, piggybacked on data when there is data to send).
+
+#include "protocols/tcp/Segment.hpp"
+#include "protocols/tcp/TcpConfig.hpp"
+
+#include <map>
+#include <optional>
+#include <variant>
+#include <vector>
+
+namespace nafsim::tcp {
+
+/// Call on_timer(token) at `at`.
+struct ArmTimer {
+  SimTime at;
+  std::uint64_t token = 0;
+};
+/// Stream bytes [from, to) arrived in order: the consumer may take them.
+struct Deliver {
+  std::uint64_t from = 0, to = 0;
+};
+/// Every byte below `upto` is acknowledged by the peer (its transmit-buffer space is free).
+struct Acked {
+  std::uint64_t upto = 0;
+};
+/// The session gave up: byte `at` was not acknowledged after `attempts` timeouts.
+struct Failed {
+  std::uint64_t at = 0;
+  unsigned attempts = 0;
+};
+/// The session has a segment (or an ACK) to transmit.
+struct WantTx {};
+
+using Action  = std::variant<ArmTimer, Deliver, Acked, Failed, WantTx>;
+using Actions = std::vector<Action>;
+
+struct ConnectionCounters {
+  std::uint64_t segments_sent      = 0;
+  std::uint64_t retransmitted      = 0; ///< segments carrying bytes sent before
+  std::uint64_t acks_sent          = 0; ///< segments without payload
+  std::uint64_t fast_retransmits   = 0;
+  std::uint64_t timeouts           = 0;
+  std::uint64_t probes             = 0;
+  std::uint64_t duplicate_acks     = 0; ///< received
+  std::uint64_t duplicates         = 0; ///< received segments with nothing new
+  std::uint64_t out_of_order_held  = 0;
+  std::uint64_t out_of_order_dropped = 0;
+  std::uint64_t window_dropped     = 0; ///< received segments beyond the advertised window
+};
+
+class Connection {
+public:
+  explicit Connection(const TcpConfig& cfg);
+
+  // Sending half.
+  /// Bytes the application may still write (transmit buffer space).
+  std::uint64_t tx_space() const { return cfg_.tx_buffer.count - (write_end_ - snd_una_); }
+  /// Append `bytes` (<= tx_space()) to the outgoing stream.
+  void write(std::uint64_t bytes, Actions& out);
+  std::uint64_t write_end() const { return write_end_; }
+  std::uint64_t unacknowledged() const { return snd_una_; }
+  struct Next {
+    std::uint64_t seq = 0;
+    std::uint32_t len = 0;
+    bool retransmission = false;
+    bool probe          = false;
+  };
+  /// The data segment (or zero-window probe) the window allows next, if any.
+  std::optional<Next> next() const;
+  /// Send what next() returned; the segment carries the current ACK and window.
+  Segment commit(SimTime now, Actions& out);
+  /// An ACK (or window update) is owed and no data segment has carried it yet.
+  bool ack_pending() const { return ack_pending_; }
+  /// A segment without payload carrying the ACK and window.
+  Segment take_ack();
+  /// Fill in the current ACK and window as `s` leaves (a staged segment carries the latest ones).
+  void stamp(Segment& s);
+  bool timer_running() const { return timer_on_; }
+
+  // Both halves.
+  void on_segment(const Segment& s, SimTime now, Actions& out);
+  void on_timer(std::uint64_t token, SimTime now, Actions& out);
+
+  // Receiving half.
+  /// The consumer took `bytes` of the delivered stream: the window reopens.
+  void consumed(std::uint64_t bytes, Actions& out);
+  std::uint64_t window() const;
+  std::uint64_t received() const { return rcv_nxt_; }
+
+  bool failed() const { return failed_; }
+  bool idle() const { return snd_una_ == write_end_; }
+  const ConnectionCounters& counters() const { return c_; }
+  std::uint64_t cwnd() const { return cwnd_; }
+
+private:
+  void arm(SimTime now, Actions& out);
+  std::uint64_t room() const;
+  void stop_timer() { ++token_; timer_on_ = false; }
+
+  TcpConfig cfg_;
+  std::uint64_t mss_;
+  // Sending half.
+  std::uint64_t write_end_ = 0, snd_una_ = 0, snd_nxt_ = 0, snd_max_ = 0;
+  std::uint64_t peer_window_;
+  std::uint64_t cwnd_, ssthresh_;
+  unsigned dupacks_   = 0;
+  unsigned retries_   = 0;
+  SimTime rto_;
+  std::uint64_t token_ = 0;
+  bool timer_on_       = false;
+  bool probe_pending_  = false;
+  bool failed_         = false;
+  // Receiving half.
+  std::uint64_t rcv_nxt_ = 0, held_ = 0, ooo_bytes_ = 0;
+  std::map<std::uint64_t, std::uint64_t> ooo_; ///< start -> end of held out-of-order ranges
+  bool ack_pending_ = false;
+  ConnectionCounters c_;
+};
+
+} // namespace nafsim::tcp

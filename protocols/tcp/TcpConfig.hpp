@@ -1,0 +1,69 @@
+#pragma once
+// Parameters of a TCP offload engine: the hardware TCP/IP stack of ACCL's XRT builds (the ETH Zurich
+// fpga-network-stack lineage: Sidler et al. FPL'16, Limago FPL'19), and, with host timings, a kernel
+// TCP stack under software MPI. Defaults are the hardware stack's.
+
+#include "simcore/config/Schema.hpp"
+
+namespace nafsim::tcp {
+
+struct TcpConfig {
+  Bytes packet{1536};
+  Bytes headers{40};
+  Bytes tx_buffer{1 << 20};
+  Bytes rx_buffer{1 << 20};
+  bool window_scaling     = true;
+  bool out_of_order       = false;
+  unsigned max_sessions   = 1000;
+  unsigned initial_window = 10;
+  bool congestion_control = true;
+  unsigned dupack_threshold = 3;
+  SimTime rto_initial = SimTime::us(1000);
+  SimTime rto_max     = SimTime::us(64000);
+  unsigned retry_limit = 4;
+
+  /// Payload bytes per segment.
+  std::uint64_t mss() const { return packet.count - headers.count; }
+  /// Largest window the peer may advertise (65535 without window scaling, RFC 7323).
+  std::uint64_t max_window() const { return window_scaling ? rx_buffer.count : std::min<std::uint64_t>(rx_buffer.count, 65535); }
+
+  template <class V> void describe(V& v)
+  {
+    v.field("packet", packet,
+            "IP packet size: segment payload + headers (ACCL's XRT builds run 1536 B packets; a kernel stack on a "
+            "1500 B MTU uses 1500)",
+            config::Limits::between(128, 9216));
+    v.field("headers", headers, "IPv4 (20) + TCP (20) header bytes per packet (+12 with timestamps)",
+            config::Limits::between(40, 120));
+    v.field("tx_buffer", tx_buffer,
+            "per-session transmit buffer in FPGA (or host) memory: every byte is written there and read back for "
+            "transmission and retransmission; unacknowledged bytes never exceed it (the hardware stack: 1 MiB with "
+            "4-bit window scaling)",
+            config::Limits::at_least(4096));
+    v.field("rx_buffer", rx_buffer,
+            "per-session receive buffer: bytes the consumer has not taken (and, with out_of_order, bytes held "
+            "beyond a hole); the advertised window is what is left of it",
+            config::Limits::at_least(4096));
+    v.field("window_scaling", window_scaling, "RFC 7323 window scaling; without it windows stop at 65535 bytes");
+    v.field("out_of_order", out_of_order,
+            "keep segments that arrive beyond a hole (the stack's optional out-of-order processing); otherwise "
+            "they are dropped and the sender goes back to the hole");
+    v.field("max_sessions", max_sessions, "connections the engine holds (the hardware stack: 1,000)",
+            config::Limits::between(1, 1 << 20));
+    v.field("initial_window", initial_window, "congestion window at start and after idle, in segments (RFC 6928)",
+            config::Limits::between(1, 1 << 16));
+    v.field("congestion_control", congestion_control,
+            "Reno slow start / congestion avoidance; off: only the receive window and tx_buffer limit the sender");
+    v.field("dupack_threshold", dupack_threshold,
+            "duplicate ACKs that trigger a fast retransmit (go back to the first unacknowledged byte)",
+            config::Limits::between(1, 64));
+    v.field("rto_initial", rto_initial, "first retransmission timeout; it doubles after each timeout");
+    v.field("rto_max", rto_max, "ceiling of the doubling retransmission timeout");
+    v.field("retry_limit", retry_limit,
+            "consecutive timeouts tolerated; one more resets the session and fails its messages (the hardware "
+            "stack's TCP_MAX_RETX_ATTEMPTS = 4)",
+            config::Limits::between(0, 1000));
+  }
+};
+
+} // namespace nafsim::tcp
