@@ -14,7 +14,7 @@ MemoryPort writer(const MemoryConfig& c)
 } // namespace
 
 MemorySystem::MemorySystem(const MemoryConfig& d, const PcieConfig& p)
-    : engines_{reader(d), reader(d), writer(d), reader(d), writer(d), reader(d), writer(d)}
+    : engines_{reader(d), reader(d), writer(d), reader(d), writer(d), reader(d), writer(d), reader(d), writer(d)}
     , pcie_read_(p.bandwidth, p.read_latency)
     , pcie_write_(p.bandwidth, p.write_latency)
 {
@@ -54,12 +54,12 @@ SimTime MemorySystem::dma_to_host(SimTime now, Bytes b, BitsPerSecond cap)
 
 std::uint64_t MemorySystem::device_bytes_read() const
 {
-  return engines_[0].bytes() + engines_[1].bytes() + engines_[3].bytes() + engines_[5].bytes();
+  return engines_[0].bytes() + engines_[1].bytes() + engines_[3].bytes() + engines_[5].bytes() + engines_[7].bytes();
 }
 
 std::uint64_t MemorySystem::device_bytes_written() const
 {
-  return engines_[2].bytes() + engines_[4].bytes() + engines_[6].bytes();
+  return engines_[2].bytes() + engines_[4].bytes() + engines_[6].bytes() + engines_[8].bytes();
 }
 
 } // namespace nafsim::nodes

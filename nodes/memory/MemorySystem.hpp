@@ -24,8 +24,20 @@ struct PcieConfig {
 };
 
 /// Device-memory ports: the data mover's two operand readers and result writer, the POE's reader and
-/// writer, and the shell's host DMA engine (XRT buffer syncs).
-enum class Engine : std::uint8_t { Op0Read, Op1Read, ResWrite, PoeRead, PoeWrite, DmaRead, DmaWrite, Count };
+/// writer, the shell's host DMA engine (XRT buffer syncs), and the TCP engine's own channel to its
+/// transmit (retransmission) buffers.
+enum class Engine : std::uint8_t {
+  Op0Read,
+  Op1Read,
+  ResWrite,
+  PoeRead,
+  PoeWrite,
+  DmaRead,
+  DmaWrite,
+  TxBufRead,
+  TxBufWrite,
+  Count
+};
 
 inline constexpr std::uint64_t kHostMemory = 1ULL << 63;
 inline bool is_host(std::uint64_t addr)

@@ -334,3 +334,17 @@ std::string Cluster::transport_report() const
 }
 
 } // namespace nafsim::nodes
+
+namespace nafsim::nodes {
+
+const TcpPoe* Cluster::tcp(std::size_t i) const
+{
+  return nodes_.at(i) ? nodes_[i]->tcp() : host_nodes_.at(i)->tcp();
+}
+
+const UdpPoe* Cluster::udp(std::size_t i) const
+{
+  return nodes_.at(i) ? nodes_[i]->udp() : nullptr;
+}
+
+} // namespace nafsim::nodes

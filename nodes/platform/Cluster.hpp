@@ -48,6 +48,9 @@ public:
   /// MPI's): a queue pair over RoCE, a session over TCP (opened with its peer on first use), the
   /// peer's number over UDP.
   QpId connection(std::size_t from, std::size_t to);
+  /// The TCP / UDP engine of position `i`, if it runs one.
+  const TcpPoe* tcp(std::size_t i) const;
+  const UdpPoe* udp(std::size_t i) const;
   /// That engine of position `i`.
   Poe& transport(std::size_t i);
   /// The transport position `i` runs.

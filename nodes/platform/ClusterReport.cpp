@@ -186,6 +186,56 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
   }
   if (!mpi.rows().empty())
     sink.add(std::move(mpi));
+
+  // Nodes running the TCP or UDP engine.
+  results::Table tcp("tcp_nodes", {"node", "sessions", "segments_sent", "retransmitted", "acks_sent", "fast_retransmits",
+                                   "timeouts", "probes", "duplicate_acks", "duplicates", "out_of_order_held",
+                                   "out_of_order_dropped", "window_dropped", "corrupted_dropped", "stale_discarded",
+                                   "consumer_stalls", "messages_sent", "messages_received", "failed_sessions"});
+  results::Table udp("udp_nodes", {"node", "messages_sent", "datagrams_sent", "datagrams_received", "messages_received",
+                                   "duplicates", "corrupted_dropped", "no_buffer_dropped", "incomplete_messages"});
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    if (const TcpPoe* t = c.tcp(i)) {
+      auto k = t->counters();
+      tcp.row()
+          .add(static_cast<std::uint64_t>(i))
+          .add(static_cast<std::uint64_t>(t->session_count()))
+          .add(k.tcp.segments_sent)
+          .add(k.tcp.retransmitted)
+          .add(k.tcp.acks_sent)
+          .add(k.tcp.fast_retransmits)
+          .add(k.tcp.timeouts)
+          .add(k.tcp.probes)
+          .add(k.tcp.duplicate_acks)
+          .add(k.tcp.duplicates)
+          .add(k.tcp.out_of_order_held)
+          .add(k.tcp.out_of_order_dropped)
+          .add(k.tcp.window_dropped)
+          .add(k.corrupted_dropped)
+          .add(k.stale_discarded)
+          .add(k.consumer_stalls)
+          .add(k.records_sent)
+          .add(k.records_received)
+          .add(k.failed_sessions);
+    }
+    if (const UdpPoe* u = c.udp(i)) {
+      auto const& k = u->counters();
+      udp.row()
+          .add(static_cast<std::uint64_t>(i))
+          .add(k.messages_sent)
+          .add(k.datagrams_sent)
+          .add(k.datagrams_received)
+          .add(k.messages_received)
+          .add(k.duplicates)
+          .add(k.corrupted_dropped)
+          .add(k.no_buffer_dropped)
+          .add(static_cast<std::uint64_t>(u->incomplete_count()));
+    }
+  }
+  if (!tcp.rows().empty())
+    sink.add(std::move(tcp));
+  if (!udp.rows().empty())
+    sink.add(std::move(udp));
 }
 
 } // namespace nafsim::nodes

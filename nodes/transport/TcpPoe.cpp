@@ -20,6 +20,7 @@ TcpPoe::TcpPoe(net::HostId host, const PoeConfig& timing, const tcp::TcpConfig& 
     , listener_(listener)
     , buffer_base_(buffer_base)
     , copy_cap_(copy_cap)
+    , copy_(copy_cap, SimTime{})
 {
 }
 
@@ -304,25 +305,35 @@ net::Packet TcpPoe::make_packet(const Session& ss, Packet body) const
 SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, SimTime now)
 {
   std::uint64_t slot = buffer_base_ + std::uint64_t{id} * cfg_.tx_buffer.count + seg.seq % cfg_.tx_buffer.count;
+  const bool host    = is_host(slot);
+  // Device memory: the engine's own channel to its buffers; host memory: the NIC reads over PCIe.
+  auto read_back = [&](SimTime at) {
+    return memory_.read_done(host ? Engine::PoeRead : Engine::TxBufRead, at, slot, Bytes{seg.len});
+  };
   if (seg.seq + seg.len <= ss.max_sent) // a retransmission: from the transmit buffer
-    return memory_.read_done(Engine::PoeRead, now, slot, Bytes{seg.len});
-  // First transmission: the application's bytes go into the transmit buffer, then out of it.
+    return read_back(now);
+  // First transmission: the application's bytes go into the transmit buffer (on a host: the kernel
+  // copies them from the user buffer), then out of it.
   SimTime in = now;
   for (auto const& r : ss.tx) {
     std::uint64_t a = std::max(seg.seq, r.head.start), b = std::min(seg.seq + seg.len, r.head.start + r.head.bytes);
-    if (a >= b)
+    if (a >= b || r.head.kind == RecordKind::ReadRequest) // no bytes here, or the engine's own control bytes
       continue;
     std::uint64_t off = a - r.head.start;
     auto len          = static_cast<std::uint32_t>(b - a);
-    if (r.head.kind == RecordKind::ReadRequest)
-      continue; // the engine's own control bytes
-    SimTime t = r.source ? std::max(now, r.source(off, len))
-                         : memory_.read(Engine::PoeRead, now, r.local_addr + off, Bytes{len}, copy_cap_).last;
-    in        = std::max(in, t);
+    SimTime t;
+    if (r.source)
+      t = std::max(now, r.source(off, len));
+    else if (host)
+      t = copy_.stream(now, Bytes{len}, copy_cap_).last;
+    else
+      t = memory_.read_done(Engine::PoeRead, now, r.local_addr + off, Bytes{len});
+    in = std::max(in, t);
   }
-  ss.max_sent  = std::max(ss.max_sent, seg.seq + seg.len);
-  SimTime kept = memory_.write_done(Engine::PoeWrite, in, slot, Bytes{seg.len});
-  return memory_.read_done(Engine::PoeRead, kept, slot, Bytes{seg.len});
+  ss.max_sent = std::max(ss.max_sent, seg.seq + seg.len);
+  if (host)
+    return read_back(in);
+  return read_back(memory_.write_done(Engine::TxBufWrite, in, slot, Bytes{seg.len}));
 }
 
 void TcpPoe::refill(SimTime now)

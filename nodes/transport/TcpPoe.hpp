@@ -161,6 +161,7 @@ private:
   PoeListener& listener_;
   std::uint64_t buffer_base_;
   BitsPerSecond copy_cap_; ///< user bytes in and out (a kernel stack's socket copies)
+  MemoryPort copy_; ///< the kernel's copies from user buffers into socket buffers (hosts)
   roce::RecvProvider provider_;
   std::vector<Session> sessions_;
   std::unordered_map<std::uint64_t, Read> reads_; ///< READs waiting for their response, by wr_id

@@ -49,6 +49,7 @@ public:
   const std::map<net::HostId, std::uint64_t>& received_from() const { return received_from_; }
   /// Messages this engine holds incomplete, described (empty when none).
   std::string incomplete() const;
+  std::size_t incomplete_count() const { return in_.size(); }
 
   // net::Endpoint
   void deliver(net::Packet&& p) override;
