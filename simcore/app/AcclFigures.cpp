@@ -333,3 +333,40 @@ Built fig9_copies(const CsvTable& merged, const Reference& ref)
 }
 
 } // namespace nafsim::app::figtab
+
+namespace nafsim::app::figtab {
+
+Built fig13(const CsvTable& merged, const Companion& mpi)
+{
+  Built b;
+  b.data = results::Table("accl-fig13", {"collective", "series", "algorithm", "bytes", "latency_us"});
+  Grid at;
+  std::vector<std::pair<std::string, std::string>> order;
+  std::set<std::uint64_t> sizes;
+  auto add = [&](const std::string& coll, const std::string& series, const std::string& alg, const std::string& bytes,
+                 const std::string& latency) {
+    b.data.row().add(coll).add(series).add(alg).add(bytes).add(latency);
+    if (std::none_of(order.begin(), order.end(), [&](auto const& k) { return k.first == coll; }))
+      for (auto p : {"cclo-device", "cclo-host", "mpi-tcp"})
+        order.emplace_back(coll, p);
+    sizes.insert(std::stoull(bytes));
+    at[{coll, series}][std::stoull(bytes)] = {num(latency), alg};
+  };
+  // What the application sees: the CCLO's host-side latency (invocation, and for host data XRT's staging
+  // copies, included); MPI from the common start to the return.
+  for (auto const& r : first_iterations(merged))
+    add(r.at("collective"), "cclo-" + r.at("location"), r.at("algorithm"), r.at("bytes"), r.at("host_latency_us"));
+  for (auto const& r : first_iterations(mpi))
+    add(r.at("collective"), "mpi-tcp", r.at("library_algorithm"), r.at("bytes"), r.at("latency_us"));
+  auto& g = b.gallery;
+  g.push_back("Predictions, nothing here calibrated on TCP: 8-rank gather and reduce over TCP. CCLO on the XRT platform "
+              "(`platforms/accl-xrt-u55c.json`, hardware TCP stack, eager): device data invoked by an FPGA kernel, and "
+              "host data invoked through XRT (45 us) with XRT's staging copies, as the application sees them. MPICH "
+              "over the hosts' kernel TCP stacks (`platforms/accl-cpu-mpich-tcp.json`, uncalibrated assumptions), host "
+              "data. us.");
+  g.push_back("");
+  grid_lines(g, "| collective | series |", order, sizes, size_label, at);
+  return b;
+}
+
+} // namespace nafsim::app::figtab

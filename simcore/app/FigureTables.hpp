@@ -119,6 +119,8 @@ Built fig9_copies(const CsvTable& merged, const Reference& ref);
 /// ACCL+ Fig. 10 / 11 style (`name`): 8-rank collectives, CCLO and software MPI.
 Built collectives(const std::string& name, const CsvTable& merged, const Companion& mpi);
 Built fig12(const CsvTable& merged, const Companion& mpi);
+/// ACCL+ Fig. 13 style: gather and reduce over TCP, CCLO (device and host data) vs MPICH over TCP.
+Built fig13(const CsvTable& merged, const Companion& mpi);
 Built lant_fig7(const CsvTable& merged);
 Built lant_hops(const CsvTable& merged);
 Built lant_tables(const CsvTable& merged);

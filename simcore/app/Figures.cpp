@@ -50,6 +50,8 @@ const std::vector<Figure>& figures()
        "collective", true},
       {{"accl-fig12", "ACCL+ Fig. 12 style: reduce latency vs ranks at 8 KiB and 128 KiB, CCLO and software MPI"},
        [](const CsvTable& t, const Reference&, const Companion& m) { return fig12(t, m); }, "collective", true},
+      {{"accl-fig13", "ACCL+ Fig. 13 style: 8-rank gather and reduce over TCP, CCLO (XRT, device and host data) vs MPICH-TCP"},
+       [](const CsvTable& t, const Reference&, const Companion& m) { return fig13(t, m); }, "collective", true},
       {{"accl-fig9-copies", "ACCL+ Fig. 9, the copies: FPGA <-> host through the host driver"}, plain(fig9_copies),
        "hostcopy"},
       {{"lant-fig7", "Lant et al. Fig. 7: send / receive / registered receive latency on one hop"},
