@@ -10,6 +10,11 @@ for s in "$root"/workloads/*/example.json; do
   "$nafsim" run "$s" --out "run-$(basename "$(dirname "$s")")" > /dev/null
   echo "ok $s"
 done
+# The transport examples (TCP on XRT, MPICH over TCP).
+for s in "$root"/workloads/collective/gather-xrt-tcp.json "$root"/workloads/mpi/mpich-tcp.json; do
+  "$nafsim" run "$s" --out "run-$(basename "$s" .json)" > /dev/null
+  echo "ok $s"
+done
 for s in "$root"/workloads/*/sweep-example.json; do
   "$nafsim" sweep "$s" --jobs 2 --out "sweep-$(basename "$(dirname "$s")")" > /dev/null
   echo "ok $s"

@@ -138,9 +138,9 @@ void Connection::on_segment(const Segment& s, SimTime now, Actions& out)
     peer_window_ = s.window;
     if (grew)
       out.emplace_back(WantTx{});
-    if (peer_window_ == 0 && snd_nxt_ < write_end_ && !timer_on_)
-      arm(now, out); // persist timer: probe the closed window
   }
+  if (!failed_ && !timer_on_ && peer_window_ == 0 && snd_nxt_ < write_end_)
+    arm(now, out); // persist timer: probe the closed window
 
   // Receiving half.
   if (s.len == 0) {

@@ -77,8 +77,8 @@ TEST(Scenario, BadInputIsExplained)
             "s.json: /platform: missing: give a preset name (e.g. \"accl-coyote-u55c\"), a .json file or an inline "
             "platform object");
   EXPECT_EQ(error(R"({"platform": "accl", "workload": {"kind": "sendrecv"}})"),
-            "s.json: /platform: unknown platform preset 'accl'; presets: accl-coyote-u55c, accl-cpu-cx5, fat-tree, lant-zcu102, leaf-spine, "
-            "single-switch (or give a path ending in .json, or an inline object)");
+            "s.json: /platform: unknown platform preset 'accl'; presets: accl-coyote-u55c, accl-cpu-cx5, accl-cpu-mpich-tcp, "
+            "accl-xrt-u55c, fat-tree, lant-zcu102, leaf-spine, single-switch (or give a path ending in .json, or an inline object)");
   EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrcv"}})"),
             "s.json: /workload/kind: unknown workload kind 'sendrcv'; valid kinds: sendrecv, traffic, collective, connectionless, hostcopy, mpi");
   EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"src": 1}})"),

@@ -1,0 +1,273 @@
+// The TCP session state machine with a fake clock and a scripted wire (no engine): the stream
+// arrives exactly once and in order under loss, duplication and reordering; windows, fast
+// retransmit, doubling timeouts, zero-window probes and giving up behave as specified.
+#include "protocols/tcp/Connection.hpp"
+
+#include <functional>
+#include <gtest/gtest.h>
+#include <map>
+#include <random>
+
+using namespace nafsim;
+using namespace nafsim::tcp;
+
+namespace {
+
+/// Two connections joined by a wire with a one-way delay; `drop` / `dup` / `late` decide per segment.
+struct Pair {
+  TcpConfig cfg;
+  Connection c[2];
+  SimTime now;
+  SimTime delay = SimTime::us(1);
+  std::multimap<SimTime, std::pair<int, Segment>> wire;
+  std::pair<SimTime, std::uint64_t> timer[2] = {{SimTime::max(), 0}, {SimTime::max(), 0}};
+  std::uint64_t delivered[2] = {0, 0}; ///< contiguous bytes delivered to each side
+  std::uint64_t acked[2]     = {0, 0};
+  bool overlap               = false;  ///< a Deliver that did not continue where the last one ended
+  bool failed[2]             = {false, false};
+  bool consume[2]            = {true, true};
+  std::vector<SimTime> timer_arms[2];
+  std::function<bool(int from, const Segment&)> drop = [](int, auto const&) { return false; };
+  std::function<bool(int from, const Segment&)> dup  = [](int, auto const&) { return false; };
+  std::function<SimTime(int from, const Segment&)> late = [](int, auto const&) { return SimTime{}; };
+  std::uint64_t sent_segments = 0;
+
+  explicit Pair(TcpConfig k = {}) : cfg(k), c{Connection(k), Connection(k)} {}
+
+  void apply(int who, Actions& acts)
+  {
+    Actions todo;
+    todo.swap(acts);
+    bool tx = false;
+    for (auto& a : todo) {
+      if (auto* t = std::get_if<ArmTimer>(&a)) {
+        timer[who] = {t->at, t->token};
+        timer_arms[who].push_back(t->at);
+      } else if (auto* d = std::get_if<Deliver>(&a)) {
+        if (d->from != delivered[who])
+          overlap = true;
+        delivered[who] = d->to;
+        if (consume[who]) {
+          Actions more;
+          c[who].consumed(d->to - d->from, more);
+          apply(who, more);
+        }
+      } else if (auto* k = std::get_if<Acked>(&a)) {
+        acked[who] = k->upto;
+      } else if (std::holds_alternative<Failed>(a)) {
+        failed[who] = true;
+      } else {
+        tx = true;
+      }
+    }
+    if (tx)
+      pump(who);
+  }
+  void send(int from, Segment s)
+  {
+    ++sent_segments;
+    if (drop(from, s))
+      return;
+    SimTime at = now + delay + late(from, s);
+    wire.emplace(at, std::pair{1 - from, s});
+    if (dup(from, s))
+      wire.emplace(at + SimTime::ns(100), std::pair{1 - from, s});
+  }
+  void pump(int who)
+  {
+    Actions acts;
+    while (c[who].next()) {
+      Segment s = c[who].commit(now, acts);
+      c[who].stamp(s);
+      send(who, s);
+    }
+    if (c[who].ack_pending())
+      send(who, c[who].take_ack());
+    if (!acts.empty())
+      apply(who, acts);
+  }
+  void write(int who, std::uint64_t bytes)
+  {
+    Actions acts;
+    c[who].write(bytes, acts);
+    apply(who, acts);
+  }
+  /// Run until nothing is left to happen (or `limit`).
+  void run(SimTime limit = SimTime::from_seconds(100))
+  {
+    while (now < limit) {
+      SimTime next_wire = wire.empty() ? SimTime::max() : wire.begin()->first;
+      int t             = timer[0].first <= timer[1].first ? 0 : 1;
+      if (std::min(next_wire, timer[t].first) > limit)
+        return;
+      Actions acts;
+      if (next_wire <= timer[t].first) {
+        auto [to, s] = wire.begin()->second;
+        now          = next_wire;
+        wire.erase(wire.begin());
+        c[to].on_segment(s, now, acts);
+        apply(to, acts);
+      } else {
+        now            = timer[t].first;
+        auto token     = timer[t].second;
+        timer[t].first = SimTime::max();
+        c[t].on_timer(token, now, acts);
+        apply(t, acts);
+      }
+    }
+  }
+};
+
+} // namespace
+
+TEST(Tcp, LosslessStreamArrivesInOrderInFullSegments)
+{
+  Pair p;
+  p.write(0, 100000);
+  p.run();
+  EXPECT_EQ(p.delivered[1], 100000u);
+  EXPECT_EQ(p.acked[0], 100000u);
+  EXPECT_FALSE(p.overlap);
+  auto const& k = p.c[0].counters();
+  EXPECT_EQ(k.segments_sent, (100000 + p.cfg.mss() - 1) / p.cfg.mss());
+  EXPECT_EQ(k.retransmitted, 0u);
+  EXPECT_EQ(k.timeouts, 0u);
+  EXPECT_TRUE(p.c[0].idle());
+}
+
+TEST(Tcp, SlowStartLimitsTheFirstFlight)
+{
+  TcpConfig cfg;
+  Pair p(cfg);
+  p.delay = SimTime::us(50); // a long path: the first flight is the initial window, then it grows
+  p.write(0, 1 << 20);
+  // Before any ACK can come back only initial_window segments may be out.
+  p.run(SimTime::us(99));
+  EXPECT_EQ(p.c[0].counters().segments_sent, cfg.initial_window);
+  p.run();
+  EXPECT_EQ(p.delivered[1], 1u << 20);
+  EXPECT_GT(p.c[0].cwnd(), cfg.initial_window * cfg.mss());
+}
+
+TEST(Tcp, OneLostSegmentIsFastRetransmittedWithoutTimeout)
+{
+  Pair p;
+  bool once = true;
+  p.drop    = [&](int from, const Segment& s) {
+    if (from == 0 && s.len > 0 && s.seq == 5 * p.cfg.mss() && once) {
+      once = false;
+      return true;
+    }
+    return false;
+  };
+  p.write(0, 40 * p.cfg.mss());
+  p.run();
+  EXPECT_EQ(p.delivered[1], 40 * p.cfg.mss());
+  EXPECT_FALSE(p.overlap);
+  EXPECT_EQ(p.c[0].counters().fast_retransmits, 1u);
+  EXPECT_EQ(p.c[0].counters().timeouts, 0u);
+  EXPECT_GE(p.c[1].counters().out_of_order_dropped, 1u); // without out-of-order holding, beyond the hole is dropped
+}
+
+TEST(Tcp, OutOfOrderHoldingKeepsSegmentsBeyondAHole)
+{
+  TcpConfig cfg;
+  cfg.out_of_order = true;
+  Pair p(cfg);
+  bool once = true;
+  p.drop    = [&](int from, const Segment& s) {
+    if (from == 0 && s.len > 0 && s.seq == 5 * p.cfg.mss() && once) {
+      once = false;
+      return true;
+    }
+    return false;
+  };
+  p.write(0, 40 * cfg.mss());
+  p.run();
+  EXPECT_EQ(p.delivered[1], 40 * cfg.mss());
+  EXPECT_FALSE(p.overlap);
+  EXPECT_GE(p.c[1].counters().out_of_order_held, 3u);
+  EXPECT_EQ(p.c[1].counters().out_of_order_dropped, 0u);
+}
+
+TEST(Tcp, ExactlyOnceUnderRandomLossDuplicationAndReordering)
+{
+  for (bool ooo : {false, true}) {
+    SCOPED_TRACE(ooo ? "out-of-order holding" : "in-order only");
+    TcpConfig cfg;
+    cfg.out_of_order = ooo;
+    cfg.retry_limit  = 100;
+    Pair p(cfg);
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(0, 1);
+    p.drop = [&](int, const Segment&) { return u(rng) < 0.05; };
+    p.dup  = [&](int, const Segment&) { return u(rng) < 0.03; };
+    p.late = [&](int, const Segment&) { return u(rng) < 0.05 ? SimTime::us(3) : SimTime{}; };
+    // Both directions carry data (ACKs ride on data segments too).
+    p.write(0, 3'000'000);
+    p.write(1, 1'000'000);
+    p.run();
+    EXPECT_EQ(p.delivered[1], 3'000'000u);
+    EXPECT_EQ(p.delivered[0], 1'000'000u);
+    EXPECT_EQ(p.acked[0], 3'000'000u);
+    EXPECT_EQ(p.acked[1], 1'000'000u);
+    EXPECT_FALSE(p.overlap);
+    EXPECT_GT(p.c[0].counters().retransmitted, 0u);
+    EXPECT_GT(p.c[1].counters().duplicates, 0u);
+  }
+}
+
+TEST(Tcp, TimeoutsDoubleAndTheSessionGivesUpAfterTheRetryLimit)
+{
+  TcpConfig cfg;
+  cfg.retry_limit = 4;
+  Pair p(cfg);
+  p.drop = [](int from, const Segment&) { return from == 0; }; // a black hole
+  p.write(0, 1000);
+  p.run();
+  EXPECT_TRUE(p.failed[0]);
+  EXPECT_EQ(p.c[0].counters().timeouts, 4u);
+  EXPECT_EQ(p.delivered[1], 0u);
+  // First arm at the send, then after each timeout: 1, 2, 4, 8, 16 ms.
+  auto const& arms = p.timer_arms[0];
+  ASSERT_GE(arms.size(), 5u);
+  SimTime prev{};
+  SimTime expect = cfg.rto_initial;
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(arms[i] - prev, expect) << "arm " << i;
+    prev   = arms[i];
+    expect = std::min(expect * 2, cfg.rto_max);
+  }
+}
+
+TEST(Tcp, AClosedWindowStopsTheSenderAndReopensItWithAnUpdateOrAProbe)
+{
+  TcpConfig cfg;
+  cfg.rx_buffer = Bytes{64 * 1024};
+  cfg.tx_buffer = Bytes{1 << 20};
+  Pair p(cfg);
+  p.consume[1] = false; // the consumer takes nothing: the window closes
+  p.write(0, 200 * 1024);
+  p.run(SimTime::us(50000));
+  EXPECT_EQ(p.delivered[1], 64u * 1024);
+  EXPECT_EQ(p.c[1].window(), 0u);
+  EXPECT_LT(p.acked[0], 200u * 1024);
+  EXPECT_GT(p.c[0].counters().probes, 0u); // the persist timer probed the closed window
+  // The consumer now takes what it holds; the window update (or the next probe's answer) restarts it.
+  p.consume[1] = true;
+  Actions acts;
+  p.c[1].consumed(p.delivered[1], acts);
+  p.apply(1, acts);
+  p.run();
+  EXPECT_EQ(p.delivered[1], 200u * 1024);
+  EXPECT_FALSE(p.overlap);
+}
+
+TEST(Tcp, WithoutWindowScalingTheWindowStopsAt64KiB)
+{
+  TcpConfig cfg;
+  cfg.window_scaling = false;
+  EXPECT_EQ(cfg.max_window(), 65535u);
+  Connection c(cfg);
+  EXPECT_EQ(c.window(), 65535u);
+}
