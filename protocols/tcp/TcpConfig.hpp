@@ -50,7 +50,7 @@ struct TcpConfig {
             "they are dropped and the sender goes back to the hole");
     v.field("max_sessions", max_sessions, "connections the engine holds (the hardware stack: 1,000)",
             config::Limits::between(1, 1 << 20));
-    v.field("initial_window", initial_window, "congestion window at start and after idle, in segments (RFC 6928)",
+    v.field("initial_window", initial_window, "congestion window of a new session, in segments (RFC 6928; no restart after idle is modeled)",
             config::Limits::between(1, 1 << 16));
     v.field("congestion_control", congestion_control,
             "Reno slow start / congestion avoidance; off: only the receive window and tx_buffer limit the sender");
