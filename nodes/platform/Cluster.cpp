@@ -112,9 +112,10 @@ void Cluster::require_roce(const std::string& workload) const
 {
   if (!positions(NodeKind::Fpga).empty() && cfg_.node.fpga.transport != Transport::Roce)
     throw config::ConfigError("", "/platform/node/fpga/transport",
-                              fmt::format("the {} runs over the RoCE POE, but the nodes run the connectionless "
-                                          "transport; set transport to 'roce' (or use the 'connectionless' workload)",
-                                          workload));
+                              fmt::format("the {} runs over the RoCE POE, but the nodes run {}; set transport to 'roce' (the "
+                                          "CCLO's `collective` workload also runs over tcp and udp; the `connectionless` "
+                                          "workload over connectionless)",
+                                          workload, config::enum_name(cfg_.node.fpga.transport)));
 }
 
 void Cluster::require_connectionless(const std::string& workload) const
