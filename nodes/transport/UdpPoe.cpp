@@ -164,9 +164,7 @@ void UdpPoe::on_event(std::uint32_t kind, std::uint64_t)
         ++received_from_[key.first];
         finished_.insert(key);
         in_.erase(it);
-        notices_.emplace_back(std::max({now, writes_done_, notices_.empty() ? now : notices_.back().first}),
-                              Notice{key.first, true, {}, m});
-        sched_.at(notices_.back().first, this, kNotify);
+        notify_after_writes(key.first, true, {}, m);
       }
       break;
     }
