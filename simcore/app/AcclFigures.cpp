@@ -41,6 +41,39 @@ void grid_lines(std::vector<std::string>& g, const std::string& corner,
   }
 }
 
+
+/// A comparison figure's latency vs size per (collective, series): its data table and its gallery grid.
+/// Each first-iteration row of the CCLO table becomes series `cclo_series(row)` with latency from column
+/// `cclo_latency`; each MPI row becomes series `mpi_series`. `series` orders the rows of each collective.
+Built latency_by_size(const std::string& name, const CsvTable& merged, const Companion& mpi,
+                      const std::vector<std::string>& series,
+                      const std::function<std::string(const std::map<std::string, std::string>&)>& cclo_series,
+                      const std::string& cclo_latency, const std::string& mpi_series, const std::string& intro)
+{
+  Built b;
+  b.data = results::Table(name, {"collective", "series", "algorithm", "bytes", "latency_us"});
+  Grid at;
+  std::vector<std::pair<std::string, std::string>> order;
+  std::set<std::uint64_t> sizes;
+  auto add = [&](const std::string& coll, const std::string& s, const std::string& alg, const std::string& bytes,
+                 const std::string& latency) {
+    b.data.row().add(coll).add(s).add(alg).add(bytes).add(latency);
+    if (std::none_of(order.begin(), order.end(), [&](auto const& k) { return k.first == coll; }))
+      for (auto const& p : series)
+        order.emplace_back(coll, p);
+    sizes.insert(std::stoull(bytes));
+    at[{coll, s}][std::stoull(bytes)] = {num(latency), alg};
+  };
+  for (auto const& r : first_iterations(merged))
+    add(r.at("collective"), cclo_series(r), r.at("algorithm"), r.at("bytes"), r.at(cclo_latency));
+  for (auto const& r : first_iterations(mpi))
+    add(r.at("collective"), mpi_series, r.at("library_algorithm"), r.at("bytes"), r.at("latency_us"));
+  b.gallery.push_back(intro);
+  b.gallery.push_back("");
+  grid_lines(b.gallery, "| collective | series |", order, sizes, size_label, at);
+  return b;
+}
+
 } // namespace
 
 Built fig7(const CsvTable& merged, const Reference& ref, const Companion& mpi)
@@ -154,36 +187,17 @@ Built fig8(const CsvTable& merged, const Reference& ref)
 
 Built collectives(const std::string& name, const CsvTable& merged, const Companion& mpi)
 {
-  Built b;
-  b.data = results::Table(name, {"collective", "series", "algorithm", "bytes", "latency_us"});
-  Grid at;
-  std::vector<std::pair<std::string, std::string>> order;
-  std::set<std::uint64_t> sizes;
-  auto add = [&](const std::string& coll, const std::string& series, const std::string& alg, const std::string& bytes,
-                 const std::string& latency) {
-    b.data.row().add(coll).add(series).add(alg).add(bytes).add(latency);
-    if (std::none_of(order.begin(), order.end(), [&](auto const& k) { return k.first == coll; }))
-      for (auto p : {"cclo-eager", "cclo-rendezvous", "mpi"})
-        order.emplace_back(coll, p);
-    sizes.insert(std::stoull(bytes));
-    at[{coll, series}][std::stoull(bytes)] = {num(latency), alg};
-  };
-  for (auto const& r : first_iterations(merged))
-    add(r.at("collective"), "cclo-" + r.at("protocol"), r.at("algorithm"), r.at("bytes"), r.at("latency_us"));
-  for (auto const& r : first_iterations(mpi))
-    add(r.at("collective"), "mpi", r.at("library_algorithm"), r.at("bytes"), r.at("latency_us"));
   const bool f2f = name == "accl-fig10";
-  auto& g = b.gallery;
-  g.push_back(fmt::format(
-      "Predictions: the CCLO model was calibrated on send/recv and NOP only, the MPI model on the MPI send/recv "
-      "column of Fig. 7 only. CCLO: cycle counter (firmware pick-up to finalize), longest over the 8 ranks, with the "
-      "algorithm the firmware ran. MPI: OpenMPI over the hosts' RDMA NICs, longest over the ranks from the common "
-      "start to the return, with OpenMPI's algorithm choice{}. us.",
-      f2f ? "; FPGA data staged as ACCL+ Fig. 9 (FPGA -> host copy, MPI, host -> FPGA copy, next-kernel invocation)"
-          : ", host data"));
-  g.push_back("");
-  grid_lines(g, "| collective | series |", order, sizes, size_label, at);
-  return b;
+  return latency_by_size(
+      name, merged, mpi, {"cclo-eager", "cclo-rendezvous", "mpi"},
+      [](auto const& r) { return "cclo-" + r.at("protocol"); }, "latency_us", "mpi",
+      fmt::format("Predictions: the CCLO model was calibrated on send/recv and NOP only, the MPI model on the MPI "
+                  "send/recv column of Fig. 7 only. CCLO: cycle counter (firmware pick-up to finalize), longest over "
+                  "the 8 ranks, with the algorithm the firmware ran. MPI: OpenMPI over the hosts' RDMA NICs, longest "
+                  "over the ranks from the common start to the return, with OpenMPI's algorithm choice{}. us.",
+                  f2f ? "; FPGA data staged as ACCL+ Fig. 9 (FPGA -> host copy, MPI, host -> FPGA copy, next-kernel "
+                        "invocation)"
+                      : ", host data"));
 }
 
 Built fig12(const CsvTable& merged, const Companion& mpi)
@@ -338,35 +352,15 @@ namespace nafsim::app::figtab {
 
 Built fig13(const CsvTable& merged, const Companion& mpi)
 {
-  Built b;
-  b.data = results::Table("accl-fig13", {"collective", "series", "algorithm", "bytes", "latency_us"});
-  Grid at;
-  std::vector<std::pair<std::string, std::string>> order;
-  std::set<std::uint64_t> sizes;
-  auto add = [&](const std::string& coll, const std::string& series, const std::string& alg, const std::string& bytes,
-                 const std::string& latency) {
-    b.data.row().add(coll).add(series).add(alg).add(bytes).add(latency);
-    if (std::none_of(order.begin(), order.end(), [&](auto const& k) { return k.first == coll; }))
-      for (auto p : {"cclo-device", "cclo-host", "mpi-tcp"})
-        order.emplace_back(coll, p);
-    sizes.insert(std::stoull(bytes));
-    at[{coll, series}][std::stoull(bytes)] = {num(latency), alg};
-  };
   // What the application sees: the CCLO's host-side latency (invocation, and for host data XRT's staging
   // copies, included); MPI from the common start to the return.
-  for (auto const& r : first_iterations(merged))
-    add(r.at("collective"), "cclo-" + r.at("location"), r.at("algorithm"), r.at("bytes"), r.at("host_latency_us"));
-  for (auto const& r : first_iterations(mpi))
-    add(r.at("collective"), "mpi-tcp", r.at("library_algorithm"), r.at("bytes"), r.at("latency_us"));
-  auto& g = b.gallery;
-  g.push_back("Predictions, nothing here calibrated on TCP: 8-rank gather and reduce over TCP. CCLO on the XRT platform "
-              "(`platforms/accl-xrt-u55c.json`, hardware TCP stack, eager): device data invoked by an FPGA kernel, and "
-              "host data invoked through XRT (45 us) with XRT's staging copies, as the application sees them. MPICH "
-              "over the hosts' kernel TCP stacks (`platforms/accl-cpu-mpich-tcp.json`, uncalibrated assumptions), host "
-              "data. us.");
-  g.push_back("");
-  grid_lines(g, "| collective | series |", order, sizes, size_label, at);
-  return b;
+  return latency_by_size(
+      "accl-fig13", merged, mpi, {"cclo-device", "cclo-host", "mpi-tcp"},
+      [](auto const& r) { return "cclo-" + r.at("location"); }, "host_latency_us", "mpi-tcp",
+      "Predictions, nothing here calibrated on TCP: 8-rank gather and reduce over TCP. CCLO on the XRT platform "
+      "(`platforms/accl-xrt-u55c.json`, hardware TCP stack, eager): device data invoked by an FPGA kernel, and host "
+      "data invoked through XRT (45 us) with XRT's staging copies, as the application sees them. MPICH over the "
+      "hosts' kernel TCP stacks (`platforms/accl-cpu-mpich-tcp.json`, uncalibrated assumptions), host data. us.");
 }
 
 } // namespace nafsim::app::figtab
