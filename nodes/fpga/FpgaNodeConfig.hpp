@@ -1,5 +1,6 @@
 #pragma once
 #include "nodes/cclo/CcloConfig.hpp"
+#include "nodes/compute/FpgaKernel.hpp"
 #include "nodes/lant/LantNiConfig.hpp"
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
@@ -43,6 +44,7 @@ struct FpgaNodeConfig {
   tcp::TcpConfig tcp;
   udp::UdpConfig udp;
   HostDriverConfig host_driver;
+  FpgaFabricConfig fabric;
   template <class V> void describe(V& v)
   {
     v.field("clock", clock, "clock of the network/collective shell (CCLO, POE)");
@@ -62,6 +64,7 @@ struct FpgaNodeConfig {
     v.field("tcp", tcp, "the TCP offload engine (transport = tcp); its timing is poe's");
     v.field("udp", udp, "the UDP offload engine (transport = udp); its timing is poe's");
     v.field("host_driver", host_driver, "buffer copies between host and FPGA memory through the host driver");
+    v.field("fabric", fabric, "the device's resources application kernels are built from (DSPs, URAM/BRAM, HBM)");
   }
 };
 

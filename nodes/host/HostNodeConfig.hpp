@@ -7,6 +7,7 @@
 #include "nodes/rdma/PoeConfig.hpp"
 #include "protocols/mpi/MpiPlan.hpp"
 #include "nodes/fpga/FpgaNodeConfig.hpp"
+#include "nodes/compute/CpuCompute.hpp"
 #include "protocols/roce/RoceConfig.hpp"
 #include "protocols/tcp/TcpConfig.hpp"
 
@@ -66,6 +67,7 @@ struct HostNodeConfig {
   tcp::TcpConfig tcp;
   BitsPerSecond socket_copy_rate{1e18};
   MpiConfig mpi;
+  CpuComputeConfig compute;
   template <class V> void describe(V& v)
   {
     v.field("transport", transport,
@@ -84,6 +86,8 @@ struct HostNodeConfig {
     v.field("initial_psn", initial_psn, "first PSN of every queue pair", config::Limits::between(0, 0xFFFFFF));
     v.field("cpu", cpu, "what the MPI library costs on the CPU");
     v.field("mpi", mpi, "the MPI library and its point-to-point protocol");
+    v.field("compute", compute,
+            "the CPU's cores and caches as application kernels use them (the vector-matrix multiply and DLRM workloads)");
   }
 };
 
