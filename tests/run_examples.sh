@@ -10,8 +10,8 @@ for s in "$root"/workloads/*/example.json; do
   "$nafsim" run "$s" --out "run-$(basename "$(dirname "$s")")" > /dev/null
   echo "ok $s"
 done
-# The transport examples (TCP on XRT, MPICH over TCP).
-for s in "$root"/workloads/collective/gather-xrt-tcp.json "$root"/workloads/mpi/mpich-tcp.json; do
+# The transport examples (TCP on XRT, MPICH over TCP) and the FC layer's MPI baseline.
+for s in "$root"/workloads/collective/gather-xrt-tcp.json "$root"/workloads/mpi/mpich-tcp.json "$root"/workloads/fc/mpi.json; do
   "$nafsim" run "$s" --out "run-$(basename "$s" .json)" > /dev/null
   echo "ok $s"
 done

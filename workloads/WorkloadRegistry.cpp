@@ -5,6 +5,7 @@
 #include "workloads/connectionless/Connectionless.hpp"
 #include "workloads/hostcopy/HostCopy.hpp"
 #include "workloads/mpi/MpiBench.hpp"
+#include "workloads/fc/FcLayer.hpp"
 #include "workloads/traffic/Traffic.hpp"
 
 namespace nafsim::workloads {
@@ -37,6 +38,9 @@ void register_all_workloads(WorkloadRegistry& r)
   r.add(WorkloadRegistry::make<MpiBenchConfig, MpiBench>(
       "mpi", "software MPI on host CPUs over RDMA NICs: a collective or send/recv vs message size, host data or FPGA "
              "data staged through the host (ACCL+ baselines, Fig. 9-12)"));
+  r.add(WorkloadRegistry::make<FcLayerConfig, FcLayer>(
+      "fc", "distributed FC layer (vector-matrix multiply) on host CPUs, partial products reduced by ACCL+ or software "
+            "MPI (ACCL+ section 6.2, Fig. 16)"));
 }
 
 } // namespace nafsim::workloads

@@ -36,6 +36,14 @@ std::optional<std::uint64_t> CpuCache::distance(const std::string& name) const
   return std::nullopt;
 }
 
+std::string level_name(const CacheSplit& s)
+{
+  int levels = (s.l2 > 0) + (s.l3 > 0) + (s.dram > 0);
+  if (levels != 1)
+    return levels == 0 ? "-" : "mixed";
+  return s.l2 > 0 ? "l2" : s.l3 > 0 ? "l3" : "dram";
+}
+
 unsigned CpuCompute::clamp_threads(unsigned threads) const
 {
   return std::clamp(threads, 1U, cfg_.cores);
@@ -89,7 +97,8 @@ CpuKernelTime CpuCompute::fc_batch(CpuCache& cache, const std::string& weights, 
   const auto l2 = l2_capacity(threads), l3 = l3_capacity(threads);
   CpuKernelTime k;
   k.operands = cache.access(weights + ".in", batch * in * 4, l2, l3);
-  k.operands = k.operands + cache.access(weights, in * out * 4, l2, l3);
+  k.weights  = cache.access(weights, in * out * 4, l2, l3);
+  k.operands = k.operands + k.weights;
   k.operands = k.operands + cache.access(weights + ".out", batch * out * 4, l2, l3);
   k.compute  = flops_time(2.0 * static_cast<double>(batch * in * out), threads);
   k.memory   = stream_time(k.operands, threads);

@@ -94,7 +94,11 @@ struct CpuKernelTime {
   SimTime compute; ///< the arithmetic alone
   SimTime memory;  ///< streaming the operands alone
   CacheSplit operands;
+  CacheSplit weights; ///< the part of `operands` that is the weight matrix (fc_batch, gemv)
 };
+
+/// Where a buffer came from: "l2", "l3", "dram", or "mixed".
+std::string level_name(const CacheSplit& s);
 
 class CpuCompute {
 public:
