@@ -6,6 +6,7 @@
 #include "workloads/hostcopy/HostCopy.hpp"
 #include "workloads/mpi/MpiBench.hpp"
 #include "workloads/fc/FcLayer.hpp"
+#include "workloads/dlrm/Dlrm.hpp"
 #include "workloads/traffic/Traffic.hpp"
 
 namespace nafsim::workloads {
@@ -41,6 +42,9 @@ void register_all_workloads(WorkloadRegistry& r)
   r.add(WorkloadRegistry::make<FcLayerConfig, FcLayer>(
       "fc", "distributed FC layer (vector-matrix multiply) on host CPUs, partial products reduced by ACCL+ or software "
             "MPI (ACCL+ section 6.2, Fig. 16)"));
+  r.add(WorkloadRegistry::make<DlrmConfig, Dlrm>(
+      "dlrm", "distributed DLRM inference on FPGAs (embedding tables, checkerboard FC1, pipelined layers) vs a batched "
+              "CPU baseline (ACCL+ section 6, Fig. 15 and 17)"));
 }
 
 } // namespace nafsim::workloads

@@ -38,6 +38,9 @@ struct CcloCall {
   std::optional<coll::Algorithm> algorithm;
   DataType dtype = DataType::Float32; ///< arithmetic configuration: element type (must match call.elem_bytes)
   bool compress  = false;              ///< fp32 data travels as fp16 (compression plugins; eager only)
+  /// ACCL's message tag: eager messages between two nodes match in order within one tag, so kernels that
+  /// talk to the same peer through separate command streams give each stream its own tag (0: collectives).
+  std::uint32_t tag = 0;
 };
 
 struct CcloResult {
@@ -131,6 +134,16 @@ private:
   void send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::uint64_t a, std::uint64_t b);
   std::uint64_t next_wr() { return kWrBase | ++wr_counter_; }
   std::uint64_t next_msg() { return (std::uint64_t{host_} << 40) | ++msg_counter_; }
+  /// Eager sequence numbers, per peer host and tag (tag 0 keeps the plain per-peer count).
+  std::uint64_t next_out_seq(std::uint32_t peer, std::uint32_t tag) { return next_seq(out_seq_, out_tagged_, peer, tag); }
+  std::uint64_t next_in_seq(std::uint32_t peer, std::uint32_t tag) { return next_seq(in_seq_, in_tagged_, peer, tag); }
+  static std::uint64_t next_seq(std::vector<std::uint64_t>& plain, std::unordered_map<std::uint64_t, std::uint64_t>& tagged,
+                                std::uint32_t peer, std::uint32_t tag)
+  {
+    if (tag == 0)
+      return ++plain[peer];
+    return (std::uint64_t{tag} << 48) | ++tagged[(std::uint64_t{peer} << 32) | tag];
+  }
   SimTime cycles(unsigned n) const { return cycle_ * n; }
   void wake_firmware();
   void fail(std::string why);
@@ -159,6 +172,7 @@ private:
   std::vector<std::deque<std::uint64_t>> dones_; ///< by sender host
   std::vector<unsigned> notifies_;               ///< by sender host
   std::vector<std::uint64_t> out_seq_, in_seq_;  ///< eager sequence numbers by peer host
+  std::unordered_map<std::uint64_t, std::uint64_t> out_tagged_, in_tagged_; ///< by (peer host, tag != 0)
   std::deque<std::shared_ptr<Pending>> calls_;
   std::unordered_map<std::uint64_t, std::function<void()>> on_write_done_; ///< rendezvous WRITE wr -> continuation
   std::optional<ActorId> fw_actor_;

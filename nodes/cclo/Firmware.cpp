@@ -170,7 +170,7 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
       m.res            = ResultKind::Eager;
       m.res_compressed = call.compress;
       m.peer           = peer;
-      m.seq            = ++c_.out_seq_[peer];
+      m.seq            = c_.next_out_seq(peer, call.tag);
       m.count          = cnt;
       submit(i, std::move(m));
     }
@@ -238,7 +238,7 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
         } else {
           for (auto [off, cnt] : segments(op.dst.count)) {
             Move m;
-            m.op1 = Operand{OperandKind::RxBuffer, 0, host(op.peer), ++c_.in_seq_[host(op.peer)], call.compress};
+            m.op1 = Operand{OperandKind::RxBuffer, 0, host(op.peer), c_.next_in_seq(host(op.peer), call.tag), call.compress};
             result_to(m, {op.dst.buf, op.dst.offset + off, cnt});
             m.count = cnt;
             submit(i, std::move(m));
@@ -249,7 +249,7 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
         for (auto [off, cnt] : segments(op.dst.count)) {
           Move m;
           m.op0    = operand({op.a.buf, op.a.offset + off, cnt});
-          m.op1    = Operand{OperandKind::RxBuffer, 0, host(op.peer), ++c_.in_seq_[host(op.peer)], call.compress};
+          m.op1    = Operand{OperandKind::RxBuffer, 0, host(op.peer), c_.next_in_seq(host(op.peer), call.tag), call.compress};
           m.reduce = true;
           result_to(m, {op.dst.buf, op.dst.offset + off, cnt});
           m.count = cnt;
@@ -261,7 +261,7 @@ void Firmware::execute(ActorContext& ctx, Cclo::Pending& p)
         std::uint32_t from = host(op.peer);
         eager_out(i, host(op.peer2), op.a.count, [&](std::uint64_t off, std::uint64_t cnt) {
           Move m;
-          m.op1 = Operand{OperandKind::RxBuffer, 0, from, ++c_.in_seq_[from], call.compress};
+          m.op1 = Operand{OperandKind::RxBuffer, 0, from, c_.next_in_seq(from, call.tag), call.compress};
           if (op.kind == OpKind::RecvReduceSend) {
             m.op0    = operand({op.a.buf, op.a.offset + off, cnt});
             m.reduce = true;

@@ -1,0 +1,340 @@
+#include "workloads/dlrm/Dlrm.hpp"
+
+#include "nodes/cclo/Cclo.hpp"
+#include "simcore/config/ConfigError.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <numeric>
+
+namespace nafsim::workloads {
+
+namespace {
+
+const char* kind_name(DlrmOpKind k)
+{
+  switch (k) {
+    case DlrmOpKind::Lookup: return "lookup";
+    case DlrmOpKind::Compute: return "compute";
+    case DlrmOpKind::Send: return "send";
+    case DlrmOpKind::Recv: return "recv";
+    case DlrmOpKind::Reduce: return "reduce";
+  }
+  return "?";
+}
+
+bool is_call(DlrmOpKind k)
+{
+  return k == DlrmOpKind::Send || k == DlrmOpKind::Recv || k == DlrmOpKind::Reduce;
+}
+
+/// The tag of a message kind between two nodes: one per op name pattern is enough, since two ops of
+/// one node never talk to the same peer under the same name.
+std::uint32_t tag_of(const DlrmOp& op)
+{
+  if (op.kind == DlrmOpKind::Reduce)
+    return 0;
+  return op.name.find("embedding slice") != std::string::npos ? 1 : op.name.find("partial") != std::string::npos ? 2 : 3;
+}
+
+} // namespace
+
+Dlrm::Dlrm(const DlrmConfig& cfg) : cfg_(cfg) {}
+
+void Dlrm::start(nodes::Cluster& c)
+{
+  auto const& fpga = c.config().node.fpga;
+  plan_            = make_dlrm_plan(cfg_, fpga.fabric);
+  auto fpgas       = c.positions(nodes::NodeKind::Fpga);
+  if (plan_.nodes.size() > fpgas.size())
+    throw config::ConfigError(
+        "", "/workload/partition",
+        fmt::format("the partition needs {} FPGAs ({} embedding nodes x {} FC1 column blocks + {} layer node(s)), the "
+                    "platform has {}: use fewer nodes per layer or a bigger platform (topology.hosts)",
+                    plan_.nodes.size(), cfg_.partition.embedding_nodes, cfg_.partition.fc1_column_blocks,
+                    cfg_.model.fc.size() - 1, fpgas.size()));
+  if (c.transport_kind(fpgas[0]) == nodes::Transport::Connectionless)
+    throw config::ConfigError("", "/platform/node/fpga/transport",
+                              "the DLRM's kernels talk through the CCLO: run the FPGAs over roce, tcp or udp");
+  hosts_.clear();
+  for (std::size_t i = 0; i < plan_.nodes.size(); ++i)
+    hosts_.push_back(static_cast<net::HostId>(fpgas[i]));
+  stats_.assign(plan_.nodes.size(), {});
+  consumers_.assign(plan_.nodes.size(), {});
+  for (std::size_t n = 0; n < plan_.nodes.size(); ++n) {
+    auto const& ops = plan_.nodes[n].ops;
+    stats_[n].assign(ops.size(), OpStats{});
+    consumers_[n].assign(ops.size(), {});
+    for (unsigned j = 0; j < ops.size(); ++j)
+      for (auto d : ops[j].deps)
+        consumers_[n][d].push_back(j);
+  }
+  receiver_.assign(plan_.nodes.size(), {});
+  for (unsigned n = 0; n < plan_.nodes.size(); ++n)
+    for (auto const& op : plan_.nodes[n].ops) {
+      std::pair<unsigned, int> r{0, -1};
+      if (op.kind == DlrmOpKind::Send) {
+        auto const& peer_ops = plan_.nodes[op.peer].ops;
+        for (unsigned j = 0; j < peer_ops.size(); ++j)
+          if (peer_ops[j].kind == DlrmOpKind::Recv && peer_ops[j].peer == n && tag_of(peer_ops[j]) == tag_of(op))
+            r = {op.peer, static_cast<int>(j)};
+      } else if (op.kind == DlrmOpKind::Reduce && op.group.back() != n) {
+        // A reduce's eager messages run ahead of the root just as sends do: credit from the root's reduce.
+        auto const& root_ops = plan_.nodes[op.group.back()].ops;
+        for (unsigned j = 0; j < root_ops.size(); ++j)
+          if (root_ops[j].kind == DlrmOpKind::Reduce)
+            r = {op.group.back(), static_cast<int>(j)};
+      }
+      receiver_[n].push_back(r);
+    }
+  released_at_.assign(total(), SimTime{});
+  done_at_.assign(total(), SimTime{});
+  sched_ = &c.scheduler();
+  for (unsigned n = 0; n < plan_.nodes.size(); ++n) {
+    c.cclo(hosts_[n]);
+    for (unsigned j = 0; j < plan_.nodes[n].ops.size(); ++j)
+      c.scheduler().spawn(fmt::format("dlrm-n{}-op{}", n, j), c.node(hosts_[n]).host(),
+                          [this, &c, n, j](ActorContext& ctx) { run_op(ctx, c, n, j); });
+  }
+  c.scheduler().spawn("dlrm-driver", c.node(hosts_[0]).host(), [this](ActorContext& ctx) { run_driver(ctx); });
+}
+
+void Dlrm::notify()
+{
+  auto w = std::move(waiters_);
+  waiters_.clear();
+  for (auto a : w)
+    sched_->wake(a);
+}
+
+bool Dlrm::ready(unsigned node, unsigned op, std::uint64_t k) const
+{
+  if (released_ <= k)
+    return false;
+  auto const& s = stats_[node];
+  for (auto d : plan_.nodes[node].ops[op].deps)
+    if (s[d].done <= k)
+      return false;
+  // Back-pressure: at most stream_depth results not yet taken by each consumer.
+  for (auto c : consumers_[node][op])
+    if (s[c].done + cfg_.stream_depth <= k)
+      return false;
+  // Across the network: a send (a reduce contribution) waits for credit from the receiving kernel (the
+  // reduce's root): at most `credits` messages it has not taken yet, or eager messages would pile up
+  // in the receiver's Rx buffers.
+  if (auto const& [peer, recv] = receiver_[node][op]; recv >= 0)
+    if (stats_[peer][static_cast<unsigned>(recv)].done + cfg_.credits <= k)
+      return false;
+  return true;
+}
+
+nodes::CcloCall Dlrm::make_call(unsigned node, const DlrmOp& op) const
+{
+  nodes::CcloCall cc;
+  cc.call.elem_bytes = 4;
+  cc.call.count      = op.bytes / 4;
+  cc.call.func       = coll::ReduceFunc::Sum;
+  cc.dtype           = nodes::DataType::Int32; // 32-bit fixed point
+  cc.location        = nodes::DataLocation::Stream;
+  cc.path            = nodes::InvocationPath::Kernel;
+  cc.src_addr        = nodes::Cclo::kUserBase;
+  cc.dst_addr        = nodes::Cclo::kUserBase + (1ULL << 30);
+  cc.tag             = tag_of(op);
+  switch (op.kind) {
+    case DlrmOpKind::Send:
+      cc.call.collective = coll::Collective::Send;
+      cc.comm            = {hosts_[node], hosts_[op.peer]};
+      cc.rank            = 0;
+      cc.call.root       = 1;
+      break;
+    case DlrmOpKind::Recv:
+      cc.call.collective = coll::Collective::Recv;
+      cc.comm            = {hosts_[op.peer], hosts_[node]};
+      cc.rank            = 1;
+      cc.call.root       = 0;
+      break;
+    default: {
+      cc.call.collective = coll::Collective::Reduce;
+      for (auto g : op.group) {
+        if (g == node)
+          cc.rank = static_cast<int>(cc.comm.size());
+        cc.comm.push_back(hosts_[g]);
+      }
+      cc.call.root = static_cast<int>(op.group.size() - 1);
+      break;
+    }
+  }
+  cc.call.size = static_cast<int>(cc.comm.size());
+  return cc;
+}
+
+void Dlrm::run_op(ActorContext& ctx, nodes::Cluster& c, unsigned node, unsigned j)
+{
+  auto const& op = plan_.nodes[node].ops[j];
+  const nodes::CcloCall call = is_call(op.kind) ? make_call(node, op) : nodes::CcloCall{};
+  for (std::uint64_t k = 0; k < total(); ++k) {
+    while (!ready(node, j, k)) {
+      waiters_.push_back(ctx.id());
+      ctx.block(fmt::format("DLRM {} ({}) waits to start '{}' of inference {}", plan_.nodes[node].role,
+                            node, op.name, k));
+    }
+    const bool streaming = k >= cfg_.latency_probes;
+    OpStats& s           = stats_[node][j];
+    if (is_call(op.kind)) {
+      auto res = c.cclo(hosts_[node]).call(ctx, call);
+      if (!res.error.empty())
+        throw SimulationError(fmt::format("DLRM {}: '{}' of inference {}: {}", plan_.nodes[node].role, op.name, k,
+                                          res.error));
+      if (streaming) {
+        s.busy += res.finished - res.started;
+        s.shortest = std::min(s.shortest, res.finished - res.started);
+      }
+    } else {
+      ctx.sleep_for(op.duration);
+      if (streaming)
+        s.busy += op.duration;
+    }
+    s.done = k + 1;
+    if (node == plan_.final_node && j == plan_.final_op)
+      done_at_[k] = ctx.now();
+    notify();
+  }
+}
+
+void Dlrm::run_driver(ActorContext& ctx)
+{
+  auto last_done = [&] { return stats_[plan_.final_node][plan_.final_op].done; };
+  for (std::uint64_t k = 0; k < cfg_.latency_probes; ++k) {
+    released_at_[k] = ctx.now();
+    released_       = k + 1;
+    notify();
+    while (last_done() <= k) {
+      waiters_.push_back(ctx.id());
+      ctx.block(fmt::format("the DLRM driver waits for inference {} to leave the last layer", k));
+    }
+  }
+  stream_start_ = ctx.now();
+  for (std::uint64_t k = cfg_.latency_probes; k < total(); ++k)
+    released_at_[k] = ctx.now();
+  released_ = total();
+  notify();
+}
+
+void Dlrm::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
+{
+  results::Table inf("dlrm", {"workload", "inference", "phase", "released_us", "done_us", "latency_us"});
+  double probe_sum = 0;
+  for (std::uint64_t k = 0; k < total(); ++k) {
+    const bool probe = k < cfg_.latency_probes;
+    const SimTime lat = done_at_[k] - released_at_[k];
+    if (probe)
+      probe_sum += lat.us();
+    inf.row()
+        .add("dlrm")
+        .add(k)
+        .add(probe ? "latency" : "stream")
+        .add(released_at_[k].us(), 4)
+        .add(done_at_[k].us(), 4)
+        .add(lat.us(), 4);
+  }
+  sink.add(std::move(inf));
+  const double latency_us = probe_sum / cfg_.latency_probes;
+  // Throughput in steady state: over the second half of the stream (the first inferences fill the pipeline).
+  const std::uint64_t from = cfg_.latency_probes + cfg_.inferences / 2;
+  const SimTime first = done_at_[from], last = done_at_[total() - 1];
+  const double throughput = static_cast<double>(total() - 1 - from) / (last - first).seconds();
+  const SimTime elapsed   = last - stream_start_;
+
+  // Per op: its demand per inference (kernels: their time; CCLO calls: the shortest run, when their
+  // data was already there) and its occupancy during the stream; per node the CCLO's demand adds up
+  // its calls (one call at a time). The bottleneck is the largest demand.
+  results::Table st("dlrm_stages", {"workload", "node", "role", "op", "kind", "bytes", "per_inference_us",
+                                    "occupancy"});
+  std::string bottleneck;
+  double worst = -1;
+  for (unsigned n = 0; n < plan_.nodes.size(); ++n) {
+    auto const& node = plan_.nodes[n];
+    double cclo_us = 0, cclo_busy = 0;
+    for (unsigned j = 0; j < node.ops.size(); ++j) {
+      auto const& op = node.ops[j];
+      auto const& s  = stats_[n][j];
+      const double per = is_call(op.kind) ? (s.shortest == SimTime::max() ? 0.0 : s.shortest.us()) : op.duration.us();
+      st.row()
+          .add("dlrm")
+          .add(n)
+          .add(node.role)
+          .add(op.name)
+          .add(kind_name(op.kind))
+          .add(op.bytes)
+          .add(per, 4)
+          .add(s.busy.seconds() / elapsed.seconds(), 4);
+      if (is_call(op.kind)) {
+        cclo_us += per;
+        cclo_busy += s.busy.seconds();
+      } else if (per > worst) {
+        worst      = per;
+        bottleneck = fmt::format("node {} ({}) kernel '{}': {:.3f} us per inference", n, node.role, op.name, per);
+      }
+    }
+    st.row().add("dlrm").add(n).add(node.role).add("CCLO (all calls)").add("cclo").add(0).add(cclo_us, 4).add(
+        cclo_busy / elapsed.seconds(), 4);
+    if (cclo_us > worst) {
+      worst      = cclo_us;
+      bottleneck = fmt::format("node {} ({}) CCLO: {:.3f} us of calls per inference", n, node.role, cclo_us);
+    }
+  }
+  sink.add(std::move(st));
+
+  results::Table sys("dlrm_systems", {"workload", "system", "batch", "nodes", "latency_us", "throughput_per_s",
+                                      "overhead_us", "lookups_us", "fc_us", "bottleneck", "bottleneck_bound_per_s"});
+  sys.row()
+      .add("dlrm")
+      .add("fpga")
+      .add(1)
+      .add(plan_.nodes.size())
+      .add(latency_us, 4)
+      .add(throughput, 1)
+      .add(0.0, 4)
+      .add(0.0, 4)
+      .add(0.0, 4)
+      .add(bottleneck)
+      .add(worst > 0 ? 1e6 / worst : 0.0, 1);
+  std::vector<DlrmCpuBatch> cpu;
+  for (auto b : cfg_.cpu_baseline.batch_sizes) {
+    cpu.push_back(dlrm_cpu_batch(cfg_, b));
+    auto const& r = cpu.back();
+    sys.row()
+        .add("dlrm")
+        .add("cpu")
+        .add(b)
+        .add(1)
+        .add(r.total.us(), 4)
+        .add(r.throughput, 1)
+        .add(r.overhead.us(), 4)
+        .add(r.lookups.us(), 4)
+        .add(r.fc.us(), 4)
+        .add("-")
+        .add(0.0, 1);
+  }
+  sink.add(std::move(sys));
+
+  summary.push_back(fmt::format("dlrm: {} tables, FC {}, on {} FPGAs ({} embedding x {} FC1 column blocks + {} layer "
+                                "node(s)); {} probe(s), {} streamed inferences",
+                                cfg_.model.tables, fmt::join(cfg_.model.fc, "/"), plan_.nodes.size(),
+                                cfg_.partition.embedding_nodes, cfg_.partition.fc1_column_blocks,
+                                cfg_.model.fc.size() - 1, cfg_.latency_probes, cfg_.inferences));
+  summary.push_back(fmt::format("  FPGA: latency {:.3f} us, throughput {:.0f} inferences/s", latency_us, throughput));
+  const double bound = worst > 0 ? 1e6 / worst : 0;
+  summary.push_back(fmt::format("  bottleneck (largest demand per inference): {}; alone it would allow {:.0f}/s", bottleneck,
+                                bound));
+  if (throughput < 0.95 * bound)
+    summary.push_back("  the stream runs below that bound: the stages' coupling (the CCLO calls waiting on each other: the "
+                      "reduce at its root, the credit loop between kernels) limits it, not one stage");
+  summary.push_back(fmt::format("  {:>8} {:>14} {:>18} {:>16} {:>18}", "cpu batch", "latency_us", "inferences/s",
+                                "fpga_lat_ratio", "fpga_thru_ratio"));
+  for (auto const& r : cpu)
+    summary.push_back(fmt::format("  {:>8} {:>14.3f} {:>18.0f} {:>16.1f} {:>18.1f}", r.batch, r.total.us(),
+                                  r.throughput, r.total.us() / latency_us, throughput / r.throughput));
+}
+
+} // namespace nafsim::workloads

@@ -1,0 +1,49 @@
+#pragma once
+// Distributed DLRM inference on FPGAs (ACCL+ section 6, Fig. 15 and Fig. 17). The plan (DlrmPlan)
+// gives every FPGA its kernels and CCLO calls per inference; here each of them is a process of its own
+// (the HLS dataflow design: kernels run concurrently, connected by streams `stream_depth` deep), the
+// CCLO calls of one node queue in its CCLO, which runs one at a time, and message kinds between the
+// same two nodes travel under their own tags (ACCL's send/recv tag). First `latency_probes` inferences
+// run one at a time (each issued when the previous one left the last layer: its latency), then
+// `inferences` stream back to back (throughput). The CPU baseline (TensorFlow-Serving-class, batched)
+// comes from the CPU model.
+
+#include "workloads/Workload.hpp"
+#include "workloads/dlrm/DlrmPlan.hpp"
+
+namespace nafsim::workloads {
+
+class Dlrm final : public Workload {
+public:
+  explicit Dlrm(const DlrmConfig& cfg);
+  void start(nodes::Cluster& cluster) override;
+  void report(const nodes::Cluster& cluster, results::ResultSink& sink,
+              std::vector<std::string>& summary) const override;
+
+private:
+  struct OpStats {
+    std::uint64_t done = 0;      ///< inferences this op has finished (in order)
+    SimTime busy;                ///< time it ran during the stream (kernels: compute; calls: in the CCLO)
+    SimTime shortest = SimTime::max(); ///< calls: the shortest run in the CCLO during the stream
+  };
+  void run_op(ActorContext& ctx, nodes::Cluster& c, unsigned node, unsigned op);
+  void run_driver(ActorContext& ctx);
+  bool ready(unsigned node, unsigned op, std::uint64_t k) const;
+  void notify();
+  nodes::CcloCall make_call(unsigned node, const DlrmOp& op) const;
+  std::uint64_t total() const { return std::uint64_t{cfg_.latency_probes} + cfg_.inferences; }
+
+  DlrmConfig cfg_;
+  DlrmPlan plan_;
+  std::vector<net::HostId> hosts_;                   ///< FPGA of each plan node
+  std::vector<std::vector<OpStats>> stats_;          ///< per node, per op
+  std::vector<std::vector<std::vector<unsigned>>> consumers_; ///< per node, per op: ops that depend on it
+  std::vector<std::vector<std::pair<unsigned, int>>> receiver_; ///< per node, per op: whose progress gives it credit (send: the peer's recv; reduce: the root's reduce; -1: none)
+  std::uint64_t released_ = 0;
+  std::vector<SimTime> released_at_, done_at_;
+  std::vector<ActorId> waiters_;
+  Scheduler* sched_ = nullptr;
+  SimTime stream_start_;
+};
+
+} // namespace nafsim::workloads

@@ -1,0 +1,236 @@
+#include "workloads/dlrm/DlrmPlan.hpp"
+
+#include "simcore/config/ConfigError.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <numeric>
+
+namespace nafsim::workloads {
+
+namespace {
+
+/// Split `n` into `parts` blocks as even as possible (the first n % parts take one more).
+std::uint64_t block(std::uint64_t n, unsigned parts, unsigned i)
+{
+  return n / parts + (i < n % parts ? 1 : 0);
+}
+
+} // namespace
+
+DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fabric)
+{
+  auto const& m = cfg.model;
+  auto const& p = cfg.partition;
+  if (m.fc.size() < 2)
+    throw config::ConfigError("", "/workload/model/fc",
+                              "the partition needs at least two FC layers (FC1 spread over the checkerboard, each "
+                              "further layer on its own FPGA)");
+  if (cfg.dsps.size() != m.fc.size())
+    throw config::ConfigError("", "/workload/dsps",
+                              fmt::format("{} DSP budgets for {} FC layers: give one per layer", cfg.dsps.size(),
+                                          m.fc.size()));
+  for (std::size_t i = 0; i < cfg.dsps.size(); ++i)
+    if (cfg.dsps[i] == 0 || cfg.dsps[i] > fabric.dsps)
+      throw config::ConfigError("", fmt::format("/workload/dsps/{}", i),
+                                fmt::format("{} DSPs: a layer's kernel uses between 1 and the device's {} "
+                                            "(platform.node.fpga.fabric.dsps)",
+                                            cfg.dsps[i], fabric.dsps));
+  if (!m.table_bytes.empty() && m.table_bytes.size() != m.tables)
+    throw config::ConfigError("", "/workload/model/table_bytes",
+                              fmt::format("{} sizes for {} tables: give one per table or none", m.table_bytes.size(),
+                                          m.tables));
+  if (!p.table_nodes.empty() && p.table_nodes.size() != m.tables)
+    throw config::ConfigError("", "/workload/partition/table_nodes",
+                              fmt::format("{} entries for {} tables: give the embedding node of every table or none",
+                                          p.table_nodes.size(), m.tables));
+  const unsigned E = p.embedding_nodes, C = p.fc1_column_blocks;
+  if (E > m.tables)
+    throw config::ConfigError("", "/workload/partition/embedding_nodes",
+                              fmt::format("{} embedding nodes for {} tables: every embedding node needs a table", E,
+                                          m.tables));
+
+  // Tables -> embedding nodes.
+  std::vector<unsigned> node_of(m.tables);
+  for (unsigned t = 0; t < m.tables; ++t) {
+    if (!p.table_nodes.empty()) {
+      node_of[t] = p.table_nodes[t];
+      if (node_of[t] >= E)
+        throw config::ConfigError("", fmt::format("/workload/partition/table_nodes/{}", t),
+                                  fmt::format("embedding node {} does not exist (embedding_nodes = {})", node_of[t], E));
+    } else {
+      node_of[t] = static_cast<unsigned>(std::uint64_t{t} * E / m.tables);
+    }
+  }
+  auto size_of = [&](unsigned t) {
+    return m.table_bytes.empty() ? block(m.embedding_bytes.count, m.tables, t) : m.table_bytes[t].count;
+  };
+
+  DlrmPlan plan;
+  const unsigned layers = static_cast<unsigned>(m.fc.size());
+  plan.nodes.resize(E * C + (layers - 1));
+  auto partner = [&](unsigned r, unsigned c) { return c == 0 ? r : E + r * (C - 1) + (c - 1); };
+  auto layer_node = [&](unsigned l) { return E * C + (l - 1); }; // l >= 1
+  const unsigned reducer_col = C - 1;
+  const std::uint64_t elem   = 4; // 32-bit fixed point
+  const std::uint64_t vec    = m.embedding_dim * elem;
+
+  auto kernel = [&](unsigned layer) {
+    nodes::FpgaKernelConfig k = cfg.kernel;
+    k.dsps                    = cfg.dsps[layer];
+    return nodes::FpgaKernel(fabric, k);
+  };
+  auto fc_op = [&](DlrmNode& n, unsigned layer, std::uint64_t in, std::uint64_t out, std::vector<unsigned> deps) {
+    const std::uint64_t weights = in * out * elem;
+    const std::uint64_t room    = fabric.onchip_bytes() > n.onchip_bytes ? fabric.onchip_bytes() - n.onchip_bytes : 0;
+    auto t = kernel(layer).vector_matrix(in, out, room, fabric.hbm_channels);
+    if (t.weights_on_chip)
+      n.onchip_bytes += weights;
+    else
+      n.hbm_bytes += weights;
+    DlrmOp op;
+    op.kind     = DlrmOpKind::Compute;
+    op.name     = fmt::format("fc{} {}x{}{}", layer + 1, in, out, t.weights_on_chip ? "" : " (weights in HBM)");
+    op.duration = t.total;
+    op.deps     = std::move(deps);
+    n.ops.push_back(std::move(op));
+    return static_cast<unsigned>(n.ops.size() - 1);
+  };
+  auto comm = [](DlrmNode& n, DlrmOpKind kind, std::string name, unsigned peer, std::uint64_t bytes,
+                 std::vector<unsigned> deps, unsigned lead = 0) {
+    DlrmOp op;
+    op.kind  = kind;
+    op.name  = std::move(name);
+    op.peer  = peer;
+    op.bytes = bytes;
+    op.deps  = std::move(deps);
+    op.lead  = lead;
+    n.ops.push_back(std::move(op));
+    return static_cast<unsigned>(n.ops.size() - 1);
+  };
+
+  // The reduction of FC1's partial results: each row's gathering node, then the FC2 node (root, last).
+  std::vector<unsigned> group;
+  for (unsigned r = 0; r < E; ++r)
+    group.push_back(partner(r, reducer_col));
+  group.push_back(layer_node(1));
+  const std::uint64_t fc1_out = m.fc[0];
+
+  for (unsigned r = 0; r < E; ++r) {
+    // Embedding node r: its tables, the lookup, its slice of the concatenated vector.
+    DlrmNode& e = plan.nodes[partner(r, 0)];
+    e.role      = fmt::format("embedding {}", r);
+    for (unsigned t = 0; t < m.tables; ++t)
+      if (node_of[t] == r) {
+        e.tables++;
+        e.hbm_bytes += size_of(t);
+      }
+    if (e.tables == 0)
+      throw config::ConfigError("", "/workload/partition/table_nodes",
+                                fmt::format("embedding node {} holds no table: every embedding node needs one", r));
+    if (e.hbm_bytes > fabric.hbm.count)
+      throw config::ConfigError(
+          "", "/workload/partition/embedding_nodes",
+          fmt::format("embedding node {} holds {} of tables, its HBM {} (platform.node.fpga.fabric.hbm): spread the "
+                      "tables over more embedding nodes (at least {})",
+                      r, format_bytes(Bytes{e.hbm_bytes}), format_bytes(fabric.hbm),
+                      (m.table_bytes.empty() ? m.embedding_bytes.count
+                                             : std::accumulate(m.table_bytes.begin(), m.table_bytes.end(), std::uint64_t{0},
+                                                               [](std::uint64_t a, Bytes b) { return a + b.count; })) /
+                              fabric.hbm.count +
+                          1));
+    const std::uint64_t slice = std::uint64_t{e.tables} * m.embedding_dim; // elements
+    DlrmOp lookup;
+    lookup.kind     = DlrmOpKind::Lookup;
+    lookup.name     = fmt::format("lookup {} tables", e.tables);
+    lookup.duration = kernel(0).lookups(e.tables, 0, vec);
+    e.ops.push_back(lookup);
+    for (unsigned c = 1; c < C; ++c)
+      comm(e, DlrmOpKind::Send, fmt::format("send embedding slice to fc1 r{} c{}", r, c), partner(r, c), slice * elem,
+           {0}, 1);
+    const unsigned fc = fc_op(e, 0, slice, block(fc1_out, C, 0), {0});
+    if (C == 1)
+      comm(e, DlrmOpKind::Reduce, "reduce fc1", 0, fc1_out * elem, {fc});
+    else
+      comm(e, DlrmOpKind::Send, fmt::format("send partial to fc1 r{} c{}", r, reducer_col), partner(r, reducer_col),
+           block(fc1_out, C, 0) * elem, {fc});
+
+    for (unsigned c = 1; c < C; ++c) {
+      DlrmNode& n = plan.nodes[partner(r, c)];
+      n.role      = fmt::format("fc1 r{} c{}", r, c);
+      const unsigned in = comm(n, DlrmOpKind::Recv, fmt::format("recv embedding slice from embedding {}", r),
+                               partner(r, 0), slice * elem, {}, 1);
+      const unsigned f  = fc_op(n, 0, slice, block(fc1_out, C, c), {in});
+      if (c < reducer_col) {
+        comm(n, DlrmOpKind::Send, fmt::format("send partial to fc1 r{} c{}", r, reducer_col), partner(r, reducer_col),
+             block(fc1_out, C, c) * elem, {f});
+      } else {
+        std::vector<unsigned> deps{f};
+        for (unsigned c2 = 0; c2 < reducer_col; ++c2)
+          deps.push_back(comm(n, DlrmOpKind::Recv, fmt::format("recv partial from fc1 r{} c{}", r, c2),
+                              partner(r, c2), block(fc1_out, C, c2) * elem, {}));
+        comm(n, DlrmOpKind::Reduce, "reduce fc1", 0, fc1_out * elem, deps);
+      }
+    }
+  }
+  for (auto& n : plan.nodes)
+    for (auto& op : n.ops)
+      if (op.kind == DlrmOpKind::Reduce)
+        op.group = group;
+
+  // Every further layer on its own node.
+  for (unsigned l = 1; l < layers; ++l) {
+    DlrmNode& n = plan.nodes[layer_node(l)];
+    n.role      = fmt::format("fc{}", l + 1);
+    unsigned in;
+    if (l == 1) {
+      in = comm(n, DlrmOpKind::Reduce, "reduce fc1 (root)", 0, fc1_out * elem, {});
+      n.ops[in].group = group;
+    } else {
+      in = comm(n, DlrmOpKind::Recv, fmt::format("recv from fc{}", l), layer_node(l - 1), m.fc[l - 1] * elem, {});
+    }
+    const unsigned f = fc_op(n, l, m.fc[l - 1], m.fc[l], {in});
+    if (l + 1 < layers) {
+      comm(n, DlrmOpKind::Send, fmt::format("send to fc{}", l + 2), layer_node(l + 1), m.fc[l] * elem, {f});
+    } else {
+      plan.final_node = layer_node(l);
+      plan.final_op   = f;
+    }
+  }
+  return plan;
+}
+
+DlrmCpuBatch dlrm_cpu_batch(const DlrmConfig& cfg, unsigned batch)
+{
+  auto const& b = cfg.cpu_baseline;
+  auto const& m = cfg.model;
+  nodes::CpuCompute cpu(b.cpu);
+  const unsigned threads = b.cpu.cores;
+  DlrmCpuBatch r;
+  r.batch = batch;
+  // The graph: one gather per table (run in parallel by the executor's inter-op threads), the concat,
+  // then per FC layer a MatMul, a BiasAdd and an activation, one after another.
+  const std::uint64_t critical_ops = (m.tables + threads - 1) / threads + 1 + 3 * m.fc.size();
+  r.overhead = b.request_overhead + b.op_overhead * static_cast<std::int64_t>(critical_ops);
+  r.lookups  = cpu.random_reads(std::uint64_t{batch} * m.tables, std::uint64_t{m.embedding_dim} * 4, threads);
+  // The FC layers in steady state: the server has run the model before, so the weights are wherever
+  // the previous batch left them (run the layers twice through the cache model, time the second pass).
+  nodes::CpuCache cache;
+  SimTime fc;
+  for (int pass = 0; pass < 2; ++pass) {
+    fc = SimTime{};
+    std::uint64_t in = std::uint64_t{m.tables} * m.embedding_dim;
+    for (std::size_t l = 0; l < m.fc.size(); ++l) {
+      fc += cpu.fc_batch(cache, fmt::format("fc{}", l + 1), in, m.fc[l], batch, threads).total;
+      in = m.fc[l];
+    }
+    const std::uint64_t line = std::max<std::uint64_t>(b.cpu.cache_line.count, 1);
+    cache.access("embeddings", std::uint64_t{batch} * m.tables * ((m.embedding_dim * 4 + line - 1) / line) * line, 0, 0);
+  }
+  r.fc         = fc;
+  r.total      = r.overhead + r.lookups + r.fc;
+  r.throughput = batch / r.total.seconds();
+  return r;
+}
+
+} // namespace nafsim::workloads
