@@ -5,6 +5,8 @@
 #include "tests/support/RunScenario.hpp"
 
 #include <gtest/gtest.h>
+#include <map>
+#include <set>
 
 using namespace nafsim::testing;
 
@@ -74,4 +76,94 @@ TEST(FcLayer, ClearErrors)
   auto tiny = run_scenario_isolated(kFc, {"workload.sizes=[2]"});
   ASSERT_FALSE(tiny.ok);
   EXPECT_NE(tiny.error.find("/workload/sizes/0"), std::string::npos) << tiny.error;
+}
+
+namespace {
+const char* kDlrm = R"({"platform": {"preset": "accl-xrt-u55c", "topology": {"hosts": 20}},
+    "workload": {"kind": "dlrm", "inferences": 120, "latency_probes": 3}})";
+
+double fpga(const ScenarioRun& run, const std::string& col)
+{
+  return run.tables.at("dlrm_systems").num(0, col);
+}
+} // namespace
+
+// ACCL+ section 6.2: the per-inference messages of Fig. 15 are 3.2 KB (embedding slice to the partner
+// node), 4 KB (partial result to the row's gathering node) and 8 KB (the reduction towards FC2).
+TEST(Dlrm, Fig15PartitionMovesThePapersMessages)
+{
+  auto run = run_scenario_isolated(kDlrm);
+  ASSERT_TRUE(run.ok) << run.error;
+  EXPECT_EQ(fpga(run, "nodes"), 10.0);
+  std::map<std::string, std::set<std::string>> sizes;
+  for (auto const& r : run.tables.at("dlrm_stages").rows)
+    sizes[r.at("kind")].insert(r.at("bytes"));
+  EXPECT_EQ(sizes["send"], (std::set<std::string>{"3200", "4096", "2048"})) << "2 KB: FC2's output to FC3";
+  EXPECT_EQ(sizes["reduce"], (std::set<std::string>{"8192"}));
+  EXPECT_EQ(run.tables.at("dlrm").rows.size(), 123u);
+}
+
+// A pipeline streams at the rate of its slowest stage: with the paper's partition the FC2 kernel
+// (2048 x 512 multiply-adds on 7680 DSPs = 1920 per cycle at 115 MHz, plus its pipeline) is the
+// largest demand, and the stream runs at 1 / that time.
+TEST(Dlrm, StreamRunsAtTheBottleneckStage)
+{
+  auto run = run_scenario_isolated(kDlrm);
+  ASSERT_TRUE(run.ok) << run.error;
+  const std::string b = run.tables.at("dlrm_systems").rows[0].at("bottleneck");
+  EXPECT_NE(b.find("fc2"), std::string::npos) << b;
+  EXPECT_NEAR(fpga(run, "throughput_per_s") / fpga(run, "bottleneck_bound_per_s"), 1.0, 0.01);
+  EXPECT_GT(fpga(run, "latency_us"), 0.0);
+}
+
+// Scaling FC1 (the checkerboard's column blocks x embedding nodes): 4 FC1 nodes leave FC1 the
+// bottleneck; 8 (the paper's) move it to FC2; 10 add nothing: throughput stops scaling there.
+TEST(Dlrm, ThroughputStopsScalingWhenFc1IsNoLongerTheBottleneck)
+{
+  auto four  = run_scenario_isolated(kDlrm, {"workload.partition.fc1_column_blocks=1"});
+  auto eight = run_scenario_isolated(kDlrm);
+  auto ten   = run_scenario_isolated(kDlrm, {"workload.partition.embedding_nodes=5"});
+  ASSERT_TRUE(four.ok && eight.ok && ten.ok) << four.error << eight.error << ten.error;
+  EXPECT_NE(four.tables.at("dlrm_systems").rows[0].at("bottleneck").find("fc1"), std::string::npos);
+  EXPECT_GT(fpga(eight, "throughput_per_s"), 1.5 * fpga(four, "throughput_per_s"));
+  EXPECT_LT(fpga(ten, "throughput_per_s"), 1.01 * fpga(eight, "throughput_per_s"));
+}
+
+// ACCL+ Fig. 17: FPGA latency two orders of magnitude below the CPU baseline, throughput more than one
+// above. The model reproduces each claim at one end of the CPU's batch range, not both at the same batch
+// size (README: the CPU model's roofline reaches the FPGA pipeline's rate at large batches; its fixed
+// request and operator overheads dominate small ones). What holds at every batch size: the FPGA
+// answers sooner, and batching trades the CPU's latency for throughput.
+TEST(Dlrm, FpgaVersusBatchedCpuBaseline)
+{
+  auto run = run_scenario_isolated(kDlrm);
+  ASSERT_TRUE(run.ok) << run.error;
+  auto const& t      = run.tables.at("dlrm_systems");
+  const double lat   = fpga(run, "latency_us");
+  const double thru  = fpga(run, "throughput_per_s");
+  double prev_lat = 0, prev_thru = 0;
+  for (std::size_t r = 1; r < t.rows.size(); ++r) {
+    EXPECT_GT(t.num(r, "latency_us"), lat) << "batch " << t.rows[r].at("batch");
+    EXPECT_GT(t.num(r, "latency_us"), prev_lat);
+    EXPECT_GT(t.num(r, "throughput_per_s"), prev_thru);
+    prev_lat  = t.num(r, "latency_us");
+    prev_thru = t.num(r, "throughput_per_s");
+  }
+  EXPECT_EQ(t.rows[1].at("batch"), "1");
+  EXPECT_GT(thru / t.num(1, "throughput_per_s"), 10.0) << "batch 1: more than an order of magnitude";
+  EXPECT_GT(t.num(t.rows.size() - 1, "latency_us") / lat, 100.0) << "largest batch: two orders of magnitude";
+}
+
+TEST(Dlrm, ClearErrors)
+{
+  auto small = run_scenario_isolated(kDlrm, {"workload.partition.embedding_nodes=2"});
+  ASSERT_FALSE(small.ok);
+  EXPECT_NE(small.error.find("/workload/partition/embedding_nodes"), std::string::npos) << small.error;
+  EXPECT_NE(small.error.find("HBM"), std::string::npos) << small.error;
+  auto big = run_scenario_isolated(kDlrm, {"workload.partition.embedding_nodes=10"});
+  ASSERT_FALSE(big.ok);
+  EXPECT_NE(big.error.find("needs 22 FPGAs"), std::string::npos) << big.error;
+  auto dsps = run_scenario_isolated(kDlrm, {"workload.dsps=[6544, 7680]"});
+  ASSERT_FALSE(dsps.ok);
+  EXPECT_NE(dsps.error.find("/workload/dsps"), std::string::npos) << dsps.error;
 }
