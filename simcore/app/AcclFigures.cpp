@@ -9,14 +9,6 @@
 
 namespace nafsim::app::figtab {
 
-namespace {
-
-/// Latencies (us) labelled with the algorithm that ran, by row (two labels) and column key.
-using Cell = std::pair<double, std::string>;
-using Grid = std::map<std::pair<std::string, std::string>, std::map<std::uint64_t, Cell>>;
-
-/// `grid` as a markdown table: `corner` names the two row-label columns, rows in `order` (those
-/// with data), one column per key of `columns`; "-" where a run is missing.
 void grid_lines(std::vector<std::string>& g, const std::string& corner,
                 const std::vector<std::pair<std::string, std::string>>& order, const std::set<std::uint64_t>& columns,
                 const std::function<std::string(std::uint64_t)>& label, const Grid& grid)
@@ -40,6 +32,8 @@ void grid_lines(std::vector<std::string>& g, const std::string& corner,
     g.push_back(line);
   }
 }
+
+namespace {
 
 
 /// A comparison figure's latency vs size per (collective, series): its data table and its gallery grid.

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <set>
 #include <fmt/format.h>
 #include <map>
 #include <optional>
@@ -121,6 +123,18 @@ Built collectives(const std::string& name, const CsvTable& merged, const Compani
 Built fig12(const CsvTable& merged, const Companion& mpi);
 /// ACCL+ Fig. 13 style: gather and reduce over TCP, CCLO (device and host data) vs MPICH over TCP.
 Built fig13(const CsvTable& merged, const Companion& mpi);
+/// Latencies (us) labelled with the algorithm that ran (or any note), by row (two labels) and column key.
+using Cell = std::pair<double, std::string>;
+using Grid = std::map<std::pair<std::string, std::string>, std::map<std::uint64_t, Cell>>;
+/// `grid` as a markdown table: `corner` names the two row-label columns, rows in `order` (those
+/// with data), one column per key of `columns`; "-" where a run is missing.
+void grid_lines(std::vector<std::string>& g, const std::string& corner,
+                const std::vector<std::pair<std::string, std::string>>& order, const std::set<std::uint64_t>& columns,
+                const std::function<std::string(std::uint64_t)>& label, const Grid& grid);
+
+/// ACCL+ section 6 (AppFigures.cpp): the FC layer (ACCL+ and MPI fc tables) and DLRM vs the CPU baseline.
+Built fig16(const CsvTable& accl, const Companion& mpi);
+Built fig17(const CsvTable& merged);
 Built lant_fig7(const CsvTable& merged);
 Built lant_hops(const CsvTable& merged);
 Built lant_tables(const CsvTable& merged);

@@ -28,7 +28,8 @@ struct Figure {
   FigureInfo info;
   std::function<Built(const CsvTable&, const Reference&, const Companion&)> build;
   std::string table = "collective"; ///< the merged result table the builder reads
-  bool mpi_companion = false;       ///< also run <name>-mpi.json and hand its `mpi` table to the builder
+  bool mpi_companion = false;       ///< also run <name>-mpi.json and hand its `companion_table` to the builder
+  std::string companion_table = "mpi";
 };
 
 const std::vector<Figure>& figures()
@@ -60,6 +61,10 @@ const std::vector<Figure>& figures()
        plain([](const CsvTable& t, const Reference&) { return lant_hops(t); }), "connectionless"},
       {{"lant-tables", "Lant et al.: registration table size x bitmask width under many concurrent operations"},
        plain([](const CsvTable& t, const Reference&) { return lant_tables(t); }), "connectionless"},
+      {{"accl-fig16", "ACCL+ Fig. 16: distributed FC layer on 1-8 hosts, speed-up and breakdown, ACCL+ vs OpenMPI reduce"},
+       [](const CsvTable& t, const Reference&, const Companion& m) { return fig16(t, m); }, "fc", true, "fc"},
+      {{"accl-fig17", "ACCL+ Fig. 17: DLRM on 10 FPGAs vs the batched CPU baseline, latency and throughput"},
+       plain([](const CsvTable& t, const Reference&) { return fig17(t); }), "dlrm_systems"},
   };
   return list;
 }
@@ -183,7 +188,7 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
       continue;
     }
     Built b = f->build(results::read_csv(*main_dir / (f->table + ".csv")), ref,
-                       mpi_dir ? results::read_csv(*mpi_dir / "mpi.csv") : Companion{});
+                       mpi_dir ? results::read_csv(*mpi_dir / (f->companion_table + ".csv")) : Companion{});
     results::write_file_atomic(opt.out / (name + ".csv"), b.data.csv());
     if (b.errors)
       results::write_file_atomic(opt.out / (name + "-errors.csv"), b.errors->csv());

@@ -1,0 +1,88 @@
+// The ACCL+ application figures (section 6): Fig. 16, the distributed FC layer, and Fig. 17, DLRM on
+// FPGAs vs the batched CPU baseline. Predictions throughout: nothing here is calibrated.
+#include "simcore/app/FigureTables.hpp"
+
+#include <set>
+#include <tuple>
+
+namespace nafsim::app::figtab {
+
+Built fig16(const CsvTable& accl, const Companion& mpi)
+{
+  Built b;
+  b.data = results::Table("accl-fig16", {"in", "series", "ranks", "compute_us", "reduction_us", "total_us",
+                                         "single_node_us", "speedup", "weights_from", "single_node_weights_from"});
+  // The last iteration of each (size, ranks): caches as the layer leaves them in steady state.
+  std::map<std::tuple<std::uint64_t, std::string, int>, std::map<std::string, std::string>> last;
+  for (auto [t, series] : {std::pair{&accl, "accl"}, std::pair{&mpi, "mpi"}})
+    for (auto const& r : t->rows)
+      last[{std::stoull(r.at("in")), series, std::stoi(r.at("ranks"))}] = r;
+  Grid at;
+  std::set<std::uint64_t> ranks;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (auto const& [key, r] : last) {
+    auto const& [in, series, n] = key;
+    b.data.row()
+        .add(in)
+        .add(series)
+        .add(n)
+        .add(r.at("compute_us"))
+        .add(r.at("reduction_us"))
+        .add(r.at("total_us"))
+        .add(r.at("single_node_us"))
+        .add(r.at("speedup"))
+        .add(r.at("weights_from"))
+        .add(r.at("single_node_weights_from"));
+    ranks.insert(static_cast<std::uint64_t>(n));
+    const std::string row = fmt::format("{}x{}", in, in);
+    if (order.empty() || order.back() != std::pair{row, std::string(series)})
+      order.emplace_back(row, series);
+    at[{row, series}][static_cast<std::uint64_t>(n)] = {
+        num(r.at("total_us")), fmt::format("{:.2f}x, {} + {} us, {}", num(r.at("speedup")),
+                                           fixed(num(r.at("compute_us")), 1), fixed(num(r.at("reduction_us")), 1),
+                                           r.at("weights_from"))};
+  }
+  auto& g = b.gallery;
+  g.push_back("Predictions: the FC layer y = W x (float32, W square) on 1-8 hosts, W column-partitioned, partial "
+              "products reduced at rank 0 by ACCL+ (the CCLO beside each host, host data through the Coyote driver, "
+              "with the copies to and from the ACCL+ buffers) or by OpenMPI over RDMA NICs. The CPU is the testbed's "
+              "EPYC 7302 model (8 MiB L2, 128 MiB L3). Cells: total us (speed-up over one node, compute + reduction "
+              "us, where rank 0's weights came from); the last of 3 evaluations (warm caches).");
+  g.push_back("");
+  grid_lines(g, "| layer | reduction |", order, ranks, [](std::uint64_t n) { return fmt::format("{} ranks", n); }, at);
+  return b;
+}
+
+Built fig17(const CsvTable& merged)
+{
+  Built b;
+  b.data = results::Table("accl-fig17", {"series", "batch", "latency_us", "throughput_per_s", "fpga_latency_us",
+                                         "fpga_throughput_per_s"});
+  double fl = std::nan(""), ft = std::nan("");
+  std::string bottleneck;
+  for (auto const& r : merged.rows)
+    if (r.at("system") == "fpga") {
+      fl         = num(r.at("latency_us"));
+      ft         = num(r.at("throughput_per_s"));
+      bottleneck = r.at("bottleneck");
+    }
+  auto& g = b.gallery;
+  g.push_back(fmt::format("Predictions: the Table 2 DLRM on 10 FPGAs as in Fig. 15 (TCP on XRT, kernels at 115 MHz): "
+                          "latency {:.1f} us per inference (issued one at a time), {:.0f} inferences/s streamed; "
+                          "bottleneck {}. CPU baseline: Xeon Platinum 8259CL model running the model per batch "
+                          "(TensorFlow-Serving-class request and operator overheads are assumptions).",
+                          fl, ft, bottleneck));
+  g.push_back("");
+  g.push_back("| CPU batch | CPU latency us | CPU inferences/s | CPU / FPGA latency | FPGA / CPU throughput |");
+  g.push_back("|---|---|---|---|---|");
+  for (auto const& r : merged.rows) {
+    if (r.at("system") != "cpu")
+      continue;
+    const double l = num(r.at("latency_us")), t = num(r.at("throughput_per_s"));
+    b.data.row().add("cpu").add(r.at("batch")).add(fixed(l, 3)).add(fixed(t, 1)).add(fixed(fl, 3)).add(fixed(ft, 1));
+    g.push_back(fmt::format("| {} | {:.1f} | {:.0f} | {:.1f}x | {:.1f}x |", r.at("batch"), l, t, l / fl, ft / t));
+  }
+  return b;
+}
+
+} // namespace nafsim::app::figtab
