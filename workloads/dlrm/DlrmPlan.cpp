@@ -97,14 +97,13 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
     return static_cast<unsigned>(n.ops.size() - 1);
   };
   auto comm = [](DlrmNode& n, DlrmOpKind kind, std::string name, unsigned peer, std::uint64_t bytes,
-                 std::vector<unsigned> deps, unsigned lead = 0) {
+                 std::vector<unsigned> deps) {
     DlrmOp op;
     op.kind  = kind;
     op.name  = std::move(name);
     op.peer  = peer;
     op.bytes = bytes;
     op.deps  = std::move(deps);
-    op.lead  = lead;
     n.ops.push_back(std::move(op));
     return static_cast<unsigned>(n.ops.size() - 1);
   };
@@ -147,7 +146,7 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
     e.ops.push_back(lookup);
     for (unsigned c = 1; c < C; ++c)
       comm(e, DlrmOpKind::Send, fmt::format("send embedding slice to fc1 r{} c{}", r, c), partner(r, c), slice * elem,
-           {0}, 1);
+           {0});
     const unsigned fc = fc_op(e, 0, slice, block(fc1_out, C, 0), {0});
     if (C == 1)
       comm(e, DlrmOpKind::Reduce, "reduce fc1", 0, fc1_out * elem, {fc});
@@ -159,7 +158,7 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
       DlrmNode& n = plan.nodes[partner(r, c)];
       n.role      = fmt::format("fc1 r{} c{}", r, c);
       const unsigned in = comm(n, DlrmOpKind::Recv, fmt::format("recv embedding slice from embedding {}", r),
-                               partner(r, 0), slice * elem, {}, 1);
+                               partner(r, 0), slice * elem, {});
       const unsigned f  = fc_op(n, 0, slice, block(fc1_out, C, c), {in});
       if (c < reducer_col) {
         comm(n, DlrmOpKind::Send, fmt::format("send partial to fc1 r{} c{}", r, reducer_col), partner(r, reducer_col),

@@ -24,7 +24,6 @@ struct DlrmOp {
   std::uint64_t bytes = 0;      ///< Send, Recv, Reduce: message size
   std::vector<unsigned> group;  ///< Reduce: the nodes taking part (root last)
   std::vector<unsigned> deps;   ///< ops of this node, same inference, that must be done first
-  unsigned lead = 0;            ///< CCLO calls: issued this many inferences ahead (the embedding slices)
 };
 
 struct DlrmNode {
@@ -33,7 +32,6 @@ struct DlrmNode {
   std::uint64_t hbm_bytes    = 0; ///< embedding tables in HBM
   std::uint64_t onchip_bytes = 0; ///< embedding tables and weights on chip
   unsigned tables            = 0;
-  bool is_source() const { return !ops.empty() && ops.front().kind == DlrmOpKind::Lookup; }
 };
 
 struct DlrmPlan {
