@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <fmt/format.h>
-#include <numeric>
 
 namespace nafsim::workloads {
 
@@ -26,15 +25,6 @@ const char* kind_name(DlrmOpKind k)
 bool is_call(DlrmOpKind k)
 {
   return k == DlrmOpKind::Send || k == DlrmOpKind::Recv || k == DlrmOpKind::Reduce;
-}
-
-/// The tag of a message kind between two nodes: one per op name pattern is enough, since two ops of
-/// one node never talk to the same peer under the same name.
-std::uint32_t tag_of(const DlrmOp& op)
-{
-  if (op.kind == DlrmOpKind::Reduce)
-    return 0;
-  return op.name.find("embedding slice") != std::string::npos ? 1 : op.name.find("partial") != std::string::npos ? 2 : 3;
 }
 
 } // namespace
@@ -76,7 +66,7 @@ void Dlrm::start(nodes::Cluster& c)
       if (op.kind == DlrmOpKind::Send) {
         auto const& peer_ops = plan_.nodes[op.peer].ops;
         for (unsigned j = 0; j < peer_ops.size(); ++j)
-          if (peer_ops[j].kind == DlrmOpKind::Recv && peer_ops[j].peer == n && tag_of(peer_ops[j]) == tag_of(op))
+          if (peer_ops[j].kind == DlrmOpKind::Recv && peer_ops[j].peer == n && peer_ops[j].tag == op.tag)
             r = {op.peer, static_cast<int>(j)};
       } else if (op.kind == DlrmOpKind::Reduce && op.group.back() != n) {
         // A reduce's eager messages run ahead of the root just as sends do: credit from the root's reduce.
@@ -139,7 +129,7 @@ nodes::CcloCall Dlrm::make_call(unsigned node, const DlrmOp& op) const
   cc.path            = nodes::InvocationPath::Kernel;
   cc.src_addr        = nodes::Cclo::kUserBase;
   cc.dst_addr        = nodes::Cclo::kUserBase + (1ULL << 30);
-  cc.tag             = tag_of(op);
+  cc.tag             = op.tag;
   switch (op.kind) {
     case DlrmOpKind::Send:
       cc.call.collective = coll::Collective::Send;
@@ -284,6 +274,7 @@ void Dlrm::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<
     }
   }
   sink.add(std::move(st));
+  const double bound = worst > 0 ? 1e6 / worst : 0; // what the bottleneck alone would allow, per second
 
   results::Table sys("dlrm_systems", {"workload", "system", "batch", "nodes", "latency_us", "throughput_per_s",
                                       "overhead_us", "lookups_us", "fc_us", "bottleneck", "bottleneck_bound_per_s"});
@@ -298,7 +289,7 @@ void Dlrm::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<
       .add(0.0, 4)
       .add(0.0, 4)
       .add(bottleneck)
-      .add(worst > 0 ? 1e6 / worst : 0.0, 1);
+      .add(bound, 1);
   std::vector<DlrmCpuBatch> cpu;
   for (auto b : cfg_.cpu_baseline.batch_sizes) {
     cpu.push_back(dlrm_cpu_batch(cfg_, b));
@@ -324,7 +315,6 @@ void Dlrm::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<
                                 cfg_.partition.embedding_nodes, cfg_.partition.fc1_column_blocks,
                                 cfg_.model.fc.size() - 1, cfg_.latency_probes, cfg_.inferences));
   summary.push_back(fmt::format("  FPGA: latency {:.3f} us, throughput {:.0f} inferences/s", latency_us, throughput));
-  const double bound = worst > 0 ? 1e6 / worst : 0;
   summary.push_back(fmt::format("  bottleneck (largest demand per inference): {}; alone it would allow {:.0f}/s", bottleneck,
                                 bound));
   if (throughput < 0.95 * bound)

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <fmt/format.h>
-#include <numeric>
 
 namespace nafsim::workloads {
 
@@ -65,6 +64,9 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
   auto size_of = [&](unsigned t) {
     return m.table_bytes.empty() ? block(m.embedding_bytes.count, m.tables, t) : m.table_bytes[t].count;
   };
+  std::uint64_t all_tables = 0;
+  for (unsigned t = 0; t < m.tables; ++t)
+    all_tables += size_of(t);
 
   DlrmPlan plan;
   const unsigned layers = static_cast<unsigned>(m.fc.size());
@@ -96,7 +98,7 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
     n.ops.push_back(std::move(op));
     return static_cast<unsigned>(n.ops.size() - 1);
   };
-  auto comm = [](DlrmNode& n, DlrmOpKind kind, std::string name, unsigned peer, std::uint64_t bytes,
+  auto comm = [](DlrmNode& n, DlrmOpKind kind, DlrmTag tag, std::string name, unsigned peer, std::uint64_t bytes,
                  std::vector<unsigned> deps) {
     DlrmOp op;
     op.kind  = kind;
@@ -104,6 +106,7 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
     op.peer  = peer;
     op.bytes = bytes;
     op.deps  = std::move(deps);
+    op.tag   = tag;
     n.ops.push_back(std::move(op));
     return static_cast<unsigned>(n.ops.size() - 1);
   };
@@ -132,12 +135,7 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
           "", "/workload/partition/embedding_nodes",
           fmt::format("embedding node {} holds {} of tables, its HBM {} (platform.node.fpga.fabric.hbm): spread the "
                       "tables over more embedding nodes (at least {})",
-                      r, format_bytes(Bytes{e.hbm_bytes}), format_bytes(fabric.hbm),
-                      (m.table_bytes.empty() ? m.embedding_bytes.count
-                                             : std::accumulate(m.table_bytes.begin(), m.table_bytes.end(), std::uint64_t{0},
-                                                               [](std::uint64_t a, Bytes b) { return a + b.count; })) /
-                              fabric.hbm.count +
-                          1));
+                      r, format_bytes(Bytes{e.hbm_bytes}), format_bytes(fabric.hbm), all_tables / fabric.hbm.count + 1));
     const std::uint64_t slice = std::uint64_t{e.tables} * m.embedding_dim; // elements
     DlrmOp lookup;
     lookup.kind     = DlrmOpKind::Lookup;
@@ -145,30 +143,30 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
     lookup.duration = kernel(0).lookups(e.tables, 0, vec);
     e.ops.push_back(lookup);
     for (unsigned c = 1; c < C; ++c)
-      comm(e, DlrmOpKind::Send, fmt::format("send embedding slice to fc1 r{} c{}", r, c), partner(r, c), slice * elem,
+      comm(e, DlrmOpKind::Send, kTagSlice, fmt::format("send embedding slice to fc1 r{} c{}", r, c), partner(r, c), slice * elem,
            {0});
     const unsigned fc = fc_op(e, 0, slice, block(fc1_out, C, 0), {0});
     if (C == 1)
-      comm(e, DlrmOpKind::Reduce, "reduce fc1", 0, fc1_out * elem, {fc});
+      comm(e, DlrmOpKind::Reduce, kTagCollective, "reduce fc1", 0, fc1_out * elem, {fc});
     else
-      comm(e, DlrmOpKind::Send, fmt::format("send partial to fc1 r{} c{}", r, reducer_col), partner(r, reducer_col),
+      comm(e, DlrmOpKind::Send, kTagPartial, fmt::format("send partial to fc1 r{} c{}", r, reducer_col), partner(r, reducer_col),
            block(fc1_out, C, 0) * elem, {fc});
 
     for (unsigned c = 1; c < C; ++c) {
       DlrmNode& n = plan.nodes[partner(r, c)];
       n.role      = fmt::format("fc1 r{} c{}", r, c);
-      const unsigned in = comm(n, DlrmOpKind::Recv, fmt::format("recv embedding slice from embedding {}", r),
+      const unsigned in = comm(n, DlrmOpKind::Recv, kTagSlice, fmt::format("recv embedding slice from embedding {}", r),
                                partner(r, 0), slice * elem, {});
       const unsigned f  = fc_op(n, 0, slice, block(fc1_out, C, c), {in});
       if (c < reducer_col) {
-        comm(n, DlrmOpKind::Send, fmt::format("send partial to fc1 r{} c{}", r, reducer_col), partner(r, reducer_col),
+        comm(n, DlrmOpKind::Send, kTagPartial, fmt::format("send partial to fc1 r{} c{}", r, reducer_col), partner(r, reducer_col),
              block(fc1_out, C, c) * elem, {f});
       } else {
         std::vector<unsigned> deps{f};
         for (unsigned c2 = 0; c2 < reducer_col; ++c2)
-          deps.push_back(comm(n, DlrmOpKind::Recv, fmt::format("recv partial from fc1 r{} c{}", r, c2),
+          deps.push_back(comm(n, DlrmOpKind::Recv, kTagPartial, fmt::format("recv partial from fc1 r{} c{}", r, c2),
                               partner(r, c2), block(fc1_out, C, c2) * elem, {}));
-        comm(n, DlrmOpKind::Reduce, "reduce fc1", 0, fc1_out * elem, deps);
+        comm(n, DlrmOpKind::Reduce, kTagCollective, "reduce fc1", 0, fc1_out * elem, deps);
       }
     }
   }
@@ -183,14 +181,14 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
     n.role      = fmt::format("fc{}", l + 1);
     unsigned in;
     if (l == 1) {
-      in = comm(n, DlrmOpKind::Reduce, "reduce fc1 (root)", 0, fc1_out * elem, {});
+      in = comm(n, DlrmOpKind::Reduce, kTagCollective, "reduce fc1 (root)", 0, fc1_out * elem, {});
       n.ops[in].group = group;
     } else {
-      in = comm(n, DlrmOpKind::Recv, fmt::format("recv from fc{}", l), layer_node(l - 1), m.fc[l - 1] * elem, {});
+      in = comm(n, DlrmOpKind::Recv, kTagLayer, fmt::format("recv from fc{}", l), layer_node(l - 1), m.fc[l - 1] * elem, {});
     }
     const unsigned f = fc_op(n, l, m.fc[l - 1], m.fc[l], {in});
     if (l + 1 < layers) {
-      comm(n, DlrmOpKind::Send, fmt::format("send to fc{}", l + 2), layer_node(l + 1), m.fc[l] * elem, {f});
+      comm(n, DlrmOpKind::Send, kTagLayer, fmt::format("send to fc{}", l + 2), layer_node(l + 1), m.fc[l] * elem, {f});
     } else {
       plan.final_node = layer_node(l);
       plan.final_op   = f;

@@ -15,6 +15,9 @@
 namespace nafsim::workloads {
 
 enum class DlrmOpKind { Lookup, Compute, Send, Recv, Reduce };
+/// The tags of the messages between two nodes: the CCLO matches eager messages in order per peer and tag,
+/// and a node's kernels send to (receive from) one peer through separate command streams.
+enum DlrmTag : std::uint32_t { kTagCollective = 0, kTagSlice = 1, kTagPartial = 2, kTagLayer = 3 };
 
 struct DlrmOp {
   DlrmOpKind kind = DlrmOpKind::Compute;
@@ -24,6 +27,7 @@ struct DlrmOp {
   std::uint64_t bytes = 0;      ///< Send, Recv, Reduce: message size
   std::vector<unsigned> group;  ///< Reduce: the nodes taking part (root last)
   std::vector<unsigned> deps;   ///< ops of this node, same inference, that must be done first
+  std::uint32_t tag  = 0;       ///< Send, Recv: the ACCL tag of this kind of message (DlrmTag); Reduce: 0
 };
 
 struct DlrmNode {

@@ -3,7 +3,6 @@
 #include "nodes/cclo/Cclo.hpp"
 #include "nodes/host/MpiProcess.hpp"
 #include "simcore/config/ConfigError.hpp"
-#include "workloads/collective/CollectiveBench.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
