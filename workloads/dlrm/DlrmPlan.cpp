@@ -98,7 +98,12 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
     n.ops.push_back(std::move(op));
     return static_cast<unsigned>(n.ops.size() - 1);
   };
-  auto comm = [](DlrmNode& n, DlrmOpKind kind, DlrmTag tag, std::string name, unsigned peer, std::uint64_t bytes,
+  // The reduction of FC1's partial results: each row's gathering node, then the FC2 node (root, last).
+  std::vector<unsigned> group;
+  for (unsigned r = 0; r < E; ++r)
+    group.push_back(partner(r, reducer_col));
+  group.push_back(layer_node(1));
+  auto comm = [&group](DlrmNode& n, DlrmOpKind kind, DlrmTag tag, std::string name, unsigned peer, std::uint64_t bytes,
                  std::vector<unsigned> deps) {
     DlrmOp op;
     op.kind  = kind;
@@ -107,15 +112,12 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
     op.bytes = bytes;
     op.deps  = std::move(deps);
     op.tag   = tag;
+    if (kind == DlrmOpKind::Reduce)
+      op.group = group;
     n.ops.push_back(std::move(op));
     return static_cast<unsigned>(n.ops.size() - 1);
   };
 
-  // The reduction of FC1's partial results: each row's gathering node, then the FC2 node (root, last).
-  std::vector<unsigned> group;
-  for (unsigned r = 0; r < E; ++r)
-    group.push_back(partner(r, reducer_col));
-  group.push_back(layer_node(1));
   const std::uint64_t fc1_out = m.fc[0];
 
   for (unsigned r = 0; r < E; ++r) {
@@ -170,22 +172,13 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
       }
     }
   }
-  for (auto& n : plan.nodes)
-    for (auto& op : n.ops)
-      if (op.kind == DlrmOpKind::Reduce)
-        op.group = group;
-
   // Every further layer on its own node.
   for (unsigned l = 1; l < layers; ++l) {
     DlrmNode& n = plan.nodes[layer_node(l)];
     n.role      = fmt::format("fc{}", l + 1);
-    unsigned in;
-    if (l == 1) {
-      in = comm(n, DlrmOpKind::Reduce, kTagCollective, "reduce fc1 (root)", 0, fc1_out * elem, {});
-      n.ops[in].group = group;
-    } else {
-      in = comm(n, DlrmOpKind::Recv, kTagLayer, fmt::format("recv from fc{}", l), layer_node(l - 1), m.fc[l - 1] * elem, {});
-    }
+    const unsigned in =
+        l == 1 ? comm(n, DlrmOpKind::Reduce, kTagCollective, "reduce fc1 (root)", 0, fc1_out * elem, {})
+               : comm(n, DlrmOpKind::Recv, kTagLayer, fmt::format("recv from fc{}", l), layer_node(l - 1), m.fc[l - 1] * elem, {});
     const unsigned f = fc_op(n, l, m.fc[l - 1], m.fc[l], {in});
     if (l + 1 < layers) {
       comm(n, DlrmOpKind::Send, kTagLayer, fmt::format("send to fc{}", l + 2), layer_node(l + 1), m.fc[l] * elem, {f});
