@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
+#include <tuple>
 
 namespace nafsim::workloads {
 
@@ -180,17 +181,22 @@ void FcLayer::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
 
 void FcLayer::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
-  results::Table t("fc", {"workload", "reduction", "algorithm", "ranks", "in", "out", "weight_bytes",
-                          "partition_bytes", "iteration", "weights_from", "compute_us", "copy_us", "reduction_us",
-                          "total_us", "single_node_us", "single_node_weights_from", "speedup"});
-  std::map<std::uint64_t, std::vector<const Sample*>> by_size;
-  for (auto const& s : samples_) {
+  // A sample over its ranks: the longest compute, the longest copies, the last end.
+  auto longest = [](const Sample& s) {
     SimTime compute, copies, end;
     for (auto const& r : s.ranks) {
       compute = std::max(compute, r.compute);
       copies  = std::max(copies, r.copies);
       end     = std::max(end, r.end);
     }
+    return std::tuple{compute, copies, end};
+  };
+  results::Table t("fc", {"workload", "reduction", "algorithm", "ranks", "in", "out", "weight_bytes",
+                          "partition_bytes", "iteration", "weights_from", "compute_us", "copy_us", "reduction_us",
+                          "total_us", "single_node_us", "single_node_weights_from", "speedup"});
+  std::map<std::uint64_t, std::vector<const Sample*>> by_size;
+  for (auto const& s : samples_) {
+    auto const [compute, copies, end] = longest(s);
     t.row()
         .add("fc")
         .add(config::enum_name(cfg_.reduction))
@@ -221,11 +227,7 @@ void FcLayer::report(const nodes::Cluster&, results::ResultSink& sink, std::vect
                                 "compute_us", "reduce_us", "total_us", "one_node_us", "speedup"));
   for (auto const& [n, v] : by_size) {
     const Sample& s = *v.back(); // the last iteration: caches as the layer leaves them in steady state
-    SimTime compute, end;
-    for (auto const& r : s.ranks) {
-      compute = std::max(compute, r.compute);
-      end     = std::max(end, r.end);
-    }
+    auto const [compute, copies, end] = longest(s);
     summary.push_back(fmt::format("  {:>7} {:>7} {:>10} {:>12.3f} {:>12.3f} {:>12.3f} {:>14.3f} {:>8.2f}", s.in, s.out,
                                   s.ranks[0].level, compute.us(), (end - compute).us(), end.us(), s.single_node.us(),
                                   s.single_node.seconds() / end.seconds()));
