@@ -14,29 +14,9 @@ namespace nafsim::coll::detail {
 
 using Deps = std::vector<std::uint32_t>;
 
-inline int mod(int a, int p)
-{
-  return ((a % p) + p) % p;
-}
 inline bool power_of_two(int p)
 {
   return p > 0 && (p & (p - 1)) == 0;
-}
-inline Slice in(std::uint64_t off, std::uint64_t cnt)
-{
-  return {Buf::Input, off, cnt};
-}
-inline Slice out(std::uint64_t off, std::uint64_t cnt)
-{
-  return {Buf::Output, off, cnt};
-}
-inline Slice scratch(int k, std::uint64_t off, std::uint64_t cnt)
-{
-  return {static_cast<Buf>(static_cast<int>(Buf::Scratch0) + k), off, cnt};
-}
-inline Slice sub(Slice s, std::uint64_t off, std::uint64_t cnt)
-{
-  return {s.buf, s.offset + off, cnt};
 }
 
 struct Builder {

@@ -40,6 +40,30 @@ struct Slice {
   std::uint64_t count  = 0;
 };
 
+/// The vocabulary of schedules and of the firmware's functions: slices of a call's buffers, and ring
+/// arithmetic over ranks.
+inline Slice in(std::uint64_t off, std::uint64_t cnt)
+{
+  return {Buf::Input, off, cnt};
+}
+inline Slice out(std::uint64_t off, std::uint64_t cnt)
+{
+  return {Buf::Output, off, cnt};
+}
+inline Slice scratch(int k, std::uint64_t off, std::uint64_t cnt)
+{
+  return {static_cast<Buf>(static_cast<int>(Buf::Scratch0) + k), off, cnt};
+}
+inline Slice sub(Slice s, std::uint64_t off, std::uint64_t cnt)
+{
+  return {s.buf, s.offset + off, cnt};
+}
+/// `a` mod `p` in [0, p).
+inline int mod(int a, int p)
+{
+  return ((a % p) + p) % p;
+}
+
 enum class OpKind {
   Send,           ///< send `a` to `peer`
   Recv,           ///< receive from `peer` into `dst`
