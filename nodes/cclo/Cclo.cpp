@@ -9,7 +9,7 @@ namespace nafsim::nodes {
 
 using roce::AppHeader;
 
-Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond line_rate, std::size_t hosts,
+Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, std::size_t hosts,
            Scheduler& sched, CcloLink link, MemorySystem& mem, DataPlane* data)
     : host_(host)
     , cfg_(cfg)
@@ -19,9 +19,6 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond l
     , mem_(mem)
     , data_(data)
     , rbm_(cfg.rx_buffers, 0)
-    , inits_(hosts)
-    , dones_(hosts)
-    , notifies_(hosts, 0)
     , out_seq_(hosts, 0)
     , in_seq_(hosts, 0)
 {
@@ -33,7 +30,7 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond l
   if (control_addr_ + cfg.txrx.header.count > kUserBase)
     throw config::ConfigError("", "/platform/node/fpga/cclo",
                               "Rx buffers and spare buffers exceed the CCLO's 64 GiB of device memory");
-  dmp_ = std::make_unique<DataMover>(cfg.dmp, cfg.rx_buffers.seek_cycles, clock, line_rate, sched, mem, rbm_, *this,
+  dmp_ = std::make_unique<DataMover>(cfg.dmp, cfg.rx_buffers.seek_cycles, clock, sched, mem, rbm_, *this,
                                      data ? &data->memory.at(host) : nullptr);
   fw_  = std::make_unique<Firmware>(*this);
   dmp_->on_deadlock([this](std::string why) { fail(fmt::format("host {}: {}", host_, why)); });
@@ -161,7 +158,20 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
   return r;
 }
 
-void Cclo::send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::uint64_t a, std::uint64_t b)
+void Cclo::post(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()> accepted)
+{
+  if (link_.reports_acceptance || !accepted) {
+    link_.post(peer, wr, std::move(source), std::move(accepted));
+    return;
+  }
+  // The transport does not say when it takes the data: the last byte counts as taken once produced.
+  SimTime last = std::max(sched_.now(), source(0, static_cast<std::uint32_t>(wr.length)));
+  link_.post(peer, wr, std::move(source), {});
+  sched_.call_at(last, std::move(accepted));
+}
+
+void Cclo::send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::uint64_t a, std::uint64_t b,
+                        std::optional<SimTime> ready)
 {
   ++c_.notifications_sent;
   roce::WorkRequest wr;
@@ -170,12 +180,12 @@ void Cclo::send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::u
   wr.length = cfg_.txrx.header.count;
   wr.msg    = next_msg();
   wr.header = AppHeader{kMagic | (std::uint64_t{static_cast<std::uint8_t>(type)} << 32) | host_, a, addr, b};
-  SimTime ready = sched_.now() + cycles(cfg_.txrx.tx_cycles);
-  link_.post(peer, wr, [ready](std::uint64_t, std::uint32_t) { return ready; });
+  SimTime at = ready ? *ready : sched_.now() + cycles(cfg_.txrx.tx_cycles);
+  post(peer, wr, [at](std::uint64_t, std::uint32_t) { return at; }, {});
 }
 
-SimTime Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
-                         std::vector<std::byte> payload)
+void Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
+                      std::vector<std::byte> payload, std::function<void()> accepted)
 {
   ++c_.eager_messages;
   const std::uint64_t hdr = cfg_.txrx.header.count;
@@ -188,18 +198,20 @@ SimTime Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t by
   wr.header = AppHeader{kMagic | (std::uint64_t{static_cast<std::uint8_t>(Msg::Eager)} << 32) | host_, seq, 0, bytes};
   if (data_)
     data_->payloads[wr.msg] = std::move(payload);
-  // The Tx system prepends the signature and forwards the data as the data mover streams it.
-  link_.post(peer, wr, [data, hdr, tx](std::uint64_t off, std::uint32_t len) {
-    std::uint64_t end = off + len;
-    if (end <= hdr)
-      return data.first + tx;
-    return data.first + tx + transmit_time(Bytes{end - hdr}, data.rate);
-  });
-  return data.last + tx;
+  // The Tx system prepends the signature and forwards the data as the data mover streams it; the
+  // packetizer's status (the move's completion) comes when the transport has taken the last byte.
+  post(peer, wr,
+       [data, hdr, tx](std::uint64_t off, std::uint32_t len) {
+         std::uint64_t end = off + len;
+         if (end <= hdr)
+           return data.first + tx;
+         return data.first + tx + transmit_time(Bytes{end - hdr}, data.rate);
+       },
+       std::move(accepted));
 }
 
 void Cclo::write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
-                            std::vector<std::byte> payload, std::function<void()> done)
+                            std::vector<std::byte> payload, std::function<void()> accepted)
 {
   ++c_.rendezvous_writes;
   SimTime tx = cycles(cfg_.txrx.tx_cycles);
@@ -211,36 +223,39 @@ void Cclo::write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::
   wr.msg         = next_msg();
   if (data_)
     data_->payloads[wr.msg] = std::move(payload);
-  // Once the WRITE is acknowledged, the Tx system sends the completion notice (WR_DONE).
-  on_write_done_[wr.wr_id] = [this, peer, remote_addr, bytes, done = std::move(done)] {
-    send_control(peer, Msg::Done, remote_addr, 0, bytes);
-    if (done)
-      done();
-  };
-  link_.post(peer, wr, [data, tx](std::uint64_t off, std::uint32_t len) {
-    return data.first + tx + transmit_time(Bytes{off + len}, data.rate);
-  });
+  post(peer, wr,
+       [data, tx](std::uint64_t off, std::uint32_t len) {
+         return data.first + tx + transmit_time(Bytes{off + len}, data.rate);
+       },
+       std::move(accepted));
+  // The Tx system queues the completion notice (WR_DONE) right behind the WRITE on the same queue pair
+  // (rdma_sq_handler.cpp: RNDZVS_MSG_CMD, then RNDZVS_DONE_CMD); the packetizer emits its header after the
+  // WRITE's last byte. The move's status is the packetizer's, not the WRITE's acknowledgement. A link that
+  // does not keep a connection's order (connectionless) sends the notice once the WRITE has completed.
+  if (link_.ordered)
+    send_control(peer, Msg::Done, remote_addr, 0, bytes, data.last + tx);
+  else
+    on_write_done_[wr.wr_id] = [this, peer, remote_addr, bytes] { send_control(peer, Msg::Done, remote_addr, 0, bytes); };
 }
 
 bool Cclo::on_completion(const roce::Completion& c)
 {
   if ((c.wr_id & kWrBase) == 0)
     return false;
-  if (c.status != roce::Status::Success) {
-    fail(fmt::format("host {}: a CCLO {} failed: {}", host_, c.verb == roce::Verb::Write ? "RDMA WRITE" : "message",
-                     roce::describe_failure(c)) +
-         (c.status == roce::Status::RnrRetryExceeded
+  if (c.status == roce::Status::Success) {
+    if (auto it = on_write_done_.find(c.wr_id); it != on_write_done_.end()) {
+      sched_.call_at(sched_.now() + cycles(cfg_.txrx.tx_cycles), std::move(it->second));
+      on_write_done_.erase(it);
+    }
+    return true;
+  }
+  fail(fmt::format("host {}: a CCLO {} failed: {}", host_, c.verb == roce::Verb::Write ? "RDMA WRITE" : "message",
+                   roce::describe_failure(c)) +
+       (c.status == roce::Status::RnrRetryExceeded
               ? fmt::format(" (the receiver had no free Rx buffer: {} buffers of {}; raise rx_buffers.count or "
                             "lower max_eager_size)",
                             cfg_.rx_buffers.count, format_bytes(cfg_.rx_buffers.size))
               : std::string()));
-    return true;
-  }
-  if (auto it = on_write_done_.find(c.wr_id); it != on_write_done_.end()) {
-    auto fn = std::move(it->second);
-    on_write_done_.erase(it);
-    sched_.call_at(sched_.now() + cycles(cfg_.txrx.tx_cycles), std::move(fn));
-  }
   return true;
 }
 
@@ -262,7 +277,8 @@ bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
   auto recv_buf = m.recv_wr_id;
   if (type == Msg::Eager && data_) // the payload, kept at the start of its Rx buffer
     data_->memory.at(host_).write(rbm_.address(recv_buf), take_payload(m.msg));
-  // The Rx system parses the signature, then notifies the firmware or files the Rx buffer.
+  // The Rx system parses the signature, then files the Rx buffer or queues the notification for the
+  // firmware (STS_RNDZV).
   sched_.call_at(sched_.now() + cycles(cfg_.txrx.rx_cycles), [this, type, src, h, recv_buf] {
     switch (type) {
       case Msg::Eager:
@@ -270,12 +286,15 @@ bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
         rbm_.filled(recv_buf, src, h[1], h[3]);
         dmp_->rx_arrived();
         return;
-      case Msg::Init: inits_[src].push_back(Init{h[2], static_cast<unsigned>(h[1])}); break;
-      case Msg::Done: dones_[src].push_back(h[2]); break;
+      case Msg::Init:
+        rndzv_.push(RndzvNotice{RndzvNotice::Type::Address, src, static_cast<std::uint32_t>(h[1] >> 32), h[2], h[3],
+                                static_cast<unsigned>(h[1] & 0xFFFFFFFF)});
+        break;
+      case Msg::Done: rndzv_.push(RndzvNotice{RndzvNotice::Type::Done, src, 0, h[2], h[3], 0}); break;
       case Msg::Notify: ++notifies_[src]; break;
     }
     ++c_.notifications_received;
-    notified_ = true;
+    ++arrivals_;
     wake_firmware();
   });
   return true;

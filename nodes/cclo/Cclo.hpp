@@ -7,6 +7,7 @@
 #include "nodes/cclo/CcloConfig.hpp"
 #include "nodes/cclo/DataPlane.hpp"
 #include "nodes/cclo/DataMover.hpp"
+#include "nodes/cclo/RndzvQueue.hpp"
 #include "nodes/cclo/RxBufferManager.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
 #include "protocols/collectives/Selection.hpp"
@@ -61,7 +62,9 @@ struct CcloCounters {
   std::uint64_t notifications_sent = 0;
   std::uint64_t notifications_received = 0;
   std::uint64_t eager_received = 0;
-  std::uint64_t polls          = 0;  ///< wait-loop passes that found a notification (each costs firmware.poll)
+  std::uint64_t polls          = 0;  ///< rendezvous lookups that found their notification
+  std::uint64_t loop_passes    = 0;  ///< busy-wait and retry-loop passes that found nothing
+  std::uint64_t retries        = 0;  ///< times a call went back to the retry queue (NOT_READY)
   std::size_t max_calls_queued = 0;  ///< deepest call FIFO
   std::uint64_t rx_refusals    = 0;  ///< incoming eager messages refused: no free Rx buffer
   std::size_t rx_buffers_max_used = 0;
@@ -73,8 +76,17 @@ class Firmware;
 /// connectionless NI). Completions and inbound notices come back through Cclo::on_completion and
 /// Cclo::on_inbound.
 struct CcloLink {
-  /// Post a SEND (the receiver places it) or a WRITE to `peer`; `source` tells when payload bytes are ready.
-  std::function<void(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source)> post;
+  /// Post a SEND (the receiver places it) or a WRITE to `peer`; `source` tells when payload bytes are ready;
+  /// `accepted` (if the link reports it, see below) runs when the transport has taken the last byte.
+  std::function<void(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source,
+                     std::function<void()> accepted)>
+      post;
+  /// The transport tells when it has taken a message's last byte (the RoCE POE's transmit buffer);
+  /// otherwise the CCLO takes the last byte as accepted when the data mover produces it.
+  bool reports_acceptance = false;
+  /// Messages on a connection arrive in the order posted (RoCE RC): the WRITE's completion notice can follow it
+  /// at once. Otherwise (the connectionless transport) it is sent once the WRITE has completed.
+  bool ordered = false;
   /// Who places incoming SENDs (the Rx system: Rx buffers or the control slot).
   std::function<void(roce::RecvProvider)> set_recv_provider;
   /// The transport carries the rendezvous protocol's one-sided WRITE (RDMA). Over TCP and UDP the
@@ -92,7 +104,7 @@ public:
   static constexpr std::uint64_t kStagingBase = 1ULL << 44;
   static constexpr std::uint64_t kStagingSpan = 1ULL << 40;
 
-  Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, BitsPerSecond line_rate, std::size_t hosts,
+  Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, std::size_t hosts,
        Scheduler& sched, CcloLink link, MemorySystem& mem, DataPlane* data = nullptr);
   ~Cclo();
   /// Start the firmware (a daemon actor on the node's SimGrid host).
@@ -106,10 +118,10 @@ public:
   bool on_inbound(QpId qp, const roce::InboundMessage& m);
 
   // TxSystem
-  SimTime send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
-                     std::vector<std::byte> payload) override;
+  void send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
+                  std::vector<std::byte> payload, std::function<void()> accepted) override;
   void write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
-                        std::vector<std::byte> payload, std::function<void()> done) override;
+                        std::vector<std::byte> payload, std::function<void()> accepted) override;
 
   const CcloConfig& config() const { return cfg_; }
   coll::CcloTuning tuning() const;
@@ -119,19 +131,23 @@ public:
 
 private:
   friend class Firmware;
+  friend class FirmwareCall;
+  friend class ScheduleExecutor;
   enum class Msg : std::uint8_t { Eager = 1, Init = 2, Done = 3, Notify = 4 };
-  struct Init {
-    std::uint64_t addr;
-    unsigned transfers; ///< sends this address covers (the ring allgather announces its buffer once)
-  };
   struct Pending {
     CcloCall call;
     ActorId caller;
     CcloResult result;
-    bool done = false;
+    bool done     = false;
+    unsigned step = 0; ///< the firmware's current_step, kept across retries
   };
 
-  void send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::uint64_t a, std::uint64_t b);
+  /// A notification (64 B signature, no payload) through the Tx system, its header ready at `ready` (default:
+  /// tx_cycles from now).
+  void send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::uint64_t a, std::uint64_t b,
+                    std::optional<SimTime> ready = std::nullopt);
+  /// Hand a work request to the link; `accepted` runs when its last byte is taken.
+  void post(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()> accepted);
   std::uint64_t next_wr() { return kWrBase | ++wr_counter_; }
   std::uint64_t next_msg() { return (std::uint64_t{host_} << 40) | ++msg_counter_; }
   /// Eager sequence numbers, per peer host and tag (tag 0 keeps the plain per-peer count).
@@ -168,16 +184,15 @@ private:
   std::uint64_t msg_counter_ = 0;
 
   // Queues between the blocks (STS_RNDZV, Rx-buffer notices, the call FIFO).
-  std::vector<std::deque<Init>> inits_;          ///< by sender host
-  std::vector<std::deque<std::uint64_t>> dones_; ///< by sender host
-  std::vector<unsigned> notifies_;               ///< by sender host
+  RndzvQueue rndzv_;                                      ///< STS_RNDZV and STS_RNDZV_PENDING
+  std::uint64_t arrivals_ = 0;                            ///< rendezvous notifications received so far
+  std::unordered_map<std::uint32_t, unsigned> notifies_; ///< schedule notifications, by sender host
   std::vector<std::uint64_t> out_seq_, in_seq_;  ///< eager sequence numbers by peer host
   std::unordered_map<std::uint64_t, std::uint64_t> out_tagged_, in_tagged_; ///< by (peer host, tag != 0)
   std::deque<std::shared_ptr<Pending>> calls_;
-  std::unordered_map<std::uint64_t, std::function<void()>> on_write_done_; ///< rendezvous WRITE wr -> continuation
+  std::unordered_map<std::uint64_t, std::function<void()>> on_write_done_; ///< unordered links: WRITE wr -> notice
   std::optional<ActorId> fw_actor_;
   bool fw_waiting_       = false;
-  bool notified_         = false; ///< a notification arrived while the firmware waited
   std::string error_;
   CcloCounters c_;
 };

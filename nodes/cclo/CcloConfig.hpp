@@ -5,23 +5,32 @@
 
 namespace nafsim::nodes {
 
-/// MicroBlaze cycles the firmware spends on each kind of control step (ccl_offload_control.c).
+/// MicroBlaze cycles the firmware spends on each kind of control step (ccl_offload_control.c of
+/// Xilinx/ACCL bdbe; see nodes/README.md for where each is charged).
 struct FirmwareCosts {
   unsigned call     = 60;
   unsigned finalize = 10;
   unsigned move     = 14;
   unsigned notify   = 10;
-  unsigned poll     = 24;
+  unsigned poll     = 16;
+  unsigned entry    = 20;
+  unsigned retry    = 200;
   unsigned step     = 8;
   template <class V> void describe(V& v)
   {
-    v.field("call", call, "pick up a call: read its 15 argument words, select the algorithm, start the counter");
-    v.field("finalize", finalize, "stop the counter, write the return value and the status");
-    v.field("move", move, "issue one move to the data-movement processor (about 10 words to CMD_DMA_MOVE)");
-    v.field("notify", notify, "send a rendezvous address or notification (7 words to CMD_RNDZV)");
-    v.field("poll", poll, "one pass of a wait loop (retry queue or STS_RNDZV poll): the delay between a "
-                          "notification's arrival and the firmware acting on it");
-    v.field("step", step, "bookkeeping per algorithm step (index arithmetic, branches)");
+    v.field("call", call, "pick up a new call (wait_for_call, 15 argument words from CMD_CALL, dispatch); the cycle "
+                          "counter starts here");
+    v.field("finalize", finalize, "finalize_call: stop the counter, write the return value and the status");
+    v.field("move", move, "start_move: one move instruction to the data mover (up to 14 words to CMD_DMA_MOVE)");
+    v.field("notify", notify, "rendezvous_send_addr: an address notice (7 words to CMD_RNDZV)");
+    v.field("poll", poll, "one rendezvous lookup that finds nothing new (rendezvous_get_*: the empty-queue test and "
+                          "call overhead): the period of a busy-wait loop");
+    v.field("entry", entry, "per notification a lookup touches (3 to 7 words read and re-queued to "
+                            "STS_RNDZV_PENDING when it does not match)");
+    v.field("retry", retry, "one trip of a NOT_READY call through the retry queue: 16 words to CMD_CALL_RETRY, "
+                            "wait_for_call, 16 words back, dispatch; with the lookup, the period of the retry loop");
+    v.field("step", step, "bookkeeping per function entry and per loop iteration (index arithmetic, register reads, "
+                          "branches)");
   }
 };
 

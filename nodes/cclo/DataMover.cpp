@@ -5,13 +5,12 @@
 
 namespace nafsim::nodes {
 
-DataMover::DataMover(const DmpConfig& cfg, unsigned seek_cycles, Hertz clock, BitsPerSecond network,
-                     Scheduler& sched, MemorySystem& mem, RxBufferManager& rbm, TxSystem& tx, MemoryImage* image)
+DataMover::DataMover(const DmpConfig& cfg, unsigned seek_cycles, Hertz clock, Scheduler& sched, MemorySystem& mem,
+                     RxBufferManager& rbm, TxSystem& tx, MemoryImage* image)
     : cfg_(cfg)
     , seek_cycles_(seek_cycles)
     , cycle_(cycles_time(Cycles{1}, clock))
     , datapath_(BitsPerSecond{cfg.width_bytes * 8.0 * clock.hz})
-    , network_(network)
     , sched_(sched)
     , mem_(mem)
     , rbm_(rbm)
@@ -79,6 +78,7 @@ void DataMover::try_start()
   while (!queue_.empty()) {
     Move& m   = queue_.front();
     SimTime t = std::max(sched_.now(), issue_free_);
+    t = std::max(t, operands_ready(m, t)); // and when what it reads has been written
     if (t > sched_.now()) { // in-order issue: come back when the issue slot is free
       if (!try_scheduled_) {
         try_scheduled_ = true;
@@ -160,8 +160,6 @@ void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
       w = mem_.pcie_write().bandwidth();
     leg(br, w);
   }
-  if (m.res == ResultKind::Eager || m.res == ResultKind::Rendezvous)
-    leg(br, network_);
   Leg bottleneck{0, datapath_};
   for (std::size_t i = 0; i < n; ++i)
     if (static_cast<double>(legs[i].bytes) / legs[i].bw.bps >
@@ -213,6 +211,8 @@ void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
     case ResultKind::Memory: {
       SimTime w = m.res == ResultKind::Memory ? mem_.write(Engine::ResWrite, first, m.res_addr, Bytes{br}, rate(br)).last
                                               : last;
+      if (m.res == ResultKind::Memory && br > 0)
+        writes_.push_back({m.res_addr, br, w});
       finish_at(w, [this, complete = completion(), addr = m.res_addr, out = std::move(out)] {
         if (image_)
           image_->write(addr, out);
@@ -221,13 +221,17 @@ void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
       break;
     }
     case ResultKind::Eager:
-      finish_at(tx_.send_eager(m.peer, m.seq, br, Stream{first, last, rate(br)}, std::move(out)), completion());
-      break;
-    case ResultKind::Rendezvous:
-      // The Rx buffer (if any) is free once read; the move completes when the notice is sent.
+    case ResultKind::Rendezvous: {
+      // The Rx buffer (if any) is free once read; the move completes with the packetizer's status, when the
+      // transport has taken the last byte.
       finish_at(last, release);
-      tx_.write_rendezvous(m.peer, m.res_addr, br, Stream{first, last, rate(br)}, std::move(out), std::move(done));
+      auto accepted = [this, done = std::move(done)]() mutable { finish_at(sched_.now(), std::move(done)); };
+      if (m.res == ResultKind::Eager)
+        tx_.send_eager(m.peer, m.seq, br, Stream{first, last, rate(br)}, std::move(out), std::move(accepted));
+      else
+        tx_.write_rendezvous(m.peer, m.res_addr, br, Stream{first, last, rate(br)}, std::move(out), std::move(accepted));
       break;
+    }
   }
 }
 
@@ -262,6 +266,27 @@ std::vector<std::byte> DataMover::compute(const Move& m, std::uint64_t op1_addr)
   std::vector<std::byte> c(m.result_bytes());
   compress_fp32(v, c);
   return c;
+}
+
+} // namespace nafsim::nodes
+
+namespace nafsim::nodes {
+
+SimTime DataMover::operands_ready(const Move& m, SimTime t)
+{
+  // A move reading memory that an earlier move is still writing starts once that write has landed (the
+  // firmware issues dependent moves back to back, e.g. the rendezvous flat reduce's running sum).
+  std::erase_if(writes_, [&](const PendingWrite& w) { return w.done <= sched_.now(); });
+  auto overlaps = [&](const Operand& o, std::uint64_t bytes) {
+    SimTime r = t;
+    if (o.kind != OperandKind::Memory || bytes == 0)
+      return r;
+    for (auto const& w : writes_)
+      if (o.addr < w.addr + w.bytes && w.addr < o.addr + bytes)
+        r = std::max(r, w.done);
+    return r;
+  };
+  return std::max(overlaps(m.op0, m.slot_bytes(m.op0.compressed)), overlaps(m.op1, m.slot_bytes(m.op1.compressed)));
 }
 
 } // namespace nafsim::nodes

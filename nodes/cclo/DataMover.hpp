@@ -51,12 +51,13 @@ struct Move {
 /// Where the DMP hands results bound for the network (`payload`: their bytes, in real-data runs).
 class TxSystem {
 public:
-  /// Send an eager message; returns when its data has been handed to the POE.
-  virtual SimTime send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
-                             std::vector<std::byte> payload) = 0;
-  /// RDMA WRITE to the peer's buffer, then the completion notice; `done` runs when the notice is sent.
+  /// Send an eager message; `accepted` runs when the transport has taken its last byte (the packetizer's
+  /// status, which completes the move).
+  virtual void send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
+                          std::vector<std::byte> payload, std::function<void()> accepted) = 0;
+  /// RDMA WRITE to the peer's buffer followed by the completion notice; `accepted` as for send_eager.
   virtual void write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
-                                std::vector<std::byte> payload, std::function<void()> done) = 0;
+                                std::vector<std::byte> payload, std::function<void()> accepted) = 0;
 
 protected:
   ~TxSystem() = default;
@@ -73,8 +74,8 @@ struct DmpCounters {
 class DataMover final : public EventHandler {
 public:
   /// `image`: this node's memory contents when the run carries real data, else null.
-  DataMover(const DmpConfig& cfg, unsigned seek_cycles, Hertz clock, BitsPerSecond network, Scheduler& sched,
-            MemorySystem& mem, RxBufferManager& rbm, TxSystem& tx, MemoryImage* image);
+  DataMover(const DmpConfig& cfg, unsigned seek_cycles, Hertz clock, Scheduler& sched, MemorySystem& mem,
+            RxBufferManager& rbm, TxSystem& tx, MemoryImage* image);
   void submit(Move m);
   /// A message completed in an Rx buffer: a waiting move may find it.
   void rx_arrived();
@@ -99,7 +100,6 @@ private:
   unsigned seek_cycles_;
   SimTime cycle_;
   BitsPerSecond datapath_;
-  BitsPerSecond network_;
   Scheduler& sched_;
   MemorySystem& mem_;
   RxBufferManager& rbm_;
@@ -112,6 +112,13 @@ private:
   SimTime waiting_since_;
   bool try_scheduled_ = false;
   std::vector<std::function<void()>> done_;
+  struct PendingWrite {
+    std::uint64_t addr, bytes;
+    SimTime done;
+  };
+  std::vector<PendingWrite> writes_; ///< results not yet in memory (read-after-write interlock)
+  /// When every earlier result a move reads is in memory.
+  SimTime operands_ready(const Move& m, SimTime t);
   std::vector<std::uint64_t> free_done_;
   DmpCounters c_;
   std::function<void(std::string)> on_deadlock_;

@@ -1,24 +1,116 @@
 #pragma once
-// The CCLO micro-controller running the ACCL+ firmware: one call at a time, taken from the call FIFO;
-// for each call it selects the protocol and algorithm as the firmware does, then walks the schedule,
-// issuing moves to the data-movement processor and notifications to the Tx system, and waiting on their
-// completions and on notifications from peers. Every control step costs micro-controller cycles.
+// The CCLO micro-controller running the ACCL+ firmware (Xilinx/ACCL @622bdbe,
+// kernels/cclo/fw/sw_apps/ccl_offload_control/src/ccl_offload_control.c; "the firmware" below).
+//
+// run() is the firmware's main loop: wait_for_call() takes a call from the command FIFO or from the
+// retry queue (it keeps taking new calls while there are any, and retried ones while there are any
+// once it took one; the barrier flushes the retry queue first), starts the cycle counter on a call's
+// first pick-up, runs the collective's function, and either finalizes the call or, when the function
+// returns NOT_READY (a rendezvous step whose notification has not come), puts it back in the retry
+// queue with its `current_step`. The functions (FirmwareCalls.cpp) use the primitives below, which
+// charge micro-controller cycles and block the micro-controller where the firmware blocks:
+// end_move() on the oldest data-mover status, busy-wait loops (`while (lookup() == NOT_READY);`) on
+// the rendezvous notification queues. Algorithms the firmware does not have run through the schedule
+// executor (ScheduleExecutor.cpp) on the same primitives.
+//
+// Waiting is modeled without simulating every loop pass: a loop that found nothing blocks until a
+// notification arrives, then resumes on the pass grid (period = the measured duration of a failed
+// pass), so the firmware notices a notification at the end of the first pass after its arrival, as
+// the hardware does.
 
 #include "nodes/cclo/Cclo.hpp"
+#include "nodes/cclo/RndzvQueue.hpp"
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
 
 namespace nafsim::nodes {
 
+/// A collective function's outcome: finished, or not ready (the call goes to the retry queue).
+enum class FwStatus { Done, NotReady };
+
+using NoticeMatch = std::function<bool(const RndzvNotice&)>;
+
+/// Thrown through a call's function when the CCLO failed (a transport error, an Rx-buffer deadlock).
+struct FirmwareAbort {};
+
 class Firmware {
 public:
-  explicit Firmware(Cclo& cclo) : c_(cclo) {}
+  explicit Firmware(Cclo& cclo);
   /// The firmware's main loop (a daemon actor).
   void run(ActorContext& ctx);
 
+  // ---- the micro-controller's primitives ----
+  SimTime now() const { return ctx_->now(); }
+  const FirmwareCosts& costs() const;
+  /// Spend `cycles` of micro-controller time.
+  void charge(unsigned cycles);
+  /// start_move(): a move instruction to the data mover; its status joins STS_DMA_MOVE.
+  void start_move(Move m);
+  /// end_move(): the oldest status of STS_DMA_MOVE, waiting for it.
+  void end_move();
+  void move(Move m)
+  {
+    start_move(std::move(m));
+    end_move();
+  }
+  /// A move whose completion runs `done` (the schedule executor's dataflow; no STS_DMA_MOVE entry).
+  void submit_move(Move m, std::function<void()> done);
+  /// rendezvous_send_addr(): an address notice to `peer` (`addr` 0, `bytes` 0 for the barrier).
+  void send_address(std::uint32_t peer, std::uint64_t addr, std::uint64_t bytes, std::uint32_t tag = 0,
+                    unsigned transfers = 1);
+  /// One rendezvous lookup (rendezvous_get_*): walks the pending notices, then the arrivals.
+  std::optional<RndzvNotice> lookup(const NoticeMatch& match);
+  /// `while (rendezvous_get_*() == NOT_READY);`: busy-wait in place for a notice.
+  RndzvNotice spin(const NoticeMatch& match, const std::string& what);
+  /// `while (function() == NOT_READY);`: re-run a collective function in place until it finishes
+  /// (the rendezvous allreduce's broadcast, reduce-scatter's scatter).
+  void spin_call(const std::function<FwStatus()>& function, const std::string& what);
+  /// Block until a notification arrives, a move completes or the CCLO fails (schedule executor).
+  void wait_event(const std::string& what);
+  /// Throws FirmwareAbort if the CCLO failed.
+  void check_error() const;
+  Cclo& cclo() { return c_; }
+
 private:
-  struct CallState;
-  void execute(ActorContext& ctx, Cclo::Pending& p);
-  void charge(ActorContext& ctx, unsigned cycles);
+  struct Retry {
+    std::shared_ptr<Cclo::Pending> call;
+    std::uint64_t seen = 0;   ///< notifications that had arrived at its last lookup
+    SimTime pass;             ///< duration of its last failed retry pass
+    bool pass_known = false;
+    SimTime failed_at;        ///< when that pass ended
+    std::string waits_for;    ///< what it waits for (diagnoses)
+  };
+  /// Pick the next call as wait_for_call() does, or nothing (none queued).
+  std::optional<std::pair<std::shared_ptr<Cclo::Pending>, bool>> pick();
+  /// The whole retry queue failed since the last notification: sleep until one arrives (or a call),
+  /// then resume on the retry loop's pass grid.
+  void idle_retry_loop();
+  /// After a loop pass that found nothing (ended `failed_at`, lasted `pass`): block until a new
+  /// notification, then sleep to the start of the pass that sees it.
+  void wait_aligned(SimTime failed_at, SimTime pass, const std::string& what);
+  /// Sleep from `failed_at`, where back-to-back loop passes of `pass` began, to the start of the pass that
+  /// sees what just happened (`rerun`), or to the end of the pass in progress.
+  void align(SimTime failed_at, SimTime pass, bool rerun);
+  FwStatus execute(Cclo::Pending& p);
+  void finish(Cclo::Pending& p);
+  void block(const std::string& why);
+
   Cclo& c_;
+  ActorContext* ctx_ = nullptr;
+  struct Status {
+    bool done = false;
+  };
+  std::deque<std::shared_ptr<Status>> statuses_; ///< STS_DMA_MOVE, in issue order
+  std::deque<Retry> retry_;                      ///< the retry queue (CMD_CALL_RETRY / STS_CALL_RETRY)
+  bool last_new_       = true;  ///< the last pick was a new call (wait_for_call's new_call)
+  bool flush_retries_  = false; ///< the barrier empties the retry queue first
+  std::uint64_t seen_  = 0;     ///< notifications that had arrived at the last lookup
+  std::string waits_for_;       ///< what the current call's last failed lookup waited for
+  friend class FirmwareCall;
 };
 
 } // namespace nafsim::nodes

@@ -198,7 +198,7 @@ Cclo& Cluster::cclo(std::size_t i)
                         format_bytes(cc.tuning.max_eager_size), format_bytes(cc.txrx.header),
                         format_bytes(Bytes{tc.max_registered()}), tc.bitmask_bits,
                         format_bytes(tc.packet_payload), tc.registration ? "" : "; registration is off"));
-      link.post = [ni](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source) {
+      link.post = [ni](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()>) {
         lant::Command c;
         c.id          = wr.wr_id;
         c.dst         = peer;
@@ -223,15 +223,21 @@ Cclo& Cluster::cclo(std::size_t i)
         });
       };
     } else { // RoCE, TCP, UDP: the node's engine and its connections
-      link.post = [this, &n, i](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source) {
-        n.transport().post_send(connection(i, peer), wr, std::move(source));
+      link.post = [this, &n, i](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source,
+                                std::function<void()> accepted) {
+        if (cfg_.node.fpga.transport == Transport::Roce)
+          n.poe().post_send(connection(i, peer), wr, std::move(source), std::move(accepted));
+        else
+          n.transport().post_send(connection(i, peer), wr, std::move(source));
       };
+      link.reports_acceptance = cfg_.node.fpga.transport == Transport::Roce;
+      link.ordered            = true; // a RoCE queue pair, a TCP session (UDP runs no rendezvous)
       link.set_recv_provider = [&n](roce::RecvProvider p) { n.transport().set_recv_provider(std::move(p)); };
       link.rendezvous = cfg_.node.fpga.transport == Transport::Roce;
       link.transport  = config::enum_name(cfg_.node.fpga.transport);
     }
     n.attach_cclo(std::make_unique<Cclo>(static_cast<net::HostId>(i), cfg_.node.fpga.cclo, cfg_.node.fpga.clock,
-                                         cfg_.network.link.rate, size(), sched_, std::move(link), n.memory(),
+                                         size(), sched_, std::move(link), n.memory(),
                                          data_.get()));
     n.cclo()->start(hosts_.at(i));
   }

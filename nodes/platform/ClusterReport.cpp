@@ -124,6 +124,7 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
   const double elapsed_us = c.scheduler().now().us();
   auto util               = [&](SimTime busy) { return elapsed_us > 0 ? busy.us() / elapsed_us : 0.0; };
   results::Table cclo("cclo", {"node", "calls", "max_calls_queued", "uc_busy_us", "uc_utilization", "polls",
+                               "loop_passes", "retries",
                                "dmp_moves", "dmp_bytes", "dmp_busy_us", "dmp_utilization", "dmp_rx_wait_us",
                                "dmp_max_queue", "tx_eager_messages", "tx_rendezvous_writes", "tx_notifications",
                                "rx_eager_messages", "rx_notifications", "rx_buffers", "rx_buffers_max_used",
@@ -141,6 +142,8 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
         .add(k.uc_busy.us(), 3)
         .add(util(k.uc_busy), 4)
         .add(k.polls)
+        .add(k.loop_passes)
+        .add(k.retries)
         .add(d.moves)
         .add(d.bytes)
         .add(d.busy.us(), 3)

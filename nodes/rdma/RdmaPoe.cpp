@@ -1,6 +1,7 @@
 #include "nodes/rdma/RdmaPoe.hpp"
 
 #include <fmt/format.h>
+#include <utility>
 
 namespace nafsim::nodes {
 
@@ -49,7 +50,12 @@ void RdmaPoe::set_recv_provider(RecvProvider p)
 
 void RdmaPoe::post_send(QpId qp, const WorkRequest& wr, PayloadSource source)
 {
-  outgoing_[wr.msg]    = Outgoing{wr.local_addr, std::move(source)};
+  post_send(qp, wr, std::move(source), {});
+}
+
+void RdmaPoe::post_send(QpId qp, const WorkRequest& wr, PayloadSource source, std::function<void()> accepted)
+{
+  outgoing_[wr.msg]    = Outgoing{wr.local_addr, std::move(source), wr.length, std::move(accepted)};
   msg_of_wr_[wr.wr_id] = wr.msg;
   if (trace_)
     posted_[wr.wr_id] = sched_.now();
@@ -191,11 +197,16 @@ void RdmaPoe::refill(SimTime now)
       q.req.commit(now, scratch_);
       len = p->data.length;
       SimTime ready = now + cfg_.tx_latency;
-      if (len > 0) {
-        auto const& o = outgoing_.at(p->data.msg);
-        ready = std::max(ready, o.source ? o.source(p->data.offset, len)
-                                         : memory_.read_done(Engine::PoeRead, now, o.local_addr + p->data.offset,
-                                                             Bytes{len}));
+      if (auto it = outgoing_.find(p->data.msg); it != outgoing_.end()) {
+        Outgoing& o     = it->second;
+        SimTime payload = now;
+        if (len > 0) {
+          payload = o.source ? o.source(p->data.offset, len)
+                             : memory_.read_done(Engine::PoeRead, now, o.local_addr + p->data.offset, Bytes{len});
+          ready   = std::max(ready, payload);
+        }
+        if (o.accepted && p->data.offset + len >= o.length) // the last byte enters the transmit path
+          sched_.call_at(std::max(now, payload), std::exchange(o.accepted, nullptr));
       }
       staged_.push_back(Staged{Wire{*p}, ready, id, q.req.epoch(), true});
       execute(id, scratch_);

@@ -49,6 +49,9 @@ public:
   /// with the numbers swapped). Returns the local queue pair number.
   QpId create_qp(net::HostId peer, QpId remote_qpn, roce::Psn initial_psn);
   void post_send(QpId qp, const roce::WorkRequest& wr, PayloadSource source = {}) override;
+  /// As post_send; `accepted` runs when the POE has taken the message's last payload byte into its transmit
+  /// path (staged at most tx_prefetch bytes ahead of the wire, and produced by `source`).
+  void post_send(QpId qp, const roce::WorkRequest& wr, PayloadSource source, std::function<void()> accepted);
   void post_recv(QpId qp, const roce::RecvRequest& r);
   /// Every queue pair (present and future) takes its SEND receives from `p` (a shared pool).
   void set_recv_provider(roce::RecvProvider p) override;
@@ -119,6 +122,8 @@ private:
   struct Outgoing {
     std::uint64_t local_addr;
     PayloadSource source;
+    std::uint64_t length = 0;
+    std::function<void()> accepted; ///< runs once, when the last byte is staged and ready
   };
   std::unordered_map<std::uint64_t, Outgoing> outgoing_; ///< by message id, while in flight
   std::unordered_map<std::uint64_t, std::uint64_t> msg_of_wr_;

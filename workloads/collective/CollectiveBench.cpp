@@ -117,6 +117,97 @@ void CollectiveBench::check_data(nodes::Cluster& c, const nodes::CcloCall& call,
                config::enum_name(cfg_.collective), "CCLO");
 }
 
+std::vector<net::HostId> CollectiveBench::place(const nodes::Cluster& c, const std::vector<std::size_t>& fpgas) const
+{
+  std::vector<net::HostId> comm;
+  if (!cfg_.positions.empty()) {
+    if (cfg_.positions.size() != cfg_.ranks)
+      throw config::ConfigError("", "/workload/positions",
+                                fmt::format("{} positions listed for {} ranks: give one FPGA position per rank",
+                                            cfg_.positions.size(), cfg_.ranks));
+    for (std::size_t r = 0; r < cfg_.positions.size(); ++r) {
+      unsigned pos = cfg_.positions[r];
+      if (pos >= c.size() || !c.is_fpga(pos))
+        throw config::ConfigError("", fmt::format("/workload/positions/{}", r),
+                                  fmt::format("position {} is not an FPGA node of the platform ({} positions{})", pos,
+                                              c.size(), fpgas.size() < c.size() ? ", see platform.node.kinds" : ""));
+      if (std::find(comm.begin(), comm.end(), static_cast<net::HostId>(pos)) != comm.end())
+        throw config::ConfigError("", fmt::format("/workload/positions/{}", r),
+                                  fmt::format("position {} is listed twice: each rank needs its own FPGA", pos));
+      comm.push_back(static_cast<net::HostId>(pos));
+    }
+    return comm;
+  }
+  if (cfg_.placement == Placement::Packed) {
+    for (unsigned r = 0; r < cfg_.ranks; ++r)
+      comm.push_back(static_cast<net::HostId>(fpgas[r])); // a mixed cluster's FPGAs, in order
+    return comm;
+  }
+  // Round robin over the edge switches: group the FPGA positions by the switch their cable reaches.
+  auto const& topo = c.topology();
+  std::vector<std::pair<topo::Vertex, std::vector<std::size_t>>> leaves;
+  for (auto pos : fpgas) {
+    topo::Vertex edge = topo.ports(topo.host_vertex(pos)).front().peer;
+    auto it = std::find_if(leaves.begin(), leaves.end(), [&](auto const& l) { return l.first == edge; });
+    if (it == leaves.end())
+      leaves.push_back({edge, {pos}});
+    else
+      it->second.push_back(pos);
+  }
+  for (std::size_t k = 0; comm.size() < cfg_.ranks; ++k)
+    for (auto const& l : leaves)
+      if (k < l.second.size() && comm.size() < cfg_.ranks)
+        comm.push_back(static_cast<net::HostId>(l.second[k]));
+  return comm;
+}
+
+std::string CollectiveBench::role(unsigned rank) const
+{
+  switch (cfg_.collective) {
+    case BenchOp::SendRecv: return rank == 0 ? "sender" : "receiver";
+    case BenchOp::Bcast:
+    case BenchOp::Scatter:
+    case BenchOp::Gather:
+    case BenchOp::Reduce: return rank == cfg_.root ? "root" : "non-root";
+    case BenchOp::Barrier: return rank == 0 ? "root" : "non-root";
+    case BenchOp::Copy:
+    case BenchOp::Combine:
+    case BenchOp::Nop: return "local";
+    default: return "peer";
+  }
+}
+
+SimTime CollectiveBench::mpi_barrier_exit(unsigned rank) const
+{
+  // OpenMPI's recursive-doubling barrier (coll/tuned for 3-63 ranks, protocols/mpi/README.md): the ranks
+  // beyond the largest power of two q first signal a partner below q and are released by it after the
+  // exchange rounds, one message after everyone else.
+  unsigned q = 1;
+  while (q * 2 <= cfg_.ranks)
+    q *= 2;
+  return rank >= q ? cfg_.mpi_message_latency : SimTime{};
+}
+
+void CollectiveBench::pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned rank) const
+{
+  if (cfg_.pre_barrier == PreBarrier::None)
+    return;
+  ctx.sleep_for(mpi_barrier_exit(rank));
+  if (cfg_.pre_barrier == PreBarrier::Mpi)
+    return;
+  nodes::CcloCall b = make_call(rank, 0);
+  b.call.collective = coll::Collective::Barrier;
+  b.call.count      = 0;
+  b.call.root       = 0;
+  b.protocol.reset();
+  b.algorithm.reset();
+  b.compress = false;
+  auto res   = c.cclo(comm_[rank]).call(ctx, b);
+  if (!res.error.empty())
+    throw SimulationError(fmt::format("the CCLO barrier before {} on rank {}: {}",
+                                      config::enum_name(cfg_.collective), rank, res.error));
+}
+
 void CollectiveBench::start(nodes::Cluster& c)
 {
   auto fpgas = c.positions(nodes::NodeKind::Fpga);
@@ -131,9 +222,7 @@ void CollectiveBench::start(nodes::Cluster& c)
   if (cfg_.root >= cfg_.ranks)
     throw config::ConfigError("", "/workload/root",
                               fmt::format("root {} is not one of the {} ranks", cfg_.root, cfg_.ranks));
-  comm_.clear();
-  for (unsigned r = 0; r < cfg_.ranks; ++r)
-    comm_.push_back(static_cast<net::HostId>(fpgas[r])); // a mixed cluster's FPGAs, in order
+  comm_ = place(c, fpgas);
   // A forced algorithm must be able to run every call of the benchmark.
   for (auto bytes : sizes_) {
     auto call = make_call(0, bytes);
@@ -170,6 +259,8 @@ void CollectiveBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
       if (cfg_.verify)
         prepare_data(c, call, it);
       start_line_.arrive(ctx, participants);
+      if (participants > 1)
+        pre_barrier(ctx, c, rank);
       auto res = c.cclo(comm_[rank]).call(ctx, call);
       if (!res.error.empty())
         throw SimulationError(fmt::format("{} of {} on rank {}: {}", config::enum_name(cfg_.collective),
@@ -184,20 +275,34 @@ void CollectiveBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
 void CollectiveBench::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
   results::Table t("collective", {"workload", "collective", "algorithm", "protocol", "ranks", "root", "bytes", "count",
-                                  "dtype", "location", "invocation", "iteration", "latency_us", "host_latency_us",
-                                  "throughput_gbps", "verified"});
-  std::map<std::uint64_t, std::vector<double>> by_size;
+                                  "dtype", "location", "invocation", "iteration", "latency_us", "latency_min_us",
+                                  "latency_mean_us", "root_latency_us", "host_latency_us", "throughput_gbps",
+                                  "verified"});
+  results::Table pr("collective_ranks", {"collective", "bytes", "iteration", "rank", "position", "role", "protocol",
+                                         "algorithm", "location", "start_us", "end_us", "latency_us",
+                                         "host_latency_us"});
+  struct Scope {
+    std::vector<double> min, mean, max;
+  };
+  std::map<std::uint64_t, Scope> by_size;
   std::map<std::uint64_t, std::string> how;
   std::size_t sample = 0;
   for (auto bytes : sizes_) {
     for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
-      SimTime cclo, host;
-      for (auto const& r : results_[sample]) {
-        cclo = std::max(cclo, r.finished - r.started);
-        host = std::max(host, r.returned - r.invoked);
+      auto const& rs = results_[sample];
+      SimTime host, lo = SimTime::max(), hi, origin = SimTime::max(), sum;
+      for (auto const& r : rs) {
+        SimTime counter = r.finished - r.started;
+        hi              = std::max(hi, counter);
+        lo              = std::min(lo, counter);
+        sum += counter;
+        host   = std::max(host, r.returned - r.invoked);
+        origin = std::min(origin, r.started);
       }
-      auto const& r0 = results_[sample][0];
-      double us      = cclo.us();
+      const double mean = sum.us() / static_cast<double>(rs.size());
+      const unsigned root_rank = std::min<unsigned>(cfg_.root, static_cast<unsigned>(rs.size()) - 1);
+      auto const& r0 = rs[0];
+      double us      = hi.us();
       t.row()
           .add("collective")
           .add(config::enum_name(cfg_.collective))
@@ -212,24 +317,56 @@ void CollectiveBench::report(const nodes::Cluster&, results::ResultSink& sink, s
           .add(config::enum_name(cfg_.invocation))
           .add(it)
           .add(us, 4)
+          .add(lo.us(), 4)
+          .add(mean, 4)
+          .add((rs[root_rank].finished - rs[root_rank].started).us(), 4)
           .add(host.us(), 4)
           .add(us > 0 ? static_cast<double>(bytes) * 8 / (us * 1e3) : 0.0, 3)
           .add(cfg_.verify ? "yes" : "-");
-      by_size[bytes].push_back(us);
+      for (unsigned rank = 0; rank < rs.size(); ++rank) {
+        auto const& r = rs[rank];
+        pr.row()
+            .add(config::enum_name(cfg_.collective))
+            .add(bytes)
+            .add(it)
+            .add(rank)
+            .add(comm_[rank])
+            .add(role(rank))
+            .add(coll::protocol_name(r.protocol))
+            .add(coll::algorithm_name(r.algorithm))
+            .add(config::enum_name(cfg_.location))
+            .add((r.started - origin).us(), 4)
+            .add((r.finished - origin).us(), 4)
+            .add((r.finished - r.started).us(), 4)
+            .add((r.returned - r.invoked).us(), 4);
+      }
+      auto& s = by_size[bytes];
+      s.min.push_back(lo.us());
+      s.mean.push_back(mean);
+      s.max.push_back(us);
       how[bytes] = fmt::format("{}/{}", coll::protocol_name(r0.protocol), coll::algorithm_name(r0.algorithm));
     }
   }
   sink.add(std::move(t));
-  summary.push_back(fmt::format("collective: {} on {} ranks, {} data, {} invocation, {} size(s) x {} iteration(s)",
+  sink.add(std::move(pr));
+  summary.push_back(fmt::format("collective: {} on {} ranks, {} data, {} invocation, {} size(s) x {} iteration(s){}",
                                 config::enum_name(cfg_.collective), cfg_.ranks, config::enum_name(cfg_.location),
-                                config::enum_name(cfg_.invocation), sizes_.size(), cfg_.iterations));
+                                config::enum_name(cfg_.invocation), sizes_.size(), cfg_.iterations,
+                                cfg_.pre_barrier == PreBarrier::None
+                                    ? std::string()
+                                    : fmt::format(", {} barrier before each call", config::enum_name(cfg_.pre_barrier))));
   if (cfg_.verify)
     summary.push_back("  every output checked against the collective's definition (verify): all correct");
-  summary.push_back(fmt::format("  {:>10}  {:>24}  {:>12}", "bytes", "protocol/algorithm", "latency_us"));
-  for (auto& [bytes, v] : by_size) {
+  summary.push_back("  CCLO cycle counter per rank, us (median over iterations): fastest, mean and slowest rank");
+  summary.push_back(fmt::format("  {:>10}  {:>24}  {:>10}  {:>10}  {:>10}", "bytes", "protocol/algorithm", "min", "mean",
+                                "max"));
+  auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
-    summary.push_back(fmt::format("  {:>10}  {:>24}  {:>12.3f}", bytes, how[bytes], v[v.size() / 2]));
-  }
+    return v[v.size() / 2];
+  };
+  for (auto& [bytes, s] : by_size)
+    summary.push_back(fmt::format("  {:>10}  {:>24}  {:>10.3f}  {:>10.3f}  {:>10.3f}", bytes, how[bytes], median(s.min),
+                                  median(s.mean), median(s.max)));
 }
 
 } // namespace nafsim::workloads

@@ -17,6 +17,10 @@ using nodes::DataType;
 enum class ProtocolChoice { Auto, Eager, Rendezvous };
 enum class AlgorithmChoice { Auto, Flat, Binomial, Ring, ReduceBcast, ReduceScatterComposite, RecursiveDoubling,
                              Rabenseifner, Pairwise };
+/// What runs before each timed call (the ACCL+ benchmark: MPI_Barrier, then the CCLO's barrier()).
+enum class PreBarrier { None, Mpi, Cclo };
+/// Which FPGA positions the ranks take.
+enum class Placement { Packed, RoundRobin };
 
 } // namespace nafsim::workloads
 
@@ -54,6 +58,15 @@ template <> struct EnumNames<workloads::AlgorithmChoice> {
       std::pair{workloads::AlgorithmChoice::RecursiveDoubling, "recursive-doubling"},
       std::pair{workloads::AlgorithmChoice::Rabenseifner, "rabenseifner"},
       std::pair{workloads::AlgorithmChoice::Pairwise, "pairwise"}};
+};
+template <> struct EnumNames<workloads::PreBarrier> {
+  static constexpr std::array list{std::pair{workloads::PreBarrier::None, "none"},
+                                   std::pair{workloads::PreBarrier::Mpi, "mpi"},
+                                   std::pair{workloads::PreBarrier::Cclo, "cclo"}};
+};
+template <> struct EnumNames<workloads::Placement> {
+  static constexpr std::array list{std::pair{workloads::Placement::Packed, "packed"},
+                                   std::pair{workloads::Placement::RoundRobin, "round-robin"}};
 };
 template <> struct EnumNames<coll::ReduceFunc> {
   static constexpr std::array list{std::pair{coll::ReduceFunc::Sum, "sum"}, std::pair{coll::ReduceFunc::Max, "max"}};
@@ -93,12 +106,27 @@ struct CollectiveBenchConfig {
   nodes::InvocationPath invocation = nodes::InvocationPath::Kernel;
   bool compress = false;
   bool verify   = false;
+  PreBarrier pre_barrier = PreBarrier::None;
+  SimTime mpi_message_latency = SimTime::ns(5300);
+  Placement placement = Placement::Packed;
+  std::vector<unsigned> positions;
   template <class V> void describe(V& v)
   {
     v.field("collective", collective, "what every iteration runs (sendrecv: rank 0 sends to rank 1; copy and combine: "
                                       "local moves on every rank, combine = output func= input)");
-    v.field("ranks", ranks, "communicator size: the first `ranks` FPGA positions of the platform",
+    v.field("ranks", ranks, "communicator size: `ranks` FPGA positions of the platform (see placement)",
             config::Limits::between(1, 1 << 16));
+    v.field("pre_barrier", pre_barrier,
+            "before each timed call: none (every rank's call issued at the same instant), mpi (the hosts leave an "
+            "MPI_Barrier: OpenMPI's recursive doubling releases the ranks beyond the largest power of two one host "
+            "message later) or cclo (MPI_Barrier, then the CCLO's own barrier(), as the ACCL+ benchmark does: ranks "
+            "start skewed by its release order, rank 0 first)");
+    v.field("mpi_message_latency", mpi_message_latency,
+            "pre_barrier mpi/cclo: one MPI message between hosts (default: the 512 B OpenMPI-over-RDMA send/recv of "
+            "shared/reference/accl/sendrecv_throughput_gbps.csv, 512 B / 0.773 Gb/s)");
+    v.field("placement", placement, "which FPGA positions the ranks take: packed (in order, filling each leaf "
+                                    "switch) or round-robin (rank i on the i-th leaf switch in turn)");
+    v.field("positions", positions, "explicit FPGA positions (0-based, one per rank; overrides placement)");
     v.field("root", root, "root of rooted collectives");
     v.field("min_size", min_size, "smallest message (bytes per rank, as ACCL counts); sizes double up to max_size");
     v.field("max_size", max_size, "largest message", config::Limits::between(0, 1ULL << 34));
@@ -133,6 +161,14 @@ private:
     coll::Algorithm algorithm;
   };
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
+  /// The ranks' FPGA positions (positions, or placement over the platform's FPGAs `fpgas`).
+  std::vector<net::HostId> place(const nodes::Cluster& c, const std::vector<std::size_t>& fpgas) const;
+  /// What `rank` does in the benchmark (sender, receiver, root, non-root, peer, local).
+  std::string role(unsigned rank) const;
+  /// When `rank` leaves the MPI barrier, after the first rank.
+  SimTime mpi_barrier_exit(unsigned rank) const;
+  /// What runs between the start line and the timed call (pre_barrier).
+  void pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned rank) const;
   nodes::CcloCall make_call(unsigned rank, std::uint64_t bytes) const;
   /// Real data: write rank's input pattern and poison its output before the call of `iteration`.
   void prepare_data(nodes::Cluster& c, const nodes::CcloCall& call, unsigned iteration) const;

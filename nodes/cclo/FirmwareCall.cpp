@@ -1,0 +1,320 @@
+// One call as the firmware runs it: selection and checks, buffers, operands and moves, notice matches.
+// The collective functions: FirmwareRooted.cpp and FirmwareSymmetric.cpp.
+#include "nodes/cclo/FirmwareCall.hpp"
+
+#include "nodes/cclo/ScheduleExecutor.hpp"
+
+#include <fmt/format.h>
+
+namespace nafsim::nodes {
+
+using coll::Algorithm, coll::Buf, coll::Collective, coll::Slice;
+using coll::in, coll::out, coll::scratch, coll::sub;
+
+FirmwareCall::FirmwareCall(Firmware& fw, Cclo::Pending& p)
+    : fw_(fw), c_(fw.cclo()), p_(p), call_(p.call), step_(p.step)
+{
+  auto const& cc = call_.call;
+  rank_          = call_.rank;
+  size_          = cc.size;
+  stream_        = call_.location == DataLocation::Stream;
+  eb_            = cc.elem_bytes;
+  wire_eb_       = call_.compress ? 2 : eb_;
+  seg_           = std::max<std::uint64_t>(1, c_.cfg_.rx_buffers.size.count / wire_eb_);
+  std::optional<coll::Protocol> force = call_.protocol;
+  if (!c_.link_.rendezvous) {
+    if (force == coll::Protocol::Rendezvous) {
+      p_.result.error = fmt::format("the nodes run {}, which has no RDMA WRITE: the CCLO runs every call eager over it "
+                                    "(force protocol eager, or use transport roce)",
+                                    c_.link_.transport);
+      return;
+    }
+    force = coll::Protocol::Eager;
+  }
+  coll::Schedule s;
+  try {
+    sel_ = coll::cclo_select(cc, c_.tuning(), call_.compress, stream_, force, call_.algorithm);
+    s    = coll::build_schedule(cc, sel_.algorithm, sel_.protocol, call_.rank, sel_.options);
+  } catch (const std::invalid_argument& e) {
+    p_.result.error = e.what();
+    return;
+  }
+  if (dtype_bytes(call_.dtype) != cc.elem_bytes) {
+    p_.result.error = fmt::format("the call's element type {} has {} bytes, but its count assumes {}-byte elements",
+                                  dtype_name(call_.dtype), dtype_bytes(call_.dtype), cc.elem_bytes);
+    return;
+  }
+  if (call_.compress && call_.dtype != DataType::Float32) {
+    p_.result.error = fmt::format("compression converts float32 to float16 on the wire; the data is {}",
+                                  dtype_name(call_.dtype));
+    return;
+  }
+  p_.result.protocol  = sel_.protocol;
+  p_.result.algorithm = sel_.algorithm;
+  rndzv_              = sel_.protocol == coll::Protocol::Rendezvous;
+  for (int k = 0; k < 3; ++k)
+    if (s.scratch[k] * eb_ > c_.cfg_.tuning.max_rendezvous_size.count) {
+      p_.result.error = fmt::format("{} needs {} of spare buffer {}, but max_rendezvous_size is {}",
+                                    coll::collective_name(cc.collective), format_bytes(Bytes{s.scratch[k] * eb_}),
+                                    k + 1, format_bytes(c_.cfg_.tuning.max_rendezvous_size));
+      return;
+    }
+  if (stream_ && rndzv_) {
+    p_.result.error = "streamed operands travel eager only (the firmware never uses rendezvous for streams)";
+    return;
+  }
+  if (call_.compress && rndzv_) {
+    p_.result.error = "compressed data travels eager only (rendezvous writes the destination buffer as it is)";
+    return;
+  }
+  if (rndzv_)
+    for (auto const& op : s.ops)
+      if (op.kind == coll::OpKind::RecvReduce || op.kind == coll::OpKind::RecvReduceSend ||
+          op.kind == coll::OpKind::RecvSend) {
+        p_.result.error = fmt::format("the {} {} algorithm fuses receives with reductions or relays, which the CCLO "
+                                      "only runs eager; force protocol eager or another algorithm",
+                                      coll::algorithm_name(sel_.algorithm), coll::collective_name(cc.collective));
+        return;
+      }
+  if (!firmware_has())
+    schedule_ = std::move(s);
+}
+
+bool FirmwareCall::firmware_has() const
+{
+  const Algorithm a = sel_.algorithm;
+  switch (call_.call.collective) {
+    case Collective::Send:
+    case Collective::Recv:
+    case Collective::Copy:
+    case Collective::Combine:
+    case Collective::Nop: return true;
+    case Collective::Bcast: return a == Algorithm::Flat || (rndzv_ && a == Algorithm::Binomial);
+    case Collective::Scatter: return a == Algorithm::Flat;
+    case Collective::Gather: return a == (rndzv_ ? Algorithm::Flat : Algorithm::Ring);
+    case Collective::AllGather: return a == Algorithm::Ring;
+    case Collective::Reduce: return rndzv_ ? (a == Algorithm::Flat || a == Algorithm::Binomial) : a == Algorithm::Ring;
+    case Collective::AllReduce: return a == (rndzv_ ? Algorithm::ReduceBcast : Algorithm::Ring);
+    case Collective::ReduceScatter: return a == (rndzv_ ? Algorithm::ReduceScatterComposite : Algorithm::Ring);
+    case Collective::AllToAll: return rndzv_ && a == Algorithm::Flat;
+    case Collective::Barrier: return true;
+  }
+  return false;
+}
+
+std::string FirmwareCall::where() const
+{
+  return fmt::format("rank {} in {} ({}, {})", rank_, coll::collective_name(call_.call.collective),
+                     coll::algorithm_name(sel_.algorithm), coll::protocol_name(sel_.protocol));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buffers, operands, moves.
+
+std::uint64_t FirmwareCall::addr(const Slice& sl) const
+{
+  std::uint64_t base = 0;
+  switch (sl.buf) {
+    case Buf::Input: base = call_.src_addr; break;
+    case Buf::Output: base = call_.dst_addr; break;
+    default: base = c_.spare_address(static_cast<int>(sl.buf) - static_cast<int>(Buf::Scratch0)); break;
+  }
+  return base + sl.offset * eb_;
+}
+
+Operand FirmwareCall::operand(const Slice& sl) const
+{
+  Operand o;
+  o.kind = stream_ && (sl.buf == Buf::Input || sl.buf == Buf::Output) ? OperandKind::Stream : OperandKind::Memory;
+  o.addr = addr(sl);
+  return o;
+}
+
+void FirmwareCall::result_to(Move& m, const Slice& sl) const
+{
+  m.res      = stream_ && (sl.buf == Buf::Input || sl.buf == Buf::Output) ? ResultKind::Stream : ResultKind::Memory;
+  m.res_addr = addr(sl);
+}
+
+Operand FirmwareCall::from_rx(int rank)
+{
+  std::uint32_t h = host(rank);
+  return Operand{OperandKind::RxBuffer, 0, h, c_.next_in_seq(h, call_.tag), call_.compress};
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> FirmwareCall::segments(std::uint64_t count) const
+{
+  return coll::segments(count, seg_);
+}
+
+Move FirmwareCall::eager_to(int rank, Move m)
+{
+  m.dtype          = call_.dtype;
+  m.func           = call_.call.func;
+  m.res            = ResultKind::Eager;
+  m.res_compressed = call_.compress;
+  m.peer           = host(rank);
+  m.seq            = c_.next_out_seq(m.peer, call_.tag);
+  return m;
+}
+
+Move FirmwareCall::write_to(const RndzvNotice& where, std::uint64_t offset_elems, Move m)
+{
+  m.dtype    = call_.dtype;
+  m.func     = call_.call.func;
+  m.res      = ResultKind::Rendezvous;
+  m.res_addr = where.addr + offset_elems * eb_;
+  m.peer     = where.src;
+  return m;
+}
+
+Move FirmwareCall::prime() const
+{
+  return Move{}; // no operand, no result, no bytes: the data mover only decodes it
+}
+
+Move FirmwareCall::copy_move(const Slice& a, const Slice& dst) const
+{
+  Move m;
+  m.op0   = operand(a);
+  m.count = a.count;
+  m.dtype = call_.dtype;
+  result_to(m, dst);
+  return m;
+}
+
+Move FirmwareCall::combine_move(const Slice& a, const Slice& b, const Slice& dst) const
+{
+  Move m  = copy_move(a, dst);
+  m.op1   = operand(b);
+  m.reduce = true;
+  m.func  = call_.call.func;
+  return m;
+}
+
+NoticeMatch FirmwareCall::address_from(int rank) const
+{
+  const std::uint32_t tag = call_.tag;
+  if (rank < 0)
+    return [tag](const RndzvNotice& e) {
+      return e.type == RndzvNotice::Type::Address && (e.tag == tag || e.tag == 0);
+    };
+  const std::uint32_t h = host(rank);
+  return [h, tag](const RndzvNotice& e) {
+    return e.type == RndzvNotice::Type::Address && e.src == h && (e.tag == tag || e.tag == 0);
+  };
+}
+
+NoticeMatch FirmwareCall::completion_from(int rank, std::uint64_t where, std::uint64_t bytes) const
+{
+  const std::uint32_t h = rank < 0 ? ~0u : host(rank);
+  return [h, where, bytes](const RndzvNotice& e) {
+    return e.type == RndzvNotice::Type::Done && (h == ~0u || e.src == h) && (where == 0 || e.addr == where) &&
+           (bytes == 0 || e.bytes == bytes);
+  };
+}
+
+int FirmwareCall::rank_of(std::uint32_t h) const
+{
+  for (std::size_t r = 0; r < call_.comm.size(); ++r)
+    if (call_.comm[r] == h)
+      return static_cast<int>(r);
+  throw SimulationError(fmt::format("host {}: a rendezvous notice from host {}, which is not in the communicator",
+                                    c_.host_, h));
+}
+
+void FirmwareCall::window(unsigned& pending, unsigned limit)
+{
+  if (++pending > limit) {
+    fw_.end_move();
+    --pending;
+  }
+}
+
+void FirmwareCall::finish_window(unsigned& pending)
+{
+  for (; pending > 0; --pending)
+    fw_.end_move();
+}
+
+unsigned FirmwareCall::start_eager(int rank, const Slice& src)
+{
+  unsigned n = 0;
+  for (auto [off, cnt] : segments(src.count)) {
+    Move m;
+    m.op0   = operand(sub(src, off, cnt));
+    m.count = cnt;
+    fw_.start_move(eager_to(rank, std::move(m)));
+    ++n;
+  }
+  return n;
+}
+
+unsigned FirmwareCall::start_recv(int rank, const Slice& dst, const Slice* combine_with, int send_to)
+{
+  unsigned n = 0;
+  for (auto [off, cnt] : segments(dst.count)) {
+    Move m;
+    m.op1   = from_rx(rank);
+    m.count = cnt;
+    m.dtype = call_.dtype;
+    if (combine_with) {
+      m.op0    = operand(sub(*combine_with, off, cnt));
+      m.reduce = true;
+      m.func   = call_.call.func;
+    }
+    if (send_to >= 0)
+      m = eager_to(send_to, std::move(m));
+    else
+      result_to(m, sub(dst, off, cnt));
+    fw_.start_move(std::move(m));
+    ++n;
+  }
+  return n;
+}
+
+void FirmwareCall::end_moves(unsigned n)
+{
+  for (; n > 0; --n)
+    fw_.end_move();
+}
+
+FwStatus FirmwareCall::not_ready(const std::string& what)
+{
+  fw_.waits_for_ = where() + ": " + what;
+  return FwStatus::NotReady;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The collectives.
+
+FwStatus FirmwareCall::run()
+{
+  if (schedule_) {
+    ScheduleExecutor(fw_, *this).run(*schedule_);
+    return FwStatus::Done;
+  }
+  auto const& cc = call_.call;
+  const std::uint64_t n = cc.count;
+  const auto p          = static_cast<std::uint64_t>(size_);
+  fw_.charge(fw_.costs().step);
+  switch (cc.collective) {
+    case Collective::Nop: return FwStatus::Done;
+    case Collective::Send: return send(cc.root, in(0, n));
+    case Collective::Recv: return recv(cc.root, out(0, n));
+    case Collective::Copy: fw_.move(copy_move(in(0, n), out(0, n))); return FwStatus::Done;
+    case Collective::Combine: fw_.move(combine_move(in(0, n), out(0, n), out(0, n))); return FwStatus::Done;
+    case Collective::Bcast: return broadcast(cc.root, sel_.algorithm, in(0, n), out(0, n));
+    case Collective::Scatter: return scatter(cc.root, in(0, n * p), out(0, n));
+    case Collective::Gather: return gather();
+    case Collective::AllGather: return allgather();
+    case Collective::Reduce: return reduce(cc.root, sel_.algorithm, in(0, n), out(0, n));
+    case Collective::AllReduce: return allreduce();
+    case Collective::ReduceScatter: return reduce_scatter();
+    case Collective::AllToAll: return all_to_all();
+    case Collective::Barrier: return barrier();
+  }
+  return FwStatus::Done;
+}
+
+} // namespace nafsim::nodes

@@ -1,0 +1,208 @@
+// The firmware's symmetric collectives (ccl_offload_control.c of Xilinx/ACCL @622bdbe): allgather,
+// reduce_scatter, allreduce, barrier, all_to_all. Where each waits: FirmwareCall.hpp.
+#include "nodes/cclo/FirmwareCall.hpp"
+
+#include <fmt/format.h>
+
+namespace nafsim::nodes {
+
+using coll::Slice;
+using coll::in, coll::mod, coll::out;
+
+FwStatus FirmwareCall::allgather()
+{
+  const std::uint64_t n = call_.call.count, bytes = n * eb_;
+  const int next = mod(rank_ + 1, size_), prev = mod(rank_ - 1, size_);
+  const Slice src = in(0, n);
+  auto slot       = [&](int r) { return out(n * static_cast<std::uint64_t>(r), n); };
+  if (size_ == 1) {
+    fw_.move(copy_move(src, slot(0)));
+    return FwStatus::Done;
+  }
+  if (rndzv_) {
+    if (step_ == 0) { // copy our block while announcing our whole buffer to the previous rank
+      fw_.start_move(copy_move(src, slot(rank_)));
+      fw_.send_address(host(prev), addr(out(0, n)), bytes, call_.tag, static_cast<unsigned>(size_ - 1));
+      step_ = 1;
+    }
+    auto down = fw_.lookup(address_from(next));
+    if (!down)
+      return not_ready(fmt::format("waits for the buffer address (RNDZV_INIT) of rank {}", next));
+    fw_.end_move();
+    step_ = 2;
+    // Forward our block, then each block as its write lands (busy-wait), except the next rank's own.
+    unsigned pending = 0;
+    Move own;
+    own.op0   = operand(slot(rank_));
+    own.count = n;
+    fw_.start_move(write_to(*down, n * static_cast<std::uint64_t>(rank_), std::move(own)));
+    ++pending;
+    for (int i = prev; i != rank_; i = mod(i - 1, size_)) {
+      fw_.spin(completion_from(prev, addr(slot(i)), 0), fmt::format("{}: block {} from rank {}", where(), i, prev));
+      if (i != next) {
+        Move f;
+        f.op0   = operand(slot(i));
+        f.count = n;
+        fw_.start_move(write_to(*down, n * static_cast<std::uint64_t>(i), std::move(f)));
+        window(pending, 2);
+        ++step_;
+      }
+    }
+    finish_window(pending);
+    return FwStatus::Done;
+  }
+  // Eager ring: store and send our block, then receive each block (a blocking move, so that the relay
+  // reads what has landed) and relay it.
+  fw_.start_move(prime());
+  fw_.start_move(copy_move(src, slot(rank_)));
+  end_moves(2 + start_eager(next, src));
+  int pos = rank_;
+  for (int i = 0; i < size_ - 1; ++i) {
+    const int s = mod(pos - 1, size_);
+    end_moves(start_recv(prev, slot(s), nullptr, -1));
+    if (i < size_ - 2) {
+      fw_.start_move(prime());
+      end_moves(1 + start_eager(next, slot(s)));
+    }
+    pos = s;
+  }
+  return FwStatus::Done;
+}
+
+void FirmwareCall::ring_reduce_scatter(int first, const std::function<Slice(int)>& chunk, const Slice& last_to)
+{
+  // Send chunk `first`, then receive, add and forward chunks first-1, first-2, ... (one fused move each), the
+  // last one into `last_to`; one status collected per step (the oldest: the firmware stays ahead of the data
+  // mover), the preamble's two at the end.
+  const int next = mod(rank_ + 1, size_), prev = mod(rank_ - 1, size_);
+  fw_.start_move(prime());
+  const unsigned preamble = 1 + start_eager(next, chunk(first));
+  int curr                = first;
+  for (int i = 0; i < size_ - 1; ++i) {
+    curr     = mod(curr - 1, size_);
+    Slice ck = chunk(curr);
+    end_moves(i < size_ - 2 ? start_recv(prev, ck, &ck, next) : start_recv(prev, last_to, &ck, -1));
+  }
+  end_moves(preamble);
+}
+
+FwStatus FirmwareCall::reduce_scatter()
+{
+  const std::uint64_t n = call_.call.count;
+  const auto p          = static_cast<std::uint64_t>(size_);
+  if (size_ == 1) {
+    fw_.move(copy_move(in(0, n), out(0, n)));
+    return FwStatus::Done;
+  }
+  if (rndzv_) {
+    // Reduce everything into rank 0's input buffer, then scatter it, re-run in place until ready.
+    reduce(0, sel_.options.reduce_sub, in(0, n * p), in(0, n * p));
+    step_ = 0;
+    fw_.spin_call([&] { return scatter(0, in(0, n * p), out(0, n)); }, where() + ": the scatter");
+    return FwStatus::Done;
+  }
+  // Eager ring: send chunk prev, then receive-add-forward chunks prev-1, prev-2, ..., the last (our own
+  // chunk) into dst; one status collected per step.
+  ring_reduce_scatter(mod(rank_ - 1, size_), [&](int c) { return in(n * static_cast<std::uint64_t>(c), n); },
+                      out(0, n));
+  return FwStatus::Done;
+}
+
+FwStatus FirmwareCall::allreduce()
+{
+  const std::uint64_t n = call_.call.count;
+  if (size_ == 1) {
+    fw_.move(copy_move(in(0, n), out(0, n)));
+    return FwStatus::Done;
+  }
+  if (rndzv_) {
+    // Reduce to rank 0 into dst, then broadcast dst from rank 0, re-run in place until ready.
+    reduce(0, sel_.options.reduce_sub, in(0, n), out(0, n));
+    step_ = 0;
+    fw_.spin_call([&] { return broadcast(0, sel_.options.bcast_sub, out(0, n), out(0, n)); },
+                  where() + ": the broadcast");
+    return FwStatus::Done;
+  }
+  // Eager ring, segment by segment (an Rx buffer's worth, a multiple of the rank count): a ring
+  // reduce-scatter (rank r ends with chunk r + 1) and a ring allgather of the reduced chunks.
+  const int next = mod(rank_ + 1, size_), prev = mod(rank_ - 1, size_);
+  const auto p   = static_cast<std::uint64_t>(size_);
+  std::uint64_t max_seg = stream_ ? n : seg_ - seg_ % p;
+  if (max_seg == 0)
+    max_seg = p;
+  for (auto [base, elems] : coll::segments(n, max_seg)) {
+    const std::uint64_t bulk = (elems + p - 1) / p;
+    auto count_of = [&](int c) {
+      std::uint64_t off = bulk * static_cast<std::uint64_t>(c);
+      return off >= elems ? 0 : std::min(bulk, elems - off);
+    };
+    auto in_chunk  = [&](int c) { return in(base + std::min(bulk * static_cast<std::uint64_t>(c), elems), count_of(c)); };
+    auto out_chunk = [&](int c) { return out(base + std::min(bulk * static_cast<std::uint64_t>(c), elems), count_of(c)); };
+    ring_reduce_scatter(rank_, in_chunk, out_chunk(next));
+    // Allgather.
+    fw_.start_move(prime());
+    end_moves(1 + start_eager(next, out_chunk(next)));
+    int curr = next;
+    for (int i = 0; i < size_ - 1; ++i) {
+      const int c = mod(curr - 1, size_);
+      end_moves(start_recv(prev, out_chunk(c), nullptr, -1));
+      curr = c;
+      if (i < size_ - 2) {
+        fw_.start_move(prime());
+        end_moves(1 + start_eager(next, out_chunk(curr)));
+      }
+    }
+  }
+  return FwStatus::Done;
+}
+
+FwStatus FirmwareCall::barrier()
+{
+  if (size_ == 1)
+    return FwStatus::Done;
+  // Notifications through the rendezvous address path: everyone to rank 0 (which takes them in rank
+  // order), then rank 0 to everyone.
+  if (rank_ == 0) {
+    for (int i = 1; i < size_; ++i)
+      fw_.spin(address_from(i), fmt::format("{}: the arrival of rank {}", where(), i));
+    for (int i = 1; i < size_; ++i)
+      fw_.send_address(host(i), 0, 0);
+    return FwStatus::Done;
+  }
+  fw_.send_address(host(0), 0, 0);
+  fw_.spin(address_from(0), where() + ": the release from rank 0");
+  return FwStatus::Done;
+}
+
+FwStatus FirmwareCall::all_to_all()
+{
+  const std::uint64_t n = call_.call.count, bytes = n * eb_;
+  auto blk_in  = [&](int r) { return in(n * static_cast<std::uint64_t>(r), n); };
+  auto blk_out = [&](int r) { return out(n * static_cast<std::uint64_t>(r), n); };
+  if (size_ == 1) {
+    fw_.move(copy_move(blk_in(0), blk_out(0)));
+    return FwStatus::Done;
+  }
+  // "Simultaneous broadcasts": copy our own block, announce every slot, write each peer's block as its
+  // address arrives (busy-wait, any order), then busy-wait for every block written to us.
+  unsigned pending = 0;
+  fw_.start_move(copy_move(blk_in(rank_), blk_out(rank_)));
+  ++pending;
+  for (int i = 0; i < size_; ++i)
+    if (i != rank_)
+      fw_.send_address(host(i), addr(blk_out(i)), bytes);
+  for (int i = 0; i < size_ - 1; ++i) {
+    auto a = fw_.spin(address_from(-1), where() + ": the peers' addresses");
+    Move m;
+    m.op0   = operand(blk_in(rank_of(a.src)));
+    m.count = n;
+    fw_.start_move(write_to(a, 0, std::move(m)));
+    window(pending, 2);
+  }
+  for (int i = 0; i < size_ - 1; ++i)
+    fw_.spin(completion_from(-1, 0, bytes), where() + ": the blocks written to it");
+  finish_window(pending);
+  return FwStatus::Done;
+}
+
+} // namespace nafsim::nodes
