@@ -42,26 +42,29 @@ namespace {
 Built latency_by_size(const std::string& name, const CsvTable& merged, const Companion& mpi,
                       const std::vector<std::string>& series,
                       const std::function<std::string(const std::map<std::string, std::string>&)>& cclo_series,
-                      const std::string& cclo_latency, const std::string& mpi_series, const std::string& intro)
+                      const std::function<Scoped(const std::map<std::string, std::string>&)>& cclo_latency,
+                      const std::string& mpi_series, const std::string& intro)
 {
   Built b;
-  b.data = results::Table(name, {"collective", "series", "algorithm", "bytes", "latency_us"});
+  b.data = results::Table(name, {"collective", "series", "algorithm", "bytes", "latency_us", "scope"});
   Grid at;
   std::vector<std::pair<std::string, std::string>> order;
   std::set<std::uint64_t> sizes;
   auto add = [&](const std::string& coll, const std::string& s, const std::string& alg, const std::string& bytes,
-                 const std::string& latency) {
-    b.data.row().add(coll).add(s).add(alg).add(bytes).add(latency);
+                 const std::string& latency, const std::string& scope) {
+    b.data.row().add(coll).add(s).add(alg).add(bytes).add(latency).add(scope);
     if (std::none_of(order.begin(), order.end(), [&](auto const& k) { return k.first == coll; }))
       for (auto const& p : series)
         order.emplace_back(coll, p);
     sizes.insert(std::stoull(bytes));
     at[{coll, s}][std::stoull(bytes)] = {num(latency), alg};
   };
-  for (auto const& r : first_iterations(merged))
-    add(r.at("collective"), cclo_series(r), r.at("algorithm"), r.at("bytes"), r.at(cclo_latency));
+  for (auto const& r : first_iterations(merged)) {
+    Scoped l = cclo_latency(r);
+    add(r.at("collective"), cclo_series(r), r.at("algorithm"), r.at("bytes"), l.value, l.scope);
+  }
   for (auto const& r : first_iterations(mpi))
-    add(r.at("collective"), mpi_series, r.at("library_algorithm"), r.at("bytes"), r.at("latency_us"));
+    add(r.at("collective"), mpi_series, r.at("library_algorithm"), r.at("bytes"), r.at("latency_us"), "slowest rank");
   b.gallery.push_back(intro);
   b.gallery.push_back("");
   grid_lines(b.gallery, "| collective | series |", order, sizes, size_label, at);
@@ -72,82 +75,94 @@ Built latency_by_size(const std::string& name, const CsvTable& merged, const Com
 
 Built fig7(const CsvTable& merged, const Reference& ref, const Companion& mpi)
 {
+  // The per-rank table: each rank's own counter, as the benchmark logs them; throughput = size / the
+  // receiver's time (the benchmark's plot takes rank 1's).
   Built b;
-  b.data   = results::Table("accl-fig7", {"series", "bytes", "model_gbps", "measured_gbps", "gbps_error_pct",
-                                          "model_latency_us", "measured_latency_us", "latency_error_pct"});
-  b.errors = results::Table("accl-fig7-errors", {"series", "bytes", "model_latency_us", "measured_latency_us",
-                                                 "latency_error_pct", "model_gbps", "measured_gbps", "gbps_error_pct"});
+  b.data   = results::Table("accl-fig7", {"series", "bytes", "model_gbps", "measured_gbps", "gbps_error_pct", "sender_us",
+                                          "sender_measured_us", "sender_error_pct", "receiver_us",
+                                          "receiver_measured_us", "receiver_error_pct"});
+  b.errors = results::Table("accl-fig7-errors", b.data.columns());
   struct Sum {
-    double lat = 0, thr = 0;
-    int nl = 0, nt = 0;
+    double send = 0, recv = 0, thr = 0;
+    int ns = 0, nr = 0, nt = 0;
+  };
+  auto add_err = [](double e, double& s, int& n) {
+    if (!std::isnan(e)) {
+      s += std::abs(e);
+      ++n;
+    }
   };
   std::map<std::string, Sum> sums;
   std::vector<std::string> order;
-  auto rows = first_iterations(merged);
-  for (auto const& r : rows) {
+  std::map<std::pair<std::string, std::uint64_t>, std::pair<double, double>> lat; // (series, bytes) -> sender, receiver
+  for (auto const& r : first_iterations(merged)) {
     const std::string series = r.at("protocol") + "/" + r.at("location");
     if (std::find(order.begin(), order.end(), series) == order.end())
       order.push_back(series);
-    const std::uint64_t bytes = std::stoull(r.at("bytes"));
-    double ml = num(r.at("latency_us")), mg = num(r.at("throughput_gbps"));
-    double rl = ref.present ? ref.sendrecv_latency(r.at("location"), r.at("protocol"), bytes) : std::nan("");
-    std::string col = fmt::format("cclo_{}_rdma_{}", r.at("protocol") == "rendezvous" ? "rndzvs" : "eager",
-                                  r.at("location"));
-    double rg = ref.present ? ref.sendrecv_throughput(col, bytes) : std::nan("");
-    double el = error_pct(ml, rl), eg = error_pct(mg, rg);
-    b.data.row().add(series).add(bytes).add(fixed(mg, 3)).add(fixed(rg, 3)).add(fixed(eg, 1)).add(fixed(ml, 3))
-        .add(fixed(rl, 3)).add(fixed(el, 1));
-    b.errors->row().add(series).add(bytes).add(fixed(ml, 3)).add(fixed(rl, 3)).add(fixed(el, 1)).add(fixed(mg, 3))
-        .add(fixed(rg, 3)).add(fixed(eg, 1));
-    auto& s = sums[series];
-    if (!std::isnan(el)) {
-      s.lat += std::abs(el);
-      ++s.nl;
-    }
-    if (!std::isnan(eg)) {
-      s.thr += std::abs(eg);
-      ++s.nt;
-    }
+    auto& v = lat[{series, std::stoull(r.at("bytes"))}];
+    (r.at("rank") == "0" ? v.first : v.second) = num(r.at("latency_us"));
   }
+  for (auto const& s : order)
+    for (auto const& [key, v] : lat) {
+      if (key.first != s)
+        continue;
+      auto const& [series, bytes] = key;
+      const std::string loc   = series.substr(series.find('/') + 1);
+      const std::string proto = series.substr(0, series.find('/'));
+      const double mg         = static_cast<double>(bytes) * 8 / (v.second * 1e3);
+      auto measured           = [&](unsigned rank) {
+        return ref.present ? ref.sendrecv_latency(loc, proto, bytes, rank) : std::nan("");
+      };
+      const double rs = measured(0), rr = measured(1);
+      std::string col = fmt::format("cclo_{}_rdma_{}", proto == "rendezvous" ? "rndzvs" : "eager", loc);
+      const double rg = ref.present ? ref.sendrecv_throughput(col, bytes) : std::nan("");
+      const double es = error_pct(v.first, rs), er = error_pct(v.second, rr), eg = error_pct(mg, rg);
+      for (auto* t : {&b.data, &*b.errors})
+        t->row().add(series).add(bytes).add(fixed(mg, 3)).add(fixed(rg, 3)).add(fixed(eg, 1)).add(fixed(v.first, 3))
+            .add(fixed(rs, 3)).add(fixed(es, 1)).add(fixed(v.second, 3)).add(fixed(rr, 3)).add(fixed(er, 1));
+      auto& x = sums[series];
+      add_err(es, x.send, x.ns);
+      add_err(er, x.recv, x.nr);
+      add_err(eg, x.thr, x.nt);
+    }
   // The software-MPI baseline (OpenMPI over the host's RDMA NIC, workload mpi): throughput = size / latency.
   for (auto const& r : first_iterations(mpi)) {
     const std::string series = "openmpi-rdma/host";
     if (std::find(order.begin(), order.end(), series) == order.end())
       order.push_back(series);
     const std::uint64_t bytes = std::stoull(r.at("bytes"));
-    double mg = num(r.at("throughput_gbps")), mlat = num(r.at("latency_us"));
+    double mg = num(r.at("throughput_gbps"));
     double rg = ref.present ? ref.sendrecv_throughput("mpi_rdma_host", bytes) : std::nan("");
     double eg = error_pct(mg, rg);
-    b.data.row().add(series).add(bytes).add(fixed(mg, 3)).add(fixed(rg, 3)).add(fixed(eg, 1)).add(fixed(mlat, 3)).add("")
-        .add("");
-    b.errors->row().add(series).add(bytes).add(fixed(mlat, 3)).add("").add("").add(fixed(mg, 3)).add(fixed(rg, 3))
-        .add(fixed(eg, 1));
-    if (!std::isnan(eg)) {
-      sums[series].thr += std::abs(eg);
-      ++sums[series].nt;
-    }
+    for (auto* t : {&b.data, &*b.errors})
+      t->row().add(series).add(bytes).add(fixed(mg, 3)).add(fixed(rg, 3)).add(fixed(eg, 1)).add("").add("").add("")
+          .add("").add("").add("");
+    add_err(eg, sums[series].thr, sums[series].nt);
   }
   auto& g = b.gallery;
-  g.push_back("Model: calibrated on these very measurements (see `platforms/accl-coyote-u55c.json`; the OpenMPI "
-              "series: `platforms/accl-cpu-cx5.json`, host CPU costs and eager threshold fitted on its column). Latency "
-              "errors are against `sendrecv_latency_us.csv` (512 B - 256 KiB), throughput errors against "
-              "`sendrecv_throughput_gbps.csv` (512 B - 4 MiB). The measured eager throughputs imply 1.2-1.4x "
-              "longer times than the measured eager latencies of the same sizes, so no model fits both.");
+  g.push_back("Model: calibrated on these very measurements, each rank's own CCLO counter "
+              "(`sendrecv_latency_by_rank_us.csv`: rank 0 sends, rank 1 receives), run as the benchmark ran them "
+              "(host-invoked, MPI_Barrier and the CCLO's barrier() before each call: the receiver starts after the "
+              "sender by the barrier's release); see `platforms/accl-coyote-u55c.json`. Throughput = size / the "
+              "receiver's time, as the benchmark's plot, against `sendrecv_throughput_gbps.csv`. The OpenMPI series: "
+              "`platforms/accl-cpu-cx5.json`, host CPU costs and eager threshold fitted on its column.");
   g.push_back("");
-  g.push_back("| series | mean abs latency error | mean abs throughput error |");
-  g.push_back("|---|---|---|");
+  g.push_back("| series | mean abs error, sender | receiver | throughput |");
+  g.push_back("|---|---|---|---|");
+  auto cell = [](double s, int n) { return n ? fmt::format("{:.1f} % ({} sizes)", s / n, n) : std::string("-"); };
   for (auto const& s : order) {
     auto const& x = sums[s];
-    g.push_back(fmt::format("| {} | {} | {} |", s, x.nl ? fmt::format("{:.1f} % ({} sizes)", x.lat / x.nl, x.nl) : "-",
-                            x.nt ? fmt::format("{:.1f} % ({} sizes)", x.thr / x.nt, x.nt) : "-"));
+    g.push_back(fmt::format("| {} | {} | {} | {} |", s, cell(x.send, x.ns), cell(x.recv, x.nr), cell(x.thr, x.nt)));
   }
   g.push_back("");
-  g.push_back("| series | size | model us | measured us | error | model Gb/s | measured Gb/s | error |");
-  g.push_back("|---|---|---|---|---|---|---|---|");
+  g.push_back("| series | size | sender us | measured | error | receiver us | measured | error | Gb/s | measured | "
+              "error |");
+  g.push_back("|---|---|---|---|---|---|---|---|---|---|---|");
   for (auto const& row : b.errors->rows())
-    if (!row[3].empty() || !row[6].empty())
-      g.push_back(fmt::format("| {} | {} | {} | {} | {} % | {} | {} | {} % |", row[0], size_label(std::stoull(row[1])),
-                              row[2], row[3], row[4], row[5], row[6], row[7]));
+    g.push_back(fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |", row[0],
+                            size_label(std::stoull(row[1])), row[5], row[6], row[7].empty() ? "" : row[7] + " %", row[8],
+                            row[9], row[10].empty() ? "" : row[10] + " %", row[2], row[3],
+                            row[4].empty() ? "" : row[4] + " %"));
   return b;
 }
 
@@ -184,11 +199,15 @@ Built collectives(const std::string& name, const CsvTable& merged, const Compani
   const bool f2f = name == "accl-fig10";
   return latency_by_size(
       name, merged, mpi, {"cclo-eager", "cclo-rendezvous", "mpi"},
-      [](auto const& r) { return "cclo-" + r.at("protocol"); }, "latency_us", "mpi",
+      [](auto const& r) { return "cclo-" + benchmark_build(r); }, benchmark_scope, "mpi",
       fmt::format("Predictions: the CCLO model was calibrated on send/recv and NOP only, the MPI model on the MPI "
-                  "send/recv column of Fig. 7 only. CCLO: cycle counter (firmware pick-up to finalize), longest over "
-                  "the 8 ranks, with the algorithm the firmware ran. MPI: OpenMPI over the hosts' RDMA NICs, longest "
-                  "over the ranks from the common start to the return, with OpenMPI's algorithm choice{}. us.",
+                  "send/recv column of Fig. 7 only. CCLO: run as the ACCL+ benchmark ran it (host-invoked, MPI_Barrier "
+                  "and the CCLO's barrier() before each call; the eager build with 4 MiB Rx buffers, the rendezvous "
+                  "build with 64 B ones, the firmware choosing protocol and algorithm: all-to-all runs rendezvous in "
+                  "both); cycle counter (firmware pick-up to finalize) in the benchmark plots' scope: the root's for "
+                  "reduce and gather, the mean over the 8 ranks otherwise (column `scope`), with the algorithm the "
+                  "firmware ran. MPI: OpenMPI over the hosts' RDMA NICs, longest over the ranks from the common start "
+                  "to the return, with OpenMPI's algorithm choice{}. us.",
                   f2f ? "; FPGA data staged as ACCL+ Fig. 9 (FPGA -> host copy, MPI, host -> FPGA copy, next-kernel "
                         "invocation)"
                       : ", host data"));
@@ -197,35 +216,39 @@ Built collectives(const std::string& name, const CsvTable& merged, const Compani
 Built fig12(const CsvTable& merged, const Companion& mpi)
 {
   Built b;
-  b.data = results::Table("accl-fig12", {"bytes", "series", "ranks", "algorithm", "latency_us"});
+  b.data = results::Table("accl-fig12", {"bytes", "series", "ranks", "algorithm", "latency_us", "scope"});
   Grid at;
   std::set<std::uint64_t> ranks, sizes;
   struct Row {
     std::uint64_t bytes;
     std::string series;
     int ranks;
-    std::string algorithm, latency;
+    std::string algorithm, latency, scope;
   };
   std::vector<Row> rows;
-  for (auto const& r : first_iterations(merged))
-    rows.push_back({std::stoull(r.at("bytes")), "cclo-" + r.at("protocol"), std::stoi(r.at("ranks")), r.at("algorithm"),
-                    r.at("latency_us")});
+  for (auto const& r : first_iterations(merged)) {
+    Scoped l = benchmark_scope(r);
+    rows.push_back({std::stoull(r.at("bytes")), "cclo-" + benchmark_build(r), std::stoi(r.at("ranks")), r.at("algorithm"),
+                    l.value, l.scope});
+  }
   for (auto const& r : first_iterations(mpi))
     rows.push_back({std::stoull(r.at("bytes")), "mpi", std::stoi(r.at("ranks")), r.at("library_algorithm"),
-                    r.at("latency_us")});
+                    r.at("latency_us"), "slowest rank"});
   std::sort(rows.begin(), rows.end(), [](auto const& x, auto const& y) {
     return std::tie(x.bytes, x.series, x.ranks) < std::tie(y.bytes, y.series, y.ranks);
   });
   for (auto const& r : rows) {
-    b.data.row().add(r.bytes).add(r.series).add(r.ranks).add(r.algorithm).add(r.latency);
+    b.data.row().add(r.bytes).add(r.series).add(r.ranks).add(r.algorithm).add(r.latency).add(r.scope);
     ranks.insert(static_cast<std::uint64_t>(r.ranks));
     sizes.insert(r.bytes);
     at[{size_label(r.bytes), r.series}][static_cast<std::uint64_t>(r.ranks)] = {num(r.latency), r.algorithm};
   }
   auto& g = b.gallery;
-  g.push_back("Predictions: reduce latency (us) vs ranks, device data for the CCLO (cycle counter; the algorithm the "
-              "firmware selected) and host data for OpenMPI over RDMA NICs (the algorithm OpenMPI's tuned rules "
-              "selected).");
+  g.push_back("Predictions: reduce latency (us) vs ranks, device data for the CCLO (run as the ACCL+ benchmark ran it: "
+              "host-invoked, MPI_Barrier and the CCLO's barrier() before each call, the eager build with ranks+2 Rx "
+              "buffers of 4 MiB, the rendezvous build with 64 B ones; the root's cycle counter, as the benchmark's "
+              "plots show reduce; the algorithm the firmware selected) and host data for OpenMPI over RDMA NICs "
+              "(slowest rank; the algorithm OpenMPI's tuned rules selected).");
   g.push_back("");
   std::vector<std::pair<std::string, std::string>> order;
   for (auto s : sizes)
@@ -350,7 +373,8 @@ Built fig13(const CsvTable& merged, const Companion& mpi)
   // copies, included); MPI from the common start to the return.
   return latency_by_size(
       "accl-fig13", merged, mpi, {"cclo-device", "cclo-host", "mpi-tcp"},
-      [](auto const& r) { return "cclo-" + r.at("location"); }, "host_latency_us", "mpi-tcp",
+      [](auto const& r) { return "cclo-" + r.at("location"); },
+      [](auto const& r) { return Scoped{r.at("host_latency_us"), "slowest rank, host-visible"}; }, "mpi-tcp",
       "Predictions, nothing here calibrated on TCP: 8-rank gather and reduce over TCP. CCLO on the XRT platform "
       "(`platforms/accl-xrt-u55c.json`, hardware TCP stack, eager): device data invoked by an FPGA kernel, and host "
       "data invoked through XRT (45 us) with XRT's staging copies, as the application sees them. MPICH over the "

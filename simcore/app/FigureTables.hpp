@@ -57,13 +57,13 @@ struct Built {
 struct Reference {
   bool present = false;
   std::string where;
-  CsvTable latency, throughput, invocation, f2f_breakdown;
+  CsvTable by_rank, throughput, invocation, f2f_breakdown;
   static Reference load(const std::filesystem::path& dir)
   {
     Reference r;
     r.where = dir.string();
     try {
-      r.latency    = results::read_csv(dir / "sendrecv_latency_us.csv");
+      r.by_rank    = results::read_csv(dir / "sendrecv_latency_by_rank_us.csv");
       r.throughput = results::read_csv(dir / "sendrecv_throughput_gbps.csv");
       r.invocation = results::read_csv(dir / "invocation_latency_us.csv");
       r.f2f_breakdown = results::read_csv(dir / "mpi_bcast_8ranks_fpga_data_breakdown_us.csv");
@@ -73,13 +73,15 @@ struct Reference {
     }
     return r;
   }
-  double sendrecv_latency(const std::string& location, const std::string& protocol, std::uint64_t bytes) const
+  /// Mean send/recv latency of `rank` (0 = sender, 1 = receiver: its own CCLO counter); NaN if absent.
+  double sendrecv_latency(const std::string& location, const std::string& protocol, std::uint64_t bytes,
+                          unsigned rank) const
   {
     const std::string p = protocol == "rendezvous" ? "rndzvs" : "eager";
-    for (std::size_t i = 0; i < latency.rows.size(); ++i)
-      if (latency.cell(i, "data_location") == location && latency.cell(i, "protocol") == p &&
-          latency.cell(i, "size_B") == std::to_string(bytes))
-        return num(latency.cell(i, "mean_us"));
+    for (std::size_t i = 0; i < by_rank.rows.size(); ++i)
+      if (by_rank.cell(i, "data_location") == location && by_rank.cell(i, "protocol") == p &&
+          by_rank.cell(i, "size_B") == std::to_string(bytes) && by_rank.cell(i, "rank") == std::to_string(rank))
+        return num(by_rank.cell(i, "mean_us"));
     return std::nan("");
   }
   /// Column `column` of the F2F breakdown (Fig. 9) at `bytes`; NaN if absent.
@@ -111,6 +113,37 @@ inline std::vector<std::map<std::string, std::string>> first_iterations(const Cs
     if (r.count("iteration") && r.at("iteration") == "0")
       v.push_back(r);
   return v;
+}
+
+/// A latency and the scope it stands for (which rank or ranks).
+struct Scoped {
+  std::string value;
+  std::string scope;
+};
+
+/// What the ACCL+ benchmark's plots show for a collective-table row (zhenhaohe/ACCL
+/// test/host/Coyote/run_scripts/plot.py, read_accl_log_files and generate_time_*_plots: each rank logs
+/// its counter; the plots average over the logged rows, after dropping every rank but 0 for reduce
+/// and gather): the root's counter for reduce and gather, the mean over ranks otherwise.
+inline Scoped benchmark_scope(const std::map<std::string, std::string>& r)
+{
+  auto const& c = r.at("collective");
+  if ((c == "reduce" || c == "gather") && r.count("root_latency_us") && r.at("root") == "0")
+    return {r.at("root_latency_us"), "root (rank 0)"};
+  if (r.count("latency_mean_us"))
+    return {r.at("latency_mean_us"), "mean over ranks"};
+  return {r.at("latency_us"), "slowest rank"};
+}
+
+/// The benchmark build a row ran with: "eager" (Rx buffers of 4 MiB, max_eager_size above every
+/// message) or "rendezvous" (64 B Rx buffers), from the sweep's max_eager_size axis; without that axis,
+/// the protocol the firmware ran.
+inline std::string benchmark_build(const std::map<std::string, std::string>& r)
+{
+  auto it = r.find("platform.node.fpga.cclo.tuning.max_eager_size");
+  if (it == r.end())
+    return r.at("protocol");
+  return it->second == "64B" ? "rendezvous" : "eager";
 }
 
 // ---- the builders ----

@@ -39,7 +39,7 @@ const std::vector<Figure>& figures()
   };
   static const std::vector<Figure> list{
       {{"accl-fig7", "ACCL+ Fig. 7: send/recv throughput, eager and rendezvous, device and host data, and OpenMPI"},
-       fig7, "collective", true},
+       fig7, "collective_ranks", true},
       {{"accl-fig8", "ACCL+ Fig. 8: CCLO invocation latency (NOP)"}, plain(fig8)},
       {{"accl-fig9", "ACCL+ Fig. 9: 8-rank broadcast of FPGA data through software MPI, stacked breakdown"},
        plain(fig9), "mpi"},
