@@ -34,6 +34,11 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, std::size_t hos
                                      data ? &data->memory.at(host) : nullptr);
   fw_  = std::make_unique<Firmware>(*this);
   dmp_->on_deadlock([this](std::string why) { fail(fmt::format("host {}: {}", host_, why)); });
+  // A failure while no call runs (a session that gave up after its data was handed over, say) is
+  // reported by the next call; if the run stalls first, the deadlock report names it as the cause.
+  sched.add_deadlock_note([this] {
+    return error_.empty() ? std::string() : fmt::format("host {}: the CCLO recorded a failure no call has reported yet: {}", host_, error_);
+  });
   // The Rx system receives every SEND: notifications need no buffer; eager data takes a free Rx
   // buffer, and none free means back-pressure (the sender is told the receiver is not ready).
   link_.set_recv_provider([this](const AppHeader& h) {

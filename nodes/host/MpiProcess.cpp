@@ -225,7 +225,7 @@ void MpiProcess::on_inbound(net::HostId src, const roce::InboundMessage& m)
 void MpiProcess::on_completion(const roce::Completion& c)
 {
   if (c.status != roce::Status::Success)
-    throw std::runtime_error(fmt::format("MPI host {}: {}", id_, roce::describe_failure(c)));
+    throw SimulationError(fmt::format("MPI host {}: {}", id_, roce::describe_failure(c)));
   auto it = reads_.find(c.wr_id);
   if (it == reads_.end())
     return; // SEND completions: eager sends completed when copied, control messages need nothing

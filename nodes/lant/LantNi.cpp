@@ -186,10 +186,10 @@ void LantNi::control(std::uint32_t dst, Wire w, SimTime from)
 bool LantNi::verify(const Delivered& d) const
 {
   const std::uint64_t P = cfg_.transport.packet_payload.count;
-  std::uint32_t count   = cfg_.transport.packets_for(d.bytes);
-  for (std::uint32_t i = 0; i < count; ++i) {
+  const std::uint64_t count = cfg_.transport.packets_for(d.bytes);
+  for (std::uint64_t i = 0; i < count; ++i) {
     auto it = image_.find(d.base + std::uint64_t{i} * P);
-    if (it == image_.end() || it->second != std::pair{d.msg, i})
+    if (it == image_.end() || it->second != std::pair{d.msg, static_cast<std::uint32_t>(i)})
       return false;
   }
   return true;
@@ -262,6 +262,7 @@ void LantNi::rearm()
 
 void LantNi::refill(SimTime now)
 {
+  bool took = false; // a packet taken from the sender starts its transaction-table timeout
   while (staged_.size() < cfg_.tx_prefetch_packets) {
     auto t = tx_.next_packet(now, scratch_);
     if (!t)
@@ -275,6 +276,7 @@ void LantNi::refill(SimTime now)
     else
       data = memory_.read_done(Engine::PoeRead, start, t->local_addr, Bytes{t->pkt.length});
     staged_.push_back(Staged{*t, std::max(start, data) + cycle_ * static_cast<std::int64_t>(cfg_.tx_pipeline) + phy_tx_});
+    took = true;
     if (t->starts_command) {
       wake_waiters(); // a command left its queue: room for a waiting post
       if (!submitted_.empty())
@@ -282,7 +284,9 @@ void LantNi::refill(SimTime now)
     }
   }
   if (!scratch_.empty())
-    execute(scratch_);
+    execute(scratch_); // re-arms the timer too
+  else if (took)
+    rearm();
 }
 
 std::optional<net::Packet> LantNi::pull()

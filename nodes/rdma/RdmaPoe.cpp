@@ -189,6 +189,10 @@ void RdmaPoe::refill(SimTime now)
     std::uint32_t len = 0;
     if (auto r = q.rsp.front_response()) {
       q.rsp.pop_front();
+      if (!q.in_ctrl && q.rsp.front_ack()) { // an ACK queued behind the READ response is next: control path
+        q.in_ctrl = true;
+        ctrl_.push_back(id);
+      }
       len = r->packet.data.length;
       ++q.staged_responses;
       SimTime ready = std::max(memory_.read_done(Engine::PoeRead, now, r->addr, Bytes{len}), now + cfg_.tx_latency);

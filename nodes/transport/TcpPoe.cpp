@@ -134,7 +134,7 @@ void TcpPoe::execute(QpId s, tcp::Actions& acts)
         c.verb     = r.verb;
         c.status   = roce::Status::RetryExceeded;
         c.bytes    = r.head.bytes;
-        c.psn      = static_cast<roce::Psn>(f->at);
+        c.stream_byte = f->at;
         c.attempts = f->attempts;
         notify_after_writes(Notice{s, false, c, {}});
       }

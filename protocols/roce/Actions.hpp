@@ -4,6 +4,7 @@
 #include "protocols/roce/Wire.hpp"
 #include "simcore/units/Units.hpp"
 
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -44,6 +45,7 @@ struct Completion {
   std::uint64_t bytes = 0;
   Psn psn             = 0; ///< failures: the PSN that could not be delivered
   unsigned attempts   = 0; ///< failures: timeouts or RNR NAKs endured
+  std::optional<std::uint64_t> stream_byte; ///< TCP failures: the first unacknowledged stream byte (psn unused)
 };
 /// A sentence describing a failed completion, for error reports.
 std::string describe_failure(const Completion& c);

@@ -10,7 +10,9 @@ std::string describe_failure(const Completion& c)
   switch (c.status) {
     case Status::Success: return "success";
     case Status::RetryExceeded:
-      return "no acknowledgement for PSN " + std::to_string(c.psn) + " after " + std::to_string(c.attempts) +
+      return "no acknowledgement for " +
+             (c.stream_byte ? "stream byte " + std::to_string(*c.stream_byte) : "PSN " + std::to_string(c.psn)) +
+             " after " + std::to_string(c.attempts) +
              " retransmission timeout(s); the retry limit is exhausted";
     case Status::RnrRetryExceeded:
       return "receiver not ready (no receive posted) for PSN " + std::to_string(c.psn) + " after " +
@@ -62,7 +64,7 @@ bool Requester::anything_unacked() const
 void Requester::post(const WorkRequest& wr, SimTime /*now*/, Actions& out)
 {
   if (state_ == State::Error) {
-    out.push_back(Completion{wr.wr_id, wr.verb, Status::Flushed, 0, 0, 0});
+    out.push_back(Completion{wr.wr_id, wr.verb, Status::Flushed, 0, 0, 0, {}});
     return;
   }
   Pending p;
@@ -158,7 +160,7 @@ void Requester::complete_front(Actions& out)
     bool done = f.wr.verb == Verb::Read ? f.read_received == f.npkts : psn_lt(last_psn(f), una_);
     if (!done)
       break;
-    out.push_back(Completion{f.wr.wr_id, f.wr.verb, Status::Success, f.wr.length, 0, 0});
+    out.push_back(Completion{f.wr.wr_id, f.wr.verb, Status::Success, f.wr.length, 0, 0, {}});
     wrs_.pop_front();
     if (cur_wr_ > 0)
       --cur_wr_;
@@ -313,7 +315,7 @@ void Requester::fail(Status s, Psn psn, unsigned attempts, Actions& out)
   state_ = State::Error;
   bool first = true;
   for (auto const& w : wrs_) {
-    out.push_back(Completion{w.wr.wr_id, w.wr.verb, first ? s : Status::Flushed, 0, psn, first ? attempts : 0});
+    out.push_back(Completion{w.wr.wr_id, w.wr.verb, first ? s : Status::Flushed, 0, psn, first ? attempts : 0, {}});
     first = false;
   }
   wrs_.clear();

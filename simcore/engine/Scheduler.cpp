@@ -256,6 +256,15 @@ std::string Scheduler::deadlock_report() const
   return s;
 }
 
+std::string Scheduler::failure_notes() const
+{
+  std::string s;
+  for (auto const& note : failure_notes_)
+    if (std::string n = note(); !n.empty())
+      s += "\n" + n;
+  return s;
+}
+
 void Scheduler::run_kernel()
 {
   if (!sync_)

@@ -13,6 +13,10 @@ Simulation::Simulation(const std::vector<std::string>& log_settings)
   args_ = {"nafsim", "--log=xbt_cfg.thres:warning", "--log=root.thres:warning"};
   for (auto const& l : log_settings)
     args_.push_back("--log=" + l);
+#ifdef NAFSIM_SANITIZE
+  // ASan cannot follow the raw contexts' stack switches (CMakeLists.txt, NAFSIM_SANITIZE).
+  args_.push_back("--cfg=contexts/factory:thread");
+#endif
   for (auto& a : args_)
     argv_.push_back(a.data());
   argv_.push_back(nullptr);
@@ -34,8 +38,19 @@ void Simulation::run(sg4::Host* kernel_host)
   auto t0 = std::chrono::steady_clock::now();
   engine_->run();
   wall_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (auto e = sched_.error())
+  auto e = sched_.error();
+  if (!e)
+    return;
+  std::string notes = sched_.failure_notes();
+  if (notes.empty())
     std::rethrow_exception(e);
+  try {
+    std::rethrow_exception(e);
+  } catch (const DeadlockError& d) {
+    throw DeadlockError(d.what() + notes);
+  } catch (const SimulationError& s) {
+    throw SimulationError(s.what() + notes);
+  }
 }
 
 std::uint64_t Simulation::peak_rss_bytes()

@@ -17,6 +17,8 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
     : topo_(topo), routes_(topo), cfg_(cfg), sched_(sched), faults_(cfg.faults)
 {
   lossless_ = cfg.switch_.flow_control == FlowControl::Lossless;
+  if (faults_.active())
+    sched.add_failure_note([this] { return faults_.summary(); });
   const auto nv = static_cast<std::uint32_t>(topo.vertex_count());
   port_base_.resize(nv);
   switch_rng_.reserve(nv);

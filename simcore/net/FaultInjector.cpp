@@ -1,6 +1,15 @@
 #include "simcore/net/FaultInjector.hpp"
 
+#include <algorithm>
+#include <fmt/format.h>
+
 namespace nafsim::net {
+
+namespace {
+std::uint64_t pair_key(const Packet& p) { return (std::uint64_t{p.src} << 32) | p.dst; }
+} // namespace
+
+FlowFaults& FaultInjector::flow(const Packet& p) { return flows_[pair_key(p)]; }
 
 FaultInjector::FaultInjector(const FaultConfig& cfg) : cfg_(cfg), active_(cfg.any())
 {
@@ -18,6 +27,7 @@ FaultVerdict FaultInjector::on_arrival(Port& port, Packet& p, SimTime& delay)
         --r.remaining;
         ++rule_drops_;
         ++port.counters.fault_drops;
+        ++flow(p).lost;
         return FaultVerdict::Drop;
       }
     }
@@ -36,22 +46,50 @@ FaultVerdict FaultInjector::on_arrival(Port& port, Packet& p, SimTime& delay)
   }
   if (lost) {
     ++port.counters.fault_drops;
+    ++flow(p).lost;
     return FaultVerdict::Drop;
   }
   if (corrupt && !p.corrupted) {
     p.corrupted = true;
     ++port.counters.corrupted;
+    ++flow(p).corrupted;
   }
   if (duplicate) {
     ++port.counters.duplicated;
+    ++flow(p).duplicated;
     return FaultVerdict::Duplicate;
   }
   if (reorder) {
     ++port.counters.held_back;
+    ++flow(p).held_back;
     delay = extra;
     return FaultVerdict::Delay;
   }
   return FaultVerdict::Deliver;
+}
+
+std::string FaultInjector::summary() const
+{
+  FlowFaults all;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> lost; // (pair, packets lost)
+  for (auto const& [k, f] : flows_) {
+    all.lost += f.lost;
+    all.corrupted += f.corrupted;
+    all.duplicated += f.duplicated;
+    all.held_back += f.held_back;
+    if (f.lost > 0)
+      lost.emplace_back(k, f.lost);
+  }
+  std::sort(lost.begin(), lost.end(), [](auto const& a, auto const& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  std::string s = fmt::format("network faults injected before the failure: {} packet(s) lost ({} by drop rules), {} "
+                              "corrupted, {} duplicated, {} reordered",
+                              all.lost, rule_drops_, all.corrupted, all.duplicated, all.held_back);
+  for (std::size_t i = 0; i < lost.size() && i < 5; ++i)
+    s += fmt::format("{} host {} -> host {}: {}", i == 0 ? "; most lost on" : ",", lost[i].first >> 32,
+                     lost[i].first & 0xFFFFFFFF, lost[i].second);
+  return s;
 }
 
 } // namespace nafsim::net

@@ -7,11 +7,21 @@
 #include "simcore/net/Packet.hpp"
 #include "simcore/net/Port.hpp"
 
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace nafsim::net {
 
 enum class FaultVerdict { Deliver, Drop, Duplicate, Delay };
+
+/// Faults that hit the packets of one source -> destination pair (any cable on the way).
+struct FlowFaults {
+  std::uint64_t lost       = 0;
+  std::uint64_t corrupted  = 0;
+  std::uint64_t duplicated = 0;
+  std::uint64_t held_back  = 0;
+};
 
 class FaultInjector {
 public:
@@ -21,6 +31,10 @@ public:
   /// Delay: hand it on `delay` later.
   FaultVerdict on_arrival(Port& port, Packet& p, SimTime& delay);
   std::uint64_t rule_drops() const { return rule_drops_; }
+  /// Per (source host << 32 | destination host).
+  const std::unordered_map<std::uint64_t, FlowFaults>& flows() const { return flows_; }
+  /// One paragraph for failure reports: the faults injected so far and the pairs most hit by loss.
+  std::string summary() const;
 
 private:
   struct Rule {
@@ -31,6 +45,8 @@ private:
   std::vector<Rule> rules_;
   bool active_;
   std::uint64_t rule_drops_ = 0;
+  FlowFaults& flow(const Packet& p);
+  std::unordered_map<std::uint64_t, FlowFaults> flows_;
 };
 
 } // namespace nafsim::net
