@@ -2,6 +2,7 @@
 
 #include "simcore/config/ConfigError.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace nafsim::workloads {
@@ -24,6 +25,24 @@ std::vector<std::uint64_t> message_sizes(const std::vector<Bytes>& sizes, Bytes 
       break;
   }
   return v;
+}
+
+std::string size_path(const std::vector<Bytes>& given, std::size_t i)
+{
+  return given.empty() ? std::string("/workload/max_size") : fmt::format("/workload/sizes/{}", i);
+}
+
+void check_verify_budget(const std::string& path, std::uint64_t size, std::uint64_t per_rank, std::uint64_t ranks)
+{
+  // per_rank * ranks may overflow for absurd sizes: compare by division.
+  if (per_rank == 0 || per_rank <= kVerifyBudget / std::max<std::uint64_t>(ranks, 1))
+    return;
+  throw config::ConfigError(
+      "", path,
+      fmt::format("size {}: verify keeps every rank's operand and result as real bytes ({} per rank, {} rank(s)), more "
+                  "than the {} nafsim allows itself; set workload.verify to false for sizes this large (the timing "
+                  "does not need the bytes) or verify smaller sizes",
+                  format_bytes(Bytes{size}), format_bytes(Bytes{per_rank}), ranks, format_bytes(Bytes{kVerifyBudget})));
 }
 
 } // namespace nafsim::workloads

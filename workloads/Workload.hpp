@@ -25,4 +25,17 @@ public:
 std::vector<std::uint64_t> message_sizes(const std::vector<Bytes>& sizes, Bytes min, Bytes max,
                                          std::uint64_t first_step);
 
+/// The JSON path of size `i` of a sweep built by message_sizes (for errors): /workload/sizes/i when the list was
+/// given, else /workload/max_size (the largest sizes are the ones that break limits).
+std::string size_path(const std::vector<Bytes>& given, std::size_t i);
+
+/// With `verify`, every rank's operand and result live as real bytes in this process. Above this many bytes over
+/// all ranks a run would exhaust the machine running nafsim (a 24 GiB workstation holds a few copies), so
+/// check_verify_budget refuses it: the timing model never needs the bytes, only the check does.
+inline constexpr std::uint64_t kVerifyBudget = 4ULL << 30;
+
+/// Throws config::ConfigError at `path` when `ranks` ranks holding `per_rank` bytes of real data exceed
+/// kVerifyBudget, naming the size and the fix (verify false, or smaller sizes).
+void check_verify_budget(const std::string& path, std::uint64_t size, std::uint64_t per_rank, std::uint64_t ranks);
+
 } // namespace nafsim::workloads

@@ -94,13 +94,14 @@ struct TuningConfig {
                                               "firmware default 32 KiB");
     v.field("max_rendezvous_size", max_rendezvous_size, "size of the three rendezvous spare buffers");
     v.field("bcast_flat_tree_max_ranks", bcast_flat_tree_max_ranks, "rendezvous bcast is flat up to this many ranks, "
-                                                                    "a binary tree above");
+                                                                    "a binary tree above", config::Limits::at_least(1));
     v.field("reduce_flat_tree_max_ranks", reduce_flat_tree_max_ranks, "rendezvous reduce is flat up to this many "
-                                                                      "ranks (or up to reduce_flat_tree_max_count)");
+                                                                      "ranks (or up to reduce_flat_tree_max_count)", config::Limits::at_least(1));
     v.field("reduce_flat_tree_max_count", reduce_flat_tree_max_count,
             "rendezvous reduce is flat up to this many bytes; 0 = the driver's min(max_rendezvous_size / 4, 32 KiB)");
     v.field("gather_flat_tree_max_fanin", gather_flat_tree_max_fanin,
-            "rendezvous gather announces at most this many slots at once above gather_flat_tree_max_count");
+            "rendezvous gather announces at most this many slots at once above gather_flat_tree_max_count",
+            config::Limits::at_least(1));
     v.field("gather_flat_tree_max_count", gather_flat_tree_max_count, "see gather_flat_tree_max_fanin");
   }
 };

@@ -198,7 +198,11 @@ Cclo& Cluster::cclo(std::size_t i)
                         format_bytes(cc.tuning.max_eager_size), format_bytes(cc.txrx.header),
                         format_bytes(Bytes{tc.max_registered()}), tc.bitmask_bits,
                         format_bytes(tc.packet_payload), tc.registration ? "" : "; registration is off"));
-      link.post = [ni](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()>) {
+      link.post = [ni, &tc](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()>) {
+        if (auto why = tc.command_size_problem(std::max<std::uint64_t>(wr.length, 1)); !why.empty())
+          throw SimulationError(fmt::format("the CCLO posts a {} B transfer to node {} that the connectionless transport "
+                                            "cannot carry: {}",
+                                            wr.length, peer, why));
         lant::Command c;
         c.id          = wr.wr_id;
         c.dst         = peer;

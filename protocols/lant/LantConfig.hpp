@@ -6,6 +6,8 @@
 
 #include "simcore/config/Schema.hpp"
 
+#include <string>
+
 namespace nafsim::lant {
 
 struct LargeTransferConfig {
@@ -108,9 +110,24 @@ struct LantConfig {
   {
     return registration && bytes <= max_registered() && bytes >= register_min.count;
   }
-  std::uint32_t packets_for(std::uint64_t bytes) const
+  std::uint64_t packets_for(std::uint64_t bytes) const
   {
-    return static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (bytes + packet_payload.count - 1) / packet_payload.count));
+    return std::max<std::uint64_t>(1, (bytes + packet_payload.count - 1) / packet_payload.count);
+  }
+  /// Most packets one command may have: the model numbers a packet within its operation with 24 bits (the paper
+  /// leaves the field width open; 2^24 - 1 packets of 512 B is 8 GiB per command).
+  static constexpr std::uint64_t kMaxCommandPackets = (std::uint64_t{1} << 24) - 1;
+  /// Why a command of `bytes` cannot be posted (empty when it can): zero bytes, or more packets than
+  /// kMaxCommandPackets.
+  std::string command_size_problem(std::uint64_t bytes) const
+  {
+    if (bytes == 0)
+      return "it moves 0 bytes (a command carries at least one byte)";
+    if (packets_for(bytes) > kMaxCommandPackets)
+      return std::to_string(bytes) + " bytes need " + std::to_string(packets_for(bytes)) + " packets of " +
+             std::to_string(packet_payload.count) + " B, more than the " + std::to_string(kMaxCommandPackets) +
+             " one command may have";
+    return {};
   }
 };
 

@@ -6,7 +6,6 @@ namespace nafsim::lant {
 
 namespace {
 constexpr unsigned kLargeQueue = 2;
-constexpr std::uint64_t kMaxPackets = (std::uint64_t{1} << 24) - 1;
 } // namespace
 
 Sender::Sender(const LantConfig& cfg, std::uint32_t self) : cfg_(cfg), self_(self) {}
@@ -24,14 +23,11 @@ bool Sender::can_post(unsigned queue, std::uint64_t bytes, bool message) const
 
 bool Sender::post(const Command& c, SimTime, Actions& out)
 {
-  if (c.bytes == 0)
-    throw ProtocolError(fmt::format("node {}: command {} moves 0 bytes", self_, c.id));
+  if (auto why = cfg_.command_size_problem(c.bytes); !why.empty())
+    throw ProtocolError(fmt::format("node {}: command {}: {}", self_, c.id, why));
   if (c.queue > 1)
     throw ProtocolError(fmt::format("node {}: command {} names queue {}; queues are 0 (CPU) and 1 (accelerator)",
                                     self_, c.id, c.queue));
-  if (cfg_.packets_for(c.bytes) > kMaxPackets)
-    throw ProtocolError(fmt::format("node {}: command {} of {} bytes needs more than {} packets", self_, c.id,
-                                    c.bytes, kMaxPackets));
   if (c.message && !cfg_.registrable(c.bytes))
     throw ProtocolError(fmt::format(
         "node {}: message {} of {} bytes cannot be registered (registration range [{}, {}] bytes, registration {}): "
@@ -115,7 +111,7 @@ bool Sender::start_operation(SimTime now)
     o.bytes         = cmd.bytes;
     current_starts_ = true;
   }
-  o.count      = cfg_.packets_for(o.bytes);
+  o.count      = static_cast<std::uint32_t>(cfg_.packets_for(o.bytes)); // <= kMaxCommandPackets (post checks)
   o.message    = cmd.message;
   o.header     = cmd.header;
   o.registered = cmd.message || (cmd.notify != Notify::Sender && cfg_.registrable(o.bytes));

@@ -30,13 +30,13 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
     if (trace.messages())
       cluster->enable_trace(trace);
     sc.workload->start(*cluster);
+    sim.run(cluster->kernel_host()); // some limits are met only as the run opens them (TCP sessions)
   } catch (const config::ConfigError& e) {
     // Errors found against the built platform: name the file the offending value came from.
     if (!e.origin().empty())
       throw;
     throw config::ConfigError(sc.origins.of(e.json_path()), e.json_path(), e.message());
   }
-  sim.run(cluster->kernel_host());
 
   results::ResultSink sink(out_dir);
   RunReport rep;

@@ -146,10 +146,12 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
       config::set_dotted(resolved, it.key(), it.value(), origins, origin + " (overrides." + it.key() + ")");
   }
   for (auto const& s : opt.sets) {
-    auto eq = s.find('=');
+    // Errors quote the --set (a very long value shortened).
+    const std::string where = "--set " + (s.size() > 120 ? s.substr(0, 100) + "..." : s);
+    auto eq                 = s.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw ConfigError("--set " + s, "", "expected path=value, e.g. --set platform.network.link.rate=25Gbps");
-    config::set_dotted(resolved, s.substr(0, eq), config::parse_cli_value(s.substr(eq + 1)), origins, "--set " + s);
+      throw ConfigError(where, "", "expected path=value, e.g. --set platform.network.link.rate=25Gbps");
+    config::set_dotted(resolved, s.substr(0, eq), config::parse_cli_value(s.substr(eq + 1), where), origins, where);
   }
   if (opt.seed)
     resolved["seed"] = *opt.seed;

@@ -3,30 +3,108 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
+#include <set>
 #include <sstream>
 
 namespace nafsim::config {
 
-Json parse_json_text(const std::string& text, const std::string& origin)
+namespace {
+
+/// Deeper documents are refused: nafsim's own nest four or five levels, and a very deep one would exhaust
+/// the stack when it is copied or freed (both recursive).
+constexpr int kMaxDepth = 64;
+
+/// Line and column of byte `offset` of `text`.
+std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t offset)
 {
-  try {
-    return Json::parse(text, nullptr, true, /*ignore_comments=*/true);
-  } catch (const Json::parse_error& e) {
-    // Translate the byte offset into line:column for the user.
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i + 1 < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
     }
+  }
+  return {line, col};
+}
+
+/// The parser's checks as it reads: nesting depth and keys repeated within an object (which JSON
+/// parsers silently resolve to the last one: a typo'd duplicate would be lost without a word).
+struct Checks {
+  std::string origin;
+  std::vector<std::set<std::string>> keys; ///< by object depth
+  std::vector<std::string> path;           ///< keys of the enclosing objects ("[]" inside arrays)
+  std::string pointer() const
+  {
+    std::string p;
+    for (std::size_t i = 0; i < path.size() && i < 8; ++i)
+      p += path[i].empty() ? "/[...]" : "/" + path[i]; // array levels are not indexed
+    return path.size() > 8 ? p + "/..." : p;
+  }
+  bool operator()(int depth, Json::parse_event_t event, Json& parsed)
+  {
+    using E = Json::parse_event_t;
+    if ((event == E::object_start || event == E::array_start) && depth >= kMaxDepth)
+      throw ConfigError(origin, pointer(),
+                        fmt::format("the document nests deeper than {} levels (a scenario needs a handful)", kMaxDepth));
+    switch (event) {
+      case E::object_start:
+        keys.resize(static_cast<std::size_t>(depth) + 1);
+        keys[static_cast<std::size_t>(depth)].clear();
+        path.resize(static_cast<std::size_t>(depth));
+        break;
+      case E::array_start: path.resize(static_cast<std::size_t>(depth)); break;
+      case E::key: {
+        auto const& k = parsed.get_ref<const std::string&>();
+        auto d        = static_cast<std::size_t>(depth);
+        path.resize(d - 1 < path.size() ? d - 1 : path.size());
+        if (d - 1 < keys.size() && !keys[d - 1].insert(k).second)
+          throw ConfigError(origin, pointer() + "/" + k,
+                            fmt::format("key '{}' appears twice in the same object (JSON keeps only one of them): "
+                                        "remove or rename one",
+                                        k));
+        path.resize(d - 1);
+        path.push_back(k);
+        break;
+      }
+      default: break;
+    }
+    return true;
+  }
+};
+
+} // namespace
+
+/// Parse with the checks; a syntax error returns nothing when `syntax_is_not_json`, else throws.
+static std::optional<Json> parse_checked(const std::string& text, const std::string& origin, bool syntax_is_not_json)
+{
+  Checks checks{origin, {}, {}};
+  try {
+    return Json::parse(
+        text, [&](int depth, Json::parse_event_t event, Json& parsed) { return checks(depth, event, parsed); }, true,
+        /*ignore_comments=*/true);
+  } catch (const Json::parse_error& e) {
+    if (syntax_is_not_json)
+      return std::nullopt;
+    auto [line, col] = line_column(text, e.byte);
     std::string what = e.what();
     auto pos         = what.find("syntax error");
     throw ConfigError(origin, "", fmt::format("invalid JSON at line {}, column {}: {}", line, col,
                                               pos == std::string::npos ? what : what.substr(pos)));
+  } catch (const Json::exception& e) { // e.g. a number beyond double's range (1e400)
+    std::string what = e.what();
+    auto pos         = what.find("] ");
+    throw ConfigError(origin, checks.pointer(),
+                      fmt::format("invalid JSON: {} (numbers must fit a double: at most about 1.8e308)",
+                                  pos == std::string::npos ? what : what.substr(pos + 2)));
   }
+}
+
+Json parse_json_text(const std::string& text, const std::string& origin)
+{
+  return *parse_checked(text, origin, false);
 }
 
 Json load_json_file(const std::string& path)
@@ -99,13 +177,12 @@ void set_dotted(Json& doc, const std::string& dotted, Json value, Origins& origi
   }
 }
 
-Json parse_cli_value(const std::string& text)
+Json parse_cli_value(const std::string& text, const std::string& origin)
 {
-  try {
-    return Json::parse(text);
-  } catch (const Json::parse_error&) {
-    return Json(text);
-  }
+  // JSON if it is JSON (numbers, true, [..]), otherwise the text as a string; JSON that does not fit
+  // (1e400) is an error, not a string.
+  auto j = parse_checked(text, origin, true);
+  return j ? std::move(*j) : Json(text);
 }
 
 std::string suggest_key(const std::string& key, const std::vector<std::string>& known)

@@ -167,8 +167,11 @@ template <class T, T (*Parse)(std::string_view), std::string (*Format)(T)> struc
 template <> struct Codec<Bytes> {
   static Bytes read(const Json& j)
   {
-    if (j.is_number_unsigned() || (j.is_number_integer() && j.get<std::int64_t>() >= 0))
+    if (j.is_number_unsigned() || (j.is_number_integer() && j.get<std::int64_t>() >= 0)) {
+      if (j.get<std::uint64_t>() > kMaxBytes)
+        throw ValueError{j.dump() + " is too large a size (at most 1 PiB)"};
       return Bytes{j.get<std::uint64_t>()};
+    }
     return UnitCodec<Bytes, parse_bytes, format_bytes>::read(j, "4KiB");
   }
   static Json write(Bytes v) { return format_bytes(v); }

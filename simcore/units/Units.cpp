@@ -19,7 +19,10 @@ SimTime transmit_time(Bytes b, BitsPerSecond r)
     __extension__ using I128 = __int128;
     I128 num = static_cast<I128>(b.count) * 8 * 1000000000000LL;
     auto den = static_cast<I128>(r.bps);
-    return SimTime::ps(static_cast<std::int64_t>((num + den / 2) / den));
+    I128 ps  = (num + den / 2) / den;
+    if (ps > static_cast<I128>(INT64_MAX))
+      return SimTime::from_seconds(bits / r.bps); // beyond the clock: raises TimeRangeError
+    return SimTime::ps(static_cast<std::int64_t>(ps));
   }
   return SimTime::from_seconds(bits / r.bps);
 }
@@ -115,8 +118,8 @@ Bytes parse_bytes(std::string_view text)
   double v = scale_for(sp, text, "size", "4KiB", units);
   if (v != std::floor(v))
     throw UnitError{fmt::format("'{}' is not a whole number of bytes", text)};
-  if (v > 1.8e19)
-    throw UnitError{fmt::format("'{}' is too large a size", text)};
+  if (v > static_cast<double>(kMaxBytes))
+    throw UnitError{fmt::format("'{}' is too large a size (at most 1 PiB)", text)};
   return Bytes{static_cast<std::uint64_t>(v)};
 }
 
@@ -160,8 +163,8 @@ BitsPerSecond parse_rate(std::string_view text)
   if (sp.unit.empty())
     throw UnitError{fmt::format("'{}' needs a rate unit (bps, Mbps, Gbps, GB/s, ...), e.g. '100Gbps'", text)};
   double v = scale_for(sp, text, "rate", "100Gbps", units);
-  if (v <= 0)
-    throw UnitError{fmt::format("'{}' must be a positive rate", text)};
+  if (!(v >= 1e3 && v <= 1e15)) // also catches an overflow to infinity
+    throw UnitError{fmt::format("'{}' is out of range: rates run from 1 kb/s to 1 Pb/s (e.g. '100Gbps')", text)};
   return BitsPerSecond{v};
 }
 
@@ -173,8 +176,8 @@ Hertz parse_frequency(std::string_view text)
   if (sp.unit.empty())
     throw UnitError{fmt::format("'{}' needs a frequency unit (Hz, kHz, MHz, GHz), e.g. '250MHz'", text)};
   double v = scale_for(sp, text, "frequency", "250MHz", units);
-  if (v <= 0)
-    throw UnitError{fmt::format("'{}' must be a positive frequency", text)};
+  if (!(v >= 1e3 && v <= 1e12))
+    throw UnitError{fmt::format("'{}' is out of range: clocks run from 1 kHz to 1 THz (e.g. '250MHz')", text)};
   return Hertz{v};
 }
 

@@ -5,11 +5,19 @@
 
 #include <cstdint>
 #include <compare>
+#include <stdexcept>
 #include <limits>
 #include <string>
 #include <string_view>
 
 namespace nafsim {
+
+/// A time beyond the simulator's clock (int64 picoseconds: about 106 days), e.g. a huge transfer at a tiny
+/// rate: the run cannot represent it and fails (exit 3).
+class TimeRangeError : public std::range_error {
+public:
+  using std::range_error::range_error;
+};
 
 /// A duration or a date in simulated time, in integer picoseconds.
 class SimTime {
@@ -21,6 +29,10 @@ public:
   static constexpr SimTime from_seconds(double s)
   {
     double p = s * 1e12;
+    if (!(p > -9.2e18 && p < 9.2e18))
+      throw TimeRangeError("a duration of " + std::to_string(s) +
+                           " s is beyond the simulator's clock (about 106 days in picoseconds): a size or a count "
+                           "too large for the rates and clocks it goes through");
     return SimTime{static_cast<std::int64_t>(p < 0 ? p - 0.5 : p + 0.5)};
   }
   static constexpr SimTime max() { return SimTime{std::numeric_limits<std::int64_t>::max()}; }
@@ -42,6 +54,9 @@ private:
   constexpr explicit SimTime(std::int64_t v) : ps_(v) {}
   std::int64_t ps_ = 0;
 };
+
+/// The largest size a parameter may have (1 PiB): beyond any memory nafsim models, and far from overflow.
+inline constexpr std::uint64_t kMaxBytes = 1ULL << 50;
 
 /// An amount of data in bytes.
 struct Bytes {

@@ -81,8 +81,9 @@ TEST(TcpTransport, RendezvousIsRefusedClearlyAndSessionsAreLimited)
   ASSERT_FALSE(forced.ok);
   EXPECT_NE(forced.error.find("no RDMA WRITE"), std::string::npos) << forced.error;
 
-  auto few = run_scenario_isolated(cclo("tcp", R"("collective": "allreduce", "ranks": 8)",
-                                        R"(, "node": {"fpga": {"transport": "tcp", "tcp": {"max_sessions": 1}}})"));
+  auto few = run_scenario_isolated(
+      R"({"platform": {"preset": "accl-xrt-u55c", "node": {"fpga": {"transport": "tcp", "tcp": {"max_sessions": 1}}}},
+          "workload": {"kind": "collective", "collective": "allreduce", "ranks": 8}})");
   ASSERT_FALSE(few.ok);
   EXPECT_EQ(few.error_kind, "config");
   EXPECT_NE(few.error.find("/platform/node/fpga/tcp/max_sessions"), std::string::npos) << few.error;

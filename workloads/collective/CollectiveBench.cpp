@@ -208,6 +208,53 @@ void CollectiveBench::pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned
                                       config::enum_name(cfg_.collective), rank, res.error));
 }
 
+void CollectiveBench::check_buffers(const nodes::Cluster& c) const
+{
+  // Over the connectionless transport an eager segment (up to one Rx buffer, plus the header) is a placed message
+  // and must fit the registration range (Cluster::cclo checks max_eager_size; a forced eager protocol goes past it).
+  auto const& fpga = c.config().node.fpga;
+  if (fpga.transport == nodes::Transport::Connectionless) // one rank's block moves as one command (a rendezvous write)
+    for (std::size_t i = 0; i < sizes_.size(); ++i)
+      if (auto why = fpga.connectionless.transport.command_size_problem(sizes_[i]); sizes_[i] > 0 && !why.empty())
+        throw config::ConfigError("", size_path(cfg_.sizes, i),
+                                  fmt::format("size {}: over the connectionless transport one block is one command: {}",
+                                              format_bytes(Bytes{sizes_[i]}), why));
+  if (fpga.transport == nodes::Transport::Connectionless && cfg_.protocol == ProtocolChoice::Eager) {
+    auto const& tc = fpga.connectionless.transport;
+    for (std::size_t i = 0; i < sizes_.size(); ++i) {
+      const std::uint64_t seg = std::min(sizes_[i], fpga.cclo.rx_buffers.size.count) + fpga.cclo.txrx.header.count;
+      if (!tc.registrable(seg) && sizes_[i] > 0)
+        throw config::ConfigError(
+            "", "/workload/protocol",
+            fmt::format("size {}: eager segments of {} (one Rx buffer and the header) cannot be placed by the "
+                        "connectionless transport, whose registration range ends at {}; use protocol auto (the "
+                        "firmware's max_eager_size), a smaller platform.node.fpga.cclo.rx_buffers.size, or wider "
+                        "connectionless.transport.bitmask_bits",
+                        format_bytes(Bytes{sizes_[i]}), format_bytes(Bytes{seg}), format_bytes(Bytes{tc.max_registered()})));
+    }
+  }
+  // make_call lays out each rank's operand at its base and its result kDstOffset above: a buffer past that
+  // would overlap the other (and the U55C's HBM holds 16 GiB, FpgaKernel.hpp), so refuse it.
+  for (std::size_t i = 0; i < sizes_.size(); ++i) {
+    std::uint64_t most = 0;
+    for (unsigned r = 0; r < cfg_.ranks; ++r) {
+      auto call             = make_call(r, sizes_[i]).call;
+      const std::uint64_t in  = coll::input_elements(call, static_cast<int>(r)) * elem_bytes_;
+      const std::uint64_t out = coll::output_elements(call, static_cast<int>(r)) * elem_bytes_;
+      if (std::max(in, out) > kDstOffset)
+        throw config::ConfigError(
+            "", size_path(cfg_.sizes, i),
+            fmt::format("size {}: rank {} would hold a {} {} buffer, but the benchmark places each rank's result {} "
+                        "above its operand (the U55C's HBM is 16 GiB), so no buffer may exceed that; use smaller sizes",
+                        format_bytes(Bytes{sizes_[i]}), r, format_bytes(Bytes{std::max(in, out)}),
+                        in > out ? "operand" : "result", format_bytes(Bytes{kDstOffset})));
+      most = std::max(most, in + out);
+    }
+    if (cfg_.verify)
+      check_verify_budget(size_path(cfg_.sizes, i), sizes_[i], most, cfg_.ranks);
+  }
+}
+
 void CollectiveBench::start(nodes::Cluster& c)
 {
   auto fpgas = c.positions(nodes::NodeKind::Fpga);
@@ -223,6 +270,7 @@ void CollectiveBench::start(nodes::Cluster& c)
     throw config::ConfigError("", "/workload/root",
                               fmt::format("root {} is not one of the {} ranks", cfg_.root, cfg_.ranks));
   comm_ = place(c, fpgas);
+  check_buffers(c);
   // A forced algorithm must be able to run every call of the benchmark.
   for (auto bytes : sizes_) {
     auto call = make_call(0, bytes);

@@ -171,6 +171,8 @@ private:
   void pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned rank) const;
   nodes::CcloCall make_call(unsigned rank, std::uint64_t bytes) const;
   /// Real data: write rank's input pattern and poison its output before the call of `iteration`.
+  /// Refuse sizes whose buffers overlap in the fixed layout or, with verify, exceed kVerifyBudget.
+  void check_buffers(const nodes::Cluster& c) const;
   void prepare_data(nodes::Cluster& c, const nodes::CcloCall& call, unsigned iteration) const;
   /// Real data: check rank's output after its call returned; throws on the first wrong element.
   void check_data(nodes::Cluster& c, const nodes::CcloCall& call, unsigned iteration) const;

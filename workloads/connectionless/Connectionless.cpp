@@ -38,6 +38,18 @@ void Connectionless::start(nodes::Cluster& c)
     throw config::ConfigError("", "/workload/min_size",
                               fmt::format("min_size {} is above max_size {}", format_bytes(cfg_.min_size),
                                           format_bytes(cfg_.max_size)));
+  // Every size must make a command the transport accepts (at least one byte, at most kMaxCommandPackets).
+  auto check_size = [&](std::uint64_t bytes, const std::string& path) {
+    if (auto why = transport_.command_size_problem(bytes); !why.empty())
+      throw config::ConfigError("", path, fmt::format("size {}: {}", format_bytes(Bytes{bytes}), why));
+  };
+  if (!cfg_.sizes.empty()) {
+    for (std::size_t i = 0; i < cfg_.sizes.size(); ++i)
+      check_size(cfg_.sizes[i].count, fmt::format("/workload/sizes/{}", i));
+  } else {
+    check_size(cfg_.min_size.count, "/workload/min_size");
+    check_size(cfg_.max_size.count, "/workload/max_size");
+  }
   Scheduler& s = c.scheduler();
 
   if (cfg_.mode == ClMode::Latency) {

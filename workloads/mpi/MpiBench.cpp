@@ -110,8 +110,18 @@ void MpiBench::start(nodes::Cluster& c)
     }
   }
   invocation_ = kernel_invocation(c);
-  if (cfg_.verify)
+  if (cfg_.verify) {
+    for (std::size_t i = 0; i < sizes_.size(); ++i) {
+      std::uint64_t most = 0;
+      for (unsigned r = 0; r < cfg_.ranks; ++r) {
+        const auto call = make_call(r, sizes_[i]);
+        most = std::max(most, (coll::input_elements(call, static_cast<int>(r)) +
+                               coll::output_elements(call, static_cast<int>(r))) * elem_bytes_);
+      }
+      check_verify_budget(size_path(cfg_.sizes, i), sizes_[i], most, cfg_.ranks);
+    }
     c.carry_data();
+  }
   times_.assign(sizes_.size() * cfg_.iterations, std::vector<RankTimes>(cfg_.ranks));
   for (unsigned r = 0; r < cfg_.ranks; ++r) {
     c.mpi(comm_[r]);

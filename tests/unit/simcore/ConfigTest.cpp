@@ -140,9 +140,9 @@ TEST(Config, DottedPathsAndCliValues)
 {
   Origins o("f");
   Json doc = Json::object();
-  set_dotted(doc, "a.b.c", parse_cli_value("25Gbps"), o, "--set");
-  set_dotted(doc, "a.n", parse_cli_value("3"), o, "--set");
-  set_dotted(doc, "a.l", parse_cli_value("[1,2]"), o, "--set");
+  set_dotted(doc, "a.b.c", parse_cli_value("25Gbps", "--set"), o, "--set");
+  set_dotted(doc, "a.n", parse_cli_value("3", "--set"), o, "--set");
+  set_dotted(doc, "a.l", parse_cli_value("[1,2]", "--set"), o, "--set");
   EXPECT_EQ(doc["a"]["b"]["c"], "25Gbps");
   EXPECT_EQ(doc["a"]["n"], 3);
   EXPECT_EQ(doc["a"]["l"].size(), 2u);
