@@ -157,6 +157,12 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
       so.program  = opt.program;
       so.jobs     = opt.jobs;
       so.progress = opt.progress;
+      // Replace only a sweep directory (one holding sweep.json): never what the user put under --out.
+      if (fs::exists(so.out_dir) && !fs::is_regular_file(so.out_dir / "sweep.json") && !fs::is_empty(so.out_dir))
+        throw config::ConfigError("--out", "",
+                                  fmt::format("{} exists and is not a sweep directory nafsim wrote; name another "
+                                              "figure directory",
+                                              so.out_dir.string()));
       fs::remove_all(so.out_dir);
       auto validate = [&](const std::vector<std::string>& sets) {
         ScenarioOptions o;

@@ -1,8 +1,10 @@
 #include "simcore/results/ResultSink.hpp"
 
+#include "simcore/results/OutputDir.hpp"
+
+#include <cerrno>
+#include <cstdio>
 #include <fmt/format.h>
-#include <fstream>
-#include <stdexcept>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -12,11 +14,35 @@ namespace nafsim::results {
 namespace {
 void write_plain(const fs::path& p, const std::string& text)
 {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out)
-    throw std::runtime_error(fmt::format("cannot write {}", p.string()));
+  // stdio, to learn why a write failed (errno: a full disk says so).
+  std::FILE* f = std::fopen(p.c_str(), "wb");
+  if (!f)
+    throw_write_error(p, errno);
+  errno        = 0;
+  bool ok      = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int err      = errno;
+  ok           = std::fflush(f) == 0 && ok;
+  err          = err ? err : errno;
+  const int rc = std::fclose(f);
+  err          = err ? err : errno;
+  if (!ok || rc != 0)
+    throw_write_error(p, err ? err : EIO);
+}
+
+void make_dirs(const fs::path& p)
+{
+  std::error_code ec;
+  fs::create_directories(p, ec);
+  if (ec)
+    throw_write_error(p, ec.value());
+}
+
+void rename_or_throw(const fs::path& from, const fs::path& to)
+{
+  std::error_code ec;
+  fs::rename(from, to, ec);
+  if (ec)
+    throw_write_error(to, ec.value());
 }
 } // namespace
 
@@ -24,27 +50,57 @@ void write_file_atomic(const fs::path& path, const std::string& text)
 {
   fs::path tmp = path;
   tmp += fmt::format(".tmp-{}", ::getpid());
-  write_plain(tmp, text);
-  fs::rename(tmp, path);
+  try {
+    write_plain(tmp, text);
+    rename_or_throw(tmp, path);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw;
+  }
 }
 
 void ResultSink::commit() const
 {
-  fs::path parent = dir_.parent_path().empty() ? fs::path(".") : dir_.parent_path();
-  fs::create_directories(parent);
-  fs::path tmp = parent / fmt::format(".{}.partial-{}", dir_.filename().string(), ::getpid());
-  fs::remove_all(tmp);
-  fs::create_directories(tmp);
-  for (auto const& t : tables_)
-    write_plain(tmp / (t.name() + ".csv"), t.csv());
-  for (auto const& [name, text] : files_)
-    write_plain(tmp / name, text);
-  write_plain(tmp / "metadata.json", metadata_.dump(2) + "\n");
-  fs::path old = parent / fmt::format(".{}.old-{}", dir_.filename().string(), ::getpid());
-  if (fs::exists(dir_))
-    fs::rename(dir_, old);
-  fs::rename(tmp, dir_);
-  fs::remove_all(old);
+  // The directory was checked before the run (checked_run_dir); check again, since the run took time.
+  const fs::path dir = absolute_normal(checked_run_dir(dir_, "result directory", ""));
+  const fs::path parent = dir.parent_path();
+  make_dirs(parent);
+  fs::path tmp = parent / fmt::format(".{}.partial-{}", dir.filename().string(), ::getpid());
+  fs::path old = parent / fmt::format(".{}.old-{}", dir.filename().string(), ::getpid());
+  std::error_code ec;
+  try {
+    fs::remove_all(tmp, ec); // our own leftover of an earlier process with this pid
+    make_dirs(tmp);
+    for (auto const& t : tables_)
+      write_plain(tmp / (t.name() + ".csv"), t.csv());
+    for (auto const& [name, text] : files_)
+      write_plain(tmp / name, text);
+    write_plain(tmp / "metadata.json", metadata_.dump(2) + "\n");
+    if (fs::equivalent(dir, fs::current_path(), ec)) {
+      // The working directory (--out .): replace its files, not the directory the shell is in.
+      for (auto const& e : fs::directory_iterator(dir))
+        fs::remove(e.path());
+      for (auto const& e : fs::directory_iterator(tmp))
+        rename_or_throw(e.path(), dir / e.path().filename());
+      fs::remove_all(tmp, ec);
+      return;
+    }
+    if (fs::exists(dir, ec))
+      rename_or_throw(dir, old);
+  } catch (...) {
+    fs::remove_all(tmp, ec); // nothing partial stays behind
+    throw;
+  }
+  try {
+    rename_or_throw(tmp, dir);
+  } catch (...) {
+    if (fs::exists(old, ec)) // put the earlier results back
+      fs::rename(old, dir, ec);
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  fs::remove_all(old, ec);
 }
 
 } // namespace nafsim::results

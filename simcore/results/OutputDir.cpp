@@ -1,0 +1,134 @@
+#include "simcore/results/OutputDir.hpp"
+
+#include "simcore/config/ConfigError.hpp"
+#include "simcore/config/JsonDoc.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+
+namespace fs = std::filesystem;
+
+namespace nafsim::results {
+
+std::string result_name_problem(const std::string& name)
+{
+  if (name.empty())
+    return "the name is empty";
+  if (name == "." || name == "..")
+    return "'" + name + "' is not a name";
+  if (name.size() > 200)
+    return "the name is longer than 200 characters";
+  for (char ch : name) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (!(std::isalnum(u) || ch == '.' || ch == '_' || ch == '-' || ch == '+'))
+      return fmt::format("the name is used as a folder under results/, so it may hold only letters, digits and . _ - + "
+                         "('{}' is not allowed); use --out to write elsewhere",
+                         ch == '/' ? std::string("/") : std::isprint(u) ? std::string(1, ch) : fmt::format("\\x{:02x}", u));
+  }
+  return {};
+}
+
+fs::path absolute_normal(const fs::path& requested)
+{
+  std::error_code ec;
+  fs::path p = fs::absolute(requested, ec);
+  if (ec)
+    p = requested;
+  p = p.lexically_normal();
+  if (p.has_relative_path() && p.filename().empty()) // "dir/" -> "dir"
+    p = p.parent_path();
+  return p;
+}
+
+namespace {
+
+// The path as the user wrote it, tidied: what messages and the run summary show (golden outputs stay relative).
+fs::path shown(const fs::path& requested)
+{
+  fs::path p = requested.lexically_normal();
+  if (p.has_relative_path() && p.filename().empty())
+    p = p.parent_path();
+  return p.empty() ? fs::path(".") : p;
+}
+
+bool empty_dir(const fs::path& p)
+{
+  std::error_code ec;
+  return fs::is_empty(p, ec) && !ec;
+}
+
+} // namespace
+
+bool is_run_result_dir(const fs::path& dir)
+{
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "metadata.json", ec))
+    return false;
+  for (auto const& e : fs::directory_iterator(dir, ec))
+    if (!e.is_regular_file(ec))
+      return false;
+  if (ec)
+    return false;
+  try {
+    auto meta = config::load_json_file((dir / "metadata.json").string());
+    return meta.is_object() && meta.contains("nafsim_version");
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+fs::path checked_run_dir(const fs::path& requested, const std::string& origin, const std::string& json_path)
+{
+  fs::path p = absolute_normal(requested);
+  if (!p.has_relative_path())
+    throw config::ConfigError(origin, json_path, "results cannot replace the root directory; name a new folder");
+  std::error_code ec;
+  auto st = fs::symlink_status(p, ec);
+  if (ec || !fs::exists(st))
+    return shown(requested);
+  if (fs::is_symlink(st))
+    throw config::ConfigError(origin, json_path,
+                              fmt::format("{} is a symbolic link; nafsim replaces its result directory whole, so name "
+                                          "a new folder (or an earlier result directory)",
+                                          p.string()));
+  if (!fs::is_directory(st))
+    throw config::ConfigError(origin, json_path,
+                              fmt::format("{} exists and is not a directory; results go to a directory: name a new one",
+                                          p.string()));
+  if (!empty_dir(p) && !is_run_result_dir(p))
+    throw config::ConfigError(origin, json_path,
+                              fmt::format("{} exists and is not a nafsim result directory (no nafsim metadata.json, or "
+                                          "other entries); nafsim replaces its result directory whole and never deletes "
+                                          "what it did not write: name a new folder or an earlier result directory",
+                                          p.string()));
+  return shown(requested);
+}
+
+fs::path checked_sweep_dir(const fs::path& requested, const std::string& origin, const std::string& json_path)
+{
+  fs::path p = absolute_normal(requested);
+  std::error_code ec;
+  auto st = fs::symlink_status(p, ec);
+  if (ec || !fs::exists(st))
+    return shown(requested);
+  if (!fs::is_directory(st))
+    throw config::ConfigError(origin, json_path,
+                              fmt::format("{} exists and is not a directory; a sweep writes a directory: name a new one",
+                                          p.string()));
+  if (!empty_dir(p) && !fs::is_regular_file(p / "sweep.json", ec))
+    throw config::ConfigError(origin, json_path,
+                              fmt::format("{} exists and holds no sweep.json: it is not a sweep's directory; name a "
+                                          "new folder (a sweep resumes only in its own directory)",
+                                          p.string()));
+  return shown(requested);
+}
+
+void throw_write_error(const fs::path& p, int err)
+{
+  throw OutputError(fmt::format("cannot write {}: {}{}", p.string(), std::strerror(err),
+                                err == ENOSPC ? " (no space left: free some or write elsewhere with --out)" : ""));
+}
+
+} // namespace nafsim::results

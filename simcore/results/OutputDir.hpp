@@ -1,0 +1,41 @@
+#pragma once
+// Where results may be written. nafsim replaces only what it wrote itself: a result directory is
+// replaced whole (ResultSink::commit), so the path must be new, empty, or an earlier nafsim result
+// directory; anything else (a user's folder, a file) is refused before the run starts.
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+namespace nafsim::results {
+
+/// Results could not be written (disk full, no permission): the run itself was fine. Exit code 4.
+class OutputError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Why `name` cannot name a folder under results/ (empty when it can): one plain path component of
+/// letters, digits, '.', '_', '-' and '+', not "." or "..", at most 200 characters.
+std::string result_name_problem(const std::string& name);
+
+/// Whether `dir` is a directory nafsim's `run` wrote: metadata.json naming a nafsim version, and plain files only.
+/// `p` made absolute and lexically normal, without a trailing separator ("." becomes the working directory).
+std::filesystem::path absolute_normal(const std::filesystem::path& p);
+
+bool is_run_result_dir(const std::filesystem::path& dir);
+
+/// The result directory `requested` made absolute and normal ("." and "results/x/" work), checked so that
+/// replacing it can only replace an earlier run's results: throws config::ConfigError with `origin`
+/// ("--out" or the scenario file) when it is a file, or a directory that is neither empty nor a run result.
+std::filesystem::path checked_run_dir(const std::filesystem::path& requested, const std::string& origin,
+                                      const std::string& json_path);
+
+/// The same for a sweep's directory: new, empty, or holding a sweep.json (a sweep resumes in it).
+std::filesystem::path checked_sweep_dir(const std::filesystem::path& requested, const std::string& origin,
+                                        const std::string& json_path);
+
+/// A failed write as an OutputError naming the path and the system's reason ("No space left on device").
+[[noreturn]] void throw_write_error(const std::filesystem::path& p, int err);
+
+} // namespace nafsim::results
