@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Fault matrix: every transport x every collective x 2 seeds, 8 ranks (sendrecv: 2), 1 KiB and 64 KiB
+# (eager and rendezvous where the transport has it), under 5 % loss + 2 % duplication + 5 % reordering +
+# 1 % corruption on every cable, every output verified. Each run must end
+#  - verified (exit 0, "all correct"), or
+#  - with a failure the model's rules explain (exit 3): the retry limit of TCP with the losses that caused it,
+#    or, for UDP (no recovery at all), a detected deadlock naming the lost packets.
+# RoCE and the connectionless transport recover from all of these faults at these rates: they must verify.
+# Never an internal error (exit 1), a signal, or a partial output directory.
+# Usage: run_fault_matrix.sh NAFSIM [SEEDS...]
+set -uo pipefail
+nafsim=$(readlink -f "$1")
+shift
+seeds=("$@")
+[ ${#seeds[@]} -gt 0 ] || seeds=(1 2)
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+faults=(--set platform.network.faults.loss_rate=0.05 --set platform.network.faults.duplicate_rate=0.02
+        --set platform.network.faults.reorder_rate=0.05 --set platform.network.faults.corruption_rate=0.01)
+collectives=(sendrecv nop bcast scatter gather allgather reduce allreduce reduce-scatter alltoall barrier copy combine)
+fail=0
+runs=0
+declare -A tally
+for transport in roce tcp udp connectionless; do
+  case $transport in
+    connectionless) scenario=$root/workloads/collective/allreduce-connectionless.json; extra=() ;;
+    roce) scenario=$root/workloads/collective/example.json; extra=() ;;
+    *) scenario=$root/workloads/collective/example.json; extra=(--set platform.node.fpga.transport=$transport) ;;
+  esac
+  for c in "${collectives[@]}"; do
+    ranks=8
+    [ "$c" = sendrecv ] && ranks=2
+    for seed in "${seeds[@]}"; do
+      out=$work/out-$transport-$c-$seed
+      log=$work/log-$transport-$c-$seed
+      "$nafsim" run "$scenario" "${extra[@]}" "${faults[@]}" --seed "$seed" --set workload.collective=$c \
+        --set workload.ranks=$ranks --set 'workload.sizes=["1KiB","64KiB"]' --set workload.verify=true \
+        --set max_sim_time=10s --out "$out" > "$log" 2>&1
+      rc=$?
+      runs=$((runs + 1))
+      verdict=""
+      if [ $rc -eq 0 ]; then
+        if [ "$c" = nop ] || [ "$c" = barrier ] || grep -q "all correct" "$log"; then
+          verdict=verified
+        else
+          verdict="BAD: exit 0 without the verification line"
+        fi
+      elif [ $rc -eq 3 ]; then
+        if [ -e "$out" ]; then
+          verdict="BAD: exit 3 left output in $out"
+        elif [ $transport = tcp ] && grep -q "retry limit is exhausted" "$log" && grep -q "network faults injected" "$log"; then
+          verdict="retry limit"
+        elif [ $transport = udp ] && grep -q "deadlock" "$log" && grep -q "packet(s) lost" "$log"; then
+          verdict="deadlock after loss"
+        else
+          verdict="BAD: a failure this transport must not have"
+        fi
+      else
+        verdict="BAD: exit $rc"
+      fi
+      grep -q "internal error" "$log" && verdict="BAD: internal error"
+      key="$transport ${verdict%%:*}"
+      tally[$key]=$(( ${tally[$key]:-0} + 1 ))
+      if [ "${verdict#BAD}" != "$verdict" ]; then
+        fail=1
+        echo "FAIL $transport $c seed $seed: $verdict"
+        sed 's/^/    /' "$log" | tail -n 8
+      fi
+    done
+  done
+done
+for k in "${!tally[@]}"; do echo "$k: ${tally[$k]}"; done | sort
+echo "$runs runs"
+exit $fail
