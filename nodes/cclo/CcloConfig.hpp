@@ -60,7 +60,10 @@ struct TxRxConfig {
                                     "segmentation FSM)");
     v.field("rx_cycles", rx_cycles, "Rx system: from a message's arrival to its notification or Rx-buffer entry "
                                     "(signature parsing)");
-    v.field("header", header, "message signature carried before each eager payload and in each notification");
+    v.field("header", header,
+            "message signature carried before each eager payload and in each notification (ACCL: 64 B, one 512-bit "
+            "datapath word; at most 4 KiB, a few words of a fixed-layout hardware header)",
+            config::Limits::between(1, 4096));
   }
 };
 

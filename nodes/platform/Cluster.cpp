@@ -2,10 +2,57 @@
 
 #include "simcore/topo/SimgridPlatform.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <stdexcept>
 
 namespace nafsim::nodes {
+
+namespace {
+// Every transport's largest packet must fit the largest Ethernet frame (network.ethernet.max_frame).
+void check_frame(const net::EthernetConfig& eth, std::uint64_t l3, const char* what, const std::string& path)
+{
+  if (l3 <= eth.max_l3())
+    return;
+  throw config::ConfigError(
+      "", path,
+      fmt::format("{} is a {} B IP packet, a {} B frame, larger than the largest frame the network carries "
+                  "(network.ethernet.max_frame = {}): lower this size or raise max_frame",
+                  what, l3, l3 + eth.header.count + eth.fcs.count, format_bytes(eth.max_frame)));
+}
+
+void check_frames(const PlatformConfig& cfg, bool fpgas, bool hosts)
+{
+  auto const& eth = cfg.network.ethernet;
+  auto roce       = [&](const roce::RoceConfig& r, const std::string& at) {
+    check_frame(eth, r.base_header.count + std::max(r.reth.count, r.aeth.count) + r.mtu.count,
+                "a full RoCE packet (base_header + reth or aeth + mtu)", at + "/rdma/mtu");
+  };
+  if (fpgas) {
+    auto const& f = cfg.node.fpga;
+    switch (f.transport) {
+      case Transport::Roce: roce(f.rdma, "/platform/node/fpga"); break;
+      case Transport::Tcp: check_frame(eth, f.tcp.packet.count, "a TCP segment", "/platform/node/fpga/tcp/packet"); break;
+      case Transport::Udp: check_frame(eth, f.udp.packet.count, "a UDP datagram", "/platform/node/fpga/udp/packet"); break;
+      case Transport::Connectionless: {
+        auto const& t = f.connectionless.transport;
+        check_frame(eth, t.header.count + t.packet_payload.count, "a connectionless data packet (header + packet_payload)",
+                    "/platform/node/fpga/connectionless/transport/packet_payload");
+        check_frame(eth, t.control_bytes.count, "a connectionless control packet",
+                    "/platform/node/fpga/connectionless/transport/control_bytes");
+        break;
+      }
+    }
+  }
+  if (hosts) {
+    auto const& h = cfg.node.host;
+    if (h.transport == Transport::Tcp)
+      check_frame(eth, h.tcp.packet.count, "a TCP segment", "/platform/node/host/tcp/packet");
+    else
+      roce(h.rdma, "/platform/node/host");
+  }
+}
+} // namespace
 
 Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed)
     : cfg_(cfg)
@@ -22,6 +69,8 @@ Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed
                                           "(or leave `kinds` empty to make every host `kind`)",
                                           cfg.node.kinds.size(), n));
   kinds_ = cfg.node.kinds.empty() ? std::vector<NodeKind>(n, cfg.node.kind) : cfg.node.kinds;
+  check_frames(cfg, std::find(kinds_.begin(), kinds_.end(), NodeKind::Fpga) != kinds_.end(),
+               std::find(kinds_.begin(), kinds_.end(), NodeKind::Host) != kinds_.end());
   nodes_.resize(n);
   host_nodes_.resize(n);
   for (std::size_t i = 0; i < n; ++i) {

@@ -18,6 +18,16 @@ struct RoceConfig {
   SimTime rnr_timeout  = SimTime::us(10);
   unsigned rnr_retry_limit = 7;
 
+  config::FieldProblem check() const
+  {
+    if (timeouts.empty())
+      return {"timeouts", "the list of retransmission timeouts is empty: give at least one (e.g. [\"1ms\"]; the last repeats)"};
+    for (std::size_t i = 0; i < timeouts.size(); ++i)
+      if (timeouts[i] <= SimTime::zero())
+        return {"timeouts/" + std::to_string(i), "a retransmission timeout must be longer than 0 (e.g. \"1ms\")"};
+    return {};
+  }
+
   template <class V> void describe(V& v)
   {
     v.field("mtu", mtu, "path MTU: payload bytes per packet", config::Limits::between(256, 9000));

@@ -27,6 +27,17 @@ struct TcpConfig {
   /// Largest window the peer may advertise (65535 without window scaling, RFC 7323).
   std::uint64_t max_window() const { return window_scaling ? rx_buffer.count : std::min<std::uint64_t>(rx_buffer.count, 65535); }
 
+  config::FieldProblem check() const
+  {
+    if (rto_initial <= SimTime::zero())
+      return {"rto_initial", "the first retransmission timeout must be longer than 0 (the hardware stack: 1 ms)"};
+    if (rto_max < rto_initial)
+      return {"rto_max", "the ceiling of the retransmission timeout (" + format_time(rto_max) +
+                             ") is below its first value rto_initial (" + format_time(rto_initial) +
+                             "): raise rto_max or lower rto_initial"};
+    return {};
+  }
+
   template <class V> void describe(V& v)
   {
     v.field("packet", packet,

@@ -15,6 +15,15 @@ struct UdpConfig {
   /// Message bytes per datagram.
   std::uint64_t fragment_payload() const { return packet.count - headers.count - fragment_header.count; }
 
+  config::FieldProblem check() const
+  {
+    if (headers.count + fragment_header.count >= packet.count)
+      return {"packet", "a " + format_bytes(packet) + " datagram holds no message bytes after its headers (" +
+                            format_bytes(headers) + ") and fragment header (" + format_bytes(fragment_header) +
+                            "): raise packet or lower the headers"};
+    return {};
+  }
+
   template <class V> void describe(V& v)
   {
     v.field("packet", packet, "IP packet size of every datagram (ACCL's XRT builds: 1536 B)",

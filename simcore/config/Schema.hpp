@@ -66,6 +66,17 @@ struct DescribeProbe {
 template <class T>
 concept Described = requires(T& t, DescribeProbe& p) { t.describe(p); };
 
+/// A struct whose fields constrain each other (rto_max >= rto_initial, say) has `FieldProblem check() const`:
+/// the Reader calls it after reading the struct and reports a non-empty message at that field's JSON path.
+struct FieldProblem {
+  std::string field;   ///< the key to blame, relative to the struct
+  std::string message; ///< empty: no problem
+};
+template <class T>
+concept SelfChecked = requires(const T& t) {
+  { t.check() } -> std::same_as<FieldProblem>;
+};
+
 template <class T> struct IsVector : std::false_type {};
 template <class T> struct IsVector<std::vector<T>> : std::true_type {
   using Elem = T;
@@ -242,6 +253,11 @@ public:
     Reader r(j, pointer, origins);
     out.describe(r);
     r.finish();
+    if constexpr (SelfChecked<T>)
+      if (FieldProblem pr = std::as_const(out).check(); !pr.message.empty()) {
+        const std::string p = pointer + "/" + pr.field;
+        throw ConfigError(origins.of(p), p, pr.message);
+      }
   }
 
   template <class T> void field(const char* name, T& member, const char* /*doc*/, Limits lim = {})

@@ -16,6 +16,18 @@ constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& sched, std::uint64_t seed)
     : topo_(topo), routes_(topo), cfg_(cfg), sched_(sched), faults_(cfg.faults)
 {
+  for (std::size_t i = 0; i < cfg.faults.drops.size(); ++i) {
+    auto const& d = cfg.faults.drops[i];
+    for (auto [end, host] : {std::pair{"src", d.src}, std::pair{"dst", d.dst}})
+      if (host >= topo.host_count())
+        throw config::ConfigError("", fmt::format("/platform/network/faults/drops/{}/{}", i, end),
+                                  fmt::format("host {} does not exist: the topology has hosts 0 to {}", host,
+                                              topo.host_count() - 1));
+    if (d.src == d.dst)
+      throw config::ConfigError("", fmt::format("/platform/network/faults/drops/{}/dst", i),
+                                fmt::format("src and dst are both host {}: a drop rule names a flow between two hosts",
+                                            d.src));
+  }
   lossless_ = cfg.switch_.flow_control == FlowControl::Lossless;
   if (faults_.active())
     sched.add_failure_note([this] { return faults_.summary(); });

@@ -46,6 +46,7 @@ struct EthernetConfig {
   Bytes preamble{8};
   Bytes ifg{12};
   Bytes min_frame{64};
+  Bytes max_frame{9234}; // 9216 B IP MTU + 14 B header + 4 B FCS
   template <class V> void describe(V& v)
   {
     v.field("header", header, "MAC header bytes (IEEE 802.3)");
@@ -53,7 +54,23 @@ struct EthernetConfig {
     v.field("preamble", preamble, "preamble + start-of-frame delimiter bytes on the wire");
     v.field("ifg", ifg, "minimum inter-frame gap, in byte times");
     v.field("min_frame", min_frame, "minimum frame size (header + payload + FCS); shorter frames are padded");
+    v.field("max_frame", max_frame,
+            "largest frame (header + payload + FCS) a port carries: 9234 B carries the 9216 B IP MTU of data-center "
+            "switches' jumbo frames (1518 B without jumbo frames); every transport's largest packet must fit",
+            config::Limits::between(64, 65536));
   }
+  config::FieldProblem check() const
+  {
+    if (header.count + fcs.count >= max_frame.count)
+      return {"header", "a frame's header (" + format_bytes(header) + ") and FCS (" + format_bytes(fcs) +
+                            ") leave no payload in the largest frame (max_frame " + format_bytes(max_frame) + ")"};
+    if (min_frame > max_frame)
+      return {"min_frame", "the minimum frame (" + format_bytes(min_frame) + ") is larger than max_frame (" +
+                               format_bytes(max_frame) + ")"};
+    return {};
+  }
+  /// Largest IP datagram a frame carries.
+  std::uint64_t max_l3() const { return max_frame.count - header.count - fcs.count; }
   /// Bytes a packet with `l3` bytes of IP datagram occupies on the wire.
   std::uint32_t wire_bytes(std::uint64_t l3) const
   {

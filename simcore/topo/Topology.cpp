@@ -56,6 +56,21 @@ Topology Topology::build(const TopologyConfig& cfg, BitsPerSecond link_rate, Sim
                   fmt::format("{} parallel links per leaf-spine pair would be needed; raise uplink_rate, spines "
                               "or oversubscription",
                               links));
+      // A switch's ports are numbered in 16 bits, and real switches have at most a few hundred.
+      if (leaves > 1 && ls.hosts_per_leaf + std::uint64_t{ls.spines} * links > 65535)
+        throw bad("/platform/topology/leaf_spine/spines",
+                  fmt::format("a leaf would have {} ports ({} hosts + {} spines x {} links); a switch has at most 65535",
+                              ls.hosts_per_leaf + std::uint64_t{ls.spines} * links, ls.hosts_per_leaf, ls.spines, links));
+      if (leaves > 1 && std::uint64_t{leaves} * links > 65535)
+        throw bad("/platform/topology/leaf_spine/spines",
+                  fmt::format("a spine would have {} ports (one per leaf: {} leaves x {} links); a switch has at most "
+                              "65535: raise hosts_per_leaf or use fewer hosts",
+                              std::uint64_t{leaves} * links, leaves, links));
+      if (leaves > 1 && std::uint64_t{leaves} * ls.spines * links > (1u << 22))
+        throw bad("/platform/topology/leaf_spine/spines",
+                  fmt::format("{} leaves x {} spines x {} links is {} leaf-spine cables; this version builds at most "
+                              "4,194,304: use fewer spines or more hosts_per_leaf",
+                              leaves, ls.spines, links, std::uint64_t{leaves} * ls.spines * links));
       std::vector<Vertex> hosts;
       for (unsigned i = 0; i < n; ++i)
         hosts.push_back(t.add_vertex(VertexKind::Host, fmt::format("host{}", i), 0));
@@ -149,6 +164,15 @@ std::string Topology::describe() const
 RoutingTable::RoutingTable(const Topology& t) : topo_(t), hosts_(t.host_count())
 {
   const std::size_t nv = t.vertex_count();
+  // The table holds a next-hop list id per (vertex, destination host): quadratic in the hosts. Refuse
+  // up front what would not fit rather than spend minutes and then run out of memory.
+  constexpr double kBudget = 4.0 * (1ull << 30);
+  if (const double bytes = static_cast<double>(nv) * static_cast<double>(hosts_) * sizeof(std::uint32_t); bytes > kBudget)
+    throw config::ConfigError("", "/platform/topology/hosts",
+                              fmt::format("{} hosts ({} vertices) would need a {:.1f} GiB routing table (one entry per "
+                                          "vertex and destination host); this version routes at most about 4 GiB "
+                                          "worth, e.g. 32,000 hosts on a star: use fewer hosts",
+                                          hosts_, nv, bytes / (1ull << 30)));
   index_.assign(nv * hosts_, 0);
   lists_.push_back(List{0, 0}); // list 0: empty (a host routing to itself)
   std::map<std::vector<std::uint16_t>, std::uint32_t> seen;

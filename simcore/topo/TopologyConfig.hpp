@@ -14,7 +14,7 @@ struct LeafSpineConfig {
   {
     v.field("hosts_per_leaf", hosts_per_leaf, "end hosts attached to each leaf switch", config::Limits::at_least(1));
     v.field("spines", spines, "number of spine switches; every leaf connects to every spine",
-            config::Limits::at_least(1));
+            config::Limits::between(1, 4096)); // beyond any leaf switch's radix
     v.field("oversubscription", oversubscription,
             "leaf downlink / uplink capacity ratio; sets the number of parallel leaf-spine links "
             "(hosts_per_leaf * link rate / (spines * uplink_rate * oversubscription), at least 1)",
@@ -54,7 +54,7 @@ struct TopologyConfig {
   {
     v.field("kind", kind, "network topology");
     v.field("hosts", hosts, "number of end hosts (nodes); ranks are placed on hosts in order",
-            config::Limits::between(1, 1 << 20));
+            config::Limits::between(1, 1 << 16));
     v.field("leaf_spine", leaf_spine, "leaf-spine parameters (kind = leaf-spine)");
     v.field("fat_tree", fat_tree, "fat-tree parameters (kind = fat-tree)");
     v.field("chain", chain, "chain parameters (kind = chain)");
