@@ -183,16 +183,19 @@ void LantNi::control(std::uint32_t dst, Wire w, SimTime from)
   fabric_.tx_ready(host_);
 }
 
-bool LantNi::verify(const Delivered& d) const
+bool LantNi::verify_and_forget(const Delivered& d)
 {
-  const std::uint64_t P = cfg_.transport.packet_payload.count;
+  const std::uint64_t P     = cfg_.transport.packet_payload.count;
   const std::uint64_t count = cfg_.transport.packets_for(d.bytes);
+  bool ok                   = true;
   for (std::uint64_t i = 0; i < count; ++i) {
-    auto it = image_.find(d.base + std::uint64_t{i} * P);
+    auto it = image_.find(d.base + i * P);
     if (it == image_.end() || it->second != std::pair{d.msg, static_cast<std::uint32_t>(i)})
-      return false;
+      ok = false;
+    else
+      image_.erase(it); // only our own data: a slot another operation overwrote stays for its check
   }
-  return true;
+  return ok;
 }
 
 void LantNi::execute(Actions& acts)
@@ -213,7 +216,7 @@ void LantNi::execute(Actions& acts)
       written      = done;
       image_[w->addr] = {w->pkt.msg, w->pkt.index};
     } else if (auto* d = std::get_if<Delivered>(&a)) {
-      ReceiveNotice rn{d->src, d->op, d->base, d->bytes, d->msg, d->registered, verify(*d), {}, d->message,
+      ReceiveNotice rn{d->src, d->op, d->base, d->bytes, d->msg, d->registered, verify_and_forget(*d), {}, d->message,
                        d->recv_id, d->header};
       if (!rn.verified)
         ++c_.verification_failures;

@@ -113,7 +113,10 @@ private:
   void rearm();
   void wake_waiters();
   SimTime seen_by_poll(SimTime waiting_since, SimTime posted) const;
-  bool verify(const lant::Delivered& d) const;
+  /// Whether every packet slot of `d` holds its own data; the slots that do are then forgotten (a
+  /// delivered operation is never checked again: the image holds only what is in flight, not every
+  /// slot ever written).
+  bool verify_and_forget(const lant::Delivered& d);
 
   net::HostId host_;
   LantNiConfig cfg_;

@@ -50,6 +50,23 @@ void Connectionless::start(nodes::Cluster& c)
     check_size(cfg_.min_size.count, "/workload/min_size");
     check_size(cfg_.max_size.count, "/workload/max_size");
   }
+  // Receive-side notification needs every operation registered: every size within the registration range.
+  if (cfg_.mode == ClMode::Stream && cfg_.stream_notify == lant::Notify::Receiver) {
+    std::vector<std::uint64_t> ends;
+    for (auto b : cfg_.sizes)
+      ends.push_back(b.count);
+    if (cfg_.sizes.empty())
+      ends = {cfg_.min_size.count, cfg_.max_size.count};
+    for (auto b : ends)
+      if (!transport_.registrable(b))
+        throw config::ConfigError(
+            "", "/workload/stream_notify",
+            fmt::format("receiver notification registers every operation, but {} is outside the registration range "
+                        "[{}, {}] bytes{}: use stream_notify auto or sender, smaller sizes, or wider bitmask_bits",
+                        format_bytes(Bytes{b}), transport_.register_min.count,
+                        transport_.registration ? transport_.max_registered() : 0,
+                        transport_.registration ? "" : " (registration is off)"));
+  }
   Scheduler& s = c.scheduler();
 
   if (cfg_.mode == ClMode::Latency) {
@@ -105,8 +122,10 @@ void Connectionless::start(nodes::Cluster& c)
   for (std::uint32_t i = 0; i < c.size(); ++i)
     if (cfg_.pattern == ClPattern::Random || i != cfg_.dst)
       senders.push_back(i);
+  draws_.reserve(cfg_.operations);
+  finished_.assign(cfg_.operations, false);
   for (std::uint64_t id = 1; id <= cfg_.operations; ++id) {
-    Op o;
+    Draw o;
     o.src = senders[(id - 1) % senders.size()];
     if (cfg_.pattern == ClPattern::ManyToOne)
       o.dst = cfg_.dst;
@@ -123,11 +142,9 @@ void Connectionless::start(nodes::Cluster& c)
     // then never be mistaken for new data (the checks below would see it).
     o.remote = next_addr[o.dst];
     next_addr[o.dst] += (o.bytes + 4095) / 4096 * 4096;
-    o.notify            = cfg_.stream_notify;
-    o.segments_expected = segments_of(o.bytes);
-    expected[o.dst] += o.segments_expected;
+    expected[o.dst] += segments_of(o.bytes);
     mine[o.src].push_back(id);
-    ops_.emplace(id, std::move(o));
+    draws_.push_back(o);
   }
   for (std::uint32_t n = 0; n < c.size(); ++n) {
     if (!mine[n].empty())
@@ -142,6 +159,10 @@ void Connectionless::start(nodes::Cluster& c)
 void Connectionless::record_delivery(const nodes::ReceiveNotice& n, std::uint32_t at)
 {
   auto it = ops_.find(n.msg);
+  if (it == ops_.end() && cfg_.mode == ClMode::Stream && n.msg >= 1 && n.msg <= finished_.size() && finished_[n.msg - 1])
+    throw SimulationError(fmt::format("connectionless: operation {} (node {} -> node {}) was delivered again after it "
+                                      "had finished: exactly-once delivery is violated",
+                                      n.msg, n.src, at));
   if (it == ops_.end() || it->second.dst != at || it->second.src != n.src)
     throw SimulationError(fmt::format("connectionless: node {} was notified of an operation nobody sent to it "
                                       "(content {}, from node {})",
@@ -158,6 +179,8 @@ void Connectionless::record_delivery(const nodes::ReceiveNotice& n, std::uint32_
     o.received = n.at;
     ++delivered_ops_;
   }
+  if (cfg_.mode == ClMode::Stream)
+    finish_stream_op(it);
 }
 
 void Connectionless::run_latency_source(ActorContext& ctx, nodes::Cluster& c)
@@ -244,14 +267,24 @@ void Connectionless::run_stream_sender(ActorContext& ctx, nodes::Cluster& c, std
   auto retire = [&] {
     std::uint64_t front = outstanding.front();
     outstanding.pop_front();
-    ops_.at(front).completed = ni.wait_local(ctx, front, LocalNotice::Kind::Complete);
+    auto it          = ops_.find(front);
+    it->second.completed = ni.wait_local(ctx, front, LocalNotice::Kind::Complete);
+    it->second.done      = true;
     ni.release(front);
+    finish_stream_op(it);
   };
   for (std::uint64_t id : ids) {
     while (outstanding.size() >= cfg_.window)
       retire();
-    Op& o            = ops_.at(id);
-    o.posted         = ctx.now();
+    const Draw& d       = draws_[id - 1];
+    Op& o               = ops_[id];
+    o.src               = d.src;
+    o.dst               = d.dst;
+    o.bytes             = d.bytes;
+    o.remote            = d.remote;
+    o.notify            = cfg_.stream_notify;
+    o.segments_expected = segments_of(d.bytes);
+    o.posted            = ctx.now();
     first_post_      = std::min(first_post_, o.posted);
     lant::Command cmd{id, o.dst, std::uint64_t{id} << 20, o.remote, o.bytes, id, o.notify, 0};
     if (cfg_.poster == ClPoster::Cpu) {
@@ -282,19 +315,42 @@ namespace {
 std::string registered_name(bool r) { return r ? "registered" : "unregistered"; }
 } // namespace
 
+std::string Connectionless::op_problem(const Op& o)
+{
+  std::string why;
+  if (o.delivered.size() != o.segments_expected)
+    why = fmt::format("{} of {} segments delivered", o.delivered.size(), o.segments_expected);
+  for (auto const& [base, n] : o.delivered)
+    if (n != 1)
+      why = fmt::format("segment at +{} delivered {} times", base, n);
+  if (!o.verified)
+    why = "a packet slot of its buffer holds other data";
+  return why;
+}
+
+void Connectionless::finish_stream_op(std::map<std::uint64_t, Op>::iterator it)
+{
+  const Op& o = it->second;
+  if (!o.done || o.delivered.size() != o.segments_expected)
+    return; // still in flight
+  if (auto why = op_problem(o); !why.empty() && stream_bad_count_++ < 5)
+    stream_bad_.push_back(fmt::format("operation {} ({} B, node {} -> {}): {}", it->first, o.bytes, o.src, o.dst, why));
+  stream_bytes_ += o.bytes;
+  stream_registered_ += o.registered;
+  finished_[it->first - 1] = true;
+  ops_.erase(it);
+}
+
 void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
   // Every operation delivered exactly once, with its own data in every packet slot.
-  std::vector<std::string> bad;
+  std::vector<std::string> bad = stream_bad_;
+  if (cfg_.mode == ClMode::Stream)
+    if (auto posted = static_cast<std::uint64_t>(std::count(finished_.begin(), finished_.end(), true)) + ops_.size();
+        posted < draws_.size())
+      bad.push_back(fmt::format("{} of {} operations were never posted", draws_.size() - posted, draws_.size()));
   for (auto const& [id, o] : ops_) {
-    std::string why;
-    if (o.delivered.size() != o.segments_expected)
-      why = fmt::format("{} of {} segments delivered", o.delivered.size(), o.segments_expected);
-    for (auto const& [base, n] : o.delivered)
-      if (n != 1)
-        why = fmt::format("segment at +{} delivered {} times", base, n);
-    if (!o.verified)
-      why = "a packet slot of its buffer holds other data";
+    std::string why = op_problem(o);
     if (!why.empty() && bad.size() < 5)
       bad.push_back(fmt::format("operation {} ({} B, node {} -> {}): {}", id, o.bytes, o.src, o.dst, why));
   }
@@ -380,8 +436,8 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
     return;
   }
 
-  std::uint64_t bytes = 0, registered = 0;
-  for (auto const& [id, o] : ops_) {
+  std::uint64_t bytes = stream_bytes_, registered = stream_registered_;
+  for (auto const& [id, o] : ops_) { // none when every operation finished (the check above)
     bytes += o.bytes;
     registered += o.registered;
   }
@@ -402,7 +458,7 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
       .add(config::enum_name(cfg_.pattern))
       .add(config::enum_name(cfg_.poster))
       .add(static_cast<std::uint64_t>(c.size()))
-      .add(static_cast<std::uint64_t>(ops_.size()))
+      .add(static_cast<std::uint64_t>(draws_.size()))
       .add(bytes)
       .add(registered)
       .add(dur_us, 3)
@@ -432,7 +488,7 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
       .add("yes");
   sink.add(std::move(t));
   summary.push_back(fmt::format(
-      "stream: {} operations ({}, {} registered) delivered exactly once in {:.3f} us: {:.3f} Gb/s", ops_.size(),
+      "stream: {} operations ({}, {} registered) delivered exactly once in {:.3f} us: {:.3f} Gb/s", draws_.size(),
       format_bytes(Bytes{bytes}), registered, dur_us, gbps));
   summary.push_back(fmt::format(
       "  retransmitted {} (timeouts {}, NACKs {}); table stalls: op {} ({:.3f} us), transaction {} ({:.3f} us); "

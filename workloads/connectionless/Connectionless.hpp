@@ -118,6 +118,13 @@ private:
     std::map<std::uint64_t, unsigned> delivered; ///< segment base -> deliveries
     bool registered = false;
     bool verified   = true;
+    bool done       = false; ///< stream: the sender saw it complete
+  };
+  /// Stream: a command as drawn up front (its full record is made when it is posted, and folded into
+  /// the totals once it is delivered and complete, so memory follows the operations in flight).
+  struct Draw {
+    std::uint32_t src = 0, dst = 0;
+    std::uint64_t bytes = 0, remote = 0;
   };
   void run_latency_source(ActorContext& ctx, nodes::Cluster& c);
   void run_latency_sink(ActorContext& ctx, nodes::Cluster& c);
@@ -125,6 +132,9 @@ private:
   void run_stream_sender(ActorContext& ctx, nodes::Cluster& c, std::uint32_t node, std::vector<std::uint64_t> mine);
   void run_stream_receiver(ActorContext& ctx, nodes::Cluster& c, std::uint32_t node, std::uint64_t expected);
   void record_delivery(const nodes::ReceiveNotice& n, std::uint32_t at);
+  void finish_stream_op(std::map<std::uint64_t, Op>::iterator it);
+  /// Why `o` failed the exactly-once checks (empty: it passed).
+  static std::string op_problem(const Op& o);
   unsigned segments_of(std::uint64_t bytes) const;
   /// Latency mode: whether operations of `bytes` are measured with notification `kind` (a registered
   /// receive needs a registrable size).
@@ -137,6 +147,11 @@ private:
   std::vector<std::uint64_t> sizes_;
   lant::LantConfig transport_;
   std::map<std::uint64_t, Op> ops_; ///< by command id (= content id)
+  std::vector<Draw> draws_;      ///< stream: by command id - 1
+  std::vector<bool> finished_;   ///< stream: by command id - 1
+  std::uint64_t stream_bytes_ = 0, stream_registered_ = 0;
+  std::vector<std::string> stream_bad_; ///< stream: the first few operations that failed their checks
+  std::uint64_t stream_bad_count_ = 0;
   std::uint64_t background_ops_ = 0;
   bool measuring_ = true;
   ActorId source_actor_ = 0;
