@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <fmt/format.h>
 
 namespace fs = std::filesystem;
@@ -66,17 +67,23 @@ bool is_run_result_dir(const fs::path& dir)
   std::error_code ec;
   if (!fs::is_regular_file(dir / "metadata.json", ec))
     return false;
-  for (auto const& e : fs::directory_iterator(dir, ec))
-    if (!e.is_regular_file(ec))
-      return false;
-  if (ec)
-    return false;
+  config::Json meta;
   try {
-    auto meta = config::load_json_file((dir / "metadata.json").string());
-    return meta.is_object() && meta.contains("nafsim_version");
+    meta = config::load_json_file((dir / "metadata.json").string());
   } catch (const std::exception&) {
     return false;
   }
+  if (!meta.is_object() || !meta.contains("nafsim_version") || !meta.contains("files") || !meta["files"].is_array())
+    return false;
+  std::set<std::string> ours;
+  for (auto const& f : meta["files"])
+    if (f.is_string())
+      ours.insert(f.get<std::string>());
+  // Only the files that run wrote: anything else (a user's notes, a folder) makes it not ours to replace.
+  for (auto const& e : fs::directory_iterator(dir, ec))
+    if (!e.is_regular_file(ec) || !ours.count(e.path().filename().string()))
+      return false;
+  return !ec;
 }
 
 fs::path checked_run_dir(const fs::path& requested, const std::string& origin, const std::string& json_path)
@@ -100,7 +107,7 @@ fs::path checked_run_dir(const fs::path& requested, const std::string& origin, c
   if (!empty_dir(p) && !is_run_result_dir(p))
     throw config::ConfigError(origin, json_path,
                               fmt::format("{} exists and is not a nafsim result directory (no nafsim metadata.json, or "
-                                          "other entries); nafsim replaces its result directory whole and never deletes "
+                                          "entries that run did not write); nafsim replaces its result directory whole and never deletes "
                                           "what it did not write: name a new folder or an earlier result directory",
                                           p.string()));
   return shown(requested);

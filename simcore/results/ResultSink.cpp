@@ -76,7 +76,17 @@ void ResultSink::commit() const
       write_plain(tmp / (t.name() + ".csv"), t.csv());
     for (auto const& [name, text] : files_)
       write_plain(tmp / name, text);
-    write_plain(tmp / "metadata.json", metadata_.dump(2) + "\n");
+    // Every file written, so that a later run recognises this directory as its own to replace
+    // (is_run_result_dir) and never removes a file a user put beside them.
+    config::Json meta  = metadata_;
+    config::Json files = config::Json::array();
+    for (auto const& t : tables_)
+      files.push_back(t.name() + ".csv");
+    for (auto const& [name, text] : files_)
+      files.push_back(name);
+    files.push_back("metadata.json");
+    meta["files"] = files;
+    write_plain(tmp / "metadata.json", meta.dump(2) + "\n");
     if (fs::equivalent(dir, fs::current_path(), ec)) {
       // The working directory (--out .): replace its files, not the directory the shell is in.
       for (auto const& e : fs::directory_iterator(dir))

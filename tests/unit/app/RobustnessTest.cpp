@@ -1,0 +1,301 @@
+// Regression tests of issue 16 ("nothing lost, nothing crashes"), through the command line as users
+// meet them: each defect found by the fuzzer and the fault matrix, reproduced, with the outcome it must
+// have now. Exit codes: 0 done, 2 bad input (nothing written), 3 a simulated failure the model explains
+// (nothing written), 4 results could not be written.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p)
+{
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s)
+{
+  std::string q = "'";
+  for (char c : s)
+    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+/// A scratch directory per test, removed afterwards.
+class Robustness : public ::testing::Test {
+protected:
+  void SetUp() override
+  {
+    dir_ = fs::temp_directory_path() /
+           fmt::format("nafsim-robust-{}-{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override
+  {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  /// `nafsim run <args>` from the scratch directory; scenario paths are relative to the project root.
+  Outcome run(const std::vector<std::string>& args, const fs::path& cwd = {}) const
+  {
+    std::string cmd = fmt::format("cd {} && {} run", quote((cwd.empty() ? dir_ : cwd).string()), quote(NAFSIM_BINARY));
+    for (auto const& a : args)
+      cmd += " " + quote(a);
+    cmd += fmt::format(" > {} 2> {}", quote((dir_ / "stdout.txt").string()), quote((dir_ / "stderr.txt").string()));
+    int st = std::system(cmd.c_str());
+    Outcome o;
+    o.rc  = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    o.out = slurp(dir_ / "stdout.txt");
+    o.err = slurp(dir_ / "stderr.txt");
+    return o;
+  }
+  static std::string scenario(const std::string& rel) { return (fs::path(NAFSIM_SOURCE_DIR) / rel).string(); }
+  fs::path out() const { return dir_ / "out"; }
+  /// Run `args` with --out <scratch>/out.
+  Outcome run_out(std::vector<std::string> args) const
+  {
+    args.push_back("--out");
+    args.push_back(out().string());
+    return run(args);
+  }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(dir_ / name) << text; }
+
+  fs::path dir_;
+};
+
+const std::string kExample = "workloads/collective/example.json";
+
+// ---- reliable transports under faults: verified, or a failure with the faults that caused it ----
+
+TEST_F(Robustness, RoceGatherUnderLossDeliversEveryNotification)
+{
+  auto o = run_out({scenario(kExample), "--seed", "8", "--set", "workload.collective=gather", "--set",
+                    "workload.max_size=512KiB", "--set", "platform.network.faults.loss_rate=0.05"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_NE(o.out.find("all correct"), std::string::npos) << o.out;
+}
+
+TEST_F(Robustness, ConnectionlessAllgatherUnderLossDeliversTheRightData)
+{
+  auto o = run_out({scenario("workloads/collective/allreduce-connectionless.json"), "--set",
+                    "workload.collective=allgather", "--set", "platform.network.faults.loss_rate=0.01"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_NE(o.out.find("all correct"), std::string::npos) << o.out;
+}
+
+TEST_F(Robustness, MpiQueuePairsRecoverFromReordering)
+{
+  for (const char* rate : {"0.005", "0.05"}) {
+    auto o = run_out({scenario("workloads/mpi/example.json"), "--set",
+                      std::string("platform.network.faults.reorder_rate=") + rate});
+    EXPECT_EQ(o.rc, 0) << rate << ": " << o.err;
+    EXPECT_NE(o.out.find("all correct"), std::string::npos) << rate << ": " << o.out;
+  }
+}
+
+TEST_F(Robustness, HugeScatterWithoutFaultsNeverExhaustsRetries)
+{
+  auto o = run_out({scenario(kExample), "--set", "workload.collective=scatter", "--set", "workload.ranks=2", "--set",
+                    "workload.sizes=[\"560MiB\"]", "--set", "workload.verify=false"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+}
+
+TEST_F(Robustness, TcpRetryLimitIsReportedWithTheLossesBehindIt)
+{
+  auto o = run_out({scenario(kExample), "--seed", "1", "--set", "platform.node.fpga.transport=tcp", "--set",
+                    "workload.collective=bcast", "--set", "workload.max_size=1MiB", "--set",
+                    "platform.network.faults.loss_rate=0.05"});
+  EXPECT_EQ(o.rc, 3) << o.err;
+  EXPECT_NE(o.err.find("retry limit is exhausted"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("network faults injected before the failure"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(out()));
+}
+
+TEST_F(Robustness, MpiRetryExhaustionIsASimulatedFailure)
+{
+  auto o = run_out({scenario("workloads/mpi/example.json"), "--set", "platform.network.faults.loss_rate=0.6"});
+  EXPECT_EQ(o.rc, 3) << o.err;
+  EXPECT_NE(o.err.find("retry limit is exhausted"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("internal error"), std::string::npos) << o.err;
+}
+
+TEST_F(Robustness, ShortConnectionlessTimeoutsNeitherCrashNorLoseData)
+{
+  auto o = run_out({scenario("workloads/connectionless/stress.json"), "--set", "workload.operations=1500", "--set",
+                    "platform.node.fpga.connectionless.transport.packet_timeout=10us"});
+  EXPECT_EQ(o.rc, 0) << o.err;
+  EXPECT_NE(o.out.find("delivered exactly once"), std::string::npos) << o.out;
+}
+
+// ---- bad input: exit 2, the file or --set and the JSON path, nothing written ----
+
+struct BadInput {
+  const char* what;
+  std::vector<std::string> args; // after the scenario
+  std::string scenario;
+  std::string where; // expected in the message
+};
+
+TEST_F(Robustness, BadInputIsExitTwoWithItsPath)
+{
+  const std::string cl = "workloads/connectionless/example.json";
+  const std::vector<BadInput> cases = {
+      {"rate far below anything", {"--set", "platform.network.link.rate=1e-9bps"}, kExample, "/platform/network/link/rate"},
+      {"rate that overflows", {"--set", "platform.network.link.rate=1e308Gbps"}, kExample, "out of range"},
+      {"flat-tree limit 0 (was SIGFPE)",
+       {"--set", "workload.collective=reduce", "--set", "platform.node.fpga.cclo.tuning.reduce_flat_tree_max_ranks=0"},
+       kExample, "/platform/node/fpga/cclo/tuning/reduce_flat_tree_max_ranks"},
+      {"number beyond a double", {"--set", "workload.ranks=1e400"}, kExample, "number overflow"},
+      {"connectionless 0 B", {"--set", "workload.sizes=[\"0B\"]"}, cl, "/workload/sizes/0"},
+      {"connectionless 9 GiB", {"--set", "workload.sizes=[\"9GiB\"]"}, cl, "/workload/sizes/0"},
+      {"1e12 B buffers (was bad_alloc)", {"--set", "workload.sizes=[\"1000000000000B\"]"}, kExample, "/workload/sizes/0"},
+      {"forced eager segments the connectionless transport cannot register",
+       {"--set", "workload.collective=sendrecv", "--set", "workload.ranks=2", "--set", "workload.protocol=eager", "--set",
+        "workload.sizes=[\"64KiB\"]"},
+       "workloads/collective/allreduce-connectionless.json", "/workload/protocol"},
+      {"too few TCP sessions names its --set",
+       {"--set", "platform.node.fpga.transport=tcp", "--set", "platform.node.fpga.tcp.max_sessions=1"}, kExample,
+       "--set platform.node.fpga.tcp.max_sessions=1: /platform/node/fpga/tcp/max_sessions"},
+      {"negative seed", {"--seed", "-1"}, kExample, "--seed"},
+      {"seed beyond 64 bits", {"--seed", "99999999999999999999999"}, kExample, "--seed"},
+      {"drop rule on a host that does not exist",
+       {"--set", "platform.network.faults.drops=[{\"src\":50,\"dst\":1}]"}, kExample, "/platform/network/faults/drops/0/src"},
+      {"no retransmission timeouts", {"--set", "platform.node.fpga.rdma.timeouts=[]"}, kExample,
+       "/platform/node/fpga/rdma/timeouts"},
+      {"rto_max below rto_initial",
+       {"--set", "platform.node.fpga.transport=tcp", "--set", "platform.node.fpga.tcp.rto_max=1us"}, kExample,
+       "/platform/node/fpga/tcp/rto_max"},
+      {"RoCE packet larger than the largest frame", {"--set", "platform.node.fpga.rdma.base_header=9000B"}, kExample,
+       "/platform/node/fpga/rdma/mtu"},
+      {"Ethernet header larger than the largest frame", {"--set", "platform.network.ethernet.header=9300B"}, kExample,
+       "/platform/network/ethernet/header"},
+      {"CCLO signature of a megabyte", {"--set", "platform.node.fpga.cclo.txrx.header=1MiB"}, kExample,
+       "/platform/node/fpga/cclo/txrx/header"},
+      {"a million hosts", {"--set", "platform.topology.hosts=1048576"}, kExample, "/platform/topology/hosts"},
+      {"65,536 spines (was a time-out)", {"--set", "platform.topology.leaf_spine.spines=65536"},
+       "workloads/mpi/f2f-bcast.json", "/platform/topology/leaf_spine/spines"},
+      {"receiver notification of unregistrable stream sizes (was an internal error)",
+       {"--set", "workload.stream_notify=receiver"}, "workloads/connectionless/stress.json", "/workload/stream_notify"},
+      {"hosts whose routing table would not fit", {"--set", "platform.topology.hosts=60000"}, kExample,
+       "/platform/topology/hosts"},
+  };
+  for (auto const& c : cases) {
+    std::vector<std::string> args{scenario(c.scenario)};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    auto o = run_out(args);
+    EXPECT_EQ(o.rc, 2) << c.what << ": " << o.err;
+    EXPECT_NE(o.err.find(c.where), std::string::npos) << c.what << ": " << o.err;
+    EXPECT_FALSE(fs::exists(out())) << c.what;
+  }
+}
+
+TEST_F(Robustness, MalformedJsonFilesAreExitTwo)
+{
+  write("dup.json", R"({"name": "a", "name": "b"})");
+  std::string deep;
+  for (int i = 0; i < 100000; ++i)
+    deep += "{\"a\":";
+  deep += "1" + std::string(100000, '}');
+  write("deep.json", deep);
+  for (const char* f : {"dup.json", "deep.json"}) {
+    auto o = run_out({(dir_ / f).string()});
+    EXPECT_EQ(o.rc, 2) << f << ": " << o.err;
+    EXPECT_NE(o.err.find(f), std::string::npos) << o.err; // names the file
+  }
+}
+
+// ---- output safety: never delete what nafsim did not write ----
+
+TEST_F(Robustness, OutNeverReplacesAUserDirectoryOrFile)
+{
+  fs::create_directories(dir_ / "mine");
+  write("mine/notes.txt", "keep me");
+  write("file.txt", "keep me too");
+  for (const char* target : {"mine", "file.txt"}) {
+    auto o = run({scenario(kExample), "--out", target});
+    EXPECT_EQ(o.rc, 2) << target << ": " << o.err;
+    EXPECT_NE(o.err.find(target), std::string::npos) << o.err;
+  }
+  EXPECT_EQ(slurp(dir_ / "mine/notes.txt"), "keep me");
+  EXPECT_EQ(slurp(dir_ / "file.txt"), "keep me too");
+}
+
+TEST_F(Robustness, AnEarlierResultIsReplacedWhole)
+{
+  auto a = run({scenario(kExample), "--out", "res"});
+  ASSERT_EQ(a.rc, 0) << a.err;
+  auto b = run({scenario(kExample), "--out", "res", "--set", "workload.collective=bcast"});
+  ASSERT_EQ(b.rc, 0) << b.err;
+  EXPECT_NE(slurp(dir_ / "res/collective.csv").find("bcast"), std::string::npos);
+  for (auto const& e : fs::directory_iterator(dir_)) // no partial or old copies left beside it
+    EXPECT_EQ(e.path().filename().string().find(".res."), std::string::npos) << e.path();
+}
+
+TEST_F(Robustness, ScenarioNamesStayUnderResults)
+{
+  for (const char* name : {"../escape", "/tmp/abs", "a/b"}) {
+    write("s.json", fmt::format(R"({{"name": "{}", "platform": "accl-coyote-u55c",
+                                   "workload": {{"kind": "collective", "collective": "bcast", "ranks": 2,
+                                                 "sizes": ["1KiB"]}}}})",
+                                name));
+    auto o = run({"s.json"});
+    EXPECT_EQ(o.rc, 2) << name << ": " << o.err;
+    EXPECT_NE(o.err.find("/name"), std::string::npos) << o.err;
+  }
+  EXPECT_FALSE(fs::exists(dir_.parent_path() / "escape"));
+}
+
+TEST_F(Robustness, OutDotWritesIntoAnEmptyOrEarlierResultDirectoryOnly)
+{
+  fs::create_directories(dir_ / "here");
+  auto a = run({scenario(kExample), "--out", "."}, dir_ / "here");
+  EXPECT_EQ(a.rc, 0) << a.err;
+  auto b = run({scenario(kExample), "--out", "."}, dir_ / "here"); // again: its own earlier result
+  EXPECT_EQ(b.rc, 0) << b.err;
+  EXPECT_TRUE(fs::exists(dir_ / "here/metadata.json"));
+  std::size_t hidden = 0;
+  for (auto const& e : fs::directory_iterator(dir_ / "here"))
+    hidden += e.path().filename().string().starts_with(".");
+  EXPECT_EQ(hidden, 0u);
+  write("here/user.txt", "mine");
+  auto c = run({scenario(kExample), "--out", "."}, dir_ / "here");
+  EXPECT_EQ(c.rc, 2) << c.err;
+  EXPECT_EQ(slurp(dir_ / "here/user.txt"), "mine");
+}
+
+TEST_F(Robustness, AFullDiskIsExitFourWithNothingPartial)
+{
+  fs::create_directories(dir_ / "tiny");
+  if (::mount("tmpfs", (dir_ / "tiny").c_str(), "tmpfs", 0, "size=16k") != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs here (needs root): the full-disk case is not exercised";
+  auto o = run({scenario(kExample), "--out", (dir_ / "tiny/res").string()});
+  std::vector<std::string> left;
+  for (auto const& e : fs::directory_iterator(dir_ / "tiny"))
+    left.push_back(e.path().filename().string());
+  ::umount((dir_ / "tiny").c_str());
+  EXPECT_EQ(o.rc, 4) << o.err;
+  EXPECT_NE(o.err.find("no space left"), std::string::npos) << o.err;
+  EXPECT_TRUE(left.empty()) << left.front();
+}
+
+} // namespace
