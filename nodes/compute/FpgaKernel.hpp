@@ -33,7 +33,7 @@ struct FpgaFabricConfig {
     v.field("uram_block", uram_block, "capacity of one UltraRAM block (288 Kb)");
     v.field("bram_blocks", bram_blocks, "block RAMs (U55C: 2016 36-Kb blocks, ACCL+ Table 3)");
     v.field("bram_block", bram_block, "capacity of one block RAM (36 Kb)");
-    v.field("hbm", hbm, "HBM capacity (U55C: 16 GB, ACCL+ section 6)");
+    v.field("hbm", hbm, "HBM capacity (U55C: 16 GB, ACCL+ section 6)", config::Limits::at_least(1));
     v.field("hbm_channels", hbm_channels, "HBM pseudo-channels kernels can read in parallel (U55C: 32)",
             config::Limits::at_least(1));
     v.field("hbm_channel_bandwidth", hbm_channel_bandwidth,

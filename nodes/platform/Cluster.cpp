@@ -248,6 +248,16 @@ Cclo& Cluster::cclo(std::size_t i)
                         format_bytes(Bytes{tc.max_registered()}), tc.bitmask_bits,
                         format_bytes(tc.packet_payload), tc.registration ? "" : "; registration is off"));
       link.post = [ni, &tc](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()>) {
+        // The CCLO takes a transfer's data whole at its one notification; Large Transfer segmentation would
+        // notify each segment (not modeled for the CCLO).
+        if (wr.verb != roce::Verb::Send && tc.large_transfer.threshold.count > 0 && wr.length > tc.large_transfer.threshold.count &&
+            wr.length > tc.large_transfer.segment.count)
+          throw config::ConfigError(
+              "", "/platform/node/fpga/connectionless/transport/large_transfer/threshold",
+              fmt::format("the CCLO writes {} B to node {}, which Large Transfer would cut into segments of {}; the CCLO over "
+                          "the connectionless transport needs each transfer in one piece (segment notifications are not "
+                          "modeled for it): set threshold to 0 or at least the largest transfer",
+                          wr.length, peer, format_bytes(tc.large_transfer.segment)));
         if (auto why = tc.command_size_problem(std::max<std::uint64_t>(wr.length, 1)); !why.empty())
           throw SimulationError(fmt::format("the CCLO posts a {} B transfer to node {} that the connectionless transport "
                                             "cannot carry: {}",

@@ -99,6 +99,14 @@ struct LantConfig {
             "how long a completed operation stays in that filter (cover several packet timeouts)");
   }
 
+  config::FieldProblem check() const
+  {
+    if (registration && register_min.count > max_registered())
+      return {"register_min", "register_min (" + format_bytes(register_min) + ") is above the largest registrable "
+                                  "operation (" + std::to_string(max_registered()) + " B: bitmask_bits x packet_payload, "
+                                  "or register_max): nothing could be registered; lower it"};
+    return {};
+  }
   /// Largest operation that can be registered.
   std::uint64_t max_registered() const
   {

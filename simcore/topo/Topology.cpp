@@ -151,6 +151,18 @@ Topology Topology::build(const TopologyConfig& cfg, BitsPerSecond link_rate, Sim
       break;
     }
   }
+  {
+    const std::size_t nv = t.vertex_count(), hosts = t.host_count();
+    // The table holds a next-hop list id per (vertex, destination host): quadratic in the hosts. Refuse
+    // up front what would not fit rather than spend minutes and then run out of memory.
+    constexpr double kBudget = 4.0 * (1ull << 30);
+    if (const double bytes = static_cast<double>(nv) * static_cast<double>(hosts) * sizeof(std::uint32_t); bytes > kBudget)
+      throw config::ConfigError("", "/platform/topology/hosts",
+                                fmt::format("{} hosts ({} vertices) would need a {:.1f} GiB routing table (one entry per "
+                                            "vertex and destination host); this version routes at most about 4 GiB "
+                                            "worth, e.g. 32,000 hosts on a star: use fewer hosts",
+                                            hosts, nv, bytes / (1ull << 30)));
+  }
   return t;
 }
 
@@ -164,15 +176,6 @@ std::string Topology::describe() const
 RoutingTable::RoutingTable(const Topology& t) : topo_(t), hosts_(t.host_count())
 {
   const std::size_t nv = t.vertex_count();
-  // The table holds a next-hop list id per (vertex, destination host): quadratic in the hosts. Refuse
-  // up front what would not fit rather than spend minutes and then run out of memory.
-  constexpr double kBudget = 4.0 * (1ull << 30);
-  if (const double bytes = static_cast<double>(nv) * static_cast<double>(hosts_) * sizeof(std::uint32_t); bytes > kBudget)
-    throw config::ConfigError("", "/platform/topology/hosts",
-                              fmt::format("{} hosts ({} vertices) would need a {:.1f} GiB routing table (one entry per "
-                                          "vertex and destination host); this version routes at most about 4 GiB "
-                                          "worth, e.g. 32,000 hosts on a star: use fewer hosts",
-                                          hosts_, nv, bytes / (1ull << 30)));
   index_.assign(nv * hosts_, 0);
   lists_.push_back(List{0, 0}); // list 0: empty (a host routing to itself)
   std::map<std::vector<std::uint16_t>, std::uint32_t> seen;
