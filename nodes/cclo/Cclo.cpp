@@ -9,7 +9,7 @@ namespace nafsim::nodes {
 
 using roce::AppHeader;
 
-Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, std::size_t hosts,
+Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
            Scheduler& sched, CcloLink link, MemorySystem& mem, DataPlane* data)
     : host_(host)
     , cfg_(cfg)
@@ -19,8 +19,6 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, std::size_t hos
     , mem_(mem)
     , data_(data)
     , rbm_(cfg.rx_buffers, 0)
-    , out_seq_(hosts, 0)
-    , in_seq_(hosts, 0)
 {
   // Device memory below kUserBase: Rx buffers, then the three rendezvous spare buffers, then a slot
   // for notifications (they carry no payload to keep).
@@ -148,8 +146,9 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
   c_.max_calls_queued = std::max(c_.max_calls_queued, calls_.size());
   if (fw_actor_)
     sched_.wake(*fw_actor_);
-  ctx.wait_until([&] { return p.done; }, fmt::format("host {} waits for its CCLO call ({})", host_,
-                                                      coll::collective_name(c.call.collective)));
+  ctx.wait_until([&] { return p.done; }, WaitReason([&] {
+                   return fmt::format("host {} waits for its CCLO call ({})", host_, coll::collective_name(c.call.collective));
+                 }));
   CcloResult r = p.result;
   ctx.sleep_for(rsp);
   if (staged && r.error.empty()) {

@@ -104,7 +104,7 @@ public:
   static constexpr std::uint64_t kStagingBase = 1ULL << 44;
   static constexpr std::uint64_t kStagingSpan = 1ULL << 40;
 
-  Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock, std::size_t hosts,
+  Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
        Scheduler& sched, CcloLink link, MemorySystem& mem, DataPlane* data = nullptr);
   ~Cclo();
   /// Start the firmware (a daemon actor on the node's SimGrid host).
@@ -151,14 +151,14 @@ private:
   std::uint64_t next_wr() { return kWrBase | ++wr_counter_; }
   std::uint64_t next_msg() { return (std::uint64_t{host_} << 40) | ++msg_counter_; }
   /// Eager sequence numbers, per peer host and tag (tag 0 keeps the plain per-peer count).
-  std::uint64_t next_out_seq(std::uint32_t peer, std::uint32_t tag) { return next_seq(out_seq_, out_tagged_, peer, tag); }
-  std::uint64_t next_in_seq(std::uint32_t peer, std::uint32_t tag) { return next_seq(in_seq_, in_tagged_, peer, tag); }
-  static std::uint64_t next_seq(std::vector<std::uint64_t>& plain, std::unordered_map<std::uint64_t, std::uint64_t>& tagged,
-                                std::uint32_t peer, std::uint32_t tag)
+  std::uint64_t next_out_seq(std::uint32_t peer, std::uint32_t tag) { return next_seq(out_seq_, peer, tag); }
+  std::uint64_t next_in_seq(std::uint32_t peer, std::uint32_t tag) { return next_seq(in_seq_, peer, tag); }
+  /// Counters exist only for the (peer, tag) pairs a node talks to: memory grows with active peers, not ranks.
+  static std::uint64_t next_seq(std::unordered_map<std::uint64_t, std::uint64_t>& counters, std::uint32_t peer,
+                                std::uint32_t tag)
   {
-    if (tag == 0)
-      return ++plain[peer];
-    return (std::uint64_t{tag} << 48) | ++tagged[(std::uint64_t{peer} << 32) | tag];
+    const std::uint64_t n = ++counters[(std::uint64_t{peer} << 32) | tag];
+    return tag == 0 ? n : (std::uint64_t{tag} << 48) | n;
   }
   SimTime cycles(unsigned n) const { return cycle_ * n; }
   void wake_firmware();
@@ -187,8 +187,7 @@ private:
   RndzvQueue rndzv_;                                      ///< STS_RNDZV and STS_RNDZV_PENDING
   std::uint64_t arrivals_ = 0;                            ///< rendezvous notifications received so far
   std::unordered_map<std::uint32_t, unsigned> notifies_; ///< schedule notifications, by sender host
-  std::vector<std::uint64_t> out_seq_, in_seq_;  ///< eager sequence numbers by peer host
-  std::unordered_map<std::uint64_t, std::uint64_t> out_tagged_, in_tagged_; ///< by (peer host, tag != 0)
+  std::unordered_map<std::uint64_t, std::uint64_t> out_seq_, in_seq_; ///< eager sequence numbers by (peer host, tag)
   std::deque<std::shared_ptr<Pending>> calls_;
   std::unordered_map<std::uint64_t, std::function<void()>> on_write_done_; ///< unordered links: WRITE wr -> notice
   std::optional<ActorId> fw_actor_;

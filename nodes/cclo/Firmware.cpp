@@ -23,10 +23,10 @@ void Firmware::charge(unsigned cycles)
   ctx_->sleep_for(t);
 }
 
-void Firmware::block(const std::string& why)
+void Firmware::block(WaitReason why)
 {
   c_.fw_waiting_ = true;
-  ctx_->block(why);
+  ctx_->block(std::move(why));
   c_.fw_waiting_ = false;
 }
 
@@ -58,8 +58,11 @@ void Firmware::end_move()
   auto st = statuses_.front();
   while (!st->done) {
     check_error();
-    block(fmt::format("the CCLO firmware of host {} waits for a data-mover status (end_move){}", c_.host_,
-                      c_.dmp_->waiting().empty() ? "" : ": " + c_.dmp_->waiting()));
+    block([this] {
+      auto w = c_.dmp_->waiting();
+      return fmt::format("the CCLO firmware of host {} waits for a data-mover status (end_move){}", c_.host_,
+                         w.empty() ? "" : ": " + w);
+    });
   }
   statuses_.pop_front();
 }
@@ -97,7 +100,7 @@ std::optional<RndzvNotice> Firmware::lookup(const NoticeMatch& match)
   return r;
 }
 
-void Firmware::wait_aligned(SimTime failed_at, SimTime pass, const std::string& what)
+void Firmware::wait_aligned(SimTime failed_at, SimTime pass, const WaitReason& what)
 {
   // A notice that came while the pass was walking the queues was not seen by it: pass again.
   while (c_.arrivals_ == seen_) {
@@ -123,7 +126,7 @@ void Firmware::align(SimTime failed_at, SimTime pass, bool rerun)
   c_.c_.loop_passes += static_cast<std::uint64_t>(rerun ? k - 1 : k);
 }
 
-RndzvNotice Firmware::spin(const NoticeMatch& match, const std::string& what)
+RndzvNotice Firmware::spin(const NoticeMatch& match, const WaitReason& what)
 {
   while (true) {
     check_error();
@@ -131,13 +134,13 @@ RndzvNotice Firmware::spin(const NoticeMatch& match, const std::string& what)
     if (auto r = lookup(match))
       return *r;
     ++c_.c_.loop_passes;
-    waits_for_ = what;
-    wait_aligned(now(), now() - start,
-                 fmt::format("the CCLO firmware of host {} busy-waits: {} ({})", c_.host_, what, c_.rndzv_.describe()));
+    wait_aligned(now(), now() - start, [this, &what] {
+      return fmt::format("the CCLO firmware of host {} busy-waits: {} ({})", c_.host_, what(), c_.rndzv_.describe());
+    });
   }
 }
 
-void Firmware::spin_call(const std::function<FwStatus()>& function, const std::string& what)
+void Firmware::spin_call(const std::function<FwStatus()>& function, const WaitReason& what)
 {
   while (true) {
     check_error();
@@ -145,16 +148,17 @@ void Firmware::spin_call(const std::function<FwStatus()>& function, const std::s
     if (function() == FwStatus::Done)
       return;
     ++c_.c_.loop_passes;
-    wait_aligned(now(), now() - start,
-                 fmt::format("the CCLO firmware of host {} re-runs {} until it is ready ({})", c_.host_, what,
-                             c_.rndzv_.describe()));
+    wait_aligned(now(), now() - start, [this, &what] {
+      return fmt::format("the CCLO firmware of host {} re-runs {} until it is ready ({})", c_.host_, what(),
+                         c_.rndzv_.describe());
+    });
   }
 }
 
-void Firmware::wait_event(const std::string& what)
+void Firmware::wait_event(WaitReason what)
 {
   check_error();
-  block(what);
+  block(std::move(what));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -202,15 +206,17 @@ void Firmware::idle_retry_loop()
     cycle += r.pass;
     last = std::max(last, r.failed_at);
   }
-  std::string what = fmt::format("the CCLO firmware of host {} loops over its retry queue: {}", c_.host_,
-                                 retry_.front().waits_for);
+  const std::string& waits_for = retry_.front().waits_for;
   seen_            = c_.arrivals_;
   const std::size_t calls = c_.calls_.size();
   // A new call is taken at the next wait_for_call only if the loop looks at the command FIFO first.
   const bool sees_calls = !flush_retries_ && last_new_;
   while (c_.arrivals_ == seen_ && !(sees_calls && c_.calls_.size() != calls)) {
     check_error();
-    block(fmt::format("{} ({})", what, c_.rndzv_.describe()));
+    block([this, &waits_for] {
+      return fmt::format("the CCLO firmware of host {} loops over its retry queue: {} ({})", c_.host_, waits_for,
+                         c_.rndzv_.describe());
+    });
   }
   align(last, cycle, c_.arrivals_ != seen_);
 }
@@ -223,7 +229,7 @@ void Firmware::run(ActorContext& ctx)
     std::optional<std::pair<std::shared_ptr<Cclo::Pending>, bool>> next;
     try {
       while (!(next = pick()))
-        block("the CCLO firmware waits for a call");
+        block([] { return std::string("the CCLO firmware waits for a call"); });
     } catch (FirmwareAbort&) {
       // Failed while looping over retried calls: each of them ends with the error.
       for (auto& r : retry_) {

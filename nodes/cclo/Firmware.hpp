@@ -65,12 +65,12 @@ public:
   /// One rendezvous lookup (rendezvous_get_*): walks the pending notices, then the arrivals.
   std::optional<RndzvNotice> lookup(const NoticeMatch& match);
   /// `while (rendezvous_get_*() == NOT_READY);`: busy-wait in place for a notice.
-  RndzvNotice spin(const NoticeMatch& match, const std::string& what);
+  RndzvNotice spin(const NoticeMatch& match, const WaitReason& what);
   /// `while (function() == NOT_READY);`: re-run a collective function in place until it finishes
   /// (the rendezvous allreduce's broadcast, reduce-scatter's scatter).
-  void spin_call(const std::function<FwStatus()>& function, const std::string& what);
+  void spin_call(const std::function<FwStatus()>& function, const WaitReason& what);
   /// Block until a notification arrives, a move completes or the CCLO fails (schedule executor).
-  void wait_event(const std::string& what);
+  void wait_event(WaitReason what);
   /// Throws FirmwareAbort if the CCLO failed.
   void check_error() const;
   Cclo& cclo() { return c_; }
@@ -91,13 +91,13 @@ private:
   void idle_retry_loop();
   /// After a loop pass that found nothing (ended `failed_at`, lasted `pass`): block until a new
   /// notification, then sleep to the start of the pass that sees it.
-  void wait_aligned(SimTime failed_at, SimTime pass, const std::string& what);
+  void wait_aligned(SimTime failed_at, SimTime pass, const WaitReason& what);
   /// Sleep from `failed_at`, where back-to-back loop passes of `pass` began, to the start of the pass that
   /// sees what just happened (`rerun`), or to the end of the pass in progress.
   void align(SimTime failed_at, SimTime pass, bool rerun);
   FwStatus execute(Cclo::Pending& p);
   void finish(Cclo::Pending& p);
-  void block(const std::string& why);
+  void block(WaitReason why);
 
   Cclo& c_;
   ActorContext* ctx_ = nullptr;

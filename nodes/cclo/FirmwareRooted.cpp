@@ -81,7 +81,7 @@ FwStatus FirmwareCall::broadcast(int root, Algorithm alg, const Slice& src, cons
       fw_.charge(fw_.costs().step);
       if (sender && l % (2 * d) == 0 && l + d < size_) {
         int to = mod(l + d + root, size_);
-        auto a = fw_.spin(address_from(to), fmt::format("{}: the address of rank {}", where(), to));
+        auto a = fw_.spin(address_from(to), [&] { return fmt::format("{}: the address of rank {}", where(), to); });
         Move m;
         m.op0   = operand(is_root ? src : dst);
         m.count = n;
@@ -89,7 +89,7 @@ FwStatus FirmwareCall::broadcast(int root, Algorithm alg, const Slice& src, cons
       } else if (!sender && l % d == 0 && l >= d) {
         int from = mod(l - d + root, size_);
         fw_.send_address(host(from), addr(dst), bytes);
-        fw_.spin(completion_from(from, addr(dst), 0), fmt::format("{}: the data from rank {}", where(), from));
+        fw_.spin(completion_from(from, addr(dst), 0), [&] { return fmt::format("{}: the data from rank {}", where(), from); });
         sender = true;
       }
     }
@@ -217,7 +217,7 @@ FwStatus FirmwareCall::gather()
         ++pending;
         ++next;
       }
-      fw_.spin(completion_from(-1, 0, bytes), where() + ": the blocks it announced");
+      fw_.spin(completion_from(-1, 0, bytes), [&] { return where() + ": the blocks it announced"; });
       --pending;
       ++completed;
     }
@@ -266,7 +266,7 @@ FwStatus FirmwareCall::reduce_flat(int root, const Slice& src, const Slice& dst)
 {
   const std::uint64_t n = src.count, bytes = n * eb_;
   if (rank_ != root) {
-    auto a = fw_.spin(address_from(root), fmt::format("{}: the address of rank {}", where(), root));
+    auto a = fw_.spin(address_from(root), [&] { return fmt::format("{}: the address of rank {}", where(), root); });
     Move m;
     m.op0   = operand(src);
     m.count = n;
@@ -281,7 +281,7 @@ FwStatus FirmwareCall::reduce_flat(int root, const Slice& src, const Slice& dst)
   unsigned pending = 0;
   Slice acc        = src;
   for (int i = 0; i < size_ - 1; ++i) {
-    auto done  = fw_.spin(completion_from(-1, 0, bytes), where() + ": the blocks it announced");
+    auto done  = fw_.spin(completion_from(-1, 0, bytes), [&] { return where() + ": the blocks it announced"; });
     int from   = rank_of(done.src);
     Slice into = i == size_ - 2 ? dst : scratch(i % 2 ? 1 : 2, 0, n);
     fw_.start_move(combine_move(acc, scratch(0, n * static_cast<std::uint64_t>(from), n), into));
@@ -316,7 +316,7 @@ FwStatus FirmwareCall::reduce_tree(int root, const Slice& src, const Slice& dst)
       fw_.send_address(host(child), addr(recv_buf), bytes);
     std::optional<RndzvNotice> up;
     if (s)
-      up = fw_.spin(address_from(parent), fmt::format("{}: the address of rank {}", where(), parent));
+      up = fw_.spin(address_from(parent), [&] { return fmt::format("{}: the address of rank {}", where(), parent); });
     if (s) {
       Move m;
       m.op0   = operand(have);
@@ -332,7 +332,7 @@ FwStatus FirmwareCall::reduce_tree(int root, const Slice& src, const Slice& dst)
       have = into;
     }
     if (r)
-      fw_.spin(completion_from(child, addr(recv_buf), 0), fmt::format("{}: the data from rank {}", where(), child));
+      fw_.spin(completion_from(child, addr(recv_buf), 0), [&] { return fmt::format("{}: the data from rank {}", where(), child); });
     if ((!r && is_root) || (s && !is_root))
       return FwStatus::Done;
     got     = r;

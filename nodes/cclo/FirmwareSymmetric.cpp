@@ -38,7 +38,7 @@ FwStatus FirmwareCall::allgather()
     fw_.start_move(write_to(*down, n * static_cast<std::uint64_t>(rank_), std::move(own)));
     ++pending;
     for (int i = prev; i != rank_; i = mod(i - 1, size_)) {
-      fw_.spin(completion_from(prev, addr(slot(i)), 0), fmt::format("{}: block {} from rank {}", where(), i, prev));
+      fw_.spin(completion_from(prev, addr(slot(i)), 0), [&] { return fmt::format("{}: block {} from rank {}", where(), i, prev); });
       if (i != next) {
         Move f;
         f.op0   = operand(slot(i));
@@ -98,7 +98,7 @@ FwStatus FirmwareCall::reduce_scatter()
     // Reduce everything into rank 0's input buffer, then scatter it, re-run in place until ready.
     reduce(0, sel_.options.reduce_sub, in(0, n * p), in(0, n * p));
     step_ = 0;
-    fw_.spin_call([&] { return scatter(0, in(0, n * p), out(0, n)); }, where() + ": the scatter");
+    fw_.spin_call([&] { return scatter(0, in(0, n * p), out(0, n)); }, [&] { return where() + ": the scatter"; });
     return FwStatus::Done;
   }
   // Eager ring: send chunk prev, then receive-add-forward chunks prev-1, prev-2, ..., the last (our own
@@ -120,7 +120,7 @@ FwStatus FirmwareCall::allreduce()
     reduce(0, sel_.options.reduce_sub, in(0, n), out(0, n));
     step_ = 0;
     fw_.spin_call([&] { return broadcast(0, sel_.options.bcast_sub, out(0, n), out(0, n)); },
-                  where() + ": the broadcast");
+                  [&] { return where() + ": the broadcast"; });
     return FwStatus::Done;
   }
   // Eager ring, segment by segment (an Rx buffer's worth, a multiple of the rank count): a ring
@@ -164,13 +164,13 @@ FwStatus FirmwareCall::barrier()
   // order), then rank 0 to everyone.
   if (rank_ == 0) {
     for (int i = 1; i < size_; ++i)
-      fw_.spin(address_from(i), fmt::format("{}: the arrival of rank {}", where(), i));
+      fw_.spin(address_from(i), [&] { return fmt::format("{}: the arrival of rank {}", where(), i); });
     for (int i = 1; i < size_; ++i)
       fw_.send_address(host(i), 0, 0);
     return FwStatus::Done;
   }
   fw_.send_address(host(0), 0, 0);
-  fw_.spin(address_from(0), where() + ": the release from rank 0");
+  fw_.spin(address_from(0), [&] { return where() + ": the release from rank 0"; });
   return FwStatus::Done;
 }
 
@@ -192,7 +192,7 @@ FwStatus FirmwareCall::all_to_all()
     if (i != rank_)
       fw_.send_address(host(i), addr(blk_out(i)), bytes);
   for (int i = 0; i < size_ - 1; ++i) {
-    auto a = fw_.spin(address_from(-1), where() + ": the peers' addresses");
+    auto a = fw_.spin(address_from(-1), [&] { return where() + ": the peers' addresses"; });
     Move m;
     m.op0   = operand(blk_in(rank_of(a.src)));
     m.count = n;
@@ -200,7 +200,7 @@ FwStatus FirmwareCall::all_to_all()
     window(pending, 2);
   }
   for (int i = 0; i < size_ - 1; ++i)
-    fw_.spin(completion_from(-1, 0, bytes), where() + ": the blocks written to it");
+    fw_.spin(completion_from(-1, 0, bytes), [&] { return where() + ": the blocks written to it"; });
   finish_window(pending);
   return FwStatus::Done;
 }

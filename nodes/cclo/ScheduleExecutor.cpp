@@ -229,7 +229,7 @@ void ScheduleExecutor::run(const coll::Schedule& s)
       return;
     if (!progressed) {
       const std::uint64_t before = c.arrivals_;
-      fw_.wait_event(describe_wait());
+      fw_.wait_event(describe_wait);
       if (c.arrivals_ != before) { // noticed on the next lookup
         ++c.c_.polls;
         fw_.charge(fw_.costs().poll);

@@ -104,7 +104,7 @@ roce::Completion FpgaNode::wait_completion(ActorContext& ctx, std::uint64_t wr_i
   };
   while (find() == completions_.end()) {
     waiters_.push_back(ctx.id());
-    ctx.block(fmt::format("node {}: completion of work request {}", id_, wr_id));
+    ctx.block(WaitReason([&] { return fmt::format("node {}: completion of work request {}", id_, wr_id); }));
   }
   auto it            = find();
   roce::Completion c = *it;
@@ -116,7 +116,7 @@ roce::InboundMessage FpgaNode::wait_inbound(ActorContext& ctx)
 {
   while (inbound_.empty()) {
     waiters_.push_back(ctx.id());
-    ctx.block(fmt::format("node {}: an incoming message", id_));
+    ctx.block(WaitReason([&] { return fmt::format("node {}: an incoming message", id_); }));
   }
   roce::InboundMessage m = inbound_.front();
   inbound_.pop_front();

@@ -296,9 +296,9 @@ void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
       issue(call, i);
   while (call->remaining > 0) {
     call->waiting = true;
-    ctx.block(fmt::format("MPI rank {} on host {}: {} of {} ({}) with {} of {} steps outstanding", s.rank, id_,
+    ctx.block(WaitReason([&] { return fmt::format("MPI rank {} on host {}: {} of {} ({}) with {} of {} steps outstanding", s.rank, id_,
                           coll::collective_name(s.call.collective), format_bytes(Bytes{s.call.bytes()}),
-                          coll::algorithm_name(s.algorithm), call->remaining, n));
+                          coll::algorithm_name(s.algorithm), call->remaining, n); }));
   }
 }
 

@@ -31,8 +31,8 @@ void LantNi::post(ActorContext& ctx, const Command& c)
     ++c_.post_waits;
     while (!tx_.can_post(c.queue, c.bytes, c.message)) {
       waiters_.push_back(ctx.id());
-      ctx.block(fmt::format("node {}: command queue {} full (command_queue_depth {})", host_, c.queue,
-                            cfg_.transport.command_queue_depth));
+      ctx.block(WaitReason([&] { return fmt::format("node {}: command queue {} full (command_queue_depth {})", host_, c.queue,
+                            cfg_.transport.command_queue_depth); }));
     }
   }
   local_[c.id] = Local{};
@@ -109,7 +109,7 @@ SimTime LantNi::wait_local(ActorContext& ctx, std::uint64_t id, LocalNotice::Kin
   };
   while (at() == SimTime::max()) {
     waiters_.push_back(ctx.id());
-    ctx.block(fmt::format("node {}: local notification of command {}", host_, id));
+    ctx.block(WaitReason([&] { return fmt::format("node {}: local notification of command {}", host_, id); }));
   }
   ctx.sleep_until(seen_by_poll(since, at()));
   return ctx.now();
@@ -123,7 +123,7 @@ ReceiveNotice LantNi::wait_receive(ActorContext& ctx, const std::function<bool(c
   };
   while (find() == received_.end()) {
     waiters_.push_back(ctx.id());
-    ctx.block(fmt::format("node {}: receive notification", host_));
+    ctx.block(WaitReason([&] { return fmt::format("node {}: receive notification", host_); }));
   }
   auto it         = find();
   ReceiveNotice n = *it;

@@ -300,7 +300,7 @@ Cclo& Cluster::cclo(std::size_t i)
       link.transport  = config::enum_name(cfg_.node.fpga.transport);
     }
     n.attach_cclo(std::make_unique<Cclo>(static_cast<net::HostId>(i), cfg_.node.fpga.cclo, cfg_.node.fpga.clock,
-                                         size(), sched_, std::move(link), n.memory(),
+                                         sched_, std::move(link), n.memory(),
                                          data_.get()));
     n.cclo()->start(hosts_.at(i));
   }

@@ -17,6 +17,7 @@ struct Scheduler::ActorSlot {
   sg4::SemaphorePtr sem;
   ActorState state = ActorState::Running;
   std::string waiting_for;
+  WaitReason waiting_why; ///< built when a report needs it (when set, it replaces waiting_for)
   bool daemon = false;
 };
 
@@ -156,7 +157,7 @@ ActorId Scheduler::spawn(const std::string& name, sg4::Host* host, std::function
   if (!sync_)
     sync_ = std::make_unique<Sync>();
   auto id = static_cast<ActorId>(actors_.size());
-  actors_.push_back(ActorSlot{name, sg4::Semaphore::create(0), ActorState::Running, {}, daemon});
+  actors_.push_back(ActorSlot{name, sg4::Semaphore::create(0), ActorState::Running, {}, {}, daemon});
   ++running_;
   if (!daemon)
     ++live_;
@@ -194,6 +195,17 @@ void Scheduler::block(ActorId a, std::string_view why)
   auto& slot       = actors_[a];
   slot.state       = ActorState::Blocked;
   slot.waiting_for = why;
+  slot.waiting_why = nullptr;
+  if (--running_ == 0)
+    sync_->all_blocked->release();
+  slot.sem->acquire();
+}
+
+void Scheduler::block(ActorId a, WaitReason why)
+{
+  auto& slot       = actors_[a];
+  slot.state       = ActorState::Blocked;
+  slot.waiting_why = std::move(why);
   if (--running_ == 0)
     sync_->all_blocked->release();
   slot.sem->acquire();
@@ -249,7 +261,8 @@ std::string Scheduler::deadlock_report() const
                               format_time(now_), live_);
   for (auto const& a : actors_)
     if (a.state == ActorState::Blocked)
-      s += fmt::format("\n  - {}{}: {}", a.name, a.daemon ? " (firmware)" : "", a.waiting_for);
+      s += fmt::format("\n  - {}{}: {}", a.name, a.daemon ? " (firmware)" : "",
+                       a.waiting_why ? a.waiting_why() : a.waiting_for);
   for (auto const& note : notes_)
     if (std::string n = note(); !n.empty())
       s += "\n" + n;

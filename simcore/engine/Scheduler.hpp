@@ -53,6 +53,9 @@ public:
 };
 
 using ActorId = std::uint32_t;
+/// Why a blocked actor waits, built only when a deadlock report needs it: actors block millions of times
+/// and a text formatted at every block (queue contents, peers) would cost more than the simulation itself.
+using WaitReason = std::function<std::string()>;
 /// Identifies a scheduled event (to cancel it).
 using EventId = std::uint64_t;
 class ActorContext;
@@ -135,6 +138,7 @@ private:
   class WakeHandler;
 
   void block(ActorId a, std::string_view why);
+  void block(ActorId a, WaitReason why);
   void finish(ActorId a);
   void wait_for_running_actors();
   void flush_pending();
@@ -177,8 +181,16 @@ public:
   void sleep_for(SimTime d) { sleep_until(now() + d); }
   /// Block until woken (Scheduler::wake); `why` is shown if the run deadlocks.
   void block(std::string_view why) { sched_.block(id_, why); }
+  /// Block until woken; `why` runs only if the run deadlocks (while this actor is still blocked, so it may
+  /// refer to the actor's own locals).
+  void block(WaitReason why) { sched_.block(id_, std::move(why)); }
   /// Block until `pred()` holds, re-checking after every wake.
   template <class Pred> void wait_until(Pred pred, std::string_view why)
+  {
+    while (!pred())
+      block(why);
+  }
+  template <class Pred> void wait_until(Pred pred, const WaitReason& why)
   {
     while (!pred())
       block(why);

@@ -32,6 +32,10 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
   if (faults_.active())
     sched.add_failure_note([this] { return faults_.summary(); });
   const auto nv = static_cast<std::uint32_t>(topo.vertex_count());
+  std::size_t total_ports = 0;
+  for (std::uint32_t v = 0; v < nv; ++v)
+    total_ports += topo.ports(v).size();
+  ports_.reserve(total_ports);
   port_base_.resize(nv);
   switch_rng_.reserve(nv);
   for (std::uint32_t v = 0; v < nv; ++v) {

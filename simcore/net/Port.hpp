@@ -3,6 +3,7 @@
 // packet at a time at line rate; the queue holds packets waiting for it (switch ports only: a
 // host port pulls from its endpoint instead).
 
+#include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Rng.hpp"
 #include "simcore/units/Units.hpp"
 
@@ -38,7 +39,7 @@ struct Port {
   bool peer_is_host = false;
 
   // State.
-  std::deque<std::uint32_t> queue; ///< packet slots waiting
+  Fifo<std::uint32_t> queue; ///< packet slots waiting
   std::uint64_t queued_bytes = 0;
   bool busy                  = false;
   bool source_ready          = false; ///< host ports: the endpoint has something to send

@@ -1,7 +1,9 @@
 #pragma once
-// The topology as a SimGrid platform: one host per end host, one router per switch, one
-// split-duplex link per cable (pure CM02 model: a message of n bytes over one link takes L + n/B).
-// Actors run on the hosts; the flow-level network model uses the links and routes.
+// The topology's end hosts as SimGrid hosts: actors (workloads, firmware, MPI ranks) run on them and
+// SimGrid's clock is the run's clock. The network itself is nafsim's (the packet fabric or the flow
+// network, both in simcore/net), so the platform holds no links and no routes: a SimGrid route table
+// would cost time and memory quadratic in the hosts (the Dijkstra zone's edge lookups made 65,536
+// hosts on a star take 15 s to build) for nothing.
 
 #include "simcore/topo/Topology.hpp"
 

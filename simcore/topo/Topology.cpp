@@ -7,6 +7,7 @@
 #include <deque>
 #include <fmt/format.h>
 #include <map>
+#include <unordered_map>
 
 namespace nafsim::topo {
 
@@ -152,16 +153,24 @@ Topology Topology::build(const TopologyConfig& cfg, BitsPerSecond link_rate, Sim
     }
   }
   {
-    const std::size_t nv = t.vertex_count(), hosts = t.host_count();
-    // The table holds a next-hop list id per (vertex, destination host): quadratic in the hosts. Refuse
-    // up front what would not fit rather than spend minutes and then run out of memory.
+    // The routing table holds a next-hop list id per (switch, leaf switch): refuse up front what would not fit
+    // rather than spend minutes and then run out of memory.
+    std::vector<bool> leaf(t.vertex_count(), false);
+    std::size_t leaves = 0;
+    for (std::size_t h = 0; h < t.host_count(); ++h)
+      for (auto const& p : t.ports(t.host_vertex(h)))
+        if (t.info(p.peer).kind == VertexKind::Switch && !leaf[p.peer]) {
+          leaf[p.peer] = true;
+          ++leaves;
+        }
     constexpr double kBudget = 4.0 * (1ull << 30);
-    if (const double bytes = static_cast<double>(nv) * static_cast<double>(hosts) * sizeof(std::uint32_t); bytes > kBudget)
-      throw config::ConfigError("", "/platform/topology/hosts",
-                                fmt::format("{} hosts ({} vertices) would need a {:.1f} GiB routing table (one entry per "
-                                            "vertex and destination host); this version routes at most about 4 GiB "
-                                            "worth, e.g. 32,000 hosts on a star: use fewer hosts",
-                                            hosts, nv, bytes / (1ull << 30)));
+    const auto switches      = static_cast<double>(t.switch_count());
+    if (const double bytes = RoutingTable::table_bytes(switches, static_cast<double>(leaves)); bytes > kBudget)
+      throw config::ConfigError("", "/platform/topology",
+                                fmt::format("{} switches and {} leaf switches would need a {:.1f} GiB routing table (one "
+                                            "entry per switch and leaf); this version routes at most about 4 GiB worth: "
+                                            "use fewer switches (e.g. more hosts per leaf)",
+                                            t.switch_count(), leaves, bytes / (1ull << 30)));
   }
   return t;
 }
@@ -173,47 +182,115 @@ std::string Topology::describe() const
                      plural(boost::num_edges(g_), "cable", "cables"));
 }
 
-RoutingTable::RoutingTable(const Topology& t) : topo_(t), hosts_(t.host_count())
+RoutingTable::RoutingTable(const Topology& t) : topo_(t)
 {
-  const std::size_t nv = t.vertex_count();
-  index_.assign(nv * hosts_, 0);
-  lists_.push_back(List{0, 0}); // list 0: empty (a host routing to itself)
-  std::map<std::vector<std::uint16_t>, std::uint32_t> seen;
+  const std::size_t nv = t.vertex_count(), hosts = t.host_count();
+  switch_index_.assign(nv, kNone);
+  std::vector<Vertex> switches;
+  for (Vertex v = 0; v < nv; ++v)
+    if (t.info(v).kind == VertexKind::Switch) {
+      switch_index_[v] = static_cast<std::uint32_t>(switches.size());
+      switches.push_back(v);
+    }
+  // Leaves: the switches hosts are cabled to, in the order of their first host.
+  std::vector<std::uint32_t> leaf_of_vertex(nv, kNone);
+  leaf_of_host_.assign(hosts, kNone);
+  port_at_leaf_.assign(hosts, 0);
+  for (std::size_t h = 0; h < hosts; ++h) {
+    Vertex hv        = t.host_vertex(h);
+    auto const& refs = t.ports(hv);
+    if (refs.size() != 1)
+      throw config::ConfigError("", "/platform/topology",
+                                fmt::format("host '{}' has {} network ports; nafsim hosts have exactly one",
+                                            t.info(hv).name, refs.size()));
+    Vertex peer = refs[0].peer;
+    if (t.info(peer).kind != VertexKind::Switch)
+      continue; // two hosts joined by one cable
+    if (leaf_of_vertex[peer] == kNone) {
+      leaf_of_vertex[peer] = static_cast<std::uint32_t>(leaf_vertex_.size());
+      leaf_vertex_.push_back(static_cast<std::uint32_t>(peer));
+    }
+    leaf_of_host_[h] = leaf_of_vertex[peer];
+    port_at_leaf_[h] = static_cast<std::uint16_t>(refs[0].peer_port);
+  }
+  leaves_ = leaf_vertex_.size();
+  index_.assign(switches.size() * leaves_, 0);
+  lists_.push_back(List{0, 0}); // list 0: empty (no path)
+
+  struct VecHash {
+    std::size_t operator()(const std::vector<std::uint16_t>& v) const
+    {
+      std::size_t h = v.size();
+      for (auto x : v)
+        h = h * 0x9E3779B97F4A7C15ULL + x;
+      return h;
+    }
+  };
+  std::unordered_map<std::vector<std::uint16_t>, std::uint32_t, VecHash> seen;
   seen[{}] = 0;
-  std::vector<int> dist(nv);
+  // Switch-to-switch cables as compact adjacency lists (neighbour switch, port): the searches below walk
+  // them once per leaf, so they must stay in cache.
+  struct Hop {
+    std::uint32_t to;
+    std::uint32_t port;
+  };
+  std::vector<std::uint32_t> first(switches.size() + 1, 0);
+  std::vector<Hop> adj;
+  for (std::size_t s = 0; s < switches.size(); ++s) {
+    auto const& ports = t.ports(switches[s]);
+    for (std::size_t i = 0; i < ports.size(); ++i)
+      if (std::uint32_t ps = switch_index_[ports[i].peer]; ps != kNone)
+        adj.push_back(Hop{ps, static_cast<std::uint32_t>(i)});
+    first[s + 1] = static_cast<std::uint32_t>(adj.size());
+  }
+  // Most switches see the same list for most leaves (their uplinks): try the last one first.
+  std::vector<std::uint32_t> last(switches.size(), 0);
+  std::vector<int> dist(switches.size());
+  std::vector<std::uint32_t> queue;
   std::vector<std::uint16_t> hops;
-  for (std::size_t dst = 0; dst < hosts_; ++dst) {
+  for (std::size_t leaf = 0; leaf < leaves_; ++leaf) {
+    // Breadth-first over the switches only: paths never transit through a host.
     std::fill(dist.begin(), dist.end(), -1);
-    std::deque<Vertex> q{t.host_vertex(dst)};
-    dist[t.host_vertex(dst)] = 0;
-    while (!q.empty()) {
-      Vertex v = q.front();
-      q.pop_front();
-      // Paths never transit through another host.
-      if (t.info(v).kind == VertexKind::Host && dist[v] != 0)
-        continue;
-      for (auto const& p : t.ports(v))
-        if (dist[p.peer] < 0) {
-          dist[p.peer] = dist[v] + 1;
-          q.push_back(p.peer);
+    queue.assign(1, switch_index_[leaf_vertex_[leaf]]);
+    dist[queue[0]] = 0;
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      std::uint32_t s = queue[head];
+      for (std::uint32_t a = first[s]; a < first[s + 1]; ++a)
+        if (dist[adj[a].to] < 0) {
+          dist[adj[a].to] = dist[s] + 1;
+          queue.push_back(adj[a].to);
         }
     }
-    for (Vertex v = 0; v < nv; ++v) {
+    for (std::size_t s = 0; s < switches.size(); ++s) {
+      if (dist[s] <= 0)
+        continue; // the leaf itself (its hosts' ports) or unreachable (list 0)
       hops.clear();
-      if (dist[v] > 0) {
-        auto const& ports = t.ports(v);
-        for (std::size_t i = 0; i < ports.size(); ++i)
-          if (dist[ports[i].peer] == dist[v] - 1)
-            hops.push_back(static_cast<std::uint16_t>(i));
+      for (std::uint32_t a = first[s]; a < first[s + 1]; ++a)
+        if (dist[adj[a].to] == dist[s] - 1)
+          hops.push_back(static_cast<std::uint16_t>(adj[a].port));
+      auto const& prev = lists_[last[s]];
+      if (prev.count != hops.size() || !std::equal(hops.begin(), hops.end(), pool_.begin() + prev.offset)) {
+        auto [it, inserted] = seen.try_emplace(hops, static_cast<std::uint32_t>(lists_.size()));
+        if (inserted) {
+          lists_.push_back(List{static_cast<std::uint32_t>(pool_.size()), static_cast<std::uint16_t>(hops.size())});
+          pool_.insert(pool_.end(), hops.begin(), hops.end());
+        }
+        last[s] = it->second;
       }
-      auto [it, inserted] = seen.try_emplace(hops, static_cast<std::uint32_t>(lists_.size()));
-      if (inserted) {
-        lists_.push_back(List{static_cast<std::uint32_t>(pool_.size()), static_cast<std::uint16_t>(hops.size())});
-        pool_.insert(pool_.end(), hops.begin(), hops.end());
-      }
-      index_[v * hosts_ + dst] = it->second;
+      index_[s * leaves_ + leaf] = last[s];
     }
   }
+}
+
+bool RoutingTable::host_reaches(Vertex src, std::size_t dst) const
+{
+  Vertex peer = topo_.ports(src)[0].peer;
+  if (switch_index_[peer] == kNone)
+    return peer == topo_.host_vertex(dst);
+  const std::uint32_t leaf = leaf_of_host_[dst];
+  if (leaf == kNone)
+    return false;
+  return leaf_vertex_[leaf] == peer || lists_[index_[std::size_t{switch_index_[peer]} * leaves_ + leaf]].count > 0;
 }
 
 unsigned RoutingTable::distance(std::size_t src_host, std::size_t dst_host) const

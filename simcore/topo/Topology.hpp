@@ -68,34 +68,59 @@ private:
 };
 
 /// Equal-cost next hops: for every vertex and destination host, the ports on a shortest path.
-/// Computed once by one breadth-first search per destination host.
+///
+/// Every host has one cable, to its attachment switch (its leaf) or, in a two-host chain, to the other
+/// host; paths never transit through a host. So the next hops toward a host are those toward its leaf,
+/// except at the leaf itself (the port to the host): one breadth-first search over the switches per
+/// leaf, and one next-hop list id per (switch, leaf). Memory grows with switches x leaves (42 MB for a
+/// 65,536-host 64-ary fat-tree), not with vertices x hosts.
 class RoutingTable {
 public:
   explicit RoutingTable(const Topology& t);
-  /// Ports of `v` that lie on a shortest path to host `dst` (empty when v is that host).
+  /// Ports of `v` that lie on a shortest path to host `dst` (empty when v is that host or cannot reach it).
   std::span<const std::uint16_t> next_hops(Vertex v, std::size_t dst) const
   {
-    auto const& l = lists_[index_[v * hosts_ + dst]];
+    const std::uint32_t leaf = leaf_of_host_[dst];
+    const std::uint32_t sw   = switch_index_[v];
+    if (sw == kNone) // a host: its single cable, when the destination is reachable through it
+      return v == topo_.host_vertex(dst) || !host_reaches(v, dst) ? std::span<const std::uint16_t>{}
+                                                                   : std::span<const std::uint16_t>{&kPortZero, 1};
+    if (leaf == kNone) // the destination hangs off another host: no switch reaches it
+      return {};
+    if (leaf_vertex_[leaf] == v)
+      return {&port_at_leaf_[dst], 1};
+    auto const& l = lists_[index_[std::size_t{sw} * leaves_ + leaf]];
     return {pool_.data() + l.offset, l.count};
   }
   /// Number of hops (cables) on a shortest path between two hosts.
   unsigned distance(std::size_t src_host, std::size_t dst_host) const;
   std::size_t memory_bytes() const
   {
-    return pool_.size() * sizeof(std::uint16_t) + lists_.size() * sizeof(List) + index_.size() * sizeof(std::uint32_t);
+    return pool_.size() * sizeof(std::uint16_t) + lists_.size() * sizeof(List) + index_.size() * sizeof(std::uint32_t) +
+           (leaf_of_host_.size() + switch_index_.size() + leaf_vertex_.size()) * sizeof(std::uint32_t) +
+           port_at_leaf_.size() * sizeof(std::uint16_t);
   }
+  /// Bytes the table of a topology with `switches` switches and `leaves` switches holding hosts needs.
+  static double table_bytes(double switches, double leaves) { return switches * leaves * sizeof(std::uint32_t); }
 
 private:
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+  static constexpr std::uint16_t kPortZero = 0;
+  bool host_reaches(Vertex src, std::size_t dst) const;
   struct List {
     std::uint32_t offset;
     std::uint16_t count;
   };
   const Topology& topo_;
-  std::size_t hosts_;
+  std::size_t leaves_ = 0;
+  std::vector<std::uint32_t> switch_index_; ///< vertex -> switch number (kNone for hosts)
+  std::vector<std::uint32_t> leaf_of_host_; ///< host -> leaf number (kNone: cabled to another host)
+  std::vector<std::uint32_t> leaf_vertex_;  ///< leaf number -> vertex
+  std::vector<std::uint16_t> port_at_leaf_; ///< host -> the leaf's port to it
   // Distinct next-hop lists are stored once (most switches share them for most destinations).
   std::vector<std::uint16_t> pool_;
   std::vector<List> lists_;
-  std::vector<std::uint32_t> index_; // [vertex * hosts + dst] -> list id
+  std::vector<std::uint32_t> index_; // [switch * leaves + leaf] -> list id
 };
 
 } // namespace nafsim::topo

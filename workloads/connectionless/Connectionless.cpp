@@ -210,8 +210,8 @@ void Connectionless::run_latency_source(ActorContext& ctx, nodes::Cluster& c)
         o.completed = ni.wait_local(ctx, id, LocalNotice::Kind::Complete);
         ni.release(id);
         ctx.wait_until([&] { return o.received != SimTime::max(); },
-                       fmt::format("connectionless: node {} waits for operation {} to reach node {}", cfg_.src, id,
-                                   cfg_.dst));
+                       WaitReason([&] { return fmt::format("connectionless: node {} waits for operation {} to reach node {}", cfg_.src, id,
+                                   cfg_.dst); }));
         if (cfg_.gap > SimTime::zero())
           ctx.sleep_for(cfg_.gap);
       }

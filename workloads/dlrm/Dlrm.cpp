@@ -165,8 +165,8 @@ void Dlrm::run_op(ActorContext& ctx, nodes::Cluster& c, unsigned node, unsigned 
   for (std::uint64_t k = 0; k < total(); ++k) {
     while (!ready(node, j, k)) {
       waiters_.push_back(ctx.id());
-      ctx.block(fmt::format("DLRM {} ({}) waits to start '{}' of inference {}", plan_.nodes[node].role,
-                            node, op.name, k));
+      ctx.block(WaitReason([&] { return fmt::format("DLRM {} ({}) waits to start '{}' of inference {}", plan_.nodes[node].role,
+                            node, op.name, k); }));
     }
     const bool streaming = k >= cfg_.latency_probes;
     OpStats& s           = stats_[node][j];
@@ -200,7 +200,7 @@ void Dlrm::run_driver(ActorContext& ctx)
     notify();
     while (last_done() <= k) {
       waiters_.push_back(ctx.id());
-      ctx.block(fmt::format("the DLRM driver waits for inference {} to leave the last layer", k));
+      ctx.block(WaitReason([&] { return fmt::format("the DLRM driver waits for inference {} to leave the last layer", k); }));
     }
   }
   stream_start_ = ctx.now();

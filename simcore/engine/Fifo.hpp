@@ -1,0 +1,134 @@
+#pragma once
+// A first-in first-out queue on a ring buffer: no memory until the first element (std::deque allocates
+// a 512-byte block and its map on construction, and a cluster holds several queues per port and per
+// engine), grows by doubling, reuses its slots. For the simulator's per-port and per-engine queues.
+
+#include <cassert>
+#include <cstddef>
+#include <memory>
+#include <utility>
+
+namespace nafsim {
+
+template <class T> class Fifo {
+public:
+  Fifo() = default;
+  Fifo(const Fifo& o) { *this = o; }
+  Fifo(Fifo&& o) noexcept { swap(o); }
+  Fifo& operator=(const Fifo& o)
+  {
+    if (this != &o) {
+      clear();
+      for (std::size_t i = 0; i < o.size_; ++i)
+        push_back(o[i]);
+    }
+    return *this;
+  }
+  Fifo& operator=(Fifo&& o) noexcept
+  {
+    Fifo tmp(std::move(o));
+    swap(tmp);
+    return *this;
+  }
+  ~Fifo()
+  {
+    clear();
+    if (buf_)
+      std::allocator<T>().deallocate(buf_, cap_);
+  }
+
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  T& front() { return at_slot(head_); }
+  const T& front() const { return at_slot(head_); }
+  T& back() { return at_slot(head_ + size_ - 1); }
+  const T& back() const { return at_slot(head_ + size_ - 1); }
+  T& operator[](std::size_t i) { return at_slot(head_ + i); }
+  const T& operator[](std::size_t i) const { return at_slot(head_ + i); }
+
+  void push_back(const T& v) { emplace_back(v); }
+  void push_back(T&& v) { emplace_back(std::move(v)); }
+  template <class... A> T& emplace_back(A&&... a)
+  {
+    if (size_ == cap_)
+      grow();
+    T* p = slot(head_ + size_);
+    new (p) T(std::forward<A>(a)...);
+    ++size_;
+    return *p;
+  }
+  void pop_front()
+  {
+    assert(size_ > 0);
+    slot(head_)->~T();
+    head_ = (head_ + 1) & (cap_ - 1);
+    --size_;
+  }
+  void clear()
+  {
+    while (size_ > 0)
+      pop_front();
+    head_ = 0;
+  }
+  void swap(Fifo& o) noexcept
+  {
+    std::swap(buf_, o.buf_);
+    std::swap(cap_, o.cap_);
+    std::swap(head_, o.head_);
+    std::swap(size_, o.size_);
+  }
+
+  template <class Q, class V> class Iter {
+  public:
+    Iter(Q* q, std::size_t i) : q_(q), i_(i) {}
+    V& operator*() const { return (*q_)[i_]; }
+    V* operator->() const { return &(*q_)[i_]; }
+    Iter& operator++()
+    {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const Iter& o) const { return i_ == o.i_; }
+    bool operator!=(const Iter& o) const { return i_ != o.i_; }
+
+  private:
+    Q* q_;
+    std::size_t i_;
+  };
+  using iterator       = Iter<Fifo, T>;
+  using const_iterator = Iter<const Fifo, const T>;
+  iterator begin() { return {this, 0}; }
+  iterator end() { return {this, size_}; }
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size_}; }
+
+private:
+  T* slot(std::size_t i) const { return buf_ + (i & (cap_ - 1)); }
+  T& at_slot(std::size_t i) const
+  {
+    assert(size_ > 0);
+    return *slot(i);
+  }
+  void grow()
+  {
+    const std::size_t cap = cap_ == 0 ? 4 : cap_ * 2;
+    T* to = std::allocator<T>().allocate(cap);
+    for (std::size_t i = 0; i < size_; ++i) {
+      T* from = slot(head_ + i);
+      new (to + i) T(std::move(*from));
+      from->~T();
+    }
+    if (buf_)
+      std::allocator<T>().deallocate(buf_, cap_);
+    buf_  = to;
+    cap_  = cap;
+    head_ = 0;
+  }
+
+  T* buf_ = nullptr;
+  std::size_t cap_  = 0;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
+};
+
+} // namespace nafsim

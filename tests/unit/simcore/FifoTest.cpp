@@ -1,0 +1,57 @@
+#include "simcore/engine/Fifo.hpp"
+
+#include <deque>
+#include <gtest/gtest.h>
+#include <memory>
+#include <string>
+
+using nafsim::Fifo;
+
+TEST(Fifo, BehavesAsADequeUsedAsAQueue)
+{
+  Fifo<std::string> f;
+  std::deque<std::string> d;
+  // Interleaved pushes and pops wrap the ring around and make it grow while wrapped.
+  unsigned n = 0;
+  for (int round = 0; round < 50; ++round) {
+    for (int i = 0; i < round % 7 + 1; ++i) {
+      f.push_back("s" + std::to_string(n));
+      d.push_back("s" + std::to_string(n++));
+    }
+    for (int i = 0; i < round % 5 && !d.empty(); ++i) {
+      ASSERT_EQ(f.front(), d.front());
+      f.pop_front();
+      d.pop_front();
+    }
+    ASSERT_EQ(f.size(), d.size());
+    if (!d.empty()) {
+      ASSERT_EQ(f.back(), d.back());
+    }
+    std::size_t i = 0;
+    for (auto const& s : f)
+      ASSERT_EQ(s, d[i++]);
+  }
+  Fifo<std::string> copy = f;
+  Fifo<std::string> moved = std::move(f);
+  EXPECT_TRUE(f.empty());
+  ASSERT_EQ(copy.size(), d.size());
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    EXPECT_EQ(copy[i], d[i]);
+    EXPECT_EQ(moved[i], d[i]);
+  }
+}
+
+TEST(Fifo, HoldsNoMemoryUntilUsedAndDestroysWhatItHolds)
+{
+  auto token = std::make_shared<int>(7);
+  {
+    Fifo<std::shared_ptr<int>> f;
+    EXPECT_EQ(sizeof(f), 4 * sizeof(void*));
+    for (int i = 0; i < 9; ++i)
+      f.push_back(token);
+    EXPECT_EQ(token.use_count(), 10);
+    f.pop_front();
+    EXPECT_EQ(token.use_count(), 9);
+  }
+  EXPECT_EQ(token.use_count(), 1);
+}
