@@ -13,6 +13,9 @@
 #include "protocols/collectives/Selection.hpp"
 
 #include <deque>
+#include <fmt/format.h>
+#include <initializer_list>
+#include <stdexcept>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -26,10 +29,40 @@ namespace nafsim::nodes {
 enum class DataLocation { Device, Host, Stream };
 enum class InvocationPath { Kernel, Coyote, Xrt };
 
+/// The hosts of a communicator's ranks, shared by every call of every rank (a copy per rank and call made a
+/// collective's memory grow with the square of the ranks: 2 GiB of host lists at 16,384 ranks).
+class Communicator {
+public:
+  Communicator() = default;
+  Communicator(std::vector<net::HostId> hosts)
+      : hosts_(std::make_shared<const std::vector<net::HostId>>(std::move(hosts)))
+  {
+  }
+  Communicator(std::initializer_list<net::HostId> hosts) : Communicator(std::vector<net::HostId>(hosts)) {}
+  std::size_t size() const { return hosts_ ? hosts_->size() : 0; }
+  net::HostId operator[](std::size_t rank) const { return (*hosts_)[rank]; }
+  net::HostId at(std::size_t rank) const
+  {
+    if (rank >= size())
+      throw std::out_of_range(fmt::format("rank {} of a {}-rank communicator", rank, size()));
+    return (*hosts_)[rank];
+  }
+  /// Append a rank (copies the list: for building small groups).
+  void push_back(net::HostId h)
+  {
+    std::vector<net::HostId> v = hosts_ ? *hosts_ : std::vector<net::HostId>{};
+    v.push_back(h);
+    hosts_ = std::make_shared<const std::vector<net::HostId>>(std::move(v));
+  }
+
+private:
+  std::shared_ptr<const std::vector<net::HostId>> hosts_;
+};
+
 /// One call, as the driver fills it in.
 struct CcloCall {
   coll::CollectiveCall call;
-  std::vector<net::HostId> comm; ///< host of each rank of the communicator
+  Communicator comm; ///< host of each rank of the communicator
   int rank                 = 0;
   DataLocation location    = DataLocation::Device;
   InvocationPath path      = InvocationPath::Kernel;

@@ -68,7 +68,8 @@ Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed
                               fmt::format("{} node kinds for {} host positions: give one kind per host of the topology "
                                           "(or leave `kinds` empty to make every host `kind`)",
                                           cfg.node.kinds.size(), n));
-  kinds_ = cfg.node.kinds.empty() ? std::vector<NodeKind>(n, cfg.node.kind) : cfg.node.kinds;
+  kinds_    = cfg.node.kinds.empty() ? std::vector<NodeKind>(n, cfg.node.kind) : cfg.node.kinds;
+  has_fpga_ = std::find(kinds_.begin(), kinds_.end(), NodeKind::Fpga) != kinds_.end();
   check_frames(cfg, std::find(kinds_.begin(), kinds_.end(), NodeKind::Fpga) != kinds_.end(),
                std::find(kinds_.begin(), kinds_.end(), NodeKind::Host) != kinds_.end());
   nodes_.resize(n);
@@ -159,7 +160,7 @@ Cluster::~Cluster() = default;
 
 void Cluster::require_roce(const std::string& workload) const
 {
-  if (!positions(NodeKind::Fpga).empty() && cfg_.node.fpga.transport != Transport::Roce)
+  if (has_fpga_ && cfg_.node.fpga.transport != Transport::Roce)
     throw config::ConfigError("", "/platform/node/fpga/transport",
                               fmt::format("the {} runs over the RoCE POE, but the nodes run {}; set transport to 'roce' (the "
                                           "CCLO's `collective` workload also runs over tcp and udp; the `connectionless` "
@@ -169,7 +170,7 @@ void Cluster::require_roce(const std::string& workload) const
 
 void Cluster::require_connectionless(const std::string& workload) const
 {
-  if (!positions(NodeKind::Fpga).empty() && cfg_.node.fpga.transport != Transport::Connectionless)
+  if (has_fpga_ && cfg_.node.fpga.transport != Transport::Connectionless)
     throw config::ConfigError("", "/platform/node/fpga/transport",
                               fmt::format("the {} needs the connectionless transport, but the nodes run RoCE; set "
                                           "transport to 'connectionless' (preset lant-zcu102 does)",

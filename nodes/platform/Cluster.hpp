@@ -81,6 +81,7 @@ private:
   std::vector<simgrid::s4u::Host*> hosts_;
   std::unique_ptr<net::Fabric> fabric_;
   std::vector<NodeKind> kinds_;
+  bool has_fpga_ = false; ///< some position holds an FPGA (checked on every new connection)
   std::vector<std::unique_ptr<FpgaNode>> nodes_;       ///< null at host positions
   std::vector<std::unique_ptr<HostNode>> host_nodes_;  ///< null at FPGA positions
   std::map<std::pair<std::size_t, std::size_t>, QpId> qps_;

@@ -22,7 +22,7 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
                        results::TraceLevel trace_level)
 {
   results::Trace trace(trace_level);
-  Simulation sim(log_settings);
+  Simulation sim(log_settings, sc.platform.topology.hosts);
   sim.scheduler().set_time_limit(sc.header.max_sim_time);
   std::unique_ptr<nodes::Cluster> cluster;
   try {

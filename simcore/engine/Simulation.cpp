@@ -1,6 +1,8 @@
 #include "simcore/engine/Simulation.hpp"
 
 #include <chrono>
+#include <malloc.h>
+#include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 #include <sys/resource.h>
 
@@ -8,7 +10,7 @@ namespace sg4 = simgrid::s4u;
 
 namespace nafsim {
 
-Simulation::Simulation(const std::vector<std::string>& log_settings)
+Simulation::Simulation(const std::vector<std::string>& log_settings, std::size_t hosts)
 {
   args_ = {"nafsim", "--log=xbt_cfg.thres:warning", "--log=root.thres:warning"};
   for (auto const& l : log_settings)
@@ -16,6 +18,22 @@ Simulation::Simulation(const std::vector<std::string>& log_settings)
 #ifdef NAFSIM_SANITIZE
   // ASan cannot follow the raw contexts' stack switches (CMakeLists.txt, NAFSIM_SANITIZE).
   args_.push_back("--cfg=contexts/factory:thread");
+#else
+  if (hosts > kGuardedHosts) {
+    // Each actor's stack is by default an 8 MiB mapping plus a guard page made with mprotect: two memory
+    // mappings per actor, and Linux allows 65,530 per process (vm.max_map_count), so 16,384 nodes with a
+    // firmware and a workload actor each could not start. Large runs drop the guard page: one mapping per
+    // actor (up to about 65,000 actors), of 1 MiB, of which only the pages used become resident. The whole
+    // test suite runs with 16 KiB stacks and guard pages (measured), so 1 MiB leaves a wide margin. (Smaller
+    // stacks would come from the heap without a mapping, but SimGrid zero-fills them: 64 KiB per actor
+    // resident, 1 GiB at 8,192 nodes.)
+    args_.push_back("--cfg=contexts/guard-size:0");
+    args_.push_back(fmt::format("--cfg=contexts/stack-size:{}", kLargeRunStackKiB));
+    // malloc serves blocks above its mmap threshold by fresh mappings (untouched pages cost nothing), but the
+    // threshold rises to the size of any mapped block freed, after which the stacks would come from the heap,
+    // zero-filled by SimGrid (measured: 4.9 GB at 16,384 nodes instead of about 0.5): pin it.
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+  }
 #endif
   for (auto& a : args_)
     argv_.push_back(a.data());

@@ -18,7 +18,10 @@ class Simulation {
 public:
   /// Create the engine with a pure network model (CM02, no cross-traffic) and quiet logs.
   /// `log_settings` are SimGrid --log= values (e.g. "nafsim_engine.thres:debug").
-  explicit Simulation(const std::vector<std::string>& log_settings = {});
+  /// `hosts`: the platform's size; above kGuardedHosts actors get small stacks without guard pages.
+  explicit Simulation(const std::vector<std::string>& log_settings = {}, std::size_t hosts = 0);
+  static constexpr std::size_t kGuardedHosts     = 4096;
+  static constexpr unsigned kLargeRunStackKiB = 1024;
   ~Simulation();
   Simulation(const Simulation&)            = delete;
   Simulation& operator=(const Simulation&) = delete;

@@ -75,7 +75,7 @@ nodes::CcloCall CollectiveBench::make_call(unsigned rank, std::uint64_t bytes) c
   c.call.count      = bytes / elem_bytes_;
   c.call.elem_bytes = elem_bytes_;
   c.call.func       = cfg_.func;
-  c.comm            = comm_;
+  c.comm            = shared_comm_;
   c.rank            = static_cast<int>(rank);
   c.location        = cfg_.location;
   c.path            = cfg_.invocation;
@@ -269,7 +269,8 @@ void CollectiveBench::start(nodes::Cluster& c)
   if (cfg_.root >= cfg_.ranks)
     throw config::ConfigError("", "/workload/root",
                               fmt::format("root {} is not one of the {} ranks", cfg_.root, cfg_.ranks));
-  comm_ = place(c, fpgas);
+  comm_        = place(c, fpgas);
+  shared_comm_ = nodes::Communicator(comm_);
   check_buffers(c);
   // A forced algorithm must be able to run every call of the benchmark.
   for (auto bytes : sizes_) {

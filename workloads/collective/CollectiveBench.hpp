@@ -182,6 +182,7 @@ private:
   std::vector<std::uint64_t> sizes_;
   unsigned elem_bytes_;
   std::vector<net::HostId> comm_;
+  nodes::Communicator shared_comm_; ///< comm_, shared by the calls
   std::vector<Sample> samples_;
   StartLine start_line_; ///< every rank of an iteration starts at the same instant
   std::vector<std::vector<nodes::CcloResult>> results_; ///< per sample, per rank
