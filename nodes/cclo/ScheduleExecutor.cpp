@@ -20,9 +20,42 @@ void ScheduleExecutor::run(const coll::Schedule& s)
     bool done        = false;
     unsigned pending = 0;     ///< moves not yet completed
     bool await_done  = false; ///< rendezvous receive: waits for the sender's completion notice
+    unsigned deps_left = 0;   ///< dependencies not yet done
   };
-  std::vector<OpState> ops(s.ops.size());
-  unsigned inflight = 0;
+  // The walk visits only the ops it can act on, in schedule order: those whose dependencies are done and that
+  // are not issued yet, and issued rendezvous receives waiting for their completion notice. (Rescanning every
+  // op and its dependencies at each wake-up made a p-rank schedule cost O(p^2) per rank.) State lives on the
+  // heap: a move's completion may come after a failed call has left this function.
+  struct State {
+    std::vector<OpState> ops;
+    std::vector<std::vector<std::uint32_t>> dependents;
+    std::set<std::size_t> active;
+    std::size_t done = 0;
+    unsigned inflight = 0;
+    void mark_done(std::size_t i)
+    {
+      if (ops[i].done)
+        return;
+      ops[i].done = true;
+      ++done;
+      active.erase(i);
+      for (auto j : dependents[i])
+        if (--ops[j].deps_left == 0 && !ops[j].issued)
+          active.insert(j);
+    }
+  };
+  auto st = std::make_shared<State>();
+  st->ops.resize(s.ops.size());
+  st->dependents.resize(s.ops.size());
+  for (std::size_t i = 0; i < s.ops.size(); ++i) {
+    for (auto d : s.ops[i].deps)
+      st->dependents[d].push_back(static_cast<std::uint32_t>(i));
+    st->ops[i].deps_left = static_cast<unsigned>(s.ops[i].deps.size());
+    if (s.ops[i].deps.empty())
+      st->active.insert(i);
+  }
+  auto& ops         = st->ops;
+  unsigned& inflight = st->inflight;
   auto host         = [&](int rank) { return call_.host(rank); };
   // Rendezvous groups: receives sharing one announced buffer, per (peer, group).
   std::map<std::pair<int, int>, unsigned> group_size;
@@ -37,12 +70,12 @@ void ScheduleExecutor::run(const coll::Schedule& s)
     m.func  = call.call.func;
     ++ops[i].pending;
     ++inflight;
-    fw_.submit_move(std::move(m), [&ops, &inflight, i] {
-      auto& os = ops[i];
+    fw_.submit_move(std::move(m), [st, i] {
+      auto& os = st->ops[i];
       --os.pending;
-      --inflight;
+      --st->inflight;
       if (os.pending == 0 && !os.await_done)
-        os.done = true;
+        st->mark_done(i);
     });
   };
   auto seg_of = [&](std::uint64_t count) { return call_.segments(count); };
@@ -165,7 +198,7 @@ void ScheduleExecutor::run(const coll::Schedule& s)
       case OpKind::WaitNotify: --c.notifies_[host(op.peer)]; break;
     }
     if (os.pending == 0 && !os.await_done)
-      os.done = true;
+      st->mark_done(i);
   };
 
   auto describe_wait = [&]() {
@@ -194,25 +227,29 @@ void ScheduleExecutor::run(const coll::Schedule& s)
   while (true) {
     fw_.check_error();
     bool progressed = false;
-    for (std::size_t i = 0; i < s.ops.size(); ++i) {
-      auto& os     = ops[i];
-      const Op& op = s.ops[i];
-      if (os.await_done && !os.done) {
+    // In schedule order over the ops that can act. No iterator is held across issue() (it charges cycles, and
+    // move completions meanwhile change the set): each step takes the first op after the one just handled, so
+    // ops made ready meanwhile are seen in this pass when they come later in the schedule, as a full scan would.
+    for (std::size_t cursor = 0;;) {
+      auto it = st->active.lower_bound(cursor);
+      if (it == st->active.end())
+        break;
+      const std::size_t i = *it;
+      cursor              = i + 1;
+      auto& os            = ops[i];
+      const Op& op        = s.ops[i];
+      if (os.issued) { // a rendezvous receive waiting for its completion notice
         unsigned examined = 0;
         if (c.rndzv_.take(call_.completion_from(op.peer, 0, 0), examined)) {
           os.await_done = false;
+          progressed    = true;
           if (os.pending == 0)
-            os.done = true;
-          progressed = true;
+            st->mark_done(i);
+          else
+            st->active.erase(i); // its moves' completions finish it
         }
+        continue;
       }
-      if (os.issued)
-        continue;
-      bool ready = true;
-      for (auto d : op.deps)
-        ready = ready && ops[d].done;
-      if (!ready)
-        continue;
       if (uses_move(op) && inflight >= s.max_inflight)
         break; // in order: the firmware waits for a move status before issuing more
       if (rndzv && (op.kind == OpKind::Send || op.kind == OpKind::CombineSend) && !can_address(op.peer))
@@ -221,11 +258,10 @@ void ScheduleExecutor::run(const coll::Schedule& s)
         continue;
       issue(i);
       progressed = true;
+      if (!os.done && !os.await_done)
+        st->active.erase(i); // issued: its moves' completions finish it
     }
-    bool all_done = true;
-    for (auto const& os : ops)
-      all_done = all_done && os.done;
-    if (all_done)
+    if (st->done == ops.size())
       return;
     if (!progressed) {
       const std::uint64_t before = c.arrivals_;

@@ -3,6 +3,7 @@
 #include "nodes/platform/ClusterReport.hpp"
 #include "simcore/engine/Simulation.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <fmt/format.h>
 
@@ -67,6 +68,10 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
                             {"fault_drops", totals.fault_drops}, {"duplicates", totals.duplicates},
                             {"corrupted", totals.corrupted},       {"corrupted_delivered", totals.corrupted_delivered}};
   meta["peak_rss_bytes"] = Simulation::peak_rss_bytes();
+  // The whole process's peak (SimGrid, actors' stacks, the platform, the run's state) over the simulated nodes.
+  meta["bytes_per_node"] = Simulation::peak_rss_bytes() / std::max<std::size_t>(1, cluster->size());
+  meta["nodes"]          = cluster->size();
+  meta["routing_table_bytes"] = cluster->fabric().routes().memory_bytes();
   Json tables            = Json::array();
   for (auto const& t : sink.tables())
     tables.push_back({{"file", t.name() + ".csv"}, {"columns", t.columns()}, {"rows", t.rows().size()}});
