@@ -167,7 +167,19 @@ int cli_main(int argc, char** argv)
   figs->add_option("--jobs,-j", fig_jobs, "simulations run at once (default: the number of cores)");
   figs->add_flag("--list", fig_list, "list the figures and exit");
 
-  auto* bench = cli.add_subcommand("bench", "simulator speed: packet-hops per wall second and peak memory vs cluster size");
+  auto* bench = cli.add_subcommand(
+      "bench", "simulator speed and memory vs cluster size: packet-hops per wall second (suite hops), collectives on "
+               "CCLO ranks (suite collectives)");
+  std::string bench_suite = "hops", bench_size = "1MiB";
+  std::vector<unsigned> bench_ranks{8, 64, 512, 1024, 4096};
+  std::vector<std::string> bench_colls{"allreduce", "bcast"};
+  bench->add_option("--suite", bench_suite, "hops (packet-hops/s vs nodes), collectives (collectives vs ranks) or all")
+      ->check(CLI::IsMember({"hops", "collectives", "all"}));
+  bench->add_option("--ranks", bench_ranks, "collectives: rank counts (default 8 64 512 1024 4096)");
+  bench->add_option("--collectives", bench_colls, "collectives: which ones (default allreduce bcast)")
+      ->check(CLI::IsMember({"bcast", "scatter", "gather", "allgather", "reduce", "allreduce", "reduce-scatter",
+                             "alltoall", "barrier"}));
+  bench->add_option("--size", bench_size, "collectives: the message size (default 1MiB)");
   std::vector<unsigned> bench_sizes{16, 256, 1024};
   std::string bench_total = "4GiB", bench_out = "results/bench";
   bench->add_option("--nodes", bench_sizes, "cluster sizes (default 16 256 1024)");
@@ -199,7 +211,17 @@ int cli_main(int argc, char** argv)
       } catch (const UnitError& e) {
         throw config::ConfigError("--total", "", e.message);
       }
-      return app::run_bench(bench_sizes, total.count, bench_repeat, bench_out, reg);
+      try {
+        parse_bytes(bench_size);
+      } catch (const UnitError& e) {
+        throw config::ConfigError("--size", "", e.message);
+      }
+      int rc = 0;
+      if (bench_suite != "collectives")
+        rc = app::run_bench(bench_sizes, total.count, bench_repeat, bench_out, reg);
+      if (rc == 0 && bench_suite != "hops")
+        rc = app::run_bench_collectives(bench_ranks, bench_colls, bench_size, bench_repeat, bench_out, reg);
+      return rc;
     }
     if (*figs) {
       if (fig_list) {
