@@ -52,17 +52,6 @@ int sweep_command(const std::string& file, unsigned jobs, const std::string& out
 {
   sweep::SweepSpec spec = sweep::SweepSpec::load(file);
   sweep::SweepOptions opt;
-  if (out.empty()) {
-    if (auto why = results::result_name_problem(spec.name); !why.empty())
-      throw config::ConfigError(file, "/name", fmt::format("'{}': {}", spec.name, why));
-    opt.out_dir = results::checked_sweep_dir(fs::path("results") / spec.name, file, "/name");
-  } else {
-    opt.out_dir = results::checked_sweep_dir(out, "--out", "");
-  }
-  opt.program    = fs::read_symlink("/proc/self/exe").string();
-  opt.jobs       = jobs > 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
-  opt.extra_sets = sets;
-  opt.progress   = isatty(2) != 0;
   // Under mpirun each rank takes its share of the points (OpenMPI, or MPICH's PMI variables).
   for (auto [r, s] : {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, std::pair{"PMI_RANK", "PMI_SIZE"}})
     if (std::getenv(r) && std::getenv(s)) {
@@ -70,6 +59,17 @@ int sweep_command(const std::string& file, unsigned jobs, const std::string& out
       opt.ranks = static_cast<unsigned>(std::stoul(std::getenv(s)));
       break;
     }
+  if (out.empty()) {
+    if (auto why = results::result_name_problem(spec.name); !why.empty())
+      throw config::ConfigError(file, "/name", fmt::format("'{}': {}", spec.name, why));
+    opt.out_dir = results::checked_sweep_dir(fs::path("results") / spec.name, file, "/name", opt.ranks > 1);
+  } else {
+    opt.out_dir = results::checked_sweep_dir(out, "--out", "", opt.ranks > 1);
+  }
+  opt.program    = fs::read_symlink("/proc/self/exe").string();
+  opt.jobs       = jobs > 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
+  opt.extra_sets = sets;
+  opt.progress   = isatty(2) != 0;
   bool inline_base = spec.base_file == spec.file;
   auto validate    = [&](const std::vector<std::string>& point_sets) {
     app::ScenarioOptions o;

@@ -113,7 +113,8 @@ fs::path checked_run_dir(const fs::path& requested, const std::string& origin, c
   return shown(requested);
 }
 
-fs::path checked_sweep_dir(const fs::path& requested, const std::string& origin, const std::string& json_path)
+fs::path checked_sweep_dir(const fs::path& requested, const std::string& origin, const std::string& json_path,
+                           bool shared_by_ranks)
 {
   fs::path p = absolute_normal(requested);
   std::error_code ec;
@@ -124,7 +125,15 @@ fs::path checked_sweep_dir(const fs::path& requested, const std::string& origin,
     throw config::ConfigError(origin, json_path,
                               fmt::format("{} exists and is not a directory; a sweep writes a directory: name a new one",
                                           p.string()));
-  if (!empty_dir(p) && !fs::is_regular_file(p / "sweep.json", ec))
+  auto sweep_started = [&] {
+    for (auto const& e : fs::directory_iterator(p, ec)) {
+      auto n = e.path().filename().string();
+      if (n != "points" && n != "logs" && n.rfind("base-scenario.json", 0) != 0 && n.rfind("sweep.json", 0) != 0)
+        return false;
+    }
+    return !ec;
+  };
+  if (!empty_dir(p) && !fs::is_regular_file(p / "sweep.json", ec) && !(shared_by_ranks && sweep_started()))
     throw config::ConfigError(origin, json_path,
                               fmt::format("{} exists and holds no sweep.json: it is not a sweep's directory; name a "
                                           "new folder (a sweep resumes only in its own directory)",

@@ -31,9 +31,11 @@ bool is_run_result_dir(const std::filesystem::path& dir);
 std::filesystem::path checked_run_dir(const std::filesystem::path& requested, const std::string& origin,
                                       const std::string& json_path);
 
-/// The same for a sweep's directory: new, empty, or holding a sweep.json (a sweep resumes in it).
+/// The same for a sweep's directory: new, empty, or holding a sweep.json (a sweep resumes in it). Under mpirun
+/// (`shared_by_ranks`) the ranks create it at once: one that holds only what a sweep starts with (points/, logs/,
+/// base-scenario.json) is a sibling rank's, not a user's folder.
 std::filesystem::path checked_sweep_dir(const std::filesystem::path& requested, const std::string& origin,
-                                        const std::string& json_path);
+                                        const std::string& json_path, bool shared_by_ranks = false);
 
 /// A failed write as an OutputError naming the path and the system's reason ("No space left on device").
 [[noreturn]] void throw_write_error(const std::filesystem::path& p, int err);

@@ -109,10 +109,16 @@ void SweepRunner::prepare_directory()
     if (opt_.rank == 0)
       results::write_file_atomic(mpath, manifest.dump(2) + "\n");
   }
-  // Leftovers of interrupted points (partial result directories) are discarded.
+  // Leftovers of interrupted points (partial result directories, ".<point>.partial-<pid>") are discarded; under
+  // mpirun only this rank's own: a sibling rank may be writing one of its points right now.
   for (auto const& e : fs::directory_iterator(opt_.out_dir / "points")) {
     auto n = e.path().filename().string();
-    if (!n.empty() && n[0] == '.')
+    if (n.empty() || n[0] != '.')
+      continue;
+    bool mine = opt_.ranks <= 1;
+    for (auto const& p : spec_.points)
+      mine = mine || (p.index % opt_.ranks == opt_.rank && n.rfind("." + point_name(p.index) + ".", 0) == 0);
+    if (mine)
       fs::remove_all(e.path());
   }
   // An inline base scenario is written out for the children (relative platform files resolved).
