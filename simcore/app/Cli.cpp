@@ -16,7 +16,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <charconv>
+#include <cerrno>
 #include <cstdlib>
+#include <optional>
 #include <iostream>
 #include <thread>
 #include <unistd.h>
@@ -52,13 +54,37 @@ int sweep_command(const std::string& file, unsigned jobs, const std::string& out
 {
   sweep::SweepSpec spec = sweep::SweepSpec::load(file);
   sweep::SweepOptions opt;
-  // Under mpirun each rank takes its share of the points (OpenMPI, or MPICH's PMI variables).
-  for (auto [r, s] : {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, std::pair{"PMI_RANK", "PMI_SIZE"}})
-    if (std::getenv(r) && std::getenv(s)) {
-      opt.rank  = static_cast<unsigned>(std::stoul(std::getenv(r)));
-      opt.ranks = static_cast<unsigned>(std::stoul(std::getenv(s)));
-      break;
-    }
+  // Under mpirun (or srun --mpi=pmi2) each rank takes its share of the points (OpenMPI, PMI); in a Slurm job array
+  // each array task does (its id counted from the array's first). Not SLURM_PROCID: a batch script sees it too,
+  // and a plain sweep there would silently run a share.
+  auto env_number = [](const char* name) -> std::optional<unsigned> {
+    const char* v = std::getenv(name);
+    if (!v)
+      return std::nullopt;
+    char* end = nullptr;
+    errno     = 0;
+    unsigned long n = std::strtoul(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || n > 1000000)
+      throw config::ConfigError(fmt::format("environment variable {}", name), "",
+                                fmt::format("'{}' is not a rank or task count", v));
+    return static_cast<unsigned>(n);
+  };
+  struct Share {
+    const char *rank, *size, *first;
+  };
+  for (auto sh : {Share{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", nullptr}, Share{"PMI_RANK", "PMI_SIZE", nullptr},
+                  Share{"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN"}}) {
+    auto r = env_number(sh.rank), s = env_number(sh.size);
+    if (!r || !s)
+      continue;
+    unsigned first = sh.first ? env_number(sh.first).value_or(0) : 0;
+    if (*r < first || *r - first >= *s || *s == 0)
+      throw config::ConfigError(fmt::format("environment variables {} and {}", sh.rank, sh.size), "",
+                                fmt::format("rank {} is not one of {} (counted from {})", *r, *s, first));
+    opt.rank  = *r - first;
+    opt.ranks = *s;
+    break;
+  }
   if (out.empty()) {
     if (auto why = results::result_name_problem(spec.name); !why.empty())
       throw config::ConfigError(file, "/name", fmt::format("'{}': {}", spec.name, why));
