@@ -70,7 +70,7 @@ Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed
                                           cfg.node.kinds.size(), n));
   kinds_    = cfg.node.kinds.empty() ? std::vector<NodeKind>(n, cfg.node.kind) : cfg.node.kinds;
   has_fpga_ = std::find(kinds_.begin(), kinds_.end(), NodeKind::Fpga) != kinds_.end();
-  check_frames(cfg, std::find(kinds_.begin(), kinds_.end(), NodeKind::Fpga) != kinds_.end(),
+  check_frames(cfg, has_fpga_,
                std::find(kinds_.begin(), kinds_.end(), NodeKind::Host) != kinds_.end());
   nodes_.resize(n);
   host_nodes_.resize(n);

@@ -42,11 +42,7 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
     port_base_[v] = static_cast<std::uint32_t>(ports_.size());
     switch_rng_.emplace_back(seed, Rng::mix(0x5717C4, v));
     bool is_host = topo.info(v).kind == topo::VertexKind::Host;
-    auto const& refs = topo.ports(v);
-    if (is_host && refs.size() != 1)
-      throw config::ConfigError("", "/platform/topology",
-                                fmt::format("host '{}' has {} network ports; nafsim hosts have exactly one",
-                                            topo.info(v).name, refs.size()));
+    auto const& refs = topo.ports(v); // a host has exactly one (RoutingTable, built first, checks it)
     for (std::uint32_t i = 0; i < refs.size(); ++i) {
       Port p;
       p.vertex       = v;

@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <fmt/format.h>
-#include <map>
 #include <unordered_map>
 
 namespace nafsim::topo {
@@ -155,14 +153,7 @@ Topology Topology::build(const TopologyConfig& cfg, BitsPerSecond link_rate, Sim
   {
     // The routing table holds a next-hop list id per (switch, leaf switch): refuse up front what would not fit
     // rather than spend minutes and then run out of memory.
-    std::vector<bool> leaf(t.vertex_count(), false);
-    std::size_t leaves = 0;
-    for (std::size_t h = 0; h < t.host_count(); ++h)
-      for (auto const& p : t.ports(t.host_vertex(h)))
-        if (t.info(p.peer).kind == VertexKind::Switch && !leaf[p.peer]) {
-          leaf[p.peer] = true;
-          ++leaves;
-        }
+    const std::size_t leaves = t.leaf_switches().size();
     constexpr double kBudget = 4.0 * (1ull << 30);
     const auto switches      = static_cast<double>(t.switch_count());
     if (const double bytes = RoutingTable::table_bytes(switches, static_cast<double>(leaves)); bytes > kBudget)
@@ -173,6 +164,19 @@ Topology Topology::build(const TopologyConfig& cfg, BitsPerSecond link_rate, Sim
                                             t.switch_count(), leaves, bytes / (1ull << 30)));
   }
   return t;
+}
+
+std::vector<Vertex> Topology::leaf_switches() const
+{
+  std::vector<Vertex> leaves;
+  std::vector<bool> seen(vertex_count(), false);
+  for (Vertex h : hosts_)
+    for (auto const& p : ports(h))
+      if (info(p.peer).kind == VertexKind::Switch && !seen[p.peer]) {
+        seen[p.peer] = true;
+        leaves.push_back(p.peer);
+      }
+  return leaves;
 }
 
 std::string Topology::describe() const
@@ -192,8 +196,11 @@ RoutingTable::RoutingTable(const Topology& t) : topo_(t)
       switch_index_[v] = static_cast<std::uint32_t>(switches.size());
       switches.push_back(v);
     }
-  // Leaves: the switches hosts are cabled to, in the order of their first host.
   std::vector<std::uint32_t> leaf_of_vertex(nv, kNone);
+  for (Vertex l : t.leaf_switches()) {
+    leaf_of_vertex[l] = static_cast<std::uint32_t>(leaf_vertex_.size());
+    leaf_vertex_.push_back(static_cast<std::uint32_t>(l));
+  }
   leaf_of_host_.assign(hosts, kNone);
   port_at_leaf_.assign(hosts, 0);
   for (std::size_t h = 0; h < hosts; ++h) {
@@ -206,10 +213,6 @@ RoutingTable::RoutingTable(const Topology& t) : topo_(t)
     Vertex peer = refs[0].peer;
     if (t.info(peer).kind != VertexKind::Switch)
       continue; // two hosts joined by one cable
-    if (leaf_of_vertex[peer] == kNone) {
-      leaf_of_vertex[peer] = static_cast<std::uint32_t>(leaf_vertex_.size());
-      leaf_vertex_.push_back(static_cast<std::uint32_t>(peer));
-    }
     leaf_of_host_[h] = leaf_of_vertex[peer];
     port_at_leaf_[h] = static_cast<std::uint16_t>(refs[0].peer_port);
   }

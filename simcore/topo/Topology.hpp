@@ -50,6 +50,8 @@ public:
   Vertex host_vertex(std::size_t host) const { return hosts_.at(host); }
   std::size_t vertex_count() const { return boost::num_vertices(g_); }
   std::size_t switch_count() const { return vertex_count() - host_count(); }
+  /// The switches hosts are cabled to (leaves), in the order of their first host.
+  std::vector<Vertex> leaf_switches() const;
   const VertexInfo& info(Vertex v) const { return g_[v]; }
   /// Ports of a vertex, in a fixed order (cable creation order).
   const std::vector<PortRef>& ports(Vertex v) const { return ports_.at(v); }
