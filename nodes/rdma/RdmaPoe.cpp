@@ -17,6 +17,15 @@ RdmaPoe::RdmaPoe(net::HostId host, const PoeConfig& poe, const RoceConfig& rc, S
     , memory_(memory)
     , listener_(listener)
 {
+  wire_mtu_ = roce_.mtu.count;
+  if (fabric.config().fidelity == net::Fidelity::Flow) {
+    flow_      = true;
+    roce_.mtu  = Bytes{kFlowSegment};
+    // Nothing is lost at flow fidelity, so a retransmission could only be spurious: a message is one
+    // sequence number, acknowledged once it is all in, which under sharing may take longer than the
+    // packet-level timeouts (set for a packet's round trip).
+    roce_.timeouts = {SimTime::from_seconds(1e5)};
+  }
 }
 
 QpId RdmaPoe::create_qp(net::HostId peer, QpId remote_qpn, Psn initial_psn)
@@ -95,7 +104,18 @@ void RdmaPoe::execute(QpId qp, Actions& acts)
     } else if (auto* c = std::get_if<Completion>(&a)) {
       notify_after_writes(Notice{qp, false, *c, {}});
     } else if (auto* p = std::get_if<PlaceData>(&a)) {
-      SimTime done = memory_.write_done(Engine::PoeWrite, sched_.now(), p->addr, Bytes{p->seg.length});
+      SimTime now = sched_.now();
+      SimTime done;
+      if (flow_ && p->seg.length > wire_mtu_ && rx_head_ < now) {
+        // Flow fidelity: the data was written as it came in, from its first segment on.
+        double span = (now - rx_head_).seconds();
+        done        = memory_
+                   .write(Engine::PoeWrite, rx_head_, p->addr, Bytes{p->seg.length},
+                          BitsPerSecond{static_cast<double>(p->seg.length) * 8.0 / span})
+                   .last;
+      } else {
+        done = memory_.write_done(Engine::PoeWrite, now, p->addr, Bytes{p->seg.length});
+      }
       writes_done_ = std::max(writes_done_, done);
     } else if (auto* m = std::get_if<InboundMessage>(&a)) {
       notify_after_writes(Notice{qp, true, {}, *m});
@@ -144,15 +164,40 @@ void RdmaPoe::arm_timer(QpId qp, const ArmTimer& t)
   }
 }
 
-net::Packet RdmaPoe::make_packet(const Qp& q, Wire w) const
+net::Packet RdmaPoe::make_packet(const Qp& q, Wire w, SimTime tail_ready) const
 {
   net::Packet p;
   p.src        = host_;
   p.dst        = q.peer;
-  p.wire_bytes = fabric_.config().ethernet.wire_bytes(l3_bytes(w, roce_));
+  auto const& eth = fabric_.config().ethernet;
+  p.wire_bytes = eth.wire_bytes(l3_bytes(w, roce_));
   p.flow       = q.flow;
   p.seq        = packet_psn(w);
-  p.body       = std::move(w);
+  if (flow_) {
+    // The responder's packets (ACKs, READ responses) are a stream of their own: they do not wait
+    // behind the requester's messages of the same queue pair.
+    if (!std::holds_alternative<RequestPacket>(w))
+      p.flow |= 1ULL << 63;
+    std::uint64_t len = std::visit(
+        [](auto const& x) -> std::uint64_t {
+          if constexpr (std::is_same_v<std::decay_t<decltype(x)>, AckPacket>)
+            return 0;
+          else
+            return x.data.length;
+        },
+        w);
+    if (len > wire_mtu_) { // the packets it stands for: the first with this one's headers, the rest plain
+      std::uint64_t first = l3_bytes(w, roce_) - len + wire_mtu_;
+      std::uint64_t n     = (len + wire_mtu_ - 1) / wire_mtu_;
+      std::uint64_t last  = len - (n - 1) * wire_mtu_;
+      std::uint64_t wire  = eth.wire_bytes(first) + (n - 2) * eth.wire_bytes(roce_.base_header.count + wire_mtu_) +
+                           eth.wire_bytes(roce_.base_header.count + last);
+      p.wire_bytes         = static_cast<std::uint32_t>(wire);
+      p.segment_wire_bytes = eth.wire_bytes(roce_.base_header.count + wire_mtu_);
+    }
+    p.tail_ready = tail_ready;
+  }
+  p.body = std::move(w);
   return p;
 }
 
@@ -195,24 +240,43 @@ void RdmaPoe::refill(SimTime now)
       }
       len = r->packet.data.length;
       ++q.staged_responses;
-      SimTime ready = std::max(memory_.read_done(Engine::PoeRead, now, r->addr, Bytes{len}), now + cfg_.tx_latency);
-      staged_.push_back(Staged{Wire{r->packet}, ready, id, 0, false});
+      Stream rd     = memory_.read(Engine::PoeRead, now, r->addr, Bytes{len}, MemorySystem::kNoCap);
+      // Flow fidelity: the message goes once its first segment is read; the rest streams behind it.
+      SimTime ready = std::max(flow_ ? rd.first : rd.last, now + cfg_.tx_latency);
+      staged_.push_back(Staged{Wire{r->packet}, ready, std::max(rd.last, now + cfg_.tx_latency), id, 0, false});
     } else if (auto p = q.req.peek(now)) {
       q.req.commit(now, scratch_);
       len = p->data.length;
       SimTime ready = now + cfg_.tx_latency;
+      SimTime tail  = ready;
+      std::function<void()> accepted;
       if (auto it = outgoing_.find(p->data.msg); it != outgoing_.end()) {
         Outgoing& o     = it->second;
         SimTime payload = now;
         if (len > 0) {
-          payload = o.source ? o.source(p->data.offset, len)
-                             : memory_.read_done(Engine::PoeRead, now, o.local_addr + p->data.offset, Bytes{len});
-          ready   = std::max(ready, payload);
+          SimTime head = now;
+          if (o.source) {
+            payload = o.source(p->data.offset, len);
+            head    = flow_ ? o.source(p->data.offset, static_cast<std::uint32_t>(std::min<std::uint64_t>(len, wire_mtu_)))
+                            : payload;
+          } else {
+            Stream rd = memory_.read(Engine::PoeRead, now, o.local_addr + p->data.offset, Bytes{len},
+                                     MemorySystem::kNoCap);
+            payload   = rd.last;
+            head      = flow_ ? rd.first : rd.last;
+          }
+          // Flow fidelity: the message goes once its first segment is ready; the rest streams behind it.
+          ready = std::max(ready, head);
+          tail  = std::max(tail, payload);
         }
-        if (o.accepted && p->data.offset + len >= o.length) // the last byte enters the transmit path
-          sched_.call_at(std::max(now, payload), std::exchange(o.accepted, nullptr));
+        if (o.accepted && p->data.offset + len >= o.length) { // the last byte enters the transmit path
+          if (flow_) // ... once the wire has drained to within tx_prefetch of it (see pull())
+            accepted = std::exchange(o.accepted, nullptr);
+          else
+            sched_.call_at(std::max(now, payload), std::exchange(o.accepted, nullptr));
+        }
       }
-      staged_.push_back(Staged{Wire{*p}, ready, id, q.req.epoch(), true});
+      staged_.push_back(Staged{Wire{*p}, ready, tail, id, q.req.epoch(), true, std::move(accepted)});
       execute(id, scratch_);
     } else {
       continue; // nothing from this queue pair now; it re-enters on its next WantTx
@@ -276,6 +340,14 @@ std::optional<net::Packet> RdmaPoe::pull()
     }
     Staged done = std::move(staged_.front());
     staged_.pop_front();
+    if (done.accepted) {
+      // Flow fidelity: the message leaves as one flow; its last byte is taken into the transmit path
+      // when no more than tx_prefetch of it is left for the wire (at the line rate: exact on an idle link).
+      auto const& r       = std::get<RequestPacket>(done.pkt);
+      std::uint64_t ahead = std::min<std::uint64_t>(r.data.length, cfg_.tx_prefetch.count);
+      SimTime at = std::max(done.tail, now + transmit_time(Bytes{r.data.length - ahead}, fabric_.config().link.rate));
+      sched_.call_at(at, std::move(done.accepted));
+    }
     if (done.request) {
       auto const& r = std::get<RequestPacket>(done.pkt);
       staged_bytes_ -= r.data.length;
@@ -291,7 +363,7 @@ std::optional<net::Packet> RdmaPoe::pull()
       ++c_.responses_sent;
     }
     refill(now);
-    return make_packet(q, std::move(done.pkt));
+    return make_packet(q, std::move(done.pkt), done.tail);
   }
   return std::nullopt;
 }
@@ -317,6 +389,7 @@ void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
       auto* w = std::any_cast<Wire>(&p.body);
       if (!w)
         throw SimulationError(fmt::format("host {} received a non-RoCE packet from host {}", host_, p.src));
+      rx_head_ = p.head_arrival + cfg_.rx_latency;
       QpId id = packet_qp(*w);
       if (id >= qps_.size())
         throw SimulationError(fmt::format("host {} received a packet for unknown queue pair {}", host_, id));

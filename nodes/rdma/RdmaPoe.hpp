@@ -93,9 +93,11 @@ private:
   struct Staged {
     roce::Wire pkt;
     SimTime ready;
+    SimTime tail; ///< flow fidelity: when its last payload byte is ready (ready: its first segment)
     QpId qp;
     std::uint32_t epoch;
     bool request;
+    std::function<void()> accepted = {}; ///< flow fidelity: runs once the message is within tx_prefetch of the wire
   };
   struct Notice {
     QpId qp;
@@ -107,13 +109,20 @@ private:
   void execute(QpId qp, roce::Actions& acts);
   void want_tx(QpId qp);
   void refill(SimTime now);
-  net::Packet make_packet(const Qp& q, roce::Wire w) const;
+  net::Packet make_packet(const Qp& q, roce::Wire w, SimTime tail_ready = {}) const;
   void arm_timer(QpId qp, const roce::ArmTimer& t);
   void notify_after_writes(Notice n);
 
   net::HostId host_;
   PoeConfig cfg_;
   roce::RoceConfig roce_;
+  // Flow fidelity (platform.network.fidelity): a message goes as one packet of up to kFlowSegment
+  // payload bytes that the fabric carries as one flow; its wire bytes are those of the
+  // wire_mtu_-sized packets it stands for.
+  static constexpr std::uint64_t kFlowSegment = 256ULL << 20;
+  bool flow_              = false;
+  std::uint64_t wire_mtu_ = 0;
+  SimTime rx_head_; ///< flow fidelity: when the packet being received began to come in
   Scheduler& sched_;
   net::Fabric& fabric_;
   MemorySystem& memory_;

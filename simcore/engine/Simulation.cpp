@@ -24,16 +24,19 @@ Simulation::Simulation(const std::vector<std::string>& log_settings, std::size_t
     // Each actor's stack is by default an 8 MiB mapping plus a guard page made with mprotect: two memory
     // mappings per actor, and Linux allows 65,530 per process (vm.max_map_count), so 16,384 nodes with a
     // firmware and a workload actor each could not start. Large runs drop the guard page: one mapping per
-    // actor (up to about 65,000 actors), of 1 MiB, of which only the pages used become resident. The whole
-    // test suite runs with 16 KiB stacks and guard pages (measured), so 1 MiB leaves a wide margin. (Smaller
-    // stacks would come from the heap without a mapping, but SimGrid zero-fills them: 64 KiB per actor
-    // resident, 1 GiB at 8,192 nodes.)
+    // actor, of 1 MiB, of which only the pages used become resident. The whole test suite runs with 16 KiB
+    // stacks and guard pages (measured), so 1 MiB leaves a wide margin.
     args_.push_back("--cfg=contexts/guard-size:0");
     args_.push_back(fmt::format("--cfg=contexts/stack-size:{}", kLargeRunStackKiB));
-    // malloc serves blocks above its mmap threshold by fresh mappings (untouched pages cost nothing), but the
-    // threshold rises to the size of any mapped block freed, after which the stacks would come from the heap,
-    // zero-filled by SimGrid (measured: 4.9 GB at 16,384 nodes instead of 0.8): pin it.
-    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+    // Even one mapping per actor runs out at about 65,000 actors (32,768 nodes), so the stacks come from the
+    // heap, one mapping for all: malloc's mmap threshold above the stack size (pinned: it would otherwise move).
+    // SimGrid zero-fills a stack (calloc), and calloc skips only memory it has just taken from the system:
+    // without top padding each stack is such fresh memory, so its untouched pages cost nothing (measured at
+    // 16,384 nodes: 975 MB peak, as with one mapping per stack; with the default 128 KiB padding, calloc
+    // clears that much per stack: 4.9 GB), and the heap is not trimmed while actors come and go.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TOP_PAD, 0);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
   }
 #endif
   for (auto& a : args_)

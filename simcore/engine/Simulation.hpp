@@ -18,7 +18,7 @@ class Simulation {
 public:
   /// Create the engine with a pure network model (CM02, no cross-traffic) and quiet logs.
   /// `log_settings` are SimGrid --log= values (e.g. "nafsim_engine.thres:debug").
-  /// `hosts`: the platform's size; above kGuardedHosts actors get small stacks without guard pages.
+  /// `hosts`: the platform's size; above kGuardedHosts actors get 1 MiB heap stacks without guard pages.
   explicit Simulation(const std::vector<std::string>& log_settings = {}, std::size_t hosts = 0);
   static constexpr std::size_t kGuardedHosts     = 4096;
   static constexpr unsigned kLargeRunStackKiB = 1024;

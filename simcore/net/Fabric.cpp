@@ -63,6 +63,8 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
   for (std::size_t h = 0; h < topo.host_count(); ++h)
     host_port_[h] = port_id(static_cast<std::uint32_t>(topo.host_vertex(h)), 0);
   endpoints_.assign(topo.host_count(), nullptr);
+  if (cfg.fidelity == Fidelity::Flow)
+    flow_setup();
 }
 
 void Fabric::set_trace(results::Trace* t)
@@ -100,6 +102,10 @@ Packet Fabric::release(std::uint32_t slot)
 
 void Fabric::tx_ready(HostId h)
 {
+  if (flow_mode_) {
+    flow_pull(h);
+    return;
+  }
   Port& port = ports_[host_port_.at(h)];
   port.source_ready = true;
   if (!port.busy)
@@ -187,6 +193,9 @@ void Fabric::on_event(std::uint32_t kind, std::uint64_t arg)
     case kHeldBack: // a held-back packet resumes; faults were applied once, on arrival
       handle(static_cast<std::uint32_t>(arg));
       break;
+    case kFlowSolve: flow_solve(); break;
+    case kFlowDone: flow_done(static_cast<std::uint32_t>(arg)); break;
+    case kFlowDeliver: flow_deliver(static_cast<std::uint32_t>(arg)); break;
     default:
       assert(false && "unknown fabric event");
   }
@@ -233,6 +242,7 @@ void Fabric::handle(std::uint32_t slot)
     ++totals_.corrupted_delivered;
   Packet d = release(slot);
   auto h   = topo_.host_index(v);
+  d.head_arrival = d.tail_arrival;
   assert(h == d.dst && "packet delivered to the wrong host");
   endpoints_[h]->deliver(std::move(d));
 }

@@ -15,11 +15,14 @@
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Endpoint.hpp"
 #include "simcore/net/FaultInjector.hpp"
+#include "simcore/net/MaxMin.hpp"
 #include "simcore/net/NetworkConfig.hpp"
 #include "simcore/net/Port.hpp"
 #include "simcore/results/Trace.hpp"
 #include "simcore/topo/Topology.hpp"
 
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace nafsim::net {
@@ -59,7 +62,7 @@ public:
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
 private:
-  enum EventKind : std::uint32_t { kTxDone, kArrive, kHeldBack };
+  enum EventKind : std::uint32_t { kTxDone, kArrive, kHeldBack, kFlowSolve, kFlowDone, kFlowDeliver };
 
   std::uint32_t store(Packet&& p);
   Packet release(std::uint32_t slot);
@@ -75,6 +78,48 @@ private:
   void release_reservation(Packet& p);
   void wake_blocked(std::uint32_t port);
   bool lossless_ = false;
+
+  // Flow fidelity (FlowFabric.cpp): each packet the endpoints hand over crosses its path as one flow;
+  // a flow's bytes leave at its max-min share of every link on the path; it is delivered a path
+  // latency (propagation, switch latency, the last segment's pipeline) after its last byte left.
+  // Flows of one sender and flow identity go one after the other, and are delivered in order.
+  struct FlowRec {
+    std::uint32_t slot = 0;
+    SimTime started, last;      ///< start; last time `remaining` was brought up to date
+    double remaining = 0;       ///< wire bytes still to leave the sender
+    double rate_before = 0;     ///< share it had since `last`, in bytes per picosecond
+    SimTime hold;               ///< the last segment cannot leave before this
+    SimTime latency;            ///< last segment: leaving the sender -> all in at the receiver
+    SimTime first_latency;      ///< first segment: start -> all in at the receiver
+    EventId done   = 0;
+    bool done_live = false;
+  };
+  struct LaneKey {
+    HostId src;
+    std::uint64_t flow;
+    bool operator==(const LaneKey&) const = default;
+  };
+  struct LaneHash {
+    std::size_t operator()(const LaneKey& k) const { return std::hash<std::uint64_t>{}(k.flow * 0x9E3779B97F4A7C15ULL ^ k.src); }
+  };
+  struct Lane {
+    bool active = false;
+    SimTime last_delivery;
+    Fifo<std::uint32_t> waiting; ///< packet slots behind the active one
+  };
+  bool flow_mode_ = false;
+  std::unique_ptr<MaxMinSharing> sharing_;
+  std::vector<FlowRec> flows_;
+  std::unordered_map<LaneKey, Lane, LaneHash> lanes_;
+  bool solve_pending_ = false;
+  std::vector<std::uint32_t> path_scratch_;
+  void flow_setup();
+  void flow_pull(HostId h);
+  void flow_begin(std::uint32_t slot);
+  void flow_solve();
+  void flow_done(std::uint32_t id);
+  void flow_deliver(std::uint32_t slot);
+  std::uint32_t flow_port(std::uint32_t vertex, const Packet& p);
 
   const topo::Topology& topo_;
   topo::RoutingTable routes_;

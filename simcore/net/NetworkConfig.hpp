@@ -6,6 +6,7 @@ namespace nafsim::net {
 enum class Forwarding { CutThrough, StoreAndForward };
 enum class FlowControl { Drop, Lossless };
 enum class RoutingMode { Ecmp, DModK, Spray, Adaptive };
+enum class Fidelity { Packet, Flow };
 
 struct LinkConfig {
   BitsPerSecond rate{100e9};
@@ -126,13 +127,25 @@ struct FaultConfig {
 };
 
 struct NetworkConfig {
+  Fidelity fidelity = Fidelity::Packet;
   LinkConfig link;
   SwitchConfig switch_;
   EthernetConfig ethernet;
   RoutingMode routing = RoutingMode::Ecmp;
   FaultConfig faults;
+  config::FieldProblem check() const
+  {
+    if (fidelity == Fidelity::Flow && faults.any())
+      return {"fidelity", "the flow fidelity loses nothing: it cannot inject faults (platform.network.faults sets "
+                          "some); use fidelity \"packet\" to study faults, or remove the faults"};
+    return {};
+  }
   template <class V> void describe(V& v)
   {
+    v.field("fidelity", fidelity,
+            "packet: every packet through port queues and switches (loss, faults, reordering); flow: each message "
+            "crosses its routed path as one flow, links shared max-min fair, no queues and no loss (for large "
+            "clusters; RDMA sends a message as one flow, other transports each packet)");
     v.field("link", link, "cables and ports");
     v.field("switch", switch_, "switches");
     v.field("ethernet", ethernet, "Ethernet framing");
@@ -152,6 +165,9 @@ template <> struct EnumNames<net::Forwarding> {
 template <> struct EnumNames<net::FlowControl> {
   static constexpr std::array list{std::pair{net::FlowControl::Drop, "drop"},
                                    std::pair{net::FlowControl::Lossless, "lossless"}};
+};
+template <> struct EnumNames<net::Fidelity> {
+  static constexpr std::array list{std::pair{net::Fidelity::Packet, "packet"}, std::pair{net::Fidelity::Flow, "flow"}};
 };
 template <> struct EnumNames<net::RoutingMode> {
   static constexpr std::array list{std::pair{net::RoutingMode::Ecmp, "ecmp"}, std::pair{net::RoutingMode::DModK, "dmodk"},

@@ -24,9 +24,16 @@ struct Packet {
   bool ecc_protected = false;
   std::any body;
 
+  // Flow fidelity (NetworkConfig::fidelity): a packet may stand for a whole message that the sender
+  // would have cut into segments of `segment_wire_bytes` on the wire each (0: it is one packet),
+  // whose last byte is ready for the wire no earlier than `tail_ready`.
+  std::uint32_t segment_wire_bytes = 0;
+  SimTime tail_ready;
+
   // Set by the fabric while the packet crosses it.
   std::uint16_t hops = 0;
   SimTime tail_arrival;
+  SimTime head_arrival; ///< flow fidelity: when its first segment was in (packet fidelity: = tail_arrival)
   SimTime not_before;
   std::uint32_t at_vertex = 0; ///< vertex the packet is travelling to
   std::uint32_t from_port = 0; ///< port (fabric-wide id) that transmitted it last
