@@ -21,7 +21,8 @@ int run_bench(const std::vector<unsigned>& sizes, std::uint64_t total_bytes, uns
 /// verification. Reports the collective's latency, wall time (median of `repeat`), events, packet-hops, peak
 /// memory and bytes per node; writes <out>/bench_collectives.csv.
 int run_bench_collectives(const std::vector<unsigned>& ranks, const std::vector<std::string>& collectives,
-                          const std::string& size, unsigned repeat, const std::filesystem::path& out,
+                          const std::string& size, const std::vector<std::string>& fidelities, unsigned repeat,
+                          const std::filesystem::path& out,
                           const workloads::WorkloadRegistry& reg);
 
 } // namespace nafsim::app

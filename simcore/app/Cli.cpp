@@ -206,6 +206,10 @@ int cli_main(int argc, char** argv)
       ->check(CLI::IsMember({"bcast", "scatter", "gather", "allgather", "reduce", "allreduce", "reduce-scatter",
                              "alltoall", "barrier"}));
   bench->add_option("--size", bench_size, "collectives: the message size (default 1MiB)");
+  std::vector<std::string> bench_fidelity{"packet"};
+  bench->add_option("--fidelity", bench_fidelity,
+                    "collectives: network fidelities to run each point at, packet and/or flow (default packet)")
+      ->check(CLI::IsMember({"packet", "flow"}));
   std::vector<unsigned> bench_sizes{16, 256, 1024};
   std::string bench_total = "4GiB", bench_out = "results/bench";
   bench->add_option("--nodes", bench_sizes, "cluster sizes (default 16 256 1024)");
@@ -246,7 +250,7 @@ int cli_main(int argc, char** argv)
       if (bench_suite != "collectives")
         rc = app::run_bench(bench_sizes, total.count, bench_repeat, bench_out, reg);
       if (rc == 0 && bench_suite != "hops")
-        rc = app::run_bench_collectives(bench_ranks, bench_colls, bench_size, bench_repeat, bench_out, reg);
+        rc = app::run_bench_collectives(bench_ranks, bench_colls, bench_size, bench_fidelity, bench_repeat, bench_out, reg);
       return rc;
     }
     if (*figs) {

@@ -1,13 +1,15 @@
 #pragma once
-// Max-min fair sharing of link capacities between flows (the flow fidelity of DESIGN.md section 3):
-// every flow crosses a set of links; each gets the largest rate such that no link is over its
-// capacity and no flow could go faster without slowing one that is not faster than it
-// (progressive filling: the most constrained link fixes the rates of its flows at its fair share,
+// Max-min fair sharing of link capacities between flows (the flow fidelity of
+// DESIGN.md section 3): every flow crosses a set of links; each gets the
+// largest rate such that no link is over its capacity and no flow could go
+// faster without slowing one that is not faster than it (progressive filling:
+// the most constrained link fixes the rates of its flows at its fair share,
 // which leaves more for the others).
 //
-// Incremental: adding or removing a flow marks its links; solve() recomputes only the flows
-// connected to a marked link through shared links (a connected component of the flow-link graph),
-// since rates elsewhere cannot change, and reports the flows whose rate changed.
+// Incremental: adding or removing a flow marks its links; solve() recomputes
+// only the flows connected to a marked link through shared links (a connected
+// component of the flow-link graph), since rates elsewhere cannot change, and
+// reports the flows whose rate changed.
 
 #include <cstdint>
 #include <span>
@@ -17,34 +19,42 @@ namespace nafsim::net {
 
 class MaxMinSharing {
 public:
-  /// `capacity[l]` of link l, in any unit of amount per unit of time (rates come out in it).
+  /// `capacity[l]` of link l, in any unit of amount per unit of time (rates
+  /// come out in it).
   explicit MaxMinSharing(std::vector<double> capacity);
 
-  /// A new flow over `links` (each link at most once); its rate is 0 until the next solve().
+  /// A new flow over `links` (each link at most once); its rate is 0 until the
+  /// next solve().
   std::uint32_t add(std::span<const std::uint32_t> links);
   /// The flow is gone; its id may be reused by a later add().
   void remove(std::uint32_t flow);
-  /// Recompute the rates that may have changed since the last call; returns the flows (live ones
-  /// only) whose rate changed, valid until the next call.
-  const std::vector<std::uint32_t>& solve();
+  /// Recompute the rates that may have changed since the last call; returns the
+  /// flows (live ones only) whose rate changed, valid until the next call.
+  const std::vector<std::uint32_t> &solve();
   bool dirty() const { return !seeds_.empty(); }
 
   double rate(std::uint32_t flow) const { return flows_[flow].rate; }
-  std::span<const std::uint32_t> links(std::uint32_t flow) const { return flows_[flow].links; }
+  std::span<const std::uint32_t> links(std::uint32_t flow) const {
+    return flows_[flow].links;
+  }
   std::size_t active() const { return active_; }
-  std::size_t flows_on(std::uint32_t link) const { return on_link_[link].size(); }
+  std::size_t flows_on(std::uint32_t link) const {
+    return on_link_[link].size();
+  }
   double capacity(std::uint32_t link) const { return capacity_[link]; }
-  /// Flows whose rate was recomputed, in all (the cost of the incremental solves).
+  /// Flows whose rate was recomputed, in all (the cost of the incremental
+  /// solves).
   std::uint64_t flows_solved() const { return flows_solved_; }
 
 private:
   struct Flow {
     std::vector<std::uint32_t> links;
     double rate = 0;
-    bool live   = false;
+    bool live = false;
   };
   std::vector<double> capacity_;
-  std::vector<std::vector<std::uint32_t>> on_link_; ///< live flows crossing each link
+  std::vector<std::vector<std::uint32_t>>
+      on_link_; ///< live flows crossing each link
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_;
   std::size_t active_ = 0;
