@@ -50,6 +50,13 @@ public:
     ++accesses_;
     return Stream{start + latency_, bus_free_ + latency_, rate};
   }
+  /// Count an access that used the bus while others were reserved around it (it does not move them).
+  void account(Bytes b, SimTime busy)
+  {
+    busy_ += busy;
+    bytes_ += b.count;
+    ++accesses_;
+  }
   BitsPerSecond bandwidth() const { return bw_; }
   SimTime latency() const { return latency_; }
   std::uint64_t bytes() const { return bytes_; }

@@ -57,6 +57,10 @@ public:
   {
     return write(e, now, addr, b, kNoCap).last;
   }
+  /// A write of `b` bytes that came in from `from` to `now` (a message arriving at flow fidelity): all but its
+  /// last `tail` bytes were written as they came, at the write path's bandwidth, alongside what the path did
+  /// meanwhile; the last `tail` bytes are written now, after what the path holds. Returns when all is in.
+  SimTime write_streamed(Engine e, SimTime from, SimTime now, std::uint64_t addr, Bytes b, Bytes tail);
   /// Host DMA of `b` bytes from host memory into device memory (an XRT sync to the device): PCIe read
   /// feeding the device write port; returns when the last byte is in device memory.
   /// `cap` limits the transfer's rate (a driver path slower than the link).

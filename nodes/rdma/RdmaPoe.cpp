@@ -108,11 +108,7 @@ void RdmaPoe::execute(QpId qp, Actions& acts)
       SimTime done;
       if (flow_ && p->seg.length > wire_mtu_ && rx_head_ < now) {
         // Flow fidelity: the data was written as it came in, from its first segment on.
-        double span = (now - rx_head_).seconds();
-        done        = memory_
-                   .write(Engine::PoeWrite, rx_head_, p->addr, Bytes{p->seg.length},
-                          BitsPerSecond{static_cast<double>(p->seg.length) * 8.0 / span})
-                   .last;
+        done = memory_.write_streamed(Engine::PoeWrite, rx_head_, now, p->addr, Bytes{p->seg.length}, Bytes{wire_mtu_});
       } else {
         done = memory_.write_done(Engine::PoeWrite, now, p->addr, Bytes{p->seg.length});
       }
@@ -331,23 +327,18 @@ std::optional<net::Packet> RdmaPoe::pull()
       refill(now);
       continue;
     }
-    if (s.ready > now) {
-      if (wake_at_ > s.ready || wake_at_ <= now) {
-        wake_at_ = s.ready;
-        sched_.at(s.ready, this, kTxWake);
+    SimTime ready = s.ready;
+    if (flow_) // behind what the transmit path holds of the messages already on their way (see nic_free_)
+      ready = std::max(ready, std::min(nic_free_, s.ready + transmit_time(cfg_.tx_prefetch, fabric_.config().link.rate)));
+    if (ready > now) {
+      if (wake_at_ > ready || wake_at_ <= now) {
+        wake_at_ = ready;
+        sched_.at(ready, this, kTxWake);
       }
       return std::nullopt;
     }
     Staged done = std::move(staged_.front());
     staged_.pop_front();
-    if (done.accepted) {
-      // Flow fidelity: the message leaves as one flow; its last byte is taken into the transmit path
-      // when no more than tx_prefetch of it is left for the wire (at the line rate: exact on an idle link).
-      auto const& r       = std::get<RequestPacket>(done.pkt);
-      std::uint64_t ahead = std::min<std::uint64_t>(r.data.length, cfg_.tx_prefetch.count);
-      SimTime at = std::max(done.tail, now + transmit_time(Bytes{r.data.length - ahead}, fabric_.config().link.rate));
-      sched_.call_at(at, std::move(done.accepted));
-    }
     if (done.request) {
       auto const& r = std::get<RequestPacket>(done.pkt);
       staged_bytes_ -= r.data.length;
@@ -363,7 +354,21 @@ std::optional<net::Packet> RdmaPoe::pull()
       ++c_.responses_sent;
     }
     refill(now);
-    return make_packet(q, std::move(done.pkt), done.tail);
+    std::uint64_t payload = done.request ? std::get<RequestPacket>(done.pkt).data.length : 0;
+    net::Packet pkt       = make_packet(q, std::move(done.pkt), done.tail);
+    if (flow_)
+      nic_free_ = std::max(nic_free_, now) + transmit_time(Bytes{pkt.wire_bytes}, fabric_.config().link.rate);
+    if (done.accepted) {
+      // Flow fidelity: the message leaves as one flow; its last byte is taken into the transmit path once no
+      // more than tx_prefetch of its payload is left for the wire (at the line rate: exact on an idle link).
+      std::uint64_t ahead = std::min<std::uint64_t>(payload, cfg_.tx_prefetch.count);
+      double left_wire    = static_cast<double>(pkt.wire_bytes) * static_cast<double>(payload - ahead) /
+                         static_cast<double>(std::max<std::uint64_t>(payload, 1));
+      SimTime at = std::max(done.tail, now + transmit_time(Bytes{static_cast<std::uint64_t>(left_wire)},
+                                                           fabric_.config().link.rate));
+      sched_.call_at(at, std::move(done.accepted));
+    }
+    return pkt;
   }
   return std::nullopt;
 }

@@ -123,6 +123,11 @@ private:
   bool flow_              = false;
   std::uint64_t wire_mtu_ = 0;
   SimTime rx_head_; ///< flow fidelity: when the packet being received began to come in
+  /// Flow fidelity: when the messages handed to the fabric so far would have left at the line rate. The packet
+  /// engine stages up to tx_prefetch bytes ahead of the wire in one queue, so a message produced while another
+  /// is still going waits behind what is staged of it: the flow of the next one starts no earlier than the
+  /// previous one ends (on an idle line), or than tx_prefetch after it is ready.
+  SimTime nic_free_;
   Scheduler& sched_;
   net::Fabric& fabric_;
   MemorySystem& memory_;

@@ -1,8 +1,9 @@
 #pragma once
-// The packet-level network (DESIGN.md section 3, fidelity `packet`): every packet crosses NIC and
+// The network (DESIGN.md section 3). Fidelity `packet`: every packet crosses NIC and
 // switch ports that serialize at line rate, cables with propagation delay, switches that forward
 // cut-through or store-and-forward after a fixed latency into byte-capacity output queues with
-// tail drop, routed over equal-cost paths; faults are injected per cable.
+// tail drop, routed over equal-cost paths; faults are injected per cable. Fidelity `flow`: messages
+// as flows sharing links max-min fair (FlowFabric.cpp).
 //
 // Timing of one hop, for a packet whose transmission starts at t0 on a port of rate R over a cable
 // of propagation P (S = wire bytes / R):

@@ -1,8 +1,7 @@
 // Packet and flow fidelity agree on loss-free runs without contention
 // (DESIGN.md section 3): the same scenario at both fidelities, latencies within
-// 3 %. Where a NIC or a cable is shared, they differ by design
-// (simcore/net/README.md: the packet fabric serves a port's packets in arrival
-// order, the flow fabric shares it equally).
+// 3 %. Where several senders share a cable they differ (simcore/net/README.md:
+// queues and head-of-line blocking against fluid max-min shares).
 #include "tests/support/RunScenario.hpp"
 
 #include <fmt/format.h>
@@ -60,5 +59,21 @@ TEST(Fidelity, ReduceAndAllreduceOnCcloRanksAgree) {
           "workload": {"kind": "collective", "collective": ")" +
                 coll + R"(", "ranks": 8,
                        "sizes": ["1KiB", "48KiB", "256KiB", "1MiB"], "verify": true}})",
+            "collective", 0.03);
+}
+
+TEST(Fidelity, TreesAcrossAFatTreeAgree) {
+  // Rendezvous binomial bcast and reduce of 1 MiB on 64 ranks of a k = 8
+  // fat-tree (messages cross edge, aggregation and core switches; a node's next
+  // message is produced while its previous one is still going, and small
+  // notifications land in memory while a large write streams in).
+  for (std::string coll : {"bcast", "reduce"})
+    compare(R"({"name": "fidelity-tree-)" + coll +
+                R"(", "platform": {"preset": "accl-coyote-u55c",
+                     "topology": {"kind": "fat-tree", "hosts": 64, "fat_tree": {"k": 8}},
+                     "network": {"fidelity": "FIDELITY"}},
+          "workload": {"kind": "collective", "collective": ")" +
+                coll + R"(", "ranks": 64,
+                       "sizes": ["1MiB"], "protocol": "rendezvous"}})",
             "collective", 0.03);
 }
