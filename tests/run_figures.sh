@@ -7,6 +7,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
+# The figure `scale` draws what `nafsim bench` wrote beside the figures (results/bench): a tiny one here.
+"$nafsim" bench --suite all --nodes 16 --total 16MiB --ranks 8 --collectives bcast --fidelity packet flow --repeat 1 \
+  --out "$work/results/bench" > bench.log
 "$nafsim" figures --source "$root" --out "$work/results/figures" --jobs 2 > figures.log
 for f in $("$nafsim" figures --list | awk '{print $1}'); do
   for ext in csv svg png; do
@@ -20,6 +23,15 @@ done
 grep -q "no reference data" noref.err
 test -s noref/figures/accl-fig8.svg
 echo "ok without reference"
+grep -q "^bcast-flow,8," results/figures/scale.csv
+# `scale` asked for without benchmark output: exit code 2, saying what to run.
+set +e
+"$nafsim" figures scale --source "$root" --out "$work/nobench/figures" 2> nobench.err
+code=$?
+set -e
+test "$code" -eq 2 || { echo "exit code $code for scale without bench output"; exit 1; }
+grep -q "nafsim bench" nobench.err
+echo "ok scale needs bench output"
 # An unknown figure: exit code 2 and the list of figures.
 set +e
 "$nafsim" figures nosuch --source "$root" --out "$work/x" 2> bad.err

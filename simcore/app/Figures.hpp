@@ -8,6 +8,7 @@
 //   <name>.csv, <name>.svg, <name>.png   the figure, its data
 //   <name>-errors.csv                    model vs measured per point (figures with reference data)
 //   runs/<name>/                         the sweep behind it (points, logs, merged tables)
+// The figure `scale` has no sweep: it draws what `nafsim bench` wrote (FigureOptions::bench).
 //   ../gallery.md                        every figure with its summary table
 
 #include "workloads/WorkloadRegistry.hpp"
@@ -23,6 +24,7 @@ struct FigureOptions {
   std::filesystem::path out;            ///< figure directory
   std::filesystem::path source;         ///< the nafsim source tree (sweeps and gnuplot templates)
   std::filesystem::path reference;      ///< measured data (shared/reference/accl); may be absent
+  std::filesystem::path bench;          ///< `nafsim bench` output, for the figure `scale`
   std::string program;                  ///< the nafsim executable, for the sweeps' child processes
   unsigned jobs = 1;
   bool progress = false;
