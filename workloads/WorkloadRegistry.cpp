@@ -8,6 +8,7 @@
 #include "workloads/fc/FcLayer.hpp"
 #include "workloads/dlrm/Dlrm.hpp"
 #include "workloads/traffic/Traffic.hpp"
+#include "workloads/reconic/ReconicBench.hpp"
 
 namespace nafsim::workloads {
 
@@ -45,6 +46,9 @@ void register_all_workloads(WorkloadRegistry& r)
   r.add(WorkloadRegistry::make<DlrmConfig, Dlrm>(
       "dlrm", "distributed DLRM inference on FPGAs (embedding tables, checkerboard FC1, pipelined layers) vs a batched "
               "CPU baseline (ACCL+ section 6, Fig. 15 and 17)"));
+  r.add(WorkloadRegistry::make<ReconicBenchConfig, ReconicBench>(
+      "reconic", "RecoNIC's RDMA test: the host drives the card's RDMA engine through its queues (doorbell, WQE fetch, "
+                 "CQ polling); READ or WRITE vs size, single or batch (RecoNIC section VI-C)"));
 }
 
 } // namespace nafsim::workloads

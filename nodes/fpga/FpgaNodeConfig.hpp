@@ -4,6 +4,7 @@
 #include "nodes/lant/LantNiConfig.hpp"
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
+#include "nodes/reconic/ErnicConfig.hpp"
 #include "protocols/roce/RoceConfig.hpp"
 #include "protocols/tcp/TcpConfig.hpp"
 #include "protocols/udp/UdpConfig.hpp"
@@ -45,6 +46,7 @@ struct FpgaNodeConfig {
   udp::UdpConfig udp;
   HostDriverConfig host_driver;
   FpgaFabricConfig fabric;
+  ErnicConfig ernic;
   template <class V> void describe(V& v)
   {
     v.field("clock", clock, "clock of the network/collective shell (CCLO, POE)");
@@ -65,6 +67,8 @@ struct FpgaNodeConfig {
     v.field("udp", udp, "the UDP offload engine (transport = udp); its timing is poe's");
     v.field("host_driver", host_driver, "buffer copies between host and FPGA memory through the host driver");
     v.field("fabric", fabric, "the device's resources application kernels are built from (DSPs, URAM/BRAM, HBM)");
+    v.field("ernic", ernic, "RecoNIC's host-driven queues on the RDMA engine: doorbells, WQE fetch, CQ polling "
+                            "(the reconic workload)");
   }
 };
 

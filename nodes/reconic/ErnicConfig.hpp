@@ -1,0 +1,80 @@
+#pragma once
+// RecoNIC's host-driven RDMA engine (AMD ERNIC in the RecoNIC shell; RecoNIC
+// paper section III-A and VI-C, Xilinx/RecoNIC lib/rdma_api.c): the host writes
+// work queue elements (WQEs) into a send queue (SQ), rings the SQ
+// producer-index doorbell (a register write over the PCIe AXI4-Lite interface),
+// ERNIC fetches the WQEs, runs them on its RoCEv2 engine (nafsim's RDMA POE),
+// writes a completion queue entry (CQE) per WQE and advances the CQ doorbell,
+// which the host polls with register reads. Queues and buffers live in host
+// memory or in the card's DDR4 (RecoNIC tells them apart by the 0xa35 address
+// prefix).
+
+#include "simcore/config/Schema.hpp"
+
+namespace nafsim::nodes {
+
+/// Where a queue or a buffer is: host memory (over PCIe) or the card's device
+/// memory.
+enum class MemPlace { Host, Device };
+
+struct ErnicConfig {
+  unsigned qps = 32;
+  unsigned sq_depth = 64;
+  Bytes wqe_bytes{64};
+  unsigned first_wqe_cycles = 170;
+  unsigned next_wqe_cycles = 10;
+  unsigned wqe_cycles = 68;
+  SimTime doorbell_write = SimTime::ns(300);
+  SimTime register_read = SimTime::ns(1456);
+  SimTime cqe_write = SimTime::ns(100);
+  template <class V> void describe(V &v) {
+    v.field("qps", qps,
+            "queue pairs the engine is built with (RecoNIC's design: 32; the "
+            "reconic workload uses one)",
+            config::Limits::between(1, 256));
+    v.field("sq_depth", sq_depth,
+            "WQEs a send queue holds (rdma_test: qdepth 64); a batch is at "
+            "most this",
+            config::Limits::between(1, 65536));
+    v.field("wqe_bytes", wqe_bytes,
+            "size of one work queue element (ERNIC: 64 B; its fetch time is "
+            "first_wqe_cycles / next_wqe_cycles)",
+            config::Limits::between(16, 4096));
+    v.field("first_wqe_cycles", first_wqe_cycles,
+            "cycles from the doorbell to the first WQE of a burst from host "
+            "memory, through the PCIe slave bridge "
+            "(RecoNIC VI-C: 170 cycles, 680 ns)",
+            config::Limits::between(0, 1 << 20));
+    v.field("next_wqe_cycles", next_wqe_cycles,
+            "cycles between the following WQEs of the burst, fetched in a "
+            "pipeline (RecoNIC VI-C: 10 cycles, 40 ns)",
+            config::Limits::between(0, 1 << 20));
+    v.field("wqe_cycles", wqe_cycles,
+            "cycles the engine spends on one WQE before the next may start "
+            "(decode, QP context, request set-up); "
+            "calibrated on the batch of small READs (RecoNIC VI-C: about 400 "
+            "ns per operation)",
+            config::Limits::between(0, 1 << 20));
+    v.field("doorbell_write", doorbell_write,
+            "from the host's register write of the SQ doorbell to the engine "
+            "seeing it (a posted PCIe write)");
+    v.field("register_read", register_read,
+            "round trip of one host register read over the PCIe AXI4-Lite "
+            "interface (the CQ doorbell poll); "
+            "calibrated on the single 16 KiB READ (RecoNIC VI-C: 18 Gb/s)");
+    v.field("cqe_write", cqe_write,
+            "from a work request's completion to its CQE written and the CQ "
+            "doorbell advanced (device memory; a CQ in "
+            "host memory adds the PCIe write latency)");
+  }
+};
+
+} // namespace nafsim::nodes
+
+namespace nafsim::config {
+template <> struct EnumNames<nodes::MemPlace> {
+  static constexpr std::array list{
+      std::pair{nodes::MemPlace::Host, "host"},
+      std::pair{nodes::MemPlace::Device, "device"}};
+};
+} // namespace nafsim::config
