@@ -14,45 +14,46 @@ class ErnicTiming {
 public:
   /// `clock`: the engine's clock; `device`: the card's memory; `pcie`: the host
   /// link.
-  ErnicTiming(const ErnicConfig &cfg, Hertz clock, const MemoryConfig &device,
-              const PcieConfig &pcie)
-      : cfg_(cfg), clock_(clock), device_(device), pcie_(pcie) {}
-  SimTime cycles(std::uint64_t n) const {
-    return SimTime::from_seconds(static_cast<double>(n) / clock_.hz);
+  ErnicTiming(const ErnicConfig& cfg, Hertz clock, const MemoryConfig& device, const PcieConfig& pcie)
+      : cfg_(cfg), clock_(clock), device_(device), pcie_(pcie)
+  {
   }
+  SimTime cycles(std::uint64_t n) const { return SimTime::from_seconds(static_cast<double>(n) / clock_.hz); }
   /// WQE `i` (from 0) of a burst whose doorbell the engine saw at `seen` is in
   /// the engine: the first after a PCIe read through the slave bridge (host SQ)
   /// or a device-memory read (device SQ), the rest pipelined.
-  SimTime wqe_fetched(SimTime seen, unsigned i, MemPlace sq) const {
-    SimTime first = sq == MemPlace::Host ? cycles(cfg_.first_wqe_cycles)
-                                         : device_.read_latency;
+  SimTime wqe_fetched(SimTime seen, unsigned i, MemPlace sq) const
+  {
+    SimTime first = sq == MemPlace::Host ? cycles(cfg_.first_wqe_cycles) : device_.read_latency;
     return seen + first + cycles(std::uint64_t{cfg_.next_wqe_cycles} * i);
   }
   /// The engine hands WQE `i`, fetched at `fetched`, to the RoCE engine: after
   /// its own processing, and no earlier than one processing time after the
   /// previous WQE (`previous`; SimTime::zero() for the first).
-  SimTime wqe_started(SimTime fetched, SimTime previous) const {
+  SimTime wqe_started(SimTime fetched, SimTime previous) const
+  {
     SimTime w = cycles(cfg_.wqe_cycles);
     return std::max(fetched, previous) + w;
   }
   /// A work request completed at `done`: its CQE is written and the CQ doorbell
   /// advanced.
-  SimTime cqe_visible(SimTime done, MemPlace cq) const {
-    return done + cfg_.cqe_write +
-           (cq == MemPlace::Host ? pcie_.write_latency : SimTime::zero());
+  SimTime cqe_visible(SimTime done, MemPlace cq) const
+  {
+    return done + cfg_.cqe_write + (cq == MemPlace::Host ? pcie_.write_latency : SimTime::zero());
   }
   /// A host polling the CQ doorbell from `start` with back-to-back register
   /// reads (each samples the register halfway through its round trip R) sees a
   /// doorbell advanced at `event` when the first read sampling at or after
   /// `event` returns: start + (k + 1) R, k = max(0, ceil((event - start - R/2)
   /// / R)).
-  SimTime poll_sees(SimTime start, SimTime event) const {
+  SimTime poll_sees(SimTime start, SimTime event) const
+  {
     const std::int64_t R = cfg_.register_read.ps();
-    std::int64_t wait = (event - start).ps() - R / 2;
-    std::int64_t k = wait <= 0 ? 0 : (wait + R - 1) / R;
+    std::int64_t wait    = (event - start).ps() - R / 2;
+    std::int64_t k       = wait <= 0 ? 0 : (wait + R - 1) / R;
     return start + SimTime::ps((k + 1) * R);
   }
-  const ErnicConfig &config() const { return cfg_; }
+  const ErnicConfig& config() const { return cfg_; }
 
 private:
   ErnicConfig cfg_;

@@ -18,16 +18,17 @@ namespace nafsim::nodes {
 enum class MemPlace { Host, Device };
 
 struct ErnicConfig {
-  unsigned qps = 32;
+  unsigned qps      = 32;
   unsigned sq_depth = 64;
   Bytes wqe_bytes{64};
   unsigned first_wqe_cycles = 170;
-  unsigned next_wqe_cycles = 10;
-  unsigned wqe_cycles = 68;
-  SimTime doorbell_write = SimTime::ns(300);
-  SimTime register_read = SimTime::ns(1456);
-  SimTime cqe_write = SimTime::ns(100);
-  template <class V> void describe(V &v) {
+  unsigned next_wqe_cycles  = 10;
+  unsigned wqe_cycles       = 68;
+  SimTime doorbell_write    = SimTime::ns(300);
+  SimTime register_read     = SimTime::ns(1456);
+  SimTime cqe_write         = SimTime::ns(100);
+  template <class V> void describe(V& v)
+  {
     v.field("qps", qps,
             "queue pairs the engine is built with (RecoNIC's design: 32; the "
             "reconic workload uses one)",
@@ -73,8 +74,7 @@ struct ErnicConfig {
 
 namespace nafsim::config {
 template <> struct EnumNames<nodes::MemPlace> {
-  static constexpr std::array list{
-      std::pair{nodes::MemPlace::Host, "host"},
-      std::pair{nodes::MemPlace::Device, "device"}};
+  static constexpr std::array list{std::pair{nodes::MemPlace::Host, "host"},
+                                   std::pair{nodes::MemPlace::Device, "device"}};
 };
 } // namespace nafsim::config

@@ -19,54 +19,48 @@ namespace nafsim::app {
 
 namespace {
 
-unsigned fat_tree_k(unsigned hosts) {
+unsigned fat_tree_k(unsigned hosts)
+{
   unsigned k = 4;
   while (k * k * k / 4 < hosts)
     k += 2;
   return k;
 }
 
-/// What one benchmark point measured: the median wall time of `repeat` runs,
-/// each in its own process (one SimGrid engine per process; peak memory is then
-/// the point's own), and the last run's metadata.
+/// What one benchmark point measured: the median wall time of `repeat` runs, each in its own process (one
+/// SimGrid engine per process; peak memory is then the point's own), and the last run's metadata.
 struct Measured {
-  std::vector<double> walls;   ///< sorted
-  std::vector<double> process; ///< whole-process wall times (set-up and
-                               ///< tear-down included), sorted
+  std::vector<double> walls; ///< sorted
+  std::vector<double> process; ///< whole-process wall times (set-up and tear-down included), sorted
   config::Json meta;
   double median() const { return walls[walls.size() / 2]; }
   double process_median() const { return process[process.size() / 2]; }
 };
 
-std::optional<Measured> measure(const std::string &doc, const fs::path &dir,
-                                unsigned repeat,
-                                const workloads::WorkloadRegistry &reg,
-                                const std::string &what) {
+std::optional<Measured> measure(const std::string& doc, const fs::path& dir, unsigned repeat,
+                                const workloads::WorkloadRegistry& reg, const std::string& what)
+{
   Measured m;
   for (unsigned r = 0; r < std::max(1u, repeat); ++r) {
     std::cout << std::flush;
-    auto t0 = std::chrono::steady_clock::now();
+    auto t0   = std::chrono::steady_clock::now();
     pid_t pid = fork();
     if (pid == 0) {
       try {
-        auto sc = load_scenario_doc(config::parse_json_text(doc, "bench"),
-                                    "bench", ".", {}, reg);
+        auto sc = load_scenario_doc(config::parse_json_text(doc, "bench"), "bench", ".", {}, reg);
         run_scenario(sc, dir, {}, {"nafsim", "bench"});
         _exit(0);
-      } catch (const std::exception &e) {
+      } catch (const std::exception& e) {
         std::cerr << "bench " << what << " failed: " << e.what() << "\n";
         _exit(3);
       }
     }
     int status = 0;
     waitpid(pid, &status, 0);
-    m.process.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-            .count());
+    m.process.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       if (WIFSIGNALED(status))
-        std::cerr << "bench " << what << " ended by signal " << WTERMSIG(status)
-                  << "\n";
+        std::cerr << "bench " << what << " ended by signal " << WTERMSIG(status) << "\n";
       return std::nullopt;
     }
     m.meta = config::load_json_file((dir / "metadata.json").string());
@@ -79,41 +73,34 @@ std::optional<Measured> measure(const std::string &doc, const fs::path &dir,
 
 } // namespace
 
-int run_bench(const std::vector<unsigned> &sizes, std::uint64_t total_bytes,
-              unsigned repeat, const fs::path &out,
-              const workloads::WorkloadRegistry &reg) {
-  results::Table t("bench",
-                   {"nodes", "fat_tree_k", "messages_per_node", "packet_hops",
-                    "events", "wall_s_median", "wall_s_min", "wall_s_max",
-                    "mpackethops_per_s", "ns_per_hop", "simulated_us",
-                    "peak_rss_mib", "bytes_per_node", "peak_pending_events"});
-  std::cout << fmt::format(
-      "{:>6} {:>4} {:>12} {:>12} {:>8} {:>10} {:>10} {:>10} {:>12}\n", "nodes",
-      "k", "packet-hops", "events", "wall_s", "M hops/s", "ns/hop", "peak MiB",
-      "bytes/node");
-  std::cout << fmt::format("(median of {} run(s) per size)\n",
-                           std::max(1u, repeat));
+int run_bench(const std::vector<unsigned>& sizes, std::uint64_t total_bytes, unsigned repeat, const fs::path& out,
+              const workloads::WorkloadRegistry& reg)
+{
+  results::Table t("bench", {"nodes", "fat_tree_k", "messages_per_node", "packet_hops", "events", "wall_s_median",
+                             "wall_s_min", "wall_s_max", "mpackethops_per_s", "ns_per_hop", "simulated_us",
+                             "peak_rss_mib", "bytes_per_node", "peak_pending_events"});
+  std::cout << fmt::format("{:>6} {:>4} {:>12} {:>12} {:>8} {:>10} {:>10} {:>10} {:>12}\n", "nodes", "k", "packet-hops",
+                           "events", "wall_s", "M hops/s", "ns/hop", "peak MiB", "bytes/node");
+  std::cout << fmt::format("(median of {} run(s) per size)\n", std::max(1u, repeat));
   for (unsigned n : sizes) {
-    unsigned k = fat_tree_k(n);
+    unsigned k        = fat_tree_k(n);
     std::uint64_t msg = 1 << 20;
-    auto messages = static_cast<unsigned>(
-        std::max<std::uint64_t>(1, total_bytes / n / msg));
-    std::string doc = fmt::format(
+    auto messages     = static_cast<unsigned>(std::max<std::uint64_t>(1, total_bytes / n / msg));
+    std::string doc   = fmt::format(
         R"({{"name": "bench-{0}", "platform": {{"preset": "fat-tree", "topology": {{"hosts": {0}, "fat_tree": {{"k": {1}}}}},
               "network": {{"routing": "dmodk"}}}},
             "workload": {{"kind": "traffic", "pattern": "shift", "message": "1MiB", "messages": {2}, "window": 4}}}})",
         n, k, messages);
-    auto m = measure(doc, out / fmt::format("bench-{}", n), repeat, reg,
-                     fmt::format("{} nodes", n));
+    auto m = measure(doc, out / fmt::format("bench-{}", n), repeat, reg, fmt::format("{} nodes", n));
     if (!m)
       return 3;
-    auto const &meta = m->meta;
-    double hops = meta["packets"]["packet_hops"].get<double>();
-    double wall = m->median();
-    double rss = meta["peak_rss_bytes"].get<double>() / (1 << 20);
-    double rate = hops / wall / 1e6;
-    auto events = meta["events"].get<std::uint64_t>();
-    auto per_node = meta["bytes_per_node"].get<std::uint64_t>();
+    auto const& meta = m->meta;
+    double hops      = meta["packets"]["packet_hops"].get<double>();
+    double wall      = m->median();
+    double rss       = meta["peak_rss_bytes"].get<double>() / (1 << 20);
+    double rate      = hops / wall / 1e6;
+    auto events      = meta["events"].get<std::uint64_t>();
+    auto per_node    = meta["bytes_per_node"].get<std::uint64_t>();
     t.row()
         .add(n)
         .add(k)
@@ -129,97 +116,80 @@ int run_bench(const std::vector<unsigned> &sizes, std::uint64_t total_bytes,
         .add(rss, 1)
         .add(per_node)
         .add(meta["peak_pending_events"].get<std::uint64_t>());
-    std::cout << fmt::format("{:>6} {:>4} {:>12} {:>12} {:>8.3f} {:>10.3f} "
-                             "{:>10.1f} {:>10.1f} {:>12}\n",
-                             n, k, static_cast<std::uint64_t>(hops), events,
-                             wall, rate, 1e3 / rate, rss, per_node);
+    std::cout << fmt::format("{:>6} {:>4} {:>12} {:>12} {:>8.3f} {:>10.3f} {:>10.1f} {:>10.1f} {:>12}\n", n, k,
+                             static_cast<std::uint64_t>(hops), events, wall, rate, 1e3 / rate, rss, per_node);
   }
   fs::create_directories(out);
   results::write_file_atomic(out / "bench.csv", t.csv());
   std::cout << "results in " << (out / "bench.csv").string()
-            << " (targets: >= 10 M packet-hops/s at 16 nodes, per-hop cost "
-               "within 1.5x up to 4,096 nodes)\n";
+            << " (targets: >= 10 M packet-hops/s at 16 nodes, per-hop cost within 1.5x up to 4,096 nodes)\n";
   return 0;
 }
 
-int run_bench_collectives(const std::vector<unsigned> &ranks,
-                          const std::vector<std::string> &collectives,
-                          const std::string &size,
-                          const std::vector<std::string> &fidelities,
-                          unsigned repeat, const fs::path &out,
-                          const workloads::WorkloadRegistry &reg) {
+int run_bench_collectives(const std::vector<unsigned>& ranks, const std::vector<std::string>& collectives,
+                          const std::string& size, const std::vector<std::string>& fidelities, unsigned repeat,
+                          const fs::path& out,
+                          const workloads::WorkloadRegistry& reg)
+{
   results::Table t("bench_collectives",
-                   {"collective", "fidelity", "ranks", "bytes", "fat_tree_k",
-                    "algorithm", "protocol", "latency_us", "wall_s_median",
-                    "wall_s_min", "wall_s_max", "process_s_median", "events",
-                    "packet_hops", "mpackethops_per_s", "peak_rss_mib",
+                   {"collective", "fidelity", "ranks", "bytes", "fat_tree_k", "algorithm", "protocol", "latency_us", "wall_s_median",
+                    "wall_s_min", "wall_s_max", "process_s_median", "events", "packet_hops", "mpackethops_per_s", "peak_rss_mib",
                     "bytes_per_node"});
-  std::cout << fmt::format("{:>10} {:>6} {:>6} {:>24} {:>12} {:>9} {:>9} "
-                           "{:>12} {:>10} {:>10} {:>11}\n",
-                           "collective", "fidel.", "ranks",
-                           "protocol/algorithm", "latency_us", "wall_s",
-                           "process_s", "packet-hops", "M hops/s", "peak MiB",
+  std::cout << fmt::format("{:>10} {:>6} {:>6} {:>24} {:>12} {:>9} {:>9} {:>12} {:>10} {:>10} {:>11}\n", "collective", "fidel.", "ranks",
+                           "protocol/algorithm", "latency_us", "wall_s", "process_s", "packet-hops", "M hops/s", "peak MiB",
                            "bytes/node");
-  std::cout << fmt::format("({} on CCLO ranks of the ACCL+ testbed's FPGAs in "
-                           "a fat-tree, median of {} "
+  std::cout << fmt::format("({} on CCLO ranks of the ACCL+ testbed's FPGAs in a fat-tree, median of {} "
                            "run(s))\n",
                            size, std::max(1u, repeat));
-  for (auto const &coll : collectives)
-    for (auto const &fid : fidelities)
-      for (unsigned p : ranks) {
-        const unsigned k = fat_tree_k(p);
-        std::string doc = fmt::format(
-            R"({{"name": "bench-{0}-{1}", "platform": {{"preset": "accl-coyote-u55c",
+  for (auto const& coll : collectives)
+    for (auto const& fid : fidelities)
+    for (unsigned p : ranks) {
+      const unsigned k = fat_tree_k(p);
+      std::string doc  = fmt::format(
+          R"({{"name": "bench-{0}-{1}", "platform": {{"preset": "accl-coyote-u55c",
                 "topology": {{"kind": "fat-tree", "hosts": {1}, "fat_tree": {{"k": {2}}}}},
                 "network": {{"fidelity": "{4}"}}}},
               "workload": {{"kind": "collective", "collective": "{0}", "ranks": {1}, "sizes": ["{3}"],
                             "verify": false}}}})",
-            coll, p, k, size, fid);
-        const fs::path dir = out / fmt::format("bench-{}-{}-{}", coll, fid, p);
-        auto m = measure(doc, dir, repeat, reg,
-                         fmt::format("{} on {} ranks ({})", coll, p, fid));
-        if (!m)
-          return 3;
-        auto const &meta = m->meta;
-        auto table = results::read_csv(dir / "collective.csv");
-        const double hops = meta["packets"]["packet_hops"].get<double>();
-        const double wall = m->median();
-        const double rss = meta["peak_rss_bytes"].get<double>() / (1 << 20);
-        auto per_node = meta["bytes_per_node"].get<std::uint64_t>();
-        std::string how =
-            table.cell(0, "protocol") + "/" + table.cell(0, "algorithm");
-        t.row()
-            .add(coll)
-            .add(fid)
-            .add(p)
-            .add(table.cell(0, "bytes"))
-            .add(k)
-            .add(table.cell(0, "algorithm"))
-            .add(table.cell(0, "protocol"))
-            .add(table.cell(0, "latency_us"))
-            .add(wall, 3)
-            .add(m->walls.front(), 3)
-            .add(m->walls.back(), 3)
-            .add(m->process_median(), 3)
-            .add(meta["events"].get<std::uint64_t>())
-            .add(static_cast<std::uint64_t>(hops))
-            .add(hops / wall / 1e6, 3)
-            .add(rss, 1)
-            .add(per_node);
-        std::cout << fmt::format("{:>10} {:>6} {:>6} {:>24} {:>12} {:>9.3f} "
-                                 "{:>9.3f} {:>12} {:>10.3f} {:>10.1f} {:>11}\n",
-                                 coll, fid, p, how, table.cell(0, "latency_us"),
-                                 wall, m->process_median(),
-                                 static_cast<std::uint64_t>(hops),
-                                 hops / wall / 1e6, rss, per_node);
-      }
+          coll, p, k, size, fid);
+      const fs::path dir = out / fmt::format("bench-{}-{}-{}", coll, fid, p);
+      auto m             = measure(doc, dir, repeat, reg, fmt::format("{} on {} ranks ({})", coll, p, fid));
+      if (!m)
+        return 3;
+      auto const& meta = m->meta;
+      auto table       = results::read_csv(dir / "collective.csv");
+      const double hops = meta["packets"]["packet_hops"].get<double>();
+      const double wall = m->median();
+      const double rss  = meta["peak_rss_bytes"].get<double>() / (1 << 20);
+      auto per_node     = meta["bytes_per_node"].get<std::uint64_t>();
+      std::string how   = table.cell(0, "protocol") + "/" + table.cell(0, "algorithm");
+      t.row()
+          .add(coll)
+          .add(fid)
+          .add(p)
+          .add(table.cell(0, "bytes"))
+          .add(k)
+          .add(table.cell(0, "algorithm"))
+          .add(table.cell(0, "protocol"))
+          .add(table.cell(0, "latency_us"))
+          .add(wall, 3)
+          .add(m->walls.front(), 3)
+          .add(m->walls.back(), 3)
+          .add(m->process_median(), 3)
+          .add(meta["events"].get<std::uint64_t>())
+          .add(static_cast<std::uint64_t>(hops))
+          .add(hops / wall / 1e6, 3)
+          .add(rss, 1)
+          .add(per_node);
+      std::cout << fmt::format("{:>10} {:>6} {:>6} {:>24} {:>12} {:>9.3f} {:>9.3f} {:>12} {:>10.3f} {:>10.1f} {:>11}\n", coll, fid, p, how,
+                               table.cell(0, "latency_us"), wall, m->process_median(), static_cast<std::uint64_t>(hops), hops / wall / 1e6,
+                               rss, per_node);
+    }
   fs::create_directories(out);
   results::write_file_atomic(out / "bench_collectives.csv", t.csv());
   std::cout << "results in " << (out / "bench_collectives.csv").string()
-            << " (targets: 1 MiB allreduce on 1,024 ranks < 2 s and < 200 MiB; "
-               "on 4,096 ranks < 15 s and < 100 KiB "
-               "per node; flow fidelity: 65,536 ranks < 60 s and < 64 KiB per "
-               "node)\n";
+            << " (targets: 1 MiB allreduce on 1,024 ranks < 2 s and < 200 MiB; on 4,096 ranks < 15 s and < 100 KiB "
+               "per node; flow fidelity: 65,536 ranks < 60 s and < 64 KiB per node)\n";
   return 0;
 }
 

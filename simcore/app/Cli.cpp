@@ -1,6 +1,5 @@
-// The `nafsim` command line: subcommands run, sweep, figures, bench, params;
-// exit codes 0 (done), 2 (bad input), 3 (the simulated run failed), 1 (internal
-// error).
+// The `nafsim` command line: subcommands run, sweep, figures, bench, params; exit codes 0 (done), 2 (bad
+// input), 3 (the simulated run failed), 1 (internal error).
 #include "simcore/app/Cli.hpp"
 #include "simcore/app/Bench.hpp"
 #include "simcore/app/Figures.hpp"
@@ -13,14 +12,14 @@
 #include "simcore/sweep/SweepRunner.hpp"
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
-#include <charconv>
-#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <iostream>
+#include <charconv>
+#include <cerrno>
+#include <cstdlib>
 #include <optional>
+#include <iostream>
 #include <thread>
 #include <unistd.h>
 
@@ -29,118 +28,94 @@ using namespace nafsim;
 
 namespace {
 
-int run_command(const std::string &scenario, const app::ScenarioOptions &opt,
-                const std::string &out, const std::vector<std::string> &logs,
-                const std::vector<std::string> &argv,
-                const workloads::WorkloadRegistry &reg,
-                results::TraceLevel trace) {
+int run_command(const std::string& scenario, const app::ScenarioOptions& opt, const std::string& out,
+                const std::vector<std::string>& logs, const std::vector<std::string>& argv,
+                const workloads::WorkloadRegistry& reg, results::TraceLevel trace)
+{
   app::Scenario sc = app::load_scenario(scenario, opt, reg);
   fs::path dir;
-  if (out.empty()) { // results/<name>: the name must stay one folder inside
-                     // results/
+  if (out.empty()) { // results/<name>: the name must stay one folder inside results/
     if (auto why = results::result_name_problem(sc.header.name); !why.empty())
-      throw config::ConfigError(sc.origins.of("/name"), "/name",
-                                fmt::format("'{}': {}", sc.header.name, why));
-    dir = results::checked_run_dir(fs::path("results") / sc.header.name,
-                                   sc.origins.of("/name"), "/name");
+      throw config::ConfigError(sc.origins.of("/name"), "/name", fmt::format("'{}': {}", sc.header.name, why));
+    dir = results::checked_run_dir(fs::path("results") / sc.header.name, sc.origins.of("/name"), "/name");
   } else {
     dir = results::checked_run_dir(out, "--out", "");
   }
-  auto rep = app::run_scenario(sc, dir, logs, argv, trace);
-  for (auto const &l : rep.summary)
+  auto rep         = app::run_scenario(sc, dir, logs, argv, trace);
+  for (auto const& l : rep.summary)
     std::cout << l << "\n";
-  std::cerr << fmt::format(
-      "wall time {:.3f} s, {:.2f} M packet-hops/s\n", rep.wall_seconds,
-      rep.wall_seconds > 0
-          ? static_cast<double>(rep.packet_hops) / rep.wall_seconds / 1e6
-          : 0.0);
+  std::cerr << fmt::format("wall time {:.3f} s, {:.2f} M packet-hops/s\n", rep.wall_seconds,
+                           rep.wall_seconds > 0 ? static_cast<double>(rep.packet_hops) / rep.wall_seconds / 1e6 : 0.0);
   return 0;
 }
 
-int sweep_command(const std::string &file, unsigned jobs,
-                  const std::string &out, const std::vector<std::string> &sets,
-                  bool merge_only, const workloads::WorkloadRegistry &reg) {
+int sweep_command(const std::string& file, unsigned jobs, const std::string& out, const std::vector<std::string>& sets,
+                  bool merge_only, const workloads::WorkloadRegistry& reg)
+{
   sweep::SweepSpec spec = sweep::SweepSpec::load(file);
   sweep::SweepOptions opt;
-  // Under mpirun (or srun --mpi=pmi2) each rank takes its share of the points
-  // (OpenMPI, PMI); in a Slurm job array each array task does (its id counted
-  // from the array's first). Not SLURM_PROCID: a batch script sees it too, and
-  // a plain sweep there would silently run a share.
-  auto env_number = [](const char *name) -> std::optional<unsigned> {
-    const char *v = std::getenv(name);
+  // Under mpirun (or srun --mpi=pmi2) each rank takes its share of the points (OpenMPI, PMI); in a Slurm job array
+  // each array task does (its id counted from the array's first). Not SLURM_PROCID: a batch script sees it too,
+  // and a plain sweep there would silently run a share.
+  auto env_number = [](const char* name) -> std::optional<unsigned> {
+    const char* v = std::getenv(name);
     if (!v)
       return std::nullopt;
-    char *end = nullptr;
-    errno = 0;
+    char* end = nullptr;
+    errno     = 0;
     unsigned long n = std::strtoul(v, &end, 10);
     if (errno != 0 || end == v || *end != '\0' || n > 1000000)
-      throw config::ConfigError(
-          fmt::format("environment variable {}", name), "",
-          fmt::format("'{}' is not a rank or task count", v));
+      throw config::ConfigError(fmt::format("environment variable {}", name), "",
+                                fmt::format("'{}' is not a rank or task count", v));
     return static_cast<unsigned>(n);
   };
   struct Share {
     const char *rank, *size, *first;
   };
-  for (auto sh :
-       {Share{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", nullptr},
-        Share{"PMI_RANK", "PMI_SIZE", nullptr},
-        Share{"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT",
-              "SLURM_ARRAY_TASK_MIN"}}) {
+  for (auto sh : {Share{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", nullptr}, Share{"PMI_RANK", "PMI_SIZE", nullptr},
+                  Share{"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN"}}) {
     auto r = env_number(sh.rank), s = env_number(sh.size);
     if (!r || !s)
       continue;
     unsigned first = sh.first ? env_number(sh.first).value_or(0) : 0;
     if (*r < first || *r - first >= *s || *s == 0)
-      throw config::ConfigError(
-          fmt::format("environment variables {} and {}", sh.rank, sh.size), "",
-          fmt::format("rank {} is not one of {} (counted from {})", *r, *s,
-                      first));
-    opt.rank = *r - first;
+      throw config::ConfigError(fmt::format("environment variables {} and {}", sh.rank, sh.size), "",
+                                fmt::format("rank {} is not one of {} (counted from {})", *r, *s, first));
+    opt.rank  = *r - first;
     opt.ranks = *s;
     break;
   }
   if (out.empty()) {
     if (auto why = results::result_name_problem(spec.name); !why.empty())
-      throw config::ConfigError(file, "/name",
-                                fmt::format("'{}': {}", spec.name, why));
-    opt.out_dir = results::checked_sweep_dir(fs::path("results") / spec.name,
-                                             file, "/name", opt.ranks > 1);
+      throw config::ConfigError(file, "/name", fmt::format("'{}': {}", spec.name, why));
+    opt.out_dir = results::checked_sweep_dir(fs::path("results") / spec.name, file, "/name", opt.ranks > 1);
   } else {
     opt.out_dir = results::checked_sweep_dir(out, "--out", "", opt.ranks > 1);
   }
-  opt.program = fs::read_symlink("/proc/self/exe").string();
-  opt.jobs =
-      jobs > 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
+  opt.program    = fs::read_symlink("/proc/self/exe").string();
+  opt.jobs       = jobs > 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
   opt.extra_sets = sets;
-  opt.progress = isatty(2) != 0;
+  opt.progress   = isatty(2) != 0;
   bool inline_base = spec.base_file == spec.file;
-  auto validate = [&](const std::vector<std::string> &point_sets) {
+  auto validate    = [&](const std::vector<std::string>& point_sets) {
     app::ScenarioOptions o;
     o.sets = point_sets;
     if (inline_base)
-      app::load_scenario_doc(spec.base, spec.file,
-                             fs::path(spec.file).parent_path().string(), o,
-                             reg);
+      app::load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, reg);
     else
       app::load_scenario(spec.base_file, o, reg);
   };
   sweep::SweepRunner runner(spec, opt, validate);
   if (merge_only) {
     auto files = runner.merge();
-    std::cout << fmt::format("sweep {}: merged {} in {}/\n", spec.name,
-                             fmt::join(files, ", "), opt.out_dir.string());
+    std::cout << fmt::format("sweep {}: merged {} in {}/\n", spec.name, fmt::join(files, ", "), opt.out_dir.string());
     return 0;
   }
   auto s = runner.run();
-  std::cout << fmt::format(
-      "sweep {}: {} point(s){}, {} already done, {} ran now, {} failed; merged "
-      "{} in {}/\n",
-      spec.name, s.total,
-      opt.ranks > 1 ? fmt::format(" (rank {} of {})", opt.rank, opt.ranks) : "",
-      s.already, s.succeeded, s.failed, fmt::join(s.merged_files, ", "),
-      opt.out_dir.string());
-  for (auto const &f : s.failures)
+  std::cout << fmt::format("sweep {}: {} point(s){}, {} already done, {} ran now, {} failed; merged {} in {}/\n",
+                           spec.name, s.total, opt.ranks > 1 ? fmt::format(" (rank {} of {})", opt.rank, opt.ranks) : "",
+                           s.already, s.succeeded, s.failed, fmt::join(s.merged_files, ", "), opt.out_dir.string());
+  for (auto const& f : s.failures)
     std::cout << "  failed " << f << "\n";
   if (s.interrupted) {
     std::cout << "interrupted: run the same command again to resume\n";
@@ -153,153 +128,101 @@ int sweep_command(const std::string &file, unsigned jobs,
 
 namespace nafsim::app {
 
-int cli_main(int argc, char **argv) {
+int cli_main(int argc, char** argv)
+{
   std::vector<std::string> args(argv, argv + argc);
   workloads::WorkloadRegistry reg;
   workloads::register_all_workloads(reg);
 
-  CLI::App cli{"nafsim: discrete-event simulator of network-attached FPGA "
-               "clusters (SimGrid 3.32)"};
+  CLI::App cli{"nafsim: discrete-event simulator of network-attached FPGA clusters (SimGrid 3.32)"};
   cli.require_subcommand(1);
 
-  auto *run = cli.add_subcommand(
-      "run", "simulate one scenario and write results/<name>/");
+  auto* run = cli.add_subcommand("run", "simulate one scenario and write results/<name>/");
   std::string scenario, out;
   app::ScenarioOptions opt;
   std::uint64_t seed = 0;
   std::vector<std::string> logs;
   run->add_option("scenario", scenario, "scenario JSON file")->required();
-  run->add_option("--set", opt.sets,
-                  "override a parameter: --set "
-                  "platform.network.link.rate=25Gbps (repeatable)");
-  auto *seed_opt =
-      run->add_option("--seed", seed,
-                      "seed of every random stream (overrides the scenario's)")
-          ->check(CLI::Validator(
-              [](std::string &s) {
-                // CLI11 would wrap "-1" into 2^64 - 1 silently: only digits are
-                // a seed.
-                std::uint64_t v = 0;
-                auto [end, ec] =
-                    std::from_chars(s.data(), s.data() + s.size(), v);
-                return !s.empty() && s[0] != '-' && ec == std::errc{} &&
-                               end == s.data() + s.size()
-                           ? std::string{}
-                           : "a seed is a whole number from 0 to "
-                             "18446744073709551615, got '" +
-                                 s + "'";
-              },
-              "SEED"));
-  run->add_option("--out", out,
-                  "result directory (default results/<scenario name>)");
-  run->add_option(
-      "--log", logs,
-      "SimGrid log setting, e.g. nafsim_engine.thres:debug (repeatable)");
+  run->add_option("--set", opt.sets, "override a parameter: --set platform.network.link.rate=25Gbps (repeatable)");
+  auto* seed_opt = run->add_option("--seed", seed, "seed of every random stream (overrides the scenario's)")
+                       ->check(CLI::Validator(
+                           [](std::string& s) {
+                             // CLI11 would wrap "-1" into 2^64 - 1 silently: only digits are a seed.
+                             std::uint64_t v = 0;
+                             auto [end, ec]  = std::from_chars(s.data(), s.data() + s.size(), v);
+                             return !s.empty() && s[0] != '-' && ec == std::errc{} && end == s.data() + s.size()
+                                        ? std::string{}
+                                        : "a seed is a whole number from 0 to 18446744073709551615, got '" + s + "'";
+                           },
+                           "SEED"));
+  run->add_option("--out", out, "result directory (default results/<scenario name>)");
+  run->add_option("--log", logs, "SimGrid log setting, e.g. nafsim_engine.thres:debug (repeatable)");
   std::string trace_level = "off";
   run->add_option("--trace", trace_level,
-                  "write trace.json (Chrome trace format): messages (work "
-                  "requests, inbound messages) or packets "
+                  "write trace.json (Chrome trace format): messages (work requests, inbound messages) or packets "
                   "(also every transmission and drop per port)")
       ->check(CLI::IsMember({"off", "messages", "packets"}));
 
-  auto *params = cli.add_subcommand(
-      "params", "list every parameter: path, type, default, meaning");
+  auto* params = cli.add_subcommand("params", "list every parameter: path, type, default, meaning");
   std::string prefix;
   std::string preset;
-  params->add_option("prefix", prefix,
-                     "only paths starting with this (e.g. platform.network)");
-  params->add_option("--preset", preset,
-                     "show a platform preset's values and sources as defaults");
+  params->add_option("prefix", prefix, "only paths starting with this (e.g. platform.network)");
+  params->add_option("--preset", preset, "show a platform preset's values and sources as defaults");
 
-  auto *sw = cli.add_subcommand(
-      "sweep",
-      "run a sweep of scenarios in parallel processes and merge their tables");
+  auto* sw = cli.add_subcommand("sweep", "run a sweep of scenarios in parallel processes and merge their tables");
   std::string sweep_file, sweep_out;
   unsigned jobs = 0;
   std::vector<std::string> sweep_sets;
   bool merge_only = false;
   sw->add_option("sweep", sweep_file, "sweep JSON file")->required();
-  sw->add_option("--jobs,-j", jobs,
-                 "points run at once (default: the number of cores)");
-  sw->add_option("--out", sweep_out,
-                 "output directory (default results/<sweep name>)");
-  sw->add_option("--set", sweep_sets,
-                 "override a parameter in every point (axis values win)");
-  sw->add_flag("--merge-only", merge_only,
-               "only merge the tables of the points already done");
+  sw->add_option("--jobs,-j", jobs, "points run at once (default: the number of cores)");
+  sw->add_option("--out", sweep_out, "output directory (default results/<sweep name>)");
+  sw->add_option("--set", sweep_sets, "override a parameter in every point (axis values win)");
+  sw->add_flag("--merge-only", merge_only, "only merge the tables of the points already done");
 
-  auto *figs = cli.add_subcommand("figures",
-                                  "re-run the sweeps behind the papers' "
-                                  "figures and draw them (gnuplot, SVG + PNG)");
+  auto* figs = cli.add_subcommand("figures", "re-run the sweeps behind the papers' figures and draw them (gnuplot, SVG + PNG)");
   std::vector<std::string> fig_names;
   std::string fig_out = "results/figures", fig_source, fig_reference;
   unsigned fig_jobs = 0;
-  bool fig_list = false;
-  figs->add_option("name", fig_names,
-                   "figures to draw (default: all; --list shows them)");
-  figs->add_option("--out", fig_out,
-                   "figure directory (default results/figures; the gallery "
-                   "page goes next to it)");
-  figs->add_option(
-      "--source", fig_source,
-      "nafsim source tree holding python-free-tools/figures (default: the "
-      "current "
-      "directory if it has them, else the tree this binary was built from)");
-  figs->add_option(
-      "--reference", fig_reference,
-      "measured ACCL+ data (default <source>/../shared/reference/accl)");
-  figs->add_option("--jobs,-j", fig_jobs,
-                   "simulations run at once (default: the number of cores)");
+  bool fig_list     = false;
+  figs->add_option("name", fig_names, "figures to draw (default: all; --list shows them)");
+  figs->add_option("--out", fig_out, "figure directory (default results/figures; the gallery page goes next to it)");
+  figs->add_option("--source", fig_source, "nafsim source tree holding python-free-tools/figures (default: the current "
+                                           "directory if it has them, else the tree this binary was built from)");
+  figs->add_option("--reference", fig_reference, "measured ACCL+ data (default <source>/../shared/reference/accl)");
+  figs->add_option("--jobs,-j", fig_jobs, "simulations run at once (default: the number of cores)");
   figs->add_flag("--list", fig_list, "list the figures and exit");
   std::string fig_bench;
-  figs->add_option("--bench", fig_bench,
-                   "scale: the `nafsim bench` output it draws (default: bench/ "
-                   "beside --out)");
+  figs->add_option("--bench", fig_bench, "scale: the `nafsim bench` output it draws (default: bench/ beside --out)");
 
-  auto *bench = cli.add_subcommand(
-      "bench", "simulator speed and memory vs cluster size: packet-hops per "
-               "wall second (suite hops), collectives on "
+  auto* bench = cli.add_subcommand(
+      "bench", "simulator speed and memory vs cluster size: packet-hops per wall second (suite hops), collectives on "
                "CCLO ranks (suite collectives)");
   std::string bench_suite = "hops", bench_size = "1MiB";
   std::vector<unsigned> bench_ranks{8, 64, 512, 1024, 4096};
   std::vector<std::string> bench_colls{"allreduce", "bcast"};
-  bench
-      ->add_option("--suite", bench_suite,
-                   "hops (packet-hops/s vs nodes), collectives (collectives vs "
-                   "ranks) or all")
+  bench->add_option("--suite", bench_suite, "hops (packet-hops/s vs nodes), collectives (collectives vs ranks) or all")
       ->check(CLI::IsMember({"hops", "collectives", "all"}));
-  bench->add_option("--ranks", bench_ranks,
-                    "collectives: rank counts (default 8 64 512 1024 4096)");
-  bench
-      ->add_option("--collectives", bench_colls,
-                   "collectives: which ones (default allreduce bcast)")
-      ->check(CLI::IsMember({"bcast", "scatter", "gather", "allgather",
-                             "reduce", "allreduce", "reduce-scatter",
+  bench->add_option("--ranks", bench_ranks, "collectives: rank counts (default 8 64 512 1024 4096)");
+  bench->add_option("--collectives", bench_colls, "collectives: which ones (default allreduce bcast)")
+      ->check(CLI::IsMember({"bcast", "scatter", "gather", "allgather", "reduce", "allreduce", "reduce-scatter",
                              "alltoall", "barrier"}));
-  bench->add_option("--size", bench_size,
-                    "collectives: the message size (default 1MiB)");
+  bench->add_option("--size", bench_size, "collectives: the message size (default 1MiB)");
   std::vector<std::string> bench_fidelity{"packet"};
-  bench
-      ->add_option("--fidelity", bench_fidelity,
-                   "collectives: network fidelities to run each point at, "
-                   "packet and/or flow (default packet)")
+  bench->add_option("--fidelity", bench_fidelity,
+                    "collectives: network fidelities to run each point at, packet and/or flow (default packet)")
       ->check(CLI::IsMember({"packet", "flow"}));
   std::vector<unsigned> bench_sizes{16, 256, 1024};
   std::string bench_total = "4GiB", bench_out = "results/bench";
-  bench->add_option("--nodes", bench_sizes,
-                    "cluster sizes (default 16 256 1024)");
-  bench->add_option("--total", bench_total,
-                    "traffic of a run, split over the nodes (default 4GiB)");
-  bench->add_option("--out", bench_out,
-                    "output directory (default results/bench)");
+  bench->add_option("--nodes", bench_sizes, "cluster sizes (default 16 256 1024)");
+  bench->add_option("--total", bench_total, "traffic of a run, split over the nodes (default 4GiB)");
+  bench->add_option("--out", bench_out, "output directory (default results/bench)");
   unsigned bench_repeat = 3;
-  bench->add_option(
-      "--repeat", bench_repeat,
-      "runs per size; the median wall time is reported (default 3)");
+  bench->add_option("--repeat", bench_repeat, "runs per size; the median wall time is reported (default 3)");
 
   try {
     cli.parse(argc, argv);
-  } catch (const CLI::ParseError &e) {
+  } catch (const CLI::ParseError& e) {
     int code = cli.exit(e);
     return code == 0 ? 0 : 2;
   }
@@ -317,75 +240,62 @@ int cli_main(int argc, char **argv) {
       Bytes total;
       try {
         total = parse_bytes(bench_total);
-      } catch (const UnitError &e) {
+      } catch (const UnitError& e) {
         throw config::ConfigError("--total", "", e.message);
       }
       try {
         parse_bytes(bench_size);
-      } catch (const UnitError &e) {
+      } catch (const UnitError& e) {
         throw config::ConfigError("--size", "", e.message);
       }
       int rc = 0;
       if (bench_suite != "collectives")
-        rc = app::run_bench(bench_sizes, total.count, bench_repeat, bench_out,
-                            reg);
+        rc = app::run_bench(bench_sizes, total.count, bench_repeat, bench_out, reg);
       if (rc == 0 && bench_suite != "hops")
-        rc = app::run_bench_collectives(bench_ranks, bench_colls, bench_size,
-                                        bench_fidelity, bench_repeat, bench_out,
-                                        reg);
+        rc = app::run_bench_collectives(bench_ranks, bench_colls, bench_size, bench_fidelity, bench_repeat, bench_out, reg);
       return rc;
     }
     if (*figs) {
       if (fig_list) {
-        for (auto const &f : app::figure_list())
+        for (auto const& f : app::figure_list())
           std::cout << fmt::format("{:12}  {}\n", f.name, f.title);
         return 0;
       }
       app::FigureOptions fo;
-      fo.names = fig_names;
-      fo.out = fig_out;
-      fo.source = !fig_source.empty() ? fs::path(fig_source)
-                  : fs::is_directory("python-free-tools/figures")
-                      ? fs::current_path()
-                      : fs::path(NAFSIM_SOURCE_DIR);
-      fo.reference = !fig_reference.empty()
-                         ? fs::path(fig_reference)
-                         : fo.source / ".." / "shared" / "reference" / "accl";
-      fo.program = fs::read_symlink("/proc/self/exe").string();
-      fo.bench = !fig_bench.empty() ? fs::path(fig_bench)
-                                    : fs::path(fig_out).parent_path() / "bench";
-      fo.jobs = fig_jobs > 0
-                    ? fig_jobs
-                    : std::max(1u, std::thread::hardware_concurrency());
-      fo.progress = isatty(2) != 0;
+      fo.names   = fig_names;
+      fo.out     = fig_out;
+      fo.source  = !fig_source.empty()                                   ? fs::path(fig_source)
+                   : fs::is_directory("python-free-tools/figures") ? fs::current_path()
+                                                                       : fs::path(NAFSIM_SOURCE_DIR);
+      fo.reference = !fig_reference.empty() ? fs::path(fig_reference) : fo.source / ".." / "shared" / "reference" / "accl";
+      fo.program   = fs::read_symlink("/proc/self/exe").string();
+      fo.bench     = !fig_bench.empty() ? fs::path(fig_bench) : fs::path(fig_out).parent_path() / "bench";
+      fo.jobs      = fig_jobs > 0 ? fig_jobs : std::max(1u, std::thread::hardware_concurrency());
+      fo.progress  = isatty(2) != 0;
       return app::run_figures(fo, reg);
     }
     if (*sw)
-      return sweep_command(sweep_file, jobs, sweep_out, sweep_sets, merge_only,
-                           reg);
+      return sweep_command(sweep_file, jobs, sweep_out, sweep_sets, merge_only, reg);
     if (*params) {
-      app::print_params(std::cout, prefix,
-                        preset.empty() ? std::nullopt
-                                       : std::optional<std::string>(preset),
-                        reg);
+      app::print_params(std::cout, prefix, preset.empty() ? std::nullopt : std::optional<std::string>(preset), reg);
       return 0;
     }
-  } catch (const config::ConfigError &e) {
+  } catch (const config::ConfigError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
-  } catch (const DeadlockError &e) {
+  } catch (const DeadlockError& e) {
     std::cerr << "simulation failed: " << e.what() << "\n";
     return 3;
-  } catch (const SimulationError &e) {
+  } catch (const SimulationError& e) {
     std::cerr << "simulation failed: " << e.what() << "\n";
     return 3;
-  } catch (const TimeRangeError &e) {
+  } catch (const TimeRangeError& e) {
     std::cerr << "simulation failed: " << e.what() << "\n";
     return 3;
-  } catch (const results::OutputError &e) {
+  } catch (const results::OutputError& e) {
     std::cerr << "error: results not written: " << e.what() << "\n";
     return 4;
-  } catch (const std::exception &e) {
+  } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";
     return 1;
   }

@@ -26,105 +26,60 @@ using namespace figtab;
 
 struct Figure {
   FigureInfo info;
-  std::function<Built(const CsvTable &, const Reference &, const Companion &)>
-      build;
-  std::string table =
-      "collective";           ///< the merged result table the builder reads
-  bool mpi_companion = false; ///< also run <name>-mpi.json and hand its
-                              ///< `companion_table` to the builder
+  std::function<Built(const CsvTable&, const Reference&, const Companion&)> build;
+  std::string table = "collective"; ///< the merged result table the builder reads
+  bool mpi_companion = false;       ///< also run <name>-mpi.json and hand its `companion_table` to the builder
   std::string companion_table = "mpi";
 };
 
-const std::vector<Figure> &figures() {
+const std::vector<Figure>& figures()
+{
   auto plain = [](auto f) {
-    return [f](const CsvTable &t, const Reference &r, const Companion &) {
-      return f(t, r);
-    };
+    return [f](const CsvTable& t, const Reference& r, const Companion&) { return f(t, r); };
   };
   static const std::vector<Figure> list{
-      {{"accl-fig7", "ACCL+ Fig. 7: send/recv throughput, eager and "
-                     "rendezvous, device and host data, and OpenMPI"},
-       fig7,
-       "collective_ranks",
-       true},
-      {{"accl-fig8", "ACCL+ Fig. 8: CCLO invocation latency (NOP)"},
-       plain(fig8)},
-      {{"accl-fig9", "ACCL+ Fig. 9: 8-rank broadcast of FPGA data through "
-                     "software MPI, stacked breakdown"},
-       plain(fig9),
-       "mpi"},
-      {{"accl-fig10", "ACCL+ Fig. 10 style: 8-rank collectives on FPGA data, "
-                      "CCLO vs software MPI (F2F)"},
-       [](const CsvTable &t, const Reference &, const Companion &m) {
-         return collectives("accl-fig10", t, m);
-       },
-       "collective",
-       true},
-      {{"accl-fig11", "ACCL+ Fig. 11 style: 8-rank collectives on host data, "
-                      "CCLO vs software MPI (H2H)"},
-       [](const CsvTable &t, const Reference &, const Companion &m) {
-         return collectives("accl-fig11", t, m);
-       },
-       "collective",
-       true},
-      {{"accl-fig12", "ACCL+ Fig. 12 style: reduce latency vs ranks at 8 KiB "
-                      "and 128 KiB, CCLO and software MPI"},
-       [](const CsvTable &t, const Reference &, const Companion &m) {
-         return fig12(t, m);
-       },
-       "collective",
-       true},
-      {{"accl-fig13", "ACCL+ Fig. 13 style: 8-rank gather and reduce over TCP, "
-                      "CCLO (XRT, device and host data) vs MPICH-TCP"},
-       [](const CsvTable &t, const Reference &, const Companion &m) {
-         return fig13(t, m);
-       },
-       "collective",
-       true},
-      {{"accl-fig9-copies",
-        "ACCL+ Fig. 9, the copies: FPGA <-> host through the host driver"},
-       plain(fig9_copies),
+      {{"accl-fig7", "ACCL+ Fig. 7: send/recv throughput, eager and rendezvous, device and host data, and OpenMPI"},
+       fig7, "collective_ranks", true},
+      {{"accl-fig8", "ACCL+ Fig. 8: CCLO invocation latency (NOP)"}, plain(fig8)},
+      {{"accl-fig9", "ACCL+ Fig. 9: 8-rank broadcast of FPGA data through software MPI, stacked breakdown"},
+       plain(fig9), "mpi"},
+      {{"accl-fig10", "ACCL+ Fig. 10 style: 8-rank collectives on FPGA data, CCLO vs software MPI (F2F)"},
+       [](const CsvTable& t, const Reference&, const Companion& m) { return collectives("accl-fig10", t, m); },
+       "collective", true},
+      {{"accl-fig11", "ACCL+ Fig. 11 style: 8-rank collectives on host data, CCLO vs software MPI (H2H)"},
+       [](const CsvTable& t, const Reference&, const Companion& m) { return collectives("accl-fig11", t, m); },
+       "collective", true},
+      {{"accl-fig12", "ACCL+ Fig. 12 style: reduce latency vs ranks at 8 KiB and 128 KiB, CCLO and software MPI"},
+       [](const CsvTable& t, const Reference&, const Companion& m) { return fig12(t, m); }, "collective", true},
+      {{"accl-fig13", "ACCL+ Fig. 13 style: 8-rank gather and reduce over TCP, CCLO (XRT, device and host data) vs MPICH-TCP"},
+       [](const CsvTable& t, const Reference&, const Companion& m) { return fig13(t, m); }, "collective", true},
+      {{"accl-fig9-copies", "ACCL+ Fig. 9, the copies: FPGA <-> host through the host driver"}, plain(fig9_copies),
        "hostcopy"},
-      {{"lant-fig7", "Lant et al. Fig. 7: send / receive / registered receive "
-                     "latency on one hop"},
-       plain([](const CsvTable &t, const Reference &) { return lant_fig7(t); }),
-       "connectionless"},
-      {{"lant-hops", "Lant et al.: registration gain vs switches on the path "
-                     "and background load"},
-       plain([](const CsvTable &t, const Reference &) { return lant_hops(t); }),
-       "connectionless"},
-      {{"lant-tables", "Lant et al.: registration table size x bitmask width "
-                       "under many concurrent operations"},
-       plain(
-           [](const CsvTable &t, const Reference &) { return lant_tables(t); }),
-       "connectionless"},
-      {{"accl-fig16", "ACCL+ Fig. 16: distributed FC layer on 1-8 hosts, "
-                      "speed-up and breakdown, ACCL+ vs OpenMPI reduce"},
-       [](const CsvTable &t, const Reference &, const Companion &m) {
-         return fig16(t, m);
-       },
-       "fc",
-       true,
-       "fc"},
-      {{"accl-fig17", "ACCL+ Fig. 17: DLRM on 10 FPGAs vs the batched CPU "
-                      "baseline, latency and throughput"},
-       plain([](const CsvTable &t, const Reference &) { return fig17(t); }),
-       "dlrm_systems"},
+      {{"lant-fig7", "Lant et al. Fig. 7: send / receive / registered receive latency on one hop"},
+       plain([](const CsvTable& t, const Reference&) { return lant_fig7(t); }), "connectionless"},
+      {{"lant-hops", "Lant et al.: registration gain vs switches on the path and background load"},
+       plain([](const CsvTable& t, const Reference&) { return lant_hops(t); }), "connectionless"},
+      {{"lant-tables", "Lant et al.: registration table size x bitmask width under many concurrent operations"},
+       plain([](const CsvTable& t, const Reference&) { return lant_tables(t); }), "connectionless"},
+      {{"accl-fig16", "ACCL+ Fig. 16: distributed FC layer on 1-8 hosts, speed-up and breakdown, ACCL+ vs OpenMPI reduce"},
+       [](const CsvTable& t, const Reference&, const Companion& m) { return fig16(t, m); }, "fc", true, "fc"},
+      {{"accl-fig17", "ACCL+ Fig. 17: DLRM on 10 FPGAs vs the batched CPU baseline, latency and throughput"},
+       plain([](const CsvTable& t, const Reference&) { return fig17(t); }), "dlrm_systems"},
   };
   return list;
 }
 
-std::string gp_quote(const std::string &s) {
+std::string gp_quote(const std::string& s)
+{
   std::string q = "'";
   for (char c : s)
     q += c == '\'' ? std::string("''") : std::string(1, c);
   return q + "'";
 }
 
-/// Run gnuplot on `script` with `setup` executed first; stderr to `log`.
-/// Returns an error text or "".
-std::string gnuplot(const std::string &setup, const fs::path &script,
-                    const fs::path &log) {
+/// Run gnuplot on `script` with `setup` executed first; stderr to `log`. Returns an error text or "".
+std::string gnuplot(const std::string& setup, const fs::path& script, const fs::path& log)
+{
   pid_t pid = fork();
   if (pid < 0)
     return "cannot fork to run gnuplot";
@@ -135,48 +90,40 @@ std::string gnuplot(const std::string &setup, const fs::path &script,
       dup2(fd, 2);
     }
     std::string s = script.string();
-    execlp("gnuplot", "gnuplot", "-e", setup.c_str(), s.c_str(),
-           static_cast<char *>(nullptr));
+    execlp("gnuplot", "gnuplot", "-e", setup.c_str(), s.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   int status = 0;
   waitpid(pid, &status, 0);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-    return "gnuplot not found: install it (Debian: apt-get install "
-           "gnuplot-nox, or sh python-free-tools/install-deps.sh)";
+    return "gnuplot not found: install it (Debian: apt-get install gnuplot-nox, or sh python-free-tools/install-deps.sh)";
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return fmt::format("gnuplot failed on {} (see {})", script.string(),
-                       log.string());
+    return fmt::format("gnuplot failed on {} (see {})", script.string(), log.string());
   return {};
 }
 
-const FigureInfo kScaleInfo{
-    "scale", "nafsim at scale: packet-hops per second vs nodes, the "
-             "collectives' wall time and "
-             "memory per node vs ranks (drawn from nafsim bench)"};
+const FigureInfo kScaleInfo{"scale", "nafsim at scale: packet-hops per second vs nodes, the collectives' wall time and "
+                                    "memory per node vs ranks (drawn from nafsim bench)"};
 
-/// The figure `scale`: no sweep, it draws what `nafsim bench` wrote in
-/// `opt.bench`. Returns false (with a message) when there is nothing to draw.
-bool draw_scale(const FigureOptions &opt, const fs::path &dir,
-                std::vector<std::string> &page, std::string &error) {
-  const fs::path hops_csv = opt.bench / "bench.csv",
-                 coll_csv = opt.bench / "bench_collectives.csv";
+/// The figure `scale`: no sweep, it draws what `nafsim bench` wrote in `opt.bench`. Returns false (with a
+/// message) when there is nothing to draw.
+bool draw_scale(const FigureOptions& opt, const fs::path& dir, std::vector<std::string>& page, std::string& error)
+{
+  const fs::path hops_csv = opt.bench / "bench.csv", coll_csv = opt.bench / "bench_collectives.csv";
   if (!fs::exists(hops_csv) && !fs::exists(coll_csv)) {
-    error = fmt::format("neither {} nor {} exists: run `nafsim bench --suite "
-                        "all` first (or name its output with "
+    error = fmt::format("neither {} nor {} exists: run `nafsim bench --suite all` first (or name its output with "
                         "--bench DIR)",
                         hops_csv.string(), coll_csv.string());
     return false;
   }
-  results::Table t("scale", {"series", "x", "wall_s", "process_s",
-                             "mhops_per_s", "bytes_per_node"});
+  results::Table t("scale", {"series", "x", "wall_s", "process_s", "mhops_per_s", "bytes_per_node"});
   std::vector<std::string> hop_series, coll_series;
-  auto note = [](std::vector<std::string> &v, const std::string &s) {
+  auto note = [](std::vector<std::string>& v, const std::string& s) {
     if (std::find(v.begin(), v.end(), s) == v.end())
       v.push_back(s);
   };
-  auto num = [](const CsvTable &c, std::size_t i, const std::string &col) {
-    const std::string &v = c.cell(i, col);
+  auto num = [](const CsvTable& c, std::size_t i, const std::string& col) {
+    const std::string& v = c.cell(i, col);
     return v.empty() ? std::string("NaN") : v;
   };
   if (fs::exists(hops_csv)) {
@@ -195,12 +142,10 @@ bool draw_scale(const FigureOptions &opt, const fs::path &dir,
   if (fs::exists(coll_csv)) {
     auto c = results::read_csv(coll_csv);
     for (std::size_t i = 0; i < c.rows.size(); ++i) {
-      std::string fid =
-          c.cell(i, "fidelity").empty() ? "packet" : c.cell(i, "fidelity");
+      std::string fid    = c.cell(i, "fidelity").empty() ? "packet" : c.cell(i, "fidelity");
       std::string series = c.cell(i, "collective") + "-" + fid;
-      std::string proc = c.cell(i, "process_s_median").empty()
-                             ? num(c, i, "wall_s_median")
-                             : c.cell(i, "process_s_median");
+      std::string proc   = c.cell(i, "process_s_median").empty() ? num(c, i, "wall_s_median")
+                                                                 : c.cell(i, "process_s_median");
       t.row()
           .add(series)
           .add(c.cell(i, "ranks"))
@@ -216,48 +161,39 @@ bool draw_scale(const FigureOptions &opt, const fs::path &dir,
     return false;
   }
   results::write_file_atomic(opt.out / "scale.csv", t.csv());
-  auto words = [](const std::vector<std::string> &v) {
-    return v.empty() ? std::string("none")
-                     : fmt::format("{}", fmt::join(v, " "));
+  auto words = [](const std::vector<std::string>& v) {
+    return v.empty() ? std::string("none") : fmt::format("{}", fmt::join(v, " "));
   };
-  for (auto [term, ext] :
-       {std::pair{"svg size 1440,520 dynamic font 'sans,11'", "svg"},
-        std::pair{"pngcairo size 1440,520 font 'sans,10'", "png"}}) {
-    std::string setup = fmt::format(
-        "set terminal {}; set output {}; csv = {}; hop_series = {}; "
-        "coll_series = {}",
-        term, gp_quote((opt.out / fmt::format("scale.{}", ext)).string()),
-        gp_quote((opt.out / "scale.csv").string()), gp_quote(words(hop_series)),
-        gp_quote(words(coll_series)));
-    if (auto err = gnuplot(setup, dir / "scale.gp",
-                           opt.out / "runs" / "scale.gnuplot.log");
-        !err.empty()) {
+  for (auto [term, ext] : {std::pair{"svg size 1440,520 dynamic font 'sans,11'", "svg"},
+                           std::pair{"pngcairo size 1440,520 font 'sans,10'", "png"}}) {
+    std::string setup = fmt::format("set terminal {}; set output {}; csv = {}; hop_series = {}; coll_series = {}", term,
+                                    gp_quote((opt.out / fmt::format("scale.{}", ext)).string()),
+                                    gp_quote((opt.out / "scale.csv").string()), gp_quote(words(hop_series)),
+                                    gp_quote(words(coll_series)));
+    if (auto err = gnuplot(setup, dir / "scale.gp", opt.out / "runs" / "scale.gnuplot.log"); !err.empty()) {
       error = err;
       return false;
     }
   }
   page.push_back(fmt::format("## {}", kScaleInfo.title));
   page.push_back("");
-  page.push_back(
-      fmt::format("![scale]({}/scale.svg)", opt.out.filename().string()));
+  page.push_back(fmt::format("![scale]({}/scale.svg)", opt.out.filename().string()));
   page.push_back("");
-  page.push_back(fmt::format("Data: `{}/scale.csv`, from `{}/bench.csv` and "
-                             "`bench_collectives.csv`; regenerate with "
-                             "`./build/nafsim bench --suite all` (add "
-                             "`--fidelity packet flow` and the rank counts you "
+  page.push_back(fmt::format("Data: `{}/scale.csv`, from `{}/bench.csv` and `bench_collectives.csv`; regenerate with "
+                             "`./build/nafsim bench --suite all` (add `--fidelity packet flow` and the rank counts you "
                              "want), then `./build/nafsim figures scale`.",
-                             opt.out.filename().string(),
-                             opt.bench.filename().string()));
+                             opt.out.filename().string(), opt.bench.filename().string()));
   page.push_back("");
   return true;
 }
 
 } // namespace
 
-const std::vector<FigureInfo> &figure_list() {
+const std::vector<FigureInfo>& figure_list()
+{
   static const std::vector<FigureInfo> v = [] {
     std::vector<FigureInfo> r;
-    for (auto const &f : figures())
+    for (auto const& f : figures())
       r.push_back(f.info);
     r.push_back(kScaleInfo);
     return r;
@@ -265,91 +201,72 @@ const std::vector<FigureInfo> &figure_list() {
   return v;
 }
 
-int run_figures(const FigureOptions &opt,
-                const workloads::WorkloadRegistry &reg) {
-  std::vector<const Figure *> selected;
+int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg)
+{
+  std::vector<const Figure*> selected;
   bool scale = opt.names.empty();
-  for (auto const &n : opt.names) {
+  for (auto const& n : opt.names) {
     if (n == kScaleInfo.name) {
       scale = true;
       continue;
     }
-    auto it = std::find_if(figures().begin(), figures().end(),
-                           [&](auto const &f) { return f.info.name == n; });
+    auto it = std::find_if(figures().begin(), figures().end(), [&](auto const& f) { return f.info.name == n; });
     if (it == figures().end()) {
       std::string known;
-      for (auto const &f : figures())
+      for (auto const& f : figures())
         known += (known.empty() ? "" : ", ") + f.info.name;
       known += ", " + kScaleInfo.name;
-      throw config::ConfigError(
-          "nafsim figures", "",
-          fmt::format("no figure named '{}' (figures: {})", n, known));
+      throw config::ConfigError("nafsim figures", "", fmt::format("no figure named '{}' (figures: {})", n, known));
     }
     selected.push_back(&*it);
   }
   if (opt.names.empty())
-    for (auto const &f : figures())
+    for (auto const& f : figures())
       selected.push_back(&f);
 
   const fs::path dir = opt.source / "python-free-tools" / "figures";
   if (!fs::is_directory(dir))
     throw config::ConfigError("nafsim figures", "",
-                              fmt::format("{} not found: run from the nafsim "
-                                          "source tree or pass --source DIR",
+                              fmt::format("{} not found: run from the nafsim source tree or pass --source DIR",
                                           dir.string()));
-  // The figure `scale` draws `nafsim bench` output: asked for by name, it must
-  // be there.
-  const bool bench_present = fs::exists(opt.bench / "bench.csv") ||
-                             fs::exists(opt.bench / "bench_collectives.csv");
+  // The figure `scale` draws `nafsim bench` output: asked for by name, it must be there.
+  const bool bench_present = fs::exists(opt.bench / "bench.csv") || fs::exists(opt.bench / "bench_collectives.csv");
   if (scale && !bench_present && !opt.names.empty())
-    throw config::ConfigError(
-        "nafsim figures scale", "",
-        fmt::format("no benchmark output in {} (bench.csv, "
-                    "bench_collectives.csv): run `nafsim "
-                    "bench --suite all` first, or name its output directory "
-                    "with --bench DIR",
-                    opt.bench.string()));
+    throw config::ConfigError("nafsim figures scale", "",
+                              fmt::format("no benchmark output in {} (bench.csv, bench_collectives.csv): run `nafsim "
+                                          "bench --suite all` first, or name its output directory with --bench DIR",
+                                          opt.bench.string()));
   const Reference ref = Reference::load(opt.reference);
   if (!ref.present)
-    std::cerr << fmt::format("note: no reference data in {}: figures are drawn "
-                             "without measured points\n",
+    std::cerr << fmt::format("note: no reference data in {}: figures are drawn without measured points\n",
                              opt.reference.string());
   fs::create_directories(opt.out);
   int status = 0;
   std::map<std::string, std::vector<std::string>> pages;
-  for (const Figure *f : selected) {
-    const std::string &name = f->info.name;
+  for (const Figure* f : selected) {
+    const std::string& name = f->info.name;
     std::cout << fmt::format("figure {}: {}\n", name, f->info.title);
-    // The sweep, always from scratch: its points must come from this build of
-    // the model. Returns the sweep's output directory, or nothing if a point
-    // failed (reported) or it was interrupted.
+    // The sweep, always from scratch: its points must come from this build of the model.
+    // Returns the sweep's output directory, or nothing if a point failed (reported) or it was interrupted.
     bool interrupted = false;
-    auto run_sweep =
-        [&](const std::string &sweep_name) -> std::optional<fs::path> {
-      sweep::SweepSpec spec =
-          sweep::SweepSpec::load((dir / (sweep_name + ".json")).string());
+    auto run_sweep = [&](const std::string& sweep_name) -> std::optional<fs::path> {
+      sweep::SweepSpec spec = sweep::SweepSpec::load((dir / (sweep_name + ".json")).string());
       sweep::SweepOptions so;
-      so.out_dir = opt.out / "runs" / sweep_name;
-      so.program = opt.program;
-      so.jobs = opt.jobs;
+      so.out_dir  = opt.out / "runs" / sweep_name;
+      so.program  = opt.program;
+      so.jobs     = opt.jobs;
       so.progress = opt.progress;
-      // Replace only a sweep directory (one holding sweep.json): never what the
-      // user put under --out.
-      if (fs::exists(so.out_dir) &&
-          !fs::is_regular_file(so.out_dir / "sweep.json") &&
-          !fs::is_empty(so.out_dir))
-        throw config::ConfigError(
-            "--out", "",
-            fmt::format("{} exists and is not a sweep directory nafsim wrote; "
-                        "name another "
-                        "figure directory",
-                        so.out_dir.string()));
+      // Replace only a sweep directory (one holding sweep.json): never what the user put under --out.
+      if (fs::exists(so.out_dir) && !fs::is_regular_file(so.out_dir / "sweep.json") && !fs::is_empty(so.out_dir))
+        throw config::ConfigError("--out", "",
+                                  fmt::format("{} exists and is not a sweep directory nafsim wrote; name another "
+                                              "figure directory",
+                                              so.out_dir.string()));
       fs::remove_all(so.out_dir);
-      auto validate = [&](const std::vector<std::string> &sets) {
+      auto validate = [&](const std::vector<std::string>& sets) {
         ScenarioOptions o;
         o.sets = sets;
-        load_scenario_doc(spec.base, spec.file,
-                          fs::path(spec.file).parent_path().string(), o, reg);
+        load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, reg);
       };
       sweep::SweepRunner runner(spec, so, validate);
       auto s = runner.run();
@@ -358,11 +275,9 @@ int run_figures(const FigureOptions &opt,
         return std::nullopt;
       }
       if (s.failed > 0) {
-        for (auto const &e : s.failures)
+        for (auto const& e : s.failures)
           std::cerr << "  failed " << e << "\n";
-        std::cerr << fmt::format(
-            "figure {}: {} point(s) of sweep {} failed; not drawn\n", name,
-            s.failed, sweep_name);
+        std::cerr << fmt::format("figure {}: {} point(s) of sweep {} failed; not drawn\n", name, s.failed, sweep_name);
         return std::nullopt;
       }
       return so.out_dir;
@@ -377,24 +292,18 @@ int run_figures(const FigureOptions &opt,
       status = 3;
       continue;
     }
-    Built b = f->build(
-        results::read_csv(*main_dir / (f->table + ".csv")), ref,
-        mpi_dir ? results::read_csv(*mpi_dir / (f->companion_table + ".csv"))
-                : Companion{});
+    Built b = f->build(results::read_csv(*main_dir / (f->table + ".csv")), ref,
+                       mpi_dir ? results::read_csv(*mpi_dir / (f->companion_table + ".csv")) : Companion{});
     results::write_file_atomic(opt.out / (name + ".csv"), b.data.csv());
     if (b.errors)
-      results::write_file_atomic(opt.out / (name + "-errors.csv"),
-                                 b.errors->csv());
+      results::write_file_atomic(opt.out / (name + "-errors.csv"), b.errors->csv());
     std::vector<std::string> drawn;
-    for (auto [term, ext] :
-         {std::pair{"svg size 960,640 dynamic font 'sans,11'", "svg"},
-          std::pair{"pngcairo size 960,640 font 'sans,10'", "png"}}) {
-      std::string setup =
-          fmt::format("set terminal {}; set output {}; csv = {}", term,
-                      gp_quote((opt.out / (name + "." + ext)).string()),
-                      gp_quote((opt.out / (name + ".csv")).string()));
-      auto err = gnuplot(setup, dir / (name + ".gp"),
-                         opt.out / "runs" / (name + ".gnuplot.log"));
+    for (auto [term, ext] : {std::pair{"svg size 960,640 dynamic font 'sans,11'", "svg"},
+                             std::pair{"pngcairo size 960,640 font 'sans,10'", "png"}}) {
+      std::string setup = fmt::format("set terminal {}; set output {}; csv = {}", term,
+                                      gp_quote((opt.out / (name + "." + ext)).string()),
+                                      gp_quote((opt.out / (name + ".csv")).string()));
+      auto err = gnuplot(setup, dir / (name + ".gp"), opt.out / "runs" / (name + ".gnuplot.log"));
       if (!err.empty()) {
         std::cerr << fmt::format("figure {}: {}\n", name, err);
         status = 3;
@@ -402,24 +311,18 @@ int run_figures(const FigureOptions &opt,
       }
       drawn.push_back(name + "." + ext);
     }
-    std::cout << fmt::format(
-        "  wrote {}.csv{}{} in {}/\n", name,
-        b.errors ? fmt::format(", {}-errors.csv", name) : "",
-        drawn.empty() ? "" : ", " + fmt::format("{}", fmt::join(drawn, ", ")),
-        opt.out.string());
-    auto &page = pages[name];
+    std::cout << fmt::format("  wrote {}.csv{}{} in {}/\n", name, b.errors ? fmt::format(", {}-errors.csv", name) : "",
+                             drawn.empty() ? "" : ", " + fmt::format("{}", fmt::join(drawn, ", ")), opt.out.string());
+    auto& page = pages[name];
     page.push_back(fmt::format("## {}", f->info.title));
     page.push_back("");
-    page.push_back(fmt::format("![{}]({}/{}.svg)", name,
-                               opt.out.filename().string(), name));
+    page.push_back(fmt::format("![{}]({}/{}.svg)", name, opt.out.filename().string(), name));
     page.push_back("");
-    page.push_back(
-        fmt::format("Data: `{}/{}.csv`; sweep: "
-                    "`python-free-tools/figures/{}.json`; regenerate with "
-                    "`./build/nafsim figures {}`.",
-                    opt.out.filename().string(), name, name, name));
+    page.push_back(fmt::format("Data: `{}/{}.csv`; sweep: `python-free-tools/figures/{}.json`; regenerate with "
+                               "`./build/nafsim figures {}`.",
+                               opt.out.filename().string(), name, name, name));
     page.push_back("");
-    for (auto const &l : b.gallery)
+    for (auto const& l : b.gallery)
       page.push_back(l);
     page.push_back("");
   }
@@ -431,8 +334,7 @@ int run_figures(const FigureOptions &opt,
     std::string err;
     if (draw_scale(opt, dir, page, err)) {
       pages["scale"] = page;
-      std::cout << fmt::format(
-          "  wrote scale.csv, scale.svg, scale.png in {}/\n", opt.out.string());
+      std::cout << fmt::format("  wrote scale.csv, scale.svg, scale.png in {}/\n", opt.out.string());
     } else if (!bench_present) {
       std::cout << fmt::format("  not drawn: {}\n", err);
     } else {
@@ -441,8 +343,7 @@ int run_figures(const FigureOptions &opt,
     }
   }
 
-  // The gallery lists every figure drawn so far, in the registry's order (one
-  // run may draw a subset).
+  // The gallery lists every figure drawn so far, in the registry's order (one run may draw a subset).
   const fs::path gallery = opt.out.parent_path() / "gallery.md";
   std::map<std::string, std::string> sections;
   if (fs::exists(gallery)) { // keep the sections of figures not redrawn now
@@ -457,21 +358,18 @@ int run_figures(const FigureOptions &opt,
         sections[current] += line + "\n";
     }
   }
-  for (auto const &[name, lines] : pages) {
+  for (auto const& [name, lines] : pages) {
     std::string text;
-    for (auto const &l : lines)
+    for (auto const& l : lines)
       text += l + "\n";
     sections[name] = text;
   }
-  std::string text = "# nafsim figure gallery\n\nDrawn by `nafsim figures` "
-                     "(gnuplot, SVG + PNG) into `" +
+  std::string text = "# nafsim figure gallery\n\nDrawn by `nafsim figures` (gnuplot, SVG + PNG) into `" +
                      opt.out.filename().string() +
-                     "/`; the images are generated output (not committed), "
-                     "this page is. Each section names the "
-                     "sweep behind the figure; measured points come from "
-                     "`shared/reference/accl/` (ACCL+) or the "
+                     "/`; the images are generated output (not committed), this page is. Each section names the "
+                     "sweep behind the figure; measured points come from `shared/reference/accl/` (ACCL+) or the "
                      "paper's text (Lant et al.).\n\n";
-  for (auto const &f : figure_list())
+  for (auto const& f : figure_list())
     if (auto it = sections.find(f.name); it != sections.end())
       text += "<!-- figure " + f.name + " -->\n" + it->second;
   results::write_file_atomic(gallery, text);

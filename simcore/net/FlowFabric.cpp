@@ -26,7 +26,8 @@
 
 namespace nafsim::net {
 
-void Fabric::flow_setup() {
+void Fabric::flow_setup()
+{
   if (faults_.active())
     throw config::ConfigError("", "/platform/network/fidelity",
                               "the flow fidelity loses nothing: it cannot "
@@ -38,8 +39,9 @@ void Fabric::flow_setup() {
   sharing_ = std::make_unique<MaxMinSharing>(std::move(cap));
 }
 
-void Fabric::flow_pull(HostId h) {
-  Port &port = ports_[host_port_.at(h)];
+void Fabric::flow_pull(HostId h)
+{
+  Port& port        = ports_[host_port_.at(h)];
   port.source_ready = true;
   if (port.busy) // already pulling: the loop below sees the flag
     return;
@@ -49,7 +51,7 @@ void Fabric::flow_pull(HostId h) {
     while (auto next = endpoints_[h] ? endpoints_[h]->pull() : std::nullopt) {
       ++totals_.injected;
       std::uint32_t slot = store(std::move(*next));
-      Lane &lane = lanes_[LaneKey{pool_[slot].src, pool_[slot].flow}];
+      Lane& lane         = lanes_[LaneKey{pool_[slot].src, pool_[slot].flow}];
       if (lane.active)
         lane.waiting.push_back(slot);
       else
@@ -59,14 +61,15 @@ void Fabric::flow_pull(HostId h) {
   port.busy = false;
 }
 
-std::uint32_t Fabric::flow_port(std::uint32_t vertex, const Packet &p) {
+std::uint32_t Fabric::flow_port(std::uint32_t vertex, const Packet& p)
+{
   // Per-packet choices become per-flow ones: spray picks a random port per
   // flow, adaptive the equal-cost port carrying the fewest flows.
   if (cfg_.routing == RoutingMode::Adaptive) {
     auto hops = routes_.next_hops(vertex, p.dst);
     if (hops.size() > 1) {
       std::uint32_t pick = hops[0];
-      std::size_t best = SIZE_MAX;
+      std::size_t best   = SIZE_MAX;
       for (auto h : hops)
         if (std::size_t n = sharing_->flows_on(port_id(vertex, h)); n < best) {
           best = n;
@@ -78,99 +81,92 @@ std::uint32_t Fabric::flow_port(std::uint32_t vertex, const Packet &p) {
   return port_id(vertex, choose_port(vertex, p));
 }
 
-void Fabric::flow_begin(std::uint32_t slot) {
-  Packet &p = pool_[slot];
+void Fabric::flow_begin(std::uint32_t slot)
+{
+  Packet& p                             = pool_[slot];
   lanes_[LaneKey{p.src, p.flow}].active = true;
-  SimTime now = sched_.now();
+  SimTime now                           = sched_.now();
   // The path, and the pipeline of one segment along it (as Fabric::start_tx and
   // forward time a packet).
   path_scratch_.clear();
-  std::uint32_t pid = host_port_[p.src];
-  const std::uint32_t seg = p.segment_wire_bytes > 0
-                                ? std::min(p.segment_wire_bytes, p.wire_bytes)
-                                : p.wire_bytes;
+  std::uint32_t pid       = host_port_[p.src];
+  const std::uint32_t seg = p.segment_wire_bytes > 0 ? std::min(p.segment_wire_bytes, p.wire_bytes) : p.wire_bytes;
   SimTime head, tail; // of one segment entering the current port, relative to
                       // its start at the sender
   SimTime start;
   SimTime first_ser = ports_[pid].line.time_for(Bytes{seg});
   for (;;) {
     path_scratch_.push_back(pid);
-    Port &port = ports_[pid];
+    Port& port  = ports_[pid];
     SimTime ser = port.line.time_for(Bytes{seg});
-    head = start + port.propagation;
-    tail = start + ser + port.propagation;
+    head        = start + port.propagation;
+    tail        = start + ser + port.propagation;
     ++port.counters.tx_packets;
     port.counters.tx_bytes += p.wire_bytes;
     ++totals_.packet_hops;
     ++p.hops;
     if (port.peer_is_host)
       break;
-    std::uint32_t v = port.peer;
+    std::uint32_t v   = port.peer;
     std::uint32_t out = flow_port(v, p);
-    SimTime ser_out = ports_[out].line.time_for(Bytes{seg});
+    SimTime ser_out   = ports_[out].line.time_for(Bytes{seg});
     if (cfg_.switch_.forwarding == Forwarding::CutThrough) {
       SimTime decide =
-          std::min(head + port.line.time_for(cfg_.switch_.cut_through_header),
-                   tail) +
-          cfg_.switch_.latency;
+          std::min(head + port.line.time_for(cfg_.switch_.cut_through_header), tail) + cfg_.switch_.latency;
       start = std::max(decide, tail + cfg_.switch_.latency - ser_out);
     } else {
       start = tail + cfg_.switch_.latency;
     }
     pid = out;
     if (path_scratch_.size() > topo_.vertex_count())
-      throw SimulationError(
-          fmt::format("routing loop from host {} to host {}", p.src, p.dst));
+      throw SimulationError(fmt::format("routing loop from host {} to host {}", p.src, p.dst));
   }
   std::uint32_t id = sharing_->add(path_scratch_);
   if (id >= flows_.size())
     flows_.resize(id + 1);
-  FlowRec &f = flows_[id];
-  f.slot = slot;
-  f.started = now;
-  f.last = now;
-  f.remaining = p.wire_bytes;
-  f.rate_before = 0;
-  f.hold = std::max(now, p.tail_ready) + first_ser;
-  f.latency = tail - first_ser;
+  FlowRec& f      = flows_[id];
+  f.slot          = slot;
+  f.started       = now;
+  f.last          = now;
+  f.remaining     = p.wire_bytes;
+  f.rate_before   = 0;
+  f.hold          = std::max(now, p.tail_ready) + first_ser;
+  f.latency       = tail - first_ser;
   f.first_latency = tail;
-  f.done_live = false;
+  f.done_live     = false;
   if (trace_)
     trace_->instant(ports_[path_scratch_[0]].vertex, 100,
-                    fmt::format("flow {}->{} #{} ({} B)", p.src, p.dst, p.seq,
-                                p.wire_bytes),
-                    now);
+                    fmt::format("flow {}->{} #{} ({} B)", p.src, p.dst, p.seq, p.wire_bytes), now);
   if (!solve_pending_) {
     solve_pending_ = true;
     sched_.at(now, this, kFlowSolve);
   }
 }
 
-void Fabric::flow_solve() {
+void Fabric::flow_solve()
+{
   solve_pending_ = false;
-  SimTime now = sched_.now();
+  SimTime now    = sched_.now();
   for (auto id : sharing_->solve()) {
-    FlowRec &f = flows_[id];
+    FlowRec& f  = flows_[id];
     double rate = sharing_->rate(id);
     // Bring the bytes left up to date at the old rate (the rate before this
     // solve).
-    f.remaining = std::max(
-        0.0,
-        f.remaining - f.rate_before * static_cast<double>((now - f.last).ps()));
-    f.last = now;
+    f.remaining   = std::max(0.0, f.remaining - f.rate_before * static_cast<double>((now - f.last).ps()));
+    f.last        = now;
     f.rate_before = rate;
     if (f.done_live)
       sched_.cancel(f.done);
     double ps = rate > 0 ? std::ceil(f.remaining / rate - 1e-6) : 9e18;
-    f.done = sched_.at(now + SimTime::ps(static_cast<std::int64_t>(std::min(
-                                 ps, 9e18 - static_cast<double>(now.ps())))),
+    f.done = sched_.at(now + SimTime::ps(static_cast<std::int64_t>(std::min(ps, 9e18 - static_cast<double>(now.ps())))),
                        this, kFlowDone, id);
     f.done_live = true;
   }
 }
 
-void Fabric::flow_done(std::uint32_t id) {
-  FlowRec &f = flows_[id];
+void Fabric::flow_done(std::uint32_t id)
+{
+  FlowRec& f  = flows_[id];
   f.done_live = false;
   SimTime now = sched_.now();
   sharing_->remove(id);
@@ -178,15 +174,15 @@ void Fabric::flow_done(std::uint32_t id) {
     solve_pending_ = true;
     sched_.at(now, this, kFlowSolve);
   }
-  Packet &p = pool_[f.slot];
-  SimTime left = std::max(now, f.hold); // the last segment leaves the sender
-  Lane &lane = lanes_[LaneKey{p.src, p.flow}];
-  SimTime at = std::max(left + f.latency, lane.last_delivery);
+  Packet& p          = pool_[f.slot];
+  SimTime left       = std::max(now, f.hold); // the last segment leaves the sender
+  Lane& lane         = lanes_[LaneKey{p.src, p.flow}];
+  SimTime at         = std::max(left + f.latency, lane.last_delivery);
   lane.last_delivery = at;
-  lane.active = false;
-  p.head_arrival = std::min(at, f.started + f.first_latency);
-  p.tail_arrival = at;
-  p.at_vertex = static_cast<std::uint32_t>(topo_.host_vertex(p.dst));
+  lane.active        = false;
+  p.head_arrival     = std::min(at, f.started + f.first_latency);
+  p.tail_arrival     = at;
+  p.at_vertex        = static_cast<std::uint32_t>(topo_.host_vertex(p.dst));
   sched_.at(at, this, kFlowDeliver, f.slot);
   if (!lane.waiting.empty()) {
     std::uint32_t next = lane.waiting.front();
@@ -195,12 +191,13 @@ void Fabric::flow_done(std::uint32_t id) {
   }
 }
 
-void Fabric::flow_deliver(std::uint32_t slot) {
+void Fabric::flow_deliver(std::uint32_t slot)
+{
   ++totals_.delivered;
   Packet d = release(slot);
-  if (auto it = lanes_.find(LaneKey{d.src, d.flow});
-      it != lanes_.end() && !it->second.active && it->second.waiting.empty() &&
-      it->second.last_delivery <= sched_.now())
+  if (auto it = lanes_.find(LaneKey{d.src, d.flow}); it != lanes_.end() && !it->second.active &&
+                                                     it->second.waiting.empty() &&
+                                                     it->second.last_delivery <= sched_.now())
     lanes_.erase(it); // idle: nothing to keep in order behind it
   endpoints_[d.dst]->deliver(std::move(d));
 }

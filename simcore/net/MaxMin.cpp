@@ -8,11 +8,13 @@
 namespace nafsim::net {
 
 MaxMinSharing::MaxMinSharing(std::vector<double> capacity)
-    : capacity_(std::move(capacity)), on_link_(capacity_.size()),
-      link_mark_(capacity_.size(), 0), residual_(capacity_.size(), 0),
-      unfixed_(capacity_.size(), 0) {}
+    : capacity_(std::move(capacity)), on_link_(capacity_.size()), link_mark_(capacity_.size(), 0),
+      residual_(capacity_.size(), 0), unfixed_(capacity_.size(), 0)
+{
+}
 
-std::uint32_t MaxMinSharing::add(std::span<const std::uint32_t> links) {
+std::uint32_t MaxMinSharing::add(std::span<const std::uint32_t> links)
+{
   std::uint32_t id;
   if (free_.empty()) {
     id = static_cast<std::uint32_t>(flows_.size());
@@ -23,7 +25,7 @@ std::uint32_t MaxMinSharing::add(std::span<const std::uint32_t> links) {
     id = free_.back();
     free_.pop_back();
   }
-  Flow &f = flows_[id];
+  Flow& f = flows_[id];
   f.links.assign(links.begin(), links.end());
   f.rate = 0;
   f.live = true;
@@ -36,11 +38,12 @@ std::uint32_t MaxMinSharing::add(std::span<const std::uint32_t> links) {
   return id;
 }
 
-void MaxMinSharing::remove(std::uint32_t id) {
-  Flow &f = flows_[id];
+void MaxMinSharing::remove(std::uint32_t id)
+{
+  Flow& f = flows_[id];
   assert(f.live);
   for (auto l : f.links) {
-    auto &v = on_link_[l];
+    auto& v = on_link_[l];
     auto it = std::find(v.begin(), v.end(), id);
     assert(it != v.end());
     *it = v.back();
@@ -53,7 +56,8 @@ void MaxMinSharing::remove(std::uint32_t id) {
   free_.push_back(id);
 }
 
-const std::vector<std::uint32_t> &MaxMinSharing::solve() {
+const std::vector<std::uint32_t>& MaxMinSharing::solve()
+{
   changed_.clear();
   if (seeds_.empty())
     return changed_;
@@ -90,7 +94,7 @@ const std::vector<std::uint32_t> &MaxMinSharing::solve() {
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
   for (auto l : comp_links_) {
     residual_[l] = capacity_[l];
-    unfixed_[l] = static_cast<std::uint32_t>(on_link_[l].size());
+    unfixed_[l]  = static_cast<std::uint32_t>(on_link_[l].size());
     if (unfixed_[l] > 0)
       heap.emplace(residual_[l] / unfixed_[l], l);
   }
@@ -103,7 +107,7 @@ const std::vector<std::uint32_t> &MaxMinSharing::solve() {
       if (flow_fixed_[f] == epoch_)
         continue;
       flow_fixed_[f] = epoch_;
-      Flow &fl = flows_[f];
+      Flow& fl       = flows_[f];
       if (fl.rate != share && std::abs(fl.rate - share) > 1e-12 * share)
         changed_.push_back(f);
       fl.rate = share;

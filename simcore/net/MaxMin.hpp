@@ -30,17 +30,13 @@ public:
   void remove(std::uint32_t flow);
   /// Recompute the rates that may have changed since the last call; returns the
   /// flows (live ones only) whose rate changed, valid until the next call.
-  const std::vector<std::uint32_t> &solve();
+  const std::vector<std::uint32_t>& solve();
   bool dirty() const { return !seeds_.empty(); }
 
   double rate(std::uint32_t flow) const { return flows_[flow].rate; }
-  std::span<const std::uint32_t> links(std::uint32_t flow) const {
-    return flows_[flow].links;
-  }
+  std::span<const std::uint32_t> links(std::uint32_t flow) const { return flows_[flow].links; }
   std::size_t active() const { return active_; }
-  std::size_t flows_on(std::uint32_t link) const {
-    return on_link_[link].size();
-  }
+  std::size_t flows_on(std::uint32_t link) const { return on_link_[link].size(); }
   double capacity(std::uint32_t link) const { return capacity_[link]; }
   /// Flows whose rate was recomputed, in all (the cost of the incremental
   /// solves).
@@ -50,11 +46,10 @@ private:
   struct Flow {
     std::vector<std::uint32_t> links;
     double rate = 0;
-    bool live = false;
+    bool live   = false;
   };
   std::vector<double> capacity_;
-  std::vector<std::vector<std::uint32_t>>
-      on_link_; ///< live flows crossing each link
+  std::vector<std::vector<std::uint32_t>> on_link_; ///< live flows crossing each link
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_;
   std::size_t active_ = 0;

@@ -13,9 +13,9 @@ namespace {
 
 /// Run `scenario` (with FIDELITY where the fidelity goes) at both fidelities;
 /// compare `table`'s latencies.
-void compare(const std::string &scenario, const std::string &table,
-             double tolerance) {
-  auto run = [&](const std::string &fidelity) {
+void compare(const std::string& scenario, const std::string& table, double tolerance)
+{
+  auto run = [&](const std::string& fidelity) {
     auto doc = scenario;
     doc.replace(doc.find("FIDELITY"), 8, fidelity);
     auto r = run_scenario_isolated(doc);
@@ -23,23 +23,23 @@ void compare(const std::string &scenario, const std::string &table,
     return r;
   };
   auto packet = run("packet");
-  auto flow = run("flow");
+  auto flow   = run("flow");
   ASSERT_TRUE(packet.ok && flow.ok);
-  auto const &p = packet.tables.at(table);
-  auto const &f = flow.tables.at(table);
+  auto const& p = packet.tables.at(table);
+  auto const& f = flow.tables.at(table);
   ASSERT_EQ(p.rows.size(), f.rows.size());
   ASSERT_GT(p.rows.size(), 0u);
   for (std::size_t i = 0; i < p.rows.size(); ++i) {
     double a = p.num(i, "latency_us"), b = f.num(i, "latency_us");
-    EXPECT_NEAR(b, a, tolerance * a)
-        << table << " row " << i << " (" << p.rows[i].at("bytes")
-        << " B): packet " << a << " us, flow " << b << " us";
+    EXPECT_NEAR(b, a, tolerance * a) << table << " row " << i << " (" << p.rows[i].at("bytes") << " B): packet " << a
+                                     << " us, flow " << b << " us";
   }
 }
 
 } // namespace
 
-TEST(Fidelity, RdmaWritesAcrossAFatTreeAgree) {
+TEST(Fidelity, RdmaWritesAcrossAFatTreeAgree)
+{
   // 64 B to 1 MiB over six cables (a k = 4 fat-tree, host 0 to host 15),
   // Coyote's engine and memories.
   compare(R"({"name": "fidelity-sendrecv",
@@ -49,7 +49,8 @@ TEST(Fidelity, RdmaWritesAcrossAFatTreeAgree) {
           "sendrecv", 0.03);
 }
 
-TEST(Fidelity, ReduceAndAllreduceOnCcloRanksAgree) {
+TEST(Fidelity, ReduceAndAllreduceOnCcloRanksAgree)
+{
   // Eager ring (1 KiB, 48 KiB over two Rx-buffer segments) and rendezvous tree
   // (256 KiB, 1 MiB) on 8 ranks.
   for (std::string coll : {"reduce", "allreduce"})
@@ -62,7 +63,8 @@ TEST(Fidelity, ReduceAndAllreduceOnCcloRanksAgree) {
             "collective", 0.03);
 }
 
-TEST(Fidelity, TreesAcrossAFatTreeAgree) {
+TEST(Fidelity, TreesAcrossAFatTreeAgree)
+{
   // Rendezvous binomial bcast and reduce of 1 MiB on 64 ranks of a k = 8
   // fat-tree (messages cross edge, aggregation and core switches; a node's next
   // message is produced while its previous one is still going, and small

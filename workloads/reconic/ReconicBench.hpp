@@ -19,22 +19,21 @@ namespace nafsim::workloads {
 enum class ReconicMode { Single, Batch };
 
 struct ReconicBenchConfig {
-  unsigned client = 0;
-  unsigned server = 1;
-  roce::Verb op = roce::Verb::Read;
+  unsigned client  = 0;
+  unsigned server  = 1;
+  roce::Verb op    = roce::Verb::Read;
   ReconicMode mode = ReconicMode::Batch;
-  unsigned batch = 50;
+  unsigned batch   = 50;
   Bytes min_size{64};
   Bytes max_size{1 << 20};
   std::vector<Bytes> sizes;
-  unsigned iterations = 1;
-  nodes::MemPlace queues = nodes::MemPlace::Host;
+  unsigned iterations     = 1;
+  nodes::MemPlace queues  = nodes::MemPlace::Host;
   nodes::MemPlace buffers = nodes::MemPlace::Device;
-  template <class V> void describe(V &v) {
-    v.field("client", client,
-            "node whose host drives the RDMA engine (host index)");
-    v.field("server", server,
-            "node whose memory is read or written (host index)");
+  template <class V> void describe(V& v)
+  {
+    v.field("client", client, "node whose host drives the RDMA engine (host index)");
+    v.field("server", server, "node whose memory is read or written (host index)");
     v.field("op", op,
             "read (the client READs the server's buffer) or write (the client "
             "WRITEs it)");
@@ -46,16 +45,10 @@ struct ReconicBenchConfig {
             "WQEs per doorbell in batch mode (RecoNIC VI-C: 50); at most the "
             "engine's sq_depth",
             config::Limits::between(1, 65536));
-    v.field("min_size", min_size,
-            "smallest payload; sizes double from here to max_size",
-            config::Limits::at_least(1));
-    v.field("max_size", max_size, "largest payload",
-            config::Limits::between(1, 1ULL << 31));
-    v.field(
-        "sizes", sizes,
-        "explicit payload sizes (overrides min_size/max_size when not empty)");
-    v.field("iterations", iterations,
-            "measurements per size (single: operations; batch: batches)",
+    v.field("min_size", min_size, "smallest payload; sizes double from here to max_size", config::Limits::at_least(1));
+    v.field("max_size", max_size, "largest payload", config::Limits::between(1, 1ULL << 31));
+    v.field("sizes", sizes, "explicit payload sizes (overrides min_size/max_size when not empty)");
+    v.field("iterations", iterations, "measurements per size (single: operations; batch: batches)",
             config::Limits::between(1, 100000));
     v.field("queues", queues,
             "where the queue pairs (SQ, CQ) are: host or device memory "
@@ -68,21 +61,21 @@ struct ReconicBenchConfig {
 
 class ReconicBench final : public Workload {
 public:
-  explicit ReconicBench(const ReconicBenchConfig &cfg);
-  void start(nodes::Cluster &cluster) override;
-  void report(const nodes::Cluster &cluster, results::ResultSink &sink,
-              std::vector<std::string> &summary) const override;
+  explicit ReconicBench(const ReconicBenchConfig& cfg);
+  void start(nodes::Cluster& cluster) override;
+  void report(const nodes::Cluster& cluster, results::ResultSink& sink,
+              std::vector<std::string>& summary) const override;
 
 private:
   struct Record {
     std::uint64_t bytes = 0;
-    unsigned iteration = 0;
-    unsigned ops = 0;
+    unsigned iteration  = 0;
+    unsigned ops        = 0;
     SimTime rung; ///< the doorbell written
     SimTime seen; ///< the last completion seen by the host's poll
     SimTime first_posted, last_completed;
   };
-  void run_client(ActorContext &ctx, nodes::Cluster &c);
+  void run_client(ActorContext& ctx, nodes::Cluster& c);
 
   ReconicBenchConfig cfg_;
   std::vector<std::uint64_t> sizes_;
@@ -93,8 +86,7 @@ private:
 
 namespace nafsim::config {
 template <> struct EnumNames<workloads::ReconicMode> {
-  static constexpr std::array list{
-      std::pair{workloads::ReconicMode::Single, "single"},
-      std::pair{workloads::ReconicMode::Batch, "batch"}};
+  static constexpr std::array list{std::pair{workloads::ReconicMode::Single, "single"},
+                                   std::pair{workloads::ReconicMode::Batch, "batch"}};
 };
 } // namespace nafsim::config

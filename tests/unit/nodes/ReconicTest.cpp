@@ -13,7 +13,8 @@ using namespace nafsim::testing;
 
 namespace {
 
-ErnicTiming timing() {
+ErnicTiming timing()
+{
   ErnicConfig e; // 170 / 10 cycles, register_read 1456 ns, cqe_write 100 ns
   MemoryConfig dev;
   dev.read_latency = SimTime::ns(300);
@@ -22,41 +23,37 @@ ErnicTiming timing() {
   return ErnicTiming(e, Hertz{250e6}, dev, pcie);
 }
 
-std::string scenario(const std::string &op, const std::string &mode,
-                     const std::string &sizes, const std::string &extra = "") {
+std::string scenario(const std::string& op, const std::string& mode, const std::string& sizes,
+                     const std::string& extra = "")
+{
   return R"({"name": "reconic-test", "platform": "reconic-u250",
     "workload": {"kind": "reconic", "op": ")" +
-         op + R"(", "mode": ")" + mode + R"(", "sizes": [)" + sizes + "]" +
-         extra + "}}";
+         op + R"(", "mode": ")" + mode + R"(", "sizes": [)" + sizes + "]" + extra + "}}";
 }
 
 } // namespace
 
-TEST(Ernic, WqeFetchIsOneLongReadThenAPipeline) {
+TEST(Ernic, WqeFetchIsOneLongReadThenAPipeline)
+{
   auto t = timing();
   // RecoNIC VI-C: the first WQE 170 cycles (680 ns) after the doorbell, the
   // next ones every 10 cycles (40 ns).
-  EXPECT_EQ(t.wqe_fetched(SimTime::us(1), 0, MemPlace::Host),
-            SimTime::ns(1680));
-  EXPECT_EQ(t.wqe_fetched(SimTime::us(1), 49, MemPlace::Host),
-            SimTime::ns(1680 + 49 * 40));
+  EXPECT_EQ(t.wqe_fetched(SimTime::us(1), 0, MemPlace::Host), SimTime::ns(1680));
+  EXPECT_EQ(t.wqe_fetched(SimTime::us(1), 49, MemPlace::Host), SimTime::ns(1680 + 49 * 40));
   // An SQ in device memory: the first WQE after a device-memory read.
-  EXPECT_EQ(t.wqe_fetched(SimTime::us(1), 0, MemPlace::Device),
-            SimTime::ns(1300));
-  EXPECT_EQ(t.wqe_fetched(SimTime::us(1), 2, MemPlace::Device),
-            SimTime::ns(1380));
+  EXPECT_EQ(t.wqe_fetched(SimTime::us(1), 0, MemPlace::Device), SimTime::ns(1300));
+  EXPECT_EQ(t.wqe_fetched(SimTime::us(1), 2, MemPlace::Device), SimTime::ns(1380));
   // The engine takes 68 cycles (272 ns) per WQE, one after the other.
-  EXPECT_EQ(t.wqe_started(SimTime::ns(1680), SimTime::zero()),
-            SimTime::ns(1952));
-  EXPECT_EQ(t.wqe_started(SimTime::ns(1720), SimTime::ns(1952)),
-            SimTime::ns(2224));
+  EXPECT_EQ(t.wqe_started(SimTime::ns(1680), SimTime::zero()), SimTime::ns(1952));
+  EXPECT_EQ(t.wqe_started(SimTime::ns(1720), SimTime::ns(1952)), SimTime::ns(2224));
   // A CQ in host memory adds the PCIe write.
   EXPECT_EQ(t.cqe_visible(SimTime::us(5), MemPlace::Device), SimTime::ns(5100));
   EXPECT_EQ(t.cqe_visible(SimTime::us(5), MemPlace::Host), SimTime::ns(5500));
 }
 
-TEST(Ernic, PollingSeesAnEventAtTheFirstReadSamplingAfterIt) {
-  auto t = timing(); // R = 1456 ns, each read samples at its middle
+TEST(Ernic, PollingSeesAnEventAtTheFirstReadSamplingAfterIt)
+{
+  auto t          = timing(); // R = 1456 ns, each read samples at its middle
   const SimTime s = SimTime::us(10);
   EXPECT_EQ(t.poll_sees(s, s),
             s + SimTime::ns(1456)); // already there: the first read
@@ -67,27 +64,25 @@ TEST(Ernic, PollingSeesAnEventAtTheFirstReadSamplingAfterIt) {
   EXPECT_EQ(t.poll_sees(s, s + SimTime::ns(5000)), s + SimTime::ns(4 * 1456));
 }
 
-TEST(Reconic, QueuesInDeviceMemoryAreFetchedSooner) {
+TEST(Reconic, QueuesInDeviceMemoryAreFetchedSooner)
+{
   // The first WQE is in the engine after the doorbell (300 ns), the fetch (680
   // ns from host memory through the slave bridge, or the 300 ns device-memory
   // read) and the engine's 272 ns.
-  for (auto [where, us] :
-       {std::pair{"host", 1.252}, std::pair{"device", 0.872}}) {
-    auto r = run_scenario_isolated(
-        scenario("read", "single", "1024",
-                 std::string(R"(, "queues": ")") + where + "\""));
+  for (auto [where, us] : {std::pair{"host", 1.252}, std::pair{"device", 0.872}}) {
+    auto r = run_scenario_isolated(scenario("read", "single", "1024", std::string(R"(, "queues": ")") + where + "\""));
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_NEAR(r.tables.at("reconic").num(0, "fetch_us"), us, 1e-4) << where;
   }
 }
 
-TEST(Reconic, BatchAmortizesTheDoorbellAndThePollOnTheSameEngine) {
-  auto single =
-      run_scenario_isolated(scenario("read", "single", "1024, 65536"));
-  auto batch = run_scenario_isolated(scenario("read", "batch", "1024, 65536"));
+TEST(Reconic, BatchAmortizesTheDoorbellAndThePollOnTheSameEngine)
+{
+  auto single = run_scenario_isolated(scenario("read", "single", "1024, 65536"));
+  auto batch  = run_scenario_isolated(scenario("read", "batch", "1024, 65536"));
   ASSERT_TRUE(single.ok && batch.ok) << single.error << batch.error;
-  auto const &s = single.tables.at("reconic");
-  auto const &b = batch.tables.at("reconic");
+  auto const& s = single.tables.at("reconic");
+  auto const& b = batch.tables.at("reconic");
   EXPECT_EQ(b.num(0, "batch"), 50);
   // A single operation pays a whole doorbell + poll round: its time is a whole
   // number of register reads.
@@ -105,35 +100,30 @@ TEST(Reconic, BatchAmortizesTheDoorbellAndThePollOnTheSameEngine) {
   EXPECT_GT(b.num(1, "throughput_gbps"), s.num(1, "throughput_gbps"));
 }
 
-TEST(Reconic, CalibrationPoints) {
+TEST(Reconic, CalibrationPoints)
+{
   // The two statements the preset is calibrated on (RecoNIC VI-C): a single 16
   // KiB READ at 18 Gb/s (7.28 us), batch READs of <= 4 KiB at about 400 ns per
   // operation.
   auto single = run_scenario_isolated(scenario("read", "single", "16384"));
-  auto batch =
-      run_scenario_isolated(scenario("read", "batch", "64, 256, 1024, 4096"));
+  auto batch  = run_scenario_isolated(scenario("read", "batch", "64, 256, 1024, 4096"));
   ASSERT_TRUE(single.ok && batch.ok) << single.error << batch.error;
-  EXPECT_NEAR(single.tables.at("reconic").num(0, "per_op_us"), 7.28,
-              0.02 * 7.28);
-  EXPECT_NEAR(batch.tables.at("reconic").sum("per_op_us") / 4, 0.400,
-              0.1 * 0.400);
+  EXPECT_NEAR(single.tables.at("reconic").num(0, "per_op_us"), 7.28, 0.02 * 7.28);
+  EXPECT_NEAR(batch.tables.at("reconic").sum("per_op_us") / 4, 0.400, 0.1 * 0.400);
 }
 
-TEST(Reconic, ExactlyOnceUnderLossThroughTheSharedRoceEngine) {
+TEST(Reconic, ExactlyOnceUnderLossThroughTheSharedRoceEngine)
+{
   // 2 % loss: the RoCE engine under the queues retransmits; every READ and
   // WRITE of the batch completes successfully (a failed one ends the run), and
   // the lost packets cost time.
   for (std::string op : {"read", "write"}) {
-    auto clean = run_scenario_isolated(
-        scenario(op, "batch", "16384", R"(, "iterations": 3)"));
-    auto lossy = run_scenario_isolated(
-        scenario(op, "batch", "16384", R"(, "iterations": 3)"),
-        {"platform.network.faults.loss_rate=0.02"});
+    auto clean = run_scenario_isolated(scenario(op, "batch", "16384", R"(, "iterations": 3)"));
+    auto lossy = run_scenario_isolated(scenario(op, "batch", "16384", R"(, "iterations": 3)"),
+                                       {"platform.network.faults.loss_rate=0.02"});
     ASSERT_TRUE(clean.ok) << clean.error;
     ASSERT_TRUE(lossy.ok) << lossy.error;
-    EXPECT_GT(lossy.tables.at("reconic").sum("total_us"),
-              clean.tables.at("reconic").sum("total_us"))
-        << op;
+    EXPECT_GT(lossy.tables.at("reconic").sum("total_us"), clean.tables.at("reconic").sum("total_us")) << op;
     EXPECT_GT(lossy.tables.at("nodes").sum("retransmitted"), 0) << op;
   }
 }

@@ -17,13 +17,15 @@ using namespace nafsim::net;
 
 namespace {
 
-std::vector<std::uint32_t> L(std::initializer_list<std::uint32_t> l) {
+std::vector<std::uint32_t> L(std::initializer_list<std::uint32_t> l)
+{
   return l;
 }
 
 } // namespace
 
-TEST(MaxMin, BottleneckLeavesTheRestToOthers) {
+TEST(MaxMin, BottleneckLeavesTheRestToOthers)
+{
   // Link 0 (10) carries flows a and b; link 1 (4) carries b and c. Link 1 is
   // the tighter: b = c = 2; a takes what b leaves on link 0: 8.
   MaxMinSharing m({10, 4});
@@ -35,28 +37,30 @@ TEST(MaxMin, BottleneckLeavesTheRestToOthers) {
   EXPECT_DOUBLE_EQ(m.rate(b), 2);
   EXPECT_DOUBLE_EQ(m.rate(c), 2);
   m.remove(c); // b now 4 on link 1, a = 6
-  auto const &changed = m.solve();
+  auto const& changed = m.solve();
   EXPECT_EQ(changed.size(), 2u);
   EXPECT_DOUBLE_EQ(m.rate(a), 6);
   EXPECT_DOUBLE_EQ(m.rate(b), 4);
   EXPECT_TRUE(m.solve().empty()); // nothing touched since
 }
 
-TEST(MaxMin, OnlyTheTouchedComponentIsSolved) {
+TEST(MaxMin, OnlyTheTouchedComponentIsSolved)
+{
   MaxMinSharing m({1, 1, 1, 1});
   m.add(L({0, 1}));
   m.add(L({1}));
   m.solve();
-  auto before = m.flows_solved();
-  auto c = m.add(L({2, 3})); // shares no link with the first two
-  auto const &changed = m.solve();
+  auto before         = m.flows_solved();
+  auto c              = m.add(L({2, 3})); // shares no link with the first two
+  auto const& changed = m.solve();
   ASSERT_EQ(changed.size(), 1u);
   EXPECT_EQ(changed[0], c);
   EXPECT_EQ(m.flows_solved() - before, 1u);
   EXPECT_DOUBLE_EQ(m.rate(c), 1);
 }
 
-TEST(MaxMin, IncrementalEqualsFromScratchAndIsMaxMinFair) {
+TEST(MaxMin, IncrementalEqualsFromScratchAndIsMaxMinFair)
+{
   // Random flows come and go over 12 links of various capacities; after every
   // solve the rates equal those of a solver that sees the live flows at once,
   // no link is over capacity, and every flow has a bottleneck: a full link on
@@ -76,7 +80,7 @@ TEST(MaxMin, IncrementalEqualsFromScratchAndIsMaxMinFair) {
           p.push_back(l);
       if (p.empty())
         p.push_back(static_cast<std::uint32_t>(rng.below(12)));
-      auto id = inc.add(p);
+      auto id   = inc.add(p);
       paths[id] = p;
       live.push_back(id);
     } else {
@@ -92,8 +96,7 @@ TEST(MaxMin, IncrementalEqualsFromScratchAndIsMaxMinFair) {
     fresh.solve();
     std::vector<double> load(cap.size(), 0);
     for (std::size_t i = 0; i < live.size(); ++i) {
-      ASSERT_NEAR(inc.rate(live[i]), fresh.rate(ids[i]), 1e-9)
-          << "step " << step;
+      ASSERT_NEAR(inc.rate(live[i]), fresh.rate(ids[i]), 1e-9) << "step " << step;
       for (auto l : paths[live[i]])
         load[l] += inc.rate(live[i]);
     }
@@ -106,9 +109,7 @@ TEST(MaxMin, IncrementalEqualsFromScratchAndIsMaxMinFair) {
           continue;
         bool fastest = true;
         for (auto g : live)
-          if (std::find(paths[g].begin(), paths[g].end(), l) !=
-                  paths[g].end() &&
-              inc.rate(g) > inc.rate(f) + 1e-9)
+          if (std::find(paths[g].begin(), paths[g].end(), l) != paths[g].end() && inc.rate(g) > inc.rate(f) + 1e-9)
             fastest = false;
         bottleneck |= fastest;
       }
@@ -120,15 +121,14 @@ TEST(MaxMin, IncrementalEqualsFromScratchAndIsMaxMinFair) {
 namespace {
 
 struct Probe final : Endpoint {
-  Fabric *fabric = nullptr;
-  Scheduler *sched = nullptr;
-  HostId me = 0;
+  Fabric* fabric   = nullptr;
+  Scheduler* sched = nullptr;
+  HostId me        = 0;
   std::deque<Packet> out;
   std::vector<std::pair<std::int64_t, Packet>> got;
-  void deliver(Packet &&p) override {
-    got.emplace_back(sched->now().ps(), std::move(p));
-  }
-  std::optional<Packet> pull() override {
+  void deliver(Packet&& p) override { got.emplace_back(sched->now().ps(), std::move(p)); }
+  std::optional<Packet> pull() override
+  {
     if (out.empty())
       return std::nullopt;
     Packet p = std::move(out.front());
@@ -137,15 +137,15 @@ struct Probe final : Endpoint {
   }
   /// A message of `bytes` on the wire, in segments of `segment` wire bytes (0:
   /// one packet).
-  void send(HostId dst, std::uint32_t bytes, std::uint32_t segment,
-            std::uint32_t seq, std::uint64_t flow = 0) {
+  void send(HostId dst, std::uint32_t bytes, std::uint32_t segment, std::uint32_t seq, std::uint64_t flow = 0)
+  {
     Packet p;
-    p.src = me;
-    p.dst = dst;
-    p.wire_bytes = bytes;
+    p.src                = me;
+    p.dst                = dst;
+    p.wire_bytes         = bytes;
     p.segment_wire_bytes = segment;
-    p.seq = seq;
-    p.flow = flow;
+    p.seq                = seq;
+    p.flow               = flow;
     out.push_back(std::move(p));
     fabric->tx_ready(me);
   }
@@ -156,41 +156,43 @@ struct World {
   topo::Topology topo;
   std::unique_ptr<Fabric> fabric;
   std::vector<std::unique_ptr<Probe>> probes;
-  simgrid::s4u::Host *kernel_host;
-  World(unsigned hosts, Forwarding f)
-      : topo(topo::Topology::build(star(hosts), BitsPerSecond{100e9},
-                                   SimTime::ns(10))) {
+  simgrid::s4u::Host* kernel_host;
+  World(unsigned hosts, Forwarding f) : topo(topo::Topology::build(star(hosts), BitsPerSecond{100e9}, SimTime::ns(10)))
+  {
     NetworkConfig n;
-    n.fidelity = Fidelity::Flow;
-    n.link.rate = BitsPerSecond{100e9};
-    n.link.propagation = SimTime::ns(10);
-    n.switch_.forwarding = f;
-    n.switch_.latency = SimTime::ns(300);
+    n.fidelity                   = Fidelity::Flow;
+    n.link.rate                  = BitsPerSecond{100e9};
+    n.link.propagation           = SimTime::ns(10);
+    n.switch_.forwarding         = f;
+    n.switch_.latency            = SimTime::ns(300);
     n.switch_.cut_through_header = Bytes{64};
-    auto sg = topo::build_simgrid_platform(topo);
-    fabric = std::make_unique<Fabric>(topo, n, sim.scheduler(), 1);
+    auto sg                      = topo::build_simgrid_platform(topo);
+    fabric                       = std::make_unique<Fabric>(topo, n, sim.scheduler(), 1);
     for (std::size_t h = 0; h < topo.host_count(); ++h) {
-      auto p = std::make_unique<Probe>();
+      auto p    = std::make_unique<Probe>();
       p->fabric = fabric.get();
-      p->sched = &sim.scheduler();
-      p->me = static_cast<HostId>(h);
+      p->sched  = &sim.scheduler();
+      p->me     = static_cast<HostId>(h);
       fabric->attach(p->me, p.get());
       probes.push_back(std::move(p));
     }
     kernel_host = sg[0];
   }
-  static topo::TopologyConfig star(unsigned hosts) {
+  static topo::TopologyConfig star(unsigned hosts)
+  {
     topo::TopologyConfig t;
     t.hosts = hosts;
     return t;
   }
-  void run(std::function<void()> script) {
+  void run(std::function<void()> script)
+  {
     sim.scheduler().call_at(SimTime::zero(), std::move(script));
     sim.run(kernel_host);
   }
-  std::string arrivals(HostId h) const {
+  std::string arrivals(HostId h) const
+  {
     std::string s;
-    for (auto &[t, p] : probes[h]->got)
+    for (auto& [t, p] : probes[h]->got)
       s += fmt::format("{}:{} ", p.seq, t);
     return s;
   }
@@ -198,29 +200,27 @@ struct World {
 
 } // namespace
 
-TEST(FlowFabric, OneFlowIsTheSegmentTrainOfThePacketFabric) {
+TEST(FlowFabric, OneFlowIsTheSegmentTrainOfThePacketFabric)
+{
   // 100 segments of 1000 wire bytes (80 ns each) over a star. Packet fabric
   // (FabricTest): segment i ends at (i + 2) 80 + 20 + 300 ns store-and-forward,
   // i 80 + 405.12 ns cut-through; the last (i = 99) at 8400 and 8325.12 ns.
-  for (auto [f, expect] : {std::pair{Forwarding::StoreAndForward, "0:8400000 "},
-                           std::pair{Forwarding::CutThrough, "0:8325120 "}}) {
+  for (auto [f, expect] :
+       {std::pair{Forwarding::StoreAndForward, "0:8400000 "}, std::pair{Forwarding::CutThrough, "0:8325120 "}}) {
     auto r = nafsim::testing::run_isolated([f] {
       World w(2, f);
       w.run([&] { w.probes[0]->send(1, 100000, 1000, 0); });
-      return w.arrivals(1) +
-             fmt::format("head {}",
-                         w.probes[1]->got.at(0).second.head_arrival.ps());
+      return w.arrivals(1) + fmt::format("head {}", w.probes[1]->got.at(0).second.head_arrival.ps());
     });
     ASSERT_EQ(r.exit_code, 0) << r.output;
     // The first segment is in as the packet fabric's first packet: 480 / 405.12
     // ns.
-    EXPECT_EQ(r.output, std::string(expect) + (f == Forwarding::StoreAndForward
-                                                   ? "head 480000"
-                                                   : "head 405120"));
+    EXPECT_EQ(r.output, std::string(expect) + (f == Forwarding::StoreAndForward ? "head 480000" : "head 405120"));
   }
 }
 
-TEST(FlowFabric, FlowsShareLinksMaxMinFair) {
+TEST(FlowFabric, FlowsShareLinksMaxMinFair)
+{
   auto r = nafsim::testing::run_isolated([] {
     World w(3, Forwarding::StoreAndForward);
     // Hosts 0 and 1 send 100 kB each to host 2 (its cable is shared: 50 Gb/s
@@ -240,7 +240,8 @@ TEST(FlowFabric, FlowsShareLinksMaxMinFair) {
   EXPECT_EQ(r.output, "1:24320000 2:24320000 | 3:24320000 ");
 }
 
-TEST(FlowFabric, OneSendersFlowOfOneIdentityStayInOrder) {
+TEST(FlowFabric, OneSendersFlowOfOneIdentityStayInOrder)
+{
   auto r = nafsim::testing::run_isolated([] {
     World w(2, Forwarding::StoreAndForward);
     // A 100-segment message, then a one-packet one on the same flow identity:
