@@ -47,6 +47,7 @@ struct FpgaNodeConfig {
   HostDriverConfig host_driver;
   FpgaFabricConfig fabric;
   ErnicConfig ernic;
+  QdmaConfig qdma;
   template <class V> void describe(V& v)
   {
     v.field("clock", clock, "clock of the network/collective shell (CCLO, POE)");
@@ -69,6 +70,8 @@ struct FpgaNodeConfig {
     v.field("fabric", fabric, "the device's resources application kernels are built from (DSPs, URAM/BRAM, HBM)");
     v.field("ernic", ernic, "RecoNIC's host-driven queues on the RDMA engine: doorbells, WQE fetch, CQ polling "
                             "(the reconic workload)");
+    v.field("qdma", qdma, "RecoNIC's QDMA: host-driven DMA to and from device memory, FPGA access to host memory "
+                          "(the reconic workload, tests dma and host_access)");
   }
 };
 

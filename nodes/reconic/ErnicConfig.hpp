@@ -70,6 +70,25 @@ struct ErnicConfig {
   }
 };
 
+/// RecoNIC's QDMA subsystem: host-driven DMA between host and device memory (the reconic-mm character device,
+/// examples/dma_test) and the slave bridge through which FPGA logic reaches host memory (RecoNIC VI-B).
+struct QdmaConfig {
+  BitsPerSecond h2c_rate{104.56e9};
+  BitsPerSecond c2h_rate{104.0e9};
+  SimTime call_overhead = SimTime::us(2);
+  BitsPerSecond bridge_rate{45e9};
+  template <class V> void describe(V& v)
+  {
+    v.field("h2c_rate", h2c_rate, "host-to-card DMA rate (writes to device memory; RecoNIC VI-B1: 13.07 GB/s)");
+    v.field("c2h_rate", c2h_rate, "card-to-host DMA rate (reads of device memory; RecoNIC VI-B1: 13.00 GB/s)");
+    v.field("call_overhead", call_overhead, "fixed cost of one host DMA call (system call, descriptors, completion)");
+    v.field("bridge_rate", bridge_rate,
+            "rate of one access of FPGA logic to host memory through the slave bridge, after the PCIe read latency "
+            "(one request at a time); calibrated with pcie.read_latency on RecoNIC VI-B2 (600 ns to 964 ns up to "
+            "2 KiB)");
+  }
+};
+
 } // namespace nafsim::nodes
 
 namespace nafsim::config {

@@ -36,11 +36,16 @@ void ReconicBench::start(nodes::Cluster& c)
                                             "GiB): give smaller sizes",
                                             format_bytes(Bytes{sizes_[i]})));
   auto const& ernic = c.node(cfg_.client).config().ernic;
-  if (cfg_.mode == ReconicMode::Batch && cfg_.batch > ernic.sq_depth)
+  if (cfg_.test == ReconicTest::Rdma && cfg_.mode == ReconicMode::Batch && cfg_.batch > ernic.sq_depth)
     throw config::ConfigError("", "/workload/batch",
                               fmt::format("a batch of {} WQEs does not fit the send queue ({} entries, "
                                           "platform.node.fpga.ernic.sq_depth): lower batch or raise sq_depth",
                                           cfg_.batch, ernic.sq_depth));
+  if (cfg_.test != ReconicTest::Rdma) {
+    c.scheduler().spawn("reconic-memory", c.node(cfg_.client).host(),
+                        [this, &c](ActorContext& ctx) { run_memory(ctx, c); });
+    return;
+  }
   c.scheduler().spawn("reconic-client", c.node(cfg_.client).host(),
                       [this, &c](ActorContext& ctx) { run_client(ctx, c); });
 }
@@ -94,9 +99,41 @@ void ReconicBench::run_client(ActorContext& ctx, nodes::Cluster& c)
     }
 }
 
+void ReconicBench::run_memory(ActorContext& ctx, nodes::Cluster& c)
+{
+  nodes::FpgaNode& node = c.node(cfg_.client);
+  auto const& q         = node.config().qdma;
+  auto& mem             = node.memory();
+  const bool to_card    = cfg_.op == roce::Verb::Write;
+  for (auto bytes : sizes_)
+    for (unsigned it = 0; it < cfg_.iterations; ++it) {
+      Record r;
+      r.bytes     = bytes;
+      r.iteration = it;
+      r.ops       = 1;
+      r.rung      = ctx.now();
+      if (cfg_.test == ReconicTest::Dma) {
+        // The host's call (reconic-mm pwrite / pread): its fixed cost, then the DMA over PCIe at the QDMA's rate.
+        ctx.sleep_for(q.call_overhead);
+        r.first_posted = ctx.now();
+        ctx.sleep_until(to_card ? mem.dma_to_device(ctx.now(), Bytes{bytes}, q.h2c_rate)
+                                : mem.dma_to_host(ctx.now(), Bytes{bytes}, q.c2h_rate));
+      } else {
+        // FPGA logic accessing host memory through the slave bridge: the PCIe latency, then the access's bytes.
+        r.first_posted = ctx.now();
+        auto s = to_card ? mem.write(nodes::Engine::Op0Read, ctx.now(), nodes::kHostMemory, Bytes{bytes}, q.bridge_rate)
+                         : mem.read(nodes::Engine::Op0Read, ctx.now(), nodes::kHostMemory, Bytes{bytes}, q.bridge_rate);
+        ctx.sleep_until(s.last);
+      }
+      r.last_completed = ctx.now();
+      r.seen           = ctx.now();
+      records_.push_back(r);
+    }
+}
+
 void ReconicBench::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
-  results::Table t("reconic", {"workload", "op", "mode", "batch", "bytes", "iteration", "queues", "buffers", "total_us",
+  results::Table t("reconic", {"workload", "test", "op", "mode", "batch", "bytes", "iteration", "queues", "buffers", "total_us",
                                "per_op_us", "throughput_gbps", "fetch_us", "engine_us"});
   std::map<std::uint64_t, std::pair<double, double>> by_size; // bytes -> (sum per-op us, sum gbps)
   for (auto const& r : records_) {
@@ -105,8 +142,9 @@ void ReconicBench::report(const nodes::Cluster&, results::ResultSink& sink, std:
     const double gbps  = static_cast<double>(r.bytes) * r.ops * 8.0 / (total * 1e3);
     t.row()
         .add("reconic")
+        .add(config::enum_name(cfg_.test))
         .add(config::enum_name(cfg_.op))
-        .add(config::enum_name(cfg_.mode))
+        .add(cfg_.test == ReconicTest::Rdma ? std::string(config::enum_name(cfg_.mode)) : std::string("-"))
         .add(r.ops)
         .add(r.bytes)
         .add(r.iteration)
@@ -122,11 +160,19 @@ void ReconicBench::report(const nodes::Cluster&, results::ResultSink& sink, std:
   }
   sink.add(std::move(t));
   for (auto const& [bytes, s] : by_size)
-    summary.push_back(fmt::format("RDMA {} {} ({} per doorbell) of {}: {:.3f} us per "
-                                  "operation, {:.2f} Gb/s",
-                                  config::enum_name(cfg_.op), config::enum_name(cfg_.mode),
-                                  cfg_.mode == ReconicMode::Batch ? cfg_.batch : 1, format_bytes(Bytes{bytes}),
-                                  s.first / cfg_.iterations, s.second / cfg_.iterations));
+    if (cfg_.test == ReconicTest::Rdma)
+      summary.push_back(fmt::format("RDMA {} {} ({} per doorbell) of {}: {:.3f} us per operation, {:.2f} Gb/s",
+                                    config::enum_name(cfg_.op), config::enum_name(cfg_.mode),
+                                    cfg_.mode == ReconicMode::Batch ? cfg_.batch : 1, format_bytes(Bytes{bytes}),
+                                    s.first / cfg_.iterations, s.second / cfg_.iterations));
+    else
+      summary.push_back(fmt::format("{} of {}: {:.3f} us, {:.2f} GB/s",
+                                    cfg_.test == ReconicTest::Dma
+                                        ? (cfg_.op == roce::Verb::Write ? "DMA host -> card" : "DMA card -> host")
+                                        : (cfg_.op == roce::Verb::Write ? "FPGA write to host memory"
+                                                                        : "FPGA read of host memory"),
+                                    format_bytes(Bytes{bytes}), s.first / cfg_.iterations,
+                                    s.second / cfg_.iterations / 8));
 }
 
 } // namespace nafsim::workloads

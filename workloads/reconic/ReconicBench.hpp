@@ -17,11 +17,13 @@
 namespace nafsim::workloads {
 
 enum class ReconicMode { Single, Batch };
+enum class ReconicTest { Rdma, Dma, HostAccess };
 
 struct ReconicBenchConfig {
   unsigned client  = 0;
   unsigned server  = 1;
   roce::Verb op    = roce::Verb::Read;
+  ReconicTest test = ReconicTest::Rdma;
   ReconicMode mode = ReconicMode::Batch;
   unsigned batch   = 50;
   Bytes min_size{64};
@@ -37,6 +39,11 @@ struct ReconicBenchConfig {
     v.field("op", op,
             "read (the client READs the server's buffer) or write (the client "
             "WRITEs it)");
+    v.field("test", test,
+            "rdma: the client's host drives RDMA READs or WRITEs through the engine's queues (RecoNIC VI-C); dma: the "
+            "client's host copies between host and device memory through the QDMA (op write: host to card, read: card "
+            "to host; VI-B1); host_access: the client's FPGA logic reads (op read) or writes host memory through the "
+            "slave bridge (VI-B2)");
     v.field("mode", mode,
             "single: one WQE per doorbell and per polling loop; batch: `batch` "
             "WQEs behind one doorbell "
@@ -76,6 +83,7 @@ private:
     SimTime first_posted, last_completed;
   };
   void run_client(ActorContext& ctx, nodes::Cluster& c);
+  void run_memory(ActorContext& ctx, nodes::Cluster& c);
 
   ReconicBenchConfig cfg_;
   std::vector<std::uint64_t> sizes_;
@@ -85,6 +93,11 @@ private:
 } // namespace nafsim::workloads
 
 namespace nafsim::config {
+template <> struct EnumNames<workloads::ReconicTest> {
+  static constexpr std::array list{std::pair{workloads::ReconicTest::Rdma, "rdma"},
+                                   std::pair{workloads::ReconicTest::Dma, "dma"},
+                                   std::pair{workloads::ReconicTest::HostAccess, "host_access"}};
+};
 template <> struct EnumNames<workloads::ReconicMode> {
   static constexpr std::array list{std::pair{workloads::ReconicMode::Single, "single"},
                                    std::pair{workloads::ReconicMode::Batch, "batch"}};

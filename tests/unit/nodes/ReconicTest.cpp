@@ -127,3 +127,25 @@ TEST(Reconic, ExactlyOnceUnderLossThroughTheSharedRoceEngine)
     EXPECT_GT(lossy.tables.at("nodes").sum("retransmitted"), 0) << op;
   }
 }
+
+TEST(Reconic, QdmaCopiesReachTheStatedRates)
+{
+  // RecoNIC VI-B1: host -> card 13.07 GB/s, card -> host 13.00 GB/s; a 64 MiB copy is within 0.1 % of them
+  // (the call's fixed cost is 2 us of 5 ms).
+  for (auto [op, gbs] : {std::pair{"write", 13.07}, std::pair{"read", 13.00}}) {
+    auto r = run_scenario_isolated(scenario(op, "single", "67108864", R"(, "test": "dma")"));
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_NEAR(r.tables.at("reconic").num(0, "throughput_gbps") / 8, gbs, 0.001 * gbs) << op;
+  }
+}
+
+TEST(Reconic, HostMemoryAccessThroughTheSlaveBridge)
+{
+  // RecoNIC VI-B2: 600 ns (smallest) to 964 ns (2 KiB): the PCIe read latency plus the bytes at 45 Gb/s.
+  auto r = run_scenario_isolated(scenario("read", "single", "64, 2048, 65536", R"(, "test": "host_access")"));
+  ASSERT_TRUE(r.ok) << r.error;
+  auto const& t = r.tables.at("reconic");
+  EXPECT_NEAR(t.num(0, "total_us"), 0.600 + 64 * 8 / 45e3, 1e-4);
+  EXPECT_NEAR(t.num(1, "total_us"), 0.964, 2e-3);
+  EXPECT_NEAR(t.num(2, "total_us"), 0.600 + 65536 * 8 / 45e3, 1e-3);
+}
