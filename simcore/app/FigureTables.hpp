@@ -171,5 +171,6 @@ Built fig17(const CsvTable& merged);
 Built lant_fig7(const CsvTable& merged);
 Built lant_hops(const CsvTable& merged);
 Built lant_tables(const CsvTable& merged);
+Built reconic_rdma(const CsvTable& merged);
 
 } // namespace nafsim::app::figtab

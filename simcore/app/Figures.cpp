@@ -65,6 +65,8 @@ const std::vector<Figure>& figures()
        [](const CsvTable& t, const Reference&, const Companion& m) { return fig16(t, m); }, "fc", true, "fc"},
       {{"accl-fig17", "ACCL+ Fig. 17: DLRM on 10 FPGAs vs the batched CPU baseline, latency and throughput"},
        plain([](const CsvTable& t, const Reference&) { return fig17(t); }), "dlrm_systems"},
+      {{"reconic-rdma", "RecoNIC Fig. 9-12: RDMA READ / WRITE throughput and latency vs size, single vs batch"},
+       plain([](const CsvTable& t, const Reference&) { return reconic_rdma(t); }), "reconic"},
   };
   return list;
 }
