@@ -5,6 +5,7 @@
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "nodes/reconic/ErnicConfig.hpp"
+#include "nodes/reconic/Lookaside.hpp"
 #include "protocols/roce/RoceConfig.hpp"
 #include "protocols/tcp/TcpConfig.hpp"
 #include "protocols/udp/UdpConfig.hpp"
@@ -48,6 +49,7 @@ struct FpgaNodeConfig {
   FpgaFabricConfig fabric;
   ErnicConfig ernic;
   QdmaConfig qdma;
+  LookasideConfig lookaside;
   template <class V> void describe(V& v)
   {
     v.field("clock", clock, "clock of the network/collective shell (CCLO, POE)");
@@ -72,6 +74,8 @@ struct FpgaNodeConfig {
                             "(the reconic workload)");
     v.field("qdma", qdma, "RecoNIC's QDMA: host-driven DMA to and from device memory, FPGA access to host memory "
                           "(the reconic workload, tests dma and host_access)");
+    v.field("lookaside", lookaside, "RecoNIC's lookaside compute block running the systolic matrix-multiply kernel "
+                                    "(the reconic workload, test lookaside_mm)");
   }
 };
 

@@ -2,8 +2,10 @@
 
 #include "nodes/platform/Cluster.hpp"
 #include "nodes/reconic/Ernic.hpp"
+#include "nodes/reconic/Lookaside.hpp"
 #include "simcore/config/ConfigError.hpp"
 
+#include <cstring>
 #include <fmt/format.h>
 #include <map>
 
@@ -41,6 +43,16 @@ void ReconicBench::start(nodes::Cluster& c)
                               fmt::format("a batch of {} WQEs does not fit the send queue ({} entries, "
                                           "platform.node.fpga.ernic.sq_depth): lower batch or raise sq_depth",
                                           cfg_.batch, ernic.sq_depth));
+  if (cfg_.test == ReconicTest::LookasideMm) {
+    auto const& fc = c.node(cfg_.client).config();
+    nodes::LookasideMatmul k(fc.lookaside, fc.clock);
+    if (auto why = k.check(cfg_.mm_rows, cfg_.mm_inner, cfg_.mm_cols); !why.empty())
+      throw config::ConfigError("", "/workload/mm_rows", why + ": give mm_rows, mm_inner and mm_cols within it");
+    c.carry_data();
+    c.scheduler().spawn("reconic-lookaside", c.node(cfg_.client).host(),
+                        [this, &c](ActorContext& ctx) { run_lookaside(ctx, c); });
+    return;
+  }
   if (cfg_.test != ReconicTest::Rdma) {
     c.scheduler().spawn("reconic-memory", c.node(cfg_.client).host(),
                         [this, &c](ActorContext& ctx) { run_memory(ctx, c); });
@@ -131,10 +143,98 @@ void ReconicBench::run_memory(ActorContext& ctx, nodes::Cluster& c)
     }
 }
 
+void ReconicBench::run_lookaside(ActorContext& ctx, nodes::Cluster& c)
+{
+  // RecoNIC Fig. 6: the matrices are in the server's (peer 1's) memory; the client's host READs them into its
+  // card's memory (two WQEs behind one doorbell, CQ polled), sends the kernel a control message, and learns of
+  // the result by polling the status register or by an interrupt.
+  nodes::FpgaNode& node = c.node(cfg_.client);
+  auto const& fc        = node.config();
+  nodes::ErnicTiming t(fc.ernic, fc.clock, fc.device_memory, fc.pcie);
+  nodes::LookasideMatmul kernel(fc.lookaside, fc.clock);
+  nodes::DataPlane& data   = *c.data();
+  nodes::MemoryImage& mine = data.memory.at(cfg_.client);
+  nodes::MemoryImage& peer = data.memory.at(cfg_.server);
+  const nodes::QpId qp     = c.qp(cfg_.client, cfg_.server);
+  const std::uint64_t n = fc.lookaside.array, tile = n * n * 4;
+  const std::uint64_t place     = cfg_.buffers == nodes::MemPlace::Host ? nodes::kHostMemory : 0;
+  const std::uint64_t remote[2] = {place, place + tile}, local[2] = {place + 4 * tile, place + 5 * tile},
+                      out = place + 6 * tile;
+  auto element            = [](unsigned m, unsigned it, unsigned i, unsigned j) {
+    return static_cast<std::int32_t>((i * 131 + j * 71 + it * 29 + m * 17) % 2001) - 1000;
+  };
+  std::uint64_t wr = 0;
+  for (unsigned it = 0; it < cfg_.iterations; ++it) {
+    // The server's matrices, row stride n (the kernel's tile layout), zero outside the used part.
+    std::vector<std::byte> mats[2] = {std::vector<std::byte>(tile), std::vector<std::byte>(tile)};
+    const unsigned dims[2][2]      = {{cfg_.mm_rows, cfg_.mm_inner}, {cfg_.mm_inner, cfg_.mm_cols}};
+    for (unsigned m = 0; m < 2; ++m) {
+      for (unsigned i = 0; i < dims[m][0]; ++i)
+        for (unsigned j = 0; j < dims[m][1]; ++j) {
+          std::int32_t v = element(m, it, i, j);
+          std::memcpy(mats[m].data() + 4 * (i * n + j), &v, 4);
+        }
+      peer.write(remote[m], mats[m]);
+    }
+    Record r;
+    r.bytes     = 2 * tile;
+    r.iteration = it;
+    r.ops       = 1;
+    r.rung      = ctx.now();
+    // 1. Two READs behind one doorbell; the engine's copies land in this card's memory.
+    SimTime seen = r.rung + fc.ernic.doorbell_write, start = SimTime::zero(), visible;
+    std::uint64_t ids[2];
+    for (unsigned m = 0; m < 2; ++m) {
+      start  = t.wqe_started(t.wqe_fetched(seen, m, cfg_.queues), start);
+      ids[m] = ++wr;
+      roce::WorkRequest w{ids[m], roce::Verb::Read, local[m], remote[m], tile, ids[m]};
+      c.scheduler().call_at(start, [&node, qp, w] { node.poe().post_send(qp, w); });
+    }
+    for (unsigned m = 0; m < 2; ++m) {
+      roce::Completion done = node.wait_completion(ctx, ids[m]);
+      if (done.status != roce::Status::Success)
+        throw SimulationError(fmt::format("reconic: the READ of matrix {} from node {} failed: {}", m ? 'B' : 'A',
+                                          cfg_.server, roce::describe_failure(done)));
+      // The READ delivered these bytes (the RoCE engine checked their checksum): they are in memory now.
+      mine.write(local[m], peer.read(remote[m], tile));
+      visible = std::max(visible, t.cqe_visible(ctx.now(), cfg_.queues));
+    }
+    ctx.sleep_until(t.poll_sees(r.rung, visible));
+    r.first_posted = ctx.now(); // operands in; the host sends the control message
+    // 2. The control message: posted register writes, one word per cycle after the first reaches the block.
+    const SimTime sent = ctx.now();
+    const SimTime cmd  = sent + fc.ernic.doorbell_write + t.cycles(fc.lookaside.control_words);
+    // 3. The kernel.
+    nodes::MatmulRun run =
+        kernel.run(node.memory(), &mine, cmd, local[0], local[1], out, cfg_.mm_rows, cfg_.mm_inner, cfg_.mm_cols);
+    r.last_completed = run.finished;
+    // 4. The host learns of it.
+    r.seen = cfg_.completion == Completion::Poll ? t.poll_sees(sent, run.finished)
+                                                 : run.finished + fc.lookaside.interrupt_latency;
+    ctx.sleep_until(r.seen);
+    // 5. Check C against the definition, from the matrices the server holds.
+    auto C = mine.read(out, tile);
+    for (unsigned i = 0; i < cfg_.mm_rows; ++i)
+      for (unsigned j = 0; j < cfg_.mm_cols; ++j) {
+        std::uint32_t want = 0;
+        for (unsigned k = 0; k < cfg_.mm_inner; ++k)
+          want += static_cast<std::uint32_t>(element(0, it, i, k)) * static_cast<std::uint32_t>(element(1, it, k, j));
+        std::int32_t got;
+        std::memcpy(&got, C.data() + 4 * (i * n + j), 4);
+        if (static_cast<std::uint32_t>(got) != want)
+          throw SimulationError(
+              fmt::format("reconic: lookaside matrix multiply, iteration {}: C[{}][{}] = {}, expected {}", it, i, j,
+                          got, static_cast<std::int32_t>(want)));
+      }
+    r.verified = true;
+    records_.push_back(r);
+  }
+}
+
 void ReconicBench::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
-  results::Table t("reconic", {"workload", "test", "op", "mode", "batch", "bytes", "iteration", "queues", "buffers", "total_us",
-                               "per_op_us", "throughput_gbps", "fetch_us", "engine_us"});
+  results::Table t("reconic", {"workload", "test", "op", "mode", "batch", "bytes", "iteration", "queues", "buffers",
+                               "total_us", "per_op_us", "throughput_gbps", "fetch_us", "engine_us", "verified"});
   std::map<std::uint64_t, std::pair<double, double>> by_size; // bytes -> (sum per-op us, sum gbps)
   for (auto const& r : records_) {
     const double total = (r.seen - r.rung).us();
@@ -154,25 +254,33 @@ void ReconicBench::report(const nodes::Cluster&, results::ResultSink& sink, std:
         .add(per, 4)
         .add(gbps, 3)
         .add((r.first_posted - r.rung).us(), 4)
-        .add((r.last_completed - r.first_posted).us(), 4);
+        .add((r.last_completed - r.first_posted).us(), 4)
+        .add(cfg_.test == ReconicTest::LookasideMm ? (r.verified ? "yes" : "no") : "-");
+    if (cfg_.test == ReconicTest::LookasideMm)
+      summary.push_back(fmt::format(
+          "lookaside matrix multiply {}x{} * {}x{}, iteration {}: operands READ in {:.3f} us, kernel done {:.3f} us "
+          "after the control message, seen by {} at {:.3f} us; C verified",
+          cfg_.mm_rows, cfg_.mm_inner, cfg_.mm_inner, cfg_.mm_cols, r.iteration, (r.first_posted - r.rung).us(),
+          (r.last_completed - r.first_posted).us(), config::enum_name(cfg_.completion), total));
     by_size[r.bytes].first += per;
     by_size[r.bytes].second += gbps;
   }
   sink.add(std::move(t));
   for (auto const& [bytes, s] : by_size)
-    if (cfg_.test == ReconicTest::Rdma)
+    if (cfg_.test == ReconicTest::LookasideMm)
+      continue;
+    else if (cfg_.test == ReconicTest::Rdma)
       summary.push_back(fmt::format("RDMA {} {} ({} per doorbell) of {}: {:.3f} us per operation, {:.2f} Gb/s",
                                     config::enum_name(cfg_.op), config::enum_name(cfg_.mode),
                                     cfg_.mode == ReconicMode::Batch ? cfg_.batch : 1, format_bytes(Bytes{bytes}),
                                     s.first / cfg_.iterations, s.second / cfg_.iterations));
     else
-      summary.push_back(fmt::format("{} of {}: {:.3f} us, {:.2f} GB/s",
-                                    cfg_.test == ReconicTest::Dma
-                                        ? (cfg_.op == roce::Verb::Write ? "DMA host -> card" : "DMA card -> host")
-                                        : (cfg_.op == roce::Verb::Write ? "FPGA write to host memory"
-                                                                        : "FPGA read of host memory"),
-                                    format_bytes(Bytes{bytes}), s.first / cfg_.iterations,
-                                    s.second / cfg_.iterations / 8));
+      summary.push_back(
+          fmt::format("{} of {}: {:.3f} us, {:.2f} GB/s",
+                      cfg_.test == ReconicTest::Dma
+                          ? (cfg_.op == roce::Verb::Write ? "DMA host -> card" : "DMA card -> host")
+                          : (cfg_.op == roce::Verb::Write ? "FPGA write to host memory" : "FPGA read of host memory"),
+                      format_bytes(Bytes{bytes}), s.first / cfg_.iterations, s.second / cfg_.iterations / 8));
 }
 
 } // namespace nafsim::workloads

@@ -17,7 +17,8 @@
 namespace nafsim::workloads {
 
 enum class ReconicMode { Single, Batch };
-enum class ReconicTest { Rdma, Dma, HostAccess };
+enum class ReconicTest { Rdma, Dma, HostAccess, LookasideMm };
+enum class Completion { Poll, Interrupt };
 
 struct ReconicBenchConfig {
   unsigned client  = 0;
@@ -32,6 +33,10 @@ struct ReconicBenchConfig {
   unsigned iterations     = 1;
   nodes::MemPlace queues  = nodes::MemPlace::Host;
   nodes::MemPlace buffers = nodes::MemPlace::Device;
+  unsigned mm_rows        = 16;
+  unsigned mm_inner       = 16;
+  unsigned mm_cols        = 16;
+  Completion completion   = Completion::Poll;
   template <class V> void describe(V& v)
   {
     v.field("client", client, "node whose host drives the RDMA engine (host index)");
@@ -43,7 +48,14 @@ struct ReconicBenchConfig {
             "rdma: the client's host drives RDMA READs or WRITEs through the engine's queues (RecoNIC VI-C); dma: the "
             "client's host copies between host and device memory through the QDMA (op write: host to card, read: card "
             "to host; VI-B1); host_access: the client's FPGA logic reads (op read) or writes host memory through the "
-            "slave bridge (VI-B2)");
+            "slave bridge (VI-B2); lookaside_mm: the client READs matrices A and B from the server's memory, runs the "
+            "lookaside block's systolic matrix multiply on them and checks C (IV-C, Fig. 6)");
+    v.field("mm_rows", mm_rows, "lookaside_mm: rows of A and C", config::Limits::between(1, 4096));
+    v.field("mm_inner", mm_inner, "lookaside_mm: columns of A, rows of B", config::Limits::between(1, 4096));
+    v.field("mm_cols", mm_cols, "lookaside_mm: columns of B and C", config::Limits::between(1, 4096));
+    v.field("completion", completion,
+            "lookaside_mm: how the host learns the kernel is done: poll (a status register) or "
+            "interrupt");
     v.field("mode", mode,
             "single: one WQE per doorbell and per polling loop; batch: `batch` "
             "WQEs behind one doorbell "
@@ -81,9 +93,11 @@ private:
     SimTime rung; ///< the doorbell written
     SimTime seen; ///< the last completion seen by the host's poll
     SimTime first_posted, last_completed;
+    bool verified = false;
   };
   void run_client(ActorContext& ctx, nodes::Cluster& c);
   void run_memory(ActorContext& ctx, nodes::Cluster& c);
+  void run_lookaside(ActorContext& ctx, nodes::Cluster& c);
 
   ReconicBenchConfig cfg_;
   std::vector<std::uint64_t> sizes_;
@@ -96,7 +110,12 @@ namespace nafsim::config {
 template <> struct EnumNames<workloads::ReconicTest> {
   static constexpr std::array list{std::pair{workloads::ReconicTest::Rdma, "rdma"},
                                    std::pair{workloads::ReconicTest::Dma, "dma"},
-                                   std::pair{workloads::ReconicTest::HostAccess, "host_access"}};
+                                   std::pair{workloads::ReconicTest::HostAccess, "host_access"},
+                                   std::pair{workloads::ReconicTest::LookasideMm, "lookaside_mm"}};
+};
+template <> struct EnumNames<workloads::Completion> {
+  static constexpr std::array list{std::pair{workloads::Completion::Poll, "poll"},
+                                   std::pair{workloads::Completion::Interrupt, "interrupt"}};
 };
 template <> struct EnumNames<workloads::ReconicMode> {
   static constexpr std::array list{std::pair{workloads::ReconicMode::Single, "single"},
