@@ -6,6 +6,7 @@
 #include "simcore/net/Fabric.hpp"
 #include "simcore/net/MaxMin.hpp"
 #include "simcore/topo/SimgridPlatform.hpp"
+#include "tests/support/FabricWorld.hpp"
 #include "tests/support/Isolated.hpp"
 
 #include <deque>
@@ -120,83 +121,34 @@ TEST(MaxMin, IncrementalEqualsFromScratchAndIsMaxMinFair)
 
 namespace {
 
-struct Probe final : Endpoint {
-  Fabric* fabric   = nullptr;
-  Scheduler* sched = nullptr;
-  HostId me        = 0;
-  std::deque<Packet> out;
-  std::vector<std::pair<std::int64_t, Packet>> got;
-  void deliver(Packet&& p) override { got.emplace_back(sched->now().ps(), std::move(p)); }
-  std::optional<Packet> pull() override
-  {
-    if (out.empty())
-      return std::nullopt;
-    Packet p = std::move(out.front());
-    out.pop_front();
-    return p;
-  }
-  /// A message of `bytes` on the wire, in segments of `segment` wire bytes (0:
-  /// one packet).
-  void send(HostId dst, std::uint32_t bytes, std::uint32_t segment, std::uint32_t seq, std::uint64_t flow = 0)
-  {
-    Packet p;
-    p.src                = me;
-    p.dst                = dst;
-    p.wire_bytes         = bytes;
-    p.segment_wire_bytes = segment;
-    p.seq                = seq;
-    p.flow               = flow;
-    out.push_back(std::move(p));
-    fabric->tx_ready(me);
-  }
-};
+using nafsim::testing::World;
 
-struct World {
-  Simulation sim;
-  topo::Topology topo;
-  std::unique_ptr<Fabric> fabric;
-  std::vector<std::unique_ptr<Probe>> probes;
-  simgrid::s4u::Host* kernel_host;
-  World(unsigned hosts, Forwarding f) : topo(topo::Topology::build(star(hosts), BitsPerSecond{100e9}, SimTime::ns(10)))
-  {
-    NetworkConfig n;
-    n.fidelity                   = Fidelity::Flow;
-    n.link.rate                  = BitsPerSecond{100e9};
-    n.link.propagation           = SimTime::ns(10);
-    n.switch_.forwarding         = f;
-    n.switch_.latency            = SimTime::ns(300);
-    n.switch_.cut_through_header = Bytes{64};
-    auto sg                      = topo::build_simgrid_platform(topo);
-    fabric                       = std::make_unique<Fabric>(topo, n, sim.scheduler(), 1);
-    for (std::size_t h = 0; h < topo.host_count(); ++h) {
-      auto p    = std::make_unique<Probe>();
-      p->fabric = fabric.get();
-      p->sched  = &sim.scheduler();
-      p->me     = static_cast<HostId>(h);
-      fabric->attach(p->me, p.get());
-      probes.push_back(std::move(p));
-    }
-    kernel_host = sg[0];
-  }
-  static topo::TopologyConfig star(unsigned hosts)
-  {
-    topo::TopologyConfig t;
-    t.hosts = hosts;
-    return t;
-  }
-  void run(std::function<void()> script)
-  {
-    sim.scheduler().call_at(SimTime::zero(), std::move(script));
-    sim.run(kernel_host);
-  }
-  std::string arrivals(HostId h) const
-  {
-    std::string s;
-    for (auto& [t, p] : probes[h]->got)
-      s += fmt::format("{}:{} ", p.seq, t);
-    return s;
-  }
-};
+NetworkConfig flowcfg(Forwarding f)
+{
+  NetworkConfig n;
+  n.fidelity                   = Fidelity::Flow;
+  n.link.rate                  = BitsPerSecond{100e9};
+  n.link.propagation           = SimTime::ns(10);
+  n.switch_.forwarding         = f;
+  n.switch_.latency            = SimTime::ns(300);
+  n.switch_.cut_through_header = Bytes{64};
+  return n;
+}
+
+topo::TopologyConfig star(unsigned hosts)
+{
+  topo::TopologyConfig t;
+  t.hosts = hosts;
+  return t;
+}
+
+std::string arrivals(const World& w, HostId h)
+{
+  std::string s;
+  for (auto& [t, p] : w.probes[h]->got)
+    s += fmt::format("{}:{} ", p.seq, t);
+  return s;
+}
 
 } // namespace
 
@@ -208,9 +160,9 @@ TEST(FlowFabric, OneFlowIsTheSegmentTrainOfThePacketFabric)
   for (auto [f, expect] :
        {std::pair{Forwarding::StoreAndForward, "0:8400000 "}, std::pair{Forwarding::CutThrough, "0:8325120 "}}) {
     auto r = nafsim::testing::run_isolated([f] {
-      World w(2, f);
-      w.run([&] { w.probes[0]->send(1, 100000, 1000, 0); });
-      return w.arrivals(1) + fmt::format("head {}", w.probes[1]->got.at(0).second.head_arrival.ps());
+      World w(star(2), flowcfg(f));
+      w.run([&] { w.probes[0]->send(1, 100000, 0, 0, 1000); });
+      return arrivals(w, 1) + fmt::format("head {}", w.probes[1]->got.at(0).second.head_arrival.ps());
     });
     ASSERT_EQ(r.exit_code, 0) << r.output;
     // The first segment is in as the packet fabric's first packet: 480 / 405.12
@@ -222,17 +174,17 @@ TEST(FlowFabric, OneFlowIsTheSegmentTrainOfThePacketFabric)
 TEST(FlowFabric, FlowsShareLinksMaxMinFair)
 {
   auto r = nafsim::testing::run_isolated([] {
-    World w(3, Forwarding::StoreAndForward);
+    World w(star(3), flowcfg(Forwarding::StoreAndForward));
     // Hosts 0 and 1 send 100 kB each to host 2 (its cable is shared: 50 Gb/s
     // each); host 0 also sends 100 kB to host 1 (host 0's cable: what the flow
     // to host 2 leaves, 50 Gb/s). All three end at 16 us; with one-packet flows
     // the path latency is 80 + 300 + 20 ns.
     w.run([&] {
-      w.probes[0]->send(2, 100000, 0, 1, 1);
-      w.probes[1]->send(2, 100000, 0, 2, 2);
-      w.probes[0]->send(1, 100000, 0, 3, 3);
+      w.probes[0]->send(2, 100000, 1, 1, 0);
+      w.probes[1]->send(2, 100000, 2, 2, 0);
+      w.probes[0]->send(1, 100000, 3, 3, 0);
     });
-    return w.arrivals(2) + "| " + w.arrivals(1);
+    return arrivals(w, 2) + "| " + arrivals(w, 1);
   });
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Store-and-forward of a one-packet flow: the switch re-sends all 100 kB (8
@@ -243,16 +195,16 @@ TEST(FlowFabric, FlowsShareLinksMaxMinFair)
 TEST(FlowFabric, OneSendersFlowOfOneIdentityStayInOrder)
 {
   auto r = nafsim::testing::run_isolated([] {
-    World w(2, Forwarding::StoreAndForward);
+    World w(star(2), flowcfg(Forwarding::StoreAndForward));
     // A 100-segment message, then a one-packet one on the same flow identity:
     // the second starts when the first has left (8000 ns) and would be in at
     // 8005.12 + 320.12 ns, before the first (8400 ns): it is delivered with it,
     // not before.
     w.run([&] {
-      w.probes[0]->send(1, 100000, 1000, 0, 5);
-      w.probes[0]->send(1, 64, 0, 1, 5);
+      w.probes[0]->send(1, 100000, 0, 5, 1000);
+      w.probes[0]->send(1, 64, 1, 5, 0);
     });
-    return w.arrivals(1);
+    return arrivals(w, 1);
   });
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output, "0:8400000 1:8400000 ");
