@@ -27,6 +27,14 @@ std::vector<std::uint64_t> message_sizes(const std::vector<Bytes>& sizes, Bytes 
   return v;
 }
 
+void check_node(const nodes::Cluster& c, unsigned node, const char* key)
+{
+  if (node >= c.size())
+    throw config::ConfigError("", std::string("/workload/") + key,
+                              fmt::format("node {} does not exist: the platform has {} hosts (0..{})", node, c.size(),
+                                          c.size() - 1));
+}
+
 std::string size_path(const std::vector<Bytes>& given, std::size_t i)
 {
   return given.empty() ? std::string("/workload/max_size") : fmt::format("/workload/sizes/{}", i);

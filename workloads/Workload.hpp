@@ -25,6 +25,9 @@ public:
 std::vector<std::uint64_t> message_sizes(const std::vector<Bytes>& sizes, Bytes min, Bytes max,
                                          std::uint64_t first_step);
 
+/// Throw config::ConfigError at /workload/<key> unless host `node` exists on the platform.
+void check_node(const nodes::Cluster& c, unsigned node, const char* key);
+
 /// The JSON path of size `i` of a sweep built by message_sizes (for errors): /workload/sizes/i when the list was
 /// given, else /workload/max_size (the largest sizes are the ones that break limits).
 std::string size_path(const std::vector<Bytes>& given, std::size_t i);

@@ -25,13 +25,7 @@ void Connectionless::start(nodes::Cluster& c)
 {
   c.require_connectionless("connectionless workload");
   transport_ = c.config().node.fpga.connectionless.transport;
-  auto check = [&](unsigned v, const char* key) {
-    if (v >= c.size())
-      throw config::ConfigError("", std::string("/workload/") + key,
-                                fmt::format("node {} does not exist: the platform has {} hosts (0..{})", v, c.size(),
-                                            c.size() - 1));
-  };
-  check(cfg_.dst, "dst");
+  check_node(c, cfg_.dst, "dst");
   if (c.size() < 2)
     throw config::ConfigError("", "/platform/topology/hosts", "the connectionless workload needs at least 2 hosts");
   if (cfg_.max_size.count < cfg_.min_size.count)
@@ -70,7 +64,7 @@ void Connectionless::start(nodes::Cluster& c)
   Scheduler& s = c.scheduler();
 
   if (cfg_.mode == ClMode::Latency) {
-    check(cfg_.src, "src");
+    check_node(c, cfg_.src, "src");
     if (cfg_.src == cfg_.dst)
       throw config::ConfigError("", "/workload/dst", "src and dst must be different nodes");
     sizes_ = message_sizes(cfg_.sizes, cfg_.min_size, cfg_.max_size, 64);

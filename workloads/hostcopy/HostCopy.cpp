@@ -7,10 +7,7 @@ namespace nafsim::workloads {
 
 void HostCopy::start(nodes::Cluster& c)
 {
-  if (cfg_.node >= c.size())
-    throw config::ConfigError("", "/workload/node",
-                              fmt::format("node {} does not exist: the platform has {} hosts (0..{})", cfg_.node,
-                                          c.size(), c.size() - 1));
+  check_node(c, cfg_.node, "node");
   sizes_ = message_sizes(cfg_.sizes, cfg_.min_size, cfg_.max_size, 64);
   c.scheduler().spawn("hostcopy", c.node(cfg_.node).host(), [this, &c](ActorContext& ctx) {
     nodes::FpgaNode& n = c.node(cfg_.node);

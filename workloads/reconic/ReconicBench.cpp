@@ -19,14 +19,8 @@ ReconicBench::ReconicBench(const ReconicBenchConfig& cfg)
 void ReconicBench::start(nodes::Cluster& c)
 {
   c.require_roce("reconic workload");
-  auto check = [&](unsigned v, const char* key) {
-    if (v >= c.size())
-      throw config::ConfigError(
-          "", std::string("/workload/") + key,
-          fmt::format("node {} does not exist: the platform has {} hosts (0..{})", v, c.size(), c.size() - 1));
-  };
-  check(cfg_.client, "client");
-  check(cfg_.server, "server");
+  check_node(c, cfg_.client, "client");
+  check_node(c, cfg_.server, "server");
   if (cfg_.client == cfg_.server)
     throw config::ConfigError("", "/workload/server", "client and server must be different nodes");
   if (cfg_.op == roce::Verb::Send)

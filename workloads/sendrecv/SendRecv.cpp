@@ -17,14 +17,8 @@ SendRecv::SendRecv(const SendRecvConfig& cfg)
 void SendRecv::start(nodes::Cluster& c)
 {
   c.require_roce("sendrecv workload");
-  auto check = [&](unsigned v, const char* key) {
-    if (v >= c.size())
-      throw config::ConfigError("", std::string("/workload/") + key,
-                                fmt::format("node {} does not exist: the platform has {} hosts (0..{})", v, c.size(),
-                                            c.size() - 1));
-  };
-  check(cfg_.src, "src");
-  check(cfg_.dst, "dst");
+  check_node(c, cfg_.src, "src");
+  check_node(c, cfg_.dst, "dst");
   if (cfg_.src == cfg_.dst)
     throw config::ConfigError("", "/workload/dst", "src and dst must be different nodes");
   c.scheduler().spawn("sendrecv-src", c.node(cfg_.src).host(), [this, &c](ActorContext& ctx) { run_source(ctx, c); });
