@@ -56,12 +56,40 @@ void ReconicBench::start(nodes::Cluster& c)
                       [this, &c](ActorContext& ctx) { run_client(ctx, c); });
 }
 
+ReconicBench::Burst ReconicBench::run_burst(ActorContext& ctx, nodes::Cluster& c, const nodes::ErnicTiming& t,
+                                            const std::vector<roce::WorkRequest>& wrs,
+                                            const std::function<void(std::size_t, const roce::Completion&)>& done)
+{
+  // The WQEs are in the SQ already (rdma_test writes them before the timed call): the host rings the doorbell
+  // now and polls the CQ doorbell from then on; the engine fetches and starts them one after the other.
+  nodes::FpgaNode& node = c.node(cfg_.client);
+  const nodes::QpId qp  = c.qp(cfg_.client, cfg_.server);
+  Burst b;
+  b.rung        = ctx.now();
+  SimTime seen  = b.rung + node.config().ernic.doorbell_write;
+  SimTime start = SimTime::zero();
+  for (std::size_t i = 0; i < wrs.size(); ++i) {
+    start = t.wqe_started(t.wqe_fetched(seen, static_cast<unsigned>(i), cfg_.queues), start);
+    if (i == 0)
+      b.first_posted = start;
+    c.scheduler().call_at(start, [&node, qp, w = wrs[i]] { node.poe().post_send(qp, w); });
+  }
+  SimTime visible;
+  for (std::size_t i = 0; i < wrs.size(); ++i) {
+    done(i, node.wait_completion(ctx, wrs[i].wr_id));
+    visible = std::max(visible, t.cqe_visible(ctx.now(), cfg_.queues));
+  }
+  b.last_completed = ctx.now();
+  b.seen           = t.poll_sees(b.rung, visible);
+  ctx.sleep_until(b.seen);
+  return b;
+}
+
 void ReconicBench::run_client(ActorContext& ctx, nodes::Cluster& c)
 {
   nodes::FpgaNode& node = c.node(cfg_.client);
   auto const& fc        = node.config();
   nodes::ErnicTiming t(fc.ernic, fc.clock, fc.device_memory, fc.pcie);
-  const nodes::QpId qp      = c.qp(cfg_.client, cfg_.server);
   const std::uint64_t place = cfg_.buffers == nodes::MemPlace::Host ? nodes::kHostMemory : 0;
   const unsigned per        = cfg_.mode == ReconicMode::Batch ? cfg_.batch : 1;
   std::uint64_t wr          = 0;
@@ -71,36 +99,21 @@ void ReconicBench::run_client(ActorContext& ctx, nodes::Cluster& c)
       r.bytes     = bytes;
       r.iteration = it;
       r.ops       = per;
-      // The WQEs were written into the SQ beforehand (rdma_test creates them
-      // before the timed call): the host rings the doorbell now and polls the
-      // CQ doorbell from then on.
-      r.rung        = ctx.now();
-      SimTime seen  = r.rung + fc.ernic.doorbell_write;
-      SimTime start = SimTime::zero();
-      std::vector<std::uint64_t> ids;
-      for (unsigned i = 0; i < per; ++i) {
-        start = t.wqe_started(t.wqe_fetched(seen, i, cfg_.queues), start);
-        if (i == 0)
-          r.first_posted = start;
+      std::vector<roce::WorkRequest> wrs;
+      for (unsigned k = 0; k < per; ++k) { // each WQE its own stretch of the buffers (rdma_test: wqe_idx * payload)
         const std::uint64_t id = ++wr;
-        ids.push_back(id);
-        // Each WQE of a batch names its own stretch of the buffers (rdma_test:
-        // wqe_idx * payload).
-        roce::WorkRequest w{id, cfg_.op, place + i * bytes, place + i * bytes, bytes, id};
-        c.scheduler().call_at(start, [&node, qp, w] { node.poe().post_send(qp, w); });
+        wrs.push_back(roce::WorkRequest{id, cfg_.op, place + k * bytes, place + k * bytes, bytes, id});
       }
-      SimTime visible;
-      for (auto id : ids) {
-        roce::Completion done = node.wait_completion(ctx, id);
+      Burst b          = run_burst(ctx, c, t, wrs, [&](std::size_t, const roce::Completion& done) {
         if (done.status != roce::Status::Success)
           throw SimulationError(fmt::format("reconic: {} of {} from node {} to node {} failed: {}",
-                                            config::enum_name(cfg_.op), format_bytes(Bytes{bytes}), cfg_.client,
-                                            cfg_.server, roce::describe_failure(done)));
-        visible = std::max(visible, t.cqe_visible(ctx.now(), cfg_.queues));
-      }
-      r.last_completed = ctx.now();
-      r.seen           = t.poll_sees(r.rung, visible);
-      ctx.sleep_until(r.seen);
+                                                     config::enum_name(cfg_.op), format_bytes(Bytes{bytes}), cfg_.client,
+                                                     cfg_.server, roce::describe_failure(done)));
+      });
+      r.rung           = b.rung;
+      r.first_posted   = b.first_posted;
+      r.last_completed = b.last_completed;
+      r.seen           = b.seen;
       records_.push_back(r);
     }
 }
@@ -149,7 +162,6 @@ void ReconicBench::run_lookaside(ActorContext& ctx, nodes::Cluster& c)
   nodes::DataPlane& data   = *c.data();
   nodes::MemoryImage& mine = data.memory.at(cfg_.client);
   nodes::MemoryImage& peer = data.memory.at(cfg_.server);
-  const nodes::QpId qp     = c.qp(cfg_.client, cfg_.server);
   const std::uint64_t n = fc.lookaside.array, tile = n * n * 4;
   const std::uint64_t place     = cfg_.buffers == nodes::MemPlace::Host ? nodes::kHostMemory : 0;
   const std::uint64_t remote[2] = {place, place + tile}, local[2] = {place + 4 * tile, place + 5 * tile},
@@ -174,26 +186,19 @@ void ReconicBench::run_lookaside(ActorContext& ctx, nodes::Cluster& c)
     r.bytes     = 2 * tile;
     r.iteration = it;
     r.ops       = 1;
-    r.rung      = ctx.now();
     // 1. Two READs behind one doorbell; the engine's copies land in this card's memory.
-    SimTime seen = r.rung + fc.ernic.doorbell_write, start = SimTime::zero(), visible;
-    std::uint64_t ids[2];
+    std::vector<roce::WorkRequest> wrs;
     for (unsigned m = 0; m < 2; ++m) {
-      start  = t.wqe_started(t.wqe_fetched(seen, m, cfg_.queues), start);
-      ids[m] = ++wr;
-      roce::WorkRequest w{ids[m], roce::Verb::Read, local[m], remote[m], tile, ids[m]};
-      c.scheduler().call_at(start, [&node, qp, w] { node.poe().post_send(qp, w); });
+      const std::uint64_t id = ++wr;
+      wrs.push_back(roce::WorkRequest{id, roce::Verb::Read, local[m], remote[m], tile, id});
     }
-    for (unsigned m = 0; m < 2; ++m) {
-      roce::Completion done = node.wait_completion(ctx, ids[m]);
-      if (done.status != roce::Status::Success)
-        throw SimulationError(fmt::format("reconic: the READ of matrix {} from node {} failed: {}", m ? 'B' : 'A',
-                                          cfg_.server, roce::describe_failure(done)));
-      // The READ delivered these bytes (the RoCE engine checked their checksum): they are in memory now.
-      mine.write(local[m], peer.read(remote[m], tile));
-      visible = std::max(visible, t.cqe_visible(ctx.now(), cfg_.queues));
-    }
-    ctx.sleep_until(t.poll_sees(r.rung, visible));
+    r.rung         = run_burst(ctx, c, t, wrs, [&](std::size_t m, const roce::Completion& done) {
+               if (done.status != roce::Status::Success)
+                 throw SimulationError(fmt::format("reconic: the READ of matrix {} from node {} failed: {}",
+                                                   m ? 'B' : 'A', cfg_.server, roce::describe_failure(done)));
+               // The READ delivered these bytes (the RoCE engine checked their checksum): they are in memory now.
+               mine.write(local[m], peer.read(remote[m], tile));
+             }).rung;
     r.first_posted = ctx.now(); // operands in; the host sends the control message
     // 2. The control message: posted register writes, one word per cycle after the first reaches the block.
     const SimTime sent = ctx.now();

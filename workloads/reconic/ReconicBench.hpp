@@ -9,10 +9,13 @@
 // is the host's: from ringing the doorbell to seeing the completion in the CQ
 // doorbell.
 
+#include "nodes/reconic/Ernic.hpp"
 #include "nodes/reconic/ErnicConfig.hpp"
 #include "protocols/roce/Wire.hpp"
 #include "workloads/Workload.hpp"
 #include "workloads/sendrecv/SendRecv.hpp" // EnumNames<roce::Verb>
+
+#include <functional>
 
 namespace nafsim::workloads {
 
@@ -95,6 +98,16 @@ private:
     SimTime first_posted, last_completed;
     bool verified = false;
   };
+  /// When a burst of work requests went: doorbell, first handed to the RoCE engine, last completed, seen.
+  struct Burst {
+    SimTime rung, first_posted, last_completed, seen;
+  };
+  /// The host rings the SQ doorbell for `wrs` (already in the SQ), the engine fetches and starts them, the host
+  /// polls the CQ doorbell until every one has completed (`done(i, completion)` runs as request i completes);
+  /// the calling actor continues when the host sees the last completion.
+  Burst run_burst(ActorContext& ctx, nodes::Cluster& c, const nodes::ErnicTiming& t,
+                  const std::vector<roce::WorkRequest>& wrs,
+                  const std::function<void(std::size_t, const roce::Completion&)>& done);
   void run_client(ActorContext& ctx, nodes::Cluster& c);
   void run_memory(ActorContext& ctx, nodes::Cluster& c);
   void run_lookaside(ActorContext& ctx, nodes::Cluster& c);
