@@ -112,7 +112,6 @@ private:
   std::unique_ptr<MaxMinSharing> sharing_;
   std::vector<FlowRec> flows_;
   std::unordered_map<LaneKey, Lane, LaneHash> lanes_;
-  bool solve_pending_ = false;
   std::vector<std::uint32_t> path_scratch_;
   void flow_setup();
   void flow_pull(HostId h);

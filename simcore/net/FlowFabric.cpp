@@ -28,10 +28,9 @@ namespace nafsim::net {
 
 void Fabric::flow_setup()
 {
-  if (faults_.active())
-    throw config::ConfigError("", "/platform/network/fidelity",
-                              "the flow fidelity loses nothing: it cannot "
-                              "inject faults; use fidelity \"packet\"");
+  // The scenario's schema makes this check already; a fabric built otherwise (tests, tools) makes it here.
+  if (auto pr = cfg_.check(); !pr.message.empty())
+    throw config::ConfigError("", "/platform/network/" + pr.field, pr.message);
   flow_mode_ = true;
   std::vector<double> cap(ports_.size());
   for (std::size_t i = 0; i < ports_.size(); ++i)
@@ -121,7 +120,10 @@ void Fabric::flow_begin(std::uint32_t slot)
     if (path_scratch_.size() > topo_.vertex_count())
       throw SimulationError(fmt::format("routing loop from host {} to host {}", p.src, p.dst));
   }
-  std::uint32_t id = sharing_->add(path_scratch_);
+  const bool solve_pending = sharing_->dirty(); // a solve is scheduled whenever links are touched
+  std::uint32_t id         = sharing_->add(path_scratch_);
+  if (!solve_pending)
+    sched_.at(now, this, kFlowSolve);
   if (id >= flows_.size())
     flows_.resize(id + 1);
   FlowRec& f      = flows_[id];
@@ -137,16 +139,11 @@ void Fabric::flow_begin(std::uint32_t slot)
   if (trace_)
     trace_->instant(ports_[path_scratch_[0]].vertex, 100,
                     fmt::format("flow {}->{} #{} ({} B)", p.src, p.dst, p.seq, p.wire_bytes), now);
-  if (!solve_pending_) {
-    solve_pending_ = true;
-    sched_.at(now, this, kFlowSolve);
-  }
 }
 
 void Fabric::flow_solve()
 {
-  solve_pending_ = false;
-  SimTime now    = sched_.now();
+  SimTime now = sched_.now();
   for (auto id : sharing_->solve()) {
     FlowRec& f  = flows_[id];
     double rate = sharing_->rate(id);
@@ -169,11 +166,9 @@ void Fabric::flow_done(std::uint32_t id)
   FlowRec& f  = flows_[id];
   f.done_live = false;
   SimTime now = sched_.now();
-  sharing_->remove(id);
-  if (!solve_pending_) {
-    solve_pending_ = true;
+  if (!sharing_->dirty())
     sched_.at(now, this, kFlowSolve);
-  }
+  sharing_->remove(id);
   Packet& p          = pool_[f.slot];
   SimTime left       = std::max(now, f.hold); // the last segment leaves the sender
   Lane& lane         = lanes_[LaneKey{p.src, p.flow}];
