@@ -77,4 +77,21 @@ struct World {
   simgrid::s4u::Host* kernel_host;
 };
 
+/// A star of `hosts` hosts around one switch.
+inline topo::TopologyConfig star(unsigned hosts)
+{
+  topo::TopologyConfig t;
+  t.hosts = hosts;
+  return t;
+}
+
+/// What host `h` received, as "seq:picoseconds " per packet in arrival order.
+inline std::string arrivals(const World& w, HostId h)
+{
+  std::string s;
+  for (auto& [t, p] : w.probes[h]->got)
+    s += fmt::format("{}:{} ", p.seq, t);
+  return s;
+}
+
 } // namespace nafsim::testing

@@ -14,6 +14,8 @@ using namespace nafsim;
 using namespace nafsim::net;
 using nafsim::testing::Probe;
 using nafsim::testing::World;
+using nafsim::testing::arrivals;
+using nafsim::testing::star;
 
 namespace {
 
@@ -28,13 +30,6 @@ NetworkConfig netcfg(Forwarding f)
   return n;
 }
 
-topo::TopologyConfig star(unsigned hosts)
-{
-  topo::TopologyConfig t;
-  t.hosts = hosts;
-  return t;
-}
-
 } // namespace
 
 TEST(Fabric, StoreAndForwardClosedForm)
@@ -45,10 +40,7 @@ TEST(Fabric, StoreAndForwardClosedForm)
       for (std::uint32_t i = 0; i < 3; ++i)
         w.probes[0]->send(1, 1000, i);
     });
-    std::string s;
-    for (auto& [t, p] : w.probes[1]->got)
-      s += fmt::format("{}:{} ", p.seq, t);
-    return s;
+    return arrivals(w, 1);
   });
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // S = 1000 B at 100 Gb/s = 80 ns; packet i ends at (i+1) S + S + 2P + L = (i+2) 80 + 20 + 300 ns.
@@ -63,10 +55,7 @@ TEST(Fabric, CutThroughClosedForm)
       for (std::uint32_t i = 0; i < 3; ++i)
         w.probes[0]->send(1, 1000, i);
     });
-    std::string s;
-    for (auto& [t, p] : w.probes[1]->got)
-      s += fmt::format("{}:{} ", p.seq, t);
-    return s;
+    return arrivals(w, 1);
   });
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Decision at t0 + P + 64 B/R + L = 10 + 5.12 + 300 ns; the tail arrives S + P later:

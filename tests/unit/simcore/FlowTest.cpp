@@ -122,6 +122,8 @@ TEST(MaxMin, IncrementalEqualsFromScratchAndIsMaxMinFair)
 namespace {
 
 using nafsim::testing::World;
+using nafsim::testing::arrivals;
+using nafsim::testing::star;
 
 NetworkConfig flowcfg(Forwarding f)
 {
@@ -133,21 +135,6 @@ NetworkConfig flowcfg(Forwarding f)
   n.switch_.latency            = SimTime::ns(300);
   n.switch_.cut_through_header = Bytes{64};
   return n;
-}
-
-topo::TopologyConfig star(unsigned hosts)
-{
-  topo::TopologyConfig t;
-  t.hosts = hosts;
-  return t;
-}
-
-std::string arrivals(const World& w, HostId h)
-{
-  std::string s;
-  for (auto& [t, p] : w.probes[h]->got)
-    s += fmt::format("{}:{} ", p.seq, t);
-  return s;
 }
 
 } // namespace
