@@ -104,6 +104,26 @@ std::string gnuplot(const std::string& setup, const fs::path& script, const fs::
   return {};
 }
 
+/// Draw figure `name` (python-free-tools/figures/<name>.gp over opt.out/<name>.csv) as <name>.svg and <name>.png
+/// of `size` pixels, with more gnuplot settings in `extra` ("; name = value ..."). Returns the files drawn; on a
+/// gnuplot error, stops and sets `error`.
+std::vector<std::string> draw(const FigureOptions& opt, const fs::path& dir, const std::string& name,
+                              const std::string& size, const std::string& extra, std::string& error)
+{
+  std::vector<std::string> drawn;
+  for (auto [term, ext] : {std::pair{fmt::format("svg size {} dynamic font 'sans,11'", size), "svg"},
+                           std::pair{fmt::format("pngcairo size {} font 'sans,10'", size), "png"}}) {
+    std::string setup = fmt::format("set terminal {}; set output {}; csv = {}{}", term,
+                                    gp_quote((opt.out / (name + "." + ext)).string()),
+                                    gp_quote((opt.out / (name + ".csv")).string()), extra);
+    error = gnuplot(setup, dir / (name + ".gp"), opt.out / "runs" / (name + ".gnuplot.log"));
+    if (!error.empty())
+      break;
+    drawn.push_back(name + "." + ext);
+  }
+  return drawn;
+}
+
 const FigureInfo kScaleInfo{"scale", "nafsim at scale: packet-hops per second vs nodes, the collectives' wall time and "
                                     "memory per node vs ranks (drawn from nafsim bench)"};
 
@@ -166,17 +186,11 @@ bool draw_scale(const FigureOptions& opt, const fs::path& dir, std::vector<std::
   auto words = [](const std::vector<std::string>& v) {
     return v.empty() ? std::string("none") : fmt::format("{}", fmt::join(v, " "));
   };
-  for (auto [term, ext] : {std::pair{"svg size 1440,520 dynamic font 'sans,11'", "svg"},
-                           std::pair{"pngcairo size 1440,520 font 'sans,10'", "png"}}) {
-    std::string setup = fmt::format("set terminal {}; set output {}; csv = {}; hop_series = {}; coll_series = {}", term,
-                                    gp_quote((opt.out / fmt::format("scale.{}", ext)).string()),
-                                    gp_quote((opt.out / "scale.csv").string()), gp_quote(words(hop_series)),
-                                    gp_quote(words(coll_series)));
-    if (auto err = gnuplot(setup, dir / "scale.gp", opt.out / "runs" / "scale.gnuplot.log"); !err.empty()) {
-      error = err;
-      return false;
-    }
-  }
+  draw(opt, dir, "scale", "1440,520",
+       fmt::format("; hop_series = {}; coll_series = {}", gp_quote(words(hop_series)), gp_quote(words(coll_series))),
+       error);
+  if (!error.empty())
+    return false;
   page.push_back(fmt::format("## {}", kScaleInfo.title));
   page.push_back("");
   page.push_back(fmt::format("![scale]({}/scale.svg)", opt.out.filename().string()));
@@ -299,19 +313,11 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
     results::write_file_atomic(opt.out / (name + ".csv"), b.data.csv());
     if (b.errors)
       results::write_file_atomic(opt.out / (name + "-errors.csv"), b.errors->csv());
-    std::vector<std::string> drawn;
-    for (auto [term, ext] : {std::pair{"svg size 960,640 dynamic font 'sans,11'", "svg"},
-                             std::pair{"pngcairo size 960,640 font 'sans,10'", "png"}}) {
-      std::string setup = fmt::format("set terminal {}; set output {}; csv = {}", term,
-                                      gp_quote((opt.out / (name + "." + ext)).string()),
-                                      gp_quote((opt.out / (name + ".csv")).string()));
-      auto err = gnuplot(setup, dir / (name + ".gp"), opt.out / "runs" / (name + ".gnuplot.log"));
-      if (!err.empty()) {
-        std::cerr << fmt::format("figure {}: {}\n", name, err);
-        status = 3;
-        break;
-      }
-      drawn.push_back(name + "." + ext);
+    std::string err;
+    std::vector<std::string> drawn = draw(opt, dir, name, "960,640", "", err);
+    if (!err.empty()) {
+      std::cerr << fmt::format("figure {}: {}\n", name, err);
+      status = 3;
     }
     std::cout << fmt::format("  wrote {}.csv{}{} in {}/\n", name, b.errors ? fmt::format(", {}-errors.csv", name) : "",
                              drawn.empty() ? "" : ", " + fmt::format("{}", fmt::join(drawn, ", ")), opt.out.string());
