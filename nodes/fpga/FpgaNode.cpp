@@ -23,6 +23,10 @@ FpgaNode::FpgaNode(net::HostId id, const FpgaNodeConfig& cfg, Scheduler& sched, 
   } else if (cfg.transport == Transport::Udp) {
     udp_ = std::make_unique<UdpPoe>(id, cfg.poe, cfg.udp, sched, fabric, memory_, *this);
     fabric.attach(id, udp_.get());
+  } else if (cfg.classifier.enabled) {
+    host_net_   = std::make_unique<HostNetStack>(id, cfg.classifier, cfg.qdma, sched, fabric, memory_);
+    classifier_ = std::make_unique<PacketClassifier>(cfg.classifier, cfg.clock, sched, poe_, *host_net_);
+    fabric.attach(id, classifier_.get());
   } else {
     fabric.attach(id, &poe_);
   }

@@ -50,6 +50,11 @@ public:
   const TcpPoe* tcp() const { return tcp_.get(); }
   UdpPoe* udp() { return udp_.get(); }
   const UdpPoe* udp() const { return udp_.get(); }
+  /// RecoNIC's packet classifier and the host's network stack behind it (classifier.enabled), else null.
+  PacketClassifier* classifier() { return classifier_.get(); }
+  const PacketClassifier* classifier() const { return classifier_.get(); }
+  HostNetStack* host_net() { return host_net_.get(); }
+  const HostNetStack* host_net() const { return host_net_.get(); }
   /// Device memory holding the TCP engine's transmit (retransmission) buffers.
   static constexpr std::uint64_t kTcpBufferBase = 1ULL << 42;
   MemorySystem& memory() { return memory_; }
@@ -78,6 +83,8 @@ private:
   std::unique_ptr<LantNi> lant_;
   std::unique_ptr<TcpPoe> tcp_;
   std::unique_ptr<UdpPoe> udp_;
+  std::unique_ptr<HostNetStack> host_net_;
+  std::unique_ptr<PacketClassifier> classifier_;
   std::unique_ptr<Cclo> cclo_;
   std::deque<roce::Completion> completions_;
   std::deque<roce::InboundMessage> inbound_;

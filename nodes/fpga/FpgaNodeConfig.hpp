@@ -4,6 +4,7 @@
 #include "nodes/lant/LantNiConfig.hpp"
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
+#include "nodes/reconic/Classifier.hpp"
 #include "nodes/reconic/ErnicConfig.hpp"
 #include "nodes/reconic/Lookaside.hpp"
 #include "protocols/roce/RoceConfig.hpp"
@@ -50,6 +51,14 @@ struct FpgaNodeConfig {
   ErnicConfig ernic;
   QdmaConfig qdma;
   LookasideConfig lookaside;
+  ClassifierConfig classifier;
+  config::FieldProblem check() const
+  {
+    if (classifier.enabled && transport != Transport::Roce)
+      return {"classifier/enabled", "RecoNIC's packet classifier sits in front of the RoCE engine: it needs transport "
+                                    "roce (set transport to roce or classifier.enabled to false)"};
+    return {};
+  }
   template <class V> void describe(V& v)
   {
     v.field("clock", clock, "clock of the network/collective shell (CCLO, POE)");
@@ -76,6 +85,9 @@ struct FpgaNodeConfig {
                           "(the reconic workload, tests dma and host_access)");
     v.field("lookaside", lookaside, "RecoNIC's lookaside compute block running the systolic matrix-multiply kernel "
                                     "(the reconic workload, test lookaside_mm)");
+    v.field("classifier", classifier, "RecoNIC's streaming packet classifier: RoCE to the RDMA engine, other "
+                                      "traffic to the host's software network stack (the reconic workload, test "
+                                      "classifier)");
   }
 };
 

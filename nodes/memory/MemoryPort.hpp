@@ -17,12 +17,21 @@ struct MemoryConfig {
   BitsPerSecond write_bandwidth{128e9};
   SimTime read_latency  = SimTime::ns(250);
   SimTime write_latency = SimTime::ns(250);
+  /// false: every engine has a channel of its own. true: one channel of channel_bandwidth that all engines
+  /// reach through a memory crossbar (RecoNIC's mem_crossbar to one DDR4 channel), reads and writes alike.
+  bool shared_channel = false;
+  BitsPerSecond channel_bandwidth{153.6e9};
   template <class V> void describe(V& v)
   {
     v.field("read_bandwidth", read_bandwidth, "sustained read bandwidth of one engine");
     v.field("write_bandwidth", write_bandwidth, "sustained write bandwidth of one engine");
     v.field("read_latency", read_latency, "time from a read request to its first data");
     v.field("write_latency", write_latency, "time from write data to its completion");
+    v.field("shared_channel", shared_channel,
+            "false: each engine has its own memory channel (the HBM pseudo-channels of the U55C); true: every "
+            "engine reaches one channel through a memory crossbar (a DDR4 DIMM), reads and writes alike, granted "
+            "in whole accesses in the order they come");
+    v.field("channel_bandwidth", channel_bandwidth, "bandwidth of the shared channel (shared_channel)");
   }
 };
 

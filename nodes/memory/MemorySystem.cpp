@@ -18,13 +18,27 @@ MemorySystem::MemorySystem(const MemoryConfig& d, const PcieConfig& p)
     , pcie_read_(p.bandwidth, p.read_latency)
     , pcie_write_(p.bandwidth, p.write_latency)
 {
+  if (d.shared_channel)
+    channel_.emplace(d.channel_bandwidth, SimTime::zero()); // its latency is in the engines' read / write latency
+}
+
+Stream MemorySystem::device(Engine e, SimTime now, Bytes b, BitsPerSecond cap)
+{
+  auto& eng = engines_[static_cast<int>(e)];
+  if (!channel_)
+    return eng.stream(now, b, cap);
+  // The crossbar grants the channel to this access when it is free; the access holds it for its bytes at the
+  // channel's own rate (a slower engine leaves gaps the channel fills with other engines' bursts, which a
+  // first-come reservation of whole accesses approximates by charging only the bytes).
+  SimTime granted = channel_->stream(now, b, channel_->bandwidth()).first;
+  return eng.stream(granted, b, cap);
 }
 
 Stream MemorySystem::access(Engine e, MemoryPort& pcie, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap)
 {
   auto& eng = engines_[static_cast<int>(e)];
   if (!is_host(addr))
-    return eng.stream(now, b, cap);
+    return device(e, now, b, cap);
   // Host memory: the engine's own width and the shared PCIe direction both limit the stream.
   BitsPerSecond c = cap.bps < eng.bandwidth().bps ? cap : eng.bandwidth();
   return pcie.stream(now, b, c);
@@ -40,6 +54,8 @@ SimTime MemorySystem::write_streamed(Engine e, SimTime from, SimTime now, std::u
   const Bytes early{b.count - std::min(b.count, tail.count)};
   const SimTime early_time = transmit_time(early, bw);
   bus.account(early, early_time);
+  if (channel_ && !is_host(addr))
+    channel_->account(early, transmit_time(early, channel_->bandwidth()));
   const SimTime streamed = from + early_time; // the earliest the earlier bytes can all be written
   return access(e, pcie_write_, std::max(now, streamed), addr + early.count, Bytes{b.count - early.count}, bw).last;
 }
@@ -56,14 +72,26 @@ Stream MemorySystem::write(Engine e, SimTime now, std::uint64_t addr, Bytes b, B
 
 SimTime MemorySystem::dma_to_device(SimTime now, Bytes b, BitsPerSecond cap)
 {
-  Stream r = pcie_read_.stream(now, b, cap);
-  return engines_[static_cast<int>(Engine::DmaWrite)].stream(r.first, b, r.rate).last;
+  return dma_step(true, now, b, cap).last;
 }
 
 SimTime MemorySystem::dma_to_host(SimTime now, Bytes b, BitsPerSecond cap)
 {
-  Stream r = engines_[static_cast<int>(Engine::DmaRead)].stream(now, b, cap);
-  return pcie_write_.stream(r.first, b, r.rate).last;
+  return dma_step(false, now, b, cap).last;
+}
+
+MemorySystem::DmaStep MemorySystem::dma_step(bool to_device, SimTime now, Bytes b, BitsPerSecond cap)
+{
+  // The source stage streams; the destination stage takes the bytes as they come, at the source's rate. The
+  // engine keeps the source's latency covered with requests in flight: the next descriptor goes when the source
+  // stage is free, unless the destination began this one later than the source's data arrived (a destination
+  // held up, by a busy shared channel say, holds the engine back by as much).
+  auto& eng = engines_[static_cast<int>(to_device ? Engine::DmaWrite : Engine::DmaRead)];
+  MemoryPort& src = to_device ? pcie_read_ : eng;
+  MemoryPort& dst = to_device ? eng : pcie_write_;
+  Stream r        = to_device ? pcie_read_.stream(now, b, cap) : device(Engine::DmaRead, now, b, cap);
+  Stream w        = to_device ? device(Engine::DmaWrite, r.first, b, r.rate) : pcie_write_.stream(r.first, b, r.rate);
+  return {std::max(r.last - src.latency(), w.first - dst.latency() - src.latency()), w.last};
 }
 
 std::uint64_t MemorySystem::device_bytes_read() const

@@ -2,12 +2,16 @@
 // A node's memories in one address space (Coyote's unified virtual memory): device memory (HBM)
 // seen through separate engines (each data mover has its own port, 64 B per cycle), and host memory
 // reached over PCIe, whose two directions are shared by every engine. The top address bit selects
-// host memory.
+// host memory. Device memory may instead be one channel that every engine reaches through a memory
+// crossbar (MemoryConfig::shared_channel): each device access then also holds that channel for its
+// bytes at the channel's rate, in the order the accesses come, so engines that together ask for more
+// than the channel gives slow each other down.
 
 #include "nodes/memory/MemoryPort.hpp"
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 namespace nafsim::nodes {
 
@@ -67,9 +71,19 @@ public:
   SimTime dma_to_device(SimTime now, Bytes b, BitsPerSecond cap = BitsPerSecond{1e18});
   /// Device memory to host memory (an XRT sync from the device); returns when the last byte is in host memory.
   SimTime dma_to_host(SimTime now, Bytes b, BitsPerSecond cap = BitsPerSecond{1e18});
+  /// One descriptor of a host DMA (to the device or to the host): `next` is when the engine may issue the next
+  /// descriptor (its source stage is free and its destination stage has begun this one);
+  /// `last` is when its last byte is in the destination.
+  struct DmaStep {
+    SimTime next;
+    SimTime last;
+  };
+  DmaStep dma_step(bool to_device, SimTime now, Bytes b, BitsPerSecond cap);
   const MemoryPort& engine(Engine e) const { return engines_[static_cast<int>(e)]; }
   const MemoryPort& pcie_read() const { return pcie_read_; }
   const MemoryPort& pcie_write() const { return pcie_write_; }
+  /// The shared device-memory channel (nullptr: each engine has its own).
+  const MemoryPort* channel() const { return channel_ ? &*channel_ : nullptr; }
   std::uint64_t device_bytes_read() const;
   std::uint64_t device_bytes_written() const;
 
@@ -77,9 +91,12 @@ public:
 
 private:
   Stream access(Engine e, MemoryPort& pcie, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap);
+  /// A device-memory access by engine `e`: through the shared channel first when there is one.
+  Stream device(Engine e, SimTime now, Bytes b, BitsPerSecond cap);
   std::array<MemoryPort, static_cast<int>(Engine::Count)> engines_;
   MemoryPort pcie_read_;
   MemoryPort pcie_write_;
+  std::optional<MemoryPort> channel_;
 };
 
 } // namespace nafsim::nodes

@@ -77,6 +77,7 @@ struct QdmaConfig {
   BitsPerSecond c2h_rate{104.0e9};
   SimTime call_overhead = SimTime::us(2);
   BitsPerSecond bridge_rate{45e9};
+  Bytes descriptor_bytes{4096};
   template <class V> void describe(V& v)
   {
     v.field("h2c_rate", h2c_rate, "host-to-card DMA rate (writes to device memory; RecoNIC VI-B1: 13.07 GB/s)");
@@ -86,6 +87,10 @@ struct QdmaConfig {
             "rate of one access of FPGA logic to host memory through the slave bridge, after the PCIe read latency "
             "(one request at a time); calibrated with pcie.read_latency on RecoNIC VI-B2 (600 ns to 964 ns up to "
             "2 KiB)");
+    v.field("descriptor_bytes", descriptor_bytes,
+            "bytes one DMA descriptor moves: a host DMA is issued descriptor by descriptor, each when the previous "
+            "has crossed PCIe and the device-memory port, so other masters' accesses interleave with it",
+            config::Limits::between(64, 1ULL << 30));
   }
 };
 

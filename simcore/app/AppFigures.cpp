@@ -141,4 +141,50 @@ Built reconic_rdma(const CsvTable& merged)
   return b;
 }
 
+Built reconic_memory(const CsvTable& merged)
+{
+  Built b;
+  b.data = results::Table("reconic-memory", {"bytes", "size", "dma_h2c_gbytes_s", "dma_c2h_gbytes_s",
+                                             "host_write_us", "host_read_us"});
+  // (bytes, test-op) -> mean of the value over iterations: GB/s for the DMA, us for the host accesses.
+  std::map<std::uint64_t, std::map<std::string, std::pair<double, int>>> at;
+  for (auto const& r : merged.rows) {
+    const bool dma = r.at("test") == "dma";
+    auto& v        = at[std::stoull(r.at("bytes"))][r.at("test") + "_" + r.at("op")];
+    v.first += dma ? num(r.at("throughput_gbps")) / 8 : num(r.at("total_us"));
+    ++v.second;
+  }
+  auto value = [&](std::uint64_t bytes, const std::string& k) {
+    auto it = at[bytes].find(k);
+    return it == at[bytes].end() ? std::nan("") : it->second.first / it->second.second;
+  };
+  auto& g = b.gallery;
+  g.push_back("Left: the host copies between host and device memory through the QDMA (a 2 us call, then 4 KiB "
+              "descriptors across PCIe; RecoNIC VI-B1). Right: FPGA logic reads or writes host memory through the "
+              "slave bridge (VI-B2). Calibrated on the stated rates and latencies (black squares); the sizes between "
+              "follow from the model.");
+  g.push_back("");
+  g.push_back("| size | DMA host -> card GB/s | DMA card -> host GB/s | FPGA write of host memory us | FPGA read of host "
+              "memory us |");
+  g.push_back("|---|---|---|---|---|");
+  for (auto const& [bytes, m] : at) {
+    const double h2c = value(bytes, "dma_write"), c2h = value(bytes, "dma_read");
+    const double hw = value(bytes, "host_access_write"), hr = value(bytes, "host_access_read");
+    b.data.row().add(bytes).add(size_label(bytes)).add(fixed(h2c, 3)).add(fixed(c2h, 3)).add(fixed(hw, 4)).add(
+        fixed(hr, 4));
+    g.push_back(fmt::format("| {} | {} | {} | {} | {} |", size_label(bytes), fixed(h2c, 2), fixed(c2h, 2),
+                            fixed(hw, 3), fixed(hr, 3)));
+  }
+  g.push_back("");
+  const std::uint64_t largest = at.empty() ? 0 : at.rbegin()->first;
+  g.push_back(fmt::format("Stated vs model: DMA 13.07 / 13.00 GB/s vs {} / {} GB/s at {}; host-memory read 600 ns "
+                          "(smallest) vs {} ns at {}, 964 ns at 2 KiB vs {} ns.",
+                          fixed(value(largest, "dma_write"), 2), fixed(value(largest, "dma_read"), 2),
+                          size_label(largest), fixed(at.empty() ? std::nan("") : value(at.begin()->first,
+                                                                                     "host_access_read") * 1e3, 0),
+                          at.empty() ? std::string("-") : size_label(at.begin()->first),
+                          fixed(value(2048, "host_access_read") * 1e3, 0)));
+  return b;
+}
+
 } // namespace nafsim::app::figtab

@@ -172,5 +172,6 @@ Built lant_fig7(const CsvTable& merged);
 Built lant_hops(const CsvTable& merged);
 Built lant_tables(const CsvTable& merged);
 Built reconic_rdma(const CsvTable& merged);
+Built reconic_memory(const CsvTable& merged);
 
 } // namespace nafsim::app::figtab

@@ -67,6 +67,8 @@ const std::vector<Figure>& figures()
        plain([](const CsvTable& t, const Reference&) { return fig17(t); }), "dlrm_systems"},
       {{"reconic-rdma", "RecoNIC Fig. 9-12: RDMA READ / WRITE throughput and latency vs size, single vs batch"},
        plain([](const CsvTable& t, const Reference&) { return reconic_rdma(t); }), "reconic"},
+      {{"reconic-memory", "RecoNIC VI-B: host <-> device DMA throughput and FPGA access to host memory vs size"},
+       plain([](const CsvTable& t, const Reference&) { return reconic_memory(t); }), "reconic"},
   };
   return list;
 }

@@ -32,11 +32,15 @@ void ReconicBench::start(nodes::Cluster& c)
                                             "GiB): give smaller sizes",
                                             format_bytes(Bytes{sizes_[i]})));
   auto const& ernic = c.node(cfg_.client).config().ernic;
-  if (cfg_.test == ReconicTest::Rdma && cfg_.mode == ReconicMode::Batch && cfg_.batch > ernic.sq_depth)
+  if (drives_rdma() && cfg_.mode == ReconicMode::Batch && cfg_.batch > ernic.sq_depth)
     throw config::ConfigError("", "/workload/batch",
                               fmt::format("a batch of {} WQEs does not fit the send queue ({} entries, "
                                           "platform.node.fpga.ernic.sq_depth): lower batch or raise sq_depth",
                                           cfg_.batch, ernic.sq_depth));
+  if (!drives_rdma() && cfg_.background_dma != BackgroundDma::None)
+    throw config::ConfigError("", "/workload/background_dma",
+                              "a background DMA runs beside the rdma and classifier tests only: set test to one of "
+                              "them or background_dma to none");
   if (cfg_.test == ReconicTest::LookasideMm) {
     auto const& fc = c.node(cfg_.client).config();
     nodes::LookasideMatmul k(fc.lookaside, fc.clock);
@@ -47,13 +51,53 @@ void ReconicBench::start(nodes::Cluster& c)
                         [this, &c](ActorContext& ctx) { run_lookaside(ctx, c); });
     return;
   }
-  if (cfg_.test != ReconicTest::Rdma) {
+  if (!drives_rdma()) {
     c.scheduler().spawn("reconic-memory", c.node(cfg_.client).host(),
                         [this, &c](ActorContext& ctx) { run_memory(ctx, c); });
     return;
   }
+  if (cfg_.test == ReconicTest::Classifier) {
+    for (unsigned n : {cfg_.client, cfg_.server})
+      if (!c.node(n).classifier())
+        throw config::ConfigError("", "/platform/node/fpga/classifier/enabled",
+                                  fmt::format("the classifier test needs RecoNIC's packet classifier on node {}: set "
+                                              "platform.node.fpga.classifier.enabled to true (preset reconic-u250 "
+                                              "has it)",
+                                              n));
+    c.scheduler().spawn("reconic-host-stream", c.node(cfg_.server).host(),
+                        [this, &c](ActorContext& ctx) { run_host_stream(ctx, c); });
+  }
   c.scheduler().spawn("reconic-client", c.node(cfg_.client).host(),
                       [this, &c](ActorContext& ctx) { run_client(ctx, c); });
+  if (cfg_.background_dma != BackgroundDma::None)
+    c.scheduler().spawn("reconic-background-dma", c.node(cfg_.client).host(), [this, &c](ActorContext& ctx) {
+      const SimTime from = ctx.now();
+      dma_copy(ctx, c, cfg_.background_dma == BackgroundDma::H2c, Bytes{1ULL << 30}, &client_done_,
+               &background_bytes_);
+      background_time_ = ctx.now() - from;
+    });
+}
+
+void ReconicBench::dma_copy(ActorContext& ctx, nodes::Cluster& c, bool to_card, Bytes b, const bool* stop,
+                            std::uint64_t* moved) const
+{
+  nodes::FpgaNode& node = c.node(cfg_.client);
+  auto const& q         = node.config().qdma;
+  auto& mem             = node.memory();
+  const BitsPerSecond rate = to_card ? q.h2c_rate : q.c2h_rate;
+  SimTime last             = ctx.now();
+  do {
+    for (std::uint64_t off = 0; off < b.count && !(stop && *stop);) {
+      const Bytes d{std::min(q.descriptor_bytes.count, b.count - off)};
+      auto step = mem.dma_step(to_card, ctx.now(), d, rate);
+      last      = std::max(last, step.last);
+      off += d.count;
+      if (moved)
+        *moved += d.count;
+      ctx.sleep_until(step.next);
+    }
+  } while (stop && !*stop);
+  ctx.sleep_until(std::max(last, ctx.now()));
 }
 
 ReconicBench::Burst ReconicBench::run_burst(ActorContext& ctx, nodes::Cluster& c, const nodes::ErnicTiming& t,
@@ -116,6 +160,37 @@ void ReconicBench::run_client(ActorContext& ctx, nodes::Cluster& c)
       r.seen           = b.seen;
       records_.push_back(r);
     }
+  client_done_ = true;
+}
+
+void ReconicBench::run_host_stream(ActorContext& ctx, nodes::Cluster& c)
+{
+  // The server's host sends each message through its software stack; the client's host receives it through its
+  // classifier and stack. One message at a time: the next is sent when the previous one has been received.
+  nodes::HostNetStack& tx = *c.node(cfg_.server).host_net();
+  nodes::HostNetStack& rx = *c.node(cfg_.client).host_net();
+  std::optional<ActorId> waiting;
+  rx.set_receive_hook([&](const nodes::HostNetStack::Received&) {
+    if (waiting)
+      c.scheduler().wake(*std::exchange(waiting, std::nullopt));
+  });
+  for (auto bytes : sizes_)
+    for (unsigned it = 0; it < cfg_.iterations; ++it) {
+      const std::size_t before = rx.received().size();
+      HostRecord r{bytes, it, ctx.now(), SimTime::zero()};
+      tx.send(cfg_.client, bytes);
+      while (rx.received().size() == before) {
+        waiting = ctx.id();
+        ctx.block(WaitReason([this, bytes] {
+          return fmt::format("reconic: node {}'s host waits for a {} message from node {} through the classifier's "
+                             "non-RDMA path (a lost datagram loses its message)",
+                             cfg_.client, format_bytes(Bytes{bytes}), cfg_.server);
+        }));
+      }
+      r.received = rx.received().back().done;
+      host_records_.push_back(r);
+    }
+  rx.set_receive_hook({});
 }
 
 void ReconicBench::run_memory(ActorContext& ctx, nodes::Cluster& c)
@@ -135,8 +210,7 @@ void ReconicBench::run_memory(ActorContext& ctx, nodes::Cluster& c)
         // The host's call (reconic-mm pwrite / pread): its fixed cost, then the DMA over PCIe at the QDMA's rate.
         ctx.sleep_for(q.call_overhead);
         r.first_posted = ctx.now();
-        ctx.sleep_until(to_card ? mem.dma_to_device(ctx.now(), Bytes{bytes}, q.h2c_rate)
-                                : mem.dma_to_host(ctx.now(), Bytes{bytes}, q.c2h_rate));
+        dma_copy(ctx, c, to_card, Bytes{bytes});
       } else {
         // FPGA logic accessing host memory through the slave bridge: the PCIe latency, then the access's bytes.
         r.first_posted = ctx.now();
@@ -230,7 +304,7 @@ void ReconicBench::run_lookaside(ActorContext& ctx, nodes::Cluster& c)
   }
 }
 
-void ReconicBench::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
+void ReconicBench::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
   results::Table t("reconic", {"workload", "test", "op", "mode", "batch", "bytes", "iteration", "queues", "buffers",
                                "total_us", "per_op_us", "throughput_gbps", "fetch_us", "engine_us", "verified"});
@@ -243,7 +317,7 @@ void ReconicBench::report(const nodes::Cluster&, results::ResultSink& sink, std:
         .add("reconic")
         .add(config::enum_name(cfg_.test))
         .add(config::enum_name(cfg_.op))
-        .add(cfg_.test == ReconicTest::Rdma ? std::string(config::enum_name(cfg_.mode)) : std::string("-"))
+        .add(drives_rdma() ? std::string(config::enum_name(cfg_.mode)) : std::string("-"))
         .add(r.ops)
         .add(r.bytes)
         .add(r.iteration)
@@ -265,10 +339,63 @@ void ReconicBench::report(const nodes::Cluster&, results::ResultSink& sink, std:
     by_size[r.bytes].second += gbps;
   }
   sink.add(std::move(t));
+  if (cfg_.test == ReconicTest::Classifier) {
+    results::Table hs("reconic_host_stream", {"bytes", "iteration", "latency_us", "throughput_gbps", "datagrams"});
+    const std::uint64_t per = c.node(cfg_.server).host_net()->payload_per_packet();
+    std::map<std::uint64_t, double> mean;
+    for (auto const& r : host_records_) {
+      const double us = (r.received - r.posted).us();
+      hs.row()
+          .add(r.bytes)
+          .add(r.iteration)
+          .add(us, 4)
+          .add(static_cast<double>(r.bytes) * 8.0 / (us * 1e3), 3)
+          .add(r.bytes == 0 ? 1 : (r.bytes + per - 1) / per);
+      mean[r.bytes] += us / cfg_.iterations;
+    }
+    sink.add(std::move(hs));
+    results::Table cl("reconic_classifier", {"node", "to_rdma", "to_host", "from_rdma", "from_host",
+                                             "rdma_packets_received", "host_packets_received", "host_packets_sent"});
+    for (unsigned n : {cfg_.client, cfg_.server}) {
+      auto const& node = c.node(n);
+      cl.row()
+          .add(n)
+          .add(node.classifier()->to_rdma())
+          .add(node.classifier()->to_host())
+          .add(node.classifier()->from_rdma())
+          .add(node.classifier()->from_host())
+          .add(node.poe().counters().packets_received)
+          .add(node.host_net()->packets_received())
+          .add(node.host_net()->packets_sent());
+    }
+    sink.add(std::move(cl));
+    for (auto const& [bytes, us] : mean)
+      summary.push_back(fmt::format("non-RDMA {} from node {}'s host to node {}'s, through the classifier and the "
+                                    "host stacks, beside the RDMA test: {:.3f} us",
+                                    format_bytes(Bytes{bytes}), cfg_.server, cfg_.client, us));
+    auto const* k = c.node(cfg_.client).classifier();
+    summary.push_back(fmt::format("node {}'s classifier: {} RoCE packets to the RDMA engine, {} to the host", cfg_.client,
+                                  k->to_rdma(), k->to_host()));
+  }
+  if (cfg_.background_dma != BackgroundDma::None) {
+    const double gbytes_s = background_time_ > SimTime::zero()
+                                ? static_cast<double>(background_bytes_) / (background_time_.us() * 1e3)
+                                : 0.0;
+    results::Table bg("reconic_background", {"direction", "bytes", "time_us", "gbytes_per_s"});
+    bg.row()
+        .add(config::enum_name(cfg_.background_dma))
+        .add(background_bytes_)
+        .add(background_time_.us(), 3)
+        .add(gbytes_s, 3);
+    sink.add(std::move(bg));
+    summary.push_back(fmt::format("background DMA {} beside the RDMA test: {} in {:.1f} us, {:.2f} GB/s",
+                                  config::enum_name(cfg_.background_dma), format_bytes(Bytes{background_bytes_}),
+                                  background_time_.us(), gbytes_s));
+  }
   for (auto const& [bytes, s] : by_size)
     if (cfg_.test == ReconicTest::LookasideMm)
       continue;
-    else if (cfg_.test == ReconicTest::Rdma)
+    else if (drives_rdma())
       summary.push_back(fmt::format("RDMA {} {} ({} per doorbell) of {}: {:.3f} us per operation, {:.2f} Gb/s",
                                     config::enum_name(cfg_.op), config::enum_name(cfg_.mode),
                                     cfg_.mode == ReconicMode::Batch ? cfg_.batch : 1, format_bytes(Bytes{bytes}),

@@ -20,8 +20,9 @@
 namespace nafsim::workloads {
 
 enum class ReconicMode { Single, Batch };
-enum class ReconicTest { Rdma, Dma, HostAccess, LookasideMm };
+enum class ReconicTest { Rdma, Dma, HostAccess, LookasideMm, Classifier };
 enum class Completion { Poll, Interrupt };
+enum class BackgroundDma { None, H2c, C2h };
 
 struct ReconicBenchConfig {
   unsigned client  = 0;
@@ -40,6 +41,7 @@ struct ReconicBenchConfig {
   unsigned mm_inner       = 16;
   unsigned mm_cols        = 16;
   Completion completion   = Completion::Poll;
+  BackgroundDma background_dma = BackgroundDma::None;
   template <class V> void describe(V& v)
   {
     v.field("client", client, "node whose host drives the RDMA engine (host index)");
@@ -52,13 +54,20 @@ struct ReconicBenchConfig {
             "client's host copies between host and device memory through the QDMA (op write: host to card, read: card "
             "to host; VI-B1); host_access: the client's FPGA logic reads (op read) or writes host memory through the "
             "slave bridge (VI-B2); lookaside_mm: the client READs matrices A and B from the server's memory, runs the "
-            "lookaside block's systolic matrix multiply on them and checks C (IV-C, Fig. 6)");
+            "lookaside block's systolic matrix multiply on them and checks C (IV-C, Fig. 6); classifier: the rdma test "
+            "and, at the same time, the server's host sends the client's host messages of the same sizes through "
+            "its software network stack (non-RDMA datagrams, one at a time), which the client's packet classifier "
+            "passes to the host instead of the RDMA engine (III-C, IV-D; needs classifier.enabled)");
     v.field("mm_rows", mm_rows, "lookaside_mm: rows of A and C", config::Limits::between(1, 4096));
     v.field("mm_inner", mm_inner, "lookaside_mm: columns of A, rows of B", config::Limits::between(1, 4096));
     v.field("mm_cols", mm_cols, "lookaside_mm: columns of B and C", config::Limits::between(1, 4096));
     v.field("completion", completion,
             "lookaside_mm: how the host learns the kernel is done: poll (a status register) or "
             "interrupt");
+    v.field("background_dma", background_dma,
+            "rdma: a host DMA on the client's card running back to back for the whole test, none, h2c (host to "
+            "device memory) or c2h (device memory to host): it shares the device-memory channel "
+            "(device_memory.channel_bandwidth, through the mem_crossbar) and a PCIe direction with the RDMA engine");
     v.field("mode", mode,
             "single: one WQE per doorbell and per polling loop; batch: `batch` "
             "WQEs behind one doorbell "
@@ -98,6 +107,11 @@ private:
     SimTime first_posted, last_completed;
     bool verified = false;
   };
+  /// The client's host copies `b` bytes between host and device memory through the QDMA (to the card or from
+  /// it), descriptor by descriptor; returns when the last byte is in. With `stop`, copies again and again until
+  /// *stop is true, counting the bytes in `moved`.
+  void dma_copy(ActorContext& ctx, nodes::Cluster& c, bool to_card, Bytes b, const bool* stop = nullptr,
+                std::uint64_t* moved = nullptr) const;
   /// When a burst of work requests went: doorbell, first handed to the RoCE engine, last completed, seen.
   struct Burst {
     SimTime rung, first_posted, last_completed, seen;
@@ -108,13 +122,26 @@ private:
   Burst run_burst(ActorContext& ctx, nodes::Cluster& c, const nodes::ErnicTiming& t,
                   const std::vector<roce::WorkRequest>& wrs,
                   const std::function<void(std::size_t, const roce::Completion&)>& done);
+  /// The tests in which the client's host drives RDMA operations (rdma, classifier).
+  bool drives_rdma() const { return cfg_.test == ReconicTest::Rdma || cfg_.test == ReconicTest::Classifier; }
   void run_client(ActorContext& ctx, nodes::Cluster& c);
   void run_memory(ActorContext& ctx, nodes::Cluster& c);
   void run_lookaside(ActorContext& ctx, nodes::Cluster& c);
+  void run_host_stream(ActorContext& ctx, nodes::Cluster& c);
+  /// A message of the non-RDMA stream (test classifier).
+  struct HostRecord {
+    std::uint64_t bytes = 0;
+    unsigned iteration  = 0;
+    SimTime posted, received;
+  };
+  std::vector<HostRecord> host_records_;
 
   ReconicBenchConfig cfg_;
   std::vector<std::uint64_t> sizes_;
   std::vector<Record> records_;
+  bool client_done_ = false;
+  std::uint64_t background_bytes_ = 0; ///< moved by the background DMA
+  SimTime background_time_;            ///< how long the background DMA ran
 };
 
 } // namespace nafsim::workloads
@@ -124,11 +151,17 @@ template <> struct EnumNames<workloads::ReconicTest> {
   static constexpr std::array list{std::pair{workloads::ReconicTest::Rdma, "rdma"},
                                    std::pair{workloads::ReconicTest::Dma, "dma"},
                                    std::pair{workloads::ReconicTest::HostAccess, "host_access"},
-                                   std::pair{workloads::ReconicTest::LookasideMm, "lookaside_mm"}};
+                                   std::pair{workloads::ReconicTest::LookasideMm, "lookaside_mm"},
+                                   std::pair{workloads::ReconicTest::Classifier, "classifier"}};
 };
 template <> struct EnumNames<workloads::Completion> {
   static constexpr std::array list{std::pair{workloads::Completion::Poll, "poll"},
                                    std::pair{workloads::Completion::Interrupt, "interrupt"}};
+};
+template <> struct EnumNames<workloads::BackgroundDma> {
+  static constexpr std::array list{std::pair{workloads::BackgroundDma::None, "none"},
+                                   std::pair{workloads::BackgroundDma::H2c, "h2c"},
+                                   std::pair{workloads::BackgroundDma::C2h, "c2h"}};
 };
 template <> struct EnumNames<workloads::ReconicMode> {
   static constexpr std::array list{std::pair{workloads::ReconicMode::Single, "single"},

@@ -211,3 +211,99 @@ TEST(Reconic, LookasideMatmulFetchesByReadComputesAndIsVerified)
     EXPECT_NEAR(t.num(0, "engine_us"), 0.332 + 0.728 + 0.104 + 0.164, 1e-4) << how;
   }
 }
+
+TEST(MemoryChannel, EnginesShareOneChannelThroughTheCrossbar)
+{
+  // Two engines stream 1 MiB each in 4 KiB accesses, each issuing its next access when its port is free.
+  // Own channels: both at the port's 128 Gb/s, 65.5 us. One DDR4 channel of 153.6 Gb/s: the two share it,
+  // so the 2 MiB take 2 MiB / 153.6 Gb/s = 109.2 us (to within one access).
+  auto run = [](double channel_gbps) {
+    MemoryConfig dev;
+    dev.read_bandwidth = dev.write_bandwidth = BitsPerSecond{128e9};
+    dev.read_latency = dev.write_latency = SimTime::zero();
+    dev.shared_channel                   = channel_gbps > 0;
+    dev.channel_bandwidth                = BitsPerSecond{channel_gbps * 1e9};
+    MemorySystem mem(dev, PcieConfig{});
+    SimTime next[2], last;
+    for (int k = 0; k < 2 * 256; ++k) {
+      const int e  = next[0] <= next[1] ? 0 : 1;
+      Stream s     = e == 0 ? mem.read(Engine::Op0Read, next[0], 0, Bytes{4096}, MemorySystem::kNoCap)
+                            : mem.write(Engine::PoeWrite, next[1], 0, Bytes{4096}, MemorySystem::kNoCap);
+      next[e]      = s.last;
+      last         = std::max(last, s.last);
+    }
+    return std::pair{last.us(), mem.channel() ? mem.channel()->bytes() : 0};
+  };
+  auto [own, none] = run(0);
+  EXPECT_NEAR(own, 1048576 * 8 / 128e3, 1e-3);
+  EXPECT_EQ(none, 0u);
+  auto [shared, bytes] = run(153.6);
+  EXPECT_NEAR(shared, 2 * 1048576 * 8 / 153.6e3, 4096 * 8 / 128e3);
+  EXPECT_EQ(bytes, 2u * 1048576);
+}
+
+TEST(Reconic, BackgroundDmaAndRdmaShareTheDdrChannel)
+{
+  // Batch READs of 64 KiB land in the client's device memory at ~95 Gb/s while its host copies host -> card at
+  // 104.56 Gb/s: together more than the one DDR4 channel's 153.6 Gb/s behind the mem_crossbar. The channel stays
+  // busy and is not exceeded: the DMA, which asks for the channel only as its descriptors flow, gets what the
+  // READ responses (arriving at the wire's pace, each asking as it lands) leave. With a channel per engine,
+  // neither notices the other.
+  const std::string s = scenario("read", "batch", "65536", R"(, "iterations": 4)");
+  const std::string bg = scenario("read", "batch", "65536", R"(, "iterations": 4, "background_dma": "h2c")");
+  auto alone = run_scenario_isolated(s);
+  auto both  = run_scenario_isolated(bg);
+  auto own   = run_scenario_isolated(bg, {"platform.node.fpga.device_memory.shared_channel=false"});
+  ASSERT_TRUE(alone.ok && both.ok && own.ok) << alone.error << both.error << own.error;
+  const double rdma_alone = alone.tables.at("reconic").sum("throughput_gbps") / 4;
+  const double rdma_both  = both.tables.at("reconic").sum("throughput_gbps") / 4;
+  const double rdma_own   = own.tables.at("reconic").sum("throughput_gbps") / 4;
+  const double dma_both   = both.tables.at("reconic_background").num(0, "gbytes_per_s") * 8;
+  const double dma_own    = own.tables.at("reconic_background").num(0, "gbytes_per_s") * 8;
+  EXPECT_GT(rdma_alone, 90);
+  EXPECT_LE(rdma_both, rdma_alone * 1.0001);
+  EXPECT_LT(dma_both, 0.7 * 104.56);
+  EXPECT_LE(rdma_both + dma_both, 153.6 * 1.01);
+  EXPECT_GE(rdma_both + dma_both, 153.6 * 0.95);
+  EXPECT_NEAR(rdma_own, rdma_alone, 0.005 * rdma_alone);
+  EXPECT_NEAR(dma_own, 104.56, 0.01 * 104.56);
+  // The background DMA is refused where it has nothing to share.
+  auto bad = run_scenario_isolated(scenario("read", "single", "64", R"(, "test": "dma", "background_dma": "h2c")"));
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("/workload/background_dma"), std::string::npos) << bad.error;
+}
+
+TEST(Reconic, ClassifierPassesRoceToTheEngineAndTheRestToTheHost)
+{
+  // Batch WRITEs through the RDMA engine while the server's host sends the client's host messages of the same
+  // sizes through its software stack: every RoCE packet reaches the engine, every datagram the host, nothing
+  // crosses over, and both streams complete.
+  auto r = run_scenario_isolated(
+      scenario("write", "batch", "64, 65536", R"(, "test": "classifier", "iterations": 2)"));
+  ASSERT_TRUE(r.ok) << r.error;
+  auto const& cl = r.tables.at("reconic_classifier");
+  auto const& hs = r.tables.at("reconic_host_stream");
+  ASSERT_EQ(hs.rows.size(), 4u);
+  const double datagrams = hs.sum("datagrams");
+  EXPECT_EQ(datagrams, 2 * (1 + 45)); // 64 KiB in 1472-byte payloads: 45 datagrams
+  for (std::size_t n = 0; n < 2; ++n) {
+    EXPECT_EQ(cl.num(n, "to_rdma"), cl.num(n, "rdma_packets_received")) << n;
+    EXPECT_EQ(cl.num(n, "to_host"), cl.num(n, "host_packets_received")) << n;
+    EXPECT_EQ(cl.num(n, "from_host"), cl.num(n, "host_packets_sent")) << n;
+    EXPECT_GT(cl.num(n, "to_rdma"), 0) << n;
+  }
+  EXPECT_EQ(cl.num(0, "to_host"), datagrams); // the client received them all, through its host path
+  EXPECT_EQ(cl.num(1, "from_host"), datagrams);
+  EXPECT_EQ(cl.num(1, "to_host"), 0);
+  // The software path: a 64 KiB message costs the sender's CPU 45 x 2 us, the receiver's last datagram 1.5 us
+  // more, plus one datagram's trip (PCIe, wire, classifier); the RDMA path moves it in microseconds.
+  for (std::size_t i = 2; i < 4; ++i) {
+    EXPECT_GT(hs.num(i, "latency_us"), 45 * 2.0 + 1.5) << i;
+    EXPECT_LT(hs.num(i, "latency_us"), 45 * 2.0 + 1.5 + 3.0) << i;
+  }
+  // Without the classifier the test is refused, naming the setting.
+  auto bad = run_scenario_isolated(scenario("write", "batch", "64", R"(, "test": "classifier")"),
+                                   {"platform.node.fpga.classifier.enabled=false"});
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("classifier/enabled"), std::string::npos) << bad.error;
+}
