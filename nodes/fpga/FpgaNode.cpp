@@ -116,6 +116,17 @@ roce::Completion FpgaNode::wait_completion(ActorContext& ctx, std::uint64_t wr_i
   return c;
 }
 
+roce::Completion FpgaNode::wait_any_completion(ActorContext& ctx)
+{
+  while (completions_.empty()) {
+    waiters_.push_back(ctx.id());
+    ctx.block(WaitReason([&] { return fmt::format("node {}: a work-request completion", id_); }));
+  }
+  roce::Completion c = completions_.front();
+  completions_.pop_front();
+  return c;
+}
+
 roce::InboundMessage FpgaNode::wait_inbound(ActorContext& ctx)
 {
   while (inbound_.empty()) {

@@ -65,6 +65,8 @@ public:
   SimTime driver_copy(ActorContext& ctx, std::uint64_t bytes, bool to_host);
   /// Block the calling actor until the completion of work request `wr_id` arrives; returns it.
   roce::Completion wait_completion(ActorContext& ctx, std::uint64_t wr_id);
+  /// Block the calling actor until a completion arrives; returns the oldest.
+  roce::Completion wait_any_completion(ActorContext& ctx);
   /// Block the calling actor until an incoming message arrives; returns the oldest.
   roce::InboundMessage wait_inbound(ActorContext& ctx);
 

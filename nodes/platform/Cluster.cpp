@@ -181,6 +181,19 @@ QpId Cluster::qp(std::size_t from, std::size_t to)
 {
   if (auto it = qps_.find({from, to}); it != qps_.end())
     return it->second;
+  auto [qa, qb]    = add_qp_pair(from, to);
+  qps_[{from, to}] = qa;
+  qps_[{to, from}] = qb;
+  return qa;
+}
+
+QpId Cluster::add_qp(std::size_t from, std::size_t to)
+{
+  return add_qp_pair(from, to).first;
+}
+
+std::pair<QpId, QpId> Cluster::add_qp_pair(std::size_t from, std::size_t to)
+{
   if (is_fpga(from) || is_fpga(to))
     require_roce("RDMA queue-pair user");
   RdmaPoe& a   = poe(from);
@@ -192,9 +205,7 @@ QpId Cluster::qp(std::size_t from, std::size_t to)
   roce::Psn psn = psn_of(from); // both ends of a queue pair start at the same PSN
   QpId qa = a.create_qp(static_cast<net::HostId>(to), qb, psn);
   b.create_qp(static_cast<net::HostId>(from), qa, psn);
-  qps_[{from, to}] = qa;
-  qps_[{to, from}] = qb;
-  return qa;
+  return {qa, qb};
 }
 
 } // namespace nafsim::nodes

@@ -44,6 +44,9 @@ public:
   void require_connectionless(const std::string& workload) const;
   /// Queue pair from `from` to `to` on node `from` (created with its peer on first use).
   QpId qp(std::size_t from, std::size_t to);
+  /// Another queue pair from `from` to `to`, beside any there are (a host spreading work over several);
+  /// returns its number on `from`.
+  QpId add_qp(std::size_t from, std::size_t to);
   /// The connection from `from` to `to` on the engine of `from` that carries messages (the CCLO's,
   /// MPI's): a queue pair over RoCE, a session over TCP (opened with its peer on first use), the
   /// peer's number over UDP.
@@ -74,6 +77,8 @@ public:
   simgrid::s4u::Host* kernel_host() const { return hosts_.at(0); }
 
 private:
+  /// A new queue pair: its numbers on `from` and on `to`.
+  std::pair<QpId, QpId> add_qp_pair(std::size_t from, std::size_t to);
   PlatformConfig cfg_;
   Scheduler& sched_;
   std::uint64_t seed_;

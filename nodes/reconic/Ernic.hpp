@@ -45,14 +45,20 @@ public:
   /// reads (each samples the register halfway through its round trip R) sees a
   /// doorbell advanced at `event` when the first read sampling at or after
   /// `event` returns: start + (k + 1) R, k = max(0, ceil((event - start - R/2)
-  /// / R)).
-  SimTime poll_sees(SimTime start, SimTime event) const
+  /// / R)). Polling the CQ doorbells of `n` queue pairs in turn, the doorbell of
+  /// queue pair `j` is read at start + (m n + j + 1) R (m = 0, 1, ...): the first
+  /// of these sampling at or after `event`.
+  SimTime poll_sees(SimTime start, SimTime event, unsigned j = 0, unsigned n = 1) const
   {
-    const std::int64_t R = cfg_.register_read.ps();
-    std::int64_t wait    = (event - start).ps() - R / 2;
-    std::int64_t k       = wait <= 0 ? 0 : (wait + R - 1) / R;
-    return start + SimTime::ps((k + 1) * R);
+    const std::int64_t R  = cfg_.register_read.ps();
+    const std::int64_t nR = R * n;
+    std::int64_t wait     = (event - start).ps() - R / 2 - R * j;
+    std::int64_t m        = wait <= 0 ? 0 : (wait + nR - 1) / nR;
+    return start + SimTime::ps(m * nR + (j + 1) * R);
   }
+  /// The engine sees the SQ doorbell of queue pair `j` (of those the host rings
+  /// one after the other from `rung`).
+  SimTime doorbell_seen(SimTime rung, unsigned j) const { return rung + cfg_.doorbell_write + cfg_.doorbell_gap * j; }
   const ErnicConfig& config() const { return cfg_; }
 
 private:

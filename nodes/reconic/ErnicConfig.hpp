@@ -25,13 +25,14 @@ struct ErnicConfig {
   unsigned next_wqe_cycles  = 10;
   unsigned wqe_cycles       = 68;
   SimTime doorbell_write    = SimTime::ns(300);
+  SimTime doorbell_gap      = SimTime::ns(50);
   SimTime register_read     = SimTime::ns(1456);
   SimTime cqe_write         = SimTime::ns(100);
   template <class V> void describe(V& v)
   {
     v.field("qps", qps,
-            "queue pairs the engine is built with (RecoNIC's design: 32; the "
-            "reconic workload uses one)",
+            "queue pairs the engine is built with (RecoNIC's design: 32); the reconic workload's queue_pairs is "
+            "at most this",
             config::Limits::between(1, 256));
     v.field("sq_depth", sq_depth,
             "WQEs a send queue holds (rdma_test: qdepth 64); a batch is at "
@@ -59,6 +60,8 @@ struct ErnicConfig {
     v.field("doorbell_write", doorbell_write,
             "from the host's register write of the SQ doorbell to the engine "
             "seeing it (a posted PCIe write)");
+    v.field("doorbell_gap", doorbell_gap,
+            "between the host's SQ doorbell writes to several queue pairs, one after the other (posted writes)");
     v.field("register_read", register_read,
             "round trip of one host register read over the PCIe AXI4-Lite "
             "interface (the CQ doorbell poll); "

@@ -32,6 +32,11 @@ void ReconicBench::start(nodes::Cluster& c)
                                             "GiB): give smaller sizes",
                                             format_bytes(Bytes{sizes_[i]})));
   auto const& ernic = c.node(cfg_.client).config().ernic;
+  if (cfg_.queue_pairs > ernic.qps)
+    throw config::ConfigError("", "/workload/queue_pairs",
+                              fmt::format("{} queue pairs, but the engine is built with {} "
+                                          "(platform.node.fpga.ernic.qps): lower queue_pairs or raise qps",
+                                          cfg_.queue_pairs, ernic.qps));
   if (drives_rdma() && cfg_.mode == ReconicMode::Batch && cfg_.batch > ernic.sq_depth)
     throw config::ConfigError("", "/workload/batch",
                               fmt::format("a batch of {} WQEs does not fit the send queue ({} entries, "
@@ -41,6 +46,11 @@ void ReconicBench::start(nodes::Cluster& c)
     throw config::ConfigError("", "/workload/background_dma",
                               "a background DMA runs beside the rdma and classifier tests only: set test to one of "
                               "them or background_dma to none");
+  if (drives_rdma() || cfg_.test == ReconicTest::LookasideMm) {
+    qps_.push_back(c.qp(cfg_.client, cfg_.server));
+    for (unsigned k = 1; k < cfg_.queue_pairs; ++k)
+      qps_.push_back(c.add_qp(cfg_.client, cfg_.server));
+  }
   if (cfg_.test == ReconicTest::LookasideMm) {
     auto const& fc = c.node(cfg_.client).config();
     nodes::LookasideMatmul k(fc.lookaside, fc.clock);
@@ -107,28 +117,49 @@ ReconicBench::Burst ReconicBench::run_burst(ActorContext& ctx, nodes::Cluster& c
   // The WQEs are in the SQ already (rdma_test writes them before the timed call): the host rings the doorbell
   // now and polls the CQ doorbell from then on; the engine fetches and starts them one after the other.
   nodes::FpgaNode& node = c.node(cfg_.client);
-  const nodes::QpId qp  = c.qp(cfg_.client, cfg_.server);
+  const std::size_t n   = wrs.size();
+  const auto k          = static_cast<unsigned>(std::min(qps_.size(), n));
   Burst b;
-  b.rung        = ctx.now();
-  SimTime seen  = b.rung + node.config().ernic.doorbell_write;
-  SimTime start = SimTime::zero();
-  for (std::size_t i = 0; i < wrs.size(); ++i) {
-    start = t.wqe_started(t.wqe_fetched(seen, static_cast<unsigned>(i), cfg_.queues), start);
-    if (i == 0)
-      b.first_posted = start;
-    c.scheduler().call_at(start, [&node, qp, w = wrs[i]] { node.poe().post_send(qp, w); });
+  b.rung = ctx.now();
+  // Request i is entry i / k of queue pair i mod k's SQ; each SQ's burst is fetched after its doorbell, and the
+  // engine starts the fetched WQEs one after the other in the order they came.
+  std::vector<SimTime> fetched(n);
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    fetched[i] = t.wqe_fetched(t.doorbell_seen(b.rung, static_cast<unsigned>(i % k)), static_cast<unsigned>(i / k),
+                               cfg_.queues);
+    order[i]   = i;
   }
-  SimTime visible;
-  for (std::size_t i = 0; i < wrs.size(); ++i) {
-    done(i, node.wait_completion(ctx, wrs[i].wr_id));
-    visible = std::max(visible, t.cqe_visible(ctx.now(), cfg_.queues));
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return fetched[x] < fetched[y]; });
+  SimTime start = SimTime::zero();
+  for (std::size_t i : order) {
+    start = t.wqe_started(fetched[i], start);
+    if (i == order.front())
+      b.first_posted = start;
+    c.scheduler().call_at(start, [&node, qp = qps_[i % k], w = wrs[i]] { node.poe().post_send(qp, w); });
+  }
+  // Completions in the order they come; each queue pair's CQ doorbell advances with its own.
+  std::map<std::uint64_t, std::size_t> index;
+  for (std::size_t i = 0; i < n; ++i)
+    index[wrs[i].wr_id] = i;
+  std::vector<SimTime> visible(k);
+  for (std::size_t got = 0; got < n; ++got) {
+    roce::Completion done_now = node.wait_any_completion(ctx);
+    auto it                   = index.find(done_now.wr_id);
+    if (it == index.end())
+      throw SimulationError(fmt::format("reconic: node {} completed work request {}, which its host never posted",
+                                        cfg_.client, done_now.wr_id));
+    done(it->second, done_now);
+    auto& v = visible[it->second % k];
+    v       = std::max(v, t.cqe_visible(ctx.now(), cfg_.queues));
   }
   b.last_completed = ctx.now();
-  b.seen           = t.poll_sees(b.rung, visible);
+  b.seen           = b.rung;
+  for (unsigned j = 0; j < k; ++j)
+    b.seen = std::max(b.seen, t.poll_sees(b.rung, visible[j], j, k));
   ctx.sleep_until(b.seen);
   return b;
 }
-
 void ReconicBench::run_client(ActorContext& ctx, nodes::Cluster& c)
 {
   nodes::FpgaNode& node = c.node(cfg_.client);

@@ -41,6 +41,7 @@ struct ReconicBenchConfig {
   unsigned mm_inner       = 16;
   unsigned mm_cols        = 16;
   Completion completion   = Completion::Poll;
+  unsigned queue_pairs    = 1;
   BackgroundDma background_dma = BackgroundDma::None;
   template <class V> void describe(V& v)
   {
@@ -64,6 +65,10 @@ struct ReconicBenchConfig {
     v.field("completion", completion,
             "lookaside_mm: how the host learns the kernel is done: poll (a status register) or "
             "interrupt");
+    v.field("queue_pairs", queue_pairs,
+            "rdma, classifier: queue pairs from the client to the server the WQEs are spread over, in turn (at most "
+            "the engine's ernic.qps): the host rings each one's SQ doorbell and polls their CQ doorbells in turn",
+            config::Limits::between(1, 4096));
     v.field("background_dma", background_dma,
             "rdma: a host DMA on the client's card running back to back for the whole test, none, h2c (host to "
             "device memory) or c2h (device memory to host): it shares the device-memory channel "
@@ -116,9 +121,9 @@ private:
   struct Burst {
     SimTime rung, first_posted, last_completed, seen;
   };
-  /// The host rings the SQ doorbell for `wrs` (already in the SQ), the engine fetches and starts them, the host
-  /// polls the CQ doorbell until every one has completed (`done(i, completion)` runs as request i completes);
-  /// the calling actor continues when the host sees the last completion.
+  /// The host rings the SQ doorbells for `wrs` (already in the SQs: request i on queue pair i mod n), the engine
+  /// fetches and starts them, the host polls the CQ doorbells until every one has completed (`done(i,
+  /// completion)` runs as request i completes); the calling actor continues when the host sees the last.
   Burst run_burst(ActorContext& ctx, nodes::Cluster& c, const nodes::ErnicTiming& t,
                   const std::vector<roce::WorkRequest>& wrs,
                   const std::function<void(std::size_t, const roce::Completion&)>& done);
@@ -139,6 +144,7 @@ private:
   ReconicBenchConfig cfg_;
   std::vector<std::uint64_t> sizes_;
   std::vector<Record> records_;
+  std::vector<nodes::QpId> qps_; ///< the client's queue pairs to the server
   bool client_done_ = false;
   std::uint64_t background_bytes_ = 0; ///< moved by the background DMA
   SimTime background_time_;            ///< how long the background DMA ran

@@ -307,3 +307,45 @@ TEST(Reconic, ClassifierPassesRoceToTheEngineAndTheRestToTheHost)
   EXPECT_FALSE(bad.ok);
   EXPECT_NE(bad.error.find("classifier/enabled"), std::string::npos) << bad.error;
 }
+
+TEST(Ernic, PollingSeveralCqDoorbellsInTurn)
+{
+  auto t          = timing(); // R = 1456 ns
+  const SimTime s = SimTime::us(10);
+  const SimTime R = SimTime::ns(1456);
+  // Three queue pairs' CQ doorbells read in turn: queue pair j's at s + (3 m + j + 1) R, sampled half a read
+  // earlier.
+  EXPECT_EQ(t.poll_sees(s, s, 0, 3), s + R);
+  EXPECT_EQ(t.poll_sees(s, s, 2, 3), s + R * 3);
+  EXPECT_EQ(t.poll_sees(s, s + SimTime::ns(728), 0, 3), s + R);      // sampled exactly then
+  EXPECT_EQ(t.poll_sees(s, s + SimTime::ns(729), 0, 3), s + R * 4);  // missed: its next read is a round later
+  EXPECT_EQ(t.poll_sees(s, s + SimTime::ns(729), 1, 3), s + R * 2);
+  EXPECT_EQ(t.poll_sees(s, s + SimTime::ns(5000), 2, 3), s + R * 6);
+  // One queue pair: the plain loop.
+  EXPECT_EQ(t.poll_sees(s, s + SimTime::ns(5000), 0, 1), t.poll_sees(s, s + SimTime::ns(5000)));
+  // Doorbells rung one after the other.
+  EXPECT_EQ(t.doorbell_seen(s, 0), s + SimTime::ns(300));
+  EXPECT_EQ(t.doorbell_seen(s, 3), s + SimTime::ns(450));
+}
+
+TEST(Reconic, QueuePairsSpreadABatchOverSeveralQueues)
+{
+  // A batch over 4 queue pairs: the same engine starts the WQEs one after the other, so the first is handed over
+  // as soon as with one queue pair; the host polls four CQ doorbells in turn, so it sees the last completion at a
+  // whole number of register reads, no sooner than with one.
+  auto one  = run_scenario_isolated(scenario("read", "batch", "64, 16384"));
+  auto four = run_scenario_isolated(scenario("read", "batch", "64, 16384", R"(, "queue_pairs": 4)"));
+  ASSERT_TRUE(one.ok && four.ok) << one.error << four.error;
+  auto const& a = one.tables.at("reconic");
+  auto const& b = four.tables.at("reconic");
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_NEAR(b.num(i, "fetch_us"), a.num(i, "fetch_us"), 1e-6) << i;
+    const double reads = b.num(i, "total_us") / 1.456;
+    EXPECT_NEAR(reads, std::round(reads), 1e-6) << i;
+    EXPECT_GE(b.num(i, "total_us"), a.num(i, "total_us")) << i;
+  }
+  // The engine is built with 32.
+  auto bad = run_scenario_isolated(scenario("read", "batch", "64", R"(, "queue_pairs": 33)"));
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("/workload/queue_pairs"), std::string::npos) << bad.error;
+}
