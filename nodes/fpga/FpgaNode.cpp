@@ -101,41 +101,36 @@ void FpgaNode::on_inbound(QpId qp, const roce::InboundMessage& m)
   wake_waiters();
 }
 
+template <class T, class Match>
+T FpgaNode::take(ActorContext& ctx, std::deque<T>& from, Match match, const WaitReason& what)
+{
+  auto find = [&] { return std::find_if(from.begin(), from.end(), match); };
+  while (find() == from.end()) {
+    waiters_.push_back(ctx.id());
+    ctx.block(what);
+  }
+  auto it = find();
+  T v     = std::move(*it);
+  from.erase(it);
+  return v;
+}
+
 roce::Completion FpgaNode::wait_completion(ActorContext& ctx, std::uint64_t wr_id)
 {
-  auto find = [&] {
-    return std::find_if(completions_.begin(), completions_.end(), [&](auto const& c) { return c.wr_id == wr_id; });
-  };
-  while (find() == completions_.end()) {
-    waiters_.push_back(ctx.id());
-    ctx.block(WaitReason([&] { return fmt::format("node {}: completion of work request {}", id_, wr_id); }));
-  }
-  auto it            = find();
-  roce::Completion c = *it;
-  completions_.erase(it);
-  return c;
+  return take(ctx, completions_, [wr_id](auto const& c) { return c.wr_id == wr_id; },
+              WaitReason([this, wr_id] { return fmt::format("node {}: completion of work request {}", id_, wr_id); }));
 }
 
 roce::Completion FpgaNode::wait_any_completion(ActorContext& ctx)
 {
-  while (completions_.empty()) {
-    waiters_.push_back(ctx.id());
-    ctx.block(WaitReason([&] { return fmt::format("node {}: a work-request completion", id_); }));
-  }
-  roce::Completion c = completions_.front();
-  completions_.pop_front();
-  return c;
+  return take(ctx, completions_, [](auto const&) { return true; },
+              WaitReason([this] { return fmt::format("node {}: a work-request completion", id_); }));
 }
 
 roce::InboundMessage FpgaNode::wait_inbound(ActorContext& ctx)
 {
-  while (inbound_.empty()) {
-    waiters_.push_back(ctx.id());
-    ctx.block(WaitReason([&] { return fmt::format("node {}: an incoming message", id_); }));
-  }
-  roce::InboundMessage m = inbound_.front();
-  inbound_.pop_front();
-  return m;
+  return take(ctx, inbound_, [](auto const&) { return true; },
+              WaitReason([this] { return fmt::format("node {}: an incoming message", id_); }));
 }
 
 } // namespace nafsim::nodes

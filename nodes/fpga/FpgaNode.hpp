@@ -75,6 +75,9 @@ public:
 
 private:
   void wake_waiters();
+  /// Block the calling actor until `from` holds an element `match` accepts; removes and returns the first.
+  template <class T, class Match>
+  T take(ActorContext& ctx, std::deque<T>& from, Match match, const WaitReason& what);
 
   net::HostId id_;
   FpgaNodeConfig cfg_;
