@@ -72,7 +72,8 @@ public:
   /// Device memory to host memory (an XRT sync from the device); returns when the last byte is in host memory.
   SimTime dma_to_host(SimTime now, Bytes b, BitsPerSecond cap = BitsPerSecond{1e18});
   /// One descriptor of a host DMA (to the device or to the host): `next` is when the engine may issue the next
-  /// descriptor (its source stage is free and its destination stage has begun this one);
+  /// descriptor (its source stage is free, and its destination stage is not behind by more than the source's
+  /// latency);
   /// `last` is when its last byte is in the destination.
   struct DmaStep {
     SimTime next;

@@ -24,10 +24,8 @@ std::uint64_t HostNetStack::send(net::HostId dst, std::uint64_t bytes)
   sent_[msg]               = Sent{dst, bytes, now, now};
   for (std::uint32_t i = 0; i < fragments; ++i) {
     const auto len = static_cast<std::uint32_t>(std::min<std::uint64_t>(per, bytes - std::uint64_t{i} * per));
-    // The send call's CPU work for this datagram, then the QDMA's host-to-card stream reads it from host memory.
+    // The send call's CPU work for this datagram; then (kTxCpu) the QDMA's host-to-card stream reads it.
     tx_cpu_free_ = std::max(tx_cpu_free_, now) + cfg_.tx_packet_cost;
-    Stream s = memory_.read(Engine::DmaRead, tx_cpu_free_, kHostMemory, Bytes{cfg_.headers.count + len},
-                            qdma_.h2c_rate);
     net::Packet p;
     p.src        = host_;
     p.dst        = dst;
@@ -35,8 +33,8 @@ std::uint64_t HostNetStack::send(net::HostId dst, std::uint64_t bytes)
     p.flow       = (std::uint64_t{1} << 62) | msg; // its own ECMP identity, apart from the RDMA queue pairs
     p.seq        = i;
     p.body       = Datagram{msg, bytes, i, fragments, len};
-    staging_.push_back(std::move(p));
-    sched_.at(s.last, this, kTxReady, msg);
+    cpu_.push_back(std::move(p));
+    sched_.at(tx_cpu_free_, this, kTxCpu, msg);
   }
   return msg;
 }
@@ -72,6 +70,18 @@ std::optional<net::Packet> HostNetStack::pull()
 void HostNetStack::on_event(std::uint32_t kind, std::uint64_t arg)
 {
   switch (kind) {
+    case kTxCpu: {
+      // The CPU has posted the datagram: the stream reads it from host memory across PCIe (shared with the RDMA
+      // engine's host-memory reads), in the order posted.
+      net::Packet p = std::move(cpu_.front());
+      cpu_.pop_front();
+      auto const& d = std::any_cast<const Datagram&>(p.body);
+      Stream s      = memory_.read(Engine::DmaRead, sched_.now(), kHostMemory, Bytes{cfg_.headers.count + d.len},
+                                   qdma_.h2c_rate);
+      staging_.push_back(std::move(p));
+      sched_.at(s.last, this, kTxReady, arg);
+      return;
+    }
     case kTxReady: {
       // Datagrams cross PCIe in the order they were sent (one CPU, one stream): the front is the one ready.
       net::Packet p = std::move(staging_.front());

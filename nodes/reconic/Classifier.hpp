@@ -99,7 +99,7 @@ public:
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
 private:
-  enum EventKind : std::uint32_t { kTxReady, kRxDone };
+  enum EventKind : std::uint32_t { kTxCpu, kTxReady, kRxDone };
   net::HostId host_;
   ClassifierConfig cfg_;
   QdmaConfig qdma_;
@@ -108,6 +108,7 @@ private:
   MemorySystem& memory_;
   std::uint64_t next_msg_ = 0;
   SimTime tx_cpu_free_, rx_cpu_free_;
+  std::deque<net::Packet> cpu_;     ///< being sent by the host's core, in order
   std::deque<net::Packet> staging_; ///< crossing PCIe, in the order they will be ready
   std::deque<net::Packet> ready_;   ///< on the card, for the arbiter
   std::deque<net::Packet> rx_;      ///< crossing PCIe and the CPU, in order
