@@ -143,6 +143,11 @@ void RdmaPoe::notify_after_writes(Notice n)
 void RdmaPoe::arm_timer(QpId qp, const ArmTimer& t)
 {
   Qp& q = qps_[qp];
+  if (t.token & roce::Responder::kAckTimerToken) { // the responder's ACK coalescing: its own event, tokened
+    q.ack_token = t.token;
+    sched_.at(t.at, this, kAckTimer, qp);
+    return;
+  }
   if (t.token >> 63) { // receiver-not-ready wait: rare, schedule directly
     q.rnr_token = t.token;
     sched_.at(t.at, this, kRnrTimer, qp);
@@ -438,6 +443,10 @@ void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
     }
     case kRnrTimer:
       qps_[arg].req.on_timer(qps_[arg].rnr_token, now, scratch_);
+      execute(static_cast<QpId>(arg), scratch_);
+      break;
+    case kAckTimer:
+      qps_[arg].rsp.on_ack_timer(qps_[arg].ack_token, now, scratch_);
       execute(static_cast<QpId>(arg), scratch_);
       break;
     case kNotify: {

@@ -69,7 +69,7 @@ public:
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
 private:
-  enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kRnrTimer, kNotify };
+  enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kRnrTimer, kNotify, kAckTimer };
   struct Qp {
     net::HostId peer;
     QpId remote_qpn;
@@ -89,6 +89,7 @@ private:
     SimTime timer_event_at{};
     EventId timer_event = 0;
     std::uint64_t rnr_token = 0;
+    std::uint64_t ack_token = 0; ///< the responder's latest ACK-coalescing timer
   };
   struct Staged {
     roce::Wire pkt;

@@ -46,11 +46,11 @@ void Responder::queue_read(const RequestPacket& r, Actions& out)
   out.push_back(WantTx{});
 }
 
-void Responder::on_request(const RequestPacket& r, SimTime, Actions& out)
+void Responder::on_request(const RequestPacket& r, SimTime now, Actions& out)
 {
   auto d = psn_diff(r.psn, epsn_);
   if (d == 0) {
-    accept(r, out);
+    accept(r, now, out);
     return;
   }
   if (d < 0) {
@@ -69,7 +69,22 @@ void Responder::on_request(const RequestPacket& r, SimTime, Actions& out)
   }
 }
 
-void Responder::accept(const RequestPacket& r, Actions& out)
+void Responder::ack_accepted(Psn psn, Actions& out)
+{
+  since_ack_ = 0;
+  ++ack_timer_gen_; // a coalescing timer armed before this ACK has nothing left to do
+  ++c_.ack_events;
+  queue_ack(psn, Syndrome::Ack, out);
+}
+
+void Responder::on_ack_timer(std::uint64_t token, SimTime, Actions& out)
+{
+  if ((token & ~kAckTimerToken) != ack_timer_gen_ || since_ack_ == 0)
+    return;
+  ack_accepted(unacked_psn_, out);
+}
+
+void Responder::accept(const RequestPacket& r, SimTime now, Actions& out)
 {
   nak_sent_ = false;
   switch (r.op) {
@@ -115,13 +130,11 @@ void Responder::accept(const RequestPacket& r, Actions& out)
     out.push_back(InboundMessage{in_.verb, in_.msg, in_.addr, in_.received, in_.checksum, in_.recv_wr, in_.header});
     in_.active = false;
     ++c_.messages;
-    since_ack_ = 0;
-    ++c_.ack_events;
-    queue_ack(r.psn, Syndrome::Ack, out);
-  } else if (++since_ack_ >= cfg_.ack_every) {
-    since_ack_ = 0;
-    ++c_.ack_events;
-    queue_ack(r.psn, Syndrome::Ack, out);
+    ack_accepted(r.psn, out);
+  } else if (unacked_psn_ = r.psn; ++since_ack_ >= cfg_.ack_every) {
+    ack_accepted(r.psn, out);
+  } else if (since_ack_ == 1 && cfg_.ack_timeout > SimTime::zero()) {
+    out.push_back(ArmTimer{now + cfg_.ack_timeout, kAckTimerToken | ++ack_timer_gen_});
   }
 }
 

@@ -3,7 +3,8 @@
 // rx_exh_fsm: requests are accepted only in PSN order; an out-of-sequence request is dropped and
 // answered by one NAK (sequence error) until a valid packet arrives; a duplicate SEND/WRITE is
 // dropped and re-acknowledged, a duplicate READ is executed again; every accepted request packet
-// triggers an ACK (coalesced to one per `ack_every`, always on the last packet of a message).
+// triggers an ACK (coalesced to one per `ack_every`, always on the last packet of a message, and, with
+// `ack_timeout`, at the latest that long after the first packet not yet acknowledged).
 // Responses (ACK/NAK and READ response data) leave in PSN order.
 
 #include "protocols/roce/Actions.hpp"
@@ -52,6 +53,10 @@ public:
   /// Take receives from `p` instead of this queue pair's own posted receives.
   void set_recv_provider(RecvProvider p) { provider_ = std::move(p); }
   void on_request(const RequestPacket& r, SimTime now, Actions& out);
+  /// The ACK-coalescing timer (RoceConfig::ack_timeout) armed with `token` expired.
+  void on_ack_timer(std::uint64_t token, SimTime now, Actions& out);
+  /// Tokens of the responder's ACK-coalescing timer carry this bit (the requester's never do).
+  static constexpr std::uint64_t kAckTimerToken = 1ULL << 62;
 
   /// Front of the response queue, if it is an ACK/NAK.
   std::optional<AckPacket> front_ack() const;
@@ -89,13 +94,17 @@ private:
   std::uint32_t packets_for(std::uint64_t len) const;
   void queue_ack(Psn psn, Syndrome s, Actions& out);
   void queue_read(const RequestPacket& r, Actions& out);
-  void accept(const RequestPacket& r, Actions& out);
+  void accept(const RequestPacket& r, SimTime now, Actions& out);
+  /// Acknowledge everything accepted so far (coalesced packets included).
+  void ack_accepted(Psn psn, Actions& out);
 
   RoceConfig cfg_;
   std::uint32_t remote_qp_;
   Psn epsn_;
   bool nak_sent_         = false;
   unsigned since_ack_    = 0;
+  Psn unacked_psn_             = 0; ///< the last SEND/WRITE packet accepted, not yet acknowledged
+  std::uint64_t ack_timer_gen_ = 0; ///< the armed ACK-coalescing timer's token; bumped whenever an ACK goes
   Inbound in_;
   std::deque<RecvRequest> recvs_;
   RecvProvider provider_;

@@ -15,6 +15,7 @@ struct RoceConfig {
   std::vector<SimTime> timeouts{SimTime::us(1000), SimTime::us(5000), SimTime::us(10000)};
   unsigned retry_limit = 4;
   unsigned ack_every   = 1;
+  SimTime ack_timeout  = SimTime::zero();
   SimTime rnr_timeout  = SimTime::us(10);
   unsigned rnr_retry_limit = 7;
 
@@ -48,6 +49,10 @@ struct RoceConfig {
             "the responder acknowledges every Nth in-order packet and always the last of a message "
             "(Coyote: 1, an ACK event per packet)",
             config::Limits::between(1, 1 << 16));
+    v.field("ack_timeout", ack_timeout,
+            "0: off. Otherwise packets accepted but not yet acknowledged (ack_every coalescing) are acknowledged "
+            "once this long has passed since the first of them (ERNIC: an ACK on request, the last packet of a "
+            "message, or on a timeout)");
     v.field("rnr_timeout", rnr_timeout, "wait before resending after a receiver-not-ready NAK (SEND with no posted "
                                         "receive)");
     v.field("rnr_retry_limit", rnr_retry_limit, "receiver-not-ready NAKs tolerated per message before the queue "

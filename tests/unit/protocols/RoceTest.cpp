@@ -89,7 +89,10 @@ struct Wire2 {
       auto [t, token] = *timers.begin();
       timers.erase(timers.begin());
       now = std::max(now, t);
-      req.on_timer(token, now, acts);
+      if (token & Responder::kAckTimerToken)
+        rsp.on_ack_timer(token, now, acts);
+      else
+        req.on_timer(token, now, acts);
       apply(acts);
     }
     FAIL() << "wire did not settle";
@@ -365,4 +368,74 @@ TEST(RoceSend, RnrRetryCountSevenRetriesForever)
   w.run();
   ASSERT_EQ(w.completions.size(), 1u);
   EXPECT_EQ(w.completions[0].status, Status::Success);
+}
+
+TEST(RoceAck, CoalescedAcksGoOnRequestOrTimeout)
+{
+  // ERNIC-style: no ACK per packet (ack_every past the message), the last packet (AckReq) acknowledged at once,
+  // and packets left unacknowledged acknowledged ack_timeout after the first of them.
+  RoceConfig cfg;
+  cfg.ack_every   = 65536;
+  cfg.ack_timeout = SimTime::us(2);
+  Responder rsp(cfg, 1, 0);
+  Actions acts;
+  auto packet = [](Psn psn, Opcode op) {
+    RequestPacket r;
+    r.psn         = psn;
+    r.op          = op;
+    r.ack_req     = is_last(op);
+    r.remote_addr = 0x8000;
+    r.length      = 3 * 4096;
+    r.data        = make_segment(7, 4096ULL * psn, 4096);
+    return r;
+  };
+  rsp.on_request(packet(0, Opcode::WriteFirst), SimTime::us(10), acts);
+  ASSERT_EQ(acts.size(), 2u); // the data to place, the timer
+  auto const* t = std::get_if<ArmTimer>(&acts[1]);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->at, SimTime::us(12));
+  EXPECT_TRUE(t->token & Responder::kAckTimerToken);
+  const std::uint64_t first = t->token;
+  acts.clear();
+  rsp.on_request(packet(1, Opcode::WriteMiddle), SimTime::us(11), acts);
+  EXPECT_FALSE(rsp.has_output()); // no ACK yet, and no second timer
+  for (auto const& a : acts)
+    EXPECT_FALSE(std::holds_alternative<ArmTimer>(a));
+  acts.clear();
+  rsp.on_ack_timer(first, SimTime::us(12), acts);
+  auto ack = rsp.front_ack();
+  ASSERT_TRUE(ack.has_value());
+  EXPECT_EQ(ack->psn, 1u); // both packets, one ACK
+  rsp.pop_front();
+  EXPECT_EQ(rsp.counters().ack_events, 1u);
+  // The last packet is acknowledged on request; a timer armed before that ACK finds nothing to do.
+  acts.clear();
+  rsp.on_request(packet(2, Opcode::WriteLast), SimTime::us(13), acts);
+  ack = rsp.front_ack();
+  ASSERT_TRUE(ack.has_value());
+  EXPECT_EQ(ack->psn, 2u);
+  rsp.pop_front();
+  rsp.on_ack_timer(first, SimTime::us(14), acts);
+  EXPECT_FALSE(rsp.has_output());
+  EXPECT_EQ(rsp.counters().ack_events, 2u);
+}
+
+TEST(RoceAck, TimeoutCoalescingStillDeliversExactlyOnceUnderLoss)
+{
+  // A 40-packet WRITE with one ACK per 16 packets at most and a 3 us coalescing timer, every 7th request
+  // packet lost once: it completes once, all data placed, fewer ACKs than packets.
+  RoceConfig cfg;
+  cfg.ack_every   = 16;
+  cfg.ack_timeout = SimTime::us(3);
+  Wire2 w(cfg);
+  std::set<Psn> dropped;
+  w.drop_request = [&](const RequestPacket& p) { return p.psn % 7 == 3 && dropped.insert(p.psn).second; };
+  w.post(Verb::Write, 40 * 4096, 1);
+  w.run();
+  ASSERT_EQ(w.completions.size(), 1u);
+  EXPECT_EQ(w.completions[0].status, Status::Success);
+  ASSERT_EQ(w.inbound.size(), 1u);
+  EXPECT_EQ(w.inbound[0].bytes, 40u * 4096);
+  EXPECT_EQ(w.inbound[0].checksum, range_checksum(101, 0, 40 * 4096));
+  EXPECT_LT(w.rsp.counters().ack_events, 40u);
 }
