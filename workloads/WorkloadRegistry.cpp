@@ -8,6 +8,7 @@
 #include "workloads/fc/FcLayer.hpp"
 #include "workloads/dlrm/Dlrm.hpp"
 #include "workloads/traffic/Traffic.hpp"
+#include "workloads/portals/UnexpectedQueue.hpp"
 #include "workloads/reconic/ReconicBench.hpp"
 
 namespace nafsim::workloads {
@@ -46,6 +47,9 @@ void register_all_workloads(WorkloadRegistry& r)
   r.add(WorkloadRegistry::make<DlrmConfig, Dlrm>(
       "dlrm", "distributed DLRM inference on FPGAs (embedding tables, checkerboard FC1, pipelined layers) vs a batched "
               "CPU baseline (ACCL+ section 6, Fig. 15 and 17)"));
+  r.add(WorkloadRegistry::make<UnexpectedQueueConfig, UnexpectedQueue>(
+      "portals_uq", "the worst-case unexpected-queue benchmark of the PAC paper (5.2): node 0's Portals processing "
+                    "of N unexpected messages, each receive matching the last header on the list"));
   r.add(WorkloadRegistry::make<ReconicBenchConfig, ReconicBench>(
       "reconic", "RecoNIC's RDMA test: the host drives the card's RDMA engine through its queues (doorbell, WQE fetch, "
                  "CQ polling); READ or WRITE vs size, single or batch (RecoNIC section VI-C)"));

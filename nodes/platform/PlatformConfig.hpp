@@ -3,6 +3,7 @@
 
 #include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "nodes/host/HostNodeConfig.hpp"
+#include "nodes/pac/PortalsProcessor.hpp"
 #include "simcore/net/NetworkConfig.hpp"
 #include "simcore/topo/TopologyConfig.hpp"
 
@@ -17,6 +18,7 @@ struct NodeConfig {
   std::vector<NodeKind> kinds;
   FpgaNodeConfig fpga;
   HostNodeConfig host;
+  PortalsConfig portals;
   template <class V> void describe(V& v)
   {
     v.field("kind", kind, "node type of every host position (unless `kinds` says otherwise)");
@@ -27,6 +29,8 @@ struct NodeConfig {
             "network-attached FPGA node (kind = fpga); also the FPGA card attached to each host CPU when software "
             "MPI stages FPGA data (the F2F baseline: host driver copies, kernel invocation)");
     v.field("host", host, "CPU node with a commodity RDMA NIC running software MPI (kind = host)");
+    v.field("portals", portals, "who runs the Portals layer and what its list walks cost (the portals_uq workload; "
+                                "PAC, issue 14)");
   }
 };
 

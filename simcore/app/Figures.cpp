@@ -69,6 +69,8 @@ const std::vector<Figure>& figures()
        plain([](const CsvTable& t, const Reference&) { return reconic_rdma(t); }), "reconic"},
       {{"reconic-memory", "RecoNIC VI-B: host <-> device DMA throughput and FPGA access to host memory vs size"},
        plain([](const CsvTable& t, const Reference&) { return reconic_memory(t); }), "reconic"},
+      {{"pac-uq", "PAC Fig. 11-12: worst-case unexpected-queue processing vs queue length, PAC vs E8400 and ARM A9"},
+       plain([](const CsvTable& t, const Reference&) { return pac_uq(t); }), "portals_uq"},
   };
   return list;
 }

@@ -1,0 +1,99 @@
+#pragma once
+// Who runs a node's Portals layer, and what its list walks cost (issue 14; PAC paper sections 3.2, 5.2):
+// software Portals on a CPU (the paper's ARM Cortex-A9 and Intel E8400) or the PAC accelerator. Each
+// command (a message header arriving, a PtlMEAppend, ...) costs a fixed number of cycles plus, per list
+// entry its searches visit, `entry_cycles`; a walk over a list whose entries no longer fit the cache
+// (with everything touched since the list's last walk: the CPU cache model's LRU stack distance,
+// nodes/compute/CpuCompute.hpp) pays `miss_latency` per entry instead. Hashing on the source adds
+// `hash_cycles` to each search. The paper states ratios, not times: every constant is a parameter, its
+// source in the preset (pac-32, pac-128).
+
+#include "nodes/compute/CpuCompute.hpp"
+#include "simcore/config/Schema.hpp"
+#include "simcore/units/Units.hpp"
+
+namespace nafsim::nodes {
+
+struct PortalsProcessorConfig {
+  Hertz clock{1e9};
+  double command_cycles = 1000;
+  double entry_cycles   = 20;
+  double hash_cycles    = 20;
+  Bytes entry_bytes{64};
+  Bytes cache{1 << 20};
+  SimTime miss_latency = SimTime::ns(100);
+  template <class V> void describe(V& v)
+  {
+    v.field("clock", clock, "clock of the processor running Portals");
+    v.field("command_cycles", command_cycles,
+            "cycles of one Portals command besides its list walks (decode, header, tables, completion)",
+            config::Limits::between(0, 1e9));
+    v.field("entry_cycles", entry_cycles, "cycles per list entry a search visits, the entry in cache",
+            config::Limits::between(0, 1e9));
+    v.field("hash_cycles", hash_cycles, "cycles to hash a source into its bucket (hashing on)",
+            config::Limits::between(0, 1e9));
+    v.field("entry_bytes", entry_bytes, "bytes of memory a walk touches per list entry (its cache footprint)",
+            config::Limits::at_least(1));
+    v.field("cache", cache, "cache holding the lists");
+    v.field("miss_latency", miss_latency, "added per entry visited when the list's walk misses the cache");
+  }
+};
+
+/// The engines a platform describes, and which one its nodes run.
+enum class PortalsEngine { Pac, ArmA9, E8400 };
+
+struct PortalsConfig {
+  PortalsEngine engine = PortalsEngine::Pac;
+  bool hashing         = false;
+  unsigned buckets     = 128;
+  PortalsProcessorConfig pac;
+  PortalsProcessorConfig arm_a9;
+  PortalsProcessorConfig e8400;
+  const PortalsProcessorConfig& of(PortalsEngine e) const
+  {
+    return e == PortalsEngine::Pac ? pac : e == PortalsEngine::ArmA9 ? arm_a9 : e8400;
+  }
+  template <class V> void describe(V& v)
+  {
+    v.field("engine", engine, "who runs Portals on the nodes: pac (the accelerator), arm_a9 or e8400 (software)");
+    v.field("hashing", hashing, "keep the match lists per source bucket (Mattheakis and Papaefstathiou 2013)");
+    v.field("buckets", buckets, "hash buckets (source mod buckets)", config::Limits::between(1, 1 << 20));
+    v.field("pac", pac, "the PAC accelerator's list manager and message processor");
+    v.field("arm_a9", arm_a9, "software Portals on an ARM Cortex-A9");
+    v.field("e8400", e8400, "software Portals on an Intel Core 2 Duo E8400");
+  }
+};
+
+/// The time a processor spends on Portals commands.
+class PortalsProcessor {
+public:
+  explicit PortalsProcessor(const PortalsProcessorConfig& cfg) : cfg_(cfg) {}
+  /// One command whose searches visited `visited` entries of a list of `list_entries` entries (the list
+  /// named `list`: its footprint enters the cache model), with hashing or not.
+  SimTime command(const std::string& list, unsigned visited, std::size_t list_entries, bool hashing);
+  /// A command that adds to list `list` (now `list_entries` long) without walking it: the list becomes the
+  /// most recently touched.
+  void touch(const std::string& list, std::size_t list_entries)
+  {
+    cache_.access(list, static_cast<std::uint64_t>(list_entries) * cfg_.entry_bytes.count, cfg_.cache.count,
+                  cfg_.cache.count);
+  }
+  SimTime cycles(double n) const { return SimTime::from_seconds(n / cfg_.clock.hz); }
+  /// Visits so far that missed the cache.
+  std::uint64_t missed() const { return missed_; }
+
+private:
+  PortalsProcessorConfig cfg_;
+  CpuCache cache_;
+  std::uint64_t missed_ = 0;
+};
+
+} // namespace nafsim::nodes
+
+namespace nafsim::config {
+template <> struct EnumNames<nodes::PortalsEngine> {
+  static constexpr std::array list{std::pair{nodes::PortalsEngine::Pac, "pac"},
+                                   std::pair{nodes::PortalsEngine::ArmA9, "arm_a9"},
+                                   std::pair{nodes::PortalsEngine::E8400, "e8400"}};
+};
+} // namespace nafsim::config
