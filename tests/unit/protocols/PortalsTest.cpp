@@ -2,6 +2,7 @@
 // (protocols/portals), engine-free.
 #include "protocols/portals/Events.hpp"
 #include "protocols/portals/Matching.hpp"
+#include "protocols/portals/Window.hpp"
 
 #include <gtest/gtest.h>
 #include <random>
@@ -298,4 +299,70 @@ TEST(PortalsRendezvous, TriggeredGetFetchesTheRestForExpectedAndUnexpectedMessag
     EXPECT_EQ(fired[0].kind, TriggeredOp::Kind::Get);
     EXPECT_EQ(fired[0].user, total - eager_limit);
   }
+}
+
+TEST(PortalsWindows, OneSidedMessagesLandInTheWindowAndAreNeverUnexpected)
+{
+  // PtlWinCreate over nodes 0, 2, 3 of 4: unique bits per member; node 2's persistent window entry takes
+  // puts from any member at their offsets, before and after two-sided traffic, without touching UM or OF.
+  Window w = win_create(5, {0, 2, 3}, 4);
+  EXPECT_TRUE(w.member(2));
+  EXPECT_FALSE(w.member(1));
+  EXPECT_NE(w.match_bits[0], w.match_bits[2]);
+  EXPECT_EQ(w.match_bits[1], 0u);
+  for (bool hashing : {false, true}) {
+    MatchingConfig cfg;
+    cfg.hashing = hashing;
+    MatchingUnit mu(cfg);
+    mu.append_overflow(overflow(9));
+    ASSERT_TRUE(mu.append_priority(window_entry(w, 2, 0x40000, 1 << 16, 77)).appended);
+    for (ProcessId s : {0, 3, 0}) {
+      auto a = mu.arrive(window_put(w, s, 2, 4096 * static_cast<std::uint64_t>(s), 1024));
+      ASSERT_EQ(a.kind, Arrival::Kind::Expected);
+      EXPECT_EQ(a.user, 77u);
+      EXPECT_EQ(a.addr, 0x40000u + 4096 * static_cast<std::uint64_t>(s));
+      EXPECT_FALSE(a.unlinked); // persistent
+    }
+    EXPECT_EQ(mu.size(List::Unexpected), 0u);
+    // Two-sided receives posted before it do not hide it, and a tag never matches its bits.
+    mu.append_priority(receive(0, 1, 1));
+    EXPECT_EQ(mu.arrive(message(0, 1)).kind, Arrival::Kind::Expected);
+    EXPECT_EQ(mu.arrive(window_put(w, 3, 2, 0, 8)).kind, Arrival::Kind::Expected);
+  }
+  EXPECT_THROW(window_put(w, 1, 2, 0, 8), std::invalid_argument);
+  EXPECT_THROW(window_entry(w, 1, 0, 8), std::invalid_argument);
+}
+
+TEST(PortalsWindows, HashingCannotNarrowTheWindowSearch)
+{
+  // The window entry accepts any source: with hashing it sits with the wildcards, walked by every search,
+  // so a put to it visits as many entries as without hashing when the lists hold only such entries.
+  Window w = win_create(1, {0, 1, 2, 3}, 4);
+  std::uint64_t visits[2] = {0, 0};
+  for (int h = 0; h < 2; ++h) {
+    MatchingConfig cfg;
+    cfg.hashing = h == 1;
+    MatchingUnit mu(cfg);
+    for (std::uint32_t k = 0; k < 8; ++k) // eight windows' entries at node 0, the one used last
+      mu.append_priority(window_entry(win_create(10 + k, {0, 1}, 4), 0, 0, 4096, k));
+    mu.append_priority(window_entry(w, 0, 0x9000, 4096, 99));
+    auto a = mu.arrive(window_put(w, 1, 0, 0, 64));
+    ASSERT_EQ(a.user, 99u);
+    visits[h] = a.visited;
+  }
+  EXPECT_EQ(visits[0], 9u);
+  EXPECT_EQ(visits[1], visits[0]);
+}
+
+TEST(PortalsGlobalArrays, CreateDividesIntoEqualBlocks)
+{
+  // PAC paper Fig. 9(b): 11 elements over 4 nodes: 3, 3, 3 and the remaining 2.
+  auto d = ga_distribution(11, 4);
+  ASSERT_EQ(d.size(), 4u);
+  EXPECT_EQ(d[0], (std::pair<std::uint64_t, std::uint64_t>{0, 3}));
+  EXPECT_EQ(d[2], (std::pair<std::uint64_t, std::uint64_t>{6, 3}));
+  EXPECT_EQ(d[3], (std::pair<std::uint64_t, std::uint64_t>{9, 2}));
+  EXPECT_EQ(ga_locate(10, 11, 4), (std::pair<unsigned, std::uint64_t>{3, 1}));
+  EXPECT_EQ(ga_locate(4, 11, 4), (std::pair<unsigned, std::uint64_t>{1, 1}));
+  EXPECT_THROW(ga_locate(11, 11, 4), std::invalid_argument);
 }
