@@ -56,10 +56,26 @@ MatchingUnit::Found MatchingUnit::search(Lists& l, ProcessId source, Accept acce
   return best;
 }
 
-void MatchingUnit::insert(Lists& l, Node n)
+MatchingUnit::Lists& MatchingUnit::lists(List k)
 {
-  home(l, n.me.source).push_back(std::move(n));
-  ++used_;
+  return k == List::Priority ? pr_ : k == List::Overflow ? of_ : um_;
+}
+
+void MatchingUnit::insert(List k, Node n)
+{
+  home(lists(k), n.me.source).push_back(std::move(n));
+  ++sizes_[static_cast<int>(k)];
+}
+
+void MatchingUnit::erase(List k, const Found& f)
+{
+  f.in->erase(f.it);
+  --sizes_[static_cast<int>(k)];
+}
+
+std::size_t MatchingUnit::used() const
+{
+  return sizes_[0] + sizes_[1] + sizes_[2];
 }
 
 Append MatchingUnit::append_priority(const MatchEntry& me)
@@ -72,13 +88,11 @@ Append MatchingUnit::append_priority(const MatchEntry& me)
     a.header           = f.it->header;
     a.stored_at        = f.it->stored_at;
     a.of_user          = f.it->of_user;
-    f.in->erase(f.it);
-    --used_;
-    --sizes_[static_cast<int>(List::Unexpected)];
+    erase(List::Unexpected, f);
     if (me.use_once)
       return a; // consumed at once: never on PR
   }
-  if (used_ >= cfg_.entries) {
+  if (used() >= cfg_.entries) {
     a.why = "the list pool is full (" + std::to_string(cfg_.entries) + " entries)";
     return a;
   }
@@ -87,21 +101,19 @@ Append MatchingUnit::append_priority(const MatchEntry& me)
   n.me  = me;
   if (a.found_unexpected && me.manage_local)
     n.offset = std::min(me.length, a.header.carried);
-  insert(pr_, std::move(n));
-  ++sizes_[static_cast<int>(List::Priority)];
+  insert(List::Priority, std::move(n));
   a.appended = true;
   return a;
 }
 
 bool MatchingUnit::append_overflow(const MatchEntry& me)
 {
-  if (used_ >= cfg_.entries)
+  if (used() >= cfg_.entries)
     return false;
   Node n;
   n.seq = next_seq_++;
   n.me  = me;
-  insert(of_, std::move(n));
-  ++sizes_[static_cast<int>(List::Overflow)];
+  insert(List::Overflow, std::move(n));
   return true;
 }
 
@@ -122,9 +134,7 @@ Arrival MatchingUnit::arrive(const Header& h)
     if (n.me.manage_local)
       n.offset += r.bytes;
     if (n.me.use_once) {
-      f.in->erase(f.it);
-      --used_;
-      --sizes_[static_cast<int>(List::Priority)];
+      erase(List::Priority, f);
       r.unlinked = true;
     }
     return r;
@@ -135,7 +145,7 @@ Arrival MatchingUnit::arrive(const Header& h)
     r.why = "no priority entry matched and no overflow buffer had room";
     return r;
   }
-  if (used_ >= cfg_.entries) {
+  if (used() >= cfg_.entries) {
     r.why = "the list pool is full (" + std::to_string(cfg_.entries) + " entries): no room for the header";
     return r;
   }
@@ -154,13 +164,10 @@ Arrival MatchingUnit::arrive(const Header& h)
   um.stored_at = r.addr;
   um.of_user   = of.me.user;
   if (of.me.use_once) {
-    f.in->erase(f.it);
-    --used_;
-    --sizes_[static_cast<int>(List::Overflow)];
+    erase(List::Overflow, f);
     r.unlinked = true;
   }
-  insert(um_, std::move(um));
-  ++sizes_[static_cast<int>(List::Unexpected)];
+  insert(List::Unexpected, std::move(um));
   return r;
 }
 
@@ -170,9 +177,7 @@ bool MatchingUnit::unlink_priority(std::uint64_t user)
     auto it = std::find_if(l.begin(), l.end(), [&](const Node& n) { return n.me.user == user; });
     if (it == l.end())
       return false;
-    l.erase(it);
-    --used_;
-    --sizes_[static_cast<int>(List::Priority)];
+    erase(List::Priority, Found{&l, it});
     return true;
   };
   for (auto& b : pr_.bucket)

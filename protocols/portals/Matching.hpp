@@ -105,7 +105,7 @@ public:
   bool unlink_priority(std::uint64_t user);
 
   std::size_t size(List l) const;
-  std::size_t free_entries() const { return cfg_.entries - used_; }
+  std::size_t free_entries() const { return cfg_.entries - used(); }
   const MatchingConfig& config() const { return cfg_; }
   /// Entries visited by every search so far.
   std::uint64_t visited_total() const { return visited_; }
@@ -131,11 +131,14 @@ private:
   std::list<Node>& home(Lists& l, ProcessId source);
   /// The first node (in list order) `accepts`, among those a message or receive from `source` can meet.
   template <class Accept> Found search(Lists& l, ProcessId source, Accept accepts, unsigned& visited);
-  void insert(Lists& l, Node n);
+  Lists& lists(List k);
+  void insert(List k, Node n);
+  void erase(List k, const Found& f);
+  /// Pool entries in use: the three lists together.
+  std::size_t used() const;
 
   MatchingConfig cfg_;
   Lists pr_, of_, um_;
-  std::size_t used_       = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t visited_  = 0;
   std::size_t sizes_[3]   = {0, 0, 0};
