@@ -21,7 +21,6 @@ std::uint64_t HostNetStack::send(net::HostId dst, std::uint64_t bytes)
   const std::uint64_t per  = payload_per_packet();
   const auto fragments     = static_cast<std::uint32_t>(bytes == 0 ? 1 : (bytes + per - 1) / per);
   const SimTime now        = sched_.now();
-  sent_[msg]               = Sent{dst, bytes, now, now};
   for (std::uint32_t i = 0; i < fragments; ++i) {
     const auto len = static_cast<std::uint32_t>(std::min<std::uint64_t>(per, bytes - std::uint64_t{i} * per));
     // The send call's CPU work for this datagram; then (kTxCpu) the QDMA's host-to-card stream reads it.
@@ -34,7 +33,7 @@ std::uint64_t HostNetStack::send(net::HostId dst, std::uint64_t bytes)
     p.seq        = i;
     p.body       = Datagram{msg, bytes, i, fragments, len};
     cpu_.push_back(std::move(p));
-    sched_.at(tx_cpu_free_, this, kTxCpu, msg);
+    sched_.at(tx_cpu_free_, this, kTxCpu);
   }
   return msg;
 }
@@ -67,7 +66,7 @@ std::optional<net::Packet> HostNetStack::pull()
   return p;
 }
 
-void HostNetStack::on_event(std::uint32_t kind, std::uint64_t arg)
+void HostNetStack::on_event(std::uint32_t kind, std::uint64_t)
 {
   switch (kind) {
     case kTxCpu: {
@@ -79,17 +78,13 @@ void HostNetStack::on_event(std::uint32_t kind, std::uint64_t arg)
       Stream s      = memory_.read(Engine::DmaRead, sched_.now(), kHostMemory, Bytes{cfg_.headers.count + d.len},
                                    qdma_.h2c_rate);
       staging_.push_back(std::move(p));
-      sched_.at(s.last, this, kTxReady, arg);
+      sched_.at(s.last, this, kTxReady);
       return;
     }
     case kTxReady: {
       // Datagrams cross PCIe in the order they were sent (one CPU, one stream): the front is the one ready.
-      net::Packet p = std::move(staging_.front());
+      ready_.push_back(std::move(staging_.front()));
       staging_.pop_front();
-      auto const& d = std::any_cast<const Datagram&>(p.body);
-      if (d.index + 1 == d.fragments)
-        sent_[arg].left = sched_.now();
-      ready_.push_back(std::move(p));
       fabric_.tx_ready(host_);
       return;
     }

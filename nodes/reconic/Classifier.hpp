@@ -71,14 +71,6 @@ public:
   const std::vector<Received>& received() const { return received_; }
   /// Called as each message is received complete (the host's application reading its socket).
   void set_receive_hook(std::function<void(const Received&)> hook) { hook_ = std::move(hook); }
-  /// Messages this host sent, by destination.
-  struct Sent {
-    net::HostId dst     = 0;
-    std::uint64_t bytes = 0;
-    SimTime posted;
-    SimTime left; ///< its last datagram handed to the arbiter
-  };
-  const std::map<std::uint64_t, Sent>& sent() const { return sent_; }
   std::uint64_t packets_sent() const { return packets_sent_; }
   std::uint64_t packets_received() const { return packets_received_; }
   std::uint64_t payload_per_packet() const { return cfg_.packet.count - cfg_.headers.count; }
@@ -113,7 +105,6 @@ private:
   std::deque<net::Packet> ready_;   ///< on the card, for the arbiter
   std::deque<net::Packet> rx_;      ///< crossing PCIe and the CPU, in order
   std::map<std::pair<net::HostId, std::uint64_t>, std::uint32_t> partial_;
-  std::map<std::uint64_t, Sent> sent_;
   std::vector<Received> received_;
   std::function<void(const Received&)> hook_;
   std::uint64_t packets_sent_ = 0, packets_received_ = 0;
