@@ -7,6 +7,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
+# expect_exit2 WHAT ERRFILE CMD...: CMD must exit with code 2 (bad input), its stderr in ERRFILE.
+expect_exit2() {
+  local what=$1 err=$2 code=0
+  shift 2
+  "$@" 2> "$err" || code=$?
+  test "$code" -eq 2 || { echo "exit code $code for $what"; exit 1; }
+}
 # The figure `scale` draws what `nafsim bench` wrote beside the figures (results/bench): a tiny one here.
 "$nafsim" bench --suite all --nodes 16 --total 16MiB --ranks 8 --collectives bcast --fidelity packet flow --repeat 1 \
   --out "$work/results/bench" > bench.log
@@ -25,19 +32,11 @@ test -s noref/figures/accl-fig8.svg
 echo "ok without reference"
 grep -q "^bcast-flow,8," results/figures/scale.csv
 # `scale` asked for without benchmark output: exit code 2, saying what to run.
-set +e
-"$nafsim" figures scale --source "$root" --out "$work/nobench/figures" 2> nobench.err
-code=$?
-set -e
-test "$code" -eq 2 || { echo "exit code $code for scale without bench output"; exit 1; }
+expect_exit2 "scale without bench output" nobench.err "$nafsim" figures scale --source "$root" --out "$work/nobench/figures"
 grep -q "nafsim bench" nobench.err
 echo "ok scale needs bench output"
 # An unknown figure: exit code 2 and the list of figures.
-set +e
-"$nafsim" figures nosuch --source "$root" --out "$work/x" 2> bad.err
-code=$?
-set -e
-test "$code" -eq 2 || { echo "exit code $code for an unknown figure"; exit 1; }
+expect_exit2 "an unknown figure" bad.err "$nafsim" figures nosuch --source "$root" --out "$work/x"
 grep -q "no figure named 'nosuch'" bad.err
 grep -q "accl-fig7" bad.err
 echo "ok unknown figure"
