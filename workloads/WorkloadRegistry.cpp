@@ -8,6 +8,7 @@
 #include "workloads/fc/FcLayer.hpp"
 #include "workloads/dlrm/Dlrm.hpp"
 #include "workloads/traffic/Traffic.hpp"
+#include "workloads/portals/PortalsMpiBench.hpp"
 #include "workloads/portals/UnexpectedQueue.hpp"
 #include "workloads/reconic/ReconicBench.hpp"
 
@@ -50,6 +51,10 @@ void register_all_workloads(WorkloadRegistry& r)
   r.add(WorkloadRegistry::make<UnexpectedQueueConfig, UnexpectedQueue>(
       "portals_uq", "the worst-case unexpected-queue benchmark of the PAC paper (5.2): node 0's Portals processing "
                     "of N unexpected messages, each receive matching the last header on the list"));
+  r.add(WorkloadRegistry::make<PortalsMpiConfig, PortalsMpiBench>(
+      "portals_mpi", "MPI and Global Arrays over Portals (PAC paper 5.3-5.5): all-to-all, the NAS IS / FT / EP / DT "
+                     "class S communication and a GA molecular-dynamics step, per protocol (eager, rendezvous, "
+                     "triggered rendezvous), on PAC or software Portals, over an ideal bus or the network"));
   r.add(WorkloadRegistry::make<ReconicBenchConfig, ReconicBench>(
       "reconic", "RecoNIC's RDMA test: the host drives the card's RDMA engine through its queues (doorbell, WQE fetch, "
                  "CQ polling); READ or WRITE vs size, single or batch (RecoNIC section VI-C)"));

@@ -31,6 +31,8 @@ HostNode::HostNode(net::HostId id, const NodeConfig& cfg, Scheduler& sched, net:
 
 void HostNode::on_completion(QpId, const roce::Completion& c)
 {
+  if (library_)
+    return library_->on_completion(c);
   if (!mpi_)
     throw std::logic_error(fmt::format("host {}: NIC completion without an MPI process", id_));
   mpi_->on_completion(c);
@@ -38,6 +40,8 @@ void HostNode::on_completion(QpId, const roce::Completion& c)
 
 void HostNode::on_inbound(QpId qp, const roce::InboundMessage& m)
 {
+  if (library_)
+    return library_->on_inbound(transport().peer_of(qp), m);
   if (!mpi_)
     throw std::logic_error(fmt::format("host {}: incoming message without an MPI process", id_));
   mpi_->on_inbound(transport().peer_of(qp), m);

@@ -13,6 +13,14 @@ class Host;
 
 namespace nafsim::nodes {
 
+/// A library other than MPI driving the host's NIC (e.g. Portals over RoCE SENDs): receives its notices.
+class HostLibrary {
+public:
+  virtual ~HostLibrary() = default;
+  virtual void on_completion(const roce::Completion& c) = 0;
+  virtual void on_inbound(net::HostId src, const roce::InboundMessage& m) = 0;
+};
+
 class HostNode final : public PoeListener {
 public:
   HostNode(net::HostId id, const NodeConfig& cfg, Scheduler& sched, net::Fabric& fabric, simgrid::s4u::Host* host);
@@ -36,6 +44,8 @@ public:
   MpiProcess* mpi() { return mpi_.get(); }
   const MpiProcess* mpi() const { return mpi_.get(); }
   void attach_mpi(std::unique_ptr<MpiProcess> p) { mpi_ = std::move(p); }
+  /// Hand the NIC's notices to `lib` instead (not owned; it must outlive the run).
+  void attach_library(HostLibrary* lib) { library_ = lib; }
 
   void on_completion(QpId qp, const roce::Completion& c) override;
   void on_inbound(QpId qp, const roce::InboundMessage& m) override;
@@ -50,6 +60,7 @@ private:
   RdmaPoe nic_;
   std::unique_ptr<TcpPoe> tcp_;
   std::unique_ptr<MpiProcess> mpi_;
+  HostLibrary* library_ = nullptr;
 };
 
 } // namespace nafsim::nodes

@@ -22,6 +22,8 @@ struct PortalsProcessorConfig {
   Bytes entry_bytes{64};
   Bytes cache{1 << 20};
   SimTime miss_latency = SimTime::ns(100);
+  BitsPerSecond copy_rate{8e9};
+  bool concurrent = false;
   template <class V> void describe(V& v)
   {
     v.field("clock", clock, "clock of the processor running Portals");
@@ -36,11 +38,19 @@ struct PortalsProcessorConfig {
             config::Limits::at_least(1));
     v.field("cache", cache, "cache holding the lists");
     v.field("miss_latency", miss_latency, "added per entry visited when the list's walk misses the cache");
+    v.field("copy_rate", copy_rate,
+            "rate of the payload copies the engine makes (message buffer or unexpected store to the user buffer)");
+    v.field("concurrent", concurrent,
+            "host commands, incoming Puts and incoming Gets run in separate subsystems sharing the list manager "
+            "(PAC 3.2.3); false: one after another on one processor");
   }
 };
 
 /// The engines a platform describes, and which one its nodes run.
 enum class PortalsEngine { Pac, ArmA9, E8400 };
+/// How Portals messages travel: the nafsim network between host nodes (RoCE SENDs carrying the Portals
+/// header), or an ideal memory-mapped bus like the PAC paper's virtual platform.
+enum class PortalsFabricKind { Ideal, Network };
 
 struct PortalsConfig {
   PortalsEngine engine = PortalsEngine::Pac;
@@ -49,6 +59,17 @@ struct PortalsConfig {
   PortalsProcessorConfig pac;
   PortalsProcessorConfig arm_a9;
   PortalsProcessorConfig e8400;
+  PortalsFabricKind fabric = PortalsFabricKind::Ideal;
+  SimTime ideal_latency    = SimTime::ns(20);
+  BitsPerSecond ideal_rate{64e9};
+  Bytes header{64};
+  SimTime post    = SimTime::ns(20);
+  SimTime interrupt = SimTime::us(1);
+  Bytes max_msg_size{8192};
+  unsigned list_entries = 512;
+  Bytes unexpected_store{1 << 20};
+  Bytes store_block{64};
+  unsigned counting_events = 512;
   const PortalsProcessorConfig& of(PortalsEngine e) const
   {
     return e == PortalsEngine::Pac ? pac : e == PortalsEngine::ArmA9 ? arm_a9 : e8400;
@@ -61,6 +82,25 @@ struct PortalsConfig {
     v.field("pac", pac, "the PAC accelerator's list manager and message processor");
     v.field("arm_a9", arm_a9, "software Portals on an ARM Cortex-A9");
     v.field("e8400", e8400, "software Portals on an Intel Core 2 Duo E8400");
+    v.field("fabric", fabric, "how Portals messages travel (the portals_mpi workload): ideal (a memory-mapped bus) or "
+                              "network (RoCE SENDs between host nodes over the platform's network)");
+    v.field("ideal_latency", ideal_latency, "ideal fabric: latency of a write into another node's address space");
+    v.field("ideal_rate", ideal_rate, "ideal fabric: rate of a node's master port");
+    v.field("header", header, "bytes of a Portals header on the fabric", config::Limits::between(1, 4096));
+    v.field("post", post, "PAC: the host writing a command into the accelerator's message buffer (software Portals "
+                          "runs the command on the CPU instead)");
+    v.field("interrupt", interrupt,
+            "taking an interrupt on the host (plain rendezvous: an expected header; PAC: a message buffer full)");
+    v.field("max_msg_size", max_msg_size,
+            "PAC: MAX_MSG_SIZE; each message buffer holds nodes x max_msg_size bytes, an interrupt raised when full",
+            config::Limits::at_least(1));
+    v.field("list_entries", list_entries, "entries of the match-list pool (PR, OF and UM together)",
+            config::Limits::between(1, 1 << 24));
+    v.field("unexpected_store", unexpected_store, "memory for unexpected payloads (a buddy allocator)",
+            config::Limits::at_least(1));
+    v.field("store_block", store_block, "smallest block of the unexpected store", config::Limits::at_least(1));
+    v.field("counting_events", counting_events, "entries of the counting-event table",
+            config::Limits::between(1, 1 << 24));
   }
 };
 
@@ -95,5 +135,9 @@ template <> struct EnumNames<nodes::PortalsEngine> {
   static constexpr std::array list{std::pair{nodes::PortalsEngine::Pac, "pac"},
                                    std::pair{nodes::PortalsEngine::ArmA9, "arm_a9"},
                                    std::pair{nodes::PortalsEngine::E8400, "e8400"}};
+};
+template <> struct EnumNames<nodes::PortalsFabricKind> {
+  static constexpr std::array list{std::pair{nodes::PortalsFabricKind::Ideal, "ideal"},
+                                   std::pair{nodes::PortalsFabricKind::Network, "network"}};
 };
 } // namespace nafsim::config

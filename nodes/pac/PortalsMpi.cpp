@@ -1,0 +1,209 @@
+#include "nodes/pac/PortalsMpi.hpp"
+
+#include <fmt/format.h>
+
+namespace nafsim::nodes {
+
+using coll::OpKind;
+
+namespace {
+bool sends(OpKind k)
+{
+  return k == OpKind::Send || k == OpKind::Notify || k == OpKind::CombineSend || k == OpKind::RecvReduceSend ||
+         k == OpKind::RecvSend;
+}
+bool receives(OpKind k)
+{
+  return k == OpKind::Recv || k == OpKind::RecvReduce || k == OpKind::WaitNotify || k == OpKind::RecvReduceSend ||
+         k == OpKind::RecvSend;
+}
+} // namespace
+
+struct PortalsMpi::Call {
+  const coll::Schedule* s = nullptr;
+  std::vector<unsigned> deps_left;
+  std::vector<std::vector<std::uint32_t>> dependents, early_dependents;
+  std::vector<std::uint64_t> send_seq, recv_seq;
+  std::size_t remaining = 0;
+  ActorId actor         = 0;
+  bool waiting          = false;
+};
+
+PortalsMpi::PortalsMpi(int rank, PortalsNi& ni, Scheduler& s, BitsPerSecond combine_rate, BitsPerSecond copy_rate)
+    : rank_(rank), ni_(ni), sched_(s), combine_rate_(combine_rate), copy_rate_(copy_rate)
+{
+}
+
+portals::MatchBits PortalsMpi::bits(int, std::uint64_t seq) const
+{
+  // The source is matched on its own; the k-th message between two ranks meets the k-th receive (MPI's
+  // non-overtaking order on one tag and communicator). The top bit stays clear: windows use it.
+  return seq & ((portals::MatchBits{1} << 62) - 1);
+}
+
+void PortalsMpi::local(SimTime cost, std::function<void()> then)
+{
+  const SimTime start = std::max(sched_.now(), cpu_free_);
+  cpu_free_           = start + cost;
+  sched_.call_at(cpu_free_, std::move(then));
+}
+
+void PortalsMpi::wait(ActorContext& ctx, bool& flag, const char* what)
+{
+  while (!flag)
+    ctx.block(WaitReason([this, what] {
+      return fmt::format("MPI rank {} over Portals: {} not complete ({} Portals operations outstanding)", rank_, what,
+                         ni_.outstanding());
+    }));
+}
+
+void PortalsMpi::send(ActorContext& ctx, int peer, std::uint64_t bytes)
+{
+  bool done     = false;
+  const auto id = ctx.id();
+  ni_.isend(peer, bits(peer, ++out_seq_[peer]), bytes, [&done, this, id] {
+    done = true;
+    sched_.wake(id);
+  });
+  wait(ctx, done, "MPI_Send");
+}
+
+void PortalsMpi::recv(ActorContext& ctx, int peer, std::uint64_t bytes)
+{
+  bool done     = false;
+  const auto id = ctx.id();
+  ni_.irecv(peer, bits(peer, ++in_seq_[peer]), bytes, [&done, this, id] {
+    done = true;
+    sched_.wake(id);
+  });
+  wait(ctx, done, "MPI_Recv");
+}
+
+void PortalsMpi::ga_get(ActorContext& ctx, int owner, portals::MatchBits b, std::uint64_t offset, std::uint64_t bytes)
+{
+  bool done     = false;
+  const auto id = ctx.id();
+  ni_.get_window(owner, b, offset, bytes, [&done, this, id] {
+    done = true;
+    sched_.wake(id);
+  });
+  wait(ctx, done, "GA_Get");
+}
+
+void PortalsMpi::ga_put(ActorContext& ctx, int owner, portals::MatchBits b, std::uint64_t offset, std::uint64_t bytes)
+{
+  bool done     = false;
+  const auto id = ctx.id();
+  ni_.put_window(owner, b, offset, bytes, [&done, this, id] {
+    done = true;
+    sched_.wake(id);
+  });
+  wait(ctx, done, "GA_Put");
+}
+
+void PortalsMpi::run(ActorContext& ctx, const coll::Schedule& s)
+{
+  Call call;
+  call.s              = &s;
+  const std::size_t n = s.ops.size();
+  call.deps_left.resize(n);
+  call.dependents.resize(n);
+  call.early_dependents.resize(n);
+  call.send_seq.resize(n);
+  call.recv_seq.resize(n);
+  call.remaining = n;
+  call.actor     = ctx.id();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    auto const& op    = s.ops[i];
+    call.deps_left[i] = static_cast<unsigned>(op.deps.size());
+    // A receive that follows a send is posted once the send is (irecv, isend, waitall), as in MpiProcess.
+    for (auto d : op.deps)
+      (sends(s.ops[d].kind) && receives(op.kind) ? call.early_dependents : call.dependents)[d].push_back(i);
+    if (receives(op.kind))
+      call.recv_seq[i] = ++in_seq_[op.peer];
+    if (op.kind == OpKind::RecvReduceSend || op.kind == OpKind::RecvSend)
+      call.send_seq[i] = ++out_seq_[op.peer2];
+    else if (sends(op.kind))
+      call.send_seq[i] = ++out_seq_[op.peer];
+  }
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (call.deps_left[i] == 0)
+      issue(call, i);
+  while (call.remaining > 0) {
+    call.waiting = true;
+    ctx.block(WaitReason([&] {
+      return fmt::format("MPI rank {} over Portals: {} of {} B ({}) with {} of {} steps outstanding", rank_,
+                         coll::collective_name(s.call.collective), s.call.bytes(), coll::algorithm_name(s.algorithm),
+                         call.remaining, n);
+    }));
+  }
+}
+
+void PortalsMpi::op_done(Call& call, std::uint32_t i)
+{
+  for (auto d : call.dependents[i])
+    if (--call.deps_left[d] == 0)
+      issue(call, d);
+  if (--call.remaining == 0 && call.waiting) {
+    call.waiting = false;
+    sched_.wake(call.actor);
+  }
+}
+
+void PortalsMpi::send_posted(Call& call, std::uint32_t i)
+{
+  for (auto d : call.early_dependents[i])
+    if (--call.deps_left[d] == 0)
+      issue(call, d);
+}
+
+void PortalsMpi::issue(Call& call, std::uint32_t i)
+{
+  const coll::Op& op = call.s->ops[i];
+  const std::uint64_t eb = call.s->call.elem_bytes;
+  Call* c                = &call; // the call outlives its operations: run() returns when all are done
+  auto done              = [this, c, i] { op_done(*c, i); };
+  switch (op.kind) {
+    case OpKind::Send:
+    case OpKind::Notify: {
+      const std::uint64_t b = op.kind == OpKind::Notify ? 0 : op.a.count * eb;
+      ni_.isend(op.peer, bits(op.peer, c->send_seq[i]), b, done);
+      send_posted(*c, i);
+      break;
+    }
+    case OpKind::Recv:
+    case OpKind::WaitNotify:
+      ni_.irecv(op.peer, bits(op.peer, c->recv_seq[i]), op.kind == OpKind::WaitNotify ? 0 : op.dst.count * eb, done);
+      break;
+    case OpKind::RecvReduce: {
+      const std::uint64_t b = op.dst.count * eb;
+      ni_.irecv(op.peer, bits(op.peer, c->recv_seq[i]), b,
+                [this, b, done] { local(transmit_time(Bytes{b}, combine_rate_), done); });
+      break;
+    }
+    case OpKind::RecvReduceSend:
+    case OpKind::RecvSend: {
+      const std::uint64_t b = op.a.count * eb;
+      const bool reduce     = op.kind == OpKind::RecvReduceSend;
+      ni_.irecv(op.peer, bits(op.peer, c->recv_seq[i]), b, [this, c, i, b, reduce, done, peer2 = op.peer2] {
+        local(reduce ? transmit_time(Bytes{b}, combine_rate_) : SimTime{}, [this, c, i, b, done, peer2] {
+          ni_.isend(peer2, bits(peer2, c->send_seq[i]), b, done);
+          send_posted(*c, i);
+        });
+      });
+      break;
+    }
+    case OpKind::CombineSend: {
+      const std::uint64_t b = op.a.count * eb;
+      local(transmit_time(Bytes{b}, combine_rate_), [this, c, i, b, done, peer = op.peer] {
+        ni_.isend(peer, bits(peer, c->send_seq[i]), b, done);
+        send_posted(*c, i);
+      });
+      break;
+    }
+    case OpKind::Combine: local(transmit_time(Bytes{op.a.count * eb}, combine_rate_), done); break;
+    case OpKind::Copy: local(transmit_time(Bytes{op.a.count * eb}, copy_rate_), done); break;
+  }
+}
+
+} // namespace nafsim::nodes

@@ -1,0 +1,177 @@
+#pragma once
+// A node's Portals network interface with MPI's point-to-point protocols on it (PAC paper sections 2.5,
+// 3.2, 3.3; issue 14): the matching lists (protocols/portals), the unexpected-payload store (a buddy
+// allocator), counting events with the triggered Get, and the time all of it takes on the node's Portals
+// engine (PAC, or software Portals on the node's CPU: PortalsProcessor).
+//
+// MPI over Portals (the paper's Fig. 3 and 8):
+//   eager: one Put carrying the whole message. Expected (a receive is on the priority list): the payload
+//     is copied from the message buffer into the user buffer. Unexpected: the overflow list is walked for
+//     the initiator's buffer, the payload copied into the unexpected store and the header appended to the
+//     unexpected list; the receive (PtlMEAppend) finds it there and copies it out. If the store is full
+//     the payload is dropped and the receive Gets it from the initiator (Fig. 3b).
+//   rendezvous (eager_limit E): the Put carries the first E bytes; the rest is fetched with a Get of the
+//     initiator's exposed send buffer. Plain: the target's host issues the Get (interrupted when the
+//     header is expected). Triggered: the receive attaches a counting event and a PtlTriggeredGet to its
+//     entry, and the engine issues the Get without the host, expected or not.
+//   A send completes when its Put has left (eager) or when its buffer has been read (rendezvous).
+//
+// Timing: every command (host commands, Put and Get arrivals, Get replies) costs the engine its
+// command cycles, its list walks (entries visited, through the cache model) and its copies (copy_rate).
+// Software Portals runs them one after another on the CPU. PAC runs each operation type in its own
+// subsystem (3.2.3: host commands, incoming Puts, Gets issued, served and answered), all sharing one list
+// manager. The matching state changes in the order commands reach the engine; their effects (a receive
+// done, a Get issued) take place when the engine has finished them. The fabric is the nafsim network
+// (RoCE SENDs carrying a Portals header, between host nodes) or an ideal memory-mapped bus like the
+// paper's virtual platform (a fixed latency and a rate per master port).
+
+#include "nodes/pac/PortalsProcessor.hpp"
+#include "protocols/portals/Events.hpp"
+#include "protocols/portals/Matching.hpp"
+#include "simcore/engine/Scheduler.hpp"
+
+#include <functional>
+#include <memory>
+#include <unordered_map>
+
+namespace nafsim::nodes {
+
+enum class PortalsProtocol { Eager, Rendezvous, Triggered };
+
+/// One Portals message on the fabric.
+struct PortalsWire {
+  enum class Type : std::uint8_t { Put, GetRequest, GetReply };
+  Type type = Type::Put;
+  portals::Header h;        ///< Put: matched at the target; Get: match_bits name the exposed buffer
+  std::uint64_t get_id = 0; ///< GetRequest / GetReply: the request at its issuer
+  std::uint64_t bytes  = 0; ///< payload bytes it carries
+  bool one_sided       = false; ///< a Put / Get on a window (completes without an MPI receive)
+};
+
+/// How Portals messages travel between nodes.
+class PortalsFabric {
+public:
+  virtual ~PortalsFabric() = default;
+  using Deliver            = std::function<void(int from, const PortalsWire&)>;
+  /// Send `w` from `from` to `to`; `sent` runs once it has left `from` (may be empty).
+  virtual void send(int from, int to, const PortalsWire& w, std::function<void()> sent) = 0;
+  /// Where messages for node `node` are delivered.
+  virtual void attach(int node, Deliver d) = 0;
+};
+
+/// The paper's virtual platform: each node's master port writes into the target's global address
+/// space at `rate` after `latency`.
+class IdealPortalsFabric final : public PortalsFabric {
+public:
+  IdealPortalsFabric(Scheduler& s, std::size_t nodes, SimTime latency, BitsPerSecond rate, Bytes header);
+  void send(int from, int to, const PortalsWire& w, std::function<void()> sent) override;
+  void attach(int node, Deliver d) override;
+
+private:
+  Scheduler& sched_;
+  SimTime latency_;
+  BitsPerSecond rate_;
+  Bytes header_;
+  std::vector<SimTime> port_free_;
+  std::vector<Deliver> deliver_;
+};
+
+struct PortalsNiCounters {
+  std::uint64_t puts = 0, gets = 0, expected = 0, unexpected = 0, payload_dropped = 0, triggered_gets = 0,
+                host_gets = 0, interrupts = 0, visited = 0, missed = 0, bytes_copied = 0, one_sided = 0;
+  std::uint64_t store_peak = 0; ///< bytes of the unexpected store in use, at most
+  SimTime busy;                 ///< engine time spent (all subsystems)
+};
+
+class PortalsNi {
+public:
+  using Done = std::function<void()>;
+  PortalsNi(int self, int nodes, const PortalsConfig& cfg, PortalsProtocol proto, Bytes eager_limit, Scheduler& s,
+            PortalsFabric& fabric);
+  PortalsNi(const PortalsNi&)            = delete;
+  PortalsNi& operator=(const PortalsNi&) = delete;
+
+  /// MPI_Isend of `bytes` to `dst` with match bits `bits`; `done` when the send buffer may be reused.
+  void isend(int dst, portals::MatchBits bits, std::uint64_t bytes, Done done);
+  /// MPI_Irecv of `bytes` from `src` with match bits `bits`; `done` when they are in the user buffer.
+  void irecv(int src, portals::MatchBits bits, std::uint64_t bytes, Done done);
+  /// PtlWinCreate at this node: the persistent priority entry over its window (any source, `bits`).
+  void window(portals::MatchBits bits, std::uint64_t bytes);
+  /// One-sided Get of `bytes` from `dst`'s window (`bits`) at `offset`; `done` when they are here.
+  void get_window(int dst, portals::MatchBits bits, std::uint64_t offset, std::uint64_t bytes, Done done);
+  /// One-sided Put into `dst`'s window; `done` when it has left (the target needs no receive).
+  void put_window(int dst, portals::MatchBits bits, std::uint64_t offset, std::uint64_t bytes, Done done);
+
+  const PortalsNiCounters& counters() const { return c_; }
+  const portals::MatchingUnit& lists() const { return mu_; }
+  /// Operations still in progress (receives waiting, sends not done, Gets outstanding).
+  std::size_t outstanding() const { return recvs_.size() + rndv_sends_.size() + gets_.size(); }
+
+private:
+  enum Unit { kHost = 0, kPut = 1, kGet = 2 };
+  struct Recv {
+    std::uint64_t bytes = 0;
+    std::uint64_t have  = 0; ///< bytes in the user buffer so far
+    Done done;
+  };
+  struct RndvSend {
+    std::uint64_t bytes = 0;
+    Done done;
+  };
+  struct Get {
+    std::uint64_t recv = 0; ///< the receive it completes (0: a one-sided get)
+    Done done;              ///< one-sided: when the reply is in
+  };
+  /// Reserve the engine for a command of unit `u`: `walk` on the list manager, `copy` bytes copied;
+  /// returns when it is done.
+  SimTime reserve(Unit u, SimTime walk, std::uint64_t copy, bool command = true);
+  void after(SimTime t, std::function<void()> fn);
+  /// The host takes an interrupt (its handler runs one at a time; software Portals runs on that same CPU);
+  /// returns when the handler is done.
+  SimTime interrupt_host();
+  SimTime walk(const char* list, unsigned visited, std::size_t entries);
+  SimTime copy_time(std::uint64_t bytes) const;
+  void deliver(int from, const PortalsWire& w);
+  void on_put(int from, const PortalsWire& w);
+  void on_get_request(int from, const PortalsWire& w);
+  void on_get_reply(const PortalsWire& w);
+  /// Issue a Get of [offset, offset + bytes) of `from`'s exposed buffer `bits` for receive `recv`, from `at`
+  /// (PAC: in its Get subsystem, whoever asked for it).
+  void issue_get(int from, portals::MatchBits bits, std::uint64_t offset, std::uint64_t bytes, std::uint64_t recv,
+                 SimTime at);
+  void recv_progress(std::uint64_t recv, std::uint64_t bytes);
+  portals::MatchBits rndv_bits(std::uint64_t msg) const;
+
+  int self_, nodes_;
+  PortalsConfig cfg_;
+  PortalsProcessorConfig pcfg_;
+  PortalsProtocol proto_;
+  std::uint64_t eager_limit_;
+  Scheduler& sched_;
+  PortalsFabric& fabric_;
+  PortalsProcessor cpu_;
+  portals::MatchingUnit mu_;   ///< the MPI portal: PR, OF, UM
+  portals::MatchingUnit rndv_; ///< the exposed send buffers rendezvous Gets read
+  portals::CountingEvents cts_;
+  portals::BuddyAllocator store_;
+  std::unordered_map<std::uint64_t, std::uint64_t> stored_; ///< UM message -> store offset
+  SimTime unit_free_[3];
+  SimTime lm_free_;
+  SimTime host_free_; ///< PAC: the host CPU's interrupt handler
+  std::uint64_t next_ = 0;
+  std::unordered_map<std::uint64_t, Recv> recvs_;
+  std::unordered_map<std::uint64_t, RndvSend> rndv_sends_; ///< by message id
+  std::unordered_map<std::uint64_t, Get> gets_;
+  std::uint64_t buffered_ = 0; ///< bytes waiting in the message buffer for the engine
+  PortalsNiCounters c_;
+};
+
+} // namespace nafsim::nodes
+
+namespace nafsim::config {
+template <> struct EnumNames<nodes::PortalsProtocol> {
+  static constexpr std::array list{std::pair{nodes::PortalsProtocol::Eager, "eager"},
+                                   std::pair{nodes::PortalsProtocol::Rendezvous, "rendezvous"},
+                                   std::pair{nodes::PortalsProtocol::Triggered, "triggered"}};
+};
+} // namespace nafsim::config

@@ -1,0 +1,324 @@
+#include "workloads/portals/PortalsMpiBench.hpp"
+
+#include "nodes/platform/Cluster.hpp"
+#include "protocols/collectives/Algorithms.hpp"
+#include "protocols/mpi/MpiPlan.hpp"
+#include "protocols/portals/Window.hpp"
+#include "simcore/config/ConfigError.hpp"
+
+#include <fmt/format.h>
+
+namespace nafsim::workloads {
+
+using coll::Collective;
+using nodes::PortalsProtocol;
+
+namespace {
+// NAS class S parameters (NPB 3.x MPI: IS is.c, FT ft.f / npbparams, EP ep.f, DT dt.c).
+constexpr std::uint64_t kIsTotalKeys  = 1 << 16; // IS: TOTAL_KEYS_LOG_2 16
+constexpr std::uint64_t kIsBuckets    = 1 << 10; // IS: NUM_BUCKETS_LOG_2 10
+constexpr unsigned kIsIterations      = 11;      // IS: one untimed rank() and MAX_ITERATIONS 10
+constexpr std::uint64_t kFtPoints     = 64 * 64 * 64; // FT class S: 64 x 64 x 64
+constexpr unsigned kFtIterations      = 6;            // FT class S: niter 6
+constexpr std::uint64_t kDtSamples    = 1728;         // DT class S: NUM_SAMPLES
+
+/// The global array's window over all `p` ranks.
+portals::Window md_window(std::uint64_t p)
+{
+  std::vector<portals::ProcessId> all(p);
+  for (std::uint64_t i = 0; i < p; ++i)
+    all[i] = static_cast<portals::ProcessId>(i);
+  return portals::win_create(1, all, static_cast<portals::ProcessId>(p));
+}
+} // namespace
+
+PortalsMpiBench::PortalsMpiBench(const PortalsMpiConfig& cfg) : cfg_(cfg)
+{
+  if (cfg_.protocols.empty())
+    throw config::ConfigError("", "/workload/protocols", "give at least one protocol (e.g. [\"triggered:4KiB\"])");
+  for (std::size_t i = 0; i < cfg_.protocols.size(); ++i) {
+    const std::string& s = cfg_.protocols[i];
+    const auto colon     = s.find(':');
+    const std::string kind = s.substr(0, colon);
+    Variant v;
+    v.name = s;
+    if (kind == "eager" && colon == std::string::npos)
+      v.protocol = PortalsProtocol::Eager;
+    else if ((kind == "rendezvous" || kind == "triggered") && colon != std::string::npos) {
+      v.protocol = kind == "rendezvous" ? PortalsProtocol::Rendezvous : PortalsProtocol::Triggered;
+      try {
+        v.eager_limit = parse_bytes(s.substr(colon + 1));
+      } catch (const UnitError& e) {
+        throw config::ConfigError("", fmt::format("/workload/protocols/{}", i),
+                                  fmt::format("'{}': the eager limit is not a size ({})", s, e.message));
+      }
+    } else
+      throw config::ConfigError("", fmt::format("/workload/protocols/{}", i),
+                                fmt::format("'{}' is not a protocol: write \"eager\", \"rendezvous:<eager_limit>\" or "
+                                            "\"triggered:<eager_limit>\" (e.g. \"triggered:4KiB\")",
+                                            s));
+    variants_.push_back(v);
+  }
+}
+
+void PortalsMpiBench::start(nodes::Cluster& c)
+{
+  auto const& pc = c.config().node.portals;
+  const bool net = pc.fabric == nodes::PortalsFabricKind::Network;
+  std::vector<std::size_t> pos;
+  if (net)
+    pos = c.positions(nodes::NodeKind::Host);
+  else
+    for (std::size_t i = 0; i < c.size(); ++i)
+      pos.push_back(i);
+  ranks_ = cfg_.ranks == 0 ? static_cast<unsigned>(pos.size()) : cfg_.ranks;
+  if (ranks_ < 2 || ranks_ > pos.size())
+    throw config::ConfigError(
+        "", cfg_.ranks == 0 ? "/platform/topology/hosts" : "/workload/ranks",
+        fmt::format("portals_mpi needs 2 or more ranks, one per {}node, and the platform has {}{}", net ? "host " : "",
+                    pos.size(),
+                    net ? " host nodes (over the network, ranks run on host nodes: set platform.node.kind to 'host')"
+                        : " nodes"));
+  pos.resize(ranks_);
+  if (pc.max_msg_size.count < 1 || (pc.unexpected_store.count % pc.store_block.count) != 0)
+    throw config::ConfigError("", "/platform/node/portals/unexpected_store",
+                              "the unexpected store must be a power-of-two multiple of store_block");
+  try {
+    portals::BuddyAllocator probe(pc.unexpected_store.count, pc.store_block.count);
+  } catch (const std::invalid_argument& e) {
+    throw config::ConfigError("", "/platform/node/portals/unexpected_store", e.what());
+  }
+  if (net)
+    fabric_ = std::make_unique<nodes::NetworkPortalsFabric>(c, pos, pc.header);
+  else
+    fabric_ = std::make_unique<nodes::IdealPortalsFabric>(c.scheduler(), ranks_, pc.ideal_latency, pc.ideal_rate,
+                                                          pc.header);
+  nis_.resize(variants_.size() * ranks_);
+  mpis_.resize(variants_.size() * ranks_);
+  end_.assign(ranks_, SimTime{});
+  for (unsigned r = 0; r < ranks_; ++r)
+    c.scheduler().spawn(fmt::format("portals-rank-{}", r),
+                        net ? c.host_node(pos[r]).host() : c.kernel_host(),
+                        [this, &c, r](ActorContext& ctx) { run_rank(ctx, c, r); });
+}
+
+void PortalsMpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
+{
+  auto const& pc  = c.config().node.portals;
+  auto const& cpu = c.config().node.host.cpu;
+  for (std::size_t v = 0; v < variants_.size(); ++v) {
+    line_.arrive(ctx, ranks_); // everything of the previous variant is done
+    if (rank == 0)
+      for (unsigned r = 0; r < ranks_; ++r) { // fresh interfaces: empty lists, idle engines
+        auto& ni  = nis_[v * ranks_ + r];
+        ni        = std::make_unique<nodes::PortalsNi>(static_cast<int>(r), static_cast<int>(ranks_), pc,
+                                                variants_[v].protocol, variants_[v].eager_limit, c.scheduler(),
+                                                *fabric_);
+        mpis_[v * ranks_ + r] = std::make_unique<nodes::PortalsMpi>(static_cast<int>(r), *ni, c.scheduler(),
+                                                                    cpu.reduce_rate, cpu.memcpy_rate);
+      }
+    line_.arrive(ctx, ranks_);
+    nodes::PortalsMpi& mpi = *mpis_[v * ranks_ + rank];
+    if (cfg_.pattern == PortalsPattern::GaMd) { // GA_Create: each rank's block under a window, announced
+      const auto w = md_window(ranks_);
+      mpi.ni().window(w.match_bits.at(rank), std::uint64_t{cfg_.md_particles} * 24 / ranks_ + 24);
+      collective(ctx, mpi, rank, Collective::AllGather, 1, 8);
+    }
+    SimTime total;
+    for (unsigned it = 0; it < cfg_.iterations; ++it) {
+      line_.arrive(ctx, ranks_);
+      const SimTime t0 = ctx.now();
+      pattern(ctx, mpi, rank);
+      end_[rank] = ctx.now() - t0;
+      line_.arrive(ctx, ranks_);
+      if (rank == 0) {
+        SimTime span;
+        for (auto e : end_)
+          span = std::max(span, e);
+        total = total + span;
+      }
+    }
+    if (rank == 0) {
+      Record rec;
+      rec.time = SimTime::from_seconds(total.seconds() / cfg_.iterations);
+      for (unsigned r = 0; r < ranks_; ++r) {
+        auto const& k = nis_[v * ranks_ + r]->counters();
+        auto& s       = rec.sum;
+        s.puts += k.puts, s.gets += k.gets, s.expected += k.expected, s.unexpected += k.unexpected;
+        s.triggered_gets += k.triggered_gets, s.host_gets += k.host_gets, s.interrupts += k.interrupts;
+        s.visited += k.visited, s.missed += k.missed, s.bytes_copied += k.bytes_copied, s.one_sided += k.one_sided;
+        s.store_peak = std::max(s.store_peak, k.store_peak);
+        s.busy       = s.busy + k.busy;
+        rec.busiest  = std::max(rec.busiest, k.busy);
+      }
+      records_.push_back(rec);
+    }
+  }
+}
+
+void PortalsMpiBench::collective(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank, Collective k,
+                                 std::uint64_t count, unsigned elem_bytes, coll::ReduceFunc f)
+{
+  coll::CollectiveCall call;
+  call.collective = k;
+  call.size       = static_cast<int>(ranks_);
+  call.root       = 0;
+  call.count      = count;
+  call.elem_bytes = elem_bytes;
+  call.func       = f;
+  const auto plan = mpi::plan_collective(mpi::Library::OpenMpi, call);
+  mpi.run(ctx, coll::build_schedule(call, plan.algorithm, coll::Protocol::Eager, static_cast<int>(rank), plan.options));
+}
+
+void PortalsMpiBench::pattern(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank)
+{
+  const std::uint64_t p = ranks_;
+  const int r           = static_cast<int>(rank);
+  switch (cfg_.pattern) {
+    case PortalsPattern::AllToAll: collective(ctx, mpi, rank, Collective::AllToAll, cfg_.block.count, 1); break;
+    case PortalsPattern::NasIs: {
+      // Per ranking: the bucket sizes summed (MPI_Allreduce of NUM_BUCKETS ints), the send counts exchanged
+      // (MPI_Alltoall of one int), the keys redistributed (MPI_Alltoallv, here equal shares of the rank's keys).
+      const std::uint64_t share = std::max<std::uint64_t>(1, kIsTotalKeys / p / p);
+      for (unsigned it = 0; it < kIsIterations; ++it) {
+        collective(ctx, mpi, rank, Collective::AllReduce, kIsBuckets, 4);
+        collective(ctx, mpi, rank, Collective::AllToAll, 1, 4);
+        collective(ctx, mpi, rank, Collective::AllToAll, share, 4);
+      }
+      // full_verify: each rank's first key to its left neighbour (MPI_Irecv, MPI_Send), the errors summed.
+      coll::Schedule s;
+      s.call.collective = Collective::Send;
+      s.call.size       = static_cast<int>(p);
+      s.call.count      = 1;
+      s.call.elem_bytes = 4;
+      s.rank            = r;
+      if (r + 1 < static_cast<int>(p)) {
+        coll::Op o;
+        o.kind = coll::OpKind::Recv;
+        o.peer = r + 1;
+        o.dst  = coll::out(0, 1);
+        s.ops.push_back(o);
+      }
+      if (r > 0) {
+        coll::Op o;
+        o.kind = coll::OpKind::Send;
+        o.peer = r - 1;
+        o.a    = coll::in(0, 1);
+        s.ops.push_back(o);
+      }
+      mpi.run(ctx, s);
+      collective(ctx, mpi, rank, Collective::Reduce, 1, 4);
+      break;
+    }
+    case PortalsPattern::NasFt: {
+      // Set-up broadcast of the run's parameters; the forward 3-D FFT's transpose, then per iteration the
+      // inverse FFT's transpose (MPI_Alltoall of the rank's share of the complex grid) and the checksum
+      // (MPI_Reduce of one double complex to rank 0). 1-D layout: each rank holds 64 / p planes.
+      collective(ctx, mpi, rank, Collective::Bcast, 3, 4);
+      const std::uint64_t doubles = std::max<std::uint64_t>(2, 2 * kFtPoints / p / p);
+      collective(ctx, mpi, rank, Collective::AllToAll, doubles, 8);
+      for (unsigned it = 0; it < kFtIterations; ++it) {
+        collective(ctx, mpi, rank, Collective::AllToAll, doubles, 8);
+        collective(ctx, mpi, rank, Collective::Reduce, 2, 8);
+      }
+      break;
+    }
+    case PortalsPattern::NasEp:
+      // The sums sx, sy and the ten annulus counts q (MPI_Allreduce, sum), the timer (max).
+      collective(ctx, mpi, rank, Collective::AllReduce, 1, 8);
+      collective(ctx, mpi, rank, Collective::AllReduce, 1, 8);
+      collective(ctx, mpi, rank, Collective::AllReduce, 10, 8);
+      collective(ctx, mpi, rank, Collective::AllReduce, 1, 8, coll::ReduceFunc::Max);
+      break;
+    case PortalsPattern::NasDt: {
+      // The black-hole graph: the sources' feature arrays (NUM_SAMPLES doubles) flow up a quad tree to the
+      // sink, each inner node combining its children's arrays and passing the result on.
+      coll::Schedule s;
+      s.call.collective = Collective::Reduce;
+      s.call.size       = static_cast<int>(p);
+      s.call.count      = kDtSamples;
+      s.call.elem_bytes = 8;
+      s.rank            = r;
+      std::vector<std::uint32_t> got;
+      for (int k = 1; k <= 4; ++k) {
+        const int child = 4 * r + k;
+        if (child >= static_cast<int>(p))
+          break;
+        coll::Op o;
+        o.kind = coll::OpKind::RecvReduce;
+        o.peer = child;
+        o.a = o.dst = coll::in(0, kDtSamples);
+        if (!got.empty())
+          o.deps.push_back(got.back()); // combined one after another into the same array
+        got.push_back(static_cast<std::uint32_t>(s.ops.size()));
+        s.ops.push_back(o);
+      }
+      if (r > 0) {
+        coll::Op o;
+        o.kind = coll::OpKind::Send;
+        o.peer = (r - 1) / 4;
+        o.a    = coll::in(0, kDtSamples);
+        o.deps = got;
+        s.ops.push_back(o);
+      }
+      mpi.run(ctx, s);
+      break;
+    }
+    case PortalsPattern::GaMd: {
+      const auto w            = md_window(p);
+      const std::uint64_t blk = std::uint64_t{cfg_.md_particles} * 24 / p;
+      for (unsigned step = 0; step < cfg_.md_steps; ++step) {
+        for (std::uint64_t k = 1; k < p; ++k) { // GA_Get of every other rank's positions
+          const auto q = static_cast<unsigned>((rank + k) % p);
+          mpi.ga_get(ctx, static_cast<int>(q), w.match_bits.at(q), 0, blk);
+        }
+        collective(ctx, mpi, rank, Collective::AllReduce, 1, 8); // the step's potential energy
+      }
+      break;
+    }
+  }
+}
+
+void PortalsMpiBench::report(const nodes::Cluster& c, results::ResultSink& sink,
+                             std::vector<std::string>& summary) const
+{
+  auto const& pc = c.config().node.portals;
+  results::Table t("portals_mpi",
+                   {"pattern", "engine", "hashing", "fabric", "protocol", "ranks", "block", "time_us", "engine_busy_us",
+                    "busiest_engine_us", "puts", "gets", "expected", "unexpected", "triggered_gets", "host_gets",
+                    "interrupts", "visited", "missed", "bytes_copied", "store_peak"});
+  for (std::size_t v = 0; v < records_.size(); ++v) {
+    auto const& r = records_[v];
+    auto const& s = r.sum;
+    t.row()
+        .add(config::enum_name(cfg_.pattern))
+        .add(config::enum_name(pc.engine))
+        .add(pc.hashing ? "yes" : "no")
+        .add(config::enum_name(pc.fabric))
+        .add(variants_[v].name)
+        .add(ranks_)
+        .add(cfg_.block.count)
+        .add(r.time.us(), 4)
+        .add(s.busy.us(), 4)
+        .add(r.busiest.us(), 4)
+        .add(s.puts)
+        .add(s.gets)
+        .add(s.expected)
+        .add(s.unexpected)
+        .add(s.triggered_gets)
+        .add(s.host_gets)
+        .add(s.interrupts)
+        .add(s.visited)
+        .add(s.missed)
+        .add(s.bytes_copied)
+        .add(s.store_peak);
+    summary.push_back(fmt::format("{} on {} ranks, {}{}, {} fabric, {}: {:.3f} us ({} unexpected of {} Puts, {} "
+                                  "entries visited)",
+                                  config::enum_name(cfg_.pattern), ranks_, config::enum_name(pc.engine),
+                                  pc.hashing ? " with hashing" : "", config::enum_name(pc.fabric), variants_[v].name,
+                                  r.time.us(), s.unexpected, s.puts, s.visited));
+  }
+  sink.add(std::move(t));
+}
+
+} // namespace nafsim::workloads
