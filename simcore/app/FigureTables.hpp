@@ -173,6 +173,7 @@ Built lant_hops(const CsvTable& merged);
 Built lant_tables(const CsvTable& merged);
 Built reconic_rdma(const CsvTable& merged);
 Built pac_uq(const CsvTable& merged);
+Built pac_nas(const CsvTable& merged);
 Built reconic_memory(const CsvTable& merged);
 
 } // namespace nafsim::app::figtab

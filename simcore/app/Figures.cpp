@@ -71,6 +71,9 @@ const std::vector<Figure>& figures()
        plain([](const CsvTable& t, const Reference&) { return reconic_memory(t); }), "reconic"},
       {{"pac-uq", "PAC Fig. 11-12: worst-case unexpected-queue processing vs queue length, PAC vs E8400 and ARM A9"},
        plain([](const CsvTable& t, const Reference&) { return pac_uq(t); }), "portals_uq"},
+      {{"pac-nas", "PAC Fig. 13: NAS IS / FT / EP / DT and GA MD communication speed-up over software Portals on an "
+                   "ARM A9, 32 and 128 nodes"},
+       plain([](const CsvTable& t, const Reference&) { return pac_nas(t); }), "portals_mpi"},
   };
   return list;
 }
