@@ -10,16 +10,6 @@ using coll::Buf;
 using coll::OpKind;
 
 namespace {
-bool sends(OpKind k)
-{
-  return k == OpKind::Send || k == OpKind::Notify || k == OpKind::CombineSend || k == OpKind::RecvReduceSend ||
-         k == OpKind::RecvSend;
-}
-bool receives(OpKind k)
-{
-  return k == OpKind::Recv || k == OpKind::RecvReduce || k == OpKind::WaitNotify || k == OpKind::RecvReduceSend ||
-         k == OpKind::RecvSend;
-}
 /// Host-memory address of a rank buffer (the NIC reaches all of them over PCIe; where exactly
 /// does not change the timing).
 std::uint64_t buffer_addr(Buf b, std::uint64_t byte_offset)
@@ -273,7 +263,7 @@ void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
     // that follows an op's send is posted once that send is posted, not once it completes (a
     // rendezvous send completes only when the peer has posted its receive: waiting would deadlock).
     for (auto d : op.deps)
-      (sends(s.ops[d].kind) && receives(op.kind) ? call->early_dependents : call->dependents)[d].push_back(i);
+      (coll::op_sends(s.ops[d].kind) && coll::op_receives(op.kind) ? call->early_dependents : call->dependents)[d].push_back(i);
     switch (op.kind) {
       case OpKind::Recv:
       case OpKind::RecvReduce:

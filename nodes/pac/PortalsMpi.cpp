@@ -6,19 +6,6 @@ namespace nafsim::nodes {
 
 using coll::OpKind;
 
-namespace {
-bool sends(OpKind k)
-{
-  return k == OpKind::Send || k == OpKind::Notify || k == OpKind::CombineSend || k == OpKind::RecvReduceSend ||
-         k == OpKind::RecvSend;
-}
-bool receives(OpKind k)
-{
-  return k == OpKind::Recv || k == OpKind::RecvReduce || k == OpKind::WaitNotify || k == OpKind::RecvReduceSend ||
-         k == OpKind::RecvSend;
-}
-} // namespace
-
 struct PortalsMpi::Call {
   const coll::Schedule* s = nullptr;
   std::vector<unsigned> deps_left;
@@ -48,9 +35,15 @@ void PortalsMpi::local(SimTime cost, std::function<void()> then)
   sched_.call_at(cpu_free_, std::move(then));
 }
 
-void PortalsMpi::wait(ActorContext& ctx, bool& flag, const char* what)
+void PortalsMpi::blocking(ActorContext& ctx, const char* what, const std::function<void(PortalsNi::Done)>& start)
 {
-  while (!flag)
+  bool done     = false;
+  const auto id = ctx.id();
+  start([&done, this, id] {
+    done = true;
+    sched_.wake(id);
+  });
+  while (!done)
     ctx.block(WaitReason([this, what] {
       return fmt::format("MPI rank {} over Portals: {} not complete ({} Portals operations outstanding)", rank_, what,
                          ni_.outstanding());
@@ -59,46 +52,24 @@ void PortalsMpi::wait(ActorContext& ctx, bool& flag, const char* what)
 
 void PortalsMpi::send(ActorContext& ctx, int peer, std::uint64_t bytes)
 {
-  bool done     = false;
-  const auto id = ctx.id();
-  ni_.isend(peer, bits(peer, ++out_seq_[peer]), bytes, [&done, this, id] {
-    done = true;
-    sched_.wake(id);
-  });
-  wait(ctx, done, "MPI_Send");
+  const auto b = bits(peer, ++out_seq_[peer]);
+  blocking(ctx, "MPI_Send", [&](PortalsNi::Done d) { ni_.isend(peer, b, bytes, std::move(d)); });
 }
 
 void PortalsMpi::recv(ActorContext& ctx, int peer, std::uint64_t bytes)
 {
-  bool done     = false;
-  const auto id = ctx.id();
-  ni_.irecv(peer, bits(peer, ++in_seq_[peer]), bytes, [&done, this, id] {
-    done = true;
-    sched_.wake(id);
-  });
-  wait(ctx, done, "MPI_Recv");
+  const auto b = bits(peer, ++in_seq_[peer]);
+  blocking(ctx, "MPI_Recv", [&](PortalsNi::Done d) { ni_.irecv(peer, b, bytes, std::move(d)); });
 }
 
 void PortalsMpi::ga_get(ActorContext& ctx, int owner, portals::MatchBits b, std::uint64_t offset, std::uint64_t bytes)
 {
-  bool done     = false;
-  const auto id = ctx.id();
-  ni_.get_window(owner, b, offset, bytes, [&done, this, id] {
-    done = true;
-    sched_.wake(id);
-  });
-  wait(ctx, done, "GA_Get");
+  blocking(ctx, "GA_Get", [&](PortalsNi::Done d) { ni_.get_window(owner, b, offset, bytes, std::move(d)); });
 }
 
 void PortalsMpi::ga_put(ActorContext& ctx, int owner, portals::MatchBits b, std::uint64_t offset, std::uint64_t bytes)
 {
-  bool done     = false;
-  const auto id = ctx.id();
-  ni_.put_window(owner, b, offset, bytes, [&done, this, id] {
-    done = true;
-    sched_.wake(id);
-  });
-  wait(ctx, done, "GA_Put");
+  blocking(ctx, "GA_Put", [&](PortalsNi::Done d) { ni_.put_window(owner, b, offset, bytes, std::move(d)); });
 }
 
 void PortalsMpi::run(ActorContext& ctx, const coll::Schedule& s)
@@ -118,12 +89,12 @@ void PortalsMpi::run(ActorContext& ctx, const coll::Schedule& s)
     call.deps_left[i] = static_cast<unsigned>(op.deps.size());
     // A receive that follows a send is posted once the send is (irecv, isend, waitall), as in MpiProcess.
     for (auto d : op.deps)
-      (sends(s.ops[d].kind) && receives(op.kind) ? call.early_dependents : call.dependents)[d].push_back(i);
-    if (receives(op.kind))
+      (coll::op_sends(s.ops[d].kind) && coll::op_receives(op.kind) ? call.early_dependents : call.dependents)[d].push_back(i);
+    if (coll::op_receives(op.kind))
       call.recv_seq[i] = ++in_seq_[op.peer];
     if (op.kind == OpKind::RecvReduceSend || op.kind == OpKind::RecvSend)
       call.send_seq[i] = ++out_seq_[op.peer2];
-    else if (sends(op.kind))
+    else if (coll::op_sends(op.kind))
       call.send_seq[i] = ++out_seq_[op.peer];
   }
   for (std::uint32_t i = 0; i < n; ++i)

@@ -34,8 +34,8 @@ private:
   void op_done(Call& call, std::uint32_t i);
   void send_posted(Call& call, std::uint32_t i);
   void local(SimTime cost, std::function<void()> then);
-  /// Wait until `flag` is set by a completion.
-  void wait(ActorContext& ctx, bool& flag, const char* what);
+  /// Start an operation (`start` hands the interface its completion) and block until it completes.
+  void blocking(ActorContext& ctx, const char* what, const std::function<void(PortalsNi::Done)>& start);
   portals::MatchBits bits(int peer, std::uint64_t seq) const;
 
   int rank_;

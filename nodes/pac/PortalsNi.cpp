@@ -169,17 +169,11 @@ void PortalsNi::isend(int dst, MatchBits bits, std::uint64_t bytes, Done done)
   h.carried    = carried;
   h.msg        = msg;
   ++c_.puts;
-  const SimTime posted = sched_.now() + (cfg_.engine == PortalsEngine::Pac ? cfg_.post : SimTime{});
-  after(posted, [this, dst, h, walk_t, done = carried == bytes ? std::move(done) : Done{}]() mutable {
-    const SimTime end = reserve(kHost, walk_t, 0);
-    after(end, [this, dst, h, done = std::move(done)]() mutable {
-      PortalsWire w;
-      w.type  = PortalsWire::Type::Put;
-      w.h     = h;
-      w.bytes = h.carried;
-      fabric_.send(self_, dst, w, std::move(done));
-    });
-  });
+  PortalsWire w;
+  w.type  = PortalsWire::Type::Put;
+  w.h     = h;
+  w.bytes = carried;
+  post_and_send(dst, w, walk_t, carried == bytes ? std::move(done) : Done{});
 }
 
 void PortalsNi::irecv(int src, MatchBits bits, std::uint64_t bytes, Done done)
@@ -263,40 +257,40 @@ void PortalsNi::get_window(int dst, MatchBits bits, std::uint64_t offset, std::u
   gets_[id]              = Get{0, std::move(done)};
   ++c_.one_sided;
   ++c_.gets;
-  const SimTime posted = sched_.now() + (cfg_.engine == PortalsEngine::Pac ? cfg_.post : SimTime{});
-  after(posted, [this, dst, bits, offset, bytes, id] {
-    after(reserve(kHost, SimTime{}, 0), [this, dst, bits, offset, bytes, id] {
-      PortalsWire w;
-      w.type            = PortalsWire::Type::GetRequest;
-      w.one_sided       = true;
-      w.h.source        = self_;
-      w.h.match_bits    = bits;
-      w.h.length        = bytes;
-      w.h.remote_offset = offset;
-      w.get_id          = id;
-      fabric_.send(self_, dst, w, {});
-    });
-  });
+  PortalsWire w;
+  w.type            = PortalsWire::Type::GetRequest;
+  w.one_sided       = true;
+  w.h.source        = self_;
+  w.h.match_bits    = bits;
+  w.h.length        = bytes;
+  w.h.remote_offset = offset;
+  w.get_id          = id;
+  post_and_send(dst, w, SimTime{}, {});
 }
 
 void PortalsNi::put_window(int dst, MatchBits bits, std::uint64_t offset, std::uint64_t bytes, Done done)
 {
   ++c_.one_sided;
   ++c_.puts;
+  PortalsWire w;
+  w.type            = PortalsWire::Type::Put;
+  w.one_sided       = true;
+  w.h.source        = self_;
+  w.h.match_bits    = bits;
+  w.h.length        = bytes;
+  w.h.carried       = bytes;
+  w.h.remote_offset = offset;
+  w.bytes           = bytes;
+  post_and_send(dst, w, SimTime{}, std::move(done));
+}
+
+void PortalsNi::post_and_send(int dst, const PortalsWire& w, SimTime walk_t, Done sent)
+{
+  // PAC: the host writes the command into the message buffer; software Portals runs it on the CPU at once.
   const SimTime posted = sched_.now() + (cfg_.engine == PortalsEngine::Pac ? cfg_.post : SimTime{});
-  after(posted, [this, dst, bits, offset, bytes, done = std::move(done)]() mutable {
-    after(reserve(kHost, SimTime{}, 0), [this, dst, bits, offset, bytes, done = std::move(done)]() mutable {
-      PortalsWire w;
-      w.type            = PortalsWire::Type::Put;
-      w.one_sided       = true;
-      w.h.source        = self_;
-      w.h.match_bits    = bits;
-      w.h.length        = bytes;
-      w.h.carried       = bytes;
-      w.h.remote_offset = offset;
-      w.bytes           = bytes;
-      fabric_.send(self_, dst, w, std::move(done));
-    });
+  after(posted, [this, dst, w, walk_t, sent = std::move(sent)]() mutable {
+    after(reserve(kHost, walk_t, 0),
+          [this, dst, w, sent = std::move(sent)]() mutable { fabric_.send(self_, dst, w, std::move(sent)); });
   });
 }
 

@@ -126,6 +126,8 @@ private:
   /// returns when it is done.
   SimTime reserve(Unit u, SimTime walk, std::uint64_t copy, bool command = true);
   void after(SimTime t, std::function<void()> fn);
+  /// A host command (`walk_t` of list walks) that sends `w` to `dst` when the engine has run it.
+  void post_and_send(int dst, const PortalsWire& w, SimTime walk_t, Done sent);
   /// The host takes an interrupt (its handler runs one at a time; software Portals runs on that same CPU);
   /// returns when the handler is done.
   SimTime interrupt_host();

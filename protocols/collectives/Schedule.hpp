@@ -77,6 +77,18 @@ enum class OpKind {
   WaitNotify,     ///< wait for a notification from `peer`
 };
 
+/// Whether an operation of kind `k` sends / receives a message (the relays do both).
+inline bool op_sends(OpKind k)
+{
+  return k == OpKind::Send || k == OpKind::Notify || k == OpKind::CombineSend || k == OpKind::RecvReduceSend ||
+         k == OpKind::RecvSend;
+}
+inline bool op_receives(OpKind k)
+{
+  return k == OpKind::Recv || k == OpKind::RecvReduce || k == OpKind::WaitNotify || k == OpKind::RecvReduceSend ||
+         k == OpKind::RecvSend;
+}
+
 struct Op {
   OpKind kind = OpKind::Copy;
   int peer    = -1;
