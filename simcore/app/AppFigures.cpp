@@ -270,3 +270,42 @@ Built pac_nas(const CsvTable& merged)
 }
 
 } // namespace nafsim::app::figtab
+
+namespace nafsim::app::figtab {
+
+Built pac_alltoall(const CsvTable& merged)
+{
+  Built b;
+  const std::vector<std::pair<std::string, std::string>> protocols{{"eager", "eager_us"},
+                                                                    {"rendezvous:4KiB", "rendezvous_4k_us"},
+                                                                    {"triggered:4KiB", "triggered_4k_us"},
+                                                                    {"triggered:0B", "triggered_0_us"}};
+  std::vector<std::string> cols{"label", "ranks", "fabric"};
+  for (auto const& p : protocols)
+    cols.push_back(p.second);
+  b.data = results::Table("pac-alltoall", cols);
+  std::map<std::pair<std::uint64_t, std::string>, std::map<std::string, double>> at; // (ranks, fabric) -> protocol
+  for (auto const& r : merged.rows)
+    at[{std::stoull(r.at("ranks")), r.at("fabric")}][r.at("protocol")] = num(r.at("time_us"));
+  auto& g = b.gallery;
+  g.push_back("MPI_Alltoall of 8 KB blocks over PAC (PAC paper 5.5, Fig. 15). Predicted, untuned; the paper's order: "
+              "triggered rendezvous with eager limit 0 fastest, 4 KB next, eager slowest.");
+  g.push_back("");
+  g.push_back("| ranks | fabric | eager us | rendezvous 4 KB | triggered 4 KB | triggered 0 | order as the paper's |");
+  g.push_back("|---|---|---|---|---|---|---|");
+  for (auto const& [key, m] : at) {
+    auto& row = b.data.row().add(fmt::format("{} {}", key.first, key.second)).add(key.first).add(key.second);
+    std::vector<double> v;
+    for (auto const& p : protocols) {
+      auto it = m.find(p.first);
+      v.push_back(it == m.end() ? std::nan("") : it->second);
+      row.add(fixed(v.back(), 3));
+    }
+    const bool order = v[3] < v[2] && v[2] < v[0];
+    g.push_back(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", key.first, key.second, fixed(v[0], 1),
+                            fixed(v[1], 1), fixed(v[2], 1), fixed(v[3], 1), order ? "yes" : "**no**"));
+  }
+  return b;
+}
+
+} // namespace nafsim::app::figtab

@@ -174,6 +174,7 @@ Built lant_tables(const CsvTable& merged);
 Built reconic_rdma(const CsvTable& merged);
 Built pac_uq(const CsvTable& merged);
 Built pac_nas(const CsvTable& merged);
+Built pac_alltoall(const CsvTable& merged);
 Built reconic_memory(const CsvTable& merged);
 
 } // namespace nafsim::app::figtab

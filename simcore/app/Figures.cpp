@@ -74,6 +74,9 @@ const std::vector<Figure>& figures()
       {{"pac-nas", "PAC Fig. 13: NAS IS / FT / EP / DT and GA MD communication speed-up over software Portals on an "
                    "ARM A9, 32 and 128 nodes"},
        plain([](const CsvTable& t, const Reference&) { return pac_nas(t); }), "portals_mpi"},
+      {{"pac-alltoall", "PAC Fig. 15: 8 KB all-to-all over PAC, eager vs rendezvous vs triggered rendezvous (eager "
+                        "limit 4 KB, 0), 32 and 128 nodes, ideal bus and network"},
+       plain([](const CsvTable& t, const Reference&) { return pac_alltoall(t); }), "portals_mpi"},
   };
   return list;
 }
