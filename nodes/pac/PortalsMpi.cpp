@@ -110,6 +110,18 @@ void PortalsMpi::run(ActorContext& ctx, const coll::Schedule& s)
   }
 }
 
+void PortalsMpi::run(ActorContext& ctx, const coll::Schedule& s, const std::vector<int>& comm)
+{
+  coll::Schedule t = s;
+  for (auto& op : t.ops) {
+    if (op.peer >= 0)
+      op.peer = comm.at(static_cast<std::size_t>(op.peer));
+    if (op.peer2 >= 0)
+      op.peer2 = comm.at(static_cast<std::size_t>(op.peer2));
+  }
+  run(ctx, t);
+}
+
 void PortalsMpi::op_done(Call& call, std::uint32_t i)
 {
   for (auto d : call.dependents[i])

@@ -19,6 +19,8 @@ public:
 
   /// This rank's part of a collective (its schedule; ranks are node numbers); blocks until done.
   void run(ActorContext& ctx, const coll::Schedule& s);
+  /// The same on a sub-communicator: rank i of the schedule is node `comm[i]`.
+  void run(ActorContext& ctx, const coll::Schedule& s, const std::vector<int>& comm);
   /// MPI_Send / MPI_Recv (blocking) of `bytes` with `peer`.
   void send(ActorContext& ctx, int peer, std::uint64_t bytes);
   void recv(ActorContext& ctx, int peer, std::uint64_t bytes);

@@ -6,6 +6,7 @@
 #include "protocols/portals/Window.hpp"
 #include "simcore/config/ConfigError.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace nafsim::workloads {
@@ -20,6 +21,7 @@ constexpr std::uint64_t kIsBuckets    = 1 << 10; // IS: NUM_BUCKETS_LOG_2 10
 constexpr unsigned kIsIterations      = 11;      // IS: one untimed rank() and MAX_ITERATIONS 10
 constexpr std::uint64_t kFtPoints     = 64 * 64 * 64; // FT class S: 64 x 64 x 64
 constexpr unsigned kFtIterations      = 6;            // FT class S: niter 6
+constexpr std::uint64_t kFtPlanes     = 64;           // FT class S: nz; more ranks than that: the 2-D layout
 constexpr std::uint64_t kDtSamples    = 1728;         // DT class S: NUM_SAMPLES
 
 /// The global array's window over all `p` ranks.
@@ -80,6 +82,11 @@ void PortalsMpiBench::start(nodes::Cluster& c)
                     net ? " host nodes (over the network, ranks run on host nodes: set platform.node.kind to 'host')"
                         : " nodes"));
   pos.resize(ranks_);
+  if (cfg_.pattern == PortalsPattern::NasFt && ranks_ > kFtPlanes && ranks_ % kFtPlanes != 0)
+    throw config::ConfigError("", cfg_.ranks == 0 ? "/platform/topology/hosts" : "/workload/ranks",
+                              fmt::format("nas_ft on {} ranks: FT class S runs on up to 64 ranks (1-D layout) or a "
+                                          "multiple of 64 (2-D layout, 64 x ranks/64): choose such a number",
+                                          ranks_));
   if (pc.max_msg_size.count < 1 || (pc.unexpected_store.count % pc.store_block.count) != 0)
     throw config::ConfigError("", "/platform/node/portals/unexpected_store",
                               "the unexpected store must be a power-of-two multiple of store_block");
@@ -170,6 +177,20 @@ void PortalsMpiBench::collective(ActorContext& ctx, nodes::PortalsMpi& mpi, unsi
   mpi.run(ctx, coll::build_schedule(call, plan.algorithm, coll::Protocol::Eager, static_cast<int>(rank), plan.options));
 }
 
+void PortalsMpiBench::alltoall_in(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank,
+                                  const std::vector<int>& comm, std::uint64_t count, unsigned elem_bytes)
+{
+  coll::CollectiveCall call;
+  call.collective = Collective::AllToAll;
+  call.size       = static_cast<int>(comm.size());
+  call.count      = count;
+  call.elem_bytes = elem_bytes;
+  const auto me   = std::find(comm.begin(), comm.end(), static_cast<int>(rank)) - comm.begin();
+  const auto plan = mpi::plan_collective(mpi::Library::OpenMpi, call);
+  mpi.run(ctx, coll::build_schedule(call, plan.algorithm, coll::Protocol::Eager, static_cast<int>(me), plan.options),
+          comm);
+}
+
 void PortalsMpiBench::pattern(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank)
 {
   const std::uint64_t p = ranks_;
@@ -211,14 +232,32 @@ void PortalsMpiBench::pattern(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigne
       break;
     }
     case PortalsPattern::NasFt: {
-      // Set-up broadcast of the run's parameters; the forward 3-D FFT's transpose, then per iteration the
-      // inverse FFT's transpose (MPI_Alltoall of the rank's share of the complex grid) and the checksum
-      // (MPI_Reduce of one double complex to rank 0). 1-D layout: each rank holds 64 / p planes.
+      // Set-up broadcast of the run's parameters; the forward 3-D FFT, then per iteration the inverse FFT and
+      // the checksum (MPI_Reduce of one double complex to rank 0). Each FFT transposes the rank's share of the
+      // complex grid (ntdivnp = 64^3 / p points). 1-D layout (p <= 64): one MPI_Alltoall over all ranks,
+      // ntdivnp / p points per pair. 2-D layout (np1 = 64 x np2 = p / 64): transpose_x_y, an MPI_Alltoall
+      // among the np1 ranks of its commslice2 (ntdivnp / np1 per pair), and transpose_x_z among the np2 of its
+      // commslice1 (ntdivnp / np2 per pair).
       collective(ctx, mpi, rank, Collective::Bcast, 3, 4);
-      const std::uint64_t doubles = std::max<std::uint64_t>(2, 2 * kFtPoints / p / p);
-      collective(ctx, mpi, rank, Collective::AllToAll, doubles, 8);
+      const std::uint64_t ntdivnp = kFtPoints / p;
+      auto fft = [&] {
+        if (p <= kFtPlanes) {
+          collective(ctx, mpi, rank, Collective::AllToAll, std::max<std::uint64_t>(1, ntdivnp / p), 16);
+          return;
+        }
+        const std::uint64_t np1 = kFtPlanes, np2 = p / kFtPlanes;
+        const std::uint64_t me1 = rank % np1, me2 = rank / np1;
+        std::vector<int> slice2, slice1; // same me2 (np1 ranks), same me1 (np2 ranks)
+        for (std::uint64_t i = 0; i < np1; ++i)
+          slice2.push_back(static_cast<int>(me2 * np1 + i));
+        for (std::uint64_t j = 0; j < np2; ++j)
+          slice1.push_back(static_cast<int>(me1 + j * np1));
+        alltoall_in(ctx, mpi, rank, slice2, ntdivnp / np1, 16);
+        alltoall_in(ctx, mpi, rank, slice1, ntdivnp / np2, 16);
+      };
+      fft();
       for (unsigned it = 0; it < kFtIterations; ++it) {
-        collective(ctx, mpi, rank, Collective::AllToAll, doubles, 8);
+        fft();
         collective(ctx, mpi, rank, Collective::Reduce, 2, 8);
       }
       break;

@@ -204,4 +204,9 @@ TEST(PortalsMpi, BadProtocolIsExplained)
   auto n = run_scenario_isolated(mpi_over_portals("pac-32", 4, "pac", false, "alltoall", R"("triggered:lots")"));
   ASSERT_FALSE(n.ok);
   EXPECT_NE(n.error.find("the eager limit is not a size"), std::string::npos) << n.error;
+  // FT's layouts: up to 64 ranks in one dimension, beyond in 64 x ranks/64.
+  auto ft = run_scenario_isolated(mpi_over_portals("pac-32", 96, "pac", false, "nas_ft", R"("eager")"));
+  ASSERT_FALSE(ft.ok);
+  EXPECT_NE(ft.error.find("/platform/topology/hosts"), std::string::npos) << ft.error;
+  EXPECT_NE(ft.error.find("or a multiple of 64"), std::string::npos) << ft.error;
 }
