@@ -156,6 +156,26 @@ TEST(PortalsMpi, UnexpectedPayloadsWaitInTheStoreAndAFullStoreIsReported)
   EXPECT_EQ(rv.tables.at("portals_mpi").num(0, "bytes_copied"), 0);
 }
 
+TEST(PortalsMpi, AFullMessageBufferInterruptsTheHost)
+{
+  // PAC's message buffer holds nodes x MAX_MSG_SIZE bytes (3.2.2): 8 x 8 KiB takes the eager all-to-all's seven
+  // 8 KiB Puts without an interrupt; 8 x 64 B does not, and every Put past the first waits for the host.
+  auto roomy = run_scenario_isolated(mpi_over_portals("pac-32", 8, "pac", false, "alltoall", R"("eager")"));
+  auto tight = run_scenario_isolated(
+      mpi_over_portals("pac-32", 8, "pac", false, "alltoall", R"("eager")", R"(, "max_msg_size": "64B")"));
+  ASSERT_TRUE(roomy.ok && tight.ok) << roomy.error << tight.error;
+  auto const& a = roomy.tables.at("portals_mpi");
+  auto const& b = tight.tables.at("portals_mpi");
+  EXPECT_EQ(a.num(0, "interrupts"), 0);
+  EXPECT_GE(b.num(0, "interrupts"), 8 * 6);
+  EXPECT_GT(b.num(0, "time_us"), a.num(0, "time_us") + 6 * 1.0); // at least six 1 us interrupts in a row somewhere
+  // Software Portals has no such buffer.
+  auto sw = run_scenario_isolated(
+      mpi_over_portals("pac-32", 8, "arm_a9", false, "alltoall", R"("eager")", R"(, "max_msg_size": "64B")"));
+  ASSERT_TRUE(sw.ok) << sw.error;
+  EXPECT_EQ(sw.tables.at("portals_mpi").num(0, "interrupts"), 0);
+}
+
 TEST(PortalsMpi, AllToAllStudyGoldenRun)
 {
   // The PAC paper's protocol study (5.5, Fig. 15) on pac-32 over PAC, without hashing: the time of each
