@@ -67,11 +67,6 @@ void PortalsMpi::ga_get(ActorContext& ctx, int owner, portals::MatchBits b, std:
   blocking(ctx, "GA_Get", [&](PortalsNi::Done d) { ni_.get_window(owner, b, offset, bytes, std::move(d)); });
 }
 
-void PortalsMpi::ga_put(ActorContext& ctx, int owner, portals::MatchBits b, std::uint64_t offset, std::uint64_t bytes)
-{
-  blocking(ctx, "GA_Put", [&](PortalsNi::Done d) { ni_.put_window(owner, b, offset, bytes, std::move(d)); });
-}
-
 void PortalsMpi::run(ActorContext& ctx, const coll::Schedule& s)
 {
   Call call;

@@ -2,7 +2,7 @@
 // One MPI rank over Portals (PAC paper 3.3.1, "MPI functions"): runs a collective's schedule
 // (protocols/collectives, the algorithm OpenMPI's tuned rules pick: the paper's MPI collectives follow
 // OpenMPI) with MPI_Irecv / MPI_Isend on the node's Portals interface (PortalsNi), and Global Arrays'
-// one-sided gets and puts on windows. Receives are posted as MPI code posts them (irecv before the
+// one-sided gets on windows. Receives are posted as MPI code posts them (irecv before the
 // matching isend's wait); local combines and copies run on the host CPU. Carries no data.
 
 #include "nodes/pac/PortalsNi.hpp"
@@ -24,9 +24,8 @@ public:
   /// MPI_Send / MPI_Recv (blocking) of `bytes` with `peer`.
   void send(ActorContext& ctx, int peer, std::uint64_t bytes);
   void recv(ActorContext& ctx, int peer, std::uint64_t bytes);
-  /// GA_Get / GA_Put of `bytes` at `offset` of node `owner`'s block of a global array (window `bits`); blocks.
+  /// GA_Get of `bytes` at `offset` of node `owner`'s block of a global array (window `bits`); blocks.
   void ga_get(ActorContext& ctx, int owner, portals::MatchBits bits, std::uint64_t offset, std::uint64_t bytes);
-  void ga_put(ActorContext& ctx, int owner, portals::MatchBits bits, std::uint64_t offset, std::uint64_t bytes);
 
   PortalsNi& ni() { return ni_; }
 

@@ -268,22 +268,6 @@ void PortalsNi::get_window(int dst, MatchBits bits, std::uint64_t offset, std::u
   post_and_send(dst, w, SimTime{}, {});
 }
 
-void PortalsNi::put_window(int dst, MatchBits bits, std::uint64_t offset, std::uint64_t bytes, Done done)
-{
-  ++c_.one_sided;
-  ++c_.puts;
-  PortalsWire w;
-  w.type            = PortalsWire::Type::Put;
-  w.one_sided       = true;
-  w.h.source        = self_;
-  w.h.match_bits    = bits;
-  w.h.length        = bytes;
-  w.h.carried       = bytes;
-  w.h.remote_offset = offset;
-  w.bytes           = bytes;
-  post_and_send(dst, w, SimTime{}, std::move(done));
-}
-
 void PortalsNi::post_and_send(int dst, const PortalsWire& w, SimTime walk_t, Done sent)
 {
   // PAC: the host writes the command into the message buffer; software Portals runs it on the CPU at once.
@@ -322,11 +306,6 @@ void PortalsNi::on_put(int from, const PortalsWire& w)
     throw SimulationError(fmt::format("Portals on node {}: a message from node {} ({} B, match bits {:#x}) was "
                                       "dropped: {} (raise node.portals.list_entries)",
                                       self_, from, h.length, h.match_bits, a.why));
-  if (w.one_sided) {
-    const SimTime end = reserve(kPut, wt, a.bytes);
-    after(end, [this, in_buffer] { buffered_ -= std::min(buffered_, in_buffer); });
-    return;
-  }
   if (a.kind == Arrival::Kind::Unexpected) {
     ++c_.unexpected;
     std::uint64_t keep = 0;

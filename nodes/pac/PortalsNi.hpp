@@ -45,7 +45,7 @@ struct PortalsWire {
   portals::Header h;        ///< Put: matched at the target; Get: match_bits name the exposed buffer
   std::uint64_t get_id = 0; ///< GetRequest / GetReply: the request at its issuer
   std::uint64_t bytes  = 0; ///< payload bytes it carries
-  bool one_sided       = false; ///< a Put / Get on a window (completes without an MPI receive)
+  bool one_sided       = false; ///< a Get on a window (served by the window's priority entry)
 };
 
 /// How Portals messages travel between nodes.
@@ -99,8 +99,6 @@ public:
   void window(portals::MatchBits bits, std::uint64_t bytes);
   /// One-sided Get of `bytes` from `dst`'s window (`bits`) at `offset`; `done` when they are here.
   void get_window(int dst, portals::MatchBits bits, std::uint64_t offset, std::uint64_t bytes, Done done);
-  /// One-sided Put into `dst`'s window; `done` when it has left (the target needs no receive).
-  void put_window(int dst, portals::MatchBits bits, std::uint64_t offset, std::uint64_t bytes, Done done);
 
   const PortalsNiCounters& counters() const { return c_; }
   const portals::MatchingUnit& lists() const { return mu_; }
@@ -169,11 +167,3 @@ private:
 };
 
 } // namespace nafsim::nodes
-
-namespace nafsim::config {
-template <> struct EnumNames<nodes::PortalsProtocol> {
-  static constexpr std::array list{std::pair{nodes::PortalsProtocol::Eager, "eager"},
-                                   std::pair{nodes::PortalsProtocol::Rendezvous, "rendezvous"},
-                                   std::pair{nodes::PortalsProtocol::Triggered, "triggered"}};
-};
-} // namespace nafsim::config

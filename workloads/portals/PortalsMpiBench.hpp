@@ -80,7 +80,6 @@ private:
   std::vector<SimTime> end_;                             ///< per rank, the current variant's
   std::vector<Record> records_;
   StartLine line_;
-  SimTime begin_;
 };
 
 } // namespace nafsim::workloads
