@@ -147,8 +147,12 @@ void PortalsNi::isend(int dst, MatchBits bits, std::uint64_t bytes, Done done)
 {
   const std::uint64_t msg = (static_cast<std::uint64_t>(self_) << 40) | ++next_;
   const std::uint64_t carried = proto_ == PortalsProtocol::Eager ? bytes : std::min(bytes, eager_limit_);
+  // A message sent whole asks for an Ack when configured; the rest of one sent in part is read with a Get. Either
+  // way the send buffer stays exposed, and the send completes on the Ack or once the Get has read it.
+  const bool ack    = cfg_.eager_ack && carried == bytes && bytes > 0;
+  const bool expose = carried < bytes || ack;
   SimTime walk_t{};
-  if (carried < bytes) { // expose the send buffer for the target's Get of the rest
+  if (expose) {
     MatchEntry me;
     me.source     = dst;
     me.match_bits = rndv_bits(msg);
@@ -173,7 +177,8 @@ void PortalsNi::isend(int dst, MatchBits bits, std::uint64_t bytes, Done done)
   w.type  = PortalsWire::Type::Put;
   w.h     = h;
   w.bytes = carried;
-  post_and_send(dst, w, walk_t, carried == bytes ? std::move(done) : Done{});
+  w.ack   = ack;
+  post_and_send(dst, w, walk_t, expose ? Done{} : std::move(done));
 }
 
 void PortalsNi::irecv(int src, MatchBits bits, std::uint64_t bytes, Done done)
@@ -212,7 +217,8 @@ void PortalsNi::irecv(int src, MatchBits bits, std::uint64_t bytes, Done done)
       reserve(kHost, w, 0);
       return;
     }
-    // The message came first: its stored bytes are copied out, the rest fetched.
+    // The message came first: its stored bytes are copied out, the rest fetched (all of it if the payload was
+    // dropped).
     const Header h         = a.header;
     auto st                = stored_.find(h.msg);
     const std::uint64_t in = st == stored_.end() ? 0 : std::min(h.carried, me.length);
@@ -221,16 +227,17 @@ void PortalsNi::irecv(int src, MatchBits bits, std::uint64_t bytes, Done done)
       store_.free(st->second);
       stored_.erase(st);
     }
-    after(end, [this, h, id, in, ct = me.ct] {
-      if (h.length > h.carried) {
+    const std::uint64_t from = dropped_.erase(h.msg) ? 0 : h.carried;
+    after(end, [this, h, id, in, from, ct = me.ct] {
+      if (h.length > from) {
         if (ct >= 0) { // the triggered Get: its event counts this delivery, the engine issues the Get
           for (auto const& op : cts_.inc(ct))
-            issue_get(h.source, rndv_bits(h.msg), h.carried, h.length - h.carried, op.user, sched_.now());
+            issue_get(h.source, rndv_bits(h.msg), from, h.length - from, op.user, sched_.now());
           cts_.free(ct);
           ++c_.triggered_gets;
         } else { // the host, in its receive call, issues the Get
           ++c_.host_gets;
-          issue_get(h.source, rndv_bits(h.msg), h.carried, h.length - h.carried, id, sched_.now());
+          issue_get(h.source, rndv_bits(h.msg), from, h.length - from, id, sched_.now());
         }
       }
       recv_progress(id, in);
@@ -284,6 +291,7 @@ void PortalsNi::deliver(int from, const PortalsWire& w)
     case PortalsWire::Type::Put: on_put(from, w); break;
     case PortalsWire::Type::GetRequest: on_get_request(from, w); break;
     case PortalsWire::Type::GetReply: on_get_reply(w); break;
+    case PortalsWire::Type::Ack: on_ack(w); break;
   }
 }
 
@@ -309,25 +317,34 @@ void PortalsNi::on_put(int from, const PortalsWire& w)
   if (a.kind == Arrival::Kind::Unexpected) {
     ++c_.unexpected;
     std::uint64_t keep = 0;
+    bool dropped       = false;
     if (h.carried > 0) {
-      auto off = store_.allocate(h.carried);
-      if (!off)
+      if (auto off = store_.allocate(h.carried)) {
+        stored_[h.msg] = *off;
+        keep           = h.carried;
+        c_.store_peak  = std::max(c_.store_peak, cfg_.unexpected_store.count - store_.free_bytes());
+      } else if (w.ack || h.carried < h.length) { // the initiator's buffer is exposed: drop, fetch it later
+        dropped = true;
+        dropped_.insert(h.msg);
+        ++c_.payload_dropped;
+      } else
         throw SimulationError(fmt::format(
             "Portals on node {}: the unexpected store ({} B) is full: a {} B payload from node {} has nowhere to go "
-            "(raise node.portals.unexpected_store, or send with a rendezvous protocol and a smaller eager_limit)",
+            "and its sender did not keep it (set node.portals.eager_ack to drop it and fetch it later, raise "
+            "node.portals.unexpected_store, or send with a rendezvous protocol and a smaller eager_limit)",
             self_, cfg_.unexpected_store.count, h.carried, from));
-      stored_[h.msg] = *off;
-      keep           = h.carried;
-      c_.store_peak  = std::max(c_.store_peak, cfg_.unexpected_store.count - store_.free_bytes());
     }
     cpu_.touch("um", mu_.size(List::Unexpected));
     const SimTime end = reserve(kPut, wt, keep);
     after(end, [this, in_buffer] { buffered_ -= std::min(buffered_, in_buffer); });
+    if (!dropped)
+      ack_at(end, from, w); // a dropped payload is not acknowledged: the initiator waits for the Get
     return;
   }
   ++c_.expected;
   const std::uint64_t id = a.user;
   const SimTime end      = reserve(kPut, wt, a.bytes);
+  ack_at(end, from, w);
   after(end, [this, h, id, a, in_buffer] {
     buffered_ -= std::min(buffered_, in_buffer);
     if (h.length > h.carried) {
@@ -412,6 +429,35 @@ void PortalsNi::on_get_reply(const PortalsWire& w)
       recv_progress(g.recv, w.bytes);
     else if (g.done)
       g.done();
+  });
+}
+
+void PortalsNi::ack_at(SimTime end, int to, const PortalsWire& put)
+{
+  if (!put.ack)
+    return;
+  after(end, [this, to, msg = put.h.msg] {
+    PortalsWire a;
+    a.type  = PortalsWire::Type::Ack;
+    a.h.msg = msg;
+    fabric_.send(self_, to, a, {});
+  });
+}
+
+void PortalsNi::on_ack(const PortalsWire& w)
+{
+  // The Get subsystem takes the Ack: the exposed buffer is unlinked and the send completes.
+  const SimTime end = reserve(kGet, SimTime{}, 0);
+  after(end, [this, msg = w.h.msg] {
+    ++c_.acks;
+    rndv_.unlink_priority(msg);
+    auto it = rndv_sends_.find(msg);
+    if (it == rndv_sends_.end())
+      throw SimulationError(fmt::format("Portals on node {}: an Ack for unknown message {:#x}", self_, msg));
+    Done d = std::move(it->second.done);
+    rndv_sends_.erase(it);
+    if (d)
+      d();
   });
 }
 

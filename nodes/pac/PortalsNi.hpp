@@ -14,7 +14,9 @@
 //     initiator's exposed send buffer. Plain: the target's host issues the Get (interrupted when the
 //     header is expected). Triggered: the receive attaches a counting event and a PtlTriggeredGet to its
 //     entry, and the engine issues the Get without the host, expected or not.
-//   A send completes when its Put has left (eager) or when its buffer has been read (rendezvous).
+//   A send completes when its Put has left (eager) or when its buffer has been read (rendezvous). With
+//   `eager_ack`, a message sent whole asks for an Ack and keeps its buffer exposed until it comes; a payload
+//   the store cannot take is then dropped, its header kept, and the receive Gets the whole message (Fig. 3b).
 //
 // Timing: every command (host commands, Put and Get arrivals, Get replies) costs the engine its
 // command cycles, its list walks (entries visited, through the cache model) and its copies (copy_rate).
@@ -33,6 +35,7 @@
 #include <functional>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace nafsim::nodes {
 
@@ -40,12 +43,13 @@ enum class PortalsProtocol { Eager, Rendezvous, Triggered };
 
 /// One Portals message on the fabric.
 struct PortalsWire {
-  enum class Type : std::uint8_t { Put, GetRequest, GetReply };
+  enum class Type : std::uint8_t { Put, GetRequest, GetReply, Ack };
   Type type = Type::Put;
   portals::Header h;        ///< Put: matched at the target; Get: match_bits name the exposed buffer
   std::uint64_t get_id = 0; ///< GetRequest / GetReply: the request at its issuer
   std::uint64_t bytes  = 0; ///< payload bytes it carries
   bool one_sided       = false; ///< a Get on a window (served by the window's priority entry)
+  bool ack             = false; ///< Put: the initiator waits for an Ack (its buffer stays exposed till then)
 };
 
 /// How Portals messages travel between nodes.
@@ -78,7 +82,7 @@ private:
 
 struct PortalsNiCounters {
   std::uint64_t puts = 0, gets = 0, expected = 0, unexpected = 0, payload_dropped = 0, triggered_gets = 0,
-                host_gets = 0, interrupts = 0, visited = 0, missed = 0, bytes_copied = 0, one_sided = 0;
+                host_gets = 0, interrupts = 0, acks = 0, visited = 0, missed = 0, bytes_copied = 0, one_sided = 0;
   std::uint64_t store_peak = 0; ///< bytes of the unexpected store in use, at most
   SimTime busy;                 ///< engine time spent (all subsystems)
 };
@@ -135,6 +139,9 @@ private:
   void on_put(int from, const PortalsWire& w);
   void on_get_request(int from, const PortalsWire& w);
   void on_get_reply(const PortalsWire& w);
+  void on_ack(const PortalsWire& w);
+  /// After a Put's processing ends at `end`: acknowledge it to `to` if it asked.
+  void ack_at(SimTime end, int to, const PortalsWire& put);
   /// Issue a Get of [offset, offset + bytes) of `from`'s exposed buffer `bits` for receive `recv`, from `at`
   /// (PAC: in its Get subsystem, whoever asked for it).
   void issue_get(int from, portals::MatchBits bits, std::uint64_t offset, std::uint64_t bytes, std::uint64_t recv,
@@ -155,6 +162,7 @@ private:
   portals::CountingEvents cts_;
   portals::BuddyAllocator store_;
   std::unordered_map<std::uint64_t, std::uint64_t> stored_; ///< UM message -> store offset
+  std::unordered_set<std::uint64_t> dropped_;               ///< UM messages whose payload was dropped
   SimTime unit_free_[3];
   SimTime lm_free_;
   SimTime host_free_; ///< PAC: the host CPU's interrupt handler

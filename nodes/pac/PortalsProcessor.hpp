@@ -70,6 +70,7 @@ struct PortalsConfig {
   Bytes unexpected_store{1 << 20};
   Bytes store_block{64};
   unsigned counting_events = 512;
+  bool eager_ack           = false;
   const PortalsProcessorConfig& of(PortalsEngine e) const
   {
     return e == PortalsEngine::Pac ? pac : e == PortalsEngine::ArmA9 ? arm_a9 : e8400;
@@ -101,6 +102,10 @@ struct PortalsConfig {
     v.field("store_block", store_block, "smallest block of the unexpected store", config::Limits::at_least(1));
     v.field("counting_events", counting_events, "entries of the counting-event table",
             config::Limits::between(1, 1 << 24));
+    v.field("eager_ack", eager_ack,
+            "messages sent whole ask for an acknowledgement and keep their buffer exposed until it comes (PAC Fig. "
+            "3a-b): an unexpected payload the store cannot take is dropped and fetched with a Get once its receive "
+            "is posted. false: the send completes when the Put has left, and such a payload is an error");
   }
 };
 

@@ -153,6 +153,7 @@ void PortalsMpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
         auto& s       = rec.sum;
         s.puts += k.puts, s.gets += k.gets, s.expected += k.expected, s.unexpected += k.unexpected;
         s.triggered_gets += k.triggered_gets, s.host_gets += k.host_gets, s.interrupts += k.interrupts;
+        s.payload_dropped += k.payload_dropped, s.acks += k.acks;
         s.visited += k.visited, s.missed += k.missed, s.bytes_copied += k.bytes_copied, s.one_sided += k.one_sided;
         s.store_peak = std::max(s.store_peak, k.store_peak);
         s.busy       = s.busy + k.busy;
@@ -325,7 +326,7 @@ void PortalsMpiBench::report(const nodes::Cluster& c, results::ResultSink& sink,
   results::Table t("portals_mpi",
                    {"pattern", "engine", "hashing", "fabric", "protocol", "ranks", "block", "time_us", "engine_busy_us",
                     "busiest_engine_us", "puts", "gets", "expected", "unexpected", "triggered_gets", "host_gets",
-                    "interrupts", "visited", "missed", "bytes_copied", "store_peak"});
+                    "interrupts", "visited", "missed", "bytes_copied", "store_peak", "payload_dropped", "acks"});
   for (std::size_t v = 0; v < records_.size(); ++v) {
     auto const& r = records_[v];
     auto const& s = r.sum;
@@ -350,7 +351,9 @@ void PortalsMpiBench::report(const nodes::Cluster& c, results::ResultSink& sink,
         .add(s.visited)
         .add(s.missed)
         .add(s.bytes_copied)
-        .add(s.store_peak);
+        .add(s.store_peak)
+        .add(s.payload_dropped)
+        .add(s.acks);
     summary.push_back(fmt::format("{} on {} ranks, {}{}, {} fabric, {}: {:.3f} us ({} unexpected of {} Puts, {} "
                                   "entries visited)",
                                   config::enum_name(cfg_.pattern), ranks_, config::enum_name(pc.engine),

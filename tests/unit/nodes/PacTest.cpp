@@ -148,6 +148,19 @@ TEST(PortalsMpi, UnexpectedPayloadsWaitInTheStoreAndAFullStoreIsReported)
       mpi_over_portals("pac-32", 21, "pac", false, "nas_dt", R"("eager")", R"(, "unexpected_store": "16KiB")"));
   ASSERT_FALSE(full.ok);
   EXPECT_NE(full.error.find("the unexpected store (16384 B) is full"), std::string::npos) << full.error;
+  // With eager acks the sender keeps its buffer until acknowledged: what the store cannot take is dropped, its
+  // header kept, and the receive Gets the whole message (PAC Fig. 3b); the others are acknowledged.
+  auto ack = run_scenario_isolated(mpi_over_portals("pac-32", 21, "pac", false, "nas_dt", R"("eager")",
+                                                    R"(, "unexpected_store": "16KiB", "eager_ack": true)"));
+  ASSERT_TRUE(ack.ok) << ack.error;
+  auto const& k = ack.tables.at("portals_mpi");
+  EXPECT_GT(k.num(0, "payload_dropped"), 0);
+  EXPECT_EQ(k.num(0, "host_gets"), k.num(0, "payload_dropped"));
+  EXPECT_EQ(k.num(0, "gets"), k.num(0, "payload_dropped"));
+  EXPECT_EQ(k.num(0, "acks"), 20 - k.num(0, "payload_dropped"));
+  EXPECT_EQ(k.num(0, "bytes_copied"),
+            1728 * 8 * (k.num(0, "expected") + 2 * (k.num(0, "unexpected") - k.num(0, "payload_dropped"))));
+  EXPECT_LE(k.num(0, "store_peak"), 16384);
   // With the triggered rendezvous and eager limit 0 nothing waits in the store.
   auto rv = run_scenario_isolated(
       mpi_over_portals("pac-32", 21, "pac", false, "nas_dt", R"("triggered:0B")", R"(, "unexpected_store": "16KiB")"));
