@@ -7,9 +7,8 @@
 #include <ctime>
 #include <fmt/format.h>
 
-#ifndef NAFSIM_GIT_REVISION
-#define NAFSIM_GIT_REVISION "unknown"
-#endif
+/// The commit the build was made from (GitRevision.cmake, at every build).
+const char* nafsim_git_revision();
 #ifndef NAFSIM_VERSION
 #define NAFSIM_VERSION "0"
 #endif
@@ -52,7 +51,7 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
 
   Json meta;
   meta["nafsim_version"] = NAFSIM_VERSION;
-  meta["git_revision"]   = NAFSIM_GIT_REVISION;
+  meta["git_revision"]   = nafsim_git_revision();
   meta["command"]        = command_line;
   meta["started_at"]     = static_cast<std::int64_t>(std::time(nullptr));
   meta["scenario"]       = sc.resolved;
