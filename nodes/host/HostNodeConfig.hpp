@@ -76,7 +76,7 @@ struct HostNodeConfig {
     v.field("tcp", tcp, "the kernel TCP stack (transport = tcp)");
     v.field("socket_copy_rate", socket_copy_rate,
             "transport = tcp: rate at which the kernel copies message bytes between user memory and socket buffers "
-            "(each side); 1Pbps (the default, the top of the range) = free");
+            "(each side); 1000Tbps (the default, the top of the range) = free");
     v.field("pcie", pcie, "the NIC's PCIe link to host memory (every payload crosses it)");
     v.field("nic", nic, "the NIC's packet pipelines around the RoCE state machines");
     v.field("inline_max", inline_max,
