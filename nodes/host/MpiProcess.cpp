@@ -1,6 +1,9 @@
 #include "nodes/host/MpiProcess.hpp"
 
+#include "protocols/collectives/MpiOrder.hpp"
+
 #include <algorithm>
+#include <optional>
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -27,11 +30,7 @@ struct MpiProcess::Call {
   DataType dtype = DataType::Float32;
   std::uint64_t eb = 4;
   RankBuffers* bufs = nullptr;
-  std::vector<unsigned> deps_left;
-  std::vector<std::vector<std::uint32_t>> dependents;
-  /// Receives that follow a send in the schedule: posted as soon as that send is (see run()).
-  std::vector<std::vector<std::uint32_t>> early_dependents;
-  std::vector<std::uint64_t> send_seq, recv_seq;
+  std::optional<coll::MpiOrder> order; ///< when each op starts, its messages' numbers
   std::size_t remaining = 0;
   ActorId actor         = 0;
   bool waiting          = false;
@@ -244,46 +243,14 @@ void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
   call->eb    = s.call.elem_bytes;
   call->bufs  = bufs;
   const std::size_t n = s.ops.size();
-  call->deps_left.resize(n);
-  call->dependents.resize(n);
-  call->early_dependents.resize(n);
-  call->send_seq.resize(n);
-  call->recv_seq.resize(n);
-  call->remaining = n;
-  call->actor     = ctx.id();
+  call->remaining     = n;
+  call->actor         = ctx.id();
   if (bufs)
     for (int k = 0; k < 3; ++k)
       bufs->buf[static_cast<int>(Buf::Scratch0) + k].resize(s.scratch[k] * call->eb);
-  // Matching: the k-th message a rank sends to a peer meets the k-th receive that peer posts from it
-  // (MPI's non-overtaking order on one tag), numbered in schedule order, across calls.
-  for (std::uint32_t i = 0; i < n; ++i) {
-    auto const& op = s.ops[i];
-    call->deps_left[i] = static_cast<unsigned>(op.deps.size());
-    // MPI code posts its receives before it waits for its sends (irecv, isend, waitall): a receive
-    // that follows an op's send is posted once that send is posted, not once it completes (a
-    // rendezvous send completes only when the peer has posted its receive: waiting would deadlock).
-    for (auto d : op.deps)
-      (coll::op_sends(s.ops[d].kind) && coll::op_receives(op.kind) ? call->early_dependents : call->dependents)[d].push_back(i);
-    switch (op.kind) {
-      case OpKind::Recv:
-      case OpKind::RecvReduce:
-      case OpKind::WaitNotify: call->recv_seq[i] = ++in_seq_[comm.at(op.peer)]; break;
-      case OpKind::RecvReduceSend:
-      case OpKind::RecvSend:
-        call->recv_seq[i] = ++in_seq_[comm.at(op.peer)];
-        call->send_seq[i] = ++out_seq_[comm.at(op.peer2)];
-        break;
-      case OpKind::Send:
-      case OpKind::CombineSend:
-      case OpKind::Notify: call->send_seq[i] = ++out_seq_[comm.at(op.peer)]; break;
-      case OpKind::Combine:
-      case OpKind::Copy: break;
-    }
-  }
+  call->order.emplace(s, [&](int r) { return comm.at(static_cast<std::size_t>(r)); }, out_seq_, in_seq_);
   ctx.sleep_for(cfg_.cpu.call_overhead);
-  for (std::uint32_t i = 0; i < n; ++i)
-    if (call->deps_left[i] == 0)
-      issue(call, i);
+  call->order->start([&](std::uint32_t i) { issue(call, i); });
   while (call->remaining > 0) {
     call->waiting = true;
     ctx.block(WaitReason([&] { return fmt::format("MPI rank {} on host {}: {} of {} ({}) with {} of {} steps outstanding", s.rank, id_,
@@ -294,9 +261,7 @@ void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
 
 void MpiProcess::op_done(const std::shared_ptr<Call>& call, std::uint32_t i)
 {
-  for (auto d : call->dependents[i])
-    if (--call->deps_left[d] == 0)
-      issue(call, d);
+  call->order->done(i, [&](std::uint32_t d) { issue(call, d); });
   if (--call->remaining == 0 && call->waiting) {
     call->waiting = false;
     sched_.wake(call->actor);
@@ -305,9 +270,7 @@ void MpiProcess::op_done(const std::shared_ptr<Call>& call, std::uint32_t i)
 
 void MpiProcess::send_posted(const std::shared_ptr<Call>& call, std::uint32_t i)
 {
-  for (auto d : call->early_dependents[i])
-    if (--call->deps_left[d] == 0)
-      issue(call, d);
+  call->order->posted(i, [&](std::uint32_t d) { issue(call, d); });
 }
 
 void MpiProcess::issue(const std::shared_ptr<Call>& call, std::uint32_t i)
@@ -327,16 +290,16 @@ void MpiProcess::issue(const std::shared_ptr<Call>& call, std::uint32_t i)
   switch (op.kind) {
     case OpKind::Send:
       send_posted(call, i);
-      send(peer(op.peer), call->send_seq[i], op.a.count * eb, call->addr(op.a), content(op.a), done);
+      send(peer(op.peer), call->order->send_seq(i), op.a.count * eb, call->addr(op.a), content(op.a), done);
       break;
     case OpKind::Notify:
       send_posted(call, i);
-      send(peer(op.peer), call->send_seq[i], 0, 0, {}, done); break;
+      send(peer(op.peer), call->order->send_seq(i), 0, 0, {}, done); break;
     case OpKind::WaitNotify:
-      recv(peer(op.peer), call->recv_seq[i], PostedRecv{0, 0, [done](Payload&&) { done(); }});
+      recv(peer(op.peer), call->order->recv_seq(i), PostedRecv{0, 0, [done](Payload&&) { done(); }});
       break;
     case OpKind::Recv:
-      recv(peer(op.peer), call->recv_seq[i],
+      recv(peer(op.peer), call->order->recv_seq(i),
            PostedRecv{op.dst.count * eb, call->addr(op.dst), [call, dst = op.dst, done](Payload&& p) {
                         if (call->bufs)
                           std::copy(p.begin(), p.end(), call->bytes(dst).begin());
@@ -344,7 +307,7 @@ void MpiProcess::issue(const std::shared_ptr<Call>& call, std::uint32_t i)
                       }});
       break;
     case OpKind::RecvReduce:
-      recv(peer(op.peer), call->recv_seq[i],
+      recv(peer(op.peer), call->order->recv_seq(i),
            PostedRecv{op.dst.count * eb, temp_addr, [this, call, op, done, reduce_into](Payload&& p) {
                         std::uint64_t b = op.dst.count * call->eb;
                         c_.bytes_reduced += b;
@@ -356,12 +319,12 @@ void MpiProcess::issue(const std::shared_ptr<Call>& call, std::uint32_t i)
       break;
     case OpKind::RecvReduceSend:
     case OpKind::RecvSend:
-      recv(peer(op.peer), call->recv_seq[i],
+      recv(peer(op.peer), call->order->recv_seq(i),
            PostedRecv{op.a.count * eb, temp_addr, [this, call, op, i, done, reduce_into, temp_addr](Payload&& p) {
                         std::uint64_t b = op.a.count * call->eb;
                         auto forward    = [this, call, op, i, b, done, temp_addr](Payload q) {
                           send_posted(call, i);
-                          send(call->comm.at(static_cast<std::size_t>(op.peer2)), call->send_seq[i], b, temp_addr,
+                          send(call->comm.at(static_cast<std::size_t>(op.peer2)), call->order->send_seq(i), b, temp_addr,
                                std::move(q), done);
                         };
                         if (op.kind == OpKind::RecvSend) {
@@ -386,7 +349,7 @@ void MpiProcess::issue(const std::shared_ptr<Call>& call, std::uint32_t i)
           reduce_into(op.a, call->bytes(op.b), p);
         }
         send_posted(call, i);
-        send(call->comm.at(static_cast<std::size_t>(op.peer)), call->send_seq[i], b, temp_addr, std::move(p), done);
+        send(call->comm.at(static_cast<std::size_t>(op.peer)), call->order->send_seq(i), b, temp_addr, std::move(p), done);
       });
       break;
     }

@@ -1,6 +1,9 @@
 #include "nodes/pac/PortalsMpi.hpp"
 
+#include "protocols/collectives/MpiOrder.hpp"
+
 #include <fmt/format.h>
+#include <optional>
 
 namespace nafsim::nodes {
 
@@ -8,9 +11,7 @@ using coll::OpKind;
 
 struct PortalsMpi::Call {
   const coll::Schedule* s = nullptr;
-  std::vector<unsigned> deps_left;
-  std::vector<std::vector<std::uint32_t>> dependents, early_dependents;
-  std::vector<std::uint64_t> send_seq, recv_seq;
+  std::optional<coll::MpiOrder> order; ///< when each op starts, its messages' numbers
   std::size_t remaining = 0;
   ActorId actor         = 0;
   bool waiting          = false;
@@ -72,29 +73,10 @@ void PortalsMpi::run(ActorContext& ctx, const coll::Schedule& s)
   Call call;
   call.s              = &s;
   const std::size_t n = s.ops.size();
-  call.deps_left.resize(n);
-  call.dependents.resize(n);
-  call.early_dependents.resize(n);
-  call.send_seq.resize(n);
-  call.recv_seq.resize(n);
-  call.remaining = n;
-  call.actor     = ctx.id();
-  for (std::uint32_t i = 0; i < n; ++i) {
-    auto const& op    = s.ops[i];
-    call.deps_left[i] = static_cast<unsigned>(op.deps.size());
-    // A receive that follows a send is posted once the send is (irecv, isend, waitall), as in MpiProcess.
-    for (auto d : op.deps)
-      (coll::op_sends(s.ops[d].kind) && coll::op_receives(op.kind) ? call.early_dependents : call.dependents)[d].push_back(i);
-    if (coll::op_receives(op.kind))
-      call.recv_seq[i] = ++in_seq_[op.peer];
-    if (op.kind == OpKind::RecvReduceSend || op.kind == OpKind::RecvSend)
-      call.send_seq[i] = ++out_seq_[op.peer2];
-    else if (coll::op_sends(op.kind))
-      call.send_seq[i] = ++out_seq_[op.peer];
-  }
-  for (std::uint32_t i = 0; i < n; ++i)
-    if (call.deps_left[i] == 0)
-      issue(call, i);
+  call.remaining      = n;
+  call.actor          = ctx.id();
+  call.order.emplace(s, [](int r) { return r; }, out_seq_, in_seq_);
+  call.order->start([&](std::uint32_t i) { issue(call, i); });
   while (call.remaining > 0) {
     call.waiting = true;
     ctx.block(WaitReason([&] {
@@ -119,9 +101,7 @@ void PortalsMpi::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
 
 void PortalsMpi::op_done(Call& call, std::uint32_t i)
 {
-  for (auto d : call.dependents[i])
-    if (--call.deps_left[d] == 0)
-      issue(call, d);
+  call.order->done(i, [&](std::uint32_t d) { issue(call, d); });
   if (--call.remaining == 0 && call.waiting) {
     call.waiting = false;
     sched_.wake(call.actor);
@@ -130,9 +110,7 @@ void PortalsMpi::op_done(Call& call, std::uint32_t i)
 
 void PortalsMpi::send_posted(Call& call, std::uint32_t i)
 {
-  for (auto d : call.early_dependents[i])
-    if (--call.deps_left[d] == 0)
-      issue(call, d);
+  call.order->posted(i, [&](std::uint32_t d) { issue(call, d); });
 }
 
 void PortalsMpi::issue(Call& call, std::uint32_t i)
@@ -145,17 +123,17 @@ void PortalsMpi::issue(Call& call, std::uint32_t i)
     case OpKind::Send:
     case OpKind::Notify: {
       const std::uint64_t b = op.kind == OpKind::Notify ? 0 : op.a.count * eb;
-      ni_.isend(op.peer, bits(op.peer, c->send_seq[i]), b, done);
+      ni_.isend(op.peer, bits(op.peer, c->order->send_seq(i)), b, done);
       send_posted(*c, i);
       break;
     }
     case OpKind::Recv:
     case OpKind::WaitNotify:
-      ni_.irecv(op.peer, bits(op.peer, c->recv_seq[i]), op.kind == OpKind::WaitNotify ? 0 : op.dst.count * eb, done);
+      ni_.irecv(op.peer, bits(op.peer, c->order->recv_seq(i)), op.kind == OpKind::WaitNotify ? 0 : op.dst.count * eb, done);
       break;
     case OpKind::RecvReduce: {
       const std::uint64_t b = op.dst.count * eb;
-      ni_.irecv(op.peer, bits(op.peer, c->recv_seq[i]), b,
+      ni_.irecv(op.peer, bits(op.peer, c->order->recv_seq(i)), b,
                 [this, b, done] { local(transmit_time(Bytes{b}, combine_rate_), done); });
       break;
     }
@@ -163,9 +141,9 @@ void PortalsMpi::issue(Call& call, std::uint32_t i)
     case OpKind::RecvSend: {
       const std::uint64_t b = op.a.count * eb;
       const bool reduce     = op.kind == OpKind::RecvReduceSend;
-      ni_.irecv(op.peer, bits(op.peer, c->recv_seq[i]), b, [this, c, i, b, reduce, done, peer2 = op.peer2] {
+      ni_.irecv(op.peer, bits(op.peer, c->order->recv_seq(i)), b, [this, c, i, b, reduce, done, peer2 = op.peer2] {
         local(reduce ? transmit_time(Bytes{b}, combine_rate_) : SimTime{}, [this, c, i, b, done, peer2] {
-          ni_.isend(peer2, bits(peer2, c->send_seq[i]), b, done);
+          ni_.isend(peer2, bits(peer2, c->order->send_seq(i)), b, done);
           send_posted(*c, i);
         });
       });
@@ -174,7 +152,7 @@ void PortalsMpi::issue(Call& call, std::uint32_t i)
     case OpKind::CombineSend: {
       const std::uint64_t b = op.a.count * eb;
       local(transmit_time(Bytes{b}, combine_rate_), [this, c, i, b, done, peer = op.peer] {
-        ni_.isend(peer, bits(peer, c->send_seq[i]), b, done);
+        ni_.isend(peer, bits(peer, c->order->send_seq(i)), b, done);
         send_posted(*c, i);
       });
       break;
