@@ -229,17 +229,7 @@ void PortalsNi::irecv(int src, MatchBits bits, std::uint64_t bytes, Done done)
     }
     const std::uint64_t from = dropped_.erase(h.msg) ? 0 : h.carried;
     after(end, [this, h, id, in, from, ct = me.ct] {
-      if (h.length > from) {
-        if (ct >= 0) { // the triggered Get: its event counts this delivery, the engine issues the Get
-          for (auto const& op : cts_.inc(ct))
-            issue_get(h.source, rndv_bits(h.msg), from, h.length - from, op.user, sched_.now());
-          cts_.free(ct);
-          ++c_.triggered_gets;
-        } else { // the host, in its receive call, issues the Get
-          ++c_.host_gets;
-          issue_get(h.source, rndv_bits(h.msg), from, h.length - from, id, sched_.now());
-        }
-      }
+      fetch_rest(h, from, id, ct, false); // the host is in its receive call: no interrupt
       recv_progress(id, in);
     });
   });
@@ -347,19 +337,24 @@ void PortalsNi::on_put(int from, const PortalsWire& w)
   ack_at(end, from, w);
   after(end, [this, h, id, a, in_buffer] {
     buffered_ -= std::min(buffered_, in_buffer);
-    if (h.length > h.carried) {
-      if (a.ct >= 0) { // the entry's counting event fires the triggered Get, no host involved
-        for (auto const& op : cts_.inc(a.ct))
-          issue_get(h.source, rndv_bits(h.msg), h.carried, h.length - h.carried, op.user, sched_.now());
-        cts_.free(a.ct);
-        ++c_.triggered_gets;
-      } else { // plain rendezvous: the host is interrupted to read the header and issue the Get
-        ++c_.host_gets;
-        issue_get(h.source, rndv_bits(h.msg), h.carried, h.length - h.carried, id, interrupt_host());
-      }
-    }
+    fetch_rest(h, h.carried, id, a.ct, true); // plain rendezvous: the host is interrupted to read the header
     recv_progress(id, a.bytes);
   });
+}
+
+void PortalsNi::fetch_rest(const Header& h, std::uint64_t from, std::uint64_t recv, std::int32_t ct, bool interrupt)
+{
+  if (h.length <= from)
+    return;
+  if (ct >= 0) { // the receive's counting event counts this delivery and fires the triggered Get: no host
+    for (auto const& op : cts_.inc(ct))
+      issue_get(h.source, rndv_bits(h.msg), from, h.length - from, op.user, sched_.now());
+    cts_.free(ct);
+    ++c_.triggered_gets;
+    return;
+  }
+  ++c_.host_gets;
+  issue_get(h.source, rndv_bits(h.msg), from, h.length - from, recv, interrupt ? interrupt_host() : sched_.now());
 }
 
 void PortalsNi::issue_get(int from, MatchBits bits, std::uint64_t offset, std::uint64_t bytes, std::uint64_t recv,

@@ -32,6 +32,7 @@
 #include "protocols/portals/Matching.hpp"
 #include "simcore/engine/Scheduler.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <unordered_map>
@@ -85,6 +86,16 @@ struct PortalsNiCounters {
                 host_gets = 0, interrupts = 0, acks = 0, visited = 0, missed = 0, bytes_copied = 0, one_sided = 0;
   std::uint64_t store_peak = 0; ///< bytes of the unexpected store in use, at most
   SimTime busy;                 ///< engine time spent (all subsystems)
+  /// Sum another node's counts into these (the store's peak: the larger).
+  void add(const PortalsNiCounters& o)
+  {
+    puts += o.puts, gets += o.gets, expected += o.expected, unexpected += o.unexpected;
+    payload_dropped += o.payload_dropped, triggered_gets += o.triggered_gets, host_gets += o.host_gets;
+    interrupts += o.interrupts, acks += o.acks, visited += o.visited, missed += o.missed;
+    bytes_copied += o.bytes_copied, one_sided += o.one_sided;
+    store_peak = std::max(store_peak, o.store_peak);
+    busy       = busy + o.busy;
+  }
 };
 
 class PortalsNi {
@@ -142,6 +153,9 @@ private:
   void on_ack(const PortalsWire& w);
   /// After a Put's processing ends at `end`: acknowledge it to `to` if it asked.
   void ack_at(SimTime end, int to, const PortalsWire& put);
+  /// The bytes of message `h` from `from` on, for receive `recv`: the triggered Get hanging on counting event
+  /// `ct`, or else one the host issues (after taking an interrupt if `interrupt`). Nothing if none are left.
+  void fetch_rest(const portals::Header& h, std::uint64_t from, std::uint64_t recv, std::int32_t ct, bool interrupt);
   /// Issue a Get of [offset, offset + bytes) of `from`'s exposed buffer `bits` for receive `recv`, from `at`
   /// (PAC: in its Get subsystem, whoever asked for it).
   void issue_get(int from, portals::MatchBits bits, std::uint64_t offset, std::uint64_t bytes, std::uint64_t recv,

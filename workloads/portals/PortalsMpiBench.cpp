@@ -150,14 +150,8 @@ void PortalsMpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
       rec.time = SimTime::from_seconds(total.seconds() / cfg_.iterations);
       for (unsigned r = 0; r < ranks_; ++r) {
         auto const& k = nis_[v * ranks_ + r]->counters();
-        auto& s       = rec.sum;
-        s.puts += k.puts, s.gets += k.gets, s.expected += k.expected, s.unexpected += k.unexpected;
-        s.triggered_gets += k.triggered_gets, s.host_gets += k.host_gets, s.interrupts += k.interrupts;
-        s.payload_dropped += k.payload_dropped, s.acks += k.acks;
-        s.visited += k.visited, s.missed += k.missed, s.bytes_copied += k.bytes_copied, s.one_sided += k.one_sided;
-        s.store_peak = std::max(s.store_peak, k.store_peak);
-        s.busy       = s.busy + k.busy;
-        rec.busiest  = std::max(rec.busiest, k.busy);
+        rec.sum.add(k);
+        rec.busiest = std::max(rec.busiest, k.busy);
       }
       records_.push_back(rec);
     }
@@ -165,29 +159,22 @@ void PortalsMpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
 }
 
 void PortalsMpiBench::collective(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank, Collective k,
-                                 std::uint64_t count, unsigned elem_bytes, coll::ReduceFunc f)
+                                 std::uint64_t count, unsigned elem_bytes, coll::ReduceFunc f,
+                                 const std::vector<int>& comm)
 {
   coll::CollectiveCall call;
   call.collective = k;
-  call.size       = static_cast<int>(ranks_);
+  call.size       = comm.empty() ? static_cast<int>(ranks_) : static_cast<int>(comm.size());
   call.root       = 0;
   call.count      = count;
   call.elem_bytes = elem_bytes;
   call.func       = f;
   const auto plan = mpi::plan_collective(mpi::Library::OpenMpi, call);
-  mpi.run(ctx, coll::build_schedule(call, plan.algorithm, coll::Protocol::Eager, static_cast<int>(rank), plan.options));
-}
-
-void PortalsMpiBench::alltoall_in(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank,
-                                  const std::vector<int>& comm, std::uint64_t count, unsigned elem_bytes)
-{
-  coll::CollectiveCall call;
-  call.collective = Collective::AllToAll;
-  call.size       = static_cast<int>(comm.size());
-  call.count      = count;
-  call.elem_bytes = elem_bytes;
-  const auto me   = std::find(comm.begin(), comm.end(), static_cast<int>(rank)) - comm.begin();
-  const auto plan = mpi::plan_collective(mpi::Library::OpenMpi, call);
+  if (comm.empty()) {
+    mpi.run(ctx, coll::build_schedule(call, plan.algorithm, coll::Protocol::Eager, static_cast<int>(rank), plan.options));
+    return;
+  }
+  const auto me = std::find(comm.begin(), comm.end(), static_cast<int>(rank)) - comm.begin();
   mpi.run(ctx, coll::build_schedule(call, plan.algorithm, coll::Protocol::Eager, static_cast<int>(me), plan.options),
           comm);
 }
@@ -253,8 +240,8 @@ void PortalsMpiBench::pattern(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigne
           slice2.push_back(static_cast<int>(me2 * np1 + i));
         for (std::uint64_t j = 0; j < np2; ++j)
           slice1.push_back(static_cast<int>(me1 + j * np1));
-        alltoall_in(ctx, mpi, rank, slice2, ntdivnp / np1, 16);
-        alltoall_in(ctx, mpi, rank, slice1, ntdivnp / np2, 16);
+        collective(ctx, mpi, rank, Collective::AllToAll, ntdivnp / np1, 16, coll::ReduceFunc::Sum, slice2);
+        collective(ctx, mpi, rank, Collective::AllToAll, ntdivnp / np2, 16, coll::ReduceFunc::Sum, slice1);
       };
       fft();
       for (unsigned it = 0; it < kFtIterations; ++it) {

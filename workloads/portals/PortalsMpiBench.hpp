@@ -66,11 +66,9 @@ private:
   };
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
   void pattern(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank);
+  /// Collective `k` of `count` elements among all ranks, or among the nodes `comm` (this rank one of them).
   void collective(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank, coll::Collective k, std::uint64_t count,
-                  unsigned elem_bytes, coll::ReduceFunc f = coll::ReduceFunc::Sum);
-  /// An all-to-all of `count` elements per pair among the nodes `comm` (this rank is one of them).
-  void alltoall_in(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank, const std::vector<int>& comm,
-                   std::uint64_t count, unsigned elem_bytes);
+                  unsigned elem_bytes, coll::ReduceFunc f = coll::ReduceFunc::Sum, const std::vector<int>& comm = {});
   PortalsMpiConfig cfg_;
   std::vector<Variant> variants_;
   unsigned ranks_ = 0;
