@@ -40,12 +40,16 @@ public:
     }
   }
 
-  /// Start the ops that depend on nothing, in schedule order.
+  /// Start the ops that depend on nothing, in schedule order. They are listed before any starts: starting a
+  /// send starts the receives waiting for it, which a scan of left_ would otherwise reach and start again.
   template <class Issue> void start(Issue issue)
   {
+    std::vector<std::uint32_t> ready;
     for (std::uint32_t i = 0; i < left_.size(); ++i)
       if (left_[i] == 0)
-        issue(i);
+        ready.push_back(i);
+    for (auto i : ready)
+      issue(i);
   }
   /// Op `i` is done: start what waited for it.
   template <class Issue> void done(std::uint32_t i, Issue issue) { release(after_done_[i], issue); }
