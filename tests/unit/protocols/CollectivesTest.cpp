@@ -2,10 +2,13 @@
 // element by the symbolic executor), sends the closed-form data volume, and the firmware's
 // selection rules pick what ACCL+ picks.
 #include "protocols/collectives/Algorithms.hpp"
+#include "protocols/collectives/MpiOrder.hpp"
 #include "protocols/collectives/Selection.hpp"
 #include "protocols/collectives/SymbolicRun.hpp"
 
 #include <fmt/format.h>
+#include <functional>
+#include <map>
 #include <gtest/gtest.h>
 #include <numeric>
 
@@ -250,4 +253,35 @@ TEST(Collectives, SymbolicRunFindsDeadlocksAndMistakes)
   bad[0].ops.back().b = {Buf::Input, 0, 2}; // add the own input a second time instead of the partner's
   auto r2                 = run_symbolic(bad, true);
   EXPECT_NE(check_outputs(ar, r2), "");
+}
+
+TEST(MpiOrder, StartsEachOpOnceAndReceivesAfterTheirSendIsPosted)
+{
+  // op 0 sends, op 1 receives after it (posted with the send), op 2 waits for op 1 to be done, op 3 sends to
+  // another peer with no dependency.
+  Schedule s;
+  s.ops.resize(4);
+  s.ops[0].kind = OpKind::Send, s.ops[0].peer = 1;
+  s.ops[1].kind = OpKind::Recv, s.ops[1].peer = 1, s.ops[1].deps = {0};
+  s.ops[2].kind = OpKind::Send, s.ops[2].peer = 1, s.ops[2].deps = {1};
+  s.ops[3].kind = OpKind::Send, s.ops[3].peer = 2;
+  std::map<int, std::uint64_t> out{{1, 5}}, in;
+  MpiOrder order(s, [](int r) { return r; }, out, in);
+  std::vector<std::uint32_t> started;
+  std::function<void(std::uint32_t)> issue = [&](std::uint32_t i) {
+    started.push_back(i);
+    if (op_sends(s.ops[i].kind))
+      order.posted(i, issue); // the executor reports a send posted as it starts it
+  };
+  order.start(issue);
+  EXPECT_EQ(started, (std::vector<std::uint32_t>{0, 1, 3})); // op 1 once, though it became ready during the start
+  order.done(0, issue);
+  order.done(1, issue);
+  EXPECT_EQ(started, (std::vector<std::uint32_t>{0, 1, 3, 2}));
+  // Matching numbers continue the caller's counters, per peer.
+  EXPECT_EQ(order.send_seq(0), 6u);
+  EXPECT_EQ(order.send_seq(2), 7u);
+  EXPECT_EQ(order.send_seq(3), 1u);
+  EXPECT_EQ(order.recv_seq(1), 1u);
+  EXPECT_EQ(out.at(1), 7u);
 }
