@@ -350,7 +350,7 @@ void LantNi::on_event(std::uint32_t kind, std::uint64_t)
     case kRx: {
       net::Packet p = std::move(rx_pipe_.front());
       rx_pipe_.pop_front();
-      auto* w = std::any_cast<Wire>(&p.body);
+      auto* w = p.body.get<Wire>();
       if (!w)
         throw SimulationError(fmt::format("node {} received a packet of another transport from node {}", host_, p.src));
       std::visit(

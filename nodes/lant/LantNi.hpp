@@ -16,6 +16,7 @@
 #include "nodes/rdma/RdmaPoe.hpp"
 #include "protocols/lant/Receiver.hpp"
 #include "protocols/lant/Sender.hpp"
+#include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Fabric.hpp"
 #include "simcore/results/Trace.hpp"
@@ -130,7 +131,7 @@ private:
   std::deque<std::pair<SimTime, net::Packet>> ctrl_;
   std::deque<Staged> staged_;
   SimTime wake_at_ = SimTime::max();
-  std::deque<net::Packet> rx_pipe_;
+  Fifo<net::Packet> rx_pipe_;
   SimTime writes_done_;
   std::deque<std::pair<SimTime, ReceiveNotice>> notices_; ///< waiting for their data to be in memory
   std::deque<ReceiveNotice> received_;

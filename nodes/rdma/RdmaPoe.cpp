@@ -396,7 +396,7 @@ void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
     case kRx: {
       net::Packet p = std::move(rx_pipe_.front());
       rx_pipe_.pop_front();
-      auto* w = std::any_cast<Wire>(&p.body);
+      auto* w = p.body.get<Wire>();
       if (!w)
         throw SimulationError(fmt::format("host {} received a non-RoCE packet from host {}", host_, p.src));
       rx_head_ = p.head_arrival + cfg_.rx_latency;

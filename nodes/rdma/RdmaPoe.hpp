@@ -15,6 +15,7 @@
 #include "nodes/transport/Poe.hpp"
 #include "protocols/roce/Requester.hpp"
 #include "protocols/roce/Responder.hpp"
+#include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Fabric.hpp"
 #include "simcore/results/Trace.hpp"
@@ -148,7 +149,7 @@ private:
   std::deque<Staged> staged_;
   std::uint64_t staged_bytes_ = 0;
   SimTime wake_at_            = SimTime::max();
-  std::deque<net::Packet> rx_pipe_;
+  Fifo<net::Packet> rx_pipe_;
   SimTime writes_done_; ///< when every payload written so far is in memory
   std::deque<std::pair<SimTime, Notice>> notices_;
   roce::Actions scratch_;

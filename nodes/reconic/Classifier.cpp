@@ -43,7 +43,7 @@ void HostNetStack::deliver(net::Packet&& p)
   if (p.corrupted)
     return; // the MAC's FCS check
   ++packets_received_;
-  auto* d = std::any_cast<Datagram>(&p.body);
+  auto* d = p.body.get<Datagram>();
   if (!d)
     throw SimulationError(fmt::format("host {}: the classifier passed the host's network stack a packet from host {} "
                                       "that is neither RoCE nor one of its datagrams",
@@ -74,7 +74,7 @@ void HostNetStack::on_event(std::uint32_t kind, std::uint64_t)
       // engine's host-memory reads), in the order posted.
       net::Packet p = std::move(cpu_.front());
       cpu_.pop_front();
-      auto const& d = std::any_cast<const Datagram&>(p.body);
+      auto const& d = *p.body.get<Datagram>();
       Stream s      = memory_.read(Engine::DmaRead, sched_.now(), kHostMemory, Bytes{cfg_.headers.count + d.len},
                                    qdma_.h2c_rate);
       staging_.push_back(std::move(p));
@@ -91,7 +91,7 @@ void HostNetStack::on_event(std::uint32_t kind, std::uint64_t)
     case kRxDone: {
       net::Packet p = std::move(rx_.front());
       rx_.pop_front();
-      auto const& d = std::any_cast<const Datagram&>(p.body);
+      auto const& d = *p.body.get<Datagram>();
       auto key      = std::pair{p.src, d.msg};
       if (++partial_[key] == d.fragments) {
         partial_.erase(key);
@@ -118,7 +118,7 @@ PacketClassifier::PacketClassifier(const ClassifierConfig& cfg, Hertz clock, Sch
 
 bool PacketClassifier::is_roce(const net::Packet& p)
 {
-  return p.body.type() == typeid(roce::Wire);
+  return p.body.holds<roce::Wire>();
 }
 
 void PacketClassifier::deliver(net::Packet&& p)

@@ -10,6 +10,7 @@
 
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/reconic/ErnicConfig.hpp"
+#include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Endpoint.hpp"
 #include "simcore/net/Fabric.hpp"
@@ -100,10 +101,10 @@ private:
   MemorySystem& memory_;
   std::uint64_t next_msg_ = 0;
   SimTime tx_cpu_free_, rx_cpu_free_;
-  std::deque<net::Packet> cpu_;     ///< being sent by the host's core, in order
-  std::deque<net::Packet> staging_; ///< crossing PCIe, in the order they will be ready
-  std::deque<net::Packet> ready_;   ///< on the card, for the arbiter
-  std::deque<net::Packet> rx_;      ///< crossing PCIe and the CPU, in order
+  Fifo<net::Packet> cpu_;     ///< being sent by the host's core, in order
+  Fifo<net::Packet> staging_; ///< crossing PCIe, in the order they will be ready
+  Fifo<net::Packet> ready_;   ///< on the card, for the arbiter
+  Fifo<net::Packet> rx_;      ///< crossing PCIe and the CPU, in order
   std::map<std::pair<net::HostId, std::uint64_t>, std::uint32_t> partial_;
   std::vector<Received> received_;
   std::function<void(const Received&)> hook_;
@@ -134,7 +135,7 @@ private:
   Scheduler& sched_;
   net::Endpoint& rdma_;
   net::Endpoint& host_;
-  std::deque<net::Packet> parsing_;
+  Fifo<net::Packet> parsing_;
   bool host_turn_          = false;
   std::uint64_t to_rdma_   = 0, to_host_ = 0, from_rdma_ = 0, from_host_ = 0;
 };

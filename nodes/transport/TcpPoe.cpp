@@ -428,7 +428,7 @@ void TcpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
     case kRx: {
       net::Packet p = std::move(rx_pipe_.front());
       rx_pipe_.pop_front();
-      auto* pkt = std::any_cast<Packet>(&p.body);
+      auto* pkt = p.body.get<Packet>();
       if (!pkt)
         throw SimulationError(fmt::format("host {} (TCP) received a non-TCP packet from host {}", host_, p.src));
       QpId id = pkt->seg.dst_session;

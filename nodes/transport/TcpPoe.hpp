@@ -20,6 +20,7 @@
 #include "nodes/rdma/PoeConfig.hpp"
 #include "nodes/transport/Poe.hpp"
 #include "protocols/tcp/Connection.hpp"
+#include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Fabric.hpp"
 
@@ -169,7 +170,7 @@ private:
   std::deque<Staged> staged_;
   std::uint64_t staged_bytes_ = 0;
   SimTime wake_at_            = SimTime::max();
-  std::deque<net::Packet> rx_pipe_;
+  Fifo<net::Packet> rx_pipe_;
   SimTime writes_done_;
   std::deque<std::pair<SimTime, Notice>> notices_;
   tcp::Actions scratch_;

@@ -112,7 +112,7 @@ void UdpPoe::on_event(std::uint32_t kind, std::uint64_t)
     case kRx: {
       net::Packet p = std::move(rx_pipe_.front());
       rx_pipe_.pop_front();
-      auto* d = std::any_cast<Datagram>(&p.body);
+      auto* d = p.body.get<Datagram>();
       if (!d)
         throw SimulationError(fmt::format("host {} (UDP) received a non-UDP packet from host {}", host_, p.src));
       auto key = std::make_pair(static_cast<net::HostId>(p.src), d->msg);

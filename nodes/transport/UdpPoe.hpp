@@ -12,6 +12,7 @@
 #include "nodes/transport/Poe.hpp"
 #include "protocols/udp/Reassembly.hpp"
 #include "protocols/udp/UdpConfig.hpp"
+#include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Fabric.hpp"
 
@@ -110,7 +111,7 @@ private:
   std::deque<Staged> staged_;
   std::uint64_t staged_bytes_ = 0;
   SimTime wake_at_            = SimTime::max();
-  std::deque<net::Packet> rx_pipe_;
+  Fifo<net::Packet> rx_pipe_;
   std::map<std::pair<net::HostId, std::uint64_t>, In> in_;  ///< by (source, message)
   std::set<std::pair<net::HostId, std::uint64_t>> finished_;
   SimTime writes_done_;

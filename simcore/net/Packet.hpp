@@ -1,10 +1,10 @@
 #pragma once
 // A packet as the network sees it. The transport's own header lives in `body` (a protocol-defined
-// std::variant of small structs); the fabric only reads the fields below.
+// std::variant of small structs, stored inline: PacketBody); the fabric only reads the fields below.
 
+#include "simcore/net/PacketBody.hpp"
 #include "simcore/units/Units.hpp"
 
-#include <any>
 #include <cstdint>
 
 namespace nafsim::net {
@@ -22,7 +22,7 @@ struct Packet {
   /// Strongly ECC-protected (e.g. the acknowledgements of Lant et al.'s transport): injected loss,
   /// corruption, duplication and reordering spare it; queue overflow does not.
   bool ecc_protected = false;
-  std::any body;
+  PacketBody body;
 
   // Flow fidelity (NetworkConfig::fidelity): a packet may stand for a whole message that the sender
   // would have cut into segments of `segment_wire_bytes` on the wire each (0: it is one packet),
