@@ -58,7 +58,6 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
       ports_.push_back(std::move(p));
     }
   }
-  in_service_.assign(ports_.size(), kNone);
   host_port_.resize(topo.host_count());
   for (std::size_t h = 0; h < topo.host_count(); ++h)
     host_port_[h] = port_id(static_cast<std::uint32_t>(topo.host_vertex(h)), 0);
@@ -106,10 +105,21 @@ void Fabric::tx_ready(HostId h)
     flow_pull(h);
     return;
   }
-  Port& port = ports_[host_port_.at(h)];
-  port.source_ready = true;
-  if (!port.busy)
-    start_tx(host_port_[h]);
+  ports_[host_port_.at(h)].source_ready = true;
+  kick(host_port_[h]);
+}
+
+void Fabric::kick(std::uint32_t pid)
+{
+  Port& port = ports_[pid];
+  if (port.wake_pending || port.pulling)
+    return;
+  if (sched_.now() >= port.free_at) {
+    start_tx(pid);
+    return;
+  }
+  port.wake_pending = true;
+  sched_.at(port.free_at, this, kTxDone, pid);
 }
 
 void Fabric::start_tx(std::uint32_t pid)
@@ -128,22 +138,20 @@ void Fabric::start_tx(std::uint32_t pid)
   } else if (port.source_ready) {
     HostId h = static_cast<HostId>(topo_.host_index(port.vertex));
     // Reserve the port while the endpoint chooses: a tx_ready() from inside pull() only raises the flag.
-    port.busy = true;
+    port.pulling = true;
     std::optional<Packet> next;
     while (!next && port.source_ready) {
       port.source_ready = false;
       next              = endpoints_[h] ? endpoints_[h]->pull() : std::nullopt;
     }
-    if (!next) {
-      port.busy = false;
+    port.pulling = false;
+    if (!next)
       return;
-    }
     port.source_ready = true; // keep pulling after this packet
     ++totals_.injected;
     next->not_before = sched_.now();
     slot             = store(std::move(*next));
   } else {
-    port.busy = false;
     return;
   }
 
@@ -152,8 +160,7 @@ void Fabric::start_tx(std::uint32_t pid)
   Packet& p    = pool_[slot];
   SimTime t0   = std::max(sched_.now(), p.not_before);
   SimTime ser  = port.line.time_for(Bytes{p.wire_bytes});
-  port.busy    = true;
-  in_service_[pid] = slot;
+  port.free_at = t0 + ser;
   ++port.counters.tx_packets;
   port.counters.tx_bytes += p.wire_bytes;
   ++totals_.packet_hops;
@@ -162,7 +169,10 @@ void Fabric::start_tx(std::uint32_t pid)
   p.at_vertex    = port.peer;
   p.from_port    = pid;
 
-  sched_.at(t0 + ser, this, kTxDone, pid);
+  if (port.source_ready || !port.queue.empty() || port.held != kNone) {
+    port.wake_pending = true;
+    sched_.at(port.free_at, this, kTxDone, pid);
+  }
   if (trace_)
     trace_->span(port.vertex, 100 + port.index, fmt::format("{}->{} #{}", p.src, p.dst, p.seq), t0, t0 + ser,
                  fmt::format(R"({{"bytes":{},"flow":{}}})", p.wire_bytes, p.flow));
@@ -182,8 +192,8 @@ void Fabric::on_event(std::uint32_t kind, std::uint64_t arg)
 {
   switch (kind) {
     case kTxDone: {
-      auto pid              = static_cast<std::uint32_t>(arg);
-      in_service_[pid]      = kNone;
+      auto pid                = static_cast<std::uint32_t>(arg);
+      ports_[pid].wake_pending = false;
       start_tx(pid);
       break;
     }
@@ -271,7 +281,7 @@ std::uint32_t Fabric::choose_port(std::uint32_t vertex, const Packet& p)
       std::uint64_t ties = 0;
       for (auto h : hops) {
         Port const& port = ports_[port_id(vertex, h)];
-        std::uint64_t load = port.queued_bytes + (port.busy ? 1 : 0);
+        std::uint64_t load = port.queued_bytes + (serializing(port) ? 1 : 0);
         if (load < best) {
           best = load;
           pick = h;
@@ -310,8 +320,7 @@ void Fabric::forward(std::uint32_t slot)
     port.queue.push_back(slot);
     port.queued_bytes += p.wire_bytes;
     port.counters.max_queue_bytes = std::max(port.counters.max_queue_bytes, port.queued_bytes);
-    if (!port.busy)
-      start_tx(out);
+    kick(out);
     return;
   }
   enqueue(out, slot);
@@ -333,7 +342,6 @@ bool Fabric::reserve_downstream(std::uint32_t pid, std::uint32_t slot)
       ++port.counters.pauses;
       port.paused_since = sched_.now();
     }
-    port.busy = false;
     return false;
   }
   out.reserved += p.wire_bytes;
@@ -357,8 +365,7 @@ void Fabric::wake_blocked(std::uint32_t out)
   for (auto pid : waiting) {
     Port& up = ports_[pid];
     up.counters.paused = up.counters.paused + (sched_.now() - up.paused_since);
-    if (!up.busy)
-      start_tx(pid); // re-checks the room; parks again if there is still none
+    kick(pid); // re-checks the room; parks again if there is still none
   }
 }
 
@@ -377,8 +384,7 @@ void Fabric::enqueue(std::uint32_t pid, std::uint32_t slot)
   port.queue.push_back(slot);
   port.queued_bytes = occupancy;
   port.counters.max_queue_bytes = std::max(port.counters.max_queue_bytes, occupancy);
-  if (!port.busy)
-    start_tx(pid);
+  kick(pid);
 }
 
 FabricTotals Fabric::totals() const

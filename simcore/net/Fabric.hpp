@@ -69,6 +69,9 @@ private:
   Packet release(std::uint32_t slot);
   std::uint32_t port_id(std::uint32_t vertex, std::uint32_t index) const { return port_base_[vertex] + index; }
   void start_tx(std::uint32_t port);
+  /// Something waits for port `pid`: start it now if it is idle, else make it take the next packet when free.
+  void kick(std::uint32_t pid);
+  bool serializing(const Port& p) const { return p.wake_pending || p.pulling || sched_.now() < p.free_at; }
   void arrive(std::uint32_t slot);
   void handle(std::uint32_t slot);
   void forward(std::uint32_t slot);
@@ -133,7 +136,6 @@ private:
   std::vector<Rng> switch_rng_;          ///< per vertex: spray / adaptive tie-breaks
   std::vector<Packet> pool_;
   std::vector<std::uint32_t> free_;
-  std::vector<std::uint32_t> in_service_; ///< per port: packet being serialized
   FabricTotals totals_;
   results::Trace* trace_ = nullptr;
 };

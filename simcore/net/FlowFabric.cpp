@@ -42,9 +42,9 @@ void Fabric::flow_pull(HostId h)
 {
   Port& port        = ports_[host_port_.at(h)];
   port.source_ready = true;
-  if (port.busy) // already pulling: the loop below sees the flag
+  if (port.pulling) // already pulling: the loop below sees the flag
     return;
-  port.busy = true;
+  port.pulling = true;
   while (port.source_ready) {
     port.source_ready = false;
     while (auto next = endpoints_[h] ? endpoints_[h]->pull() : std::nullopt) {
@@ -57,7 +57,7 @@ void Fabric::flow_pull(HostId h)
         flow_begin(slot);
     }
   }
-  port.busy = false;
+  port.pulling = false;
 }
 
 std::uint32_t Fabric::flow_port(std::uint32_t vertex, const Packet& p)

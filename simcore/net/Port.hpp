@@ -1,7 +1,9 @@
 #pragma once
 // One egress port: the sending side of a cable at a host NIC or a switch. It serializes one
 // packet at a time at line rate; the queue holds packets waiting for it (switch ports only: a
-// host port pulls from its endpoint instead).
+// host port pulls from its endpoint instead). A port is serializing until `free_at`; it takes its
+// next packet then through an event that is scheduled only when something waits for it (Fabric::kick),
+// so a packet crossing idle switch ports costs one event per hop, its arrival.
 
 #include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Rng.hpp"
@@ -41,7 +43,9 @@ struct Port {
   // State.
   Fifo<std::uint32_t> queue; ///< packet slots waiting
   std::uint64_t queued_bytes = 0;
-  bool busy                  = false;
+  SimTime free_at;                    ///< the packet being serialized is out at this date
+  bool wake_pending          = false; ///< a kTxDone event will take the next packet at free_at
+  bool pulling               = false; ///< host ports: inside the endpoint's pull()
   bool source_ready          = false; ///< host ports: the endpoint has something to send
   // Lossless flow control (SwitchConfig::flow_control).
   std::uint64_t reserved = 0;             ///< bytes upstream ports have sent toward this queue
