@@ -226,23 +226,27 @@ void ActorContext::sleep_until(SimTime t)
   block("sleeping");
 }
 
+void Scheduler::sync_simgrid_clock() const
+{
+  double t = now_.seconds();
+  if (sg4::Engine::get_clock() < t)
+    sg4::this_actor::sleep_until(t);
+}
+
 void Scheduler::wait_for_running_actors()
 {
   if (running_ == 0)
     return;
-  // Actors observe SimGrid's clock too (logs, traces): bring it to our date first.
-  double t = now_.seconds();
-  if (sg4::Engine::get_clock() < t)
-    sg4::this_actor::sleep_until(t);
+  if (follow_clock_)
+    sync_simgrid_clock();
   sync_->all_blocked->acquire();
 }
 
 void Scheduler::flush_pending()
 {
   while (!pending_.empty() && !error_) {
-    double t = now_.seconds();
-    if (sg4::Engine::get_clock() < t)
-      sg4::this_actor::sleep_until(t);
+    if (follow_clock_)
+      sync_simgrid_clock();
     auto batch = std::move(pending_);
     pending_.clear();
     for (ActorId a : batch) {
@@ -325,9 +329,7 @@ void Scheduler::run_kernel()
   }
   // Only daemons (firmware loops waiting for work) may still be blocked: end them.
   sg4::Actor::kill_all();
-  double t = now_.seconds();
-  if (sg4::Engine::get_clock() < t)
-    sg4::this_actor::sleep_until(t);
+  sync_simgrid_clock();
 }
 
 } // namespace nafsim

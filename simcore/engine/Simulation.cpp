@@ -50,6 +50,8 @@ Simulation::Simulation(const std::vector<std::string>& log_settings, std::size_t
   sg4::Engine::set_config("network/crosstraffic:0");
   // The kernel counts picoseconds; SimGrid rounds dates to surf/precision (1 ns by default).
   sg4::Engine::set_config("surf/precision:1e-12");
+  // SimGrid's log lines print its clock: keep it on the kernel's date while actors run when logs are asked for.
+  sched_.follow_simgrid_clock(!log_settings.empty());
 }
 
 Simulation::~Simulation() = default;
