@@ -63,6 +63,24 @@ TEST(Fabric, CutThroughClosedForm)
   EXPECT_EQ(r.output, "0:405120 1:485120 2:565120 ");
 }
 
+TEST(Fabric, IdlePortsCostOneEventPerHop)
+{
+  // A port takes its next packet through an event only when one waits for it: a lone packet crossing three
+  // switches costs its four arrivals, plus the script and the sending host's port asking its endpoint for more.
+  auto r = nafsim::testing::run_isolated([] {
+    topo::TopologyConfig t;
+    t.kind           = topo::Kind::Chain;
+    t.chain.switches = 3;
+    World w(t, netcfg(Forwarding::StoreAndForward));
+    w.run([&] { w.probes[0]->send(1, 1000, 0); });
+    return fmt::format("{} hops, {} events, {}", w.fabric->totals().packet_hops, w.sim.scheduler().events_processed(),
+                       arrivals(w, 1));
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // Four hops of S + P + L each but the last (no switch latency into a host): 4 (80 + 10) + 3 x 300 ns.
+  EXPECT_EQ(r.output, "4 hops, 6 events, 0:1260000 ");
+}
+
 TEST(Fabric, TailDropCountsEveryLostPacket)
 {
   auto r = nafsim::testing::run_isolated([] {
