@@ -58,7 +58,7 @@ Cclo::~Cclo() = default;
 
 void Cclo::start(simgrid::s4u::Host* host)
 {
-  sched_.spawn(fmt::format("cclo-{}", host_), host, [this](ActorContext& ctx) { fw_->run(ctx); }, /*daemon=*/true);
+  sched_.spawn(fmt::format("cclo-{}", host_), host, [this](ActorContext& ctx) { fw_->run(ctx); }, ActorRole::Daemon);
 }
 
 coll::CcloTuning Cclo::tuning() const

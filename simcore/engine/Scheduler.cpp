@@ -18,7 +18,7 @@ struct Scheduler::ActorSlot {
   ActorState state = ActorState::Running;
   std::string waiting_for;
   WaitReason waiting_why; ///< built when a report needs it (when set, it replaces waiting_for)
-  bool daemon = false;
+  ActorRole role = ActorRole::Normal;
 };
 
 struct Scheduler::Sync {
@@ -56,7 +56,13 @@ private:
 class Scheduler::WakeHandler final : public EventHandler {
 public:
   explicit WakeHandler(Scheduler& s) : s_(s) {}
-  void on_event(std::uint32_t, std::uint64_t actor) override { s_.wake(static_cast<ActorId>(actor)); }
+  void on_event(std::uint32_t, std::uint64_t actor) override
+  {
+    auto a = static_cast<ActorId>(actor);
+    if (s_.actors_[a].role == ActorRole::Background)
+      --s_.background_sleeps_;
+    s_.wake(a);
+  }
 
 private:
   Scheduler& s_;
@@ -152,15 +158,17 @@ void Scheduler::call_at(SimTime t, std::function<void()> fn)
 }
 
 ActorId Scheduler::spawn(const std::string& name, sg4::Host* host, std::function<void(ActorContext&)> body,
-                         bool daemon)
+                         ActorRole role)
 {
   if (!sync_)
     sync_ = std::make_unique<Sync>();
   auto id = static_cast<ActorId>(actors_.size());
-  actors_.push_back(ActorSlot{name, sg4::Semaphore::create(0), ActorState::Running, {}, {}, daemon});
+  actors_.push_back(ActorSlot{name, sg4::Semaphore::create(0), ActorState::Running, {}, {}, role});
   ++running_;
-  if (!daemon)
+  if (role != ActorRole::Daemon)
     ++live_;
+  if (role == ActorRole::Normal)
+    ++live_normal_;
   sg4::Actor::create(name, host, [this, id, body = std::move(body)]() {
     try {
       ActorContext ctx(*this, id);
@@ -214,14 +222,18 @@ void Scheduler::block(ActorId a, WaitReason why)
 void Scheduler::finish(ActorId a)
 {
   actors_[a].state = ActorState::Finished;
-  if (!actors_[a].daemon)
+  if (actors_[a].role != ActorRole::Daemon)
     --live_;
+  if (actors_[a].role == ActorRole::Normal)
+    --live_normal_;
   if (--running_ == 0)
     sync_->all_blocked->release();
 }
 
 void ActorContext::sleep_until(SimTime t)
 {
+  if (sched_.actors_[id_].role == ActorRole::Background)
+    ++sched_.background_sleeps_;
   sched_.at(std::max(t, now()), sched_.waker_.get(), 0, id_);
   block("sleeping");
 }
@@ -261,11 +273,17 @@ void Scheduler::flush_pending()
 
 std::string Scheduler::deadlock_report() const
 {
-  std::string s = fmt::format("simulated deadlock at t={}: no event is pending, yet {} actor(s) wait forever:",
-                              format_time(now_), live_);
+  std::string s =
+      background_sleeps_ > 0
+          ? fmt::format("simulated deadlock at t={}: only background actors' sleeps are pending (they wake no one), "
+                        "yet {} actor(s) wait forever:",
+                        format_time(now_), live_normal_)
+          : fmt::format("simulated deadlock at t={}: no event is pending, yet {} actor(s) wait forever:",
+                        format_time(now_), live_);
   for (auto const& a : actors_)
     if (a.state == ActorState::Blocked)
-      s += fmt::format("\n  - {}{}: {}", a.name, a.daemon ? " (firmware)" : "",
+      s += fmt::format("\n  - {}{}: {}", a.name,
+                       a.role == ActorRole::Daemon ? " (firmware)" : a.role == ActorRole::Background ? " (background)" : "",
                        a.waiting_why ? a.waiting_why() : a.waiting_for);
   for (auto const& note : notes_)
     if (std::string n = note(); !n.empty())
@@ -298,6 +316,12 @@ void Scheduler::run_kernel()
     if (heap_empty()) {
       if (live_ > 0)
         error_ = std::make_exception_ptr(DeadlockError(deadlock_report()));
+      break;
+    }
+    // Only background actors' sleeps are pending while normal actors are left: those all wait, and nothing can
+    // wake them (background actors wake no one).
+    if (live_normal_ > 0 && heap_size_ == background_sleeps_ && pending_.empty()) {
+      error_ = std::make_exception_ptr(DeadlockError(deadlock_report()));
       break;
     }
     Entry e = heap_pop();

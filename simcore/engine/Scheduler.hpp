@@ -53,6 +53,17 @@ public:
 };
 
 using ActorId = std::uint32_t;
+/// How an actor counts for the end of a run and for deadlock detection.
+enum class ActorRole {
+  Normal, ///< the run lasts until it finishes
+  /// A firmware loop waiting for work: it does not keep the run alive (when only daemons are left blocked, the
+  /// run ends and they are killed).
+  Daemon,
+  /// Load beside the measured actors (a background DMA) that never wakes another actor: when every normal actor
+  /// waits and only background actors' sleeps are pending, nothing can end the wait (a deadlock), although the
+  /// clock would run on until the background stops or the time limit.
+  Background,
+};
 /// Why a blocked actor waits, built only when a deadlock report needs it: actors block millions of times
 /// and a text formatted at every block (queue contents, peers) would cost more than the simulation itself.
 using WaitReason = std::function<std::string()>;
@@ -77,11 +88,9 @@ public:
   /// Schedule a callback (convenient; not for per-packet hot paths).
   void call_at(SimTime t, std::function<void()> fn);
 
-  /// Create a SimGrid actor on `host` running `body`. Call before run() or from an actor. A daemon
-  /// (a firmware loop waiting for work) does not keep the run alive: when only daemons are left
-  /// blocked, the run ends and they are killed.
+  /// Create a SimGrid actor on `host` running `body`. Call before run() or from an actor.
   ActorId spawn(const std::string& name, simgrid::s4u::Host* host, std::function<void(ActorContext&)> body,
-                bool daemon = false);
+                ActorRole role = ActorRole::Normal);
   /// Make a blocked actor runnable at the current date (no effect if it is not blocked).
   void wake(ActorId a);
 
@@ -164,7 +173,9 @@ private:
   std::vector<ActorSlot> actors_;
   std::vector<ActorId> pending_;
   int running_ = 0;
-  int live_    = 0;
+  int live_    = 0;           ///< actors not finished, daemons aside
+  int live_normal_ = 0;       ///< ... of them normal (not background)
+  std::size_t background_sleeps_ = 0; ///< pending events that wake a background actor
   std::exception_ptr error_;
   std::uint64_t events_  = 0;
   std::uint64_t wakeups_ = 0;

@@ -102,7 +102,7 @@ void Connectionless::start(nodes::Cluster& c)
                 for (;;)
                   ni.wait_receive(ctx, [this](auto const& n) { return n.src != cfg_.src; });
               },
-              /*daemon=*/true);
+              ActorRole::Daemon);
     }
     return;
   }

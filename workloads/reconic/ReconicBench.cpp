@@ -85,7 +85,7 @@ void ReconicBench::start(nodes::Cluster& c)
       dma_copy(ctx, c, cfg_.background_dma == BackgroundDma::H2c, Bytes{1ULL << 30}, &client_done_,
                &background_bytes_);
       background_time_ = ctx.now() - from;
-    });
+    }, ActorRole::Background);
 }
 
 void ReconicBench::dma_copy(ActorContext& ctx, nodes::Cluster& c, bool to_card, Bytes b, const bool* stop,

@@ -88,6 +88,70 @@ TEST(Scheduler, DeadlockIsDetectedAndNamesTheWaiters)
   EXPECT_EQ(r.output.find("rank-4"), std::string::npos) << "finished actors are not listed";
 }
 
+TEST(Scheduler, ABackgroundActorDoesNotHideADeadlock)
+{
+  // A background DMA sleeps in steps until the client is done; the client waits for something that never comes.
+  // The clock would run on to the time limit; the kernel reports the deadlock when the client starts waiting.
+  auto r = run_isolated([] {
+    Simulation sim;
+    auto* h = one_host();
+    bool done = false;
+    sim.scheduler().set_time_limit(SimTime::us(1000));
+    sim.scheduler().spawn("client", h, [&](ActorContext& ctx) {
+      ctx.sleep_for(SimTime::ns(50));
+      ctx.block("its completion");
+      done = true;
+    });
+    sim.scheduler().spawn(
+        "dma", h,
+        [&](ActorContext& ctx) {
+          while (!done)
+            ctx.sleep_for(SimTime::ns(20));
+        },
+        ActorRole::Background);
+    try {
+      sim.run(h);
+    } catch (const DeadlockError& e) {
+      return std::string("deadlock: ") + e.what();
+    } catch (const SimulationError& e) {
+      return std::string("other error: ") + e.what();
+    }
+    return std::string("no deadlock reported");
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("deadlock: simulated deadlock at t=50ns: only background"), std::string::npos)
+      << "reported when the client blocks:\n"
+      << r.output;
+  EXPECT_NE(r.output.find("client: its completion"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("dma (background): sleeping"), std::string::npos) << r.output;
+}
+
+TEST(Scheduler, ABackgroundActorRunsOnAfterTheOthersFinish)
+{
+  // Background actors may outlive the normal ones (until they see their stop flag): that is not a deadlock.
+  auto r = run_isolated([] {
+    Simulation sim;
+    auto* h = one_host();
+    bool done = false;
+    sim.scheduler().spawn("client", h, [&](ActorContext& ctx) {
+      ctx.sleep_for(SimTime::ns(50));
+      done = true;
+    });
+    sim.scheduler().spawn(
+        "dma", h,
+        [&](ActorContext& ctx) {
+          while (!done)
+            ctx.sleep_for(SimTime::ns(20));
+          ctx.sleep_for(SimTime::ns(100)); // its last descriptor drains
+        },
+        ActorRole::Background);
+    sim.run(h);
+    return fmt::format("end@{}", sim.scheduler().now().ps());
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "end@160000");
+}
+
 TEST(Scheduler, AnErrorInAnActorStopsTheRunAndIsRethrown)
 {
   auto r = run_isolated([] {
