@@ -22,7 +22,6 @@ struct Packet {
   /// Strongly ECC-protected (e.g. the acknowledgements of Lant et al.'s transport): injected loss,
   /// corruption, duplication and reordering spare it; queue overflow does not.
   bool ecc_protected = false;
-  PacketBody body;
 
   // Flow fidelity (NetworkConfig::fidelity): a packet may stand for a whole message that the sender
   // would have cut into segments of `segment_wire_bytes` on the wire each (0: it is one packet),
@@ -38,6 +37,9 @@ struct Packet {
   std::uint32_t at_vertex = 0; ///< vertex the packet is travelling to
   std::uint32_t from_port = 0; ///< port (fabric-wide id) that transmitted it last
   std::uint32_t next_port = UINT32_MAX; ///< lossless: output port reserved at the next switch
+
+  // Last: the fabric reads the fields above at every hop, which then share two cache lines.
+  PacketBody body;
 };
 
 } // namespace nafsim::net
