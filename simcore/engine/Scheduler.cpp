@@ -4,6 +4,7 @@
 #include <cassert>
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
+#include <simgrid/simix.hpp>
 #include <xbt/log.h>
 
 XBT_LOG_NEW_DEFAULT_CATEGORY(nafsim_engine, "nafsim event kernel");
@@ -265,8 +266,13 @@ void Scheduler::flush_pending()
       actors_[a].state = ActorState::Running;
       ++running_;
       ++wakeups_;
-      actors_[a].sem->release();
     }
+    // One simcall releases the whole batch (in the maestro, each release runs directly): a simcall per actor was a
+    // scheduling round of SimGrid's each. The actors still run in the order they were woken.
+    simgrid::kernel::actor::simcall_answered([this, &batch] {
+      for (ActorId a : batch)
+        actors_[a].sem->release();
+    });
     sync_->all_blocked->acquire();
   }
 }
