@@ -18,6 +18,19 @@ simgrid::s4u::Host* one_host()
   static topo::Topology topo = topo::Topology::build(t, BitsPerSecond{1e9}, SimTime::ns(1));
   return topo::build_simgrid_platform(topo)[0];
 }
+/// A background DMA ("dma") on `h`: descriptors of 20 ns until `done`, then `drain` for the last one.
+void background_dma(Simulation& sim, simgrid::s4u::Host* h, const bool& done, SimTime drain = SimTime::zero())
+{
+  sim.scheduler().spawn(
+      "dma", h,
+      [&done, drain](ActorContext& ctx) {
+        while (!done)
+          ctx.sleep_for(SimTime::ns(20));
+        if (drain > SimTime::zero())
+          ctx.sleep_for(drain);
+      },
+      ActorRole::Background);
+}
 } // namespace
 
 TEST(Scheduler, ActorsSleepAndSeeExactTimes)
@@ -102,13 +115,7 @@ TEST(Scheduler, ABackgroundActorDoesNotHideADeadlock)
       ctx.block("its completion");
       done = true;
     });
-    sim.scheduler().spawn(
-        "dma", h,
-        [&](ActorContext& ctx) {
-          while (!done)
-            ctx.sleep_for(SimTime::ns(20));
-        },
-        ActorRole::Background);
+    background_dma(sim, h, done);
     try {
       sim.run(h);
     } catch (const DeadlockError& e) {
@@ -137,14 +144,7 @@ TEST(Scheduler, ABackgroundActorRunsOnAfterTheOthersFinish)
       ctx.sleep_for(SimTime::ns(50));
       done = true;
     });
-    sim.scheduler().spawn(
-        "dma", h,
-        [&](ActorContext& ctx) {
-          while (!done)
-            ctx.sleep_for(SimTime::ns(20));
-          ctx.sleep_for(SimTime::ns(100)); // its last descriptor drains
-        },
-        ActorRole::Background);
+    background_dma(sim, h, done, SimTime::ns(100));
     sim.run(h);
     return fmt::format("end@{}", sim.scheduler().now().ps());
   });
