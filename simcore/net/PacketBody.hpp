@@ -17,15 +17,18 @@ public:
   static constexpr std::size_t kCapacity = 112; // the largest today: a RoCE request packet (104 B with its variant index)
 
   PacketBody() = default;
-  PacketBody(const PacketBody& o) : ops_(o.ops_)
+  PacketBody(const PacketBody& o)
   {
-    if (ops_)
-      ops_->copy(buf_, o.buf_);
+    if (o.ops_) {
+      o.ops_->copy(buf_, o.buf_);
+      ops_ = o.ops_; // only once the copy exists: a copy that throws leaves this body empty
+    }
   }
-  PacketBody(PacketBody&& o) noexcept : ops_(o.ops_)
+  PacketBody(PacketBody&& o) noexcept
   {
-    if (ops_) {
-      ops_->move(buf_, o.buf_);
+    if (o.ops_) {
+      o.ops_->move(buf_, o.buf_);
+      ops_ = o.ops_;
       o.reset();
     }
   }
