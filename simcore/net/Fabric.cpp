@@ -169,7 +169,7 @@ void Fabric::start_tx(std::uint32_t pid)
   p.at_vertex    = port.peer;
   p.from_port    = pid;
 
-  if (port.source_ready || !port.queue.empty() || port.held != kNone) {
+  if (port.source_ready || !port.queue.empty()) { // (a port that has started a packet holds none)
     port.wake_pending = true;
     sched_.at(port.free_at, this, kTxDone, pid);
   }
