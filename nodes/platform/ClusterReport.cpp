@@ -163,7 +163,7 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
     sink.add(std::move(cclo));
 
   // Every MPI rank that took part in the run.
-  results::Table mpi("mpi_ranks", {"node", "calls", "eager_sent", "rendezvous_sent", "eager_received", "unexpected",
+  results::Table mpi("mpi_counters", {"node", "calls", "eager_sent", "rendezvous_sent", "eager_received", "unexpected",
                                    "reads", "bytes_sent", "bytes_copied", "bytes_reduced", "cpu_busy_us",
                                    "cpu_utilization", "bounce_max_used", "bounce_refusals"});
   for (std::size_t i = 0; i < c.size(); ++i) {

@@ -161,4 +161,7 @@ void alltoall_flat(Builder& b, int p, int r, const CollectiveCall& c);
 void alltoall_pairwise(Builder& b, int p, int r, const CollectiveCall& c);
 void barrier_flat(Builder& b, int p, int r);
 
+/// Algorithm::OpenMpi: Open MPI 4.1's algorithm `opt.name` for the call (OmpiAlgorithms.cpp).
+void build_openmpi(Builder& b, const CollectiveCall& c, int rank, const OmpiOptions& opt);
+
 } // namespace nafsim::coll::detail

@@ -45,6 +45,10 @@ std::string check_applicable(const CollectiveCall& c, Algorithm alg)
                std::to_string(c.size);
       break;
     case Algorithm::Pairwise: ok = is({Collective::AllToAll}); break;
+    case Algorithm::OpenMpi:
+      ok = is({Collective::Bcast, Collective::Scatter, Collective::Gather, Collective::AllGather, Collective::Reduce,
+               Collective::AllReduce, Collective::ReduceScatter, Collective::AllToAll, Collective::Barrier});
+      break;
   }
   if (!ok)
     return std::string(algorithm_name(alg)) + " does not implement " + collective_name(c.collective);
@@ -65,6 +69,10 @@ Schedule build_schedule(const CollectiveCall& c, Algorithm alg, Protocol proto, 
   b.s.algorithm = alg;
   b.s.protocol  = proto;
   const int p = c.size, root = c.root, r = rank;
+  if (alg == Algorithm::OpenMpi) {
+    build_openmpi(b, c, rank, opt.ompi);
+    return std::move(b.s);
+  }
   const std::uint64_t n = c.count;
   switch (c.collective) {
     case Collective::Nop: break;

@@ -10,6 +10,23 @@
 
 namespace nafsim::coll {
 
+/// Algorithm::OpenMpi: which of Open MPI 4.1 coll/base's algorithms runs, with the parameters coll/tuned passes it.
+struct OmpiOptions {
+  /// coll/tuned's name of the algorithm for the call's collective ("binary_tree", "recursive_doubling", ...).
+  std::string name;
+  /// Segment size in bytes (coll_tuned_<collective>_algorithm_segmentsize); 0: unsegmented, as the 4.1 fixed
+  /// decision rules call every algorithm.
+  std::uint64_t segment_bytes = 0;
+  /// Chains of the chain algorithms; 0 is forced to 1 (a pipeline), as the fixed rules' faninout 0 is.
+  int chain_fanout = 0;
+  /// Radix of the k-nomial broadcast (coll_tuned_bcast_knomial_radix, default 4).
+  int knomial_radix = 4;
+  /// Composites (allreduce nonoverlapping, reduce_scatter non-overlapping): the reduce and bcast algorithms
+  /// the library's own decisions pick for the parts.
+  std::string reduce_part = "linear";
+  std::string bcast_part  = "basic_linear";
+};
+
 struct AlgorithmOptions {
   /// Eager: elements per Rx buffer, where an algorithm segments explicitly (flat bcast, ring
   /// allreduce, as the firmware does). 0: no explicit segmentation.
@@ -19,6 +36,8 @@ struct AlgorithmOptions {
   /// Sub-algorithms of the composites (reduce + bcast, reduce + scatter).
   Algorithm reduce_sub = Algorithm::Flat;
   Algorithm bcast_sub  = Algorithm::Flat;
+  /// Algorithm::OpenMpi.
+  OmpiOptions ompi;
 };
 
 /// (offset, count) pieces of `count` elements in segments of `seg` elements (one piece if seg is 0 or

@@ -5,6 +5,8 @@
 //     follows an op's send starts once that send is posted, not once it completes (a rendezvous send
 //     completes only when the peer has posted its receive: waiting would deadlock). Every other op starts
 //     when the ops it depends on are done.
+//   - A schedule written as an MPI program (Schedule::program_order, Open MPI's algorithms) says itself when a
+//     call waits: there every op starts once the ops it depends on are complete.
 //   - The k-th message a rank sends to a peer meets the k-th receive that peer posts from it (MPI's
 //     non-overtaking order on one tag), numbered in schedule order, across calls: the counters are the
 //     caller's.
@@ -30,7 +32,7 @@ public:
       auto const& op = s.ops[i];
       left_[i]       = static_cast<unsigned>(op.deps.size());
       for (auto d : op.deps)
-        (op_sends(s.ops[d].kind) && op_receives(op.kind) ? after_posted_ : after_done_)[d].push_back(i);
+        (!s.program_order && op_sends(s.ops[d].kind) && op_receives(op.kind) ? after_posted_ : after_done_)[d].push_back(i);
       if (op_receives(op.kind))
         recv_seq_[i] = ++in[key(op.peer)];
       if (op.kind == OpKind::RecvReduceSend || op.kind == OpKind::RecvSend)

@@ -35,6 +35,7 @@ const char* algorithm_name(Algorithm a)
     case Algorithm::RecursiveDoubling: return "recursive-doubling";
     case Algorithm::Rabenseifner: return "rabenseifner";
     case Algorithm::Pairwise: return "pairwise";
+    case Algorithm::OpenMpi: return "openmpi";
   }
   return "?";
 }

@@ -27,6 +27,7 @@ enum class Algorithm {
   RecursiveDoubling, ///< allgather / allreduce by pairwise exchange at distances 1, 2, 4, ...
   Rabenseifner,      ///< allreduce = reduce-scatter by recursive halving + allgather by recursive doubling
   Pairwise,          ///< all-to-all by p-1 pairwise exchanges
+  OpenMpi,           ///< one of Open MPI 4.1 coll/base's algorithms, as it runs it (named in AlgorithmOptions::ompi)
 };
 
 enum class ReduceFunc { Sum, Max };
@@ -123,6 +124,9 @@ struct Schedule {
   std::uint64_t scratch[3] = {0, 0, 0};
   /// Data-movement operations the firmware keeps in flight for this algorithm.
   unsigned max_inflight = 3;
+  /// Written as an MPI program (MpiProgram.hpp): an op starts when every op it depends on is complete, sends
+  /// included. Otherwise a receive that depends on a send starts once that send is posted (MpiOrder.hpp).
+  bool program_order = false;
 };
 
 const char* collective_name(Collective c);

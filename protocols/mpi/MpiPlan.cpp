@@ -1,9 +1,13 @@
 #include "protocols/mpi/MpiPlan.hpp"
 
+#include "protocols/collectives/OmpiAlgorithms.hpp"
+#include "protocols/collectives/OmpiTopology.hpp"
 #include "protocols/mpi/MpichSelection.hpp"
 #include "protocols/mpi/TunedSelection.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <optional>
 #include <stdexcept>
 
 namespace nafsim::mpi {
@@ -23,74 +27,33 @@ bool pof2(int p)
   return p > 0 && (p & (p - 1)) == 0;
 }
 
-/// OpenMPI's algorithm `name` for collective `c` as a nafsim schedule.
+/// OpenMPI's algorithms nafsim does not model (none of them picked for 2-16 ranks but the Rabenseifner reduce
+/// on >= p' elements) as the closest nafsim schedule; the others run as themselves (plan_openmpi).
 Mapping ompi_mapping(Collective c, const std::string& name)
 {
-  auto is = [&](const char* n) { return name == n; };
   switch (c) {
     case Collective::Bcast:
-      if (is("basic_linear"))
-        return {Algorithm::Flat, nullptr};
-      if (is("binomial"))
-        return {Algorithm::Binomial, nullptr};
-      if (is("knomial"))
-        return {Algorithm::Binomial, "k-nomial tree (radix 4) run as a binomial tree"};
-      if (is("binary_tree") || is("split_binary_tree"))
-        return {Algorithm::Binomial, "segmented binary tree run as an unsegmented binomial tree"};
-      if (is("chain") || is("pipeline"))
-        return {Algorithm::Binomial, "segmented chain run as a binomial tree"};
-      return {Algorithm::Binomial, "scatter + allgather run as a binomial tree"};
+      if (name == "split_binary_tree")
+        return {Algorithm::Binomial, "split binary tree run as an unsegmented binomial tree"};
+      break;
     case Collective::Reduce:
-      if (is("linear"))
-        return {Algorithm::Flat, nullptr};
-      if (is("chain") || is("pipeline"))
-        return {Algorithm::Ring, "segmented chain run unsegmented"};
-      if (is("binomial"))
-        return {Algorithm::Binomial, "segmented binomial tree run unsegmented"};
-      if (is("binary") || is("in-order_binary"))
-        return {Algorithm::Binomial, "segmented binary tree run as an unsegmented binomial tree"};
-      return {Algorithm::Binomial, "Rabenseifner (reduce-scatter + gather) run as a binomial tree"};
+      if (name == "in-order_binary")
+        return {Algorithm::Binomial, "in-order binary tree run as a binomial tree"};
+      if (name == "rabenseifner")
+        return {Algorithm::Binomial, "Rabenseifner (reduce-scatter + gather) run as a binomial tree"};
+      break;
     case Collective::AllReduce:
-      if (is("basic_linear") || is("nonoverlapping"))
-        return {Algorithm::ReduceBcast, nullptr};
-      if (is("ring") || is("segmented_ring"))
-        return {Algorithm::Ring, is("ring") ? nullptr : "segmented ring run unsegmented"};
-      if (is("recursive_doubling"))
-        return {Algorithm::RecursiveDoubling, nullptr};
-      return {Algorithm::Rabenseifner, nullptr};
-    case Collective::Gather:
-      if (is("binomial"))
-        return {Algorithm::Binomial, nullptr};
-      return {Algorithm::Flat, is("basic_linear") ? nullptr : "linear with synchronisation run as linear"};
-    case Collective::Scatter:
-      if (is("binomial"))
-        return {Algorithm::Flat, "binomial tree run as linear (no binomial scatter schedule yet)"};
-      return {Algorithm::Flat, nullptr};
+      if (name == "nonoverlapping") // one of its parts (the library's own decisions) is not modeled
+        return {Algorithm::ReduceBcast, "reduce + bcast whose parts are not all modeled run as binomial trees"};
+      break;
     case Collective::AllGather:
-      if (is("recursive_doubling"))
-        return {Algorithm::RecursiveDoubling, nullptr};
-      if (is("ring"))
-        return {Algorithm::Ring, nullptr};
-      if (is("bruck"))
-        return {Algorithm::RecursiveDoubling, "Bruck run as recursive doubling"};
-      return {Algorithm::Ring, "run as a ring"};
-    case Collective::AllToAll:
-      if (is("pairwise"))
-        return {Algorithm::Pairwise, nullptr};
-      if (is("modified_bruck"))
-        return {Algorithm::Pairwise, "modified Bruck run as pairwise exchange"};
-      return {Algorithm::Flat, is("linear") ? nullptr : "linear with a bounded window run as linear"};
-    case Collective::ReduceScatter:
-      if (is("ring"))
-        return {Algorithm::Ring, nullptr};
-      if (is("non-overlapping"))
-        return {Algorithm::ReduceScatterComposite, nullptr};
-      return {Algorithm::Ring, "recursive halving / butterfly run as a ring"};
-    case Collective::Barrier:
-      return {Algorithm::Flat, is("linear") ? nullptr : "run as a linear (fan-in, fan-out) barrier"};
+      if (name == "neighbor" || name == "linear")
+        return {Algorithm::Ring, "run as a ring"};
+      break;
     default: break;
   }
-  throw std::invalid_argument(fmt::format("MPI has no collective for {}", coll::collective_name(c)));
+  throw std::logic_error(fmt::format("OpenMPI's {} algorithm '{}' is neither modeled nor mapped",
+                                     coll::collective_name(c), name));
 }
 
 /// MPICH's algorithm `name` as a nafsim schedule.
@@ -126,6 +89,33 @@ Mapping mpich_mapping(Collective c, const std::string& name)
   throw std::invalid_argument(fmt::format("MPI has no collective for {}", coll::collective_name(c)));
 }
 
+/// OpenMPI's choice `name` as its own algorithm (Algorithm::OpenMpi), when nafsim has it; the parts of the
+/// composites are the library's own decisions for them. nullopt: not modeled (a substitution follows).
+std::optional<coll::OmpiOptions> ompi_own(const coll::CollectiveCall& c, const std::string& name)
+{
+  coll::OmpiOptions o;
+  o.name = name;
+  const auto ranks = static_cast<unsigned>(c.size);
+  auto part        = [&](Collective coll, std::uint64_t bytes) { return ompi_tuned_select(coll, ranks, bytes).name; };
+  if (c.collective == Collective::Reduce && name == "rabenseifner") {
+    // ompi_coll_base_reduce_intra_redscat_gather hands fewer elements than p' to the linear reduce.
+    if (c.count >= static_cast<std::uint64_t>(coll::ompi::floor_power_of_two(std::max(c.size, 1))))
+      return std::nullopt;
+    o.name = "linear";
+  }
+  if (c.collective == Collective::AllReduce && name == "nonoverlapping") {
+    o.reduce_part = part(Collective::Reduce, c.bytes());
+    o.bcast_part  = part(Collective::Bcast, c.bytes());
+  }
+  if (c.collective == Collective::ReduceScatter && name == "non-overlapping")
+    o.reduce_part = part(Collective::Reduce, c.bytes() * static_cast<std::uint64_t>(c.size));
+  if (!coll::ompi_has(c.collective, o.name) || (o.name == "two_proc" && c.size != 2) ||
+      !coll::ompi_has(Collective::Reduce, o.reduce_part) || !coll::ompi_has(Collective::Bcast, o.bcast_part))
+    return std::nullopt;
+  o.name = coll::ompi_effective(c, o);
+  return o;
+}
+
 } // namespace
 
 std::uint64_t decision_bytes(Library lib, const coll::CollectiveCall& c)
@@ -137,6 +127,25 @@ std::uint64_t decision_bytes(Library lib, const coll::CollectiveCall& c)
     case Collective::AllGather: return lib == Library::Mpich ? block * p : block;
     default: return block;
   }
+}
+
+std::optional<MpiPlan> plan_openmpi(const coll::CollectiveCall& c, const std::string& name)
+{
+  auto own = ompi_own(c, name);
+  if (!own)
+    return std::nullopt;
+  MpiPlan plan;
+  plan.library_algorithm = name;
+  plan.algorithm         = Algorithm::OpenMpi;
+  plan.options.ompi      = *own;
+  return plan;
+}
+
+std::string schedule_name(const MpiPlan& plan)
+{
+  if (plan.algorithm == Algorithm::OpenMpi)
+    return "openmpi:" + plan.options.ompi.name;
+  return coll::algorithm_name(plan.algorithm);
 }
 
 MpiPlan plan_collective(Library lib, const coll::CollectiveCall& c)
@@ -157,7 +166,9 @@ MpiPlan plan_collective(Library lib, const coll::CollectiveCall& c)
   Mapping m{};
   if (lib == Library::OpenMpi) {
     plan.library_algorithm = ompi_tuned_select(c.collective, ranks, bytes).name;
-    m                      = ompi_mapping(c.collective, plan.library_algorithm);
+    if (auto own = plan_openmpi(c, plan.library_algorithm))
+      return *own;
+    m = ompi_mapping(c.collective, plan.library_algorithm);
   } else {
     MpichCall mc;
     mc.collective = c.collective;
@@ -179,19 +190,10 @@ MpiPlan plan_collective(Library lib, const coll::CollectiveCall& c)
   }
   if (c.size == 1 && c.collective == Collective::Barrier)
     plan.algorithm = Algorithm::Flat;
-  // Composites: OpenMPI's nonoverlapping allreduce = its own reduce + bcast decisions; basic_linear =
-  // linear reduce + linear bcast; reduce-scatter non-overlapping = reduce + scatter (linear).
-  if (plan.algorithm == Algorithm::ReduceBcast || plan.algorithm == Algorithm::ReduceScatterComposite) {
-    if (lib == Library::OpenMpi && plan.library_algorithm == "nonoverlapping") {
-      coll::CollectiveCall r = c;
-      r.collective           = Collective::Reduce;
-      plan.options.reduce_sub = plan_collective(lib, r).algorithm;
-      r.collective            = Collective::Bcast;
-      plan.options.bcast_sub  = plan_collective(lib, r).algorithm;
-    } else {
-      plan.options.reduce_sub = Algorithm::Flat;
-      plan.options.bcast_sub  = Algorithm::Flat;
-    }
+  // OpenMPI's nonoverlapping allreduce whose parts are not all modeled runs binomial trees.
+  if (plan.algorithm == Algorithm::ReduceBcast) {
+    plan.options.reduce_sub = Algorithm::Binomial;
+    plan.options.bcast_sub  = Algorithm::Binomial;
   }
   if (auto why = coll::check_applicable(c, plan.algorithm); !why.empty())
     throw std::logic_error("MPI plan not runnable: " + why);

@@ -6,6 +6,7 @@
 
 #include "protocols/collectives/Algorithms.hpp"
 
+#include <optional>
 #include <string>
 
 namespace nafsim::mpi {
@@ -24,6 +25,13 @@ struct MpiPlan {
 /// The plan of `lib` for `call` (CollectiveCall counts as the collective workload does: elements
 /// per rank's block). Throws std::invalid_argument for calls MPI has no collective for (copy, ...).
 MpiPlan plan_collective(Library lib, const coll::CollectiveCall& call);
+
+/// Open MPI's algorithm `name` (coll/tuned's name, as coll_tuned_<collective>_algorithm forces it) for
+/// `call`, as Open MPI runs it, or nullopt if nafsim does not model that algorithm.
+std::optional<MpiPlan> plan_openmpi(const coll::CollectiveCall& call, const std::string& name);
+
+/// The schedule that runs, for tables: an algorithm name, or "openmpi:<name>" for Open MPI's own algorithm.
+std::string schedule_name(const MpiPlan& plan);
 
 /// The message size the library's decision looks at, for `call` (see TunedSelection.hpp).
 std::uint64_t decision_bytes(Library lib, const coll::CollectiveCall& call);

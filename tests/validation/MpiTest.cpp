@@ -78,7 +78,7 @@ TEST(Mpi, EagerCopiesRendezvousReads)
 {
   auto run = run_scenario_isolated(mpi_scenario(R"("collective": "sendrecv", "sizes": ["64KiB", "65540B"])"));
   ASSERT_TRUE(run.ok) << run.error;
-  auto const& r = run.tables.at("mpi_ranks");
+  auto const& r = run.tables.at("mpi_counters");
   ASSERT_EQ(r.rows.size(), 2u);
   EXPECT_EQ(r.num(0, "eager_sent"), 1);
   EXPECT_EQ(r.num(0, "rendezvous_sent"), 1);
@@ -95,8 +95,8 @@ TEST(Mpi, BounceBufferExhaustionBackPressuresButDelivers)
       mpi_scenario(R"("collective": "gather", "algorithm": "flat", "ranks": 8, "sizes": ["2KiB"], "verify": true)",
                    R"(, "node": {"host": {"mpi": {"eager_buffers": 2}}})"));
   ASSERT_TRUE(run.ok) << run.error;
-  EXPECT_GT(run.tables.at("mpi_ranks").sum("bounce_refusals"), 0);
-  EXPECT_LE(run.tables.at("mpi_ranks").num(0, "bounce_max_used"), 2);
+  EXPECT_GT(run.tables.at("mpi_counters").sum("bounce_refusals"), 0);
+  EXPECT_LE(run.tables.at("mpi_counters").num(0, "bounce_max_used"), 2);
 }
 
 // F2F: FPGA -> host copy, MPI, host -> FPGA copy, next-kernel invocation; the invocation is the
@@ -123,7 +123,7 @@ TEST(Mpi, MixedClusterRunsMpiOnHostsAndTheCcloOnFpgas)
       "node": {"kinds": ["fpga", "host", "fpga", "host", "fpga", "host"]})";
   auto mpi = run_scenario_isolated(mpi_scenario(R"("collective": "allreduce", "ranks": 3, "sizes": ["4KiB"], "verify": true)", mixed));
   ASSERT_TRUE(mpi.ok) << mpi.error;
-  auto const& ranks = mpi.tables.at("mpi_ranks");
+  auto const& ranks = mpi.tables.at("mpi_counters");
   ASSERT_EQ(ranks.rows.size(), 3u);
   EXPECT_EQ(ranks.rows[0].at("node"), "1");
   EXPECT_EQ(ranks.rows[2].at("node"), "5");
@@ -161,4 +161,109 @@ TEST(Mpi, ClearErrors)
   auto bounce = run_scenario_isolated(mpi_scenario(R"("ranks": 2)", R"(, "node": {"host": {"mpi": {"eager_buffer": "4KiB"}}})"));
   EXPECT_FALSE(bounce.ok);
   EXPECT_NE(bounce.error.find("/platform/node/host/mpi/eager_buffer"), std::string::npos) << bounce.error;
+}
+
+// Issue 27: Open MPI's algorithms forced by name (as coll_tuned_<collective>_algorithm does) deliver the right
+// bytes on a communicator that is not a power of two, unsegmented and in segments.
+TEST(Mpi, ForcedOpenMpiAlgorithmsDeliverTheRightData)
+{
+  const std::vector<std::pair<const char*, std::vector<const char*>>> all = {
+      {"bcast", {"basic_linear", "chain", "pipeline", "binary_tree", "binomial", "knomial", "scatter_allgather",
+                 "scatter_allgather_ring"}},
+      {"reduce", {"linear", "chain", "pipeline", "binary", "binomial"}},
+      {"allreduce", {"basic_linear", "nonoverlapping", "recursive_doubling", "ring", "segmented_ring", "rabenseifner"}},
+      {"gather", {"basic_linear", "binomial", "linear_sync"}},
+      {"scatter", {"basic_linear", "binomial", "linear_nb"}},
+      {"allgather", {"bruck", "recursive_doubling", "ring"}},
+      {"alltoall", {"linear", "pairwise", "modified_bruck", "linear_sync"}},
+      {"reduce-scatter", {"non-overlapping", "recursive_halving", "ring", "butterfly"}},
+      {"barrier", {"linear", "double_ring", "recursive_doubling", "bruck", "tree"}}};
+  for (auto const& [coll, names] : all)
+    for (const char* name : names)
+      for (const char* seg : {"0B", "16KiB"}) {
+        SCOPED_TRACE(fmt::format("{} {} segments {}", coll, name, seg));
+        auto run = run_scenario_isolated(mpi_scenario(fmt::format(
+            R"("collective": "{}", "library_algorithm": "{}", "segment_size": "{}", "ranks": 6, "root": 2,
+               "sizes": ["1KiB", "96KiB"], "verify": true)",
+            coll, name, seg)));
+        ASSERT_TRUE(run.ok) << run.error;
+        auto const& t = run.tables.at("mpi");
+        EXPECT_EQ(t.rows.at(0).at("library_algorithm"), fmt::format("forced {}", name));
+        EXPECT_EQ(t.rows.at(0).at("algorithm").rfind("openmpi:", 0), 0u) << t.rows.at(0).at("algorithm");
+        if (std::string(coll) != "barrier") {
+          EXPECT_EQ(t.rows.at(1).at("verified"), "yes");
+        }
+      }
+}
+
+// Segments let a pipeline overlap the transfer of one segment with the reduction of the previous one: a 1 MiB
+// reduce down a 4-rank chain in 64 KiB segments takes well under the unsegmented time (three transfers and
+// three reductions of the whole buffer one after another).
+TEST(Mpi, SegmentsOverlapTransferAndReduction)
+{
+  auto time_of = [](const char* seg) {
+    auto run = run_scenario_isolated(mpi_scenario(fmt::format(
+        R"("collective": "reduce", "library_algorithm": "pipeline", "segment_size": "{}", "ranks": 4, "sizes": ["1MiB"])",
+        seg)));
+    EXPECT_TRUE(run.ok) << run.error;
+    return run.ok ? run.tables.at("mpi").num(0, "latency_us") : 0.0;
+  };
+  const double whole = time_of("0B"), pipelined = time_of("64KiB");
+  EXPECT_GT(whole, 0.0);
+  EXPECT_LT(pipelined, 0.6 * whole) << "unsegmented " << whole << " us, 64 KiB segments " << pipelined << " us";
+}
+
+// The benchmark's harness: MPI_Barrier before each call, each rank timing its own call from when it leaves the
+// barrier. Open MPI's barrier on 6 ranks is linear (coll/tuned, 4-7 ranks): rank 0 collects and then releases
+// the others one send after another (a send overhead apart on its CPU), so the ranks leave in release order,
+// rank 1 first and rank 5 last.
+TEST(Mpi, PreCallBarrierSkewsTheStartsAndEachRankTimesItself)
+{
+  auto run = run_scenario_isolated(mpi_scenario(
+      R"("collective": "allreduce", "ranks": 6, "sizes": ["4KiB"], "iterations": 2, "pre_barrier": "mpi")"));
+  ASSERT_TRUE(run.ok) << run.error;
+  auto const& ranks = run.tables.at("mpi_ranks");
+  ASSERT_EQ(ranks.rows.size(), 12u);
+  double latest_start = 0, slowest = 0;
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(ranks.rows[i].at("iteration"), "0");
+    EXPECT_NEAR(ranks.num(i, "end_us") - ranks.num(i, "start_us"), ranks.num(i, "latency_us"), 1e-3);
+    latest_start = std::max(latest_start, ranks.num(i, "start_us"));
+    slowest      = std::max(slowest, ranks.num(i, "latency_us"));
+  }
+  EXPECT_EQ(ranks.num(1, "start_us"), 0.0) << "rank 1, released first, leaves the barrier first";
+  for (std::size_t i = 2; i < 6; ++i)
+    EXPECT_GT(ranks.num(i, "start_us"), ranks.num(i - 1, "start_us")) << "released in rank order: " << i;
+  EXPECT_GT(latest_start, 3.0) << "four send overheads (1 us) after rank 1";
+  auto const& t = run.tables.at("mpi");
+  EXPECT_NEAR(t.num(0, "latency_us"), slowest, 1e-3);
+  EXPECT_LE(t.num(0, "latency_min_us"), t.num(0, "latency_mean_us"));
+  EXPECT_LE(t.num(0, "latency_mean_us"), t.num(0, "latency_us"));
+  bool said = false;
+  for (auto const& line : run.summary)
+    said = said || line.find("MPI_Barrier (openmpi:linear) before each call") != std::string::npos;
+  EXPECT_TRUE(said) << "the summary names the barrier";
+  // Without it every rank starts together.
+  auto flat = run_scenario_isolated(mpi_scenario(R"("collective": "allreduce", "ranks": 6, "sizes": ["4KiB"])"));
+  ASSERT_TRUE(flat.ok) << flat.error;
+  for (std::size_t i = 0; i < 6; ++i)
+    EXPECT_EQ(flat.tables.at("mpi_ranks").num(i, "start_us"), 0.0);
+}
+
+TEST(Mpi, ForcingErrorsNameTheOption)
+{
+  auto unknown = run_scenario_isolated(mpi_scenario(R"("collective": "bcast", "ranks": 4, "library_algorithm": "split_binary_tree")"));
+  EXPECT_FALSE(unknown.ok);
+  EXPECT_NE(unknown.error.find("/workload/library_algorithm"), std::string::npos) << unknown.error;
+  EXPECT_NE(unknown.error.find("knomial"), std::string::npos) << "lists the modeled ones: " << unknown.error;
+  auto seg = run_scenario_isolated(mpi_scenario(R"("collective": "bcast", "ranks": 4, "segment_size": "8KiB")"));
+  EXPECT_FALSE(seg.ok);
+  EXPECT_NE(seg.error.find("/workload/segment_size"), std::string::npos) << seg.error;
+  auto both = run_scenario_isolated(
+      mpi_scenario(R"("collective": "bcast", "ranks": 4, "algorithm": "flat", "library_algorithm": "knomial")"));
+  EXPECT_FALSE(both.ok);
+  auto mpich = run_scenario_isolated(mpi_scenario(R"("collective": "bcast", "ranks": 4, "library_algorithm": "knomial")",
+                                                  R"(, "node": {"host": {"mpi": {"library": "mpich"}}})"));
+  EXPECT_FALSE(mpich.ok);
+  EXPECT_NE(mpich.error.find("Open MPI only"), std::string::npos) << mpich.error;
 }

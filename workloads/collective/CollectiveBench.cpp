@@ -161,14 +161,14 @@ std::vector<net::HostId> CollectiveBench::place(const nodes::Cluster& c, const s
   return comm;
 }
 
-std::string CollectiveBench::role(unsigned rank) const
+std::string bench_role(BenchOp op, unsigned rank, unsigned root)
 {
-  switch (cfg_.collective) {
+  switch (op) {
     case BenchOp::SendRecv: return rank == 0 ? "sender" : "receiver";
     case BenchOp::Bcast:
     case BenchOp::Scatter:
     case BenchOp::Gather:
-    case BenchOp::Reduce: return rank == cfg_.root ? "root" : "non-root";
+    case BenchOp::Reduce: return rank == root ? "root" : "non-root";
     case BenchOp::Barrier: return rank == 0 ? "root" : "non-root";
     case BenchOp::Copy:
     case BenchOp::Combine:
@@ -380,7 +380,7 @@ void CollectiveBench::report(const nodes::Cluster&, results::ResultSink& sink, s
             .add(it)
             .add(rank)
             .add(comm_[rank])
-            .add(role(rank))
+            .add(bench_role(cfg_.collective, rank, cfg_.root))
             .add(coll::protocol_name(r.protocol))
             .add(coll::algorithm_name(r.algorithm))
             .add(config::enum_name(cfg_.location))

@@ -89,6 +89,8 @@ namespace nafsim::workloads {
 coll::Collective collective_of(BenchOp op, unsigned rank);
 /// The forced algorithm, if any.
 std::optional<coll::Algorithm> algorithm_of(AlgorithmChoice a);
+/// What rank `rank` is in a benchmark of `op` rooted at `root` (the role column of the per-rank tables).
+std::string bench_role(BenchOp op, unsigned rank, unsigned root);
 
 struct CollectiveBenchConfig {
   BenchOp collective = BenchOp::SendRecv;
@@ -164,7 +166,6 @@ private:
   /// The ranks' FPGA positions (positions, or placement over the platform's FPGAs `fpgas`).
   std::vector<net::HostId> place(const nodes::Cluster& c, const std::vector<std::size_t>& fpgas) const;
   /// What `rank` does in the benchmark (sender, receiver, root, non-root, peer, local).
-  std::string role(unsigned rank) const;
   /// When `rank` leaves the MPI barrier, after the first rank.
   SimTime mpi_barrier_exit(unsigned rank) const;
   /// What runs between the start line and the timed call (pre_barrier).

@@ -172,7 +172,7 @@ void FcLayer::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
         c.mpi(comm_[rank]).run(ctx, mpi_schedule, comm_, nodes::DataType::Float32, nullptr);
         pollute_with_mpi(cache, mpi_schedule, calls, c.config().node.host.mpi.eager_threshold.count);
         if (rank == 0 && algorithm_.empty())
-          algorithm_ = fmt::format("{} ({})", plans_[si].library_algorithm, coll::algorithm_name(plans_[si].algorithm));
+          algorithm_ = fmt::format("{} ({})", plans_[si].library_algorithm, mpi::schedule_name(plans_[si]));
       }
       t.end = ctx.now() - t0;
     }

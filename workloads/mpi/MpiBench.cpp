@@ -1,6 +1,7 @@
 #include "workloads/mpi/MpiBench.hpp"
 
 #include "nodes/fpga/FpgaNode.hpp"
+#include "protocols/collectives/OmpiAlgorithms.hpp"
 #include "simcore/config/ConfigError.hpp"
 
 #include <algorithm>
@@ -71,6 +72,38 @@ SimTime MpiBench::kernel_invocation(const nodes::Cluster& c) const
          cycles_time(Cycles{f.cclo.firmware.call + f.cclo.firmware.finalize}, f.clock);
 }
 
+mpi::MpiPlan MpiBench::plan_for(const coll::CollectiveCall& call, std::size_t si) const
+{
+  if (auto forced = algorithm_of(cfg_.algorithm)) {
+    if (auto why = coll::check_applicable(call, *forced); !why.empty())
+      throw config::ConfigError("", "/workload/algorithm", why);
+    mpi::MpiPlan plan;
+    plan.library_algorithm = "forced";
+    plan.algorithm         = *forced;
+    return plan;
+  }
+  if (cfg_.library_algorithm.empty())
+    return mpi::plan_collective(library_, call);
+  auto plan = mpi::plan_openmpi(call, cfg_.library_algorithm);
+  if (!plan) {
+    std::string names;
+    for (auto const& n : coll::ompi_algorithms(call.collective))
+      names += (names.empty() ? "" : ", ") + n;
+    throw config::ConfigError("", "/workload/library_algorithm",
+                              fmt::format("Open MPI's {} has no modeled algorithm '{}'; the modeled ones are: {}",
+                                          config::enum_name(cfg_.collective), cfg_.library_algorithm, names));
+  }
+  plan->options.ompi.segment_bytes = cfg_.segment_size.count;
+  plan->options.ompi.chain_fanout  = static_cast<int>(cfg_.chain_fanout);
+  plan->options.ompi.knomial_radix = static_cast<int>(cfg_.knomial_radix);
+  plan->options.ompi.name          = coll::ompi_effective(call, plan->options.ompi);
+  plan->library_algorithm          = "forced " + cfg_.library_algorithm;
+  if (plan->options.ompi.name == "two_proc" && call.size != 2)
+    throw config::ConfigError("", size_path(cfg_.sizes, si),
+                              fmt::format("Open MPI's two_proc algorithms run on exactly 2 ranks, not {}", call.size));
+  return *plan;
+}
+
 void MpiBench::start(nodes::Cluster& c)
 {
   auto hosts = c.positions(nodes::NodeKind::Host);
@@ -95,20 +128,25 @@ void MpiBench::start(nodes::Cluster& c)
   comm_.clear();
   for (unsigned r = 0; r < cfg_.ranks; ++r)
     comm_.push_back(static_cast<net::HostId>(hosts[r]));
+  if (!cfg_.library_algorithm.empty() && library_ != mpi::Library::OpenMpi)
+    throw config::ConfigError("", "/workload/library_algorithm",
+                              "forcing a library algorithm is modeled for Open MPI only: set "
+                              "platform.node.host.mpi.library to openmpi, or leave library_algorithm empty");
+  if (!cfg_.library_algorithm.empty() && cfg_.algorithm != AlgorithmChoice::Auto)
+    throw config::ConfigError("", "/workload/library_algorithm",
+                              "library_algorithm (Open MPI's algorithm) and algorithm (a nafsim schedule) both force "
+                              "the algorithm: set one of them");
+  if (cfg_.library_algorithm.empty() && cfg_.segment_size.count > 0)
+    throw config::ConfigError("", "/workload/segment_size",
+                              "a segment size applies to a forced algorithm (as coll_tuned_<collective>_algorithm_"
+                              "segmentsize does): set library_algorithm too, or segment_size to 0");
   // The plan per size (the same on every rank: the decision depends on sizes only).
-  for (auto bytes : sizes_) {
-    auto call = make_call(0, bytes);
-    if (auto forced = algorithm_of(cfg_.algorithm)) {
-      if (auto why = coll::check_applicable(call, *forced); !why.empty())
-        throw config::ConfigError("", "/workload/algorithm", why);
-      mpi::MpiPlan plan;
-      plan.library_algorithm = "forced";
-      plan.algorithm         = *forced;
-      plans_.push_back(plan);
-    } else {
-      plans_.push_back(mpi::plan_collective(library_, call));
-    }
-  }
+  for (std::size_t si = 0; si < sizes_.size(); ++si)
+    plans_.push_back(plan_for(make_call(0, sizes_[si]), si));
+  coll::CollectiveCall barrier;
+  barrier.collective = Collective::Barrier;
+  barrier.size       = static_cast<int>(comm_.size());
+  barrier_plan_      = mpi::plan_collective(library_, barrier);
   invocation_ = kernel_invocation(c);
   if (cfg_.verify) {
     for (std::size_t i = 0; i < sizes_.size(); ++i) {
@@ -135,6 +173,11 @@ void MpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
   nodes::HostNode& host = c.host_node(comm_[rank]);
   nodes::MpiProcess& mpi = c.mpi(comm_[rank]);
   const DataPattern pattern{cfg_.dtype, cfg_.dtype == DataType::Float16, cfg_.ranks};
+  coll::CollectiveCall bc;
+  bc.collective = Collective::Barrier;
+  bc.size       = static_cast<int>(comm_.size());
+  const coll::Schedule barrier =
+      coll::build_schedule(bc, barrier_plan_.algorithm, coll::Protocol::Eager, static_cast<int>(rank), barrier_plan_.options);
   std::size_t sample = 0;
   for (std::size_t si = 0; si < sizes_.size(); ++si) {
     const std::uint64_t bytes = sizes_[si];
@@ -151,8 +194,11 @@ void MpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
                                                              std::byte{0xFF}); // poison
       }
       start_line_.arrive(ctx, cfg_.ranks);
+      if (cfg_.pre_barrier == MpiPreBarrier::Mpi)
+        mpi.run(ctx, barrier, comm_, cfg_.dtype, nullptr);
       const SimTime t0 = ctx.now();
       RankTimes& t     = times_[sample][rank];
+      t.start          = t0;
       auto const& drv  = host.attached_fpga_config().host_driver;
       if (cfg_.data == MpiData::Fpga && stages_in(call, rank))
         nodes::host_driver_copy(ctx, host.attached_fpga(), drv, coll::input_elements(call, static_cast<int>(rank)) * elem_bytes_, true);
@@ -178,31 +224,39 @@ void MpiBench::report(const nodes::Cluster&, results::ResultSink& sink, std::vec
   const bool f2f = cfg_.data == MpiData::Fpga;
   results::Table t("mpi", {"workload", "library", "collective", "library_algorithm", "algorithm", "substitution",
                            "ranks", "root", "bytes", "count", "dtype", "data", "iteration", "latency_us",
-                           "throughput_gbps", "to_host_us", "collective_us", "to_device_us", "invocation_us",
-                           "verified"});
+                           "latency_min_us", "latency_mean_us", "root_latency_us", "throughput_gbps", "to_host_us",
+                           "collective_us", "to_device_us", "invocation_us", "verified"});
+  results::Table pr("mpi_ranks", {"collective", "bytes", "iteration", "rank", "host", "role", "library_algorithm",
+                                  "algorithm", "start_us", "end_us", "latency_us"});
   std::map<std::uint64_t, std::vector<double>> by_size;
   std::size_t sample = 0;
   for (std::size_t si = 0; si < sizes_.size(); ++si) {
     const std::uint64_t bytes = sizes_[si];
     for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
-      // Phases between milestones of the whole communicator: the last copy-in done, the last rank
-      // out of MPI, the last copy-out done, the last next-kernel invocation (they add up to the total).
-      SimTime in, coll_end, out_end, end;
+      // Each rank times its own call from its start (after the pre-call barrier, if any). Phases between
+      // milestones of the whole communicator, each rank's times taken from its own start: the last copy-in
+      // done, the last rank out of MPI, the last copy-out done, the last next-kernel invocation (they add up
+      // to the total).
+      SimTime in, coll_end, out_end, end, lo = SimTime::max(), sum, origin = SimTime::max();
       for (auto const& r : times_[sample]) {
         in       = std::max(in, r.staged_in);
         coll_end = std::max(coll_end, r.collective);
         out_end  = std::max(out_end, r.staged_out);
         end      = std::max(end, r.end);
+        lo       = std::min(lo, r.end);
+        sum      = sum + r.end;
+        origin   = std::min(origin, r.start);
       }
       const SimTime out = out_end - coll_end;
       const double us = end.us();
+      const auto& plan = plans_[si];
       t.row()
           .add("mpi")
           .add(config::enum_name(library_))
           .add(config::enum_name(cfg_.collective))
-          .add(plans_[si].library_algorithm)
-          .add(coll::algorithm_name(plans_[si].algorithm))
-          .add(plans_[si].substitution.empty() ? "-" : plans_[si].substitution)
+          .add(plan.library_algorithm)
+          .add(mpi::schedule_name(plan))
+          .add(plan.substitution.empty() ? "-" : plan.substitution)
           .add(cfg_.ranks)
           .add(cfg_.root)
           .add(bytes)
@@ -211,19 +265,41 @@ void MpiBench::report(const nodes::Cluster&, results::ResultSink& sink, std::vec
           .add(config::enum_name(cfg_.data))
           .add(it)
           .add(us, 4)
+          .add(lo.us(), 4)
+          .add(sum.us() / static_cast<double>(cfg_.ranks), 4)
+          .add(times_[sample][cfg_.root].end.us(), 4)
           .add(us > 0 ? static_cast<double>(bytes) * 8 / (us * 1e3) : 0.0, 3)
           .add(f2f ? in.us() : 0.0, 4)
           .add((coll_end - in).us(), 4)
           .add(f2f ? out.us() : 0.0, 4)
           .add(f2f ? (end - out_end).us() : 0.0, 4)
           .add(cfg_.verify ? "yes" : "-");
+      for (unsigned rank = 0; rank < cfg_.ranks; ++rank) {
+        auto const& r = times_[sample][rank];
+        pr.row()
+            .add(config::enum_name(cfg_.collective))
+            .add(bytes)
+            .add(it)
+            .add(rank)
+            .add(comm_[rank])
+            .add(bench_role(cfg_.collective, rank, cfg_.root))
+            .add(plan.library_algorithm)
+            .add(mpi::schedule_name(plan))
+            .add((r.start - origin).us(), 4)
+            .add((r.start + r.end - origin).us(), 4)
+            .add(r.end.us(), 4);
+      }
       by_size[bytes].push_back(us);
     }
   }
   sink.add(std::move(t));
-  summary.push_back(fmt::format("mpi: {} on {} ranks ({}), {} data, {} size(s) x {} iteration(s)",
+  sink.add(std::move(pr));
+  summary.push_back(fmt::format("mpi: {} on {} ranks ({}), {} data, {} size(s) x {} iteration(s){}",
                                 config::enum_name(cfg_.collective), cfg_.ranks, config::enum_name(library_),
-                                config::enum_name(cfg_.data), sizes_.size(), cfg_.iterations));
+                                config::enum_name(cfg_.data), sizes_.size(), cfg_.iterations,
+                                cfg_.pre_barrier == MpiPreBarrier::Mpi
+                                    ? fmt::format(", MPI_Barrier ({}) before each call", mpi::schedule_name(barrier_plan_))
+                                    : std::string()));
   if (cfg_.verify)
     summary.push_back("  every output checked against the collective's definition (verify): all correct");
   summary.push_back(fmt::format("  {:>10}  {:>28}  {:>12}", "bytes", "library algorithm (schedule)", "latency_us"));
@@ -232,7 +308,7 @@ void MpiBench::report(const nodes::Cluster&, results::ResultSink& sink, std::vec
     std::sort(v.begin(), v.end());
     summary.push_back(fmt::format("  {:>10}  {:>28}  {:>12.3f}", sizes_[si],
                                   fmt::format("{} ({})", plans_[si].library_algorithm,
-                                              coll::algorithm_name(plans_[si].algorithm)), v[v.size() / 2]));
+                                              mpi::schedule_name(plans_[si])), v[v.size() / 2]));
   }
 }
 

@@ -15,6 +15,9 @@
 namespace nafsim::workloads {
 
 enum class MpiData { Host, Fpga };
+/// What runs before each timed call: nothing (every rank's call starts at the same instant), or the
+/// library's MPI_Barrier, each rank timing its call from when it leaves the barrier (as the ACCL+ benchmark).
+enum class MpiPreBarrier { None, Mpi };
 
 } // namespace nafsim::workloads
 
@@ -22,6 +25,10 @@ namespace nafsim::config {
 template <> struct EnumNames<workloads::MpiData> {
   static constexpr std::array list{std::pair{workloads::MpiData::Host, "host"},
                                    std::pair{workloads::MpiData::Fpga, "fpga"}};
+};
+template <> struct EnumNames<workloads::MpiPreBarrier> {
+  static constexpr std::array list{std::pair{workloads::MpiPreBarrier::None, "none"},
+                                   std::pair{workloads::MpiPreBarrier::Mpi, "mpi"}};
 };
 } // namespace nafsim::config
 
@@ -38,6 +45,11 @@ struct MpiBenchConfig {
   DataType dtype        = DataType::Float32;
   coll::ReduceFunc func = coll::ReduceFunc::Sum;
   AlgorithmChoice algorithm = AlgorithmChoice::Auto;
+  std::string library_algorithm;
+  Bytes segment_size{0};
+  unsigned chain_fanout  = 4;
+  unsigned knomial_radix = 4;
+  MpiPreBarrier pre_barrier = MpiPreBarrier::None;
   MpiData data = MpiData::Host;
   bool verify  = false;
   template <class V> void describe(V& v)
@@ -56,6 +68,26 @@ struct MpiBenchConfig {
     v.field("func", func, "reduction function");
     v.field("algorithm", algorithm,
             "auto: the MPI library's choice (platform.node.host.mpi.library); or force a schedule");
+    v.field("library_algorithm", library_algorithm,
+            "empty: the library's decision; or force one of Open MPI's algorithms by coll/tuned's name, as "
+            "coll_tuned_<collective>_algorithm does (bcast: basic_linear, chain, pipeline, binary_tree, binomial, "
+            "knomial, scatter_allgather, scatter_allgather_ring; reduce: linear, chain, pipeline, binary, binomial; "
+            "allreduce: basic_linear, nonoverlapping, recursive_doubling, ring, segmented_ring, rabenseifner; ... "
+            "the error lists each collective's); openmpi library only");
+    v.field("segment_size", segment_size,
+            "with library_algorithm: the segment size of the tree and ring algorithms "
+            "(coll_tuned_<collective>_algorithm_segmentsize); 0: unsegmented, as the 4.1 fixed rules run them",
+            config::Limits::between(0, 1ULL << 34));
+    v.field("chain_fanout", chain_fanout,
+            "with library_algorithm chain: the number of chains (coll_tuned_<collective>_algorithm_chain_fanout, "
+            "Open MPI's default 4; the fixed rules' choice of chain runs one)",
+            config::Limits::between(1, 32));
+    v.field("knomial_radix", knomial_radix, "the k-nomial broadcast's radix (coll_tuned_bcast_knomial_radix)",
+            config::Limits::between(2, 64));
+    v.field("pre_barrier", pre_barrier,
+            "before each timed call: none (every rank's call starts at the same instant) or mpi (the library's "
+            "MPI_Barrier, with its own algorithm; each rank times its call from when it leaves the barrier, as the "
+            "ACCL+ benchmark does)");
     v.field("data", data,
             "host: operands in host memory; fpga: on each host's FPGA card, staged through host memory around the "
             "MPI call (ACCL+ F2F baseline: FPGA -> host copy, MPI, host -> FPGA copy, next-kernel invocation)");
@@ -73,6 +105,7 @@ public:
 private:
   /// One rank's times in one iteration (from the common start).
   struct RankTimes {
+    SimTime start;      ///< when this rank's timed call began (absolute; after the pre-call barrier)
     SimTime staged_in;  ///< its FPGA -> host copy done (the start if it has none)
     SimTime collective; ///< its MPI call returned
     SimTime staged_out; ///< its host -> FPGA copy done
@@ -83,6 +116,7 @@ private:
   bool stages_in(const coll::CollectiveCall& cc, unsigned rank) const;
   bool stages_out(const coll::CollectiveCall& cc, unsigned rank) const;
   SimTime kernel_invocation(const nodes::Cluster& c) const;
+  mpi::MpiPlan plan_for(const coll::CollectiveCall& call, std::size_t size_index) const;
 
   MpiBenchConfig cfg_;
   unsigned elem_bytes_;
@@ -92,6 +126,7 @@ private:
   /// Per size: the library's choice and the schedule that runs it (the same on every rank: the
   /// decision depends on sizes only); `library_algorithm` "forced" when the workload forces one.
   std::vector<mpi::MpiPlan> plans_;
+  mpi::MpiPlan barrier_plan_; ///< the library's MPI_Barrier (pre_barrier mpi)
   std::vector<std::vector<RankTimes>> times_;   ///< per sample, per rank
   SimTime invocation_;
   StartLine start_line_;

@@ -1,6 +1,7 @@
 // OpenMPI 4.1 coll/tuned fixed decisions (protocols/mpi/TunedSelection): the algorithm per
 // (collective, message size, communicator size), checked at band and step edges and against what
 // the ACCL+ paper states of its OpenMPI 4.1.3 baseline (section 5, Fig. 12).
+#include "protocols/collectives/SymbolicRun.hpp"
 #include "protocols/mpi/MpiPlan.hpp"
 #include "protocols/mpi/MpichSelection.hpp"
 #include "protocols/mpi/TunedSelection.hpp"
@@ -147,29 +148,45 @@ TEST(MpiPlan, LibraryChoiceToSchedule)
     call.count      = bytes / 4;
     return nafsim::mpi::plan_collective(lib, call);
   };
+  // OpenMPI's choices run as Open MPI's own algorithms (Algorithm::OpenMpi), named as coll/tuned names them.
   auto r = plan(Library::OpenMpi, Collective::Reduce, 3, 8192);
   EXPECT_EQ(r.library_algorithm, "linear");
-  EXPECT_EQ(r.algorithm, Algorithm::Flat);
+  EXPECT_EQ(r.algorithm, Algorithm::OpenMpi);
+  EXPECT_EQ(r.options.ompi.name, "linear");
   EXPECT_TRUE(r.substitution.empty());
   r = plan(Library::OpenMpi, Collective::Reduce, 5, 8192);
   EXPECT_EQ(r.library_algorithm, "chain");
-  EXPECT_EQ(r.algorithm, Algorithm::Ring);
-  r = plan(Library::OpenMpi, Collective::Reduce, 8, 131072);
-  EXPECT_EQ(r.library_algorithm, "binomial");
-  EXPECT_EQ(r.algorithm, Algorithm::Binomial);
-  r = plan(Library::OpenMpi, Collective::Bcast, 8, 1 << 20);
-  EXPECT_EQ(r.library_algorithm, "basic_linear");
-  EXPECT_EQ(r.algorithm, Algorithm::Flat);
+  EXPECT_EQ(r.options.ompi.name, "chain");
+  EXPECT_EQ(r.options.ompi.chain_fanout, 0) << "the fixed rules pass faninout 0: one chain";
+  EXPECT_EQ(r.options.ompi.segment_bytes, 0u) << "the 4.1 fixed rules pass segment size 0";
   r = plan(Library::OpenMpi, Collective::Bcast, 8, 512);
   EXPECT_EQ(r.library_algorithm, "knomial");
-  EXPECT_EQ(r.algorithm, Algorithm::Binomial);
-  EXPECT_FALSE(r.substitution.empty()) << "a k-nomial tree run as binomial must say so";
-  r = plan(Library::OpenMpi, Collective::AllReduce, 8, 4096);
-  EXPECT_EQ(r.library_algorithm, "recursive_doubling");
-  EXPECT_EQ(r.algorithm, Algorithm::RecursiveDoubling);
+  EXPECT_EQ(nafsim::mpi::schedule_name(r), "openmpi:knomial");
+  EXPECT_TRUE(r.substitution.empty());
+  // Recursive doubling on 6 ranks folds the extra ranks in, as OpenMPI does: no ring in its place.
   r = plan(Library::OpenMpi, Collective::AllReduce, 6, 4096);
-  EXPECT_EQ(r.algorithm, Algorithm::Ring) << "recursive doubling needs a power of two in nafsim";
-  EXPECT_NE(r.substitution.find("not a power of two"), std::string::npos);
+  EXPECT_EQ(r.library_algorithm, "recursive_doubling");
+  EXPECT_EQ(r.options.ompi.name, "recursive_doubling");
+  EXPECT_TRUE(r.substitution.empty());
+  // Where the source hands over to another function, the schedule's name says which: the ring with fewer
+  // elements than ranks runs recursive doubling; recursive-doubling allgather on 6 ranks runs Bruck.
+  r = plan(Library::OpenMpi, Collective::AllReduce, 3, 4);
+  EXPECT_EQ(r.library_algorithm, "ring");
+  EXPECT_EQ(r.options.ompi.name, "recursive_doubling");
+  r = plan(Library::OpenMpi, Collective::AllGather, 6, 4096);
+  EXPECT_EQ(r.library_algorithm, "recursive_doubling");
+  EXPECT_EQ(r.options.ompi.name, "bruck");
+  // Composites take the library's own decisions for their parts (reached by forcing the composite: with
+  // commutative operations the fixed rules pick it for no size nafsim's types can make).
+  nafsim::coll::CollectiveCall rs;
+  rs.collective = Collective::ReduceScatter;
+  rs.size       = 5;
+  rs.count      = 1;
+  auto forced   = nafsim::mpi::plan_openmpi(rs, "non-overlapping");
+  ASSERT_TRUE(forced.has_value());
+  EXPECT_EQ(forced->options.ompi.reduce_part, "binary") << "the tuned reduce of 20 B on 5 ranks";
+  EXPECT_EQ(forced->library_algorithm, "non-overlapping");
+  EXPECT_FALSE(nafsim::mpi::plan_openmpi(rs, "split_binary_tree").has_value());
   r = plan(Library::Mpich, Collective::Gather, 8, 4096);
   EXPECT_EQ(r.library_algorithm, "MPIR_Gather_intra_binomial");
   EXPECT_EQ(r.algorithm, Algorithm::Binomial);
@@ -182,8 +199,8 @@ TEST(MpiPlan, LibraryChoiceToSchedule)
     for (auto c : {Collective::Bcast, Collective::Scatter, Collective::Gather, Collective::AllGather,
                    Collective::Reduce, Collective::AllReduce, Collective::ReduceScatter, Collective::AllToAll,
                    Collective::Barrier})
-      for (int p = 1; p <= 16; ++p)
-        for (std::uint64_t b : {4ull, 4096ull, 65536ull, 1ull << 22}) {
+      for (int p : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 48, 100, 200, 300, 700, 1500, 3000, 5000})
+        for (std::uint64_t b : {4ull, 64ull, 1024ull, 4096ull, 12288ull, 65536ull, 1ull << 19, 1ull << 22}) {
           auto pl = plan(lib, c, p, b);
           nafsim::coll::CollectiveCall call;
           call.collective = c;
@@ -191,4 +208,57 @@ TEST(MpiPlan, LibraryChoiceToSchedule)
           call.count      = b / 4;
           EXPECT_TRUE(nafsim::coll::check_applicable(call, pl.algorithm).empty());
         }
+}
+
+TEST(MpiPlan, OpenMpiRunsEveryFixedRuleChoiceOnTwoToSixteenRanks)
+{
+  // Issue 27: every algorithm OpenMPI 4.1's fixed rules pick for communicators of 2-16 ranks runs as itself,
+  // for every collective and message sizes from one element to 4 MiB (each power of two, one element below
+  // and above it). The one exception: the Rabenseifner reduce (picked below 8 B on 2-3 ranks) on at least p'
+  // elements, which only a 2-byte type reaches (float16, 4-6 B): it runs as a substitution, said so.
+  using nafsim::coll::Algorithm;
+  using nafsim::coll::Collective;
+  const Collective all[] = {Collective::Bcast,     Collective::Scatter,   Collective::Gather,
+                            Collective::AllGather, Collective::Reduce,    Collective::AllReduce,
+                            Collective::ReduceScatter, Collective::AllToAll, Collective::Barrier};
+  int points = 0, verified = 0, substituted = 0;
+  for (unsigned eb : {4u, 2u})
+    for (auto c : all)
+      for (int p = 2; p <= 16; ++p)
+        for (std::uint64_t pow = eb; pow <= (4u << 20); pow *= 2)
+          for (std::uint64_t bytes : {pow - eb, pow, pow + eb}) {
+            if (bytes == 0)
+              continue;
+            nafsim::coll::CollectiveCall call;
+            call.collective = c;
+            call.size       = p;
+            call.count      = c == Collective::Barrier ? 0 : bytes / eb;
+            call.elem_bytes = eb;
+            auto pl         = nafsim::mpi::plan_collective(nafsim::mpi::Library::OpenMpi, call);
+            ++points;
+            if (pl.algorithm != Algorithm::OpenMpi) {
+              EXPECT_EQ(eb, 2u);
+              EXPECT_EQ(c, Collective::Reduce);
+              EXPECT_EQ(pl.library_algorithm, "rabenseifner");
+              EXPECT_FALSE(pl.substitution.empty());
+              ++substituted;
+              continue;
+            }
+            EXPECT_TRUE(pl.substitution.empty()) << pl.substitution;
+            if (call.count > 2048)
+              continue;
+            std::vector<nafsim::coll::Schedule> scheds;
+            for (int r = 0; r < p; ++r)
+              scheds.push_back(nafsim::coll::build_schedule(call, pl.algorithm, nafsim::coll::Protocol::Eager, r,
+                                                            pl.options));
+            auto res = nafsim::coll::run_symbolic(scheds, true);
+            ASSERT_TRUE(res.completed) << pl.library_algorithm << " p=" << p << " bytes=" << bytes << ": "
+                                       << res.problem;
+            ASSERT_EQ(nafsim::coll::check_outputs(call, res), "") << pl.library_algorithm << " p=" << p;
+            ++verified;
+          }
+  EXPECT_GT(points, 10000);
+  EXPECT_GT(verified, 3000);
+  EXPECT_GT(substituted, 0);
+  EXPECT_LT(substituted, 10);
 }

@@ -1,0 +1,230 @@
+// Open MPI 4.1's coll/base algorithms as schedules: the trees of coll_base_topo.c match the examples in
+// its comments, every algorithm computes its collective on 1-16 ranks (any root, uneven counts, with and
+// without segments, eager and rendezvous) under the symbolic executor, and the shapes the sources give
+// (folds of recursive doubling, the segment pipeline, the synchronised linear gather) are there.
+#include "protocols/collectives/Algorithms.hpp"
+#include "protocols/collectives/MpiOrder.hpp"
+#include "protocols/collectives/OmpiAlgorithms.hpp"
+#include "protocols/collectives/OmpiTopology.hpp"
+#include "protocols/collectives/SymbolicRun.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+using namespace nafsim::coll;
+
+namespace {
+
+bool rooted(Collective c)
+{
+  return c == Collective::Bcast || c == Collective::Scatter || c == Collective::Gather || c == Collective::Reduce;
+}
+
+AlgorithmOptions ompi_opt(const std::string& name, std::uint64_t segment_bytes = 0)
+{
+  AlgorithmOptions o;
+  o.ompi.name          = name;
+  o.ompi.segment_bytes = segment_bytes;
+  return o;
+}
+
+std::vector<Schedule> all_ranks(const CollectiveCall& call, const AlgorithmOptions& opt)
+{
+  std::vector<Schedule> v;
+  for (int r = 0; r < call.size; ++r)
+    v.push_back(build_schedule(call, Algorithm::OpenMpi, Protocol::Eager, r, opt));
+  return v;
+}
+
+std::vector<int> parents(int size, int root, ompi::Tree (*build)(int, int, int))
+{
+  std::vector<int> v;
+  for (int r = 0; r < size; ++r)
+    v.push_back(build(size, r, root).parent);
+  return v;
+}
+
+/// Messages rank `r`'s schedule sends.
+int sends_of(const Schedule& s)
+{
+  int k = 0;
+  for (auto const& op : s.ops)
+    k += op.kind == OpKind::Send ? 1 : 0;
+  return k;
+}
+
+} // namespace
+
+TEST(OmpiTopology, TreesMatchTheSourceExamples)
+{
+  // coll_base_topo.c: fanout 2, size 7: 0 -> 1 2; 1 -> 3 5; 2 -> 4 6.
+  EXPECT_EQ(ompi::build_tree(2, 7, 0, 0).children, (std::vector<int>{1, 2}));
+  EXPECT_EQ(ompi::build_tree(2, 7, 1, 0).children, (std::vector<int>{3, 5}));
+  EXPECT_EQ(ompi::build_tree(2, 7, 2, 0).children, (std::vector<int>{4, 6}));
+  EXPECT_EQ(ompi::build_tree(2, 7, 5, 0).parent, 1);
+  EXPECT_EQ(ompi::build_tree(2, 7, 6, 0).parent, 2);
+  // bmtree, size 8: 0 -> 1 2 4 (sent in that order); 1 -> 3 5; 2 -> 6; 3 -> 7.
+  EXPECT_EQ(ompi::build_bmtree(8, 0, 0).children, (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(ompi::build_bmtree(8, 1, 0).children, (std::vector<int>{3, 5}));
+  EXPECT_EQ(parents(8, 0, ompi::build_bmtree), (std::vector<int>{-1, 0, 0, 1, 0, 1, 2, 3}));
+  // in-order bmtree, size 8: 0 -> 1 2 4; 2 -> 3; 4 -> 5 6; 6 -> 7.
+  EXPECT_EQ(ompi::build_in_order_bmtree(8, 0, 0).children, (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(ompi::build_in_order_bmtree(8, 4, 0).children, (std::vector<int>{5, 6}));
+  EXPECT_EQ(parents(8, 0, ompi::build_in_order_bmtree), (std::vector<int>{-1, 0, 0, 2, 0, 4, 4, 6}));
+  // kmtree, size 10: radix 2: 0 -> 8 4 2 1, 4 -> 6 5; radix 3: 0 -> 9 3 6 1 2; radix 4: 0 -> 4 8 1 2 3.
+  EXPECT_EQ(ompi::build_kmtree(10, 0, 0, 2).children, (std::vector<int>{8, 4, 2, 1}));
+  EXPECT_EQ(ompi::build_kmtree(10, 4, 0, 2).children, (std::vector<int>{6, 5}));
+  EXPECT_EQ(ompi::build_kmtree(10, 0, 0, 3).children, (std::vector<int>{9, 3, 6, 1, 2}));
+  EXPECT_EQ(ompi::build_kmtree(10, 0, 0, 4).children, (std::vector<int>{4, 8, 1, 2, 3}));
+  EXPECT_EQ(ompi::build_kmtree(10, 4, 0, 4).children, (std::vector<int>{5, 6, 7}));
+  EXPECT_EQ(ompi::build_kmtree(10, 9, 0, 4).parent, 8);
+  // A pipeline (chain of fanout 1, also what fanout 0 becomes) from root 3 of 5: 3 -> 4 -> 0 -> 1 -> 2.
+  EXPECT_EQ(ompi::build_chain(0, 5, 3, 3).children, (std::vector<int>{4}));
+  EXPECT_EQ(ompi::build_chain(1, 5, 0, 3).parent, 4);
+  EXPECT_TRUE(ompi::build_chain(1, 5, 2, 3).children.empty());
+  // Two chains over 7 ranks: 0 -> 1 2 3 and 0 -> 4 5 6.
+  EXPECT_EQ(ompi::build_chain(2, 7, 0, 0).children, (std::vector<int>{1, 4}));
+  EXPECT_EQ(ompi::build_chain(2, 7, 4, 0).parent, 0);
+  EXPECT_EQ(ompi::build_chain(2, 7, 3, 0).parent, 2);
+  EXPECT_TRUE(ompi::build_chain(2, 7, 3, 0).children.empty());
+}
+
+TEST(OmpiAlgorithms, EveryAlgorithmComputesItsCollective)
+{
+  const Collective all[] = {Collective::Bcast,     Collective::Reduce,        Collective::Gather,
+                            Collective::Scatter,   Collective::AllReduce,     Collective::AllGather,
+                            Collective::AllToAll,  Collective::ReduceScatter, Collective::Barrier};
+  int checked = 0;
+  for (Collective coll : all) {
+    for (auto const& name : ompi_algorithms(coll)) {
+      for (int p = 1; p <= 16; ++p) {
+        if (name == "two_proc" && p != 2)
+          continue;
+        for (std::uint64_t count : {1ULL, 7ULL, 3ULL * static_cast<std::uint64_t>(p) + 1, 64ULL}) {
+          for (int root : {0, p - 1, p / 2}) {
+            if (!rooted(coll) && root != 0)
+              continue;
+            for (std::uint64_t seg : {0ULL, 8ULL, 12ULL}) {
+              CollectiveCall call{coll, p, root, coll == Collective::Barrier ? 0 : count, 4, ReduceFunc::Sum};
+              const auto scheds = all_ranks(call, ompi_opt(name, seg));
+              for (bool rendezvous : {false, true}) {
+                auto res = run_symbolic(scheds, rendezvous);
+                const auto what = fmt::format("{} {} p={} count={} root={} seg={} {}", collective_name(coll), name, p,
+                                              count, root, seg, rendezvous ? "rendezvous" : "eager");
+                ASSERT_TRUE(res.completed) << what << ": " << res.problem;
+                ASSERT_EQ(check_outputs(call, res), "") << what;
+                ++checked;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000);
+}
+
+TEST(OmpiAlgorithms, RecursiveDoublingFoldsTheRanksBeyondAPowerOfTwo)
+{
+  // ompi_coll_base_allreduce_intra_recursivedoubling on 6 ranks: p' = 4; ranks 0 and 2 hand their data
+  // to 1 and 3 and wait; 1, 3, 4, 5 exchange twice (distances 1, 2); 1 and 3 return the result.
+  CollectiveCall call{Collective::AllReduce, 6, 0, 64, 4, ReduceFunc::Sum};
+  auto s = all_ranks(call, ompi_opt("recursive_doubling"));
+  EXPECT_EQ(sends_of(s[0]), 1);
+  EXPECT_EQ(sends_of(s[2]), 1);
+  EXPECT_EQ(sends_of(s[1]), 3); // 2 exchanges + the result to rank 0
+  EXPECT_EQ(sends_of(s[3]), 3);
+  EXPECT_EQ(sends_of(s[4]), 2);
+  EXPECT_EQ(sends_of(s[5]), 2);
+  for (auto const& sc : s)
+    EXPECT_TRUE(sc.program_order);
+  // Rank 0 receives only the result, after its send: 2 ops.
+  EXPECT_EQ(s[0].ops.size(), 3u); // copy into the temporary buffer, send, receive the result
+  EXPECT_EQ(s[0].ops[2].kind, OpKind::Recv);
+  EXPECT_EQ(s[0].ops[2].peer, 1);
+  // On a power of two no rank folds: 3 exchanges on 8 ranks.
+  CollectiveCall c8{Collective::AllReduce, 8, 0, 64, 4, ReduceFunc::Sum};
+  for (auto const& sc : all_ranks(c8, ompi_opt("recursive_doubling")))
+    EXPECT_EQ(sends_of(sc), 3);
+}
+
+TEST(OmpiAlgorithms, SegmentsPipelineTheTreeAlgorithms)
+{
+  // A pipeline reduce of 1,024 floats on 4 ranks in 1 KiB segments: 4 segments climb the chain 3 -> 2 -> 1 -> 0,
+  // each rank sending each segment once it has combined it; the root receives 4 segments.
+  CollectiveCall call{Collective::Reduce, 4, 0, 1024, 4, ReduceFunc::Sum};
+  auto s = all_ranks(call, ompi_opt("pipeline", 1024));
+  for (int r = 1; r < 4; ++r)
+    EXPECT_EQ(sends_of(s[static_cast<std::size_t>(r)]), 4) << r;
+  EXPECT_EQ(sends_of(s[0]), 0);
+  // The inner rank 2 receives segment 1 before it sends segment 0 upward (the receive of the next
+  // segment is posted before the previous one is reduced and sent): overlap.
+  const auto& ops = s[2].ops;
+  int first_send = -1, second_recv = -1, recvs = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].kind == OpKind::Recv && ++recvs == 2 && second_recv < 0)
+      second_recv = static_cast<int>(i);
+    if (ops[i].kind == OpKind::Send && first_send < 0)
+      first_send = static_cast<int>(i);
+  }
+  EXPECT_LT(second_recv, first_send);
+  // Unsegmented (the 4.1 fixed rules): one message per rank.
+  for (int r = 1; r < 4; ++r)
+    EXPECT_EQ(sends_of(all_ranks(call, ompi_opt("pipeline"))[static_cast<std::size_t>(r)]), 1);
+  // COLL_BASE_COMPUTED_SEGCOUNT: segments round to whole elements, the residual rounding up past half.
+  EXPECT_EQ(ompi_segment_count(1024, 4, 1024), 256u);
+  EXPECT_EQ(ompi_segment_count(0, 4, 1024), 1024u);
+  EXPECT_EQ(ompi_segment_count(4096, 4, 1024), 1024u);
+  EXPECT_EQ(ompi_segment_count(7, 4, 1024), 2u);
+  EXPECT_EQ(ompi_segment_count(5, 4, 1024), 1u);
+}
+
+TEST(OmpiAlgorithms, LinearSyncGatherAsksEachRankInTurn)
+{
+  // The root sends a zero-byte request to rank i only after rank i-1's block has arrived.
+  CollectiveCall call{Collective::Gather, 4, 0, 16, 4, ReduceFunc::Sum};
+  auto s = all_ranks(call, ompi_opt("linear_sync"));
+  std::vector<std::uint32_t> requests, firsts;
+  for (std::uint32_t i = 0; i < s[0].ops.size(); ++i) {
+    auto const& op = s[0].ops[i];
+    if (op.kind == OpKind::Send)
+      requests.push_back(i);
+    if (op.kind == OpKind::Recv && op.dst.count == 16)
+      firsts.push_back(i);
+  }
+  ASSERT_EQ(requests.size(), 3u);
+  ASSERT_EQ(firsts.size(), 3u);
+  for (std::size_t k = 1; k < 3; ++k) {
+    auto const& deps = s[0].ops[requests[k]].deps;
+    EXPECT_NE(std::find(deps.begin(), deps.end(), firsts[k - 1]), deps.end()) << k;
+  }
+}
+
+TEST(OmpiAlgorithms, ProgramOrderWaitsForSendsToComplete)
+{
+  // In a program-order schedule a receive that follows a blocking send starts only when the send is
+  // complete (a rendezvous send completes once the receiver has the data); in the schedules written as
+  // irecv / isend / waitall it starts as soon as the send is posted.
+  CollectiveCall call{Collective::Barrier, 4, 0, 0, 4, ReduceFunc::Sum};
+  auto s = build_schedule(call, Algorithm::OpenMpi, Protocol::Eager, 1, ompi_opt("linear"));
+  ASSERT_EQ(s.ops.size(), 2u);
+  std::map<int, std::uint64_t> out, in;
+  MpiOrder order(s, [](int r) { return r; }, out, in);
+  std::vector<std::uint32_t> started;
+  order.start([&](std::uint32_t i) { started.push_back(i); });
+  EXPECT_EQ(started, (std::vector<std::uint32_t>{0}));
+  order.posted(0, [&](std::uint32_t i) { started.push_back(i); });
+  EXPECT_EQ(started.size(), 1u);
+  order.done(0, [&](std::uint32_t i) { started.push_back(i); });
+  EXPECT_EQ(started, (std::vector<std::uint32_t>{0, 1}));
+}
+
+TEST(OmpiAlgorithms, UnknownNamesAndSizesAreErrors)
+{
+  CollectiveCall call{Collective::Bcast, 4, 0, 16, 4, ReduceFunc::Sum};
+  EXPECT_THROW(build_schedule(call, Algorithm::OpenMpi, Protocol::Eager, 0, ompi_opt("split_binary_tree")),
+               std::invalid_argument);
+  CollectiveCall ag{Collective::AllGather, 3, 0, 16, 4, ReduceFunc::Sum};
+  EXPECT_THROW(build_schedule(ag, Algorithm::OpenMpi, Protocol::Eager, 0, ompi_opt("two_proc")), std::invalid_argument);
+  EXPECT_FALSE(ompi_has(Collective::Copy, "linear"));
+}
