@@ -10,7 +10,7 @@ namespace nafsim::nodes {
 using roce::AppHeader;
 
 Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
-           Scheduler& sched, CcloLink link, MemorySystem& mem, DataPlane* data)
+           Scheduler& sched, CcloLink link, MemorySystem& mem, DataPlane* data, std::uint64_t seed)
     : host_(host)
     , cfg_(cfg)
     , cycle_(cycles_time(Cycles{1}, clock))
@@ -18,8 +18,16 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
     , link_(std::move(link))
     , mem_(mem)
     , data_(data)
+    , inv_(cfg.invocation, cfg.rx_buffers, std::uint64_t{cfg.firmware.call} + cfg.firmware.finalize, clock,
+           Rng(seed, Rng::mix(0x1417E, host)))
     , rbm_(cfg.rx_buffers, 0)
 {
+  if (auto why = HostInvocation::check(cfg.invocation, std::uint64_t{cfg.firmware.call} + cfg.firmware.finalize, clock);
+      !why.empty())
+    throw config::ConfigError("", "/platform/node/fpga/cclo/invocation", why);
+  inv_.set_sync([this](ActorContext& ctx, std::uint64_t bytes, bool to_host) {
+    ctx.sleep_until(to_host ? mem_.dma_to_host(ctx.now(), Bytes{bytes}) : mem_.dma_to_device(ctx.now(), Bytes{bytes}));
+  });
   // Device memory below kUserBase: Rx buffers, then the three rendezvous spare buffers, then a slot
   // for notifications (they carry no payload to keep).
   std::uint64_t rx_end = std::uint64_t{cfg.rx_buffers.count} * cfg.rx_buffers.size.count;
@@ -112,27 +120,25 @@ void Cclo::fail(std::string why)
 
 CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
 {
-  auto const& inv = cfg_.invocation;
-  SimTime req     = c.path == InvocationPath::Kernel ? inv.kernel_request
-                    : c.path == InvocationPath::Coyote ? inv.coyote_request
-                                                       : inv.xrt_request;
-  SimTime rsp     = c.path == InvocationPath::Kernel ? inv.kernel_response
-                    : c.path == InvocationPath::Coyote ? inv.coyote_response
-                                                       : inv.xrt_response;
   SimTime invoked = ctx.now();
+  if (SimTime w = inv_.safety_warning(c.path, c.call); w > SimTime{}) {
+    ++c_.safety_warnings;
+    ctx.sleep_for(w);
+  }
+  const auto [req, rsp] = inv_.latencies(c.path);
   // XRT cannot point the CCLO at host buffers (partitioned memory): the driver syncs the operands
-  // into device buffers before the call and the results back after it.
+  // into device buffers before the call and the results back after it (HostInvocation::xrt_syncs).
   const bool staged = c.path == InvocationPath::Xrt && c.location == DataLocation::Host;
   CcloCall dev      = c;
   const std::uint64_t eb        = c.call.elem_bytes;
   const std::uint64_t in_bytes  = coll::input_elements(c.call, c.rank) * eb;
   const std::uint64_t out_bytes = coll::output_elements(c.call, c.rank) * eb;
+  const auto syncs              = staged ? HostInvocation::xrt_syncs(c.call, c.rank) : HostInvocation::Syncs{};
   if (staged) {
     dev.location = DataLocation::Device;
     dev.src_addr = kStagingBase;
     dev.dst_addr = kStagingBase + kStagingSpan;
-    if (in_bytes > 0)
-      ctx.sleep_until(mem_.dma_to_device(ctx.now(), Bytes{in_bytes}));
+    inv_.run_syncs(ctx, syncs.to_device, false);
     if (data_)
       data_->memory.at(host_).write(dev.src_addr, data_->memory.at(host_).read(c.src_addr, in_bytes));
   }
@@ -152,8 +158,7 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
   CcloResult r = p.result;
   ctx.sleep_for(rsp);
   if (staged && r.error.empty()) {
-    if (out_bytes > 0)
-      ctx.sleep_until(mem_.dma_to_host(ctx.now(), Bytes{out_bytes}));
+    inv_.run_syncs(ctx, syncs.to_host, true);
     if (data_)
       data_->memory.at(host_).write(c.dst_addr, data_->memory.at(host_).read(dev.dst_addr, out_bytes));
   }

@@ -7,6 +7,7 @@
 #include "nodes/cclo/CcloConfig.hpp"
 #include "nodes/cclo/DataPlane.hpp"
 #include "nodes/cclo/DataMover.hpp"
+#include "nodes/cclo/HostInvocation.hpp"
 #include "nodes/cclo/RndzvQueue.hpp"
 #include "nodes/cclo/RxBufferManager.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
@@ -27,7 +28,6 @@ class Host;
 namespace nafsim::nodes {
 
 enum class DataLocation { Device, Host, Stream };
-enum class InvocationPath { Kernel, Coyote, Xrt };
 
 /// The hosts of a communicator's ranks, shared by every call of every rank (a copy per rank and call made a
 /// collective's memory grow with the square of the ranks: 2 GiB of host lists at 16,384 ranks).
@@ -89,6 +89,7 @@ struct CcloResult {
 
 struct CcloCounters {
   std::uint64_t calls          = 0;
+  std::uint64_t safety_warnings = 0; ///< host driver warnings written before calls (HostInvocation)
   SimTime uc_busy;                   ///< micro-controller time spent on control steps
   std::uint64_t eager_messages = 0;
   std::uint64_t rendezvous_writes = 0;
@@ -137,14 +138,17 @@ public:
   static constexpr std::uint64_t kStagingBase = 1ULL << 44;
   static constexpr std::uint64_t kStagingSpan = 1ULL << 40;
 
+  /// `seed`: the run's seed (the host invocation's jitter stream).
   Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
-       Scheduler& sched, CcloLink link, MemorySystem& mem, DataPlane* data = nullptr);
+       Scheduler& sched, CcloLink link, MemorySystem& mem, DataPlane* data = nullptr, std::uint64_t seed = 0);
   ~Cclo();
   /// Start the firmware (a daemon actor on the node's SimGrid host).
   void start(simgrid::s4u::Host* host);
 
   /// Invoke a call and block until its completion reaches the caller (ACCL's call_sync).
   CcloResult call(ActorContext& ctx, const CcloCall& c);
+  /// How the host driver syncs host buffers with the card (XRT calls on host data); by default a bare DMA.
+  void set_buffer_sync(HostInvocation::Sync sync) { inv_.set_sync(std::move(sync)); }
 
   // From the node: POE notices addressed to the CCLO (returns false if not).
   bool on_completion(const roce::Completion& c);
@@ -208,6 +212,7 @@ private:
   CcloLink link_;
   MemorySystem& mem_;
   DataPlane* data_; ///< real data (null: sizes only)
+  HostInvocation inv_;
   RxBufferManager rbm_;
   std::unique_ptr<DataMover> dmp_;
   std::unique_ptr<Firmware> fw_;

@@ -117,6 +117,18 @@ struct InvocationConfig {
   SimTime coyote_response = SimTime::ns(1700);
   SimTime xrt_request     = SimTime::us(22.5);
   SimTime xrt_response    = SimTime::us(22.5);
+  /// Host invocations vary from call to call (the measured NOP spread): each call's request + response is
+  /// drawn, seeded, from a distribution with the measured minimum, median and maximum and the configured mean.
+  bool jitter            = false;
+  SimTime coyote_min     = SimTime::ns(3617);
+  SimTime coyote_median  = SimTime::ns(3717);
+  SimTime coyote_max     = SimTime::ns(5391);
+  SimTime xrt_min        = SimTime::ns(30237);
+  SimTime xrt_median     = SimTime::ns(44294);
+  SimTime xrt_max        = SimTime::ns(63341);
+  /// The host driver's safety warning (ACCL external_dma): before a gather or all-to-all whose
+  /// ceil(count / Rx-buffer size) x ranks exceeds the Rx buffers, it writes a line to std::cerr and flushes it.
+  SimTime safety_warning = SimTime{};
   template <class V> void describe(V& v)
   {
     v.field("kernel_request", kernel_request, "FPGA kernel: command stream into the CCLO");
@@ -125,6 +137,19 @@ struct InvocationConfig {
     v.field("coyote_response", coyote_response, "Coyote host driver: the PCIe read that sees the completion");
     v.field("xrt_request", xrt_request, "XRT host driver: starting the CCLO kernel");
     v.field("xrt_response", xrt_response, "XRT host driver: waiting for the kernel to finish");
+    v.field("jitter", jitter,
+            "draw each host invocation's NOP time (request + firmware call/finalize + response) per call, seeded, from "
+            "a shifted log-normal with the path's measured minimum and median and the configured mean (request + "
+            "response + call + finalize), cut at the measured maximum; false: every call takes the mean");
+    v.field("coyote_min", coyote_min, "jitter: the Coyote NOP's measured minimum (host-invoked NOP, whole call)");
+    v.field("coyote_median", coyote_median, "jitter: the Coyote NOP's measured median");
+    v.field("coyote_max", coyote_max, "jitter: the Coyote NOP's measured maximum");
+    v.field("xrt_min", xrt_min, "jitter: the XRT NOP's measured minimum");
+    v.field("xrt_median", xrt_median, "jitter: the XRT NOP's measured median");
+    v.field("xrt_max", xrt_max, "jitter: the XRT NOP's measured maximum");
+    v.field("safety_warning", safety_warning,
+            "host-invoked (coyote) gather and all-to-all: the cost of the driver's safety warning, written when "
+            "ceil(count / rx_buffers.size) x ranks exceeds rx_buffers.count; 0: safety checks off");
   }
 };
 

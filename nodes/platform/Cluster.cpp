@@ -312,8 +312,11 @@ Cclo& Cluster::cclo(std::size_t i)
       link.transport  = config::enum_name(cfg_.node.fpga.transport);
     }
     n.attach_cclo(std::make_unique<Cclo>(static_cast<net::HostId>(i), cfg_.node.fpga.cclo, cfg_.node.fpga.clock,
-                                         sched_, std::move(link), n.memory(),
-                                         data_.get()));
+                                         sched_, std::move(link), n.memory(), data_.get(), seed()));
+    // XRT syncs host buffers through its driver: each sync the driver's fixed cost, then the copy.
+    n.cclo()->set_buffer_sync([this, i](ActorContext& ctx, std::uint64_t bytes, bool to_host) {
+      host_driver_copy(ctx, node(i).memory(), cfg_.node.fpga.host_driver, bytes, to_host);
+    });
     n.cclo()->start(hosts_.at(i));
   }
   return *n.cclo();

@@ -128,7 +128,7 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
                                "dmp_moves", "dmp_bytes", "dmp_busy_us", "dmp_utilization", "dmp_rx_wait_us",
                                "dmp_max_queue", "tx_eager_messages", "tx_rendezvous_writes", "tx_notifications",
                                "rx_eager_messages", "rx_notifications", "rx_buffers", "rx_buffers_max_used",
-                               "rx_refusals"});
+                               "rx_refusals", "safety_warnings"});
   for (std::size_t i = 0; i < c.size(); ++i) {
     const Cclo* e = c.is_fpga(i) ? c.node(i).cclo() : nullptr;
     if (!e)
@@ -157,7 +157,8 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
         .add(k.notifications_received)
         .add(e->config().rx_buffers.count)
         .add(k.rx_buffers_max_used)
-        .add(k.rx_refusals);
+        .add(k.rx_refusals)
+        .add(k.safety_warnings);
   }
   if (!cclo.rows().empty())
     sink.add(std::move(cclo));

@@ -4,6 +4,7 @@
 #include "workloads/collective/Verify.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <functional>
 #include <map>
@@ -331,7 +332,7 @@ void CollectiveBench::report(const nodes::Cluster&, results::ResultSink& sink, s
                                          "algorithm", "location", "start_us", "end_us", "latency_us",
                                          "host_latency_us"});
   struct Scope {
-    std::vector<double> min, mean, max;
+    std::vector<double> min, mean, max, host;
   };
   std::map<std::uint64_t, Scope> by_size;
   std::map<std::uint64_t, std::string> how;
@@ -393,6 +394,7 @@ void CollectiveBench::report(const nodes::Cluster&, results::ResultSink& sink, s
       s.min.push_back(lo.us());
       s.mean.push_back(mean);
       s.max.push_back(us);
+      s.host.push_back(host.us());
       how[bytes] = fmt::format("{}/{}", coll::protocol_name(r0.protocol), coll::algorithm_name(r0.algorithm));
     }
   }
@@ -416,6 +418,22 @@ void CollectiveBench::report(const nodes::Cluster&, results::ResultSink& sink, s
   for (auto& [bytes, s] : by_size)
     summary.push_back(fmt::format("  {:>10}  {:>24}  {:>10.3f}  {:>10.3f}  {:>10.3f}", bytes, how[bytes], median(s.min),
                                   median(s.mean), median(s.max)));
+  if (cfg_.invocation != nodes::InvocationPath::Kernel) {
+    // Host invocations vary from call to call (platform.node.fpga.cclo.invocation.jitter): their spread.
+    summary.push_back(fmt::format("  host latency (invocation to return, slowest rank), us over iterations: mean, std, "
+                                  "min, max"));
+    for (auto& [bytes, s] : by_size) {
+      const double n = static_cast<double>(s.host.size());
+      double sum = 0, sq = 0;
+      for (double x : s.host)
+        sum += x;
+      for (double x : s.host)
+        sq += (x - sum / n) * (x - sum / n);
+      summary.push_back(fmt::format("  {:>10}  {:>10.3f}  {:>10.3f}  {:>10.3f}  {:>10.3f}", bytes, sum / n,
+                                    std::sqrt(sq / n), *std::min_element(s.host.begin(), s.host.end()),
+                                    *std::max_element(s.host.begin(), s.host.end())));
+    }
+  }
 }
 
 } // namespace nafsim::workloads
