@@ -244,7 +244,7 @@ void RdmaPoe::refill(SimTime now)
       Stream rd     = memory_.read(Engine::PoeRead, now, r->addr, Bytes{len}, MemorySystem::kNoCap);
       // Flow fidelity: the message goes once its first segment is read; the rest streams behind it.
       SimTime ready = std::max(flow_ ? rd.first : rd.last, now + cfg_.tx_latency);
-      staged_.push_back(Staged{Wire{r->packet}, ready, std::max(rd.last, now + cfg_.tx_latency), id, 0, false});
+      staged_.push_back(Staged{Wire{r->packet}, ready, std::max(rd.last, now + cfg_.tx_latency), id, q.rsp.epoch(), false});
     } else if (auto p = q.req.peek(now)) {
       q.req.commit(now, scratch_);
       len = p->data.length;
@@ -327,6 +327,15 @@ std::optional<net::Packet> RdmaPoe::pull()
     Qp& q     = qps_[s.qp];
     if (s.request && s.epoch != q.req.epoch()) { // made stale by a rewind
       staged_bytes_ -= std::get<RequestPacket>(s.pkt).data.length;
+      ++c_.stale_discarded;
+      staged_.pop_front();
+      refill(now);
+      continue;
+    }
+    if (!s.request && s.epoch != q.rsp.epoch() && q.rsp.stale(std::get<ReadResponsePacket>(s.pkt).psn, s.epoch)) {
+      // a repeated READ request restarted the responses at or before this one
+      staged_bytes_ -= std::get<ReadResponsePacket>(s.pkt).data.length;
+      --q.staged_responses;
       ++c_.stale_discarded;
       staged_.pop_front();
       refill(now);

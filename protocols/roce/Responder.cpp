@@ -55,9 +55,13 @@ void Responder::on_request(const RequestPacket& r, SimTime now, Actions& out)
   }
   if (d < 0) {
     ++c_.duplicates;
-    if (r.op == Opcode::ReadRequest)
-      queue_read(r, out); // READs are idempotent: execute again
-    else
+    if (r.op == Opcode::ReadRequest) {
+      // READs are idempotent: execute again from the requested PSN. The requester asks again when it saw a
+      // gap in the responses (or timed out): what is still queued from that PSN on is replaced by the new
+      // response, not sent twice (an RC responder restarts its response at the duplicate request's PSN).
+      abort_responses_from(r.psn);
+      queue_read(r, out);
+    } else
       queue_ack(psn_add(epsn_, -1), Syndrome::Ack, out);
     return;
   }
@@ -66,6 +70,43 @@ void Responder::on_request(const RequestPacket& r, SimTime now, Actions& out)
     nak_sent_ = true;
     ++c_.naks_sent;
     queue_ack(epsn_, Syndrome::NakSequence, out);
+  }
+}
+
+bool Responder::stale(Psn psn, std::uint32_t taken_at) const
+{
+  for (auto const& [epoch, from] : aborts_)
+    if (epoch > taken_at && psn_le(from, psn))
+      return true;
+  return false;
+}
+
+void Responder::abort_responses_from(Psn p)
+{
+  // Responses already taken for transmission from p on are stale too (stale()); earlier ones are not: the
+  // repeated request may be one of several a go-back sends again, for a later READ than the one missing data.
+  aborts_.emplace_back(++epoch_, p);
+  if (aborts_.size() > kAbortsKept)
+    aborts_.pop_front();
+  for (auto it = out_.begin(); it != out_.end();) {
+    auto* j = std::get_if<ReadJob>(&*it);
+    if (!j) {
+      ++it;
+      continue;
+    }
+    const Psn next = psn_add(j->first, j->sent);
+    const Psn end  = psn_add(j->first, j->npkts);
+    if (!psn_lt(next, p)) { // nothing before p left to send: the new response covers it
+      c_.responses_aborted += j->npkts - j->sent;
+      it = out_.erase(it);
+      continue;
+    }
+    if (psn_lt(p, end)) { // cut at p
+      const auto keep = static_cast<std::uint32_t>(psn_diff(p, j->first));
+      c_.responses_aborted += j->npkts - keep;
+      j->npkts = keep;
+    }
+    ++it;
   }
 }
 

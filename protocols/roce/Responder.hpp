@@ -26,6 +26,7 @@ struct ResponderCounters {
   std::uint64_t naks_sent        = 0;
   std::uint64_t rnr_naks_sent    = 0;
   std::uint64_t read_requests    = 0;
+  std::uint64_t responses_aborted = 0; ///< queued READ responses replaced by a repeated READ request
   std::uint64_t messages         = 0;
 };
 
@@ -65,6 +66,11 @@ public:
   /// Remove the front packet (after front_ack() or front_response()).
   void pop_front();
   bool has_output() const { return !out_.empty(); }
+  /// Bumped when a repeated READ request restarts the responses at a PSN.
+  std::uint32_t epoch() const { return epoch_; }
+  /// Whether a READ response at `psn`, taken (front_response, pop_front) at epoch `taken_at` and not yet
+  /// transmitted, was replaced since by a restart at or before its PSN.
+  bool stale(Psn psn, std::uint32_t taken_at) const;
 
   Psn expected_psn() const { return epsn_; }
   const ResponderCounters& counters() const { return c_; }
@@ -94,6 +100,8 @@ private:
   std::uint32_t packets_for(std::uint64_t len) const;
   void queue_ack(Psn psn, Syndrome s, Actions& out);
   void queue_read(const RequestPacket& r, Actions& out);
+  /// Drop the queued READ responses at and after PSN `p` (a repeated READ request restarts there).
+  void abort_responses_from(Psn p);
   void accept(const RequestPacket& r, SimTime now, Actions& out);
   /// Acknowledge everything accepted so far (coalesced packets included).
   void ack_accepted(Psn psn, Actions& out);
@@ -109,6 +117,9 @@ private:
   std::deque<RecvRequest> recvs_;
   RecvProvider provider_;
   std::deque<Out> out_;
+  std::uint32_t epoch_ = 0;
+  static constexpr std::size_t kAbortsKept = 64; ///< restarts remembered (a NIC stages far fewer responses)
+  std::deque<std::pair<std::uint32_t, Psn>> aborts_; ///< (epoch after the restart, its PSN)
   ResponderCounters c_;
 };
 

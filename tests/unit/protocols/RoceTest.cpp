@@ -320,6 +320,59 @@ TEST(RoceRead, LostResponseIsRequestedAgain)
   EXPECT_EQ(total, 4u * 4096 + 4096) << "every READ byte placed exactly once, plus the WRITE";
 }
 
+TEST(RoceRead, RepeatedRequestRestartsTheResponseInsteadOfAddingOne)
+{
+  // A responder streaming a 10-packet READ response gets the request again from PSN 5 (the requester saw a gap
+  // there, or timed out): it restarts at PSN 5. What it had queued from 5 on is dropped, not sent twice, and
+  // responses already taken for transmission are marked stale (the epoch).
+  RoceConfig cfg;
+  Responder rsp(cfg, 1, 0);
+  Actions out;
+  RequestPacket read;
+  read.op          = Opcode::ReadRequest;
+  read.psn         = 0;
+  read.length      = 10 * cfg.mtu.count;
+  read.remote_addr = 0x1000;
+  read.data        = Segment{7, 0, 0, 0};
+  rsp.on_request(read, SimTime{}, out);
+  std::vector<Psn> sent;
+  for (int i = 0; i < 3; ++i) {
+    sent.push_back(rsp.front_response()->packet.psn);
+    rsp.pop_front();
+  }
+  const auto epoch = rsp.epoch();
+  RequestPacket again = read;
+  again.psn           = 5;
+  again.length        = 5 * cfg.mtu.count;
+  again.remote_addr   = 0x1000 + 5 * cfg.mtu.count;
+  again.data.offset   = 5 * cfg.mtu.count;
+  rsp.on_request(again, SimTime{}, out);
+  EXPECT_EQ(rsp.epoch(), epoch + 1);
+  // Responses taken for transmission before the restart: stale from PSN 5 on, not before (a go-back repeats the
+  // requests of later READs too, whose restart must not cancel an earlier READ's responses).
+  EXPECT_TRUE(rsp.stale(5, epoch));
+  EXPECT_TRUE(rsp.stale(9, epoch));
+  EXPECT_FALSE(rsp.stale(4, epoch));
+  EXPECT_FALSE(rsp.stale(9, rsp.epoch())) << "taken after the restart: current";
+  while (auto r = rsp.front_response()) {
+    sent.push_back(r->packet.psn);
+    rsp.pop_front();
+  }
+  EXPECT_EQ(sent, (std::vector<Psn>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})) << "each PSN once: the old stream stops at 5";
+  EXPECT_EQ(rsp.counters().responses_aborted, 5u);
+  // A repeated request from before everything queued drops all of it.
+  RequestPacket first = read;
+  rsp.on_request(read, SimTime{}, out);
+  rsp.pop_front();
+  rsp.on_request(first, SimTime{}, out);
+  int left = 0;
+  while (rsp.front_response()) {
+    ++left;
+    rsp.pop_front();
+  }
+  EXPECT_EQ(left, 10);
+}
+
 TEST(RoceSend, ReceiverNotReadyThenPosted)
 {
   Wire2 w;
