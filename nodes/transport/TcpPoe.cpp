@@ -79,12 +79,19 @@ void TcpPoe::append(QpId s, TxRecord r)
   r.head.start = ss.next_start;
   ss.next_start += r.head.bytes;
   ss.tx.push_back(std::move(r));
+  if (cfg_.serial_tx)
+    write_order_.push_back(s);
   write_records(s);
 }
 
 void TcpPoe::write_records(QpId s)
 {
+  // Serial: one transmit command at a time, in the order posted (ACCL's tcp_txHandler): only the session
+  // holding the oldest unwritten message writes; when it is written the next one's session goes on.
+  if (cfg_.serial_tx && (write_order_.empty() || write_order_.front() != s))
+    return;
   Session& ss = sessions_[s];
+  bool finished = false;
   while (ss.unwritten < ss.tx.size()) {
     TxRecord& r = ss.tx[ss.unwritten];
     std::uint64_t n = std::min(r.head.bytes - r.written, ss.conn.tx_space());
@@ -92,10 +99,18 @@ void TcpPoe::write_records(QpId s)
       break;
     ss.conn.write(n, scratch_);
     r.written += n;
-    if (r.written == r.head.bytes)
+    if (r.written == r.head.bytes) {
       ++ss.unwritten;
+      if (cfg_.serial_tx) {
+        write_order_.pop_front();
+        finished = true;
+        break;
+      }
+    }
   }
   execute(s, scratch_);
+  if (finished && !write_order_.empty())
+    write_records(write_order_.front());
 }
 
 void TcpPoe::execute(QpId s, tcp::Actions& acts)
@@ -140,6 +155,12 @@ void TcpPoe::execute(QpId s, tcp::Actions& acts)
       }
       ss.tx.clear();
       ss.unwritten = 0;
+      if (cfg_.serial_tx) { // its unwritten messages leave the command queue; the next session's goes on
+        const bool was_head = !write_order_.empty() && write_order_.front() == s;
+        std::erase(write_order_, s);
+        if (was_head && !write_order_.empty())
+          sched_.call_at(sched_.now(), [this, next = write_order_.front()] { write_records(next); });
+      }
     } else if (std::holds_alternative<tcp::WantTx>(a)) {
       tx = true;
     }

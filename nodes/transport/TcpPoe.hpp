@@ -144,6 +144,8 @@ private:
 
   void execute(QpId s, tcp::Actions& acts);
   void want_tx(QpId s);
+  /// Write `s`'s unwritten messages into its stream as its transmit buffer allows (serial_tx: only while it
+  /// holds the oldest unwritten message of the engine).
   void write_records(QpId s);
   void consume(QpId s);
   void refill(SimTime now);
@@ -167,6 +169,7 @@ private:
   std::vector<Session> sessions_;
   std::unordered_map<std::uint64_t, Read> reads_; ///< READs waiting for their response, by wr_id
   std::deque<QpId> ctrl_, data_rr_;
+  std::deque<QpId> write_order_; ///< serial_tx: the session of every unwritten message, oldest first
   std::deque<Staged> staged_;
   std::uint64_t staged_bytes_ = 0;
   SimTime wake_at_            = SimTime::max();

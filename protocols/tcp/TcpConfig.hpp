@@ -21,6 +21,7 @@ struct TcpConfig {
   SimTime rto_initial = SimTime::us(1000);
   SimTime rto_max     = SimTime::us(64000);
   unsigned retry_limit = 4;
+  bool serial_tx       = false;
 
   /// Payload bytes per segment.
   std::uint64_t mss() const { return packet.count - headers.count; }
@@ -46,6 +47,11 @@ struct TcpConfig {
             config::Limits::between(128, 9216));
     v.field("headers", headers, "IPv4 (20) + TCP (20) header bytes per packet (+12 with timestamps)",
             config::Limits::between(40, 120));
+    v.field("serial_tx", serial_tx,
+            "true: the engine takes one transmit message at a time, in the order posted, and writes it into its "
+            "session packet by packet before the next (ACCL's tcp_txHandler, kernels/cclo/hls/eth_intf): a message "
+            "whose session's transmit buffer is full holds up every other session; false: each session writes its "
+            "messages independently (a kernel stack's sockets)");
     v.field("tx_buffer", tx_buffer,
             "per-session transmit buffer in FPGA (or host) memory: every byte is written there and read back for "
             "transmission and retransmission; unacknowledged bytes never exceed it (the hardware stack: 1 MiB with "

@@ -115,3 +115,27 @@ TEST(UdpTransport, ALostDatagramEndsTheRunWithAReportOfTheLostMessage)
   EXPECT_NE(run.error.find("UDP at host 3 holds incomplete messages"), std::string::npos) << run.error;
   EXPECT_NE(run.error.find("2 of 3 datagrams arrived (first missing: 0)"), std::string::npos) << run.error;
 }
+
+// ACCL's TCP interface takes one transmit command at a time (kernels/cclo/hls/eth_intf/tcp_txHandler.cpp): the
+// root of a flat broadcast over TCP hands rank 1 its 4 MiB, then rank 2 its, ...; each finishes one message time
+// after the previous. With each session writing on its own the seven messages share the link and end together.
+TEST(TcpTransport, SerialTransmitCommandsFinishTheRanksInTurn)
+{
+  auto ends = [](bool serial) {
+    auto run = run_scenario_isolated(
+        R"({"platform": {"preset": "accl-xrt-u55c", "node": {"fpga": {"cclo": {"rx_buffers": {"count": 10, "size": "4MiB"}}}}},
+            "workload": {"kind": "collective", "collective": "bcast", "ranks": 8, "sizes": ["4MiB"], "verify": true}})",
+        {std::string("platform.node.fpga.tcp.serial_tx=") + (serial ? "true" : "false")});
+    EXPECT_TRUE(run.ok) << run.error;
+    std::vector<double> end(8, 0.0);
+    if (run.ok)
+      for (auto const& row : run.tables.at("collective_ranks").rows)
+        end.at(std::stoul(row.at("rank"))) = std::stod(row.at("end_us"));
+    return end;
+  };
+  const auto serial = ends(true), interleaved = ends(false);
+  for (int r = 2; r < 8; ++r)
+    EXPECT_GT(serial[r], serial[r - 1] + 200.0) << "rank " << r << ": one 4 MiB message (335 us at 100 Gb/s) later";
+  EXPECT_LT(serial[1], 0.5 * serial[7]);
+  EXPECT_GT(interleaved[1], 0.9 * interleaved[7]) << "interleaved sessions end together";
+}
