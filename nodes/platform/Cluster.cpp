@@ -10,7 +10,7 @@ namespace nafsim::nodes {
 
 namespace {
 // Every transport's largest packet must fit the largest Ethernet frame (network.ethernet.max_frame).
-void check_frame(const net::EthernetConfig& eth, std::uint64_t l3, const char* what, const std::string& path)
+void check_frame(const net::EthernetConfig& eth, std::uint64_t l3, const std::string& what, const std::string& path)
 {
   if (l3 <= eth.max_l3())
     return;
@@ -25,8 +25,16 @@ void check_frames(const PlatformConfig& cfg, bool fpgas, bool hosts)
 {
   auto const& eth = cfg.network.ethernet;
   auto roce       = [&](const roce::RoceConfig& r, const std::string& at) {
-    check_frame(eth, r.base_header.count + std::max(r.reth.count, r.aeth.count) + r.mtu.count,
-                "a full RoCE packet (base_header + reth or aeth + mtu)", at + "/rdma/mtu");
+    // Blame the part that cannot fit: the headers when even the smallest MTU (256 B) would not fit beside them.
+    const std::uint64_t ext     = std::max(r.reth.count, r.aeth.count);
+    const std::uint64_t headers = r.base_header.count + ext;
+    std::string part            = "mtu";
+    if (headers + 256 > eth.max_l3())
+      part = r.base_header.count >= ext ? "base_header" : r.reth.count >= r.aeth.count ? "reth" : "aeth";
+    check_frame(eth, headers + r.mtu.count,
+                fmt::format("a full RoCE packet (base_header {} + reth or aeth {} + mtu {})", format_bytes(r.base_header),
+                            format_bytes(Bytes{ext}), format_bytes(r.mtu)),
+                at + "/rdma/" + part);
   };
   if (fpgas) {
     auto const& f = cfg.node.fpga;
@@ -259,6 +267,15 @@ Cclo& Cluster::cclo(std::size_t i)
                         format_bytes(cc.tuning.max_eager_size), format_bytes(cc.txrx.header),
                         format_bytes(Bytes{tc.max_registered()}), tc.bitmask_bits,
                         format_bytes(tc.packet_payload), tc.registration ? "" : "; registration is off"));
+      // Every CCLO message is registered at its receiver (it lands where the registration puts it), down to a
+      // control message that is the header alone (rendezvous requests and acknowledgements).
+      if (tc.register_min.count > cc.txrx.header.count)
+        throw config::ConfigError(
+            "", "/platform/node/fpga/connectionless/transport/register_min",
+            fmt::format("over the connectionless transport every CCLO message is registered at its receiver, and the "
+                        "smallest is a {} header alone; register_min {} would leave the smaller ones unregistrable: set "
+                        "register_min to at most {}",
+                        format_bytes(cc.txrx.header), format_bytes(tc.register_min), format_bytes(cc.txrx.header)));
       link.post = [ni, &tc](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()>) {
         // The CCLO takes a transfer's data whole at its one notification; Large Transfer segmentation would
         // notify each segment (not modeled for the CCLO).

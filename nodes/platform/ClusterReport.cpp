@@ -160,7 +160,7 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
         .add(k.rx_refusals)
         .add(k.safety_warnings);
   }
-  if (!cclo.rows().empty())
+  if (!cclo.row_count() == 0)
     sink.add(std::move(cclo));
 
   // Every MPI rank that took part in the run.
@@ -188,7 +188,7 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
         .add(k.bounce_max_used)
         .add(k.bounce_refusals);
   }
-  if (!mpi.rows().empty())
+  if (!mpi.row_count() == 0)
     sink.add(std::move(mpi));
 
   // Nodes running the TCP or UDP engine.
@@ -236,9 +236,9 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
           .add(static_cast<std::uint64_t>(u->incomplete_count()));
     }
   }
-  if (!tcp.rows().empty())
+  if (!tcp.row_count() == 0)
     sink.add(std::move(tcp));
-  if (!udp.rows().empty())
+  if (!udp.row_count() == 0)
     sink.add(std::move(udp));
 }
 

@@ -158,11 +158,16 @@ Built fig7(const CsvTable& merged, const Reference& ref, const Companion& mpi)
   g.push_back("| series | size | sender us | measured | error | receiver us | measured | error | Gb/s | measured | "
               "error |");
   g.push_back("|---|---|---|---|---|---|---|---|---|---|---|");
-  for (auto const& row : b.errors->rows())
+  const results::CsvTable errors = results::parse_csv(b.errors->csv(), b.errors->name());
+  for (auto const& r : errors.rows) {
+    std::vector<std::string> row;
+    for (auto const& c : errors.columns)
+      row.push_back(r.at(c));
     g.push_back(fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |", row[0],
                             size_label(std::stoull(row[1])), row[5], row[6], row[7].empty() ? "" : row[7] + " %", row[8],
                             row[9], row[10].empty() ? "" : row[10] + " %", row[2], row[3],
                             row[4].empty() ? "" : row[4] + " %"));
+  }
   return b;
 }
 

@@ -2,6 +2,7 @@
 
 #include "simcore/app/Runner.hpp"
 #include "simcore/app/Scenario.hpp"
+#include "simcore/results/OutputDir.hpp"
 #include "simcore/results/CsvReader.hpp"
 #include "simcore/results/ResultSink.hpp"
 
@@ -119,7 +120,7 @@ int run_bench(const std::vector<unsigned>& sizes, std::uint64_t total_bytes, uns
     std::cout << fmt::format("{:>6} {:>4} {:>12} {:>12} {:>8.3f} {:>10.3f} {:>10.1f} {:>10.1f} {:>12}\n", n, k,
                              static_cast<std::uint64_t>(hops), events, wall, rate, 1e3 / rate, rss, per_node);
   }
-  fs::create_directories(out);
+  results::make_directories(out);
   results::write_file_atomic(out / "bench.csv", t.csv());
   std::cout << "results in " << (out / "bench.csv").string()
             << " (targets: >= 10 M packet-hops/s at 16 nodes, per-hop cost within 1.5x up to 4,096 nodes)\n";
@@ -185,7 +186,7 @@ int run_bench_collectives(const std::vector<unsigned>& ranks, const std::vector<
                                table.cell(0, "latency_us"), wall, m->process_median(), static_cast<std::uint64_t>(hops), hops / wall / 1e6,
                                rss, per_node);
     }
-  fs::create_directories(out);
+  results::make_directories(out);
   results::write_file_atomic(out / "bench_collectives.csv", t.csv());
   std::cout << "results in " << (out / "bench_collectives.csv").string()
             << " (targets: 1 MiB allreduce on 1,024 ranks < 2 s and < 200 MiB; on 4,096 ranks < 15 s and < 100 KiB "

@@ -3,6 +3,7 @@
 #include "simcore/app/Cli.hpp"
 #include "simcore/app/Bench.hpp"
 #include "simcore/app/Figures.hpp"
+#include "simcore/app/LogSetting.hpp"
 #include "simcore/app/Params.hpp"
 #include "simcore/app/Runner.hpp"
 #include "simcore/app/Scenario.hpp"
@@ -28,11 +29,35 @@ using namespace nafsim;
 
 namespace {
 
+/// A directory of output files nafsim adds to (figures, bench): a folder, or one it can make.
+void check_out_dir(const fs::path& p, const std::string& origin)
+{
+  std::error_code ec;
+  if (fs::exists(p, ec) && !fs::is_directory(p, ec))
+    throw config::ConfigError(origin, "", fmt::format("{} exists and is not a directory: name a folder", p.string()));
+  results::check_creatable(p, origin, "");
+}
+
+/// --out given as "": no folder, said so (it used to mean the default silently).
+CLI::Validator non_empty_out()
+{
+  return CLI::Validator(
+      [](std::string& s) {
+        return s.empty() ? std::string("an empty path names no folder: give one, or leave --out out for the default")
+                         : std::string{};
+      },
+      "DIR");
+}
+
 int run_command(const std::string& scenario, const app::ScenarioOptions& opt, const std::string& out,
                 const std::vector<std::string>& logs, const std::vector<std::string>& argv,
-                const workloads::WorkloadRegistry& reg, results::TraceLevel trace)
+                const workloads::WorkloadRegistry& reg, results::TraceLevel trace, bool check_only)
 {
   app::Scenario sc = app::load_scenario(scenario, opt, reg);
+  if (check_only) {
+    std::cout << app::check_scenario(sc, logs) << "\n";
+    return 0;
+  }
   fs::path dir;
   if (out.empty()) { // results/<name>: the name must stay one folder inside results/
     if (auto why = results::result_name_problem(sc.header.name); !why.empty())
@@ -50,9 +75,9 @@ int run_command(const std::string& scenario, const app::ScenarioOptions& opt, co
 }
 
 int sweep_command(const std::string& file, unsigned jobs, const std::string& out, const std::vector<std::string>& sets,
-                  bool merge_only, const workloads::WorkloadRegistry& reg)
+                  bool merge_only, std::optional<std::size_t> max_points, const workloads::WorkloadRegistry& reg)
 {
-  sweep::SweepSpec spec = sweep::SweepSpec::load(file);
+  sweep::SweepSpec spec = sweep::SweepSpec::load(file, max_points);
   sweep::SweepOptions opt;
   // Under mpirun (or srun --mpi=pmi2) each rank takes its share of the points (OpenMPI, PMI); in a Slurm job array
   // each array task does (its id counted from the array's first). Not SLURM_PROCID: a batch script sees it too,
@@ -101,12 +126,17 @@ int sweep_command(const std::string& file, unsigned jobs, const std::string& out
     app::ScenarioOptions o;
     o.sets = point_sets;
     if (inline_base)
-      app::load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, reg);
-    else
-      app::load_scenario(spec.base_file, o, reg);
+      return app::load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, reg).resolved;
+    return app::load_scenario(spec.base_file, o, reg).resolved;
   };
   sweep::SweepRunner runner(spec, opt, validate);
   if (merge_only) {
+    std::error_code ec;
+    if (!fs::is_regular_file(opt.out_dir / "sweep.json", ec))
+      throw config::ConfigError(out.empty() ? file : "--out", "",
+                                fmt::format("{} holds no sweep (no sweep.json): nothing to merge; run the sweep first, "
+                                            "or name its directory with --out",
+                                            opt.out_dir.string()));
     auto files = runner.merge();
     std::cout << fmt::format("sweep {}: merged {} in {}/\n", spec.name, fmt::join(files, ", "), opt.out_dir.string());
     return 0;
@@ -155,8 +185,14 @@ int cli_main(int argc, char** argv)
                                         : "a seed is a whole number from 0 to 18446744073709551615, got '" + s + "'";
                            },
                            "SEED"));
-  run->add_option("--out", out, "result directory (default results/<scenario name>)");
-  run->add_option("--log", logs, "SimGrid log setting, e.g. nafsim_engine.thres:debug (repeatable)");
+  run->add_option("--out", out, "result directory (default results/<scenario name>)")
+      ->check(non_empty_out());
+  run->add_option("--log", logs, "SimGrid log setting, e.g. nafsim_engine.thres:debug (repeatable)")
+      ->check(CLI::Validator([](std::string& s) { return app::check_log_setting(s); }, "CATEGORY.KEY:VALUE"));
+  bool check_only = false;
+  run->add_flag("--check-only", check_only,
+                "check the scenario (build its platform and start its workload) and stop before the run: exit 0 if it "
+                "would run, 2 naming the file and path if not; nothing is written");
   std::string trace_level = "off";
   run->add_option("--trace", trace_level,
                   "write trace.json (Chrome trace format): messages (work requests, inbound messages) or packets "
@@ -176,9 +212,16 @@ int cli_main(int argc, char** argv)
   bool merge_only = false;
   sw->add_option("sweep", sweep_file, "sweep JSON file")->required();
   sw->add_option("--jobs,-j", jobs, "points run at once (default: the number of cores)");
-  sw->add_option("--out", sweep_out, "output directory (default results/<sweep name>)");
+  sw->add_option("--out", sweep_out, "output directory (default results/<sweep name>)")
+      ->check(non_empty_out());
   sw->add_option("--set", sweep_sets, "override a parameter in every point (axis values win)");
   sw->add_flag("--merge-only", merge_only, "only merge the tables of the points already done");
+  std::size_t max_points = 0;
+  auto* max_points_opt =
+      sw->add_option("--max-points", max_points,
+                     "the most points the sweep may have, checked before they are made (default: the file's "
+                     "max_points, else 1000000)")
+          ->check(CLI::Range(std::size_t{1}, sweep::kMaxPointsCeiling));
 
   auto* figs = cli.add_subcommand("figures", "re-run the sweeps behind the papers' figures and draw them (gnuplot, SVG + PNG)");
   std::vector<std::string> fig_names;
@@ -186,7 +229,8 @@ int cli_main(int argc, char** argv)
   unsigned fig_jobs = 0;
   bool fig_list     = false;
   figs->add_option("name", fig_names, "figures to draw (default: all; --list shows them)");
-  figs->add_option("--out", fig_out, "figure directory (default results/figures; the gallery page goes next to it)");
+  figs->add_option("--out", fig_out, "figure directory (default results/figures; the gallery page goes next to it)")
+      ->check(non_empty_out());
   figs->add_option("--source", fig_source, "nafsim source tree holding python-free-tools/figures (default: the current "
                                            "directory if it has them, else the tree this binary was built from)");
   figs->add_option("--reference", fig_reference, "measured ACCL+ data (default <source>/../shared/reference/accl)");
@@ -203,7 +247,8 @@ int cli_main(int argc, char** argv)
   std::vector<std::string> bench_colls{"allreduce", "bcast"};
   bench->add_option("--suite", bench_suite, "hops (packet-hops/s vs nodes), collectives (collectives vs ranks) or all")
       ->check(CLI::IsMember({"hops", "collectives", "all"}));
-  bench->add_option("--ranks", bench_ranks, "collectives: rank counts (default 8 64 512 1024 4096)");
+  bench->add_option("--ranks", bench_ranks, "collectives: rank counts (default 8 64 512 1024 4096)")
+      ->check(CLI::Range(2u, 1u << 20));
   bench->add_option("--collectives", bench_colls, "collectives: which ones (default allreduce bcast)")
       ->check(CLI::IsMember({"bcast", "scatter", "gather", "allgather", "reduce", "allreduce", "reduce-scatter",
                              "alltoall", "barrier"}));
@@ -214,11 +259,14 @@ int cli_main(int argc, char** argv)
       ->check(CLI::IsMember({"packet", "flow"}));
   std::vector<unsigned> bench_sizes{16, 256, 1024};
   std::string bench_total = "4GiB", bench_out = "results/bench";
-  bench->add_option("--nodes", bench_sizes, "cluster sizes (default 16 256 1024)");
+  bench->add_option("--nodes", bench_sizes, "cluster sizes (default 16 256 1024)")
+      ->check(CLI::Range(2u, 1u << 20));
   bench->add_option("--total", bench_total, "traffic of a run, split over the nodes (default 4GiB)");
-  bench->add_option("--out", bench_out, "output directory (default results/bench)");
+  bench->add_option("--out", bench_out, "output directory (default results/bench)")
+      ->check(non_empty_out());
   unsigned bench_repeat = 3;
-  bench->add_option("--repeat", bench_repeat, "runs per size; the median wall time is reported (default 3)");
+  bench->add_option("--repeat", bench_repeat, "runs per size; the median wall time is reported (default 3)")
+      ->check(CLI::Range(1u, 1000u));
 
   try {
     cli.parse(argc, argv);
@@ -234,7 +282,7 @@ int cli_main(int argc, char** argv)
       auto level = trace_level == "packets"    ? results::TraceLevel::Packets
                    : trace_level == "messages" ? results::TraceLevel::Messages
                                                : results::TraceLevel::Off;
-      return run_command(scenario, opt, out, logs, args, reg, level);
+      return run_command(scenario, opt, out, logs, args, reg, level, check_only);
     }
     if (*bench) {
       Bytes total;
@@ -248,6 +296,7 @@ int cli_main(int argc, char** argv)
       } catch (const UnitError& e) {
         throw config::ConfigError("--size", "", e.message);
       }
+      check_out_dir(bench_out, "--out");
       int rc = 0;
       if (bench_suite != "collectives")
         rc = app::run_bench(bench_sizes, total.count, bench_repeat, bench_out, reg);
@@ -270,12 +319,14 @@ int cli_main(int argc, char** argv)
       fo.reference = !fig_reference.empty() ? fs::path(fig_reference) : fo.source / ".." / "shared" / "reference" / "accl";
       fo.program   = fs::read_symlink("/proc/self/exe").string();
       fo.bench     = !fig_bench.empty() ? fs::path(fig_bench) : fs::path(fig_out).parent_path() / "bench";
+      check_out_dir(fo.out, "--out");
       fo.jobs      = fig_jobs > 0 ? fig_jobs : std::max(1u, std::thread::hardware_concurrency());
       fo.progress  = isatty(2) != 0;
       return app::run_figures(fo, reg);
     }
     if (*sw)
-      return sweep_command(sweep_file, jobs, sweep_out, sweep_sets, merge_only, reg);
+      return sweep_command(sweep_file, jobs, sweep_out, sweep_sets, merge_only,
+                           *max_points_opt ? std::optional<std::size_t>(max_points) : std::nullopt, reg);
     if (*params) {
       app::print_params(std::cout, prefix, preset.empty() ? std::nullopt : std::optional<std::string>(preset), reg);
       return 0;

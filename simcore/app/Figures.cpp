@@ -3,6 +3,7 @@
 #include "simcore/app/FigureTables.hpp"
 #include "simcore/app/Scenario.hpp"
 #include "simcore/config/ConfigError.hpp"
+#include "simcore/results/OutputDir.hpp"
 #include "simcore/results/ResultSink.hpp"
 #include "simcore/sweep/SweepRunner.hpp"
 
@@ -188,7 +189,7 @@ bool draw_scale(const FigureOptions& opt, const fs::path& dir, std::vector<std::
       note(coll_series, series);
     }
   }
-  if (t.rows().empty()) {
+  if (t.row_count() == 0) {
     error = fmt::format("{} holds no benchmark rows", opt.bench.string());
     return false;
   }
@@ -266,7 +267,7 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
   if (!ref.present)
     std::cerr << fmt::format("note: no reference data in {}: figures are drawn without measured points\n",
                              opt.reference.string());
-  fs::create_directories(opt.out);
+  results::make_directories(opt.out);
   int status = 0;
   std::map<std::string, std::vector<std::string>> pages;
   for (const Figure* f : selected) {
@@ -292,8 +293,11 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
       auto validate = [&](const std::vector<std::string>& sets) {
         ScenarioOptions o;
         o.sets = sets;
-        load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, reg);
+        return load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, reg).resolved;
       };
+      // The figures' sweeps ship with the source and run in the suite: a platform check of every point in a child
+      // process would only double their set-up time.
+      so.check_against_platform = false;
       sweep::SweepRunner runner(spec, so, validate);
       auto s = runner.run();
       if (s.interrupted) {
@@ -347,7 +351,7 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
 
   if (scale) {
     std::cout << fmt::format("figure scale: {}\n", kScaleInfo.title);
-    fs::create_directories(opt.out / "runs");
+    results::make_directories(opt.out / "runs");
     std::vector<std::string> page;
     std::string err;
     if (draw_scale(opt, dir, page, err)) {

@@ -2,6 +2,9 @@
 
 #include "simcore/app/Scenario.hpp"
 
+#include "simcore/config/ConfigError.hpp"
+
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace nafsim::app {
@@ -55,8 +58,17 @@ void print_params(std::ostream& out, const std::string& prefix, const std::optio
       wd = std::max(wd, std::min<std::size_t>(r.default_value.size(), 24));
     }
   if (shown.empty()) {
-    out << "no parameter path starts with '" << prefix << "' (try `nafsim params` without a prefix)\n";
-    return;
+    // The nearest section that exists, to point the user at.
+    std::string near = prefix;
+    while (!near.empty()) {
+      near = near.substr(0, near.find_last_of('.') == std::string::npos ? 0 : near.find_last_of('.'));
+      if (std::any_of(rows.begin(), rows.end(), [&](auto const& r) { return r.path.rfind(near + ".", 0) == 0; }))
+        break;
+    }
+    throw config::ConfigError("nafsim params", "",
+                              fmt::format("no parameter path starts with '{}'; {}", prefix,
+                                          near.empty() ? "`nafsim params` without a prefix lists them all"
+                                                       : fmt::format("`nafsim params {}` lists that section", near)));
   }
   out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "PATH", wp, "TYPE", wt, preset ? "PRESET" : "DEFAULT", wd,
                      "MEANING");

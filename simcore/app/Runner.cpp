@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <ctime>
 #include <fmt/format.h>
+#include <xbt/log.h>
 
 /// The commit the build was made from (GitRevision.cmake, at every build).
 const char* nafsim_git_revision();
@@ -16,6 +17,23 @@ const char* nafsim_git_revision();
 namespace nafsim::app {
 
 using config::Json;
+
+std::string check_scenario(Scenario& sc, const std::vector<std::string>& log_settings)
+{
+  Simulation sim(log_settings, sc.platform.topology.hosts);
+  try {
+    nodes::Cluster cluster(sc.platform, sim.scheduler(), sc.header.seed);
+    sc.workload->start(cluster);
+    // The actors just made never run: SimGrid warns at exit that it skips their clean-up, which is the point.
+    xbt_log_control_set("ker_engine.thres:error");
+    return fmt::format("scenario {} is valid: platform {} ({}), workload {}", sc.header.name, sc.platform.name,
+                       cluster.topology().describe(), sc.workload_kind);
+  } catch (const config::ConfigError& e) {
+    if (!e.origin().empty())
+      throw;
+    throw config::ConfigError(sc.origins.of(e.json_path()), e.json_path(), e.message());
+  }
+}
 
 RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
                        const std::vector<std::string>& log_settings, const std::vector<std::string>& command_line,
@@ -73,7 +91,7 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   meta["routing_table_bytes"] = cluster->fabric().routes().memory_bytes();
   Json tables            = Json::array();
   for (auto const& t : sink.tables())
-    tables.push_back({{"file", t.name() + ".csv"}, {"columns", t.columns()}, {"rows", t.rows().size()}});
+    tables.push_back({{"file", t.name() + ".csv"}, {"columns", t.columns()}, {"rows", t.row_count()}});
   meta["tables"] = tables;
   if (trace.messages()) {
     meta["trace"] = {{"file", "trace.json"}, {"events", trace.size()}, {"truncated", trace.truncated()}};
@@ -84,8 +102,20 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
 
   auto const& topo = cluster->topology();
   rep.summary.push_back(fmt::format("scenario {} (seed {})", sc.header.name, sc.header.seed));
-  rep.summary.push_back(fmt::format("platform {}: {} {}", sc.platform.name,
-                                    config::enum_name(sc.platform.topology.kind), topo.describe()));
+  // The transports the nodes run, per kind of node present ("rdma on FPGAs, tcp on hosts").
+  bool fpgas = false, hosts = false;
+  for (std::size_t i = 0; i < cluster->size(); ++i)
+    (cluster->kind(i) == nodes::NodeKind::Fpga ? fpgas : hosts) = true;
+  std::string transports;
+  if (fpgas)
+    transports = fmt::format("{} on FPGAs", config::enum_name(sc.platform.node.fpga.transport));
+  if (hosts)
+    transports += fmt::format("{}{} on hosts", transports.empty() ? "" : ", ",
+                              config::enum_name(sc.platform.node.host.transport));
+  if (totals.injected == 0)
+    transports += " (unused: no packet crossed the network)";
+  rep.summary.push_back(fmt::format("platform {}: {} {}; transport {}", sc.platform.name,
+                                    config::enum_name(sc.platform.topology.kind), topo.describe(), transports));
   rep.summary.push_back(fmt::format("simulated {}: {} packets, {} packet-hops, {} dropped ({} queue, {} faults)",
                                     format_time(sim.scheduler().now()), totals.injected, totals.packet_hops,
                                     totals.queue_drops + totals.fault_drops, totals.queue_drops, totals.fault_drops));

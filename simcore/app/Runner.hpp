@@ -24,4 +24,9 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir, const
                        const std::vector<std::string>& command_line,
                        results::TraceLevel trace = results::TraceLevel::Off);
 
+/// Build `sc`'s platform and start its workload, as run_scenario does, and stop before simulated time starts: the
+/// checks of the workload against the platform (ranks beyond the hosts, node kinds, registration ranges...) without
+/// the run. Throws config::ConfigError naming the file and path. Returns a line describing what was built.
+std::string check_scenario(Scenario& sc, const std::vector<std::string>& log_settings);
+
 } // namespace nafsim::app

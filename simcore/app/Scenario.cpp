@@ -71,6 +71,13 @@ void check_sources(const Json& sources, const std::string& origin)
 Scenario load_scenario(const std::string& path, const ScenarioOptions& opt, const workloads::WorkloadRegistry& reg)
 {
   Json doc        = config::load_json_file(path);
+  // A run's metadata.json holds the complete scenario it ran: run it as it is (to repeat or vary a result).
+  if (doc.is_object() && doc.contains("nafsim_version") && doc.contains("scenario")) {
+    if (!doc["scenario"].is_object())
+      throw ConfigError(path, "/scenario", "a metadata.json's scenario is an object; this file is damaged");
+    Json sc = doc["scenario"];
+    doc     = std::move(sc);
+  }
   Scenario s      = load_scenario_doc(doc, path, fs::path(path).parent_path().string(), opt, reg);
   s.file          = path;
   if (s.header.name.empty()) {
@@ -92,7 +99,16 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
       throw ConfigError(origin, "/" + it.key(),
                         "unknown key '" + it.key() +
                             "'; a scenario has: name, description, seed, max_sim_time, platform, workload, overrides");
-  if (!doc.contains("platform"))
+  // `--set platform=<preset>` (or a .json file, or an object) replaces the scenario's platform reference, as if the
+  // file said so: presets are whole documents, so the path "platform" is not patched but substituted.
+  std::optional<Json> platform_set;
+  std::string platform_set_where;
+  for (auto const& st : opt.sets)
+    if (st.rfind("platform=", 0) == 0) {
+      platform_set_where = "--set " + (st.size() > 120 ? st.substr(0, 100) + "..." : st);
+      platform_set       = config::parse_cli_value(st.substr(9), platform_set_where);
+    }
+  if (!doc.contains("platform") && !platform_set)
     throw ConfigError(origin, "/platform", "missing: give a preset name (e.g. \"accl-coyote-u55c\"), a .json file "
                                            "or an inline platform object");
   if (!doc.contains("workload"))
@@ -106,26 +122,36 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
 
   // Platform: preset/file reference, optionally patched inline.
   Json platform = Json::object();
-  const Json& p = doc["platform"];
+  // A preset named on the command line keeps the scenario's inline changes to its preset (topology, kinds...).
+  if (platform_set && platform_set->is_string() && doc.contains("platform") && doc["platform"].is_object() &&
+      doc["platform"].contains("preset")) {
+    Json patched      = doc["platform"];
+    patched["preset"] = *platform_set;
+    platform_set      = std::move(patched);
+  }
+  const Json& p = platform_set ? *platform_set : doc["platform"];
+  const std::string& porigin = platform_set ? platform_set_where : origin;
+  if (platform_set)
+    origins.set("/platform", porigin);
   if (p.is_string()) {
-    auto [j, from] = platform_reference(p.get<std::string>(), origin, base_dir);
+    auto [j, from] = platform_reference(p.get<std::string>(), porigin, base_dir);
     platform       = std::move(j);
     origins.set("/platform", from);
   } else if (p.is_object()) {
     Json inline_part = p;
     if (p.contains("preset")) {
       if (!p["preset"].is_string())
-        throw ConfigError(origin, "/platform/preset", "expected a preset name or a .json path");
-      auto [j, from] = platform_reference(p["preset"].get<std::string>(), origin, base_dir);
+        throw ConfigError(porigin, "/platform/preset", "expected a preset name or a .json path");
+      auto [j, from] = platform_reference(p["preset"].get<std::string>(), porigin, base_dir);
       platform       = std::move(j);
       origins.set("/platform", from);
       inline_part.erase("preset");
     }
     resolved["platform"] = std::move(platform);
-    config::merge_into(resolved["platform"], inline_part, origins, origin, "/platform");
+    config::merge_into(resolved["platform"], inline_part, origins, porigin, "/platform");
     platform = std::move(resolved["platform"]);
   } else {
-    throw ConfigError(origin, "/platform", "expected a preset name, a .json path or an object, got " + p.dump());
+    throw ConfigError(porigin, "/platform", "expected a preset name, a .json path or an object, got " + p.dump());
   }
   if (!platform.is_object())
     throw ConfigError(origins.of("/platform"), "/", "a platform is a JSON object");
@@ -146,6 +172,8 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
       config::set_dotted(resolved, it.key(), it.value(), origins, origin + " (overrides." + it.key() + ")");
   }
   for (auto const& s : opt.sets) {
+    if (s.rfind("platform=", 0) == 0)
+      continue; // the platform itself, taken above
     // Errors quote the --set (a very long value shortened).
     const std::string where = "--set " + (s.size() > 120 ? s.substr(0, 100) + "..." : s);
     auto eq                 = s.find('=');
@@ -162,9 +190,6 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
     if (resolved.contains(k))
       header[k] = resolved[k];
   config::Reader::read(header, sc.header, "", origins);
-  config::Reader::read(resolved["platform"], sc.platform, "/platform", origins);
-  sc.platform_sources = sources;
-
   const Json& w = resolved["workload"];
   if (!w.is_object())
     throw ConfigError(origins.of("/workload"), "/workload", "expected an object like {\"kind\": \"sendrecv\", ...}");
@@ -186,6 +211,20 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
       throw;
     throw ConfigError(origins.of(e.json_path()), e.json_path(), e.message());
   }
+
+  // topology.hosts "ranks": as many hosts as the workload has ranks (a sweep over ranks sizes its cluster).
+  if (Json& plat = resolved["platform"]; plat.is_object() && plat.contains("topology") && plat["topology"].is_object() &&
+                                         plat["topology"].contains("hosts") && plat["topology"]["hosts"] == "ranks") {
+    if (!workload_resolved.contains("ranks") || !workload_resolved["ranks"].is_number_unsigned())
+      throw ConfigError(origins.of("/platform/topology/hosts"), "/platform/topology/hosts",
+                        fmt::format("hosts \"ranks\" takes the workload's rank count, and a {} workload has none: give "
+                                    "a number of hosts",
+                                    sc.workload_kind));
+    plat["topology"]["hosts"] = workload_resolved["ranks"];
+  }
+  config::Reader::read(resolved["platform"], sc.platform, "/platform", origins);
+
+  sc.platform_sources = sources;
 
   sc.resolved                 = Json::object();
   sc.resolved["name"]         = sc.header.name;

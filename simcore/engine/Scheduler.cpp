@@ -297,11 +297,11 @@ std::string Scheduler::deadlock_report() const
   return s;
 }
 
-std::string Scheduler::failure_notes() const
+std::string Scheduler::failure_notes(const std::string& failure) const
 {
   std::string s;
   for (auto const& note : failure_notes_)
-    if (std::string n = note(); !n.empty())
+    if (std::string n = note(failure); !n.empty())
       s += "\n" + n;
   return s;
 }
@@ -339,8 +339,8 @@ void Scheduler::run_kernel()
       continue; // cancelled: skipped without advancing the clock
     if (SimTime::ps(e.t) > limit_) {
       error_ = std::make_exception_ptr(SimulationError(
-          fmt::format("simulated time limit {} reached with work still pending (raise it with "
-                      "--max-sim-time if the run is expected to take longer)",
+          fmt::format("simulated time limit {} reached with work still pending (raise the scenario's "
+                      "max_sim_time, e.g. --set max_sim_time=1000s, if the run is expected to take longer)",
                       format_time(limit_))));
       break;
     }

@@ -106,10 +106,13 @@ public:
   /// waiting may never end (e.g. a UDP engine holding messages that lost datagrams).
   void add_deadlock_note(std::function<std::string()> explain) { notes_.push_back(std::move(explain)); }
   /// Add what `explain` returns (when not empty) to the report of any simulated failure (a deadlock,
-  /// a retry limit, the time limit): e.g. the network faults injected before it.
-  void add_failure_note(std::function<std::string()> explain) { failure_notes_.push_back(std::move(explain)); }
-  /// The failure notes, one per line (empty when none has anything to say).
-  std::string failure_notes() const;
+  /// a retry limit, the time limit), given that failure's message: e.g. the network faults injected before it.
+  void add_failure_note(std::function<std::string(const std::string& failure)> explain)
+  {
+    failure_notes_.push_back(std::move(explain));
+  }
+  /// The failure notes on `failure`, one per line (empty when none has anything to say).
+  std::string failure_notes(const std::string& failure) const;
 
   /// Run until no event and no actor is left. Must be called from inside the SimGrid engine (the
   /// kernel actor); Simulation::run() does that and re-throws error() once the engine returns.
@@ -162,7 +165,7 @@ private:
   bool follow_clock_ = false;
   void sync_simgrid_clock() const;
   std::vector<std::function<std::string()>> notes_;
-  std::vector<std::function<std::string()>> failure_notes_;
+  std::vector<std::function<std::string(const std::string&)>> failure_notes_;
   std::uint64_t seq_ = 1; // 0 never names a live event
   std::array<std::vector<Entry>, 65> buckets_;
   std::size_t head0_     = 0; ///< next entry of bucket 0

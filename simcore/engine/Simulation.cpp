@@ -65,7 +65,14 @@ void Simulation::run(sg4::Host* kernel_host)
   auto e = sched_.error();
   if (!e)
     return;
-  std::string notes = sched_.failure_notes();
+  std::string failure;
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    failure = x.what();
+  } catch (...) {
+  }
+  std::string notes = sched_.failure_notes(failure);
   if (notes.empty())
     std::rethrow_exception(e);
   try {

@@ -29,8 +29,25 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
                                             d.src));
   }
   lossless_ = cfg.switch_.flow_control == FlowControl::Lossless;
-  if (faults_.active())
-    sched.add_failure_note([this] { return faults_.summary(); });
+  sched.add_failure_note([this](const std::string& failure) {
+    std::string s = faults_.active() ? faults_.summary() : std::string{};
+    // A transport that gave up on a network that lost nothing waited less than delivery took: say so, since
+    // "retry limit exhausted" reads as loss.
+    const bool gave_up = failure.find("retry limit") != std::string::npos ||
+                         failure.find("retransmission") != std::string::npos;
+    const FabricTotals t = totals();
+    if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0) {
+      const auto& eth           = cfg_.ethernet;
+      const std::uint64_t frame = eth.max_frame.count + eth.preamble.count + eth.ifg.count;
+      s += fmt::format("{}the network lost no packet ({} sent, 0 dropped by queues or faults): the transport's "
+                       "retransmission timeouts were shorter than delivery and acknowledgement took (at link.rate {}, "
+                       "the largest frame, {} B on the wire, takes {} to cross one cable); raise platform.network.link.rate or the "
+                       "transport's timeouts",
+                       s.empty() ? "" : "\n", t.injected, format_rate(cfg_.link.rate), frame,
+                       format_time(transmit_time(Bytes{frame}, cfg_.link.rate)));
+    }
+    return s;
+  });
   const auto nv = static_cast<std::uint32_t>(topo.vertex_count());
   std::size_t total_ports = 0;
   for (std::uint32_t v = 0; v < nv; ++v)

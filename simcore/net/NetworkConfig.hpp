@@ -138,6 +138,11 @@ struct NetworkConfig {
     if (fidelity == Fidelity::Flow && faults.any())
       return {"fidelity", "the flow fidelity loses nothing: it cannot inject faults (platform.network.faults sets "
                           "some); use fidelity \"packet\" to study faults, or remove the faults"};
+    if (switch_.cut_through_header > ethernet.max_frame)
+      return {"switch/cut_through_header",
+              "a cut-through switch decides on the header of one frame: cut_through_header (" +
+                  format_bytes(switch_.cut_through_header) + ") is larger than the largest frame (ethernet.max_frame " +
+                  format_bytes(ethernet.max_frame) + "); use forwarding \"store-and-forward\" to wait for whole packets"};
     return {};
   }
   template <class V> void describe(V& v)

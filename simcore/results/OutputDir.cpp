@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
+#include <unistd.h>
 #include <fmt/format.h>
 
 namespace fs = std::filesystem;
@@ -93,8 +94,10 @@ fs::path checked_run_dir(const fs::path& requested, const std::string& origin, c
     throw config::ConfigError(origin, json_path, "results cannot replace the root directory; name a new folder");
   std::error_code ec;
   auto st = fs::symlink_status(p, ec);
-  if (ec || !fs::exists(st))
+  if (ec || !fs::exists(st)) {
+    check_creatable(p, origin, json_path);
     return shown(requested);
+  }
   if (fs::is_symlink(st))
     throw config::ConfigError(origin, json_path,
                               fmt::format("{} is a symbolic link; nafsim replaces its result directory whole, so name "
@@ -119,8 +122,10 @@ fs::path checked_sweep_dir(const fs::path& requested, const std::string& origin,
   fs::path p = absolute_normal(requested);
   std::error_code ec;
   auto st = fs::symlink_status(p, ec);
-  if (ec || !fs::exists(st))
+  if (ec || !fs::exists(st)) {
+    check_creatable(p, origin, json_path);
     return shown(requested);
+  }
   if (!fs::is_directory(st))
     throw config::ConfigError(origin, json_path,
                               fmt::format("{} exists and is not a directory; a sweep writes a directory: name a new one",
@@ -139,6 +144,34 @@ fs::path checked_sweep_dir(const fs::path& requested, const std::string& origin,
                                           "new folder (a sweep resumes only in its own directory)",
                                           p.string()));
   return shown(requested);
+}
+
+void check_creatable(const fs::path& requested, const std::string& origin, const std::string& json_path)
+{
+  const fs::path p = absolute_normal(requested);
+  std::error_code ec;
+  // The nearest part of the path that exists: it must be a directory nafsim may write into.
+  fs::path q = p;
+  while (q.has_relative_path() && !fs::exists(fs::symlink_status(q, ec)))
+    q = q.parent_path();
+  if (q == p && fs::is_directory(q, ec))
+    return; // exists already: the callers' own checks (sweep.json, a run's metadata) apply
+  if (!fs::is_directory(q, ec))
+    throw config::ConfigError(origin, json_path,
+                              fmt::format("cannot make {}: {} exists and is not a directory; name a folder elsewhere",
+                                          p.string(), q.string()));
+  if (::access(q.c_str(), W_OK | X_OK) != 0)
+    throw config::ConfigError(origin, json_path,
+                              fmt::format("cannot make {}: {} is not writable ({}); name a folder elsewhere", p.string(),
+                                          q.string(), std::strerror(errno)));
+}
+
+void make_directories(const fs::path& p)
+{
+  std::error_code ec;
+  fs::create_directories(p, ec);
+  if (ec)
+    throw OutputError(fmt::format("cannot make the directory {}: {}", p.string(), ec.message()));
 }
 
 void throw_write_error(const fs::path& p, int err)

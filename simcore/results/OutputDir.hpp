@@ -37,6 +37,14 @@ std::filesystem::path checked_run_dir(const std::filesystem::path& requested, co
 std::filesystem::path checked_sweep_dir(const std::filesystem::path& requested, const std::string& origin,
                                         const std::string& json_path, bool shared_by_ranks = false);
 
+/// Throws config::ConfigError (with `origin` and `json_path`) when the directory `p` could not be made: a part of its
+/// path exists and is not a directory, or the nearest existing folder above it cannot be written (a read-only file
+/// system, no permission). Called before work starts, so that a sweep or figures run never fails at its end.
+void check_creatable(const std::filesystem::path& p, const std::string& origin, const std::string& json_path);
+
+/// create_directories, a failure an OutputError naming the path and the system's reason.
+void make_directories(const std::filesystem::path& p);
+
 /// A failed write as an OutputError naming the path and the system's reason ("No space left on device").
 [[noreturn]] void throw_write_error(const std::filesystem::path& p, int err);
 

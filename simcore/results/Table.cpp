@@ -9,21 +9,45 @@ Table::Table(std::string name, std::vector<std::string> columns) : name_(std::mo
 {
 }
 
+namespace {
+
+void append_quoted(std::string& out, std::string_view s)
+{
+  if (s.find_first_of(",\"\n") == std::string_view::npos) {
+    out += s;
+    return;
+  }
+  out += '"';
+  for (char c : s) {
+    if (c == '"')
+      out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+} // namespace
+
 Table& Table::row()
 {
-  if (!rows_.empty() && rows_.back().size() != columns_.size())
-    throw std::logic_error(fmt::format("table {}: row {} has {} cells for {} columns", name_, rows_.size(),
-                                       rows_.back().size(), columns_.size()));
-  rows_.emplace_back();
-  rows_.back().reserve(columns_.size());
+  if (rows_ > 0 && cells_ != columns_.size())
+    throw std::logic_error(fmt::format("table {}: row {} has {} cells for {} columns", name_, rows_ - 1, cells_,
+                                       columns_.size()));
+  if (rows_ > 0)
+    text_ += '\n';
+  ++rows_;
+  cells_ = 0;
   return *this;
 }
 
 Table& Table::add(std::string_view text)
 {
-  if (rows_.empty() || rows_.back().size() >= columns_.size())
+  if (rows_ == 0 || cells_ >= columns_.size())
     throw std::logic_error(fmt::format("table {}: too many cells in a row", name_));
-  rows_.back().emplace_back(text);
+  if (cells_ > 0)
+    text_ += ',';
+  append_quoted(text_, text);
+  ++cells_;
   return *this;
 }
 
@@ -44,25 +68,19 @@ Table& Table::add(double v, int decimals)
 
 std::string Table::csv() const
 {
-  auto quote = [](const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos)
-      return s;
-    std::string q = "\"";
-    for (char c : s)
-      q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
+  if (rows_ > 0 && cells_ != columns_.size())
+    throw std::logic_error(fmt::format("table {}: incomplete row", name_));
   std::string out;
-  for (std::size_t i = 0; i < columns_.size(); ++i)
-    out += (i ? "," : "") + quote(columns_[i]);
-  out += "\n";
-  for (auto const& r : rows_) {
-    if (r.size() != columns_.size())
-      throw std::logic_error(fmt::format("table {}: incomplete row", name_));
-    for (std::size_t i = 0; i < r.size(); ++i)
-      out += (i ? "," : "") + quote(r[i]);
-    out += "\n";
+  for (std::size_t i = 0; i < columns_.size(); ++i) {
+    if (i)
+      out += ',';
+    append_quoted(out, columns_[i]);
   }
+  out += '\n';
+  out.reserve(out.size() + text_.size() + 1);
+  out += text_;
+  if (rows_ > 0)
+    out += '\n';
   return out;
 }
 

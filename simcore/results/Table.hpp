@@ -1,6 +1,8 @@
 #pragma once
 // A result table: named columns, rows of cells formatted once (fixed precision, so that the same
 // run always writes the same bytes). Components emit Tables; only the ResultSink writes files.
+// Rows are kept as their CSV text (about 8 bytes a cell instead of a 32-byte string object each): a run with
+// a row per rank per call holds its tables until they are written.
 
 #include <cstdint>
 #include <string>
@@ -25,14 +27,17 @@ public:
 
   const std::string& name() const { return name_; }
   const std::vector<std::string>& columns() const { return columns_; }
-  const std::vector<std::vector<std::string>>& rows() const { return rows_; }
+  /// Rows added so far (the last one possibly incomplete).
+  std::size_t row_count() const { return rows_; }
   /// CSV text (RFC 4180 quoting where needed).
   std::string csv() const;
 
 private:
   std::string name_;
   std::vector<std::string> columns_;
-  std::vector<std::vector<std::string>> rows_;
+  std::string text_;         ///< the rows' CSV text
+  std::size_t rows_  = 0;
+  std::size_t cells_ = 0;    ///< cells of the last row so far
 };
 
 } // namespace nafsim::results

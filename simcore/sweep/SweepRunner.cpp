@@ -1,6 +1,7 @@
 #include "simcore/sweep/SweepRunner.hpp"
 
 #include "simcore/config/ConfigError.hpp"
+#include "simcore/results/OutputDir.hpp"
 #include "simcore/config/JsonDoc.hpp"
 #include "simcore/results/CsvReader.hpp"
 #include "simcore/results/ResultSink.hpp"
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,22 +41,76 @@ std::string read_text(const fs::path& p)
   return ss.str();
 }
 
-/// The error a failed point printed (its last non-empty stderr lines).
-std::string last_error(const fs::path& log)
+} // namespace
+
+std::string exit_text(int status)
 {
+  if (WIFSIGNALED(status)) {
+    const int sig    = WTERMSIG(status);
+    const char* name = sigabbrev_np(sig);
+    return fmt::format("killed by signal {} (SIG{}{})", sig, name ? name : "?",
+                       sig == SIGKILL ? ": out of memory, or killed from outside" : "");
+  }
+  if (WIFEXITED(status))
+    return fmt::format("exit {}", WEXITSTATUS(status));
+  return fmt::format("ended with wait status {}", status);
+}
+
+namespace {
+
+/// Why a point's process ended as `status` said (a signal or an exit code), and the error it printed (its last
+/// error line on stderr).
+std::string last_error(const fs::path& log, int status)
+{
+  const std::string how = exit_text(status);
   std::istringstream in(read_text(log));
   std::string line, last;
   while (std::getline(in, line))
     if (line.rfind("error:", 0) == 0 || line.rfind("simulation failed:", 0) == 0 ||
         line.rfind("internal error:", 0) == 0)
       last = line;
-  return last.empty() ? "no error message (see " + log.string() + ")" : last;
+  if (last.empty())
+    return fmt::format("{}, no error message (see {})", how, log.string());
+  return WIFSIGNALED(status) ? how + ": " + last : last;
+}
+
+/// Where `a` (what a point ran) and `b` (what it is now) first differ, as "<JSON path>: <a> then, <b> now"; empty
+/// when equal.
+std::string first_difference(const Json& a, const Json& b, const std::string& path)
+{
+  auto shown = [](const Json& j) {
+    std::string s = j.is_null() ? std::string("absent") : j.dump();
+    return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+  };
+  if (a.is_object() && b.is_object()) {
+    std::set<std::string> keys;
+    for (auto it = a.begin(); it != a.end(); ++it)
+      keys.insert(it.key());
+    for (auto it = b.begin(); it != b.end(); ++it)
+      keys.insert(it.key());
+    for (auto const& k : keys) {
+      const Json none;
+      auto d = first_difference(a.contains(k) ? a[k] : none, b.contains(k) ? b[k] : none, path + "/" + k);
+      if (!d.empty())
+        return d;
+    }
+    return {};
+  }
+  if (a.is_array() && b.is_array() && a.size() == b.size()) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (auto d = first_difference(a[i], b[i], fmt::format("{}/{}", path, i)); !d.empty())
+        return d;
+    return {};
+  }
+  if (a == b)
+    return {};
+  return fmt::format("{}: {} then, {} now", path.empty() ? "/" : path, shown(a), shown(b));
 }
 
 } // namespace
 
-SweepRunner::SweepRunner(SweepSpec spec, SweepOptions opt, std::function<void(const std::vector<std::string>&)> validate)
-    : spec_(std::move(spec)), opt_(std::move(opt)), validate_(std::move(validate))
+SweepRunner::SweepRunner(SweepSpec spec, SweepOptions opt, Resolve resolve)
+    : spec_(std::move(spec)), opt_(std::move(opt)), resolve_(std::move(resolve))
 {
   if (opt_.jobs == 0)
     opt_.jobs = 1;
@@ -83,21 +139,40 @@ std::vector<std::string> SweepRunner::point_sets(const Point& p) const
   return s;
 }
 
+void SweepRunner::check_manifest() const
+{
+  const fs::path mpath = opt_.out_dir / "sweep.json";
+  std::error_code ec;
+  if (!fs::exists(mpath, ec))
+    return;
+  Json old = config::load_json_file(mpath.string());
+  if (!old.is_object() || old.value("fingerprint", "") != spec_.fingerprint())
+    throw config::ConfigError(opt_.out_dir.string(), "",
+                              "this directory holds the results of a different sweep (other base or axes); "
+                              "choose another --out or remove it");
+}
+
+Json SweepRunner::inline_base() const
+{
+  Json base = spec_.base;
+  if (base.contains("platform") && base["platform"].is_string()) {
+    std::string ref = base["platform"].get<std::string>();
+    if (ref.size() > 5 && ref.substr(ref.size() - 5) == ".json" && !fs::path(ref).is_absolute())
+      base["platform"] = fs::absolute(fs::path(spec_.file).parent_path() / ref).string();
+  }
+  return base;
+}
+
 void SweepRunner::prepare_directory()
 {
-  fs::create_directories(opt_.out_dir / "points");
-  fs::create_directories(opt_.out_dir / "logs");
+  results::make_directories(opt_.out_dir / "points");
+  results::make_directories(opt_.out_dir / "logs");
   Json manifest;
   manifest["name"]        = spec_.name;
   manifest["fingerprint"] = spec_.fingerprint();
   fs::path mpath          = opt_.out_dir / "sweep.json";
-  if (fs::exists(mpath)) {
-    Json old = config::load_json_file(mpath.string());
-    if (old.value("fingerprint", "") != manifest["fingerprint"].get<std::string>())
-      throw config::ConfigError(opt_.out_dir.string(), "",
-                                "this directory holds the results of a different sweep (other base or axes); "
-                                "choose another --out or remove it");
-  } else {
+  check_manifest();
+  if (!fs::exists(mpath)) {
     Json points = Json::array();
     for (auto const& p : spec_.points) {
       Json vals = Json::object();
@@ -123,43 +198,154 @@ void SweepRunner::prepare_directory()
   }
   // An inline base scenario is written out for the children (relative platform files resolved).
   if (spec_.base_file == spec_.file || spec_.file.empty()) {
-    Json base = spec_.base;
-    if (base.contains("platform") && base["platform"].is_string()) {
-      std::string ref = base["platform"].get<std::string>();
-      if (ref.size() > 5 && ref.substr(ref.size() - 5) == ".json" && !fs::path(ref).is_absolute())
-        base["platform"] = fs::absolute(fs::path(spec_.file).parent_path() / ref).string();
-    }
     base_path_ = (opt_.out_dir / "base-scenario.json").string();
     if (opt_.rank == 0 || !fs::exists(base_path_))
-      results::write_file_atomic(base_path_, base.dump(2) + "\n");
+      results::write_file_atomic(base_path_, inline_base().dump(2) + "\n");
   } else {
     base_path_ = spec_.base_file;
   }
 }
 
-SweepSummary SweepRunner::run()
+std::vector<const Point*> SweepRunner::resolve_points()
 {
-  // Validate every point first: a bad axis value is reported before anything runs.
+  std::vector<const Point*> todo;
   for (auto const& p : spec_.points) {
+    Json resolved;
     try {
-      validate_(point_sets(p));
+      resolved = resolve_(point_sets(p));
     } catch (const config::ConfigError& e) {
       throw config::ConfigError(spec_.file, "", describe_point(p) + ": " + e.what());
     }
-  }
-  prepare_directory();
-
-  std::vector<const Point*> todo;
-  SweepSummary sum;
-  for (auto const& p : spec_.points) {
     if (p.index % opt_.ranks != opt_.rank)
       continue;
-    ++sum.total;
-    if (fs::exists(opt_.out_dir / "points" / point_name(p.index) / "metadata.json"))
-      ++sum.already;
-    else
+    const fs::path meta = opt_.out_dir / "points" / point_name(p.index) / "metadata.json";
+    std::error_code ec;
+    if (!fs::is_regular_file(meta, ec)) {
       todo.push_back(&p);
+      continue;
+    }
+    // Done before: it must have run what this point is now. Names and descriptions only label a run.
+    Json ran;
+    try {
+      ran = config::load_json_file(meta.string()).value("scenario", Json());
+    } catch (const config::ConfigError&) {
+    }
+    for (auto* j : {&ran, &resolved})
+      if (j->is_object()) {
+        j->erase("name");
+        j->erase("description");
+      }
+    if (auto diff = first_difference(ran, resolved, ""); !diff.empty())
+      throw config::ConfigError(
+          opt_.out_dir.string(), "",
+          fmt::format("{} was run with a different scenario than this sweep gives it now ({}), so its results would be "
+                      "mixed with the others into one table; run the sweep into a new --out, or remove {} to run "
+                      "it again",
+                      describe_point(p), diff, opt_.out_dir.string()));
   }
+  return todo;
+}
+
+void SweepRunner::check_points(const std::vector<const Point*>& todo) const
+{
+  if (todo.empty())
+    return;
+  // The children read the base as the runs will: an inline base is written to a scratch file first.
+  char tmpl[] = "/tmp/nafsim-sweep-check-XXXXXX";
+  if (!::mkdtemp(tmpl))
+    throw results::OutputError(fmt::format("cannot make a scratch directory in /tmp: {}", std::strerror(errno)));
+  const fs::path scratch = tmpl;
+  std::string base       = spec_.base_file;
+  if (spec_.base_file == spec_.file || spec_.file.empty()) {
+    base = (scratch / "base-scenario.json").string();
+    results::write_file_atomic(base, inline_base().dump(2) + "\n");
+  }
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup()
+    {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{scratch};
+
+  std::map<pid_t, const Point*> running;
+  std::map<std::size_t, std::string> failed; // point index -> its error, in point order
+  std::size_t next = 0;
+  while (next < todo.size() || !running.empty()) {
+    while (next < todo.size() && running.size() < opt_.jobs) {
+      const Point* p = todo[next++];
+      std::vector<std::string> args{opt_.program, "run", base, "--check-only"};
+      for (auto const& s : point_sets(*p)) {
+        args.push_back("--set");
+        args.push_back(s);
+      }
+      const fs::path log = scratch / (point_name(p->index) + ".log");
+      std::cout << std::flush;
+      std::cerr << std::flush;
+      pid_t pid = fork();
+      if (pid == 0) {
+        int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+          dup2(fd, 1);
+          dup2(fd, 2);
+          close(fd);
+        }
+        std::vector<char*> argv;
+        for (auto& a : args)
+          argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execv(opt_.program.c_str(), argv.data());
+        std::fprintf(stderr, "internal error: cannot execute %s: %s\n", opt_.program.c_str(), std::strerror(errno));
+        _exit(127);
+      }
+      if (pid < 0)
+        throw results::OutputError(fmt::format("cannot start a process to check {}: {}", describe_point(*p),
+                                               std::strerror(errno)));
+      running[pid] = p;
+    }
+    int status = 0;
+    pid_t pid  = waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR)
+        continue;
+      break;
+    }
+    auto it = running.find(pid);
+    if (it == running.end())
+      continue;
+    const Point* p = it->second;
+    running.erase(it);
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+      std::string err = last_error(scratch / (point_name(p->index) + ".log"), status);
+      if (err.rfind("error: ", 0) == 0)
+        err = err.substr(7);
+      failed[p->index] = describe_point(*p) + ": " + err;
+    }
+  }
+  if (!failed.empty())
+    throw config::ConfigError(spec_.file, "",
+                              fmt::format("{}{}; nothing was run", failed.begin()->second,
+                                          failed.size() > 1
+                                              ? fmt::format(" (and {} more point(s) that cannot run)", failed.size() - 1)
+                                              : std::string{}));
+}
+
+SweepSummary SweepRunner::run()
+{
+  // Resolve every point first, and check those still to run against their platforms: a bad axis value is reported
+  // before anything runs, and a directory whose points ran something else is refused.
+  check_manifest();
+  std::vector<const Point*> todo = resolve_points();
+  if (opt_.check_against_platform)
+    check_points(todo);
+  prepare_directory();
+
+  SweepSummary sum;
+  for (auto const& p : spec_.points)
+    if (p.index % opt_.ranks == opt_.rank)
+      ++sum.total;
+  sum.already = sum.total - todo.size();
 
   g_interrupted = 0;
   struct sigaction sa {};
@@ -236,7 +422,7 @@ SweepSummary SweepRunner::run()
     } else if (!g_interrupted) {
       ++sum.failed;
       fs::path log = opt_.out_dir / "logs" / (point_name(p->index) + ".log");
-      failures.emplace_back(p, last_error(log));
+      failures.emplace_back(p, last_error(log, status));
       std::string msg = describe_point(*p) + ": " + failures.back().second;
       sum.failures.push_back(msg);
       std::cerr << (opt_.progress ? "\n" : "") << "[sweep " << spec_.name << "] failed " << msg << "\n";

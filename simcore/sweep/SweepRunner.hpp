@@ -31,6 +31,9 @@ struct SweepOptions {
   bool progress  = false;              ///< live progress line on stderr
   unsigned rank  = 0;
   unsigned ranks = 1;
+  /// Before any point runs, each one still to run is checked against its built platform in a child process
+  /// (`nafsim run --check-only`): ranks beyond the hosts, node kinds, ranges only the platform knows.
+  bool check_against_platform = true;
 };
 
 struct SweepSummary {
@@ -43,11 +46,18 @@ struct SweepSummary {
   std::vector<std::string> merged_files;
 };
 
+/// How a point's process ended, from its wait status: "exit 3", or "killed by signal 9 (SIGKILL: out of memory, or
+/// killed from outside)".
+std::string exit_text(int status);
+
 class SweepRunner {
 public:
-  /// `validate(sets)` must throw config::ConfigError if the base scenario with these --set
-  /// arguments is invalid; every point is validated before any is run.
-  SweepRunner(SweepSpec spec, SweepOptions opt, std::function<void(const std::vector<std::string>&)> validate);
+  /// `resolve(sets)` returns the complete scenario (metadata.json's "scenario") of the base with these --set
+  /// arguments, or throws config::ConfigError if it is invalid. Every point is resolved before any runs, and a
+  /// point already done must have run exactly the scenario it resolves to now (else a different platform, --set
+  /// or build would be mixed into one table).
+  using Resolve = std::function<config::Json(const std::vector<std::string>&)>;
+  SweepRunner(SweepSpec spec, SweepOptions opt, Resolve resolve);
   SweepSummary run();
   /// Regenerate the merged tables from the completed points.
   std::vector<std::string> merge() const;
@@ -56,11 +66,19 @@ private:
   std::string point_name(std::size_t i) const;
   std::string describe_point(const Point& p) const;
   void prepare_directory();
+  /// Throws config::ConfigError if the directory holds another sweep (its sweep.json's base and axes differ).
+  void check_manifest() const;
+  /// The inline base scenario as the children read it (a relative platform file made absolute).
+  config::Json inline_base() const;
   std::vector<std::string> point_sets(const Point& p) const;
+  /// Resolve every point, compare the done ones with what they ran; returns the points still to run.
+  std::vector<const Point*> resolve_points();
+  /// `nafsim run --check-only` on each of `todo`, `jobs` at a time; throws config::ConfigError on the first failure.
+  void check_points(const std::vector<const Point*>& todo) const;
 
   SweepSpec spec_;
   SweepOptions opt_;
-  std::function<void(const std::vector<std::string>&)> validate_;
+  Resolve resolve_;
   std::string base_path_; ///< scenario file the children load
 };
 

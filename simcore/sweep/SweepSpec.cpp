@@ -29,7 +29,10 @@ std::string cell_text(const Json& v)
 
 namespace {
 
-std::vector<Json> expand_range(const Json& r, const std::string& origin, const std::string& ptr)
+/// A range's values, its count checked against `max_points` before any is made. Values are from + i * step (or
+/// from * factor^i), not a running sum, and non-integral ones are tidied to 15 significant digits, so that
+/// {"from": 0.1, "to": 0.5, "step": 0.1} gives 0.3, not 0.30000000000000004.
+std::vector<Json> expand_range(const Json& r, const std::string& origin, const std::string& ptr, std::size_t max_points)
 {
   static const std::set<std::string> keys{"from", "to", "step", "factor"};
   if (!r.is_object())
@@ -42,58 +45,77 @@ std::vector<Json> expand_range(const Json& r, const std::string& origin, const s
       throw ConfigError(origin, ptr + "/" + k, "missing or not a number");
   if (r.contains("step") == r.contains("factor"))
     throw ConfigError(origin, ptr, "give exactly one of step (arithmetic) or factor (geometric)");
-  double from = r["from"].get<double>(), to = r["to"].get<double>();
-  bool integral = r["from"].is_number_integer() && r["to"].is_number_integer();
+  const double from = r["from"].get<double>(), to = r["to"].get<double>();
+  bool integral     = r["from"].is_number_integer() && r["to"].is_number_integer();
+  double count      = 0; // values in the range, as a double: it may be astronomically large
+  double step = 0, factor = 0;
+  if (r.contains("step")) {
+    if (!r["step"].is_number() || !(r["step"].get<double>() > 0))
+      throw ConfigError(origin, ptr + "/step", "step must be a positive number");
+    step     = r["step"].get<double>();
+    integral = integral && r["step"].is_number_integer();
+    if (to >= from)
+      count = std::floor((to - from) / step * (1 + 1e-12) + 1e-9) + 1;
+  } else {
+    if (!r["factor"].is_number() || !(r["factor"].get<double>() > 1) || !(from > 0))
+      throw ConfigError(origin, ptr + "/factor", "factor must be > 1 and from > 0");
+    factor = r["factor"].get<double>();
+    if (to >= from)
+      count = std::floor(std::log(to / from) / std::log(factor) + 1e-9) + 1;
+  }
+  if (!(count >= 1))
+    throw ConfigError(origin, ptr, "the range is empty (from > to?)");
+  if (count > static_cast<double>(max_points))
+    throw ConfigError(origin, ptr,
+                      fmt::format("the range has {:.0f} values, more than the sweep's points limit of {} (max_points): "
+                                  "a larger step or factor, or raise the limit (\"max_points\" in the sweep file, or "
+                                  "--max-points)",
+                                  count, max_points));
   std::vector<Json> out;
-  auto push = [&](double v) {
-    if (integral)
+  const auto n = static_cast<std::size_t>(count);
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = step > 0 ? from + static_cast<double>(i) * step : from * std::pow(factor, static_cast<double>(i));
+    if (integral && std::abs(v) < 9.2e18)
       out.emplace_back(static_cast<std::int64_t>(std::llround(v)));
     else
-      out.emplace_back(v);
-  };
-  if (r.contains("step")) {
-    if (!r["step"].is_number() || r["step"].get<double>() <= 0)
-      throw ConfigError(origin, ptr + "/step", "step must be a positive number");
-    double step = r["step"].get<double>();
-    integral    = integral && r["step"].is_number_integer();
-    for (double v = from; v <= to + 1e-9 * std::abs(to); v += step)
-      push(v);
-  } else {
-    if (!r["factor"].is_number() || r["factor"].get<double>() <= 1 || from <= 0)
-      throw ConfigError(origin, ptr + "/factor", "factor must be > 1 and from > 0");
-    double f = r["factor"].get<double>();
-    for (double v = from; v <= to * (1 + 1e-9); v *= f)
-      push(v);
+      out.emplace_back(std::stod(fmt::format("{:.15g}", v)));
   }
-  if (out.empty())
-    throw ConfigError(origin, ptr, "the range is empty (from > to?)");
-  if (out.size() > 100000)
-    throw ConfigError(origin, ptr, "the range has more than 100000 values");
   return out;
 }
 
 } // namespace
 
-SweepSpec SweepSpec::load(const std::string& path)
+SweepSpec SweepSpec::load(const std::string& path, std::optional<std::size_t> max_points)
 {
   Json doc     = config::load_json_file(path);
-  SweepSpec s  = from_json(doc, path, fs::path(path).parent_path().string());
+  SweepSpec s  = from_json(doc, path, fs::path(path).parent_path().string(), max_points);
   s.file       = path;
   if (s.name.empty())
     s.name = fs::path(path).stem().string();
   return s;
 }
 
-SweepSpec SweepSpec::from_json(const Json& doc, const std::string& origin, const std::string& base_dir)
+SweepSpec SweepSpec::from_json(const Json& doc, const std::string& origin, const std::string& base_dir,
+                               std::optional<std::size_t> max_points_option)
 {
   if (!doc.is_object())
     throw ConfigError(origin, "/", "a sweep is an object with base and axes");
-  static const std::set<std::string> top{"name", "description", "base", "mode", "axes"};
+  static const std::set<std::string> top{"name", "description", "base", "mode", "axes", "max_points"};
   for (auto it = doc.begin(); it != doc.end(); ++it)
     if (!top.count(it.key()))
       throw ConfigError(origin, "/" + it.key(),
-                        "unknown key '" + it.key() + "'; a sweep has: name, description, base, mode, axes");
+                        "unknown key '" + it.key() + "'; a sweep has: name, description, base, mode, axes, max_points");
   SweepSpec s;
+  if (doc.contains("max_points")) {
+    const Json& m = doc["max_points"];
+    if (!m.is_number_unsigned() || m.get<std::uint64_t>() < 1 || m.get<std::uint64_t>() > kMaxPointsCeiling)
+      throw ConfigError(origin, "/max_points",
+                        fmt::format("expected a whole number from 1 to {}, got {}", kMaxPointsCeiling, m.dump()));
+    s.max_points = m.get<std::size_t>();
+  }
+  if (max_points_option)
+    s.max_points = *max_points_option;
   if (doc.contains("name")) {
     if (!doc["name"].is_string())
       throw ConfigError(origin, "/name", "expected a string");
@@ -140,7 +162,7 @@ SweepSpec SweepSpec::from_json(const Json& doc, const std::string& origin, const
       for (auto const& v : a["values"])
         axis.values.push_back(v);
     } else {
-      axis.values = expand_range(a["range"], origin, ptr + "/range");
+      axis.values = expand_range(a["range"], origin, ptr + "/range", s.max_points);
     }
     for (auto const& prev : s.axes)
       if (prev.path == axis.path)
@@ -162,11 +184,19 @@ SweepSpec SweepSpec::from_json(const Json& doc, const std::string& origin, const
       s.points.push_back(std::move(p));
     }
   } else {
+    // Each axis holds at most max_points values, so the running product cannot overflow before it is refused.
     std::size_t total = 1;
+    std::string sizes;
+    for (auto const& ax : s.axes)
+      sizes += (sizes.empty() ? "" : " x ") + std::to_string(ax.values.size());
     for (auto const& ax : s.axes) {
       total *= ax.values.size();
-      if (total > 1000000)
-        throw ConfigError(origin, "/axes", "more than 1000000 points");
+      if (total > s.max_points)
+        throw ConfigError(origin, "/axes",
+                          fmt::format("the axes' product ({} values) has more points than the sweep's limit of {} "
+                                      "(max_points): fewer values, or raise the limit (\"max_points\" in the sweep "
+                                      "file, or --max-points)",
+                                      sizes, s.max_points));
     }
     for (std::size_t i = 0; i < total; ++i) {
       Point p{i, std::vector<Json>(s.axes.size())};

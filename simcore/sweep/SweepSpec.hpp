@@ -5,6 +5,7 @@
 //     "name": "sendrecv-rates",
 //     "base": "../examples/sendrecv.json",            // a scenario file (relative to this file) or object
 //     "mode": "product",                              // or "zip" (axes of equal length, walked together)
+//     "max_points": 1000000,                          // optional: the most points it may have (checked first)
 //     "axes": [
 //       {"path": "platform.network.link.rate", "values": ["25Gbps", "100Gbps"]},
 //       {"path": "platform.topology.hosts", "range": {"from": 2, "to": 16, "factor": 2}},
@@ -14,6 +15,7 @@
 
 #include "simcore/config/Schema.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,9 @@ struct Point {
   std::vector<std::string> sets(const std::vector<Axis>& axes) const;
 };
 
+/// The most points `max_points` may allow (each point costs about 100 B before it runs; 10 million is about 1 GB).
+inline constexpr std::size_t kMaxPointsCeiling = 10'000'000;
+
 struct SweepSpec {
   std::string name;
   std::string file;           ///< the sweep file
@@ -39,10 +44,14 @@ struct SweepSpec {
   std::vector<Axis> axes;
   std::vector<Point> points;
   bool zip = false;
+  /// Points allowed (the file's "max_points", or --max-points): checked before the points are made.
+  std::size_t max_points = 1'000'000;
 
-  /// Parse and expand; throws config::ConfigError naming the file and JSON path.
-  static SweepSpec load(const std::string& path);
-  static SweepSpec from_json(const config::Json& doc, const std::string& origin, const std::string& base_dir);
+  /// Parse and expand; throws config::ConfigError naming the file and JSON path. `max_points`, when given,
+  /// replaces the file's limit.
+  static SweepSpec load(const std::string& path, std::optional<std::size_t> max_points = std::nullopt);
+  static SweepSpec from_json(const config::Json& doc, const std::string& origin, const std::string& base_dir,
+                             std::optional<std::size_t> max_points = std::nullopt);
   /// A stable fingerprint of what the sweep computes (resume refuses a different sweep).
   std::string fingerprint() const;
 };

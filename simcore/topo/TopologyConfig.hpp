@@ -53,7 +53,9 @@ struct TopologyConfig {
   template <class V> void describe(V& v)
   {
     v.field("kind", kind, "network topology");
-    v.field("hosts", hosts, "number of end hosts (nodes); ranks are placed on hosts in order",
+    v.field("hosts", hosts,
+            "number of end hosts (nodes); ranks are placed on hosts in order. In a scenario, \"ranks\" means as many "
+            "as the workload's ranks (a sweep over workload.ranks then sizes its cluster)",
             config::Limits::between(1, 1 << 16));
     v.field("leaf_spine", leaf_spine, "leaf-spine parameters (kind = leaf-spine)");
     v.field("fat_tree", fat_tree, "fat-tree parameters (kind = fat-tree)");

@@ -230,7 +230,8 @@ void Dlrm::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<
   sink.add(std::move(inf));
   const double latency_us = probe_sum / cfg_.latency_probes;
   // Throughput in steady state: over the second half of the stream (the first inferences fill the pipeline).
-  const std::uint64_t from = cfg_.latency_probes + cfg_.inferences / 2;
+  // At least one interval between two completions: with 2 inferences (the fewest), the whole stream.
+  const std::uint64_t from = std::min<std::uint64_t>(cfg_.latency_probes + cfg_.inferences / 2, total() - 2);
   const SimTime first = done_at_[from], last = done_at_[total() - 1];
   const double throughput = static_cast<double>(total() - 1 - from) / (last - first).seconds();
   const SimTime elapsed   = last - stream_start_;

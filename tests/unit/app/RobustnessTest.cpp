@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <fstream>
@@ -58,7 +59,14 @@ protected:
   /// `nafsim run <args>` from the scratch directory; scenario paths are relative to the project root.
   Outcome run(const std::vector<std::string>& args, const fs::path& cwd = {}) const
   {
-    std::string cmd = fmt::format("cd {} && {} run", quote((cwd.empty() ? dir_ : cwd).string()), quote(NAFSIM_BINARY));
+    std::vector<std::string> all{"run"};
+    all.insert(all.end(), args.begin(), args.end());
+    return nafsim(all, cwd);
+  }
+  /// `nafsim <args>` (any command) from the scratch directory.
+  Outcome nafsim(const std::vector<std::string>& args, const fs::path& cwd = {}) const
+  {
+    std::string cmd = fmt::format("cd {} && {}", quote((cwd.empty() ? dir_ : cwd).string()), quote(NAFSIM_BINARY));
     for (auto const& a : args)
       cmd += " " + quote(a);
     cmd += fmt::format(" > {} 2> {}", quote((dir_ / "stdout.txt").string()), quote((dir_ / "stderr.txt").string()));
@@ -185,7 +193,9 @@ TEST_F(Robustness, BadInputIsExitTwoWithItsPath)
       {"rto_max below rto_initial",
        {"--set", "platform.node.fpga.transport=tcp", "--set", "platform.node.fpga.tcp.rto_max=1us"}, kExample,
        "/platform/node/fpga/tcp/rto_max"},
-      {"RoCE packet larger than the largest frame", {"--set", "platform.node.fpga.rdma.base_header=9000B"}, kExample,
+      {"RoCE header larger than the largest frame, blamed on itself (was on the preset's mtu)",
+       {"--set", "platform.node.fpga.rdma.base_header=9000B"}, kExample, "/platform/node/fpga/rdma/base_header"},
+      {"RoCE MTU too large for the frame", {"--set", "platform.network.ethernet.max_frame=4000B"}, kExample,
        "/platform/node/fpga/rdma/mtu"},
       {"Ethernet header larger than the largest frame", {"--set", "platform.network.ethernet.header=9300B"}, kExample,
        "/platform/network/ethernet/header"},
@@ -199,6 +209,14 @@ TEST_F(Robustness, BadInputIsExitTwoWithItsPath)
       {"register_min above the registrable range (was an internal error)",
        {"--set", "platform.node.fpga.connectionless.transport.register_min=9GiB"},
        "workloads/collective/allreduce-connectionless.json", "/platform/node/fpga/connectionless/transport/register_min"},
+      {"register_min above the CCLO's smallest message (was exit 1 mid-run)",
+       {"--set", "platform.node.fpga.connectionless.transport.register_min=1KiB"},
+       "workloads/collective/allreduce-connectionless.json", "/platform/node/fpga/connectionless/transport/register_min"},
+      {"a cut-through header larger than any frame (was accepted)",
+       {"--set", "platform.network.switch.cut_through_header=1GiB"}, kExample,
+       "/platform/network/switch/cut_through_header"},
+      {"hosts \"ranks\" for a workload without ranks", {"--set", "platform.topology.hosts=ranks"},
+       "workloads/dlrm/example.json", "/platform/topology/hosts"},
       {"Large Transfer segments under the CCLO (was an internal error)",
        {"--set", "platform.node.fpga.connectionless.transport.large_transfer.threshold=4KiB"},
        "workloads/collective/allreduce-connectionless.json",
@@ -307,6 +325,113 @@ TEST_F(Robustness, AFullDiskIsExitFourWithNothingPartial)
   EXPECT_EQ(o.rc, 4) << o.err;
   EXPECT_NE(o.err.find("no space left"), std::string::npos) << o.err;
   EXPECT_TRUE(left.empty()) << left.front();
+}
+
+// ---- issue 28: the last crash and exit-1 classes outside `run`, and messages that tell the truth ----
+
+TEST_F(Robustness, CommandLinesThatCrashedAreExitTwoNamingTheOption)
+{
+  write("a-file", "x");
+  struct Case {
+    std::vector<std::string> args;
+    std::string names;
+  };
+  const std::string ex = scenario(kExample), sw = scenario("workloads/sendrecv/sweep-example.json");
+  const std::vector<Case> cases = {
+      {{"run", ex, "--log", "="}, "--log '='"},                                            // was SIGABRT
+      {{"run", ex, "--log", ":"}, "--log ':'"},                                            // was SIGABRT
+      {{"run", ex, "--log", "root.app:file:/nonexistent/dir/x.log"}, "does not exist"},    // was SIGABRT
+      {{"run", ex, "--log", "root.thres:bogus"}, "the threshold 'bogus'"},                 // was exit 1
+      {{"bench", "--nodes", "0", "--out", "b"}, "--nodes"},                                // was SIGFPE
+      {{"bench", "--nodes", "1", "--out", "b"}, "--nodes"},                                // was exit 3
+      {{"bench", "--suite", "collectives", "--ranks", "1", "--out", "b"}, "--ranks"},
+      {{"run", ex, "--out", ""}, "--out"},                                                 // was results/<name>
+      {{"sweep", sw, "--out", ""}, "--out"},
+      {{"sweep", sw, "--out", "a-file/sub"}, "a-file exists and is not a directory"},      // was exit 1
+      {{"figures", "accl-fig8", "--out", "a-file/sub"}, "a-file exists and is not a directory"}, // was exit 1
+      {{"figures", "accl-fig8", "--out", "/dev/null"}, "/dev/null exists and is not a directory"},
+      {{"bench", "--out", "a-file"}, "a-file exists and is not a directory"},
+      {{"params", "nonexistent"}, "no parameter path starts with 'nonexistent'"},          // was exit 0
+  };
+  for (auto const& c : cases) {
+    auto o = nafsim(c.args);
+    EXPECT_EQ(o.rc, 2) << fmt::format("{}", fmt::join(c.args, " ")) << ": " << o.err;
+    EXPECT_NE(o.err.find(c.names), std::string::npos) << fmt::format("{}", fmt::join(c.args, " ")) << ": " << o.err;
+  }
+  EXPECT_EQ(slurp(dir_ / "a-file"), "x");
+  EXPECT_FALSE(fs::exists(dir_ / "b"));
+}
+
+TEST_F(Robustness, FailureMessagesTellTheTruth)
+{
+  // The time limit names the scenario key that exists.
+  auto t = run_out({scenario(kExample), "--set", "max_sim_time=10us"});
+  EXPECT_EQ(t.rc, 3) << t.err;
+  EXPECT_NE(t.err.find("raise the scenario's max_sim_time"), std::string::npos) << t.err;
+  EXPECT_EQ(t.err.find("--max-sim-time"), std::string::npos) << t.err;
+  // Retries exhausted on a network that lost nothing: said, with the reason (timeouts below the delivery time).
+  auto slow = run_out({scenario(kExample), "--set", "platform.network.link.rate=1Mbps"});
+  EXPECT_EQ(slow.rc, 3) << slow.err;
+  EXPECT_NE(slow.err.find("the network lost no packet"), std::string::npos) << slow.err;
+  EXPECT_NE(slow.err.find("raise platform.network.link.rate or the transport's timeouts"), std::string::npos);
+  // With losses, the note names the faults and does not claim nothing was lost.
+  auto lossy = run_out({scenario(kExample), "--set", "platform.network.faults.loss_rate=0.3"});
+  EXPECT_EQ(lossy.rc, 3) << lossy.err;
+  EXPECT_EQ(lossy.err.find("lost no packet"), std::string::npos) << lossy.err;
+}
+
+TEST_F(Robustness, DlrmWithTheFewestInferencesWritesNumbers)
+{
+  auto o = run_out({scenario("workloads/dlrm/example.json"), "--set", "workload.inferences=2"});
+  ASSERT_EQ(o.rc, 0) << o.err;
+  for (const char* f : {"dlrm_systems.csv", "dlrm.csv"})
+    EXPECT_EQ(slurp(out() / f).find("nan"), std::string::npos) << f << ": " << slurp(out() / f);
+  EXPECT_EQ(o.out.find("nan"), std::string::npos) << o.out;
+}
+
+TEST_F(Robustness, CheckOnlyBuildsThePlatformAndWritesNothing)
+{
+  auto ok = run_out({scenario(kExample), "--check-only"});
+  EXPECT_EQ(ok.rc, 0) << ok.err;
+  EXPECT_NE(ok.out.find("is valid"), std::string::npos) << ok.out;
+  EXPECT_EQ(ok.err, "");
+  auto bad = run_out({scenario(kExample), "--check-only", "--set", "workload.ranks=64"});
+  EXPECT_EQ(bad.rc, 2) << bad.err;
+  EXPECT_NE(bad.err.find("/workload/ranks"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(out()));
+}
+
+TEST_F(Robustness, AMetadataFileRunsAsItsScenarioAndPresetsSwapOnTheCommandLine)
+{
+  auto a = run({scenario(kExample), "--out", "first"});
+  ASSERT_EQ(a.rc, 0) << a.err;
+  auto b = run({(dir_ / "first/metadata.json").string(), "--out", "again"});
+  ASSERT_EQ(b.rc, 0) << b.err;
+  EXPECT_EQ(slurp(dir_ / "again/collective.csv"), slurp(dir_ / "first/collective.csv"));
+  EXPECT_NE(a.out.find("transport roce on FPGAs"), std::string::npos) << a.out; // the summary names the transport
+  auto c = run({scenario(kExample), "--out", "tcp", "--set", "platform=accl-xrt-u55c"});
+  ASSERT_EQ(c.rc, 0) << c.err;
+  EXPECT_NE(c.out.find("platform accl-xrt-u55c"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("transport tcp on FPGAs"), std::string::npos) << c.out;
+  auto d = run({scenario(kExample), "--out", "none", "--set", "platform=no-such-preset"});
+  EXPECT_EQ(d.rc, 2) << d.err;
+  EXPECT_NE(d.err.find("--set platform=no-such-preset"), std::string::npos) << d.err;
+}
+
+TEST_F(Robustness, PerCallResultsStaySmall)
+{
+  // 3,000 iterations of an 8-rank call keep only their output rows (CSV text), not a string object per cell: the
+  // peak grows by well under the 6 KB per call it used to.
+  auto peak = [&](unsigned iterations) {
+    auto o = run({scenario(kExample), "--out", fmt::format("it{}", iterations), "--set",
+                  fmt::format("workload.iterations={}", iterations), "--set", "workload.sizes=[\"1KiB\"]"});
+    EXPECT_EQ(o.rc, 0) << o.err;
+    auto meta = slurp(dir_ / fmt::format("it{}", iterations) / "metadata.json");
+    auto at   = meta.find("\"peak_rss_bytes\":");
+    return at == std::string::npos ? 0.0 : std::stod(meta.substr(at + 17));
+  };
+  const double per_call = (peak(3000) - peak(500)) / 2500;
+  EXPECT_LT(per_call, 4000) << per_call << " B per call";
 }
 
 } // namespace

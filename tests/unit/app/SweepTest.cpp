@@ -2,6 +2,7 @@
 // stop a sweep; an interrupted sweep resumes without losing or duplicating rows).
 #include "simcore/config/ConfigError.hpp"
 #include "simcore/config/JsonDoc.hpp"
+#include "simcore/sweep/SweepRunner.hpp"
 #include "simcore/sweep/SweepSpec.hpp"
 
 #include <chrono>
@@ -233,5 +234,115 @@ TEST(SweepRun, MpiRanksShareThePointsAndMergeToTheSameTable)
   EXPECT_NE(r1.out.find("3 point(s) (rank 1 of 2)"), std::string::npos) << r1.out;
   ASSERT_EQ(run_cli(d, "sweep s.json --out shared --merge-only").code, 0);
   EXPECT_EQ(slurp(d / "shared/sendrecv.csv"), slurp(d / "single/sendrecv.csv"));
+  fs::remove_all(d);
+}
+
+// ---- issue 28: sweeps that cannot mix results, ranges without drift, a points limit checked first ----
+
+TEST(SweepSpec, FloatRangesGiveTheValuesWritten)
+{
+  auto s = spec(R"({"base": {}, "axes": [{"path": "a", "range": {"from": 0.1, "to": 0.5, "step": 0.1}}]})");
+  ASSERT_EQ(s.points.size(), 5u);
+  EXPECT_EQ(s.points[2].values[0].dump(), "0.3"); // not 0.30000000000000004 (a running sum)
+  EXPECT_EQ(s.points[4].values[0].dump(), "0.5");
+  auto g = spec(R"({"base": {}, "axes": [{"path": "a", "range": {"from": 0.001, "to": 1, "factor": 10}}]})");
+  ASSERT_EQ(g.points.size(), 4u);
+  EXPECT_EQ(g.points[3].values[0].dump(), "1.0");
+}
+
+TEST(SweepSpec, ThePointsLimitIsCheckedBeforeThePointsAreMade)
+{
+  // A billion values would take gigabytes: refused from the range's count alone, at once.
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(error_of(R"({"base": {}, "axes": [{"path": "seed", "range": {"from": 1, "to": 1e9, "step": 1}}]})"),
+            "s.json: /axes/0/range: the range has 1000000000 values, more than the sweep's points limit of 1000000 "
+            "(max_points): a larger step or factor, or raise the limit (\"max_points\" in the sweep file, or "
+            "--max-points)");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_NE(error_of(R"({"base": {}, "axes": [{"path": "a", "range": {"from": 1, "to": 2000, "step": 1}},
+                                              {"path": "b", "range": {"from": 1, "to": 2000, "step": 1}}]})")
+                .find("/axes: the axes' product (2000 x 2000 values) has more points than the sweep's limit of 1000000"),
+            std::string::npos);
+  // The file's own limit, and the command line's over it.
+  const char* three = R"({"base": {}, "max_points": 2, "axes": [{"path": "a", "values": [1, 2, 3]}]})";
+  EXPECT_NE(error_of(three).find("more points than the sweep's limit of 2"), std::string::npos) << error_of(three);
+  EXPECT_EQ(SweepSpec::from_json(config::parse_json_text(three, "s.json"), "s.json", ".", 3).points.size(), 3u);
+  EXPECT_NE(error_of(R"({"base": {}, "max_points": 0, "axes": [{"path": "a", "values": [1]}]})").find("/max_points"),
+            std::string::npos);
+}
+
+TEST(SweepRun, APointKilledBySignalSaysSo)
+{
+  pid_t pid = fork();
+  if (pid == 0) {
+    ::raise(SIGKILL);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_EQ(sweep::exit_text(status), "killed by signal 9 (SIGKILL: out of memory, or killed from outside)");
+  pid = fork();
+  if (pid == 0)
+    _exit(3);
+  waitpid(pid, &status, 0);
+  EXPECT_EQ(sweep::exit_text(status), "exit 3");
+}
+
+TEST(SweepRun, ADirectoryWhosePointsRanAnotherScenarioIsRefused)
+{
+  fs::path d = scratch("mix");
+  std::ofstream(d / "s.json") << kSweep;
+  ASSERT_EQ(run_cli(d, "sweep s.json --jobs 2 --out o").code, 0);
+  fs::remove_all(d / "o/points/00003"); // an interrupted sweep: resumed with another --set, it would mix platforms
+  auto r = run_cli(d, "sweep s.json --jobs 2 --out o --set platform.topology.hosts=4");
+  EXPECT_EQ(r.code, 2) << r.out;
+  const std::string err = slurp(d / "stderr.txt");
+  EXPECT_NE(err.find("point 0 (platform.network.link.rate=10Gbps, platform.network.switch.latency=100ns) was run "
+                     "with a different scenario than this sweep gives it now (/platform/topology/hosts: 2 then, 4 now)"),
+            std::string::npos)
+      << err;
+  EXPECT_FALSE(fs::exists(d / "o/points/00003")) << "nothing ran";
+  // The same --set as before resumes.
+  r = run_cli(d, "sweep s.json --jobs 2 --out o");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("6 point(s), 5 already done, 1 ran now"), std::string::npos) << r.out;
+  fs::remove_all(d);
+}
+
+TEST(SweepRun, EveryPointIsCheckedAgainstItsPlatformBeforeAnyRuns)
+{
+  fs::path d = scratch("platform-check");
+  std::ofstream(d / "s.json") << R"({"name": "p",
+    "base": {"platform": {"preset": "accl-coyote-u55c", "topology": {"hosts": 4}},
+             "workload": {"kind": "collective", "collective": "bcast", "sizes": ["1KiB"]}},
+    "axes": [{"path": "workload.ranks", "values": [2, 4, 8, 16]}]})";
+  auto r = run_cli(d, "sweep s.json --jobs 2");
+  EXPECT_EQ(r.code, 2) << r.out;
+  const std::string err = slurp(d / "stderr.txt");
+  EXPECT_NE(err.find("point 2 (workload.ranks=8): --set workload.ranks=8: /workload/ranks: 8 ranks requested, but the "
+                     "platform has 4 FPGA node(s)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("(and 1 more point(s) that cannot run); nothing was run"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(d / "results/p")) << "nothing ran, nothing was written";
+  // hosts "ranks": the cluster follows the ranks axis.
+  std::ofstream(d / "s2.json") << R"({"name": "p2",
+    "base": {"platform": {"preset": "accl-coyote-u55c", "topology": {"hosts": "ranks"}},
+             "workload": {"kind": "collective", "collective": "bcast", "sizes": ["1KiB"]}},
+    "axes": [{"path": "workload.ranks", "values": [2, 16]}]})";
+  r = run_cli(d, "sweep s2.json --jobs 2");
+  EXPECT_EQ(r.code, 0) << r.out << slurp(d / "stderr.txt");
+  const std::string nodes = slurp(d / "results/p2/nodes.csv");
+  EXPECT_NE(nodes.find("\n1,16,15,fpga"), std::string::npos) << "point 1 has 16 hosts: " << nodes.substr(0, 300);
+  fs::remove_all(d);
+}
+
+TEST(SweepRun, MergeOnlyNeedsASweep)
+{
+  fs::path d = scratch("merge-missing");
+  std::ofstream(d / "s.json") << kSweep;
+  auto r = run_cli(d, "sweep s.json --out nothing-here --merge-only");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(slurp(d / "stderr.txt").find("holds no sweep (no sweep.json): nothing to merge"), std::string::npos);
   fs::remove_all(d);
 }
