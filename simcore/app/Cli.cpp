@@ -248,7 +248,7 @@ int cli_main(int argc, char** argv)
   bench->add_option("--suite", bench_suite, "hops (packet-hops/s vs nodes), collectives (collectives vs ranks) or all")
       ->check(CLI::IsMember({"hops", "collectives", "all"}));
   bench->add_option("--ranks", bench_ranks, "collectives: rank counts (default 8 64 512 1024 4096)")
-      ->check(CLI::Range(2u, 1u << 20));
+      ->check(CLI::Range(2u, 1u << 16)); // at most topology.hosts allows
   bench->add_option("--collectives", bench_colls, "collectives: which ones (default allreduce bcast)")
       ->check(CLI::IsMember({"bcast", "scatter", "gather", "allgather", "reduce", "allreduce", "reduce-scatter",
                              "alltoall", "barrier"}));
@@ -260,7 +260,7 @@ int cli_main(int argc, char** argv)
   std::vector<unsigned> bench_sizes{16, 256, 1024};
   std::string bench_total = "4GiB", bench_out = "results/bench";
   bench->add_option("--nodes", bench_sizes, "cluster sizes (default 16 256 1024)")
-      ->check(CLI::Range(2u, 1u << 20));
+      ->check(CLI::Range(2u, 1u << 16)); // at most topology.hosts allows
   bench->add_option("--total", bench_total, "traffic of a run, split over the nodes (default 4GiB)");
   bench->add_option("--out", bench_out, "output directory (default results/bench)")
       ->check(non_empty_out());
@@ -292,7 +292,12 @@ int cli_main(int argc, char** argv)
         throw config::ConfigError("--total", "", e.message);
       }
       try {
-        parse_bytes(bench_size);
+        // The collectives run on float32 elements: a size is a whole number of them.
+        if (const Bytes sz = parse_bytes(bench_size); sz.count % 4 != 0)
+          throw config::ConfigError("--size", "",
+                                    fmt::format("{} is not a whole number of 4-byte float32 elements (the collectives' "
+                                                "data type): give a multiple of 4 B",
+                                                bench_size));
       } catch (const UnitError& e) {
         throw config::ConfigError("--size", "", e.message);
       }

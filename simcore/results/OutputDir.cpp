@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
+#include <climits>
 #include <unistd.h>
 #include <fmt/format.h>
 
@@ -150,6 +151,16 @@ void check_creatable(const fs::path& requested, const std::string& origin, const
 {
   const fs::path p = absolute_normal(requested);
   std::error_code ec;
+  for (auto const& part : p)
+    if (part.native().size() > NAME_MAX)
+      throw config::ConfigError(origin, json_path,
+                                fmt::format("cannot make {}: a folder name of {} characters is longer than the {} a file "
+                                            "system allows; name a shorter one",
+                                            p.string().substr(0, 80) + "...", part.native().size(), NAME_MAX));
+  if (p.native().size() >= PATH_MAX)
+    throw config::ConfigError(origin, json_path,
+                              fmt::format("cannot make a folder whose path is {} characters long (at most {})",
+                                          p.native().size(), PATH_MAX - 1));
   // The nearest part of the path that exists: it must be a directory nafsim may write into.
   fs::path q = p;
   while (q.has_relative_path() && !fs::exists(fs::symlink_status(q, ec)))

@@ -67,10 +67,11 @@ std::vector<Json> expand_range(const Json& r, const std::string& origin, const s
     throw ConfigError(origin, ptr, "the range is empty (from > to?)");
   if (count > static_cast<double>(max_points))
     throw ConfigError(origin, ptr,
-                      fmt::format("the range has {:.0f} values, more than the sweep's points limit of {} (max_points): "
+                      fmt::format("the range has {} values, more than the sweep's points limit of {} (max_points): "
                                   "a larger step or factor, or raise the limit (\"max_points\" in the sweep file, or "
                                   "--max-points)",
-                                  count, max_points));
+                                  std::isfinite(count) ? fmt::format("{:.0f}", count) : std::string("countless"),
+                                  max_points));
   std::vector<Json> out;
   const auto n = static_cast<std::size_t>(count);
   out.reserve(n);

@@ -220,18 +220,22 @@ void CollectiveBench::check_buffers(const nodes::Cluster& c) const
         throw config::ConfigError("", size_path(cfg_.sizes, i),
                                   fmt::format("size {}: over the connectionless transport one block is one command: {}",
                                               format_bytes(Bytes{sizes_[i]}), why));
-  if (fpga.transport == nodes::Transport::Connectionless && cfg_.protocol == ProtocolChoice::Eager) {
+  // Streamed operands travel eager whatever their size (the firmware never uses rendezvous for streams).
+  const bool stream = cfg_.location == nodes::DataLocation::Stream;
+  if (fpga.transport == nodes::Transport::Connectionless && (cfg_.protocol == ProtocolChoice::Eager || stream)) {
     auto const& tc = fpga.connectionless.transport;
     for (std::size_t i = 0; i < sizes_.size(); ++i) {
       const std::uint64_t seg = std::min(sizes_[i], fpga.cclo.rx_buffers.size.count) + fpga.cclo.txrx.header.count;
       if (!tc.registrable(seg) && sizes_[i] > 0)
         throw config::ConfigError(
-            "", "/workload/protocol",
-            fmt::format("size {}: eager segments of {} (one Rx buffer and the header) cannot be placed by the "
-                        "connectionless transport, whose registration range ends at {}; use protocol auto (the "
-                        "firmware's max_eager_size), a smaller platform.node.fpga.cclo.rx_buffers.size, or wider "
-                        "connectionless.transport.bitmask_bits",
-                        format_bytes(Bytes{sizes_[i]}), format_bytes(Bytes{seg}), format_bytes(Bytes{tc.max_registered()})));
+            "", stream ? "/workload/location" : "/workload/protocol",
+            fmt::format("size {}: eager segments of {} (one Rx buffer and the header{}) cannot be placed by the "
+                        "connectionless transport, whose registration range ends at {}; {}a smaller "
+                        "platform.node.fpga.cclo.rx_buffers.size, or wider connectionless.transport.bitmask_bits",
+                        format_bytes(Bytes{sizes_[i]}), format_bytes(Bytes{seg}),
+                        stream ? "; streamed operands always travel eager" : "",
+                        format_bytes(Bytes{tc.max_registered()}),
+                        stream ? "use device or host memory, " : "use protocol auto (the firmware's max_eager_size), "));
     }
   }
   // make_call lays out each rank's operand at its base and its result kDstOffset above: a buffer past that

@@ -212,6 +212,8 @@ TEST_F(Robustness, BadInputIsExitTwoWithItsPath)
       {"register_min above the CCLO's smallest message (was exit 1 mid-run)",
        {"--set", "platform.node.fpga.connectionless.transport.register_min=1KiB"},
        "workloads/collective/allreduce-connectionless.json", "/platform/node/fpga/connectionless/transport/register_min"},
+      {"streamed operands in eager segments the connectionless transport cannot place (was exit 1; the fuzzer)",
+       {"--set", "workload.location=stream"}, "workloads/collective/allreduce-connectionless.json", "/workload/location"},
       {"a cut-through header larger than any frame (was accepted)",
        {"--set", "platform.network.switch.cut_through_header=1GiB"}, kExample,
        "/platform/network/switch/cut_through_header"},
@@ -352,6 +354,9 @@ TEST_F(Robustness, CommandLinesThatCrashedAreExitTwoNamingTheOption)
       {{"figures", "accl-fig8", "--out", "/dev/null"}, "/dev/null exists and is not a directory"},
       {{"bench", "--out", "a-file"}, "a-file exists and is not a directory"},
       {{"params", "nonexistent"}, "no parameter path starts with 'nonexistent'"},          // was exit 0
+      {{"bench", "--nodes", "65537", "--out", "b"}, "--nodes"},                            // was exit 3 (found by the fuzzer)
+      {{"bench", "--suite", "collectives", "--size", "1B", "--out", "b"}, "--size"},       // was exit 3 (the fuzzer)
+      {{"run", ex, "--out", std::string(300, 'n')}, "longer than the 255"},                // was exit 4
   };
   for (auto const& c : cases) {
     auto o = nafsim(c.args);
