@@ -30,9 +30,14 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
   });
   // Device memory below kUserBase: Rx buffers, then the three rendezvous spare buffers, then a slot
   // for notifications (they carry no payload to keep).
+  // The driver allocates each buffer on its own pages (2 MiB huge pages on Coyote): the spare buffers start on a
+  // 2 MiB boundary each, so that a transfer into one never spans more pages than it would there.
+  constexpr std::uint64_t kPage = 2ULL << 20;
+  auto page_up         = [](std::uint64_t x) { return (x + kPage - 1) / kPage * kPage; };
   std::uint64_t rx_end = std::uint64_t{cfg.rx_buffers.count} * cfg.rx_buffers.size.count;
-  spare_base_          = (rx_end + 4095) / 4096 * 4096;
-  control_addr_        = spare_base_ + 3 * cfg.tuning.max_rendezvous_size.count;
+  spare_base_          = page_up(rx_end);
+  spare_stride_        = page_up(cfg.tuning.max_rendezvous_size.count);
+  control_addr_        = spare_base_ + 3 * spare_stride_;
   if (control_addr_ + cfg.txrx.header.count > kUserBase)
     throw config::ConfigError("", "/platform/node/fpga/cclo",
                               "Rx buffers and spare buffers exceed the CCLO's 64 GiB of device memory");
@@ -53,7 +58,8 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
       return RecvOffer{}; // not a CCLO message: the queue pair's own receives
     auto type = static_cast<Msg>((h[0] >> 32) & 0xFF);
     if (type != Msg::Eager)
-      return RecvOffer{RecvOffer::Status::Ready, roce::RecvRequest{~0ULL, control_addr_, cfg_.txrx.header.count}};
+      // The Rx system parses a notification and queues it for the micro-controller: nothing goes to memory.
+      return RecvOffer{RecvOffer::Status::Ready, roce::RecvRequest{~0ULL, control_addr_, cfg_.txrx.header.count}, true};
     auto buf = rbm_.take_free();
     if (!buf)
       return RecvOffer{RecvOffer::Status::NotReady, {}};

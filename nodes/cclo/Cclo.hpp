@@ -164,7 +164,7 @@ public:
   coll::CcloTuning tuning() const;
   CcloCounters counters() const;
   const DataMover& dmp() const { return *dmp_; }
-  std::uint64_t spare_address(int k) const { return spare_base_ + static_cast<std::uint64_t>(k) * cfg_.tuning.max_rendezvous_size.count; }
+  std::uint64_t spare_address(int k) const { return spare_base_ + static_cast<std::uint64_t>(k) * spare_stride_; }
 
 private:
   friend class Firmware;
@@ -217,6 +217,7 @@ private:
   std::unique_ptr<DataMover> dmp_;
   std::unique_ptr<Firmware> fw_;
   std::uint64_t spare_base_;
+  std::uint64_t spare_stride_; ///< spare buffer k is at spare_base_ + k * spare_stride_ (2 MiB aligned)
   std::uint64_t control_addr_;
   std::uint64_t wr_counter_  = 0;
   std::uint64_t msg_counter_ = 0;

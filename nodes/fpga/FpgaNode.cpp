@@ -11,7 +11,7 @@ FpgaNode::FpgaNode(net::HostId id, const FpgaNodeConfig& cfg, Scheduler& sched, 
     , cfg_(cfg)
     , sched_(sched)
     , host_(host)
-    , memory_(cfg.device_memory, cfg.pcie)
+    , memory_(cfg.device_memory, cfg.pcie, cfg.mmu, cfg.clock)
     , poe_(id, cfg.poe, cfg.rdma, sched, fabric, memory_, *this)
 {
   if (cfg.transport == Transport::Connectionless) {

@@ -38,6 +38,7 @@ struct FpgaNodeConfig {
   Hertz clock{250e6};
   MemoryConfig device_memory;
   PcieConfig pcie;
+  MmuConfig mmu;
   PoeConfig poe;
   roce::RoceConfig rdma;
   CcloConfig cclo;
@@ -64,6 +65,8 @@ struct FpgaNodeConfig {
     v.field("clock", clock, "clock of the network/collective shell (CCLO, POE)");
     v.field("device_memory", device_memory, "FPGA device memory (HBM/DDR) as seen by one data mover");
     v.field("pcie", pcie, "the PCIe link to host memory (Coyote: direct access from the FPGA)");
+    v.field("mmu", mmu, "Coyote's memory management unit: the TLB state machines every CCLO and RDMA-stack memory "
+                        "request passes (nodes/memory/CoyoteMmu.hpp)");
     v.field("poe", poe, "RDMA protocol offload engine timing");
     v.field("rdma", rdma, "RoCEv2 reliable-connection transport");
     v.field("cclo", cclo, "the ACCL+ collective offload engine");

@@ -13,13 +13,44 @@ MemoryPort writer(const MemoryConfig& c)
 }
 } // namespace
 
-MemorySystem::MemorySystem(const MemoryConfig& d, const PcieConfig& p)
+MemorySystem::MemorySystem(const MemoryConfig& d, const PcieConfig& p, const MmuConfig& mmu, Hertz clock)
     : engines_{reader(d), reader(d), writer(d), reader(d), writer(d), reader(d), writer(d), reader(d), writer(d)}
     , pcie_read_(p.bandwidth, p.read_latency)
     , pcie_write_(p.bandwidth, p.write_latency)
 {
   if (d.shared_channel)
     channel_.emplace(d.channel_bandwidth, SimTime::zero()); // its latency is in the engines' read / write latency
+  if (mmu.enabled)
+    mmu_.emplace(mmu, clock);
+}
+
+namespace {
+/// The card stream an engine's requests go to in the ACCL Coyote build (three card streams: the data mover's two
+/// operand channels and the RDMA stack's); 0 for engines that do not use the MMU (the XRT shell's host DMA, a TCP
+/// engine's buffers).
+unsigned card_lane(Engine e)
+{
+  switch (e) {
+    case Engine::Op0Read:
+    case Engine::ResWrite: return 1;
+    case Engine::Op1Read: return 2;
+    case Engine::PoeRead:
+    case Engine::PoeWrite: return 3;
+    default: return 0;
+  }
+}
+} // namespace
+
+Stream MemorySystem::translated(Engine e, MemoryPort& pcie, SimTime now, std::uint64_t addr, Bytes b,
+                                BitsPerSecond cap)
+{
+  const unsigned card = card_lane(e);
+  if (!mmu_ || card == 0)
+    return access(e, pcie, now, addr, b, cap);
+  const auto dir  = &pcie == &pcie_read_ ? CoyoteMmu::Dir::Read : CoyoteMmu::Dir::Write;
+  const unsigned lane = is_host(addr) ? CoyoteMmu::kHostLane : card;
+  return mmu_->request(dir, lane, now, addr, b,
+                       [&](SimTime start, std::uint64_t a, Bytes f) { return access(e, pcie, start, a, f, cap); });
 }
 
 Stream MemorySystem::device(Engine e, SimTime now, Bytes b, BitsPerSecond cap)
@@ -44,7 +75,8 @@ Stream MemorySystem::access(Engine e, MemoryPort& pcie, SimTime now, std::uint64
   return pcie.stream(now, b, c);
 }
 
-SimTime MemorySystem::write_streamed(Engine e, SimTime from, SimTime now, std::uint64_t addr, Bytes b, Bytes tail)
+SimTime MemorySystem::write_streamed(Engine e, SimTime from, SimTime now, std::uint64_t addr, Bytes b, Bytes tail,
+                                     bool command)
 {
   auto& eng        = engines_[static_cast<int>(e)];
   MemoryPort& bus  = is_host(addr) ? pcie_write_ : eng;
@@ -57,17 +89,21 @@ SimTime MemorySystem::write_streamed(Engine e, SimTime from, SimTime now, std::u
   if (channel_ && !is_host(addr))
     channel_->account(early, transmit_time(early, channel_->bandwidth()));
   const SimTime streamed = from + early_time; // the earliest the earlier bytes can all be written
-  return access(e, pcie_write_, std::max(now, streamed), addr + early.count, Bytes{b.count - early.count}, bw).last;
+  const SimTime at = std::max(now, streamed);
+  const Bytes rest{b.count - early.count};
+  return (command ? translated(e, pcie_write_, at, addr + early.count, rest, bw)
+                  : access(e, pcie_write_, at, addr + early.count, rest, bw))
+      .last;
 }
 
 Stream MemorySystem::read(Engine e, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap)
 {
-  return access(e, pcie_read_, now, addr, b, cap);
+  return translated(e, pcie_read_, now, addr, b, cap);
 }
 
-Stream MemorySystem::write(Engine e, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap)
+Stream MemorySystem::write(Engine e, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap, bool command)
 {
-  return access(e, pcie_write_, now, addr, b, cap);
+  return command ? translated(e, pcie_write_, now, addr, b, cap) : access(e, pcie_write_, now, addr, b, cap);
 }
 
 SimTime MemorySystem::dma_to_device(SimTime now, Bytes b, BitsPerSecond cap)
@@ -89,8 +125,19 @@ MemorySystem::DmaStep MemorySystem::dma_step(bool to_device, SimTime now, Bytes 
   auto& eng = engines_[static_cast<int>(to_device ? Engine::DmaWrite : Engine::DmaRead)];
   MemoryPort& src = to_device ? pcie_read_ : eng;
   MemoryPort& dst = to_device ? eng : pcie_write_;
-  Stream r        = to_device ? pcie_read_.stream(now, b, cap) : device(Engine::DmaRead, now, b, cap);
-  Stream w        = to_device ? device(Engine::DmaWrite, r.first, b, r.rate) : pcie_write_.stream(r.first, b, r.rate);
+  auto read_part  = [&](SimTime at, std::uint64_t, Bytes x) {
+    return to_device ? pcie_read_.stream(at, x, cap) : device(Engine::DmaRead, at, x, cap);
+  };
+  Stream r = mmu_ ? mmu_->request(CoyoteMmu::Dir::Read, to_device ? CoyoteMmu::kHostLane : 1, now, 0, b, read_part)
+                  : read_part(now, 0, b);
+  auto write_part = [&](SimTime at, std::uint64_t, Bytes x) {
+    return to_device ? device(Engine::DmaWrite, at, x, r.rate) : pcie_write_.stream(at, x, r.rate);
+  };
+  // With Coyote's MMU a driver copy's descriptor passes its state machines as the data mover's requests do (the
+  // shell translates both buffers' addresses); its pages are not tracked (one request of page 0).
+  Stream w = mmu_ ? mmu_->request(CoyoteMmu::Dir::Write, to_device ? 1 : CoyoteMmu::kHostLane, r.first, 0, b,
+                                  write_part)
+                  : write_part(r.first, 0, b);
   return {std::max(r.last - src.latency(), w.first - dst.latency() - src.latency()), w.last};
 }
 

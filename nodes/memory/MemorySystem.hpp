@@ -7,6 +7,7 @@
 // bytes at the channel's rate, in the order the accesses come, so engines that together ask for more
 // than the channel gives slow each other down.
 
+#include "nodes/memory/CoyoteMmu.hpp"
 #include "nodes/memory/MemoryPort.hpp"
 
 #include <array>
@@ -51,11 +52,15 @@ inline bool is_host(std::uint64_t addr)
 
 class MemorySystem {
 public:
-  MemorySystem(const MemoryConfig& device, const PcieConfig& pcie);
+  /// `mmu` (when enabled) puts the data movers' and the POE's accesses through Coyote's TLB state machines,
+  /// clocked at `clock`.
+  MemorySystem(const MemoryConfig& device, const PcieConfig& pcie, const MmuConfig& mmu = {},
+               Hertz clock = Hertz{250e6});
   /// Stream a read of `b` bytes at `addr` through `engine`, no faster than `cap`.
   Stream read(Engine engine, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap);
-  /// Stream a write; `last` is when the last byte is in memory.
-  Stream write(Engine engine, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap);
+  /// Stream a write; `last` is when the last byte is in memory. `command` false: the write streams under a memory
+  /// command issued before it (a message's first packet's), so it does not pass the MMU again.
+  Stream write(Engine engine, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap, bool command = true);
   SimTime read_done(Engine e, SimTime now, std::uint64_t addr, Bytes b) { return read(e, now, addr, b, kNoCap).last; }
   SimTime write_done(Engine e, SimTime now, std::uint64_t addr, Bytes b)
   {
@@ -64,7 +69,8 @@ public:
   /// A write of `b` bytes that came in from `from` to `now` (a message arriving at flow fidelity): all but its
   /// last `tail` bytes were written as they came, at the write path's bandwidth, alongside what the path did
   /// meanwhile; the last `tail` bytes are written now, after what the path holds. Returns when all is in.
-  SimTime write_streamed(Engine e, SimTime from, SimTime now, std::uint64_t addr, Bytes b, Bytes tail);
+  SimTime write_streamed(Engine e, SimTime from, SimTime now, std::uint64_t addr, Bytes b, Bytes tail,
+                         bool command = true);
   /// Host DMA of `b` bytes from host memory into device memory (an XRT sync to the device): PCIe read
   /// feeding the device write port; returns when the last byte is in device memory.
   /// `cap` limits the transfer's rate (a driver path slower than the link).
@@ -85,6 +91,8 @@ public:
   const MemoryPort& pcie_write() const { return pcie_write_; }
   /// The shared device-memory channel (nullptr: each engine has its own).
   const MemoryPort* channel() const { return channel_ ? &*channel_ : nullptr; }
+  /// Coyote's MMU (nullptr: not modeled).
+  const CoyoteMmu* mmu() const { return mmu_ ? &*mmu_ : nullptr; }
   std::uint64_t device_bytes_read() const;
   std::uint64_t device_bytes_written() const;
 
@@ -92,12 +100,15 @@ public:
 
 private:
   Stream access(Engine e, MemoryPort& pcie, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap);
+  /// access() through the MMU when it is modeled and `e` goes through it.
+  Stream translated(Engine e, MemoryPort& pcie, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap);
   /// A device-memory access by engine `e`: through the shared channel first when there is one.
   Stream device(Engine e, SimTime now, Bytes b, BitsPerSecond cap);
   std::array<MemoryPort, static_cast<int>(Engine::Count)> engines_;
   MemoryPort pcie_read_;
   MemoryPort pcie_write_;
   std::optional<MemoryPort> channel_;
+  std::optional<CoyoteMmu> mmu_;
 };
 
 } // namespace nafsim::nodes

@@ -160,8 +160,27 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
         .add(k.rx_refusals)
         .add(k.safety_warnings);
   }
-  if (!cclo.row_count() == 0)
+  if (cclo.row_count() != 0)
     sink.add(std::move(cclo));
+
+  // FPGA nodes whose memory requests pass Coyote's MMU (node.fpga.mmu).
+  results::Table mmu("mmu", {"node", "requests", "fragments", "page_faults", "machine_wait_us", "lock_wait_us",
+                             "slot_wait_us"});
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    if (!c.is_fpga(i) || !c.memory(i).mmu())
+      continue;
+    auto const& k = c.memory(i).mmu()->counters();
+    mmu.row()
+        .add(i)
+        .add(k.requests)
+        .add(k.fragments)
+        .add(k.page_faults)
+        .add(k.machine_wait.us(), 3)
+        .add(k.lock_wait.us(), 3)
+        .add(k.slot_wait.us(), 3);
+  }
+  if (mmu.row_count() != 0)
+    sink.add(std::move(mmu));
 
   // Every MPI rank that took part in the run.
   results::Table mpi("mpi_counters", {"node", "calls", "eager_sent", "rendezvous_sent", "eager_received", "unexpected",
@@ -188,7 +207,7 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
         .add(k.bounce_max_used)
         .add(k.bounce_refusals);
   }
-  if (!mpi.row_count() == 0)
+  if (mpi.row_count() != 0)
     sink.add(std::move(mpi));
 
   // Nodes running the TCP or UDP engine.
@@ -236,9 +255,9 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
           .add(static_cast<std::uint64_t>(u->incomplete_count()));
     }
   }
-  if (!tcp.row_count() == 0)
+  if (tcp.row_count() != 0)
     sink.add(std::move(tcp));
-  if (!udp.row_count() == 0)
+  if (udp.row_count() != 0)
     sink.add(std::move(udp));
 }
 

@@ -108,9 +108,10 @@ void RdmaPoe::execute(QpId qp, Actions& acts)
       SimTime done;
       if (flow_ && p->seg.length > wire_mtu_ && rx_head_ < now) {
         // Flow fidelity: the data was written as it came in, from its first segment on.
-        done = memory_.write_streamed(Engine::PoeWrite, rx_head_, now, p->addr, Bytes{p->seg.length}, Bytes{wire_mtu_});
+        done = memory_.write_streamed(Engine::PoeWrite, rx_head_, now, p->addr, Bytes{p->seg.length}, Bytes{wire_mtu_},
+                                      p->command);
       } else {
-        done = memory_.write_done(Engine::PoeWrite, now, p->addr, Bytes{p->seg.length});
+        done = memory_.write(Engine::PoeWrite, now, p->addr, Bytes{p->seg.length}, MemorySystem::kNoCap, p->command).last;
       }
       writes_done_ = std::max(writes_done_, done);
     } else if (auto* m = std::get_if<InboundMessage>(&a)) {

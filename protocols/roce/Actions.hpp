@@ -53,6 +53,10 @@ std::string describe_failure(const Completion& c);
 struct PlaceData {
   std::uint64_t addr = 0;
   Segment seg;
+  /// Whether writing this packet is a memory command of its own: every WRITE packet is (the RDMA stack writes
+  /// each packet's payload at its address); a SEND's first packet is the receiver's one command for the whole
+  /// message, and its further packets stream under it; a SEND the receiver consumes (RecvOffer::consumed) has none.
+  bool command = true;
 };
 /// An incoming SEND or WRITE has been received completely (once its data is in memory).
 struct InboundMessage {

@@ -150,19 +150,20 @@ void Responder::accept(const RequestPacket& r, SimTime now, Actions& out)
         queue_ack(epsn_, Syndrome::NakRnr, out);
         return;
       }
-      in_ = Inbound{Verb::Send, r.data.msg, rv->local_addr, 0, 0, rv->wr_id, true, r.header};
+      in_ = Inbound{Verb::Send, r.data.msg, rv->local_addr, 0, 0, rv->wr_id, true, offer.consumed, r.header};
       break;
     }
     case Opcode::WriteFirst:
     case Opcode::WriteOnly:
-      in_ = Inbound{Verb::Write, r.data.msg, r.remote_addr, 0, 0, 0, true, r.header};
+      in_ = Inbound{Verb::Write, r.data.msg, r.remote_addr, 0, 0, 0, true, false, r.header};
       break;
     default:
       if (!in_.active) // cannot happen with in-order acceptance; drop defensively
         return;
       break;
   }
-  out.push_back(PlaceData{in_.addr + r.data.offset, r.data});
+  const bool command = in_.verb == Verb::Write || (!in_.consumed && r.data.offset == 0);
+  out.push_back(PlaceData{in_.addr + r.data.offset, r.data, command});
   in_.received += r.data.length;
   in_.checksum += r.data.checksum;
   epsn_ = psn_add(r.psn, 1);

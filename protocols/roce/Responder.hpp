@@ -41,6 +41,9 @@ struct RecvOffer {
   enum class Status { Unclaimed, NotReady, Ready };
   Status status = Status::Unclaimed; ///< Unclaimed: use this queue pair's own posted receives
   RecvRequest recv;                   ///< Ready: where the message lands
+  /// Ready: the receiver takes the message from the stream (a control message it parses): nothing of it is a
+  /// memory command of its own (RDMA POE engines that model memory commands, e.g. Coyote's MMU).
+  bool consumed = false;
 };
 /// Supplies the receive an incoming SEND lands in (e.g. a free Rx buffer of a shared pool); NotReady
 /// back-pressures the sender (RNR NAK).
@@ -93,6 +96,7 @@ private:
     std::uint64_t checksum  = 0;
     std::uint64_t recv_wr   = 0;
     bool active             = false;
+    bool consumed           = false; ///< a SEND the receiver takes from the stream (RecvOffer::consumed)
     AppHeader header{};
   };
   using Out = std::variant<AckPacket, ReadJob>;

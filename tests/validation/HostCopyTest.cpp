@@ -1,6 +1,6 @@
 // Host-driver copies (FpgaNode::driver_copy, workload `hostcopy`) against their closed form: the
 // call's fixed cost, plus the memory and PCIe latencies, plus bytes at the driver's rate (below the
-// link's), in each direction.
+// link's), in each direction. Coyote's MMU is off here (its cycles: tests/unit/nodes/CoyoteMmuTest.cpp).
 #include "tests/support/RunScenario.hpp"
 
 #include <gtest/gtest.h>
@@ -14,6 +14,7 @@ TEST(HostCopy, ClosedFormPerDirection)
         "device_memory": {"read_bandwidth": "1000Gbps", "write_bandwidth": "1000Gbps", "read_latency": "100ns",
                           "write_latency": "200ns"},
         "pcie": {"bandwidth": "100Gbps", "read_latency": "1us", "write_latency": "300ns"},
+        "mmu": {"enabled": false},
         "host_driver": {"to_host_overhead": "10us", "to_device_overhead": "12us",
                         "to_host_rate": "80Gbps", "to_device_rate": "50Gbps"}}}},
       "workload": {"kind": "hostcopy", "sizes": ["0B", "1000000B"]}})");

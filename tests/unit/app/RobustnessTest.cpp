@@ -132,7 +132,7 @@ TEST_F(Robustness, TcpRetryLimitIsReportedWithTheLossesBehindIt)
 {
   auto o = run_out({scenario(kExample), "--seed", "1", "--set", "platform.node.fpga.transport=tcp", "--set",
                     "workload.collective=bcast", "--set", "workload.max_size=1MiB", "--set",
-                    "platform.network.faults.loss_rate=0.05"});
+                    "platform.network.faults.loss_rate=0.2"}); // 5 % exhausted the retries on some seeds only
   EXPECT_EQ(o.rc, 3) << o.err;
   EXPECT_NE(o.err.find("retry limit is exhausted"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("network faults injected before the failure"), std::string::npos) << o.err;

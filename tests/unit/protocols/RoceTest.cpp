@@ -23,6 +23,7 @@ struct Wire2 {
   std::vector<Completion> completions;
   std::vector<InboundMessage> inbound;
   std::map<std::uint64_t, std::uint64_t> placed_bytes; // addr -> bytes placed (counts duplicates)
+  std::vector<bool> placed_commands;                   // PlaceData::command, in order
   std::vector<RequestPacket> sent_requests;
   std::function<bool(const RequestPacket&)> drop_request = [](auto const&) { return false; };
   std::function<bool(const Wire&)> drop_response          = [](auto const&) { return false; };
@@ -37,8 +38,10 @@ struct Wire2 {
         timers.emplace(t->at, t->token);
       else if (auto* c = std::get_if<Completion>(&a))
         completions.push_back(*c);
-      else if (auto* p = std::get_if<PlaceData>(&a))
+      else if (auto* p = std::get_if<PlaceData>(&a)) {
         placed_bytes[p->addr] += p->seg.length;
+        placed_commands.push_back(p->command);
+      }
       else if (auto* m = std::get_if<InboundMessage>(&a))
         inbound.push_back(*m);
     }
@@ -392,6 +395,33 @@ TEST(RoceSend, ReceiverNotReadyThenPosted)
   ASSERT_EQ(w.inbound.size(), 1u);
   EXPECT_EQ(w.inbound[0].recv_wr_id, 77u);
   EXPECT_EQ(w.inbound[0].bytes, 6000u);
+}
+
+TEST(RoceSend, AMessageIsOneMemoryCommandAWritePacketIsOneEach)
+{
+  // The RDMA stack writes each WRITE packet's payload as its own memory command; a SEND is the receiver's one
+  // command for the message (its Rx system writes it into the buffer it chose), or none if the receiver takes the
+  // message from the stream (a control message).
+  RoceConfig c;
+  c.mtu = Bytes{1024};
+  Wire2 w(c);
+  w.post(Verb::Write, 3000, 1);
+  w.run();
+  EXPECT_EQ(w.placed_commands, (std::vector<bool>{true, true, true}));
+  w.placed_commands.clear();
+  Actions acts;
+  w.rsp.post_recv(RecvRequest{7, 0x2000, 4096}, w.now, acts);
+  w.apply(acts);
+  w.post(Verb::Send, 3000, 2);
+  w.run();
+  EXPECT_EQ(w.placed_commands, (std::vector<bool>{true, false, false}));
+  w.placed_commands.clear();
+  w.rsp.set_recv_provider([](const AppHeader&) {
+    return RecvOffer{RecvOffer::Status::Ready, RecvRequest{~0ULL, 0x9000, 64}, true};
+  });
+  w.post(Verb::Send, 64, 3);
+  w.run();
+  EXPECT_EQ(w.placed_commands, (std::vector<bool>{false}));
 }
 
 TEST(RoceSend, RnrRetryLimitFails)

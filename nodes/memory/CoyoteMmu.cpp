@@ -1,0 +1,158 @@
+#include "nodes/memory/CoyoteMmu.hpp"
+
+#include <algorithm>
+
+namespace nafsim::nodes {
+
+CoyoteMmu::CoyoteMmu(const MmuConfig& cfg, Hertz clock)
+    : cfg_(cfg), cycle_(cycles_time(Cycles{1}, clock)), sets_(cfg.tlb_sets)
+{
+  for (auto& m : machines_)
+    for (auto& r : m.ring)
+      r.assign(cfg_.outstanding, SimTime::zero());
+}
+
+bool CoyoteMmu::lookup(std::uint64_t page)
+{
+  auto& set = sets_[page % sets_.size()];
+  if (auto it = std::find(set.begin(), set.end(), page); it != set.end()) {
+    set.splice(set.end(), set, it); // most recently used
+    return false;
+  }
+  const bool fault = mapped_.count(page) != 0; // mapped once, evicted since
+  mapped_.insert(page);
+  set.push_back(page);
+  if (set.size() > cfg_.tlb_ways)
+    set.pop_front(); // the least recently used entry of the set goes (the driver maps over it)
+  return fault;
+}
+
+SimTime CoyoteMmu::Timeline::earliest(SimTime t, SimTime d) const
+{
+  // Intervals are sorted by start and do not overlap: walk those that end after t.
+  auto it = std::lower_bound(busy_.begin(), busy_.end(), t,
+                             [](const std::pair<SimTime, SimTime>& iv, SimTime x) { return iv.second <= x; });
+  for (; it != busy_.end(); ++it) {
+    if (t + d <= it->first)
+      return t;
+    t = std::max(t, it->second);
+  }
+  return t;
+}
+
+void CoyoteMmu::Timeline::book(SimTime start, SimTime end)
+{
+  if (end <= start)
+    return;
+  auto it = std::lower_bound(busy_.begin(), busy_.end(), start,
+                             [](const std::pair<SimTime, SimTime>& iv, SimTime x) { return iv.first < x; });
+  busy_.insert(it, {start, end});
+  // Forget the oldest: callers never ask before the simulation's present, and these lie far behind it.
+  if (busy_.size() > 4096)
+    busy_.erase(busy_.begin(), busy_.begin() + 2048);
+}
+
+Stream CoyoteMmu::request(Dir dir, unsigned lane, SimTime now, std::uint64_t addr, Bytes b, const Issue& issue)
+{
+  if (b.count == 0) // the state machine ignores an empty request (tlb_fsm.sv: len != 0)
+    return issue(now, addr, b);
+  Machine& m = machines_[static_cast<int>(dir)];
+  ++counters_.requests;
+  const std::uint64_t page_bytes = cfg_.page.count;
+  const unsigned after_lock      = cfg_.command_cycles - 1 - cfg_.lock_cycles - 1; // HIT, CALC (SEND below)
+  const SimTime lock_len         = cycles(cfg_.lock_cycles);
+  auto& ring                     = m.ring[lane];
+  std::size_t& idx               = m.next[lane];
+
+  // Plan the request's cycles from `t0` (the machine taking it in IDLE then), its lookups in the mutex's gaps;
+  // book it once the machine is free for all of them.
+  struct Step {
+    SimTime lock, relock, send;
+    std::uint64_t addr, bytes;
+    bool fault;
+  };
+  std::vector<Step> steps;
+  bool faulted_before = false; // a plan is made again only when the machine was busy: faults are looked up once
+  std::vector<bool> faults;
+  SimTime t0 = std::max(now, SimTime::zero());
+  SimTime end;
+  for (;;) {
+    steps.clear();
+    SimTime t       = t0 + cycles(1); // IDLE
+    std::uint64_t a = addr, left = b.count;
+    std::size_t k = 0, slot = idx;
+    SimTime lock_wait, slot_wait;
+    std::vector<std::pair<SimTime, SimTime>> held; // this plan's own lookups, not booked yet
+    auto lock_at = [&](SimTime at) {
+      for (;;) {
+        SimTime x = mutex_.earliest(at, lock_len);
+        for (auto const& [s0, s1] : held)
+          if (x < s1 && s0 < x + lock_len)
+            x = s1;
+        if (x == at)
+          return x;
+        at = x;
+      }
+    };
+    while (left > 0) {
+      Step st{};
+      st.addr  = a;
+      st.lock  = lock_at(t);
+      lock_wait += st.lock - t;
+      held.emplace_back(st.lock, st.lock + lock_len);
+      t = st.lock + lock_len;
+      if (!faulted_before) // MUTEX .. CHECK found the page, or not
+        faults.push_back(lookup(a / page_bytes));
+      st.fault = faults[k];
+      if (st.fault) { // the driver answers, then the lookup is made again
+        t += cfg_.page_fault;
+        st.relock = lock_at(t);
+        lock_wait += st.relock - t;
+        held.emplace_back(st.relock, st.relock + lock_len);
+        t = st.relock + lock_len;
+      }
+      t += cycles(after_lock); // HIT, CALC: the fragment ends at the page's end
+      st.bytes = std::min(left, page_bytes - a % page_bytes);
+      const SimTime free_slot = std::max(t, ring[slot]); // SEND: a free slot among those in flight to the lane
+      slot_wait += free_slot - t;
+      st.send = t = free_slot;
+      slot    = (slot + 1) % ring.size();
+      t += cycles(1); // the SEND cycle; a further fragment goes back to MUTEX
+      steps.push_back(st);
+      a += st.bytes;
+      left -= st.bytes;
+      ++k;
+    }
+    faulted_before = true;
+    end            = t;
+    const SimTime fits = m.timeline.earliest(t0, end - t0);
+    if (fits == t0) {
+      counters_.machine_wait += t0 - std::max(now, SimTime::zero());
+      counters_.lock_wait += lock_wait;
+      counters_.slot_wait += slot_wait;
+      for (auto const& [s0, s1] : held)
+        mutex_.book(s0, s1);
+      break;
+    }
+    t0 = fits; // the machine is busy with another request then: take this one after it
+  }
+  m.timeline.book(t0, end);
+  Stream out{};
+  bool first = true;
+  for (auto const& st : steps) {
+    if (st.fault)
+      ++counters_.page_faults;
+    Stream s   = issue(st.send, st.addr, Bytes{st.bytes});
+    ring[idx]  = s.last;
+    idx        = (idx + 1) % ring.size();
+    ++counters_.fragments;
+    if (first)
+      out = s;
+    else
+      out.last = std::max(out.last, s.last);
+    first = false;
+  }
+  return out;
+}
+
+} // namespace nafsim::nodes
