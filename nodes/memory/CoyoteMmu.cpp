@@ -5,7 +5,7 @@
 namespace nafsim::nodes {
 
 CoyoteMmu::CoyoteMmu(const MmuConfig& cfg, Hertz clock)
-    : cfg_(cfg), cycle_(cycles_time(Cycles{1}, clock)), sets_(cfg.tlb_sets)
+    : cfg_(cfg), cycle_(cycles_time(Cycles{1}, clock))
 {
   for (auto& m : machines_)
     for (auto& r : m.ring)
@@ -14,16 +14,16 @@ CoyoteMmu::CoyoteMmu(const MmuConfig& cfg, Hertz clock)
 
 bool CoyoteMmu::lookup(std::uint64_t page)
 {
-  auto& set = sets_[page % sets_.size()];
+  auto& set = sets_[page % cfg_.tlb_sets];
   if (auto it = std::find(set.begin(), set.end(), page); it != set.end()) {
-    set.splice(set.end(), set, it); // most recently used
+    std::rotate(it, it + 1, set.end()); // most recently used last
     return false;
   }
   const bool fault = mapped_.count(page) != 0; // mapped once, evicted since
   mapped_.insert(page);
   set.push_back(page);
   if (set.size() > cfg_.tlb_ways)
-    set.pop_front(); // the least recently used entry of the set goes (the driver maps over it)
+    set.erase(set.begin()); // the least recently used entry of the set goes (the driver maps over it)
   return fault;
 }
 
@@ -47,9 +47,10 @@ void CoyoteMmu::Timeline::book(SimTime start, SimTime end)
   auto it = std::lower_bound(busy_.begin(), busy_.end(), start,
                              [](const std::pair<SimTime, SimTime>& iv, SimTime x) { return iv.first < x; });
   busy_.insert(it, {start, end});
-  // Forget the oldest: callers never ask before the simulation's present, and these lie far behind it.
-  if (busy_.size() > 4096)
-    busy_.erase(busy_.begin(), busy_.begin() + 2048);
+  // Forget the oldest: callers never ask before the simulation's present, and these lie behind it (a node has a
+  // few accesses booked ahead at a time: the data mover's moves, the packets in its receive pipeline).
+  if (busy_.size() > 64)
+    busy_.erase(busy_.begin(), busy_.begin() + 32);
 }
 
 Stream CoyoteMmu::request(Dir dir, unsigned lane, SimTime now, std::uint64_t addr, Bytes b, const Issue& issue)
@@ -66,14 +67,10 @@ Stream CoyoteMmu::request(Dir dir, unsigned lane, SimTime now, std::uint64_t add
 
   // Plan the request's cycles from `t0` (the machine taking it in IDLE then), its lookups in the mutex's gaps;
   // book it once the machine is free for all of them.
-  struct Step {
-    SimTime lock, relock, send;
-    std::uint64_t addr, bytes;
-    bool fault;
-  };
-  std::vector<Step> steps;
+  auto& steps = steps_;
+  auto& faults = faults_;
+  faults.clear();
   bool faulted_before = false; // a plan is made again only when the machine was busy: faults are looked up once
-  std::vector<bool> faults;
   SimTime t0 = std::max(now, SimTime::zero());
   SimTime end;
   for (;;) {
@@ -82,7 +79,8 @@ Stream CoyoteMmu::request(Dir dir, unsigned lane, SimTime now, std::uint64_t add
     std::uint64_t a = addr, left = b.count;
     std::size_t k = 0, slot = idx;
     SimTime lock_wait, slot_wait;
-    std::vector<std::pair<SimTime, SimTime>> held; // this plan's own lookups, not booked yet
+    auto& held = held_; // this plan's own lookups, not booked yet
+    held.clear();
     auto lock_at = [&](SimTime at) {
       for (;;) {
         SimTime x = mutex_.earliest(at, lock_len);

@@ -29,8 +29,8 @@
 
 #include <array>
 #include <cstdint>
-#include <functional>
-#include <list>
+#include <unordered_map>
+#include <type_traits>
 #include <unordered_set>
 #include <vector>
 
@@ -98,8 +98,22 @@ public:
 
   CoyoteMmu(const MmuConfig& cfg, Hertz clock);
 
-  /// Issue one fragment's data access at `start` (the SEND cycle), returning its stream.
-  using Issue = std::function<Stream(SimTime start, std::uint64_t addr, Bytes b)>;
+  /// Issue one fragment's data access at `start` (the SEND cycle), returning its stream. A reference to a callable
+  /// (no allocation: one is made per memory access).
+  class Issue {
+  public:
+    template <class F>
+      requires(!std::is_same_v<std::remove_cv_t<F>, Issue>)
+    Issue(F& f) // NOLINT: implicit, from the caller's lambda, which outlives the call
+        : obj_(&f), fn_([](void* o, SimTime s, std::uint64_t a, Bytes b) { return (*static_cast<F*>(o))(s, a, b); })
+    {
+    }
+    Stream operator()(SimTime start, std::uint64_t addr, Bytes b) const { return fn_(obj_, start, addr, b); }
+
+  private:
+    void* obj_;
+    Stream (*fn_)(void*, SimTime, std::uint64_t, Bytes);
+  };
   /// A request of `b` bytes at `addr` through the `dir` state machine to destination `lane`, taken no earlier
   /// than `now`: its fragments' data accesses are issued through `issue`; returns the request's stream (first
   /// byte of its first fragment, last byte of its last).
@@ -136,10 +150,20 @@ private:
   SimTime cycle_;
   std::array<Machine, 2> machines_;
   Timeline mutex_;
-  /// Per set, its pages in least- to most-recently used order.
-  std::vector<std::list<std::uint64_t>> sets_;
+  /// Per set in use, its pages in least- to most-recently used order (sets are made as pages reach them: a node
+  /// touches a few pages, and a cluster has many nodes).
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> sets_;
   std::unordered_set<std::uint64_t> mapped_; ///< pages the driver has mapped (evicted or not)
   MmuCounters counters_;
+  // Scratch of request(), kept to reuse their storage.
+  struct Step {
+    SimTime lock, relock, send;
+    std::uint64_t addr, bytes;
+    bool fault;
+  };
+  std::vector<Step> steps_;
+  std::vector<bool> faults_;
+  std::vector<std::pair<SimTime, SimTime>> held_;
 };
 
 } // namespace nafsim::nodes

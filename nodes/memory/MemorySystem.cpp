@@ -49,8 +49,8 @@ Stream MemorySystem::translated(Engine e, MemoryPort& pcie, SimTime now, std::ui
     return access(e, pcie, now, addr, b, cap);
   const auto dir  = &pcie == &pcie_read_ ? CoyoteMmu::Dir::Read : CoyoteMmu::Dir::Write;
   const unsigned lane = is_host(addr) ? CoyoteMmu::kHostLane : card;
-  return mmu_->request(dir, lane, now, addr, b,
-                       [&](SimTime start, std::uint64_t a, Bytes f) { return access(e, pcie, start, a, f, cap); });
+  auto part = [&](SimTime start, std::uint64_t a, Bytes f) { return access(e, pcie, start, a, f, cap); };
+  return mmu_->request(dir, lane, now, addr, b, part);
 }
 
 Stream MemorySystem::device(Engine e, SimTime now, Bytes b, BitsPerSecond cap)

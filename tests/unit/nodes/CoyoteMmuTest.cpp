@@ -27,13 +27,11 @@ nodes::MmuConfig enabled()
 struct Recorder {
   SimTime latency = SimTime::ns(100);
   std::vector<std::pair<SimTime, std::uint64_t>> sent; ///< (start, bytes)
-  CoyoteMmu::Issue fn()
+  nodes::Stream operator()(SimTime start, std::uint64_t, Bytes b)
   {
-    return [this](SimTime start, std::uint64_t, Bytes b) {
-      sent.emplace_back(start, b.count);
-      const SimTime first = start + latency;
-      return nodes::Stream{first, first + SimTime::ns(static_cast<std::int64_t>(b.count)), BitsPerSecond{8e9}};
-    };
+    sent.emplace_back(start, b.count);
+    const SimTime first = start + latency;
+    return nodes::Stream{first, first + SimTime::ns(static_cast<std::int64_t>(b.count)), BitsPerSecond{8e9}};
   }
 };
 
@@ -43,12 +41,12 @@ TEST(CoyoteMmu, ARequestIsSentSevenCyclesAfterItArrivesAndFreesTheMachineAfterEi
 {
   CoyoteMmu mmu(enabled(), kClock);
   Recorder r;
-  auto s = mmu.request(CoyoteMmu::Dir::Read, 1, SimTime::zero(), 0, Bytes{4096}, r.fn());
+  auto s = mmu.request(CoyoteMmu::Dir::Read, 1, SimTime::zero(), 0, Bytes{4096}, r);
   ASSERT_EQ(r.sent.size(), 1u);
   EXPECT_EQ(r.sent[0].first, kCycle * 7); // IDLE, MUTEX, WAIT_1, WAIT_2, CHECK, HIT, CALC
   EXPECT_EQ(s.first, kCycle * 7 + SimTime::ns(100));
   // The next request on the same machine is taken after SEND: its own SEND comes 8 cycles later.
-  mmu.request(CoyoteMmu::Dir::Read, 1, SimTime::zero(), 4096, Bytes{4096}, r.fn());
+  mmu.request(CoyoteMmu::Dir::Read, 1, SimTime::zero(), 4096, Bytes{4096}, r);
   EXPECT_EQ(r.sent[1].first, kCycle * 15);
   EXPECT_EQ(mmu.counters().requests, 2u);
 }
@@ -57,8 +55,8 @@ TEST(CoyoteMmu, ReadsAndWritesShareTheTlbMutex)
 {
   CoyoteMmu mmu(enabled(), kClock);
   Recorder r;
-  mmu.request(CoyoteMmu::Dir::Read, 1, SimTime::zero(), 0, Bytes{64}, r.fn());
-  mmu.request(CoyoteMmu::Dir::Write, 1, SimTime::zero(), 1 << 22, Bytes{64}, r.fn());
+  mmu.request(CoyoteMmu::Dir::Read, 1, SimTime::zero(), 0, Bytes{64}, r);
+  mmu.request(CoyoteMmu::Dir::Write, 1, SimTime::zero(), 1 << 22, Bytes{64}, r);
   // The write machine reaches MUTEX at cycle 1, as the read machine does, and waits its 4 locked cycles.
   EXPECT_EQ(r.sent[1].first, kCycle * 11);
   EXPECT_EQ(mmu.counters().lock_wait, kCycle * 4);
@@ -70,11 +68,11 @@ TEST(CoyoteMmu, ARequestBookedForLaterDoesNotHoldUpOneAskedForNow)
   // now. The machines and the mutex serve them in time order, not in the order they were asked.
   CoyoteMmu mmu(enabled(), kClock);
   Recorder r;
-  mmu.request(CoyoteMmu::Dir::Write, 1, SimTime::us(10), 0, Bytes{64}, r.fn());
-  mmu.request(CoyoteMmu::Dir::Write, 3, SimTime::zero(), 4096, Bytes{64}, r.fn());
+  mmu.request(CoyoteMmu::Dir::Write, 1, SimTime::us(10), 0, Bytes{64}, r);
+  mmu.request(CoyoteMmu::Dir::Write, 3, SimTime::zero(), 4096, Bytes{64}, r);
   EXPECT_EQ(r.sent[1].first, kCycle * 7);
   // One that would overlap the booked one goes after it.
-  mmu.request(CoyoteMmu::Dir::Write, 3, SimTime::us(10) + kCycle * 2, 8192, Bytes{64}, r.fn());
+  mmu.request(CoyoteMmu::Dir::Write, 3, SimTime::us(10) + kCycle * 2, 8192, Bytes{64}, r);
   EXPECT_EQ(r.sent[2].first, SimTime::us(10) + kCycle * 15);
   EXPECT_EQ(mmu.counters().machine_wait, kCycle * 6);
 }
@@ -84,7 +82,7 @@ TEST(CoyoteMmu, ARequestAcrossAPageBoundaryIsSentAsTwoFragments)
   CoyoteMmu mmu(enabled(), kClock);
   Recorder r;
   const std::uint64_t page = 2 << 20;
-  mmu.request(CoyoteMmu::Dir::Read, 1, SimTime::zero(), page - 1024, Bytes{4096}, r.fn());
+  mmu.request(CoyoteMmu::Dir::Read, 1, SimTime::zero(), page - 1024, Bytes{4096}, r);
   ASSERT_EQ(r.sent.size(), 2u);
   EXPECT_EQ(r.sent[0].second, 1024u); // CALC: the rest of the page
   EXPECT_EQ(r.sent[1].second, 3072u);
@@ -98,13 +96,13 @@ TEST(CoyoteMmu, SendWaitsForAFreeInFlightSlotOfItsDestination)
   Recorder r;
   r.latency = SimTime::us(10); // far longer than 16 requests take to issue
   for (int i = 0; i < 17; ++i)
-    mmu.request(CoyoteMmu::Dir::Read, 2, SimTime::zero(), static_cast<std::uint64_t>(i) * 64, Bytes{64}, r.fn());
+    mmu.request(CoyoteMmu::Dir::Read, 2, SimTime::zero(), static_cast<std::uint64_t>(i) * 64, Bytes{64}, r);
   ASSERT_EQ(r.sent.size(), 17u);
   // The 17th waits until the first completes (its data done at 7 cycles + 10 us + 64 ns).
   EXPECT_EQ(r.sent[16].first, kCycle * 7 + SimTime::us(10) + SimTime::ns(64));
   EXPECT_GT(mmu.counters().slot_wait, SimTime::zero());
   // Another destination is not held up by that ring.
-  mmu.request(CoyoteMmu::Dir::Read, CoyoteMmu::kHostLane, SimTime::zero(), 1ULL << 40, Bytes{64}, r.fn());
+  mmu.request(CoyoteMmu::Dir::Read, CoyoteMmu::kHostLane, SimTime::zero(), 1ULL << 40, Bytes{64}, r);
   EXPECT_LT(r.sent[17].first, r.sent[16].first + kCycle * 9);
 }
 
@@ -119,16 +117,16 @@ TEST(CoyoteMmu, AnEvictedPageFaultsAndCostsTheDriversAnswer)
   const std::uint64_t page = 2 << 20;
   SimTime t;
   for (std::uint64_t p : {0u, 1u, 2u}) { // first uses: mapped when the buffers were made, no fault
-    mmu.request(CoyoteMmu::Dir::Read, 1, t, p * page, Bytes{64}, r.fn());
+    mmu.request(CoyoteMmu::Dir::Read, 1, t, p * page, Bytes{64}, r);
     t += SimTime::us(1);
   }
   EXPECT_EQ(mmu.counters().page_faults, 0u);
   const SimTime asked = SimTime::us(5);
-  mmu.request(CoyoteMmu::Dir::Read, 1, asked, 0, Bytes{64}, r.fn()); // page 0 was evicted by page 2
+  mmu.request(CoyoteMmu::Dir::Read, 1, asked, 0, Bytes{64}, r); // page 0 was evicted by page 2
   EXPECT_EQ(mmu.counters().page_faults, 1u);
   // IDLE, the lookup (4), the fault, the lookup again (4), HIT, CALC.
   EXPECT_EQ(r.sent.back().first, asked + kCycle * 11 + SimTime::us(20));
-  mmu.request(CoyoteMmu::Dir::Read, 1, SimTime::us(50), 2 * page, Bytes{64}, r.fn()); // still mapped
+  mmu.request(CoyoteMmu::Dir::Read, 1, SimTime::us(50), 2 * page, Bytes{64}, r); // still mapped
   EXPECT_EQ(mmu.counters().page_faults, 1u);
 }
 
