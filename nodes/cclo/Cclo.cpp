@@ -14,6 +14,7 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
     : host_(host)
     , cfg_(cfg)
     , cycle_(cycles_time(Cycles{1}, clock))
+    , core_(host, cfg_, cycle_)
     , sched_(sched)
     , link_(std::move(link))
     , mem_(mem)
@@ -48,7 +49,7 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
   // A failure while no call runs (a session that gave up after its data was handed over, say) is
   // reported by the next call; if the run stalls first, the deadlock report names it as the cause.
   sched.add_deadlock_note([this] {
-    return error_.empty() ? std::string() : fmt::format("host {}: the CCLO recorded a failure no call has reported yet: {}", host_, error_);
+    return core_.error.empty() ? std::string() : fmt::format("host {}: the CCLO recorded a failure no call has reported yet: {}", host_, core_.error);
   });
   // The Rx system receives every SEND: notifications need no buffer; eager data takes a free Rx
   // buffer, and none free means back-pressure (the sender is told the receiver is not ready).
@@ -95,7 +96,7 @@ coll::CcloTuning Cclo::tuning() const
 
 CcloCounters Cclo::counters() const
 {
-  CcloCounters c          = c_;
+  CcloCounters c          = core_.counters;
   c.rx_refusals           = rbm_.refusals();
   c.rx_buffers_max_used   = rbm_.max_in_use();
   return c;
@@ -103,8 +104,8 @@ CcloCounters Cclo::counters() const
 
 void Cclo::wake_firmware()
 {
-  if (fw_actor_ && fw_waiting_)
-    sched_.wake(*fw_actor_);
+  if (core_.fw_actor && core_.fw_waiting)
+    sched_.wake(*core_.fw_actor);
 }
 
 std::vector<std::byte> Cclo::take_payload(std::uint64_t msg)
@@ -119,8 +120,8 @@ std::vector<std::byte> Cclo::take_payload(std::uint64_t msg)
 
 void Cclo::fail(std::string why)
 {
-  if (error_.empty())
-    error_ = std::move(why);
+  if (core_.error.empty())
+    core_.error = std::move(why);
   wake_firmware();
 }
 
@@ -128,7 +129,7 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
 {
   SimTime invoked = ctx.now();
   if (SimTime w = inv_.safety_warning(c.path, c.call); w > SimTime{}) {
-    ++c_.safety_warnings;
+    ++core_.counters.safety_warnings;
     ctx.sleep_for(w);
   }
   const auto [req, rsp] = inv_.latencies(c.path);
@@ -154,10 +155,10 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
   pending->call   = dev;
   pending->caller = ctx.id();
   Pending& p      = *pending;
-  calls_.push_back(pending);
-  c_.max_calls_queued = std::max(c_.max_calls_queued, calls_.size());
-  if (fw_actor_)
-    sched_.wake(*fw_actor_);
+  core_.calls.push_back(pending);
+  core_.counters.max_calls_queued = std::max(core_.counters.max_calls_queued, core_.calls.size());
+  if (core_.fw_actor)
+    sched_.wake(*core_.fw_actor);
   ctx.wait_until([&] { return p.done; }, WaitReason([&] {
                    return fmt::format("host {} waits for its CCLO call ({})", host_, coll::collective_name(c.call.collective));
                  }));
@@ -188,7 +189,7 @@ void Cclo::post(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource s
 void Cclo::send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::uint64_t a, std::uint64_t b,
                         std::optional<SimTime> ready)
 {
-  ++c_.notifications_sent;
+  ++core_.counters.notifications_sent;
   roce::WorkRequest wr;
   wr.wr_id  = next_wr();
   wr.verb   = roce::Verb::Send;
@@ -202,7 +203,7 @@ void Cclo::send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::u
 void Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
                       std::vector<std::byte> payload, std::function<void()> accepted)
 {
-  ++c_.eager_messages;
+  ++core_.counters.eager_messages;
   const std::uint64_t hdr = cfg_.txrx.header.count;
   SimTime tx              = cycles(cfg_.txrx.tx_cycles);
   roce::WorkRequest wr;
@@ -228,7 +229,7 @@ void Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes
 void Cclo::write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
                             std::vector<std::byte> payload, std::function<void()> accepted)
 {
-  ++c_.rendezvous_writes;
+  ++core_.counters.rendezvous_writes;
   SimTime tx = cycles(cfg_.txrx.tx_cycles);
   roce::WorkRequest wr;
   wr.wr_id       = next_wr();
@@ -297,19 +298,19 @@ bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
   sched_.call_at(sched_.now() + cycles(cfg_.txrx.rx_cycles), [this, type, src, h, recv_buf] {
     switch (type) {
       case Msg::Eager:
-        ++c_.eager_received;
+        ++core_.counters.eager_received;
         rbm_.filled(recv_buf, src, h[1], h[3]);
         dmp_->rx_arrived();
         return;
       case Msg::Init:
-        rndzv_.push(RndzvNotice{RndzvNotice::Type::Address, src, static_cast<std::uint32_t>(h[1] >> 32), h[2], h[3],
+        core_.rndzv.push(RndzvNotice{RndzvNotice::Type::Address, src, static_cast<std::uint32_t>(h[1] >> 32), h[2], h[3],
                                 static_cast<unsigned>(h[1] & 0xFFFFFFFF)});
         break;
-      case Msg::Done: rndzv_.push(RndzvNotice{RndzvNotice::Type::Done, src, 0, h[2], h[3], 0}); break;
-      case Msg::Notify: ++notifies_[src]; break;
+      case Msg::Done: core_.rndzv.push(RndzvNotice{RndzvNotice::Type::Done, src, 0, h[2], h[3], 0}); break;
+      case Msg::Notify: ++core_.notifies[src]; break;
     }
-    ++c_.notifications_received;
-    ++arrivals_;
+    ++core_.counters.notifications_received;
+    ++core_.arrivals;
     wake_firmware();
   });
   return true;

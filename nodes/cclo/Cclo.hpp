@@ -5,6 +5,7 @@
 // RDMA POE. Blocks talk through queues as in the hardware; each is timed by its own parameters.
 
 #include "nodes/cclo/CcloConfig.hpp"
+#include "nodes/cclo/CcloCore.hpp"
 #include "nodes/cclo/DataPlane.hpp"
 #include "nodes/cclo/DataMover.hpp"
 #include "nodes/cclo/HostInvocation.hpp"
@@ -26,83 +27,6 @@ class Host;
 }
 
 namespace nafsim::nodes {
-
-enum class DataLocation { Device, Host, Stream };
-
-/// The hosts of a communicator's ranks, shared by every call of every rank (a copy per rank and call made a
-/// collective's memory grow with the square of the ranks: 2 GiB of host lists at 16,384 ranks).
-class Communicator {
-public:
-  Communicator() = default;
-  Communicator(std::vector<net::HostId> hosts)
-      : hosts_(std::make_shared<const std::vector<net::HostId>>(std::move(hosts)))
-  {
-  }
-  Communicator(std::initializer_list<net::HostId> hosts) : Communicator(std::vector<net::HostId>(hosts)) {}
-  std::size_t size() const { return hosts_ ? hosts_->size() : 0; }
-  net::HostId operator[](std::size_t rank) const { return (*hosts_)[rank]; }
-  net::HostId at(std::size_t rank) const
-  {
-    if (rank >= size())
-      throw std::out_of_range(fmt::format("rank {} of a {}-rank communicator", rank, size()));
-    return (*hosts_)[rank];
-  }
-  /// Append a rank (copies the list: for building small groups).
-  void push_back(net::HostId h)
-  {
-    std::vector<net::HostId> v = hosts_ ? *hosts_ : std::vector<net::HostId>{};
-    v.push_back(h);
-    hosts_ = std::make_shared<const std::vector<net::HostId>>(std::move(v));
-  }
-
-private:
-  std::shared_ptr<const std::vector<net::HostId>> hosts_;
-};
-
-/// One call, as the driver fills it in.
-struct CcloCall {
-  coll::CollectiveCall call;
-  Communicator comm; ///< host of each rank of the communicator
-  int rank                 = 0;
-  DataLocation location    = DataLocation::Device;
-  InvocationPath path      = InvocationPath::Kernel;
-  std::uint64_t src_addr   = 0; ///< operand buffer (host memory carries kHostMemory)
-  std::uint64_t dst_addr   = 0; ///< result buffer
-  std::optional<coll::Protocol> protocol;
-  std::optional<coll::Algorithm> algorithm;
-  DataType dtype = DataType::Float32; ///< arithmetic configuration: element type (must match call.elem_bytes)
-  bool compress  = false;              ///< fp32 data travels as fp16 (compression plugins; eager only)
-  /// ACCL's message tag: eager messages between two nodes match in order within one tag, so kernels that
-  /// talk to the same peer through separate command streams give each stream its own tag (0: collectives).
-  std::uint32_t tag = 0;
-};
-
-struct CcloResult {
-  SimTime invoked;  ///< the caller issued the call
-  SimTime started;  ///< the firmware picked it up (the CCLO cycle counter starts)
-  SimTime finished; ///< the firmware finalized it (the counter stops)
-  SimTime returned; ///< the caller saw the completion
-  coll::Protocol protocol   = coll::Protocol::Eager;
-  coll::Algorithm algorithm = coll::Algorithm::Direct;
-  std::string error;
-};
-
-struct CcloCounters {
-  std::uint64_t calls          = 0;
-  std::uint64_t safety_warnings = 0; ///< host driver warnings written before calls (HostInvocation)
-  SimTime uc_busy;                   ///< micro-controller time spent on control steps
-  std::uint64_t eager_messages = 0;
-  std::uint64_t rendezvous_writes = 0;
-  std::uint64_t notifications_sent = 0;
-  std::uint64_t notifications_received = 0;
-  std::uint64_t eager_received = 0;
-  std::uint64_t polls          = 0;  ///< rendezvous lookups that found their notification
-  std::uint64_t loop_passes    = 0;  ///< busy-wait and retry-loop passes that found nothing
-  std::uint64_t retries        = 0;  ///< times a call went back to the retry queue (NOT_READY)
-  std::size_t max_calls_queued = 0;  ///< deepest call FIFO
-  std::uint64_t rx_refusals    = 0;  ///< incoming eager messages refused: no free Rx buffer
-  std::size_t rx_buffers_max_used = 0;
-};
 
 class Firmware;
 
@@ -166,40 +90,29 @@ public:
   const DataMover& dmp() const { return *dmp_; }
   std::uint64_t spare_address(int k) const { return spare_base_ + static_cast<std::uint64_t>(k) * spare_stride_; }
 
-private:
-  friend class Firmware;
-  friend class FirmwareCall;
-  friend class ScheduleExecutor;
-  enum class Msg : std::uint8_t { Eager = 1, Init = 2, Done = 3, Notify = 4 };
-  struct Pending {
-    CcloCall call;
-    ActorId caller;
-    CcloResult result;
-    bool done     = false;
-    unsigned step = 0; ///< the firmware's current_step, kept across retries
-  };
-
+  // ---- what the firmware and the schedule executor reach ----
+  /// The queues between the blocks and the counters.
+  CcloCore& core() { return core_; }
+  const CcloCore& core() const { return core_; }
+  DataMover& data_mover() { return *dmp_; }
+  const CcloLink& link() const { return link_; }
   /// A notification (64 B signature, no payload) through the Tx system, its header ready at `ready` (default:
   /// tx_cycles from now).
-  void send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::uint64_t a, std::uint64_t b,
+  void send_control(std::uint32_t peer, CcloMsg type, std::uint64_t addr, std::uint64_t a, std::uint64_t b,
                     std::optional<SimTime> ready = std::nullopt);
+  /// Wake the firmware if it waits for an event (a notification, a move status, a call, a failure).
+  void wake_firmware();
+  /// Record a failure: the running call reports it, a deadlock report names it.
+  void fail(std::string why);
+
+private:
+  using Msg     = CcloMsg;
+  using Pending = CcloPending;
   /// Hand a work request to the link; `accepted` runs when its last byte is taken.
   void post(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()> accepted);
   std::uint64_t next_wr() { return kWrBase | ++wr_counter_; }
   std::uint64_t next_msg() { return (std::uint64_t{host_} << 40) | ++msg_counter_; }
-  /// Eager sequence numbers, per peer host and tag (tag 0 keeps the plain per-peer count).
-  std::uint64_t next_out_seq(std::uint32_t peer, std::uint32_t tag) { return next_seq(out_seq_, peer, tag); }
-  std::uint64_t next_in_seq(std::uint32_t peer, std::uint32_t tag) { return next_seq(in_seq_, peer, tag); }
-  /// Counters exist only for the (peer, tag) pairs a node talks to: memory grows with active peers, not ranks.
-  static std::uint64_t next_seq(std::unordered_map<std::uint64_t, std::uint64_t>& counters, std::uint32_t peer,
-                                std::uint32_t tag)
-  {
-    const std::uint64_t n = ++counters[(std::uint64_t{peer} << 32) | tag];
-    return tag == 0 ? n : (std::uint64_t{tag} << 48) | n;
-  }
-  SimTime cycles(unsigned n) const { return cycle_ * n; }
-  void wake_firmware();
-  void fail(std::string why);
+  SimTime cycles(unsigned n) const { return core_.cycles(n); }
   std::vector<std::byte> take_payload(std::uint64_t msg);
 
   static constexpr std::uint64_t kWrBase  = 1ULL << 62;
@@ -208,6 +121,7 @@ private:
   net::HostId host_;
   CcloConfig cfg_;
   SimTime cycle_;
+  CcloCore core_; ///< after cfg_ and cycle_: it refers to the config
   Scheduler& sched_;
   CcloLink link_;
   MemorySystem& mem_;
@@ -222,17 +136,7 @@ private:
   std::uint64_t wr_counter_  = 0;
   std::uint64_t msg_counter_ = 0;
 
-  // Queues between the blocks (STS_RNDZV, Rx-buffer notices, the call FIFO).
-  RndzvQueue rndzv_;                                      ///< STS_RNDZV and STS_RNDZV_PENDING
-  std::uint64_t arrivals_ = 0;                            ///< rendezvous notifications received so far
-  std::unordered_map<std::uint32_t, unsigned> notifies_; ///< schedule notifications, by sender host
-  std::unordered_map<std::uint64_t, std::uint64_t> out_seq_, in_seq_; ///< eager sequence numbers by (peer host, tag)
-  std::deque<std::shared_ptr<Pending>> calls_;
   std::unordered_map<std::uint64_t, std::function<void()>> on_write_done_; ///< unordered links: WRITE wr -> notice
-  std::optional<ActorId> fw_actor_;
-  bool fw_waiting_       = false;
-  std::string error_;
-  CcloCounters c_;
 };
 
 } // namespace nafsim::nodes

@@ -7,32 +7,32 @@
 
 namespace nafsim::nodes {
 
-Firmware::Firmware(Cclo& cclo) : c_(cclo) {}
+Firmware::Firmware(Cclo& cclo) : c_(cclo), core_(cclo.core()) {}
 
 const FirmwareCosts& Firmware::costs() const
 {
-  return c_.cfg_.firmware;
+  return core_.cfg.firmware;
 }
 
 void Firmware::charge(unsigned cycles)
 {
   if (cycles == 0)
     return;
-  SimTime t = c_.cycles(cycles);
-  c_.c_.uc_busy += t;
+  SimTime t = core_.cycles(cycles);
+  core_.counters.uc_busy += t;
   ctx_->sleep_for(t);
 }
 
 void Firmware::block(WaitReason why)
 {
-  c_.fw_waiting_ = true;
+  core_.fw_waiting = true;
   ctx_->block(std::move(why));
-  c_.fw_waiting_ = false;
+  core_.fw_waiting = false;
 }
 
 void Firmware::check_error() const
 {
-  if (!c_.error_.empty())
+  if (!core_.error.empty())
     throw FirmwareAbort{};
 }
 
@@ -48,7 +48,7 @@ void Firmware::start_move(Move m)
   };
   statuses_.push_back(st);
   charge(costs().move);
-  c_.dmp_->submit(std::move(m));
+  c_.data_mover().submit(std::move(m));
 }
 
 void Firmware::end_move()
@@ -59,8 +59,8 @@ void Firmware::end_move()
   while (!st->done) {
     check_error();
     block([this] {
-      auto w = c_.dmp_->waiting();
-      return fmt::format("the CCLO firmware of host {} waits for a data-mover status (end_move){}", c_.host_,
+      auto w = c_.data_mover().waiting();
+      return fmt::format("the CCLO firmware of host {} waits for a data-mover status (end_move){}", core_.host,
                          w.empty() ? "" : ": " + w);
     });
   }
@@ -75,7 +75,7 @@ void Firmware::submit_move(Move m, std::function<void()> done)
     c_.wake_firmware();
   };
   charge(costs().move);
-  c_.dmp_->submit(std::move(m));
+  c_.data_mover().submit(std::move(m));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -85,25 +85,25 @@ void Firmware::send_address(std::uint32_t peer, std::uint64_t addr, std::uint64_
                             unsigned transfers)
 {
   charge(costs().notify);
-  c_.send_control(peer, Cclo::Msg::Init, addr, transfers | (std::uint64_t{tag} << 32), bytes);
+  c_.send_control(peer, CcloMsg::Init, addr, transfers | (std::uint64_t{tag} << 32), bytes);
 }
 
 std::optional<RndzvNotice> Firmware::lookup(const NoticeMatch& match)
 {
   charge(costs().poll);
   unsigned examined = 0;
-  seen_             = c_.arrivals_;
-  auto r            = c_.rndzv_.take(match, examined);
+  seen_             = core_.arrivals;
+  auto r            = core_.rndzv.take(match, examined);
   charge(examined * costs().entry);
   if (r)
-    ++c_.c_.polls;
+    ++core_.counters.polls;
   return r;
 }
 
 void Firmware::wait_aligned(SimTime failed_at, SimTime pass, const WaitReason& what)
 {
   // A notice that came while the pass was walking the queues was not seen by it: pass again.
-  while (c_.arrivals_ == seen_) {
+  while (core_.arrivals == seen_) {
     check_error();
     block(what);
   }
@@ -120,10 +120,10 @@ void Firmware::align(SimTime failed_at, SimTime pass, bool rerun)
   auto k         = (at - failed_at).ps() / pass.ps() + ((at - failed_at).ps() % pass.ps() != 0 ? 1 : 0);
   SimTime resume = failed_at + pass * (rerun ? k - 1 : k);
   if (resume > now()) {
-    c_.c_.uc_busy += resume - now();
+    core_.counters.uc_busy += resume - now();
     ctx_->sleep_until(resume);
   }
-  c_.c_.loop_passes += static_cast<std::uint64_t>(rerun ? k - 1 : k);
+  core_.counters.loop_passes += static_cast<std::uint64_t>(rerun ? k - 1 : k);
 }
 
 RndzvNotice Firmware::spin(const NoticeMatch& match, const WaitReason& what)
@@ -133,9 +133,9 @@ RndzvNotice Firmware::spin(const NoticeMatch& match, const WaitReason& what)
     SimTime start = now();
     if (auto r = lookup(match))
       return *r;
-    ++c_.c_.loop_passes;
+    ++core_.counters.loop_passes;
     wait_aligned(now(), now() - start, [this, &what] {
-      return fmt::format("the CCLO firmware of host {} busy-waits: {} ({})", c_.host_, what(), c_.rndzv_.describe());
+      return fmt::format("the CCLO firmware of host {} busy-waits: {} ({})", core_.host, what(), core_.rndzv.describe());
     });
   }
 }
@@ -147,10 +147,10 @@ void Firmware::spin_call(const std::function<FwStatus()>& function, const WaitRe
     SimTime start = now();
     if (function() == FwStatus::Done)
       return;
-    ++c_.c_.loop_passes;
+    ++core_.counters.loop_passes;
     wait_aligned(now(), now() - start, [this, &what] {
-      return fmt::format("the CCLO firmware of host {} re-runs {} until it is ready ({})", c_.host_, what(),
-                         c_.rndzv_.describe());
+      return fmt::format("the CCLO firmware of host {} re-runs {} until it is ready ({})", core_.host, what(),
+                         core_.rndzv.describe());
     });
   }
 }
@@ -164,24 +164,24 @@ void Firmware::wait_event(WaitReason what)
 // ---------------------------------------------------------------------------------------------
 // The main loop.
 
-std::optional<std::pair<std::shared_ptr<Cclo::Pending>, bool>> Firmware::pick()
+std::optional<std::pair<std::shared_ptr<CcloPending>, bool>> Firmware::pick()
 {
   // wait_for_call(): after a new call it looks at the command FIFO first, after a retried call (or
   // while the barrier flushes the retry queue) at the retry queue first.
   const bool retry_first = flush_retries_ || !last_new_;
-  auto take_new          = [&]() -> std::optional<std::pair<std::shared_ptr<Cclo::Pending>, bool>> {
-    if (c_.calls_.empty())
+  auto take_new          = [&]() -> std::optional<std::pair<std::shared_ptr<CcloPending>, bool>> {
+    if (core_.calls.empty())
       return std::nullopt;
-    auto p = c_.calls_.front();
-    c_.calls_.pop_front();
+    auto p = core_.calls.front();
+    core_.calls.pop_front();
     return std::pair{p, true};
   };
-  auto take_retry = [&]() -> std::optional<std::pair<std::shared_ptr<Cclo::Pending>, bool>> {
+  auto take_retry = [&]() -> std::optional<std::pair<std::shared_ptr<CcloPending>, bool>> {
     if (retry_.empty())
       return std::nullopt;
     if (std::all_of(retry_.begin(), retry_.end(),
-                    [&](const Retry& r) { return r.pass_known && r.seen == c_.arrivals_; }) &&
-        (c_.calls_.empty() || retry_first))
+                    [&](const Retry& r) { return r.pass_known && r.seen == core_.arrivals; }) &&
+        (core_.calls.empty() || retry_first))
       idle_retry_loop();
     auto p = retry_.front().call;
     retry_.pop_front();
@@ -207,33 +207,33 @@ void Firmware::idle_retry_loop()
     last = std::max(last, r.failed_at);
   }
   const std::string& waits_for = retry_.front().waits_for;
-  seen_            = c_.arrivals_;
-  const std::size_t calls = c_.calls_.size();
+  seen_            = core_.arrivals;
+  const std::size_t calls = core_.calls.size();
   // A new call is taken at the next wait_for_call only if the loop looks at the command FIFO first.
   const bool sees_calls = !flush_retries_ && last_new_;
-  while (c_.arrivals_ == seen_ && !(sees_calls && c_.calls_.size() != calls)) {
+  while (core_.arrivals == seen_ && !(sees_calls && core_.calls.size() != calls)) {
     check_error();
     block([this, &waits_for] {
-      return fmt::format("the CCLO firmware of host {} loops over its retry queue: {} ({})", c_.host_, waits_for,
-                         c_.rndzv_.describe());
+      return fmt::format("the CCLO firmware of host {} loops over its retry queue: {} ({})", core_.host, waits_for,
+                         core_.rndzv.describe());
     });
   }
-  align(last, cycle, c_.arrivals_ != seen_);
+  align(last, cycle, core_.arrivals != seen_);
 }
 
 void Firmware::run(ActorContext& ctx)
 {
   ctx_          = &ctx;
-  c_.fw_actor_  = ctx.id();
+  core_.fw_actor  = ctx.id();
   while (true) {
-    std::optional<std::pair<std::shared_ptr<Cclo::Pending>, bool>> next;
+    std::optional<std::pair<std::shared_ptr<CcloPending>, bool>> next;
     try {
       while (!(next = pick()))
         block([] { return std::string("the CCLO firmware waits for a call"); });
     } catch (FirmwareAbort&) {
       // Failed while looping over retried calls: each of them ends with the error.
       for (auto& r : retry_) {
-        r.call->result.error = c_.error_;
+        r.call->result.error = core_.error;
         finish(*r.call);
       }
       retry_.clear();
@@ -244,7 +244,7 @@ void Firmware::run(ActorContext& ctx)
     SimTime start    = now();
     if (is_new) {
       p->result.started = start;
-      ++c_.c_.calls;
+      ++core_.counters.calls;
       charge(costs().call);
     } else {
       charge(costs().retry);
@@ -253,10 +253,10 @@ void Firmware::run(ActorContext& ctx)
     try {
       st = execute(*p);
     } catch (FirmwareAbort&) {
-      p->result.error = c_.error_;
+      p->result.error = core_.error;
     }
     if (st == FwStatus::NotReady) {
-      ++c_.c_.retries;
+      ++core_.counters.retries;
       retry_.push_back(Retry{p, seen_, now() - start, !is_new, now(), waits_for_});
       continue;
     }
@@ -265,17 +265,17 @@ void Firmware::run(ActorContext& ctx)
   }
 }
 
-void Firmware::finish(Cclo::Pending& p)
+void Firmware::finish(CcloPending& p)
 {
   p.result.finished = now();
   p.done            = true;
   ctx_->scheduler().wake(p.caller);
 }
 
-FwStatus Firmware::execute(Cclo::Pending& p)
+FwStatus Firmware::execute(CcloPending& p)
 {
-  if (!c_.error_.empty()) {
-    p.result.error = c_.error_;
+  if (!core_.error.empty()) {
+    p.result.error = core_.error;
     return FwStatus::Done;
   }
   FirmwareCall call(*this, p);

@@ -74,10 +74,13 @@ public:
   /// Throws FirmwareAbort if the CCLO failed.
   void check_error() const;
   Cclo& cclo() { return c_; }
+  CcloCore& core() { return core_; }
+  /// What the running call's last failed lookup waited for (the retry queue's diagnosis).
+  void set_waits_for(std::string what) { waits_for_ = std::move(what); }
 
 private:
   struct Retry {
-    std::shared_ptr<Cclo::Pending> call;
+    std::shared_ptr<CcloPending> call;
     std::uint64_t seen = 0;   ///< notifications that had arrived at its last lookup
     SimTime pass;             ///< duration of its last failed retry pass
     bool pass_known = false;
@@ -85,7 +88,7 @@ private:
     std::string waits_for;    ///< what it waits for (diagnoses)
   };
   /// Pick the next call as wait_for_call() does, or nothing (none queued).
-  std::optional<std::pair<std::shared_ptr<Cclo::Pending>, bool>> pick();
+  std::optional<std::pair<std::shared_ptr<CcloPending>, bool>> pick();
   /// The whole retry queue failed since the last notification: sleep until one arrives (or a call),
   /// then resume on the retry loop's pass grid.
   void idle_retry_loop();
@@ -95,11 +98,12 @@ private:
   /// Sleep from `failed_at`, where back-to-back loop passes of `pass` began, to the start of the pass that
   /// sees what just happened (`rerun`), or to the end of the pass in progress.
   void align(SimTime failed_at, SimTime pass, bool rerun);
-  FwStatus execute(Cclo::Pending& p);
-  void finish(Cclo::Pending& p);
+  FwStatus execute(CcloPending& p);
+  void finish(CcloPending& p);
   void block(WaitReason why);
 
   Cclo& c_;
+  CcloCore& core_;
   ActorContext* ctx_ = nullptr;
   struct Status {
     bool done = false;
@@ -110,7 +114,6 @@ private:
   bool flush_retries_  = false; ///< the barrier empties the retry queue first
   std::uint64_t seen_  = 0;     ///< notifications that had arrived at the last lookup
   std::string waits_for_;       ///< what the current call's last failed lookup waited for
-  friend class FirmwareCall;
 };
 
 } // namespace nafsim::nodes

@@ -11,8 +11,8 @@ namespace nafsim::nodes {
 using coll::Algorithm, coll::Buf, coll::Collective, coll::Slice;
 using coll::in, coll::out, coll::scratch, coll::sub;
 
-FirmwareCall::FirmwareCall(Firmware& fw, Cclo::Pending& p)
-    : fw_(fw), c_(fw.cclo()), p_(p), call_(p.call), step_(p.step)
+FirmwareCall::FirmwareCall(Firmware& fw, CcloPending& p)
+    : fw_(fw), c_(fw.cclo()), core_(fw.core()), p_(p), call_(p.call), step_(p.step)
 {
   auto const& cc = call_.call;
   rank_          = call_.rank;
@@ -20,13 +20,13 @@ FirmwareCall::FirmwareCall(Firmware& fw, Cclo::Pending& p)
   stream_        = call_.location == DataLocation::Stream;
   eb_            = cc.elem_bytes;
   wire_eb_       = call_.compress ? 2 : eb_;
-  seg_           = std::max<std::uint64_t>(1, c_.cfg_.rx_buffers.size.count / wire_eb_);
+  seg_           = std::max<std::uint64_t>(1, core_.cfg.rx_buffers.size.count / wire_eb_);
   std::optional<coll::Protocol> force = call_.protocol;
-  if (!c_.link_.rendezvous) {
+  if (!c_.link().rendezvous) {
     if (force == coll::Protocol::Rendezvous) {
       p_.result.error = fmt::format("the nodes run {}, which has no RDMA WRITE: the CCLO runs every call eager over it "
                                     "(force protocol eager, or use transport roce)",
-                                    c_.link_.transport);
+                                    c_.link().transport);
       return;
     }
     force = coll::Protocol::Eager;
@@ -61,10 +61,10 @@ FirmwareCall::FirmwareCall(Firmware& fw, Cclo::Pending& p)
   p_.result.protocol  = sel_.protocol;
   p_.result.algorithm = sel_.algorithm;
   for (int k = 0; k < 3; ++k)
-    if (s.scratch[k] * eb_ > c_.cfg_.tuning.max_rendezvous_size.count) {
+    if (s.scratch[k] * eb_ > core_.cfg.tuning.max_rendezvous_size.count) {
       p_.result.error = fmt::format("{} needs {} of spare buffer {}, but max_rendezvous_size is {}",
                                     coll::collective_name(cc.collective), format_bytes(Bytes{s.scratch[k] * eb_}),
-                                    k + 1, format_bytes(c_.cfg_.tuning.max_rendezvous_size));
+                                    k + 1, format_bytes(core_.cfg.tuning.max_rendezvous_size));
       return;
     }
   if (stream_ && rndzv_) {
@@ -147,7 +147,7 @@ void FirmwareCall::result_to(Move& m, const Slice& sl) const
 Operand FirmwareCall::from_rx(int rank)
 {
   std::uint32_t h = host(rank);
-  return Operand{OperandKind::RxBuffer, 0, h, c_.next_in_seq(h, call_.tag), call_.compress};
+  return Operand{OperandKind::RxBuffer, 0, h, core_.next_in_seq(h, call_.tag), call_.compress};
 }
 
 std::vector<std::pair<std::uint64_t, std::uint64_t>> FirmwareCall::segments(std::uint64_t count) const
@@ -162,7 +162,7 @@ Move FirmwareCall::eager_to(int rank, Move m)
   m.res            = ResultKind::Eager;
   m.res_compressed = call_.compress;
   m.peer           = host(rank);
-  m.seq            = c_.next_out_seq(m.peer, call_.tag);
+  m.seq            = core_.next_out_seq(m.peer, call_.tag);
   return m;
 }
 
@@ -228,7 +228,7 @@ int FirmwareCall::rank_of(std::uint32_t h) const
     if (call_.comm[r] == h)
       return static_cast<int>(r);
   throw SimulationError(fmt::format("host {}: a rendezvous notice from host {}, which is not in the communicator",
-                                    c_.host_, h));
+                                    core_.host, h));
 }
 
 void FirmwareCall::window(unsigned& pending, unsigned limit)
@@ -289,7 +289,7 @@ void FirmwareCall::end_moves(unsigned n)
 
 FwStatus FirmwareCall::not_ready(const std::string& what)
 {
-  fw_.waits_for_ = where() + ": " + what;
+  fw_.set_waits_for(where() + ": " + what);
   return FwStatus::NotReady;
 }
 

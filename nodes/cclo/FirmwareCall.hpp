@@ -26,7 +26,7 @@ namespace nafsim::nodes {
 class FirmwareCall {
 public:
   /// Selects protocol and algorithm (errors go to `p.result.error`; check ok()).
-  FirmwareCall(Firmware& fw, Cclo::Pending& p);
+  FirmwareCall(Firmware& fw, CcloPending& p);
   bool ok() const { return p_.result.error.empty(); }
   /// Run (or resume, from `p.step`) the call's function.
   FwStatus run();
@@ -95,7 +95,8 @@ private:
 
   Firmware& fw_;
   Cclo& c_;
-  Cclo::Pending& p_;
+  CcloCore& core_;
+  CcloPending& p_;
   const CcloCall& call_;
   coll::Selection sel_;
   bool rndzv_  = false;
