@@ -120,20 +120,12 @@ void DataMover::try_start()
   }
 }
 
-void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
+DataMover::Pace DataMover::pace(const Move& m, std::uint64_t op1_addr) const
 {
-  SimTime issue = t + cycle_ * cfg_.issue_cycles;
-  issue_free_   = issue;
   const std::uint64_t b0 = m.slot_bytes(m.op0.compressed);
   const std::uint64_t b1 = m.slot_bytes(m.op1.compressed);
   const std::uint64_t br = m.result_bytes();
-  // The stream is paced by its bottleneck: the leg (engine and the bytes it carries) that needs the
-  // longest; every other leg runs at the same element rate.
-  struct Leg {
-    std::uint64_t bytes;
-    BitsPerSecond bw;
-  };
-  std::array<Leg, 8> legs{};
+  std::array<Pace, 8> legs{};
   std::size_t n = 0;
   auto leg      = [&](std::uint64_t bytes, BitsPerSecond bw) { legs[n++] = {bytes, bw}; };
   auto read_bw  = [&](std::uint64_t addr, Engine e) {
@@ -142,7 +134,6 @@ void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
       r = mem_.pcie_read().bandwidth();
     return r;
   };
-  const std::uint64_t op1_addr = rx ? rbm_.address(*rx) : m.op1.addr;
   const bool has0 = m.op0.kind != OperandKind::None, has1 = m.op1.kind != OperandKind::None;
   if (has0)
     leg(b0, datapath_);
@@ -160,25 +151,32 @@ void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
       w = mem_.pcie_write().bandwidth();
     leg(br, w);
   }
-  Leg bottleneck{0, datapath_};
+  Pace bottleneck{0, datapath_};
   for (std::size_t i = 0; i < n; ++i)
     if (static_cast<double>(legs[i].bytes) / legs[i].bw.bps >
             static_cast<double>(bottleneck.bytes) / bottleneck.bw.bps ||
         (bottleneck.bytes == 0 && legs[i].bytes == 0 && legs[i].bw.bps < bottleneck.bw.bps))
       bottleneck = legs[i];
-  auto rate = [&](std::uint64_t bytes) {
-    if (bottleneck.bytes == 0 || bytes == bottleneck.bytes)
-      return bottleneck.bw;
-    return BitsPerSecond{bottleneck.bw.bps * static_cast<double>(bytes) / static_cast<double>(bottleneck.bytes)};
-  };
+  return bottleneck;
+}
+
+void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
+{
+  SimTime issue = t + cycle_ * cfg_.issue_cycles;
+  issue_free_   = issue;
+  const std::uint64_t b0       = m.slot_bytes(m.op0.compressed);
+  const std::uint64_t b1       = m.slot_bytes(m.op1.compressed);
+  const std::uint64_t br       = m.result_bytes();
+  const std::uint64_t op1_addr = rx ? rbm_.address(*rx) : m.op1.addr;
+  const Pace p                 = pace(m, op1_addr);
 
   SimTime first = issue;
   if (m.op0.kind == OperandKind::Memory)
-    first = std::max(first, mem_.read(Engine::Op0Read, issue, m.op0.addr, Bytes{b0}, rate(b0)).first);
+    first = std::max(first, mem_.read(Engine::Op0Read, issue, m.op0.addr, Bytes{b0}, p.rate(b0)).first);
   if (m.op1.kind == OperandKind::Memory || m.op1.kind == OperandKind::RxBuffer)
-    first = std::max(first, mem_.read(Engine::Op1Read, issue, op1_addr, Bytes{b1}, rate(b1)).first);
+    first = std::max(first, mem_.read(Engine::Op1Read, issue, op1_addr, Bytes{b1}, p.rate(b1)).first);
   first += cycle_ * cfg_.pipeline_cycles;
-  const SimTime dur  = transmit_time(Bytes{bottleneck.bytes}, bottleneck.bw);
+  const SimTime dur  = transmit_time(Bytes{p.bytes}, p.bw);
   const SimTime last = first + dur;
   ++c_.moves;
   c_.bytes += br;
@@ -191,7 +189,13 @@ void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
   std::vector<std::byte> out;
   if (image_)
     out = compute(m, op1_addr);
+  complete(m, rx, first, last, p, std::move(out));
+}
 
+void DataMover::complete(Move& m, std::optional<std::size_t> rx, SimTime first, SimTime last, const Pace& p,
+                         std::vector<std::byte> out)
+{
+  const std::uint64_t br = m.result_bytes();
   auto done    = std::move(m.on_done);
   auto release = [this, rx] {
     if (rx)
@@ -209,7 +213,7 @@ void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
     case ResultKind::None: finish_at(last, completion()); break;
     case ResultKind::Stream:
     case ResultKind::Memory: {
-      SimTime w = m.res == ResultKind::Memory ? mem_.write(Engine::ResWrite, first, m.res_addr, Bytes{br}, rate(br)).last
+      SimTime w = m.res == ResultKind::Memory ? mem_.write(Engine::ResWrite, first, m.res_addr, Bytes{br}, p.rate(br)).last
                                               : last;
       if (m.res == ResultKind::Memory && br > 0)
         writes_.push_back({m.res_addr, br, w});
@@ -227,9 +231,10 @@ void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
       finish_at(last, release);
       auto accepted = [this, done = std::move(done)]() mutable { finish_at(sched_.now(), std::move(done)); };
       if (m.res == ResultKind::Eager)
-        tx_.send_eager(m.peer, m.seq, br, Stream{first, last, rate(br)}, std::move(out), std::move(accepted));
+        tx_.send_eager(m.peer, m.seq, br, Stream{first, last, p.rate(br)}, std::move(out), std::move(accepted));
       else
-        tx_.write_rendezvous(m.peer, m.res_addr, br, Stream{first, last, rate(br)}, std::move(out), std::move(accepted));
+        tx_.write_rendezvous(m.peer, m.res_addr, br, Stream{first, last, p.rate(br)}, std::move(out),
+                             std::move(accepted));
       break;
     }
   }

@@ -92,6 +92,24 @@ private:
   enum EventKind : std::uint32_t { kTry, kDone };
   void try_start();
   void start(Move& m, SimTime t, std::optional<std::size_t> rx);
+  /// A stream is paced by its bottleneck: the leg (engine and the bytes it carries) that needs the longest;
+  /// every other leg runs at the same element rate.
+  struct Pace {
+    std::uint64_t bytes = 0;
+    BitsPerSecond bw;
+    /// The rate of a leg carrying `b` bytes.
+    BitsPerSecond rate(std::uint64_t b) const
+    {
+      if (bytes == 0 || b == bytes)
+        return bw;
+      return BitsPerSecond{bw.bps * static_cast<double>(b) / static_cast<double>(bytes)};
+    }
+  };
+  Pace pace(const Move& m, std::uint64_t op1_addr) const;
+  /// Schedule what happens when the move's stream [first, last] is over: its result written or handed to the
+  /// packetizer, its Rx buffer (if any) freed, the firmware told.
+  void complete(Move& m, std::optional<std::size_t> rx, SimTime first, SimTime last, const Pace& p,
+                std::vector<std::byte> out);
   void finish_at(SimTime t, std::function<void()> fn);
   /// What the move outputs, from its operands' bytes (real-data runs).
   std::vector<std::byte> compute(const Move& m, std::uint64_t op1_addr) const;

@@ -277,20 +277,14 @@ void MpiProcess::issue(const std::shared_ptr<Call>& call, std::uint32_t i)
 {
   const coll::Op& op = call->s.ops[i];
   const bool real    = call->bufs != nullptr;
-  const auto eb      = call->eb;
   auto done          = [this, call, i] { op_done(call, i); };
   auto peer          = [&](int r) { return call->comm.at(static_cast<std::size_t>(r)); };
   auto content       = [&](const coll::Slice& sl) { return real ? Payload(call->bytes(sl).begin(), call->bytes(sl).end()) : Payload{}; };
-  auto reduce_into   = [this, call](const coll::Slice& a, std::span<const std::byte> b, std::span<std::byte> out) {
-    if (call->bufs)
-      reduce(call->s.call.func, call->dtype, call->bytes(a), b, out);
-  };
-  const std::uint64_t temp_addr = kTempBase | (static_cast<std::uint64_t>(i) << 32);
 
   switch (op.kind) {
     case OpKind::Send:
       send_posted(call, i);
-      send(peer(op.peer), call->order->send_seq(i), op.a.count * eb, call->addr(op.a), content(op.a), done);
+      send(peer(op.peer), call->order->send_seq(i), op.a.count * call->eb, call->addr(op.a), content(op.a), done);
       break;
     case OpKind::Notify:
       send_posted(call, i);
@@ -298,6 +292,36 @@ void MpiProcess::issue(const std::shared_ptr<Call>& call, std::uint32_t i)
     case OpKind::WaitNotify:
       recv(peer(op.peer), call->order->recv_seq(i), PostedRecv{0, 0, [done](Payload&&) { done(); }});
       break;
+    case OpKind::Recv:
+    case OpKind::RecvReduce:
+    case OpKind::RecvReduceSend:
+    case OpKind::RecvSend: issue_receive(call, i); break;
+    case OpKind::CombineSend:
+    case OpKind::Combine:
+    case OpKind::Copy: issue_local(call, i); break;
+  }
+}
+
+namespace {
+/// The temporary buffer of a call's operation `i` (received operands, partial results).
+std::uint64_t temp_address(std::uint32_t i)
+{
+  return kTempBase | (static_cast<std::uint64_t>(i) << 32);
+}
+} // namespace
+
+void MpiProcess::issue_receive(const std::shared_ptr<Call>& call, std::uint32_t i)
+{
+  const coll::Op& op = call->s.ops[i];
+  const auto eb      = call->eb;
+  auto done          = [this, call, i] { op_done(call, i); };
+  auto peer          = [&](int r) { return call->comm.at(static_cast<std::size_t>(r)); };
+  auto reduce_into   = [this, call](const coll::Slice& a, std::span<const std::byte> b, std::span<std::byte> out) {
+    if (call->bufs)
+      reduce(call->s.call.func, call->dtype, call->bytes(a), b, out);
+  };
+  const std::uint64_t temp_addr = temp_address(i);
+  switch (op.kind) {
     case OpKind::Recv:
       recv(peer(op.peer), call->order->recv_seq(i),
            PostedRecv{op.dst.count * eb, call->addr(op.dst), [call, dst = op.dst, done](Payload&& p) {
@@ -339,6 +363,21 @@ void MpiProcess::issue(const std::shared_ptr<Call>& call, std::uint32_t i)
                         });
                       }});
       break;
+    default: throw std::logic_error("issue_receive: not a receiving operation");
+  }
+}
+
+void MpiProcess::issue_local(const std::shared_ptr<Call>& call, std::uint32_t i)
+{
+  const coll::Op& op = call->s.ops[i];
+  const auto eb      = call->eb;
+  auto done          = [this, call, i] { op_done(call, i); };
+  auto reduce_into   = [this, call](const coll::Slice& a, std::span<const std::byte> b, std::span<std::byte> out) {
+    if (call->bufs)
+      reduce(call->s.call.func, call->dtype, call->bytes(a), b, out);
+  };
+  const std::uint64_t temp_addr = temp_address(i);
+  switch (op.kind) {
     case OpKind::CombineSend: {
       std::uint64_t b = op.a.count * eb;
       c_.bytes_reduced += b;
@@ -376,6 +415,7 @@ void MpiProcess::issue(const std::shared_ptr<Call>& call, std::uint32_t i)
       });
       break;
     }
+    default: throw std::logic_error("issue_local: not a local operation");
   }
 }
 

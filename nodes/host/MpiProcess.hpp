@@ -102,6 +102,10 @@ private:
   void match(const Arrival& a, PostedRecv r);
   void release_bounce(std::uint64_t idx);
   void issue(const std::shared_ptr<Call>& call, std::uint32_t i);
+  /// The schedule operations that receive (and reduce, or forward, what they received).
+  void issue_receive(const std::shared_ptr<Call>& call, std::uint32_t i);
+  /// The operations the CPU runs on local data (combine, copy), with a send of the result for CombineSend.
+  void issue_local(const std::shared_ptr<Call>& call, std::uint32_t i);
   void op_done(const std::shared_ptr<Call>& call, std::uint32_t i);
   /// Op i's send has been posted: receives waiting only for it may be posted.
   void send_posted(const std::shared_ptr<Call>& call, std::uint32_t i);

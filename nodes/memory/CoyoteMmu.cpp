@@ -53,96 +53,99 @@ void CoyoteMmu::Timeline::book(SimTime start, SimTime end)
     busy_.erase(busy_.begin(), busy_.begin() + 32);
 }
 
+SimTime CoyoteMmu::lock_at(SimTime at) const
+{
+  const SimTime lock_len = cycles(cfg_.lock_cycles);
+  for (;;) {
+    SimTime x = mutex_.earliest(at, lock_len);
+    for (auto const& [s0, s1] : held_)
+      if (x < s1 && s0 < x + lock_len)
+        x = s1;
+    if (x == at)
+      return x;
+    at = x;
+  }
+}
+
+CoyoteMmu::Plan CoyoteMmu::plan(Machine& m, unsigned lane, SimTime t0, std::uint64_t addr, Bytes b, bool look_up)
+{
+  const std::uint64_t page_bytes = cfg_.page.count;
+  const unsigned after_lock      = cfg_.command_cycles - 1 - cfg_.lock_cycles - 1; // HIT, CALC (SEND below)
+  const SimTime lock_len         = cycles(cfg_.lock_cycles);
+  auto& ring                     = m.ring[lane];
+  steps_.clear();
+  held_.clear(); // this plan's own lookups, not booked yet
+  Plan p;
+  SimTime t       = t0 + cycles(1); // IDLE
+  std::uint64_t a = addr, left = b.count;
+  std::size_t k = 0, slot = m.next[lane];
+  while (left > 0) {
+    Step st{};
+    st.addr = a;
+    st.lock = lock_at(t);
+    p.lock_wait += st.lock - t;
+    held_.emplace_back(st.lock, st.lock + lock_len);
+    t = st.lock + lock_len;
+    if (look_up) // MUTEX .. CHECK found the page, or not
+      faults_.push_back(lookup(a / page_bytes));
+    st.fault = faults_[k];
+    if (st.fault) { // the driver answers, then the lookup is made again
+      t += cfg_.page_fault;
+      st.relock = lock_at(t);
+      p.lock_wait += st.relock - t;
+      held_.emplace_back(st.relock, st.relock + lock_len);
+      t = st.relock + lock_len;
+    }
+    t += cycles(after_lock); // HIT, CALC: the fragment ends at the page's end
+    st.bytes = std::min(left, page_bytes - a % page_bytes);
+    const SimTime free_slot = std::max(t, ring[slot]); // SEND: a free slot among those in flight to the lane
+    p.slot_wait += free_slot - t;
+    st.send = t = free_slot;
+    slot    = (slot + 1) % ring.size();
+    t += cycles(1); // the SEND cycle; a further fragment goes back to MUTEX
+    steps_.push_back(st);
+    a += st.bytes;
+    left -= st.bytes;
+    ++k;
+  }
+  p.end = t;
+  return p;
+}
+
 Stream CoyoteMmu::request(Dir dir, unsigned lane, SimTime now, std::uint64_t addr, Bytes b, const Issue& issue)
 {
   if (b.count == 0) // the state machine ignores an empty request (tlb_fsm.sv: len != 0)
     return issue(now, addr, b);
   Machine& m = machines_[static_cast<int>(dir)];
   ++counters_.requests;
-  const std::uint64_t page_bytes = cfg_.page.count;
-  const unsigned after_lock      = cfg_.command_cycles - 1 - cfg_.lock_cycles - 1; // HIT, CALC (SEND below)
-  const SimTime lock_len         = cycles(cfg_.lock_cycles);
-  auto& ring                     = m.ring[lane];
-  std::size_t& idx               = m.next[lane];
-
-  // Plan the request's cycles from `t0` (the machine taking it in IDLE then), its lookups in the mutex's gaps;
-  // book it once the machine is free for all of them.
-  auto& steps = steps_;
-  auto& faults = faults_;
-  faults.clear();
-  bool faulted_before = false; // a plan is made again only when the machine was busy: faults are looked up once
+  // Plan the request from when it arrives; book it once the machine is free for all of its cycles. A plan is
+  // made again only when the machine was busy: faults are looked up once.
+  faults_.clear();
   SimTime t0 = std::max(now, SimTime::zero());
-  SimTime end;
+  Plan p     = plan(m, lane, t0, addr, b, true);
   for (;;) {
-    steps.clear();
-    SimTime t       = t0 + cycles(1); // IDLE
-    std::uint64_t a = addr, left = b.count;
-    std::size_t k = 0, slot = idx;
-    SimTime lock_wait, slot_wait;
-    auto& held = held_; // this plan's own lookups, not booked yet
-    held.clear();
-    auto lock_at = [&](SimTime at) {
-      for (;;) {
-        SimTime x = mutex_.earliest(at, lock_len);
-        for (auto const& [s0, s1] : held)
-          if (x < s1 && s0 < x + lock_len)
-            x = s1;
-        if (x == at)
-          return x;
-        at = x;
-      }
-    };
-    while (left > 0) {
-      Step st{};
-      st.addr  = a;
-      st.lock  = lock_at(t);
-      lock_wait += st.lock - t;
-      held.emplace_back(st.lock, st.lock + lock_len);
-      t = st.lock + lock_len;
-      if (!faulted_before) // MUTEX .. CHECK found the page, or not
-        faults.push_back(lookup(a / page_bytes));
-      st.fault = faults[k];
-      if (st.fault) { // the driver answers, then the lookup is made again
-        t += cfg_.page_fault;
-        st.relock = lock_at(t);
-        lock_wait += st.relock - t;
-        held.emplace_back(st.relock, st.relock + lock_len);
-        t = st.relock + lock_len;
-      }
-      t += cycles(after_lock); // HIT, CALC: the fragment ends at the page's end
-      st.bytes = std::min(left, page_bytes - a % page_bytes);
-      const SimTime free_slot = std::max(t, ring[slot]); // SEND: a free slot among those in flight to the lane
-      slot_wait += free_slot - t;
-      st.send = t = free_slot;
-      slot    = (slot + 1) % ring.size();
-      t += cycles(1); // the SEND cycle; a further fragment goes back to MUTEX
-      steps.push_back(st);
-      a += st.bytes;
-      left -= st.bytes;
-      ++k;
-    }
-    faulted_before = true;
-    end            = t;
-    const SimTime fits = m.timeline.earliest(t0, end - t0);
-    if (fits == t0) {
-      counters_.machine_wait += t0 - std::max(now, SimTime::zero());
-      counters_.lock_wait += lock_wait;
-      counters_.slot_wait += slot_wait;
-      for (auto const& [s0, s1] : held)
-        mutex_.book(s0, s1);
+    const SimTime fits = m.timeline.earliest(t0, p.end - t0);
+    if (fits == t0)
       break;
-    }
     t0 = fits; // the machine is busy with another request then: take this one after it
+    p  = plan(m, lane, t0, addr, b, false);
   }
-  m.timeline.book(t0, end);
+  counters_.machine_wait += t0 - std::max(now, SimTime::zero());
+  counters_.lock_wait += p.lock_wait;
+  counters_.slot_wait += p.slot_wait;
+  for (auto const& [s0, s1] : held_)
+    mutex_.book(s0, s1);
+  m.timeline.book(t0, p.end);
+  auto& ring       = m.ring[lane];
+  std::size_t& idx = m.next[lane];
   Stream out{};
   bool first = true;
-  for (auto const& st : steps) {
+  for (auto const& st : steps_) {
     if (st.fault)
       ++counters_.page_faults;
-    Stream s   = issue(st.send, st.addr, Bytes{st.bytes});
-    ring[idx]  = s.last;
-    idx        = (idx + 1) % ring.size();
+    Stream s  = issue(st.send, st.addr, Bytes{st.bytes});
+    ring[idx] = s.last;
+    idx       = (idx + 1) % ring.size();
     ++counters_.fragments;
     if (first)
       out = s;

@@ -164,6 +164,15 @@ private:
   std::vector<Step> steps_;
   std::vector<bool> faults_;
   std::vector<std::pair<SimTime, SimTime>> held_;
+  /// A request's cycles planned from `t0` (the machine taking it in IDLE then), its lookups in the TLB mutex's
+  /// gaps: fills steps_ and held_ (and faults_ on the first plan, `look_up`); returns when the plan ends and
+  /// the waits it contains.
+  struct Plan {
+    SimTime end, lock_wait, slot_wait;
+  };
+  Plan plan(Machine& m, unsigned lane, SimTime t0, std::uint64_t addr, Bytes b, bool look_up);
+  /// The earliest start >= at of a lookup in the TLB mutex, around the booked lookups and this plan's own.
+  SimTime lock_at(SimTime at) const;
 };
 
 } // namespace nafsim::nodes

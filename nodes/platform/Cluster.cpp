@@ -249,85 +249,95 @@ DataPlane& Cluster::carry_data()
   return *data_;
 }
 
+CcloLink Cluster::connectionless_link(LantNi& nref) const
+{
+  LantNi* ni = &nref;
+  CcloLink link;
+  auto const& tc = cfg_.node.fpga.connectionless.transport;
+  auto const& cc = cfg_.node.fpga.cclo;
+  std::uint64_t largest = cc.tuning.max_eager_size.count + cc.txrx.header.count;
+  if (!tc.registration || largest > tc.max_registered())
+    throw config::ConfigError(
+        "", "/platform/node/fpga/cclo/tuning/max_eager_size",
+        fmt::format("over the connectionless transport an eager message (max_eager_size {} + the {} header) must "
+                    "fit the registration range ({} with {}-bit masks of {} packets{}): lower max_eager_size or "
+                    "raise connectionless.transport.bitmask_bits",
+                    format_bytes(cc.tuning.max_eager_size), format_bytes(cc.txrx.header),
+                    format_bytes(Bytes{tc.max_registered()}), tc.bitmask_bits,
+                    format_bytes(tc.packet_payload), tc.registration ? "" : "; registration is off"));
+  // Every CCLO message is registered at its receiver (it lands where the registration puts it), down to a
+  // control message that is the header alone (rendezvous requests and acknowledgements).
+  if (tc.register_min.count > cc.txrx.header.count)
+    throw config::ConfigError(
+        "", "/platform/node/fpga/connectionless/transport/register_min",
+        fmt::format("over the connectionless transport every CCLO message is registered at its receiver, and the "
+                    "smallest is a {} header alone; register_min {} would leave the smaller ones unregistrable: set "
+                    "register_min to at most {}",
+                    format_bytes(cc.txrx.header), format_bytes(tc.register_min), format_bytes(cc.txrx.header)));
+  link.post = [ni, &tc](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()>) {
+    // The CCLO takes a transfer's data whole at its one notification; Large Transfer segmentation would
+    // notify each segment (not modeled for the CCLO).
+    if (wr.verb != roce::Verb::Send && tc.large_transfer.threshold.count > 0 && wr.length > tc.large_transfer.threshold.count &&
+        wr.length > tc.large_transfer.segment.count)
+      throw config::ConfigError(
+          "", "/platform/node/fpga/connectionless/transport/large_transfer/threshold",
+          fmt::format("the CCLO writes {} B to node {}, which Large Transfer would cut into segments of {}; the CCLO over "
+                      "the connectionless transport needs each transfer in one piece (segment notifications are not "
+                      "modeled for it): set threshold to 0 or at least the largest transfer",
+                      wr.length, peer, format_bytes(tc.large_transfer.segment)));
+    if (auto why = tc.command_size_problem(std::max<std::uint64_t>(wr.length, 1)); !why.empty())
+      throw SimulationError(fmt::format("the CCLO posts a {} B transfer to node {} that the connectionless transport "
+                                        "cannot carry: {}",
+                                        wr.length, peer, why));
+    lant::Command c;
+    c.id          = wr.wr_id;
+    c.dst         = peer;
+    c.local_addr  = wr.local_addr;
+    c.remote_addr = wr.remote_addr;
+    c.bytes       = std::max<std::uint64_t>(wr.length, 1);
+    c.msg         = wr.msg;
+    c.message     = wr.verb == roce::Verb::Send;
+    c.header      = wr.header;
+    ni->submit(c, std::move(source));
+  };
+  link.set_recv_provider = [ni](roce::RecvProvider p) {
+    ni->set_placement([p = std::move(p)](std::uint32_t, const lant::DataPacket& first) {
+      roce::RecvOffer o = p(first.header);
+      switch (o.status) {
+        case roce::RecvOffer::Status::NotReady: return lant::Placement{lant::Placement::Status::NotReady, 0, 0, 0};
+        case roce::RecvOffer::Status::Ready:
+          return lant::Placement{lant::Placement::Status::Ready, o.recv.local_addr, o.recv.wr_id, o.recv.length};
+        case roce::RecvOffer::Status::Unclaimed: break;
+      }
+      return lant::Placement{};
+    });
+  };
+  return link;
+}
+
+CcloLink Cluster::engine_link(FpgaNode& n, std::size_t i)
+{
+  CcloLink link;
+  link.post = [this, &n, i](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source,
+                            std::function<void()> accepted) {
+    if (cfg_.node.fpga.transport == Transport::Roce)
+      n.poe().post_send(connection(i, peer), wr, std::move(source), std::move(accepted));
+    else
+      n.transport().post_send(connection(i, peer), wr, std::move(source));
+  };
+  link.reports_acceptance = cfg_.node.fpga.transport == Transport::Roce;
+  link.ordered            = true; // a RoCE queue pair, a TCP session (UDP runs no rendezvous)
+  link.set_recv_provider = [&n](roce::RecvProvider p) { n.transport().set_recv_provider(std::move(p)); };
+  link.rendezvous = cfg_.node.fpga.transport == Transport::Roce;
+  link.transport  = config::enum_name(cfg_.node.fpga.transport);
+  return link;
+}
+
 Cclo& Cluster::cclo(std::size_t i)
 {
   FpgaNode& n = node(i);
   if (!n.cclo()) {
-    CcloLink link;
-    if (LantNi* ni = n.lant()) { // over the connectionless transport: SENDs are placed messages
-      auto const& tc = cfg_.node.fpga.connectionless.transport;
-      auto const& cc = cfg_.node.fpga.cclo;
-      std::uint64_t largest = cc.tuning.max_eager_size.count + cc.txrx.header.count;
-      if (!tc.registration || largest > tc.max_registered())
-        throw config::ConfigError(
-            "", "/platform/node/fpga/cclo/tuning/max_eager_size",
-            fmt::format("over the connectionless transport an eager message (max_eager_size {} + the {} header) must "
-                        "fit the registration range ({} with {}-bit masks of {} packets{}): lower max_eager_size or "
-                        "raise connectionless.transport.bitmask_bits",
-                        format_bytes(cc.tuning.max_eager_size), format_bytes(cc.txrx.header),
-                        format_bytes(Bytes{tc.max_registered()}), tc.bitmask_bits,
-                        format_bytes(tc.packet_payload), tc.registration ? "" : "; registration is off"));
-      // Every CCLO message is registered at its receiver (it lands where the registration puts it), down to a
-      // control message that is the header alone (rendezvous requests and acknowledgements).
-      if (tc.register_min.count > cc.txrx.header.count)
-        throw config::ConfigError(
-            "", "/platform/node/fpga/connectionless/transport/register_min",
-            fmt::format("over the connectionless transport every CCLO message is registered at its receiver, and the "
-                        "smallest is a {} header alone; register_min {} would leave the smaller ones unregistrable: set "
-                        "register_min to at most {}",
-                        format_bytes(cc.txrx.header), format_bytes(tc.register_min), format_bytes(cc.txrx.header)));
-      link.post = [ni, &tc](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()>) {
-        // The CCLO takes a transfer's data whole at its one notification; Large Transfer segmentation would
-        // notify each segment (not modeled for the CCLO).
-        if (wr.verb != roce::Verb::Send && tc.large_transfer.threshold.count > 0 && wr.length > tc.large_transfer.threshold.count &&
-            wr.length > tc.large_transfer.segment.count)
-          throw config::ConfigError(
-              "", "/platform/node/fpga/connectionless/transport/large_transfer/threshold",
-              fmt::format("the CCLO writes {} B to node {}, which Large Transfer would cut into segments of {}; the CCLO over "
-                          "the connectionless transport needs each transfer in one piece (segment notifications are not "
-                          "modeled for it): set threshold to 0 or at least the largest transfer",
-                          wr.length, peer, format_bytes(tc.large_transfer.segment)));
-        if (auto why = tc.command_size_problem(std::max<std::uint64_t>(wr.length, 1)); !why.empty())
-          throw SimulationError(fmt::format("the CCLO posts a {} B transfer to node {} that the connectionless transport "
-                                            "cannot carry: {}",
-                                            wr.length, peer, why));
-        lant::Command c;
-        c.id          = wr.wr_id;
-        c.dst         = peer;
-        c.local_addr  = wr.local_addr;
-        c.remote_addr = wr.remote_addr;
-        c.bytes       = std::max<std::uint64_t>(wr.length, 1);
-        c.msg         = wr.msg;
-        c.message     = wr.verb == roce::Verb::Send;
-        c.header      = wr.header;
-        ni->submit(c, std::move(source));
-      };
-      link.set_recv_provider = [ni](roce::RecvProvider p) {
-        ni->set_placement([p = std::move(p)](std::uint32_t, const lant::DataPacket& first) {
-          roce::RecvOffer o = p(first.header);
-          switch (o.status) {
-            case roce::RecvOffer::Status::NotReady: return lant::Placement{lant::Placement::Status::NotReady, 0, 0, 0};
-            case roce::RecvOffer::Status::Ready:
-              return lant::Placement{lant::Placement::Status::Ready, o.recv.local_addr, o.recv.wr_id, o.recv.length};
-            case roce::RecvOffer::Status::Unclaimed: break;
-          }
-          return lant::Placement{};
-        });
-      };
-    } else { // RoCE, TCP, UDP: the node's engine and its connections
-      link.post = [this, &n, i](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source,
-                                std::function<void()> accepted) {
-        if (cfg_.node.fpga.transport == Transport::Roce)
-          n.poe().post_send(connection(i, peer), wr, std::move(source), std::move(accepted));
-        else
-          n.transport().post_send(connection(i, peer), wr, std::move(source));
-      };
-      link.reports_acceptance = cfg_.node.fpga.transport == Transport::Roce;
-      link.ordered            = true; // a RoCE queue pair, a TCP session (UDP runs no rendezvous)
-      link.set_recv_provider = [&n](roce::RecvProvider p) { n.transport().set_recv_provider(std::move(p)); };
-      link.rendezvous = cfg_.node.fpga.transport == Transport::Roce;
-      link.transport  = config::enum_name(cfg_.node.fpga.transport);
-    }
+    CcloLink link = n.lant() ? connectionless_link(*n.lant()) : engine_link(n, i);
     n.attach_cclo(std::make_unique<Cclo>(static_cast<net::HostId>(i), cfg_.node.fpga.cclo, cfg_.node.fpga.clock,
                                          sched_, std::move(link), n.memory(), data_.get(), seed()));
     // XRT syncs host buffers through its driver: each sync the driver's fixed cost, then the copy.

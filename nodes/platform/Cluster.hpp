@@ -77,6 +77,10 @@ public:
   simgrid::s4u::Host* kernel_host() const { return hosts_.at(0); }
 
 private:
+  /// How the CCLO of node `i` reaches the network: its connectionless NI (SENDs are placed messages) or its
+  /// engine (RoCE, TCP, UDP) and the node's connections.
+  CcloLink connectionless_link(LantNi& ni) const;
+  CcloLink engine_link(FpgaNode& n, std::size_t i);
   /// A new queue pair: its numbers on `from` and on `to`.
   std::pair<QpId, QpId> add_qp_pair(std::size_t from, std::size_t to);
   PlatformConfig cfg_;

@@ -2,7 +2,9 @@
 
 namespace nafsim::nodes {
 
-void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
+namespace {
+
+void add_ports(const Cluster& c, results::ResultSink& sink)
 {
   auto const& topo = c.topology();
   results::Table ports("ports", {"element", "port", "peer", "rate_gbps", "tx_packets", "tx_bytes", "queue_drops",
@@ -23,7 +25,10 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
         .add(k.max_queue_bytes);
   }
   sink.add(std::move(ports));
+}
 
+void add_nodes(const Cluster& c, results::ResultSink& sink)
+{
   results::Table nodes("nodes", {"node", "kind", "queue_pairs", "requests_sent", "retransmitted", "responses_sent",
                                  "acks_sent", "naks_sent", "packets_received", "corrupted_dropped",
                                  "duplicates_received", "out_of_sequence", "timeouts", "naks_received",
@@ -55,8 +60,11 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
         .add(mem.pcie_write().bytes());
   }
   sink.add(std::move(nodes));
+}
 
-  // Nodes running the connectionless transport: every sender, receiver and NI counter.
+// Nodes running the connectionless transport: every sender, receiver and NI counter.
+void add_connectionless_nodes(const Cluster& c, results::ResultSink& sink)
+{
   if (c.size() > 0 && c.is_fpga(0) && c.node(0).lant()) {
     results::Table nodes_t("connectionless_nodes",
                            {"node", "commands", "post_waits", "operations", "data_packets_sent", "stale_staged", "control_packets_sent", "packets_sent",
@@ -119,10 +127,19 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
     }
     sink.add(std::move(nodes_t));
   }
+}
 
-  // Per-block statistics of every CCLO that took part in the run.
+/// Busy time as a fraction of the run's simulated time.
+double utilization(const Cluster& c, SimTime busy)
+{
   const double elapsed_us = c.scheduler().now().us();
-  auto util               = [&](SimTime busy) { return elapsed_us > 0 ? busy.us() / elapsed_us : 0.0; };
+  return elapsed_us > 0 ? busy.us() / elapsed_us : 0.0;
+}
+
+// Per-block statistics of every CCLO that took part in the run.
+void add_cclo(const Cluster& c, results::ResultSink& sink)
+{
+  auto util = [&](SimTime busy) { return utilization(c, busy); };
   results::Table cclo("cclo", {"node", "calls", "max_calls_queued", "uc_busy_us", "uc_utilization", "polls",
                                "loop_passes", "retries",
                                "dmp_moves", "dmp_bytes", "dmp_busy_us", "dmp_utilization", "dmp_rx_wait_us",
@@ -162,8 +179,11 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
   }
   if (cclo.row_count() != 0)
     sink.add(std::move(cclo));
+}
 
-  // FPGA nodes whose memory requests pass Coyote's MMU (node.fpga.mmu).
+// FPGA nodes whose memory requests pass Coyote's MMU (node.fpga.mmu).
+void add_mmu(const Cluster& c, results::ResultSink& sink)
+{
   results::Table mmu("mmu", {"node", "requests", "fragments", "page_faults", "machine_wait_us", "lock_wait_us",
                              "slot_wait_us"});
   for (std::size_t i = 0; i < c.size(); ++i) {
@@ -181,8 +201,12 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
   }
   if (mmu.row_count() != 0)
     sink.add(std::move(mmu));
+}
 
-  // Every MPI rank that took part in the run.
+// Every MPI rank that took part in the run.
+void add_mpi(const Cluster& c, results::ResultSink& sink)
+{
+  auto util = [&](SimTime busy) { return utilization(c, busy); };
   results::Table mpi("mpi_counters", {"node", "calls", "eager_sent", "rendezvous_sent", "eager_received", "unexpected",
                                    "reads", "bytes_sent", "bytes_copied", "bytes_reduced", "cpu_busy_us",
                                    "cpu_utilization", "bounce_max_used", "bounce_refusals"});
@@ -209,8 +233,11 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
   }
   if (mpi.row_count() != 0)
     sink.add(std::move(mpi));
+}
 
-  // Nodes running the TCP or UDP engine.
+// Nodes running the TCP or UDP engine.
+void add_tcp_udp(const Cluster& c, results::ResultSink& sink)
+{
   results::Table tcp("tcp_nodes", {"node", "sessions", "segments_sent", "retransmitted", "acks_sent", "fast_retransmits",
                                    "timeouts", "probes", "duplicate_acks", "duplicates", "out_of_order_held",
                                    "out_of_order_dropped", "window_dropped", "corrupted_dropped", "stale_discarded",
@@ -259,6 +286,19 @@ void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
     sink.add(std::move(tcp));
   if (udp.row_count() != 0)
     sink.add(std::move(udp));
+}
+
+} // namespace
+
+void add_cluster_tables(const Cluster& c, results::ResultSink& sink)
+{
+  add_ports(c, sink);
+  add_nodes(c, sink);
+  add_connectionless_nodes(c, sink);
+  add_cclo(c, sink);
+  add_mmu(c, sink);
+  add_mpi(c, sink);
+  add_tcp_udp(c, sink);
 }
 
 } // namespace nafsim::nodes

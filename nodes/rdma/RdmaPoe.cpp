@@ -235,51 +235,9 @@ void RdmaPoe::refill(SimTime now)
     q.in_data = false;
     std::uint32_t len = 0;
     if (auto r = q.rsp.front_response()) {
-      q.rsp.pop_front();
-      if (!q.in_ctrl && q.rsp.front_ack()) { // an ACK queued behind the READ response is next: control path
-        q.in_ctrl = true;
-        ctrl_.push_back(id);
-      }
-      len = r->packet.data.length;
-      ++q.staged_responses;
-      Stream rd     = memory_.read(Engine::PoeRead, now, r->addr, Bytes{len}, MemorySystem::kNoCap);
-      // Flow fidelity: the message goes once its first segment is read; the rest streams behind it.
-      SimTime ready = std::max(flow_ ? rd.first : rd.last, now + cfg_.tx_latency);
-      staged_.push_back(Staged{Wire{r->packet}, ready, std::max(rd.last, now + cfg_.tx_latency), id, q.rsp.epoch(), false});
+      len = stage_response(id, *r, now);
     } else if (auto p = q.req.peek(now)) {
-      q.req.commit(now, scratch_);
-      len = p->data.length;
-      SimTime ready = now + cfg_.tx_latency;
-      SimTime tail  = ready;
-      std::function<void()> accepted;
-      if (auto it = outgoing_.find(p->data.msg); it != outgoing_.end()) {
-        Outgoing& o     = it->second;
-        SimTime payload = now;
-        if (len > 0) {
-          SimTime head = now;
-          if (o.source) {
-            payload = o.source(p->data.offset, len);
-            head    = flow_ ? o.source(p->data.offset, static_cast<std::uint32_t>(std::min<std::uint64_t>(len, wire_mtu_)))
-                            : payload;
-          } else {
-            Stream rd = memory_.read(Engine::PoeRead, now, o.local_addr + p->data.offset, Bytes{len},
-                                     MemorySystem::kNoCap);
-            payload   = rd.last;
-            head      = flow_ ? rd.first : rd.last;
-          }
-          // Flow fidelity: the message goes once its first segment is ready; the rest streams behind it.
-          ready = std::max(ready, head);
-          tail  = std::max(tail, payload);
-        }
-        if (o.accepted && p->data.offset + len >= o.length) { // the last byte enters the transmit path
-          if (flow_) // ... once the wire has drained to within tx_prefetch of it (see pull())
-            accepted = std::exchange(o.accepted, nullptr);
-          else
-            sched_.call_at(std::max(now, payload), std::exchange(o.accepted, nullptr));
-        }
-      }
-      staged_.push_back(Staged{Wire{*p}, ready, tail, id, q.req.epoch(), true, std::move(accepted)});
-      execute(id, scratch_);
+      len = stage_request(id, *p, now);
     } else {
       continue; // nothing from this queue pair now; it re-enters on its next WantTx
     }
@@ -291,10 +249,63 @@ void RdmaPoe::refill(SimTime now)
   }
 }
 
-std::optional<net::Packet> RdmaPoe::pull()
+std::uint32_t RdmaPoe::stage_response(QpId id, const roce::PendingResponse& r, SimTime now)
 {
-  SimTime now = sched_.now();
-  // 1. Acknowledgements first, unless a READ response of the same queue pair is still staged.
+  Qp& q = qps_[id];
+  q.rsp.pop_front();
+  if (!q.in_ctrl && q.rsp.front_ack()) { // an ACK queued behind the READ response is next: control path
+    q.in_ctrl = true;
+    ctrl_.push_back(id);
+  }
+  const std::uint32_t len = r.packet.data.length;
+  ++q.staged_responses;
+  Stream rd     = memory_.read(Engine::PoeRead, now, r.addr, Bytes{len}, MemorySystem::kNoCap);
+  // Flow fidelity: the message goes once its first segment is read; the rest streams behind it.
+  SimTime ready = std::max(flow_ ? rd.first : rd.last, now + cfg_.tx_latency);
+  staged_.push_back(Staged{Wire{r.packet}, ready, std::max(rd.last, now + cfg_.tx_latency), id, q.rsp.epoch(), false});
+  return len;
+}
+
+std::uint32_t RdmaPoe::stage_request(QpId id, const roce::RequestPacket& p, SimTime now)
+{
+  Qp& q = qps_[id];
+  q.req.commit(now, scratch_);
+  const std::uint32_t len = p.data.length;
+  SimTime ready = now + cfg_.tx_latency;
+  SimTime tail  = ready;
+  std::function<void()> accepted;
+  if (auto it = outgoing_.find(p.data.msg); it != outgoing_.end()) {
+    Outgoing& o     = it->second;
+    SimTime payload = now;
+    if (len > 0) {
+      SimTime head = now;
+      if (o.source) {
+        payload = o.source(p.data.offset, len);
+        head    = flow_ ? o.source(p.data.offset, static_cast<std::uint32_t>(std::min<std::uint64_t>(len, wire_mtu_)))
+                        : payload;
+      } else {
+        Stream rd = memory_.read(Engine::PoeRead, now, o.local_addr + p.data.offset, Bytes{len}, MemorySystem::kNoCap);
+        payload   = rd.last;
+        head      = flow_ ? rd.first : rd.last;
+      }
+      // Flow fidelity: the message goes once its first segment is ready; the rest streams behind it.
+      ready = std::max(ready, head);
+      tail  = std::max(tail, payload);
+    }
+    if (o.accepted && p.data.offset + len >= o.length) { // the last byte enters the transmit path
+      if (flow_) // ... once the wire has drained to within tx_prefetch of it (see pull())
+        accepted = std::exchange(o.accepted, nullptr);
+      else
+        sched_.call_at(std::max(now, payload), std::exchange(o.accepted, nullptr));
+    }
+  }
+  staged_.push_back(Staged{Wire{p}, ready, tail, id, q.req.epoch(), true, std::move(accepted)});
+  execute(id, scratch_);
+  return len;
+}
+
+std::optional<net::Packet> RdmaPoe::pull_control()
+{
   for (std::size_t n = ctrl_.size(); n > 0; --n) {
     QpId id = ctrl_.front();
     ctrl_.pop_front();
@@ -321,6 +332,31 @@ std::optional<net::Packet> RdmaPoe::pull()
     ++(ack->syndrome == Syndrome::Ack ? c_.acks_sent : c_.naks_sent);
     return make_packet(q, Wire{*ack});
   }
+  return std::nullopt;
+}
+
+void RdmaPoe::sent(Staged& done, std::uint64_t payload, const net::Packet& pkt, SimTime now)
+{
+  if (flow_)
+    nic_free_ = std::max(nic_free_, now) + transmit_time(Bytes{pkt.wire_bytes}, fabric_.config().link.rate);
+  if (done.accepted) {
+    // Flow fidelity: the message leaves as one flow; its last byte is taken into the transmit path once no
+    // more than tx_prefetch of its payload is left for the wire (at the line rate: exact on an idle link).
+    std::uint64_t ahead = std::min<std::uint64_t>(payload, cfg_.tx_prefetch.count);
+    double left_wire    = static_cast<double>(pkt.wire_bytes) * static_cast<double>(payload - ahead) /
+                       static_cast<double>(std::max<std::uint64_t>(payload, 1));
+    SimTime at = std::max(done.tail, now + transmit_time(Bytes{static_cast<std::uint64_t>(left_wire)},
+                                                         fabric_.config().link.rate));
+    sched_.call_at(at, std::move(done.accepted));
+  }
+}
+
+std::optional<net::Packet> RdmaPoe::pull()
+{
+  SimTime now = sched_.now();
+  // 1. Acknowledgements first, unless a READ response of the same queue pair is still staged.
+  if (auto ack = pull_control())
+    return ack;
   // 2. Data.
   refill(now);
   while (!staged_.empty()) {
@@ -371,18 +407,7 @@ std::optional<net::Packet> RdmaPoe::pull()
     refill(now);
     std::uint64_t payload = done.request ? std::get<RequestPacket>(done.pkt).data.length : 0;
     net::Packet pkt       = make_packet(q, std::move(done.pkt), done.tail);
-    if (flow_)
-      nic_free_ = std::max(nic_free_, now) + transmit_time(Bytes{pkt.wire_bytes}, fabric_.config().link.rate);
-    if (done.accepted) {
-      // Flow fidelity: the message leaves as one flow; its last byte is taken into the transmit path once no
-      // more than tx_prefetch of its payload is left for the wire (at the line rate: exact on an idle link).
-      std::uint64_t ahead = std::min<std::uint64_t>(payload, cfg_.tx_prefetch.count);
-      double left_wire    = static_cast<double>(pkt.wire_bytes) * static_cast<double>(payload - ahead) /
-                         static_cast<double>(std::max<std::uint64_t>(payload, 1));
-      SimTime at = std::max(done.tail, now + transmit_time(Bytes{static_cast<std::uint64_t>(left_wire)},
-                                                           fabric_.config().link.rate));
-      sched_.call_at(at, std::move(done.accepted));
-    }
+    sent(done, payload, pkt, now);
     return pkt;
   }
   return std::nullopt;
@@ -399,58 +424,92 @@ void RdmaPoe::deliver(net::Packet&& p)
   sched_.after(cfg_.rx_latency, this, kRx);
 }
 
+void RdmaPoe::receive(SimTime now)
+{
+  net::Packet p = std::move(rx_pipe_.front());
+  rx_pipe_.pop_front();
+  auto* w = p.body.get<Wire>();
+  if (!w)
+    throw SimulationError(fmt::format("host {} received a non-RoCE packet from host {}", host_, p.src));
+  rx_head_ = p.head_arrival + cfg_.rx_latency;
+  QpId id = packet_qp(*w);
+  if (id >= qps_.size())
+    throw SimulationError(fmt::format("host {} received a packet for unknown queue pair {}", host_, id));
+  Qp& q = qps_[id];
+  std::visit(
+      [&](auto const& pkt) {
+        using T = std::decay_t<decltype(pkt)>;
+        if constexpr (std::is_same_v<T, RequestPacket>)
+          q.rsp.on_request(pkt, now, scratch_);
+        else if constexpr (std::is_same_v<T, AckPacket>)
+          q.req.on_ack(pkt, now, scratch_);
+        else
+          q.req.on_read_response(pkt, now, scratch_);
+      },
+      *w);
+  execute(id, scratch_);
+}
+
+void RdmaPoe::on_retransmit_timer(QpId id, SimTime now)
+{
+  Qp& q = qps_[id];
+  if (!q.timer_event_live || q.timer_event_at != now)
+    return; // superseded by an earlier event
+  q.timer_event_live = false;
+  if (!q.timer_armed)
+    return;
+  if (q.timer_deadline > now) { // restarted since: follow the deadline
+    q.timer_event_live = true;
+    q.timer_event_at   = q.timer_deadline;
+    q.timer_event      = sched_.at(q.timer_deadline, this, kTimer, id);
+    return;
+  }
+  q.timer_armed = false;
+  q.req.on_timer(q.timer_token, now, scratch_);
+  execute(id, scratch_);
+}
+
+void RdmaPoe::notify(SimTime now)
+{
+  auto [at, n] = std::move(notices_.front());
+  notices_.pop_front();
+  if (trace_) {
+    static constexpr const char* verbs[] = {"SEND", "WRITE", "READ"};
+    if (n.inbound) {
+      trace_->instant(trace_pid_, 2, fmt::format("{} {} from host {}", verbs[static_cast<int>(n.message.verb)],
+                                                 format_bytes(Bytes{n.message.bytes}), qps_[n.qp].peer),
+                      now);
+    } else if (auto it = posted_.find(n.completion.wr_id); it != posted_.end()) {
+      trace_->span(trace_pid_, 1,
+                   fmt::format("{} {} to host {}", verbs[static_cast<int>(n.completion.verb)],
+                               format_bytes(Bytes{n.completion.bytes}), qps_[n.qp].peer),
+                   it->second, now, fmt::format(R"({{"wr_id":{},"status":"{}"}})", n.completion.wr_id,
+                                                status_name(n.completion.status)));
+      posted_.erase(it);
+    }
+  }
+  if (n.inbound)
+    listener_.on_inbound(n.qp, n.message);
+  else {
+    if (auto it = msg_of_wr_.find(n.completion.wr_id); it != msg_of_wr_.end()) {
+      outgoing_.erase(it->second);
+      msg_of_wr_.erase(it);
+    }
+    listener_.on_completion(n.qp, n.completion);
+  }
+}
+
 void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
 {
   SimTime now = sched_.now();
   switch (kind) {
-    case kRx: {
-      net::Packet p = std::move(rx_pipe_.front());
-      rx_pipe_.pop_front();
-      auto* w = p.body.get<Wire>();
-      if (!w)
-        throw SimulationError(fmt::format("host {} received a non-RoCE packet from host {}", host_, p.src));
-      rx_head_ = p.head_arrival + cfg_.rx_latency;
-      QpId id = packet_qp(*w);
-      if (id >= qps_.size())
-        throw SimulationError(fmt::format("host {} received a packet for unknown queue pair {}", host_, id));
-      Qp& q = qps_[id];
-      std::visit(
-          [&](auto const& pkt) {
-            using T = std::decay_t<decltype(pkt)>;
-            if constexpr (std::is_same_v<T, RequestPacket>)
-              q.rsp.on_request(pkt, now, scratch_);
-            else if constexpr (std::is_same_v<T, AckPacket>)
-              q.req.on_ack(pkt, now, scratch_);
-            else
-              q.req.on_read_response(pkt, now, scratch_);
-          },
-          *w);
-      execute(id, scratch_);
-      break;
-    }
+    case kRx: receive(now); break;
     case kTxWake:
       if (now >= wake_at_)
         wake_at_ = SimTime::max();
       fabric_.tx_ready(host_);
       break;
-    case kTimer: {
-      Qp& q = qps_[arg];
-      if (!q.timer_event_live || q.timer_event_at != now)
-        break; // superseded by an earlier event
-      q.timer_event_live = false;
-      if (!q.timer_armed)
-        break;
-      if (q.timer_deadline > now) { // restarted since: follow the deadline
-        q.timer_event_live = true;
-        q.timer_event_at   = q.timer_deadline;
-        q.timer_event      = sched_.at(q.timer_deadline, this, kTimer, arg);
-        break;
-      }
-      q.timer_armed = false;
-      q.req.on_timer(q.timer_token, now, scratch_);
-      execute(static_cast<QpId>(arg), scratch_);
-      break;
-    }
+    case kTimer: on_retransmit_timer(static_cast<QpId>(arg), now); break;
     case kRnrTimer:
       qps_[arg].req.on_timer(qps_[arg].rnr_token, now, scratch_);
       execute(static_cast<QpId>(arg), scratch_);
@@ -459,35 +518,7 @@ void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
       qps_[arg].rsp.on_ack_timer(qps_[arg].ack_token, now, scratch_);
       execute(static_cast<QpId>(arg), scratch_);
       break;
-    case kNotify: {
-      auto [at, n] = std::move(notices_.front());
-      notices_.pop_front();
-      if (trace_) {
-        static constexpr const char* verbs[] = {"SEND", "WRITE", "READ"};
-        if (n.inbound) {
-          trace_->instant(trace_pid_, 2, fmt::format("{} {} from host {}", verbs[static_cast<int>(n.message.verb)],
-                                                     format_bytes(Bytes{n.message.bytes}), qps_[n.qp].peer),
-                          now);
-        } else if (auto it = posted_.find(n.completion.wr_id); it != posted_.end()) {
-          trace_->span(trace_pid_, 1,
-                       fmt::format("{} {} to host {}", verbs[static_cast<int>(n.completion.verb)],
-                                   format_bytes(Bytes{n.completion.bytes}), qps_[n.qp].peer),
-                       it->second, now, fmt::format(R"({{"wr_id":{},"status":"{}"}})", n.completion.wr_id,
-                                                    status_name(n.completion.status)));
-          posted_.erase(it);
-        }
-      }
-      if (n.inbound)
-        listener_.on_inbound(n.qp, n.message);
-      else {
-        if (auto it = msg_of_wr_.find(n.completion.wr_id); it != msg_of_wr_.end()) {
-          outgoing_.erase(it->second);
-          msg_of_wr_.erase(it);
-        }
-        listener_.on_completion(n.qp, n.completion);
-      }
-      break;
-    }
+    case kNotify: notify(now); break;
     default:
       break;
   }

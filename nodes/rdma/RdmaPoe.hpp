@@ -111,6 +111,20 @@ private:
   void execute(QpId qp, roce::Actions& acts);
   void want_tx(QpId qp);
   void refill(SimTime now);
+  /// Stage queue pair `id`'s next READ response `r` (its data read from memory now); returns its payload bytes.
+  std::uint32_t stage_response(QpId id, const roce::PendingResponse& r, SimTime now);
+  /// Stage queue pair `id`'s next request packet `p` (its payload read or streamed in); returns its payload bytes.
+  std::uint32_t stage_request(QpId id, const roce::RequestPacket& p, SimTime now);
+  /// The first packet of the control path (acknowledgements), if one may go now.
+  std::optional<net::Packet> pull_control();
+  /// The staged packet `done` (`payload` bytes) leaves now as `pkt`: flow fidelity's transmit-path drain, and
+  /// when its message's last byte is taken.
+  void sent(Staged& done, std::uint64_t payload, const net::Packet& pkt, SimTime now);
+  /// An arrived packet, after the receive pipeline: to its queue pair's responder or requester.
+  void receive(SimTime now);
+  void on_retransmit_timer(QpId id, SimTime now);
+  /// A completion or an inbound message, once the memory writes before it are done: traced, then told.
+  void notify(SimTime now);
   net::Packet make_packet(const Qp& q, roce::Wire w, SimTime tail_ready = {}) const;
   void arm_timer(QpId qp, const roce::ArmTimer& t);
   void notify_after_writes(Notice n);

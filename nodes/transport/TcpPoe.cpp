@@ -176,45 +176,51 @@ void TcpPoe::execute(QpId s, tcp::Actions& acts)
     want_tx(s);
 }
 
+bool TcpPoe::open_record(QpId s)
+{
+  Session& ss = sessions_[s];
+  auto it     = ss.heads.find(ss.consumed);
+  if (it == ss.heads.end())
+    throw SimulationError(fmt::format("host {} session {}: stream byte {} starts no known record", host_, s,
+                                      ss.consumed));
+  RxRecord r{it->second};
+  ss.heads.erase(ss.heads.begin(), std::next(it));
+  switch (r.head.kind) {
+    case RecordKind::Send: {
+      roce::RecvOffer o = provider_ ? provider_(r.head.header) : roce::RecvOffer{};
+      if (o.status == roce::RecvOffer::Status::NotReady) { // no room: the stream stalls
+        ss.heads.emplace(r.head.start, r.head);
+        ss.stalled = true;
+        ++c_.consumer_stalls;
+        sched_.after(timing_.consumer_poll, this, kPoll, s);
+        return false;
+      }
+      if (o.status == roce::RecvOffer::Status::Unclaimed)
+        throw SimulationError(fmt::format("host {}: a {}-byte message from host {} arrived and nothing receives "
+                                          "messages on this engine",
+                                          host_, r.head.bytes, ss.peer));
+      if (o.recv.length < r.head.bytes)
+        throw SimulationError(fmt::format("host {}: a {}-byte message from host {} does not fit its {}-byte "
+                                          "receive buffer",
+                                          host_, r.head.bytes, ss.peer, o.recv.length));
+      r.addr    = o.recv.local_addr;
+      r.recv_wr = o.recv.wr_id;
+      break;
+    }
+    case RecordKind::Write: r.addr = r.head.remote_addr; break;
+    case RecordKind::ReadRequest: break;
+    case RecordKind::ReadResponse: r.addr = reads_.at(r.head.wr_id).local_addr; break;
+  }
+  ss.current = r;
+  return true;
+}
+
 void TcpPoe::consume(QpId s)
 {
   Session& ss = sessions_[s];
   while (ss.consumed < ss.delivered && !ss.stalled) {
-    if (!ss.current) {
-      auto it = ss.heads.find(ss.consumed);
-      if (it == ss.heads.end())
-        throw SimulationError(fmt::format("host {} session {}: stream byte {} starts no known record", host_, s,
-                                          ss.consumed));
-      RxRecord r{it->second};
-      ss.heads.erase(ss.heads.begin(), std::next(it));
-      switch (r.head.kind) {
-        case RecordKind::Send: {
-          roce::RecvOffer o = provider_ ? provider_(r.head.header) : roce::RecvOffer{};
-          if (o.status == roce::RecvOffer::Status::NotReady) { // no room: the stream stalls
-            ss.heads.emplace(r.head.start, r.head);
-            ss.stalled = true;
-            ++c_.consumer_stalls;
-            sched_.after(timing_.consumer_poll, this, kPoll, s);
-            return;
-          }
-          if (o.status == roce::RecvOffer::Status::Unclaimed)
-            throw SimulationError(fmt::format("host {}: a {}-byte message from host {} arrived and nothing receives "
-                                              "messages on this engine",
-                                              host_, r.head.bytes, ss.peer));
-          if (o.recv.length < r.head.bytes)
-            throw SimulationError(fmt::format("host {}: a {}-byte message from host {} does not fit its {}-byte "
-                                              "receive buffer",
-                                              host_, r.head.bytes, ss.peer, o.recv.length));
-          r.addr    = o.recv.local_addr;
-          r.recv_wr = o.recv.wr_id;
-          break;
-        }
-        case RecordKind::Write: r.addr = r.head.remote_addr; break;
-        case RecordKind::ReadRequest: break;
-        case RecordKind::ReadResponse: r.addr = reads_.at(r.head.wr_id).local_addr; break;
-      }
-      ss.current = r;
-    }
+    if (!ss.current && !open_record(s))
+      return;
     RxRecord& r         = *ss.current;
     std::uint64_t end   = r.head.start + r.head.bytes;
     std::uint64_t upto  = std::min(ss.delivered, end);
@@ -232,45 +238,50 @@ void TcpPoe::consume(QpId s)
     ++c_.records_received;
     RxRecord done = std::move(*ss.current);
     ss.current.reset();
-    switch (done.head.kind) {
-      case RecordKind::Send:
-      case RecordKind::Write: {
-        roce::InboundMessage m;
-        m.verb       = done.head.kind == RecordKind::Send ? roce::Verb::Send : roce::Verb::Write;
-        m.msg        = done.head.msg;
-        m.addr       = done.addr;
-        m.bytes      = done.head.bytes;
-        m.checksum   = done.checksum;
-        m.recv_wr_id = done.recv_wr;
-        m.header     = done.head.header;
-        notify_after_writes(Notice{s, true, {}, m});
-        break;
-      }
-      case RecordKind::ReadRequest: { // serve it: stream the bytes back from memory
-        TxRecord resp;
-        resp.verb        = roce::Verb::Read;
-        resp.report      = false;
-        resp.head.kind   = RecordKind::ReadResponse;
-        resp.head.bytes  = std::max<std::uint64_t>(done.head.length, 1);
-        resp.head.msg    = done.head.msg;
-        resp.head.wr_id  = done.head.wr_id;
-        resp.local_addr  = done.head.remote_addr;
-        append(s, std::move(resp));
-        break;
-      }
-      case RecordKind::ReadResponse: {
-        roce::Completion c;
-        c.wr_id = done.head.wr_id;
-        c.verb  = roce::Verb::Read;
-        c.bytes = reads_.at(done.head.wr_id).length;
-        reads_.erase(done.head.wr_id);
-        notify_after_writes(Notice{s, false, c, {}});
-        break;
-      }
-    }
+    record_done(s, std::move(done));
   }
   if (!scratch_.empty())
     execute(s, scratch_);
+}
+
+void TcpPoe::record_done(QpId s, RxRecord done)
+{
+  switch (done.head.kind) {
+    case RecordKind::Send:
+    case RecordKind::Write: {
+      roce::InboundMessage m;
+      m.verb       = done.head.kind == RecordKind::Send ? roce::Verb::Send : roce::Verb::Write;
+      m.msg        = done.head.msg;
+      m.addr       = done.addr;
+      m.bytes      = done.head.bytes;
+      m.checksum   = done.checksum;
+      m.recv_wr_id = done.recv_wr;
+      m.header     = done.head.header;
+      notify_after_writes(Notice{s, true, {}, m});
+      break;
+    }
+    case RecordKind::ReadRequest: { // serve it: stream the bytes back from memory
+      TxRecord resp;
+      resp.verb        = roce::Verb::Read;
+      resp.report      = false;
+      resp.head.kind   = RecordKind::ReadResponse;
+      resp.head.bytes  = std::max<std::uint64_t>(done.head.length, 1);
+      resp.head.msg    = done.head.msg;
+      resp.head.wr_id  = done.head.wr_id;
+      resp.local_addr  = done.head.remote_addr;
+      append(s, std::move(resp));
+      break;
+    }
+    case RecordKind::ReadResponse: {
+      roce::Completion c;
+      c.wr_id = done.head.wr_id;
+      c.verb  = roce::Verb::Read;
+      c.bytes = reads_.at(done.head.wr_id).length;
+      reads_.erase(done.head.wr_id);
+      notify_after_writes(Notice{s, false, c, {}});
+      break;
+    }
+  }
 }
 
 void TcpPoe::notify_after_writes(Notice n)

@@ -148,6 +148,11 @@ private:
   /// holds the oldest unwritten message of the engine).
   void write_records(QpId s);
   void consume(QpId s);
+  /// Session `s`'s next record starts at the consumed byte: find where it goes (a SEND asks the receive
+  /// provider). False when there is no room yet (the stream stalls and polls again).
+  bool open_record(QpId s);
+  /// A record wholly consumed: a SEND or WRITE told, a READ request served, a READ response completed.
+  void record_done(QpId s, RxRecord done);
   void refill(SimTime now);
   SimTime payload_ready(Session& ss, QpId id, const tcp::Segment& seg, SimTime now);
   net::Packet make_packet(const Session& ss, Packet body) const;
