@@ -1,6 +1,6 @@
 #!/bin/sh
 # Structural rules of nodes/ (issue 29): no friend declaration in nodes/cclo, no function longer than 80 lines
-# in nodes/, no header of nodes/ that includes (directly or not) a header including it.
+# in nodes/, no co_await in a condition, no header of nodes/ that includes (directly or not) a header including it.
 # Usage: python-free-tools/check-structure.sh [SOURCE_DIR]   (exit 1 and a list of offenders when a rule breaks)
 set -eu
 src=${1:-$(dirname "$0")/..}
@@ -24,6 +24,17 @@ long=$(find nodes -name '*.cpp' -o -name '*.hpp' | sort | xargs awk '
 if [ -n "$long" ]; then
   echo "functions over 80 lines in nodes/ (split them into named steps):"
   echo "$long"
+  status=1
+fi
+
+# A co_await in a condition (if / while / switch) or in a conditional operator's operand: GCC 12 miscompiled
+# `if (co_await fw_.lookup(completion_from(...)))` in the firmware (the condition's temporary std::function was
+# destroyed twice: a crash, or a return to the kernel without waiting); every co_await of nodes/ stands in its own
+# statement or declaration (simcore/engine/Task.hpp).
+conds=$(grep -rnE '(if|while|switch) \(.*co_await|\?[^;]*co_await' nodes || true)
+if [ -n "$conds" ]; then
+  echo "co_await in a condition or a conditional operator (await into a variable first: GCC 12 miscompiles these):"
+  echo "$conds"
   status=1
 fi
 
@@ -53,5 +64,5 @@ if [ -n "$cycles" ]; then
   echo "$cycles"
   status=1
 fi
-[ $status -eq 0 ] && echo "structure of nodes/: no friend in nodes/cclo, no function over 80 lines, no include cycle"
+[ $status -eq 0 ] && echo "structure of nodes/: no friend in nodes/cclo, no function over 80 lines, no co_await in a condition, no include cycle"
 exit $status

@@ -71,9 +71,9 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
 
 Cclo::~Cclo() = default;
 
-void Cclo::start(simgrid::s4u::Host* host)
+void Cclo::start()
 {
-  sched_.spawn(fmt::format("cclo-{}", host_), host, [this](ActorContext& ctx) { fw_->run(ctx); }, ActorRole::Daemon);
+  sched_.spawn_task(fmt::format("cclo-{}", host_), [this](TaskContext& ctx) { return fw_->run(ctx); }, ActorRole::Daemon);
 }
 
 coll::CcloTuning Cclo::tuning() const

@@ -66,8 +66,8 @@ public:
   Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
        Scheduler& sched, CcloLink link, MemorySystem& mem, DataPlane* data = nullptr, std::uint64_t seed = 0);
   ~Cclo();
-  /// Start the firmware (a daemon actor on the node's SimGrid host).
-  void start(simgrid::s4u::Host* host);
+  /// Start the firmware (a daemon task actor: Firmware.hpp).
+  void start();
 
   /// Invoke a call and block until its completion reaches the caller (ACCL's call_sync).
   CcloResult call(ActorContext& ctx, const CcloCall& c);

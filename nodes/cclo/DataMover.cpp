@@ -19,9 +19,9 @@ DataMover::DataMover(const DmpConfig& cfg, unsigned seek_cycles, Hertz clock, Sc
 {
 }
 
-void DataMover::submit(Move m)
+void DataMover::submit(const Move& m, std::function<void()> on_done)
 {
-  queue_.push_back(std::move(m));
+  queue_.push_back(Queued{m, std::move(on_done)});
   c_.max_queue = std::max(c_.max_queue, queue_.size());
   try_start();
 }
@@ -40,7 +40,7 @@ std::string DataMover::waiting() const
 {
   if (!waiting_rx_ || queue_.empty())
     return {};
-  auto const& m = queue_.front();
+  auto const& m = queue_.front().m;
   return fmt::format("the data mover waits for message {} from host {} in the Rx buffers ({})", m.op1.seq,
                      m.op1.src_host, rbm_.describe());
 }
@@ -76,7 +76,7 @@ void DataMover::on_event(std::uint32_t kind, std::uint64_t arg)
 void DataMover::try_start()
 {
   while (!queue_.empty()) {
-    Move& m   = queue_.front();
+    Move& m   = queue_.front().m;
     SimTime t = std::max(sched_.now(), issue_free_);
     t = std::max(t, operands_ready(m, t)); // and when what it reads has been written
     if (t > sched_.now()) { // in-order issue: come back when the issue slot is free
@@ -114,9 +114,9 @@ void DataMover::try_start()
       }
       t += cycle_ * seek_cycles_; // the data mover finds the message in the Rx-buffer list
     }
-    Move mv = std::move(m);
+    Queued q = std::move(queue_.front());
     queue_.pop_front();
-    start(mv, t, rx);
+    start(q.m, std::move(q.on_done), t, rx);
   }
 }
 
@@ -160,7 +160,7 @@ DataMover::Pace DataMover::pace(const Move& m, std::uint64_t op1_addr) const
   return bottleneck;
 }
 
-void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
+void DataMover::start(const Move& m, std::function<void()> on_done, SimTime t, std::optional<std::size_t> rx)
 {
   SimTime issue = t + cycle_ * cfg_.issue_cycles;
   issue_free_   = issue;
@@ -189,14 +189,13 @@ void DataMover::start(Move& m, SimTime t, std::optional<std::size_t> rx)
   std::vector<std::byte> out;
   if (image_)
     out = compute(m, op1_addr);
-  complete(m, rx, first, last, p, std::move(out));
+  complete(m, std::move(on_done), rx, first, last, p, std::move(out));
 }
 
-void DataMover::complete(Move& m, std::optional<std::size_t> rx, SimTime first, SimTime last, const Pace& p,
-                         std::vector<std::byte> out)
+void DataMover::complete(const Move& m, std::function<void()> done, std::optional<std::size_t> rx, SimTime first,
+                         SimTime last, const Pace& p, std::vector<std::byte> out)
 {
   const std::uint64_t br = m.result_bytes();
-  auto done    = std::move(m.on_done);
   auto release = [this, rx] {
     if (rx)
       rbm_.release(*rx);

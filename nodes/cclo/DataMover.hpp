@@ -42,7 +42,6 @@ struct Move {
   bool reduce = false;         ///< op0 and op1 through the reduction plugin
   coll::ReduceFunc func = coll::ReduceFunc::Sum;
   bool res_compressed = false; ///< the result leaves as fp16 (compression plugin)
-  std::function<void()> on_done;
 
   std::uint64_t slot_bytes(bool compressed) const { return count * (compressed ? 2 : dtype_bytes(dtype)); }
   std::uint64_t result_bytes() const { return slot_bytes(res_compressed); }
@@ -76,7 +75,9 @@ public:
   /// `image`: this node's memory contents when the run carries real data, else null.
   DataMover(const DmpConfig& cfg, unsigned seek_cycles, Hertz clock, Scheduler& sched, MemorySystem& mem,
             RxBufferManager& rbm, TxSystem& tx, MemoryImage* image);
-  void submit(Move m);
+  /// Queue a move; `on_done` runs when it completes (its status). A Move is a plain descriptor (trivially
+  /// destructible: the firmware passes it to the tasks it awaits, see simcore/engine/Task.hpp).
+  void submit(const Move& m, std::function<void()> on_done);
   /// A message completed in an Rx buffer: a waiting move may find it.
   void rx_arrived();
   /// Called once if the data mover can never progress (its next message can get no Rx buffer).
@@ -91,7 +92,7 @@ public:
 private:
   enum EventKind : std::uint32_t { kTry, kDone };
   void try_start();
-  void start(Move& m, SimTime t, std::optional<std::size_t> rx);
+  void start(const Move& m, std::function<void()> on_done, SimTime t, std::optional<std::size_t> rx);
   /// A stream is paced by its bottleneck: the leg (engine and the bytes it carries) that needs the longest;
   /// every other leg runs at the same element rate.
   struct Pace {
@@ -108,8 +109,8 @@ private:
   Pace pace(const Move& m, std::uint64_t op1_addr) const;
   /// Schedule what happens when the move's stream [first, last] is over: its result written or handed to the
   /// packetizer, its Rx buffer (if any) freed, the firmware told.
-  void complete(Move& m, std::optional<std::size_t> rx, SimTime first, SimTime last, const Pace& p,
-                std::vector<std::byte> out);
+  void complete(const Move& m, std::function<void()> done, std::optional<std::size_t> rx, SimTime first,
+                SimTime last, const Pace& p, std::vector<std::byte> out);
   void finish_at(SimTime t, std::function<void()> fn);
   /// What the move outputs, from its operands' bytes (real-data runs).
   std::vector<std::byte> compute(const Move& m, std::uint64_t op1_addr) const;
@@ -123,7 +124,11 @@ private:
   RxBufferManager& rbm_;
   TxSystem& tx_;
   MemoryImage* image_;
-  std::deque<Move> queue_;
+  struct Queued {
+    Move m;
+    std::function<void()> on_done;
+  };
+  std::deque<Queued> queue_;
   SimTime issue_free_;
   SimTime busy_until_; ///< end of the latest streaming interval counted in c_.busy
   bool waiting_rx_ = false;

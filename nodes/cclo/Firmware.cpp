@@ -14,20 +14,13 @@ const FirmwareCosts& Firmware::costs() const
   return core_.cfg.firmware;
 }
 
-void Firmware::charge(unsigned cycles)
+TaskContext::Sleep Firmware::charge(unsigned cycles)
 {
   if (cycles == 0)
-    return;
+    return ctx_->no_wait();
   SimTime t = core_.cycles(cycles);
   core_.counters.uc_busy += t;
-  ctx_->sleep_for(t);
-}
-
-void Firmware::block(WaitReason why)
-{
-  core_.fw_waiting = true;
-  ctx_->block(std::move(why));
-  core_.fw_waiting = false;
+  return ctx_->sleep_for(t);
 }
 
 void Firmware::check_error() const
@@ -39,26 +32,25 @@ void Firmware::check_error() const
 // ---------------------------------------------------------------------------------------------
 // Data-mover instructions.
 
-void Firmware::start_move(Move m)
+Task<> Firmware::start_move(const Move& m)
 {
-  auto st  = std::make_shared<Status>();
-  m.on_done = [this, st] {
+  auto st = std::make_shared<Status>();
+  statuses_.push_back(st);
+  co_await charge(costs().move);
+  c_.data_mover().submit(m, [this, st] {
     st->done = true;
     c_.wake_firmware();
-  };
-  statuses_.push_back(st);
-  charge(costs().move);
-  c_.data_mover().submit(std::move(m));
+  });
 }
 
-void Firmware::end_move()
+Task<> Firmware::end_move()
 {
   if (statuses_.empty())
     throw std::logic_error("end_move() without an outstanding move");
   auto st = statuses_.front();
   while (!st->done) {
     check_error();
-    block([this] {
+    co_await block([this] {
       auto w = c_.data_mover().waiting();
       return fmt::format("the CCLO firmware of host {} waits for a data-mover status (end_move){}", core_.host,
                          w.empty() ? "" : ": " + w);
@@ -67,137 +59,147 @@ void Firmware::end_move()
   statuses_.pop_front();
 }
 
-void Firmware::submit_move(Move m, std::function<void()> done)
+Task<> Firmware::move(const Move& m)
 {
-  m.on_done = [this, done = std::move(done)] {
+  co_await start_move(m);
+  co_await end_move();
+}
+
+Task<> Firmware::submit_move(const Move& m, std::function<void()>& done)
+{
+  std::function<void()> on_done = [this, done = std::move(done)] {
     if (done)
       done();
     c_.wake_firmware();
   };
-  charge(costs().move);
-  c_.data_mover().submit(std::move(m));
+  co_await charge(costs().move);
+  c_.data_mover().submit(m, std::move(on_done));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Rendezvous notifications.
 
-void Firmware::send_address(std::uint32_t peer, std::uint64_t addr, std::uint64_t bytes, std::uint32_t tag,
-                            unsigned transfers)
+Task<> Firmware::send_address(std::uint32_t peer, std::uint64_t addr, std::uint64_t bytes, std::uint32_t tag,
+                              unsigned transfers)
 {
-  charge(costs().notify);
+  co_await charge(costs().notify);
   c_.send_control(peer, CcloMsg::Init, addr, transfers | (std::uint64_t{tag} << 32), bytes);
 }
 
-std::optional<RndzvNotice> Firmware::lookup(const NoticeMatch& match)
+Task<std::optional<RndzvNotice>> Firmware::lookup(const NoticeMatch& match)
 {
-  charge(costs().poll);
+  co_await charge(costs().poll);
   unsigned examined = 0;
   seen_             = core_.arrivals;
   auto r            = core_.rndzv.take(match, examined);
-  charge(examined * costs().entry);
+  co_await charge(examined * costs().entry);
   if (r)
     ++core_.counters.polls;
-  return r;
+  co_return r;
 }
 
-void Firmware::wait_aligned(SimTime failed_at, SimTime pass, const WaitReason& what)
+Task<> Firmware::wait_aligned(SimTime failed_at, SimTime pass, WaitText what)
 {
   // A notice that came while the pass was walking the queues was not seen by it: pass again.
   while (core_.arrivals == seen_) {
     check_error();
-    block(what);
+    co_await block(what);
   }
-  align(failed_at, pass, true);
+  co_await align(failed_at, pass, true);
 }
 
-void Firmware::align(SimTime failed_at, SimTime pass, bool rerun)
+Task<> Firmware::align(SimTime failed_at, SimTime pass, bool rerun)
 {
   // Passes have run back to back since failed_at. A notice is seen by the first pass that ends after it
   // arrived: resume at that pass's start and run it. A new call is seen when the pass in progress ends.
   SimTime at = now();
   if (pass <= SimTime{} || at <= failed_at)
-    return;
+    co_return;
   auto k         = (at - failed_at).ps() / pass.ps() + ((at - failed_at).ps() % pass.ps() != 0 ? 1 : 0);
   SimTime resume = failed_at + pass * (rerun ? k - 1 : k);
   if (resume > now()) {
     core_.counters.uc_busy += resume - now();
-    ctx_->sleep_until(resume);
+    co_await ctx_->sleep_until(resume);
   }
   core_.counters.loop_passes += static_cast<std::uint64_t>(rerun ? k - 1 : k);
 }
 
-RndzvNotice Firmware::spin(const NoticeMatch& match, const WaitReason& what)
+Task<RndzvNotice> Firmware::spin(const NoticeMatch& match, WaitText what)
 {
   while (true) {
     check_error();
     SimTime start = now();
-    if (auto r = lookup(match))
-      return *r;
+    auto r = co_await lookup(match);
+    if (r)
+      co_return *r;
     ++core_.counters.loop_passes;
-    wait_aligned(now(), now() - start, [this, &what] {
+    auto why = [this, what] {
       return fmt::format("the CCLO firmware of host {} busy-waits: {} ({})", core_.host, what(), core_.rndzv.describe());
-    });
+    };
+    co_await wait_aligned(now(), now() - start, why);
   }
 }
 
-void Firmware::spin_call(const std::function<FwStatus()>& function, const WaitReason& what)
+Task<> Firmware::spin_call(FnRef<Task<FwStatus>()> function, WaitText what)
 {
   while (true) {
     check_error();
     SimTime start = now();
-    if (function() == FwStatus::Done)
-      return;
+    const FwStatus st = co_await function();
+    if (st == FwStatus::Done)
+      co_return;
     ++core_.counters.loop_passes;
-    wait_aligned(now(), now() - start, [this, &what] {
+    auto why = [this, what] {
       return fmt::format("the CCLO firmware of host {} re-runs {} until it is ready ({})", core_.host, what(),
                          core_.rndzv.describe());
-    });
+    };
+    co_await wait_aligned(now(), now() - start, why);
   }
 }
 
-void Firmware::wait_event(WaitReason what)
+Task<> Firmware::wait_event(WaitText what)
 {
   check_error();
-  block(std::move(what));
+  co_await block(what);
 }
 
 // ---------------------------------------------------------------------------------------------
 // The main loop.
 
-std::optional<std::pair<std::shared_ptr<CcloPending>, bool>> Firmware::pick()
+Task<std::optional<std::pair<std::shared_ptr<CcloPending>, bool>>> Firmware::pick()
 {
   // wait_for_call(): after a new call it looks at the command FIFO first, after a retried call (or
   // while the barrier flushes the retry queue) at the retry queue first.
+  using Picked           = std::optional<std::pair<std::shared_ptr<CcloPending>, bool>>;
   const bool retry_first = flush_retries_ || !last_new_;
-  auto take_new          = [&]() -> std::optional<std::pair<std::shared_ptr<CcloPending>, bool>> {
+  auto take_new          = [&]() -> Picked {
     if (core_.calls.empty())
       return std::nullopt;
     auto p = core_.calls.front();
     core_.calls.pop_front();
     return std::pair{p, true};
   };
-  auto take_retry = [&]() -> std::optional<std::pair<std::shared_ptr<CcloPending>, bool>> {
-    if (retry_.empty())
-      return std::nullopt;
-    if (std::all_of(retry_.begin(), retry_.end(),
-                    [&](const Retry& r) { return r.pass_known && r.seen == core_.arrivals; }) &&
-        (core_.calls.empty() || retry_first))
-      idle_retry_loop();
+  auto idle = [&] {
+    return std::all_of(retry_.begin(), retry_.end(),
+                       [&](const Retry& r) { return r.pass_known && r.seen == core_.arrivals; }) &&
+           (core_.calls.empty() || retry_first);
+  };
+  if (!retry_first)
+    if (auto n = take_new())
+      co_return n;
+  if (!retry_.empty()) {
+    if (idle())
+      co_await idle_retry_loop();
     auto p = retry_.front().call;
     retry_.pop_front();
-    return std::pair{p, false};
-  };
-  if (retry_first) {
-    if (auto r = take_retry())
-      return r;
-    return take_new();
+    co_return std::pair{p, false};
   }
-  if (auto n = take_new())
-    return n;
-  return take_retry();
+  if (retry_first)
+    co_return take_new();
+  co_return std::nullopt;
 }
 
-void Firmware::idle_retry_loop()
+Task<> Firmware::idle_retry_loop()
 {
   // Every queued call failed since the last notification: the loop goes round without effect until
   // one arrives (or the CCLO fails). Cycle = the passes of all of them.
@@ -213,56 +215,72 @@ void Firmware::idle_retry_loop()
   const bool sees_calls = !flush_retries_ && last_new_;
   while (core_.arrivals == seen_ && !(sees_calls && core_.calls.size() != calls)) {
     check_error();
-    block([this, &waits_for] {
+    co_await block([this, &waits_for] {
       return fmt::format("the CCLO firmware of host {} loops over its retry queue: {} ({})", core_.host, waits_for,
                          core_.rndzv.describe());
     });
   }
-  align(last, cycle, core_.arrivals != seen_);
+  co_await align(last, cycle, core_.arrivals != seen_);
 }
 
-void Firmware::run(ActorContext& ctx)
+void Firmware::fail_retries()
 {
-  ctx_          = &ctx;
-  core_.fw_actor  = ctx.id();
+  for (auto& r : retry_) {
+    r.call->result.error = core_.error;
+    finish(*r.call);
+  }
+  retry_.clear();
+}
+
+Task<> Firmware::run(TaskContext& ctx)
+{
+  ctx_           = &ctx;
+  core_.fw_actor = ctx.id();
   while (true) {
     std::optional<std::pair<std::shared_ptr<CcloPending>, bool>> next;
+    bool aborted = false;
     try {
-      while (!(next = pick()))
-        block([] { return std::string("the CCLO firmware waits for a call"); });
-    } catch (FirmwareAbort&) {
-      // Failed while looping over retried calls: each of them ends with the error.
-      for (auto& r : retry_) {
-        r.call->result.error = core_.error;
-        finish(*r.call);
+      while (true) {
+        next = co_await pick();
+        if (next)
+          break;
+        co_await block([] { return std::string("the CCLO firmware waits for a call"); });
       }
-      retry_.clear();
-      continue;
-    }
-    auto [p, is_new] = *next;
-    last_new_        = is_new;
-    SimTime start    = now();
-    if (is_new) {
-      p->result.started = start;
-      ++core_.counters.calls;
-      charge(costs().call);
-    } else {
-      charge(costs().retry);
-    }
-    FwStatus st = FwStatus::Done;
-    try {
-      st = execute(*p);
     } catch (FirmwareAbort&) {
-      p->result.error = core_.error;
+      aborted = true;
     }
-    if (st == FwStatus::NotReady) {
-      ++core_.counters.retries;
-      retry_.push_back(Retry{p, seen_, now() - start, !is_new, now(), waits_for_});
+    if (aborted) {
+      fail_retries();
       continue;
     }
-    charge(costs().finalize);
-    finish(*p);
+    co_await serve(next->first, next->second);
   }
+}
+
+Task<> Firmware::serve(const std::shared_ptr<CcloPending>& p, bool is_new)
+{
+  last_new_     = is_new;
+  SimTime start = now();
+  if (is_new) {
+    p->result.started = start;
+    ++core_.counters.calls;
+    co_await charge(costs().call);
+  } else {
+    co_await charge(costs().retry);
+  }
+  FwStatus st = FwStatus::Done;
+  try {
+    st = co_await execute(*p);
+  } catch (FirmwareAbort&) {
+    p->result.error = core_.error;
+  }
+  if (st == FwStatus::NotReady) {
+    ++core_.counters.retries;
+    retry_.push_back(Retry{p, seen_, now() - start, !is_new, now(), waits_for_});
+    co_return;
+  }
+  co_await charge(costs().finalize);
+  finish(*p);
 }
 
 void Firmware::finish(CcloPending& p)
@@ -272,28 +290,28 @@ void Firmware::finish(CcloPending& p)
   ctx_->scheduler().wake(p.caller);
 }
 
-FwStatus Firmware::execute(CcloPending& p)
+Task<FwStatus> Firmware::execute(CcloPending& p)
 {
   if (!core_.error.empty()) {
     p.result.error = core_.error;
-    return FwStatus::Done;
+    co_return FwStatus::Done;
   }
   FirmwareCall call(*this, p);
   if (!call.ok())
-    return FwStatus::Done;
+    co_return FwStatus::Done;
   waits_for_.clear();
   if (call.call().call.collective == coll::Collective::Barrier) {
     // barrier(): the retry queue is flushed before the barrier runs.
     flush_retries_ = true;
     if (!retry_.empty()) {
       waits_for_ = "the barrier waits for the retried calls to finish";
-      return FwStatus::NotReady;
+      co_return FwStatus::NotReady;
     }
   }
-  FwStatus st = call.run();
+  FwStatus st = co_await call.run();
   if (call.call().call.collective == coll::Collective::Barrier && st == FwStatus::Done)
     flush_retries_ = false;
-  return st;
+  co_return st;
 }
 
 } // namespace nafsim::nodes

@@ -13,6 +13,11 @@
 // the rendezvous notification queues. Algorithms the firmware does not have run through the schedule
 // executor (ScheduleExecutor.cpp) on the same primitives.
 //
+// The firmware runs as a task actor (simcore/engine/Task.hpp): its main loop and the collective functions
+// are coroutines, and each primitive that takes micro-controller time or waits is an awaitable
+// (`co_await fw.charge(n)`, `co_await fw.end_move()`): the kernel resumes the firmware where it waits, as an
+// engine event, without a SimGrid context switch per primitive.
+//
 // Waiting is modeled without simulating every loop pass: a loop that found nothing blocks until a
 // notification arrives, then resumes on the pass grid (period = the measured duration of a failed
 // pass), so the firmware notices a notification at the end of the first pass after its arrival, as
@@ -32,7 +37,27 @@ namespace nafsim::nodes {
 /// A collective function's outcome: finished, or not ready (the call goes to the retry queue).
 enum class FwStatus { Done, NotReady };
 
-using NoticeMatch = std::function<bool(const RndzvNotice&)>;
+/// Which rendezvous notice a lookup takes (rendezvous_get_addr / _get_completion and their _any forms): an
+/// address notice from `src` with tag `tag` or 0, or a completion notice from `src` for `addr` of `bytes`
+/// (kAny / 0: any). A plain value, passed to the tasks the firmware awaits (simcore/engine/Task.hpp).
+struct NoticeMatch {
+  static constexpr std::uint32_t kAny = ~0u;
+  RndzvNotice::Type type = RndzvNotice::Type::Address;
+  std::uint32_t src      = kAny;
+  std::uint32_t tag      = 0;
+  std::uint64_t addr     = 0;
+  std::uint64_t bytes    = 0;
+  bool operator()(const RndzvNotice& e) const
+  {
+    if (e.type != type || (src != kAny && e.src != src))
+      return false;
+    if (type == RndzvNotice::Type::Address)
+      return e.tag == tag || e.tag == 0;
+    return (addr == 0 || e.addr == addr) && (bytes == 0 || e.bytes == bytes);
+  }
+};
+/// Text for a deadlock report, built only if one is written.
+using WaitText = FnRef<std::string()>;
 
 /// Thrown through a call's function when the CCLO failed (a transport error, an Rx-buffer deadlock).
 struct FirmwareAbort {};
@@ -40,37 +65,34 @@ struct FirmwareAbort {};
 class Firmware {
 public:
   explicit Firmware(Cclo& cclo);
-  /// The firmware's main loop (a daemon actor).
-  void run(ActorContext& ctx);
+  /// The firmware's main loop (a daemon task actor).
+  Task<> run(TaskContext& ctx);
 
-  // ---- the micro-controller's primitives ----
+  // ---- the micro-controller's primitives (each awaited: `co_await fw.charge(n)`) ----
   SimTime now() const { return ctx_->now(); }
   const FirmwareCosts& costs() const;
   /// Spend `cycles` of micro-controller time.
-  void charge(unsigned cycles);
+  TaskContext::Sleep charge(unsigned cycles);
   /// start_move(): a move instruction to the data mover; its status joins STS_DMA_MOVE.
-  void start_move(Move m);
+  Task<> start_move(const Move& m);
   /// end_move(): the oldest status of STS_DMA_MOVE, waiting for it.
-  void end_move();
-  void move(Move m)
-  {
-    start_move(std::move(m));
-    end_move();
-  }
+  Task<> end_move();
+  Task<> move(const Move& m);
   /// A move whose completion runs `done` (the schedule executor's dataflow; no STS_DMA_MOVE entry).
-  void submit_move(Move m, std::function<void()> done);
+  /// (`done` is taken from the caller's named function before the task first waits.)
+  Task<> submit_move(const Move& m, std::function<void()>& done);
   /// rendezvous_send_addr(): an address notice to `peer` (`addr` 0, `bytes` 0 for the barrier).
-  void send_address(std::uint32_t peer, std::uint64_t addr, std::uint64_t bytes, std::uint32_t tag = 0,
-                    unsigned transfers = 1);
+  Task<> send_address(std::uint32_t peer, std::uint64_t addr, std::uint64_t bytes, std::uint32_t tag = 0,
+                      unsigned transfers = 1);
   /// One rendezvous lookup (rendezvous_get_*): walks the pending notices, then the arrivals.
-  std::optional<RndzvNotice> lookup(const NoticeMatch& match);
+  Task<std::optional<RndzvNotice>> lookup(const NoticeMatch& match);
   /// `while (rendezvous_get_*() == NOT_READY);`: busy-wait in place for a notice.
-  RndzvNotice spin(const NoticeMatch& match, const WaitReason& what);
+  Task<RndzvNotice> spin(const NoticeMatch& match, WaitText what);
   /// `while (function() == NOT_READY);`: re-run a collective function in place until it finishes
   /// (the rendezvous allreduce's broadcast, reduce-scatter's scatter).
-  void spin_call(const std::function<FwStatus()>& function, const WaitReason& what);
+  Task<> spin_call(FnRef<Task<FwStatus>()> function, WaitText what);
   /// Block until a notification arrives, a move completes or the CCLO fails (schedule executor).
-  void wait_event(WaitReason what);
+  Task<> wait_event(WaitText what);
   /// Throws FirmwareAbort if the CCLO failed.
   void check_error() const;
   Cclo& cclo() { return c_; }
@@ -88,23 +110,39 @@ private:
     std::string waits_for;    ///< what it waits for (diagnoses)
   };
   /// Pick the next call as wait_for_call() does, or nothing (none queued).
-  std::optional<std::pair<std::shared_ptr<CcloPending>, bool>> pick();
+  Task<std::optional<std::pair<std::shared_ptr<CcloPending>, bool>>> pick();
   /// The whole retry queue failed since the last notification: sleep until one arrives (or a call),
   /// then resume on the retry loop's pass grid.
-  void idle_retry_loop();
+  Task<> idle_retry_loop();
   /// After a loop pass that found nothing (ended `failed_at`, lasted `pass`): block until a new
   /// notification, then sleep to the start of the pass that sees it.
-  void wait_aligned(SimTime failed_at, SimTime pass, const WaitReason& what);
+  Task<> wait_aligned(SimTime failed_at, SimTime pass, WaitText what);
   /// Sleep from `failed_at`, where back-to-back loop passes of `pass` began, to the start of the pass that
   /// sees what just happened (`rerun`), or to the end of the pass in progress.
-  void align(SimTime failed_at, SimTime pass, bool rerun);
-  FwStatus execute(CcloPending& p);
+  Task<> align(SimTime failed_at, SimTime pass, bool rerun);
+  /// One call picked from a queue: run it, then finalize it or queue it for a retry.
+  Task<> serve(const std::shared_ptr<CcloPending>& p, bool is_new);
+  /// The firmware failed while looping over retried calls: each of them ends with the error.
+  void fail_retries();
+  Task<FwStatus> execute(CcloPending& p);
   void finish(CcloPending& p);
-  void block(WaitReason why);
+  /// Wait until woken (the firmware's only way to block besides charging cycles).
+  struct Block {
+    TaskContext::Block inner;
+    CcloCore& core;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h)
+    {
+      core.fw_waiting = true;
+      inner.await_suspend(h);
+    }
+    void await_resume() const noexcept { core.fw_waiting = false; }
+  };
+  Block block(WaitText why) { return Block{ctx_->block(why), core_}; }
 
   Cclo& c_;
   CcloCore& core_;
-  ActorContext* ctx_ = nullptr;
+  TaskContext* ctx_ = nullptr;
   struct Status {
     bool done = false;
   };

@@ -202,24 +202,21 @@ Move FirmwareCall::combine_move(const Slice& a, const Slice& b, const Slice& dst
 
 NoticeMatch FirmwareCall::address_from(int rank) const
 {
-  const std::uint32_t tag = call_.tag;
-  if (rank < 0)
-    return [tag](const RndzvNotice& e) {
-      return e.type == RndzvNotice::Type::Address && (e.tag == tag || e.tag == 0);
-    };
-  const std::uint32_t h = host(rank);
-  return [h, tag](const RndzvNotice& e) {
-    return e.type == RndzvNotice::Type::Address && e.src == h && (e.tag == tag || e.tag == 0);
-  };
+  NoticeMatch m;
+  m.type = RndzvNotice::Type::Address;
+  m.src  = rank < 0 ? NoticeMatch::kAny : host(rank);
+  m.tag  = call_.tag;
+  return m;
 }
 
 NoticeMatch FirmwareCall::completion_from(int rank, std::uint64_t where, std::uint64_t bytes) const
 {
-  const std::uint32_t h = rank < 0 ? ~0u : host(rank);
-  return [h, where, bytes](const RndzvNotice& e) {
-    return e.type == RndzvNotice::Type::Done && (h == ~0u || e.src == h) && (where == 0 || e.addr == where) &&
-           (bytes == 0 || e.bytes == bytes);
-  };
+  NoticeMatch m;
+  m.type  = RndzvNotice::Type::Done;
+  m.src   = rank < 0 ? NoticeMatch::kAny : host(rank);
+  m.addr  = where;
+  m.bytes = bytes;
+  return m;
 }
 
 int FirmwareCall::rank_of(std::uint32_t h) const
@@ -231,34 +228,34 @@ int FirmwareCall::rank_of(std::uint32_t h) const
                                     core_.host, h));
 }
 
-void FirmwareCall::window(unsigned& pending, unsigned limit)
+Task<> FirmwareCall::window(unsigned& pending, unsigned limit)
 {
   if (++pending > limit) {
-    fw_.end_move();
+    co_await fw_.end_move();
     --pending;
   }
 }
 
-void FirmwareCall::finish_window(unsigned& pending)
+Task<> FirmwareCall::finish_window(unsigned& pending)
 {
   for (; pending > 0; --pending)
-    fw_.end_move();
+    co_await fw_.end_move();
 }
 
-unsigned FirmwareCall::start_eager(int rank, const Slice& src)
+Task<unsigned> FirmwareCall::start_eager(int rank, const Slice& src)
 {
   unsigned n = 0;
   for (auto [off, cnt] : segments(src.count)) {
     Move m;
     m.op0   = operand(sub(src, off, cnt));
     m.count = cnt;
-    fw_.start_move(eager_to(rank, std::move(m)));
+    co_await fw_.start_move(eager_to(rank, std::move(m)));
     ++n;
   }
-  return n;
+  co_return n;
 }
 
-unsigned FirmwareCall::start_recv(int rank, const Slice& dst, const Slice* combine_with, int send_to)
+Task<unsigned> FirmwareCall::start_recv(int rank, const Slice& dst, const Slice* combine_with, int send_to)
 {
   unsigned n = 0;
   for (auto [off, cnt] : segments(dst.count)) {
@@ -275,16 +272,16 @@ unsigned FirmwareCall::start_recv(int rank, const Slice& dst, const Slice* combi
       m = eager_to(send_to, std::move(m));
     else
       result_to(m, sub(dst, off, cnt));
-    fw_.start_move(std::move(m));
+    co_await fw_.start_move(std::move(m));
     ++n;
   }
-  return n;
+  co_return n;
 }
 
-void FirmwareCall::end_moves(unsigned n)
+Task<> FirmwareCall::end_moves(unsigned n)
 {
   for (; n > 0; --n)
-    fw_.end_move();
+    co_await fw_.end_move();
 }
 
 FwStatus FirmwareCall::not_ready(const std::string& what)
@@ -296,33 +293,39 @@ FwStatus FirmwareCall::not_ready(const std::string& what)
 // ---------------------------------------------------------------------------------------------
 // The collectives.
 
-FwStatus FirmwareCall::run()
+Task<> FirmwareCall::run_schedule()
+{
+  ScheduleExecutor executor(fw_, *this);
+  co_await executor.run(*schedule_);
+}
+
+Task<FwStatus> FirmwareCall::run()
 {
   if (schedule_) {
-    ScheduleExecutor(fw_, *this).run(*schedule_);
-    return FwStatus::Done;
+    co_await run_schedule();
+    co_return FwStatus::Done;
   }
   auto const& cc = call_.call;
   const std::uint64_t n = cc.count;
   const auto p          = static_cast<std::uint64_t>(size_);
-  fw_.charge(fw_.costs().step);
+  co_await fw_.charge(fw_.costs().step);
   switch (cc.collective) {
-    case Collective::Nop: return FwStatus::Done;
-    case Collective::Send: return send(cc.root, in(0, n));
-    case Collective::Recv: return recv(cc.root, out(0, n));
-    case Collective::Copy: fw_.move(copy_move(in(0, n), out(0, n))); return FwStatus::Done;
-    case Collective::Combine: fw_.move(combine_move(in(0, n), out(0, n), out(0, n))); return FwStatus::Done;
-    case Collective::Bcast: return broadcast(cc.root, sel_.algorithm, in(0, n), out(0, n));
-    case Collective::Scatter: return scatter(cc.root, in(0, n * p), out(0, n));
-    case Collective::Gather: return gather();
-    case Collective::AllGather: return allgather();
-    case Collective::Reduce: return reduce(cc.root, sel_.algorithm, in(0, n), out(0, n));
-    case Collective::AllReduce: return allreduce();
-    case Collective::ReduceScatter: return reduce_scatter();
-    case Collective::AllToAll: return all_to_all();
-    case Collective::Barrier: return barrier();
+    case Collective::Nop: co_return FwStatus::Done;
+    case Collective::Send: co_return co_await send(cc.root, in(0, n));
+    case Collective::Recv: co_return co_await recv(cc.root, out(0, n));
+    case Collective::Copy: co_await fw_.move(copy_move(in(0, n), out(0, n))); co_return FwStatus::Done;
+    case Collective::Combine: co_await fw_.move(combine_move(in(0, n), out(0, n), out(0, n))); co_return FwStatus::Done;
+    case Collective::Bcast: co_return co_await broadcast(cc.root, sel_.algorithm, in(0, n), out(0, n));
+    case Collective::Scatter: co_return co_await scatter(cc.root, in(0, n * p), out(0, n));
+    case Collective::Gather: co_return co_await gather();
+    case Collective::AllGather: co_return co_await allgather();
+    case Collective::Reduce: co_return co_await reduce(cc.root, sel_.algorithm, in(0, n), out(0, n));
+    case Collective::AllReduce: co_return co_await allreduce();
+    case Collective::ReduceScatter: co_return co_await reduce_scatter();
+    case Collective::AllToAll: co_return co_await all_to_all();
+    case Collective::Barrier: co_return co_await barrier();
   }
-  return FwStatus::Done;
+  co_return FwStatus::Done;
 }
 
 } // namespace nafsim::nodes

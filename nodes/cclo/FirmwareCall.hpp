@@ -29,7 +29,7 @@ public:
   FirmwareCall(Firmware& fw, CcloPending& p);
   bool ok() const { return p_.result.error.empty(); }
   /// Run (or resume, from `p.step`) the call's function.
-  FwStatus run();
+  Task<FwStatus> run();
 
   // Buffers and moves (also used by the schedule executor).
   std::uint32_t host(int rank) const { return static_cast<std::uint32_t>(call_.comm.at(static_cast<std::size_t>(rank))); }
@@ -57,41 +57,43 @@ public:
 
 private:
   bool firmware_has() const;
+  /// An algorithm the firmware lacks: its schedule through the schedule executor.
+  Task<> run_schedule();
   FwStatus not_ready(const std::string& what);
-  FwStatus send(int dst, const coll::Slice& src);
-  FwStatus recv(int src, const coll::Slice& dst);
+  Task<FwStatus> send(int dst, const coll::Slice& src);
+  Task<FwStatus> recv(int src, const coll::Slice& dst);
   /// Rendezvous receive of `dst` from `src`: announce it, then NOT_READY until the write's completion notice.
-  FwStatus rendezvous_recv(int src, const coll::Slice& dst);
-  FwStatus broadcast(int root, coll::Algorithm alg, const coll::Slice& src, const coll::Slice& dst);
-  FwStatus scatter(int root, const coll::Slice& src, const coll::Slice& dst);
+  Task<FwStatus> rendezvous_recv(int src, const coll::Slice& dst);
+  Task<FwStatus> broadcast(int root, coll::Algorithm alg, const coll::Slice& src, const coll::Slice& dst);
+  Task<FwStatus> scatter(int root, const coll::Slice& src, const coll::Slice& dst);
   /// The rendezvous one-to-all root: write `block(rank)` to each rank as its address comes, until
   /// `current_step` reaches `steps` (`pending` moves already outstanding); NOT_READY when none is queued.
-  FwStatus write_as_addresses_come(unsigned steps, unsigned pending, const std::function<coll::Slice(int)>& block);
-  FwStatus gather();
-  FwStatus allgather();
-  FwStatus reduce(int root, coll::Algorithm alg, const coll::Slice& src, const coll::Slice& dst);
-  FwStatus reduce_flat(int root, const coll::Slice& src, const coll::Slice& dst);
-  FwStatus reduce_tree(int root, const coll::Slice& src, const coll::Slice& dst);
-  FwStatus reduce_ring(int root, const coll::Slice& src, const coll::Slice& dst);
-  FwStatus reduce_scatter();
+  Task<FwStatus> write_as_addresses_come(unsigned steps, unsigned pending, FnRef<coll::Slice(int)> block);
+  Task<FwStatus> gather();
+  Task<FwStatus> allgather();
+  Task<FwStatus> reduce(int root, coll::Algorithm alg, const coll::Slice& src, const coll::Slice& dst);
+  Task<FwStatus> reduce_flat(int root, const coll::Slice& src, const coll::Slice& dst);
+  Task<FwStatus> reduce_tree(int root, const coll::Slice& src, const coll::Slice& dst);
+  Task<FwStatus> reduce_ring(int root, const coll::Slice& src, const coll::Slice& dst);
+  Task<FwStatus> reduce_scatter();
   /// The eager ring reduce-scatter of reduce_scatter() and allreduce(): chunk `first` goes out first.
-  void ring_reduce_scatter(int first, const std::function<coll::Slice(int)>& chunk, const coll::Slice& last_to);
-  FwStatus allreduce();
-  FwStatus barrier();
-  FwStatus all_to_all();
+  Task<> ring_reduce_scatter(int first, FnRef<coll::Slice(int)> chunk, const coll::Slice& last_to);
+  Task<FwStatus> allreduce();
+  Task<FwStatus> barrier();
+  Task<FwStatus> all_to_all();
   /// A zero-length move that only loads the data mover's address registers (MOVE_NONE operands).
   Move prime() const;
   Move combine_move(const coll::Slice& a, const coll::Slice& b, const coll::Slice& dst) const;
   Move copy_move(const coll::Slice& a, const coll::Slice& dst) const;
-  void finish_window(unsigned& pending);
-  void window(unsigned& pending, unsigned limit);
+  Task<> finish_window(unsigned& pending);
+  Task<> window(unsigned& pending, unsigned limit);
   /// Start the eager sends of `src` to `rank` (one move per Rx-buffer segment); returns the moves issued.
-  unsigned start_eager(int rank, const coll::Slice& src);
-  void start_eager_segment(int rank, const coll::Slice& piece);
+  Task<unsigned> start_eager(int rank, const coll::Slice& src);
+  Task<> start_eager_segment(int rank, const coll::Slice& piece);
   /// Start the moves taking the next eager message(s) from `rank` (one per segment of `dst`), combined
   /// with `combine_with` if given, into `dst` or, if `send_to` >= 0, on to that rank; returns the moves.
-  unsigned start_recv(int rank, const coll::Slice& dst, const coll::Slice* combine_with, int send_to);
-  void end_moves(unsigned n);
+  Task<unsigned> start_recv(int rank, const coll::Slice& dst, const coll::Slice* combine_with, int send_to);
+  Task<> end_moves(unsigned n);
 
   Firmware& fw_;
   Cclo& c_;

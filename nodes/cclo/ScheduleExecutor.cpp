@@ -42,29 +42,31 @@ void ScheduleExecutor::prepare(const coll::Schedule& s)
       ++group_size_[{op.peer, op.addr_group}];
 }
 
-void ScheduleExecutor::submit(std::size_t i, Move m)
+Task<> ScheduleExecutor::submit(std::size_t i, const Move& move)
 {
   const CcloCall& call = call_.call();
+  Move m               = move;
   m.dtype              = call.dtype;
   m.func               = call.call.func;
   ++st_->ops[i].pending;
   ++st_->inflight;
-  fw_.submit_move(std::move(m), [st = st_, i] {
+  std::function<void()> done = [st = st_, i] {
     auto& os = st->ops[i];
     --os.pending;
     --st->inflight;
     if (os.pending == 0 && !os.await_done)
       st->mark_done(i);
-  });
+  };
+  co_await fw_.submit_move(m, done);
 }
 
-template <class MakeMove>
-void ScheduleExecutor::eager_out(std::size_t i, int peer, std::uint64_t count, MakeMove make_move)
+Task<> ScheduleExecutor::eager_out(std::size_t i, int peer, std::uint64_t count,
+                                   FnRef<Move(std::uint64_t, std::uint64_t)> make_move)
 {
   for (auto [off, cnt] : call_.segments(count)) {
     Move m  = make_move(off, cnt);
     m.count = cnt;
-    submit(i, call_.eager_to(peer, std::move(m)));
+    co_await submit(i, call_.eager_to(peer, m));
   }
 }
 
@@ -92,7 +94,7 @@ bool ScheduleExecutor::uses_move(const Op& op) const
   return !(op.kind == OpKind::Notify || op.kind == OpKind::WaitNotify || (rndzv_ && op.kind == OpKind::Recv));
 }
 
-void ScheduleExecutor::issue_send(std::size_t i, const Op& op)
+Task<> ScheduleExecutor::issue_send(std::size_t i, const Op& op)
 {
   auto operands = [&](std::uint64_t off, std::uint64_t cnt) {
     Move m;
@@ -106,35 +108,35 @@ void ScheduleExecutor::issue_send(std::size_t i, const Op& op)
   if (rndzv_) {
     Move m  = operands(0, op.a.count);
     m.count = op.a.count;
-    submit(i, call_.write_to(take_address(op.peer), op.remote_offset, std::move(m)));
+    co_await submit(i, call_.write_to(take_address(op.peer), op.remote_offset, m));
   } else {
-    eager_out(i, op.peer, op.a.count, operands);
+    co_await eager_out(i, op.peer, op.a.count, operands);
   }
 }
 
-void ScheduleExecutor::issue_recv(std::size_t i, const Op& op)
+Task<> ScheduleExecutor::issue_recv(std::size_t i, const Op& op)
 {
   if (rndzv_) {
     std::pair<int, int> key{op.peer, op.addr_group};
     if (op.addr_group < 0) {
-      fw_.send_address(call_.host(op.peer), call_.addr(op.dst), op.dst.count * eb_);
+      co_await fw_.send_address(call_.host(op.peer), call_.addr(op.dst), op.dst.count * eb_);
     } else if (!announced_.count(key)) {
       announced_.insert(key);
-      fw_.send_address(call_.host(op.peer), call_.call().dst_addr, op.dst.count * eb_, 0, group_size_[key]);
+      co_await fw_.send_address(call_.host(op.peer), call_.call().dst_addr, op.dst.count * eb_, 0, group_size_[key]);
     }
     st_->ops[i].await_done = true;
-    return;
+    co_return;
   }
   for (auto [off, cnt] : call_.segments(op.dst.count)) {
     Move m;
     m.op1 = call_.from_rx(op.peer);
     call_.result_to(m, {op.dst.buf, op.dst.offset + off, cnt});
     m.count = cnt;
-    submit(i, std::move(m));
+    co_await submit(i, m);
   }
 }
 
-void ScheduleExecutor::issue_recv_reduce(std::size_t i, const Op& op)
+Task<> ScheduleExecutor::issue_recv_reduce(std::size_t i, const Op& op)
 {
   for (auto [off, cnt] : call_.segments(op.dst.count)) {
     Move m;
@@ -143,13 +145,13 @@ void ScheduleExecutor::issue_recv_reduce(std::size_t i, const Op& op)
     m.reduce = true;
     call_.result_to(m, {op.dst.buf, op.dst.offset + off, cnt});
     m.count = cnt;
-    submit(i, std::move(m));
+    co_await submit(i, m);
   }
 }
 
-void ScheduleExecutor::issue_forward(std::size_t i, const Op& op)
+Task<> ScheduleExecutor::issue_forward(std::size_t i, const Op& op)
 {
-  eager_out(i, op.peer2, op.a.count, [&](std::uint64_t off, std::uint64_t cnt) {
+  co_await eager_out(i, op.peer2, op.a.count, [&](std::uint64_t off, std::uint64_t cnt) {
     Move m;
     m.op1 = call_.from_rx(op.peer);
     if (op.kind == OpKind::RecvReduceSend) {
@@ -160,7 +162,7 @@ void ScheduleExecutor::issue_forward(std::size_t i, const Op& op)
   });
 }
 
-void ScheduleExecutor::issue_local(std::size_t i, const Op& op)
+Task<> ScheduleExecutor::issue_local(std::size_t i, const Op& op)
 {
   Move m;
   m.op0 = call_.operand(op.a);
@@ -170,25 +172,25 @@ void ScheduleExecutor::issue_local(std::size_t i, const Op& op)
   }
   call_.result_to(m, op.dst);
   m.count = op.a.count;
-  submit(i, std::move(m));
+  co_await submit(i, m);
 }
 
-void ScheduleExecutor::issue(std::size_t i)
+Task<> ScheduleExecutor::issue(std::size_t i)
 {
   const Op& op        = s_->ops[i];
   st_->ops[i].issued = true;
-  fw_.charge(fw_.costs().step);
+  co_await fw_.charge(fw_.costs().step);
   switch (op.kind) {
     case OpKind::Send:
-    case OpKind::CombineSend: issue_send(i, op); break;
-    case OpKind::Recv: issue_recv(i, op); break;
-    case OpKind::RecvReduce: issue_recv_reduce(i, op); break;
+    case OpKind::CombineSend: co_await issue_send(i, op); break;
+    case OpKind::Recv: co_await issue_recv(i, op); break;
+    case OpKind::RecvReduce: co_await issue_recv_reduce(i, op); break;
     case OpKind::RecvReduceSend:
-    case OpKind::RecvSend: issue_forward(i, op); break;
+    case OpKind::RecvSend: co_await issue_forward(i, op); break;
     case OpKind::Combine:
-    case OpKind::Copy: issue_local(i, op); break;
+    case OpKind::Copy: co_await issue_local(i, op); break;
     case OpKind::Notify:
-      fw_.charge(fw_.costs().notify);
+      co_await fw_.charge(fw_.costs().notify);
       c_.send_control(call_.host(op.peer), CcloMsg::Notify, 0, 0, 0);
       break;
     case OpKind::WaitNotify: --core_.notifies[call_.host(op.peer)]; break;
@@ -236,7 +238,7 @@ bool ScheduleExecutor::collect_completion(std::size_t i)
   return true;
 }
 
-bool ScheduleExecutor::walk()
+Task<bool> ScheduleExecutor::walk()
 {
   bool progressed = false;
   // No iterator is held across issue() (it charges cycles, and move completions meanwhile change the set): each
@@ -260,28 +262,28 @@ bool ScheduleExecutor::walk()
       continue;
     if (op.kind == OpKind::WaitNotify && core_.notifies[call_.host(op.peer)] == 0)
       continue;
-    issue(i);
+    co_await issue(i);
     progressed = true;
     if (!os.done && !os.await_done)
       st_->active.erase(i); // issued: its moves' completions finish it
   }
-  return progressed;
+  co_return progressed;
 }
 
-void ScheduleExecutor::run(const coll::Schedule& s)
+Task<> ScheduleExecutor::run(const coll::Schedule& s)
 {
   prepare(s);
   while (true) {
     fw_.check_error();
-    const bool progressed = walk();
+    const bool progressed = co_await walk();
     if (st_->done == st_->ops.size())
-      return;
+      co_return;
     if (!progressed) {
       const std::uint64_t before = core_.arrivals;
-      fw_.wait_event([this] { return describe_wait(); });
+      co_await fw_.wait_event([this] { return describe_wait(); });
       if (core_.arrivals != before) { // noticed on the next lookup
         ++core_.counters.polls;
-        fw_.charge(fw_.costs().poll);
+        co_await fw_.charge(fw_.costs().poll);
       }
     }
   }

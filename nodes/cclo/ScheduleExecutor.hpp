@@ -19,7 +19,7 @@ namespace nafsim::nodes {
 class ScheduleExecutor {
 public:
   ScheduleExecutor(Firmware& fw, FirmwareCall& call);
-  void run(const coll::Schedule& s);
+  Task<> run(const coll::Schedule& s);
 
 private:
   struct OpState {
@@ -45,20 +45,20 @@ private:
   /// The schedule's dependency graph and rendezvous address groups.
   void prepare(const coll::Schedule& s);
   /// One pass over the ops that can act, in schedule order; whether any did.
-  bool walk();
+  Task<bool> walk();
   /// Op `i` waits for its completion notice (an issued rendezvous receive): take it if it came.
   bool collect_completion(std::size_t i);
-  void issue(std::size_t i);
-  void issue_send(std::size_t i, const coll::Op& op);
-  void issue_recv(std::size_t i, const coll::Op& op);
-  void issue_recv_reduce(std::size_t i, const coll::Op& op);
+  Task<> issue(std::size_t i);
+  Task<> issue_send(std::size_t i, const coll::Op& op);
+  Task<> issue_recv(std::size_t i, const coll::Op& op);
+  Task<> issue_recv_reduce(std::size_t i, const coll::Op& op);
   /// RecvSend and RecvReduceSend: the next eager message from `peer` goes on to `peer2` (combined or not).
-  void issue_forward(std::size_t i, const coll::Op& op);
+  Task<> issue_forward(std::size_t i, const coll::Op& op);
   /// Combine and Copy: a move between local buffers.
-  void issue_local(std::size_t i, const coll::Op& op);
-  void submit(std::size_t i, Move m);
+  Task<> issue_local(std::size_t i, const coll::Op& op);
+  Task<> submit(std::size_t i, const Move& m);
   /// Eager moves of `count` elements to `peer`, one per Rx-buffer segment, made by `make_move(offset, count)`.
-  template <class MakeMove> void eager_out(std::size_t i, int peer, std::uint64_t count, MakeMove make_move);
+  Task<> eager_out(std::size_t i, int peer, std::uint64_t count, FnRef<Move(std::uint64_t, std::uint64_t)> make_move);
   bool can_address(int peer) const;
   RndzvNotice take_address(int peer);
   bool uses_move(const coll::Op& op) const;

@@ -344,7 +344,7 @@ Cclo& Cluster::cclo(std::size_t i)
     n.cclo()->set_buffer_sync([this, i](ActorContext& ctx, std::uint64_t bytes, bool to_host) {
       host_driver_copy(ctx, node(i).memory(), cfg_.node.fpga.host_driver, bytes, to_host);
     });
-    n.cclo()->start(hosts_.at(i));
+    n.cclo()->start();
   }
   return *n.cclo();
 }

@@ -79,6 +79,7 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   meta["simulated_seconds"] = rep.simulated_seconds;
   meta["events"]         = sim.scheduler().events_processed();
   meta["actor_wakeups"]  = sim.scheduler().actor_wakeups();
+  meta["task_resumes"]   = sim.scheduler().task_resumes(); // firmware primitives resumed as engine events
   meta["peak_pending_events"] = sim.scheduler().peak_pending_events();
   meta["packets"]        = {{"injected", totals.injected},       {"delivered", totals.delivered},
                             {"packet_hops", totals.packet_hops}, {"queue_drops", totals.queue_drops},

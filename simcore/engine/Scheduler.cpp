@@ -20,6 +20,23 @@ struct Scheduler::ActorSlot {
   std::string waiting_for;
   WaitReason waiting_why; ///< built when a report needs it (when set, it replaces waiting_for)
   ActorRole role = ActorRole::Normal;
+  bool task = false;               ///< a task actor (a coroutine run by the kernel), not a SimGrid actor
+  std::coroutine_handle<> resume;  ///< task actors: where the task waits
+  std::coroutine_handle<> root;    ///< task actors: the outermost frame (destroyed when the task ends)
+};
+
+/// The outermost frame of a task actor: runs the body, reports its exception, ends the actor.
+struct Scheduler::Root {
+  struct promise_type {
+    static void* operator new(std::size_t n) { return FramePool::allocate(n); }
+    static void operator delete(void* p, std::size_t n) noexcept { FramePool::release(p, n); }
+    Root get_return_object() { return Root{std::coroutine_handle<promise_type>::from_promise(*this)}; }
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    std::suspend_always final_suspend() noexcept { return {}; }
+    void return_void() noexcept {}
+    void unhandled_exception() noexcept { std::terminate(); } // the body's exceptions are caught in task_root
+  };
+  std::coroutine_handle<promise_type> h;
 };
 
 struct Scheduler::Sync {
@@ -73,7 +90,13 @@ Scheduler::Scheduler()
     : callbacks_(std::make_unique<CallbackHandler>()), waker_(std::make_unique<WakeHandler>(*this))
 {
 }
-Scheduler::~Scheduler() = default;
+Scheduler::~Scheduler()
+{
+  // Tasks still waiting (daemons, or a run stopped by an error): their frames go, with every frame they await.
+  for (auto& a : actors_)
+    if (a.task && a.root)
+      a.root.destroy();
+}
 
 EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg)
 {
@@ -161,10 +184,13 @@ void Scheduler::call_at(SimTime t, std::function<void()> fn)
 ActorId Scheduler::spawn(const std::string& name, sg4::Host* host, std::function<void(ActorContext&)> body,
                          ActorRole role)
 {
+  if (standalone_)
+    throw std::logic_error("Scheduler::spawn: a standalone run (run_standalone) has task actors only");
   if (!sync_)
     sync_ = std::make_unique<Sync>();
+  ++simgrid_actors_;
   auto id = static_cast<ActorId>(actors_.size());
-  actors_.push_back(ActorSlot{name, sg4::Semaphore::create(0), ActorState::Running, {}, {}, role});
+  actors_.push_back(ActorSlot{name, sg4::Semaphore::create(0), ActorState::Running, {}, {}, role, false, {}, {}});
   ++running_;
   if (role != ActorRole::Daemon)
     ++live_;
@@ -182,6 +208,79 @@ ActorId Scheduler::spawn(const std::string& name, sg4::Host* host, std::function
     finish(id);
   });
   return id;
+}
+
+Scheduler::Root Scheduler::task_root(Scheduler* s, ActorId id, std::function<Task<>(TaskContext&)> body)
+{
+  TaskContext ctx(*s, id);
+  std::exception_ptr error;
+  try {
+    co_await body(ctx);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  if (error)
+    s->fail(error);
+  s->finish(id);
+}
+
+ActorId Scheduler::spawn_task(const std::string& name, std::function<Task<>(TaskContext&)> body, ActorRole role)
+{
+  auto id = static_cast<ActorId>(actors_.size());
+  ActorSlot slot{name, nullptr, ActorState::Pending, {}, {}, role, true, {}, {}};
+  actors_.push_back(std::move(slot));
+  if (role != ActorRole::Daemon)
+    ++live_;
+  if (role == ActorRole::Normal)
+    ++live_normal_;
+  Root r              = task_root(this, id, std::move(body));
+  actors_[id].root   = r.h;
+  actors_[id].resume = r.h;
+  if (running_kernel_)
+    pending_.push_back(id); // runs with the actors woken next
+  else
+    resume_task(id); // as a SimGrid actor created before the run: it runs until it first waits
+  return id;
+}
+
+void Scheduler::resume_task(ActorId a)
+{
+  auto& slot = actors_[a];
+  slot.state = ActorState::Running;
+  ++running_;
+  ++task_resumes_;
+  slot.resume.resume();
+  if (actors_[a].state == ActorState::Finished && actors_[a].root) {
+    actors_[a].root.destroy();
+    actors_[a].root = nullptr;
+  }
+}
+
+void Scheduler::task_block(ActorId a, std::coroutine_handle<> h, const char* why)
+{
+  auto& slot       = actors_[a];
+  slot.state       = ActorState::Blocked;
+  slot.waiting_for = why;
+  slot.waiting_why = nullptr;
+  slot.resume      = h;
+  --running_;
+}
+
+void Scheduler::task_block(ActorId a, std::coroutine_handle<> h, WaitReason why)
+{
+  auto& slot       = actors_[a];
+  slot.state       = ActorState::Blocked;
+  slot.waiting_why = std::move(why);
+  slot.resume      = h;
+  --running_;
+}
+
+void TaskContext::suspend_until(SimTime t, std::coroutine_handle<> h)
+{
+  if (sched_.actors_[id_].role == ActorRole::Background)
+    ++sched_.background_sleeps_;
+  sched_.at(std::max(t, now()), sched_.waker_.get(), 0, id_);
+  sched_.task_block(id_, h, "sleeping");
 }
 
 void Scheduler::wake(ActorId a)
@@ -227,7 +326,7 @@ void Scheduler::finish(ActorId a)
     --live_;
   if (actors_[a].role == ActorRole::Normal)
     --live_normal_;
-  if (--running_ == 0)
+  if (--running_ == 0 && !actors_[a].task)
     sync_->all_blocked->release();
 }
 
@@ -262,18 +361,30 @@ void Scheduler::flush_pending()
       sync_simgrid_clock();
     auto batch = std::move(pending_);
     pending_.clear();
-    for (ActorId a : batch) {
-      actors_[a].state = ActorState::Running;
-      ++running_;
-      ++wakeups_;
+    // The actors run in the order they were woken, each until it waits: a task actor resumed here, a run of
+    // consecutive SimGrid actors released together.
+    for (std::size_t k = 0; k < batch.size() && !error_;) {
+      if (actors_[batch[k]].task) {
+        resume_task(batch[k++]);
+        continue;
+      }
+      std::size_t end = k;
+      while (end < batch.size() && !actors_[batch[end]].task)
+        ++end;
+      for (std::size_t j = k; j < end; ++j) {
+        actors_[batch[j]].state = ActorState::Running;
+        ++running_;
+        ++wakeups_;
+      }
+      // One simcall releases them all (in the maestro, each release runs directly): a simcall per actor was a
+      // scheduling round of SimGrid's each.
+      simgrid::kernel::actor::simcall_answered([this, &batch, k, end] {
+        for (std::size_t j = k; j < end; ++j)
+          actors_[batch[j]].sem->release();
+      });
+      sync_->all_blocked->acquire();
+      k = end;
     }
-    // One simcall releases the whole batch (in the maestro, each release runs directly): a simcall per actor was a
-    // scheduling round of SimGrid's each. The actors still run in the order they were woken.
-    simgrid::kernel::actor::simcall_answered([this, &batch] {
-      for (ActorId a : batch)
-        actors_[a].sem->release();
-    });
-    sync_->all_blocked->acquire();
   }
 }
 
@@ -311,6 +422,30 @@ void Scheduler::run_kernel()
   if (!sync_)
     sync_ = std::make_unique<Sync>();
   wait_for_running_actors();
+  loop();
+  if (error_) {
+    XBT_DEBUG("run stopped by an error; killing the remaining actors");
+    sg4::Actor::kill_all();
+    return;
+  }
+  // Only daemons (firmware loops waiting for work) may still be blocked: end them.
+  sg4::Actor::kill_all();
+  sync_simgrid_clock();
+}
+
+void Scheduler::run_standalone()
+{
+  if (simgrid_actors_ > 0)
+    throw std::logic_error("Scheduler::run_standalone: SimGrid actors need run_kernel() inside the SimGrid engine");
+  standalone_ = true;
+  loop();
+  if (error_)
+    std::rethrow_exception(error_);
+}
+
+void Scheduler::loop()
+{
+  running_kernel_ = true;
   while (!error_) {
     // Actors woken at the current date run once every event of that date has been handled.
     if (!pending_.empty() && (heap_empty() || heap_next_time() > now_.ps()))
@@ -352,14 +487,7 @@ void Scheduler::run_kernel()
       fail(std::current_exception());
     }
   }
-  if (error_) {
-    XBT_DEBUG("run stopped by an error; killing the remaining actors");
-    sg4::Actor::kill_all();
-    return;
-  }
-  // Only daemons (firmware loops waiting for work) may still be blocked: end them.
-  sg4::Actor::kill_all();
-  sync_simgrid_clock();
+  running_kernel_ = false;
 }
 
 } // namespace nafsim

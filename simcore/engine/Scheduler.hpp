@@ -13,6 +13,7 @@
 // are still blocked, nothing can ever wake them: that is a deadlock, reported with each actor's
 // wait reason. An exception escaping an actor or a handler stops the run and is re-thrown by run().
 
+#include "simcore/engine/Task.hpp"
 #include "simcore/units/Units.hpp"
 
 #include <cstdint>
@@ -70,6 +71,7 @@ using WaitReason = std::function<std::string()>;
 /// Identifies a scheduled event (to cancel it).
 using EventId = std::uint64_t;
 class ActorContext;
+class TaskContext;
 
 class Scheduler {
 public:
@@ -91,6 +93,12 @@ public:
   /// Create a SimGrid actor on `host` running `body`. Call before run() or from an actor.
   ActorId spawn(const std::string& name, simgrid::s4u::Host* host, std::function<void(ActorContext&)> body,
                 ActorRole role = ActorRole::Normal);
+  /// Create a task actor running the coroutine `body` (Task.hpp) as engine events, in the kernel: it has an actor's
+  /// id, role, wake-ups and deadlock diagnosis, and runs in the same order among the actors woken at a date, but
+  /// a wake-up resumes a coroutine instead of switching to a SimGrid actor's stack. Before the run it runs at once
+  /// until it first waits; during the run, with the actors woken next.
+  ActorId spawn_task(const std::string& name, std::function<Task<>(TaskContext&)> body,
+                     ActorRole role = ActorRole::Normal);
   /// Make a blocked actor runnable at the current date (no effect if it is not blocked).
   void wake(ActorId a);
 
@@ -117,16 +125,23 @@ public:
   /// Run until no event and no actor is left. Must be called from inside the SimGrid engine (the
   /// kernel actor); Simulation::run() does that and re-throws error() once the engine returns.
   void run_kernel();
+  /// Run without SimGrid (engine-free test worlds): only task actors and event handlers; spawn() is refused. The
+  /// run's error (a deadlock, a task's exception) is thrown.
+  void run_standalone();
   /// The first error of the run, if any.
   std::exception_ptr error() const { return error_; }
 
   std::uint64_t events_processed() const { return events_; }
+  /// SimGrid actor wake-ups (context switches), task actors aside.
   std::uint64_t actor_wakeups() const { return wakeups_; }
+  /// Task actor resumptions (a coroutine resumed by the kernel).
+  std::uint64_t task_resumes() const { return task_resumes_; }
   /// Largest number of events pending at once (cancelled ones included until their date).
   std::size_t peak_pending_events() const { return peak_pending_; }
 
 private:
   friend class ActorContext;
+  friend class TaskContext;
   // Pending events are 16-byte entries (date, insertion order << 24 | payload slot) in a radix heap:
   // the kernel is monotone (nothing is scheduled before the last date taken), so an entry sits in the
   // bucket of the highest bit where its date differs from that date; push is O(1), pop amortised
@@ -156,6 +171,13 @@ private:
   void block(ActorId a, std::string_view why);
   void block(ActorId a, WaitReason why);
   void finish(ActorId a);
+  void task_block(ActorId a, std::coroutine_handle<> h, const char* why);
+  void task_block(ActorId a, std::coroutine_handle<> h, WaitReason why);
+  void resume_task(ActorId a);
+  /// The kernel's loop (run_kernel and run_standalone).
+  void loop();
+  struct Root;
+  static Root task_root(Scheduler* s, ActorId id, std::function<Task<>(TaskContext&)> body);
   void wait_for_running_actors();
   void flush_pending();
   std::string deadlock_report() const;
@@ -182,11 +204,57 @@ private:
   std::exception_ptr error_;
   std::uint64_t events_  = 0;
   std::uint64_t wakeups_ = 0;
+  std::uint64_t task_resumes_ = 0;
+  bool standalone_ = false;
+  bool running_kernel_ = false;
+  std::size_t simgrid_actors_ = 0;
   std::size_t peak_pending_ = 0;
   struct Sync;
   std::unique_ptr<Sync> sync_;
   std::unique_ptr<CallbackHandler> callbacks_;
   std::unique_ptr<WakeHandler> waker_;
+};
+
+/// What a task actor's code sees: the clock and the ways to wait, as awaitables (`co_await ctx.sleep_for(d)`).
+class TaskContext {
+public:
+  TaskContext(Scheduler& s, ActorId id) : sched_(s), id_(id) {}
+  SimTime now() const { return sched_.now(); }
+  ActorId id() const { return id_; }
+  Scheduler& scheduler() { return sched_; }
+
+  struct [[nodiscard]] Sleep {
+    TaskContext* ctx;
+    SimTime until;
+    bool skip = false; ///< no wait at all (a zero charge that the caller does not count as a wait)
+    bool await_ready() const noexcept { return skip; }
+    void await_suspend(std::coroutine_handle<> h) { ctx->suspend_until(until, h); }
+    void await_resume() const noexcept {}
+  };
+  /// Sleep until `t` (or now if t is past): a wake-up, as ActorContext::sleep_until.
+  Sleep sleep_until(SimTime t) { return Sleep{this, t}; }
+  Sleep sleep_for(SimTime d) { return Sleep{this, now() + d}; }
+  /// An awaitable that does not wait.
+  Sleep no_wait() { return Sleep{this, now(), true}; }
+
+  struct [[nodiscard]] Block {
+    TaskContext* ctx;
+    FnRef<std::string()> why;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h)
+    {
+      ctx->sched_.task_block(ctx->id_, h, WaitReason([why = why] { return why(); }));
+    }
+    void await_resume() const noexcept {}
+  };
+  /// Wait until woken (Scheduler::wake); `why` runs only if the run deadlocks, while the task waits (the callable,
+  /// a temporary of the awaiting expression, lives until then).
+  Block block(FnRef<std::string()> why) { return Block{this, why}; }
+
+private:
+  void suspend_until(SimTime t, std::coroutine_handle<> h);
+  Scheduler& sched_;
+  ActorId id_;
 };
 
 /// What an actor's code sees: the clock and the ways to wait.

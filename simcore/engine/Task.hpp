@@ -1,0 +1,192 @@
+#pragma once
+// Task<T>: a C++20 coroutine for logic that runs as engine events rather than in a SimGrid actor (the CCLO's
+// micro-controller firmware; see Scheduler::spawn_task). A task starts when it is awaited, hands its result or
+// exception to its awaiter, and resumes the awaiter directly when it ends (symmetric transfer: a loop of
+// awaited tasks that finish without suspending does not grow the stack). A suspended chain of tasks is resumed
+// by the kernel, in the kernel actor, when what it waits for happens: no context switch, no SimGrid call.
+//
+// GCC 12 pitfall met writing the firmware: a temporary with a destructor (a std::function, an object holding one)
+// in an expression that awaits was destroyed twice (it freed the schedule executor's state under it, or made the
+// firmware return to the kernel without waiting). So the arguments of awaited calls are trivially destructible
+// (plain structs, FnRef below, references to named objects), and every co_await stands in its own statement or
+// declaration, not in an if / while / switch condition or a conditional operator
+// (python-free-tools/check-structure.sh checks nodes/ for these). A task is awaited where it is called
+// (`co_await f(x)`), so the temporaries its reference arguments refer to outlive it.
+//
+// Frames come from a per-size free list (FramePool): a coroutine frame of a given function always has the same
+// size, so after warm-up a call costs no malloc.
+
+#include <coroutine>
+#include <cstddef>
+#include <exception>
+#include <new>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace nafsim {
+
+/// Recycles coroutine frames by size (16-byte classes up to 2 KiB; larger ones go to the heap).
+class FramePool {
+public:
+  static void* allocate(std::size_t n)
+  {
+    const std::size_t c = size_class(n);
+    if (c < kClasses) {
+      auto& list = pool().free[c];
+      if (!list.empty()) {
+        void* p = list.back();
+        list.pop_back();
+        return p;
+      }
+      return ::operator new((c + 1) * kGrain);
+    }
+    return ::operator new(n);
+  }
+  static void release(void* p, std::size_t n) noexcept
+  {
+    const std::size_t c = size_class(n);
+    if (c < kClasses) {
+      try {
+        pool().free[c].push_back(p);
+        return;
+      } catch (...) {
+      }
+    }
+    ::operator delete(p);
+  }
+
+private:
+  static constexpr std::size_t kGrain   = 16;
+  static constexpr std::size_t kClasses = 128;
+  static std::size_t size_class(std::size_t n) { return (n + kGrain - 1) / kGrain - 1; }
+  struct Lists {
+    std::vector<void*> free[kClasses];
+    ~Lists()
+    {
+      for (auto& l : free)
+        for (void* p : l)
+          ::operator delete(p);
+    }
+  };
+  static Lists& pool()
+  {
+    static thread_local Lists lists;
+    return lists;
+  }
+};
+
+/// A non-owning reference to a callable (no allocation, trivially destructible): the argument type of tasks
+/// that take a function (`spin(match, [&] { return ...; })`); the callable, a temporary of the awaiting
+/// expression, lives until the task ends.
+template <class Sig> class FnRef;
+template <class R, class... A> class FnRef<R(A...)> {
+public:
+  template <class F>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, FnRef> && std::is_invocable_r_v<R, F&, A...>)
+  FnRef(F&& f) // NOLINT: implicit, from the caller's callable
+      : obj_(const_cast<void*>(static_cast<const void*>(std::addressof(f))))
+      , fn_([](void* o, A... a) -> R { return (*static_cast<std::remove_reference_t<F>*>(o))(std::forward<A>(a)...); })
+  {
+  }
+  R operator()(A... a) const { return fn_(obj_, std::forward<A>(a)...); }
+
+private:
+  void* obj_;
+  R (*fn_)(void*, A...);
+};
+
+namespace detail {
+
+struct PromiseBase {
+  std::coroutine_handle<> continuation;
+  std::exception_ptr error;
+
+  static void* operator new(std::size_t n) { return FramePool::allocate(n); }
+  static void operator delete(void* p, std::size_t n) noexcept { FramePool::release(p, n); }
+
+  std::suspend_always initial_suspend() noexcept { return {}; }
+  struct FinalAwaiter {
+    bool await_ready() const noexcept { return false; }
+    template <class P> std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept
+    {
+      auto c = h.promise().continuation;
+      return c ? c : std::noop_coroutine();
+    }
+    void await_resume() const noexcept {}
+  };
+  FinalAwaiter final_suspend() noexcept { return {}; }
+  void unhandled_exception() noexcept { error = std::current_exception(); }
+};
+
+} // namespace detail
+
+template <class T = void> class [[nodiscard]] Task {
+public:
+  struct promise_type : detail::PromiseBase {
+    std::optional<T> value;
+    Task get_return_object() { return Task{std::coroutine_handle<promise_type>::from_promise(*this)}; }
+    template <class U> void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
+  };
+
+  Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Task& operator=(Task&&) = delete;
+  ~Task()
+  {
+    if (h_)
+      h_.destroy();
+  }
+
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept
+  {
+    h_.promise().continuation = awaiter;
+    return h_;
+  }
+  T await_resume()
+  {
+    if (h_.promise().error)
+      std::rethrow_exception(h_.promise().error);
+    return std::move(*h_.promise().value);
+  }
+
+private:
+  explicit Task(std::coroutine_handle<promise_type> h) : h_(h) {}
+  std::coroutine_handle<promise_type> h_;
+};
+
+template <> class [[nodiscard]] Task<void> {
+public:
+  struct promise_type : detail::PromiseBase {
+    Task get_return_object() { return Task{std::coroutine_handle<promise_type>::from_promise(*this)}; }
+    void return_void() noexcept {}
+  };
+
+  Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Task& operator=(Task&&) = delete;
+  ~Task()
+  {
+    if (h_)
+      h_.destroy();
+  }
+
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept
+  {
+    h_.promise().continuation = awaiter;
+    return h_;
+  }
+  void await_resume()
+  {
+    if (h_.promise().error)
+      std::rethrow_exception(h_.promise().error);
+  }
+
+private:
+  explicit Task(std::coroutine_handle<promise_type> h) : h_(h) {}
+  std::coroutine_handle<promise_type> h_;
+};
+
+} // namespace nafsim
