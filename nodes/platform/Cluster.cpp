@@ -62,12 +62,13 @@ void check_frames(const PlatformConfig& cfg, bool fpgas, bool hosts)
 }
 } // namespace
 
-Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed)
+Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed, bool simgrid_hosts)
     : cfg_(cfg)
     , sched_(sched)
     , seed_(seed)
     , topo_(topo::Topology::build(cfg.topology, cfg.network.link.rate, cfg.network.link.propagation))
-    , hosts_(topo::build_simgrid_platform(topo_))
+    , hosts_(simgrid_hosts ? topo::build_simgrid_platform(topo_)
+                           : std::vector<simgrid::s4u::Host*>(topo_.host_count(), nullptr))
     , fabric_(std::make_unique<net::Fabric>(topo_, cfg.network, sched, seed))
 {
   const std::size_t n = topo_.host_count();

@@ -17,7 +17,9 @@ namespace nafsim::nodes {
 class Cluster {
 public:
   /// Requires the run's Simulation (SimGrid engine) to exist.
-  Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed);
+  /// `simgrid_hosts` false: no SimGrid platform (an engine-free world, Scheduler::run_standalone, whose callers
+  /// are task actors; node host() is null).
+  Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed, bool simgrid_hosts = true);
   ~Cluster();
 
   /// Host positions of the topology (FPGA and host nodes together).

@@ -1,0 +1,192 @@
+// The CCLO firmware engine-free: a NodeWorld (tests/support/NodeWorld.hpp) of two to eight nodes on the kernel's
+// clock, in-process. Every collective through the firmware with real bytes, eager and rendezvous; the retry queue;
+// the notification queues; the Rx-buffer back-pressure; a deadlock diagnosed.
+#include "tests/support/NodeWorld.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+using namespace nafsim;
+using namespace nafsim::testing;
+using coll::Collective;
+
+namespace {
+constexpr const char* kStar4 = R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 4}})";
+
+std::vector<nodes::CcloCall> calls_for(NodeWorld& w, Collective c, int ranks, std::uint64_t count,
+                                       std::optional<coll::Protocol> protocol, int root = 0)
+{
+  std::vector<nodes::CcloCall> v;
+  for (int r = 0; r < ranks; ++r) {
+    auto k     = w.call(c, ranks, r, count, root);
+    k.protocol = protocol;
+    v.push_back(k);
+  }
+  return v;
+}
+float input(int rank, std::uint64_t i)
+{
+  return static_cast<float>(rank * 1000 + static_cast<int>(i % 1000));
+}
+} // namespace
+
+TEST(NodeWorld, AllreduceSumsEveryRanksBytesEagerAndRendezvous)
+{
+  for (auto proto : {coll::Protocol::Eager, coll::Protocol::Rendezvous}) {
+    NodeWorld w(kStar4);
+    const std::uint64_t n = 4096; // 16 KiB per rank
+    auto calls            = calls_for(w, Collective::AllReduce, 4, n, proto);
+    w.fill_inputs(calls, n);
+    auto res = w.run(calls);
+    for (int r = 0; r < 4; ++r) {
+      EXPECT_EQ(res[static_cast<std::size_t>(r)].error, "") << r;
+      EXPECT_EQ(res[static_cast<std::size_t>(r)].protocol, proto);
+      auto out = w.read(static_cast<std::size_t>(r), calls[0].dst_addr, n);
+      for (std::uint64_t i = 0; i < n; i += 511)
+        ASSERT_EQ(out[i], input(0, i) + input(1, i) + input(2, i) + input(3, i)) << coll::protocol_name(proto) << " rank " << r << " i " << i;
+    }
+    EXPECT_GT(res[0].finished, res[0].started);
+    EXPECT_EQ(w.scheduler().actor_wakeups(), 0u) << "no SimGrid actor in a NodeWorld";
+  }
+}
+
+TEST(NodeWorld, EveryCollectiveDeliversTheRightBytes)
+{
+  const std::uint64_t n = 1024;
+  for (auto proto : {coll::Protocol::Eager, coll::Protocol::Rendezvous})
+    for (auto c : {Collective::Bcast, Collective::Scatter, Collective::Gather, Collective::AllGather, Collective::Reduce,
+                   Collective::ReduceScatter, Collective::AllToAll}) {
+      NodeWorld w(kStar4);
+      const int root  = 2;
+      const bool many = c == Collective::Scatter || c == Collective::ReduceScatter || c == Collective::AllToAll;
+      auto calls      = calls_for(w, c, 4, n, proto, root);
+      w.fill_inputs(calls, many ? 4 * n : n);
+      auto res = w.run(calls);
+      const std::string what = fmt::format("{} {}", coll::collective_name(c), coll::protocol_name(proto));
+      for (int r = 0; r < 4; ++r) {
+        ASSERT_EQ(res[static_cast<std::size_t>(r)].error, "") << what;
+        // A broadcast's root keeps its data in its input; a reduce's and a gather's non-roots get nothing.
+        const bool gets = c == Collective::Bcast ? r != root : !(c == Collective::Reduce || c == Collective::Gather) || r == root;
+        if (!gets)
+          continue;
+        const std::uint64_t out_n = (c == Collective::Gather || c == Collective::AllGather || c == Collective::AllToAll) ? 4 * n : n;
+        auto out = w.read(static_cast<std::size_t>(r), calls[0].dst_addr, out_n);
+        for (std::uint64_t i = 0; i < out_n; i += 97) {
+          float want = 0;
+          const auto blk = static_cast<int>(i / n);
+          const std::uint64_t j = i % n;
+          switch (c) {
+            case Collective::Bcast: want = input(root, i); break;
+            case Collective::Scatter: want = input(root, static_cast<std::uint64_t>(r) * n + i); break;
+            case Collective::Gather:
+            case Collective::AllGather: want = input(blk, j); break;
+            case Collective::Reduce: want = input(0, i) + input(1, i) + input(2, i) + input(3, i); break;
+            case Collective::ReduceScatter: {
+              const std::uint64_t k = static_cast<std::uint64_t>(r) * n + i;
+              want = input(0, k) + input(1, k) + input(2, k) + input(3, k);
+              break;
+            }
+            case Collective::AllToAll: want = input(blk, static_cast<std::uint64_t>(r) * n + j); break;
+            default: break;
+          }
+          ASSERT_EQ(out[i], want) << what << " rank " << r << " element " << i;
+        }
+      }
+    }
+}
+
+TEST(NodeWorld, ARendezvousReceiveBeforeItsSendWaitsInTheRetryQueue)
+{
+  // recv() announces its buffer and returns NOT_READY until the WRITE's completion notice: the call is retried.
+  NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
+  const std::uint64_t n = 8192;
+  auto send = w.call(Collective::Send, 2, 0, n, 1);
+  auto recv = w.call(Collective::Recv, 2, 1, n, 0);
+  send.protocol = recv.protocol = coll::Protocol::Rendezvous;
+  w.fill_inputs({send}, n);
+  auto res = w.run({send, recv}, {SimTime::us(20), SimTime::zero()});
+  EXPECT_EQ(res[0].error, "");
+  EXPECT_EQ(res[1].error, "");
+  EXPECT_GE(w.cclo(1).counters().retries, 1u) << "the receive went to the retry queue";
+  EXPECT_GT(res[1].finished, SimTime::us(20)) << "it ended after the late send";
+  auto out = w.read(1, recv.dst_addr, n);
+  EXPECT_EQ(out[n - 1], input(0, n - 1));
+}
+
+TEST(NodeWorld, NotificationsQueueUntilTheFirmwareLooksThemUp)
+{
+  // The receiver's address notice reaches the sender long before its send() is called: it waits in the
+  // rendezvous notification queue and is found by the send's first lookup (no retry).
+  NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
+  auto send = w.call(Collective::Send, 2, 0, 1024, 1);
+  auto recv = w.call(Collective::Recv, 2, 1, 1024, 0);
+  send.protocol = recv.protocol = coll::Protocol::Rendezvous;
+  auto res = w.run({send, recv}, {SimTime::us(50), SimTime::zero()});
+  EXPECT_EQ(res[0].error, "");
+  EXPECT_EQ(w.cclo(0).counters().retries, 0u);
+  EXPECT_GE(w.cclo(0).counters().notifications_received, 1u);
+  EXPECT_LT(res[0].finished - res[0].started, SimTime::us(10)) << "the send found the address at once";
+}
+
+TEST(NodeWorld, TooFewRxBuffersBackPressureTheSenderUntilTheReceiverCopiesOut)
+{
+  // Two Rx buffers of 1 KiB and an 8 KiB eager send (eight segments of an Rx buffer each) posted 30 us before its
+  // receive: the receiver's Rx system refuses the segments it has no buffer for (the transport holds them back and
+  // tries again), and the message still arrives whole once the receive moves segments out and frees buffers.
+  NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2},
+                  "node": {"fpga": {"cclo": {"rx_buffers": {"count": 2, "size": "1KiB"}}}}})");
+  const std::uint64_t n = 2048;
+  auto send = w.call(Collective::Send, 2, 0, n, 1);
+  auto recv = w.call(Collective::Recv, 2, 1, n, 0);
+  send.protocol = recv.protocol = coll::Protocol::Eager;
+  w.fill_inputs({send}, n);
+  auto res = w.run({send, recv}, {SimTime::zero(), SimTime::us(30)});
+  EXPECT_EQ(res[0].error, "");
+  EXPECT_EQ(res[1].error, "");
+  EXPECT_GE(w.cclo(1).counters().rx_refusals, 1u);
+  EXPECT_LE(w.cclo(1).counters().rx_buffers_max_used, 2u);
+  EXPECT_GT(res[1].finished, SimTime::us(30));
+  auto out = w.read(1, recv.dst_addr, n);
+  for (std::uint64_t i = 0; i < n; i += 101)
+    ASSERT_EQ(out[i], input(0, i)) << i;
+}
+
+TEST(NodeWorld, AReceiveWithoutASendIsADiagnosedDeadlock)
+{
+  NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
+  auto recv     = w.call(Collective::Recv, 2, 1, 256, 0);
+  recv.protocol = coll::Protocol::Eager;
+  try {
+    w.run({recv});
+    FAIL() << "a deadlock was expected";
+  } catch (const DeadlockError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("cclo-1 (firmware)"), std::string::npos) << m;
+    EXPECT_NE(m.find("waits for message"), std::string::npos) << m;
+  }
+}
+
+TEST(NodeWorld, EachNetworkEngineCarriesTheFirmwaresEagerRing)
+{
+  // The same eager ring allreduce through each engine the CCLO can sit on: RoCE (Coyote), TCP and UDP (the
+  // hardware stacks of the XRT shell) and the connectionless transport of Lant et al.
+  const std::vector<std::pair<std::string, std::string>> platforms = {
+      {"roce", R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 4}})"},
+      {"tcp", R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 4}, "node": {"fpga": {"transport": "tcp"}}})"},
+      {"udp", R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 4}, "node": {"fpga": {"transport": "udp"}}})"},
+      {"connectionless", R"({"preset": "lant-zcu102", "topology": {"hosts": 4, "chain": {"switches": 1}}})"},
+  };
+  for (auto const& [name, platform] : platforms) {
+    NodeWorld w(platform);
+    const std::uint64_t n = 2048;
+    auto calls            = calls_for(w, Collective::AllReduce, 4, n, coll::Protocol::Eager);
+    w.fill_inputs(calls, n);
+    auto res = w.run(calls);
+    for (int r = 0; r < 4; ++r) {
+      ASSERT_EQ(res[static_cast<std::size_t>(r)].error, "") << name;
+      auto out = w.read(static_cast<std::size_t>(r), calls[0].dst_addr, n);
+      for (std::uint64_t i = 0; i < n; i += 257)
+        ASSERT_EQ(out[i], input(0, i) + input(1, i) + input(2, i) + input(3, i)) << name << " rank " << r;
+    }
+  }
+}
