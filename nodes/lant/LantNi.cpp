@@ -328,10 +328,7 @@ std::optional<net::Packet> LantNi::pull()
     auto l3 = static_cast<std::uint32_t>(cfg_.transport.header.count + t.pkt.length);
     return make(t.dst, Wire{t.pkt}, l3, flow, t.pkt.index);
   }
-  if (wake != SimTime::max() && (wake_at_ > wake || wake_at_ <= now)) {
-    wake_at_ = wake;
-    sched_.at(wake, this, kTxWake);
-  }
+  tx_wake_.at(wake);
   return std::nullopt;
 }
 
@@ -339,8 +336,7 @@ std::optional<net::Packet> LantNi::pull()
 
 void LantNi::deliver(net::Packet&& p)
 {
-  rx_pipe_.push_back(std::move(p));
-  sched_.after(phy_rx_ + cycle_ * static_cast<std::int64_t>(cfg_.rx_pipeline), this, kRx);
+  rx_pipe_.push(std::move(p), phy_rx_ + cycle_ * static_cast<std::int64_t>(cfg_.rx_pipeline));
 }
 
 void LantNi::on_event(std::uint32_t kind, std::uint64_t)
@@ -348,8 +344,7 @@ void LantNi::on_event(std::uint32_t kind, std::uint64_t)
   SimTime now = sched_.now();
   switch (kind) {
     case kRx: {
-      net::Packet p = std::move(rx_pipe_.front());
-      rx_pipe_.pop_front();
+      net::Packet p = rx_pipe_.pop();
       auto* w = p.body.get<Wire>();
       if (!w)
         throw SimulationError(fmt::format("node {} received a packet of another transport from node {}", host_, p.src));
@@ -367,11 +362,7 @@ void LantNi::on_event(std::uint32_t kind, std::uint64_t)
       execute(scratch_);
       break;
     }
-    case kTxWake:
-      if (now >= wake_at_)
-        wake_at_ = SimTime::max();
-      fabric_.tx_ready(host_);
-      break;
+    case kTxWake: tx_wake_.fire(); break;
     case kTimer:
       if (!timer_live_ || now != timer_at_)
         break;

@@ -14,6 +14,8 @@
 #include "nodes/lant/LantNiConfig.hpp"
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
+#include "nodes/transport/RxPipe.hpp"
+#include "nodes/transport/TxWake.hpp"
 #include "protocols/lant/Receiver.hpp"
 #include "protocols/lant/Sender.hpp"
 #include "simcore/engine/Fifo.hpp"
@@ -130,8 +132,8 @@ private:
   lant::Receiver rx_;
   std::deque<std::pair<SimTime, net::Packet>> ctrl_;
   std::deque<Staged> staged_;
-  SimTime wake_at_ = SimTime::max();
-  Fifo<net::Packet> rx_pipe_;
+  TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
+  RxPipe rx_pipe_{sched_, this, kRx};
   SimTime writes_done_;
   std::deque<std::pair<SimTime, ReceiveNotice>> notices_; ///< waiting for their data to be in memory
   std::deque<ReceiveNotice> received_;

@@ -382,10 +382,7 @@ std::optional<net::Packet> RdmaPoe::pull()
     if (flow_) // behind what the transmit path holds of the messages already on their way (see nic_free_)
       ready = std::max(ready, std::min(nic_free_, s.ready + transmit_time(cfg_.tx_prefetch, fabric_.config().link.rate)));
     if (ready > now) {
-      if (wake_at_ > ready || wake_at_ <= now) {
-        wake_at_ = ready;
-        sched_.at(ready, this, kTxWake);
-      }
+      tx_wake_.at(ready);
       return std::nullopt;
     }
     Staged done = std::move(staged_.front());
@@ -420,14 +417,12 @@ void RdmaPoe::deliver(net::Packet&& p)
     ++c_.corrupted_dropped;
     return;
   }
-  rx_pipe_.push_back(std::move(p));
-  sched_.after(cfg_.rx_latency, this, kRx);
+  rx_pipe_.push(std::move(p), cfg_.rx_latency);
 }
 
 void RdmaPoe::receive(SimTime now)
 {
-  net::Packet p = std::move(rx_pipe_.front());
-  rx_pipe_.pop_front();
+  net::Packet p = rx_pipe_.pop();
   auto* w = p.body.get<Wire>();
   if (!w)
     throw SimulationError(fmt::format("host {} received a non-RoCE packet from host {}", host_, p.src));
@@ -504,11 +499,7 @@ void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
   SimTime now = sched_.now();
   switch (kind) {
     case kRx: receive(now); break;
-    case kTxWake:
-      if (now >= wake_at_)
-        wake_at_ = SimTime::max();
-      fabric_.tx_ready(host_);
-      break;
+    case kTxWake: tx_wake_.fire(); break;
     case kTimer: on_retransmit_timer(static_cast<QpId>(arg), now); break;
     case kRnrTimer:
       qps_[arg].req.on_timer(qps_[arg].rnr_token, now, scratch_);

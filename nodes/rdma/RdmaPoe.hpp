@@ -13,6 +13,8 @@
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "nodes/transport/Poe.hpp"
+#include "nodes/transport/RxPipe.hpp"
+#include "nodes/transport/TxWake.hpp"
 #include "protocols/roce/Requester.hpp"
 #include "protocols/roce/Responder.hpp"
 #include "simcore/engine/Fifo.hpp"
@@ -162,8 +164,8 @@ private:
   std::deque<QpId> data_rr_;
   std::deque<Staged> staged_;
   std::uint64_t staged_bytes_ = 0;
-  SimTime wake_at_            = SimTime::max();
-  Fifo<net::Packet> rx_pipe_;
+  TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
+  RxPipe rx_pipe_{sched_, this, kRx};
   SimTime writes_done_; ///< when every payload written so far is in memory
   std::deque<std::pair<SimTime, Notice>> notices_;
   roce::Actions scratch_;

@@ -426,10 +426,7 @@ std::optional<net::Packet> TcpPoe::pull()
       continue;
     }
     if (s.ready > now) {
-      if (wake_at_ > s.ready || wake_at_ <= now) {
-        wake_at_ = s.ready;
-        sched_.at(s.ready, this, kTxWake);
-      }
+      tx_wake_.at(s.ready);
       return std::nullopt;
     }
     Staged done = std::move(staged_.front());
@@ -449,8 +446,7 @@ void TcpPoe::deliver(net::Packet&& p)
     ++c_.corrupted_dropped;
     return;
   }
-  rx_pipe_.push_back(std::move(p));
-  sched_.after(timing_.rx_latency, this, kRx);
+  rx_pipe_.push(std::move(p), timing_.rx_latency);
 }
 
 void TcpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
@@ -458,8 +454,7 @@ void TcpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
   SimTime now = sched_.now();
   switch (kind) {
     case kRx: {
-      net::Packet p = std::move(rx_pipe_.front());
-      rx_pipe_.pop_front();
+      net::Packet p = rx_pipe_.pop();
       auto* pkt = p.body.get<Packet>();
       if (!pkt)
         throw SimulationError(fmt::format("host {} (TCP) received a non-TCP packet from host {}", host_, p.src));
@@ -474,11 +469,7 @@ void TcpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
       execute(id, scratch_);
       break;
     }
-    case kTxWake:
-      if (now >= wake_at_)
-        wake_at_ = SimTime::max();
-      fabric_.tx_ready(host_);
-      break;
+    case kTxWake: tx_wake_.fire(); break;
     case kTimer: {
       Session& ss = sessions_[arg];
       if (!ss.timer_live || ss.timer_event_at != now)

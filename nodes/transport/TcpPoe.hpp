@@ -19,6 +19,8 @@
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "nodes/transport/Poe.hpp"
+#include "nodes/transport/RxPipe.hpp"
+#include "nodes/transport/TxWake.hpp"
 #include "protocols/tcp/Connection.hpp"
 #include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
@@ -177,8 +179,8 @@ private:
   std::deque<QpId> write_order_; ///< serial_tx: the session of every unwritten message, oldest first
   std::deque<Staged> staged_;
   std::uint64_t staged_bytes_ = 0;
-  SimTime wake_at_            = SimTime::max();
-  Fifo<net::Packet> rx_pipe_;
+  TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
+  RxPipe rx_pipe_{sched_, this, kRx};
   SimTime writes_done_;
   std::deque<std::pair<SimTime, Notice>> notices_;
   tcp::Actions scratch_;

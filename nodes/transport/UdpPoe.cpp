@@ -57,10 +57,7 @@ std::optional<net::Packet> UdpPoe::pull()
     return std::nullopt;
   Staged& s = staged_.front();
   if (s.ready > now) {
-    if (wake_at_ > s.ready || wake_at_ <= now) {
-      wake_at_ = s.ready;
-      sched_.at(s.ready, this, kTxWake);
-    }
+    tx_wake_.at(s.ready);
     return std::nullopt;
   }
   Staged done = std::move(staged_.front());
@@ -92,8 +89,7 @@ void UdpPoe::deliver(net::Packet&& p)
     ++c_.corrupted_dropped;
     return;
   }
-  rx_pipe_.push_back(std::move(p));
-  sched_.after(timing_.rx_latency, this, kRx);
+  rx_pipe_.push(std::move(p), timing_.rx_latency);
 }
 
 void UdpPoe::notify_after_writes(net::HostId peer, bool inbound, roce::Completion c, roce::InboundMessage m)
@@ -110,8 +106,7 @@ void UdpPoe::on_event(std::uint32_t kind, std::uint64_t)
   SimTime now = sched_.now();
   switch (kind) {
     case kRx: {
-      net::Packet p = std::move(rx_pipe_.front());
-      rx_pipe_.pop_front();
+      net::Packet p = rx_pipe_.pop();
       auto* d = p.body.get<Datagram>();
       if (!d)
         throw SimulationError(fmt::format("host {} (UDP) received a non-UDP packet from host {}", host_, p.src));
@@ -168,11 +163,7 @@ void UdpPoe::on_event(std::uint32_t kind, std::uint64_t)
       }
       break;
     }
-    case kTxWake:
-      if (now >= wake_at_)
-        wake_at_ = SimTime::max();
-      fabric_.tx_ready(host_);
-      break;
+    case kTxWake: tx_wake_.fire(); break;
     case kNotify: {
       auto [at, n] = std::move(notices_.front());
       notices_.pop_front();

@@ -10,6 +10,8 @@
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "nodes/transport/Poe.hpp"
+#include "nodes/transport/RxPipe.hpp"
+#include "nodes/transport/TxWake.hpp"
 #include "protocols/udp/Reassembly.hpp"
 #include "protocols/udp/UdpConfig.hpp"
 #include "simcore/engine/Fifo.hpp"
@@ -110,8 +112,8 @@ private:
   std::deque<Out> out_;
   std::deque<Staged> staged_;
   std::uint64_t staged_bytes_ = 0;
-  SimTime wake_at_            = SimTime::max();
-  Fifo<net::Packet> rx_pipe_;
+  TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
+  RxPipe rx_pipe_{sched_, this, kRx};
   std::map<std::pair<net::HostId, std::uint64_t>, In> in_;  ///< by (source, message)
   std::set<std::pair<net::HostId, std::uint64_t>> finished_;
   SimTime writes_done_;

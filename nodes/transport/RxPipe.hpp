@@ -1,0 +1,38 @@
+#pragma once
+// The receive pipeline every NIC engine has (RdmaPoe, TcpPoe, UdpPoe, LantNi): a packet that arrived whole waits
+// the engine's fixed receive latency, in arrival order, then the engine takes it (one event per packet, the
+// owner's `kind`). As htsim's Pipe: one element the engines share instead of each rewriting it.
+
+#include "simcore/engine/Fifo.hpp"
+#include "simcore/engine/Scheduler.hpp"
+#include "simcore/net/Packet.hpp"
+
+namespace nafsim::nodes {
+
+class RxPipe {
+public:
+  RxPipe(Scheduler& s, EventHandler* owner, std::uint32_t kind) : sched_(s), owner_(owner), kind_(kind) {}
+  /// A packet enters; the owner's event comes `latency` later (latencies are the engine's, constant per engine,
+  /// so packets leave in arrival order).
+  void push(net::Packet&& p, SimTime latency)
+  {
+    q_.push_back(std::move(p));
+    sched_.after(latency, owner_, kind_);
+  }
+  /// At the owner's event: the packet whose latency is over.
+  net::Packet pop()
+  {
+    net::Packet p = std::move(q_.front());
+    q_.pop_front();
+    return p;
+  }
+  std::size_t size() const { return q_.size(); }
+
+private:
+  Scheduler& sched_;
+  EventHandler* owner_;
+  std::uint32_t kind_;
+  Fifo<net::Packet> q_;
+};
+
+} // namespace nafsim::nodes
