@@ -5,6 +5,7 @@
 #include "simcore/app/Figures.hpp"
 #include "simcore/app/LogSetting.hpp"
 #include "simcore/app/Params.hpp"
+#include "simcore/app/Plot.hpp"
 #include "simcore/app/Runner.hpp"
 #include "simcore/app/Scenario.hpp"
 #include "simcore/config/ConfigError.hpp"
@@ -239,6 +240,19 @@ int cli_main(int argc, char** argv)
   std::string fig_bench;
   figs->add_option("--bench", fig_bench, "scale: the `nafsim bench` output it draws (default: bench/ beside --out)");
 
+  auto* plot = cli.add_subcommand("plot", "draw a results CSV (a run's table or a merged sweep's) with gnuplot, PNG or SVG");
+  PlotOptions plot_opt;
+  plot->add_option("csv", plot_opt.csv, "the CSV file")->required();
+  plot->add_option("--x", plot_opt.x, "the numeric column on the x axis")->required();
+  plot->add_option("--y", plot_opt.y, "the numeric column on the y axis")->required();
+  plot->add_option("--series", plot_opt.series, "one line per value (or combination of values) of these columns");
+  plot->add_option("--facet", plot_opt.facet, "one panel per value of this column");
+  plot->add_option("--where", plot_opt.where, "keep the rows where COLUMN=VALUE (repeatable; all must hold)");
+  plot->add_flag("--logx", plot_opt.logx, "logarithmic x axis");
+  plot->add_flag("--logy", plot_opt.logy, "logarithmic y axis");
+  plot->add_option("--out", plot_opt.out, "the figure, .png or .svg (default: <csv stem>-<y>-vs-<x>.png beside the CSV)");
+  plot->add_option("--title", plot_opt.title, "the figure's title (default: the CSV's file name)");
+
   auto* bench = cli.add_subcommand(
       "bench", "simulator speed and memory vs cluster size: packet-hops per wall second (suite hops), collectives on "
                "CCLO ranks (suite collectives)");
@@ -284,6 +298,8 @@ int cli_main(int argc, char** argv)
                                                : results::TraceLevel::Off;
       return run_command(scenario, opt, out, logs, args, reg, level, check_only);
     }
+    if (*plot)
+      return plot_command(plot_opt);
     if (*bench) {
       Bytes total;
       try {

@@ -1,6 +1,7 @@
 #include "simcore/app/Figures.hpp"
 
 #include "simcore/app/FigureTables.hpp"
+#include "simcore/app/Gnuplot.hpp"
 #include "simcore/app/Scenario.hpp"
 #include "simcore/config/ConfigError.hpp"
 #include "simcore/results/OutputDir.hpp"
@@ -80,39 +81,6 @@ const std::vector<Figure>& figures()
        plain([](const CsvTable& t, const Reference&) { return pac_alltoall(t); }), "portals_mpi"},
   };
   return list;
-}
-
-std::string gp_quote(const std::string& s)
-{
-  std::string q = "'";
-  for (char c : s)
-    q += c == '\'' ? std::string("''") : std::string(1, c);
-  return q + "'";
-}
-
-/// Run gnuplot on `script` with `setup` executed first; stderr to `log`. Returns an error text or "".
-std::string gnuplot(const std::string& setup, const fs::path& script, const fs::path& log)
-{
-  pid_t pid = fork();
-  if (pid < 0)
-    return "cannot fork to run gnuplot";
-  if (pid == 0) {
-    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-    }
-    std::string s = script.string();
-    execlp("gnuplot", "gnuplot", "-e", setup.c_str(), s.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-    return "gnuplot not found: install it (Debian: apt-get install gnuplot-nox, or sh python-free-tools/install-deps.sh)";
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return fmt::format("gnuplot failed on {} (see {})", script.string(), log.string());
-  return {};
 }
 
 /// Draw figure `name` (python-free-tools/figures/<name>.gp over opt.out/<name>.csv) as <name>.svg and <name>.png

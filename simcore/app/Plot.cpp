@@ -1,0 +1,198 @@
+#include "simcore/app/Plot.hpp"
+
+#include "simcore/app/Gnuplot.hpp"
+#include "simcore/config/ConfigError.hpp"
+#include "simcore/results/CsvReader.hpp"
+#include "simcore/results/OutputDir.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace nafsim::app {
+
+namespace {
+
+void need_column(const results::CsvTable& t, const std::string& col, const std::string& option, const std::string& csv)
+{
+  if (std::find(t.columns.begin(), t.columns.end(), col) == t.columns.end())
+    throw config::ConfigError(option, "",
+                              fmt::format("{} has no column '{}'; its columns are: {}", csv, col,
+                                          fmt::join(t.columns, ", ")));
+}
+
+/// The number in a cell, or nothing if the cell is empty (a failed sweep point); an error if it is not a number.
+std::optional<double> number(const std::string& cell, const std::string& col, std::size_t row, const std::string& option,
+                             const std::string& csv)
+{
+  if (cell.empty())
+    return std::nullopt;
+  char* end = nullptr;
+  double v  = std::strtod(cell.c_str(), &end);
+  if (end != cell.c_str() + cell.size())
+    throw config::ConfigError(option, "",
+                              fmt::format("{} row {}: column '{}' holds '{}', not a number: plot numeric columns on x "
+                                          "and y (a text column can be a --series or a --facet)",
+                                          csv, row + 2, col, cell));
+  return v;
+}
+
+struct Series {
+  std::vector<std::pair<double, double>> points;
+};
+/// Names in natural order: numbers by value (ranks 2 before 10), then text.
+struct NaturalLess {
+  static std::optional<double> value(const std::string& s)
+  {
+    char* end = nullptr;
+    double v  = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size())
+      return std::nullopt;
+    return v;
+  }
+  bool operator()(const std::string& a, const std::string& b) const
+  {
+    auto va = value(a), vb = value(b);
+    if (va && vb && *va != *vb)
+      return *va < *vb;
+    if (va.has_value() != vb.has_value())
+      return va.has_value();
+    return a < b;
+  }
+};
+struct Panel {
+  std::map<std::string, Series, NaturalLess> series;
+};
+
+} // namespace
+
+int plot_command(const PlotOptions& o)
+{
+  results::CsvTable t;
+  try {
+    t = results::read_csv(o.csv);
+  } catch (const std::runtime_error& e) { // unreadable, or not CSV: the user's input
+    throw config::ConfigError("csv", "", std::string(e.what()) + ": give a CSV table with a header line (a run's or a merged sweep's)");
+  }
+  need_column(t, o.x, "--x", o.csv);
+  need_column(t, o.y, "--y", o.csv);
+  for (auto const& s : o.series)
+    need_column(t, s, "--series", o.csv);
+  if (!o.facet.empty())
+    need_column(t, o.facet, "--facet", o.csv);
+  std::vector<std::pair<std::string, std::string>> filters;
+  for (auto const& w : o.where) {
+    auto eq = w.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw config::ConfigError("--where", "", fmt::format("'{}' is not COLUMN=VALUE (e.g. --where protocol=eager)", w));
+    filters.emplace_back(w.substr(0, eq), w.substr(eq + 1));
+    need_column(t, filters.back().first, "--where", o.csv);
+  }
+  fs::path out = o.out.empty() ? fs::path(o.csv).parent_path() / fmt::format("{}-{}-vs-{}.png", fs::path(o.csv).stem().string(), o.y, o.x)
+                               : fs::path(o.out);
+  const std::string ext = out.extension().string();
+  if (ext != ".png" && ext != ".svg")
+    throw config::ConfigError("--out", "", fmt::format("{}: the plot is drawn as PNG or SVG: end the name in .png or .svg",
+                                                       out.string()));
+  if (out.has_parent_path())
+    results::check_creatable(out.parent_path(), "--out", "");
+
+  // Rows -> panels -> series -> points.
+  std::map<std::string, Panel, NaturalLess> panels;
+  std::size_t kept = 0, empty = 0;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    bool keep = true;
+    for (auto const& [col, val] : filters)
+      keep = keep && t.cell(i, col) == val;
+    if (!keep)
+      continue;
+    auto x = number(t.cell(i, o.x), o.x, i, "--x", o.csv);
+    auto y = number(t.cell(i, o.y), o.y, i, "--y", o.csv);
+    if (!x || !y) {
+      ++empty;
+      continue;
+    }
+    std::vector<std::string> parts;
+    for (auto const& s : o.series)
+      parts.push_back(o.series.size() == 1 ? t.cell(i, s) : s + "=" + t.cell(i, s));
+    const std::string name = parts.empty() ? o.y : fmt::format("{}", fmt::join(parts, ", "));
+    const std::string panel = o.facet.empty() ? "" : t.cell(i, o.facet);
+    panels[panel].series[name].points.emplace_back(*x, *y);
+    ++kept;
+  }
+  if (kept == 0)
+    throw config::ConfigError("--where", "",
+                              fmt::format("no row of {} has numbers in '{}' and '{}'{}: nothing to draw", o.csv, o.x, o.y,
+                                          filters.empty() ? "" : " and passes the --where filters"));
+
+  // The gnuplot script: the data inline (datablocks), one panel per facet value.
+  std::string script;
+  std::size_t block = 0;
+  std::vector<std::vector<std::pair<std::string, std::string>>> plots; // per panel: (datablock, title)
+  for (auto& [pname, panel] : panels) {
+    plots.emplace_back();
+    for (auto& [sname, s] : panel.series) {
+      std::sort(s.points.begin(), s.points.end());
+      const std::string db = fmt::format("$d{}", block++);
+      script += db + " << EOD\n";
+      for (auto [x, y] : s.points)
+        script += fmt::format("{:.12g} {:.12g}\n", x, y);
+      script += "EOD\n";
+      plots.back().emplace_back(db, sname);
+    }
+  }
+  const std::size_t n = panels.size();
+  const std::size_t cols = n <= 1 ? 1 : n <= 4 ? 2 : 3, rows = (n + cols - 1) / cols;
+  const std::string title = o.title.empty() ? fs::path(o.csv).filename().string() : o.title;
+  script += "set grid\nset key outside right top\n";
+  script += fmt::format("set xlabel {}\nset ylabel {}\n", gp_quote(o.x), gp_quote(o.y));
+  if (o.logx)
+    script += "set logscale x\n";
+  if (o.logy)
+    script += "set logscale y\n";
+  if (n > 1)
+    script += fmt::format("set multiplot layout {},{} title {}\n", rows, cols, gp_quote(title));
+  std::size_t k = 0;
+  for (auto const& [pname, panel] : panels) {
+    script += fmt::format("set title {}\n", gp_quote(n > 1 ? o.facet + " = " + pname : title));
+    std::vector<std::string> parts;
+    for (auto const& [db, sname] : plots[k])
+      parts.push_back(fmt::format("{} using 1:2 with linespoints title {}", db, gp_quote(sname)));
+    script += fmt::format("plot {}\n", fmt::join(parts, ", \\\n     "));
+    ++k;
+  }
+  if (n > 1)
+    script += "unset multiplot\n";
+
+  const fs::path tmp = fs::temp_directory_path() / fmt::format("nafsim-plot-{}", ::getpid());
+  fs::create_directories(tmp);
+  {
+    std::ofstream f(tmp / "plot.gp");
+    f << script;
+  }
+  const std::string size = fmt::format("{},{}", 640 * cols + 160, 420 * rows);
+  const std::string term = ext == ".svg" ? fmt::format("svg size {} dynamic noenhanced font 'sans,11'", size)
+                                         : fmt::format("pngcairo size {} noenhanced font 'sans,10'", size);
+  const std::string err =
+      gnuplot(fmt::format("set terminal {}; set output {}", term, gp_quote(out.string())), tmp / "plot.gp", tmp / "gnuplot.log");
+  if (!err.empty())
+    throw config::ConfigError("--out", "", err + " (the script and log are kept in " + tmp.string() + ")");
+  fs::remove_all(tmp);
+  std::size_t nseries = 0;
+  for (auto const& [pname, panel] : panels)
+    nseries += panel.series.size();
+  std::cout << fmt::format("plotted {} point(s) in {} series{} into {}{}\n", kept, nseries,
+                           n > 1 ? fmt::format(" and {} panels", n) : "", out.string(),
+                           empty ? fmt::format(" ({} row(s) without a value left out)", empty) : "");
+  return 0;
+}
+
+} // namespace nafsim::app

@@ -1,0 +1,56 @@
+#!/bin/sh
+# nafsim plot: a table drawn as PNG and SVG (series, facets, filters, log axes), and its input errors (exit 2, the
+# option named). Usage: tests/run_plot.sh path/to/nafsim
+set -eu
+nafsim=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cat > "$dir/t.csv" <<'CSV'
+bytes,latency_us,protocol,ranks,note
+512,10.5,eager,2,a
+1024,11,eager,2,
+512,12,eager,10,
+1024,13.5,eager,10,
+65536,40,rendezvous,2,
+131072,70,rendezvous,2,
+65536,45,rendezvous,10,
+131072,,rendezvous,10,failed point
+CSV
+fail() { echo "FAIL: $*"; exit 1; }
+
+out=$("$nafsim" plot "$dir/t.csv" --x bytes --y latency_us --series ranks --facet protocol --logx --out "$dir/f.svg")
+echo "$out"
+echo "$out" | grep -q "plotted 7 point(s) in 4 series and 2 panels" || fail "summary: $out"
+echo "$out" | grep -q "1 row(s) without a value left out" || fail "empty cell not reported"
+grep -q "protocol = eager" "$dir/f.svg" || fail "no panel title 'protocol = eager'"
+grep -q "protocol = rendezvous" "$dir/f.svg" || fail "no panel title 'protocol = rendezvous'"
+grep -q ">10<" "$dir/f.svg" || fail "no legend entry for ranks 10"
+grep -q "latency_us" "$dir/f.svg" || fail "no y label"
+
+"$nafsim" plot "$dir/t.csv" --x bytes --y latency_us --where protocol=eager --where ranks=2 --out "$dir/p.png" | grep -q "plotted 2 point(s) in 1 series" || fail "filters"
+[ "$(head -c 4 "$dir/p.png" | tail -c 3)" = "PNG" ] || fail "not a PNG"
+"$nafsim" plot "$dir/t.csv" --x bytes --y latency_us > /dev/null
+[ -s "$dir/t-latency_us-vs-bytes.png" ] || fail "default output name beside the CSV"
+
+expect_error() { # expected text, then the arguments
+  want=$1; shift
+  if "$nafsim" plot "$@" > "$dir/out" 2> "$dir/err"; then fail "accepted: $*"; fi
+  code=$?
+  grep -q -- "$want" "$dir/err" || fail "message for '$*': $(cat "$dir/err")"
+}
+expect_error "--y: .* has no column 'nope'; its columns are: bytes, latency_us" "$dir/t.csv" --x bytes --y nope
+expect_error "column 'protocol' holds 'eager', not a number" "$dir/t.csv" --x protocol --y latency_us
+expect_error "--where: 'protocol' is not COLUMN=VALUE" "$dir/t.csv" --x bytes --y latency_us --where protocol
+expect_error "nothing to draw" "$dir/t.csv" --x bytes --y latency_us --where protocol=none
+expect_error "end the name in .png or .svg" "$dir/t.csv" --x bytes --y latency_us --out "$dir/f.pdf"
+expect_error "cannot read the file" "$dir/missing.csv" --x bytes --y latency_us
+printf 'a,b\n1,2,3\n' > "$dir/bad.csv"
+expect_error "3 cells, but the header has 2 columns" "$dir/bad.csv" --x a --y b
+for csv in t.csv missing.csv bad.csv; do
+  set +e
+  "$nafsim" plot "$dir/$csv" --x protocol --y nope > /dev/null 2>&1
+  code=$?
+  set -e
+  [ $code -eq 2 ] || fail "exit code $code on bad input ($csv), not 2"
+done
+echo "plot ok"
