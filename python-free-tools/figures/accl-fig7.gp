@@ -3,7 +3,9 @@
 set datafile separator ","
 set termoption noenhanced
 set logscale x 2
-set format x "%.0b%BB"
+# Size tics every factor of 8, labelled with IEC prefixes ("%B" would print "ki": mixed with "KiB" elsewhere, and
+# every power of 2 labelled collides in small panels).
+set xtics ("64 B" 64, "512 B" 512, "4 KiB" 4096, "32 KiB" 32768, "256 KiB" 262144, "2 MiB" 2097152, "16 MiB" 16777216, "128 MiB" 134217728)
 set xlabel "message size"
 set ylabel "throughput [Gb/s]"
 set yrange [0:105]

@@ -16,7 +16,7 @@ plot csv skip 1 using (100*$3/$11):xtic(2) lc rgb "#75507b" title "kernel invoca
      '' skip 1 using (100*$5/$11) lc rgb "#3465a4" title "FPGA -> host copy", \
      '' skip 1 using (100*$7/$11) lc rgb "#73d216" title "MPI broadcast", \
      '' skip 1 using (100*$9/$11) lc rgb "#cc0000" title "host -> FPGA copy"
-set title "measured (empty without the reference data)"
+set title "measured (ACCL+ reference data, when --reference finds it)"
 plot csv skip 1 using (strcol(12) eq "" ? 0 : 100*real(strcol(4))/real(strcol(12))):xtic(2) lc rgb "#75507b" title "kernel invocation", \
      '' skip 1 using (strcol(12) eq "" ? 0 : 100*real(strcol(6))/real(strcol(12))) lc rgb "#3465a4" title "FPGA -> host copy", \
      '' skip 1 using (strcol(12) eq "" ? 0 : 100*real(strcol(8))/real(strcol(12))) lc rgb "#73d216" title "MPI broadcast", \

@@ -8,4 +8,6 @@ set key outside right
 set xrange [0.5:8.5]
 set xtics (1, 2, 4, 8)
 set title "Registration gain grows with distance and load (Lant et al. section 4.1; predictions)"
-plot for [i=2:10] csv skip 1 using 1:i with linespoints title columnheader(i)
+# No `skip 1`: columnheader reads the header line (with skip 1 it took the first data row, the 1-switch points,
+# as titles).
+plot for [i=2:10] csv using 1:i with linespoints title columnheader(i)
