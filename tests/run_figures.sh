@@ -22,9 +22,15 @@ for f in $("$nafsim" figures --list | awk '{print $1}'); do
   for ext in csv svg png; do
     test -s "results/figures/$f.$ext" || { echo "missing results/figures/$f.$ext"; cat figures.log; exit 1; }
   done
-  grep -q "<!-- figure $f -->" results/gallery.md || { echo "gallery lacks $f"; exit 1; }
+  grep -q "<!-- figure $f -->" results/figures/gallery.md || { echo "gallery lacks $f"; exit 1; }
+  grep -q "($f.svg)" results/figures/gallery.md || { echo "gallery's link to $f.svg is not relative to it"; exit 1; }
   echo "ok $f"
 done
+test ! -e results/gallery.md || { echo "figures wrote a gallery outside its output directory"; exit 1; }
+# --gallery writes the page where asked, its links relative to it.
+"$nafsim" figures accl-fig8 --source "$root" --out "$work/results/figures" --gallery "$work/results/gallery.md" > g.log
+grep -q "(figures/accl-fig8.svg)" results/gallery.md || { echo "--gallery: links not relative to the page"; exit 1; }
+echo "ok gallery"
 # Without reference data the figures are still drawn (no measured points).
 "$nafsim" figures accl-fig8 --source "$root" --reference "$work/none" --out "$work/noref/figures" > noref.log 2> noref.err
 grep -q "no reference data" noref.err

@@ -230,7 +230,10 @@ int cli_main(int argc, char** argv)
   unsigned fig_jobs = 0;
   bool fig_list     = false;
   figs->add_option("name", fig_names, "figures to draw (default: all; --list shows them)");
-  figs->add_option("--out", fig_out, "figure directory (default results/figures; the gallery page goes next to it)")
+  std::string fig_gallery;
+  figs->add_option("--gallery", fig_gallery, "the gallery page to write (default: gallery.md in --out; "
+                                             "--gallery results/gallery.md refreshes the committed page)");
+  figs->add_option("--out", fig_out, "figure directory (default results/figures; the gallery page goes into it)")
       ->check(non_empty_out());
   figs->add_option("--source", fig_source, "nafsim source tree holding python-free-tools/figures (default: the current "
                                            "directory if it has them, else the tree this binary was built from)");
@@ -339,6 +342,7 @@ int cli_main(int argc, char** argv)
                                                                        : fs::path(NAFSIM_SOURCE_DIR);
       fo.reference = !fig_reference.empty() ? fs::path(fig_reference) : fo.source / ".." / "shared" / "reference" / "accl";
       fo.program   = fs::read_symlink("/proc/self/exe").string();
+      fo.gallery   = fig_gallery;
       fo.bench     = !fig_bench.empty() ? fs::path(fig_bench) : fs::path(fig_out).parent_path() / "bench";
       check_out_dir(fo.out, "--out");
       fo.jobs      = fig_jobs > 0 ? fig_jobs : std::max(1u, std::thread::hardware_concurrency());

@@ -108,7 +108,8 @@ const FigureInfo kScaleInfo{"scale", "nafsim at scale: packet-hops per second vs
 
 /// The figure `scale`: no sweep, it draws what `nafsim bench` wrote in `opt.bench`. Returns false (with a
 /// message) when there is nothing to draw.
-bool draw_scale(const FigureOptions& opt, const fs::path& dir, std::vector<std::string>& page, std::string& error)
+bool draw_scale(const FigureOptions& opt, const fs::path& dir, const std::string& to_figs, std::vector<std::string>& page,
+                std::string& error)
 {
   const fs::path hops_csv = opt.bench / "bench.csv", coll_csv = opt.bench / "bench_collectives.csv";
   if (!fs::exists(hops_csv) && !fs::exists(coll_csv)) {
@@ -172,12 +173,12 @@ bool draw_scale(const FigureOptions& opt, const fs::path& dir, std::vector<std::
     return false;
   page.push_back(fmt::format("## {}", kScaleInfo.title));
   page.push_back("");
-  page.push_back(fmt::format("![scale]({}/scale.svg)", opt.out.filename().string()));
+  page.push_back(fmt::format("![scale]({}scale.svg)", to_figs));
   page.push_back("");
-  page.push_back(fmt::format("Data: `{}/scale.csv`, from `{}/bench.csv` and `bench_collectives.csv`; regenerate with "
+  page.push_back(fmt::format("Data: `{}scale.csv`, from `{}/bench.csv` and `bench_collectives.csv`; regenerate with "
                              "`./build/nafsim bench --suite all` (add `--fidelity packet flow` and the rank counts you "
                              "want), then `./build/nafsim figures scale`.",
-                             opt.out.filename().string(), opt.bench.filename().string()));
+                             to_figs, opt.bench.filename().string()));
   page.push_back("");
   return true;
 }
@@ -198,6 +199,11 @@ const std::vector<FigureInfo>& figure_list()
 
 int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg)
 {
+  // The gallery page and where its links point: the figure directory, relative to the page.
+  const fs::path gallery = opt.gallery.empty() ? opt.out / "gallery.md" : opt.gallery;
+  const fs::path rel     = fs::absolute(opt.out).lexically_normal().lexically_relative(
+      fs::absolute(gallery).lexically_normal().parent_path());
+  const std::string to_figs = rel.empty() || rel == "." ? "" : rel.generic_string() + "/";
   std::vector<const Figure*> selected;
   bool scale = opt.names.empty();
   for (auto const& n : opt.names) {
@@ -306,11 +312,11 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
     auto& page = pages[name];
     page.push_back(fmt::format("## {}", f->info.title));
     page.push_back("");
-    page.push_back(fmt::format("![{}]({}/{}.svg)", name, opt.out.filename().string(), name));
+    page.push_back(fmt::format("![{}]({}{}.svg)", name, to_figs, name));
     page.push_back("");
-    page.push_back(fmt::format("Data: `{}/{}.csv`; sweep: `python-free-tools/figures/{}.json`; regenerate with "
+    page.push_back(fmt::format("Data: `{}{}.csv`; sweep: `python-free-tools/figures/{}.json`; regenerate with "
                                "`./build/nafsim figures {}`.",
-                               opt.out.filename().string(), name, name, name));
+                               to_figs, name, name, name));
     page.push_back("");
     for (auto const& l : b.gallery)
       page.push_back(l);
@@ -322,7 +328,7 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
     results::make_directories(opt.out / "runs");
     std::vector<std::string> page;
     std::string err;
-    if (draw_scale(opt, dir, page, err)) {
+    if (draw_scale(opt, dir, to_figs, page, err)) {
       pages["scale"] = page;
       std::cout << fmt::format("  wrote scale.csv, scale.svg, scale.png in {}/\n", opt.out.string());
     } else if (!bench_present) {
@@ -334,7 +340,6 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
   }
 
   // The gallery lists every figure drawn so far, in the registry's order (one run may draw a subset).
-  const fs::path gallery = opt.out.parent_path() / "gallery.md";
   std::map<std::string, std::string> sections;
   if (fs::exists(gallery)) { // keep the sections of figures not redrawn now
     std::ifstream in(gallery);
@@ -355,8 +360,9 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
     sections[name] = text;
   }
   std::string text = "# nafsim figure gallery\n\nDrawn by `nafsim figures` (gnuplot, SVG + PNG) into `" +
-                     opt.out.filename().string() +
-                     "/`; the images are generated output (not committed), this page is. Each section names the "
+                     (to_figs.empty() ? std::string("./") : to_figs) +
+                     "`; the images are generated output (not committed), the page `results/gallery.md` is (`nafsim "
+                     "figures --gallery results/gallery.md` refreshes it). Each section names the "
                      "sweep behind the figure; measured points come from `shared/reference/accl/` (ACCL+) or the "
                      "paper's text (Lant et al.).\n\n";
   for (auto const& f : figure_list())

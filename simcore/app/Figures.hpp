@@ -25,6 +25,7 @@ struct FigureOptions {
   std::filesystem::path source;         ///< the nafsim source tree (sweeps and gnuplot templates)
   std::filesystem::path reference;      ///< measured data (shared/reference/accl); may be absent
   std::filesystem::path bench;          ///< `nafsim bench` output, for the figure `scale`
+  std::filesystem::path gallery;        ///< the gallery page (default: out/gallery.md; never a tracked file unless asked)
   std::string program;                  ///< the nafsim executable, for the sweeps' child processes
   unsigned jobs = 1;
   bool progress = false;
