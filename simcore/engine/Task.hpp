@@ -1,9 +1,10 @@
 #pragma once
 // Task<T>: a C++20 coroutine for logic that runs as engine events rather than in a SimGrid actor (the CCLO's
-// micro-controller firmware; see Scheduler::spawn_task). A task starts when it is awaited, hands its result or
-// exception to its awaiter, and resumes the awaiter directly when it ends (symmetric transfer: a loop of
-// awaited tasks that finish without suspending does not grow the stack). A suspended chain of tasks is resumed
-// by the kernel, in the kernel actor, when what it waits for happens: no context switch, no SimGrid call.
+// micro-controller firmware; see Scheduler::spawn_task). A task starts when it is awaited and runs until it first
+// waits or ends: if it ends at once, its awaiter goes on without suspending (a loop of such tasks does not grow the
+// stack); if it waits, its awaiter waits too, and when the task ends it resumes its awaiter (symmetric transfer). A
+// suspended chain of tasks is resumed by the kernel, in the kernel actor, when what it waits for happens: no
+// context switch, no SimGrid call.
 //
 // GCC 12 pitfall met writing the firmware: a temporary with a destructor (a std::function, an object holding one)
 // in an expression that awaits was destroyed twice (it freed the schedule executor's state under it, or made the
@@ -110,6 +111,7 @@ namespace detail {
 struct PromiseBase {
   std::coroutine_handle<> continuation;
   std::exception_ptr error;
+  bool inline_run = false; ///< running inside its awaiter's await_suspend (not resumed by the kernel)
 
   static void* operator new(std::size_t n) { return FramePool::allocate(n); }
   static void operator delete(void* p, std::size_t n) noexcept { FramePool::release(p, n); }
@@ -119,8 +121,12 @@ struct PromiseBase {
     bool await_ready() const noexcept { return false; }
     template <class P> std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept
     {
-      auto c = h.promise().continuation;
-      return c ? c : std::noop_coroutine();
+      // Finished inside the awaiter's await_suspend: back there, which lets the awaiter go on without suspending.
+      // Finished after a real wait (resumed by the kernel): resume the awaiter.
+      auto& p = h.promise();
+      if (p.inline_run || !p.continuation)
+        return std::noop_coroutine();
+      return p.continuation;
     }
     void await_resume() const noexcept {}
   };
@@ -147,10 +153,17 @@ public:
   }
 
   bool await_ready() const noexcept { return false; }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept
+  /// Run the task until it first waits or ends; the awaiter suspends only if it waits. A task that ends at once
+  /// thus returns to its awaiter by a plain return: a loop awaiting such tasks does not grow the stack, in any
+  /// build (symmetric transfer is a tail call only when the compiler optimises: not under the sanitizers).
+  bool await_suspend(std::coroutine_handle<> awaiter)
   {
-    h_.promise().continuation = awaiter;
-    return h_;
+    auto& p        = h_.promise();
+    p.continuation = awaiter;
+    p.inline_run   = true;
+    h_.resume();
+    p.inline_run = false;
+    return !h_.done();
   }
   T await_resume()
   {
@@ -180,10 +193,17 @@ public:
   }
 
   bool await_ready() const noexcept { return false; }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept
+  /// Run the task until it first waits or ends; the awaiter suspends only if it waits. A task that ends at once
+  /// thus returns to its awaiter by a plain return: a loop awaiting such tasks does not grow the stack, in any
+  /// build (symmetric transfer is a tail call only when the compiler optimises: not under the sanitizers).
+  bool await_suspend(std::coroutine_handle<> awaiter)
   {
-    h_.promise().continuation = awaiter;
-    return h_;
+    auto& p        = h_.promise();
+    p.continuation = awaiter;
+    p.inline_run   = true;
+    h_.resume();
+    p.inline_run = false;
+    return !h_.done();
   }
   void await_resume()
   {
