@@ -34,11 +34,11 @@ void Firmware::check_error() const
 
 Task<> Firmware::start_move(const Move& m)
 {
-  auto st = std::make_shared<Status>();
-  statuses_.push_back(st);
+  const std::uint64_t id = status_base_ + statuses_.size();
+  statuses_.push_back(false);
   co_await charge(costs().move);
-  c_.data_mover().submit(m, [this, st] {
-    st->done = true;
+  c_.data_mover().submit(m, [this, id] {
+    statuses_[id - status_base_] = true;
     c_.wake_firmware();
   });
 }
@@ -47,8 +47,7 @@ Task<> Firmware::end_move()
 {
   if (statuses_.empty())
     throw std::logic_error("end_move() without an outstanding move");
-  auto st = statuses_.front();
-  while (!st->done) {
+  while (!statuses_.front()) {
     check_error();
     co_await block([this] {
       auto w = c_.data_mover().waiting();
@@ -57,6 +56,7 @@ Task<> Firmware::end_move()
     });
   }
   statuses_.pop_front();
+  ++status_base_;
 }
 
 Task<> Firmware::move(const Move& m)

@@ -143,10 +143,10 @@ private:
   Cclo& c_;
   CcloCore& core_;
   TaskContext* ctx_ = nullptr;
-  struct Status {
-    bool done = false;
-  };
-  std::deque<std::shared_ptr<Status>> statuses_; ///< STS_DMA_MOVE, in issue order
+  /// STS_DMA_MOVE: the statuses of the moves started, in issue order (whether each has come), the oldest being
+  /// move number `status_base_`; a move's completion marks its own by number (no allocation per move).
+  std::deque<bool> statuses_;
+  std::uint64_t status_base_ = 0;
   std::deque<Retry> retry_;                      ///< the retry queue (CMD_CALL_RETRY / STS_CALL_RETRY)
   bool last_new_       = true;  ///< the last pick was a new call (wait_for_call's new_call)
   bool flush_retries_  = false; ///< the barrier empties the retry queue first
