@@ -46,3 +46,5 @@ expect_exit2 "an unknown figure" bad.err "$nafsim" figures nosuch --source "$roo
 grep -q "no figure named 'nosuch'" bad.err
 grep -q "accl-fig7" bad.err
 echo "ok unknown figure"
+# Every plot titled, every legend entry a series name (tests/check_figures.sh).
+sh "$root/tests/check_figures.sh" "$root" "$work/results/figures"
