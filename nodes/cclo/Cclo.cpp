@@ -76,6 +76,17 @@ void Cclo::start()
   sched_.spawn_task(fmt::format("cclo-{}", host_), [this](TaskContext& ctx) { return fw_->run(ctx); }, ActorRole::Daemon);
 }
 
+void Cclo::set_trace(results::Trace* t, std::uint32_t pid)
+{
+  core_.trace     = t;
+  core_.trace_pid = pid;
+  t->name_thread(pid, Firmware::kUcTrack, "micro-controller");
+  dmp_->set_trace(t, pid);
+  rbm_.on_change([this, t, pid](std::size_t in_use) {
+    t->counter(pid, "rx buffers in use", static_cast<double>(in_use), sched_.now());
+  });
+}
+
 coll::CcloTuning Cclo::tuning() const
 {
   coll::CcloTuning t;

@@ -68,6 +68,9 @@ public:
   ~Cclo();
   /// Start the firmware (a daemon task actor: Firmware.hpp).
   void start();
+  /// Record the blocks on trace process `pid` (--trace blocks): the micro-controller's primitives and waits, the
+  /// data mover's moves, the Rx buffers in use.
+  void set_trace(results::Trace* t, std::uint32_t pid);
 
   /// Invoke a call and block until its completion reaches the caller (ACCL's call_sync).
   CcloResult call(ActorContext& ctx, const CcloCall& c);

@@ -10,6 +10,7 @@
 #include "protocols/collectives/Selection.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Packet.hpp"
+#include "simcore/results/Trace.hpp"
 
 #include <deque>
 #include <fmt/format.h>
@@ -127,6 +128,8 @@ struct CcloCore {
   std::deque<std::shared_ptr<CcloPending>> calls;       ///< the call FIFO
   std::optional<ActorId> fw_actor;                      ///< the firmware's actor, when it waits
   bool fw_waiting = false;                              ///< the firmware is blocked until woken
+  results::Trace* trace = nullptr;                      ///< block tracks (--trace blocks), else null
+  std::uint32_t trace_pid = 0;                          ///< the node's process in the trace
   std::string error;                                    ///< the first failure (a transport error, a deadlock)
   CcloCounters counters;
 

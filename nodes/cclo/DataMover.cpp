@@ -185,6 +185,8 @@ void DataMover::start(const Move& m, std::function<void()> on_done, SimTime t, s
     busy_until_ = last;
   }
 
+  if (trace_)
+    trace_move(m, first, last);
   // Real data: the operands are read as the move starts; results land when the move completes.
   std::vector<std::byte> out;
   if (image_)
@@ -237,6 +239,31 @@ void DataMover::complete(const Move& m, std::function<void()> done, std::optiona
       break;
     }
   }
+}
+
+void DataMover::trace_move(const Move& m, SimTime first, SimTime last)
+{
+  // Moves overlap (they pipeline): each goes on the first track free by its first byte.
+  std::size_t lane = 0;
+  while (lane < lane_end_.size() && lane_end_[lane] > first)
+    ++lane;
+  if (lane == lane_end_.size()) {
+    lane_end_.push_back(SimTime::zero());
+    trace_->name_thread(trace_pid_, kTrackBase + static_cast<std::uint32_t>(lane),
+                        fmt::format("data mover {}", lane));
+  }
+  lane_end_[lane] = last;
+  static constexpr const char* operands[] = {"none", "memory", "stream", "rx buffer"};
+  static constexpr const char* results[]  = {"none", "memory", "stream", "eager", "rendezvous"};
+  const char* what = m.res == ResultKind::Eager        ? "eager send"
+                     : m.res == ResultKind::Rendezvous ? "rendezvous write"
+                     : m.reduce                        ? "reduce"
+                     : m.op1.kind == OperandKind::RxBuffer ? "receive"
+                                                       : "copy";
+  trace_->span(trace_pid_, kTrackBase + static_cast<std::uint32_t>(lane), what, first, last,
+               fmt::format(R"({{"bytes":{},"op0":"{}","op1":"{}","result":"{}","peer":{}}})", m.result_bytes(),
+                           operands[static_cast<int>(m.op0.kind)], operands[static_cast<int>(m.op1.kind)],
+                           results[static_cast<int>(m.res)], m.peer));
 }
 
 std::vector<std::byte> DataMover::compute(const Move& m, std::uint64_t op1_addr) const

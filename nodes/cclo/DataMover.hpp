@@ -13,6 +13,7 @@
 #include "nodes/memory/MemoryImage.hpp"
 #include "nodes/memory/MemorySystem.hpp"
 #include "simcore/engine/Scheduler.hpp"
+#include "simcore/results/Trace.hpp"
 
 #include <deque>
 #include <functional>
@@ -88,6 +89,9 @@ public:
   std::string waiting() const;
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  /// Record every move on the node's trace process (--trace blocks): one track per move in flight at once.
+  void set_trace(results::Trace* t, std::uint32_t pid) { trace_ = t, trace_pid_ = pid; }
+  static constexpr std::uint32_t kTrackBase = 110;
 
 private:
   enum EventKind : std::uint32_t { kTry, kDone };
@@ -144,6 +148,10 @@ private:
   SimTime operands_ready(const Move& m, SimTime t);
   std::vector<std::uint64_t> free_done_;
   DmpCounters c_;
+  results::Trace* trace_ = nullptr;
+  std::uint32_t trace_pid_ = 0;
+  std::vector<SimTime> lane_end_; ///< traced runs: when the last move on each track ends
+  void trace_move(const Move& m, SimTime first, SimTime last);
   std::function<void(std::string)> on_deadlock_;
 };
 

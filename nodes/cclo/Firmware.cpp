@@ -14,12 +14,14 @@ const FirmwareCosts& Firmware::costs() const
   return core_.cfg.firmware;
 }
 
-TaskContext::Sleep Firmware::charge(unsigned cycles)
+TaskContext::Sleep Firmware::charge(unsigned cycles, const char* what)
 {
   if (cycles == 0)
     return ctx_->no_wait();
   SimTime t = core_.cycles(cycles);
   core_.counters.uc_busy += t;
+  if (core_.trace)
+    core_.trace->span(core_.trace_pid, kUcTrack, what, now(), now() + t, fmt::format(R"({{"cycles":{}}})", cycles));
   return ctx_->sleep_for(t);
 }
 
@@ -36,7 +38,7 @@ Task<> Firmware::start_move(const Move& m)
 {
   const std::uint64_t id = status_base_ + statuses_.size();
   statuses_.push_back(false);
-  co_await charge(costs().move);
+  co_await charge(costs().move, "start_move");
   c_.data_mover().submit(m, [this, id] {
     statuses_[id - status_base_] = true;
     c_.wake_firmware();
@@ -72,7 +74,7 @@ Task<> Firmware::submit_move(const Move& m, std::function<void()>& done)
       done();
     c_.wake_firmware();
   };
-  co_await charge(costs().move);
+  co_await charge(costs().move, "submit_move");
   c_.data_mover().submit(m, std::move(on_done));
 }
 
@@ -82,17 +84,17 @@ Task<> Firmware::submit_move(const Move& m, std::function<void()>& done)
 Task<> Firmware::send_address(std::uint32_t peer, std::uint64_t addr, std::uint64_t bytes, std::uint32_t tag,
                               unsigned transfers)
 {
-  co_await charge(costs().notify);
+  co_await charge(costs().notify, "send_address");
   c_.send_control(peer, CcloMsg::Init, addr, transfers | (std::uint64_t{tag} << 32), bytes);
 }
 
 Task<std::optional<RndzvNotice>> Firmware::lookup(const NoticeMatch& match)
 {
-  co_await charge(costs().poll);
+  co_await charge(costs().poll, "lookup");
   unsigned examined = 0;
   seen_             = core_.arrivals;
   auto r            = core_.rndzv.take(match, examined);
-  co_await charge(examined * costs().entry);
+  co_await charge(examined * costs().entry, "lookup: queue walk");
   if (r)
     ++core_.counters.polls;
   co_return r;
@@ -119,6 +121,8 @@ Task<> Firmware::align(SimTime failed_at, SimTime pass, bool rerun)
   SimTime resume = failed_at + pass * (rerun ? k - 1 : k);
   if (resume > now()) {
     core_.counters.uc_busy += resume - now();
+    if (core_.trace)
+      core_.trace->span(core_.trace_pid, kUcTrack, "loop passes", now(), resume);
     co_await ctx_->sleep_until(resume);
   }
   core_.counters.loop_passes += static_cast<std::uint64_t>(rerun ? k - 1 : k);
@@ -264,9 +268,9 @@ Task<> Firmware::serve(const std::shared_ptr<CcloPending>& p, bool is_new)
   if (is_new) {
     p->result.started = start;
     ++core_.counters.calls;
-    co_await charge(costs().call);
+    co_await charge(costs().call, "call");
   } else {
-    co_await charge(costs().retry);
+    co_await charge(costs().retry, "retry");
   }
   FwStatus st = FwStatus::Done;
   try {
@@ -279,7 +283,7 @@ Task<> Firmware::serve(const std::shared_ptr<CcloPending>& p, bool is_new)
     retry_.push_back(Retry{p, seen_, now() - start, !is_new, now(), waits_for_});
     co_return;
   }
-  co_await charge(costs().finalize);
+  co_await charge(costs().finalize, "finalize");
   finish(*p);
 }
 

@@ -27,6 +27,7 @@
 #include "nodes/cclo/RndzvQueue.hpp"
 
 #include <deque>
+#include <nlohmann/json.hpp>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -71,8 +72,10 @@ public:
   // ---- the micro-controller's primitives (each awaited: `co_await fw.charge(n)`) ----
   SimTime now() const { return ctx_->now(); }
   const FirmwareCosts& costs() const;
-  /// Spend `cycles` of micro-controller time.
-  TaskContext::Sleep charge(unsigned cycles);
+  /// Spend `cycles` of micro-controller time on `what` (its name on the micro-controller's trace track).
+  TaskContext::Sleep charge(unsigned cycles, const char* what = "step");
+  /// Trace tracks of the CCLO's blocks in the node's trace process (--trace blocks).
+  static constexpr std::uint32_t kUcTrack = 100;
   /// start_move(): a move instruction to the data mover; its status joins STS_DMA_MOVE.
   Task<> start_move(const Move& m);
   /// end_move(): the oldest status of STS_DMA_MOVE, waiting for it.
@@ -130,13 +133,25 @@ private:
   struct Block {
     TaskContext::Block inner;
     CcloCore& core;
+    SimTime since{};
+    std::string why{}; ///< traced runs: what it waits for, as it starts waiting
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> h)
     {
       core.fw_waiting = true;
+      if (core.trace) {
+        since = inner.ctx->now();
+        why   = inner.why();
+      }
       inner.await_suspend(h);
     }
-    void await_resume() const noexcept { core.fw_waiting = false; }
+    void await_resume()
+    {
+      core.fw_waiting = false;
+      if (core.trace)
+        core.trace->span(core.trace_pid, kUcTrack, "wait", since, inner.ctx->now(),
+                         nlohmann::json{{"for", why}}.dump());
+    }
   };
   Block block(WaitText why) { return Block{ctx_->block(why), core_}; }
 

@@ -17,6 +17,8 @@ std::optional<std::size_t> RxBufferManager::take_free()
     if (bufs_[i].state == State::Free) {
       bufs_[i].state = State::Filling;
       max_in_use_    = std::max(max_in_use_, ++in_use_);
+      if (on_change_)
+        on_change_(in_use_);
       return i;
     }
   ++refusals_;
@@ -51,6 +53,8 @@ void RxBufferManager::release(std::size_t i)
     throw std::logic_error(fmt::format("Rx buffer {} released while not being read", i));
   e.state = State::Free;
   --in_use_;
+  if (on_change_)
+    on_change_(in_use_);
 }
 
 bool RxBufferManager::all_waiting() const

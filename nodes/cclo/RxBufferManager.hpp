@@ -6,6 +6,7 @@
 #include "nodes/cclo/CcloConfig.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,8 @@ public:
   std::uint64_t refusals() const { return refusals_; }
   /// What the buffers hold (for diagnoses).
   std::string describe() const;
+  /// Told the number of buffers in use whenever it changes (the occupancy track of --trace blocks).
+  void on_change(std::function<void(std::size_t in_use)> f) { on_change_ = std::move(f); }
 
 private:
   enum class State { Free, Filling, Reserved, Reading };
@@ -48,6 +51,7 @@ private:
   std::vector<Entry> bufs_;
   std::size_t in_use_ = 0, max_in_use_ = 0;
   std::uint64_t refusals_ = 0;
+  std::function<void(std::size_t)> on_change_;
 };
 
 } // namespace nafsim::nodes

@@ -190,7 +190,7 @@ Task<> ScheduleExecutor::issue(std::size_t i)
     case OpKind::Combine:
     case OpKind::Copy: co_await issue_local(i, op); break;
     case OpKind::Notify:
-      co_await fw_.charge(fw_.costs().notify);
+      co_await fw_.charge(fw_.costs().notify, "notify");
       c_.send_control(call_.host(op.peer), CcloMsg::Notify, 0, 0, 0);
       break;
     case OpKind::WaitNotify: --core_.notifies[call_.host(op.peer)]; break;
@@ -283,7 +283,7 @@ Task<> ScheduleExecutor::run(const coll::Schedule& s)
       co_await fw_.wait_event([this] { return describe_wait(); });
       if (core_.arrivals != before) { // noticed on the next lookup
         ++core_.counters.polls;
-        co_await fw_.charge(fw_.costs().poll);
+        co_await fw_.charge(fw_.costs().poll, "lookup");
       }
     }
   }

@@ -223,6 +223,7 @@ namespace nafsim::nodes {
 
 void Cluster::enable_trace(results::Trace& t)
 {
+  trace_ = &t;
   for (std::size_t v = 0; v < topo_.vertex_count(); ++v)
     t.name_process(static_cast<std::uint32_t>(v), topo_.info(v).name);
   fabric_->set_trace(&t);
@@ -345,6 +346,8 @@ Cclo& Cluster::cclo(std::size_t i)
     n.cclo()->set_buffer_sync([this, i](ActorContext& ctx, std::uint64_t bytes, bool to_host) {
       host_driver_copy(ctx, node(i).memory(), cfg_.node.fpga.host_driver, bytes, to_host);
     });
+    if (trace_ && trace_->blocks())
+      n.cclo()->set_trace(trace_, static_cast<std::uint32_t>(topo_.host_vertex(i)));
     n.cclo()->start();
   }
   return *n.cclo();

@@ -99,6 +99,7 @@ private:
   std::map<std::pair<std::size_t, std::size_t>, QpId> sessions_;
   std::string transport_report() const;
   std::unique_ptr<DataPlane> data_;
+  results::Trace* trace_ = nullptr;
 };
 
 } // namespace nafsim::nodes

@@ -196,9 +196,10 @@ int cli_main(int argc, char** argv)
                 "would run, 2 naming the file and path if not; nothing is written");
   std::string trace_level = "off";
   run->add_option("--trace", trace_level,
-                  "write trace.json (Chrome trace format): messages (work requests, inbound messages) or packets "
-                  "(also every transmission and drop per port)")
-      ->check(CLI::IsMember({"off", "messages", "packets"}));
+                  "write trace.json (Chrome trace format): messages (work requests, inbound messages), blocks "
+                  "(also, per FPGA, the CCLO's micro-controller primitives and waits, data-mover moves and Rx-buffer "
+                  "occupancy) or packets (messages, and every transmission and drop per port)")
+      ->check(CLI::IsMember({"off", "messages", "blocks", "packets"}));
 
   auto* params = cli.add_subcommand("params", "list every parameter: path, type, default, meaning");
   std::string prefix;
@@ -297,6 +298,7 @@ int cli_main(int argc, char** argv)
       if (*seed_opt)
         opt.seed = seed;
       auto level = trace_level == "packets"    ? results::TraceLevel::Packets
+                   : trace_level == "blocks"   ? results::TraceLevel::Blocks
                    : trace_level == "messages" ? results::TraceLevel::Messages
                                                : results::TraceLevel::Off;
       return run_command(scenario, opt, out, logs, args, reg, level, check_only);

@@ -29,6 +29,12 @@ void Trace::span(std::uint32_t pid, std::uint32_t tid, std::string name, SimTime
     events_.push_back(Event{'X', pid, tid, begin, end - begin, std::move(name), std::move(args)});
 }
 
+void Trace::counter(std::uint32_t pid, std::string name, double value, SimTime at)
+{
+  if (room())
+    events_.push_back(Event{'C', pid, 0, at, {}, std::move(name), fmt::format(R"({{"value":{}}})", value)});
+}
+
 void Trace::instant(std::uint32_t pid, std::uint32_t tid, std::string name, SimTime at, std::string args)
 {
   if (room())
@@ -54,6 +60,9 @@ std::string Trace::json() const
       case 'X':
         out += fmt::format(R"({{"ph":"X","name":{},"pid":{},"tid":{},"ts":{},"dur":{}{}}})", n, e.pid, e.tid, us(e.ts),
                            us(e.dur), e.args.empty() ? "" : ",\"args\":" + e.args);
+        break;
+      case 'C':
+        out += fmt::format(R"({{"ph":"C","name":{},"pid":{},"ts":{},"args":{}}})", n, e.pid, us(e.ts), e.args);
         break;
       default:
         out += fmt::format(R"({{"ph":"i","s":"t","name":{},"pid":{},"tid":{},"ts":{}{}}})", n, e.pid, e.tid, us(e.ts),

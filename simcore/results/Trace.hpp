@@ -12,7 +12,9 @@
 
 namespace nafsim::results {
 
-enum class TraceLevel { Off, Messages, Packets };
+/// Off; messages (work requests, inbound messages); blocks (messages, and per FPGA the CCLO's micro-controller,
+/// data mover and Rx-buffer occupancy); packets (messages and every packet on every port).
+enum class TraceLevel { Off, Messages, Blocks, Packets };
 
 class Trace {
 public:
@@ -22,11 +24,14 @@ public:
   }
   bool messages() const { return level_ != TraceLevel::Off; }
   bool packets() const { return level_ == TraceLevel::Packets; }
+  bool blocks() const { return level_ == TraceLevel::Blocks; }
 
   void name_process(std::uint32_t pid, std::string name);
   void name_thread(std::uint32_t pid, std::uint32_t tid, std::string name);
   /// A span [begin, end) on track (pid, tid).
   void span(std::uint32_t pid, std::uint32_t tid, std::string name, SimTime begin, SimTime end, std::string args = {});
+  /// A counter track `name` of process `pid` taking `value` at `at`.
+  void counter(std::uint32_t pid, std::string name, double value, SimTime at);
   /// A point event.
   void instant(std::uint32_t pid, std::uint32_t tid, std::string name, SimTime at, std::string args = {});
 

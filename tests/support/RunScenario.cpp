@@ -61,8 +61,10 @@ ScenarioRun run_scenario_isolated(const std::string& scenario, const std::vector
       opt.sets    = sets;
       auto doc    = config::parse_json_text(scenario, "test-scenario.json");
       auto sc     = app::load_scenario_doc(doc, "test-scenario.json", ".", opt, reg);
-      auto level  = trace == "packets" ? results::TraceLevel::Packets
-                    : trace == "messages" ? results::TraceLevel::Messages : results::TraceLevel::Off;
+      auto level  = trace == "packets"    ? results::TraceLevel::Packets
+                    : trace == "blocks"   ? results::TraceLevel::Blocks
+                    : trace == "messages" ? results::TraceLevel::Messages
+                                          : results::TraceLevel::Off;
       auto rep    = app::run_scenario(sc, dir, {}, {"test"}, level);
       out["ok"]      = true;
       out["summary"] = rep.summary;
