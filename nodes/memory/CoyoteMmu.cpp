@@ -55,12 +55,14 @@ void CoyoteMmu::Timeline::book(SimTime start, SimTime end)
 
 SimTime CoyoteMmu::lock_at(SimTime at) const
 {
+  // A plan's lookups follow one another (each starts after the previous one ends), so of its own lookups only the
+  // last can still be under way at `at`: checking it alone keeps a request of many fragments linear (a 1 TB copy
+  // is 476,837 fragments of 2 MiB; checking every earlier lookup was quadratic).
   const SimTime lock_len = cycles(cfg_.lock_cycles);
   for (;;) {
     SimTime x = mutex_.earliest(at, lock_len);
-    for (auto const& [s0, s1] : held_)
-      if (x < s1 && s0 < x + lock_len)
-        x = s1;
+    if (!held_.empty() && x < held_.back().second && held_.back().first < x + lock_len)
+      x = held_.back().second;
     if (x == at)
       return x;
     at = x;

@@ -150,3 +150,21 @@ TEST(CoyoteMmu, TheMemorySystemRoutesTheDataMoverAndThePoeThroughIt)
             direct.dma_to_device(SimTime::us(100), Bytes{4096}) + kCycle * 14);
   EXPECT_EQ(coyote.mmu()->counters().requests, 5u);
 }
+
+TEST(CoyoteMmu, ATerabyteRequestIsCutIntoPagesOneSendEverySevenCyclesAfterTheFirst)
+{
+  // 1e12 B from a 2 MiB boundary: 476,837 fragments (the last one partial). Each further fragment goes back to
+  // MUTEX: 7 cycles apart while slots are free (data here takes 100 ns + 1 ns per byte, so the 16 slots of the
+  // lane fill and the sends then follow the data). Planned in time linear in the fragments (the fuzzer's 1 TB host
+  // copy had hung the run in the plan's lock search).
+  CoyoteMmu mmu(enabled(), kClock);
+  Recorder r;
+  const std::uint64_t bytes = 1'000'000'000'000ULL, page = 2ULL << 20;
+  mmu.request(CoyoteMmu::Dir::Read, 1, SimTime::zero(), 0, Bytes{bytes}, r);
+  ASSERT_EQ(r.sent.size(), (bytes + page - 1) / page);
+  EXPECT_EQ(mmu.counters().fragments, r.sent.size());
+  EXPECT_EQ(r.sent.back().second, bytes % page);
+  EXPECT_EQ(r.sent[1].first - r.sent[0].first, kCycle * 7);
+  for (std::size_t i = 1; i < r.sent.size(); ++i)
+    ASSERT_GE(r.sent[i].first - r.sent[i - 1].first, kCycle * 7) << i;
+}
