@@ -168,8 +168,8 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
   Pending& p      = *pending;
   core_.calls.push_back(pending);
   core_.counters.max_calls_queued = std::max(core_.counters.max_calls_queued, core_.calls.size());
-  if (core_.fw_actor)
-    sched_.wake(*core_.fw_actor);
+  // Only a firmware that waits is woken: one charging cycles (a sleep) sees the call when it next looks.
+  wake_firmware();
   ctx.wait_until([&] { return p.done; }, WaitReason([&] {
                    return fmt::format("host {} waits for its CCLO call ({})", host_, coll::collective_name(c.call.collective));
                  }));
