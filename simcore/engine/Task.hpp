@@ -134,14 +134,23 @@ struct PromiseBase {
   void unhandled_exception() noexcept { error = std::current_exception(); }
 };
 
+/// What a task hands its awaiter: a value, or nothing for Task<void>.
+template <class T> struct ValuePromise : PromiseBase {
+  std::optional<T> value;
+  template <class U> void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
+  T take() { return std::move(*value); }
+};
+template <> struct ValuePromise<void> : PromiseBase {
+  void return_void() noexcept {}
+  void take() {}
+};
+
 } // namespace detail
 
 template <class T = void> class [[nodiscard]] Task {
 public:
-  struct promise_type : detail::PromiseBase {
-    std::optional<T> value;
+  struct promise_type : detail::ValuePromise<T> {
     Task get_return_object() { return Task{std::coroutine_handle<promise_type>::from_promise(*this)}; }
-    template <class U> void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
   };
 
   Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
@@ -167,48 +176,10 @@ public:
   }
   T await_resume()
   {
-    if (h_.promise().error)
-      std::rethrow_exception(h_.promise().error);
-    return std::move(*h_.promise().value);
-  }
-
-private:
-  explicit Task(std::coroutine_handle<promise_type> h) : h_(h) {}
-  std::coroutine_handle<promise_type> h_;
-};
-
-template <> class [[nodiscard]] Task<void> {
-public:
-  struct promise_type : detail::PromiseBase {
-    Task get_return_object() { return Task{std::coroutine_handle<promise_type>::from_promise(*this)}; }
-    void return_void() noexcept {}
-  };
-
-  Task(Task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
-  Task& operator=(Task&&) = delete;
-  ~Task()
-  {
-    if (h_)
-      h_.destroy();
-  }
-
-  bool await_ready() const noexcept { return false; }
-  /// Run the task until it first waits or ends; the awaiter suspends only if it waits. A task that ends at once
-  /// thus returns to its awaiter by a plain return: a loop awaiting such tasks does not grow the stack, in any
-  /// build (symmetric transfer is a tail call only when the compiler optimises: not under the sanitizers).
-  bool await_suspend(std::coroutine_handle<> awaiter)
-  {
-    auto& p        = h_.promise();
-    p.continuation = awaiter;
-    p.inline_run   = true;
-    h_.resume();
-    p.inline_run = false;
-    return !h_.done();
-  }
-  void await_resume()
-  {
-    if (h_.promise().error)
-      std::rethrow_exception(h_.promise().error);
+    auto& p = h_.promise();
+    if (p.error)
+      std::rethrow_exception(p.error);
+    return p.take();
   }
 
 private:
