@@ -1,4 +1,5 @@
 #include "simcore/app/Gnuplot.hpp"
+#include "simcore/sweep/ChildProcess.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -20,19 +21,9 @@ std::string gp_quote(const std::string& s)
 /// Run gnuplot on `script` with `setup` executed first; stderr to `log`. Returns an error text or "".
 std::string gnuplot(const std::string& setup, const fs::path& script, const fs::path& log)
 {
-  pid_t pid = fork();
+  pid_t pid = sweep::spawn_logged({"gnuplot", "-e", setup, script.string()}, log, true);
   if (pid < 0)
     return "cannot fork to run gnuplot";
-  if (pid == 0) {
-    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-    }
-    std::string s = script.string();
-    execlp("gnuplot", "gnuplot", "-e", setup.c_str(), s.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
   int status = 0;
   waitpid(pid, &status, 0);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127)

@@ -1,4 +1,5 @@
 #include "simcore/sweep/SweepRunner.hpp"
+#include "simcore/sweep/ChildProcess.hpp"
 
 #include "simcore/config/ConfigError.hpp"
 #include "simcore/results/OutputDir.hpp"
@@ -281,24 +282,7 @@ void SweepRunner::check_points(const std::vector<const Point*>& todo) const
         args.push_back(s);
       }
       const fs::path log = scratch / (point_name(p->index) + ".log");
-      std::cout << std::flush;
-      std::cerr << std::flush;
-      pid_t pid = fork();
-      if (pid == 0) {
-        int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-          dup2(fd, 1);
-          dup2(fd, 2);
-          close(fd);
-        }
-        std::vector<char*> argv;
-        for (auto& a : args)
-          argv.push_back(a.data());
-        argv.push_back(nullptr);
-        execv(opt_.program.c_str(), argv.data());
-        std::fprintf(stderr, "internal error: cannot execute %s: %s\n", opt_.program.c_str(), std::strerror(errno));
-        _exit(127);
-      }
+      pid_t pid = spawn_logged(args, log);
       if (pid < 0)
         throw results::OutputError(fmt::format("cannot start a process to check {}: {}", describe_point(*p),
                                                std::strerror(errno)));
@@ -375,24 +359,7 @@ SweepSummary SweepRunner::run()
         args.push_back(s);
       }
       fs::path log = opt_.out_dir / "logs" / (point_name(p->index) + ".log");
-      std::cout << std::flush;
-      std::cerr << std::flush;
-      pid_t pid = fork();
-      if (pid == 0) {
-        int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-          dup2(fd, 1);
-          dup2(fd, 2);
-          close(fd);
-        }
-        std::vector<char*> argv;
-        for (auto& a : args)
-          argv.push_back(a.data());
-        argv.push_back(nullptr);
-        execv(opt_.program.c_str(), argv.data());
-        std::fprintf(stderr, "internal error: cannot execute %s: %s\n", opt_.program.c_str(), std::strerror(errno));
-        _exit(127);
-      }
+      pid_t pid = spawn_logged(args, log);
       if (pid < 0)
         throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
       running[pid] = p;
