@@ -27,7 +27,9 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
       !why.empty())
     throw config::ConfigError("", "/platform/node/fpga/cclo/invocation", why);
   inv_.set_sync([this](ActorContext& ctx, std::uint64_t bytes, bool to_host) {
-    ctx.sleep_until(to_host ? mem_.dma_to_host(ctx.now(), Bytes{bytes}) : mem_.dma_to_device(ctx.now(), Bytes{bytes}));
+    static const std::uint32_t sync = cause_what("invocation", "host buffer sync (DMA)");
+    ctx.sleep_until(to_host ? mem_.dma_to_host(ctx.now(), Bytes{bytes}) : mem_.dma_to_device(ctx.now(), Bytes{bytes}),
+                    CauseLabel::at_host(sync, host_));
   });
   // Device memory below kUserBase: Rx buffers, then the three rendezvous spare buffers, then a slot
   // for notifications (they carry no payload to keep).
@@ -45,6 +47,7 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
   dmp_ = std::make_unique<DataMover>(cfg.dmp, cfg.rx_buffers.seek_cycles, clock, sched, mem, rbm_, *this,
                                      data ? &data->memory.at(host) : nullptr);
   fw_  = std::make_unique<Firmware>(*this);
+  dmp_->set_host(host);
   dmp_->on_deadlock([this](std::string why) { fail(fmt::format("host {}: {}", host_, why)); });
   // A failure while no call runs (a session that gave up after its data was handed over, say) is
   // reported by the next call; if the run stalls first, the deadlock report names it as the cause.
@@ -141,7 +144,8 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
   SimTime invoked = ctx.now();
   if (SimTime w = inv_.safety_warning(c.path, c.call); w > SimTime{}) {
     ++core_.counters.safety_warnings;
-    ctx.sleep_for(w);
+    static const std::uint32_t warning = cause_what("invocation", "driver safety warning");
+    ctx.sleep_for(w, CauseLabel::at_host(warning, host_));
   }
   const auto [req, rsp] = inv_.latencies(c.path);
   // XRT cannot point the CCLO at host buffers (partitioned memory): the driver syncs the operands
@@ -160,7 +164,8 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
     if (data_)
       data_->memory.at(host_).write(dev.src_addr, data_->memory.at(host_).read(c.src_addr, in_bytes));
   }
-  ctx.sleep_for(req);
+  static const std::uint32_t request = cause_what("invocation", "request path");
+  ctx.sleep_for(req, CauseLabel::at_host(request, host_));
   // Shared: the firmware drops its reference when it finalizes, before this caller runs again.
   auto pending    = std::make_shared<Pending>();
   pending->call   = dev;
@@ -174,7 +179,8 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
                    return fmt::format("host {} waits for its CCLO call ({})", host_, coll::collective_name(c.call.collective));
                  }));
   CcloResult r = p.result;
-  ctx.sleep_for(rsp);
+  static const std::uint32_t response = cause_what("invocation", "response path");
+  ctx.sleep_for(rsp, CauseLabel::at_host(response, host_));
   if (staged && r.error.empty()) {
     inv_.run_syncs(ctx, syncs.to_host, true);
     if (data_)
@@ -194,7 +200,8 @@ void Cclo::post(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource s
   // The transport does not say when it takes the data: the last byte counts as taken once produced.
   SimTime last = std::max(sched_.now(), source(0, static_cast<std::uint32_t>(wr.length)));
   link_.post(peer, wr, std::move(source), {});
-  sched_.call_at(last, std::move(accepted));
+  static const std::uint32_t produced = cause_what("data mover", "stream to the Tx system");
+  sched_.call_at(last, std::move(accepted), CauseLabel::at_host(produced, host_));
 }
 
 void Cclo::send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::uint64_t a, std::uint64_t b,
@@ -223,6 +230,9 @@ void Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes
   wr.length = hdr + bytes;
   wr.msg    = next_msg();
   wr.header = AppHeader{kMagic | (std::uint64_t{static_cast<std::uint8_t>(Msg::Eager)} << 32) | host_, seq, 0, bytes};
+  wr.payload_cause      = data.cause;
+  wr.payload_lead_cause = data.lead_cause;
+  wr.payload_first      = (data.first + tx).ps();
   if (data_)
     data_->payloads[wr.msg] = std::move(payload);
   // The Tx system prepends the signature and forwards the data as the data mover streams it; the
@@ -248,6 +258,9 @@ void Cclo::write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::
   wr.remote_addr = remote_addr;
   wr.length      = bytes;
   wr.msg         = next_msg();
+  wr.payload_cause      = data.cause;
+  wr.payload_lead_cause = data.lead_cause;
+  wr.payload_first      = (data.first + tx).ps();
   if (data_)
     data_->payloads[wr.msg] = std::move(payload);
   post(peer, wr,
@@ -271,7 +284,8 @@ bool Cclo::on_completion(const roce::Completion& c)
     return false;
   if (c.status == roce::Status::Success) {
     if (auto it = on_write_done_.find(c.wr_id); it != on_write_done_.end()) {
-      sched_.call_at(sched_.now() + cycles(cfg_.txrx.tx_cycles), std::move(it->second));
+      static const std::uint32_t tx = cause_what("Tx system", "notification header");
+      sched_.call_at(sched_.now() + cycles(cfg_.txrx.tx_cycles), std::move(it->second), CauseLabel::at_host(tx, host_));
       on_write_done_.erase(it);
     }
     return true;
@@ -306,6 +320,7 @@ bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
     data_->memory.at(host_).write(rbm_.address(recv_buf), take_payload(m.msg));
   // The Rx system parses the signature, then files the Rx buffer or queues the notification for the
   // firmware (STS_RNDZV).
+  static const std::uint32_t rx = cause_what("Rx system", "signature parse");
   sched_.call_at(sched_.now() + cycles(cfg_.txrx.rx_cycles), [this, type, src, h, recv_buf] {
     switch (type) {
       case Msg::Eager:
@@ -323,7 +338,7 @@ bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
     ++core_.counters.notifications_received;
     ++core_.arrivals;
     wake_firmware();
-  });
+  }, CauseLabel::at_host(rx, host_));
   return true;
 }
 

@@ -79,6 +79,7 @@ struct CcloResult {
   SimTime started;  ///< the firmware picked it up (the CCLO cycle counter starts)
   SimTime finished; ///< the firmware finalized it (the counter stops)
   SimTime returned; ///< the caller saw the completion
+  std::uint32_t end_cause = 0; ///< the finalize's step in the run's causal graph (critical paths; 0: not recorded)
   coll::Protocol protocol   = coll::Protocol::Eager;
   coll::Algorithm algorithm = coll::Algorithm::Direct;
   std::string error;

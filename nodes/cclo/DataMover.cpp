@@ -45,7 +45,25 @@ std::string DataMover::waiting() const
                      m.op1.src_host, rbm_.describe());
 }
 
-void DataMover::finish_at(SimTime t, std::function<void()> fn)
+std::uint32_t DataMover::engine_cause(const Pace& p, bool to_network)
+{
+  // A move's label names its slowest engine and rate; a node's moves use a handful of them (no formatting per move).
+  for (auto const& c : engine_causes_)
+    if (c.engine == p.engine && c.bps == p.bw.bps && c.to_network == to_network)
+      return c.what;
+  const std::uint32_t what = cause_what(
+      "data mover", fmt::format("{} at {:.1f} Gb/s{}", p.engine, p.bw.bps / 1e9, to_network ? " (to the network)" : ""));
+  engine_causes_.push_back({p.engine, p.bw.bps, to_network, what});
+  return what;
+}
+
+std::uint32_t DataMover::first_byte_cause()
+{
+  static const std::uint32_t id = cause_what("data mover", "first byte: memory read latency, datapath pipeline");
+  return id;
+}
+
+void DataMover::finish_at(SimTime t, std::function<void()> fn, const Pace* engine, SimTime first)
 {
   std::uint64_t slot;
   if (free_done_.empty()) {
@@ -56,7 +74,22 @@ void DataMover::finish_at(SimTime t, std::function<void()> fn)
     free_done_.pop_back();
     done_[slot] = std::move(fn);
   }
+  if (sched_.causes()) {
+    done_cause_.resize(done_.size());
+    static const std::uint32_t status = cause_what("data mover", "status");
+    done_cause_[slot] = CausalGraph::with_lead(CauseLabel::at_host(engine ? engine_cause(*engine, false) : status, host_),
+                                               engine ? first_byte_cause() : 0, first);
+  }
   sched_.at(std::max(t, sched_.now()), this, kDone, slot);
+}
+
+CauseLabel DataMover::cause(std::uint32_t kind, std::uint64_t arg) const
+{
+  if (kind == kTry) {
+    static const std::uint32_t issue = cause_what("data mover", "issue slot, operands being written");
+    return CauseLabel::at_host(issue, host_);
+  }
+  return arg < done_cause_.size() ? done_cause_[arg] : CauseLabel{};
 }
 
 void DataMover::on_event(std::uint32_t kind, std::uint64_t arg)
@@ -127,31 +160,34 @@ DataMover::Pace DataMover::pace(const Move& m, std::uint64_t op1_addr) const
   const std::uint64_t br = m.result_bytes();
   std::array<Pace, 8> legs{};
   std::size_t n = 0;
-  auto leg      = [&](std::uint64_t bytes, BitsPerSecond bw) { legs[n++] = {bytes, bw}; };
+  auto leg      = [&](std::uint64_t bytes, std::pair<BitsPerSecond, const char*> bw) {
+    legs[n++] = {bytes, bw.first, bw.second};
+  };
+  auto datapath = std::pair{datapath_, "datapath"};
   auto read_bw  = [&](std::uint64_t addr, Engine e) {
-    BitsPerSecond r = mem_.engine(e).bandwidth();
-    if (is_host(addr) && mem_.pcie_read().bandwidth().bps < r.bps)
-      r = mem_.pcie_read().bandwidth();
+    std::pair r{mem_.engine(e).bandwidth(), e == Engine::Op0Read ? "memory read (operand 0)" : "memory read (operand 1)"};
+    if (is_host(addr) && mem_.pcie_read().bandwidth().bps < r.first.bps)
+      r = {mem_.pcie_read().bandwidth(), "PCIe read"};
     return r;
   };
   const bool has0 = m.op0.kind != OperandKind::None, has1 = m.op1.kind != OperandKind::None;
   if (has0)
-    leg(b0, datapath_);
+    leg(b0, datapath);
   if (has1)
-    leg(b1, datapath_);
+    leg(b1, datapath);
   if (m.res != ResultKind::None)
-    leg(br, datapath_);
+    leg(br, datapath);
   if (m.op0.kind == OperandKind::Memory)
     leg(b0, read_bw(m.op0.addr, Engine::Op0Read));
   if (m.op1.kind == OperandKind::Memory || m.op1.kind == OperandKind::RxBuffer)
     leg(b1, read_bw(op1_addr, Engine::Op1Read));
   if (m.res == ResultKind::Memory) {
-    BitsPerSecond w = mem_.engine(Engine::ResWrite).bandwidth();
-    if (is_host(m.res_addr) && mem_.pcie_write().bandwidth().bps < w.bps)
-      w = mem_.pcie_write().bandwidth();
+    std::pair w{mem_.engine(Engine::ResWrite).bandwidth(), "memory write"};
+    if (is_host(m.res_addr) && mem_.pcie_write().bandwidth().bps < w.first.bps)
+      w = {mem_.pcie_write().bandwidth(), "PCIe write"};
     leg(br, w);
   }
-  Pace bottleneck{0, datapath_};
+  Pace bottleneck{0, datapath_, "datapath"};
   for (std::size_t i = 0; i < n; ++i)
     if (static_cast<double>(legs[i].bytes) / legs[i].bw.bps >
             static_cast<double>(bottleneck.bytes) / bottleneck.bw.bps ||
@@ -211,7 +247,7 @@ void DataMover::complete(const Move& m, std::function<void()> done, std::optiona
     };
   };
   switch (m.res) {
-    case ResultKind::None: finish_at(last, completion()); break;
+    case ResultKind::None: finish_at(last, completion(), &p, first); break;
     case ResultKind::Stream:
     case ResultKind::Memory: {
       SimTime w = m.res == ResultKind::Memory ? mem_.write(Engine::ResWrite, first, m.res_addr, Bytes{br}, p.rate(br)).last
@@ -222,20 +258,22 @@ void DataMover::complete(const Move& m, std::function<void()> done, std::optiona
         if (image_)
           image_->write(addr, out);
         complete();
-      });
+      }, &p, first);
       break;
     }
     case ResultKind::Eager:
     case ResultKind::Rendezvous: {
       // The Rx buffer (if any) is free once read; the move completes with the packetizer's status, when the
       // transport has taken the last byte.
-      finish_at(last, release);
+      finish_at(last, release, &p, first);
       auto accepted = [this, done = std::move(done)]() mutable { finish_at(sched_.now(), std::move(done)); };
+      const Stream data{first, last, p.rate(br),
+                        sched_.causes() ? engine_cause(p, true) : 0,
+                        first_byte_cause()};
       if (m.res == ResultKind::Eager)
-        tx_.send_eager(m.peer, m.seq, br, Stream{first, last, p.rate(br)}, std::move(out), std::move(accepted));
+        tx_.send_eager(m.peer, m.seq, br, data, std::move(out), std::move(accepted));
       else
-        tx_.write_rendezvous(m.peer, m.res_addr, br, Stream{first, last, p.rate(br)}, std::move(out),
-                             std::move(accepted));
+        tx_.write_rendezvous(m.peer, m.res_addr, br, data, std::move(out), std::move(accepted));
       break;
     }
   }

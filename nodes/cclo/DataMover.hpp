@@ -89,6 +89,11 @@ public:
   std::string waiting() const;
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  /// Critical paths: a move's completion is spent on its bottleneck engine (the leg that paces its stream), the
+  /// issue stage's wake-up on the issue slot and the operands' writes.
+  CauseLabel cause(std::uint32_t kind, std::uint64_t arg) const override;
+  /// The node's host (where its delays are, on critical paths).
+  void set_host(std::uint32_t host) { host_ = host; }
   /// Record every move on the node's trace process (--trace blocks): one track per move in flight at once.
   void set_trace(results::Trace* t, std::uint32_t pid) { trace_ = t, trace_pid_ = pid; }
   static constexpr std::uint32_t kTrackBase = 110;
@@ -102,6 +107,7 @@ private:
   struct Pace {
     std::uint64_t bytes = 0;
     BitsPerSecond bw;
+    const char* engine = "datapath"; ///< the leg's engine
     /// The rate of a leg carrying `b` bytes.
     BitsPerSecond rate(std::uint64_t b) const
     {
@@ -115,7 +121,20 @@ private:
   /// packetizer, its Rx buffer (if any) freed, the firmware told.
   void complete(const Move& m, std::function<void()> done, std::optional<std::size_t> rx, SimTime first,
                 SimTime last, const Pace& p, std::vector<std::byte> out);
-  void finish_at(SimTime t, std::function<void()> fn);
+  /// Run `fn` at `t`, a delay spent on `engine` after the stream's first byte at `first` (critical paths; null: no
+  /// delay worth naming).
+  void finish_at(SimTime t, std::function<void()> fn, const Pace* engine = nullptr, SimTime first = {});
+  /// Critical paths: what a move's first byte waits for (the memory's latency, the datapath's pipeline).
+  static std::uint32_t first_byte_cause();
+  /// Critical paths: a move's stream, paced by `p` (to the network: an eager message or a rendezvous write).
+  std::uint32_t engine_cause(const Pace& p, bool to_network);
+  struct EngineCause {
+    const char* engine;
+    double bps;
+    bool to_network;
+    std::uint32_t what;
+  };
+  std::vector<EngineCause> engine_causes_;
   /// What the move outputs, from its operands' bytes (real-data runs).
   std::vector<std::byte> compute(const Move& m, std::uint64_t op1_addr) const;
 
@@ -147,6 +166,8 @@ private:
   /// When every earlier result a move reads is in memory.
   SimTime operands_ready(const Move& m, SimTime t);
   std::vector<std::uint64_t> free_done_;
+  std::vector<CauseLabel> done_cause_; ///< by slot of done_, when causes are recorded
+  std::uint32_t host_ = 0;
   DmpCounters c_;
   results::Trace* trace_ = nullptr;
   std::uint32_t trace_pid_ = 0;

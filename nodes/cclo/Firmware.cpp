@@ -22,7 +22,14 @@ TaskContext::Sleep Firmware::charge(unsigned cycles, const char* what)
   core_.counters.uc_busy += t;
   if (core_.trace)
     core_.trace->span(core_.trace_pid, kUcTrack, what, now(), now() + t, fmt::format(R"({{"cycles":{}}})", cycles));
-  return ctx_->sleep_for(t);
+  CauseLabel label;
+  if (ctx_->scheduler().causes()) {
+    auto [it, added] = causes_.try_emplace(what, 0);
+    if (added)
+      it->second = cause_what("firmware", what);
+    label = CauseLabel::at_host(it->second, core_.host);
+  }
+  return ctx_->sleep_for(t, label);
 }
 
 void Firmware::check_error() const
@@ -123,7 +130,8 @@ Task<> Firmware::align(SimTime failed_at, SimTime pass, bool rerun)
     core_.counters.uc_busy += resume - now();
     if (core_.trace)
       core_.trace->span(core_.trace_pid, kUcTrack, "loop passes", now(), resume);
-    co_await ctx_->sleep_until(resume);
+    static const std::uint32_t passes = cause_what("firmware", "loop passes");
+    co_await ctx_->sleep_until(resume, CauseLabel::at_host(passes, core_.host));
   }
   core_.counters.loop_passes += static_cast<std::uint64_t>(rerun ? k - 1 : k);
 }
@@ -289,8 +297,9 @@ Task<> Firmware::serve(const std::shared_ptr<CcloPending>& p, bool is_new)
 
 void Firmware::finish(CcloPending& p)
 {
-  p.result.finished = now();
-  p.done            = true;
+  p.result.finished  = now();
+  p.result.end_cause = ctx_->scheduler().cause_mark();
+  p.done             = true;
   ctx_->scheduler().wake(p.caller);
 }
 

@@ -32,6 +32,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 namespace nafsim::nodes {
 
@@ -167,6 +168,7 @@ private:
   bool flush_retries_  = false; ///< the barrier empties the retry queue first
   std::uint64_t seen_  = 0;     ///< notifications that had arrived at the last lookup
   std::string waits_for_;       ///< what the current call's last failed lookup waited for
+  std::unordered_map<const char*, std::uint32_t> causes_; ///< critical paths: the label of each primitive's name
 };
 
 } // namespace nafsim::nodes

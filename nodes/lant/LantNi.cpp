@@ -1,4 +1,5 @@
 #include "nodes/lant/LantNi.hpp"
+#include "nodes/transport/EngineCause.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -337,6 +338,13 @@ std::optional<net::Packet> LantNi::pull()
 void LantNi::deliver(net::Packet&& p)
 {
   rx_pipe_.push(std::move(p), phy_rx_ + cycle_ * static_cast<std::int64_t>(cfg_.rx_pipeline));
+}
+
+CauseLabel LantNi::cause(std::uint32_t kind, std::uint64_t) const
+{
+  static const char* const details[] = {"receive pipeline", "payload", "retransmission timeout", "completion notice"};
+  static const auto what = engine_causes("connectionless NI", details, kTxWake);
+  return kind < what.size() ? CauseLabel::at_host(what[kind], host_) : CauseLabel{};
 }
 
 void LantNi::on_event(std::uint32_t kind, std::uint64_t)

@@ -40,6 +40,8 @@ struct Stream {
   SimTime first;
   SimTime last;
   BitsPerSecond rate;
+  std::uint32_t cause = 0;      ///< critical paths: what paces it (an interned label, CausalGraph.hpp; 0: not said)
+  std::uint32_t lead_cause = 0; ///< ... and what delays its first byte (up to `first`)
 };
 
 class MemoryPort {

@@ -1,4 +1,5 @@
 #include "nodes/rdma/RdmaPoe.hpp"
+#include "nodes/transport/EngineCause.hpp"
 
 #include <fmt/format.h>
 #include <utility>
@@ -64,7 +65,8 @@ void RdmaPoe::post_send(QpId qp, const WorkRequest& wr, PayloadSource source)
 
 void RdmaPoe::post_send(QpId qp, const WorkRequest& wr, PayloadSource source, std::function<void()> accepted)
 {
-  outgoing_[wr.msg]    = Outgoing{wr.local_addr, std::move(source), wr.length, std::move(accepted)};
+  outgoing_[wr.msg]    = Outgoing{wr.local_addr,         std::move(source),     wr.length, std::move(accepted),
+                                  wr.payload_cause,      wr.payload_lead_cause, wr.payload_first};
   msg_of_wr_[wr.wr_id] = wr.msg;
   if (trace_)
     posted_[wr.wr_id] = sched_.now();
@@ -249,6 +251,20 @@ void RdmaPoe::refill(SimTime now)
   }
 }
 
+CauseLabel RdmaPoe::staging_cause(bool payload_later, const Outgoing* o) const
+{
+  if (!sched_.causes())
+    return {};
+  static const std::uint32_t pipeline = cause_what("RoCE POE", "transmit pipeline (tx latency)");
+  static const std::uint32_t own_read = cause_what("RoCE POE", "payload read from memory");
+  if (!payload_later)
+    return CauseLabel::at_host(pipeline, host_);
+  if (!o || o->payload_cause == 0)
+    return CauseLabel::at_host(own_read, host_);
+  return CausalGraph::with_lead(CauseLabel::at_host(o->payload_cause, host_), o->payload_lead_cause,
+                                SimTime::ps(o->payload_first));
+}
+
 std::uint32_t RdmaPoe::stage_response(QpId id, const roce::PendingResponse& r, SimTime now)
 {
   Qp& q = qps_[id];
@@ -262,7 +278,8 @@ std::uint32_t RdmaPoe::stage_response(QpId id, const roce::PendingResponse& r, S
   Stream rd     = memory_.read(Engine::PoeRead, now, r.addr, Bytes{len}, MemorySystem::kNoCap);
   // Flow fidelity: the message goes once its first segment is read; the rest streams behind it.
   SimTime ready = std::max(flow_ ? rd.first : rd.last, now + cfg_.tx_latency);
-  staged_.push_back(Staged{Wire{r.packet}, ready, std::max(rd.last, now + cfg_.tx_latency), id, q.rsp.epoch(), false});
+  staged_.push_back(Staged{Wire{r.packet}, ready, std::max(rd.last, now + cfg_.tx_latency), id, q.rsp.epoch(), false,
+                           {}, staging_cause(ready > now + cfg_.tx_latency, nullptr)});
   return len;
 }
 
@@ -274,8 +291,10 @@ std::uint32_t RdmaPoe::stage_request(QpId id, const roce::RequestPacket& p, SimT
   SimTime ready = now + cfg_.tx_latency;
   SimTime tail  = ready;
   std::function<void()> accepted;
+  const Outgoing* source = nullptr;
   if (auto it = outgoing_.find(p.data.msg); it != outgoing_.end()) {
     Outgoing& o     = it->second;
+    source          = &o;
     SimTime payload = now;
     if (len > 0) {
       SimTime head = now;
@@ -299,7 +318,8 @@ std::uint32_t RdmaPoe::stage_request(QpId id, const roce::RequestPacket& p, SimT
         sched_.call_at(std::max(now, payload), std::exchange(o.accepted, nullptr));
     }
   }
-  staged_.push_back(Staged{Wire{p}, ready, tail, id, q.req.epoch(), true, std::move(accepted)});
+  staged_.push_back(Staged{Wire{p}, ready, tail, id, q.req.epoch(), true, std::move(accepted),
+                           staging_cause(ready > now + cfg_.tx_latency, source)});
   execute(id, scratch_);
   return len;
 }
@@ -382,7 +402,7 @@ std::optional<net::Packet> RdmaPoe::pull()
     if (flow_) // behind what the transmit path holds of the messages already on their way (see nic_free_)
       ready = std::max(ready, std::min(nic_free_, s.ready + transmit_time(cfg_.tx_prefetch, fabric_.config().link.rate)));
     if (ready > now) {
-      tx_wake_.at(ready);
+      tx_wake_.at(ready, s.why);
       return std::nullopt;
     }
     Staged done = std::move(staged_.front());
@@ -492,6 +512,13 @@ void RdmaPoe::notify(SimTime now)
     }
     listener_.on_completion(n.qp, n.completion);
   }
+}
+
+CauseLabel RdmaPoe::cause(std::uint32_t kind, std::uint64_t) const
+{
+  static const char* const details[] = {"receive pipeline", "payload", "retransmission timeout", "RNR timer", "completion notice", "ACK coalescing timer"};
+  static const auto what = engine_causes("RoCE POE", details, kTxWake);
+  return kind < what.size() ? CauseLabel::at_host(what[kind], host_) : CauseLabel{};
 }
 
 void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)

@@ -70,6 +70,7 @@ public:
   std::optional<net::Packet> pull() override;
   // EventHandler
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  CauseLabel cause(std::uint32_t kind, std::uint64_t arg) const override;
 
 private:
   enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kRnrTimer, kNotify, kAckTimer };
@@ -102,6 +103,7 @@ private:
     std::uint32_t epoch;
     bool request;
     std::function<void()> accepted = {}; ///< flow fidelity: runs once the message is within tx_prefetch of the wire
+    CauseLabel why{}; ///< critical paths: what its ready date waits for
   };
   struct Notice {
     QpId qp;
@@ -156,7 +158,13 @@ private:
     PayloadSource source;
     std::uint64_t length = 0;
     std::function<void()> accepted; ///< runs once, when the last byte is staged and ready
+    std::uint32_t payload_cause = 0; ///< the work request's (critical paths)
+    std::uint32_t payload_lead_cause = 0;
+    std::int64_t payload_first       = 0;
   };
+  /// Critical paths: what a staged packet's ready date waits for: its payload (as the work request says what paces
+  /// it, else the POE's own memory read) or the transmit pipeline.
+  CauseLabel staging_cause(bool payload_later, const Outgoing* o) const;
   std::unordered_map<std::uint64_t, Outgoing> outgoing_; ///< by message id, while in flight
   std::unordered_map<std::uint64_t, std::uint64_t> msg_of_wr_;
   std::vector<Qp> qps_;

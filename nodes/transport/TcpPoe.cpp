@@ -1,4 +1,5 @@
 #include "nodes/transport/TcpPoe.hpp"
+#include "nodes/transport/EngineCause.hpp"
 
 #include "protocols/roce/Wire.hpp"
 #include "simcore/results/Trace.hpp"
@@ -447,6 +448,13 @@ void TcpPoe::deliver(net::Packet&& p)
     return;
   }
   rx_pipe_.push(std::move(p), timing_.rx_latency);
+}
+
+CauseLabel TcpPoe::cause(std::uint32_t kind, std::uint64_t) const
+{
+  static const char* const details[] = {"receive pipeline", "payload", "retransmission timeout", "consumer poll", "completion notice"};
+  static const auto what = engine_causes("TCP POE", details, kTxWake);
+  return kind < what.size() ? CauseLabel::at_host(what[kind], host_) : CauseLabel{};
 }
 
 void TcpPoe::on_event(std::uint32_t kind, std::uint64_t arg)

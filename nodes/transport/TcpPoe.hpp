@@ -70,6 +70,7 @@ public:
   std::optional<net::Packet> pull() override;
   // EventHandler
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  CauseLabel cause(std::uint32_t kind, std::uint64_t arg) const override;
 
   /// Stream bytes of a READ request record.
   static constexpr std::uint64_t kReadRequestBytes = 64;

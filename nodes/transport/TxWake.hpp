@@ -17,14 +17,18 @@ public:
   {
   }
   /// The next staged packet can go at `ready` (SimTime::max(): nothing staged to wait for).
-  void at(SimTime ready)
+  /// `why`: what the wait is spent on (critical paths; default: the owner's label for its kind).
+  void at(SimTime ready, CauseLabel why = {})
   {
     if (ready == SimTime::max())
       return;
     const SimTime now = sched_.now();
     if (wake_at_ > ready || wake_at_ <= now) {
       wake_at_ = ready;
-      sched_.at(ready, owner_, kind_);
+      if (why.what != 0)
+        sched_.at(ready, owner_, kind_, 0, why);
+      else
+        sched_.at(ready, owner_, kind_);
     }
   }
   /// At the owner's event: the port has something to send.

@@ -1,4 +1,5 @@
 #include "nodes/transport/UdpPoe.hpp"
+#include "nodes/transport/EngineCause.hpp"
 
 #include "protocols/roce/Wire.hpp"
 
@@ -99,6 +100,13 @@ void UdpPoe::notify_after_writes(net::HostId peer, bool inbound, roce::Completio
     at = std::max(at, notices_.back().first);
   notices_.emplace_back(at, Notice{peer, inbound, c, m});
   sched_.at(at, this, kNotify);
+}
+
+CauseLabel UdpPoe::cause(std::uint32_t kind, std::uint64_t) const
+{
+  static const char* const details[] = {"receive pipeline", "payload", "completion notice"};
+  static const auto what = engine_causes("UDP POE", details, kTxWake);
+  return kind < what.size() ? CauseLabel::at_host(what[kind], host_) : CauseLabel{};
 }
 
 void UdpPoe::on_event(std::uint32_t kind, std::uint64_t)

@@ -59,6 +59,7 @@ public:
   std::optional<net::Packet> pull() override;
   // EventHandler
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  CauseLabel cause(std::uint32_t kind, std::uint64_t arg) const override;
 
   /// The packet body.
   struct Datagram {

@@ -20,6 +20,11 @@ struct WorkRequest {
   std::uint64_t length      = 0;
   std::uint64_t msg         = 0; ///< content id of the payload (simulated checksums)
   AppHeader header{};           ///< carried by the first packet (e.g. the CCLO message signature)
+  /// Critical paths: what paces the payload the caller streams in (an interned label of the simulator's causal
+  /// graph; 0: the engine reads it from memory itself). Carried, never interpreted, by the protocol.
+  std::uint32_t payload_cause = 0;
+  std::uint32_t payload_lead_cause = 0; ///< ... and what delays its first byte, ready at `payload_first` (ps)
+  std::int64_t payload_first       = 0;
 };
 
 /// A receive posted for incoming SENDs.

@@ -52,7 +52,7 @@ CLI::Validator non_empty_out()
 
 int run_command(const std::string& scenario, const app::ScenarioOptions& opt, const std::string& out,
                 const std::vector<std::string>& logs, const std::vector<std::string>& argv,
-                const workloads::WorkloadRegistry& reg, results::TraceLevel trace, bool check_only)
+                const workloads::WorkloadRegistry& reg, const app::RunOptions& run_opt, bool check_only)
 {
   app::Scenario sc = app::load_scenario(scenario, opt, reg);
   if (check_only) {
@@ -67,7 +67,7 @@ int run_command(const std::string& scenario, const app::ScenarioOptions& opt, co
   } else {
     dir = results::checked_run_dir(out, "--out", "");
   }
-  auto rep         = app::run_scenario(sc, dir, logs, argv, trace);
+  auto rep         = app::run_scenario(sc, dir, logs, argv, run_opt);
   for (auto const& l : rep.summary)
     std::cout << l << "\n";
   std::cerr << fmt::format("wall time {:.3f} s, {:.2f} M packet-hops/s\n", rep.wall_seconds,
@@ -200,6 +200,11 @@ int cli_main(int argc, char** argv)
                   "(also, per FPGA, the CCLO's micro-controller primitives and waits, data-mover moves and Rx-buffer "
                   "occupancy) or packets (messages, and every transmission and drop per port)")
       ->check(CLI::IsMember({"off", "messages", "blocks", "packets"}));
+  bool critical_path = false;
+  run->add_flag("--critical-path", critical_path,
+                "record every event's cause and write each call's critical path (critical_path.csv: the chain of "
+                "activities that set its latency, each with its resource and place) and its summary and bottleneck "
+                "(24 bytes of memory per simulated event)");
 
   auto* params = cli.add_subcommand("params", "list every parameter: path, type, default, meaning");
   std::string prefix;
@@ -301,7 +306,7 @@ int cli_main(int argc, char** argv)
                    : trace_level == "blocks"   ? results::TraceLevel::Blocks
                    : trace_level == "messages" ? results::TraceLevel::Messages
                                                : results::TraceLevel::Off;
-      return run_command(scenario, opt, out, logs, args, reg, level, check_only);
+      return run_command(scenario, opt, out, logs, args, reg, app::RunOptions{level, critical_path}, check_only);
     }
     if (*plot)
       return plot_command(plot_opt);

@@ -37,9 +37,9 @@ std::string check_scenario(Scenario& sc, const std::vector<std::string>& log_set
 
 RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
                        const std::vector<std::string>& log_settings, const std::vector<std::string>& command_line,
-                       results::TraceLevel trace_level)
+                       const RunOptions& options)
 {
-  results::Trace trace(trace_level);
+  results::Trace trace(options.trace);
   Simulation sim(log_settings, sc.platform.topology.hosts);
   sim.scheduler().set_time_limit(sc.header.max_sim_time);
   std::unique_ptr<nodes::Cluster> cluster;
@@ -47,6 +47,8 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
     cluster = std::make_unique<nodes::Cluster>(sc.platform, sim.scheduler(), sc.header.seed);
     if (trace.messages())
       cluster->enable_trace(trace);
+    if (options.critical_path)
+      sim.scheduler().record_causes();
     sc.workload->start(*cluster);
     sim.run(cluster->kernel_host()); // some limits are met only as the run opens them (TCP sessions)
   } catch (const config::ConfigError& e) {
@@ -81,6 +83,8 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   meta["actor_wakeups"]  = sim.scheduler().actor_wakeups();
   meta["task_resumes"]   = sim.scheduler().task_resumes(); // firmware primitives resumed as engine events
   meta["peak_pending_events"] = sim.scheduler().peak_pending_events();
+  if (auto const* g = sim.scheduler().causes())
+    meta["causal_records"] = g->size();
   meta["packets"]        = {{"injected", totals.injected},       {"delivered", totals.delivered},
                             {"packet_hops", totals.packet_hops}, {"queue_drops", totals.queue_drops},
                             {"fault_drops", totals.fault_drops}, {"duplicates", totals.duplicates},

@@ -18,11 +18,18 @@ struct RunReport {
   std::uint64_t packet_hops = 0;
 };
 
+/// How a run is observed.
+struct RunOptions {
+  results::TraceLevel trace = results::TraceLevel::Off;
+  /// Record every event's cause and report each call's critical path (critical_path.csv; 24 B per event).
+  bool critical_path = false;
+};
+
 /// Run `sc` (in this process: one run per process), write results into `out_dir`.
 /// Throws config::ConfigError (bad input), SimulationError / DeadlockError (the run failed).
 RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir, const std::vector<std::string>& log_settings,
                        const std::vector<std::string>& command_line,
-                       results::TraceLevel trace = results::TraceLevel::Off);
+                       const RunOptions& options = {});
 
 /// Build `sc`'s platform and start its workload, as run_scenario does, and stop before simulated time starts: the
 /// checks of the workload against the platform (ranks beyond the hosts, node kinds, registration ranges...) without

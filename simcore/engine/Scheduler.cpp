@@ -23,6 +23,7 @@ struct Scheduler::ActorSlot {
   bool task = false;               ///< a task actor (a coroutine run by the kernel), not a SimGrid actor
   std::coroutine_handle<> resume;  ///< task actors: where the task waits
   std::coroutine_handle<> root;    ///< task actors: the outermost frame (destroyed when the task ends)
+  std::uint32_t wake_cause = 0;    ///< causes: the step that woke it (or spawned it)
 };
 
 /// The outermost frame of a task actor: runs the body, reports its exception, ends the actor.
@@ -98,7 +99,7 @@ Scheduler::~Scheduler()
       a.root.destroy();
 }
 
-EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg)
+EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg, CauseLabel label)
 {
   assert(t >= now_ && "events cannot be scheduled in the past");
   std::uint32_t slot;
@@ -113,6 +114,11 @@ EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint6
   }
   std::uint64_t key = (seq_++ << kSlotBits) | slot;
   payloads_[slot]   = Payload{h, arg, key, kind};
+  if (causes_) {
+    if (pending_causes_.size() <= slot)
+      pending_causes_.resize(payloads_.size());
+    pending_causes_[slot] = PendingCause{cur_cause_, label};
+  }
   heap_push(Entry{t.ps(), key});
   peak_pending_ = std::max(peak_pending_, heap_size_);
   return key;
@@ -176,9 +182,21 @@ std::int64_t Scheduler::heap_next_time()
   return INT64_MAX;
 }
 
-void Scheduler::call_at(SimTime t, std::function<void()> fn)
+void Scheduler::call_at(SimTime t, std::function<void()> fn, CauseLabel label)
 {
-  at(t, callbacks_.get(), 0, callbacks_->add(std::move(fn)));
+  at(t, callbacks_.get(), 0, callbacks_->add(std::move(fn)), label);
+}
+
+void Scheduler::record_causes()
+{
+  if (!causes_)
+    causes_ = std::make_unique<CausalGraph>();
+}
+
+void Scheduler::resume_cause(ActorId a)
+{
+  if (causes_)
+    cur_cause_ = actors_[a].wake_cause;
 }
 
 ActorId Scheduler::spawn(const std::string& name, sg4::Host* host, std::function<void(ActorContext&)> body,
@@ -190,7 +208,7 @@ ActorId Scheduler::spawn(const std::string& name, sg4::Host* host, std::function
     sync_ = std::make_unique<Sync>();
   ++simgrid_actors_;
   auto id = static_cast<ActorId>(actors_.size());
-  actors_.push_back(ActorSlot{name, sg4::Semaphore::create(0), ActorState::Running, {}, {}, role, false, {}, {}});
+  actors_.push_back(ActorSlot{name, sg4::Semaphore::create(0), ActorState::Running, {}, {}, role, false, {}, {}, cur_cause_});
   ++running_;
   if (role != ActorRole::Daemon)
     ++live_;
@@ -198,6 +216,7 @@ ActorId Scheduler::spawn(const std::string& name, sg4::Host* host, std::function
     ++live_normal_;
   sg4::Actor::create(name, host, [this, id, body = std::move(body)]() {
     try {
+      resume_cause(id);
       ActorContext ctx(*this, id);
       body(ctx);
     } catch (const std::exception&) {
@@ -227,7 +246,7 @@ Scheduler::Root Scheduler::task_root(Scheduler* s, ActorId id, std::function<Tas
 ActorId Scheduler::spawn_task(const std::string& name, std::function<Task<>(TaskContext&)> body, ActorRole role)
 {
   auto id = static_cast<ActorId>(actors_.size());
-  ActorSlot slot{name, nullptr, ActorState::Pending, {}, {}, role, true, {}, {}};
+  ActorSlot slot{name, nullptr, ActorState::Pending, {}, {}, role, true, {}, {}, cur_cause_};
   actors_.push_back(std::move(slot));
   if (role != ActorRole::Daemon)
     ++live_;
@@ -249,6 +268,7 @@ void Scheduler::resume_task(ActorId a)
   slot.state = ActorState::Running;
   ++running_;
   ++task_resumes_;
+  resume_cause(a);
   slot.resume.resume();
   if (actors_[a].state == ActorState::Finished && actors_[a].root) {
     actors_[a].root.destroy();
@@ -275,11 +295,11 @@ void Scheduler::task_block(ActorId a, std::coroutine_handle<> h, WaitReason why)
   --running_;
 }
 
-void TaskContext::suspend_until(SimTime t, std::coroutine_handle<> h)
+void TaskContext::suspend_until(SimTime t, std::coroutine_handle<> h, CauseLabel label)
 {
   if (sched_.actors_[id_].role == ActorRole::Background)
     ++sched_.background_sleeps_;
-  sched_.at(std::max(t, now()), sched_.waker_.get(), 0, id_);
+  sched_.at(std::max(t, now()), sched_.waker_.get(), 0, id_, label);
   sched_.task_block(id_, h, "sleeping");
 }
 
@@ -289,6 +309,7 @@ void Scheduler::wake(ActorId a)
   if (slot.state != ActorState::Blocked)
     return;
   slot.state = ActorState::Pending;
+  slot.wake_cause = cur_cause_;
   pending_.push_back(a);
 }
 
@@ -307,6 +328,7 @@ void Scheduler::block(ActorId a, std::string_view why)
   if (--running_ == 0)
     sync_->all_blocked->release();
   slot.sem->acquire();
+  resume_cause(a);
 }
 
 void Scheduler::block(ActorId a, WaitReason why)
@@ -317,6 +339,7 @@ void Scheduler::block(ActorId a, WaitReason why)
   if (--running_ == 0)
     sync_->all_blocked->release();
   slot.sem->acquire();
+  resume_cause(a);
 }
 
 void Scheduler::finish(ActorId a)
@@ -330,11 +353,11 @@ void Scheduler::finish(ActorId a)
     sync_->all_blocked->release();
 }
 
-void ActorContext::sleep_until(SimTime t)
+void ActorContext::sleep_until(SimTime t, CauseLabel label)
 {
   if (sched_.actors_[id_].role == ActorRole::Background)
     ++sched_.background_sleeps_;
-  sched_.at(std::max(t, now()), sched_.waker_.get(), 0, id_);
+  sched_.at(std::max(t, now()), sched_.waker_.get(), 0, id_, label);
   block("sleeping");
 }
 
@@ -481,6 +504,10 @@ void Scheduler::loop()
     }
     now_ = SimTime::ps(e.t);
     ++events_;
+    if (causes_) { // (events scheduled before causes were recorded have the origin as cause)
+      const PendingCause pc = slot < pending_causes_.size() ? pending_causes_[slot] : PendingCause{0, {}};
+      cur_cause_            = causes_->add(now_, pc.parent, pc.label);
+    }
     try {
       ev.h->on_event(ev.kind, ev.arg);
     } catch (const std::exception&) {

@@ -13,6 +13,7 @@
 // are still blocked, nothing can ever wake them: that is a deadlock, reported with each actor's
 // wait reason. An exception escaping an actor or a handler stops the run and is re-thrown by run().
 
+#include "simcore/engine/CausalGraph.hpp"
 #include "simcore/engine/Task.hpp"
 #include "simcore/units/Units.hpp"
 
@@ -36,6 +37,9 @@ namespace nafsim {
 class EventHandler {
 public:
   virtual void on_event(std::uint32_t kind, std::uint64_t arg) = 0;
+  /// What the delay up to this event is spent on (CausalGraph.hpp), asked as the event is scheduled in runs that
+  /// record causes (`--critical-path`); not labelled by default.
+  virtual CauseLabel cause(std::uint32_t /*kind*/, std::uint64_t /*arg*/) const { return {}; }
 
 protected:
   ~EventHandler() = default;
@@ -83,12 +87,25 @@ public:
   SimTime now() const { return now_; }
 
   /// Schedule `h->on_event(kind, arg)` at date `t` (t >= now). Ties run in scheduling order.
-  EventId at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0);
+  EventId at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0)
+  {
+    return at(t, h, kind, arg, causes_ ? h->cause(kind, arg) : CauseLabel{});
+  }
+  /// The same, with what the delay up to it is spent on (instead of the handler's label).
+  EventId at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg, CauseLabel label);
   EventId after(SimTime d, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0) { return at(now_ + d, h, kind, arg); }
   /// Cancel a pending event (no effect if it already ran). A cancelled event never advances the clock.
   void cancel(EventId id);
   /// Schedule a callback (convenient; not for per-packet hot paths).
-  void call_at(SimTime t, std::function<void()> fn);
+  void call_at(SimTime t, std::function<void()> fn, CauseLabel label = {});
+
+  /// Record the cause of every event and actor step from now on (CausalGraph.hpp): 24 bytes per event.
+  void record_causes();
+  /// The causes recorded (null unless record_causes()).
+  const CausalGraph* causes() const { return causes_.get(); }
+  /// The record of the event or actor step running now (0 when causes are not recorded): where a critical path
+  /// that ends here starts walking back.
+  std::uint32_t cause_mark() const { return cur_cause_; }
 
   /// Create a SimGrid actor on `host` running `body`. Call before run() or from an actor.
   ActorId spawn(const std::string& name, simgrid::s4u::Host* host, std::function<void(ActorContext&)> body,
@@ -213,6 +230,16 @@ private:
   std::unique_ptr<Sync> sync_;
   std::unique_ptr<CallbackHandler> callbacks_;
   std::unique_ptr<WakeHandler> waker_;
+  // Causes (record_causes): per pending event, the step that scheduled it and its label; the step running now.
+  struct PendingCause {
+    std::uint32_t parent;
+    CauseLabel label;
+  };
+  std::unique_ptr<CausalGraph> causes_;
+  std::vector<PendingCause> pending_causes_; ///< by payload slot
+  std::uint32_t cur_cause_ = 0;
+  /// An actor resumes: its step's cause is what woke it.
+  void resume_cause(ActorId a);
 };
 
 /// What a task actor's code sees: the clock and the ways to wait, as awaitables (`co_await ctx.sleep_for(d)`).
@@ -227,13 +254,14 @@ public:
     TaskContext* ctx;
     SimTime until;
     bool skip = false; ///< no wait at all (a zero charge that the caller does not count as a wait)
+    CauseLabel label{}; ///< what the sleep is spent on (critical paths)
     bool await_ready() const noexcept { return skip; }
-    void await_suspend(std::coroutine_handle<> h) { ctx->suspend_until(until, h); }
+    void await_suspend(std::coroutine_handle<> h) { ctx->suspend_until(until, h, label); }
     void await_resume() const noexcept {}
   };
   /// Sleep until `t` (or now if t is past): a wake-up, as ActorContext::sleep_until.
-  Sleep sleep_until(SimTime t) { return Sleep{this, t}; }
-  Sleep sleep_for(SimTime d) { return Sleep{this, now() + d}; }
+  Sleep sleep_until(SimTime t, CauseLabel label = {}) { return Sleep{this, t, false, label}; }
+  Sleep sleep_for(SimTime d, CauseLabel label = {}) { return Sleep{this, now() + d, false, label}; }
   /// An awaitable that does not wait.
   Sleep no_wait() { return Sleep{this, now(), true}; }
 
@@ -252,7 +280,7 @@ public:
   Block block(FnRef<std::string()> why) { return Block{this, why}; }
 
 private:
-  void suspend_until(SimTime t, std::coroutine_handle<> h);
+  void suspend_until(SimTime t, std::coroutine_handle<> h, CauseLabel label);
   Scheduler& sched_;
   ActorId id_;
 };
@@ -265,8 +293,9 @@ public:
   ActorId id() const { return id_; }
   Scheduler& scheduler() { return sched_; }
 
-  void sleep_until(SimTime t);
-  void sleep_for(SimTime d) { sleep_until(now() + d); }
+  /// Sleep until `t`; `label`: what the sleep is spent on (critical paths).
+  void sleep_until(SimTime t, CauseLabel label = {});
+  void sleep_for(SimTime d, CauseLabel label = {}) { sleep_until(now() + d, label); }
   /// Block until woken (Scheduler::wake); `why` is shown if the run deadlocks.
   void block(std::string_view why) { sched_.block(id_, why); }
   /// Block until woken; `why` runs only if the run deadlocks (while this actor is still blocked, so it may

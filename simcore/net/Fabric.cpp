@@ -228,6 +228,38 @@ void Fabric::on_event(std::uint32_t kind, std::uint64_t arg)
   }
 }
 
+CauseLabel Fabric::cause(std::uint32_t kind, std::uint64_t arg) const
+{
+  static const std::uint32_t held = cause_what("wire", "fault injection: delayed packet");
+  static const std::uint32_t flow = cause_what("wire", "flow transfer (max-min share)");
+  // Where (the port's host or switch) and its line rate: the limit a segment on it is bound by.
+  // (Labelled once per port: formatting them per event doubled the cost of recording causes.)
+  auto at_port = [&](std::uint32_t pid, bool busy) {
+    if (port_causes_.empty())
+      port_causes_.resize(ports_.size());
+    auto& known = port_causes_[pid][busy ? 1 : 0];
+    if (known.what == 0) {
+      const Port& p     = ports_[pid];
+      const bool host   = topo_.info(p.vertex).kind == topo::VertexKind::Host;
+      const double gbps = p.line.rate().bps / 1e9;
+      const std::uint32_t what =
+          busy ? cause_what(host ? "wire" : "switch", fmt::format("{} port at {:.0f} Gb/s busy (earlier packets{})",
+                                                                 host ? "host" : "switch", gbps, host ? "" : ": queue"))
+               : cause_what("wire", fmt::format("{} link at {:.0f} Gb/s: serialization, propagation, next switch",
+                                                host ? "host" : "switch", gbps));
+      known = host ? CauseLabel::at_host(what, static_cast<std::uint32_t>(topo_.host_index(p.vertex)))
+                   : CauseLabel::at_switch(what, p.vertex);
+    }
+    return known;
+  };
+  switch (kind) {
+    case kTxDone: return at_port(static_cast<std::uint32_t>(arg), true);
+    case kArrive: return at_port(pool_[arg].from_port, false);
+    case kHeldBack: return CauseLabel{held};
+    default: return CauseLabel{flow};
+  }
+}
+
 void Fabric::arrive(std::uint32_t slot)
 {
   if (faults_.active()) {

@@ -24,6 +24,7 @@
 
 #include <memory>
 #include <unordered_map>
+#include <array>
 #include <vector>
 
 namespace nafsim::net {
@@ -61,8 +62,12 @@ public:
   std::size_t packets_in_flight() const { return pool_.size() - free_.size(); }
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  /// Critical paths: a packet's hop is spent on the wire (its serialization, the propagation and the next switch's
+  /// latency) at the port it leaves; a port's next start on the packets before it (at a switch: its queue).
+  CauseLabel cause(std::uint32_t kind, std::uint64_t arg) const override;
 
 private:
+  mutable std::vector<std::array<CauseLabel, 2>> port_causes_; ///< per port: hop, busy (critical paths)
   enum EventKind : std::uint32_t { kTxDone, kArrive, kHeldBack, kFlowSolve, kFlowDone, kFlowDeliver };
 
   std::uint32_t store(Packet&& p);

@@ -48,7 +48,7 @@ Csv parse_csv(const std::string& text)
 }
 
 ScenarioRun run_scenario_isolated(const std::string& scenario, const std::vector<std::string>& sets,
-                                  const std::string& trace)
+                                  const std::string& trace, bool critical_path)
 {
   auto res = run_isolated([&]() -> std::string {
     using nlohmann::json;
@@ -65,7 +65,7 @@ ScenarioRun run_scenario_isolated(const std::string& scenario, const std::vector
                     : trace == "blocks"   ? results::TraceLevel::Blocks
                     : trace == "messages" ? results::TraceLevel::Messages
                                           : results::TraceLevel::Off;
-      auto rep    = app::run_scenario(sc, dir, {}, {"test"}, level);
+      auto rep    = app::run_scenario(sc, dir, {}, {"test"}, app::RunOptions{level, critical_path});
       out["ok"]      = true;
       out["summary"] = rep.summary;
       for (auto const& f : fs::directory_iterator(dir)) {

@@ -30,6 +30,6 @@ struct ScenarioRun {
 Csv parse_csv(const std::string& text);
 /// Load `scenario` (JSON text of a scenario document) with `sets`, run it in a child process.
 ScenarioRun run_scenario_isolated(const std::string& scenario, const std::vector<std::string>& sets = {},
-                                  const std::string& trace = "off");
+                                  const std::string& trace = "off", bool critical_path = false);
 
 } // namespace nafsim::testing

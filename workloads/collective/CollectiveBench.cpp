@@ -1,6 +1,7 @@
 #include "workloads/collective/CollectiveBench.hpp"
 
 #include "simcore/config/ConfigError.hpp"
+#include "workloads/CriticalPath.hpp"
 #include "workloads/collective/Verify.hpp"
 
 #include <algorithm>
@@ -326,7 +327,7 @@ void CollectiveBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
   }
 }
 
-void CollectiveBench::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
+void CollectiveBench::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
   results::Table t("collective", {"workload", "collective", "algorithm", "protocol", "ranks", "root", "bytes", "count",
                                   "dtype", "location", "invocation", "iteration", "latency_us", "latency_min_us",
@@ -438,6 +439,47 @@ void CollectiveBench::report(const nodes::Cluster&, results::ResultSink& sink, s
                                     *std::max_element(s.host.begin(), s.host.end())));
     }
   }
+  report_critical_paths(c, sink, summary);
+}
+
+void CollectiveBench::report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink,
+                                            std::vector<std::string>& summary) const
+{
+  const CausalGraph* g = c.scheduler().causes();
+  if (!g)
+    return;
+  std::map<std::uint32_t, int> rank_of_host;
+  for (std::size_t r = 0; r < comm_.size(); ++r)
+    rank_of_host[comm_[r]] = static_cast<int>(r);
+  auto rank_of = [&](std::uint32_t h) {
+    auto it = rank_of_host.find(h);
+    return it == rank_of_host.end() ? -1 : it->second;
+  };
+  CriticalPathTable table({"collective", "bytes", "iteration", "rank"});
+  summary.push_back("  critical path of each size's median call (critical_path.csv has every call's), from the slowest "
+                    "rank's start:");
+  std::size_t sample = 0;
+  for (auto bytes : sizes_) {
+    std::vector<std::pair<SimTime, CriticalPath>> paths;
+    for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
+      auto const& rs = results_[sample];
+      // The slowest rank's counter is the call's latency (collective.csv): its path, from its start to its finalize.
+      std::size_t slow = 0;
+      for (std::size_t r = 1; r < rs.size(); ++r)
+        if (rs[r].finished - rs[r].started > rs[slow].finished - rs[slow].started)
+          slow = r;
+      auto p = CriticalPath::walk(*g, rs[slow].end_cause, rs[slow].started, rs[slow].finished);
+      table.add({std::string(config::enum_name(cfg_.collective)), std::to_string(bytes), std::to_string(it),
+                 std::to_string(slow)},
+                p, rank_of);
+      paths.emplace_back(rs[slow].finished - rs[slow].started, std::move(p));
+    }
+    std::stable_sort(paths.begin(), paths.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
+    auto const& median = paths[paths.size() / 2].second;
+    summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
+    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck()));
+  }
+  sink.add(table.take());
 }
 
 } // namespace nafsim::workloads

@@ -167,6 +167,8 @@ private:
   std::vector<net::HostId> place(const nodes::Cluster& c, const std::vector<std::size_t>& fpgas) const;
   /// What `rank` does in the benchmark (sender, receiver, root, non-root, peer, local).
   /// When `rank` leaves the MPI barrier, after the first rank.
+  /// critical_path.csv and a summary line per size (runs that record causes: --critical-path).
+  void report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
   SimTime mpi_barrier_exit(unsigned rank) const;
   /// What runs between the start line and the timed call (pre_barrier).
   void pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned rank) const;

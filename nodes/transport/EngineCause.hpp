@@ -1,0 +1,25 @@
+#pragma once
+// What a NIC engine's events are spent on, for critical paths (simcore/engine/CausalGraph.hpp): every engine (RdmaPoe,
+// TcpPoe, UdpPoe, LantNi) names its event kinds once; the staged send's wake-up (TxWake) is the payload still
+// streaming in from its source (the data mover, a host DMA), not the engine.
+
+#include "simcore/engine/CausalGraph.hpp"
+
+#include <array>
+#include <cstdint>
+
+namespace nafsim::nodes {
+
+/// The interned labels of an engine's event kinds: `details[kind]`, on resource `engine`; kind `tx_wake` on the
+/// payload stream.
+template <std::size_t N>
+std::array<std::uint32_t, N> engine_causes(const char* engine, const char* const (&details)[N], std::uint32_t tx_wake)
+{
+  std::array<std::uint32_t, N> ids{};
+  for (std::size_t k = 0; k < N; ++k)
+    ids[k] = k == tx_wake ? cause_what("payload stream", "bytes not yet streamed to the NIC")
+                          : cause_what(engine, details[k]);
+  return ids;
+}
+
+} // namespace nafsim::nodes

@@ -1,0 +1,93 @@
+#pragma once
+// The causes of a run's events (`nafsim run --critical-path`), from which the critical path of a call is read.
+//
+// Every event the kernel runs, and every resumption of an actor, has one cause: the event (or actor step) that was
+// running when it was scheduled or woken. The kernel records each event it runs as (date, cause, label): the label
+// says what the time between the cause and the event was spent on (a resource such as the firmware, the data
+// mover's HBM read, a wire, and where: a host or a switch). Following causes back from one event (a rank's
+// finalize) gives a chain whose segments [cause date, event date] are contiguous: they add up to the time between
+// the chain's ends exactly, and each names its resource. This is the critical path as happens-before analysis
+// defines it (the last dependency that enabled each step), the technique of critical-path profiling of parallel
+// programs (Yang and Miller, "Critical path analysis for the execution of parallel and distributed programs",
+// ICDCS 1988).
+//
+// ASSUMPTION: an event's cause is whatever scheduled it or woke its actor. A component that computes a date from
+// several inputs at once (the data mover's start: the later of its issue slot, its operands' writes and its Rx
+// buffer) is blamed on the step that scheduled it, under the label the component gives the whole delay (the move's
+// bottleneck engine). Components label their events (EventHandler::cause); unlabelled delays show as "other".
+
+#include "simcore/units/Units.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nafsim {
+
+/// What a delay was spent on (`what`, interned by cause_what) and where (a host, a switch, or nowhere in particular).
+struct CauseLabel {
+  static constexpr std::int32_t kNowhere = -1;
+  std::uint32_t what  = 0; ///< 0: not labelled
+  std::int32_t where  = kNowhere;
+  /// The delay's lead-in, up to date `lead_until` (ps), was spent on `lead_what` (e.g. a memory's first-byte latency
+  /// before a stream at its bandwidth); 0: none.
+  std::uint32_t lead_what  = 0;
+  std::int64_t lead_until = 0;
+  /// A host's label (`host`: its id in the topology).
+  static CauseLabel at_host(std::uint32_t what, std::uint32_t host) { return {what, static_cast<std::int32_t>(host)}; }
+  /// A switch's label (`vertex`: its topology vertex).
+  static CauseLabel at_switch(std::uint32_t what, std::uint32_t vertex)
+  {
+    return {what, -2 - static_cast<std::int32_t>(vertex)};
+  }
+  bool on_host() const { return where >= 0; }
+  bool on_switch() const { return where <= -2; }
+  std::uint32_t switch_vertex() const { return static_cast<std::uint32_t>(-2 - where); }
+};
+
+/// The interned id of a resource (e.g. "firmware") and what it did there (e.g. "charge: dma issue"). Cheap after the
+/// first call for a name; components keep the ids they use (function-local statics).
+std::uint32_t cause_what(std::string_view resource, std::string_view detail);
+/// The names of an interned id (id 0: "other", "not labelled").
+std::string_view cause_resource(std::uint32_t what);
+std::string_view cause_detail(std::uint32_t what);
+
+class CausalGraph {
+public:
+  struct Record {
+    std::int64_t t;        ///< date, ps
+    std::uint32_t parent;  ///< its cause (record 0: the origin of the run, date 0)
+    CauseLabel label;      ///< what [parent date, date] was spent on
+  };
+  /// A segment of a chain: [begin, end] spent on `label`.
+  struct Segment {
+    SimTime begin, end;
+    CauseLabel label;
+  };
+
+  CausalGraph() { records_.push_back(Record{0, 0, {}}); }
+  /// `label` with its lead-in: the time up to `until` spent on `lead_what` (CauseLabel::lead_what).
+  static CauseLabel with_lead(CauseLabel label, std::uint32_t lead_what, SimTime until)
+  {
+    label.lead_what  = lead_what;
+    label.lead_until = until.ps();
+    return label;
+  }
+  std::uint32_t add(SimTime t, std::uint32_t parent, CauseLabel label)
+  {
+    records_.push_back(Record{t.ps(), parent, label});
+    return static_cast<std::uint32_t>(records_.size() - 1);
+  }
+  const Record& at(std::uint32_t id) const { return records_.at(id); }
+  std::size_t size() const { return records_.size(); }
+  /// The chain of causes that ends at record `to`, from date `from` on, oldest first: contiguous segments from
+  /// `from` to the record's date (the first one cut at `from`; a step with a lead-in in two); zero-length steps are
+  /// left out.
+  std::vector<Segment> path(std::uint32_t to, SimTime from) const;
+
+private:
+  std::vector<Record> records_;
+};
+
+} // namespace nafsim

@@ -1,0 +1,90 @@
+// The critical path of every collective (nafsim run --critical-path), both protocols, 3 and 8 ranks: the segments of
+// each call's path are contiguous from its start and add up to its latency (collective.csv, the slowest rank's
+// counter); every segment names a resource (nothing unlabelled) and a place; the resources are the ones the call's
+// protocol uses.
+#include "tests/support/RunScenario.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <map>
+#include <set>
+#include <string>
+
+using namespace nafsim::testing;
+
+namespace {
+struct Case {
+  const char* collective;
+  const char* protocol;
+  unsigned ranks;
+};
+
+void check(const Case& c)
+{
+  SCOPED_TRACE(fmt::format("{} {} on {} ranks", c.collective, c.protocol, c.ranks));
+  auto run = run_scenario_isolated(
+      fmt::format(R"({{"name": "cp", "platform": "accl-coyote-u55c",
+        "workload": {{"kind": "collective", "collective": "{}", "ranks": {}, "protocol": "{}",
+                      "sizes": ["1KiB", "64KiB"], "iterations": 2}}}})",
+                  c.collective, c.ranks, c.protocol),
+      {}, "off", true);
+  ASSERT_TRUE(run.ok) << run.error;
+  ASSERT_TRUE(run.tables.count("critical_path"));
+  auto const& lat = run.tables.at("collective");
+  auto const& cp  = run.tables.at("critical_path");
+  // Per call (bytes, iteration): the segments in order.
+  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> calls;
+  for (std::size_t i = 0; i < cp.rows.size(); ++i)
+    calls[{cp.rows[i].at("bytes"), cp.rows[i].at("iteration")}].push_back(i);
+  ASSERT_EQ(calls.size(), lat.rows.size()) << "one path per call";
+  std::set<std::string> resources;
+  for (std::size_t r = 0; r < lat.rows.size(); ++r) {
+    auto const& rows = calls[{lat.rows[r].at("bytes"), lat.rows[r].at("iteration")}];
+    ASSERT_FALSE(rows.empty());
+    double at = 0, sum = 0;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      auto const& row = cp.rows[rows[k]];
+      EXPECT_EQ(std::stoul(row.at("segment")), k);
+      EXPECT_NEAR(std::stod(row.at("start_us")), at, 2e-6) << "segment " << k << " starts where the last ended";
+      const double d = std::stod(row.at("duration_us"));
+      EXPECT_GT(d, 0.0);
+      at += d;
+      sum += d;
+      EXPECT_NE(row.at("resource"), "other") << "an unlabelled delay: " << row.at("detail");
+      EXPECT_FALSE(row.at("place").empty());
+      resources.insert(row.at("resource"));
+    }
+    // latency_us has 4 decimals, the durations are exact (1 ps = 1e-6 us).
+    EXPECT_NEAR(sum, lat.num(r, "latency_us"), 5.1e-5) << "bytes " << lat.rows[r].at("bytes");
+  }
+  EXPECT_TRUE(resources.count("firmware"));
+  EXPECT_TRUE(resources.count("wire"));
+  if (std::string(c.collective) != "barrier") { // the barrier moves no data: notifications only
+    EXPECT_TRUE(resources.count("data mover"));
+  }
+}
+} // namespace
+
+class CriticalPath : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CriticalPath, SegmentsAddUpToTheLatency) { check(GetParam()); }
+
+namespace {
+std::vector<Case> cases()
+{
+  std::vector<Case> v{{"sendrecv", "eager", 2}, {"sendrecv", "rendezvous", 2}};
+  for (const char* coll :
+       {"bcast", "scatter", "gather", "allgather", "reduce", "allreduce", "reduce-scatter", "alltoall", "barrier"})
+    for (const char* proto : {"eager", "rendezvous"})
+      for (unsigned ranks : {3u, 8u})
+        v.push_back({coll, proto, ranks});
+  return v;
+}
+} // namespace
+
+INSTANTIATE_TEST_SUITE_P(EveryCollective, CriticalPath, ::testing::ValuesIn(cases()), [](const auto& p) {
+  std::string name = fmt::format("{}_{}_{}", p.param.collective, p.param.protocol, p.param.ranks);
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+});

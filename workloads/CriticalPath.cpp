@@ -1,0 +1,112 @@
+#include "workloads/CriticalPath.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+namespace nafsim::workloads {
+
+CriticalPath CriticalPath::walk(const CausalGraph& g, std::uint32_t end_record, SimTime start, SimTime end)
+{
+  CriticalPath p;
+  p.start    = start;
+  p.end      = end;
+  p.segments = g.path(end_record, start);
+  // The call's end is the record's date (the finalize runs in that step): a later `end` would leave a gap.
+  if (!p.segments.empty())
+    p.end = p.segments.back().end;
+  else
+    p.end = start;
+  return p;
+}
+
+namespace {
+std::vector<std::pair<std::string, SimTime>> sorted(const std::map<std::string, SimTime>& m)
+{
+  std::vector<std::pair<std::string, SimTime>> v(m.begin(), m.end());
+  std::stable_sort(v.begin(), v.end(), [](auto const& a, auto const& b) { return a.second > b.second; });
+  return v;
+}
+double share(SimTime part, SimTime whole)
+{
+  return whole > SimTime{} ? 100.0 * static_cast<double>(part.ps()) / static_cast<double>(whole.ps()) : 0.0;
+}
+} // namespace
+
+std::vector<std::pair<std::string, SimTime>> CriticalPath::by_resource() const
+{
+  std::map<std::string, SimTime> m;
+  for (auto const& s : segments)
+    m[std::string(cause_resource(s.label.what))] += s.end - s.begin;
+  return sorted(m);
+}
+
+std::vector<std::pair<std::string, SimTime>> CriticalPath::by_detail() const
+{
+  std::map<std::string, SimTime> m;
+  for (auto const& s : segments)
+    m[fmt::format("{}, {}", cause_resource(s.label.what), cause_detail(s.label.what))] += s.end - s.begin;
+  return sorted(m);
+}
+
+std::string CriticalPath::summary() const
+{
+  std::string s = fmt::format("{:.3f} us =", latency().us());
+  bool first    = true;
+  for (auto const& [name, t] : by_resource()) {
+    s += fmt::format("{} {:.0f} % {}", first ? "" : ",", share(t, latency()), name);
+    first = false;
+  }
+  if (first)
+    s += " nothing (no time passed)";
+  return s;
+}
+
+std::string CriticalPath::bottleneck() const
+{
+  auto d = by_detail();
+  if (d.empty())
+    return "bottleneck: none (no time passed)";
+  return fmt::format("bottleneck: {}: {:.0f} % of the path", d.front().first, share(d.front().second, latency()));
+}
+
+std::string place_name(const CauseLabel& l, const std::function<int(std::uint32_t host)>& rank_of)
+{
+  if (l.on_switch())
+    return fmt::format("switch {}", l.switch_vertex());
+  if (!l.on_host())
+    return "-";
+  const auto host = static_cast<std::uint32_t>(l.where);
+  if (int r = rank_of ? rank_of(host) : -1; r >= 0)
+    return fmt::format("rank {}", r);
+  return fmt::format("host {}", host);
+}
+
+CriticalPathTable::CriticalPathTable(std::vector<std::string> keys) : t_("critical_path", {}), keys_(keys.size())
+{
+  for (const char* c : {"segment", "start_us", "duration_us", "share_pct", "resource", "detail", "place"})
+    keys.emplace_back(c);
+  t_ = results::Table("critical_path", std::move(keys));
+}
+
+void CriticalPathTable::add(const std::vector<std::string>& key_values, const CriticalPath& p,
+                            const std::function<int(std::uint32_t host)>& rank_of)
+{
+  unsigned k = 0;
+  for (auto const& s : p.segments) {
+    t_.row();
+    for (std::size_t i = 0; i < keys_; ++i)
+      t_.add(key_values.at(i));
+    // Durations in us with 6 decimals are exact (1 ps): the column adds up to the latency.
+    t_.add(k++)
+        .add((s.begin - p.start).us(), 6)
+        .add((s.end - s.begin).us(), 6)
+        .add(share(s.end - s.begin, p.latency()), 2)
+        .add(cause_resource(s.label.what))
+        .add(cause_detail(s.label.what))
+        .add(place_name(s.label, rank_of));
+  }
+}
+
+} // namespace nafsim::workloads

@@ -1,0 +1,53 @@
+#pragma once
+// The critical path of a call (`nafsim run --critical-path`): the chain of causes that set its latency, read from the
+// run's causal graph (simcore/engine/CausalGraph.hpp) by walking back from the end of the slowest rank's call to the
+// start of its call. Each segment names its resource (the firmware, the data mover's bottleneck engine and rate,
+// a wire, a switch queue, an engine, the invocation path...) and where it was spent (a rank's node, a switch); the
+// segments add up to the latency exactly. Every workload that reports calls writes its paths with CriticalPathTable.
+
+#include "simcore/engine/CausalGraph.hpp"
+#include "simcore/results/Table.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace nafsim::workloads {
+
+struct CriticalPath {
+  SimTime start, end;
+  std::vector<CausalGraph::Segment> segments;
+
+  /// The chain that ends at record `end_record` (dated `end`), from `start` on.
+  static CriticalPath walk(const CausalGraph& g, std::uint32_t end_record, SimTime start, SimTime end);
+  SimTime latency() const { return end - start; }
+  /// Time per resource, largest first (ties by name).
+  std::vector<std::pair<std::string, SimTime>> by_resource() const;
+  /// Time per (resource, detail), largest first: the first one is the bottleneck.
+  std::vector<std::pair<std::string, SimTime>> by_detail() const;
+  /// "61.0 us = 31 % wire, 24 % firmware, ..." (shares of the latency, largest first, rounded).
+  std::string summary() const;
+  /// "bottleneck: data mover, memory read (operand 1) at 115.2 Gb/s: 62 % of the path".
+  std::string bottleneck() const;
+};
+
+/// Where a segment was spent, as the tables write it: "rank 3" (a host of the call's ranks, via `rank_of`), "host 5",
+/// "switch 12", or "-".
+std::string place_name(const CauseLabel& l, const std::function<int(std::uint32_t host)>& rank_of);
+
+/// The critical_path table: `keys` (the call's own columns, e.g. collective, bytes, iteration) then, per segment, its
+/// number, start and duration (us from the call's start), share of the latency, resource, detail and place.
+class CriticalPathTable {
+public:
+  explicit CriticalPathTable(std::vector<std::string> keys);
+  /// The rows of one call's path (`key_values`: its values of the key columns).
+  void add(const std::vector<std::string>& key_values, const CriticalPath& p,
+           const std::function<int(std::uint32_t host)>& rank_of);
+  results::Table take() { return std::move(t_); }
+
+private:
+  results::Table t_;
+  std::size_t keys_;
+};
+
+} // namespace nafsim::workloads
