@@ -140,6 +140,13 @@ void RdmaPoe::notify_after_writes(Notice n)
   if (!notices_.empty())
     at = std::max(at, notices_.back().first);
   notices_.emplace_back(at, std::move(n));
+  if (sched_.causes() && at > sched_.now()) { // (critical paths) what the notice waits for: the payload's writes
+    static const std::uint32_t writes = cause_what(
+        "RoCE POE", fmt::format("payload written to memory at {:.1f} Gb/s before the completion",
+                                memory_.engine(Engine::PoeWrite).bandwidth().bps / 1e9));
+    sched_.at(at, this, kNotify, 0, CauseLabel::at_host(writes, host_));
+    return;
+  }
   sched_.at(at, this, kNotify);
 }
 

@@ -2,6 +2,7 @@
 // input), 3 (the simulated run failed), 1 (internal error).
 #include "simcore/app/Cli.hpp"
 #include "simcore/app/Bench.hpp"
+#include "simcore/app/Explain.hpp"
 #include "simcore/app/Figures.hpp"
 #include "simcore/app/LogSetting.hpp"
 #include "simcore/app/Params.hpp"
@@ -249,6 +250,17 @@ int cli_main(int argc, char** argv)
   std::string fig_bench;
   figs->add_option("--bench", fig_bench, "scale: the `nafsim bench` output it draws (default: bench/ beside --out)");
 
+  auto* explain = cli.add_subcommand("explain", "run a scenario with its critical paths, name the bottleneck, rerun it "
+                                                "with that resource made ideal and report what each call would gain");
+  app::ExplainOptions explain_opt;
+  explain->add_option("scenario", explain_opt.scenario, "scenario JSON file (a collective workload)")->required();
+  explain->add_option("--set", explain_opt.sets, "override a parameter in both runs (repeatable)");
+  explain->add_option("--out", explain_opt.out, "folder of the two runs (default results/explain-<scenario name>)")
+      ->check([](const std::string& v) { return v.empty() ? std::string("an empty folder name") : std::string(); });
+  explain->add_option("--steps", explain_opt.steps,
+                      "make the bottleneck ideal, then the one that leaves, and so on: this many times (default 1)")
+      ->check(CLI::Range(1u, 8u));
+
   auto* plot = cli.add_subcommand("plot", "draw a results CSV (a run's table or a merged sweep's) with gnuplot, PNG or SVG");
   PlotOptions plot_opt;
   plot->add_option("csv", plot_opt.csv, "the CSV file")->required();
@@ -310,6 +322,10 @@ int cli_main(int argc, char** argv)
     }
     if (*plot)
       return plot_command(plot_opt);
+    if (*explain) {
+      explain_opt.program = fs::read_symlink("/proc/self/exe").string();
+      return app::explain_command(explain_opt, reg);
+    }
     if (*bench) {
       Bytes total;
       try {

@@ -1,0 +1,246 @@
+#include "simcore/app/Explain.hpp"
+
+#include "simcore/app/Scenario.hpp"
+#include "simcore/config/ConfigError.hpp"
+#include "simcore/engine/Scheduler.hpp"
+#include "simcore/results/CsvReader.hpp"
+#include "simcore/sweep/ChildProcess.hpp"
+#include "simcore/units/Units.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace nafsim::app {
+
+namespace {
+bool has(const std::string& s, const char* part)
+{
+  return s.find(part) != std::string::npos;
+}
+
+WhatIf wire_what_if(const std::string& detail, const nlohmann::json& platform)
+{
+  WhatIf w;
+  const double rate = parse_rate(platform.at("network").at("link").at("rate").get<std::string>()).bps * 10;
+  w.sets.push_back("platform.network.link.rate=" + format_rate(BitsPerSecond{rate}));
+  w.meaning = "links 10x faster";
+  auto const& topo = platform.at("topology");
+  if (topo.value("kind", "") == "leaf-spine") {
+    const double up = parse_rate(topo.at("leaf_spine").at("uplink_rate").get<std::string>()).bps * 10;
+    w.sets.push_back("platform.topology.leaf_spine.uplink_rate=" + format_rate(BitsPerSecond{up}));
+    w.meaning += " (uplinks too)";
+  }
+  if (!has(detail, "busy")) { // a hop: its propagation and the next switch's latency too
+    w.sets.push_back("platform.network.link.propagation=0s");
+    w.sets.push_back("platform.network.switch.latency=0s");
+    w.meaning += ", no propagation delay, no switch latency";
+  }
+  return w;
+}
+
+WhatIf data_mover_what_if(const std::string& detail)
+{
+  const std::string m = "platform.node.fpga.";
+  if (has(detail, "first byte"))
+    return {{m + "device_memory.read_latency=0s", m + "pcie.read_latency=0s", m + "cclo.dmp.pipeline_cycles=0"},
+            "memory and PCIe reads with no latency, no datapath pipeline",
+            {}};
+  if (has(detail, "memory read"))
+    return {{m + "device_memory.read_bandwidth=1000Tbps", m + "device_memory.channel_bandwidth=1000Tbps"},
+            "device-memory reads at 1,000 Tb/s",
+            {}};
+  if (has(detail, "memory write"))
+    return {{m + "device_memory.write_bandwidth=1000Tbps", m + "device_memory.channel_bandwidth=1000Tbps"},
+            "device-memory writes at 1,000 Tb/s",
+            {}};
+  if (has(detail, "PCIe"))
+    return {{m + "pcie.bandwidth=1000Tbps"}, "PCIe at 1,000 Tb/s", {}};
+  if (has(detail, "datapath"))
+    return {{m + "cclo.dmp.width_bytes=1024"}, "the widest datapath accepted (1,024 B per cycle, 16x the CCLO's)", {}};
+  if (has(detail, "issue slot"))
+    return {{m + "cclo.dmp.issue_cycles=0"}, "moves issued in no time", {}};
+  return {{}, {}, fmt::format("no what-if for the data mover's '{}'", detail)};
+}
+} // namespace
+
+WhatIf ideal_what_if(const std::string& resource, const std::string& detail, const std::string& platform_json)
+{
+  const auto platform = nlohmann::json::parse(platform_json);
+  const std::string fw = "platform.node.fpga.cclo.firmware.";
+  if (resource == "firmware") // call and finalize stay: the host invocation's calibration holds them
+    return {{fw + "move=0", fw + "notify=0", fw + "poll=0", fw + "entry=0", fw + "retry=0", fw + "step=0"},
+            "the micro-controller's primitives free (call and finalize kept: the invocation latencies are calibrated "
+            "with them)",
+            {}};
+  if (resource == "data mover")
+    return data_mover_what_if(detail);
+  if (resource == "wire" || resource == "switch")
+    return wire_what_if(detail, platform);
+  if (resource == "RoCE POE" && has(detail, "written to memory"))
+    return {{"platform.node.fpga.device_memory.write_bandwidth=1000Tbps",
+             "platform.node.fpga.device_memory.channel_bandwidth=1000Tbps",
+             "platform.node.fpga.device_memory.write_latency=0s"},
+            "device-memory writes at 1,000 Tb/s with no latency",
+            {}};
+  if (resource == "RoCE POE")
+    return {{"platform.node.fpga.poe.tx_latency=0s", "platform.node.fpga.poe.rx_latency=0s"},
+            "the RoCE POE's transmit and receive pipelines with no latency",
+            {}};
+  if (resource == "Tx system" || resource == "Rx system")
+    return {{"platform.node.fpga.cclo.txrx.tx_cycles=0", "platform.node.fpga.cclo.txrx.rx_cycles=0"},
+            "the CCLO's Tx and Rx systems in no cycles",
+            {}};
+  return {{}, {}, fmt::format("no what-if for resource '{}' ({})", resource, detail)};
+}
+
+namespace {
+/// Run `nafsim run` in a child (its output in `dir`.log); throws with the log's tail if it failed.
+void run_child(const ExplainOptions& opt, const std::vector<std::string>& extra, const fs::path& dir)
+{
+  std::vector<std::string> args{opt.program, "run", opt.scenario, "--critical-path", "--out", dir.string()};
+  for (auto const* sets : {&opt.sets, &extra})
+    for (auto const& s : *sets) {
+      args.push_back("--set");
+      args.push_back(s);
+    }
+  const fs::path log = fs::path(dir.string() + ".log");
+  pid_t pid          = sweep::spawn_logged(args, log);
+  if (pid < 0)
+    throw std::runtime_error("explain: cannot start a simulation (fork failed)");
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return;
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  const int code   = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const auto what  = fmt::format("the run into {} failed (exit {}):\n{}", dir.string(), code, text.str());
+  if (code == 2) // bad input (a what-if value the platform refuses, say): the run's message says what
+    throw config::ConfigError("explain", "", what);
+  if (code == 3)
+    throw SimulationError(what);
+  throw std::runtime_error(what);
+}
+
+struct PathTotals {
+  std::vector<std::pair<std::string, double>> by_detail; ///< "resource|detail" -> us, largest first
+  double total = 0;
+};
+
+PathTotals path_totals(const fs::path& dir)
+{
+  if (!fs::exists(dir / "critical_path.csv"))
+    throw config::ConfigError("explain", "",
+                              "the scenario's workload reports no critical paths (critical_path.csv): explain needs "
+                              "one that does (the collective workload)");
+  auto t = results::read_csv(dir / "critical_path.csv");
+  std::map<std::string, double> m;
+  PathTotals p;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const double d = std::stod(t.cell(i, "duration_us"));
+    m[t.cell(i, "resource") + "|" + t.cell(i, "detail")] += d;
+    p.total += d;
+  }
+  p.by_detail.assign(m.begin(), m.end());
+  std::stable_sort(p.by_detail.begin(), p.by_detail.end(), [](auto const& a, auto const& b) { return a.second > b.second; });
+  return p;
+}
+
+/// Median latency per size (collective.csv).
+std::map<std::uint64_t, double> medians(const fs::path& dir)
+{
+  auto t = results::read_csv(dir / "collective.csv");
+  std::map<std::uint64_t, std::vector<double>> v;
+  for (std::size_t i = 0; i < t.rows.size(); ++i)
+    v[std::stoull(t.cell(i, "bytes"))].push_back(std::stod(t.cell(i, "latency_us")));
+  std::map<std::uint64_t, double> out;
+  for (auto& [b, xs] : v) {
+    std::sort(xs.begin(), xs.end());
+    out[b] = xs[xs.size() / 2];
+  }
+  return out;
+}
+
+std::pair<std::string, std::string> split_key(const std::string& key)
+{
+  auto bar = key.find('|');
+  return {key.substr(0, bar), key.substr(bar + 1)};
+}
+} // namespace
+
+namespace {
+std::size_t call_count(const fs::path& dir)
+{
+  return results::read_csv(dir / "collective.csv").rows.size();
+}
+
+/// The largest (resource, detail) of `p`, with its share.
+std::string describe_top(const PathTotals& p)
+{
+  auto [r, d] = split_key(p.by_detail.front().first);
+  return fmt::format("{}, {}: {:.0f} % of the critical paths", r, d, 100 * p.by_detail.front().second / p.total);
+}
+} // namespace
+
+int explain_command(const ExplainOptions& opt, const workloads::WorkloadRegistry& reg)
+{
+  ScenarioOptions so;
+  so.sets = opt.sets;
+  Scenario sc = load_scenario(opt.scenario, so, reg); // bad input fails here, before any run
+  const fs::path out = opt.out.empty() ? fs::path("results") / ("explain-" + sc.header.name) : fs::path(opt.out);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec || !fs::is_directory(out))
+    throw config::ConfigError("--out", "", fmt::format("cannot make the folder {}: {}", out.string(),
+                                                       ec ? ec.message() : "a file is in the way"));
+  run_child(opt, {}, out / "baseline");
+  PathTotals paths = path_totals(out / "baseline");
+  if (paths.by_detail.empty())
+    throw config::ConfigError("explain", "", "the calls took no time: nothing to explain");
+  std::cout << fmt::format("scenario {}: critical paths of {} call(s), {:.3f} us in all\n", sc.header.name,
+                           call_count(out / "baseline"), paths.total);
+  std::ifstream meta_in(out / "baseline" / "metadata.json");
+  const auto platform = nlohmann::json::parse(meta_in).at("scenario").at("platform").dump();
+  const auto before   = medians(out / "baseline");
+  // Each step makes the bottleneck left by the steps before ideal too (the limits it reveals are often close).
+  std::vector<std::string> lifted;
+  for (unsigned step = 1; step <= opt.steps; ++step) {
+    std::cout << fmt::format("bottleneck: {}\n", describe_top(paths));
+    auto [resource, detail] = split_key(paths.by_detail.front().first);
+    WhatIf w                = ideal_what_if(resource, detail, platform);
+    if (w.sets.empty()) {
+      std::cout << w.why_not << "\n";
+      break;
+    }
+    lifted.insert(lifted.end(), w.sets.begin(), w.sets.end());
+    const fs::path dir = out / (step == 1 ? std::string("ideal") : fmt::format("ideal-{}", step));
+    std::cout << fmt::format("what if{}: {} (--set {})\n", step > 1 ? " also" : "", w.meaning,
+                             fmt::join(w.sets, " --set "));
+    run_child(opt, lifted, dir);
+    auto after = medians(dir);
+    std::cout << fmt::format("  {:>10}  {:>12}  {:>12}  {:>6}\n", "bytes", "latency_us", "what-if_us", "gain");
+    for (auto const& [bytes, us] : before) {
+      const double w_us = after.count(bytes) ? after.at(bytes) : 0.0;
+      std::cout << fmt::format("  {:>10}  {:>12.3f}  {:>12.3f}  {:>5.1f}%\n", bytes, us, w_us,
+                               us > 0 ? 100 * (us - w_us) / us : 0.0);
+    }
+    paths = path_totals(dir);
+    if (paths.by_detail.empty())
+      break;
+  }
+  if (!paths.by_detail.empty())
+    std::cout << fmt::format("{}bottleneck left: {}\n", lifted.empty() ? "" : "then the ", describe_top(paths));
+  std::cout << fmt::format("runs in {}\n", out.string());
+  return 0;
+}
+
+} // namespace nafsim::app

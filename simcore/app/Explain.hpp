@@ -1,0 +1,36 @@
+#pragma once
+// `nafsim explain SCENARIO`: run a scenario with its critical paths (--critical-path), name the bottleneck (the
+// resource and limit that took the largest share of its calls' critical paths), rerun it with that resource made
+// ideal, and report what each call size would gain.
+
+#include "workloads/WorkloadRegistry.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace nafsim::app {
+
+/// What makes a resource of the critical path ideal: the overrides (--set) and what they mean. Empty `sets`: no
+/// what-if for it (`why` says so).
+struct WhatIf {
+  std::vector<std::string> sets;
+  std::string meaning;
+  std::string why_not;
+};
+/// The what-if for a bottleneck (`resource`, `detail` as critical_path.csv writes them) on the platform `platform`
+/// (the resolved scenario's platform section, from metadata.json).
+WhatIf ideal_what_if(const std::string& resource, const std::string& detail, const std::string& platform_json);
+
+struct ExplainOptions {
+  std::string scenario;
+  std::vector<std::string> sets; ///< --set of both runs
+  std::string out;               ///< holds baseline/ and ideal/ (default results/explain-<scenario name>)
+  std::string program;           ///< this executable
+  unsigned steps = 1;            ///< bottlenecks made ideal one after the other (cumulatively)
+};
+
+/// Runs both simulations in child processes; prints the report on stdout. Returns the exit code.
+int explain_command(const ExplainOptions& opt, const workloads::WorkloadRegistry& reg);
+
+} // namespace nafsim::app
