@@ -66,10 +66,13 @@ void FpgaNode::attach_cclo(std::unique_ptr<Cclo> c)
 SimTime host_driver_copy(ActorContext& ctx, MemorySystem& memory, const HostDriverConfig& d, std::uint64_t bytes,
                          bool to_host)
 {
-  ctx.sleep_for(to_host ? d.to_host_overhead : d.to_device_overhead);
+  static const std::uint32_t overhead = cause_what("host driver", "copy call overhead");
+  static const std::uint32_t dma      = cause_what("host driver", "DMA between host and FPGA memory");
+  ctx.sleep_for(to_host ? d.to_host_overhead : d.to_device_overhead, CauseLabel{overhead});
   if (bytes > 0)
     ctx.sleep_until(to_host ? memory.dma_to_host(ctx.now(), Bytes{bytes}, d.to_host_rate)
-                            : memory.dma_to_device(ctx.now(), Bytes{bytes}, d.to_device_rate));
+                            : memory.dma_to_device(ctx.now(), Bytes{bytes}, d.to_device_rate),
+                    CauseLabel{dma});
   return ctx.now();
 }
 

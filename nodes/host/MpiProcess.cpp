@@ -74,7 +74,8 @@ void MpiProcess::cpu(SimTime cost, std::function<void()> then)
   SimTime start = std::max(sched_.now(), cpu_free_);
   cpu_free_     = start + cost;
   c_.cpu_busy   = c_.cpu_busy + cost;
-  sched_.call_at(cpu_free_, std::move(then));
+  static const std::uint32_t library = cause_what("host CPU", "MPI library: overheads, copies, reductions");
+  sched_.call_at(cpu_free_, std::move(then), CauseLabel::at_host(library, id_));
 }
 
 SimTime MpiProcess::copy_cost(std::uint64_t bytes) const
@@ -249,7 +250,8 @@ void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
     for (int k = 0; k < 3; ++k)
       bufs->buf[static_cast<int>(Buf::Scratch0) + k].resize(s.scratch[k] * call->eb);
   call->order.emplace(s, [&](int r) { return comm.at(static_cast<std::size_t>(r)); }, out_seq_, in_seq_);
-  ctx.sleep_for(cfg_.cpu.call_overhead);
+  static const std::uint32_t overhead = cause_what("host CPU", "MPI call overhead");
+  ctx.sleep_for(cfg_.cpu.call_overhead, CauseLabel::at_host(overhead, id_));
   call->order->start([&](std::uint32_t i) { issue(call, i); });
   while (call->remaining > 0) {
     call->waiting = true;

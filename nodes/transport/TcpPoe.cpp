@@ -52,6 +52,7 @@ void TcpPoe::post_send(QpId session, const roce::WorkRequest& wr, PayloadSource 
   r.head.wr_id       = wr.wr_id;
   r.local_addr       = wr.local_addr;
   r.source           = std::move(source);
+  r.payload_cause    = wr.payload_cause;
   switch (wr.verb) {
     case roce::Verb::Send:
       r.head.kind  = RecordKind::Send;
@@ -335,7 +336,7 @@ net::Packet TcpPoe::make_packet(const Session& ss, Packet body) const
   return p;
 }
 
-SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, SimTime now)
+SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, SimTime now, std::uint32_t& paced)
 {
   std::uint64_t slot = buffer_base_ + std::uint64_t{id} * cfg_.tx_buffer.count + seg.seq % cfg_.tx_buffer.count;
   const bool host    = is_host(slot);
@@ -361,6 +362,8 @@ SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, Sim
       t = copy_.stream(now, Bytes{len}, copy_cap_).last;
     else
       t = memory_.read_done(Engine::PoeRead, now, r.local_addr + off, Bytes{len});
+    if (t > in)
+      paced = r.payload_cause;
     in = std::max(in, t);
   }
   ss.max_sent = std::max(ss.max_sent, seg.seq + seg.len);
@@ -382,14 +385,21 @@ void TcpPoe::refill(SimTime now)
     pkt.seg             = ss.conn.commit(now, scratch_);
     pkt.seg.dst_session = ss.remote;
     SimTime ready       = now + timing_.tx_latency;
+    CauseLabel why{};
     if (pkt.seg.len > 0) {
-      ready = std::max(ready, payload_ready(ss, id, pkt.seg, now));
+      std::uint32_t paced = 0;
+      const SimTime data  = payload_ready(ss, id, pkt.seg, now, paced);
+      if (data > ready && sched_.causes()) {
+        static const std::uint32_t buffer = cause_what("TCP POE", "payload through the transmit buffer");
+        why = CauseLabel::at_host(paced != 0 ? paced : buffer, host_);
+      }
+      ready = std::max(ready, data);
       for (auto const& r : ss.tx)
         if (r.head.start >= pkt.seg.seq && r.head.start < pkt.seg.seq + pkt.seg.len)
           pkt.heads.push_back(r.head);
     }
     staged_bytes_ += pkt.seg.len;
-    staged_.push_back(Staged{std::move(pkt), ready, id});
+    staged_.push_back(Staged{std::move(pkt), ready, id, why});
     execute(id, scratch_);
     if (!ss.in_data && ss.conn.next()) {
       ss.in_data = true;
@@ -427,7 +437,7 @@ std::optional<net::Packet> TcpPoe::pull()
       continue;
     }
     if (s.ready > now) {
-      tx_wake_.at(s.ready);
+      tx_wake_.at(s.ready, s.why);
       return std::nullopt;
     }
     Staged done = std::move(staged_.front());

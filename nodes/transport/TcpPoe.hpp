@@ -102,6 +102,7 @@ private:
     std::uint64_t written = 0;
     roce::Verb verb       = roce::Verb::Send;
     bool report           = true; ///< complete a work request when acknowledged
+    std::uint32_t payload_cause = 0; ///< the work request's (critical paths)
   };
   struct RxRecord {
     RecordHead head;
@@ -133,6 +134,7 @@ private:
     Packet pkt;
     SimTime ready;
     QpId session;
+    CauseLabel why{}; ///< critical paths: what its ready date waits for
   };
   struct Notice {
     QpId session;
@@ -157,7 +159,8 @@ private:
   /// A record wholly consumed: a SEND or WRITE told, a READ request served, a READ response completed.
   void record_done(QpId s, RxRecord done);
   void refill(SimTime now);
-  SimTime payload_ready(Session& ss, QpId id, const tcp::Segment& seg, SimTime now);
+  /// `paced`: set to the payload cause of the record whose bytes come last (critical paths; 0: the engine's reads).
+  SimTime payload_ready(Session& ss, QpId id, const tcp::Segment& seg, SimTime now, std::uint32_t& paced);
   net::Packet make_packet(const Session& ss, Packet body) const;
   void arm_timer(QpId s, const tcp::ArmTimer& t);
   void notify_after_writes(Notice n);

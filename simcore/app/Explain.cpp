@@ -90,10 +90,18 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
              "platform.node.fpga.device_memory.write_latency=0s"},
             "device-memory writes at 1,000 Tb/s with no latency",
             {}};
-  if (resource == "RoCE POE")
-    return {{"platform.node.fpga.poe.tx_latency=0s", "platform.node.fpga.poe.rx_latency=0s"},
-            "the RoCE POE's transmit and receive pipelines with no latency",
+  if (resource == "RoCE POE") // the FPGA's POE and the hosts' RDMA NICs alike
+    return {{"platform.node.fpga.poe.tx_latency=0s", "platform.node.fpga.poe.rx_latency=0s",
+             "platform.node.host.nic.tx_latency=0s", "platform.node.host.nic.rx_latency=0s"},
+            "the RDMA engines' transmit and receive pipelines with no latency",
             {}};
+  const std::string cpu = "platform.node.host.cpu.";
+  if (resource == "host CPU" && has(detail, "MPI library"))
+    return {{cpu + "send_overhead=0s", cpu + "recv_overhead=0s", cpu + "memcpy_rate=1000Tbps", cpu + "reduce_rate=1000Tbps"},
+            "the MPI library's per-message overheads free, its copies and reductions at 1,000 Tb/s",
+            {}};
+  if (resource == "host CPU" && has(detail, "call overhead"))
+    return {{cpu + "call_overhead=0s"}, "no MPI call overhead", {}};
   if (resource == "Tx system" || resource == "Rx system")
     return {{"platform.node.fpga.cclo.txrx.tx_cycles=0", "platform.node.fpga.cclo.txrx.rx_cycles=0"},
             "the CCLO's Tx and Rx systems in no cycles",
@@ -141,7 +149,7 @@ PathTotals path_totals(const fs::path& dir)
   if (!fs::exists(dir / "critical_path.csv"))
     throw config::ConfigError("explain", "",
                               "the scenario's workload reports no critical paths (critical_path.csv): explain needs "
-                              "one that does (the collective workload)");
+                              "one that does (collective, mpi, fc or dlrm)");
   auto t = results::read_csv(dir / "critical_path.csv");
   std::map<std::string, double> m;
   PathTotals p;
@@ -155,19 +163,42 @@ PathTotals path_totals(const fs::path& dir)
   return p;
 }
 
-/// Median latency per size (collective.csv).
-std::map<std::uint64_t, double> medians(const fs::path& dir)
+/// The calls' latencies a run reports, by size: the collective and mpi workloads' (latency_us by bytes), the fc
+/// layer's (total_us by input size), DLRM's probes (latency_us of the "latency" phase).
+struct Latencies {
+  std::string key = "bytes";
+  std::map<std::uint64_t, double> median;
+  std::size_t calls = 0;
+};
+
+Latencies latencies(const fs::path& dir)
 {
-  auto t = results::read_csv(dir / "collective.csv");
-  std::map<std::uint64_t, std::vector<double>> v;
-  for (std::size_t i = 0; i < t.rows.size(); ++i)
-    v[std::stoull(t.cell(i, "bytes"))].push_back(std::stod(t.cell(i, "latency_us")));
-  std::map<std::uint64_t, double> out;
-  for (auto& [b, xs] : v) {
-    std::sort(xs.begin(), xs.end());
-    out[b] = xs[xs.size() / 2];
+  struct Source {
+    const char* file;
+    const char* key;
+    const char* column;
+  };
+  for (auto src : {Source{"collective.csv", "bytes", "latency_us"}, Source{"mpi.csv", "bytes", "latency_us"},
+                   Source{"fc.csv", "in", "total_us"}, Source{"dlrm.csv", "", "latency_us"}}) {
+    if (!fs::exists(dir / src.file))
+      continue;
+    auto t = results::read_csv(dir / src.file);
+    Latencies l;
+    l.key = *src.key ? src.key : "probes";
+    std::map<std::uint64_t, std::vector<double>> v;
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      if (!*src.key && t.cell(i, "phase") != "latency")
+        continue;
+      v[*src.key ? std::stoull(t.cell(i, src.key)) : 0].push_back(std::stod(t.cell(i, src.column)));
+      ++l.calls;
+    }
+    for (auto& [k, xs] : v) {
+      std::sort(xs.begin(), xs.end());
+      l.median[k] = xs[xs.size() / 2];
+    }
+    return l;
   }
-  return out;
+  return {};
 }
 
 std::pair<std::string, std::string> split_key(const std::string& key)
@@ -178,11 +209,6 @@ std::pair<std::string, std::string> split_key(const std::string& key)
 } // namespace
 
 namespace {
-std::size_t call_count(const fs::path& dir)
-{
-  return results::read_csv(dir / "collective.csv").rows.size();
-}
-
 /// The largest (resource, detail) of `p`, with its share.
 std::string describe_top(const PathTotals& p)
 {
@@ -206,11 +232,11 @@ int explain_command(const ExplainOptions& opt, const workloads::WorkloadRegistry
   PathTotals paths = path_totals(out / "baseline");
   if (paths.by_detail.empty())
     throw config::ConfigError("explain", "", "the calls took no time: nothing to explain");
+  const Latencies before = latencies(out / "baseline");
   std::cout << fmt::format("scenario {}: critical paths of {} call(s), {:.3f} us in all\n", sc.header.name,
-                           call_count(out / "baseline"), paths.total);
+                           before.calls, paths.total);
   std::ifstream meta_in(out / "baseline" / "metadata.json");
   const auto platform = nlohmann::json::parse(meta_in).at("scenario").at("platform").dump();
-  const auto before   = medians(out / "baseline");
   // Each step makes the bottleneck left by the steps before ideal too (the limits it reveals are often close).
   std::vector<std::string> lifted;
   for (unsigned step = 1; step <= opt.steps; ++step) {
@@ -226,11 +252,12 @@ int explain_command(const ExplainOptions& opt, const workloads::WorkloadRegistry
     std::cout << fmt::format("what if{}: {} (--set {})\n", step > 1 ? " also" : "", w.meaning,
                              fmt::join(w.sets, " --set "));
     run_child(opt, lifted, dir);
-    auto after = medians(dir);
-    std::cout << fmt::format("  {:>10}  {:>12}  {:>12}  {:>6}\n", "bytes", "latency_us", "what-if_us", "gain");
-    for (auto const& [bytes, us] : before) {
-      const double w_us = after.count(bytes) ? after.at(bytes) : 0.0;
-      std::cout << fmt::format("  {:>10}  {:>12.3f}  {:>12.3f}  {:>5.1f}%\n", bytes, us, w_us,
+    const Latencies after = latencies(dir);
+    std::cout << fmt::format("  {:>10}  {:>12}  {:>12}  {:>6}\n", before.key, "latency_us", "what-if_us", "gain");
+    for (auto const& [key, us] : before.median) {
+      const double w_us = after.median.count(key) ? after.median.at(key) : 0.0;
+      std::cout << fmt::format("  {:>10}  {:>12.3f}  {:>12.3f}  {:>5.1f}%\n",
+                               before.key == "probes" ? std::string("median") : std::to_string(key), us, w_us,
                                us > 0 ? 100 * (us - w_us) / us : 0.0);
     }
     paths = path_totals(dir);

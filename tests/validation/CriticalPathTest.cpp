@@ -88,3 +88,69 @@ INSTANTIATE_TEST_SUITE_P(EveryCollective, CriticalPath, ::testing::ValuesIn(case
   std::replace(name.begin(), name.end(), '-', '_');
   return name;
 });
+
+// The applications: a DLRM inference's path (release to its last op's end) adds up to its latency, and an FC layer's
+// (the slowest rank, from the common start) to its total; the kernels and the host CPU's GEMV appear on them.
+TEST(CriticalPathApplications, DlrmInferencesAndFcLayersAddUp)
+{
+  auto dlrm = run_scenario_isolated(R"({"name": "d", "platform": "accl-xrt-u55c",
+      "workload": {"kind": "dlrm", "inferences": 4, "latency_probes": 3}})",
+                                    {}, "off", true);
+  ASSERT_TRUE(dlrm.ok) << dlrm.error;
+  auto const& inf = dlrm.tables.at("dlrm");
+  auto const& cp  = dlrm.tables.at("critical_path");
+  std::map<std::string, double> sums;
+  std::set<std::string> resources;
+  for (auto const& row : cp.rows) {
+    sums[row.at("inference")] += std::stod(row.at("duration_us"));
+    resources.insert(row.at("resource"));
+  }
+  ASSERT_EQ(sums.size(), inf.rows.size());
+  for (std::size_t r = 0; r < inf.rows.size(); ++r)
+    EXPECT_NEAR(sums[inf.rows[r].at("inference")], inf.num(r, "latency_us"), 5.1e-5) << "inference " << r;
+  EXPECT_TRUE(resources.count("FPGA kernel"));
+  EXPECT_FALSE(resources.count("other"));
+
+  for (auto [reduction, platform] : {std::pair{"accl", "accl-coyote-u55c"}, std::pair{"mpi", "accl-cpu-cx5"}}) {
+    auto fc = run_scenario_isolated(fmt::format(R"({{"name": "f", "platform": "{}",
+        "workload": {{"kind": "fc", "reduction": "{}", "ranks": 4, "sizes": [2048], "iterations": 2}}}})",
+                                                platform, reduction),
+                                    {}, "off", true);
+    ASSERT_TRUE(fc.ok) << fc.error;
+    auto const& t  = fc.tables.at("fc");
+    auto const& fp = fc.tables.at("critical_path");
+    std::map<std::string, double> by_iteration;
+    std::set<std::string> res;
+    for (auto const& row : fp.rows) {
+      by_iteration[row.at("iteration")] += std::stod(row.at("duration_us"));
+      res.insert(row.at("resource"));
+    }
+    ASSERT_EQ(by_iteration.size(), t.rows.size()) << reduction;
+    for (std::size_t r = 0; r < t.rows.size(); ++r)
+      EXPECT_NEAR(by_iteration[t.rows[r].at("iteration")], t.num(r, "total_us"), 5.1e-5) << reduction;
+    EXPECT_TRUE(res.count("host CPU")) << reduction;
+    EXPECT_FALSE(res.count("other")) << reduction;
+  }
+}
+
+// Software MPI on hosts (the baselines): each call's path from the slowest rank's start adds up to its latency.
+TEST(CriticalPathApplications, MpiCallsAddUp)
+{
+  for (const char* coll : {"allreduce", "gather", "bcast"}) {
+    auto run = run_scenario_isolated(fmt::format(R"({{"name": "m", "platform": "accl-cpu-cx5",
+        "workload": {{"kind": "mpi", "collective": "{}", "ranks": 8, "sizes": ["1KiB", "256KiB"], "iterations": 2}}}})",
+                                                 coll),
+                                     {}, "off", true);
+    ASSERT_TRUE(run.ok) << run.error;
+    auto const& t  = run.tables.at("mpi");
+    auto const& cp = run.tables.at("critical_path");
+    std::map<std::pair<std::string, std::string>, double> sums;
+    for (auto const& row : cp.rows) {
+      sums[{row.at("bytes"), row.at("iteration")}] += std::stod(row.at("duration_us"));
+      EXPECT_NE(row.at("resource"), "other") << coll << ": " << row.at("detail");
+    }
+    ASSERT_EQ(sums.size(), t.rows.size()) << coll;
+    for (std::size_t r = 0; r < t.rows.size(); ++r)
+      EXPECT_NEAR((sums[{t.rows[r].at("bytes"), t.rows[r].at("iteration")}]), t.num(r, "latency_us"), 5.1e-5) << coll;
+  }
+}

@@ -194,7 +194,8 @@ void CollectiveBench::pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned
 {
   if (cfg_.pre_barrier == PreBarrier::None)
     return;
-  ctx.sleep_for(mpi_barrier_exit(rank));
+  static const std::uint32_t skew = cause_what("workload", "MPI barrier release skew");
+  ctx.sleep_for(mpi_barrier_exit(rank), CauseLabel::at_host(skew, comm_[rank]));
   if (cfg_.pre_barrier == PreBarrier::Mpi)
     return;
   nodes::CcloCall b = make_call(rank, 0);

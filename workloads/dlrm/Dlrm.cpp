@@ -1,4 +1,5 @@
 #include "workloads/dlrm/Dlrm.hpp"
+#include "workloads/CriticalPath.hpp"
 
 #include "nodes/cclo/Cclo.hpp"
 #include "simcore/config/ConfigError.hpp"
@@ -79,6 +80,7 @@ void Dlrm::start(nodes::Cluster& c)
     }
   released_at_.assign(total(), SimTime{});
   done_at_.assign(total(), SimTime{});
+  done_cause_.assign(total(), 0);
   sched_ = &c.scheduler();
   for (unsigned n = 0; n < plan_.nodes.size(); ++n) {
     c.cclo(hosts_[n]);
@@ -162,6 +164,8 @@ void Dlrm::run_op(ActorContext& ctx, nodes::Cluster& c, unsigned node, unsigned 
 {
   auto const& op = plan_.nodes[node].ops[j];
   const nodes::CcloCall call = is_call(op.kind) ? make_call(node, op) : nodes::CcloCall{};
+  const CauseLabel kernel = c.scheduler().causes() ? CauseLabel::at_host(cause_what("FPGA kernel", op.name), hosts_[node])
+                                                   : CauseLabel{};
   for (std::uint64_t k = 0; k < total(); ++k) {
     while (!ready(node, j, k)) {
       waiters_.push_back(ctx.id());
@@ -180,13 +184,15 @@ void Dlrm::run_op(ActorContext& ctx, nodes::Cluster& c, unsigned node, unsigned 
         s.shortest = std::min(s.shortest, res.finished - res.started);
       }
     } else {
-      ctx.sleep_for(op.duration);
+      ctx.sleep_for(op.duration, kernel);
       if (streaming)
         s.busy += op.duration;
     }
     s.done = k + 1;
-    if (node == plan_.final_node && j == plan_.final_op)
-      done_at_[k] = ctx.now();
+    if (node == plan_.final_node && j == plan_.final_op) {
+      done_at_[k]    = ctx.now();
+      done_cause_[k] = ctx.scheduler().cause_mark();
+    }
     notify();
   }
 }
@@ -210,7 +216,7 @@ void Dlrm::run_driver(ActorContext& ctx)
   notify();
 }
 
-void Dlrm::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
+void Dlrm::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
   results::Table inf("dlrm", {"workload", "inference", "phase", "released_us", "done_us", "latency_us"});
   double probe_sum = 0;
@@ -316,6 +322,7 @@ void Dlrm::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<
                                 cfg_.partition.embedding_nodes, cfg_.partition.fc1_column_blocks,
                                 cfg_.model.fc.size() - 1, cfg_.latency_probes, cfg_.inferences));
   summary.push_back(fmt::format("  FPGA: latency {:.3f} us, throughput {:.0f} inferences/s", latency_us, throughput));
+  report_critical_paths(c, sink, summary);
   summary.push_back(fmt::format("  bottleneck (largest demand per inference): {}; alone it would allow {:.0f}/s", bottleneck,
                                 bound));
   if (throughput < 0.95 * bound)
@@ -326,6 +333,34 @@ void Dlrm::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<
   for (auto const& r : cpu)
     summary.push_back(fmt::format("  {:>8} {:>14.3f} {:>18.0f} {:>16.1f} {:>18.1f}", r.batch, r.total.us(),
                                   r.throughput, r.total.us() / latency_us, throughput / r.throughput));
+}
+
+void Dlrm::report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink,
+                                 std::vector<std::string>& summary) const
+{
+  const CausalGraph* g = c.scheduler().causes();
+  if (!g)
+    return;
+  auto node_of = [this](std::uint32_t h) {
+    for (std::size_t n = 0; n < hosts_.size(); ++n)
+      if (hosts_[n] == h)
+        return static_cast<int>(n);
+    return -1;
+  };
+  CriticalPathTable table({"inference", "phase"});
+  std::vector<std::pair<SimTime, CriticalPath>> probes;
+  for (std::uint64_t k = 0; k < total(); ++k) {
+    auto p = CriticalPath::walk(*g, done_cause_[k], released_at_[k], done_at_[k]);
+    table.add({std::to_string(k), k < cfg_.latency_probes ? "latency" : "stream"}, p, node_of);
+    if (k < cfg_.latency_probes)
+      probes.emplace_back(p.latency(), std::move(p));
+  }
+  sink.add(table.take());
+  std::stable_sort(probes.begin(), probes.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
+  auto const& median = probes[probes.size() / 2].second;
+  summary.push_back(fmt::format("  latency breakdown (critical path of the median probe; places: rank = DLRM node): {}",
+                                median.summary()));
+  summary.push_back(fmt::format("  latency {}", median.bottleneck()));
 }
 
 } // namespace nafsim::workloads

@@ -41,6 +41,9 @@ private:
   std::vector<std::vector<std::pair<unsigned, int>>> receiver_; ///< per node, per op: whose progress gives it credit (send: the peer's recv; reduce: the root's reduce; -1: none)
   std::uint64_t released_ = 0;
   std::vector<SimTime> released_at_, done_at_;
+  std::vector<std::uint32_t> done_cause_; ///< per inference: its last op's end in the causal graph (critical paths)
+  /// critical_path.csv (an inference's latency, release to its last op's end) and the median probe's breakdown.
+  void report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
   std::vector<ActorId> waiters_;
   Scheduler* sched_ = nullptr;
   SimTime stream_start_;

@@ -1,4 +1,5 @@
 #include "workloads/fc/FcLayer.hpp"
+#include "workloads/CriticalPath.hpp"
 
 #include "nodes/cclo/Cclo.hpp"
 #include "nodes/host/MpiProcess.hpp"
@@ -141,12 +142,15 @@ void FcLayer::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
       const SimTime t0 = ctx.now();
       auto k  = cpu.gemv(cache, "W", m, columns(rank, n), threads(c));
       t.level = nodes::level_name(k.weights);
-      ctx.sleep_for(k.total);
+      t.start = t0;
+      static const std::uint32_t gemv = cause_what("host CPU", "GEMV (its share of W x)");
+      static const std::uint32_t copy = cause_what("host CPU", "copy between application and ACCL+ buffers");
+      ctx.sleep_for(k.total, CauseLabel::at_host(gemv, comm_[rank]));
       t.compute = k.total;
       if (cfg_.ranks > 1 && accl) {
         if (cfg_.extra_copy) {
           auto cp = cpu.copy(cache, "W.out", "accl.operand", m * 4);
-          ctx.sleep_for(cp.total);
+          ctx.sleep_for(cp.total, CauseLabel::at_host(copy, comm_[rank]));
           t.copies += cp.total;
         }
         nodes::CcloCall cc;
@@ -165,7 +169,7 @@ void FcLayer::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
           algorithm_ = fmt::format("{}/{}", coll::protocol_name(res.protocol), coll::algorithm_name(res.algorithm));
         if (cfg_.extra_copy && rank == 0) {
           auto cp = cpu.copy(cache, "accl.result", "y", m * 4);
-          ctx.sleep_for(cp.total);
+          ctx.sleep_for(cp.total, CauseLabel::at_host(copy, comm_[rank]));
           t.copies += cp.total;
         }
       } else if (cfg_.ranks > 1) {
@@ -174,12 +178,13 @@ void FcLayer::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
         if (rank == 0 && algorithm_.empty())
           algorithm_ = fmt::format("{} ({})", plans_[si].library_algorithm, mpi::schedule_name(plans_[si]));
       }
-      t.end = ctx.now() - t0;
+      t.end       = ctx.now() - t0;
+      t.end_cause = ctx.scheduler().cause_mark();
     }
   }
 }
 
-void FcLayer::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
+void FcLayer::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
   // A sample over its ranks: the longest compute, the longest copies, the last end.
   auto longest = [](const Sample& s) {
@@ -231,6 +236,40 @@ void FcLayer::report(const nodes::Cluster&, results::ResultSink& sink, std::vect
     summary.push_back(fmt::format("  {:>7} {:>7} {:>10} {:>12.3f} {:>12.3f} {:>12.3f} {:>14.3f} {:>8.2f}", s.in, s.out,
                                   s.ranks[0].level, compute.us(), (end - compute).us(), end.us(), s.single_node.us(),
                                   s.single_node.seconds() / end.seconds()));
+  }
+  report_critical_paths(c, sink, summary);
+}
+
+void FcLayer::report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink,
+                                    std::vector<std::string>& summary) const
+{
+  const CausalGraph* g = c.scheduler().causes();
+  if (!g)
+    return;
+  auto rank_of = [this](std::uint32_t h) {
+    for (std::size_t r = 0; r < comm_.size(); ++r)
+      if (comm_[r] == h)
+        return static_cast<int>(r);
+    return -1;
+  };
+  CriticalPathTable table({"in", "out", "iteration", "rank"});
+  std::map<std::uint64_t, CriticalPath> last; // per size: its last iteration (as the summary above)
+  for (auto const& s : samples_) {
+    std::size_t slow = 0;
+    for (std::size_t r = 1; r < s.ranks.size(); ++r)
+      if (s.ranks[r].end > s.ranks[slow].end)
+        slow = r;
+    auto const& rt = s.ranks[slow];
+    auto p         = CriticalPath::walk(*g, rt.end_cause, rt.start, rt.start + rt.end);
+    table.add({std::to_string(s.in), std::to_string(s.out), std::to_string(s.iteration), std::to_string(slow)}, p,
+              rank_of);
+    last[s.in] = std::move(p);
+  }
+  sink.add(table.take());
+  summary.push_back("  critical path of each size's last iteration (critical_path.csv has every one's):");
+  for (auto const& [in, p] : last) {
+    summary.push_back(fmt::format("  {:>7}  {}", in, p.summary()));
+    summary.push_back(fmt::format("  {:>7}  {}", "", p.bottleneck()));
   }
 }
 

@@ -64,11 +64,15 @@ public:
               std::vector<std::string>& summary) const override;
 
 private:
+  /// critical_path.csv (each sample's slowest rank, from the common start to its end) and each size's breakdown.
+  void report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
   struct RankTimes {
     SimTime compute;   ///< its GEMV
     SimTime copies;    ///< its copies between application and ACCL+ buffers
     SimTime end;       ///< its reduce returned (and the root's copy back), from the common start
     std::string level; ///< where its weights came from (l2, l3, dram, or a mix)
+    SimTime start;     ///< the common start (absolute)
+    std::uint32_t end_cause = 0; ///< its end in the causal graph (critical paths)
   };
   struct Sample {
     std::uint64_t in = 0, out = 0;

@@ -1,4 +1,5 @@
 #include "workloads/mpi/MpiBench.hpp"
+#include "workloads/CriticalPath.hpp"
 
 #include "nodes/fpga/FpgaNode.hpp"
 #include "protocols/collectives/OmpiAlgorithms.hpp"
@@ -209,9 +210,11 @@ void MpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
         nodes::host_driver_copy(ctx, host.attached_fpga(), drv,
                                 coll::output_elements(call, static_cast<int>(rank)) * elem_bytes_, false);
       t.staged_out = ctx.now() - t0;
+      static const std::uint32_t next_kernel = cause_what("invocation", "the next kernel's invocation");
       if (cfg_.data == MpiData::Fpga)
-        ctx.sleep_for(invocation_);
-      t.end = ctx.now() - t0;
+        ctx.sleep_for(invocation_, CauseLabel::at_host(next_kernel, comm_[rank]));
+      t.end       = ctx.now() - t0;
+      t.end_cause = ctx.scheduler().cause_mark();
       if (cfg_.verify)
         check_output(call, rank, it, pattern, bufs.buf[static_cast<int>(coll::Buf::Output)],
                      fmt::format("MPI {}", config::enum_name(cfg_.collective)), "MPI library");
@@ -219,7 +222,7 @@ void MpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
   }
 }
 
-void MpiBench::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
+void MpiBench::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
   const bool f2f = cfg_.data == MpiData::Fpga;
   results::Table t("mpi", {"workload", "library", "collective", "library_algorithm", "algorithm", "substitution",
@@ -310,6 +313,45 @@ void MpiBench::report(const nodes::Cluster&, results::ResultSink& sink, std::vec
                                   fmt::format("{} ({})", plans_[si].library_algorithm,
                                               mpi::schedule_name(plans_[si])), v[v.size() / 2]));
   }
+  report_critical_paths(c, sink, summary);
+}
+
+void MpiBench::report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink,
+                                     std::vector<std::string>& summary) const
+{
+  const CausalGraph* g = c.scheduler().causes();
+  if (!g)
+    return;
+  auto rank_of = [this](std::uint32_t h) {
+    for (std::size_t r = 0; r < comm_.size(); ++r)
+      if (comm_[r] == h)
+        return static_cast<int>(r);
+    return -1;
+  };
+  CriticalPathTable table({"collective", "bytes", "iteration", "rank"});
+  summary.push_back("  critical path of each size's median call (critical_path.csv has every call's), from the slowest "
+                    "rank's start:");
+  std::size_t sample = 0;
+  for (auto bytes : sizes_) {
+    std::vector<std::pair<SimTime, CriticalPath>> paths;
+    for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
+      auto const& ts   = times_[sample];
+      std::size_t slow = 0;
+      for (std::size_t r = 1; r < ts.size(); ++r)
+        if (ts[r].end > ts[slow].end)
+          slow = r;
+      auto p = CriticalPath::walk(*g, ts[slow].end_cause, ts[slow].start, ts[slow].start + ts[slow].end);
+      table.add({std::string(config::enum_name(cfg_.collective)), std::to_string(bytes), std::to_string(it),
+                 std::to_string(slow)},
+                p, rank_of);
+      paths.emplace_back(ts[slow].end, std::move(p));
+    }
+    std::stable_sort(paths.begin(), paths.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
+    auto const& median = paths[paths.size() / 2].second;
+    summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
+    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck()));
+  }
+  sink.add(table.take());
 }
 
 } // namespace nafsim::workloads

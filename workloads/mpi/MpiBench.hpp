@@ -110,7 +110,10 @@ private:
     SimTime collective; ///< its MPI call returned
     SimTime staged_out; ///< its host -> FPGA copy done
     SimTime end;        ///< the next kernel invoked (F2F) / the call returned
+    std::uint32_t end_cause = 0; ///< its end in the causal graph (critical paths)
   };
+  /// critical_path.csv (each call's slowest rank, from its start) and each size's median breakdown.
+  void report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
   coll::CollectiveCall make_call(unsigned rank, std::uint64_t bytes) const;
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
   bool stages_in(const coll::CollectiveCall& cc, unsigned rank) const;
