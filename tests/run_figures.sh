@@ -47,4 +47,6 @@ grep -q "no figure named 'nosuch'" bad.err
 grep -q "accl-fig7" bad.err
 echo "ok unknown figure"
 # Every plot titled, every legend entry a series name (tests/check_figures.sh).
-sh "$root/tests/check_figures.sh" "$root" "$work/results/figures"
+reference=absent
+[ -d "$root/../shared/reference/accl" ] && reference=present
+sh "$root/tests/check_figures.sh" "$root" "$work/results/figures" "$reference"

@@ -168,6 +168,8 @@ void grid_lines(std::vector<std::string>& g, const std::string& corner,
 /// ACCL+ section 6 (AppFigures.cpp): the FC layer (ACCL+ and MPI fc tables) and DLRM vs the CPU baseline.
 Built fig16(const CsvTable& accl, const Companion& mpi);
 Built fig17(const CsvTable& merged);
+/// PathFigures.cpp: where time goes (critical paths per resource).
+Built where_time_goes(const CsvTable& merged);
 Built lant_fig7(const CsvTable& merged);
 Built lant_hops(const CsvTable& merged);
 Built lant_tables(const CsvTable& merged);

@@ -67,6 +67,9 @@ const std::vector<Figure>& figures()
        [](const CsvTable& t, const Reference&, const Companion& m) { return fig16(t, m); }, "fc", true, "fc"},
       {{"accl-fig17", "ACCL+ Fig. 17: DLRM on 10 FPGAs vs the batched CPU baseline, latency and throughput"},
        plain([](const CsvTable& t, const Reference&) { return fig17(t); }), "dlrm_systems"},
+      {{"where-time-goes", "Where time goes: the critical path of an 8-rank allreduce on the CCLO per resource, 100 "
+                           "and 400 Gb/s links"},
+       plain([](const CsvTable& t, const Reference&) { return where_time_goes(t); }), "critical_path"},
       {{"reconic-rdma", "RecoNIC Fig. 9-12: RDMA READ / WRITE throughput and latency vs size, single vs batch"},
        plain([](const CsvTable& t, const Reference&) { return reconic_rdma(t); }), "reconic"},
       {{"reconic-memory", "RecoNIC VI-B: host <-> device DMA throughput and FPGA access to host memory vs size"},

@@ -47,7 +47,7 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
     cluster = std::make_unique<nodes::Cluster>(sc.platform, sim.scheduler(), sc.header.seed);
     if (trace.messages())
       cluster->enable_trace(trace);
-    if (options.critical_path)
+    if (options.critical_path || sc.header.critical_path)
       sim.scheduler().record_causes();
     sc.workload->start(*cluster);
     sim.run(cluster->kernel_host()); // some limits are met only as the run opens them (TCP sessions)

@@ -92,13 +92,14 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
 {
   if (!doc.is_object())
     throw ConfigError(origin, "/", "a scenario is a JSON object with 'platform' and 'workload'");
-  static const std::set<std::string> top{"name", "description", "seed", "max_sim_time", "platform", "workload",
-                                         "overrides"};
+  static const std::set<std::string> top{"name",     "description", "seed",     "max_sim_time", "critical_path",
+                                         "platform", "workload",    "overrides"};
   for (auto it = doc.begin(); it != doc.end(); ++it)
     if (!top.count(it.key()))
       throw ConfigError(origin, "/" + it.key(),
                         "unknown key '" + it.key() +
-                            "'; a scenario has: name, description, seed, max_sim_time, platform, workload, overrides");
+                            "'; a scenario has: name, description, seed, max_sim_time, critical_path, platform, workload, "
+                            "overrides");
   // `--set platform=<preset>` (or a .json file, or an object) replaces the scenario's platform reference, as if the
   // file said so: presets are whole documents, so the path "platform" is not patched but substituted.
   std::optional<Json> platform_set;
@@ -116,7 +117,7 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
 
   config::Origins origins(origin);
   Json resolved = Json::object();
-  for (auto const* k : {"name", "description", "seed", "max_sim_time"})
+  for (auto const* k : {"name", "description", "seed", "max_sim_time", "critical_path"})
     if (doc.contains(k))
       resolved[k] = doc[k];
 
@@ -186,7 +187,7 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
 
   Scenario sc;
   Json header = Json::object();
-  for (auto const* k : {"name", "description", "seed", "max_sim_time"})
+  for (auto const* k : {"name", "description", "seed", "max_sim_time", "critical_path"})
     if (resolved.contains(k))
       header[k] = resolved[k];
   config::Reader::read(header, sc.header, "", origins);
@@ -231,6 +232,8 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
   sc.resolved["description"]  = sc.header.description;
   sc.resolved["seed"]         = sc.header.seed;
   sc.resolved["max_sim_time"] = format_time(sc.header.max_sim_time);
+  if (sc.header.critical_path) // (only when asked: the resolved scenarios of other runs stay as they were)
+    sc.resolved["critical_path"] = true;
   sc.resolved["platform"]     = config::Writer::write(sc.platform);
   Json wl                     = Json::object();
   wl["kind"]                  = sc.workload_kind;

@@ -24,6 +24,7 @@ struct ScenarioHeader {
   std::string description;
   std::uint64_t seed   = 1;
   SimTime max_sim_time = SimTime::from_seconds(100);
+  bool critical_path   = false;
   template <class V> void describe(V& v)
   {
     v.field("name", name, "run name; results go to results/<name> unless --out is given (default: file name)");
@@ -31,6 +32,9 @@ struct ScenarioHeader {
     v.field("seed", seed, "seed of every random stream (faults, routing); --seed overrides it");
     v.field("max_sim_time", max_sim_time,
             "stop with an error if simulated time passes this (guards against runaway runs)");
+    v.field("critical_path", critical_path,
+            "record every event's cause and write each call's critical path, as `nafsim run --critical-path` (so that "
+            "sweeps and figures can ask for it)");
   }
 };
 

@@ -71,8 +71,8 @@ TEST(Scenario, EveryPresetLoads)
 TEST(Scenario, BadInputIsExplained)
 {
   EXPECT_EQ(error(R"({"platfrom": "accl-coyote-u55c", "workload": {"kind": "sendrecv"}})"),
-            "s.json: /platfrom: unknown key 'platfrom'; a scenario has: name, description, seed, max_sim_time, platform, "
-            "workload, overrides");
+            "s.json: /platfrom: unknown key 'platfrom'; a scenario has: name, description, seed, max_sim_time, "
+            "critical_path, platform, workload, overrides");
   EXPECT_EQ(error(R"({"workload": {"kind": "sendrecv"}})"),
             "s.json: /platform: missing: give a preset name (e.g. \"accl-coyote-u55c\"), a .json file or an inline "
             "platform object");
