@@ -84,6 +84,9 @@ void Cclo::set_trace(results::Trace* t, std::uint32_t pid)
   core_.trace     = t;
   core_.trace_pid = pid;
   t->name_thread(pid, Firmware::kUcTrack, "micro-controller");
+  t->name_thread(pid, kTxTrack, "Tx system");
+  t->name_thread(pid, kRxTrack, "Rx system");
+  t->name_thread(pid, kInvocationTrack, "invocation (host / kernel)");
   dmp_->set_trace(t, pid);
   rbm_.on_change([this, t, pid](std::size_t in_use) {
     t->counter(pid, "rx buffers in use", static_cast<double>(in_use), sched_.now());
@@ -142,10 +145,17 @@ void Cclo::fail(std::string why)
 CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
 {
   SimTime invoked = ctx.now();
+  SimTime since   = invoked;
+  auto traced     = [&](const char* what) { // the invocation track: each step of the call's path up to now
+    if (core_.trace && ctx.now() > since)
+      core_.trace->span(core_.trace_pid, kInvocationTrack, what, since, ctx.now());
+    since = ctx.now();
+  };
   if (SimTime w = inv_.safety_warning(c.path, c.call); w > SimTime{}) {
     ++core_.counters.safety_warnings;
     static const std::uint32_t warning = cause_what("invocation", "driver safety warning");
     ctx.sleep_for(w, CauseLabel::at_host(warning, host_));
+    traced("driver safety warning");
   }
   const auto [req, rsp] = inv_.latencies(c.path);
   // XRT cannot point the CCLO at host buffers (partitioned memory): the driver syncs the operands
@@ -161,11 +171,13 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
     dev.src_addr = kStagingBase;
     dev.dst_addr = kStagingBase + kStagingSpan;
     inv_.run_syncs(ctx, syncs.to_device, false);
+    traced("sync host buffers to the card");
     if (data_)
       data_->memory.at(host_).write(dev.src_addr, data_->memory.at(host_).read(c.src_addr, in_bytes));
   }
   static const std::uint32_t request = cause_what("invocation", "request path");
   ctx.sleep_for(req, CauseLabel::at_host(request, host_));
+  traced("request");
   // Shared: the firmware drops its reference when it finalizes, before this caller runs again.
   auto pending    = std::make_shared<Pending>();
   pending->call   = dev;
@@ -179,10 +191,13 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
                    return fmt::format("host {} waits for its CCLO call ({})", host_, coll::collective_name(c.call.collective));
                  }));
   CcloResult r = p.result;
+  traced("in the CCLO");
   static const std::uint32_t response = cause_what("invocation", "response path");
   ctx.sleep_for(rsp, CauseLabel::at_host(response, host_));
+  traced("response");
   if (staged && r.error.empty()) {
     inv_.run_syncs(ctx, syncs.to_host, true);
+    traced("sync results back to the host");
     if (data_)
       data_->memory.at(host_).write(c.dst_addr, data_->memory.at(host_).read(dev.dst_addr, out_bytes));
   }
@@ -193,6 +208,19 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
 
 void Cclo::post(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()> accepted)
 {
+  if (core_.trace) { // the Tx system's track: each message from its post to the transport taking its last byte
+    static constexpr const char* kinds[] = {"?", "eager", "rendezvous init", "rendezvous done", "notify"};
+    const auto type       = static_cast<std::uint8_t>((wr.header[0] >> 32) & 0xFF);
+    const char* what      = wr.verb == roce::Verb::Write ? "rendezvous write" : kinds[type < 5 ? type : 0];
+    const std::string arg = fmt::format(R"({{"peer":{},"bytes":{}}})", peer, wr.length);
+    if (accepted)
+      accepted = [this, inner = std::move(accepted), what, arg, since = sched_.now()] {
+        core_.trace->span(core_.trace_pid, kTxTrack, what, since, sched_.now(), arg);
+        inner();
+      };
+    else
+      core_.trace->instant(core_.trace_pid, kTxTrack, what, sched_.now(), arg);
+  }
   if (link_.reports_acceptance || !accepted) {
     link_.post(peer, wr, std::move(source), std::move(accepted));
     return;
@@ -321,6 +349,12 @@ bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
   // The Rx system parses the signature, then files the Rx buffer or queues the notification for the
   // firmware (STS_RNDZV).
   static const std::uint32_t rx = cause_what("Rx system", "signature parse");
+  if (core_.trace) {
+    static constexpr const char* kinds[] = {"?", "eager", "rendezvous init", "rendezvous done", "notify"};
+    const auto t = static_cast<std::uint8_t>(type);
+    core_.trace->span(core_.trace_pid, kRxTrack, kinds[t < 5 ? t : 0], sched_.now(),
+                      sched_.now() + cycles(cfg_.txrx.rx_cycles), fmt::format(R"({{"from":{}}})", src));
+  }
   sched_.call_at(sched_.now() + cycles(cfg_.txrx.rx_cycles), [this, type, src, h, recv_buf] {
     switch (type) {
       case Msg::Eager:

@@ -69,8 +69,11 @@ public:
   /// Start the firmware (a daemon task actor: Firmware.hpp).
   void start();
   /// Record the blocks on trace process `pid` (--trace blocks): the micro-controller's primitives and waits, the
-  /// data mover's moves, the Rx buffers in use.
+  /// data mover's moves and plugins, the Tx system's messages, the Rx system's parses, the invocation path, the Rx
+  /// buffers in use.
   void set_trace(results::Trace* t, std::uint32_t pid);
+  /// Trace tracks (Firmware::kUcTrack 100; the data mover's from DataMover::kTrackBase).
+  static constexpr std::uint32_t kTxTrack = 101, kRxTrack = 102, kInvocationTrack = 104;
 
   /// Invoke a call and block until its completion reaches the caller (ACCL's call_sync).
   CcloResult call(ActorContext& ctx, const CcloCall& c);

@@ -285,6 +285,17 @@ void DataMover::trace_move(const Move& m, SimTime first, SimTime last)
   std::size_t lane = 0;
   while (lane < lane_end_.size() && lane_end_[lane] > first)
     ++lane;
+  const bool compress = m.res_compressed || m.op0.compressed || m.op1.compressed;
+  if (m.reduce || compress) {
+    if (!plugin_named_)
+      trace_->name_thread(trace_pid_, kPluginTrack, "plugins (reduction, compression)");
+    plugin_named_ = true;
+    trace_->span(trace_pid_, kPluginTrack,
+                 fmt::format("{}{}{}", m.reduce ? (m.func == coll::ReduceFunc::Max ? "reduce max" : "reduce sum") : "",
+                             m.reduce && compress ? " + " : "",
+                             compress ? "fp32 <-> fp16" : ""),
+                 first, last, fmt::format(R"({{"elements":{}}})", m.count));
+  }
   if (lane == lane_end_.size()) {
     lane_end_.push_back(SimTime::zero());
     trace_->name_thread(trace_pid_, kTrackBase + static_cast<std::uint32_t>(lane),

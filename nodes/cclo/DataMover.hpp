@@ -97,6 +97,8 @@ public:
   /// Record every move on the node's trace process (--trace blocks): one track per move in flight at once.
   void set_trace(results::Trace* t, std::uint32_t pid) { trace_ = t, trace_pid_ = pid; }
   static constexpr std::uint32_t kTrackBase = 110;
+  /// The plugins' track: each move through the reduction or compression plugins.
+  static constexpr std::uint32_t kPluginTrack = 103;
 
 private:
   enum EventKind : std::uint32_t { kTry, kDone };
@@ -172,6 +174,7 @@ private:
   results::Trace* trace_ = nullptr;
   std::uint32_t trace_pid_ = 0;
   std::vector<SimTime> lane_end_; ///< traced runs: when the last move on each track ends
+  bool plugin_named_ = false;
   void trace_move(const Move& m, SimTime first, SimTime last);
   std::function<void(std::string)> on_deadlock_;
 };

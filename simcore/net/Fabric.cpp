@@ -85,11 +85,19 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
 
 void Fabric::set_trace(results::Trace* t)
 {
-  trace_ = t && t->packets() ? t : nullptr;
+  queue_trace_ = t && (t->blocks() || t->packets()) ? t : nullptr;
+  trace_       = t && t->packets() ? t : nullptr;
   if (!trace_)
     return;
   for (auto const& p : ports_)
     trace_->name_thread(p.vertex, 100 + p.index, fmt::format("port {} -> {}", p.index, topo_.info(p.peer).name));
+}
+
+void Fabric::trace_queue(const Port& port)
+{
+  // Only switches queue (a host's port pulls from its engine); a counter track per port of the switch's process.
+  queue_trace_->counter(port.vertex, fmt::format("port {} queue (bytes)", port.index),
+                        static_cast<double>(port.queued_bytes), sched_.now());
 }
 
 void Fabric::attach(HostId h, Endpoint* ep)
@@ -150,6 +158,8 @@ void Fabric::start_tx(std::uint32_t pid)
     slot = port.queue.front();
     port.queue.pop_front();
     port.queued_bytes -= pool_[slot].wire_bytes;
+    if (queue_trace_)
+      trace_queue(port);
     if (lossless_ && !port.blocked.empty())
       wake_blocked(pid);
   } else if (port.source_ready) {
@@ -432,6 +442,8 @@ void Fabric::enqueue(std::uint32_t pid, std::uint32_t slot)
   }
   port.queue.push_back(slot);
   port.queued_bytes = occupancy;
+  if (queue_trace_)
+    trace_queue(port);
   port.counters.max_queue_bytes = std::max(port.counters.max_queue_bytes, occupancy);
   kick(pid);
 }

@@ -143,6 +143,8 @@ private:
   std::vector<std::uint32_t> free_;
   FabricTotals totals_;
   results::Trace* trace_ = nullptr;
+  results::Trace* queue_trace_ = nullptr; ///< switch ports' queue depth counters (--trace blocks and packets)
+  void trace_queue(const Port& port);
 };
 
 } // namespace nafsim::net

@@ -24,10 +24,17 @@ TEST(BlockTrace, MicroControllerSpansAddUpToItsBusyTimeAndMovesAreAllTraced)
     // Per process (node): busy time of the micro-controller's spans, waits, the moves traced.
     std::map<int, double> busy_us, wait_us;
     std::map<int, std::vector<std::pair<double, double>>> uc;
-    std::map<int, int> moves, counters;
+    std::map<int, int> moves, counters, tx, rx, plugins, invocation, queue_counters;
     for (auto const& e : run.trace["traceEvents"]) {
       if (e["ph"] == "C" && e["name"] == "rx buffers in use")
         ++counters[e["pid"].get<int>()];
+      if (e["ph"] == "C" && e["name"].get<std::string>().find("queue (bytes)") != std::string::npos)
+        ++queue_counters[e["pid"].get<int>()];
+      if ((e["ph"] == "X" || e["ph"] == "i") && e.contains("tid")) {
+        const int tid = e["tid"].get<int>(), pid = e["pid"].get<int>();
+        (tid == 101 ? tx : tid == 102 ? rx : tid == 103 ? plugins : tid == 104 ? invocation : moves)[pid] +=
+            tid >= 101 && tid <= 104 ? 1 : 0;
+      }
       if (e["ph"] != "X")
         continue;
       const int pid = e["pid"].get<int>(), tid = e["tid"].get<int>();
@@ -47,6 +54,13 @@ TEST(BlockTrace, MicroControllerSpansAddUpToItsBusyTimeAndMovesAreAllTraced)
       const int pid = node;
       EXPECT_NEAR(busy_us[pid], std::stod(row.at("uc_busy_us")), 2e-3) << protocol << " node " << node;
       EXPECT_EQ(moves[pid], std::stoi(row.at("dmp_moves"))) << protocol << " node " << node;
+      // Tx: every message the Tx system sent; Rx: every one the Rx system parsed.
+      const int sent = std::stoi(row.at("tx_eager_messages")) + std::stoi(row.at("tx_rendezvous_writes")) +
+                       std::stoi(row.at("tx_notifications"));
+      EXPECT_EQ(tx[pid], sent) << protocol << " node " << node;
+      EXPECT_EQ(rx[pid], std::stoi(row.at("rx_eager_messages")) + std::stoi(row.at("rx_notifications")))
+          << protocol << " node " << node;
+      EXPECT_GE(invocation[pid], 2) << "request and response of each call";
       auto spans = uc[pid];
       std::sort(spans.begin(), spans.end());
       for (std::size_t i = 1; i < spans.size(); ++i)
@@ -55,5 +69,12 @@ TEST(BlockTrace, MicroControllerSpansAddUpToItsBusyTimeAndMovesAreAllTraced)
         EXPECT_GT(counters[pid], 0) << "eager messages take Rx buffers";
       }
     }
+    int queued = 0, reduced = 0;
+    for (auto const& [pid, n] : queue_counters)
+      queued += n;
+    for (auto const& [pid, n] : plugins)
+      reduced += n;
+    EXPECT_GT(queued, 0) << "the switch's ports count their queues";
+    EXPECT_GT(reduced, 0) << "an allreduce reduces through the plugin";
   }
 }
