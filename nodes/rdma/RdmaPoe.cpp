@@ -286,7 +286,7 @@ std::uint32_t RdmaPoe::stage_response(QpId id, const roce::PendingResponse& r, S
   // Flow fidelity: the message goes once its first segment is read; the rest streams behind it.
   SimTime ready = std::max(flow_ ? rd.first : rd.last, now + cfg_.tx_latency);
   staged_.push_back(Staged{Wire{r.packet}, ready, std::max(rd.last, now + cfg_.tx_latency), id, q.rsp.epoch(), false,
-                           {}, staging_cause(ready > now + cfg_.tx_latency, nullptr)});
+                           {}, sched_.causes() ? staging_cause(ready > now + cfg_.tx_latency, nullptr) : CauseLabel{}});
   return len;
 }
 
@@ -326,7 +326,7 @@ std::uint32_t RdmaPoe::stage_request(QpId id, const roce::RequestPacket& p, SimT
     }
   }
   staged_.push_back(Staged{Wire{p}, ready, tail, id, q.req.epoch(), true, std::move(accepted),
-                           staging_cause(ready > now + cfg_.tx_latency, source)});
+                           sched_.causes() ? staging_cause(ready > now + cfg_.tx_latency, source) : CauseLabel{}});
   execute(id, scratch_);
   return len;
 }

@@ -99,7 +99,31 @@ Scheduler::~Scheduler()
       a.root.destroy();
 }
 
-EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg, CauseLabel label)
+EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg)
+{
+  const EventId id = push_event(t, h, kind, arg);
+  if (causes_) [[unlikely]]
+    note_cause(id, h->cause(kind, arg));
+  return id;
+}
+
+EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg, const CauseLabel& label)
+{
+  const EventId id = push_event(t, h, kind, arg);
+  if (causes_) [[unlikely]]
+    note_cause(id, label);
+  return id;
+}
+
+void Scheduler::note_cause(EventId id, const CauseLabel& label)
+{
+  const auto slot = static_cast<std::uint32_t>(id & ((1u << kSlotBits) - 1));
+  if (pending_causes_.size() <= slot)
+    pending_causes_.resize(payloads_.size());
+  pending_causes_[slot] = PendingCause{cur_cause_, label};
+}
+
+EventId Scheduler::push_event(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg)
 {
   assert(t >= now_ && "events cannot be scheduled in the past");
   std::uint32_t slot;
@@ -114,11 +138,6 @@ EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint6
   }
   std::uint64_t key = (seq_++ << kSlotBits) | slot;
   payloads_[slot]   = Payload{h, arg, key, kind};
-  if (causes_) {
-    if (pending_causes_.size() <= slot)
-      pending_causes_.resize(payloads_.size());
-    pending_causes_[slot] = PendingCause{cur_cause_, label};
-  }
   heap_push(Entry{t.ps(), key});
   peak_pending_ = std::max(peak_pending_, heap_size_);
   return key;

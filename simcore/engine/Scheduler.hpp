@@ -87,12 +87,9 @@ public:
   SimTime now() const { return now_; }
 
   /// Schedule `h->on_event(kind, arg)` at date `t` (t >= now). Ties run in scheduling order.
-  EventId at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0)
-  {
-    return at(t, h, kind, arg, causes_ ? h->cause(kind, arg) : CauseLabel{});
-  }
+  EventId at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0);
   /// The same, with what the delay up to it is spent on (instead of the handler's label).
-  EventId at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg, CauseLabel label);
+  EventId at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg, const CauseLabel& label);
   EventId after(SimTime d, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0) { return at(now_ + d, h, kind, arg); }
   /// Cancel a pending event (no effect if it already ran). A cancelled event never advances the clock.
   void cancel(EventId id);
@@ -240,6 +237,10 @@ private:
   std::uint32_t cur_cause_ = 0;
   /// An actor resumes: its step's cause is what woke it.
   void resume_cause(ActorId a);
+  /// Queue an event (its payload slot, in the entry's key).
+  EventId push_event(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg);
+  /// Causes: the event just pushed (`id`) was scheduled by the step running now, its delay spent on `label`.
+  void note_cause(EventId id, const CauseLabel& label);
 };
 
 /// What a task actor's code sees: the clock and the ways to wait, as awaitables (`co_await ctx.sleep_for(d)`).
