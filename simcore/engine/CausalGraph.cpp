@@ -1,6 +1,8 @@
 #include "simcore/engine/CausalGraph.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
+#include <stdexcept>
 #include <deque>
 #include <map>
 #include <utility>
@@ -43,13 +45,21 @@ std::string_view cause_detail(std::uint32_t what)
   return what < n.size() ? std::string_view(n[what].second) : std::string_view("not labelled");
 }
 
+void CausalGraph::full() const
+{
+  throw std::length_error(fmt::format(
+      "--critical-path: more than {} events recorded ({:.1f} GB of causes); record the critical paths of a shorter run "
+      "(fewer iterations or sizes, fewer ranks) or run without --critical-path",
+      max_, static_cast<double>(max_ * sizeof(Record)) / 1e9));
+}
+
 std::vector<CausalGraph::Segment> CausalGraph::path(std::uint32_t to, SimTime from) const
 {
   std::vector<Segment> out;
   std::uint32_t id = to;
   while (id != 0) {
-    const Record& r = records_.at(id);
-    const Record& p = records_.at(r.parent);
+    const Record& r = at(id);
+    const Record& p = at(r.parent);
     if (r.t <= from.ps())
       break;
     const SimTime begin = SimTime::ps(std::max(p.t, from.ps()));

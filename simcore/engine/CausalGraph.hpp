@@ -19,6 +19,7 @@
 #include "simcore/units/Units.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,7 +67,10 @@ public:
     CauseLabel label;
   };
 
-  CausalGraph() { records_.push_back(Record{0, 0, {}}); }
+  /// At most this many records (4 GB): a longer run stops with an error rather than exhaust the memory.
+  static constexpr std::size_t kMaxRecords = 100'000'000;
+
+  explicit CausalGraph(std::size_t max_records = kMaxRecords) : max_(max_records) { add(SimTime{}, 0, {}); }
   /// `label` with its lead-in: the time up to `until` spent on `lead_what` (CauseLabel::lead_what).
   static CauseLabel with_lead(CauseLabel label, std::uint32_t lead_what, SimTime until)
   {
@@ -74,20 +78,31 @@ public:
     label.lead_until = until.ps();
     return label;
   }
+  /// Throws std::length_error past kMaxRecords (the kernel stops the run with it).
   std::uint32_t add(SimTime t, std::uint32_t parent, CauseLabel label)
   {
-    records_.push_back(Record{t.ps(), parent, label});
-    return static_cast<std::uint32_t>(records_.size() - 1);
+    if (size_ >= max_)
+      full();
+    if ((size_ & kChunkMask) == 0)
+      chunks_.push_back(std::make_unique<Record[]>(std::size_t{1} << kChunkBits));
+    chunks_.back()[size_ & kChunkMask] = Record{t.ps(), parent, label};
+    return static_cast<std::uint32_t>(size_++);
   }
-  const Record& at(std::uint32_t id) const { return records_.at(id); }
-  std::size_t size() const { return records_.size(); }
+  const Record& at(std::uint32_t id) const { return chunks_.at(id >> kChunkBits)[id & kChunkMask]; }
+  std::size_t size() const { return size_; }
   /// The chain of causes that ends at record `to`, from date `from` on, oldest first: contiguous segments from
   /// `from` to the record's date (the first one cut at `from`; a step with a lead-in in two); zero-length steps are
   /// left out.
   std::vector<Segment> path(std::uint32_t to, SimTime from) const;
 
 private:
-  std::vector<Record> records_;
+  // Records in chunks of 2^20 (no reallocation: a doubling vector would need both copies at once at its peak).
+  static constexpr unsigned kChunkBits       = 20;
+  static constexpr std::size_t kChunkMask    = (std::size_t{1} << kChunkBits) - 1;
+  [[noreturn]] void full() const;
+  std::vector<std::unique_ptr<Record[]>> chunks_;
+  std::size_t size_ = 0;
+  std::size_t max_;
 };
 
 } // namespace nafsim

@@ -206,10 +206,10 @@ void Scheduler::call_at(SimTime t, std::function<void()> fn, CauseLabel label)
   at(t, callbacks_.get(), 0, callbacks_->add(std::move(fn)), label);
 }
 
-void Scheduler::record_causes()
+void Scheduler::record_causes(std::size_t max_records)
 {
   if (!causes_)
-    causes_ = std::make_unique<CausalGraph>();
+    causes_ = std::make_unique<CausalGraph>(max_records);
 }
 
 void Scheduler::resume_cause(ActorId a)
@@ -525,7 +525,12 @@ void Scheduler::loop()
     ++events_;
     if (causes_) { // (events scheduled before causes were recorded have the origin as cause)
       const PendingCause pc = slot < pending_causes_.size() ? pending_causes_[slot] : PendingCause{0, {}};
-      cur_cause_            = causes_->add(now_, pc.parent, pc.label);
+      try {
+        cur_cause_ = causes_->add(now_, pc.parent, pc.label);
+      } catch (const std::length_error& full) { // too many to keep: the run stops, saying so
+        error_ = std::make_exception_ptr(SimulationError(full.what()));
+        break;
+      }
     }
     try {
       ev.h->on_event(ev.kind, ev.arg);

@@ -96,8 +96,9 @@ public:
   /// Schedule a callback (convenient; not for per-packet hot paths).
   void call_at(SimTime t, std::function<void()> fn, CauseLabel label = {});
 
-  /// Record the cause of every event and actor step from now on (CausalGraph.hpp): 24 bytes per event.
-  void record_causes();
+  /// Record the cause of every event and actor step from now on (CausalGraph.hpp): 40 bytes per event, at most
+  /// `max_records` of them (past that the run stops with a SimulationError).
+  void record_causes(std::size_t max_records = CausalGraph::kMaxRecords);
   /// The causes recorded (null unless record_causes()).
   const CausalGraph* causes() const { return causes_.get(); }
   /// The record of the event or actor step running now (0 when causes are not recorded): where a critical path

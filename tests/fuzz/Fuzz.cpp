@@ -309,6 +309,10 @@ Case make_case(std::uint64_t seed, std::size_t index, const std::vector<std::pai
   }
   if (c.text.empty())
     c.text = doc.dump(1);
+  if (g.chance(0.05)) { // critical paths recorded (the causal graph on whatever runs)
+    c.args.push_back("--critical-path");
+    c.what += "critical path; ";
+  }
   if (g.chance(0.1)) { // a SimGrid log setting
     std::string l = log_setting(g, scratch);
     c.args.push_back("--log");

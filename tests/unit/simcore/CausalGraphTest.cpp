@@ -92,3 +92,19 @@ TEST(CausalGraph, KernelRecordsEventsWakeUpsAndTaskSleeps)
   EXPECT_EQ(p[2].label.what, nap);
   EXPECT_EQ(total(p), us(6));
 }
+
+TEST(CausalGraph, TooManyEventsStopTheRunWithAClearError)
+{
+  Scheduler s;
+  s.record_causes(50);
+  s.spawn_task("ticker", [&](TaskContext& ctx) -> Task<> {
+    for (int i = 0; i < 100; ++i)
+      co_await ctx.sleep_for(us(1));
+  });
+  try {
+    s.run_standalone();
+    FAIL() << "the run should stop";
+  } catch (const SimulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 50 events recorded"), std::string::npos) << e.what();
+  }
+}
