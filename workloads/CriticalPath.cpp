@@ -71,6 +71,30 @@ std::string CriticalPath::bottleneck() const
   return fmt::format("bottleneck: {}: {:.0f} % of the path", d.front().first, share(d.front().second, latency()));
 }
 
+std::string CriticalPath::elsewhere(int own, const std::function<int(std::uint32_t host)>& rank_of) const
+{
+  std::map<int, SimTime> ranks;
+  SimTime others, switches;
+  for (auto const& s : segments) {
+    const SimTime d = s.end - s.begin;
+    if (s.label.on_switch()) {
+      switches += d;
+    } else if (s.label.on_host()) {
+      const int r = rank_of(static_cast<std::uint32_t>(s.label.where));
+      if (r != own) {
+        others += d;
+        ranks[r] += d;
+      }
+    }
+  }
+  std::string out = fmt::format("on other ranks' nodes {:.0f} %", share(others, latency()));
+  auto most = std::max_element(ranks.begin(), ranks.end(), [](auto const& a, auto const& b) { return a.second < b.second; });
+  if (most != ranks.end())
+    out += fmt::format(" (most: {} {}, {:.0f} %)", most->first >= 0 ? "rank" : "host", most->first,
+                       share(most->second, latency()));
+  return out + fmt::format(", on switches {:.0f} %", share(switches, latency()));
+}
+
 std::string place_name(const CauseLabel& l, const std::function<int(std::uint32_t host)>& rank_of)
 {
   if (l.on_switch())

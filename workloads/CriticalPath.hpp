@@ -29,6 +29,9 @@ struct CriticalPath {
   std::string summary() const;
   /// "bottleneck: data mover, memory read (operand 1) at 115.2 Gb/s: 62 % of the path".
   std::string bottleneck() const;
+  /// Where the path was spent besides rank `own`'s node: "on other ranks' nodes 35 % (most: rank 3, 20 %), on
+  /// switches 2 %" (`rank_of`: a host's rank, or -1).
+  std::string elsewhere(int own, const std::function<int(std::uint32_t host)>& rank_of) const;
 };
 
 /// Where a segment was spent, as the tables write it: "rank 3" (a host of the call's ranks, via `rank_of`), "host 5",

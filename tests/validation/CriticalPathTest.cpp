@@ -60,6 +60,19 @@ void check(const Case& c)
   }
   EXPECT_TRUE(resources.count("firmware"));
   EXPECT_TRUE(resources.count("wire"));
+  // The summary: each size's median call as shares per resource, its bottleneck, and where else it was spent.
+  int shares = 0, bottlenecks = 0, elsewhere = 0;
+  for (auto const& l : run.summary) {
+    shares += l.find(" us = ") != std::string::npos;
+    bottlenecks += l.find("bottleneck: ") != std::string::npos;
+    elsewhere += l.find("slowest rank ") != std::string::npos && l.find("on other ranks' nodes") != std::string::npos;
+  }
+  std::set<std::string> sizes; // one summary per size (the barrier's two sizes are one: it moves no data)
+  for (auto const& row : lat.rows)
+    sizes.insert(row.at("bytes"));
+  EXPECT_EQ(shares, static_cast<int>(sizes.size()));
+  EXPECT_EQ(bottlenecks, static_cast<int>(sizes.size()));
+  EXPECT_EQ(elsewhere, static_cast<int>(sizes.size()));
   if (std::string(c.collective) != "barrier") { // the barrier moves no data: notifications only
     EXPECT_TRUE(resources.count("data mover"));
   }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <functional>
 #include <map>
+#include <tuple>
 
 namespace nafsim::workloads {
 
@@ -461,7 +462,7 @@ void CollectiveBench::report_critical_paths(const nodes::Cluster& c, results::Re
                     "rank's start:");
   std::size_t sample = 0;
   for (auto bytes : sizes_) {
-    std::vector<std::pair<SimTime, CriticalPath>> paths;
+    std::vector<std::tuple<SimTime, CriticalPath, int>> paths;
     for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
       auto const& rs = results_[sample];
       // The slowest rank's counter is the call's latency (collective.csv): its path, from its start to its finalize.
@@ -473,12 +474,14 @@ void CollectiveBench::report_critical_paths(const nodes::Cluster& c, results::Re
       table.add({std::string(config::enum_name(cfg_.collective)), std::to_string(bytes), std::to_string(it),
                  std::to_string(slow)},
                 p, rank_of);
-      paths.emplace_back(rs[slow].finished - rs[slow].started, std::move(p));
+      paths.emplace_back(rs[slow].finished - rs[slow].started, std::move(p), static_cast<int>(slow));
     }
-    std::stable_sort(paths.begin(), paths.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
-    auto const& median = paths[paths.size() / 2].second;
+    std::stable_sort(paths.begin(), paths.end(),
+                     [](auto const& a, auto const& b) { return std::get<0>(a) < std::get<0>(b); });
+    auto const& [lat, median, slowest] = paths[paths.size() / 2];
     summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
     summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck()));
+    summary.push_back(fmt::format("  {:>10}  slowest rank {}; {}", "", slowest, median.elsewhere(slowest, rank_of)));
   }
   sink.add(table.take());
 }
