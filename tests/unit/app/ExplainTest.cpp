@@ -92,5 +92,8 @@ TEST(Explain, NamesTheBottleneckAndTheGainOfLiftingIt)
     "workload": {"kind": "sendrecv", "sizes": ["4KiB"]}})";
   auto bad = run_cli(d, "explain sr.json --out ex2");
   EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_EQ(run_cli(d, "explain ar.json --steps 0 --out ex3").code, 2) << "steps 1 to 8";
+  // A baseline that fails in simulation (links so slow that the transport gives up) is a simulated failure.
+  EXPECT_EQ(run_cli(d, "explain ar.json --set platform.network.link.rate=1kbps --out ex4").code, 3);
   fs::remove_all(d);
 }
