@@ -90,6 +90,13 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
              "platform.node.fpga.device_memory.write_latency=0s"},
             "device-memory writes at 1,000 Tb/s with no latency",
             {}};
+  if (resource == "RoCE POE" && has(detail, "read from memory")) // the engine fetching the payload itself
+    return {{"platform.node.fpga.device_memory.read_latency=0s", "platform.node.fpga.device_memory.read_bandwidth=1000Tbps",
+             "platform.node.fpga.device_memory.channel_bandwidth=1000Tbps", "platform.node.fpga.pcie.read_latency=0s",
+             "platform.node.fpga.pcie.bandwidth=1000Tbps", "platform.node.host.pcie.read_latency=0s",
+             "platform.node.host.pcie.bandwidth=1000Tbps"},
+            "the RDMA engines' payload reads (device memory, PCIe) with no latency at 1,000 Tb/s",
+            {}};
   if (resource == "RoCE POE") // the FPGA's POE and the hosts' RDMA NICs alike
     return {{"platform.node.fpga.poe.tx_latency=0s", "platform.node.fpga.poe.rx_latency=0s",
              "platform.node.host.nic.tx_latency=0s", "platform.node.host.nic.rx_latency=0s"},
@@ -149,7 +156,7 @@ PathTotals path_totals(const fs::path& dir)
   if (!fs::exists(dir / "critical_path.csv"))
     throw config::ConfigError("explain", "",
                               "the scenario's workload reports no critical paths (critical_path.csv): explain needs "
-                              "one that does (collective, mpi, fc or dlrm)");
+                              "one that does (collective, mpi, sendrecv, fc or dlrm)");
   auto t = results::read_csv(dir / "critical_path.csv");
   std::map<std::string, double> m;
   PathTotals p;
@@ -179,6 +186,7 @@ Latencies latencies(const fs::path& dir)
     const char* column;
   };
   for (auto src : {Source{"collective.csv", "bytes", "latency_us"}, Source{"mpi.csv", "bytes", "latency_us"},
+                   Source{"sendrecv.csv", "bytes", "latency_us"},
                    Source{"fc.csv", "in", "total_us"}, Source{"dlrm.csv", "", "latency_us"}}) {
     if (!fs::exists(dir / src.file))
       continue;

@@ -167,3 +167,25 @@ TEST(CriticalPathApplications, MpiCallsAddUp)
       EXPECT_NEAR((sums[{t.rows[r].at("bytes"), t.rows[r].at("iteration")}]), t.num(r, "latency_us"), 5.1e-5) << coll;
   }
 }
+
+// RDMA verbs between two FPGAs (sendrecv): each message's path, from its post to its landing, adds up to its latency.
+TEST(CriticalPathApplications, SendRecvMessagesAddUp)
+{
+  for (const char* op : {"write", "send", "read"}) {
+    auto run = run_scenario_isolated(fmt::format(R"({{"name": "s", "platform": "accl-coyote-u55c",
+        "workload": {{"kind": "sendrecv", "op": "{}", "sizes": ["512B", "1MiB"], "iterations": 2}}}})",
+                                                 op),
+                                     {}, "off", true);
+    ASSERT_TRUE(run.ok) << run.error;
+    auto const& t  = run.tables.at("sendrecv");
+    auto const& cp = run.tables.at("critical_path");
+    std::map<std::pair<std::string, std::string>, double> sums;
+    for (auto const& row : cp.rows) {
+      sums[{row.at("bytes"), row.at("iteration")}] += std::stod(row.at("duration_us"));
+      EXPECT_NE(row.at("resource"), "other") << op << ": " << row.at("detail");
+    }
+    ASSERT_EQ(sums.size(), t.rows.size()) << op;
+    for (std::size_t r = 0; r < t.rows.size(); ++r)
+      EXPECT_NEAR((sums[{t.rows[r].at("bytes"), t.rows[r].at("iteration")}]), t.num(r, "latency_us"), 5.1e-5) << op;
+  }
+}

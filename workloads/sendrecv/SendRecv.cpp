@@ -1,4 +1,5 @@
 #include "workloads/sendrecv/SendRecv.hpp"
+#include "workloads/CriticalPath.hpp"
 
 #include "simcore/config/ConfigError.hpp"
 
@@ -49,8 +50,9 @@ void SendRecv::run_source(ActorContext& ctx, nodes::Cluster& c)
                                           roce::describe_failure(done)));
       r.completed = ctx.now();
       if (cfg_.op == Verb::Read) { // the data landed in src's memory when the READ completed
-        r.landed  = r.completed;
-        r.arrived = true;
+        r.landed       = r.completed;
+        r.landed_cause = ctx.scheduler().cause_mark();
+        r.arrived      = true;
       }
       auto after      = node.poe().counters();
       r.requests_sent = after.requests_sent - before.requests_sent;
@@ -81,8 +83,9 @@ void SendRecv::run_destination(ActorContext& ctx, nodes::Cluster& c)
       throw SimulationError(fmt::format("sendrecv: message {} arrived damaged: {} of {} bytes, checksum {}",
                                         m.msg, m.bytes, r.bytes,
                                         m.checksum == roce::range_checksum(m.msg, 0, r.bytes) ? "ok" : "wrong"));
-    r.arrived = true;
-    r.landed  = ctx.now();
+    r.arrived      = true;
+    r.landed       = ctx.now();
+    r.landed_cause = ctx.scheduler().cause_mark();
   }
 }
 
@@ -121,6 +124,34 @@ void SendRecv::report(const nodes::Cluster& c, results::ResultSink& sink, std::v
     double med = lats[lats.size() / 2];
     summary.push_back(fmt::format("  {:>10}  {:>12.3f}  {:>12.3f}", bytes, med,
                                   med > 0 ? static_cast<double>(bytes) * 8.0 / (med * 1e3) : 0.0));
+  }
+  report_critical_paths(c, sink, summary);
+}
+
+void SendRecv::report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink,
+                                     std::vector<std::string>& summary) const
+{
+  const CausalGraph* g = c.scheduler().causes();
+  if (!g)
+    return;
+  // Places: "rank 0" is the source, "rank 1" the destination.
+  auto rank_of = [this](std::uint32_t h) { return h == cfg_.src ? 0 : h == cfg_.dst ? 1 : -1; };
+  CriticalPathTable table({"op", "bytes", "iteration"});
+  std::map<std::uint64_t, std::vector<std::pair<SimTime, CriticalPath>>> by_size;
+  for (auto const& [msg, r] : records_) {
+    auto p = CriticalPath::walk(*g, r.landed_cause, r.posted, r.landed);
+    table.add({std::string(config::enum_name(cfg_.op)), std::to_string(r.bytes), std::to_string(r.iteration)}, p,
+              rank_of);
+    by_size[r.bytes].emplace_back(r.landed - r.posted, std::move(p));
+  }
+  sink.add(table.take());
+  summary.push_back("  critical path of each size's median message (critical_path.csv has every one's; rank 0: the "
+                    "source, rank 1: the destination):");
+  for (auto& [bytes, paths] : by_size) {
+    std::stable_sort(paths.begin(), paths.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
+    auto const& median = paths[paths.size() / 2].second;
+    summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
+    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck()));
   }
 }
 

@@ -50,11 +50,14 @@ public:
               std::vector<std::string>& summary) const override;
 
 private:
+  /// critical_path.csv (each message from its post to its landing) and each size's median breakdown.
+  void report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
   struct Record {
     std::uint64_t bytes = 0;
     unsigned iteration  = 0;
     SimTime posted;
     SimTime landed;
+    std::uint32_t landed_cause = 0; ///< the landing in the causal graph (critical paths)
     SimTime completed;
     bool arrived = false;
     std::uint64_t requests_sent = 0;

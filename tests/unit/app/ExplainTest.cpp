@@ -61,6 +61,8 @@ TEST(Explain, EachBottleneckHasItsWhatIf)
   EXPECT_TRUE(sets(writes, "platform.node.fpga.device_memory.write_bandwidth=1000Tbps"));
   auto fw = app::ideal_what_if("firmware", "lookup", kPlatform);
   EXPECT_TRUE(sets(fw, "platform.node.fpga.cclo.firmware.poll=0"));
+  auto poe_read = app::ideal_what_if("RoCE POE", "payload read from memory", kPlatform);
+  EXPECT_TRUE(sets(poe_read, "platform.node.fpga.device_memory.read_latency=0s"));
   auto none = app::ideal_what_if("invocation", "request path", kPlatform);
   EXPECT_TRUE(none.sets.empty());
   EXPECT_NE(none.why_not.find("invocation"), std::string::npos);
@@ -88,9 +90,9 @@ TEST(Explain, NamesTheBottleneckAndTheGainOfLiftingIt)
   EXPECT_TRUE(fs::exists(d / "ex" / "baseline" / "critical_path.csv"));
   EXPECT_TRUE(fs::exists(d / "ex" / "ideal" / "critical_path.csv"));
 
-  std::ofstream(d / "sr.json") << R"({"name": "sr", "platform": "accl-coyote-u55c",
-    "workload": {"kind": "sendrecv", "sizes": ["4KiB"]}})";
-  auto bad = run_cli(d, "explain sr.json --out ex2");
+  std::ofstream(d / "hc.json") << R"({"name": "hc", "platform": "accl-coyote-u55c",
+    "workload": {"kind": "hostcopy"}})";
+  auto bad = run_cli(d, "explain hc.json --out ex2");
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_EQ(run_cli(d, "explain ar.json --steps 0 --out ex3").code, 2) << "steps 1 to 8";
   // A baseline that fails in simulation (links so slow that the transport gives up) is a simulated failure.
