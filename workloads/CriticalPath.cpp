@@ -13,11 +13,11 @@ CriticalPath CriticalPath::walk(const CausalGraph& g, std::uint32_t end_record, 
   p.start    = start;
   p.end      = end;
   p.segments = g.path(end_record, start);
-  // The call's end is the record's date (the finalize runs in that step): a later `end` would leave a gap.
-  if (!p.segments.empty())
-    p.end = p.segments.back().end;
-  else
-    p.end = start;
+  // The call ends in the step of `end_record` (its finalize): were `end` later, the time after that step would be
+  // unaccounted for; it shows as an unlabelled ("other") segment rather than vanish.
+  const SimTime reached = p.segments.empty() ? start : p.segments.back().end;
+  if (end > reached)
+    p.segments.push_back(CausalGraph::Segment{reached, end, CauseLabel{}});
   return p;
 }
 

@@ -18,7 +18,8 @@ struct CriticalPath {
   SimTime start, end;
   std::vector<CausalGraph::Segment> segments;
 
-  /// The chain that ends at record `end_record` (dated `end`), from `start` on.
+  /// The chain that ends at record `end_record` (dated `end`: any time after the record shows as "other"), from
+  /// `start` on.
   static CriticalPath walk(const CausalGraph& g, std::uint32_t end_record, SimTime start, SimTime end);
   SimTime latency() const { return end - start; }
   /// Time per resource, largest first (ties by name).
