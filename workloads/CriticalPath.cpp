@@ -18,6 +18,11 @@ CriticalPath CriticalPath::walk(const CausalGraph& g, std::uint32_t end_record, 
   const SimTime reached = p.segments.empty() ? start : p.segments.back().end;
   if (end > reached)
     p.segments.push_back(CausalGraph::Segment{reached, end, CauseLabel{}});
+  // A record after `end` (a step that noticed the end late): the path is cut at `end`.
+  while (!p.segments.empty() && p.segments.back().begin >= end)
+    p.segments.pop_back();
+  if (!p.segments.empty() && p.segments.back().end > end)
+    p.segments.back().end = end;
   return p;
 }
 

@@ -3,6 +3,7 @@
 // counter); every segment names a resource (nothing unlabelled) and a place; the resources are the ones the call's
 // protocol uses.
 #include "tests/support/RunScenario.hpp"
+#include "workloads/CriticalPath.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -188,4 +189,30 @@ TEST(CriticalPathApplications, SendRecvMessagesAddUp)
     for (std::size_t r = 0; r < t.rows.size(); ++r)
       EXPECT_NEAR((sums[{t.rows[r].at("bytes"), t.rows[r].at("iteration")}]), t.num(r, "latency_us"), 5.1e-5) << op;
   }
+}
+
+// CriticalPath::walk accounts for every picosecond between a call's start and end: time after the end record shows as
+// an unlabelled segment, a record past the end is cut at it; the summary and the bottleneck name the largest parts.
+TEST(CriticalPathWalk, AccountsForEveryPicosecond)
+{
+  using nafsim::CausalGraph;
+  using nafsim::CauseLabel;
+  using nafsim::SimTime;
+  using nafsim::workloads::CriticalPath;
+  const std::uint32_t fw = nafsim::cause_what("firmware", "call"), wire = nafsim::cause_what("wire", "hop");
+  CausalGraph g;
+  auto a = g.add(SimTime::ps(1'000'000), 0, CauseLabel::at_host(fw, 0));
+  auto b = g.add(SimTime::ps(4'000'000), a, CauseLabel::at_host(wire, 1));
+  auto late = CriticalPath::walk(g, b, SimTime::ps(0), SimTime::ps(5'000'000));
+  ASSERT_EQ(late.segments.size(), 3u);
+  EXPECT_EQ(late.segments.back().label.what, 0u) << "the time after the last step is 'other'";
+  EXPECT_EQ(late.latency(), SimTime::ps(5'000'000));
+  EXPECT_EQ(late.summary(), "5.000 us = 60 % wire, 20 % firmware, 20 % other");
+  EXPECT_EQ(late.bottleneck(), "bottleneck: wire, hop: 60 % of the path");
+  auto early = CriticalPath::walk(g, b, SimTime::ps(500'000), SimTime::ps(2'000'000));
+  ASSERT_EQ(early.segments.size(), 2u);
+  EXPECT_EQ(early.segments.front().begin, SimTime::ps(500'000));
+  EXPECT_EQ(early.segments.back().end, SimTime::ps(2'000'000)) << "cut at the end";
+  auto rank = [](std::uint32_t h) { return static_cast<int>(h); };
+  EXPECT_EQ(late.elsewhere(0, rank), "on other ranks' nodes 60 % (most: rank 1, 60 %), on switches 0 %");
 }
