@@ -109,6 +109,14 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
             {}};
   if (resource == "host CPU" && has(detail, "call overhead"))
     return {{cpu + "call_overhead=0s"}, "no MPI call overhead", {}};
+  const std::string drv = "platform.node.fpga.host_driver.";
+  if (resource == "host driver" && has(detail, "overhead"))
+    return {{drv + "to_host_overhead=0s", drv + "to_device_overhead=0s"}, "the host driver's copy calls free", {}};
+  if (resource == "host driver")
+    return {{drv + "to_host_rate=1000Tbps", drv + "to_device_rate=1000Tbps", "platform.node.fpga.pcie.bandwidth=1000Tbps",
+             "platform.node.fpga.pcie.read_latency=0s", "platform.node.fpga.pcie.write_latency=0s"},
+            "the host driver's DMA between host and FPGA memory at 1,000 Tb/s with no PCIe latency",
+            {}};
   if (resource == "Tx system" || resource == "Rx system")
     return {{"platform.node.fpga.cclo.txrx.tx_cycles=0", "platform.node.fpga.cclo.txrx.rx_cycles=0"},
             "the CCLO's Tx and Rx systems in no cycles",

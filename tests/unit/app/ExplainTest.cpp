@@ -63,6 +63,8 @@ TEST(Explain, EachBottleneckHasItsWhatIf)
   EXPECT_TRUE(sets(fw, "platform.node.fpga.cclo.firmware.poll=0"));
   auto poe_read = app::ideal_what_if("RoCE POE", "payload read from memory", kPlatform);
   EXPECT_TRUE(sets(poe_read, "platform.node.fpga.device_memory.read_latency=0s"));
+  auto drv = app::ideal_what_if("host driver", "copy call overhead", kPlatform);
+  EXPECT_TRUE(sets(drv, "platform.node.fpga.host_driver.to_host_overhead=0s"));
   auto none = app::ideal_what_if("invocation", "request path", kPlatform);
   EXPECT_TRUE(none.sets.empty());
   EXPECT_NE(none.why_not.find("invocation"), std::string::npos);
