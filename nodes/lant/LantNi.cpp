@@ -27,7 +27,8 @@ LantNi::LantNi(net::HostId host, const LantNiConfig& cfg, Hertz clock, Scheduler
 
 void LantNi::post(ActorContext& ctx, const Command& c)
 {
-  ctx.sleep_for(cfg_.post_overhead);
+  static const std::uint32_t posting = cause_what("host CPU", "posting a command to the NI");
+  ctx.sleep_for(cfg_.post_overhead, CauseLabel::at_host(posting, host_));
   if (!tx_.can_post(c.queue, c.bytes, c.message)) {
     ++c_.post_waits;
     while (!tx_.can_post(c.queue, c.bytes, c.message)) {
@@ -112,7 +113,7 @@ SimTime LantNi::wait_local(ActorContext& ctx, std::uint64_t id, LocalNotice::Kin
     waiters_.push_back(ctx.id());
     ctx.block(WaitReason([&] { return fmt::format("node {}: local notification of command {}", host_, id); }));
   }
-  ctx.sleep_until(seen_by_poll(since, at()));
+  ctx.sleep_until(seen_by_poll(since, at()), poll_cause());
   return ctx.now();
 }
 
@@ -129,8 +130,14 @@ ReceiveNotice LantNi::wait_receive(ActorContext& ctx, const std::function<bool(c
   auto it         = find();
   ReceiveNotice n = *it;
   received_.erase(it);
-  ctx.sleep_until(seen_by_poll(since, n.at));
+  ctx.sleep_until(seen_by_poll(since, n.at), poll_cause());
   return n;
+}
+
+CauseLabel LantNi::poll_cause() const
+{
+  static const std::uint32_t poll = cause_what("host CPU", "the program's next poll of the notification queue");
+  return CauseLabel::at_host(poll, host_);
 }
 
 void LantNi::wake_waiters()
@@ -382,6 +389,7 @@ void LantNi::on_event(std::uint32_t kind, std::uint64_t)
     case kNotify: {
       ReceiveNotice n = notices_.front().second;
       n.at            = now;
+      n.cause         = sched_.cause_mark();
       notices_.pop_front();
       ++c_.deliveries;
       if (trace_)

@@ -41,6 +41,7 @@ struct ReceiveNotice {
   bool message          = false;
   std::uint64_t recv_id = 0;
   lant::Header header{};
+  std::uint32_t cause = 0; ///< its delivery's step in the causal graph (critical paths; 0: not recorded)
 };
 
 struct LantNiCounters {
@@ -97,6 +98,8 @@ public:
   // EventHandler
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
   CauseLabel cause(std::uint32_t kind, std::uint64_t arg) const override;
+  /// Critical paths: a notice waiting for the program's poll.
+  CauseLabel poll_cause() const;
 
 private:
   enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kNotify };

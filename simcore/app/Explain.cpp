@@ -164,7 +164,7 @@ PathTotals path_totals(const fs::path& dir)
   if (!fs::exists(dir / "critical_path.csv"))
     throw config::ConfigError("explain", "",
                               "the scenario's workload reports no critical paths (critical_path.csv): explain needs "
-                              "one that does (collective, mpi, sendrecv, fc or dlrm)");
+                              "one that does (collective, mpi, sendrecv, connectionless, fc or dlrm)");
   auto t = results::read_csv(dir / "critical_path.csv");
   std::map<std::string, double> m;
   PathTotals p;
@@ -194,7 +194,7 @@ Latencies latencies(const fs::path& dir)
     const char* column;
   };
   for (auto src : {Source{"collective.csv", "bytes", "latency_us"}, Source{"mpi.csv", "bytes", "latency_us"},
-                   Source{"sendrecv.csv", "bytes", "latency_us"},
+                   Source{"sendrecv.csv", "bytes", "latency_us"}, Source{"connectionless.csv", "bytes", "recv_us"},
                    Source{"fc.csv", "in", "total_us"}, Source{"dlrm.csv", "", "latency_us"}}) {
     if (!fs::exists(dir / src.file))
       continue;

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 
 using namespace nafsim::testing;
 
@@ -189,6 +190,27 @@ TEST(CriticalPathApplications, SendRecvMessagesAddUp)
     for (std::size_t r = 0; r < t.rows.size(); ++r)
       EXPECT_NEAR((sums[{t.rows[r].at("bytes"), t.rows[r].at("iteration")}]), t.num(r, "latency_us"), 5.1e-5) << op;
   }
+}
+
+// The connectionless transport (Lant et al.): each operation's path, from its post to the program seeing its
+// delivery, adds up to its receive latency, registered or not, with nothing unlabelled.
+TEST(CriticalPathApplications, ConnectionlessOperationsAddUp)
+{
+  auto run = run_scenario_isolated(R"({"name": "c", "platform": "lant-zcu102",
+      "workload": {"kind": "connectionless", "sizes": ["64B", "4KiB"], "iterations": 2}})",
+                                   {}, "off", true);
+  ASSERT_TRUE(run.ok) << run.error;
+  auto const& t  = run.tables.at("connectionless");
+  auto const& cp = run.tables.at("critical_path");
+  std::map<std::tuple<std::string, std::string, std::string>, double> sums;
+  for (auto const& row : cp.rows) {
+    sums[{row.at("notify"), row.at("bytes"), row.at("iteration")}] += std::stod(row.at("duration_us"));
+    EXPECT_NE(row.at("resource"), "other") << row.at("detail");
+  }
+  ASSERT_EQ(sums.size(), t.rows.size());
+  for (std::size_t r = 0; r < t.rows.size(); ++r)
+    EXPECT_NEAR((sums[{t.rows[r].at("notify"), t.rows[r].at("bytes"), t.rows[r].at("iteration")}]),
+                t.num(r, "recv_us"), 5.1e-5);
 }
 
 // CriticalPath::walk accounts for every picosecond between a call's start and end: time after the end record shows as

@@ -1,4 +1,5 @@
 #include "workloads/connectionless/Connectionless.hpp"
+#include "workloads/CriticalPath.hpp"
 
 #include "protocols/lant/AreaModel.hpp"
 #include "simcore/engine/Rng.hpp"
@@ -170,7 +171,8 @@ void Connectionless::record_delivery(const nodes::ReceiveNotice& n, std::uint32_
   o.verified   = o.verified && n.verified;
   o.registered = n.registered;
   if (count == 1 && o.delivered.size() == o.segments_expected) {
-    o.received = n.at;
+    o.received       = n.at;
+    o.received_cause = n.cause;
     ++delivered_ops_;
   }
   if (cfg_.mode == ClMode::Stream)
@@ -228,7 +230,8 @@ void Connectionless::run_latency_sink(ActorContext& ctx, nodes::Cluster& c)
     n.at = ctx.now(); // when the program saw it
     Op& o = ops_.at(n.msg);
     if (o.received != SimTime::max()) {
-      o.received = ctx.now();
+      o.received       = ctx.now();
+      o.received_cause = ctx.scheduler().cause_mark();
       ctx.scheduler().wake(source_actor_);
     }
   }
@@ -427,6 +430,7 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
         line += fmt::format("  gain {:5.1f} %", 100 * (um - rm) / um);
       summary.push_back(line);
     }
+    report_critical_paths(c, sink, summary);
     return;
   }
 
@@ -490,6 +494,34 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
       st.retransmitted, st.timeouts, st.nacks_received, st.op_table_stalls, st.op_table_stall_time.us(),
       st.transaction_table_stalls, st.transaction_table_stall_time.us(), rt.registration_full_drops, rt.escaped,
       rt.escape_timeouts, rt.escape_overflow_drops, rt.duplicates_dropped));
+}
+
+void Connectionless::report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink,
+                                           std::vector<std::string>& summary) const
+{
+  const CausalGraph* g = c.scheduler().causes();
+  if (!g || cfg_.mode != ClMode::Latency)
+    return;
+  // Places: "rank 0" is the source, "rank 1" the destination.
+  auto rank_of = [this](std::uint32_t h) { return h == cfg_.src ? 0 : h == cfg_.dst ? 1 : -1; };
+  CriticalPathTable table({"notify", "bytes", "iteration"});
+  std::map<std::pair<bool, std::uint64_t>, std::vector<std::pair<SimTime, CriticalPath>>> by_size;
+  for (auto const& [id, o] : ops_) {
+    auto p = CriticalPath::walk(*g, o.received_cause, o.posted, o.received);
+    table.add({o.registered ? "registered" : "unregistered", std::to_string(o.bytes), std::to_string(o.iteration)}, p,
+              rank_of);
+    by_size[{o.registered, o.bytes}].emplace_back(o.received - o.posted, std::move(p));
+  }
+  sink.add(table.take());
+  summary.push_back("critical path of each size's median operation, post to delivery (critical_path.csv has every "
+                    "one's; rank 0: the source, rank 1: the destination):");
+  for (auto& [key, paths] : by_size) {
+    std::stable_sort(paths.begin(), paths.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
+    auto const& median = paths[paths.size() / 2].second;
+    summary.push_back(fmt::format("  {:>9} {:>12}: {}", format_bytes(Bytes{key.second}),
+                                  key.first ? "registered" : "unregistered", median.summary()));
+    summary.push_back(fmt::format("  {:>22}  {}", "", median.bottleneck()));
+  }
 }
 
 } // namespace nafsim::workloads

@@ -114,6 +114,7 @@ private:
     lant::Notify notify  = lant::Notify::Auto;
     unsigned iteration   = 0;
     SimTime posted, pushed, received, completed;
+    std::uint32_t received_cause = 0; ///< the delivery's step in the causal graph (critical paths)
     unsigned segments_expected = 1;
     std::map<std::uint64_t, unsigned> delivered; ///< segment base -> deliveries
     bool registered = false;
@@ -126,6 +127,8 @@ private:
     std::uint32_t src = 0, dst = 0;
     std::uint64_t bytes = 0, remote = 0;
   };
+  /// Latency mode: critical_path.csv (each operation from its post to its delivery) and each size's breakdown.
+  void report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
   void run_latency_source(ActorContext& ctx, nodes::Cluster& c);
   void run_latency_sink(ActorContext& ctx, nodes::Cluster& c);
   void run_background(ActorContext& ctx, nodes::Cluster& c, std::uint32_t node, double rate_ops);
