@@ -4,6 +4,8 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <memory>
+#include <unordered_map>
 
 namespace nafsim::workloads {
 
@@ -98,6 +100,24 @@ std::string CriticalPath::elsewhere(int own, const std::function<int(std::uint32
     out += fmt::format(" (most: {} {}, {:.0f} %)", most->first >= 0 ? "rank" : "host", most->first,
                        share(most->second, latency()));
   return out + fmt::format(", on switches {:.0f} %", share(switches, latency()));
+}
+
+const CriticalPath& median_path(std::vector<CriticalPath>& paths)
+{
+  std::stable_sort(paths.begin(), paths.end(),
+                   [](const CriticalPath& a, const CriticalPath& b) { return a.latency() < b.latency(); });
+  return paths.at(paths.size() / 2);
+}
+
+std::function<int(std::uint32_t host)> rank_in(const std::vector<std::uint32_t>& hosts)
+{
+  auto ranks = std::make_shared<std::unordered_map<std::uint32_t, int>>();
+  for (std::size_t r = 0; r < hosts.size(); ++r)
+    ranks->emplace(hosts[r], static_cast<int>(r));
+  return [ranks](std::uint32_t h) {
+    auto it = ranks->find(h);
+    return it == ranks->end() ? -1 : it->second;
+  };
 }
 
 std::string place_name(const CauseLabel& l, const std::function<int(std::uint32_t host)>& rank_of)

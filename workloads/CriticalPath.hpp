@@ -17,6 +17,7 @@ namespace nafsim::workloads {
 struct CriticalPath {
   SimTime start, end;
   std::vector<CausalGraph::Segment> segments;
+  int rank = -1; ///< whose call it is (its place's rank), when it is one rank's
 
   /// The chain that ends at record `end_record` (dated `end`: any time after the record shows as "other"), from
   /// `start` on.
@@ -34,6 +35,12 @@ struct CriticalPath {
   /// switches 2 %" (`rank_of`: a host's rank, or -1).
   std::string elsewhere(int own, const std::function<int(std::uint32_t host)>& rank_of) const;
 };
+
+/// The median of `paths` by latency (sorted in place, stable: equal latencies keep their order). Not empty.
+const CriticalPath& median_path(std::vector<CriticalPath>& paths);
+
+/// A host's rank among `hosts` (the ranks' hosts in rank order), or -1: the places of the paths of a call.
+std::function<int(std::uint32_t host)> rank_in(const std::vector<std::uint32_t>& hosts);
 
 /// Where a segment was spent, as the tables write it: "rank 3" (a host of the call's ranks, via `rank_of`), "host 5",
 /// "switch 12", or "-".

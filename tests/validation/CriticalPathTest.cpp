@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 #include <string>
-#include <tuple>
+#include <vector>
 
 using namespace nafsim::testing;
 
@@ -104,6 +104,35 @@ INSTANTIATE_TEST_SUITE_P(EveryCollective, CriticalPath, ::testing::ValuesIn(case
   return name;
 });
 
+namespace {
+/// Each call's path in critical_path.csv (grouped by the `keys` columns) adds up to the `latency` column of the
+/// workload's `table` row with the same keys, and no segment is unlabelled ("other"). Returns the resources named.
+std::set<std::string> expect_paths_add_up(const ScenarioRun& run, const std::string& table,
+                                          const std::vector<std::string>& keys, const std::string& latency,
+                                          const std::string& what)
+{
+  auto const& t  = run.tables.at(table);
+  auto const& cp = run.tables.at("critical_path");
+  auto key       = [&](const std::map<std::string, std::string>& row) {
+    std::string k;
+    for (auto const& c : keys)
+      k += row.at(c) + "|";
+    return k;
+  };
+  std::map<std::string, double> sums;
+  std::set<std::string> resources;
+  for (auto const& row : cp.rows) {
+    sums[key(row)] += std::stod(row.at("duration_us"));
+    resources.insert(row.at("resource"));
+    EXPECT_NE(row.at("resource"), "other") << what << ": " << row.at("detail");
+  }
+  EXPECT_EQ(sums.size(), t.rows.size()) << what << ": one path per call";
+  for (std::size_t r = 0; r < t.rows.size(); ++r)
+    EXPECT_NEAR(sums[key(t.rows[r])], t.num(r, latency), 5.1e-5) << what << ", row " << r;
+  return resources;
+}
+} // namespace
+
 // The applications: a DLRM inference's path (release to its last op's end) adds up to its latency, and an FC layer's
 // (the slowest rank, from the common start) to its total; the kernels and the host CPU's GEMV appear on them.
 TEST(CriticalPathApplications, DlrmInferencesAndFcLayersAddUp)
@@ -112,19 +141,7 @@ TEST(CriticalPathApplications, DlrmInferencesAndFcLayersAddUp)
       "workload": {"kind": "dlrm", "inferences": 4, "latency_probes": 3}})",
                                     {}, "off", true);
   ASSERT_TRUE(dlrm.ok) << dlrm.error;
-  auto const& inf = dlrm.tables.at("dlrm");
-  auto const& cp  = dlrm.tables.at("critical_path");
-  std::map<std::string, double> sums;
-  std::set<std::string> resources;
-  for (auto const& row : cp.rows) {
-    sums[row.at("inference")] += std::stod(row.at("duration_us"));
-    resources.insert(row.at("resource"));
-  }
-  ASSERT_EQ(sums.size(), inf.rows.size());
-  for (std::size_t r = 0; r < inf.rows.size(); ++r)
-    EXPECT_NEAR(sums[inf.rows[r].at("inference")], inf.num(r, "latency_us"), 5.1e-5) << "inference " << r;
-  EXPECT_TRUE(resources.count("FPGA kernel"));
-  EXPECT_FALSE(resources.count("other"));
+  EXPECT_TRUE(expect_paths_add_up(dlrm, "dlrm", {"inference"}, "latency_us", "dlrm").count("FPGA kernel"));
 
   for (auto [reduction, platform] : {std::pair{"accl", "accl-coyote-u55c"}, std::pair{"mpi", "accl-cpu-cx5"}}) {
     auto fc = run_scenario_isolated(fmt::format(R"({{"name": "f", "platform": "{}",
@@ -132,19 +149,7 @@ TEST(CriticalPathApplications, DlrmInferencesAndFcLayersAddUp)
                                                 platform, reduction),
                                     {}, "off", true);
     ASSERT_TRUE(fc.ok) << fc.error;
-    auto const& t  = fc.tables.at("fc");
-    auto const& fp = fc.tables.at("critical_path");
-    std::map<std::string, double> by_iteration;
-    std::set<std::string> res;
-    for (auto const& row : fp.rows) {
-      by_iteration[row.at("iteration")] += std::stod(row.at("duration_us"));
-      res.insert(row.at("resource"));
-    }
-    ASSERT_EQ(by_iteration.size(), t.rows.size()) << reduction;
-    for (std::size_t r = 0; r < t.rows.size(); ++r)
-      EXPECT_NEAR(by_iteration[t.rows[r].at("iteration")], t.num(r, "total_us"), 5.1e-5) << reduction;
-    EXPECT_TRUE(res.count("host CPU")) << reduction;
-    EXPECT_FALSE(res.count("other")) << reduction;
+    EXPECT_TRUE(expect_paths_add_up(fc, "fc", {"iteration"}, "total_us", reduction).count("host CPU")) << reduction;
   }
 }
 
@@ -157,16 +162,7 @@ TEST(CriticalPathApplications, MpiCallsAddUp)
                                                  coll),
                                      {}, "off", true);
     ASSERT_TRUE(run.ok) << run.error;
-    auto const& t  = run.tables.at("mpi");
-    auto const& cp = run.tables.at("critical_path");
-    std::map<std::pair<std::string, std::string>, double> sums;
-    for (auto const& row : cp.rows) {
-      sums[{row.at("bytes"), row.at("iteration")}] += std::stod(row.at("duration_us"));
-      EXPECT_NE(row.at("resource"), "other") << coll << ": " << row.at("detail");
-    }
-    ASSERT_EQ(sums.size(), t.rows.size()) << coll;
-    for (std::size_t r = 0; r < t.rows.size(); ++r)
-      EXPECT_NEAR((sums[{t.rows[r].at("bytes"), t.rows[r].at("iteration")}]), t.num(r, "latency_us"), 5.1e-5) << coll;
+    expect_paths_add_up(run, "mpi", {"bytes", "iteration"}, "latency_us", coll);
   }
 }
 
@@ -179,16 +175,7 @@ TEST(CriticalPathApplications, SendRecvMessagesAddUp)
                                                  op),
                                      {}, "off", true);
     ASSERT_TRUE(run.ok) << run.error;
-    auto const& t  = run.tables.at("sendrecv");
-    auto const& cp = run.tables.at("critical_path");
-    std::map<std::pair<std::string, std::string>, double> sums;
-    for (auto const& row : cp.rows) {
-      sums[{row.at("bytes"), row.at("iteration")}] += std::stod(row.at("duration_us"));
-      EXPECT_NE(row.at("resource"), "other") << op << ": " << row.at("detail");
-    }
-    ASSERT_EQ(sums.size(), t.rows.size()) << op;
-    for (std::size_t r = 0; r < t.rows.size(); ++r)
-      EXPECT_NEAR((sums[{t.rows[r].at("bytes"), t.rows[r].at("iteration")}]), t.num(r, "latency_us"), 5.1e-5) << op;
+    expect_paths_add_up(run, "sendrecv", {"bytes", "iteration"}, "latency_us", op);
   }
 }
 
@@ -200,17 +187,7 @@ TEST(CriticalPathApplications, ConnectionlessOperationsAddUp)
       "workload": {"kind": "connectionless", "sizes": ["64B", "4KiB"], "iterations": 2}})",
                                    {}, "off", true);
   ASSERT_TRUE(run.ok) << run.error;
-  auto const& t  = run.tables.at("connectionless");
-  auto const& cp = run.tables.at("critical_path");
-  std::map<std::tuple<std::string, std::string, std::string>, double> sums;
-  for (auto const& row : cp.rows) {
-    sums[{row.at("notify"), row.at("bytes"), row.at("iteration")}] += std::stod(row.at("duration_us"));
-    EXPECT_NE(row.at("resource"), "other") << row.at("detail");
-  }
-  ASSERT_EQ(sums.size(), t.rows.size());
-  for (std::size_t r = 0; r < t.rows.size(); ++r)
-    EXPECT_NEAR((sums[{t.rows[r].at("notify"), t.rows[r].at("bytes"), t.rows[r].at("iteration")}]),
-                t.num(r, "recv_us"), 5.1e-5);
+  expect_paths_add_up(run, "connectionless", {"notify", "bytes", "iteration"}, "recv_us", "connectionless");
 }
 
 // CriticalPath::walk accounts for every picosecond between a call's start and end: time after the end record shows as

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 #include <functional>
 #include <map>
-#include <tuple>
 
 namespace nafsim::workloads {
 
@@ -450,19 +449,13 @@ void CollectiveBench::report_critical_paths(const nodes::Cluster& c, results::Re
   const CausalGraph* g = c.scheduler().causes();
   if (!g)
     return;
-  std::map<std::uint32_t, int> rank_of_host;
-  for (std::size_t r = 0; r < comm_.size(); ++r)
-    rank_of_host[comm_[r]] = static_cast<int>(r);
-  auto rank_of = [&](std::uint32_t h) {
-    auto it = rank_of_host.find(h);
-    return it == rank_of_host.end() ? -1 : it->second;
-  };
+  const auto rank_of = rank_in(comm_);
   CriticalPathTable table({"collective", "bytes", "iteration", "rank"});
   summary.push_back("  critical path of each size's median call (critical_path.csv has every call's), from the slowest "
                     "rank's start:");
   std::size_t sample = 0;
   for (auto bytes : sizes_) {
-    std::vector<std::tuple<SimTime, CriticalPath, int>> paths;
+    std::vector<CriticalPath> paths;
     for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
       auto const& rs = results_[sample];
       // The slowest rank's counter is the call's latency (collective.csv): its path, from its start to its finalize.
@@ -474,14 +467,14 @@ void CollectiveBench::report_critical_paths(const nodes::Cluster& c, results::Re
       table.add({std::string(config::enum_name(cfg_.collective)), std::to_string(bytes), std::to_string(it),
                  std::to_string(slow)},
                 p, rank_of);
-      paths.emplace_back(rs[slow].finished - rs[slow].started, std::move(p), static_cast<int>(slow));
+      p.rank = static_cast<int>(slow);
+      paths.push_back(std::move(p));
     }
-    std::stable_sort(paths.begin(), paths.end(),
-                     [](auto const& a, auto const& b) { return std::get<0>(a) < std::get<0>(b); });
-    auto const& [lat, median, slowest] = paths[paths.size() / 2];
+    auto const& median = median_path(paths);
     summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
     summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck()));
-    summary.push_back(fmt::format("  {:>10}  slowest rank {}; {}", "", slowest, median.elsewhere(slowest, rank_of)));
+    summary.push_back(
+        fmt::format("  {:>10}  slowest rank {}; {}", "", median.rank, median.elsewhere(median.rank, rank_of)));
   }
   sink.add(table.take());
 }

@@ -505,19 +505,18 @@ void Connectionless::report_critical_paths(const nodes::Cluster& c, results::Res
   // Places: "rank 0" is the source, "rank 1" the destination.
   auto rank_of = [this](std::uint32_t h) { return h == cfg_.src ? 0 : h == cfg_.dst ? 1 : -1; };
   CriticalPathTable table({"notify", "bytes", "iteration"});
-  std::map<std::pair<bool, std::uint64_t>, std::vector<std::pair<SimTime, CriticalPath>>> by_size;
+  std::map<std::pair<bool, std::uint64_t>, std::vector<CriticalPath>> by_size;
   for (auto const& [id, o] : ops_) {
     auto p = CriticalPath::walk(*g, o.received_cause, o.posted, o.received);
     table.add({o.registered ? "registered" : "unregistered", std::to_string(o.bytes), std::to_string(o.iteration)}, p,
               rank_of);
-    by_size[{o.registered, o.bytes}].emplace_back(o.received - o.posted, std::move(p));
+    by_size[{o.registered, o.bytes}].push_back(std::move(p));
   }
   sink.add(table.take());
   summary.push_back("critical path of each size's median operation, post to delivery (critical_path.csv has every "
                     "one's; rank 0: the source, rank 1: the destination):");
   for (auto& [key, paths] : by_size) {
-    std::stable_sort(paths.begin(), paths.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
-    auto const& median = paths[paths.size() / 2].second;
+    auto const& median = median_path(paths);
     summary.push_back(fmt::format("  {:>9} {:>12}: {}", format_bytes(Bytes{key.second}),
                                   key.first ? "registered" : "unregistered", median.summary()));
     summary.push_back(fmt::format("  {:>22}  {}", "", median.bottleneck()));

@@ -341,23 +341,17 @@ void Dlrm::report_critical_paths(const nodes::Cluster& c, results::ResultSink& s
   const CausalGraph* g = c.scheduler().causes();
   if (!g)
     return;
-  auto node_of = [this](std::uint32_t h) {
-    for (std::size_t n = 0; n < hosts_.size(); ++n)
-      if (hosts_[n] == h)
-        return static_cast<int>(n);
-    return -1;
-  };
+  const auto node_of = rank_in(hosts_);
   CriticalPathTable table({"inference", "phase"});
-  std::vector<std::pair<SimTime, CriticalPath>> probes;
+  std::vector<CriticalPath> probes;
   for (std::uint64_t k = 0; k < total(); ++k) {
     auto p = CriticalPath::walk(*g, done_cause_[k], released_at_[k], done_at_[k]);
     table.add({std::to_string(k), k < cfg_.latency_probes ? "latency" : "stream"}, p, node_of);
     if (k < cfg_.latency_probes)
-      probes.emplace_back(p.latency(), std::move(p));
+      probes.push_back(std::move(p));
   }
   sink.add(table.take());
-  std::stable_sort(probes.begin(), probes.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
-  auto const& median = probes[probes.size() / 2].second;
+  auto const& median = median_path(probes);
   summary.push_back(fmt::format("  latency breakdown (critical path of the median probe; places: rank = DLRM node): {}",
                                 median.summary()));
   summary.push_back(fmt::format("  latency {}", median.bottleneck()));

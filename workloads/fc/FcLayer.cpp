@@ -246,12 +246,7 @@ void FcLayer::report_critical_paths(const nodes::Cluster& c, results::ResultSink
   const CausalGraph* g = c.scheduler().causes();
   if (!g)
     return;
-  auto rank_of = [this](std::uint32_t h) {
-    for (std::size_t r = 0; r < comm_.size(); ++r)
-      if (comm_[r] == h)
-        return static_cast<int>(r);
-    return -1;
-  };
+  const auto rank_of = rank_in(comm_);
   CriticalPathTable table({"in", "out", "iteration", "rank"});
   std::map<std::uint64_t, CriticalPath> last; // per size: its last iteration (as the summary above)
   for (auto const& s : samples_) {

@@ -322,18 +322,13 @@ void MpiBench::report_critical_paths(const nodes::Cluster& c, results::ResultSin
   const CausalGraph* g = c.scheduler().causes();
   if (!g)
     return;
-  auto rank_of = [this](std::uint32_t h) {
-    for (std::size_t r = 0; r < comm_.size(); ++r)
-      if (comm_[r] == h)
-        return static_cast<int>(r);
-    return -1;
-  };
+  const auto rank_of = rank_in(comm_);
   CriticalPathTable table({"collective", "bytes", "iteration", "rank"});
   summary.push_back("  critical path of each size's median call (critical_path.csv has every call's), from the slowest "
                     "rank's start:");
   std::size_t sample = 0;
   for (auto bytes : sizes_) {
-    std::vector<std::pair<SimTime, CriticalPath>> paths;
+    std::vector<CriticalPath> paths;
     for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
       auto const& ts   = times_[sample];
       std::size_t slow = 0;
@@ -344,10 +339,9 @@ void MpiBench::report_critical_paths(const nodes::Cluster& c, results::ResultSin
       table.add({std::string(config::enum_name(cfg_.collective)), std::to_string(bytes), std::to_string(it),
                  std::to_string(slow)},
                 p, rank_of);
-      paths.emplace_back(ts[slow].end, std::move(p));
+      paths.push_back(std::move(p));
     }
-    std::stable_sort(paths.begin(), paths.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
-    auto const& median = paths[paths.size() / 2].second;
+    auto const& median = median_path(paths);
     summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
     summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck()));
   }

@@ -137,19 +137,18 @@ void SendRecv::report_critical_paths(const nodes::Cluster& c, results::ResultSin
   // Places: "rank 0" is the source, "rank 1" the destination.
   auto rank_of = [this](std::uint32_t h) { return h == cfg_.src ? 0 : h == cfg_.dst ? 1 : -1; };
   CriticalPathTable table({"op", "bytes", "iteration"});
-  std::map<std::uint64_t, std::vector<std::pair<SimTime, CriticalPath>>> by_size;
+  std::map<std::uint64_t, std::vector<CriticalPath>> by_size;
   for (auto const& [msg, r] : records_) {
     auto p = CriticalPath::walk(*g, r.landed_cause, r.posted, r.landed);
     table.add({std::string(config::enum_name(cfg_.op)), std::to_string(r.bytes), std::to_string(r.iteration)}, p,
               rank_of);
-    by_size[r.bytes].emplace_back(r.landed - r.posted, std::move(p));
+    by_size[r.bytes].push_back(std::move(p));
   }
   sink.add(table.take());
   summary.push_back("  critical path of each size's median message (critical_path.csv has every one's; rank 0: the "
                     "source, rank 1: the destination):");
   for (auto& [bytes, paths] : by_size) {
-    std::stable_sort(paths.begin(), paths.end(), [](auto const& a, auto const& b) { return a.first < b.first; });
-    auto const& median = paths[paths.size() / 2].second;
+    auto const& median = median_path(paths);
     summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
     summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck()));
   }

@@ -2,6 +2,7 @@
 // the bottleneck of an 8-rank 512 B eager ring allreduce, the data mover's first byte, and lifting it gains time);
 // a workload without critical paths is bad input (exit 2).
 #include "simcore/app/Explain.hpp"
+#include "tests/support/RunCli.hpp"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -25,21 +26,7 @@ bool sets(const app::WhatIf& w, const std::string& what)
   return false;
 }
 
-struct Cmd {
-  int code;
-  std::string out;
-};
-Cmd run_cli(const fs::path& dir, const std::string& args)
-{
-  std::string cmd = fmt::format("cd '{}' && '{}' {} 2>stderr.txt", dir.string(), NAFSIM_BINARY, args);
-  FILE* p         = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p))
-    out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using nafsim::testing::run_cli;
 } // namespace
 
 TEST(Explain, EachBottleneckHasItsWhatIf)

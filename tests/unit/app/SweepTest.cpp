@@ -4,6 +4,7 @@
 #include "simcore/config/JsonDoc.hpp"
 #include "simcore/sweep/SweepRunner.hpp"
 #include "simcore/sweep/SweepSpec.hpp"
+#include "tests/support/RunCli.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -38,23 +39,7 @@ std::string error_of(const std::string& text)
   return "no error";
 }
 
-struct Cmd {
-  int code;
-  std::string out;
-};
-
-/// Run the nafsim binary in `dir`, capturing stdout.
-Cmd run_cli(const fs::path& dir, const std::string& args, const std::string& env = "")
-{
-  std::string cmd = fmt::format("cd '{}' && {} '{}' {} 2>stderr.txt", dir.string(), env, NAFSIM_BINARY, args);
-  FILE* p         = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p))
-    out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using nafsim::testing::run_cli;
 
 std::string slurp(const fs::path& p)
 {
