@@ -7,7 +7,8 @@ namespace nafsim::nodes {
 
 FpgaNode::FpgaNode(net::HostId id, const FpgaNodeConfig& cfg, Scheduler& sched, net::Fabric& fabric,
                    simgrid::s4u::Host* host)
-    : id_(id)
+    : Node(kKind)
+    , id_(id)
     , cfg_(cfg)
     , sched_(sched)
     , host_(host)
@@ -30,6 +31,14 @@ FpgaNode::FpgaNode(net::HostId id, const FpgaNodeConfig& cfg, Scheduler& sched, 
   } else {
     fabric.attach(id, &poe_);
   }
+}
+
+void FpgaNode::set_trace(results::Trace& t, std::uint32_t pid)
+{
+  if (lant_)
+    lant_->set_trace(&t, pid);
+  else
+    poe_.set_trace(&t, pid);
 }
 
 Poe& FpgaNode::transport()

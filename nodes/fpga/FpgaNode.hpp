@@ -5,6 +5,7 @@
 #include "nodes/cclo/Cclo.hpp"
 #include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "nodes/lant/LantNi.hpp"
+#include "nodes/platform/Node.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
 #include "nodes/transport/TcpPoe.hpp"
 #include "nodes/transport/UdpPoe.hpp"
@@ -23,12 +24,12 @@ namespace nafsim::nodes {
 SimTime host_driver_copy(ActorContext& ctx, MemorySystem& memory, const HostDriverConfig& d, std::uint64_t bytes,
                          bool to_host);
 
-class FpgaNode final : public PoeListener {
+class FpgaNode final : public Node, public PoeListener {
 public:
+  /// Its kind's name (platform.node.kind).
+  static constexpr std::string_view kKind = "fpga";
   FpgaNode(net::HostId id, const FpgaNodeConfig& cfg, Scheduler& sched, net::Fabric& fabric,
            simgrid::s4u::Host* host);
-  FpgaNode(const FpgaNode&)            = delete;
-  FpgaNode& operator=(const FpgaNode&) = delete;
 
   net::HostId id() const { return id_; }
   simgrid::s4u::Host* host() const { return host_; }
@@ -39,17 +40,25 @@ public:
   /// Attach the collective engine; notices of the node's transport addressed to it go to it.
   void attach_cclo(std::unique_ptr<Cclo> c);
   RdmaPoe& poe() { return poe_; }
+  RdmaPoe& rdma() override { return poe_; }
+  const RdmaPoe& rdma() const override { return poe_; }
   /// The connectionless NI (transport = connectionless), else null.
-  LantNi* lant() { return lant_.get(); }
+  LantNi* lant() override { return lant_.get(); }
   const LantNi* lant() const { return lant_.get(); }
   const RdmaPoe& poe() const { return poe_; }
   /// The engine the node's network port runs for the CCLO: the RoCE POE, the TCP or the UDP engine
   /// (the connectionless NI has its own interface, lant()).
-  Poe& transport();
-  TcpPoe* tcp() { return tcp_.get(); }
-  const TcpPoe* tcp() const { return tcp_.get(); }
+  Poe& transport() override;
+  Transport transport_kind() const override { return cfg_.transport; }
+  std::string config_path() const override { return "/platform/node/fpga"; }
+  unsigned initial_psn() const override { return cfg_.initial_psn; }
+  TcpPoe* tcp() override { return tcp_.get(); }
+  const TcpPoe* tcp() const override { return tcp_.get(); }
   UdpPoe* udp() { return udp_.get(); }
-  const UdpPoe* udp() const { return udp_.get(); }
+  const UdpPoe* udp() const override { return udp_.get(); }
+  std::uint64_t device_bytes_read() const override { return memory_.device_bytes_read(); }
+  std::uint64_t device_bytes_written() const override { return memory_.device_bytes_written(); }
+  void set_trace(results::Trace& t, std::uint32_t pid) override;
   /// RecoNIC's packet classifier and the host's network stack behind it (classifier.enabled), else null.
   PacketClassifier* classifier() { return classifier_.get(); }
   const PacketClassifier* classifier() const { return classifier_.get(); }
@@ -58,7 +67,7 @@ public:
   /// Device memory holding the TCP engine's transmit (retransmission) buffers.
   static constexpr std::uint64_t kTcpBufferBase = 1ULL << 42;
   MemorySystem& memory() { return memory_; }
-  const MemorySystem& memory() const { return memory_; }
+  const MemorySystem& memory() const override { return memory_; }
 
   /// Copy `bytes` between FPGA and host memory through the host driver (the calling actor is the
   /// software doing it): the call's fixed cost, then the DMA over PCIe. Returns when it is done.

@@ -7,6 +7,7 @@
 #include "nodes/reconic/Classifier.hpp"
 #include "nodes/reconic/ErnicConfig.hpp"
 #include "nodes/reconic/Lookaside.hpp"
+#include "nodes/transport/TransportKind.hpp"
 #include "protocols/roce/RoceConfig.hpp"
 #include "protocols/tcp/TcpConfig.hpp"
 #include "protocols/udp/UdpConfig.hpp"
@@ -30,9 +31,6 @@ struct HostDriverConfig {
     v.field("to_device_rate", to_device_rate, "highest rate of the driver's host -> FPGA copies (<= the PCIe link)");
   }
 };
-
-/// Which transport the node's network port runs.
-enum class Transport { Roce, Connectionless, Tcp, Udp };
 
 struct FpgaNodeConfig {
   Hertz clock{250e6};
@@ -95,11 +93,3 @@ struct FpgaNodeConfig {
 };
 
 } // namespace nafsim::nodes
-
-namespace nafsim::config {
-template <> struct EnumNames<nodes::Transport> {
-  static constexpr std::array list{std::pair{nodes::Transport::Roce, "roce"},
-                                   std::pair{nodes::Transport::Connectionless, "connectionless"},
-                                   std::pair{nodes::Transport::Tcp, "tcp"}, std::pair{nodes::Transport::Udp, "udp"}};
-};
-} // namespace nafsim::config

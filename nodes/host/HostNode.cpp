@@ -7,7 +7,8 @@ namespace nafsim::nodes {
 
 HostNode::HostNode(net::HostId id, const NodeConfig& cfg, Scheduler& sched, net::Fabric& fabric,
                    simgrid::s4u::Host* host)
-    : id_(id)
+    : Node(kKind)
+    , id_(id)
     , cfg_(cfg.host)
     , fpga_cfg_(cfg.fpga)
     , host_(host)

@@ -4,6 +4,7 @@
 // (MpiProcess), created on first use.
 
 #include "nodes/host/MpiProcess.hpp"
+#include "nodes/platform/Node.hpp"
 #include "nodes/transport/TcpPoe.hpp"
 #include "nodes/platform/PlatformConfig.hpp"
 
@@ -21,23 +22,29 @@ public:
   virtual void on_inbound(net::HostId src, const roce::InboundMessage& m) = 0;
 };
 
-class HostNode final : public PoeListener {
+class HostNode final : public Node, public PoeListener {
 public:
+  /// Its kind's name (platform.node.kind).
+  static constexpr std::string_view kKind = "host";
   HostNode(net::HostId id, const NodeConfig& cfg, Scheduler& sched, net::Fabric& fabric, simgrid::s4u::Host* host);
-  HostNode(const HostNode&)            = delete;
-  HostNode& operator=(const HostNode&) = delete;
 
   net::HostId id() const { return id_; }
   simgrid::s4u::Host* host() const { return host_; }
   const HostNodeConfig& config() const { return cfg_; }
   RdmaPoe& nic() { return nic_; }
   const RdmaPoe& nic() const { return nic_; }
+  RdmaPoe& rdma() override { return nic_; }
+  const RdmaPoe& rdma() const override { return nic_; }
   /// What the MPI library runs over: the NIC's RDMA, or the kernel TCP stack (transport = tcp).
-  Poe& transport() { return tcp_ ? static_cast<Poe&>(*tcp_) : nic_; }
-  TcpPoe* tcp() { return tcp_.get(); }
-  const TcpPoe* tcp() const { return tcp_.get(); }
+  Poe& transport() override { return tcp_ ? static_cast<Poe&>(*tcp_) : nic_; }
+  Transport transport_kind() const override { return cfg_.transport; }
+  std::string config_path() const override { return "/platform/node/host"; }
+  unsigned initial_psn() const override { return cfg_.initial_psn; }
+  TcpPoe* tcp() override { return tcp_.get(); }
+  const TcpPoe* tcp() const override { return tcp_.get(); }
   MemorySystem& memory() { return memory_; }
-  const MemorySystem& memory() const { return memory_; }
+  const MemorySystem& memory() const override { return memory_; }
+  void set_trace(results::Trace& t, std::uint32_t pid) override { nic_.set_trace(&t, pid); }
   /// The FPGA card attached to this host over PCIe (software staging FPGA data: the F2F baseline).
   MemorySystem& attached_fpga() { return fpga_memory_; }
   const FpgaNodeConfig& attached_fpga_config() const { return fpga_cfg_; }

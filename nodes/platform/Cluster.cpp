@@ -5,64 +5,12 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <stdexcept>
+#include <utility>
 
 namespace nafsim::nodes {
 
-namespace {
-// Every transport's largest packet must fit the largest Ethernet frame (network.ethernet.max_frame).
-void check_frame(const net::EthernetConfig& eth, std::uint64_t l3, const std::string& what, const std::string& path)
-{
-  if (l3 <= eth.max_l3())
-    return;
-  throw config::ConfigError(
-      "", path,
-      fmt::format("{} is a {} B IP packet, a {} B frame, larger than the largest frame the network carries "
-                  "(network.ethernet.max_frame = {}): lower this size or raise max_frame",
-                  what, l3, l3 + eth.header.count + eth.fcs.count, format_bytes(eth.max_frame)));
-}
-
-void check_frames(const PlatformConfig& cfg, bool fpgas, bool hosts)
-{
-  auto const& eth = cfg.network.ethernet;
-  auto roce       = [&](const roce::RoceConfig& r, const std::string& at) {
-    // Blame the part that cannot fit: the headers when even the smallest MTU (256 B) would not fit beside them.
-    const std::uint64_t ext     = std::max(r.reth.count, r.aeth.count);
-    const std::uint64_t headers = r.base_header.count + ext;
-    std::string part            = "mtu";
-    if (headers + 256 > eth.max_l3())
-      part = r.base_header.count >= ext ? "base_header" : r.reth.count >= r.aeth.count ? "reth" : "aeth";
-    check_frame(eth, headers + r.mtu.count,
-                fmt::format("a full RoCE packet (base_header {} + reth or aeth {} + mtu {})", format_bytes(r.base_header),
-                            format_bytes(Bytes{ext}), format_bytes(r.mtu)),
-                at + "/rdma/" + part);
-  };
-  if (fpgas) {
-    auto const& f = cfg.node.fpga;
-    switch (f.transport) {
-      case Transport::Roce: roce(f.rdma, "/platform/node/fpga"); break;
-      case Transport::Tcp: check_frame(eth, f.tcp.packet.count, "a TCP segment", "/platform/node/fpga/tcp/packet"); break;
-      case Transport::Udp: check_frame(eth, f.udp.packet.count, "a UDP datagram", "/platform/node/fpga/udp/packet"); break;
-      case Transport::Connectionless: {
-        auto const& t = f.connectionless.transport;
-        check_frame(eth, t.header.count + t.packet_payload.count, "a connectionless data packet (header + packet_payload)",
-                    "/platform/node/fpga/connectionless/transport/packet_payload");
-        check_frame(eth, t.control_bytes.count, "a connectionless control packet",
-                    "/platform/node/fpga/connectionless/transport/control_bytes");
-        break;
-      }
-    }
-  }
-  if (hosts) {
-    auto const& h = cfg.node.host;
-    if (h.transport == Transport::Tcp)
-      check_frame(eth, h.tcp.packet.count, "a TCP segment", "/platform/node/host/tcp/packet");
-    else
-      roce(h.rdma, "/platform/node/host");
-  }
-}
-} // namespace
-
-Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed, bool simgrid_hosts)
+Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed, bool simgrid_hosts,
+                 const NodeKindRegistry& known)
     : cfg_(cfg)
     , sched_(sched)
     , seed_(seed)
@@ -70,6 +18,7 @@ Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed
     , hosts_(simgrid_hosts ? topo::build_simgrid_platform(topo_)
                            : std::vector<simgrid::s4u::Host*>(topo_.host_count(), nullptr))
     , fabric_(std::make_unique<net::Fabric>(topo_, cfg.network, sched, seed))
+    , known_(known)
 {
   const std::size_t n = topo_.host_count();
   if (!cfg.node.kinds.empty() && cfg.node.kinds.size() != n)
@@ -77,82 +26,60 @@ Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed
                               fmt::format("{} node kinds for {} host positions: give one kind per host of the topology "
                                           "(or leave `kinds` empty to make every host `kind`)",
                                           cfg.node.kinds.size(), n));
-  kinds_    = cfg.node.kinds.empty() ? std::vector<NodeKind>(n, cfg.node.kind) : cfg.node.kinds;
-  has_fpga_ = std::find(kinds_.begin(), kinds_.end(), NodeKind::Fpga) != kinds_.end();
-  check_frames(cfg, has_fpga_,
-               std::find(kinds_.begin(), kinds_.end(), NodeKind::Host) != kinds_.end());
-  nodes_.resize(n);
-  host_nodes_.resize(n);
+  // Each position's kind, each kind present checked once (in the registry's order) before any node is built.
+  std::vector<const NodeKindEntry*> kind_at(n);
+  for (std::size_t i = 0; i < n; ++i)
+    kind_at[i] = cfg.node.kinds.empty() ? &known.get(cfg.node.kind.name, "/platform/node/kind")
+                                        : &known.get(cfg.node.kinds[i].name, fmt::format("/platform/node/kinds/{}", i));
+  for (auto const& k : known.entries())
+    if (k.check && std::find(kind_at.begin(), kind_at.end(), &k) != kind_at.end())
+      k.check(cfg);
+  nodes_.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    auto id = static_cast<net::HostId>(i);
-    if (kinds_[i] == NodeKind::Fpga)
-      nodes_[i] = std::make_unique<FpgaNode>(id, cfg.node.fpga, sched, *fabric_, hosts_[i]);
-    else
-      host_nodes_[i] = std::make_unique<HostNode>(id, cfg.node, sched, *fabric_, hosts_[i]);
+    nodes_.push_back(kind_at[i]->make(NodeBuild{static_cast<net::HostId>(i), cfg_, sched, *fabric_, hosts_[i]}));
+    has_fpga_ = has_fpga_ || is_fpga(i);
   }
   sched.add_deadlock_note([this] { return transport_report(); });
 }
 
-std::vector<std::size_t> Cluster::positions(NodeKind k) const
+std::vector<std::size_t> Cluster::positions(std::string_view k) const
 {
   std::vector<std::size_t> v;
-  for (std::size_t i = 0; i < kinds_.size(); ++i)
-    if (kinds_[i] == k)
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i]->kind() == k)
       v.push_back(i);
   return v;
 }
 
-namespace {
-config::ConfigError wrong_kind(std::size_t i, NodeKind is, const char* wanted)
+const Node& Cluster::checked(std::size_t i, std::string_view want) const
 {
-  return config::ConfigError("", fmt::format("/platform/node/kinds/{}", i),
-                             fmt::format("host {} is {} node, but {} node is needed there: change the platform's node "
-                                         "kinds (or the workload's ranks / system)",
-                                         i, is == NodeKind::Fpga ? "an FPGA" : "a CPU (host)", wanted));
-}
-} // namespace
-
-FpgaNode& Cluster::node(std::size_t i)
-{
-  if (!nodes_.at(i))
-    throw wrong_kind(i, kinds_[i], "an FPGA");
-  return *nodes_[i];
-}
-
-const FpgaNode& Cluster::node(std::size_t i) const
-{
-  if (!nodes_.at(i))
-    throw wrong_kind(i, kinds_[i], "an FPGA");
-  return *nodes_[i];
-}
-
-HostNode& Cluster::host_node(std::size_t i)
-{
-  if (!host_nodes_.at(i))
-    throw wrong_kind(i, kinds_[i], "a CPU (host)");
-  return *host_nodes_[i];
-}
-
-const HostNode& Cluster::host_node(std::size_t i) const
-{
-  if (!host_nodes_.at(i))
-    throw wrong_kind(i, kinds_[i], "a CPU (host)");
-  return *host_nodes_[i];
+  const Node& n = *nodes_.at(i);
+  if (n.kind() == want)
+    return n;
+  auto const* is   = known_.find(n.kind());
+  auto const* need = known_.find(want);
+  auto a_node = [](const NodeKindEntry* e, std::string_view name) {
+    return e ? e->a_node : fmt::format("a '{}'", name);
+  };
+  throw config::ConfigError("", fmt::format("/platform/node/kinds/{}", i),
+                            fmt::format("host {} is {} node, but {} node is needed there: change the platform's node "
+                                        "kinds (or the workload's ranks / system)",
+                                        i, a_node(is, n.kind()), a_node(need, want)));
 }
 
 RdmaPoe& Cluster::poe(std::size_t i)
 {
-  return is_fpga(i) ? node(i).poe() : host_node(i).nic();
+  return nodes_.at(i)->rdma();
 }
 
 const RdmaPoe& Cluster::poe(std::size_t i) const
 {
-  return is_fpga(i) ? node(i).poe() : host_node(i).nic();
+  return nodes_.at(i)->rdma();
 }
 
 const MemorySystem& Cluster::memory(std::size_t i) const
 {
-  return is_fpga(i) ? node(i).memory() : host_node(i).memory();
+  return nodes_.at(i)->memory();
 }
 
 MpiProcess& Cluster::mpi(std::size_t i)
@@ -207,11 +134,8 @@ std::pair<QpId, QpId> Cluster::add_qp_pair(std::size_t from, std::size_t to)
     require_roce("RDMA queue-pair user");
   RdmaPoe& a   = poe(from);
   RdmaPoe& b   = poe(to);
-  auto psn_of  = [&](std::size_t i) {
-    return static_cast<roce::Psn>(is_fpga(i) ? cfg_.node.fpga.initial_psn : cfg_.node.host.initial_psn);
-  };
   QpId qb = static_cast<QpId>(b.qp_count());
-  roce::Psn psn = psn_of(from); // both ends of a queue pair start at the same PSN
+  auto psn = static_cast<roce::Psn>(nodes_[from]->initial_psn()); // both ends of a queue pair start at the same PSN
   QpId qa = a.create_qp(static_cast<net::HostId>(to), qb, psn);
   b.create_qp(static_cast<net::HostId>(from), qa, psn);
   return {qa, qb};
@@ -227,13 +151,8 @@ void Cluster::enable_trace(results::Trace& t)
   for (std::size_t v = 0; v < topo_.vertex_count(); ++v)
     t.name_process(static_cast<std::uint32_t>(v), topo_.info(v).name);
   fabric_->set_trace(&t);
-  for (std::size_t i = 0; i < size(); ++i) {
-    auto pid = static_cast<std::uint32_t>(topo_.host_vertex(i));
-    if (LantNi* ni = nodes_[i] ? nodes_[i]->lant() : nullptr)
-      ni->set_trace(&t, pid);
-    else
-      poe(i).set_trace(&t, pid);
-  }
+  for (std::size_t i = 0; i < size(); ++i)
+    nodes_[i]->set_trace(t, static_cast<std::uint32_t>(topo_.host_vertex(i)));
 }
 
 } // namespace nafsim::nodes
@@ -244,7 +163,7 @@ DataPlane& Cluster::carry_data()
 {
   if (!data_) {
     for (std::size_t i = 0; i < size(); ++i)
-      if ((nodes_[i] && nodes_[i]->cclo()) || (host_nodes_[i] && host_nodes_[i]->mpi()))
+      if ((is_fpga(i) && node(i).cclo()) || (find<HostNode>(i) && host_node(i).mpi()))
         throw std::logic_error("Cluster::carry_data() must come before the first cclo() / mpi()");
     data_ = std::make_unique<DataPlane>(size());
   }
@@ -359,22 +278,18 @@ namespace nafsim::nodes {
 
 Transport Cluster::transport_kind(std::size_t i) const
 {
-  return is_fpga(i) ? cfg_.node.fpga.transport : cfg_.node.host.transport;
+  return nodes_.at(i)->transport_kind();
 }
 
 Poe& Cluster::transport(std::size_t i)
 {
-  if (is_fpga(i))
-    return node(i).transport();
-  return host_node(i).transport();
+  return nodes_.at(i)->transport();
 }
 
 QpId Cluster::connection(std::size_t from, std::size_t to)
 {
   Transport a = transport_kind(from), b = transport_kind(to);
-  auto where  = [&](std::size_t i) {
-    return is_fpga(i) ? std::string("/platform/node/fpga/transport") : std::string("/platform/node/host/transport");
-  };
+  auto where  = [&](std::size_t i) { return nodes_[i]->config_path() + "/transport"; };
   if (a != b)
     throw config::ConfigError("", where(from),
                               fmt::format("host {} runs {} and host {} runs {}: both ends of a connection need the same "
@@ -391,11 +306,8 @@ QpId Cluster::connection(std::size_t from, std::size_t to)
   }
   if (auto it = sessions_.find({from, to}); it != sessions_.end())
     return it->second;
-  auto engine = [&](std::size_t i) -> TcpPoe& {
-    return is_fpga(i) ? *node(i).tcp() : *host_node(i).tcp();
-  };
-  TcpPoe& ta = engine(from);
-  TcpPoe& tb = engine(to);
+  TcpPoe& ta = *nodes_[from]->tcp();
+  TcpPoe& tb = *nodes_[to]->tcp();
   QpId sa = 0, sb = 0;
   try {
     sa = static_cast<QpId>(ta.session_count());
@@ -403,8 +315,7 @@ QpId Cluster::connection(std::size_t from, std::size_t to)
     ta.open_session(static_cast<net::HostId>(to), sb);
     tb.open_session(static_cast<net::HostId>(from), sa);
   } catch (const std::length_error& e) {
-    throw config::ConfigError("", is_fpga(from) ? "/platform/node/fpga/tcp/max_sessions"
-                                                : "/platform/node/host/tcp/max_sessions",
+    throw config::ConfigError("", nodes_[from]->config_path() + "/tcp/max_sessions",
                               fmt::format("{}: the communicator needs more TCP sessions than the engine holds; raise "
                                           "max_sessions or use fewer ranks",
                                           e.what()));
@@ -420,7 +331,7 @@ std::string Cluster::transport_report() const
   std::string s;
   std::map<std::pair<std::size_t, std::size_t>, std::uint64_t> sent, got;
   for (std::size_t i = 0; i < size(); ++i) {
-    const UdpPoe* u = nodes_[i] ? nodes_[i]->udp() : nullptr;
+    const UdpPoe* u = std::as_const(*nodes_[i]).udp();
     if (!u)
       continue;
     for (auto const& [peer, n] : u->sent_to())
@@ -441,7 +352,7 @@ std::string Cluster::transport_report() const
     s = "lost messages (UDP does not recover them; the eager protocol waits for them forever):" + s;
   // TCP: sessions with messages still in flight.
   for (std::size_t i = 0; i < size(); ++i) {
-    const TcpPoe* t = nodes_[i] ? nodes_[i]->tcp() : (host_nodes_[i] ? host_nodes_[i]->tcp() : nullptr);
+    const TcpPoe* t = std::as_const(*nodes_[i]).tcp();
     if (t)
       if (std::string f = t->in_flight(); !f.empty())
         s += fmt::format("{}TCP at host {}: {}", s.empty() ? "" : "\n", i, f);
@@ -455,12 +366,12 @@ namespace nafsim::nodes {
 
 const TcpPoe* Cluster::tcp(std::size_t i) const
 {
-  return nodes_.at(i) ? nodes_[i]->tcp() : host_nodes_.at(i)->tcp();
+  return std::as_const(*nodes_.at(i)).tcp();
 }
 
 const UdpPoe* Cluster::udp(std::size_t i) const
 {
-  return nodes_.at(i) ? nodes_[i]->udp() : nullptr;
+  return std::as_const(*nodes_.at(i)).udp();
 }
 
 } // namespace nafsim::nodes

@@ -4,6 +4,7 @@
 
 #include "nodes/fpga/FpgaNode.hpp"
 #include "nodes/host/HostNode.hpp"
+#include "nodes/platform/NodeKindRegistry.hpp"
 #include "nodes/platform/PlatformConfig.hpp"
 #include "simcore/net/Fabric.hpp"
 #include "simcore/topo/Topology.hpp"
@@ -19,21 +20,34 @@ public:
   /// Requires the run's Simulation (SimGrid engine) to exist.
   /// `simgrid_hosts` false: no SimGrid platform (an engine-free world, Scheduler::run_standalone, whose callers
   /// are task actors; node host() is null).
-  Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed, bool simgrid_hosts = true);
+  /// `known`: the node kinds the platform may name (nafsim's own: node_kinds()).
+  Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed, bool simgrid_hosts = true,
+          const NodeKindRegistry& known = node_kinds());
   ~Cluster();
 
-  /// Host positions of the topology (FPGA and host nodes together).
-  std::size_t size() const { return kinds_.size(); }
-  NodeKind kind(std::size_t i) const { return kinds_.at(i); }
+  /// Host positions of the topology (nodes of every kind together).
+  std::size_t size() const { return nodes_.size(); }
+  /// The kind of the node at position `i` (a registered kind's name).
+  std::string_view kind(std::size_t i) const { return nodes_.at(i)->kind(); }
+  const NodeKindRegistry& kinds_known() const { return known_; }
   /// The positions holding nodes of kind `k`, in order.
-  std::vector<std::size_t> positions(NodeKind k) const;
-  /// The FPGA node at position `i` (a config error naming /platform/node/kinds if it is a host).
-  FpgaNode& node(std::size_t i);
-  const FpgaNode& node(std::size_t i) const;
-  bool is_fpga(std::size_t i) const { return kind(i) == NodeKind::Fpga; }
-  /// The host node at position `i` (a config error if it is an FPGA).
-  HostNode& host_node(std::size_t i);
-  const HostNode& host_node(std::size_t i) const;
+  std::vector<std::size_t> positions(std::string_view k) const;
+  /// The node at position `i`, whatever its kind.
+  Node& at(std::size_t i) { return *nodes_.at(i); }
+  const Node& at(std::size_t i) const { return *nodes_.at(i); }
+  /// The node at position `i` as kind K (K::kKind its name; a config error naming /platform/node/kinds/<i> if the
+  /// node there is of another kind).
+  template <class K> K& at(std::size_t i) { return static_cast<K&>(checked(i, K::kKind)); }
+  template <class K> const K& at(std::size_t i) const { return static_cast<const K&>(checked(i, K::kKind)); }
+  /// The node at position `i` if it is of kind K, else null.
+  template <class K> K* find(std::size_t i) { return kind(i) == K::kKind ? &static_cast<K&>(*nodes_[i]) : nullptr; }
+  /// The FPGA node at position `i` (a config error naming /platform/node/kinds if it is not one).
+  FpgaNode& node(std::size_t i) { return at<FpgaNode>(i); }
+  const FpgaNode& node(std::size_t i) const { return at<FpgaNode>(i); }
+  bool is_fpga(std::size_t i) const { return kind(i) == FpgaNode::kKind; }
+  /// The host node at position `i` (a config error if it is not one).
+  HostNode& host_node(std::size_t i) { return at<HostNode>(i); }
+  const HostNode& host_node(std::size_t i) const { return at<HostNode>(i); }
   /// The RDMA engine of position `i`: the FPGA's POE or the host's NIC.
   RdmaPoe& poe(std::size_t i);
   const RdmaPoe& poe(std::size_t i) const;
@@ -79,6 +93,12 @@ public:
   simgrid::s4u::Host* kernel_host() const { return hosts_.at(0); }
 
 private:
+  /// The node at `i`, which must be of kind `want`.
+  const Node& checked(std::size_t i, std::string_view want) const;
+  Node& checked(std::size_t i, std::string_view want)
+  {
+    return const_cast<Node&>(static_cast<const Cluster&>(*this).checked(i, want));
+  }
   /// How the CCLO of node `i` reaches the network: its connectionless NI (SENDs are placed messages) or its
   /// engine (RoCE, TCP, UDP) and the node's connections.
   CcloLink connectionless_link(LantNi& ni) const;
@@ -91,10 +111,9 @@ private:
   topo::Topology topo_;
   std::vector<simgrid::s4u::Host*> hosts_;
   std::unique_ptr<net::Fabric> fabric_;
-  std::vector<NodeKind> kinds_;
+  const NodeKindRegistry& known_;
   bool has_fpga_ = false; ///< some position holds an FPGA (checked on every new connection)
-  std::vector<std::unique_ptr<FpgaNode>> nodes_;       ///< null at host positions
-  std::vector<std::unique_ptr<HostNode>> host_nodes_;  ///< null at FPGA positions
+  std::vector<std::unique_ptr<Node>> nodes_; ///< one per host position
   std::map<std::pair<std::size_t, std::size_t>, QpId> qps_;
   std::map<std::pair<std::size_t, std::size_t>, QpId> sessions_;
   std::string transport_report() const;

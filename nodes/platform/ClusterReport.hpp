@@ -1,6 +1,6 @@
 #pragma once
 // Tables describing what the platform did in a run: one row per port (ports.csv), one per node
-// (nodes.csv).
+// (nodes.csv), the TCP / UDP engines' counters, and each registered node kind's own tables.
 
 #include "nodes/platform/Cluster.hpp"
 #include "simcore/results/ResultSink.hpp"
@@ -8,5 +8,12 @@
 namespace nafsim::nodes {
 
 void add_cluster_tables(const Cluster& c, results::ResultSink& sink);
+
+/// Busy time as a fraction of the run's simulated time (a kind's utilization columns).
+inline double busy_fraction(const Cluster& c, SimTime busy)
+{
+  const double elapsed_us = c.scheduler().now().us();
+  return elapsed_us > 0 ? busy.us() / elapsed_us : 0.0;
+}
 
 } // namespace nafsim::nodes

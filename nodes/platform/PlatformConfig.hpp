@@ -4,21 +4,53 @@
 #include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "nodes/host/HostNodeConfig.hpp"
 #include "nodes/pac/PortalsProcessor.hpp"
+#include "nodes/platform/NodeKindRegistry.hpp"
 #include "simcore/net/NetworkConfig.hpp"
 #include "simcore/topo/TopologyConfig.hpp"
 
+#include <stdexcept>
+
 namespace nafsim::nodes {
 
-/// What sits at a host position of the topology: a network-attached FPGA (its own 100 GbE port,
-/// the CCLO) or a CPU with a commodity RDMA NIC (software MPI).
-enum class NodeKind { Fpga, Host };
+/// What sits at a host position of the topology: the name of a registered node kind
+/// (nodes/platform/NodeKindRegistry.hpp): `fpga`, a network-attached FPGA (its own 100 GbE port, the CCLO), or
+/// `host`, a CPU with a commodity RDMA NIC (software MPI).
+struct NodeKindName {
+  std::string name = "fpga";
+  bool operator==(std::string_view other) const { return name == other; }
+};
 
 struct NodeConfig {
-  NodeKind kind = NodeKind::Fpga;
-  std::vector<NodeKind> kinds;
+  NodeKindName kind;
+  std::vector<NodeKindName> kinds;
   FpgaNodeConfig fpga;
   HostNodeConfig host;
   PortalsConfig portals;
+  /// The sections of registered kinds with parameters of their own (`platform.node.<kind>`), with defaults.
+  struct Section {
+    std::string kind;
+    const char* doc;
+    KindParams params;
+  };
+  std::vector<Section> sections;
+
+  /// Defaults, the registered kinds' sections included.
+  NodeConfig() : NodeConfig(node_kinds()) {}
+  explicit NodeConfig(const NodeKindRegistry& kinds_known)
+  {
+    for (auto const& e : kinds_known.entries())
+      if (e.params)
+        sections.push_back({e.name, e.description.c_str(), e.params()});
+  }
+  /// The section of kind `k` (a logic error if it registered none).
+  const KindParams& params(std::string_view k) const
+  {
+    for (auto const& s : sections)
+      if (s.kind == k)
+        return s.params;
+    throw std::logic_error("node kind '" + std::string(k) + "' has no parameter section");
+  }
+
   template <class V> void describe(V& v)
   {
     v.field("kind", kind, "node type of every host position (unless `kinds` says otherwise)");
@@ -31,6 +63,8 @@ struct NodeConfig {
     v.field("host", host, "CPU node with a commodity RDMA NIC running software MPI (kind = host)");
     v.field("portals", portals, "who runs the Portals layer and what its list walks cost (the portals_uq workload; "
                                 "PAC, issue 14)");
+    for (auto& s : sections)
+      v.field(s.kind.c_str(), s.params, s.doc);
   }
 };
 
@@ -53,7 +87,14 @@ struct PlatformConfig {
 } // namespace nafsim::nodes
 
 namespace nafsim::config {
-template <> struct EnumNames<nodes::NodeKind> {
-  static constexpr std::array list{std::pair{nodes::NodeKind::Fpga, "fpga"}, std::pair{nodes::NodeKind::Host, "host"}};
+template <> struct Codec<nodes::NodeKindName> {
+  static nodes::NodeKindName read(const Json& j)
+  {
+    if (j.is_string() && nodes::node_kinds().find(j.get<std::string>()))
+      return nodes::NodeKindName{j.get<std::string>()};
+    throw ValueError{"unknown node kind " + j.dump() + "; registered kinds: " + nodes::node_kinds().names()};
+  }
+  static Json write(const nodes::NodeKindName& v) { return v.name; }
+  static std::string type() { return "one of " + nodes::node_kinds().names(); }
 };
 } // namespace nafsim::config

@@ -107,16 +107,12 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
 
   auto const& topo = cluster->topology();
   rep.summary.push_back(fmt::format("scenario {} (seed {})", sc.header.name, sc.header.seed));
-  // The transports the nodes run, per kind of node present ("rdma on FPGAs, tcp on hosts").
-  bool fpgas = false, hosts = false;
-  for (std::size_t i = 0; i < cluster->size(); ++i)
-    (cluster->kind(i) == nodes::NodeKind::Fpga ? fpgas : hosts) = true;
+  // The transports the nodes run, per kind of node present ("roce on FPGAs, tcp on hosts").
   std::string transports;
-  if (fpgas)
-    transports = fmt::format("{} on FPGAs", config::enum_name(sc.platform.node.fpga.transport));
-  if (hosts)
-    transports += fmt::format("{}{} on hosts", transports.empty() ? "" : ", ",
-                              config::enum_name(sc.platform.node.host.transport));
+  for (auto const& k : cluster->kinds_known().entries())
+    if (auto at = cluster->positions(k.name); !at.empty())
+      transports += fmt::format("{}{} on {}", transports.empty() ? "" : ", ",
+                                config::enum_name(cluster->at(at.front()).transport_kind()), k.plural);
   if (totals.injected == 0)
     transports += " (unused: no packet crossed the network)";
   rep.summary.push_back(fmt::format("platform {}: {} {}; transport {}", sc.platform.name,

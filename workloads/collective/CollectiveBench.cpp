@@ -264,7 +264,7 @@ void CollectiveBench::check_buffers(const nodes::Cluster& c) const
 
 void CollectiveBench::start(nodes::Cluster& c)
 {
-  auto fpgas = c.positions(nodes::NodeKind::Fpga);
+  auto fpgas = c.positions(nodes::FpgaNode::kKind);
   if (cfg_.ranks > fpgas.size())
     throw config::ConfigError("", "/workload/ranks",
                               fmt::format("{} ranks requested, but the platform has {} FPGA node(s){}", cfg_.ranks,

@@ -36,7 +36,7 @@ void Dlrm::start(nodes::Cluster& c)
 {
   auto const& fpga = c.config().node.fpga;
   plan_            = make_dlrm_plan(cfg_, fpga.fabric);
-  auto fpgas       = c.positions(nodes::NodeKind::Fpga);
+  auto fpgas       = c.positions(nodes::FpgaNode::kKind);
   if (plan_.nodes.size() > fpgas.size())
     throw config::ConfigError(
         "", "/workload/partition",

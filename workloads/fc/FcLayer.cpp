@@ -55,7 +55,7 @@ coll::CollectiveCall FcLayer::reduce_call(std::uint64_t out) const
 void FcLayer::start(nodes::Cluster& c)
 {
   const bool accl = cfg_.reduction == FcReduction::Accl;
-  auto nodes      = c.positions(accl ? nodes::NodeKind::Fpga : nodes::NodeKind::Host);
+  auto nodes      = c.positions(accl ? nodes::FpgaNode::kKind : nodes::HostNode::kKind);
   if (cfg_.ranks > nodes.size())
     throw config::ConfigError(
         "", "/workload/ranks",

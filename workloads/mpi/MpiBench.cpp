@@ -107,7 +107,7 @@ mpi::MpiPlan MpiBench::plan_for(const coll::CollectiveCall& call, std::size_t si
 
 void MpiBench::start(nodes::Cluster& c)
 {
-  auto hosts = c.positions(nodes::NodeKind::Host);
+  auto hosts = c.positions(nodes::HostNode::kKind);
   if (cfg_.ranks > hosts.size())
     throw config::ConfigError("", "/workload/ranks",
                               fmt::format("{} MPI ranks requested, but the platform has {} host (CPU) node(s); set "

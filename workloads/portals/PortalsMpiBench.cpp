@@ -69,7 +69,7 @@ void PortalsMpiBench::start(nodes::Cluster& c)
   const bool net = pc.fabric == nodes::PortalsFabricKind::Network;
   std::vector<std::size_t> pos;
   if (net)
-    pos = c.positions(nodes::NodeKind::Host);
+    pos = c.positions(nodes::HostNode::kKind);
   else
     for (std::size_t i = 0; i < c.size(); ++i)
       pos.push_back(i);

@@ -1,0 +1,49 @@
+// The node kind `fpga`: a network-attached FPGA (its own port, the CCLO), registered with the node kinds.
+
+#include "nodes/fpga/FpgaNode.hpp"
+#include "nodes/fpga/FpgaTables.hpp"
+#include "nodes/platform/FrameCheck.hpp"
+#include "nodes/platform/NodeKindRegistry.hpp"
+#include "nodes/platform/PlatformConfig.hpp"
+
+namespace nafsim::nodes {
+
+namespace {
+// The largest packet of the transport the FPGA's port runs must fit a frame.
+void check_fpga_frames(const PlatformConfig& cfg)
+{
+  auto const& eth = cfg.network.ethernet;
+  auto const& f   = cfg.node.fpga;
+  switch (f.transport) {
+    case Transport::Roce: check_roce_frame(eth, f.rdma, "/platform/node/fpga"); break;
+    case Transport::Tcp: check_frame(eth, f.tcp.packet.count, "a TCP segment", "/platform/node/fpga/tcp/packet"); break;
+    case Transport::Udp: check_frame(eth, f.udp.packet.count, "a UDP datagram", "/platform/node/fpga/udp/packet"); break;
+    case Transport::Connectionless: {
+      auto const& t = f.connectionless.transport;
+      check_frame(eth, t.header.count + t.packet_payload.count, "a connectionless data packet (header + packet_payload)",
+                  "/platform/node/fpga/connectionless/transport/packet_payload");
+      check_frame(eth, t.control_bytes.count, "a connectionless control packet",
+                  "/platform/node/fpga/connectionless/transport/control_bytes");
+      break;
+    }
+  }
+}
+} // namespace
+
+void register_fpga_kind(NodeKindRegistry& r)
+{
+  NodeKindEntry e;
+  e.name        = std::string(FpgaNode::kKind);
+  e.description = "network-attached FPGA: its own network port (RoCE, TCP, UDP or the connectionless transport), "
+                  "device memory, the CCLO";
+  e.plural      = "FPGAs";
+  e.a_node      = "an FPGA";
+  e.make        = [](const NodeBuild& b) -> std::unique_ptr<Node> {
+    return std::make_unique<FpgaNode>(b.id, b.platform.node.fpga, b.sched, b.fabric, b.host);
+  };
+  e.check  = check_fpga_frames;
+  e.report = add_fpga_tables;
+  r.add(std::move(e));
+}
+
+} // namespace nafsim::nodes

@@ -1,0 +1,61 @@
+#pragma once
+// A registered node kind's own parameter section, `platform.node.<kind>`, held without NodeConfig knowing its
+// type: the parser, the writer and `nafsim params` walk it through the same describe() table as every config
+// struct (simcore/config/Schema.hpp). The kind reads it back with as<T>().
+
+#include "simcore/config/Schema.hpp"
+
+#include <memory>
+#include <string>
+
+namespace nafsim::nodes {
+
+class KindParams {
+public:
+  /// A section holding `defaults` (a config struct with describe()).
+  template <class T> static KindParams of(T defaults)
+  {
+    KindParams p;
+    p.held_ = std::make_unique<Held<T>>(std::move(defaults));
+    return p;
+  }
+  KindParams() = default;
+  KindParams(const KindParams& o) : held_(o.held_ ? o.held_->clone() : nullptr) {}
+  KindParams& operator=(const KindParams& o)
+  {
+    held_ = o.held_ ? o.held_->clone() : nullptr;
+    return *this;
+  }
+  KindParams(KindParams&&) noexcept            = default;
+  KindParams& operator=(KindParams&&) noexcept = default;
+
+  template <class V> void describe(V& v)
+  {
+    if (held_)
+      held_->describe(v);
+  }
+  /// The section as the kind that registered it made it (T is that kind's config struct).
+  template <class T> const T& as() const { return static_cast<const Held<T>&>(*held_).value; }
+
+private:
+  struct Base {
+    virtual ~Base()                              = default;
+    virtual std::unique_ptr<Base> clone() const  = 0;
+    virtual void describe(config::DescribeProbe&) = 0;
+    virtual void describe(config::Reader&)        = 0;
+    virtual void describe(config::Writer&)        = 0;
+    virtual void describe(config::Lister&)        = 0;
+  };
+  template <class T> struct Held final : Base {
+    explicit Held(T v) : value(std::move(v)) {}
+    std::unique_ptr<Base> clone() const override { return std::make_unique<Held>(value); }
+    void describe(config::DescribeProbe& v) override { value.describe(v); }
+    void describe(config::Reader& v) override { value.describe(v); }
+    void describe(config::Writer& v) override { value.describe(v); }
+    void describe(config::Lister& v) override { value.describe(v); }
+    T value;
+  };
+  std::unique_ptr<Base> held_;
+};
+
+} // namespace nafsim::nodes
