@@ -60,6 +60,83 @@ TEST(MaxMin, OnlyTheTouchedComponentIsSolved)
   EXPECT_DOUBLE_EQ(m.rate(c), 1);
 }
 
+namespace {
+// The rates of `live` flows (paths[f]) solved from scratch, in the order of `live`.
+std::vector<double> from_scratch(const std::vector<double>& cap, const std::vector<std::uint32_t>& live,
+                                 const std::vector<std::vector<std::uint32_t>>& paths)
+{
+  MaxMinSharing fresh(cap);
+  std::vector<std::uint32_t> ids;
+  for (auto f : live)
+    ids.push_back(fresh.add(paths[f]));
+  fresh.solve();
+  std::vector<double> r;
+  for (auto id : ids)
+    r.push_back(fresh.rate(id));
+  return r;
+}
+
+// A two-level tree: `hosts` hosts, `per_leaf` per leaf switch, each leaf `up` uplinks to a spine; link ids:
+// host h up 2h, down 2h + 1, then leaf uplinks and downlinks. A path: src up, [leaf up, leaf down], dst down.
+struct Tree {
+  unsigned hosts, per_leaf, up;
+  std::vector<double> cap;
+  Tree(unsigned h, unsigned p, unsigned u, Rng& rng) : hosts(h), per_leaf(p), up(u)
+  {
+    for (unsigned i = 0; i < 2 * h; ++i)
+      cap.push_back(100);
+    for (unsigned i = 0; i < 2 * leaves() * up; ++i)
+      cap.push_back(static_cast<double>(50 + rng.below(200))); // oversubscribed or not, unevenly
+  }
+  unsigned leaves() const { return (hosts + per_leaf - 1) / per_leaf; }
+  std::vector<std::uint32_t> path(unsigned s, unsigned d, unsigned pick) const
+  {
+    std::vector<std::uint32_t> p{2 * s};
+    unsigned ls = s / per_leaf, ld = d / per_leaf;
+    if (ls != ld) {
+      p.push_back(2 * hosts + 2 * (ls * up + pick % up));
+      p.push_back(2 * hosts + 2 * (ld * up + pick % up) + 1);
+    }
+    p.push_back(2 * d + 1);
+    return p;
+  }
+};
+} // namespace
+
+TEST(MaxMin, IncrementalEqualsFromScratchOverThousandsOfStartsAndEndsOnATree)
+{
+  // Random flows on a two-level tree (all-to-all-like fan-in and fan-out, uneven uplinks) start and end in batches,
+  // as the flows of one date do; after every solve the rates equal a from-scratch solve within 1e-9 relative.
+  Rng rng(11, 3);
+  Tree t(24, 4, 3, rng);
+  MaxMinSharing inc(t.cap);
+  std::vector<std::uint32_t> live;
+  std::vector<std::vector<std::uint32_t>> paths(4096);
+  std::uint64_t changes = 0;
+  for (int step = 0; step < 1500; ++step) {
+    const auto batch = 1 + rng.below(4);
+    for (std::uint64_t b = 0; b < batch; ++b, ++changes) {
+      if (live.size() < 40 || (live.size() < 400 && rng.below(2) == 0)) {
+        auto s = static_cast<unsigned>(rng.below(t.hosts)), d = static_cast<unsigned>(rng.below(t.hosts - 1));
+        d += d >= s ? 1 : 0;
+        auto p    = t.path(s, d, static_cast<unsigned>(rng.below(3)));
+        auto id   = inc.add(p);
+        paths[id] = p;
+        live.push_back(id);
+      } else {
+        auto i = rng.below(live.size());
+        inc.remove(live[i]);
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+    inc.solve();
+    auto want = from_scratch(t.cap, live, paths);
+    for (std::size_t i = 0; i < live.size(); ++i)
+      ASSERT_NEAR(inc.rate(live[i]), want[i], 1e-9 * want[i]) << "step " << step << " flow " << live[i];
+  }
+  EXPECT_GT(changes, 3000u);
+}
+
 TEST(MaxMin, IncrementalEqualsFromScratchAndIsMaxMinFair)
 {
   // Random flows come and go over 12 links of various capacities; after every
