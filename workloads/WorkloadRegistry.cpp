@@ -11,6 +11,7 @@
 #include "workloads/portals/PortalsMpiBench.hpp"
 #include "workloads/portals/UnexpectedQueue.hpp"
 #include "workloads/reconic/ReconicBench.hpp"
+#include "workloads/program/Program.hpp"
 
 namespace nafsim::workloads {
 
@@ -55,6 +56,10 @@ void register_all_workloads(WorkloadRegistry& r)
       "portals_mpi", "MPI and Global Arrays over Portals (PAC paper 5.3-5.5): all-to-all, the NAS IS / FT / EP / DT "
                      "class S communication and a GA molecular-dynamics step, per protocol (eager, rendezvous, "
                      "triggered rendezvous), on PAC or software Portals, over an ideal bus or the network"));
+  r.add(WorkloadRegistry::make<ProgramConfig, Program>(
+      "program", "any sequence of CCLO calls per rank: named buffers kept between calls, sub-communicators, send / "
+                 "recv with tags, copy, combine and compute phases; every result verified against the program run "
+                 "on plain numbers"));
   r.add(WorkloadRegistry::make<ReconicBenchConfig, ReconicBench>(
       "reconic", "RecoNIC's RDMA test: the host drives the card's RDMA engine through its queues (doorbell, WQE fetch, "
                  "CQ polling); READ or WRITE vs size, single or batch (RecoNIC section VI-C)"));

@@ -1,0 +1,139 @@
+// The `program` workload: CCLO calls chained per rank, verified step by step against the program run on plain
+// numbers; the same call times as the collective workload's; sub-communicators at once; a send before its receive.
+#include "tests/support/RunScenario.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+using namespace nafsim::testing;
+
+namespace {
+
+std::string program(unsigned ranks, const std::string& buffers, const std::string& ops, const std::string& extra = "")
+{
+  return fmt::format(R"({{"name": "program-test", "platform": {{"preset": "accl-coyote-u55c",
+      "topology": {{"kind": "star", "hosts": {0}}}}},
+      "workload": {{"kind": "program", "ranks": {0}, "buffers": [{1}], "ops": [{2}] {3}}}}})",
+                     ranks, buffers, ops, extra);
+}
+
+// Rows of program_ops for operation `op` (all ranks).
+std::vector<std::size_t> rows_of(const Csv& t, int op)
+{
+  std::vector<std::size_t> v;
+  for (std::size_t i = 0; i < t.rows.size(); ++i)
+    if (std::stoi(t.rows[i].at("op")) == op)
+      v.push_back(i);
+  return v;
+}
+
+bool verified(const ScenarioRun& r)
+{
+  for (auto const& l : r.summary)
+    if (l.find("program:") != std::string::npos)
+      return l.find("verified:") != std::string::npos;
+  return false;
+}
+
+double latest_end(const Csv& t, int op)
+{
+  double m = 0;
+  for (auto i : rows_of(t, op))
+    m = std::max(m, t.num(i, "end_us"));
+  return m;
+}
+
+} // namespace
+
+TEST(Program, AnAllreduceTakesWhatTheCollectiveWorkloadMeasures)
+{
+  auto p = run_scenario_isolated(program(8, R"({"name": "a", "elements": 16384}, {"name": "b", "elements": 16384})",
+                                         R"({"op": "allreduce", "src": "a", "dst": "b"})"));
+  ASSERT_TRUE(p.ok) << p.error;
+  auto c = run_scenario_isolated(R"({"name": "c", "platform": {"preset": "accl-coyote-u55c",
+      "topology": {"kind": "star", "hosts": 8}}, "workload": {"kind": "collective", "collective": "allreduce",
+      "ranks": 8, "sizes": ["64KiB"], "verify": true}})");
+  ASSERT_TRUE(c.ok) << c.error;
+  // Both start every rank at time 0 and wait for the call's completion: the same engine, the same time.
+  EXPECT_NEAR(latest_end(p.tables.at("program_ops"), 0), c.tables.at("collective").num(0, "host_latency_us"), 1e-4);
+}
+
+TEST(Program, ChainedCallsOnSubCommunicatorsVerifyAndRunAtOnce)
+{
+  auto r = run_scenario_isolated(program(
+      4,
+      R"({"name": "x", "elements": 512}, {"name": "y", "elements": 512, "init": "zero"},
+         {"name": "g", "elements": 1024, "init": "zero"}, {"name": "s", "elements": 1024, "init": "zero"})",
+      R"({"op": "send", "shift": 1, "src": "x", "count": 128, "tag": 3},
+         {"op": "recv", "shift": -1, "dst": "y", "count": 128, "tag": 3},
+         {"op": "allgather", "comm": "left", "src": "y", "dst": "g"},
+         {"op": "allgather", "comm": "right", "src": "y", "dst": "g"},
+         {"op": "allreduce", "src": "g", "dst": "s"},
+         {"op": "reduce-scatter", "src": "s", "dst": "x", "count": 256},
+         {"op": "combine", "src": "y", "dst": "x", "func": "max"})",
+      R"(, "communicators": [{"name": "left", "ranks": [0, 1]}, {"name": "right", "ranks": [3, 2]}])"));
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(verified(r));
+  auto const& t = r.tables.at("program_ops");
+  // The two allgathers overlap in time: one communicator does not wait for the other.
+  double left_start = 1e18, right_start = 1e18;
+  for (auto i : rows_of(t, 2))
+    left_start = std::min(left_start, t.num(i, "start_us"));
+  for (auto i : rows_of(t, 3))
+    right_start = std::min(right_start, t.num(i, "start_us"));
+  EXPECT_LT(right_start, latest_end(t, 2));
+  EXPECT_LT(left_start, latest_end(t, 3));
+  EXPECT_EQ(rows_of(t, 2).size(), 2u);
+  EXPECT_EQ(rows_of(t, 4).size(), 4u);
+}
+
+TEST(Program, ASendBeforeItsReceiveIsPostedWaitsInTheRxBuffers)
+{
+  // Rank 1 computes before posting its receive: the eager message is already in its Rx buffers, so the receive only
+  // copies it out, faster than a receive posted at once that waits for the message to cross.
+  auto run = [](const std::string& compute) {
+    return run_scenario_isolated(program(
+        2, R"({"name": "a", "elements": 256}, {"name": "b", "elements": 256, "init": "zero"})",
+        R"({"op": "send", "ranks": [0], "peer": 1, "src": "a", "tag": 9},)" + compute +
+            R"({"op": "recv", "ranks": [1], "peer": 0, "dst": "b", "tag": 9})"));
+  };
+  auto late = run(R"({"op": "compute", "ranks": [1], "duration": "30us"},)");
+  auto now  = run("");
+  ASSERT_TRUE(late.ok) << late.error;
+  ASSERT_TRUE(now.ok) << now.error;
+  auto const& t      = late.tables.at("program_ops");
+  const double sent  = t.num(rows_of(t, 0).at(0), "end_us");
+  const auto recv    = rows_of(t, 2).at(0);
+  auto const& u      = now.tables.at("program_ops");
+  const double waits = u.num(rows_of(u, 1).at(0), "duration_us");
+  EXPECT_LT(sent, 30.0); // the eager send completed while rank 1 computed
+  EXPECT_NEAR(t.num(recv, "start_us"), 30.0, 1e-3);
+  EXPECT_LT(t.num(recv, "duration_us"), waits);
+  EXPECT_TRUE(verified(late));
+  EXPECT_TRUE(verified(now));
+}
+
+TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)
+{
+  const std::string bufs = R"({"name": "a", "elements": 64}, {"name": "b", "elements": 64})";
+  struct Case {
+    std::string ops, path;
+  };
+  for (auto const& c : std::vector<Case>{
+           {R"({"op": "allreduce", "src": "nope", "dst": "b"})", "/workload/ops/0/src"},
+           {R"({"op": "allgather", "src": "a", "dst": "b"})", "/workload/ops/0/dst"}, // needs 2 x 64 elements
+           {R"({"op": "recv", "ranks": [1], "peer": 0, "dst": "b"}, {"op": "send", "ranks": [0], "peer": 1, "src": "a"})",
+            "/workload/ops/0"},
+           {R"({"op": "send", "ranks": [0], "peer": 0, "src": "a"})", "/workload/ops/0/peer"},
+           {R"({"op": "bcast", "src": "a", "dst": "b", "root": 5})", "/workload/ops/0/root"},
+           {R"({"op": "compute", "ranks": [0]})", "/workload/ops/0/duration"},
+           {R"({"op": "allreduce", "comm": "other", "src": "a", "dst": "b"})", "/workload/ops/0/comm"},
+           {R"({"op": "send", "ranks": [0], "peer": 1, "src": "a", "count": 32}, {"op": "recv", "ranks": [1], "peer": 0, "dst": "b"})",
+            "/workload/ops/1/count"},
+           {R"({"op": "recv", "ranks": [1], "peer": 0, "dst": "b", "tag": 4})", "/workload/ops/0"}}) {
+    auto r = run_scenario_isolated(program(2, bufs, c.ops));
+    ASSERT_FALSE(r.ok) << c.ops;
+    EXPECT_EQ(r.error_kind, "config") << r.error;
+    EXPECT_NE(r.error.find(c.path), std::string::npos) << r.error;
+  }
+}

@@ -1,0 +1,200 @@
+#include "workloads/program/Program.hpp"
+
+#include "simcore/config/ConfigError.hpp"
+#include "workloads/collective/Verify.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace nafsim::workloads {
+
+Program::Program(const ProgramConfig& cfg) : plan_(ProgramPlan::resolve(cfg)) {}
+
+void Program::place(const nodes::Cluster& c)
+{
+  auto fpgas     = c.positions(nodes::FpgaNode::kKind);
+  auto const& pc = plan_.cfg;
+  if (!pc.positions.empty()) {
+    if (pc.positions.size() != pc.ranks)
+      throw config::ConfigError("", "/workload/positions",
+                                fmt::format("{} positions for {} ranks: give one FPGA position per rank",
+                                            pc.positions.size(), pc.ranks));
+    for (std::size_t r = 0; r < pc.positions.size(); ++r) {
+      const unsigned pos = pc.positions[r];
+      if (pos >= c.size() || !c.is_fpga(pos) ||
+          std::count(pc.positions.begin(), pc.positions.end(), pos) > 1)
+        throw config::ConfigError("", fmt::format("/workload/positions/{}", r),
+                                  fmt::format("position {} is not an FPGA of the platform, or is listed twice", pos));
+      hosts_.push_back(static_cast<net::HostId>(pos));
+    }
+    return;
+  }
+  if (pc.ranks > fpgas.size())
+    throw config::ConfigError("", "/workload/ranks",
+                              fmt::format("{} ranks, but the platform has {} FPGA node(s)", pc.ranks, fpgas.size()));
+  for (unsigned r = 0; r < pc.ranks; ++r)
+    hosts_.push_back(static_cast<net::HostId>(fpgas[r]));
+}
+
+void Program::fill_buffers(nodes::Cluster& c)
+{
+  auto const& pc = plan_.cfg;
+  const DataPattern pattern{pc.dtype, pc.dtype == DataType::Float16, pc.ranks};
+  const unsigned eb = nodes::dtype_bytes(pc.dtype);
+  std::vector<std::vector<std::vector<double>>> initial(pc.buffers.size());
+  for (std::size_t b = 0; b < pc.buffers.size(); ++b) {
+    auto const& buf = pc.buffers[b];
+    for (unsigned r = 0; r < pc.ranks; ++r) {
+      std::vector<double> v(buf.elements, 0.0);
+      std::vector<std::byte> bytes(buf.elements * eb);
+      for (std::uint64_t i = 0; i < buf.elements; ++i) {
+        v[i] = buf.init == BufferInit::Pattern ? pattern(r, i, static_cast<unsigned>(b)) : 0.0;
+        nodes::set_element(pc.dtype, bytes, i, v[i]);
+      }
+      c.data()->memory.at(hosts_[r]).write(plan_.buffer_addr[b], bytes);
+      initial[b].push_back(std::move(v));
+    }
+  }
+  for (auto const& o : plan_.ops) // the reference needs a receive's message sent earlier in the list
+    if (o.kind == ProgramOpKind::Recv)
+      for (unsigned r : o.runs) {
+        bool sent = false;
+        for (std::size_t j = 0; j < o.index && !sent; ++j) {
+          auto const& s = plan_.ops[j];
+          sent = s.kind == ProgramOpKind::Send && s.peer.at(static_cast<unsigned>(o.peer[r])) == static_cast<int>(r) &&
+                 pc.ops[j].tag == pc.ops[o.index].tag;
+        }
+        if (!sent)
+          throw config::ConfigError("", fmt::format("/workload/ops/{}", o.index),
+                                    fmt::format("verify: rank {} receives from rank {} with tag {}, but no send of "
+                                                "that rank to it is listed before: list the send first (the ranks "
+                                                "still run in any order) or set verify false",
+                                                r, o.peer[r], pc.ops[o.index].tag));
+      }
+  reference_ = std::make_unique<ProgramReference>(plan_, initial);
+}
+
+void Program::start(nodes::Cluster& c)
+{
+  place(c);
+  auto const& pc = plan_.cfg;
+  if (pc.verify) {
+    std::uint64_t bytes = 0;
+    for (auto const& b : pc.buffers)
+      bytes += b.elements * nodes::dtype_bytes(pc.dtype);
+    check_verify_budget("/workload/buffers", bytes, bytes, pc.ranks);
+    c.carry_data();
+    fill_buffers(c);
+  }
+  records_.clear();
+  for (auto const& o : plan_.ops)
+    records_.emplace_back(o.runs.size());
+  for (unsigned r = 0; r < pc.ranks; ++r) {
+    c.cclo(hosts_[r]);
+    c.scheduler().spawn(fmt::format("program-rank-{}", r), c.node(hosts_[r]).host(),
+                        [this, &c, r](ActorContext& ctx) { run_rank(ctx, c, r); });
+  }
+}
+
+void Program::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
+{
+  static const std::uint32_t busy = cause_what("workload", "program compute");
+  for (auto const& o : plan_.ops) {
+    auto at = std::find(o.runs.begin(), o.runs.end(), rank);
+    if (at == o.runs.end())
+      continue;
+    Record& rec = records_[o.index][static_cast<std::size_t>(at - o.runs.begin())];
+    rec.start   = ctx.now();
+    if (o.kind == ProgramOpKind::Compute) {
+      ctx.sleep_for(plan_.cfg.ops[o.index].duration, CauseLabel::at_host(busy, hosts_[rank]));
+    } else {
+      auto res = c.cclo(hosts_[rank]).call(ctx, plan_.cclo_call(o, rank, hosts_));
+      if (!res.error.empty())
+        throw SimulationError(fmt::format("program operation {} ({}) on rank {}: {}", o.index,
+                                          config::enum_name(o.kind), rank, res.error));
+      rec.protocol  = coll::protocol_name(res.protocol);
+      rec.algorithm = coll::algorithm_name(res.algorithm);
+    }
+    rec.end = ctx.now();
+    rec.ran = true;
+    if (reference_)
+      check(c, o, rank);
+  }
+}
+
+void Program::check(nodes::Cluster& c, const PlannedOp& o, unsigned rank) const
+{
+  auto const& want = reference_->after(o.index, rank);
+  if (o.dst < 0 || want.empty())
+    return;
+  const auto dt  = plan_.cfg.dtype;
+  const auto got = c.data()->memory.at(hosts_[rank]).read(plan_.buffer_addr[static_cast<std::size_t>(o.dst)],
+                                                           want.size() * nodes::dtype_bytes(dt));
+  const double tol = dt == DataType::Float16 ? 1e-3 : dt == DataType::Float32 ? 1e-6 : 0.0;
+  for (std::uint64_t i = 0; i < want.size(); ++i) {
+    if (std::isnan(want[i]))
+      continue;
+    const double g = nodes::element_value(dt, got, i);
+    if (std::abs(g - want[i]) > tol * std::max(1.0, std::abs(want[i])))
+      throw SimulationError(fmt::format(
+          "verify: program operation {} ({}) on rank {}: buffer '{}'[{}] = {}, expected {}; the simulated CCLO "
+          "delivered wrong data, a simulator bug: please report it with this scenario",
+          o.index, config::enum_name(o.kind), rank, plan_.cfg.buffers[static_cast<std::size_t>(o.dst)].name, i, g,
+          want[i]));
+    ++const_cast<Program*>(this)->checked_;
+  }
+}
+
+void Program::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
+{
+  results::Table t("program_ops", {"op", "kind", "comm", "rank", "position", "count", "bytes", "protocol", "algorithm",
+                                   "start_us", "end_us", "duration_us"});
+  results::Table rk("program_ranks", {"rank", "position", "operations", "end_us", "communication_us", "compute_us"});
+  const unsigned eb = nodes::dtype_bytes(plan_.cfg.dtype);
+  SimTime last;
+  unsigned slowest = 0;
+  for (unsigned r = 0; r < plan_.cfg.ranks; ++r) {
+    SimTime comm, comp, end;
+    std::uint64_t n = 0;
+    for (auto const& o : plan_.ops) {
+      auto at = std::find(o.runs.begin(), o.runs.end(), r);
+      if (at == o.runs.end())
+        continue;
+      auto const& rec = records_[o.index][static_cast<std::size_t>(at - o.runs.begin())];
+      if (!rec.ran)
+        continue;
+      ++n;
+      (o.kind == ProgramOpKind::Compute ? comp : comm) += rec.end - rec.start;
+      end = std::max(end, rec.end);
+      t.row()
+          .add(static_cast<std::uint64_t>(o.index))
+          .add(config::enum_name(o.kind))
+          .add(plan_.comm_names[o.comm])
+          .add(r)
+          .add(static_cast<unsigned>(hosts_[r]))
+          .add(o.count)
+          .add(o.count * eb)
+          .add(rec.protocol)
+          .add(rec.algorithm)
+          .add(rec.start.us(), 4)
+          .add(rec.end.us(), 4)
+          .add((rec.end - rec.start).us(), 4);
+    }
+    rk.row().add(r).add(static_cast<unsigned>(hosts_[r])).add(n).add(end.us(), 4).add(comm.us(), 4).add(comp.us(), 4);
+    if (end > last) {
+      last    = end;
+      slowest = r;
+    }
+  }
+  sink.add(std::move(t));
+  sink.add(std::move(rk));
+  summary.push_back(fmt::format("program: {} operations on {} ranks ({} communicator(s)), done at {:.3f} us (rank {} "
+                                "last){}",
+                                plan_.ops.size(), plan_.cfg.ranks, plan_.comms.size(), last.us(), slowest,
+                                reference_ ? fmt::format("; verified: {} elements checked after every operation",
+                                                         checked_)
+                                           : ""));
+}
+
+} // namespace nafsim::workloads

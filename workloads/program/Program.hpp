@@ -1,0 +1,40 @@
+#pragma once
+// The `program` workload: any sequence of CCLO calls per rank. Named buffers that keep their data between
+// operations, communicators over subsets of the ranks (several running at once), send / recv with tags between
+// any ranks (a send may come before its receive is posted: the Rx-buffer path), local copy / combine, and compute
+// phases; each rank runs the operations it takes part in, in list order, one after the other. With `verify` every
+// operation's result is checked on every rank against the program run on plain numbers (ProgramReference).
+
+#include "workloads/Workload.hpp"
+#include "workloads/program/ProgramPlan.hpp"
+#include "workloads/program/ProgramReference.hpp"
+
+#include <memory>
+
+namespace nafsim::workloads {
+
+class Program final : public Workload {
+public:
+  explicit Program(const ProgramConfig& cfg);
+  void start(nodes::Cluster& c) override;
+  void report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const override;
+
+private:
+  struct Record {
+    SimTime start, end;
+    bool ran = false;
+    std::string protocol, algorithm;
+  };
+  void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
+  void place(const nodes::Cluster& c);
+  void fill_buffers(nodes::Cluster& c);
+  void check(nodes::Cluster& c, const PlannedOp& o, unsigned rank) const;
+
+  ProgramPlan plan_;
+  std::vector<net::HostId> hosts_;                 ///< FPGA position of each program rank
+  std::unique_ptr<ProgramReference> reference_;    ///< with verify
+  std::vector<std::vector<Record>> records_;       ///< [op][j]: the j-th rank that runs it
+  std::uint64_t checked_ = 0;                      ///< elements verified
+};
+
+} // namespace nafsim::workloads

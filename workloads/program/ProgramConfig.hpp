@@ -1,0 +1,126 @@
+#pragma once
+// The `program` workload's configuration: named buffers every rank holds, communicators over subsets of the ranks,
+// and one list of operations that each rank runs in order (the ones it takes part in).
+
+#include "workloads/collective/CollectiveBench.hpp"
+
+#include <string>
+#include <vector>
+
+namespace nafsim::workloads {
+
+enum class ProgramOpKind { Bcast, Scatter, Gather, AllGather, Reduce, AllReduce, ReduceScatter, AllToAll, Barrier,
+                           Copy, Combine, Send, Recv, Compute };
+/// What a buffer holds before the program runs.
+enum class BufferInit { Pattern, Zero };
+
+} // namespace nafsim::workloads
+
+namespace nafsim::config {
+template <> struct EnumNames<workloads::ProgramOpKind> {
+  static constexpr std::array list{
+      std::pair{workloads::ProgramOpKind::Bcast, "bcast"},
+      std::pair{workloads::ProgramOpKind::Scatter, "scatter"},
+      std::pair{workloads::ProgramOpKind::Gather, "gather"},
+      std::pair{workloads::ProgramOpKind::AllGather, "allgather"},
+      std::pair{workloads::ProgramOpKind::Reduce, "reduce"},
+      std::pair{workloads::ProgramOpKind::AllReduce, "allreduce"},
+      std::pair{workloads::ProgramOpKind::ReduceScatter, "reduce-scatter"},
+      std::pair{workloads::ProgramOpKind::AllToAll, "alltoall"},
+      std::pair{workloads::ProgramOpKind::Barrier, "barrier"},
+      std::pair{workloads::ProgramOpKind::Copy, "copy"},
+      std::pair{workloads::ProgramOpKind::Combine, "combine"},
+      std::pair{workloads::ProgramOpKind::Send, "send"},
+      std::pair{workloads::ProgramOpKind::Recv, "recv"},
+      std::pair{workloads::ProgramOpKind::Compute, "compute"}};
+};
+template <> struct EnumNames<workloads::BufferInit> {
+  static constexpr std::array list{std::pair{workloads::BufferInit::Pattern, "pattern"},
+                                   std::pair{workloads::BufferInit::Zero, "zero"}};
+};
+} // namespace nafsim::config
+
+namespace nafsim::workloads {
+
+struct ProgramBuffer {
+  std::string name;
+  std::uint64_t elements = 0;
+  BufferInit init        = BufferInit::Pattern;
+  template <class V> void describe(V& v)
+  {
+    v.field("name", name, "how operations name it");
+    v.field("elements", elements, "its size in elements of the program's dtype (every rank holds one, in device "
+                                  "memory)");
+    v.field("init", init, "its contents before the program: pattern (small integers that differ by rank and "
+                          "element, exact in every type) or zero");
+  }
+};
+
+struct ProgramComm {
+  std::string name;
+  std::vector<unsigned> ranks;
+  template <class V> void describe(V& v)
+  {
+    v.field("name", name, "how operations name it (`world`, every rank, exists already)");
+    v.field("ranks", ranks, "its members, program ranks in order: member i is its rank i");
+  }
+};
+
+struct ProgramOp {
+  ProgramOpKind op = ProgramOpKind::Barrier;
+  std::string comm = "world";
+  std::vector<unsigned> ranks;
+  std::string src;
+  std::string dst;
+  std::uint64_t count = 0;
+  unsigned root       = 0;
+  int peer            = -1;
+  int shift           = 0;
+  std::uint32_t tag   = 0;
+  coll::ReduceFunc func     = coll::ReduceFunc::Sum;
+  ProtocolChoice protocol   = ProtocolChoice::Auto;
+  AlgorithmChoice algorithm = AlgorithmChoice::Auto;
+  SimTime duration;
+  template <class V> void describe(V& v)
+  {
+    v.field("op", op, "what it does: a CCLO collective on `comm`, copy / combine (local), send / recv to a peer, "
+                      "or compute (the rank is busy for `duration`)");
+    v.field("comm", comm, "collectives: the communicator it runs on (every member takes part)");
+    v.field("ranks", ranks, "send, recv, copy, combine, compute: the program ranks that run it (empty: all)");
+    v.field("src", src, "the buffer it reads (collectives, copy, combine, send)");
+    v.field("dst", dst, "the buffer it writes (collectives, copy, combine, recv)");
+    v.field("count", count, "elements per rank as ACCL counts them (0: all of `src`, or of `dst` for recv)");
+    v.field("root", root, "rooted collectives: the root's rank in `comm`");
+    v.field("peer", peer, "send / recv: the peer's program rank (-1: use `shift`)");
+    v.field("shift", shift, "send / recv without `peer`: the peer is (rank + shift) mod ranks (a ring: send 1, recv -1)");
+    v.field("tag", tag, "send / recv: ACCL's tag (messages between two ranks match in order within a tag)");
+    v.field("func", func, "reductions and combine: sum or max");
+    v.field("protocol", protocol, "collectives: auto (the firmware's choice), eager or rendezvous");
+    v.field("algorithm", algorithm, "collectives: auto or a forced algorithm");
+    v.field("duration", duration, "compute: how long the rank is busy");
+  }
+};
+
+struct ProgramConfig {
+  unsigned ranks = 2;
+  std::vector<unsigned> positions;
+  DataType dtype = DataType::Float32;
+  std::vector<ProgramBuffer> buffers;
+  std::vector<ProgramComm> communicators;
+  std::vector<ProgramOp> ops;
+  bool verify = true;
+  template <class V> void describe(V& v)
+  {
+    v.field("ranks", ranks, "program ranks, one per FPGA (the platform's first FPGA positions unless `positions`)",
+            config::Limits::between(1, 65536));
+    v.field("positions", positions, "the FPGA position of each rank (empty: the first `ranks` FPGAs)");
+    v.field("dtype", dtype, "element type of every buffer and operation");
+    v.field("buffers", buffers, "named buffers, one of each per rank; they keep their data between operations");
+    v.field("communicators", communicators, "sub-communicators beside `world` (several may run at once)");
+    v.field("ops", ops, "the program: each rank runs, in this order, the operations it takes part in");
+    v.field("verify", verify, "carry real bytes and check every buffer after every operation against a reference "
+                              "run of the program on plain numbers");
+  }
+};
+
+} // namespace nafsim::workloads

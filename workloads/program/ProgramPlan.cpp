@@ -1,0 +1,287 @@
+#include "workloads/program/ProgramPlan.hpp"
+
+#include "simcore/config/ConfigError.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <fmt/format.h>
+
+namespace nafsim::workloads {
+
+coll::Collective collective_of(ProgramOpKind k)
+{
+  using C = coll::Collective;
+  switch (k) {
+    case ProgramOpKind::Bcast: return C::Bcast;
+    case ProgramOpKind::Scatter: return C::Scatter;
+    case ProgramOpKind::Gather: return C::Gather;
+    case ProgramOpKind::AllGather: return C::AllGather;
+    case ProgramOpKind::Reduce: return C::Reduce;
+    case ProgramOpKind::AllReduce: return C::AllReduce;
+    case ProgramOpKind::ReduceScatter: return C::ReduceScatter;
+    case ProgramOpKind::AllToAll: return C::AllToAll;
+    case ProgramOpKind::Barrier: return C::Barrier;
+    case ProgramOpKind::Copy: return C::Copy;
+    case ProgramOpKind::Combine: return C::Combine;
+    case ProgramOpKind::Send: return C::Send;
+    case ProgramOpKind::Recv: return C::Recv;
+    case ProgramOpKind::Compute: return C::Nop;
+  }
+  return C::Nop;
+}
+
+namespace {
+
+bool is_collective(ProgramOpKind k)
+{
+  return k != ProgramOpKind::Copy && k != ProgramOpKind::Combine && k != ProgramOpKind::Send &&
+         k != ProgramOpKind::Recv && k != ProgramOpKind::Compute;
+}
+
+config::ConfigError op_error(std::size_t i, const std::string& key, const std::string& msg)
+{
+  return config::ConfigError("", fmt::format("/workload/ops/{}{}", i, key.empty() ? "" : "/" + key), msg);
+}
+
+int find_name(const std::vector<std::string>& names, const std::string& n)
+{
+  auto it = std::find(names.begin(), names.end(), n);
+  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+}
+
+std::string listed(const std::vector<std::string>& names)
+{
+  std::string s;
+  for (auto const& n : names)
+    s += (s.empty() ? "" : ", ") + n;
+  return s.empty() ? "none" : s;
+}
+
+void resolve_comms(ProgramPlan& p)
+{
+  std::vector<unsigned> world(p.cfg.ranks);
+  for (unsigned r = 0; r < p.cfg.ranks; ++r)
+    world[r] = r;
+  p.comms.push_back(world);
+  p.comm_names.push_back("world");
+  for (std::size_t c = 0; c < p.cfg.communicators.size(); ++c) {
+    auto const& k = p.cfg.communicators[c];
+    const std::string at = fmt::format("/workload/communicators/{}", c);
+    if (k.name.empty() || find_name(p.comm_names, k.name) >= 0)
+      throw config::ConfigError("", at + "/name",
+                                fmt::format("communicator name '{}' is empty or taken (world is every rank)", k.name));
+    if (k.ranks.empty())
+      throw config::ConfigError("", at + "/ranks", "a communicator needs at least one member");
+    for (std::size_t i = 0; i < k.ranks.size(); ++i) {
+      if (k.ranks[i] >= p.cfg.ranks)
+        throw config::ConfigError("", fmt::format("{}/ranks/{}", at, i),
+                                  fmt::format("rank {} is not one of the program's {} ranks", k.ranks[i], p.cfg.ranks));
+      if (std::count(k.ranks.begin(), k.ranks.end(), k.ranks[i]) > 1)
+        throw config::ConfigError("", fmt::format("{}/ranks/{}", at, i),
+                                  fmt::format("rank {} is listed twice", k.ranks[i]));
+    }
+    p.comms.push_back(k.ranks);
+    p.comm_names.push_back(k.name);
+  }
+}
+
+void resolve_buffers(ProgramPlan& p, std::vector<std::string>& names)
+{
+  const unsigned eb  = nodes::dtype_bytes(p.cfg.dtype);
+  std::uint64_t next = nodes::Cclo::kUserBase;
+  for (std::size_t b = 0; b < p.cfg.buffers.size(); ++b) {
+    auto const& k = p.cfg.buffers[b];
+    const std::string at = fmt::format("/workload/buffers/{}", b);
+    if (k.name.empty() || find_name(names, k.name) >= 0)
+      throw config::ConfigError("", at + "/name", fmt::format("buffer name '{}' is empty or taken", k.name));
+    if (k.elements == 0 || k.elements > (1ULL << 32))
+      throw config::ConfigError("", at + "/elements", "a buffer holds 1 to 2^32 elements");
+    names.push_back(k.name);
+    p.buffer_addr.push_back(next);
+    next += (k.elements * eb + 4095) / 4096 * 4096; // page-aligned, one after the other
+  }
+}
+
+// Who runs `o` and with which peer; checks the operation's fields.
+void resolve_roles(const ProgramPlan& p, const ProgramOp& k, PlannedOp& o)
+{
+  const std::size_t i = o.index;
+  if (is_collective(k.op)) {
+    if (!k.ranks.empty())
+      throw op_error(i, "ranks", "a collective runs on every member of its communicator: leave `ranks` empty");
+    o.runs = p.comms[o.comm];
+    if (k.root >= o.runs.size())
+      throw op_error(i, "root", fmt::format("root {} is not a rank of communicator {} ({} members)", k.root,
+                                            p.comm_names[o.comm], o.runs.size()));
+    return;
+  }
+  if (k.comm != "world")
+    throw op_error(i, "comm", "send, recv, copy, combine and compute run on program ranks: leave `comm` as world");
+  if (k.ranks.empty())
+    o.runs = p.comms[0];
+  for (std::size_t j = 0; j < k.ranks.size(); ++j) {
+    if (k.ranks[j] >= p.cfg.ranks)
+      throw op_error(i, fmt::format("ranks/{}", j),
+                     fmt::format("rank {} is not one of the program's {} ranks", k.ranks[j], p.cfg.ranks));
+    o.runs.push_back(k.ranks[j]);
+  }
+  if (k.op != ProgramOpKind::Send && k.op != ProgramOpKind::Recv)
+    return;
+  o.peer.assign(p.cfg.ranks, -1);
+  const auto n = static_cast<int>(p.cfg.ranks);
+  for (unsigned r : o.runs) {
+    int peer = k.peer >= 0 ? k.peer : ((static_cast<int>(r) + k.shift) % n + n) % n;
+    if (peer >= n || peer == static_cast<int>(r))
+      throw op_error(i, k.peer >= 0 ? "peer" : "shift",
+                     fmt::format("rank {} would {} {} itself or a rank beyond the program's {}", r,
+                                 k.op == ProgramOpKind::Send ? "send to" : "receive from", peer, n));
+    o.peer[r] = peer;
+  }
+}
+
+// Buffers the operation names exist and hold what every rank reads and writes.
+void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& names, const ProgramOp& k, PlannedOp& o)
+{
+  const std::size_t i = o.index;
+  const auto kind     = k.op;
+  const bool reads  = kind != ProgramOpKind::Recv && kind != ProgramOpKind::Barrier && kind != ProgramOpKind::Compute;
+  const bool writes = kind != ProgramOpKind::Send && kind != ProgramOpKind::Barrier && kind != ProgramOpKind::Compute;
+  auto buffer = [&](const std::string& n, const char* key) {
+    int b = find_name(names, n);
+    if (b < 0)
+      throw op_error(i, key, fmt::format("no buffer named '{}' (buffers: {})", n, listed(names)));
+    return b;
+  };
+  if (reads)
+    o.src = buffer(k.src, "src");
+  if (writes)
+    o.dst = buffer(k.dst, "dst");
+  if (kind == ProgramOpKind::Barrier || kind == ProgramOpKind::Compute)
+    return;
+  o.count = k.count != 0 ? k.count : p.cfg.buffers[static_cast<std::size_t>(reads ? o.src : o.dst)].elements;
+  for (unsigned r : o.runs) {
+    auto cc = p.call(o, r);
+    auto check = [&](int b, std::uint64_t need, const char* key) {
+      if (b >= 0 && need > p.cfg.buffers[static_cast<std::size_t>(b)].elements)
+        throw op_error(i, key,
+                       fmt::format("rank {} {} {} elements of buffer '{}', which holds {}: give a smaller count or a "
+                                   "larger buffer",
+                                   r, key[0] == 's' ? "reads" : "writes", need, names[static_cast<std::size_t>(b)],
+                                   p.cfg.buffers[static_cast<std::size_t>(b)].elements));
+    };
+    const int cr = kind == ProgramOpKind::Send || kind == ProgramOpKind::Recv ? 0 : p.rank_in(o.comm, r);
+    check(o.src, coll::input_elements(cc, cr), "src");
+    check(o.dst, coll::output_elements(cc, cr), "dst");
+  }
+}
+
+// Each receive takes the next message its peer sends it with its tag (in list order): the counts must agree, and
+// every receive needs a send, or the run would wait forever.
+void match_messages(const ProgramPlan& p)
+{
+  using Key = std::tuple<unsigned, unsigned, std::uint32_t>; // sender, receiver, tag
+  std::map<Key, std::vector<std::pair<std::size_t, std::uint64_t>>> sends, recvs;
+  for (auto const& o : p.ops)
+    if (o.kind == ProgramOpKind::Send || o.kind == ProgramOpKind::Recv)
+      for (unsigned r : o.runs) {
+        const auto peer = static_cast<unsigned>(o.peer[r]);
+        const auto tag  = p.cfg.ops[o.index].tag;
+        if (o.kind == ProgramOpKind::Send)
+          sends[{r, peer, tag}].emplace_back(o.index, o.count);
+        else
+          recvs[{peer, r, tag}].emplace_back(o.index, o.count);
+      }
+  for (auto const& [key, rs] : recvs) {
+    auto const& ss = sends[key];
+    for (std::size_t k = 0; k < rs.size(); ++k) {
+      auto [from, to, tag] = key;
+      if (k >= ss.size())
+        throw op_error(rs[k].first, "", fmt::format("rank {} receives message {} from rank {} with tag {}, but rank {} "
+                                                    "sends it only {} with that tag: the run would wait forever",
+                                                    to, k + 1, from, tag, from, ss.size()));
+      if (ss[k].second != rs[k].second)
+        throw op_error(rs[k].first, "count",
+                       fmt::format("rank {} receives {} elements from rank {} (tag {}), but the matching send (ops/{}) "
+                                   "sends {}: give both the same count",
+                                   to, rs[k].second, from, tag, ss[k].first, ss[k].second));
+    }
+  }
+}
+
+} // namespace
+
+ProgramPlan ProgramPlan::resolve(const ProgramConfig& cfg)
+{
+  ProgramPlan p;
+  p.cfg = cfg;
+  resolve_comms(p);
+  std::vector<std::string> names;
+  resolve_buffers(p, names);
+  for (std::size_t i = 0; i < cfg.ops.size(); ++i) {
+    auto const& k = cfg.ops[i];
+    PlannedOp o;
+    o.kind  = k.op;
+    o.index = i;
+    const int c = find_name(p.comm_names, k.comm);
+    if (c < 0)
+      throw op_error(i, "comm", fmt::format("no communicator named '{}' (communicators: {})", k.comm,
+                                            listed(p.comm_names)));
+    o.comm = static_cast<std::size_t>(c);
+    resolve_roles(p, k, o);
+    resolve_operands(p, names, k, o);
+    if (k.op == ProgramOpKind::Compute && k.duration <= SimTime{})
+      throw op_error(i, "duration", "compute needs a positive duration, e.g. \"5us\"");
+    p.ops.push_back(std::move(o));
+  }
+  match_messages(p);
+  return p;
+}
+
+int ProgramPlan::rank_in(std::size_t comm, unsigned r) const
+{
+  auto const& m = comms.at(comm);
+  auto it       = std::find(m.begin(), m.end(), r);
+  return it == m.end() ? -1 : static_cast<int>(it - m.begin());
+}
+
+coll::CollectiveCall ProgramPlan::call(const PlannedOp& o, unsigned r) const
+{
+  auto const& k = cfg.ops[o.index];
+  coll::CollectiveCall cc;
+  cc.collective = collective_of(o.kind);
+  cc.count      = o.kind == ProgramOpKind::Barrier ? 0 : o.count;
+  cc.elem_bytes = nodes::dtype_bytes(cfg.dtype);
+  cc.func       = k.func;
+  if (o.kind == ProgramOpKind::Send || o.kind == ProgramOpKind::Recv) {
+    cc.size = static_cast<int>(cfg.ranks); // over world: the root is the peer
+    cc.root = o.peer.at(r);
+  } else {
+    cc.size = static_cast<int>(comms.at(o.comm).size());
+    cc.root = static_cast<int>(k.root);
+  }
+  return cc;
+}
+
+nodes::CcloCall ProgramPlan::cclo_call(const PlannedOp& o, unsigned r, const std::vector<net::HostId>& hosts) const
+{
+  auto const& k = cfg.ops[o.index];
+  nodes::CcloCall c;
+  c.call = call(o, r);
+  std::vector<net::HostId> members;
+  const bool p2p = o.kind == ProgramOpKind::Send || o.kind == ProgramOpKind::Recv;
+  for (unsigned m : comms.at(p2p ? 0 : o.comm))
+    members.push_back(hosts.at(m));
+  c.comm     = nodes::Communicator(std::move(members));
+  c.rank     = p2p ? static_cast<int>(r) : rank_in(o.comm, r);
+  c.src_addr = o.src >= 0 ? buffer_addr.at(static_cast<std::size_t>(o.src)) : nodes::Cclo::kUserBase;
+  c.dst_addr = o.dst >= 0 ? buffer_addr.at(static_cast<std::size_t>(o.dst)) : nodes::Cclo::kUserBase;
+  if (k.protocol != ProtocolChoice::Auto)
+    c.protocol = k.protocol == ProtocolChoice::Eager ? coll::Protocol::Eager : coll::Protocol::Rendezvous;
+  c.algorithm = algorithm_of(k.algorithm);
+  c.dtype     = cfg.dtype;
+  c.tag       = k.tag;
+  return c;
+}
+
+} // namespace nafsim::workloads

@@ -1,0 +1,44 @@
+#pragma once
+// A `program` resolved against the platform: buffer and communicator names become indices, every operation knows
+// which program ranks run it, in what role (rank in its communicator, peer), and the CCLO call each of them makes.
+// Every name, size and peer is checked here, before the run, with the JSON path of what is wrong.
+
+#include "nodes/cclo/Cclo.hpp"
+#include "workloads/program/ProgramConfig.hpp"
+
+#include <optional>
+#include <vector>
+
+namespace nafsim::workloads {
+
+struct PlannedOp {
+  ProgramOpKind kind = ProgramOpKind::Barrier;
+  std::size_t index  = 0;     ///< in the op list
+  std::size_t comm   = 0;     ///< communicator (0: world)
+  int src = -1, dst = -1;     ///< buffers (-1: none)
+  std::uint64_t count = 0;    ///< elements per rank as ACCL counts them
+  std::vector<unsigned> runs; ///< the program ranks that run it
+  std::vector<int> peer;      ///< send / recv: the peer of each program rank (-1: not run there)
+};
+
+struct ProgramPlan {
+  ProgramConfig cfg;
+  std::vector<std::vector<unsigned>> comms;   ///< members of each communicator (program ranks)
+  std::vector<std::string> comm_names;
+  std::vector<std::uint64_t> buffer_addr;     ///< device address of each buffer (the same on every rank)
+  std::vector<PlannedOp> ops;
+
+  /// Resolve `cfg` (throws config::ConfigError with /workload/... paths).
+  static ProgramPlan resolve(const ProgramConfig& cfg);
+  /// The rank of program rank `r` in communicator `comm` (-1: not a member).
+  int rank_in(std::size_t comm, unsigned r) const;
+  /// The collective call program rank `r` makes for `o` (not for compute).
+  coll::CollectiveCall call(const PlannedOp& o, unsigned r) const;
+  /// As a CCLO call on the FPGAs `hosts` (program rank -> host).
+  nodes::CcloCall cclo_call(const PlannedOp& o, unsigned r, const std::vector<net::HostId>& hosts) const;
+};
+
+/// The collective a program operation runs (Nop for compute).
+coll::Collective collective_of(ProgramOpKind k);
+
+} // namespace nafsim::workloads

@@ -1,0 +1,114 @@
+#include "workloads/program/ProgramReference.hpp"
+
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace nafsim::workloads {
+
+namespace {
+constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+} // namespace
+
+ProgramReference::ProgramReference(const ProgramPlan& plan, const std::vector<std::vector<std::vector<double>>>& initial)
+    : plan_(plan), buf_(initial), after_(plan.ops.size(), std::vector<std::vector<double>>(plan.cfg.ranks))
+{
+  for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+    auto const& o = plan.ops[i];
+    switch (o.kind) {
+      case ProgramOpKind::Compute:
+      case ProgramOpKind::Barrier: break;
+      case ProgramOpKind::Copy:
+      case ProgramOpKind::Combine: local(o); break;
+      case ProgramOpKind::Send:
+      case ProgramOpKind::Recv: send_recv(o); break;
+      default: collective(o); break;
+    }
+    if (o.dst >= 0)
+      for (unsigned r : o.runs)
+        after_[i][r] = buf_[static_cast<std::size_t>(o.dst)][r];
+  }
+}
+
+void ProgramReference::local(const PlannedOp& o)
+{
+  auto& src        = buf_[static_cast<std::size_t>(o.src)];
+  auto& dst        = buf_[static_cast<std::size_t>(o.dst)];
+  const auto func  = plan_.cfg.ops[o.index].func;
+  for (unsigned r : o.runs)
+    for (std::uint64_t i = 0; i < o.count; ++i) {
+      const double a = src[r][i];
+      dst[r][i]      = o.kind == ProgramOpKind::Copy        ? a
+                       : func == coll::ReduceFunc::Sum      ? a + dst[r][i]
+                                                            : std::max(a, dst[r][i]);
+    }
+}
+
+void ProgramReference::send_recv(const PlannedOp& o)
+{
+  // Messages wait, in order per (sender, receiver, tag), until a receive takes them; ProgramPlan lists sends first
+  // (a receive of a message not sent yet in list order is refused when verifying).
+  const auto tag = plan_.cfg.ops[o.index].tag;
+  for (unsigned r : o.runs) {
+    const auto peer = static_cast<unsigned>(o.peer[r]);
+    if (o.kind == ProgramOpKind::Send) {
+      auto const& src = buf_[static_cast<std::size_t>(o.src)][r];
+      queues_[{r, peer, tag}].emplace_back(src.begin(), src.begin() + static_cast<std::ptrdiff_t>(o.count));
+      continue;
+    }
+    auto& q   = queues_[{peer, r, tag}];
+    auto& dst = buf_[static_cast<std::size_t>(o.dst)][r];
+    if (q.empty()) { // its send comes later in the list: the bytes are not known here
+      std::fill(dst.begin(), dst.begin() + static_cast<std::ptrdiff_t>(o.count), kUnknown);
+      continue;
+    }
+    auto msg = std::move(q.front());
+    q.pop_front();
+    for (std::uint64_t i = 0; i < o.count && i < msg.size(); ++i)
+      dst[i] = msg[i];
+  }
+}
+
+void ProgramReference::collective(const PlannedOp& o)
+{
+  using K              = ProgramOpKind;
+  auto const& members  = plan_.comms[o.comm];
+  const auto p         = members.size();
+  const std::uint64_t n = o.count;
+  auto const& k        = plan_.cfg.ops[o.index];
+  const std::size_t root = k.root;
+  if (o.kind == K::Barrier)
+    return;
+  std::vector<std::vector<double>> in(p);
+  for (std::size_t m = 0; m < p; ++m)
+    in[m] = buf_[static_cast<std::size_t>(o.src)][members[m]];
+  auto fold = [&](std::uint64_t i) {
+    double v = in[0][i];
+    for (std::size_t s = 1; s < p; ++s)
+      v = k.func == coll::ReduceFunc::Sum ? v + in[s][i] : std::max(v, in[s][i]);
+    return v;
+  };
+  for (std::size_t m = 0; m < p; ++m) {
+    auto& out             = buf_[static_cast<std::size_t>(o.dst)][members[m]];
+    const std::uint64_t e = coll::output_elements(plan_.call(o, members[m]), static_cast<int>(m));
+    for (std::uint64_t i = 0; i < e; ++i) {
+      double v = kUnknown;
+      switch (o.kind) {
+        case K::Bcast: v = m == root ? kUnknown : in[root][i]; break;
+        case K::Scatter: v = in[root][n * m + i]; break;
+        case K::Gather: v = m == root ? in[i / n][i % n] : kUnknown; break;
+        case K::AllGather: v = in[i / n][i % n]; break;
+        case K::Reduce: v = m == root ? fold(i) : kUnknown; break;
+        case K::AllReduce: v = fold(i); break;
+        case K::ReduceScatter: v = fold(n * m + i); break;
+        case K::AllToAll: v = in[i / n][n * m + i % n]; break;
+        default: break;
+      }
+      out[i] = v;
+    }
+  }
+}
+
+} // namespace nafsim::workloads
