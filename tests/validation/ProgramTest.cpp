@@ -1,6 +1,10 @@
 // The `program` workload: CCLO calls chained per rank, verified step by step against the program run on plain
 // numbers; the same call times as the collective workload's; sub-communicators at once; a send before its receive.
 #include "tests/support/RunScenario.hpp"
+#include "workloads/collective/Verify.hpp"
+#include "workloads/program/ProgramReference.hpp"
+
+#include <cstdio>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -111,6 +115,49 @@ TEST(Program, ASendBeforeItsReceiveIsPostedWaitsInTheRxBuffers)
   EXPECT_LT(t.num(recv, "duration_us"), waits);
   EXPECT_TRUE(verified(late));
   EXPECT_TRUE(verified(now));
+}
+
+TEST(Program, ARingAllreduceBuiltFromSendRecvAndCombineIsAnAllreduceAndVerifies)
+{
+  // The tool writes the textbook ring (reduce-scatter, then allgather) as per-rank send / recv / combine.
+  std::string json;
+  FILE* f = popen("sh " NAFSIM_SOURCE_DIR "/python-free-tools/program-ring-allreduce.sh 4 2048", "r");
+  ASSERT_NE(f, nullptr);
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, f))
+    json.append(buf, n);
+  ASSERT_EQ(pclose(f), 0);
+  // Its run on plain numbers leaves every rank's `data` holding the sum of every rank's: it is an allreduce.
+  auto doc = nlohmann::ordered_json::parse(json);
+  auto w   = doc["workload"];
+  w.erase("kind");
+  nafsim::workloads::ProgramConfig cfg;
+  nafsim::config::Origins origins;
+  nafsim::config::Reader::read(w, cfg, "/workload", origins);
+  auto plan = nafsim::workloads::ProgramPlan::resolve(cfg);
+  const nafsim::workloads::DataPattern pattern{nafsim::nodes::DataType::Float32, false, cfg.ranks};
+  std::vector<std::vector<std::vector<double>>> initial(2);
+  for (unsigned r = 0; r < cfg.ranks; ++r) {
+    std::vector<double> d(2048);
+    for (std::size_t i = 0; i < d.size(); ++i)
+      d[i] = pattern(r, i, 0);
+    initial[0].push_back(d);
+    initial[1].push_back(std::vector<double>(512, 0.0));
+  }
+  nafsim::workloads::ProgramReference ref(plan, initial);
+  for (unsigned r = 0; r < cfg.ranks; ++r)
+    for (std::size_t i = 0; i < 2048; ++i) {
+      double sum = 0;
+      for (unsigned s = 0; s < cfg.ranks; ++s)
+        sum += pattern(s, i, 0);
+      ASSERT_EQ(ref.final_buffers()[0][r][i], sum) << "rank " << r << " element " << i;
+    }
+  // And the simulated CCLOs deliver exactly that, step by step.
+  auto run = run_scenario_isolated(json);
+  ASSERT_TRUE(run.ok) << run.error;
+  EXPECT_TRUE(verified(run));
+  // Reduce-scatter: 3 steps x 4 ranks x (send, recv, combine); allgather: 3 x 4 x (send, recv).
+  EXPECT_EQ(run.tables.at("program_ops").rows.size(), 3u * 4 * 3 + 3u * 4 * 2);
 }
 
 TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)

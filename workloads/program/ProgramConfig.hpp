@@ -73,6 +73,8 @@ struct ProgramOp {
   std::string src;
   std::string dst;
   std::uint64_t count = 0;
+  std::uint64_t src_offset = 0;
+  std::uint64_t dst_offset = 0;
   unsigned root       = 0;
   int peer            = -1;
   int shift           = 0;
@@ -89,7 +91,10 @@ struct ProgramOp {
     v.field("ranks", ranks, "send, recv, copy, combine, compute: the program ranks that run it (empty: all)");
     v.field("src", src, "the buffer it reads (collectives, copy, combine, send)");
     v.field("dst", dst, "the buffer it writes (collectives, copy, combine, recv)");
-    v.field("count", count, "elements per rank as ACCL counts them (0: all of `src`, or of `dst` for recv)");
+    v.field("count", count, "elements per rank as ACCL counts them (0: all of `src` from its offset, or of `dst` for "
+                            "recv)");
+    v.field("src_offset", src_offset, "where in `src` the operand starts, in elements");
+    v.field("dst_offset", dst_offset, "where in `dst` the result goes, in elements");
     v.field("root", root, "rooted collectives: the root's rank in `comm`");
     v.field("peer", peer, "send / recv: the peer's program rank (-1: use `shift`)");
     v.field("shift", shift, "send / recv without `peer`: the peer is (rank + shift) mod ranks (a ring: send 1, recv -1)");

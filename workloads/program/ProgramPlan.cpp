@@ -153,20 +153,32 @@ void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& name
       throw op_error(i, key, fmt::format("no buffer named '{}' (buffers: {})", n, listed(names)));
     return b;
   };
-  if (reads)
-    o.src = buffer(k.src, "src");
-  if (writes)
-    o.dst = buffer(k.dst, "dst");
+  auto size = [&](int b) { return p.cfg.buffers[static_cast<std::size_t>(b)].elements; };
+  if (reads) {
+    o.src     = buffer(k.src, "src");
+    o.src_off = k.src_offset;
+    if (o.src_off >= size(o.src))
+      throw op_error(i, "src_offset", fmt::format("offset {} is past the end of buffer '{}' ({} elements)", o.src_off,
+                                                  k.src, size(o.src)));
+  }
+  if (writes) {
+    o.dst     = buffer(k.dst, "dst");
+    o.dst_off = k.dst_offset;
+    if (o.dst_off >= size(o.dst))
+      throw op_error(i, "dst_offset", fmt::format("offset {} is past the end of buffer '{}' ({} elements)", o.dst_off,
+                                                  k.dst, size(o.dst)));
+  }
   if (kind == ProgramOpKind::Barrier || kind == ProgramOpKind::Compute)
     return;
-  o.count = k.count != 0 ? k.count : p.cfg.buffers[static_cast<std::size_t>(reads ? o.src : o.dst)].elements;
+  o.count = k.count != 0 ? k.count : reads ? size(o.src) - o.src_off : size(o.dst) - o.dst_off;
   for (unsigned r : o.runs) {
     auto cc = p.call(o, r);
     auto check = [&](int b, std::uint64_t need, const char* key) {
+      need += key[0] == 's' ? o.src_off : o.dst_off;
       if (b >= 0 && need > p.cfg.buffers[static_cast<std::size_t>(b)].elements)
         throw op_error(i, key,
-                       fmt::format("rank {} {} {} elements of buffer '{}', which holds {}: give a smaller count or a "
-                                   "larger buffer",
+                       fmt::format("rank {} {} up to element {} of buffer '{}', which holds {}: give a smaller "
+                                   "count or offset, or a larger buffer",
                                    r, key[0] == 's' ? "reads" : "writes", need, names[static_cast<std::size_t>(b)],
                                    p.cfg.buffers[static_cast<std::size_t>(b)].elements));
     };
@@ -274,8 +286,9 @@ nodes::CcloCall ProgramPlan::cclo_call(const PlannedOp& o, unsigned r, const std
     members.push_back(hosts.at(m));
   c.comm     = nodes::Communicator(std::move(members));
   c.rank     = p2p ? static_cast<int>(r) : rank_in(o.comm, r);
-  c.src_addr = o.src >= 0 ? buffer_addr.at(static_cast<std::size_t>(o.src)) : nodes::Cclo::kUserBase;
-  c.dst_addr = o.dst >= 0 ? buffer_addr.at(static_cast<std::size_t>(o.dst)) : nodes::Cclo::kUserBase;
+  const std::uint64_t eb = nodes::dtype_bytes(cfg.dtype);
+  c.src_addr = o.src >= 0 ? buffer_addr.at(static_cast<std::size_t>(o.src)) + o.src_off * eb : nodes::Cclo::kUserBase;
+  c.dst_addr = o.dst >= 0 ? buffer_addr.at(static_cast<std::size_t>(o.dst)) + o.dst_off * eb : nodes::Cclo::kUserBase;
   if (k.protocol != ProtocolChoice::Auto)
     c.protocol = k.protocol == ProtocolChoice::Eager ? coll::Protocol::Eager : coll::Protocol::Rendezvous;
   c.algorithm = algorithm_of(k.algorithm);

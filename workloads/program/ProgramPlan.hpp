@@ -16,6 +16,7 @@ struct PlannedOp {
   std::size_t index  = 0;     ///< in the op list
   std::size_t comm   = 0;     ///< communicator (0: world)
   int src = -1, dst = -1;     ///< buffers (-1: none)
+  std::uint64_t src_off = 0, dst_off = 0; ///< where in them, in elements
   std::uint64_t count = 0;    ///< elements per rank as ACCL counts them
   std::vector<unsigned> runs; ///< the program ranks that run it
   std::vector<int> peer;      ///< send / recv: the peer of each program rank (-1: not run there)

@@ -39,10 +39,9 @@ void ProgramReference::local(const PlannedOp& o)
   const auto func  = plan_.cfg.ops[o.index].func;
   for (unsigned r : o.runs)
     for (std::uint64_t i = 0; i < o.count; ++i) {
-      const double a = src[r][i];
-      dst[r][i]      = o.kind == ProgramOpKind::Copy        ? a
-                       : func == coll::ReduceFunc::Sum      ? a + dst[r][i]
-                                                            : std::max(a, dst[r][i]);
+      const double a = src[r][o.src_off + i];
+      double& d      = dst[r][o.dst_off + i];
+      d              = o.kind == ProgramOpKind::Copy ? a : func == coll::ReduceFunc::Sum ? a + d : std::max(a, d);
     }
 }
 
@@ -55,19 +54,21 @@ void ProgramReference::send_recv(const PlannedOp& o)
     const auto peer = static_cast<unsigned>(o.peer[r]);
     if (o.kind == ProgramOpKind::Send) {
       auto const& src = buf_[static_cast<std::size_t>(o.src)][r];
-      queues_[{r, peer, tag}].emplace_back(src.begin(), src.begin() + static_cast<std::ptrdiff_t>(o.count));
+      auto from = src.begin() + static_cast<std::ptrdiff_t>(o.src_off);
+      queues_[{r, peer, tag}].emplace_back(from, from + static_cast<std::ptrdiff_t>(o.count));
       continue;
     }
     auto& q   = queues_[{peer, r, tag}];
     auto& dst = buf_[static_cast<std::size_t>(o.dst)][r];
     if (q.empty()) { // its send comes later in the list: the bytes are not known here
-      std::fill(dst.begin(), dst.begin() + static_cast<std::ptrdiff_t>(o.count), kUnknown);
+      auto from = dst.begin() + static_cast<std::ptrdiff_t>(o.dst_off);
+      std::fill(from, from + static_cast<std::ptrdiff_t>(o.count), kUnknown);
       continue;
     }
     auto msg = std::move(q.front());
     q.pop_front();
     for (std::uint64_t i = 0; i < o.count && i < msg.size(); ++i)
-      dst[i] = msg[i];
+      dst[o.dst_off + i] = msg[i];
   }
 }
 
@@ -82,8 +83,10 @@ void ProgramReference::collective(const PlannedOp& o)
   if (o.kind == K::Barrier)
     return;
   std::vector<std::vector<double>> in(p);
-  for (std::size_t m = 0; m < p; ++m)
-    in[m] = buf_[static_cast<std::size_t>(o.src)][members[m]];
+  for (std::size_t m = 0; m < p; ++m) {
+    auto const& b = buf_[static_cast<std::size_t>(o.src)][members[m]];
+    in[m].assign(b.begin() + static_cast<std::ptrdiff_t>(o.src_off), b.end());
+  }
   auto fold = [&](std::uint64_t i) {
     double v = in[0][i];
     for (std::size_t s = 1; s < p; ++s)
@@ -106,7 +109,7 @@ void ProgramReference::collective(const PlannedOp& o)
         case K::AllToAll: v = in[i / n][n * m + i % n]; break;
         default: break;
       }
-      out[i] = v;
+      out[o.dst_off + i] = v;
     }
   }
 }
