@@ -160,6 +160,47 @@ TEST(Program, ARingAllreduceBuiltFromSendRecvAndCombineIsAnAllreduceAndVerifies)
   EXPECT_EQ(run.tables.at("program_ops").rows.size(), 3u * 4 * 3 + 3u * 4 * 2);
 }
 
+TEST(Program, NonBlockingCallsOverlapComputeAndBreakARendezvousRingsDeadlock)
+{
+  const std::string bufs = R"({"name": "a", "elements": 65536}, {"name": "b", "elements": 65536, "init": "zero"})";
+  // Every rank sends to the next with rendezvous (the send waits for the receiver's buffer) before receiving: one
+  // after the other the ring deadlocks, and the run says so.
+  auto blocking = run_scenario_isolated(program(
+      4, bufs, R"({"op": "send", "shift": 1, "src": "a", "protocol": "rendezvous"},
+                  {"op": "recv", "shift": -1, "dst": "b", "protocol": "rendezvous"})"));
+  ASSERT_FALSE(blocking.ok);
+  EXPECT_EQ(blocking.error_kind, "deadlock") << blocking.error;
+  // With the receive waiting only for the barrier (not for the send), both are in flight at once; a compute phase
+  // overlaps them and a wait joins the three.
+  auto r = run_scenario_isolated(program(
+      4, bufs, R"({"op": "barrier"},
+                  {"op": "send", "shift": 1, "src": "a", "protocol": "rendezvous"},
+                  {"op": "recv", "shift": -1, "dst": "b", "protocol": "rendezvous", "after": [0]},
+                  {"op": "compute", "duration": "15us", "after": [0]},
+                  {"op": "wait", "after": [1, 2, 3]},
+                  {"op": "combine", "src": "a", "dst": "b"})"));
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(verified(r));
+  auto const& t = r.tables.at("program_ops");
+  for (unsigned rank = 0; rank < 4; ++rank) {
+    auto row = [&](int op) {
+      for (auto i : rows_of(t, op))
+        if (std::stoi(t.rows[i].at("rank")) == static_cast<int>(rank))
+          return i;
+      return t.rows.size();
+    };
+    const double barrier_end = t.num(row(0), "end_us");
+    EXPECT_NEAR(t.num(row(1), "start_us"), barrier_end, 1e-4);
+    EXPECT_NEAR(t.num(row(2), "start_us"), barrier_end, 1e-4);
+    EXPECT_NEAR(t.num(row(3), "start_us"), barrier_end, 1e-4);
+    const double joined = std::max({t.num(row(1), "end_us"), t.num(row(2), "end_us"), t.num(row(3), "end_us")});
+    EXPECT_NEAR(t.num(row(4), "end_us"), joined, 1e-4); // the wait ends with the last of the three
+    EXPECT_GE(t.num(row(5), "start_us"), joined - 1e-4);
+  }
+  auto const& ranks = r.tables.at("program_ranks");
+  EXPECT_GT(ranks.num(0, "compute_us"), 14.9);
+}
+
 TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)
 {
   const std::string bufs = R"({"name": "a", "elements": 64}, {"name": "b", "elements": 64})";
@@ -177,7 +218,9 @@ TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)
            {R"({"op": "allreduce", "comm": "other", "src": "a", "dst": "b"})", "/workload/ops/0/comm"},
            {R"({"op": "send", "ranks": [0], "peer": 1, "src": "a", "count": 32}, {"op": "recv", "ranks": [1], "peer": 0, "dst": "b"})",
             "/workload/ops/1/count"},
-           {R"({"op": "recv", "ranks": [1], "peer": 0, "dst": "b", "tag": 4})", "/workload/ops/0"}}) {
+           {R"({"op": "recv", "ranks": [1], "peer": 0, "dst": "b", "tag": 4})", "/workload/ops/0"},
+           {R"({"op": "barrier"}, {"op": "wait", "after": [1]})", "/workload/ops/1/after/0"},
+           {R"({"op": "compute", "ranks": [0], "duration": "1us"}, {"op": "wait", "after": [0]})", "/workload/ops/1/after/0"}}) {
     auto r = run_scenario_isolated(program(2, bufs, c.ops));
     ASSERT_FALSE(r.ok) << c.ops;
     EXPECT_EQ(r.error_kind, "config") << r.error;

@@ -97,29 +97,83 @@ void Program::start(nodes::Cluster& c)
   }
 }
 
-void Program::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
+void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, unsigned rank, Record& rec)
 {
   static const std::uint32_t busy = cause_what("workload", "program compute");
+  rec.start = ctx.now();
+  if (o.kind == ProgramOpKind::Compute) {
+    ctx.sleep_for(plan_.cfg.ops[o.index].duration, CauseLabel::at_host(busy, hosts_[rank]));
+  } else if (o.kind != ProgramOpKind::Wait) {
+    auto res = c.cclo(hosts_[rank]).call(ctx, plan_.cclo_call(o, rank, hosts_));
+    if (!res.error.empty())
+      throw SimulationError(fmt::format("program operation {} ({}) on rank {}: {}", o.index, config::enum_name(o.kind),
+                                        rank, res.error));
+    rec.protocol  = coll::protocol_name(res.protocol);
+    rec.algorithm = coll::algorithm_name(res.algorithm);
+  }
+  rec.end = ctx.now();
+  rec.ran = true;
+  if (reference_)
+    check(c, o, rank);
+}
+
+void Program::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
+{
+  // The rank's operations and what each waits for (its `after`, else the rank's previous one).
+  struct Step {
+    const PlannedOp* op;
+    Record* rec;
+    std::vector<std::size_t> waits; ///< positions in `steps`
+    bool started = false;
+  };
+  std::vector<Step> steps;
+  std::vector<std::size_t> at(plan_.ops.size(), SIZE_MAX); // op index -> position in steps
   for (auto const& o : plan_.ops) {
-    auto at = std::find(o.runs.begin(), o.runs.end(), rank);
-    if (at == o.runs.end())
+    auto it = std::find(o.runs.begin(), o.runs.end(), rank);
+    if (it == o.runs.end())
       continue;
-    Record& rec = records_[o.index][static_cast<std::size_t>(at - o.runs.begin())];
-    rec.start   = ctx.now();
-    if (o.kind == ProgramOpKind::Compute) {
-      ctx.sleep_for(plan_.cfg.ops[o.index].duration, CauseLabel::at_host(busy, hosts_[rank]));
-    } else {
-      auto res = c.cclo(hosts_[rank]).call(ctx, plan_.cclo_call(o, rank, hosts_));
-      if (!res.error.empty())
-        throw SimulationError(fmt::format("program operation {} ({}) on rank {}: {}", o.index,
-                                          config::enum_name(o.kind), rank, res.error));
-      rec.protocol  = coll::protocol_name(res.protocol);
-      rec.algorithm = coll::algorithm_name(res.algorithm);
+    Step s{&o, &records_[o.index][static_cast<std::size_t>(it - o.runs.begin())], {}};
+    if (!o.after.empty())
+      for (auto d : o.after)
+        s.waits.push_back(at[d]);
+    else if (!steps.empty())
+      s.waits.push_back(steps.size() - 1);
+    at[o.index] = steps.size();
+    steps.push_back(std::move(s));
+  }
+  // Start every operation whose predecessors are done: inline when it is the only one (a sequential program runs in
+  // this one actor), else each in its own actor; wait for completions until all are done.
+  std::size_t done = 0, running = 0;
+  const ActorId self = ctx.id();
+  while (done < steps.size()) {
+    std::vector<std::size_t> ready;
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      if (!steps[i].started && std::all_of(steps[i].waits.begin(), steps[i].waits.end(),
+                                           [&](std::size_t w) { return steps[w].rec->ran; }))
+        ready.push_back(i);
+    if (ready.size() == 1 && running == 0) {
+      steps[ready[0]].started = true;
+      execute(ctx, c, *steps[ready[0]].op, rank, *steps[ready[0]].rec);
+      ++done;
+      continue;
     }
-    rec.end = ctx.now();
-    rec.ran = true;
-    if (reference_)
-      check(c, o, rank);
+    for (auto i : ready) {
+      steps[i].started = true;
+      ++running;
+      auto* step = &steps[i];
+      c.scheduler().spawn(fmt::format("program-rank-{}-op-{}", rank, step->op->index), c.node(hosts_[rank]).host(),
+                          [this, &c, rank, step, &done, &running, self](ActorContext& a) {
+                            execute(a, c, *step->op, rank, *step->rec);
+                            ++done;
+                            --running;
+                            a.scheduler().wake(self);
+                          });
+    }
+    const std::size_t seen = done;
+    ctx.wait_until([&] { return done != seen; },
+                   WaitReason([rank, &running] {
+                     return fmt::format("program rank {} waits for its {} operation(s) in flight", rank, running);
+                   }));
   }
 }
 
@@ -165,7 +219,8 @@ void Program::report(const nodes::Cluster&, results::ResultSink& sink, std::vect
       if (!rec.ran)
         continue;
       ++n;
-      (o.kind == ProgramOpKind::Compute ? comp : comm) += rec.end - rec.start;
+      if (o.kind != ProgramOpKind::Wait)
+        (o.kind == ProgramOpKind::Compute ? comp : comm) += rec.end - rec.start;
       end = std::max(end, rec.end);
       t.row()
           .add(static_cast<std::uint64_t>(o.index))

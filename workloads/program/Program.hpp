@@ -26,6 +26,7 @@ private:
     std::string protocol, algorithm;
   };
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
+  void execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, unsigned rank, Record& rec);
   void place(const nodes::Cluster& c);
   void fill_buffers(nodes::Cluster& c);
   void check(nodes::Cluster& c, const PlannedOp& o, unsigned rank) const;

@@ -10,7 +10,7 @@
 namespace nafsim::workloads {
 
 enum class ProgramOpKind { Bcast, Scatter, Gather, AllGather, Reduce, AllReduce, ReduceScatter, AllToAll, Barrier,
-                           Copy, Combine, Send, Recv, Compute };
+                           Copy, Combine, Send, Recv, Compute, Wait };
 /// What a buffer holds before the program runs.
 enum class BufferInit { Pattern, Zero };
 
@@ -32,7 +32,8 @@ template <> struct EnumNames<workloads::ProgramOpKind> {
       std::pair{workloads::ProgramOpKind::Combine, "combine"},
       std::pair{workloads::ProgramOpKind::Send, "send"},
       std::pair{workloads::ProgramOpKind::Recv, "recv"},
-      std::pair{workloads::ProgramOpKind::Compute, "compute"}};
+      std::pair{workloads::ProgramOpKind::Compute, "compute"},
+      std::pair{workloads::ProgramOpKind::Wait, "wait"}};
 };
 template <> struct EnumNames<workloads::BufferInit> {
   static constexpr std::array list{std::pair{workloads::BufferInit::Pattern, "pattern"},
@@ -83,10 +84,11 @@ struct ProgramOp {
   ProtocolChoice protocol   = ProtocolChoice::Auto;
   AlgorithmChoice algorithm = AlgorithmChoice::Auto;
   SimTime duration;
+  std::vector<unsigned> after;
   template <class V> void describe(V& v)
   {
     v.field("op", op, "what it does: a CCLO collective on `comm`, copy / combine (local), send / recv to a peer, "
-                      "or compute (the rank is busy for `duration`)");
+                      "compute (the rank is busy for `duration`), or wait (done when what it waits for is: `after`)");
     v.field("comm", comm, "collectives: the communicator it runs on (every member takes part)");
     v.field("ranks", ranks, "send, recv, copy, combine, compute: the program ranks that run it (empty: all)");
     v.field("src", src, "the buffer it reads (collectives, copy, combine, send)");
@@ -103,6 +105,9 @@ struct ProgramOp {
     v.field("protocol", protocol, "collectives: auto (the firmware's choice), eager or rendezvous");
     v.field("algorithm", algorithm, "collectives: auto or a forced algorithm");
     v.field("duration", duration, "compute: how long the rank is busy");
+    v.field("after", after, "the operations (indices, earlier in the list, run by the same ranks) it waits for; "
+                            "empty: the rank's previous operation. An operation waiting for an earlier one only "
+                            "runs concurrently with those in between (a non-blocking call completed later)");
   }
 };
 

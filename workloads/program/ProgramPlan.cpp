@@ -26,7 +26,8 @@ coll::Collective collective_of(ProgramOpKind k)
     case ProgramOpKind::Combine: return C::Combine;
     case ProgramOpKind::Send: return C::Send;
     case ProgramOpKind::Recv: return C::Recv;
-    case ProgramOpKind::Compute: return C::Nop;
+    case ProgramOpKind::Compute:
+    case ProgramOpKind::Wait: return C::Nop;
   }
   return C::Nop;
 }
@@ -36,7 +37,7 @@ namespace {
 bool is_collective(ProgramOpKind k)
 {
   return k != ProgramOpKind::Copy && k != ProgramOpKind::Combine && k != ProgramOpKind::Send &&
-         k != ProgramOpKind::Recv && k != ProgramOpKind::Compute;
+         k != ProgramOpKind::Recv && k != ProgramOpKind::Compute && k != ProgramOpKind::Wait;
 }
 
 config::ConfigError op_error(std::size_t i, const std::string& key, const std::string& msg)
@@ -117,7 +118,7 @@ void resolve_roles(const ProgramPlan& p, const ProgramOp& k, PlannedOp& o)
     return;
   }
   if (k.comm != "world")
-    throw op_error(i, "comm", "send, recv, copy, combine and compute run on program ranks: leave `comm` as world");
+    throw op_error(i, "comm", "send, recv, copy, combine, compute and wait run on program ranks: leave `comm` as world");
   if (k.ranks.empty())
     o.runs = p.comms[0];
   for (std::size_t j = 0; j < k.ranks.size(); ++j) {
@@ -145,8 +146,9 @@ void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& name
 {
   const std::size_t i = o.index;
   const auto kind     = k.op;
-  const bool reads  = kind != ProgramOpKind::Recv && kind != ProgramOpKind::Barrier && kind != ProgramOpKind::Compute;
-  const bool writes = kind != ProgramOpKind::Send && kind != ProgramOpKind::Barrier && kind != ProgramOpKind::Compute;
+  const bool none   = kind == ProgramOpKind::Barrier || kind == ProgramOpKind::Compute || kind == ProgramOpKind::Wait;
+  const bool reads  = !none && kind != ProgramOpKind::Recv;
+  const bool writes = !none && kind != ProgramOpKind::Send;
   auto buffer = [&](const std::string& n, const char* key) {
     int b = find_name(names, n);
     if (b < 0)
@@ -168,7 +170,7 @@ void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& name
       throw op_error(i, "dst_offset", fmt::format("offset {} is past the end of buffer '{}' ({} elements)", o.dst_off,
                                                   k.dst, size(o.dst)));
   }
-  if (kind == ProgramOpKind::Barrier || kind == ProgramOpKind::Compute)
+  if (none)
     return;
   o.count = k.count != 0 ? k.count : reads ? size(o.src) - o.src_off : size(o.dst) - o.dst_off;
   for (unsigned r : o.runs) {
@@ -242,6 +244,18 @@ ProgramPlan ProgramPlan::resolve(const ProgramConfig& cfg)
     o.comm = static_cast<std::size_t>(c);
     resolve_roles(p, k, o);
     resolve_operands(p, names, k, o);
+    for (std::size_t j = 0; j < k.after.size(); ++j) {
+      const unsigned d = k.after[j];
+      if (d >= i)
+        throw op_error(i, fmt::format("after/{}", j),
+                       fmt::format("operation {} waits for operation {}, which is not earlier in the list", i, d));
+      auto const& dr = p.ops[d].runs;
+      for (unsigned r : o.runs)
+        if (std::find(dr.begin(), dr.end(), r) == dr.end())
+          throw op_error(i, fmt::format("after/{}", j),
+                         fmt::format("rank {} runs operation {} but not operation {} it waits for", r, i, d));
+      o.after.push_back(d);
+    }
     if (k.op == ProgramOpKind::Compute && k.duration <= SimTime{})
       throw op_error(i, "duration", "compute needs a positive duration, e.g. \"5us\"");
     p.ops.push_back(std::move(o));

@@ -20,6 +20,7 @@ struct PlannedOp {
   std::uint64_t count = 0;    ///< elements per rank as ACCL counts them
   std::vector<unsigned> runs; ///< the program ranks that run it
   std::vector<int> peer;      ///< send / recv: the peer of each program rank (-1: not run there)
+  std::vector<std::size_t> after; ///< explicit dependencies (empty: each rank's previous operation)
 };
 
 struct ProgramPlan {

@@ -19,6 +19,7 @@ ProgramReference::ProgramReference(const ProgramPlan& plan, const std::vector<st
     auto const& o = plan.ops[i];
     switch (o.kind) {
       case ProgramOpKind::Compute:
+      case ProgramOpKind::Wait:
       case ProgramOpKind::Barrier: break;
       case ProgramOpKind::Copy:
       case ProgramOpKind::Combine: local(o); break;
