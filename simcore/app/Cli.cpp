@@ -202,6 +202,10 @@ int cli_main(int argc, char** argv)
                   "occupancy) or packets (messages, and every transmission and drop per port)")
       ->check(CLI::IsMember({"off", "messages", "blocks", "packets"}));
   bool critical_path = false;
+  double wall_limit  = 0;
+  run->add_option("--wall-limit", wall_limit,
+                  "stop the run (exit 3, nothing written) after this many seconds of wall-clock time in the event loop")
+      ->check(CLI::Range(0.0, 1e9));
   run->add_flag("--critical-path", critical_path,
                 "record every event's cause and write each call's critical path (critical_path.csv: the chain of "
                 "activities that set its latency, each with its resource and place) and its summary and bottleneck "
@@ -318,7 +322,7 @@ int cli_main(int argc, char** argv)
                    : trace_level == "blocks"   ? results::TraceLevel::Blocks
                    : trace_level == "messages" ? results::TraceLevel::Messages
                                                : results::TraceLevel::Off;
-      return run_command(scenario, opt, out, logs, args, reg, app::RunOptions{level, critical_path}, check_only);
+      return run_command(scenario, opt, out, logs, args, reg, app::RunOptions{level, critical_path, wall_limit}, check_only);
     }
     if (*plot)
       return plot_command(plot_opt);

@@ -42,6 +42,8 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   results::Trace trace(options.trace);
   Simulation sim(log_settings, sc.platform.topology.hosts);
   sim.scheduler().set_time_limit(sc.header.max_sim_time);
+  if (options.wall_limit > 0)
+    sim.scheduler().set_wall_limit(options.wall_limit);
   std::unique_ptr<nodes::Cluster> cluster;
   try {
     cluster = std::make_unique<nodes::Cluster>(sc.platform, sim.scheduler(), sc.header.seed);

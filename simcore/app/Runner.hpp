@@ -23,6 +23,8 @@ struct RunOptions {
   results::TraceLevel trace = results::TraceLevel::Off;
   /// Record every event's cause and report each call's critical path (critical_path.csv; 24 B per event).
   bool critical_path = false;
+  /// Stop with an error after this many seconds of wall-clock time in the event loop (0: none).
+  double wall_limit = 0;
 };
 
 /// Run `sc` (in this process: one run per process), write results into `out_dir`.

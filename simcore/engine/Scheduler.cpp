@@ -522,7 +522,12 @@ void Scheduler::loop()
       break;
     }
     now_ = SimTime::ps(e.t);
-    ++events_;
+    if ((++events_ & 0xFFFF) == 0 && wall_limit_ > 0 && std::chrono::steady_clock::now() > wall_deadline_) {
+      error_ = std::make_exception_ptr(SimulationError(
+          fmt::format("wall-clock limit of {} s reached at simulated time {} with work still pending (--wall-limit)",
+                      wall_limit_, format_time(now_))));
+      break;
+    }
     if (causes_) { // (events scheduled before causes were recorded have the origin as cause)
       const PendingCause pc = slot < pending_causes_.size() ? pending_causes_[slot] : PendingCause{0, {}};
       try {
@@ -539,6 +544,13 @@ void Scheduler::loop()
     }
   }
   running_kernel_ = false;
+}
+
+void Scheduler::set_wall_limit(double seconds)
+{
+  wall_limit_    = seconds;
+  wall_deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                          std::chrono::duration<double>(seconds));
 }
 
 } // namespace nafsim

@@ -17,6 +17,7 @@
 #include "simcore/engine/Task.hpp"
 #include "simcore/units/Units.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <array>
@@ -125,6 +126,9 @@ public:
   void follow_simgrid_clock(bool on) { follow_clock_ = on; }
   /// Stop with an error if simulated time would pass `limit`.
   void set_time_limit(SimTime limit) { limit_ = limit; }
+  /// Stop the run with a SimulationError once it has taken `seconds` of wall-clock time in the event loop (checked
+  /// every 65,536 events; 0: no limit).
+  void set_wall_limit(double seconds);
   /// Add what `explain` returns (when not empty) to a deadlock report: a component telling why the
   /// waiting may never end (e.g. a UDP engine holding messages that lost datagrams).
   void add_deadlock_note(std::function<std::string()> explain) { notes_.push_back(std::move(explain)); }
@@ -199,6 +203,8 @@ private:
 
   SimTime now_;
   SimTime limit_ = SimTime::max();
+  double wall_limit_ = 0;
+  std::chrono::steady_clock::time_point wall_deadline_{};
   bool follow_clock_ = false;
   void sync_simgrid_clock() const;
   std::vector<std::function<std::string()>> notes_;

@@ -184,3 +184,22 @@ TEST(Task, TasksAndSimGridActorsRunInWakeOrder)
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output, "w3@5 w2@5 w1@5 w0@5 sg wake-ups 2 task resumes 4");
 }
+
+TEST(Task, AWallClockLimitStopsARunThatWouldNotEndWithAnError)
+{
+  // A task that sleeps a picosecond forever: the run stops itself once the event loop has taken its wall-clock
+  // budget (nafsim run --wall-limit), with an error naming the limit and the simulated time reached.
+  Scheduler s;
+  s.set_wall_limit(0.05);
+  s.spawn_task("forever", [](TaskContext& ctx) -> Task<> {
+    for (;;)
+      co_await ctx.sleep_for(SimTime::ps(1));
+  });
+  try {
+    s.run_standalone();
+    FAIL() << "the run did not stop";
+  } catch (const SimulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("wall-clock limit of 0.05 s"), std::string::npos) << e.what();
+  }
+  EXPECT_GT(s.now(), SimTime::ps(1000));
+}
