@@ -12,6 +12,9 @@
 #include "workloads/portals/UnexpectedQueue.hpp"
 #include "workloads/reconic/ReconicBench.hpp"
 #include "workloads/program/Program.hpp"
+#include "workloads/chakra/Chakra.hpp"
+
+#include <filesystem>
 
 namespace nafsim::workloads {
 
@@ -60,6 +63,25 @@ void register_all_workloads(WorkloadRegistry& r)
       "program", "any sequence of CCLO calls per rank: named buffers kept between calls, sub-communicators, send / "
                  "recv with tags, copy, combine and compute phases; every result verified against the program run "
                  "on plain numbers"));
+  auto chakra = WorkloadRegistry::make<ChakraConfig, Chakra>(
+      "chakra", "a Chakra execution trace (<trace>.<rank>.et, as ASTRA-sim reads them) replayed on the CCLO ranks: "
+                "collectives, send / recv, compute durations, dependencies");
+  chakra.create = [](const config::Json& j, const std::string& pointer, const config::Origins& origins,
+                     config::Json& resolved) -> std::unique_ptr<Workload> {
+    ChakraConfig cfg;
+    config::Reader::read(j, cfg, pointer, origins);
+    // Paths relative to the file that gave them (the scenario's folder), else to the working directory.
+    auto near = [&](std::string& path, const char* key) {
+      const std::filesystem::path from = origins.of(pointer + "/" + key);
+      if (!path.empty() && std::filesystem::path(path).is_relative() && std::filesystem::is_regular_file(from))
+        path = (from.parent_path() / path).lexically_normal().string();
+    };
+    near(cfg.trace, "trace");
+    near(cfg.comm_groups, "comm_groups");
+    resolved = config::Writer::write(cfg);
+    return std::make_unique<Chakra>(cfg);
+  };
+  r.add(std::move(chakra));
   r.add(WorkloadRegistry::make<ReconicBenchConfig, ReconicBench>(
       "reconic", "RecoNIC's RDMA test: the host drives the card's RDMA engine through its queues (doorbell, WQE fetch, "
                  "CQ polling); READ or WRITE vs size, single or batch (RecoNIC section VI-C)"));

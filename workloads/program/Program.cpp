@@ -11,6 +11,8 @@ namespace nafsim::workloads {
 
 Program::Program(const ProgramConfig& cfg) : plan_(ProgramPlan::resolve(cfg)) {}
 
+Program::Program(ProgramPlan plan) : plan_(std::move(plan)) {}
+
 void Program::place(const nodes::Cluster& c)
 {
   auto fpgas     = c.positions(nodes::FpgaNode::kKind);
@@ -132,9 +134,10 @@ void Program::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
     auto it = std::find(o.runs.begin(), o.runs.end(), rank);
     if (it == o.runs.end())
       continue;
-    Step s{&o, &records_[o.index][static_cast<std::size_t>(it - o.runs.begin())], {}};
-    if (!o.after.empty())
-      for (auto d : o.after)
+    const auto j = static_cast<std::size_t>(it - o.runs.begin());
+    Step s{&o, &records_[o.index][j], {}};
+    if (o.deps_given)
+      for (auto d : o.after[j])
         s.waits.push_back(at[d]);
     else if (!steps.empty())
       s.waits.push_back(steps.size() - 1);
@@ -202,7 +205,7 @@ void Program::check(nodes::Cluster& c, const PlannedOp& o, unsigned rank) const
 
 void Program::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
-  results::Table t("program_ops", {"op", "kind", "comm", "rank", "position", "count", "bytes", "protocol", "algorithm",
+  results::Table t("program_ops", {"op", "kind", "name", "comm", "rank", "position", "count", "bytes", "protocol", "algorithm",
                                    "start_us", "end_us", "duration_us"});
   results::Table rk("program_ranks", {"rank", "position", "operations", "end_us", "communication_us", "compute_us"});
   const unsigned eb = nodes::dtype_bytes(plan_.cfg.dtype);
@@ -225,6 +228,7 @@ void Program::report(const nodes::Cluster&, results::ResultSink& sink, std::vect
       t.row()
           .add(static_cast<std::uint64_t>(o.index))
           .add(config::enum_name(o.kind))
+          .add(o.name)
           .add(plan_.comm_names[o.comm])
           .add(r)
           .add(static_cast<unsigned>(hosts_[r]))

@@ -16,7 +16,10 @@ namespace nafsim::workloads {
 class Program final : public Workload {
 public:
   explicit Program(const ProgramConfig& cfg);
+  /// A program built otherwise (a Chakra trace), checked already.
+  explicit Program(ProgramPlan plan);
   void start(nodes::Cluster& c) override;
+  const ProgramPlan& plan() const { return plan_; }
   void report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const override;
 
 private:

@@ -192,8 +192,11 @@ void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& name
 
 // Each receive takes the next message its peer sends it with its tag (in list order): the counts must agree, and
 // every receive needs a send, or the run would wait forever.
-void match_messages(const ProgramPlan& p)
+} // namespace
+
+void ProgramPlan::check_messages() const
 {
+  const ProgramPlan& p = *this;
   using Key = std::tuple<unsigned, unsigned, std::uint32_t>; // sender, receiver, tag
   std::map<Key, std::vector<std::pair<std::size_t, std::uint64_t>>> sends, recvs;
   for (auto const& o : p.ops)
@@ -222,8 +225,6 @@ void match_messages(const ProgramPlan& p)
     }
   }
 }
-
-} // namespace
 
 ProgramPlan ProgramPlan::resolve(const ProgramConfig& cfg)
 {
@@ -254,13 +255,16 @@ ProgramPlan ProgramPlan::resolve(const ProgramConfig& cfg)
         if (std::find(dr.begin(), dr.end(), r) == dr.end())
           throw op_error(i, fmt::format("after/{}", j),
                          fmt::format("rank {} runs operation {} but not operation {} it waits for", r, i, d));
-      o.after.push_back(d);
+    }
+    if (!k.after.empty()) {
+      o.deps_given = true;
+      o.after.assign(o.runs.size(), std::vector<std::size_t>(k.after.begin(), k.after.end()));
     }
     if (k.op == ProgramOpKind::Compute && k.duration <= SimTime{})
       throw op_error(i, "duration", "compute needs a positive duration, e.g. \"5us\"");
     p.ops.push_back(std::move(o));
   }
-  match_messages(p);
+  p.check_messages();
   return p;
 }
 

@@ -20,7 +20,11 @@ struct PlannedOp {
   std::uint64_t count = 0;    ///< elements per rank as ACCL counts them
   std::vector<unsigned> runs; ///< the program ranks that run it
   std::vector<int> peer;      ///< send / recv: the peer of each program rank (-1: not run there)
-  std::vector<std::size_t> after; ///< explicit dependencies (empty: each rank's previous operation)
+  std::string name;           ///< shown in program_ops.csv (a trace node's name and id)
+  /// Explicit dependencies, per rank that runs it (aligned with `runs`; none given: each rank's previous
+  /// operation). An empty list with deps_given: it starts at once.
+  bool deps_given = false;
+  std::vector<std::vector<std::size_t>> after;
 };
 
 struct ProgramPlan {
@@ -32,6 +36,8 @@ struct ProgramPlan {
 
   /// Resolve `cfg` (throws config::ConfigError with /workload/... paths).
   static ProgramPlan resolve(const ProgramConfig& cfg);
+  /// Every receive matched to the send it takes (in list order per sender, receiver and tag), with the same count.
+  void check_messages() const;
   /// The rank of program rank `r` in communicator `comm` (-1: not a member).
   int rank_in(std::size_t comm, unsigned r) const;
   /// The collective call program rank `r` makes for `o` (not for compute).

@@ -80,9 +80,9 @@ TEST(Scenario, BadInputIsExplained)
             "s.json: /platform: unknown platform preset 'accl'; presets: accl-coyote-u55c, accl-cpu-cx5, accl-cpu-mpich-tcp, "
             "accl-xrt-u55c, fat-tree, lant-zcu102, leaf-spine, pac-128, pac-32, reconic-u250, single-switch (or give a path ending in .json, or an inline object)");
   EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrcv"}})"),
-            "s.json: /workload/kind: unknown workload kind 'sendrcv'; valid kinds: sendrecv, traffic, collective, connectionless, hostcopy, mpi, fc, dlrm, portals_uq, portals_mpi, program, reconic");
+            "s.json: /workload/kind: unknown workload kind 'sendrcv'; valid kinds: sendrecv, traffic, collective, connectionless, hostcopy, mpi, fc, dlrm, portals_uq, portals_mpi, program, chakra, reconic");
   EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"src": 1}})"),
-            "s.json: /workload/kind: missing workload kind; valid kinds: sendrecv, traffic, collective, connectionless, hostcopy, mpi, fc, dlrm, portals_uq, portals_mpi, program, reconic");
+            "s.json: /workload/kind: missing workload kind; valid kinds: sendrecv, traffic, collective, connectionless, hostcopy, mpi, fc, dlrm, portals_uq, portals_mpi, program, chakra, reconic");
   EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrecv", "iterations": -2}})"),
             "s.json: /workload/iterations: expected a non-negative whole number, got -2");
   EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrecv", "op": "put"}})"),

@@ -1,0 +1,133 @@
+// Writes Chakra execution traces (<prefix>.<rank>.et, protobuf delimited framing, the schema part nafsim reads:
+// workloads/chakra/chakra.proto) for nafsim's tests and examples and for users:
+//   nafsim-chakra-write collective KIND RANKS BYTES PREFIX   one collective per rank (KIND: allreduce, allgather,
+//                                                             reduce-scatter, alltoall, bcast, reduce, gather,
+//                                                             scatter, barrier)
+//   nafsim-chakra-write ring RANKS BYTES PREFIX [COMPUTE_US] a ring allreduce's traffic as send / recv nodes with
+//                                                             dependencies (reduce-scatter then allgather, one chunk
+//                                                             of BYTES / RANKS per step), a compute node of
+//                                                             COMPUTE_US before each send of the reduce-scatter
+//                                                             standing for the reduction (default 0: none)
+#include "chakra.pb.h"
+
+#include <google/protobuf/util/delimited_message_util.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pb = ChakraProtoMsg;
+
+namespace {
+
+void attr(pb::Node& n, const char* name, std::int64_t v)
+{
+  auto* a = n.add_attr();
+  a->set_name(name);
+  a->set_int64_val(v);
+}
+
+pb::Node make(std::uint64_t id, pb::NodeType t, const std::string& name, std::vector<std::uint64_t> deps)
+{
+  pb::Node n;
+  n.set_id(id);
+  n.set_type(t);
+  n.set_name(name);
+  for (auto d : deps)
+    n.add_data_deps(d);
+  return n;
+}
+
+bool write(const std::string& prefix, unsigned rank, const std::vector<pb::Node>& nodes)
+{
+  const std::string file = prefix + "." + std::to_string(rank) + ".et";
+  std::ofstream out(file, std::ios::binary);
+  pb::GlobalMetadata meta;
+  meta.set_version("0.0.4");
+  bool ok = out && google::protobuf::util::SerializeDelimitedToOstream(meta, &out);
+  for (auto const& n : nodes)
+    ok = ok && google::protobuf::util::SerializeDelimitedToOstream(n, &out);
+  if (!ok)
+    std::fprintf(stderr, "nafsim-chakra-write: cannot write %s\n", file.c_str());
+  return ok;
+}
+
+int usage()
+{
+  std::fprintf(stderr, "usage: nafsim-chakra-write collective KIND RANKS BYTES PREFIX\n"
+                       "       nafsim-chakra-write ring RANKS BYTES PREFIX [COMPUTE_US]\n");
+  return 2;
+}
+
+int collective(const std::string& kind, unsigned p, std::uint64_t bytes, const std::string& prefix)
+{
+  static const std::map<std::string, pb::CollectiveCommType> kinds{
+      {"allreduce", pb::ALL_REDUCE}, {"reduce", pb::REDUCE},   {"allgather", pb::ALL_GATHER},
+      {"gather", pb::GATHER},        {"scatter", pb::SCATTER}, {"bcast", pb::BROADCAST},
+      {"alltoall", pb::ALL_TO_ALL},  {"reduce-scatter", pb::REDUCE_SCATTER}, {"barrier", pb::BARRIER}};
+  auto it = kinds.find(kind);
+  if (it == kinds.end())
+    return usage();
+  for (unsigned r = 0; r < p; ++r) {
+    auto n = make(1, pb::COMM_COLL_NODE, kind, {});
+    attr(n, "comm_type", it->second);
+    attr(n, "comm_size", static_cast<std::int64_t>(bytes));
+    if (!write(prefix, r, {n}))
+      return 3;
+  }
+  return 0;
+}
+
+int ring(unsigned p, std::uint64_t bytes, const std::string& prefix, std::uint64_t compute_us)
+{
+  const auto chunk = static_cast<std::int64_t>(bytes / p);
+  for (unsigned r = 0; r < p; ++r) {
+    std::vector<pb::Node> nodes;
+    std::uint64_t id = 1, last = 0; // the node the next step waits for (0: none)
+    for (unsigned step = 0; step < 2 * (p - 1); ++step) {
+      std::vector<std::uint64_t> before;
+      if (last != 0)
+        before.push_back(last);
+      if (step < p - 1 && compute_us > 0 && step > 0) { // the reduction of the chunk received last step
+        auto c = make(id++, pb::COMP_NODE, "reduce-chunk", before);
+        c.set_duration_micros(compute_us);
+        nodes.push_back(c);
+        before = {c.id()};
+      }
+      auto s = make(id++, pb::COMM_SEND_NODE, "send-step-" + std::to_string(step), before);
+      attr(s, "comm_size", chunk);
+      attr(s, "comm_dst", (r + 1) % p);
+      attr(s, "comm_tag", step);
+      auto v = make(id++, pb::COMM_RECV_NODE, "recv-step-" + std::to_string(step), before);
+      attr(v, "comm_size", chunk);
+      attr(v, "comm_src", (r + p - 1) % p);
+      attr(v, "comm_tag", step);
+      auto j = make(id++, pb::COMP_NODE, "step-done", {s.id(), v.id()}); // both halves of the step
+      last   = j.id();
+      nodes.push_back(s);
+      nodes.push_back(v);
+      nodes.push_back(j);
+    }
+    if (!write(prefix, r, nodes))
+      return 3;
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  std::vector<std::string> a(argv + 1, argv + argc);
+  try {
+    if (a.size() == 5 && a[0] == "collective" && std::stoul(a[2]) >= 1)
+      return collective(a[1], static_cast<unsigned>(std::stoul(a[2])), std::stoull(a[3]), a[4]);
+    if ((a.size() == 4 || a.size() == 5) && a[0] == "ring" && std::stoul(a[1]) >= 2)
+      return ring(static_cast<unsigned>(std::stoul(a[1])), std::stoull(a[2]), a[3],
+                  a.size() == 5 ? std::stoull(a[4]) : 0);
+  } catch (const std::exception&) {
+  }
+  return usage();
+}

@@ -1,0 +1,170 @@
+// Chakra traces (workloads/chakra): written here with the schema's own classes in protobuf's delimited framing, as
+// other tools write them; read and run on the CCLO ranks.
+#include "chakra.pb.h"
+#include "tests/support/RunScenario.hpp"
+
+#include <google/protobuf/util/delimited_message_util.h>
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace nafsim::testing;
+namespace pb = ChakraProtoMsg;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path scratch(const std::string& name)
+{
+  fs::path d = fs::temp_directory_path() / fmt::format("nafsim-chakra-{}-{}", name, getpid());
+  fs::create_directories(d);
+  return d;
+}
+
+void attr_i64(pb::Node& n, const std::string& name, std::int64_t v)
+{
+  auto* a = n.add_attr();
+  a->set_name(name);
+  a->set_int64_val(v);
+}
+
+pb::Node node(std::uint64_t id, pb::NodeType t, const std::string& name, std::vector<std::uint64_t> deps = {})
+{
+  pb::Node n;
+  n.set_id(id);
+  n.set_type(t);
+  n.set_name(name);
+  for (auto d : deps)
+    n.add_data_deps(d);
+  return n;
+}
+
+pb::Node collective(std::uint64_t id, pb::CollectiveCommType t, std::int64_t bytes, std::vector<std::uint64_t> deps = {})
+{
+  auto n = node(id, pb::COMM_COLL_NODE, "coll", std::move(deps));
+  attr_i64(n, "comm_type", t);
+  auto* s = n.add_attr(); // comm_size as uint64, as Chakra's microbenchmark generator writes it
+  s->set_name("comm_size");
+  s->set_uint64_val(static_cast<std::uint64_t>(bytes));
+  return n;
+}
+
+void write(const fs::path& file, const std::vector<pb::Node>& nodes)
+{
+  std::ofstream out(file, std::ios::binary);
+  pb::GlobalMetadata meta;
+  meta.set_version("0.0.4");
+  google::protobuf::util::SerializeDelimitedToOstream(meta, &out);
+  for (auto const& n : nodes)
+    google::protobuf::util::SerializeDelimitedToOstream(n, &out);
+}
+
+std::string scenario(const fs::path& prefix, unsigned hosts, const std::string& extra = "")
+{
+  return fmt::format(R"({{"name": "chakra-test", "platform": {{"preset": "accl-coyote-u55c",
+      "topology": {{"kind": "star", "hosts": {}}}}}, "workload": {{"kind": "chakra", "trace": "{}" {}}}}})",
+                     hosts, prefix.string(), extra);
+}
+
+double last_end(const ScenarioRun& r)
+{
+  double m = 0;
+  auto const& t = r.tables.at("program_ops");
+  for (std::size_t i = 0; i < t.rows.size(); ++i)
+    m = std::max(m, t.num(i, "end_us"));
+  return m;
+}
+
+} // namespace
+
+TEST(Chakra, AnAllreduceTraceTakesTheCollectiveWorkloadsTime)
+{
+  auto dir = scratch("allreduce");
+  for (unsigned r = 0; r < 8; ++r)
+    write(dir / fmt::format("ar.{}.et", r), {collective(1, pb::ALL_REDUCE, 1 << 20)});
+  auto t = run_scenario_isolated(scenario(dir / "ar", 8));
+  ASSERT_TRUE(t.ok) << t.error;
+  auto c = run_scenario_isolated(R"({"name": "c", "platform": {"preset": "accl-coyote-u55c",
+      "topology": {"kind": "star", "hosts": 8}}, "workload": {"kind": "collective", "collective": "allreduce",
+      "ranks": 8, "sizes": ["1MiB"]}})");
+  ASSERT_TRUE(c.ok) << c.error;
+  const double want = c.tables.at("collective").num(0, "host_latency_us");
+  EXPECT_NEAR(last_end(t), want, want * 1e-3); // the same engine: within 0.1 %
+  fs::remove_all(dir);
+}
+
+TEST(Chakra, DependenciesOrderComputeAndCommunicationNodesListedInAnyOrder)
+{
+  // Rank files list nodes before their dependencies; attributes come in several integer kinds. Each rank computes
+  // 10 us, then sends to the next and receives from the previous (the receive not waiting for the send), then
+  // computes 5 us after both.
+  auto dir = scratch("ring");
+  const unsigned p = 4;
+  for (unsigned r = 0; r < p; ++r) {
+    auto after = node(4, pb::COMP_NODE, "after", {2, 3});
+    after.set_duration_micros(5);
+    auto send = node(2, pb::COMM_SEND_NODE, "send", {1});
+    attr_i64(send, "comm_size", 65536);
+    auto* d = send.add_attr();
+    d->set_name("comm_dst");
+    d->set_int32_val(static_cast<int>((r + 1) % p));
+    auto recv = node(3, pb::COMM_RECV_NODE, "recv", {1});
+    attr_i64(recv, "comm_size", 65536);
+    auto* s = recv.add_attr();
+    s->set_name("comm_src");
+    s->set_sint32_val(static_cast<int>((r + p - 1) % p));
+    auto first = node(1, pb::COMP_NODE, "first");
+    first.set_duration_micros(10);
+    write(dir / fmt::format("ring.{}.et", r), {after, send, recv, first});
+  }
+  auto t = run_scenario_isolated(scenario(dir / "ring", p));
+  ASSERT_TRUE(t.ok) << t.error;
+  auto const& ops = t.tables.at("program_ops");
+  ASSERT_EQ(ops.rows.size(), 4u * p);
+  for (std::size_t i = 0; i < ops.rows.size(); ++i) {
+    auto const& kind = ops.rows[i].at("kind");
+    if (kind == "send" || kind == "recv") {
+      EXPECT_NEAR(ops.num(i, "start_us"), 10.0, 1e-4) << kind; // both start when the first compute ends
+    }
+    if (ops.rows[i].at("name").rfind("after", 0) == 0) {
+      EXPECT_NEAR(ops.num(i, "duration_us"), 5.0, 1e-4);
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Chakra, BadTracesAreErrorsNamingTheFileAndNode)
+{
+  auto dir = scratch("bad");
+  auto run = [&](const std::vector<std::vector<pb::Node>>& ranks, const std::string& want, bool truncate = false) {
+    for (unsigned r = 0; r < ranks.size(); ++r)
+      write(dir / fmt::format("t.{}.et", r), ranks[r]);
+    if (truncate)
+      fs::resize_file(dir / "t.0.et", fs::file_size(dir / "t.0.et") - 3);
+    auto t = run_scenario_isolated(scenario(dir / "t", 4, fmt::format(R"(, "ranks": {})", ranks.size())));
+    EXPECT_FALSE(t.ok) << want;
+    EXPECT_EQ(t.error_kind, "config") << t.error;
+    EXPECT_NE(t.error.find(want), std::string::npos) << t.error;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  };
+  auto self = node(1, pb::COMP_NODE, "self", {1});
+  run({{self}, {}}, "depends on itself");
+  run({{node(1, pb::COMP_NODE, "x", {7})}, {}}, "depends on node 7");
+  run({{node(1, pb::COMP_NODE, "a", {2}), node(2, pb::COMP_NODE, "b", {1})}, {}}, "dependency cycle");
+  run({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_REDUCE, 1024)}}, "t.0.et", true);
+  run({{collective(1, pb::ALL_REDUCE, 1024)}, {}}, "calls 0 collective(s)");
+  run({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_GATHER, 1024)}}, "the same collectives");
+  auto odd = node(1, pb::COMM_COLL_NODE, "odd");
+  attr_i64(odd, "comm_type", 42);
+  attr_i64(odd, "comm_size", 8);
+  run({{odd}, {odd}}, "unknown collective type 42");
+  // A missing rank file.
+  write(dir / "t.0.et", {});
+  auto t = run_scenario_isolated(scenario(dir / "t", 4, R"(, "ranks": 2)"));
+  EXPECT_FALSE(t.ok);
+  EXPECT_NE(t.error.find("t.1.et"), std::string::npos) << t.error;
+  fs::remove_all(dir);
+}

@@ -1,0 +1,15 @@
+#include "workloads/chakra/Chakra.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace nafsim::workloads {
+
+void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
+{
+  summary.push_back(fmt::format("chakra trace {}: {} operations on {} ranks", std::filesystem::path(cfg_.trace).filename().string(),
+                                program_.plan().ops.size(), program_.plan().cfg.ranks));
+  program_.report(c, sink, summary);
+}
+
+} // namespace nafsim::workloads

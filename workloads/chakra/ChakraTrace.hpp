@@ -1,0 +1,39 @@
+#pragma once
+// Chakra execution traces (MLCommons; ASTRA-sim's input) read into a `program`: one file per rank,
+// `<prefix>.<rank>.et`, each a GlobalMetadata then Nodes in protobuf's delimited framing (chakra.proto holds the part
+// of the schema nafsim reads). Each rank's nodes form a dependency graph; the k-th collective of every member of a
+// communicator is one call; compute nodes replay their duration; send / recv nodes are the CCLO's send / recv.
+
+#include "workloads/program/ProgramPlan.hpp"
+
+#include <string>
+#include <vector>
+
+namespace nafsim::workloads {
+
+struct ChakraConfig {
+  std::string trace;
+  unsigned ranks = 0;
+  std::string comm_groups;
+  std::vector<unsigned> positions;
+  DataType dtype = DataType::Float32;
+  template <class V> void describe(V& v)
+  {
+    v.field("trace", trace, "the trace's path prefix: rank r's file is <trace>.<r>.et (relative to the working "
+                            "directory)");
+    v.field("ranks", ranks, "how many rank files (0: <trace>.0.et, .1.et, ... up to the first one missing)",
+            config::Limits::between(0, 65536));
+    v.field("comm_groups", comm_groups, "a JSON file {\"<group id>\": [rank, ...], ...} naming the communicators "
+                                        "that nodes' pg_name attributes refer to (empty: every collective on all "
+                                        "ranks)");
+    v.field("positions", positions, "the FPGA position of each rank (empty: the first FPGAs)");
+    v.field("dtype", dtype, "element type the collectives' bytes (comm_size) are counted in");
+  }
+};
+
+/// Read the trace and build the program (a ConfigError naming the file, the node id and the field for anything
+/// that cannot run: a missing or truncated file, an unknown node or collective type, a peer outside the ranks,
+/// a dependency on a missing node or on itself, a cycle, collectives the ranks call in different numbers or orders).
+ProgramPlan load_chakra(const ChakraConfig& cfg);
+
+} // namespace nafsim::workloads
