@@ -203,16 +203,54 @@ void Program::check(nodes::Cluster& c, const PlannedOp& o, unsigned rank) const
   }
 }
 
+namespace {
+using Spans = std::vector<std::pair<SimTime, SimTime>>;
+// Sorted, disjoint spans covering the same time as `v`.
+Spans merged(Spans v)
+{
+  std::sort(v.begin(), v.end());
+  Spans out;
+  for (auto const& s : v)
+    if (!out.empty() && s.first <= out.back().second)
+      out.back().second = std::max(out.back().second, s.second);
+    else
+      out.push_back(s);
+  return out;
+}
+SimTime length(const Spans& v)
+{
+  SimTime t;
+  for (auto const& s : v)
+    t += s.second - s.first;
+  return t;
+}
+// Time covered by both (each sorted and disjoint).
+SimTime overlap(const Spans& a, const Spans& b)
+{
+  SimTime t;
+  std::size_t j = 0;
+  for (auto const& s : a) {
+    while (j < b.size() && b[j].second <= s.first)
+      ++j;
+    for (std::size_t k = j; k < b.size() && b[k].first < s.second; ++k)
+      t += std::min(s.second, b[k].second) - std::max(s.first, b[k].first);
+  }
+  return t;
+}
+} // namespace
+
 void Program::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
   results::Table t("program_ops", {"op", "kind", "name", "comm", "rank", "position", "count", "bytes", "protocol", "algorithm",
                                    "start_us", "end_us", "duration_us"});
-  results::Table rk("program_ranks", {"rank", "position", "operations", "end_us", "communication_us", "compute_us"});
+  results::Table rk("program_ranks", {"rank", "position", "operations", "end_us", "communication_us", "compute_us",
+                                     "exposed_communication_us"});
   const unsigned eb = nodes::dtype_bytes(plan_.cfg.dtype);
   SimTime last;
   unsigned slowest = 0;
   for (unsigned r = 0; r < plan_.cfg.ranks; ++r) {
-    SimTime comm, comp, end;
+    SimTime end;
+    std::vector<std::pair<SimTime, SimTime>> comm, comp; // intervals of calls in flight, of compute
     std::uint64_t n = 0;
     for (auto const& o : plan_.ops) {
       auto at = std::find(o.runs.begin(), o.runs.end(), r);
@@ -223,7 +261,7 @@ void Program::report(const nodes::Cluster&, results::ResultSink& sink, std::vect
         continue;
       ++n;
       if (o.kind != ProgramOpKind::Wait)
-        (o.kind == ProgramOpKind::Compute ? comp : comm) += rec.end - rec.start;
+        (o.kind == ProgramOpKind::Compute ? comp : comm).emplace_back(rec.start, rec.end);
       end = std::max(end, rec.end);
       t.row()
           .add(static_cast<std::uint64_t>(o.index))
@@ -240,7 +278,15 @@ void Program::report(const nodes::Cluster&, results::ResultSink& sink, std::vect
           .add(rec.end.us(), 4)
           .add((rec.end - rec.start).us(), 4);
     }
-    rk.row().add(r).add(static_cast<unsigned>(hosts_[r])).add(n).add(end.us(), 4).add(comm.us(), 4).add(comp.us(), 4);
+    auto comm_u = merged(std::move(comm)), comp_u = merged(std::move(comp));
+    rk.row()
+        .add(r)
+        .add(static_cast<unsigned>(hosts_[r]))
+        .add(n)
+        .add(end.us(), 4)
+        .add(length(comm_u).us(), 4)
+        .add(length(comp_u).us(), 4)
+        .add((length(comm_u) - overlap(comm_u, comp_u)).us(), 4);
     if (end > last) {
       last    = end;
       slowest = r;
