@@ -204,7 +204,8 @@ int cli_main(int argc, char** argv)
   bool critical_path = false;
   double wall_limit  = 0;
   run->add_option("--wall-limit", wall_limit,
-                  "stop the run (exit 3, nothing written) after this many seconds of wall-clock time in the event loop")
+                  "stop the run (exit 3, nothing written) once this many seconds of wall-clock time have passed since it "
+                  "started (its setup included; checked as its events run)")
       ->check(CLI::Range(0.0, 1e9));
   run->add_flag("--critical-path", critical_path,
                 "record every event's cause and write each call's critical path (critical_path.csv: the chain of "

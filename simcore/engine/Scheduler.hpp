@@ -126,7 +126,7 @@ public:
   void follow_simgrid_clock(bool on) { follow_clock_ = on; }
   /// Stop with an error if simulated time would pass `limit`.
   void set_time_limit(SimTime limit) { limit_ = limit; }
-  /// Stop the run with a SimulationError once it has taken `seconds` of wall-clock time in the event loop (checked
+  /// Stop the run with a SimulationError once `seconds` of wall-clock time have passed since this call (checked
   /// every 65,536 events; 0: no limit).
   void set_wall_limit(double seconds);
   /// Add what `explain` returns (when not empty) to a deadlock report: a component telling why the

@@ -690,7 +690,7 @@ int main(int argc, char** argv)
       argv_s.insert(argv_s.end(), r.c.args.begin(), r.c.args.end());
       if (r.c.command == "run") { // a legitimately long run (65,536 hosts, say) stops itself, exit 3: not a hang
         argv_s.push_back("--wall-limit");
-        argv_s.push_back(fmt::format("{}", timeout / 2));
+        argv_s.push_back(fmt::format("{}", timeout / 4)); // the rest for setting up and a loaded machine
       }
       int devnull = open("/dev/null", O_WRONLY);
       int err     = open(r.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

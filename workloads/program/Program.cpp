@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <queue>
+#include <utility>
 #include <fmt/format.h>
 
 namespace nafsim::workloads {
@@ -90,8 +92,12 @@ void Program::start(nodes::Cluster& c)
     fill_buffers(c);
   }
   records_.clear();
-  for (auto const& o : plan_.ops)
+  mine_.assign(pc.ranks, {});
+  for (auto const& o : plan_.ops) {
     records_.emplace_back(o.runs.size());
+    for (std::size_t j = 0; j < o.runs.size(); ++j)
+      mine_[o.runs[j]].emplace_back(o.index, j);
+  }
   for (unsigned r = 0; r < pc.ranks; ++r) {
     c.cclo(hosts_[r]);
     c.scheduler().spawn(fmt::format("program-rank-{}", r), c.node(hosts_[r]).host(),
@@ -121,62 +127,69 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
 
 void Program::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
 {
-  // The rank's operations and what each waits for (its `after`, else the rank's previous one).
-  struct Step {
-    const PlannedOp* op;
-    Record* rec;
-    std::vector<std::size_t> waits; ///< positions in `steps`
-    bool started = false;
-  };
-  std::vector<Step> steps;
-  std::vector<std::size_t> at(plan_.ops.size(), SIZE_MAX); // op index -> position in steps
-  for (auto const& o : plan_.ops) {
-    auto it = std::find(o.runs.begin(), o.runs.end(), rank);
-    if (it == o.runs.end())
-      continue;
-    const auto j = static_cast<std::size_t>(it - o.runs.begin());
-    Step s{&o, &records_[o.index][j], {}};
-    if (o.deps_given)
-      for (auto d : o.after[j])
-        s.waits.push_back(at[d]);
-    else if (!steps.empty())
-      s.waits.push_back(steps.size() - 1);
-    at[o.index] = steps.size();
-    steps.push_back(std::move(s));
+  // The rank's operations in list order, and who waits for whom (an operation's `after`, else the rank's previous).
+  auto const& mine = mine_[rank];
+  const std::size_t n = mine.size();
+  std::vector<std::size_t> at(plan_.ops.size(), SIZE_MAX); // op index -> position in `mine` (set as we go)
+  std::vector<std::vector<std::size_t>> users(n);
+  std::vector<std::size_t> missing(n, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    auto const& o = plan_.ops[mine[k].first];
+    at[o.index]   = k;
+    if (o.deps_given) {
+      for (auto d : o.after[mine[k].second]) {
+        users[at[d]].push_back(k);
+        ++missing[k];
+      }
+    } else if (k > 0) {
+      users[k - 1].push_back(k);
+      ++missing[k];
+    }
   }
-  // Start every operation whose predecessors are done: inline when it is the only one (a sequential program runs in
-  // this one actor), else each in its own actor; wait for completions until all are done.
+  // Start every operation whose predecessors are done, in list order: inline when it is the only one and nothing
+  // is in flight (a sequential program runs in this one actor), else each in its own actor.
+  std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+  for (std::size_t k = 0; k < n; ++k)
+    if (missing[k] == 0)
+      ready.push(k);
+  std::vector<std::size_t> finished; // by the actors, not yet seen here
   std::size_t done = 0, running = 0;
   const ActorId self = ctx.id();
-  while (done < steps.size()) {
-    std::vector<std::size_t> ready;
-    for (std::size_t i = 0; i < steps.size(); ++i)
-      if (!steps[i].started && std::all_of(steps[i].waits.begin(), steps[i].waits.end(),
-                                           [&](std::size_t w) { return steps[w].rec->ran; }))
-        ready.push_back(i);
+  auto complete = [&](std::size_t k) {
+    ++done;
+    for (auto u : users[k])
+      if (--missing[u] == 0)
+        ready.push(u);
+  };
+  auto run = [this, &c, rank](ActorContext& a, std::size_t op, std::size_t j) {
+    execute(a, c, plan_.ops[op], rank, records_[op][j]);
+  };
+  while (done < n) {
     if (ready.size() == 1 && running == 0) {
-      steps[ready[0]].started = true;
-      execute(ctx, c, *steps[ready[0]].op, rank, *steps[ready[0]].rec);
-      ++done;
+      const std::size_t k = ready.top();
+      ready.pop();
+      run(ctx, mine[k].first, mine[k].second);
+      complete(k);
       continue;
     }
-    for (auto i : ready) {
-      steps[i].started = true;
+    while (!ready.empty()) {
+      const std::size_t k = ready.top();
+      ready.pop();
       ++running;
-      auto* step = &steps[i];
-      c.scheduler().spawn(fmt::format("program-rank-{}-op-{}", rank, step->op->index), c.node(hosts_[rank]).host(),
-                          [this, &c, rank, step, &done, &running, self](ActorContext& a) {
-                            execute(a, c, *step->op, rank, *step->rec);
-                            ++done;
+      c.scheduler().spawn(fmt::format("program-rank-{}-op-{}", rank, mine[k].first), c.node(hosts_[rank]).host(),
+                          [&, k](ActorContext& a) {
+                            run(a, mine[k].first, mine[k].second);
+                            finished.push_back(k);
                             --running;
                             a.scheduler().wake(self);
                           });
     }
-    const std::size_t seen = done;
-    ctx.wait_until([&] { return done != seen; },
+    ctx.wait_until([&] { return !finished.empty(); },
                    WaitReason([rank, &running] {
                      return fmt::format("program rank {} waits for its {} operation(s) in flight", rank, running);
                    }));
+    for (auto k : std::exchange(finished, {}))
+      complete(k);
   }
 }
 
@@ -252,11 +265,9 @@ void Program::report(const nodes::Cluster&, results::ResultSink& sink, std::vect
     SimTime end;
     std::vector<std::pair<SimTime, SimTime>> comm, comp; // intervals of calls in flight, of compute
     std::uint64_t n = 0;
-    for (auto const& o : plan_.ops) {
-      auto at = std::find(o.runs.begin(), o.runs.end(), r);
-      if (at == o.runs.end())
-        continue;
-      auto const& rec = records_[o.index][static_cast<std::size_t>(at - o.runs.begin())];
+    for (auto [op, j] : mine_[r]) {
+      auto const& o   = plan_.ops[op];
+      auto const& rec = records_[op][j];
       if (!rec.ran)
         continue;
       ++n;

@@ -38,6 +38,7 @@ private:
   std::vector<net::HostId> hosts_;                 ///< FPGA position of each program rank
   std::unique_ptr<ProgramReference> reference_;    ///< with verify
   std::vector<std::vector<Record>> records_;       ///< [op][j]: the j-th rank that runs it
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> mine_; ///< [rank]: (op, j) it runs, in list order
   std::uint64_t checked_ = 0;                      ///< elements verified
 };
 
