@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <unordered_map>
 #include <utility>
 #include <fmt/format.h>
 
@@ -130,20 +131,22 @@ void Program::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
   // The rank's operations in list order, and who waits for whom (an operation's `after`, else the rank's previous).
   auto const& mine = mine_[rank];
   const std::size_t n = mine.size();
-  std::vector<std::size_t> at(plan_.ops.size(), SIZE_MAX); // op index -> position in `mine` (set as we go)
   std::vector<std::vector<std::size_t>> users(n);
   std::vector<std::size_t> missing(n, 0);
-  for (std::size_t k = 0; k < n; ++k) {
-    auto const& o = plan_.ops[mine[k].first];
-    at[o.index]   = k;
-    if (o.deps_given) {
-      for (auto d : o.after[mine[k].second]) {
-        users[at[d]].push_back(k);
+  {
+    std::unordered_map<std::size_t, std::size_t> at; // op index -> position in `mine` (freed once the graph is built)
+    for (std::size_t k = 0; k < n; ++k) {
+      auto const& o = plan_.ops[mine[k].first];
+      at.emplace(o.index, k);
+      if (o.deps_given) {
+        for (auto d : o.after[mine[k].second]) {
+          users[at.at(d)].push_back(k);
+          ++missing[k];
+        }
+      } else if (k > 0) {
+        users[k - 1].push_back(k);
         ++missing[k];
       }
-    } else if (k > 0) {
-      users[k - 1].push_back(k);
-      ++missing[k];
     }
   }
   // Start every operation whose predecessors are done, in list order: inline when it is the only one and nothing
