@@ -289,12 +289,6 @@ std::vector<Local> rank_graph(const Ctx& c, unsigned r, const std::vector<pb::No
 
 namespace {
 
-bool is_collective(ProgramOpKind k)
-{
-  return k != ProgramOpKind::Send && k != ProgramOpKind::Recv && k != ProgramOpKind::Compute &&
-         k != ProgramOpKind::Wait;
-}
-
 /// A program operation: one rank's node, or the matched collective nodes of every member of a communicator.
 struct Global {
   ProgramOpKind kind;
@@ -451,12 +445,8 @@ ProgramPlan load_chakra(const ChakraConfig& cfg)
     o.name       = op.parts.size() == 1 ? fmt::format("{} (node {})", first.node->name(), first.node->id())
                                         : fmt::format("{} (node {} of rank {} ...)", first.node->name(),
                                                       first.node->id(), op.parts[0].first);
-    const bool reads  = op.kind != ProgramOpKind::Recv && op.kind != ProgramOpKind::Barrier &&
-                       op.kind != ProgramOpKind::Compute && op.kind != ProgramOpKind::Wait;
-    const bool writes = op.kind != ProgramOpKind::Send && op.kind != ProgramOpKind::Barrier &&
-                        op.kind != ProgramOpKind::Compute && op.kind != ProgramOpKind::Wait;
-    o.src = reads ? 0 : -1;
-    o.dst = writes ? 1 : -1;
+    o.src = reads_buffer(op.kind) ? 0 : -1;
+    o.dst = writes_buffer(op.kind) ? 1 : -1;
     if (op.kind == ProgramOpKind::Send || op.kind == ProgramOpKind::Recv)
       o.peer.assign(c.ranks, -1);
     for (auto [r, i] : op.parts) {

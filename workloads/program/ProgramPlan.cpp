@@ -32,13 +32,30 @@ coll::Collective collective_of(ProgramOpKind k)
   return C::Nop;
 }
 
-namespace {
-
 bool is_collective(ProgramOpKind k)
 {
   return k != ProgramOpKind::Copy && k != ProgramOpKind::Combine && k != ProgramOpKind::Send &&
          k != ProgramOpKind::Recv && k != ProgramOpKind::Compute && k != ProgramOpKind::Wait;
 }
+
+namespace {
+bool moves_no_data(ProgramOpKind k)
+{
+  return k == ProgramOpKind::Barrier || k == ProgramOpKind::Compute || k == ProgramOpKind::Wait;
+}
+} // namespace
+
+bool reads_buffer(ProgramOpKind k)
+{
+  return !moves_no_data(k) && k != ProgramOpKind::Recv;
+}
+
+bool writes_buffer(ProgramOpKind k)
+{
+  return !moves_no_data(k) && k != ProgramOpKind::Send;
+}
+
+namespace {
 
 config::ConfigError op_error(std::size_t i, const std::string& key, const std::string& msg)
 {
@@ -146,9 +163,8 @@ void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& name
 {
   const std::size_t i = o.index;
   const auto kind     = k.op;
-  const bool none   = kind == ProgramOpKind::Barrier || kind == ProgramOpKind::Compute || kind == ProgramOpKind::Wait;
-  const bool reads  = !none && kind != ProgramOpKind::Recv;
-  const bool writes = !none && kind != ProgramOpKind::Send;
+  const bool reads  = reads_buffer(kind);
+  const bool writes = writes_buffer(kind);
   auto buffer = [&](const std::string& n, const char* key) {
     int b = find_name(names, n);
     if (b < 0)
@@ -170,7 +186,7 @@ void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& name
       throw op_error(i, "dst_offset", fmt::format("offset {} is past the end of buffer '{}' ({} elements)", o.dst_off,
                                                   k.dst, size(o.dst)));
   }
-  if (none)
+  if (!reads && !writes)
     return;
   o.count = k.count != 0 ? k.count : reads ? size(o.src) - o.src_off : size(o.dst) - o.dst_off;
   for (unsigned r : o.runs) {

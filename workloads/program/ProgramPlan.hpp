@@ -48,5 +48,10 @@ struct ProgramPlan {
 
 /// The collective a program operation runs (Nop for compute).
 coll::Collective collective_of(ProgramOpKind k);
+/// A collective on a communicator (every member takes part), not a rank's own operation.
+bool is_collective(ProgramOpKind k);
+/// Whether it reads a source buffer (`src`) and writes a result buffer (`dst`).
+bool reads_buffer(ProgramOpKind k);
+bool writes_buffer(ProgramOpKind k);
 
 } // namespace nafsim::workloads

@@ -167,14 +167,10 @@ TEST(MaxMin, IncrementalEqualsFromScratchAndIsMaxMinFair)
       live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
     }
     inc.solve();
-    MaxMinSharing fresh(cap);
-    std::vector<std::uint32_t> ids;
-    for (auto f : live)
-      ids.push_back(fresh.add(paths[f]));
-    fresh.solve();
+    auto want = from_scratch(cap, live, paths);
     std::vector<double> load(cap.size(), 0);
     for (std::size_t i = 0; i < live.size(); ++i) {
-      ASSERT_NEAR(inc.rate(live[i]), fresh.rate(ids[i]), 1e-9) << "step " << step;
+      ASSERT_NEAR(inc.rate(live[i]), want[i], 1e-9) << "step " << step;
       for (auto l : paths[live[i]])
         load[l] += inc.rate(live[i]);
     }
