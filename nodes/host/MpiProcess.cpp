@@ -31,6 +31,7 @@ struct MpiProcess::Call {
   std::uint64_t eb = 4;
   RankBuffers* bufs = nullptr;
   std::optional<coll::MpiOrder> order; ///< when each op starts, its messages' numbers
+  std::uint64_t context = 0;           ///< the matching context, in the numbers' high bits (MpiProcess::run)
   std::size_t remaining = 0;
   ActorId actor         = 0;
   bool waiting          = false;
@@ -40,6 +41,8 @@ struct MpiProcess::Call {
     return std::span<std::byte>(bufs->buf[static_cast<int>(sl.buf)]).subspan(sl.offset * eb, sl.count * eb);
   }
   std::uint64_t addr(const coll::Slice& sl) const { return buffer_addr(sl.buf, sl.offset * eb); }
+  std::uint64_t send_seq(std::uint32_t i) const { return context | order->send_seq(i); }
+  std::uint64_t recv_seq(std::uint32_t i) const { return context | order->recv_seq(i); }
 };
 
 MpiProcess::MpiProcess(net::HostId id, const HostNodeConfig& cfg, Scheduler& sched, Poe& nic, QpOf qp_of,
@@ -234,8 +237,10 @@ void MpiProcess::on_completion(const roce::Completion& c)
 }
 
 void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm,
-                     DataType dtype, RankBuffers* bufs)
+                     DataType dtype, RankBuffers* bufs, const RunOptions& opt)
 {
+  if (opt.context >= kContexts)
+    throw std::invalid_argument(fmt::format("MPI matching context {} beyond the {} modeled", opt.context, kContexts));
   ++c_.calls;
   auto call   = std::make_shared<Call>();
   call->s     = s;
@@ -249,9 +254,12 @@ void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
   if (bufs)
     for (int k = 0; k < 3; ++k)
       bufs->buf[static_cast<int>(Buf::Scratch0) + k].resize(s.scratch[k] * call->eb);
-  call->order.emplace(s, [&](int r) { return comm.at(static_cast<std::size_t>(r)); }, out_seq_, in_seq_);
+  auto& seqs    = seqs_[opt.context];
+  call->context = static_cast<std::uint64_t>(opt.context) << kContextShift;
+  call->order.emplace(s, [&](int r) { return comm.at(static_cast<std::size_t>(r)); }, seqs.first, seqs.second);
   static const std::uint32_t overhead = cause_what("host CPU", "MPI call overhead");
-  ctx.sleep_for(cfg_.cpu.call_overhead, CauseLabel::at_host(overhead, id_));
+  if (!opt.local)
+    ctx.sleep_for(cfg_.cpu.call_overhead, CauseLabel::at_host(overhead, id_));
   call->order->start([&](std::uint32_t i) { issue(call, i); });
   while (call->remaining > 0) {
     call->waiting = true;
@@ -286,13 +294,13 @@ void MpiProcess::issue(const std::shared_ptr<Call>& call, std::uint32_t i)
   switch (op.kind) {
     case OpKind::Send:
       send_posted(call, i);
-      send(peer(op.peer), call->order->send_seq(i), op.a.count * call->eb, call->addr(op.a), content(op.a), done);
+      send(peer(op.peer), call->send_seq(i), op.a.count * call->eb, call->addr(op.a), content(op.a), done);
       break;
     case OpKind::Notify:
       send_posted(call, i);
-      send(peer(op.peer), call->order->send_seq(i), 0, 0, {}, done); break;
+      send(peer(op.peer), call->send_seq(i), 0, 0, {}, done); break;
     case OpKind::WaitNotify:
-      recv(peer(op.peer), call->order->recv_seq(i), PostedRecv{0, 0, [done](Payload&&) { done(); }});
+      recv(peer(op.peer), call->recv_seq(i), PostedRecv{0, 0, [done](Payload&&) { done(); }});
       break;
     case OpKind::Recv:
     case OpKind::RecvReduce:
@@ -325,7 +333,7 @@ void MpiProcess::issue_receive(const std::shared_ptr<Call>& call, std::uint32_t 
   const std::uint64_t temp_addr = temp_address(i);
   switch (op.kind) {
     case OpKind::Recv:
-      recv(peer(op.peer), call->order->recv_seq(i),
+      recv(peer(op.peer), call->recv_seq(i),
            PostedRecv{op.dst.count * eb, call->addr(op.dst), [call, dst = op.dst, done](Payload&& p) {
                         if (call->bufs)
                           std::copy(p.begin(), p.end(), call->bytes(dst).begin());
@@ -333,7 +341,7 @@ void MpiProcess::issue_receive(const std::shared_ptr<Call>& call, std::uint32_t 
                       }});
       break;
     case OpKind::RecvReduce:
-      recv(peer(op.peer), call->order->recv_seq(i),
+      recv(peer(op.peer), call->recv_seq(i),
            PostedRecv{op.dst.count * eb, temp_addr, [this, call, op, done, reduce_into](Payload&& p) {
                         std::uint64_t b = op.dst.count * call->eb;
                         c_.bytes_reduced += b;
@@ -345,12 +353,12 @@ void MpiProcess::issue_receive(const std::shared_ptr<Call>& call, std::uint32_t 
       break;
     case OpKind::RecvReduceSend:
     case OpKind::RecvSend:
-      recv(peer(op.peer), call->order->recv_seq(i),
+      recv(peer(op.peer), call->recv_seq(i),
            PostedRecv{op.a.count * eb, temp_addr, [this, call, op, i, done, reduce_into, temp_addr](Payload&& p) {
                         std::uint64_t b = op.a.count * call->eb;
                         auto forward    = [this, call, op, i, b, done, temp_addr](Payload q) {
                           send_posted(call, i);
-                          send(call->comm.at(static_cast<std::size_t>(op.peer2)), call->order->send_seq(i), b, temp_addr,
+                          send(call->comm.at(static_cast<std::size_t>(op.peer2)), call->send_seq(i), b, temp_addr,
                                std::move(q), done);
                         };
                         if (op.kind == OpKind::RecvSend) {
@@ -390,7 +398,7 @@ void MpiProcess::issue_local(const std::shared_ptr<Call>& call, std::uint32_t i)
           reduce_into(op.a, call->bytes(op.b), p);
         }
         send_posted(call, i);
-        send(call->comm.at(static_cast<std::size_t>(op.peer)), call->order->send_seq(i), b, temp_addr, std::move(p), done);
+        send(call->comm.at(static_cast<std::size_t>(op.peer)), call->send_seq(i), b, temp_addr, std::move(p), done);
       });
       break;
     }

@@ -56,10 +56,24 @@ public:
   MpiProcess& operator=(const MpiProcess&) = delete;
   ~MpiProcess();
 
+  struct RunOptions {
+    /// Messages match in order within a context (MPI's communicator context and tag): a program's
+    /// point-to-point tags and communicators each have their own, below kContexts.
+    std::uint32_t context = 0;
+    /// A local operation of the program (a memcpy or a reduction loop), not a library call: no call overhead.
+    bool local = false;
+  };
+  static constexpr unsigned kContextShift = 40; ///< message numbers below it, the context above
+  static constexpr std::uint32_t kContexts = 1U << 23;
   /// Run this rank's part of a collective (schedule `s`; `comm[r]` is the host of rank r); blocks the
   /// calling actor until it is complete. `bufs`: real buffers (runs carrying data), else null.
   void run(ActorContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm, DataType dtype,
-           RankBuffers* bufs);
+           RankBuffers* bufs, const RunOptions& opt);
+  void run(ActorContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm, DataType dtype,
+           RankBuffers* bufs)
+  {
+    run(ctx, s, comm, dtype, bufs, RunOptions{});
+  }
 
   /// Notices of the host's NIC.
   void on_completion(const roce::Completion& c);
@@ -121,7 +135,8 @@ private:
   std::vector<std::uint32_t> free_bounce_;
   std::uint64_t msg_counter_ = 0;
   std::uint64_t wr_counter_  = 0;
-  std::map<net::HostId, std::uint64_t> out_seq_, in_seq_;
+  /// Per matching context: the messages sent to / received from each host so far.
+  std::map<std::uint32_t, std::pair<std::map<net::HostId, std::uint64_t>, std::map<net::HostId, std::uint64_t>>> seqs_;
   std::map<Key, PostedRecv> posted_;
   std::map<Key, Arrival> unexpected_;
   std::unordered_map<std::uint64_t, std::function<void()>> awaiting_fin_; ///< by message id

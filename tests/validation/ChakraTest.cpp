@@ -95,6 +95,41 @@ TEST(Chakra, AnAllreduceTraceTakesTheCollectiveWorkloadsTime)
   fs::remove_all(dir);
 }
 
+TEST(Chakra, TheSameTraceRunsOnTheMpiBaselineInTheMpiWorkloadsTime)
+{
+  auto dir = scratch("mpi");
+  for (unsigned r = 0; r < 8; ++r)
+    write(dir / fmt::format("ar.{}.et", r), {collective(1, pb::ALL_REDUCE, 1 << 20)});
+  // A mixed cluster: FPGAs at even positions, CPU hosts at odd ones; the trace on each engine.
+  const std::string mixed = R"("node": {"kinds": ["fpga", "host", "fpga", "host", "fpga", "host", "fpga", "host",
+      "fpga", "host", "fpga", "host", "fpga", "host", "fpga", "host"]})";
+  auto on = [&](const std::string& engine) {
+    return fmt::format(R"({{"name": "chakra-mpi", "platform": {{"preset": "accl-cpu-cx5",
+        "topology": {{"kind": "star", "hosts": 16}}, {}}},
+        "workload": {{"kind": "chakra", "engine": "{}", "trace": "{}"}}}})",
+                       mixed, engine, (dir / "ar").string());
+  };
+  auto m = run_scenario_isolated(on("mpi"));
+  ASSERT_TRUE(m.ok) << m.error;
+  auto const& ops = m.tables.at("program_ops");
+  for (std::size_t i = 0; i < ops.rows.size(); ++i) // the ranks are the host positions, the library's algorithm
+    EXPECT_EQ(std::stoi(ops.rows[i].at("position")) % 2, 1);
+  EXPECT_NE(ops.rows.at(0).at("algorithm").find("openmpi:"), std::string::npos);
+  auto b = run_scenario_isolated(fmt::format(R"({{"name": "mb", "platform": {{"preset": "accl-cpu-cx5",
+      "topology": {{"kind": "star", "hosts": 16}}, {}}}, "workload": {{"kind": "mpi", "collective": "allreduce",
+      "ranks": 8, "sizes": ["1MiB"], "iterations": 1}}}})", mixed));
+  ASSERT_TRUE(b.ok) << b.error;
+  const double want = b.tables.at("mpi").num(0, "latency_us");
+  EXPECT_NEAR(last_end(m), want, want * 1e-3); // the same library, the same call: within 0.1 %
+  auto f = run_scenario_isolated(on("cclo"));
+  ASSERT_TRUE(f.ok) << f.error;
+  auto const& fo = f.tables.at("program_ops");
+  for (std::size_t i = 0; i < fo.rows.size(); ++i)
+    EXPECT_EQ(std::stoi(fo.rows[i].at("position")) % 2, 0);
+  EXPECT_NE(last_end(f), last_end(m));
+  fs::remove_all(dir);
+}
+
 TEST(Chakra, DependenciesOrderComputeAndCommunicationNodesListedInAnyOrder)
 {
   // Rank files list nodes before their dependencies; attributes come in several integer kinds. Each rank computes

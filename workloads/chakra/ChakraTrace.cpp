@@ -421,6 +421,7 @@ ProgramPlan load_chakra(const ChakraConfig& cfg)
     index[at[k]] = k;
 
   ProgramPlan p;
+  p.cfg.engine    = cfg.engine;
   p.cfg.ranks     = c.ranks;
   p.cfg.positions = cfg.positions;
   p.cfg.dtype     = cfg.dtype;

@@ -12,6 +12,7 @@
 namespace nafsim::workloads {
 
 struct ChakraConfig {
+  ProgramEngine engine = ProgramEngine::Cclo;
   std::string trace;
   unsigned ranks = 0;
   std::string comm_groups;
@@ -19,6 +20,8 @@ struct ChakraConfig {
   DataType dtype = DataType::Float32;
   template <class V> void describe(V& v)
   {
+    v.field("engine", engine, "what runs the trace's calls: cclo (the FPGA nodes' CCLOs) or mpi (the CPU host nodes' "
+                              "software MPI library: the baseline), so one trace compares the two");
     v.field("trace", trace, "the trace's path prefix: rank r's file is <trace>.<r>.et (relative to the working "
                             "directory)");
     v.field("ranks", ranks, "how many rank files (0: <trace>.0.et, .1.et, ... up to the first one missing)",
@@ -26,7 +29,8 @@ struct ChakraConfig {
     v.field("comm_groups", comm_groups, "a JSON file {\"<group id>\": [rank, ...], ...} naming the communicators "
                                         "that nodes' pg_name attributes refer to (empty: every collective on all "
                                         "ranks)");
-    v.field("positions", positions, "the FPGA position of each rank (empty: the first FPGAs)");
+    v.field("positions", positions, "the platform position of each rank, a node of the engine's kind (empty: the "
+                                    "first ones)");
     v.field("dtype", dtype, "element type the collectives' bytes (comm_size) are counted in");
   }
 };

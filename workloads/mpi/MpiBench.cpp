@@ -13,6 +13,17 @@ namespace nafsim::workloads {
 
 using coll::Collective;
 
+void check_mpi_platform(const nodes::Cluster& c)
+{
+  auto const& mc = c.config().node.host.mpi;
+  if (mc.eager_threshold.count + mc.header.count > mc.eager_buffer.count)
+    throw config::ConfigError("", "/platform/node/host/mpi/eager_buffer",
+                              fmt::format("an eager message (eager_threshold {} + header {}) must fit one bounce buffer "
+                                          "({}): raise eager_buffer or lower eager_threshold",
+                                          format_bytes(mc.eager_threshold), format_bytes(mc.header),
+                                          format_bytes(mc.eager_buffer)));
+}
+
 MpiBench::MpiBench(const MpiBenchConfig& cfg) : cfg_(cfg), elem_bytes_(nodes::dtype_bytes(cfg.dtype))
 {
   switch (cfg_.collective) {
@@ -118,14 +129,8 @@ void MpiBench::start(nodes::Cluster& c)
   if (cfg_.root >= cfg_.ranks)
     throw config::ConfigError("", "/workload/root",
                               fmt::format("root {} is not one of the {} ranks", cfg_.root, cfg_.ranks));
-  auto const& mc = c.config().node.host.mpi;
-  if (mc.eager_threshold.count + mc.header.count > mc.eager_buffer.count)
-    throw config::ConfigError("", "/platform/node/host/mpi/eager_buffer",
-                              fmt::format("an eager message (eager_threshold {} + header {}) must fit one bounce buffer "
-                                          "({}): raise eager_buffer or lower eager_threshold",
-                                          format_bytes(mc.eager_threshold), format_bytes(mc.header),
-                                          format_bytes(mc.eager_buffer)));
-  library_ = mc.library;
+  check_mpi_platform(c);
+  library_ = c.config().node.host.mpi.library;
   comm_.clear();
   for (unsigned r = 0; r < cfg_.ranks; ++r)
     comm_.push_back(static_cast<net::HostId>(hosts[r]));

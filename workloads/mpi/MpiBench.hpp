@@ -95,6 +95,9 @@ struct MpiBenchConfig {
   }
 };
 
+/// The platform's MPI library can run (an eager message fits a bounce buffer); throws config::ConfigError.
+void check_mpi_platform(const nodes::Cluster& c);
+
 class MpiBench final : public Workload {
 public:
   explicit MpiBench(const MpiBenchConfig& cfg);

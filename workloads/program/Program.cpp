@@ -1,6 +1,8 @@
 #include "workloads/program/Program.hpp"
 
 #include "simcore/config/ConfigError.hpp"
+#include "nodes/fpga/FpgaNode.hpp"
+#include "nodes/host/HostNode.hpp"
 #include "workloads/collective/Verify.hpp"
 
 #include <algorithm>
@@ -18,28 +20,35 @@ Program::Program(ProgramPlan plan) : plan_(std::move(plan)) {}
 
 void Program::place(const nodes::Cluster& c)
 {
-  auto fpgas     = c.positions(nodes::FpgaNode::kKind);
-  auto const& pc = plan_.cfg;
+  auto const& pc   = plan_.cfg;
+  const bool mpi   = pc.engine == ProgramEngine::Mpi;
+  const auto kind  = mpi ? nodes::HostNode::kKind : nodes::FpgaNode::kKind;
+  const char* what = mpi ? "CPU host" : "FPGA";
+  auto nodes       = c.positions(kind);
   if (!pc.positions.empty()) {
     if (pc.positions.size() != pc.ranks)
       throw config::ConfigError("", "/workload/positions",
-                                fmt::format("{} positions for {} ranks: give one FPGA position per rank",
-                                            pc.positions.size(), pc.ranks));
+                                fmt::format("{} positions for {} ranks: give one {} position per rank",
+                                            pc.positions.size(), pc.ranks, what));
     for (std::size_t r = 0; r < pc.positions.size(); ++r) {
       const unsigned pos = pc.positions[r];
-      if (pos >= c.size() || !c.is_fpga(pos) ||
+      if (std::find(nodes.begin(), nodes.end(), pos) == nodes.end() ||
           std::count(pc.positions.begin(), pc.positions.end(), pos) > 1)
         throw config::ConfigError("", fmt::format("/workload/positions/{}", r),
-                                  fmt::format("position {} is not an FPGA of the platform, or is listed twice", pos));
+                                  fmt::format("position {} is not a {} node of the platform (engine {}), or is listed "
+                                              "twice",
+                                              pos, what, config::enum_name(pc.engine)));
       hosts_.push_back(static_cast<net::HostId>(pos));
     }
     return;
   }
-  if (pc.ranks > fpgas.size())
+  if (pc.ranks > nodes.size())
     throw config::ConfigError("", "/workload/ranks",
-                              fmt::format("{} ranks, but the platform has {} FPGA node(s)", pc.ranks, fpgas.size()));
+                              fmt::format("{} ranks, but the platform has {} {} node(s) (engine {}: set "
+                                          "platform.node.kind, or list positions of that kind in platform.node.kinds)",
+                                          pc.ranks, nodes.size(), what, config::enum_name(pc.engine)));
   for (unsigned r = 0; r < pc.ranks; ++r)
-    hosts_.push_back(static_cast<net::HostId>(fpgas[r]));
+    hosts_.push_back(static_cast<net::HostId>(nodes[r]));
 }
 
 void Program::fill_buffers(nodes::Cluster& c)
@@ -80,9 +89,16 @@ void Program::fill_buffers(nodes::Cluster& c)
   reference_ = std::make_unique<ProgramReference>(plan_, initial);
 }
 
+simgrid::s4u::Host* Program::sim_host(nodes::Cluster& c, unsigned rank) const
+{
+  return mpi_ ? c.host_node(hosts_[rank]).host() : c.node(hosts_[rank]).host();
+}
+
 void Program::start(nodes::Cluster& c)
 {
   place(c);
+  if (plan_.cfg.engine == ProgramEngine::Mpi)
+    mpi_ = std::make_unique<MpiEngine>(c, plan_);
   auto const& pc = plan_.cfg;
   if (pc.verify) {
     std::uint64_t bytes = 0;
@@ -100,8 +116,11 @@ void Program::start(nodes::Cluster& c)
       mine_[o.runs[j]].emplace_back(o.index, j);
   }
   for (unsigned r = 0; r < pc.ranks; ++r) {
-    c.cclo(hosts_[r]);
-    c.scheduler().spawn(fmt::format("program-rank-{}", r), c.node(hosts_[r]).host(),
+    if (mpi_)
+      c.mpi(hosts_[r]);
+    else
+      c.cclo(hosts_[r]);
+    c.scheduler().spawn(fmt::format("program-rank-{}", r), sim_host(c, r),
                         [this, &c, r](ActorContext& ctx) { run_rank(ctx, c, r); });
   }
 }
@@ -112,6 +131,8 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
   rec.start = ctx.now();
   if (o.kind == ProgramOpKind::Compute) {
     ctx.sleep_for(plan_.cfg.ops[o.index].duration, CauseLabel::at_host(busy, hosts_[rank]));
+  } else if (o.kind != ProgramOpKind::Wait && mpi_) {
+    rec.algorithm = mpi_->run(ctx, c, o, rank, hosts_, reference_ != nullptr);
   } else if (o.kind != ProgramOpKind::Wait) {
     auto res = c.cclo(hosts_[rank]).call(ctx, plan_.cclo_call(o, rank, hosts_));
     if (!res.error.empty())
@@ -179,7 +200,7 @@ void Program::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
       const std::size_t k = ready.top();
       ready.pop();
       ++running;
-      c.scheduler().spawn(fmt::format("program-rank-{}-op-{}", rank, mine[k].first), c.node(hosts_[rank]).host(),
+      c.scheduler().spawn(fmt::format("program-rank-{}-op-{}", rank, mine[k].first), sim_host(c, rank),
                           [&, k](ActorContext& a) {
                             run(a, mine[k].first, mine[k].second);
                             finished.push_back(k);
@@ -211,10 +232,10 @@ void Program::check(nodes::Cluster& c, const PlannedOp& o, unsigned rank) const
     const double g = nodes::element_value(dt, got, i);
     if (std::abs(g - want[i]) > tol * std::max(1.0, std::abs(want[i])))
       throw SimulationError(fmt::format(
-          "verify: program operation {} ({}) on rank {}: buffer '{}'[{}] = {}, expected {}; the simulated CCLO "
+          "verify: program operation {} ({}) on rank {}: buffer '{}'[{}] = {}, expected {}; the simulated {} "
           "delivered wrong data, a simulator bug: please report it with this scenario",
           o.index, config::enum_name(o.kind), rank, plan_.cfg.buffers[static_cast<std::size_t>(o.dst)].name, i, g,
-          want[i]));
+          want[i], mpi_ ? "MPI library" : "CCLO"));
     ++const_cast<Program*>(this)->checked_;
   }
 }
@@ -308,9 +329,11 @@ void Program::report(const nodes::Cluster&, results::ResultSink& sink, std::vect
   }
   sink.add(std::move(t));
   sink.add(std::move(rk));
-  summary.push_back(fmt::format("program: {} operations on {} ranks ({} communicator(s)), done at {:.3f} us (rank {} "
+  summary.push_back(fmt::format("program: {} operations on {} ranks ({}; {} communicator(s)), done at {:.3f} us (rank {} "
                                 "last){}",
-                                plan_.ops.size(), plan_.cfg.ranks, plan_.comms.size(), last.us(), slowest,
+                                plan_.ops.size(), plan_.cfg.ranks,
+                                mpi_ ? fmt::format("MPI on CPU hosts, {}", config::enum_name(mpi_->library()))
+                                     : std::string("CCLO on FPGAs"), plan_.comms.size(), last.us(), slowest,
                                 reference_ ? fmt::format("; verified: {} elements checked after every operation",
                                                          checked_)
                                            : ""));

@@ -2,10 +2,11 @@
 // The `program` workload: any sequence of CCLO calls per rank. Named buffers that keep their data between
 // operations, communicators over subsets of the ranks (several running at once), send / recv with tags between
 // any ranks (a send may come before its receive is posted: the Rx-buffer path), local copy / combine, and compute
-// phases; each rank runs the operations it takes part in, in list order, one after the other. With `verify` every
+// phases; on the FPGAs' CCLOs or on the hosts' MPI library (MpiEngine). Each rank runs the operations it takes part in, in list order, one after the other. With `verify` every
 // operation's result is checked on every rank against the program run on plain numbers (ProgramReference).
 
 #include "workloads/Workload.hpp"
+#include "workloads/program/MpiEngine.hpp"
 #include "workloads/program/ProgramPlan.hpp"
 #include "workloads/program/ProgramReference.hpp"
 
@@ -31,12 +32,15 @@ private:
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
   void execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, unsigned rank, Record& rec);
   void place(const nodes::Cluster& c);
+  /// Where rank `rank`'s actors run (its FPGA's or its host's SimGrid host).
+  simgrid::s4u::Host* sim_host(nodes::Cluster& c, unsigned rank) const;
   void fill_buffers(nodes::Cluster& c);
   void check(nodes::Cluster& c, const PlannedOp& o, unsigned rank) const;
 
   ProgramPlan plan_;
   std::vector<net::HostId> hosts_;                 ///< FPGA position of each program rank
   std::unique_ptr<ProgramReference> reference_;    ///< with verify
+  std::unique_ptr<MpiEngine> mpi_;                 ///< engine mpi
   std::vector<std::vector<Record>> records_;       ///< [op][j]: the j-th rank that runs it
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> mine_; ///< [rank]: (op, j) it runs, in list order
   std::uint64_t checked_ = 0;                      ///< elements verified

@@ -13,6 +13,8 @@ enum class ProgramOpKind { Bcast, Scatter, Gather, AllGather, Reduce, AllReduce,
                            Copy, Combine, Send, Recv, Compute, Wait };
 /// What a buffer holds before the program runs.
 enum class BufferInit { Pattern, Zero };
+/// What runs the program's calls: each rank's CCLO on an FPGA, or the software MPI library on a CPU host.
+enum class ProgramEngine { Cclo, Mpi };
 
 } // namespace nafsim::workloads
 
@@ -34,6 +36,10 @@ template <> struct EnumNames<workloads::ProgramOpKind> {
       std::pair{workloads::ProgramOpKind::Recv, "recv"},
       std::pair{workloads::ProgramOpKind::Compute, "compute"},
       std::pair{workloads::ProgramOpKind::Wait, "wait"}};
+};
+template <> struct EnumNames<workloads::ProgramEngine> {
+  static constexpr std::array list{std::pair{workloads::ProgramEngine::Cclo, "cclo"},
+                                   std::pair{workloads::ProgramEngine::Mpi, "mpi"}};
 };
 template <> struct EnumNames<workloads::BufferInit> {
   static constexpr std::array list{std::pair{workloads::BufferInit::Pattern, "pattern"},
@@ -112,6 +118,7 @@ struct ProgramOp {
 };
 
 struct ProgramConfig {
+  ProgramEngine engine = ProgramEngine::Cclo;
   unsigned ranks = 2;
   std::vector<unsigned> positions;
   DataType dtype = DataType::Float32;
@@ -121,9 +128,13 @@ struct ProgramConfig {
   bool verify = true;
   template <class V> void describe(V& v)
   {
-    v.field("ranks", ranks, "program ranks, one per FPGA (the platform's first FPGA positions unless `positions`)",
+    v.field("engine", engine, "what runs the calls: cclo (each rank an FPGA node, calls through its CCLO) or mpi "
+                              "(each rank a CPU host node, calls through the software MPI library: the baseline)");
+    v.field("ranks", ranks, "program ranks, one per node of the engine's kind (the platform's first ones of that "
+                            "kind unless `positions`)",
             config::Limits::between(1, 65536));
-    v.field("positions", positions, "the FPGA position of each rank (empty: the first `ranks` FPGAs)");
+    v.field("positions", positions, "the platform position of each rank, a node of the engine's kind (empty: the "
+                                    "first `ranks` of them)");
     v.field("dtype", dtype, "element type of every buffer and operation");
     v.field("buffers", buffers, "named buffers, one of each per rank; they keep their data between operations");
     v.field("communicators", communicators, "sub-communicators beside `world` (several may run at once)");

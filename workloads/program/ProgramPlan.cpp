@@ -309,6 +309,13 @@ coll::CollectiveCall ProgramPlan::call(const PlannedOp& o, unsigned r) const
   return cc;
 }
 
+std::uint64_t ProgramPlan::operand_addr(int buf, std::uint64_t offset) const
+{
+  if (buf < 0)
+    return nodes::Cclo::kUserBase;
+  return buffer_addr.at(static_cast<std::size_t>(buf)) + offset * nodes::dtype_bytes(cfg.dtype);
+}
+
 nodes::CcloCall ProgramPlan::cclo_call(const PlannedOp& o, unsigned r, const std::vector<net::HostId>& hosts) const
 {
   auto const& k = cfg.ops[o.index];
@@ -320,9 +327,8 @@ nodes::CcloCall ProgramPlan::cclo_call(const PlannedOp& o, unsigned r, const std
     members.push_back(hosts.at(m));
   c.comm     = nodes::Communicator(std::move(members));
   c.rank     = p2p ? static_cast<int>(r) : rank_in(o.comm, r);
-  const std::uint64_t eb = nodes::dtype_bytes(cfg.dtype);
-  c.src_addr = o.src >= 0 ? buffer_addr.at(static_cast<std::size_t>(o.src)) + o.src_off * eb : nodes::Cclo::kUserBase;
-  c.dst_addr = o.dst >= 0 ? buffer_addr.at(static_cast<std::size_t>(o.dst)) + o.dst_off * eb : nodes::Cclo::kUserBase;
+  c.src_addr = operand_addr(o.src, o.src_off);
+  c.dst_addr = operand_addr(o.dst, o.dst_off);
   if (k.protocol != ProtocolChoice::Auto)
     c.protocol = k.protocol == ProtocolChoice::Eager ? coll::Protocol::Eager : coll::Protocol::Rendezvous;
   c.algorithm = algorithm_of(k.algorithm);
