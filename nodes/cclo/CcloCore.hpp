@@ -61,7 +61,10 @@ struct CcloCall {
   coll::CollectiveCall call;
   Communicator comm; ///< host of each rank of the communicator
   int rank                 = 0;
-  DataLocation location    = DataLocation::Device;
+  DataLocation location    = DataLocation::Device; ///< where the operand is (and the result, unless result_location)
+  /// Where the result goes when not where the operand is (ACCL's separate OP0_STREAM and RES_STREAM flags: a
+  /// stream operand with a memory result, or the other way round).
+  std::optional<DataLocation> result_location;
   InvocationPath path      = InvocationPath::Kernel;
   std::uint64_t src_addr   = 0; ///< operand buffer (host memory carries kHostMemory)
   std::uint64_t dst_addr   = 0; ///< result buffer

@@ -17,7 +17,9 @@ FirmwareCall::FirmwareCall(Firmware& fw, CcloPending& p)
   auto const& cc = call_.call;
   rank_          = call_.rank;
   size_          = cc.size;
-  stream_        = call_.location == DataLocation::Stream;
+  op_stream_     = call_.location == DataLocation::Stream;
+  res_stream_    = call_.result_location.value_or(call_.location) == DataLocation::Stream;
+  stream_        = op_stream_ || res_stream_;
   eb_            = cc.elem_bytes;
   wire_eb_       = call_.compress ? 2 : eb_;
   seg_           = std::max<std::uint64_t>(1, core_.cfg.rx_buffers.size.count / wire_eb_);
@@ -133,14 +135,14 @@ std::uint64_t FirmwareCall::addr(const Slice& sl) const
 Operand FirmwareCall::operand(const Slice& sl) const
 {
   Operand o;
-  o.kind = stream_ && (sl.buf == Buf::Input || sl.buf == Buf::Output) ? OperandKind::Stream : OperandKind::Memory;
+  o.kind = streamed(sl.buf) ? OperandKind::Stream : OperandKind::Memory;
   o.addr = addr(sl);
   return o;
 }
 
 void FirmwareCall::result_to(Move& m, const Slice& sl) const
 {
-  m.res      = stream_ && (sl.buf == Buf::Input || sl.buf == Buf::Output) ? ResultKind::Stream : ResultKind::Memory;
+  m.res      = streamed(sl.buf) ? ResultKind::Stream : ResultKind::Memory;
   m.res_addr = addr(sl);
 }
 

@@ -35,6 +35,11 @@ public:
   std::uint32_t host(int rank) const { return static_cast<std::uint32_t>(call_.comm.at(static_cast<std::size_t>(rank))); }
   std::uint64_t addr(const coll::Slice& s) const;
   Operand operand(const coll::Slice& s) const;
+  /// Whether buffer `b` of the call is a kernel stream (the operand's or the result's flag).
+  bool streamed(coll::Buf b) const
+  {
+    return (b == coll::Buf::Input && op_stream_) || (b == coll::Buf::Output && res_stream_);
+  }
   void result_to(Move& m, const coll::Slice& s) const;
   /// The operand slot reading the next eager message from `rank` (matched on its sequence number).
   Operand from_rx(int rank);
@@ -102,7 +107,9 @@ private:
   const CcloCall& call_;
   coll::Selection sel_;
   bool rndzv_  = false;
-  bool stream_ = false;
+  bool stream_ = false;     ///< an operand or the result is a stream (the firmware then runs eager)
+  bool op_stream_ = false;  ///< the operand (Buf::Input) is a stream
+  bool res_stream_ = false; ///< the result (Buf::Output) is a stream
   std::uint64_t eb_ = 4, wire_eb_ = 4, seg_ = 1;
   unsigned& step_;
   std::optional<coll::Schedule> schedule_; ///< algorithms the firmware lacks: run by the schedule executor

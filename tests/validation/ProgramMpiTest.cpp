@@ -111,4 +111,8 @@ TEST(ProgramMpi, AnEngineWithoutItsNodesIsAConfigError)
                                          R"(, "positions": [0, 5])"));
   ASSERT_FALSE(p.ok);
   EXPECT_NE(p.error.find("/workload/positions/1"), std::string::npos) << p.error;
+  auto s = run_scenario_isolated(program(2, R"({"name": "x", "elements": 8}, {"name": "k", "elements": 8, "memory": "stream"})",
+                                         R"({"op": "barrier"})"));
+  ASSERT_FALSE(s.ok);
+  EXPECT_NE(s.error.find("/workload/buffers/1/memory"), std::string::npos) << s.error;
 }

@@ -4,6 +4,7 @@
 #include "workloads/collective/Verify.hpp"
 #include "workloads/program/ProgramReference.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -160,6 +161,39 @@ TEST(Program, ARingAllreduceBuiltFromSendRecvAndCombineIsAnAllreduceAndVerifies)
   EXPECT_EQ(run.tables.at("program_ops").rows.size(), 3u * 4 * 3 + 3u * 4 * 2);
 }
 
+TEST(Program, TheReferenceKeepsUnspecifiedResultsUnspecifiedAndAnInPlaceBcastsRootKnown)
+{
+  // Engine-free: the program run on plain numbers. A non-root's reduce result is unspecified; a max with it must
+  // stay so (std::max(a, unknown) would claim a value the CCLO need not produce). ACCL's bcast is in place: the
+  // root's result is its operand.
+  namespace w = nafsim::workloads;
+  w::ProgramConfig cfg;
+  cfg.ranks   = 2;
+  cfg.buffers = {{"a", 4, w::BufferInit::Pattern, nafsim::nodes::DataLocation::Device},
+                 {"r", 4, w::BufferInit::Zero, nafsim::nodes::DataLocation::Device}};
+  auto op = [](w::ProgramOpKind k, std::string src, std::string dst, unsigned root = 0) {
+    w::ProgramOp o;
+    o.op   = k;
+    o.src  = std::move(src);
+    o.dst  = std::move(dst);
+    o.root = root;
+    o.func = nafsim::coll::ReduceFunc::Max;
+    return o;
+  };
+  cfg.ops = {op(w::ProgramOpKind::Reduce, "a", "r", 1), op(w::ProgramOpKind::Combine, "a", "r"),
+             op(w::ProgramOpKind::Bcast, "r", "r", 1), op(w::ProgramOpKind::Combine, "a", "r")};
+  auto plan = w::ProgramPlan::resolve(cfg);
+  std::vector<std::vector<std::vector<double>>> initial{{{1, 5, 2, 7}, {3, 4, 6, 0}}, {{0, 0, 0, 0}, {0, 0, 0, 0}}};
+  w::ProgramReference ref(plan, initial);
+  EXPECT_EQ(ref.after(0, 1), (std::vector<double>{3, 5, 6, 7})); // the root's reduce (max)
+  for (double v : ref.after(1, 0)) // rank 0's r was unspecified: so is max(a, r)
+    EXPECT_TRUE(std::isnan(v));
+  EXPECT_EQ(ref.after(1, 1), (std::vector<double>{3, 5, 6, 7}));
+  EXPECT_EQ(ref.after(2, 1), (std::vector<double>{3, 5, 6, 7})); // in place: the root holds its operand
+  EXPECT_EQ(ref.after(2, 0), (std::vector<double>{3, 5, 6, 7}));
+  EXPECT_EQ(ref.after(3, 0), (std::vector<double>{3, 5, 6, 7}));
+}
+
 TEST(Program, NonBlockingCallsOverlapComputeAndBreakARendezvousRingsDeadlock)
 {
   const std::string bufs = R"({"name": "a", "elements": 65536}, {"name": "b", "elements": 65536, "init": "zero"})";
@@ -203,6 +237,36 @@ TEST(Program, NonBlockingCallsOverlapComputeAndBreakARendezvousRingsDeadlock)
   ASSERT_GT(ranks.num(0, "communication_us"), ranks.num(0, "compute_us"));
   EXPECT_NEAR(ranks.num(0, "exposed_communication_us"), ranks.num(0, "communication_us") - ranks.num(0, "compute_us"),
               1e-3);
+}
+
+TEST(Program, OperandsInHostMemoryAndKernelStreamsVerify)
+{
+  // A device-to-host copy, an allreduce from host memory into a kernel's stream, one from the stream (the kernel
+  // kept it: a loopback) into device memory, and the stream copied back to the host: every result checked.
+  auto r = run_scenario_isolated(program(
+      4,
+      R"({"name": "d", "elements": 65536}, {"name": "d2", "elements": 65536, "init": "zero"},
+         {"name": "h", "elements": 65536, "memory": "host", "init": "zero"},
+         {"name": "k", "elements": 65536, "memory": "stream", "init": "zero"})",
+      R"({"op": "copy", "src": "d", "dst": "h"},
+         {"op": "allreduce", "src": "d", "dst": "d2"},
+         {"op": "allreduce", "src": "h", "dst": "k"},
+         {"op": "allreduce", "src": "k", "dst": "d2"},
+         {"op": "copy", "src": "k", "dst": "h"})"));
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(verified(r));
+  auto const& t = r.tables.at("program_ops");
+  for (int op : {2, 3}) // a stream operand or result: the firmware runs the call eager, whatever the size
+    for (auto i : rows_of(t, op))
+      EXPECT_EQ(t.rows[i].at("protocol"), "eager");
+  for (auto i : rows_of(t, 1)) // the same call between device buffers goes rendezvous at 256 KiB
+    EXPECT_EQ(t.rows[i].at("protocol"), "rendezvous");
+  // Forcing rendezvous on a stream is refused before the run.
+  auto f = run_scenario_isolated(program(
+      2, R"({"name": "a", "elements": 64}, {"name": "k", "elements": 64, "memory": "stream"})",
+      R"({"op": "allreduce", "src": "a", "dst": "k", "protocol": "rendezvous"})"));
+  ASSERT_FALSE(f.ok);
+  EXPECT_NE(f.error.find("/workload/ops/0/protocol"), std::string::npos) << f.error;
 }
 
 TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)

@@ -14,6 +14,11 @@ MpiEngine::MpiEngine(const nodes::Cluster& c, const ProgramPlan& plan) : plan_(p
 {
   check_mpi_platform(c);
   library_ = c.config().node.host.mpi.library;
+  for (std::size_t b = 0; b < plan_.cfg.buffers.size(); ++b)
+    if (plan_.cfg.buffers[b].memory == nodes::DataLocation::Stream)
+      throw config::ConfigError("", fmt::format("/workload/buffers/{}/memory", b),
+                                "a stream is an FPGA kernel's, and the MPI engine runs on CPU hosts: give the buffer "
+                                "memory host or device (both are host memory to MPI)");
   const std::size_t contexts = plan_.comms.size();
   for (auto const& o : plan_.ops)
     if ((o.kind == ProgramOpKind::Send || o.kind == ProgramOpKind::Recv) &&

@@ -53,11 +53,14 @@ struct ProgramBuffer {
   std::string name;
   std::uint64_t elements = 0;
   BufferInit init        = BufferInit::Pattern;
+  nodes::DataLocation memory = nodes::DataLocation::Device;
   template <class V> void describe(V& v)
   {
     v.field("name", name, "how operations name it");
-    v.field("elements", elements, "its size in elements of the program's dtype (every rank holds one, in device "
-                                  "memory)");
+    v.field("elements", elements, "its size in elements of the program's dtype (every rank holds one)");
+    v.field("memory", memory, "where it lives: device (the FPGA's HBM), host (host memory the CCLO reaches over "
+                              "PCIe) or stream (a user kernel's stream: operations read it from and write it to the "
+                              "kernel, which keeps it between calls, a loopback; no memory traffic)");
     v.field("init", init, "its contents before the program: pattern (small integers that differ by rank and "
                           "element, exact in every type) or zero");
   }

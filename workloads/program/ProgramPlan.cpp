@@ -107,7 +107,10 @@ void resolve_comms(ProgramPlan& p)
 void resolve_buffers(ProgramPlan& p, std::vector<std::string>& names)
 {
   const unsigned eb  = nodes::dtype_bytes(p.cfg.dtype);
-  std::uint64_t next = nodes::Cclo::kUserBase;
+  // Device buffers one after the other from the CCLO's user base, host buffers likewise in host memory; a stream's
+  // contents (the kernel's) are kept in the data plane at an address of their own, which no memory model serves.
+  std::uint64_t device = nodes::Cclo::kUserBase, host = nodes::kHostMemory | nodes::Cclo::kUserBase;
+  std::uint64_t stream = nodes::Cclo::kUserBase + (1ULL << 44);
   for (std::size_t b = 0; b < p.cfg.buffers.size(); ++b) {
     auto const& k = p.cfg.buffers[b];
     const std::string at = fmt::format("/workload/buffers/{}", b);
@@ -116,6 +119,9 @@ void resolve_buffers(ProgramPlan& p, std::vector<std::string>& names)
     if (k.elements == 0 || k.elements > (1ULL << 32))
       throw config::ConfigError("", at + "/elements", "a buffer holds 1 to 2^32 elements");
     names.push_back(k.name);
+    std::uint64_t& next = k.memory == nodes::DataLocation::Host     ? host
+                          : k.memory == nodes::DataLocation::Stream ? stream
+                                                                    : device;
     p.buffer_addr.push_back(next);
     next += (k.elements * eb + 4095) / 4096 * 4096; // page-aligned, one after the other
   }
@@ -188,6 +194,10 @@ void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& name
   }
   if (!reads && !writes)
     return;
+  if (k.protocol == ProtocolChoice::Rendezvous &&
+      (p.location(o.src) == nodes::DataLocation::Stream || p.location(o.dst) == nodes::DataLocation::Stream))
+    throw op_error(i, "protocol", "a stream operand or result travels eager only (the firmware never uses "
+                                  "rendezvous for streams): use protocol auto or eager, or a buffer in memory");
   o.count = k.count != 0 ? k.count : reads ? size(o.src) - o.src_off : size(o.dst) - o.dst_off;
   for (unsigned r : o.runs) {
     auto cc = p.call(o, r);
@@ -309,6 +319,11 @@ coll::CollectiveCall ProgramPlan::call(const PlannedOp& o, unsigned r) const
   return cc;
 }
 
+nodes::DataLocation ProgramPlan::location(int buf) const
+{
+  return buf < 0 ? nodes::DataLocation::Device : cfg.buffers.at(static_cast<std::size_t>(buf)).memory;
+}
+
 std::uint64_t ProgramPlan::operand_addr(int buf, std::uint64_t offset) const
 {
   if (buf < 0)
@@ -329,6 +344,9 @@ nodes::CcloCall ProgramPlan::cclo_call(const PlannedOp& o, unsigned r, const std
   c.rank     = p2p ? static_cast<int>(r) : rank_in(o.comm, r);
   c.src_addr = operand_addr(o.src, o.src_off);
   c.dst_addr = operand_addr(o.dst, o.dst_off);
+  c.location = location(o.src);
+  if (location(o.dst) != c.location)
+    c.result_location = location(o.dst);
   if (k.protocol != ProtocolChoice::Auto)
     c.protocol = k.protocol == ProtocolChoice::Eager ? coll::Protocol::Eager : coll::Protocol::Rendezvous;
   c.algorithm = algorithm_of(k.algorithm);

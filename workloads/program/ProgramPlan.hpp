@@ -42,6 +42,8 @@ struct ProgramPlan {
   int rank_in(std::size_t comm, unsigned r) const;
   /// The collective call program rank `r` makes for `o` (not for compute).
   coll::CollectiveCall call(const PlannedOp& o, unsigned r) const;
+  /// Where buffer `buf` lives (-1, none: device).
+  nodes::DataLocation location(int buf) const;
   /// The address of element `offset` of buffer `buf` (-1: none, the CCLO's user base).
   std::uint64_t operand_addr(int buf, std::uint64_t offset) const;
   /// As a CCLO call on the FPGAs `hosts` (program rank -> host).

@@ -10,6 +10,13 @@ namespace nafsim::workloads {
 
 namespace {
 constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+// `func` of two values; unknown if either is (std::max(a, NaN) would be a: a value the run need not produce).
+double apply(coll::ReduceFunc func, double a, double b)
+{
+  if (std::isnan(a) || std::isnan(b))
+    return kUnknown;
+  return func == coll::ReduceFunc::Sum ? a + b : std::max(a, b);
+}
 } // namespace
 
 ProgramReference::ProgramReference(const ProgramPlan& plan, const std::vector<std::vector<std::vector<double>>>& initial)
@@ -42,7 +49,7 @@ void ProgramReference::local(const PlannedOp& o)
     for (std::uint64_t i = 0; i < o.count; ++i) {
       const double a = src[r][o.src_off + i];
       double& d      = dst[r][o.dst_off + i];
-      d              = o.kind == ProgramOpKind::Copy ? a : func == coll::ReduceFunc::Sum ? a + d : std::max(a, d);
+      d              = o.kind == ProgramOpKind::Copy ? a : apply(func, a, d);
     }
 }
 
@@ -91,16 +98,19 @@ void ProgramReference::collective(const PlannedOp& o)
   auto fold = [&](std::uint64_t i) {
     double v = in[0][i];
     for (std::size_t s = 1; s < p; ++s)
-      v = k.func == coll::ReduceFunc::Sum ? v + in[s][i] : std::max(v, in[s][i]);
+      v = apply(k.func, v, in[s][i]);
     return v;
   };
+  // ACCL's bcast is in place: a root whose result is its operand (same buffer and offset) holds it after the call;
+  // one with a result elsewhere has it unspecified (the firmware only reads the root's operand).
+  const bool in_place = o.src == o.dst && o.src_off == o.dst_off;
   for (std::size_t m = 0; m < p; ++m) {
     auto& out             = buf_[static_cast<std::size_t>(o.dst)][members[m]];
     const std::uint64_t e = coll::output_elements(plan_.call(o, members[m]), static_cast<int>(m));
     for (std::uint64_t i = 0; i < e; ++i) {
       double v = kUnknown;
       switch (o.kind) {
-        case K::Bcast: v = m == root ? kUnknown : in[root][i]; break;
+        case K::Bcast: v = m == root && !in_place ? kUnknown : in[root][i]; break;
         case K::Scatter: v = in[root][n * m + i]; break;
         case K::Gather: v = m == root ? in[i / n][i % n] : kUnknown; break;
         case K::AllGather: v = in[i / n][i % n]; break;

@@ -2,7 +2,7 @@
 // The program run on plain numbers, in the order of its operation list: what every buffer of every rank must hold
 // after each operation, so the `program` workload can check the simulated bytes step by step (chained operations
 // included: an operation reads what the earlier ones left). Unspecified results (a non-root's gather or reduce
-// output, a bcast root's) are NaN and not checked.
+// output, a bcast root's unless in place) are NaN and not checked; anything computed from one is unspecified too.
 
 #include "workloads/program/ProgramPlan.hpp"
 
