@@ -145,6 +145,11 @@ std::pair<QpId, QpId> Cluster::add_qp_pair(std::size_t from, std::size_t to)
 
 namespace nafsim::nodes {
 
+std::uint32_t Cluster::trace_pid(std::size_t i) const
+{
+  return static_cast<std::uint32_t>(topo_.host_vertex(i));
+}
+
 void Cluster::enable_trace(results::Trace& t)
 {
   trace_ = &t;

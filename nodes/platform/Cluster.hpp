@@ -88,6 +88,9 @@ public:
   const PlatformConfig& config() const { return cfg_; }
   /// Record the run into `t` (work requests, inbound messages; packets at level `packets`).
   void enable_trace(results::Trace& t);
+  /// The run's trace (null: not tracing) and the process id of position `i`'s node in it.
+  results::Trace* trace() const { return trace_; }
+  std::uint32_t trace_pid(std::size_t i) const;
   /// The run seed: components derive their own random streams from it.
   std::uint64_t seed() const { return seed_; }
   simgrid::s4u::Host* kernel_host() const { return hosts_.at(0); }

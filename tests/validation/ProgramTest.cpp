@@ -6,6 +6,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -237,6 +240,56 @@ TEST(Program, NonBlockingCallsOverlapComputeAndBreakARendezvousRingsDeadlock)
   ASSERT_GT(ranks.num(0, "communication_us"), ranks.num(0, "compute_us"));
   EXPECT_NEAR(ranks.num(0, "exposed_communication_us"), ranks.num(0, "communication_us") - ranks.num(0, "compute_us"),
               1e-3);
+}
+
+TEST(Program, EachRankHasATrackInTheChromeTraceWithLanesForConcurrentOperations)
+{
+  const std::string bufs = R"({"name": "a", "elements": 65536}, {"name": "b", "elements": 65536, "init": "zero"})";
+  auto r = run_scenario_isolated(program(4, bufs, R"({"op": "barrier"},
+                  {"op": "send", "shift": 1, "src": "a", "protocol": "rendezvous"},
+                  {"op": "recv", "shift": -1, "dst": "b", "protocol": "rendezvous", "after": [0]},
+                  {"op": "compute", "duration": "15us", "after": [0]},
+                  {"op": "wait", "after": [1, 2, 3]},
+                  {"op": "combine", "src": "a", "dst": "b"})"),
+                                 {}, "messages");
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_TRUE(r.trace.contains("traceEvents"));
+  // pid -> lane -> spans (start, end, op)
+  std::map<int, std::map<int, std::vector<std::tuple<double, double, int>>>> spans;
+  std::map<int, std::set<std::string>> names;
+  for (auto const& e : r.trace["traceEvents"]) {
+    if (!e.contains("tid") || e["tid"].get<int>() < 60 || e["tid"].get<int>() >= 100)
+      continue;
+    if (e["ph"] == "M") {
+      names[e["pid"].get<int>()].insert(e["args"]["name"].get<std::string>());
+      continue;
+    }
+    ASSERT_EQ(e["ph"], "X");
+    const double ts = e["ts"].get<double>();
+    spans[e["pid"].get<int>()][e["tid"].get<int>()].emplace_back(ts, ts + e["dur"].get<double>(),
+                                                                 e["args"]["op"].get<int>());
+  }
+  auto const& t = r.tables.at("program_ops");
+  ASSERT_EQ(spans.size(), 4u); // one track per rank, in its node's process
+  for (auto& [pid, lanes] : spans) {
+    EXPECT_TRUE(names[pid].count(fmt::format("program rank {}", pid))) << pid;
+    EXPECT_GE(lanes.size(), 3u); // send, receive and compute at once
+    std::size_t n = 0;
+    for (auto& [tid, v] : lanes) {
+      std::sort(v.begin(), v.end());
+      for (std::size_t i = 1; i < v.size(); ++i) // one lane: never two at once
+        EXPECT_LE(std::get<1>(v[i - 1]), std::get<0>(v[i]) + 1e-6) << "pid " << pid << " lane " << tid;
+      n += v.size();
+      for (auto const& [b, e, op] : v) { // each span is its operation's row
+        bool found = false;
+        for (auto i : rows_of(t, op))
+          if (std::stoi(t.rows[i].at("position")) == pid)
+            found = std::abs(t.num(i, "start_us") - b) < 1e-3 && std::abs(t.num(i, "end_us") - e) < 1e-3;
+        EXPECT_TRUE(found) << "pid " << pid << " op " << op;
+      }
+    }
+    EXPECT_EQ(n, 6u);
+  }
 }
 
 TEST(Program, OperandsInHostMemoryAndKernelStreamsVerify)

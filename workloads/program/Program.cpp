@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <utility>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace nafsim::workloads {
 
@@ -108,6 +109,10 @@ void Program::start(nodes::Cluster& c)
     c.carry_data();
     fill_buffers(c);
   }
+  std::vector<std::uint32_t> pids;
+  for (auto h : hosts_)
+    pids.push_back(c.trace_pid(h));
+  trace_ = std::make_unique<ProgramTrace>(c.trace(), std::move(pids));
   records_.clear();
   mine_.assign(pc.ranks, {});
   for (auto const& o : plan_.ops) {
@@ -129,6 +134,7 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
 {
   static const std::uint32_t busy = cause_what("workload", "program compute");
   rec.start = ctx.now();
+  const std::size_t lane = trace_->on() ? trace_->begin(rank) : 0;
   if (o.kind == ProgramOpKind::Compute) {
     ctx.sleep_for(plan_.cfg.ops[o.index].duration, CauseLabel::at_host(busy, hosts_[rank]));
   } else if (o.kind != ProgramOpKind::Wait && mpi_) {
@@ -143,6 +149,16 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
   }
   rec.end = ctx.now();
   rec.ran = true;
+  if (trace_->on())
+    trace_->end(rank, lane, o.name.empty() ? fmt::format("{} (op {})", config::enum_name(o.kind), o.index) : o.name,
+                rec.start, rec.end,
+                nlohmann::json{{"op", o.index},
+                               {"kind", config::enum_name(o.kind)},
+                               {"comm", plan_.comm_names[o.comm]},
+                               {"bytes", o.count * nodes::dtype_bytes(plan_.cfg.dtype)},
+                               {"protocol", rec.protocol},
+                               {"algorithm", rec.algorithm}}
+                    .dump());
   if (reference_)
     check(c, o, rank);
 }

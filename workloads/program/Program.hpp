@@ -9,6 +9,7 @@
 #include "workloads/program/MpiEngine.hpp"
 #include "workloads/program/ProgramPlan.hpp"
 #include "workloads/program/ProgramReference.hpp"
+#include "workloads/program/ProgramTrace.hpp"
 
 #include <memory>
 
@@ -41,6 +42,7 @@ private:
   std::vector<net::HostId> hosts_;                 ///< FPGA position of each program rank
   std::unique_ptr<ProgramReference> reference_;    ///< with verify
   std::unique_ptr<MpiEngine> mpi_;                 ///< engine mpi
+  std::unique_ptr<ProgramTrace> trace_;            ///< each rank's track in the Chrome trace
   std::vector<std::vector<Record>> records_;       ///< [op][j]: the j-th rank that runs it
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> mine_; ///< [rank]: (op, j) it runs, in list order
   std::uint64_t checked_ = 0;                      ///< elements verified
