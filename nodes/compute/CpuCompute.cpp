@@ -116,6 +116,16 @@ SimTime CpuCompute::random_reads(std::uint64_t lookups, std::uint64_t bytes, uns
   return std::max(latency_bound, bandwidth_bound);
 }
 
+CpuKernelTime CpuCompute::roofline(double flops, std::uint64_t bytes, unsigned threads) const
+{
+  CpuKernelTime k;
+  k.operands.dram = bytes;
+  k.compute       = flops_time(flops, threads);
+  k.memory        = stream_time(k.operands, threads);
+  k.total         = std::max(k.compute, k.memory) + (clamp_threads(threads) > 1 ? cfg_.parallel_region : SimTime{});
+  return k;
+}
+
 CpuKernelTime CpuCompute::copy(CpuCache& cache, const std::string& src, const std::string& dst,
                                std::uint64_t bytes) const
 {

@@ -115,6 +115,10 @@ public:
   /// `lookups` independent random reads of `bytes` each (embedding-table gathers), spread over `threads`
   /// cores, each keeping misses_in_flight_per_core lines in flight.
   SimTime random_reads(std::uint64_t lookups, std::uint64_t bytes, unsigned threads) const;
+  /// A kernel known only by its work (ASTRA-sim's roofline for Chakra compute nodes): `flops` on `threads` cores'
+  /// SIMD units while `bytes` stream from DRAM (its first touch); the slower of the two, plus the parallel region's
+  /// fork and join on more than one thread.
+  CpuKernelTime roofline(double flops, std::uint64_t bytes, unsigned threads) const;
   /// One core copies `bytes` from buffer `src` to buffer `dst` (memcpy).
   CpuKernelTime copy(CpuCache& cache, const std::string& src, const std::string& dst, std::uint64_t bytes) const;
 

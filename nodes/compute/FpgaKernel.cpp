@@ -1,6 +1,7 @@
 #include "nodes/compute/FpgaKernel.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace nafsim::nodes {
 
@@ -38,6 +39,23 @@ SimTime FpgaKernel::lookups(unsigned hbm_tables, unsigned onchip_tables, std::ui
   if (onchip_tables > 0) // every table in its own blocks: all read in parallel, the vector word by word (72 bits)
     onchip = cycles(fabric_.onchip_latency + (vector_bytes * 8 + 71) / 72);
   return std::max(hbm, onchip);
+}
+
+FpgaKernelTime FpgaKernel::roofline(double flops, std::uint64_t bytes, unsigned hbm_channels) const
+{
+  FpgaKernelTime t;
+  if (flops > 0) {
+    const auto macs  = static_cast<std::uint64_t>(std::ceil(flops / 2));
+    const auto issue = (macs + macs_per_cycle() - 1) / macs_per_cycle() * k_.ii;
+    t.compute        = cycles(issue + k_.pipeline_depth);
+  }
+  if (bytes > 0) {
+    const unsigned ch = std::clamp(hbm_channels, 1U, fabric_.hbm_channels);
+    t.memory          = transmit_time(Bytes{bytes}, BitsPerSecond{fabric_.hbm_channel_bandwidth.bps * ch});
+    t.weights_on_chip = false;
+  }
+  t.total = std::max(t.compute, t.memory);
+  return t;
 }
 
 } // namespace nafsim::nodes

@@ -89,6 +89,10 @@ public:
   /// One lookup in each of `hbm_tables` HBM tables and `onchip_tables` on-chip tables, vectors of
   /// `vector_bytes`, in parallel over the HBM channels and the on-chip memories.
   SimTime lookups(unsigned hbm_tables, unsigned onchip_tables, std::uint64_t vector_bytes) const;
+  /// A kernel known only by its work (ASTRA-sim's roofline for Chakra compute nodes): `flops` operations (a
+  /// multiply-add is two) issued on the multiply-add array, `bytes` streamed from HBM over `hbm_channels`
+  /// channels; the slower of the two.
+  FpgaKernelTime roofline(double flops, std::uint64_t bytes, unsigned hbm_channels) const;
   SimTime cycles(std::uint64_t n) const { return cycles_time(Cycles{n}, k_.clock); }
 
 private:

@@ -1,6 +1,8 @@
 // Chakra traces (workloads/chakra): written here with the schema's own classes in protobuf's delimited framing, as
 // other tools write them; read and run on the CCLO ranks.
 #include "chakra.pb.h"
+#include "nodes/compute/CpuCompute.hpp"
+#include "nodes/compute/FpgaKernel.hpp"
 #include "tests/support/RunScenario.hpp"
 
 #include <google/protobuf/util/delimited_message_util.h>
@@ -127,6 +129,44 @@ TEST(Chakra, TheSameTraceRunsOnTheMpiBaselineInTheMpiWorkloadsTime)
   for (std::size_t i = 0; i < fo.rows.size(); ++i)
     EXPECT_EQ(std::stoi(fo.rows[i].at("position")) % 2, 0);
   EXPECT_NE(last_end(f), last_end(m));
+  fs::remove_all(dir);
+}
+
+TEST(Chakra, ComputeNodesReplayTheirDurationOrRunThroughTheEnginesComputeModel)
+{
+  auto dir = scratch("compute");
+  for (unsigned r = 0; r < 2; ++r) {
+    auto n = node(1, pb::COMP_NODE, "gemm");
+    n.set_duration_micros(7);
+    attr_i64(n, "num_ops", 2'000'000'000);
+    attr_i64(n, "tensor_size", 64 << 20);
+    write(dir / fmt::format("c.{}.et", r), {n});
+  }
+  const std::string mixed = R"("node": {"kinds": ["fpga", "host", "fpga", "host"]})";
+  auto on = [&](const std::string& engine, const std::string& compute) {
+    return fmt::format(R"({{"name": "chakra-compute", "platform": {{"preset": "accl-cpu-cx5",
+        "topology": {{"kind": "star", "hosts": 4}}, {}}},
+        "workload": {{"kind": "chakra", "engine": "{}", "compute": "{}", "trace": "{}"}}}})",
+                       mixed, engine, compute, (dir / "c").string());
+  };
+  auto duration = [](const ScenarioRun& r) { return r.tables.at("program_ops").num(0, "duration_us"); };
+  auto replay = run_scenario_isolated(on("cclo", "replay"));
+  ASSERT_TRUE(replay.ok) << replay.error;
+  EXPECT_NEAR(duration(replay), 7.0, 1e-4);
+  // The model: on the FPGA a user kernel with every DSP of the U55C (2256 multiply-adds per cycle at 250 MHz) and
+  // its 32 HBM channels; on the host the EPYC 7302's 16 cores and DRAM. The program's defaults, the platform's.
+  nafsim::nodes::FpgaKernelConfig k;
+  k.clock = nafsim::Hertz{250e6};
+  k.dsps  = nafsim::nodes::FpgaFabricConfig{}.dsps;
+  const auto fpga = nafsim::nodes::FpgaKernel({}, k).roofline(2e9, 64 << 20, 32);
+  const auto cpu  = nafsim::nodes::CpuCompute({}).roofline(2e9, 64 << 20, 16);
+  auto f = run_scenario_isolated(on("cclo", "model"));
+  ASSERT_TRUE(f.ok) << f.error;
+  EXPECT_NEAR(duration(f), fpga.total.us(), 1e-3);
+  EXPECT_EQ(fpga.total, fpga.compute); // 2 GFLOP on the kernel outweighs 64 MiB from HBM
+  auto m = run_scenario_isolated(on("mpi", "model"));
+  ASSERT_TRUE(m.ok) << m.error;
+  EXPECT_NEAR(duration(m), cpu.total.us(), 1e-3);
   fs::remove_all(dir);
 }
 

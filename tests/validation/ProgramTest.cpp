@@ -336,6 +336,7 @@ TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)
            {R"({"op": "send", "ranks": [0], "peer": 0, "src": "a"})", "/workload/ops/0/peer"},
            {R"({"op": "bcast", "src": "a", "dst": "b", "root": 5})", "/workload/ops/0/root"},
            {R"({"op": "compute", "ranks": [0]})", "/workload/ops/0/duration"},
+           {R"({"op": "compute", "ranks": [0], "duration": "1us", "operations": 1000})", "/workload/ops/0/duration"},
            {R"({"op": "allreduce", "comm": "other", "src": "a", "dst": "b"})", "/workload/ops/0/comm"},
            {R"({"op": "send", "ranks": [0], "peer": 1, "src": "a", "count": 32}, {"op": "recv", "ranks": [1], "peer": 0, "dst": "b"})",
             "/workload/ops/1/count"},

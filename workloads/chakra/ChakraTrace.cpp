@@ -103,6 +103,8 @@ struct Local {
   int peer = -1;             ///< send / recv
   std::uint32_t tag = 0;
   SimTime duration;
+  double ops = 0;          ///< compute nodes' work, modeled
+  std::uint64_t touched = 0;
   std::vector<std::size_t> deps; ///< indices of this rank's Locals
   std::size_t op = SIZE_MAX;     ///< the program operation it becomes
 };
@@ -197,8 +199,20 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
   };
   switch (n.type()) {
     case pb::COMP_NODE:
-      l.kind     = n.duration_micros() > 0 ? ProgramOpKind::Compute : ProgramOpKind::Wait;
-      l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
+      if (c.cfg.compute == ChakraCompute::Replay) {
+        l.kind     = n.duration_micros() > 0 ? ProgramOpKind::Compute : ProgramOpKind::Wait;
+        l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
+      } else {
+        auto work = [&](const char* key) {
+          auto v = int_attr(n, key);
+          if (v && *v < 0)
+            throw node_error(c, r, n, key, "a compute node's work must not be negative");
+          return static_cast<std::uint64_t>(v.value_or(0));
+        };
+        l.ops     = static_cast<double>(work("num_ops"));
+        l.touched = work("tensor_size");
+        l.kind    = l.ops > 0 || l.touched > 0 ? ProgramOpKind::Compute : ProgramOpKind::Wait;
+      }
       break;
     case pb::COMM_SEND_NODE:
     case pb::COMM_RECV_NODE: {
@@ -426,6 +440,7 @@ ProgramPlan load_chakra(const ChakraConfig& cfg)
   p.cfg.positions = cfg.positions;
   p.cfg.dtype     = cfg.dtype;
   p.cfg.verify    = false;
+  p.cfg.compute   = cfg.model;
   p.comms         = c.comms;
   p.comm_names    = c.comm_names;
   const unsigned eb = nodes::dtype_bytes(cfg.dtype);
@@ -436,6 +451,8 @@ ProgramPlan load_chakra(const ChakraConfig& cfg)
     po.op       = op.kind;
     po.tag      = first.tag;
     po.duration = first.duration;
+    po.operations = first.ops;
+    po.bytes      = Bytes{first.touched};
     p.cfg.ops.push_back(po);
     PlannedOp o;
     o.kind       = op.kind;

@@ -10,6 +10,18 @@
 #include <vector>
 
 namespace nafsim::workloads {
+/// How compute nodes take time: their recorded duration, or their work through the engine's compute model.
+enum class ChakraCompute { Replay, Model };
+} // namespace nafsim::workloads
+
+namespace nafsim::config {
+template <> struct EnumNames<workloads::ChakraCompute> {
+  static constexpr std::array list{std::pair{workloads::ChakraCompute::Replay, "replay"},
+                                   std::pair{workloads::ChakraCompute::Model, "model"}};
+};
+} // namespace nafsim::config
+
+namespace nafsim::workloads {
 
 struct ChakraConfig {
   ProgramEngine engine = ProgramEngine::Cclo;
@@ -18,6 +30,8 @@ struct ChakraConfig {
   std::string comm_groups;
   std::vector<unsigned> positions;
   DataType dtype = DataType::Float32;
+  ChakraCompute compute = ChakraCompute::Replay;
+  ProgramCompute model;
   template <class V> void describe(V& v)
   {
     v.field("engine", engine, "what runs the trace's calls: cclo (the FPGA nodes' CCLOs) or mpi (the CPU host nodes' "
@@ -32,6 +46,11 @@ struct ChakraConfig {
     v.field("positions", positions, "the platform position of each rank, a node of the engine's kind (empty: the "
                                     "first ones)");
     v.field("dtype", dtype, "element type the collectives' bytes (comm_size) are counted in");
+    v.field("compute", compute, "compute nodes: replay (their duration_micros, as recorded on the original "
+                                "machine) or model (their num_ops and tensor_size through the engine's compute "
+                                "model: `model`)");
+    v.field("model", model, "with compute model: what compute nodes run on (the FPGA's user kernel or the host's "
+                            "cores)");
   }
 };
 

@@ -1,6 +1,8 @@
 #include "workloads/program/Program.hpp"
 
 #include "simcore/config/ConfigError.hpp"
+#include "nodes/compute/CpuCompute.hpp"
+#include "nodes/compute/FpgaKernel.hpp"
 #include "nodes/fpga/FpgaNode.hpp"
 #include "nodes/host/HostNode.hpp"
 #include "workloads/collective/Verify.hpp"
@@ -130,13 +132,31 @@ void Program::start(nodes::Cluster& c)
   }
 }
 
+SimTime Program::compute_time(const nodes::Cluster& c, const ProgramOp& k) const
+{
+  if (k.duration > SimTime{})
+    return k.duration;
+  auto const& m = plan_.cfg.compute;
+  if (mpi_) {
+    const nodes::CpuCompute cpu(c.config().node.host.compute);
+    return cpu.roofline(k.operations, k.bytes.count, m.threads == 0 ? cpu.config().cores : m.threads).total;
+  }
+  auto const& fabric = c.config().node.fpga.fabric;
+  nodes::FpgaKernelConfig kernel = m.kernel;
+  if (kernel.dsps == 0)
+    kernel.dsps = fabric.dsps;
+  return nodes::FpgaKernel(fabric, kernel)
+      .roofline(k.operations, k.bytes.count, m.hbm_channels == 0 ? fabric.hbm_channels : m.hbm_channels)
+      .total;
+}
+
 void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, unsigned rank, Record& rec)
 {
   static const std::uint32_t busy = cause_what("workload", "program compute");
   rec.start = ctx.now();
   const std::size_t lane = trace_->on() ? trace_->begin(rank) : 0;
   if (o.kind == ProgramOpKind::Compute) {
-    ctx.sleep_for(plan_.cfg.ops[o.index].duration, CauseLabel::at_host(busy, hosts_[rank]));
+    ctx.sleep_for(compute_time(c, plan_.cfg.ops[o.index]), CauseLabel::at_host(busy, hosts_[rank]));
   } else if (o.kind != ProgramOpKind::Wait && mpi_) {
     rec.algorithm = mpi_->run(ctx, c, o, rank, hosts_, reference_ != nullptr);
   } else if (o.kind != ProgramOpKind::Wait) {

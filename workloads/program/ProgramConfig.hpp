@@ -2,6 +2,7 @@
 // The `program` workload's configuration: named buffers every rank holds, communicators over subsets of the ranks,
 // and one list of operations that each rank runs in order (the ones it takes part in).
 
+#include "nodes/compute/FpgaKernel.hpp"
 #include "workloads/collective/CollectiveBench.hpp"
 
 #include <string>
@@ -66,6 +67,30 @@ struct ProgramBuffer {
   }
 };
 
+/// What compute operations given by their work (operations and bytes, not a duration) run on: a user kernel on each
+/// FPGA (engine cclo) or the host's cores (engine mpi: platform.node.host.compute), each a roofline.
+struct ProgramCompute {
+  nodes::FpgaKernelConfig kernel = default_kernel();
+  unsigned hbm_channels = 0;
+  unsigned threads      = 0;
+  static nodes::FpgaKernelConfig default_kernel()
+  {
+    nodes::FpgaKernelConfig k;
+    k.clock = Hertz{250e6};
+    k.dsps  = 0;
+    return k;
+  }
+  template <class V> void describe(V& v)
+  {
+    v.field("kernel", kernel, "the user kernel on each FPGA (engine cclo): its clock, DSP slices (0: every DSP of "
+                              "platform.node.fpga.fabric; ASSUMPTION: the kernel has the device), multiply-add "
+                              "pipeline; clock ASSUMPTION 250 MHz, the CCLO's own clock");
+    v.field("hbm_channels", hbm_channels, "HBM pseudo-channels the kernel streams its bytes over (0: all of them)");
+    v.field("threads", threads, "engine mpi: the host cores a compute phase runs on (0: all of "
+                                "platform.node.host.compute.cores)");
+  }
+};
+
 struct ProgramComm {
   std::string name;
   std::vector<unsigned> ranks;
@@ -93,6 +118,8 @@ struct ProgramOp {
   ProtocolChoice protocol   = ProtocolChoice::Auto;
   AlgorithmChoice algorithm = AlgorithmChoice::Auto;
   SimTime duration;
+  double operations = 0;
+  Bytes bytes{0};
   std::vector<unsigned> after;
   template <class V> void describe(V& v)
   {
@@ -113,7 +140,12 @@ struct ProgramOp {
     v.field("func", func, "reductions and combine: sum or max");
     v.field("protocol", protocol, "collectives: auto (the firmware's choice), eager or rendezvous");
     v.field("algorithm", algorithm, "collectives: auto or a forced algorithm");
-    v.field("duration", duration, "compute: how long the rank is busy");
+    v.field("duration", duration, "compute: how long the rank is busy (or give operations and bytes)");
+    v.field("operations", operations, "compute without a duration: its arithmetic operations (flops; a multiply-add "
+                                      "is two), timed by the engine's compute model (`compute`: a roofline)",
+            config::Limits::at_least(0));
+    v.field("bytes", bytes, "compute without a duration: the bytes it streams from memory (HBM on the FPGA, DRAM on "
+                            "the host)");
     v.field("after", after, "the operations (indices, earlier in the list, run by the same ranks) it waits for; "
                             "empty: the rank's previous operation. An operation waiting for an earlier one only "
                             "runs concurrently with those in between (a non-blocking call completed later)");
@@ -128,6 +160,7 @@ struct ProgramConfig {
   std::vector<ProgramBuffer> buffers;
   std::vector<ProgramComm> communicators;
   std::vector<ProgramOp> ops;
+  ProgramCompute compute;
   bool verify = true;
   template <class V> void describe(V& v)
   {
@@ -142,6 +175,7 @@ struct ProgramConfig {
     v.field("buffers", buffers, "named buffers, one of each per rank; they keep their data between operations");
     v.field("communicators", communicators, "sub-communicators beside `world` (several may run at once)");
     v.field("ops", ops, "the program: each rank runs, in this order, the operations it takes part in");
+    v.field("compute", compute, "what compute operations given by operations and bytes run on");
     v.field("verify", verify, "carry real bytes and check every buffer after every operation against a reference "
                               "run of the program on plain numbers");
   }

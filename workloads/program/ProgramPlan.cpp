@@ -286,8 +286,11 @@ ProgramPlan ProgramPlan::resolve(const ProgramConfig& cfg)
       o.deps_given = true;
       o.after.assign(o.runs.size(), std::vector<std::size_t>(k.after.begin(), k.after.end()));
     }
-    if (k.op == ProgramOpKind::Compute && k.duration <= SimTime{})
-      throw op_error(i, "duration", "compute needs a positive duration, e.g. \"5us\"");
+    if (k.op == ProgramOpKind::Compute && k.duration <= SimTime{} && k.operations <= 0 && k.bytes.count == 0)
+      throw op_error(i, "duration", "compute needs a positive duration, e.g. \"5us\", or its work: operations "
+                                    "and / or bytes, timed by the compute model");
+    if (k.op == ProgramOpKind::Compute && k.duration > SimTime{} && (k.operations > 0 || k.bytes.count > 0))
+      throw op_error(i, "duration", "compute takes a duration or its work (operations, bytes), not both");
     p.ops.push_back(std::move(o));
   }
   p.check_messages();

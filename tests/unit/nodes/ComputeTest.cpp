@@ -98,3 +98,28 @@ TEST(FpgaKernel, LookupsSpreadOverHbmChannels)
   EXPECT_EQ(k.lookups(33, 0, 128), one * 2) << "33 tables: two rounds";
   EXPECT_LT(k.lookups(0, 25, 128), one) << "on-chip tables answer in cycles";
 }
+
+TEST(Roofline, AKernelKnownByItsWorkTakesTheSlowerOfArithmeticAndMemory)
+{
+  FpgaFabricConfig fabric; // U55C: 9024 DSPs, 32 HBM channels of 14.375 GB/s
+  FpgaKernelConfig k;      // 115 MHz, 4 DSPs per MAC, II 1, 64 cycles of pipeline
+  k.dsps = fabric.dsps;
+  FpgaKernel f(fabric, k);
+  // 1 GFLOP = 5e8 multiply-adds on 2256 per cycle: 221,632 issue cycles (rounded up) + 64.
+  auto a = f.roofline(1e9, 1 << 20, 32);
+  EXPECT_EQ(a.compute, cycles_time(Cycles{(500'000'000ULL + 2255) / 2256 + 64}, Hertz{115e6}));
+  EXPECT_EQ(a.memory, transmit_time(Bytes{1 << 20}, BitsPerSecond{32 * 14.375e9 * 8}));
+  EXPECT_EQ(a.total, a.compute); // arithmetic-bound
+  auto m = f.roofline(1e3, 1ULL << 30, 8); // memory-bound over 8 channels
+  EXPECT_EQ(m.total, transmit_time(Bytes{1ULL << 30}, BitsPerSecond{8 * 14.375e9 * 8}));
+
+  CpuComputeConfig cfg; // EPYC 7302: 16 cores x 32 flops/cycle x 3 GHz; DRAM 204.8 GB/s, 20 GB/s per core
+  CpuCompute cpu(cfg);
+  auto c = cpu.roofline(1.536e12, 0, 16); // one second of the socket's peak, plus the fork / join
+  EXPECT_EQ(c.total, SimTime::from_seconds(1.0) + cfg.parallel_region);
+  auto d = cpu.roofline(0, 20'000'000'000ULL, 1); // one core streams 20 GB at its 20 GB/s: one second
+  EXPECT_EQ(d.total, SimTime::from_seconds(1.0));
+  auto e = cpu.roofline(1e6, 204'800'000'000ULL, 16); // all cores: the socket's 204.8 GB/s, not 16 x 20
+  EXPECT_EQ(e.memory, SimTime::from_seconds(1.0));
+  EXPECT_EQ(e.total, e.memory + cfg.parallel_region);
+}
