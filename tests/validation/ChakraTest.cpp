@@ -167,6 +167,75 @@ TEST(Chakra, ComputeNodesReplayTheirDurationOrRunThroughTheEnginesComputeModel)
   auto m = run_scenario_isolated(on("mpi", "model"));
   ASSERT_TRUE(m.ok) << m.error;
   EXPECT_NEAR(duration(m), cpu.total.us(), 1e-3);
+  // A memory node: its bytes streamed from HBM over the kernel's 32 channels (460 GB/s), replayed or modeled alike
+  // when it has no duration.
+  for (unsigned r = 0; r < 2; ++r) {
+    auto n = node(1, pb::MEM_LOAD_NODE, "load");
+    attr_i64(n, "tensor_size", 1 << 30);
+    write(dir / fmt::format("c.{}.et", r), {n});
+  }
+  auto l = run_scenario_isolated(on("cclo", "replay"));
+  ASSERT_TRUE(l.ok) << l.error;
+  EXPECT_NEAR(duration(l), nafsim::nodes::FpgaKernel({}, k).roofline(0, 1 << 30, 32).total.us(), 1e-3);
+  EXPECT_NEAR(duration(l), (1 << 30) / (32 * 14.375e9) * 1e6, 1e-2);
+  fs::remove_all(dir);
+}
+
+TEST(Chakra, CommunicatorsFromMetadataNodesAndReplicatedSymmetricTraces)
+{
+  // PyTorch's converter declares process groups in a METADATA_NODE's inputs.values.
+  auto dir = scratch("meta");
+  for (unsigned r = 0; r < 4; ++r) {
+    auto meta = node(1, pb::METADATA_NODE, "process groups");
+    meta.mutable_inputs()->set_values(R"([{"pg_name": "0", "ranks": []}, {"pg_name": "pairs-a", "ranks": [0, 1]},
+                                          {"pg_name": "pairs-b", "ranks": [2, 3]}])");
+    auto ar = collective(2, pb::ALL_REDUCE, 65536, {1});
+    auto* pg = ar.add_attr();
+    pg->set_name("pg_name");
+    pg->set_string_val(r < 2 ? "pairs-a" : "pairs-b");
+    write(dir / fmt::format("m.{}.et", r), {meta, ar});
+  }
+  auto t = run_scenario_isolated(scenario(dir / "m", 4));
+  ASSERT_TRUE(t.ok) << t.error;
+  auto const& ops = t.tables.at("program_ops");
+  std::size_t calls = 0;
+  for (std::size_t i = 0; i < ops.rows.size(); ++i) {
+    if (ops.rows[i].at("kind") != "allreduce")
+      continue; // the metadata nodes: no time
+    ++calls;
+    EXPECT_EQ(ops.rows[i].at("comm"), std::stoi(ops.rows[i].at("rank")) < 2 ? "pairs-a" : "pairs-b");
+  }
+  EXPECT_EQ(calls, 4u);
+  // One rank declaring a group with other members is an error naming its node.
+  auto meta = node(1, pb::METADATA_NODE, "process groups");
+  meta.mutable_inputs()->set_values(R"([{"pg_name": "pairs-a", "ranks": [0, 2]}])");
+  write(dir / "m.3.et", {meta, collective(2, pb::ALL_REDUCE, 65536, {1})});
+  auto bad = run_scenario_isolated(scenario(dir / "m", 4));
+  ASSERT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("m.3.et"), std::string::npos) << bad.error;
+  EXPECT_NE(bad.error.find("pairs-a"), std::string::npos) << bad.error;
+
+  // A symmetric trace: rank 0's file on 8 ranks, only when asked, and said.
+  write(dir / "s.0.et", {collective(1, pb::ALL_REDUCE, 1 << 20)});
+  auto rep = run_scenario_isolated(scenario(dir / "s", 8, R"(, "ranks": 8, "replicate": true)"));
+  ASSERT_TRUE(rep.ok) << rep.error;
+  bool said = false;
+  for (auto const& l : rep.summary)
+    said = said || l.find("replicated on every rank") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_EQ(rep.tables.at("program_ops").rows.size(), 8u);
+  auto unasked = run_scenario_isolated(scenario(dir / "s", 8, R"(, "ranks": 8)"));
+  ASSERT_FALSE(unasked.ok); // s.1.et is missing
+  EXPECT_NE(unasked.error.find("s.1.et"), std::string::npos) << unasked.error;
+  write(dir / "p.0.et", {[] {
+          auto n = node(1, pb::COMM_SEND_NODE, "send");
+          attr_i64(n, "comm_dst", 1);
+          attr_i64(n, "comm_size", 64);
+          return n;
+        }()});
+  auto p2p = run_scenario_isolated(scenario(dir / "p", 8, R"(, "ranks": 8, "replicate": true)"));
+  ASSERT_FALSE(p2p.ok);
+  EXPECT_NE(p2p.error.find("replicate"), std::string::npos) << p2p.error;
   fs::remove_all(dir);
 }
 

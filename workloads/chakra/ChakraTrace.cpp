@@ -159,6 +159,46 @@ void read_groups(Ctx& c)
   }
 }
 
+/// Communicators a METADATA_NODE declares: its inputs.values a JSON list of {"pg_name": id, "ranks": [...]} (empty
+/// ranks: every rank), as PyTorch's converter writes them. Other metadata is ignored; a group given twice with
+/// other ranks is an error.
+void read_metadata_groups(Ctx& c, unsigned r, const pb::Node& n)
+{
+  if (n.type() != pb::METADATA_NODE || !n.has_inputs())
+    return;
+  auto j = nlohmann::json::parse(n.inputs().values(), nullptr, false);
+  if (j.is_discarded() || !j.is_array())
+    return;
+  for (auto const& g : j) {
+    if (!g.is_object() || !g.contains("pg_name"))
+      continue;
+    auto const& name = g["pg_name"];
+    auto const& rs   = g.contains("ranks") ? g["ranks"] : nlohmann::json::array();
+    if (!name.is_string() || !rs.is_array())
+      throw node_error(c, r, n, "inputs.values", "a process group needs a string pg_name and a list of ranks");
+    std::vector<unsigned> m;
+    for (auto const& v : rs) {
+      if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= c.ranks)
+        throw node_error(c, r, n, "inputs.values",
+                         fmt::format("group '{}': {} is not one of the trace's {} ranks", name.get<std::string>(),
+                                     v.dump(), c.ranks));
+      m.push_back(v.get<unsigned>());
+    }
+    if (m.empty())
+      m = c.comms[0];
+    auto it = std::find(c.comm_names.begin(), c.comm_names.end(), name.get<std::string>());
+    if (it == c.comm_names.end()) {
+      c.comm_names.push_back(name.get<std::string>());
+      c.comms.push_back(std::move(m));
+    } else if (c.comms[static_cast<std::size_t>(it - c.comm_names.begin())] != m) {
+      throw node_error(c, r, n, "inputs.values",
+                       fmt::format("group '{}' is declared elsewhere (comm_groups or another rank's metadata) with "
+                                   "other ranks",
+                                   name.get<std::string>()));
+    }
+  }
+}
+
 ProgramOpKind collective_kind(const Ctx& c, unsigned r, const pb::Node& n)
 {
   auto t = int_attr(n, "comm_type");
@@ -239,9 +279,23 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
                                                          c.comm_names[l.comm]));
       break;
     }
-    case pb::METADATA_NODE:
     case pb::MEM_LOAD_NODE:
-    case pb::MEM_STORE_NODE: break; // no time of their own (device-memory traffic is not modeled yet)
+    case pb::MEM_STORE_NODE: {
+      // Device-memory traffic: its recorded duration when replaying one, else its bytes (tensor_size) streamed
+      // through the engine's compute model's memory (HBM on the FPGA, DRAM on the host).
+      auto bytes = int_attr(n, "tensor_size");
+      if (bytes && *bytes < 0)
+        throw node_error(c, r, n, "tensor_size", "a memory node's bytes must not be negative");
+      if (c.cfg.compute == ChakraCompute::Replay && n.duration_micros() > 0) {
+        l.kind     = ProgramOpKind::Compute;
+        l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
+      } else if (bytes && *bytes > 0) {
+        l.kind    = ProgramOpKind::Compute;
+        l.touched = static_cast<std::uint64_t>(*bytes);
+      }
+      break;
+    }
+    case pb::METADATA_NODE: break; // communicators: read_metadata_groups
     default: throw node_error(c, r, n, "type", fmt::format("node type {} cannot run", static_cast<int>(n.type())));
   }
   return l;
@@ -314,6 +368,8 @@ unsigned count_ranks(const ChakraConfig& cfg)
 {
   if (cfg.trace.empty())
     throw config::ConfigError("", "/workload/trace", "give the trace's path prefix (files <trace>.<rank>.et)");
+  if (cfg.replicate && cfg.ranks == 0)
+    throw config::ConfigError("", "/workload/ranks", "replicate copies rank 0's file to `ranks` ranks: give ranks");
   if (cfg.ranks > 0)
     return cfg.ranks;
   unsigned n = 0;
@@ -425,9 +481,23 @@ ProgramPlan load_chakra(const ChakraConfig& cfg)
   std::vector<std::vector<pb::Node>> nodes(c.ranks);
   std::vector<std::vector<Local>> locals(c.ranks);
   for (unsigned r = 0; r < c.ranks; ++r) {
-    nodes[r]  = read_rank(c.file(r));
-    locals[r] = rank_graph(c, r, nodes[r]);
+    if (cfg.replicate && r > 0) {
+      nodes[r] = nodes[0];
+      continue;
+    }
+    nodes[r] = read_rank(c.file(r));
+    if (cfg.replicate)
+      for (auto const& n : nodes[r])
+        if (n.type() == pb::COMM_SEND_NODE || n.type() == pb::COMM_RECV_NODE)
+          throw node_error(c, r, n, "type",
+                           "replicate copies rank 0's trace to every rank, and a send or receive names its peer: "
+                           "only collective, compute and memory nodes can be replicated (give every rank's file)");
   }
+  for (unsigned r = 0; r < c.ranks; ++r)
+    for (auto const& n : nodes[r])
+      read_metadata_groups(c, r, n);
+  for (unsigned r = 0; r < c.ranks; ++r)
+    locals[r] = rank_graph(c, r, nodes[r]);
   auto g  = match(c, locals);
   auto at = order(c, g, locals);
   std::vector<std::size_t> index(g.size());

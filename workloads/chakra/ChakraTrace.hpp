@@ -31,6 +31,7 @@ struct ChakraConfig {
   std::vector<unsigned> positions;
   DataType dtype = DataType::Float32;
   ChakraCompute compute = ChakraCompute::Replay;
+  bool replicate = false;
   ProgramCompute model;
   template <class V> void describe(V& v)
   {
@@ -46,6 +47,8 @@ struct ChakraConfig {
     v.field("positions", positions, "the platform position of each rank, a node of the engine's kind (empty: the "
                                     "first ones)");
     v.field("dtype", dtype, "element type the collectives' bytes (comm_size) are counted in");
+    v.field("replicate", replicate, "a symmetric trace: rank 0's file (<trace>.0.et) runs on every one of `ranks` "
+                                    "ranks (collective, compute and memory nodes only), said in the summary");
     v.field("compute", compute, "compute nodes: replay (their duration_micros, as recorded on the original "
                                 "machine) or model (their num_ops and tensor_size through the engine's compute "
                                 "model: `model`)");
