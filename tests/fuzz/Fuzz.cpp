@@ -4,7 +4,9 @@
 // lists set to awkward values through --set, JSON structure and text damaged, odd command-line values,
 // `--log` settings, odd `--out` paths) and run it in its own process with a wall-clock bound. The others are
 // sweep files (ranges, modes, huge products, limits, inline or file bases), `bench` and `figures` command lines
-// (kept cheap: a figure case never names a figure that would really run). A case passes when nafsim exits with 0 (ran),
+// (kept cheap: a figure case never names a figure that would really run), and one case in 20 a Chakra trace,
+// built valid and then damaged (FuzzTrace.cpp). The case makers are in FuzzMutate.cpp, FuzzCommands.cpp and
+// FuzzTrace.cpp; this file runs them. A case passes when nafsim exits with 0 (ran),
 // 2 (bad input, and then it wrote nothing) or 3 (the simulated run failed), in time. Anything else, a
 // signal, exit 1 ("internal error"), a hang, or output left behind by an exit 2, is a finding: the case
 // is kept (scenario, command line, stderr) for replay with `nafsim run`. Case i depends only on (seed, i),
@@ -14,6 +16,7 @@
 //   nafsim-fuzz --root . [--seed 1] [--cases 3000] [--jobs 2] [--timeout 20]
 //               [--keep DIR] [--first N] [--show run|sweep|bench|figures]
 #include "simcore/app/Cli.hpp"
+#include "tests/fuzz/FuzzCase.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -37,483 +40,10 @@
 #include <unistd.h>
 #include <vector>
 
-namespace fs = std::filesystem;
-using Json   = nlohmann::json;
+
+using namespace nafsim::fuzz;
 
 namespace {
-
-struct Param {
-  std::string path, type;
-  std::vector<std::string> choices; ///< "one of a|b|c"
-};
-
-struct Case {
-  std::size_t index = 0;
-  std::string command = "run";   ///< run, sweep, bench or figures
-  std::string base;              ///< corpus file it came from
-  std::string text;              ///< scenario (run) or sweep (sweep) file contents; none for bench and figures
-  std::vector<std::string> args; ///< after `run <file>` / `sweep <file>` / `bench` / `figures`
-  std::string what;              ///< mutations applied
-  std::string out;               ///< where an exit 2 must have written nothing (empty: not checked)
-  double time_scale = 1;         ///< of --timeout: a sweep runs several points
-};
-
-class Gen {
-public:
-  Gen(std::uint64_t seed, std::size_t index) : rng_(seed * 0x9E3779B97F4A7C15ULL ^ (index + 1) * 0xD1B54A32D192ED03ULL) {}
-  std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(rng_() % n); }
-  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
-  template <class T> const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
-
-private:
-  std::mt19937_64 rng_;
-};
-
-// Awkward values, by the kind of parameter they go to.
-const std::vector<std::string> kNumbers{"0", "-1", "1", "2", "3", "7", "65536", "4294967296", "18446744073709551616",
-                                        "-9223372036854775808", "1e400", "-1e400", "0.5", "1e-300", "1e308", "NaN",
-                                        "\"12\"", "true", "null", "[]", "{}"};
-const std::vector<std::string> kSizes{"0B", "1B", "3B", "63B", "64B", "4KiB", "1MiB", "9GiB", "1e12B", "1e30B", "-1B",
-                                      "1.5B", "KiB", "4XB", "0", "-4096", "18446744073709551615B", "\"\"", "1e400B"};
-const std::vector<std::string> kTimes{"0s", "1ps", "1e-30s", "10us", "1ms", "1e9s", "1e30s", "-1us", "NaNus", "us",
-                                      "5", "0.1ps", "1e400s"};
-const std::vector<std::string> kRates{"0bps", "1e-9bps", "1bps", "1kbps", "25Gbps", "1e308Gbps", "-5Gbps", "1e400bps",
-                                      "fastbps", "100", "1Tbps"};
-const std::vector<std::string> kFreqs{"0Hz", "1Hz", "1e-9Hz", "250MHz", "1e308GHz", "-1MHz", "MHz"};
-const std::vector<std::string> kOther{"\"\"", "\"x\"", "null", "[]", "{}", "[1,2,3]", "{\"a\":1}", "true", "false",
-                                      "-1", "0", "1e400", "\"\\u0000\"", "[[[[[]]]]]"};
-
-std::string value_for(const Param& p, Gen& g)
-{
-  if (g.chance(0.1))
-    return g.pick(kOther);
-  const std::string& t = p.type;
-  if (t.rfind("one of", 0) == 0 && !p.choices.empty() && g.chance(0.7))
-    return g.pick(p.choices);
-  if (t.rfind("list of", 0) == 0) {
-    static const std::vector<std::string> lists{"[]", "[0]", "[\"1KiB\", \"1e12B\"]", "[\"0B\"]", "[-1]", "[1e400]",
-                                                "[\"x\"]", "[0, 0, 0]", "[7, 2]", "[\"1us\"]", "[\"host\", \"fpga\"]"};
-    return g.pick(lists);
-  }
-  if (t.rfind("size", 0) == 0)
-    return g.pick(kSizes);
-  if (t.rfind("duration", 0) == 0)
-    return g.pick(kTimes);
-  if (t.rfind("rate", 0) == 0)
-    return g.pick(kRates);
-  if (t.rfind("frequency", 0) == 0)
-    return g.pick(kFreqs);
-  if (t.rfind("bool", 0) == 0)
-    return g.chance(0.8) ? (g.chance(0.5) ? "true" : "false") : g.pick(kOther);
-  return g.pick(kNumbers);
-}
-
-std::string escape(std::string k)
-{
-  std::string s;
-  for (char ch : k)
-    s += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
-  return s;
-}
-
-/// Every JSON pointer to a value in `j` (objects and arrays included).
-void pointers(const Json& j, const std::string& at, std::vector<std::string>& out)
-{
-  out.push_back(at);
-  if (j.is_object())
-    for (auto it = j.begin(); it != j.end(); ++it)
-      pointers(it.value(), at + "/" + escape(it.key()), out);
-  else if (j.is_array())
-    for (std::size_t i = 0; i < j.size(); ++i)
-      pointers(j[i], at + "/" + std::to_string(i), out);
-}
-
-Json parse_value(const std::string& s)
-{
-  try {
-    return Json::parse(s);
-  } catch (...) {
-    return Json(s);
-  }
-}
-
-/// A SimGrid log setting, valid or not (a log file goes to the scratch directory, or to a folder that does not exist).
-std::string log_setting(Gen& g, const fs::path& scratch)
-{
-  const std::vector<std::string> logs{"=",
-                                      ":",
-                                      "",
-                                      ".",
-                                      "root.thres:bogus",
-                                      "root.thres:critical",
-                                      "nafsim_engine.thres:info",
-                                      "root.thres",
-                                      "root.:debug",
-                                      ".thres:debug",
-                                      "a-b.thres:info",
-                                      "root.fmt:%m%n",
-                                      "root.fmt:%Q",
-                                      "root.add:maybe",
-                                      "root.add:off",
-                                      "root.app:file:" + (scratch / "fuzz.log").string(),
-                                      "root.app:file:/nonexistent/dir/x.log",
-                                      "root.app:file:",
-                                      "root.app:rollfile:x:" + (scratch / "r.log").string(),
-                                      "root.app:splitfile:100:" + (scratch / "s%.log").string(),
-                                      "root.app:tcp:localhost",
-                                      "root.unknown_key:1",
-                                      "/nonexistent/dir/x.log",
-                                      std::string(300, 'x') + ".thres:info"};
-  return g.pick(logs);
-}
-
-/// An odd --out: empty, a device, a file, a path through a file, one too long, one with a newline, a deep new one;
-/// for run and sweep (which refuse a folder they did not write) also the root and the working directory.
-std::string odd_out(Gen& g, const fs::path& scratch, std::size_t index, bool refuses_foreign_folders = true)
-{
-  const fs::path file = scratch / fmt::format("a-file-{}", index);
-  std::ofstream(file) << "x";
-  std::vector<std::string> outs{"",
-                                "/dev/null",
-                                file.string(),
-                                (file / "sub").string(),
-                                "/proc/nafsim-fuzz",
-                                (scratch / fmt::format("{}-{}", std::string(300, 'n'), index)).string(),
-                                (scratch / fmt::format("new\nline-{}", index)).string(),
-                                (scratch / fmt::format("deep-{}/a/b/c", index)).string()};
-  if (refuses_foreign_folders) {
-    outs.push_back("/");
-    outs.push_back(".");
-  }
-  return g.pick(outs);
-}
-
-Case make_sweep_case(Gen& g, Case c, const std::vector<std::pair<std::string, Json>>& corpus,
-                     const std::vector<Param>& params, const fs::path& scratch);
-Case make_bench_case(Gen& g, Case c, const fs::path& scratch);
-Case make_figures_case(Gen& g, Case c, const fs::path& scratch);
-
-Case make_case(std::uint64_t seed, std::size_t index, const std::vector<std::pair<std::string, Json>>& corpus,
-               const std::vector<Param>& params, const fs::path& scratch)
-{
-  Gen g(seed, index);
-  Case c;
-  c.index = index;
-  // Case families: 75 % run, 13 % sweep, 7 % bench, 5 % figures.
-  if (const std::size_t family = g.below(100); family >= 75) {
-    if (family < 88)
-      return make_sweep_case(g, c, corpus, params, scratch);
-    if (family < 95)
-      return make_bench_case(g, c, scratch);
-    return make_figures_case(g, c, scratch);
-  }
-  auto& b   = corpus[g.below(corpus.size())];
-  c.base    = b.first;
-  Json doc  = b.second;
-  // Bound the simulated time so that a mutated but valid scenario stays short (a later --set may change it).
-  c.args = {"--set", "max_sim_time=20ms"};
-  std::string text_mutation;
-  const std::size_t n = 1 + g.below(3);
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t op = g.below(100);
-    if (op < 45) { // a parameter through --set
-      const Param& p = g.pick(params);
-      std::string v  = value_for(p, g);
-      c.args.push_back("--set");
-      c.args.push_back(p.path + "=" + v);
-      c.what += fmt::format("set {}={}; ", p.path, v);
-    } else if (op < 65) { // a value of the document replaced
-      std::vector<std::string> ptrs;
-      pointers(doc, "", ptrs);
-      std::string at = g.pick(ptrs);
-      if (at.empty())
-        continue;
-      static const std::vector<std::string> vals = [] {
-        std::vector<std::string> v = kOther;
-        for (auto const* s : {&kNumbers, &kSizes, &kTimes, &kRates})
-          v.insert(v.end(), s->begin(), s->end());
-        return v;
-      }();
-      std::string v = g.pick(vals);
-      doc[Json::json_pointer(at)] = parse_value(v);
-      c.what += fmt::format("doc {}={}; ", at, v);
-    } else if (op < 72) { // a key removed
-      std::vector<std::string> ptrs;
-      pointers(doc, "", ptrs);
-      std::string at = g.pick(ptrs);
-      if (at.empty())
-        continue;
-      Json::json_pointer jp(at);
-      Json& parent = doc[jp.parent_pointer()];
-      if (parent.is_object())
-        parent.erase(jp.back());
-      else if (parent.is_array() && !parent.empty())
-        parent.erase(parent.begin());
-      c.what += fmt::format("erase {}; ", at);
-    } else if (op < 77) { // an unknown key
-      std::vector<std::string> ptrs;
-      pointers(doc, "", ptrs);
-      std::string at = g.pick(ptrs);
-      Json& j        = doc[Json::json_pointer(at)];
-      if (j.is_object())
-        j["fuzz_unknown"] = 1;
-      c.what += fmt::format("unknown key at {}; ", at);
-    } else if (op < 81) { // deep nesting
-      static const std::vector<std::size_t> depths{40, 200, 5000, 100000};
-      std::size_t depth = g.pick(depths);
-      std::string deep(depth, '[');
-      deep += "1";
-      deep.append(depth, ']');
-      text_mutation = fmt::format("nest {}", depth);
-      std::string s = doc.dump(1);
-      auto pos      = s.find("\"workload\"");
-      c.text        = pos == std::string::npos ? s : s.substr(0, pos) + "\"fuzz\": " + deep + ", " + s.substr(pos);
-      c.what += text_mutation + "; ";
-    } else if (op < 86) { // text damage
-      std::string s = doc.dump(1);
-      switch (g.below(5)) {
-        case 0: s = s.substr(0, g.below(s.size())); break;                               // truncated
-        case 1: s[g.below(s.size())] = static_cast<char>(g.below(256)); break;          // a byte
-        case 2: {                                                                        // a duplicate key
-          auto pos = s.find("\"workload\"");
-          if (pos != std::string::npos)
-            s.insert(pos, "\"workload\": {\"kind\": \"nop\"}, ");
-          break;
-        }
-        case 3: s += "garbage"; break;
-        default: s = "{\"workload\": 1e400}"; break;
-      }
-      c.text = s;
-      c.what += "text damage; ";
-    } else if (op < 92) { // odd --seed
-      static const std::vector<std::string> seeds{"-1", "0", "18446744073709551615", "18446744073709551616", "abc",
-                                                  "1.5", ""};
-      std::string s = g.pick(seeds);
-      c.args.push_back("--seed");
-      c.args.push_back(s);
-      c.what += "seed " + s + "; ";
-    } else { // the workload's own fields
-      static const std::vector<std::string> w{"workload.ranks", "workload.sizes", "workload.iterations",
-                                              "workload.min_size", "workload.max_size", "workload.root",
-                                              "workload.collective", "workload.positions", "workload.pre_barrier",
-                                              "name", "seed"};
-      Param p{g.pick(w), "", {}};
-      std::string v = p.path == "workload.sizes"      ? g.pick(std::vector<std::string>{"[\"0B\"]", "[\"9GiB\"]", "[\"1e12B\"]", "[]", "[\"3B\"]", "[\"64KiB\", \"64KiB\"]"})
-                      : p.path == "name"              ? g.pick(std::vector<std::string>{"/tmp", "..", "../../x", "a/b", "", ".", "x"})
-                      : p.path == "workload.min_size" || p.path == "workload.max_size" ? g.pick(kSizes)
-                                                                                      : g.pick(kNumbers);
-      c.args.push_back("--set");
-      c.args.push_back(p.path + "=" + v);
-      c.what += fmt::format("set {}={}; ", p.path, v);
-    }
-  }
-  if (c.text.empty())
-    c.text = doc.dump(1);
-  if (g.chance(0.05)) { // critical paths recorded (the causal graph on whatever runs)
-    c.args.push_back("--critical-path");
-    c.what += "critical path; ";
-  }
-  if (g.chance(0.1)) { // a SimGrid log setting
-    std::string l = log_setting(g, scratch);
-    c.args.push_back("--log");
-    c.args.push_back(l);
-    c.what += "log " + l + "; ";
-  }
-  c.out = (scratch / fmt::format("out-{}", index)).string();
-  if (g.chance(0.05)) { // an odd --out
-    c.out = odd_out(g, scratch, index);
-    c.what += "out '" + c.out + "'; ";
-  }
-  c.args.push_back("--out");
-  c.args.push_back(c.out);
-  if (c.out.empty() || !fs::path(c.out).is_absolute() || c.out.rfind(scratch.string(), 0) != 0)
-    c.out.clear(); // outside the scratch directory: not ours to look at
-  return c;
-}
-
-/// A sweep file: a base (a corpus scenario inline, a file, or damaged), axes of values or ranges (awkward bounds,
-/// huge counts), a mode and a points limit.
-Case make_sweep_case(Gen& g, Case c, const std::vector<std::pair<std::string, Json>>& corpus,
-                     const std::vector<Param>& params, const fs::path& scratch)
-{
-  c.command = "sweep";
-  auto& b   = corpus[g.below(corpus.size())];
-  c.base    = b.first;
-  Json sw   = Json::object();
-  sw["name"] = fmt::format("fuzz-{}", c.index);
-  switch (g.below(6)) {
-    case 0: sw["base"] = fs::absolute(b.first).string(); c.what += "file base; "; break;
-    case 1: sw["base"] = "no-such-base.json"; c.what += "missing base; "; break;
-    case 2: sw["base"] = g.pick(std::vector<Json>{Json(1), Json::array(), Json()}); c.what += "bad base; "; break;
-    default: {
-      Json base          = b.second;
-      base["max_sim_time"] = "20ms";
-      sw["base"]         = base;
-      c.what += "inline base; ";
-    }
-  }
-  const std::size_t n_axes = g.chance(0.05) ? 0 : 1 + g.below(3);
-  Json axes                = Json::array();
-  // Two in five sweeps are plausible (axes a user would write), so that points really resolve, get checked against
-  // their platforms, run, resume and merge; the others are awkward throughout.
-  const bool plausible = g.chance(0.4);
-  for (std::size_t a = 0; plausible && a < n_axes; ++a) {
-    static const std::vector<std::pair<std::string, std::vector<std::string>>> axes_ok{
-        {"seed", {"{\"from\": 1, \"to\": 3, \"step\": 1}", "[1, 2]", "[7]"}},
-        {"workload.iterations", {"[1, 2]", "{\"from\": 1, \"to\": 2, \"step\": 1}"}},
-        {"max_sim_time", {"[\"10ms\", \"20ms\"]", "[\"1us\"]"}},
-        {"platform.topology.hosts", {"[2, 4]", "[\"ranks\"]", "[1, 8]", "{\"from\": 2, \"to\": 8, \"factor\": 2}"}},
-        {"workload.ranks", {"[2, 3]", "[4, 64]", "{\"from\": 2, \"to\": 8, \"factor\": 2}"}},
-        {"platform.network.link.rate", {"[\"10Gbps\", \"100Gbps\"]", "[\"1kbps\"]"}},
-        {"platform.network.faults.loss_rate", {"{\"from\": 0, \"to\": 0.02, \"step\": 0.01}", "[0.5]"}}};
-    auto const& [path, choices] = g.pick(axes_ok);
-    Json v                      = Json::parse(g.pick(choices));
-    Json ax                     = {{"path", path}};
-    ax[v.is_array() ? "values" : "range"] = v;
-    axes.push_back(ax);
-  }
-  for (std::size_t a = 0; !plausible && a < n_axes; ++a) {
-    Json ax         = Json::object();
-    const Param& p  = g.pick(params);
-    static const std::vector<std::string> small_paths{"seed", "workload.iterations", "workload.ranks",
-                                                      "platform.topology.hosts", "max_sim_time"};
-    ax["path"]      = g.chance(0.5) ? g.pick(small_paths) : p.path;
-    if (g.chance(0.5)) {
-      Json vals = Json::array();
-      for (std::size_t k = 0, n = 1 + g.below(3); k < n; ++k)
-        vals.push_back(parse_value(g.chance(0.5) ? value_for(p, g) : g.pick(kNumbers)));
-      if (g.chance(0.05))
-        vals = Json::array();
-      ax["values"] = vals;
-    } else {
-      static const std::vector<std::string> bounds{"0",   "1",   "2",    "0.1", "0.5",  "-1", "1e9", "1e300",
-                                                   "-1e300", "3", "1e-9", "\"x\"", "null", "8", "16"};
-      Json r    = Json::object();
-      r["from"] = parse_value(g.pick(bounds));
-      r["to"]   = parse_value(g.pick(bounds));
-      if (g.chance(0.5))
-        r["step"] = parse_value(g.pick(std::vector<std::string>{"1", "0.1", "0", "-1", "1e-300", "2", "1e9"}));
-      else
-        r["factor"] = parse_value(g.pick(std::vector<std::string>{"2", "1", "1.0000001", "0.5", "10", "1e300"}));
-      if (g.chance(0.05))
-        r["bogus"] = 1;
-      ax["range"] = r;
-    }
-    if (g.chance(0.03))
-      ax.erase("path");
-    axes.push_back(ax);
-  }
-  sw["axes"] = axes;
-  if (g.chance(plausible ? 0.1 : 0.3))
-    sw["mode"] = g.pick(std::vector<std::string>{"product", "zip", "zip", "diagonal"});
-  if (g.chance(0.2))
-    sw["max_points"] = parse_value(g.pick(std::vector<std::string>{"0", "1", "3", "10000000", "10000001", "-1", "1.5",
-                                                                   "\"many\""}));
-  c.text       = sw.dump(1);
-  c.time_scale = 4;
-  c.what += fmt::format("sweep {}; ", sw["axes"].dump());
-  // Keep a valid sweep short: few points, a bounded simulated time per point.
-  c.args = {"--jobs", "2", "--set", "max_sim_time=20ms"};
-  if (g.chance(0.1)) {
-    const std::string m = g.pick(std::vector<std::string>{"0", "1", "4", "-3", "x", "10000001"});
-    c.args.push_back("--max-points");
-    c.args.push_back(m);
-    c.what += "--max-points " + m + "; ";
-  } else {
-    c.args.push_back("--max-points");
-    c.args.push_back("6");
-  }
-  if (g.chance(0.1)) {
-    c.args.push_back("--merge-only");
-    c.what += "merge-only; ";
-  }
-  c.out = (scratch / fmt::format("out-{}", c.index)).string();
-  if (g.chance(0.1)) {
-    c.out = odd_out(g, scratch, c.index);
-    c.what += "out '" + c.out + "'; ";
-  }
-  c.args.push_back("--out");
-  c.args.push_back(c.out);
-  if (c.out.empty() || c.out.rfind(scratch.string(), 0) != 0)
-    c.out.clear();
-  return c;
-}
-
-/// A bench command line: awkward sizes, suites and counts; a valid one stays small (a few MiB over few nodes).
-Case make_bench_case(Gen& g, Case c, const fs::path& scratch)
-{
-  c.command = "bench";
-  c.args    = {"--repeat", "1"};
-  static const std::vector<std::string> nodes{"0", "1", "2", "3", "16", "-1", "abc", "65537", "1e9", "2.5", ""};
-  static const std::vector<std::string> totals{"0B", "1B", "64KiB", "1MiB", "-1", "x", "1e30B", "3B", "1e400B", ""};
-  static const std::vector<std::string> suites{"hops", "collectives", "all", "bogus", ""};
-  c.args.push_back("--suite");
-  c.args.push_back(g.pick(suites));
-  c.args.push_back("--nodes");
-  c.args.push_back(g.pick(nodes));
-  c.args.push_back("--total");
-  c.args.push_back(g.pick(totals));
-  c.args.push_back("--ranks");
-  c.args.push_back(g.pick(std::vector<std::string>{"0", "1", "2", "3", "8", "-2", "x"}));
-  c.args.push_back("--size");
-  c.args.push_back(g.pick(std::vector<std::string>{"0B", "1B", "1KiB", "64KiB", "-1", "1e30B", "x"}));
-  if (g.chance(0.5)) {
-    c.args.push_back("--collectives");
-    c.args.push_back(g.pick(std::vector<std::string>{"bcast", "alltoall", "barrier", "reduce-scatter", "nope"}));
-  }
-  if (g.chance(0.3)) {
-    c.args.push_back("--fidelity");
-    c.args.push_back(g.pick(std::vector<std::string>{"packet", "flow", "exact"}));
-  }
-  if (g.chance(0.2)) {
-    const std::string r = g.pick(std::vector<std::string>{"0", "2", "1001", "-1"});
-    c.args[1]           = r;
-  }
-  c.out = (scratch / fmt::format("out-{}", c.index)).string();
-  if (g.chance(0.2))
-    c.out = odd_out(g, scratch, c.index, false);
-  c.args.push_back("--out");
-  c.args.push_back(c.out);
-  if (c.out.empty() || c.out.rfind(scratch.string(), 0) != 0)
-    c.out.clear();
-  for (auto const& a : c.args)
-    c.what += a + " ";
-  return c;
-}
-
-/// A figures command line that never runs a real figure: --list, unknown names, or `scale` without benchmark output,
-/// with odd --out, --source, --reference, --bench and --jobs values.
-Case make_figures_case(Gen& g, Case c, const fs::path& scratch)
-{
-  c.command = "figures";
-  switch (g.below(4)) {
-    case 0: c.args = {"--list"}; break;
-    case 1: c.args = {"scale", "--bench", (scratch / "no-bench").string()}; break;
-    case 2: c.args = {g.pick(std::vector<std::string>{"fig7", "accl", "", "../x", "accl-fig99", "ALL"})}; break;
-    default: c.args = {"no-such-figure", "accl-fig8"}; break;
-  }
-  if (g.chance(0.3)) {
-    c.args.push_back("--source");
-    c.args.push_back(g.pick(std::vector<std::string>{"/nonexistent", "", "/dev/null", scratch.string()}));
-  }
-  if (g.chance(0.3)) {
-    c.args.push_back("--reference");
-    c.args.push_back(g.pick(std::vector<std::string>{"/nonexistent", "", "/dev/null"}));
-  }
-  if (g.chance(0.3)) {
-    c.args.push_back("--jobs");
-    c.args.push_back(g.pick(std::vector<std::string>{"0", "1", "-1", "x", "100000"}));
-  }
-  c.out = (scratch / fmt::format("out-{}", c.index)).string();
-  if (g.chance(0.5))
-    c.out = odd_out(g, scratch, c.index, false);
-  c.args.push_back("--out");
-  c.args.push_back(c.out);
-  c.out.clear(); // figures writes into an existing folder by design: nothing to check after an exit 2
-  for (auto const& a : c.args)
-    c.what += a + " ";
-  return c;
-}
 
 struct Running {
   pid_t pid;
@@ -669,6 +199,8 @@ int main(int argc, char** argv)
     }() << "\n# " << r.c.what << "\n# from " << r.c.base << "\n";
     std::error_code ec;
     fs::copy_file(r.err, base.string() + ".stderr", fs::copy_options::overwrite_existing, ec);
+    for (auto const& f : r.c.files) // a trace's rank files, beside the scenario that names them
+      fs::copy_file(scratch / f.first, keep_dir / f.first, fs::copy_options::overwrite_existing, ec);
     findings.push_back(fmt::format("case {} ({}): {} [{}]", r.c.index, fs::path(r.c.base).filename().string(), why,
                                    r.c.what));
   };
@@ -687,6 +219,8 @@ int main(int argc, char** argv)
         std::ofstream(r.file) << r.c.text;
         argv_s.push_back(r.file.string());
       }
+      for (auto const& [name, bytes] : r.c.files)
+        std::ofstream(scratch / name, std::ios::binary) << bytes;
       argv_s.insert(argv_s.end(), r.c.args.begin(), r.c.args.end());
       if (r.c.command == "run") { // a legitimately long run (65,536 hosts, say) stops itself, exit 3: not a hang
         argv_s.push_back("--wall-limit");
@@ -750,6 +284,9 @@ int main(int argc, char** argv)
         fs::remove_all(scratch / leftover, ec);
       fs::remove(it->file, ec);
       fs::remove(it->err, ec);
+      if (findings.empty() || findings.back().rfind(fmt::format("case {} ", it->c.index), 0) != 0)
+        for (auto const& f : it->c.files)
+          fs::remove(scratch / f.first, ec);
       it = running.erase(it);
     }
     if (!progressed)
@@ -777,3 +314,4 @@ int main(int argc, char** argv)
     fs::remove_all(scratch, ec);
   return findings.empty() ? 0 : 1;
 }
+
