@@ -1,0 +1,62 @@
+#pragma once
+// What one Chakra node becomes in nafsim (shared by the whole-trace loader, ChakraTrace.cpp, and the streamed
+// replay, ChakraStream.cpp): its operation kind, bytes, peer, tag, communicator, duration or work; the attributes
+// read in whichever integer kind the writer chose; the communicators of comm_groups and of METADATA nodes.
+
+#include "chakra.pb.h"
+#include "simcore/config/ConfigError.hpp"
+#include "workloads/chakra/ChakraTrace.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nafsim::workloads::chakra {
+
+namespace pb = ChakraProtoMsg;
+
+std::string rank_file(const std::string& prefix, unsigned r);
+const pb::AttributeProto* attr(const pb::Node& n, std::string_view name);
+/// An integer attribute in whichever integer kind the writer chose.
+std::optional<std::int64_t> int_attr(const pb::Node& n, std::string_view name);
+
+/// One rank's node as the program sees it.
+struct Local {
+  const pb::Node* node = nullptr;
+  ProgramOpKind kind   = ProgramOpKind::Wait;
+  std::size_t comm = 0;      ///< collectives
+  std::uint64_t bytes = 0;
+  int peer = -1;             ///< send / recv
+  std::uint32_t tag = 0;
+  SimTime duration;
+  double ops = 0;          ///< compute nodes' work, modeled
+  std::uint64_t touched = 0;
+  std::vector<std::size_t> deps; ///< indices of this rank's Locals
+  std::size_t op = SIZE_MAX;     ///< the program operation it becomes
+};
+
+struct Ctx {
+  const ChakraConfig& cfg;
+  unsigned ranks;
+  std::vector<std::vector<unsigned>> comms{};
+  std::vector<std::string> comm_names{};
+  std::string file(unsigned r) const { return rank_file(cfg.trace, r); }
+};
+
+/// An error naming rank r's file, the node (id and name) and the field.
+config::ConfigError node_error(const Ctx& c, unsigned r, const pb::Node& n, const std::string& field,
+                               const std::string& msg);
+
+/// The world and the groups of cfg.comm_groups.
+void read_groups(Ctx& c);
+/// Communicators a METADATA_NODE declares: its inputs.values a JSON list of {"pg_name": id, "ranks": [...]} (empty
+/// ranks: every rank), as PyTorch's converter writes them. Other metadata is ignored; a group given twice with
+/// other ranks is an error.
+void read_metadata_groups(Ctx& c, unsigned r, const pb::Node& n);
+/// What rank r's node `n` is (errors name the file, the node and the field).
+Local local_of(const Ctx& c, unsigned r, const pb::Node& n);
+/// How many rank files the trace has (cfg.ranks, else the files present).
+unsigned count_ranks(const ChakraConfig& cfg);
+
+} // namespace nafsim::workloads::chakra
