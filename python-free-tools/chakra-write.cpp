@@ -1,10 +1,11 @@
 // Writes Chakra execution traces (<prefix>.<rank>.et, protobuf delimited framing, the schema part nafsim reads:
 // workloads/chakra/chakra.proto) for nafsim's tests and examples and for users:
-//   nafsim-chakra-write collective KIND RANKS BYTES PREFIX [COUNT [COMPUTE_US]]
+//   nafsim-chakra-write collective KIND RANKS BYTES PREFIX [COUNT [COMPUTE_US [COMPUTES]]]
 //                                                             COUNT collectives per rank (default 1; KIND: allreduce,
 //                                                             allgather, reduce-scatter, alltoall, bcast, reduce,
 //                                                             gather, scatter, barrier), one after the other, each
-//                                                             after a compute node of COMPUTE_US (default 0: none)
+//                                                             after COMPUTES (default 1) compute nodes of COMPUTE_US
+//                                                             in a chain (default 0: none)
 //   nafsim-chakra-write ring RANKS BYTES PREFIX [COMPUTE_US] a ring allreduce's traffic as send / recv nodes with
 //                                                             dependencies (reduce-scatter then allgather, one chunk
 //                                                             of BYTES / RANKS per step), a compute node of
@@ -58,13 +59,13 @@ bool write(const std::string& prefix, unsigned rank, const std::vector<pb::Node>
 
 int usage()
 {
-  std::fprintf(stderr, "usage: nafsim-chakra-write collective KIND RANKS BYTES PREFIX [COUNT [COMPUTE_US]]\n"
+  std::fprintf(stderr, "usage: nafsim-chakra-write collective KIND RANKS BYTES PREFIX [COUNT [COMPUTE_US [COMPUTES]]]\n"
                        "       nafsim-chakra-write ring RANKS BYTES PREFIX [COMPUTE_US]\n");
   return 2;
 }
 
 int collective(const std::string& kind, unsigned p, std::uint64_t bytes, const std::string& prefix,
-               std::uint64_t count, std::uint64_t compute_us)
+               std::uint64_t count, std::uint64_t compute_us, std::uint64_t computes)
 {
   static const std::map<std::string, pb::CollectiveCommType> kinds{
       {"allreduce", pb::ALL_REDUCE}, {"reduce", pb::REDUCE},   {"allgather", pb::ALL_GATHER},
@@ -80,7 +81,7 @@ int collective(const std::string& kind, unsigned p, std::uint64_t bytes, const s
       std::vector<std::uint64_t> before;
       if (id > 1)
         before.push_back(id - 1);
-      if (compute_us > 0) {
+      for (std::uint64_t j = 0; compute_us > 0 && j < computes; ++j) {
         auto c = make(id++, pb::COMP_NODE, "compute", before);
         c.set_duration_micros(compute_us);
         nodes.push_back(c);
@@ -139,9 +140,10 @@ int main(int argc, char** argv)
 {
   std::vector<std::string> a(argv + 1, argv + argc);
   try {
-    if (a.size() >= 5 && a.size() <= 7 && a[0] == "collective" && std::stoul(a[2]) >= 1)
+    if (a.size() >= 5 && a.size() <= 8 && a[0] == "collective" && std::stoul(a[2]) >= 1)
       return collective(a[1], static_cast<unsigned>(std::stoul(a[2])), std::stoull(a[3]), a[4],
-                        a.size() > 5 ? std::stoull(a[5]) : 1, a.size() > 6 ? std::stoull(a[6]) : 0);
+                        a.size() > 5 ? std::stoull(a[5]) : 1, a.size() > 6 ? std::stoull(a[6]) : 0,
+                        a.size() > 7 ? std::stoull(a[7]) : 1);
     if ((a.size() == 4 || a.size() == 5) && a[0] == "ring" && std::stoul(a[1]) >= 2)
       return ring(static_cast<unsigned>(std::stoul(a[1])), std::stoull(a[2]), a[3],
                   a.size() == 5 ? std::stoull(a[4]) : 0);

@@ -63,8 +63,10 @@ public:
     /// A local operation of the program (a memcpy or a reduction loop), not a library call: no call overhead.
     bool local = false;
   };
-  static constexpr unsigned kContextShift = 40; ///< message numbers below it, the context above
-  static constexpr std::uint32_t kContexts = 1U << 23;
+  /// A message's number: its context above bit 32, its number within the context below; the header carries it
+  /// above an 8-bit message type, so 56 bits in all (24 of context).
+  static constexpr unsigned kContextShift = 32;
+  static constexpr std::uint32_t kContexts = 1U << 24;
   /// Run this rank's part of a collective (schedule `s`; `comm[r]` is the host of rank r); blocks the
   /// calling actor until it is complete. `bufs`: real buffers (runs carrying data), else null.
   void run(ActorContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm, DataType dtype,

@@ -312,3 +312,69 @@ TEST(Chakra, BadTracesAreErrorsNamingTheFileAndNode)
   EXPECT_NE(t.error.find("t.1.et"), std::string::npos) << t.error;
   fs::remove_all(dir);
 }
+
+TEST(Chakra, AStreamedReplayTakesTheWholeTracesTimesAndChecksAsItGoes)
+{
+  // Nodes listed before their dependencies, a send and a receive in flight together, collectives between compute
+  // phases: read as it runs, the trace takes exactly the times it takes read whole, on either engine.
+  auto dir = scratch("stream");
+  const unsigned p = 4;
+  for (unsigned r = 0; r < p; ++r) {
+    auto after = node(4, pb::COMP_NODE, "after", {2, 3});
+    after.set_duration_micros(5);
+    auto send = node(2, pb::COMM_SEND_NODE, "send", {1});
+    attr_i64(send, "comm_size", 65536);
+    attr_i64(send, "comm_dst", (r + 1) % p);
+    auto recv = node(3, pb::COMM_RECV_NODE, "recv", {1});
+    attr_i64(recv, "comm_size", 65536);
+    attr_i64(recv, "comm_src", (r + p - 1) % p);
+    auto first = node(1, pb::COMP_NODE, "first");
+    first.set_duration_micros(10 + r);
+    write(dir / fmt::format("s.{}.et", r),
+          {after, send, recv, first, collective(5, pb::ALL_REDUCE, 1 << 18, {4}), collective(6, pb::ALL_GATHER, 4096, {5})});
+  }
+  for (const char* engine : {"cclo", "mpi"}) {
+    const std::string platform = std::string(engine) == "mpi" ? R"("preset": "accl-cpu-cx5", "node": {"kind": "host"})"
+                                                              : R"("preset": "accl-coyote-u55c")";
+    auto run = [&](bool stream) {
+      return run_scenario_isolated(fmt::format(R"({{"name": "st", "platform": {{{}, "topology": {{"kind": "star",
+          "hosts": 4}}}}, "workload": {{"kind": "chakra", "engine": "{}", "trace": "{}", "stream": {}}}}})",
+                                               platform, engine, (dir / "s").string(), stream));
+    };
+    auto whole = run(false), streamed = run(true);
+    ASSERT_TRUE(whole.ok) << whole.error;
+    ASSERT_TRUE(streamed.ok) << streamed.error;
+    EXPECT_EQ(streamed.tables.count("program_ops"), 0u); // totals only
+    auto const& a = whole.tables.at("program_ranks");
+    auto const& b = streamed.tables.at("program_ranks");
+    ASSERT_EQ(a.rows.size(), b.rows.size());
+    for (std::size_t i = 0; i < a.rows.size(); ++i)
+      for (const char* col : {"operations", "end_us", "communication_us", "compute_us", "exposed_communication_us"})
+        EXPECT_NEAR(a.num(i, col), b.num(i, col), 1e-3) << engine << " rank " << i << " " << col;
+  }
+  // Defects found as the nodes come: each an error naming the file and what is wrong, never a hang.
+  auto bad = [&](const std::vector<std::vector<pb::Node>>& ranks, const std::string& want, bool truncate = false) {
+    for (unsigned r = 0; r < ranks.size(); ++r)
+      write(dir / fmt::format("b.{}.et", r), ranks[r]);
+    if (truncate)
+      fs::resize_file(dir / "b.0.et", fs::file_size(dir / "b.0.et") - 3);
+    auto t = run_scenario_isolated(
+        scenario(dir / "b", 4, fmt::format(R"(, "ranks": {}, "stream": true)", ranks.size())));
+    EXPECT_FALSE(t.ok) << want;
+    EXPECT_NE(t.error.find(want), std::string::npos) << t.error;
+  };
+  bad({{node(1, pb::COMP_NODE, "self", {1})}, {}}, "depends on itself");
+  bad({{node(1, pb::COMP_NODE, "x", {7})}, {}}, "the file does not have");
+  bad({{node(1, pb::COMP_NODE, "a", {2}), node(2, pb::COMP_NODE, "b", {1})}, {}}, "dependency cycle");
+  bad({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_REDUCE, 1024)}}, "truncated", true);
+  bad({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_GATHER, 1024)}}, "call different collectives");
+  bad({{collective(1, pb::ALL_REDUCE, 1024)}, {}}, "deadlock"); // rank 1 never joins: the run says who waits
+  auto snd = node(1, pb::COMM_SEND_NODE, "send");
+  attr_i64(snd, "comm_dst", 1);
+  attr_i64(snd, "comm_size", 64);
+  auto rcv = node(1, pb::COMM_RECV_NODE, "recv");
+  attr_i64(rcv, "comm_src", 0);
+  attr_i64(rcv, "comm_size", 128);
+  bad({{snd}, {rcv}}, "the matching");
+  fs::remove_all(dir);
+}

@@ -1,20 +1,26 @@
 #pragma once
-// The `chakra` workload: a Chakra execution trace (ChakraTrace.hpp) run as a `program` on the CCLO ranks.
+// The `chakra` workload: a Chakra execution trace run on the CCLO ranks (or on the MPI baseline): read whole and
+// checked before the run as a `program` (ChakraTrace.hpp), or, with `stream`, replayed as it is read
+// (ChakraStream.hpp).
 
+#include "workloads/chakra/ChakraStream.hpp"
 #include "workloads/chakra/ChakraTrace.hpp"
 #include "workloads/program/Program.hpp"
+
+#include <memory>
 
 namespace nafsim::workloads {
 
 class Chakra final : public Workload {
 public:
-  explicit Chakra(const ChakraConfig& cfg) : cfg_(cfg), program_(load_chakra(cfg)) {}
-  void start(nodes::Cluster& c) override { program_.start(c); }
+  explicit Chakra(const ChakraConfig& cfg);
+  void start(nodes::Cluster& c) override;
   void report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const override;
 
 private:
   ChakraConfig cfg_;
-  Program program_;
+  std::unique_ptr<Program> program_;
+  std::unique_ptr<ChakraStream> stream_;
 };
 
 } // namespace nafsim::workloads

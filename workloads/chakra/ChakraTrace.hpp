@@ -32,6 +32,7 @@ struct ChakraConfig {
   DataType dtype = DataType::Float32;
   ChakraCompute compute = ChakraCompute::Replay;
   bool replicate = false;
+  bool stream    = false;
   ProgramCompute model;
   template <class V> void describe(V& v)
   {
@@ -49,6 +50,9 @@ struct ChakraConfig {
     v.field("dtype", dtype, "element type the collectives' bytes (comm_size) are counted in");
     v.field("replicate", replicate, "a symmetric trace: rank 0's file (<trace>.0.et) runs on every one of `ranks` "
                                     "ranks (collective, compute and memory nodes only), said in the summary");
+    v.field("stream", stream, "replay the trace as it is read, each rank a window of nodes ahead, checking as it "
+                              "goes (for traces too large to hold: millions of nodes per rank); outputs each rank's "
+                              "totals, not one row per node");
     v.field("compute", compute, "compute nodes: replay (their duration_micros, as recorded on the original "
                                 "machine) or model (their num_ops and tensor_size through the engine's compute "
                                 "model: `model`)");

@@ -1,10 +1,10 @@
 #include "workloads/program/Program.hpp"
 
 #include "simcore/config/ConfigError.hpp"
-#include "nodes/compute/CpuCompute.hpp"
-#include "nodes/compute/FpgaKernel.hpp"
 #include "nodes/fpga/FpgaNode.hpp"
 #include "nodes/host/HostNode.hpp"
+#include "workloads/program/ComputeTime.hpp"
+#include "workloads/program/Placement.hpp"
 #include "workloads/collective/Verify.hpp"
 
 #include <algorithm>
@@ -23,35 +23,7 @@ Program::Program(ProgramPlan plan) : plan_(std::move(plan)) {}
 
 void Program::place(const nodes::Cluster& c)
 {
-  auto const& pc   = plan_.cfg;
-  const bool mpi   = pc.engine == ProgramEngine::Mpi;
-  const auto kind  = mpi ? nodes::HostNode::kKind : nodes::FpgaNode::kKind;
-  const char* what = mpi ? "CPU host" : "FPGA";
-  auto nodes       = c.positions(kind);
-  if (!pc.positions.empty()) {
-    if (pc.positions.size() != pc.ranks)
-      throw config::ConfigError("", "/workload/positions",
-                                fmt::format("{} positions for {} ranks: give one {} position per rank",
-                                            pc.positions.size(), pc.ranks, what));
-    for (std::size_t r = 0; r < pc.positions.size(); ++r) {
-      const unsigned pos = pc.positions[r];
-      if (std::find(nodes.begin(), nodes.end(), pos) == nodes.end() ||
-          std::count(pc.positions.begin(), pc.positions.end(), pos) > 1)
-        throw config::ConfigError("", fmt::format("/workload/positions/{}", r),
-                                  fmt::format("position {} is not a {} node of the platform (engine {}), or is listed "
-                                              "twice",
-                                              pos, what, config::enum_name(pc.engine)));
-      hosts_.push_back(static_cast<net::HostId>(pos));
-    }
-    return;
-  }
-  if (pc.ranks > nodes.size())
-    throw config::ConfigError("", "/workload/ranks",
-                              fmt::format("{} ranks, but the platform has {} {} node(s) (engine {}: set "
-                                          "platform.node.kind, or list positions of that kind in platform.node.kinds)",
-                                          pc.ranks, nodes.size(), what, config::enum_name(pc.engine)));
-  for (unsigned r = 0; r < pc.ranks; ++r)
-    hosts_.push_back(static_cast<net::HostId>(nodes[r]));
+  hosts_ = place_ranks(c, plan_.cfg.engine, plan_.cfg.ranks, plan_.cfg.positions);
 }
 
 void Program::fill_buffers(nodes::Cluster& c)
@@ -100,8 +72,10 @@ simgrid::s4u::Host* Program::sim_host(nodes::Cluster& c, unsigned rank) const
 void Program::start(nodes::Cluster& c)
 {
   place(c);
-  if (plan_.cfg.engine == ProgramEngine::Mpi)
-    mpi_ = std::make_unique<MpiEngine>(c, plan_);
+  if (plan_.cfg.engine == ProgramEngine::Mpi) {
+    MpiEngine::check(plan_);
+    mpi_ = std::make_unique<MpiEngine>(c);
+  }
   auto const& pc = plan_.cfg;
   if (pc.verify) {
     std::uint64_t bytes = 0;
@@ -132,33 +106,17 @@ void Program::start(nodes::Cluster& c)
   }
 }
 
-SimTime Program::compute_time(const nodes::Cluster& c, const ProgramOp& k) const
-{
-  if (k.duration > SimTime{})
-    return k.duration;
-  auto const& m = plan_.cfg.compute;
-  if (mpi_) {
-    const nodes::CpuCompute cpu(c.config().node.host.compute);
-    return cpu.roofline(k.operations, k.bytes.count, m.threads == 0 ? cpu.config().cores : m.threads).total;
-  }
-  auto const& fabric = c.config().node.fpga.fabric;
-  nodes::FpgaKernelConfig kernel = m.kernel;
-  if (kernel.dsps == 0)
-    kernel.dsps = fabric.dsps;
-  return nodes::FpgaKernel(fabric, kernel)
-      .roofline(k.operations, k.bytes.count, m.hbm_channels == 0 ? fabric.hbm_channels : m.hbm_channels)
-      .total;
-}
-
 void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, unsigned rank, Record& rec)
 {
   static const std::uint32_t busy = cause_what("workload", "program compute");
   rec.start = ctx.now();
   const std::size_t lane = trace_->on() ? trace_->begin(rank) : 0;
   if (o.kind == ProgramOpKind::Compute) {
-    ctx.sleep_for(compute_time(c, plan_.cfg.ops[o.index]), CauseLabel::at_host(busy, hosts_[rank]));
+    auto const& k = plan_.cfg.ops[o.index];
+    ctx.sleep_for(compute_time(c, plan_.cfg.engine, plan_.cfg.compute, k.duration, k.operations, k.bytes.count),
+                  CauseLabel::at_host(busy, hosts_[rank]));
   } else if (o.kind != ProgramOpKind::Wait && mpi_) {
-    rec.algorithm = mpi_->run(ctx, c, o, rank, hosts_, reference_ != nullptr);
+    rec.algorithm = mpi_->run(ctx, c, plan_, o, rank, hosts_, reference_ != nullptr);
   } else if (o.kind != ProgramOpKind::Wait) {
     auto res = c.cclo(hosts_[rank]).call(ctx, plan_.cclo_call(o, rank, hosts_));
     if (!res.error.empty())

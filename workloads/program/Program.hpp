@@ -33,8 +33,6 @@ private:
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
   void execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, unsigned rank, Record& rec);
   void place(const nodes::Cluster& c);
-  /// How long compute operation `k` keeps its rank busy: its duration, or its work through the engine's model.
-  SimTime compute_time(const nodes::Cluster& c, const ProgramOp& k) const;
   /// Where rank `rank`'s actors run (its FPGA's or its host's SimGrid host).
   simgrid::s4u::Host* sim_host(nodes::Cluster& c, unsigned rank) const;
   void fill_buffers(nodes::Cluster& c);

@@ -1,0 +1,388 @@
+#include "workloads/chakra/ChakraStream.hpp"
+
+#include "workloads/chakra/RankReader.hpp"
+#include "workloads/program/ComputeTime.hpp"
+#include "workloads/program/Placement.hpp"
+#include "workloads/program/ProgramPlan.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unordered_set>
+
+namespace nafsim::workloads {
+
+using namespace chakra;
+
+namespace {
+
+/// A set of node ids: a bitmap for the dense small ids traces use, a hash set for the rest.
+class IdSet {
+public:
+  bool contains(std::uint64_t id) const
+  {
+    if (id < kDense)
+      return id / 64 < bits_.size() && (bits_[id / 64] >> (id % 64) & 1);
+    return sparse_.count(id) > 0;
+  }
+  void insert(std::uint64_t id)
+  {
+    if (id >= kDense) {
+      sparse_.insert(id);
+      return;
+    }
+    if (id / 64 >= bits_.size())
+      bits_.resize(id / 64 + 1);
+    bits_[id / 64] |= 1ULL << (id % 64);
+  }
+
+private:
+  static constexpr std::uint64_t kDense = 1ULL << 28;
+  std::vector<std::uint64_t> bits_;
+  std::unordered_set<std::uint64_t> sparse_;
+};
+
+std::string rank_file_of(const ChakraConfig& cfg, unsigned r)
+{
+  return rank_file(cfg.trace, cfg.replicate ? 0 : r);
+}
+
+} // namespace
+
+/// A node read and not yet run.
+struct ChakraStream::Node {
+  std::uint64_t id = 0;
+  std::string name;
+  ProgramOpKind kind = ProgramOpKind::Wait;
+  std::size_t comm = 0;
+  std::uint64_t bytes = 0;
+  int peer = -1;
+  std::uint32_t tag = 0;
+  SimTime duration;
+  double ops = 0;
+  std::uint64_t touched = 0;
+  std::vector<std::uint64_t> deps;
+  std::size_t missing = 0;
+};
+
+void ChakraStream::Totals::advance(SimTime t)
+{
+  const SimTime dt = t - last;
+  if (in_comm > 0)
+    communication += dt;
+  if (in_compute > 0)
+    compute += dt;
+  if (in_comm > 0 && in_compute == 0)
+    exposed += dt;
+  last = t;
+}
+
+ChakraStream::ChakraStream(const ChakraConfig& cfg) : cfg_(cfg), ctx_{cfg_, count_ranks(cfg_)}
+{
+  read_groups(ctx_);
+  for (unsigned r = 0; r < (cfg_.replicate ? 1 : ctx_.ranks); ++r)
+    if (!std::filesystem::exists(rank_file_of(cfg_, r)))
+      throw config::ConfigError(rank_file_of(cfg_, r), "",
+                                "cannot open this rank's trace file (a trace is <prefix>.<rank>.et for every rank; "
+                                "check workload.trace and workload.ranks)");
+}
+
+const nodes::Communicator& ChakraStream::communicator(std::size_t comm)
+{
+  if (comm_hosts_.size() <= comm)
+    comm_hosts_.resize(ctx_.comms.size());
+  auto& h = comm_hosts_[comm];
+  if (h.size() == 0) {
+    std::vector<net::HostId> v;
+    for (unsigned m : ctx_.comms[comm])
+      v.push_back(hosts_[m]);
+    h = nodes::Communicator(std::move(v));
+  }
+  return h;
+}
+
+void ChakraStream::start(nodes::Cluster& c)
+{
+  hosts_ = place_ranks(c, cfg_.engine, ctx_.ranks, cfg_.positions);
+  if (cfg_.engine == ProgramEngine::Mpi)
+    mpi_ = std::make_unique<MpiEngine>(c);
+  std::vector<std::uint32_t> pids;
+  for (auto h : hosts_)
+    pids.push_back(c.trace_pid(h));
+  trace_ = std::make_unique<ProgramTrace>(c.trace(), std::move(pids));
+  totals_.assign(ctx_.ranks, {});
+  calls_made_.assign(ctx_.ranks, {});
+  for (unsigned r = 0; r < ctx_.ranks; ++r) {
+    if (mpi_)
+      c.mpi(hosts_[r]);
+    else
+      c.cclo(hosts_[r]);
+    auto* host = mpi_ ? c.host_node(hosts_[r]).host() : c.node(hosts_[r]).host();
+    c.scheduler().spawn(fmt::format("chakra-rank-{}", r), host,
+                        [this, &c, r](ActorContext& ctx) { run_rank(ctx, c, r); });
+  }
+}
+
+void ChakraStream::match_collective(unsigned rank, const Node& n)
+{
+  auto& made       = calls_made_[rank];
+  if (made.size() <= n.comm)
+    made.resize(ctx_.comms.size(), 0);
+  const std::uint64_t k = made[n.comm]++;
+  auto& seen            = calls_seen_[n.comm];
+  auto& base            = calls_base_[n.comm];
+  while (seen.size() <= k - base)
+    seen.push_back(CallSeen{n.kind, n.bytes, n.id, rank, 0});
+  auto& s = seen[k - base];
+  if (s.kind != n.kind || s.bytes != n.bytes)
+    throw config::ConfigError(rank_file_of(cfg_, rank), fmt::format("node {} ('{}')", n.id, n.name),
+                              fmt::format("collective {} on group '{}' is {} of {} bytes here, but {} of {} bytes on "
+                                          "rank {} (node {}): the members call different collectives",
+                                          k + 1, ctx_.comm_names[n.comm], config::enum_name(n.kind), n.bytes,
+                                          config::enum_name(s.kind), s.bytes, s.rank, s.node));
+  ++s.arrived;
+  while (!seen.empty() && seen.front().arrived == ctx_.comms[n.comm].size()) {
+    seen.pop_front();
+    ++base;
+  }
+}
+
+void ChakraStream::match_message(unsigned rank, const Node& n)
+{
+  const bool send = n.kind == ProgramOpKind::Send;
+  const auto peer = static_cast<unsigned>(n.peer);
+  auto& q         = messages_[send ? std::tuple{rank, peer, n.tag} : std::tuple{peer, rank, n.tag}];
+  if (!q.empty() && q.front().first != send) {
+    if (q.front().second != n.bytes)
+      throw config::ConfigError(rank_file_of(cfg_, rank), fmt::format("node {} ('{}'), comm_size", n.id, n.name),
+                                fmt::format("{} {} bytes {} rank {} (tag {}), but the matching {} carries {}",
+                                            send ? "sends" : "receives", n.bytes, send ? "to" : "from", peer, n.tag,
+                                            send ? "receive" : "send", q.front().second));
+    q.pop_front();
+    return;
+  }
+  q.emplace_back(send, n.bytes);
+}
+
+void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, const Node& n)
+{
+  static const std::uint32_t busy = cause_what("workload", "trace compute");
+  auto& t          = totals_[rank];
+  const SimTime s  = ctx.now();
+  const bool comp  = n.kind == ProgramOpKind::Compute;
+  const bool wait  = n.kind == ProgramOpKind::Wait;
+  const std::size_t lane = trace_->on() && !wait ? trace_->begin(rank) : 0;
+  t.advance(s);
+  (comp ? t.in_compute : t.in_comm) += wait ? 0 : 1;
+  std::string algorithm;
+  if (comp) {
+    ctx.sleep_for(compute_time(c, cfg_.engine, cfg_.model, n.duration, n.ops, n.touched),
+                  CauseLabel::at_host(busy, hosts_[rank]));
+  } else if (!wait) {
+    const unsigned eb = nodes::dtype_bytes(cfg_.dtype);
+    const bool p2p    = n.kind == ProgramOpKind::Send || n.kind == ProgramOpKind::Recv;
+    p2p ? match_message(rank, n) : match_collective(rank, n);
+    coll::CollectiveCall cc;
+    cc.collective = collective_of(n.kind);
+    cc.count      = n.kind == ProgramOpKind::Barrier ? 0 : (n.bytes + eb - 1) / eb;
+    cc.elem_bytes = eb;
+    const std::size_t comm = p2p ? 0 : n.comm;
+    cc.size = static_cast<int>(ctx_.comms[comm].size());
+    cc.root = p2p ? n.peer : 0;
+    int me  = static_cast<int>(rank);
+    if (!p2p)
+      me = static_cast<int>(std::find(ctx_.comms[comm].begin(), ctx_.comms[comm].end(), rank) - ctx_.comms[comm].begin());
+    if (mpi_) {
+      MpiCall call;
+      call.cc = cc;
+      for (unsigned m : ctx_.comms[comm])
+        call.comm.push_back(hosts_[m]);
+      call.me      = me;
+      call.context = p2p ? MpiEngine::p2p_context(n.tag) : MpiEngine::collective_context(comm);
+      call.host    = hosts_[rank];
+      call.dtype   = cfg_.dtype;
+      algorithm    = mpi_->run(ctx, c, call, false);
+    } else {
+      nodes::CcloCall call;
+      call.call     = cc;
+      call.comm     = communicator(comm);
+      call.rank     = me;
+      call.src_addr = nodes::Cclo::kUserBase;
+      call.dst_addr = nodes::Cclo::kUserBase + (1ULL << 33); // 8 GiB above: no operand reaches it
+      call.dtype    = cfg_.dtype;
+      call.tag      = n.tag;
+      auto res      = c.cclo(hosts_[rank]).call(ctx, call);
+      if (!res.error.empty())
+        throw SimulationError(fmt::format("{}: node {} ('{}') on rank {}: {}", rank_file_of(cfg_, rank), n.id, n.name,
+                                          rank, res.error));
+      algorithm = coll::algorithm_name(res.algorithm);
+    }
+  }
+  t.advance(ctx.now());
+  (comp ? t.in_compute : t.in_comm) -= wait ? 0 : 1;
+  ++t.operations;
+  t.end = std::max(t.end, ctx.now());
+  if (trace_->on() && !wait)
+    trace_->end(rank, lane, n.name.empty() ? fmt::format("{} (node {})", config::enum_name(n.kind), n.id)
+                                           : fmt::format("{} (node {})", n.name, n.id),
+                s, ctx.now(),
+                nlohmann::json{{"node", n.id}, {"kind", config::enum_name(n.kind)},
+                               {"comm", ctx_.comm_names[n.comm]}, {"bytes", n.bytes}, {"algorithm", algorithm}}
+                    .dump());
+}
+
+void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
+{
+  RankReader reader(rank_file_of(cfg_, rank));
+  const std::string& file = reader.file();
+  IdSet done, seen;
+  std::unordered_map<std::uint64_t, Node> waiting;                  // read; dependencies not all done
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> users; // dependency -> nodes waiting for it
+  std::deque<Node> ready;
+  std::vector<std::uint64_t> finished;
+  std::size_t running = 0;
+  bool end            = false;
+  pb::Node pn;
+  const ActorId self = ctx.id();
+  auto read_one = [&] {
+    if (!reader.next(pn)) {
+      end = true;
+      return;
+    }
+    ++nodes_read_;
+    if (seen.contains(pn.id()))
+      throw node_error(ctx_, rank, pn, "id", "two nodes of this file have this id");
+    seen.insert(pn.id());
+    if (cfg_.replicate && (pn.type() == pb::COMM_SEND_NODE || pn.type() == pb::COMM_RECV_NODE))
+      throw node_error(ctx_, rank, pn, "type",
+                       "replicate copies rank 0's trace to every rank, and a send or receive names its peer: only "
+                       "collective, compute and memory nodes can be replicated (give every rank's file)");
+    read_metadata_groups(ctx_, rank, pn);
+    const Local l = local_of(ctx_, rank, pn);
+    Node n;
+    n.id       = pn.id();
+    n.name     = pn.name();
+    n.kind     = l.kind;
+    n.comm     = l.comm;
+    n.bytes    = l.bytes;
+    n.peer     = l.peer;
+    n.tag      = l.tag;
+    n.duration = l.duration;
+    n.ops      = l.ops;
+    n.touched  = l.touched;
+    for (auto const* deps : {&pn.ctrl_deps(), &pn.data_deps()})
+      for (auto d : *deps) {
+        if (d == n.id)
+          throw node_error(ctx_, rank, pn, "ctrl_deps", "depends on itself");
+        if (!done.contains(d)) {
+          n.deps.push_back(d);
+          users[d].push_back(n.id);
+        }
+      }
+    n.missing = n.deps.size();
+    if (n.missing == 0)
+      ready.push_back(std::move(n));
+    else
+      waiting.emplace(n.id, std::move(n));
+  };
+  auto complete = [&](std::uint64_t id) {
+    done.insert(id);
+    auto it = users.find(id);
+    if (it == users.end())
+      return;
+    for (auto u : it->second) {
+      auto w = waiting.find(u);
+      if (w != waiting.end() && --w->second.missing == 0) {
+        ready.push_back(std::move(w->second));
+        waiting.erase(w);
+      }
+    }
+    users.erase(it);
+  };
+  for (;;) {
+    // Read a window ahead; further only while nothing can run.
+    while (!end && (waiting.size() + ready.size() < kWindow || (ready.empty() && running == 0))) {
+      if (waiting.size() >= kMaxHeld)
+        throw config::ConfigError(file, "", fmt::format("{} nodes read wait for nodes not read yet (node {} waits for "
+                                                        "{}): the trace lists dependencies too far ahead to stream "
+                                                        "(run it without stream)",
+                                                        waiting.size(), waiting.begin()->first,
+                                                        waiting.begin()->second.deps.front()));
+      read_one();
+    }
+    if (ready.empty() && running == 0) {
+      if (!end)
+        continue;
+      if (waiting.empty())
+        break;
+      auto const& [id, n] = *waiting.begin();
+      std::uint64_t dep = n.deps.front();
+      for (auto d : n.deps)
+        if (!done.contains(d))
+          dep = d;
+      throw config::ConfigError(file, fmt::format("node {} ('{}')", id, n.name),
+                                fmt::format("never runs: it waits for node {}, which {} (with {} other node(s) "
+                                            "left waiting at the end of the file)",
+                                            dep, seen.contains(dep) ? "waits in turn (a dependency cycle)"
+                                                                     : "the file does not have",
+                                            waiting.size() - 1));
+    }
+    if (ready.size() == 1 && running == 0) { // a chain: run it here
+      Node n = std::move(ready.front());
+      ready.pop_front();
+      execute(ctx, c, rank, n);
+      complete(n.id);
+      continue;
+    }
+    while (!ready.empty()) {
+      ++running;
+      c.scheduler().spawn(fmt::format("chakra-rank-{}-node-{}", rank, ready.front().id),
+                          mpi_ ? c.host_node(hosts_[rank]).host() : c.node(hosts_[rank]).host(),
+                          [&, n = std::move(ready.front())](ActorContext& a) {
+                            execute(a, c, rank, n);
+                            finished.push_back(n.id);
+                            --running;
+                            a.scheduler().wake(self);
+                          });
+      ready.pop_front();
+    }
+    ctx.wait_until([&] { return !finished.empty(); }, WaitReason([rank, &running] {
+                     return fmt::format("trace rank {} waits for its {} node(s) in flight", rank, running);
+                   }));
+    for (auto id : std::exchange(finished, {}))
+      complete(id);
+  }
+}
+
+void ChakraStream::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
+{
+  results::Table rk("program_ranks", {"rank", "position", "operations", "end_us", "communication_us", "compute_us",
+                                     "exposed_communication_us"});
+  SimTime last;
+  unsigned slowest = 0;
+  for (unsigned r = 0; r < ctx_.ranks; ++r) {
+    auto const& t = totals_[r];
+    rk.row()
+        .add(r)
+        .add(static_cast<unsigned>(hosts_[r]))
+        .add(t.operations)
+        .add(t.end.us(), 4)
+        .add(t.communication.us(), 4)
+        .add(t.compute.us(), 4)
+        .add(t.exposed.us(), 4);
+    if (t.end > last) {
+      last    = t.end;
+      slowest = r;
+    }
+  }
+  sink.add(std::move(rk));
+  summary.push_back(fmt::format("program: {} nodes streamed on {} ranks ({}; {} communicator(s)), done at {:.3f} us "
+                                "(rank {} last); program_ranks.csv has each rank's totals (no per-node table when "
+                                "streaming)",
+                                nodes_read_, ctx_.ranks,
+                                mpi_ ? fmt::format("MPI on CPU hosts, {}", config::enum_name(mpi_->library()))
+                                     : std::string("CCLO on FPGAs"),
+                                ctx_.comms.size(), last.us(), slowest));
+}
+
+} // namespace nafsim::workloads

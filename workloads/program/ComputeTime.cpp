@@ -1,0 +1,26 @@
+#include "workloads/program/ComputeTime.hpp"
+
+#include "nodes/compute/CpuCompute.hpp"
+#include "nodes/compute/FpgaKernel.hpp"
+
+namespace nafsim::workloads {
+
+SimTime compute_time(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m, SimTime duration,
+                     double operations, std::uint64_t bytes)
+{
+  if (duration > SimTime{})
+    return duration;
+  if (engine == ProgramEngine::Mpi) {
+    const nodes::CpuCompute cpu(c.config().node.host.compute);
+    return cpu.roofline(operations, bytes, m.threads == 0 ? cpu.config().cores : m.threads).total;
+  }
+  auto const& fabric = c.config().node.fpga.fabric;
+  nodes::FpgaKernelConfig kernel = m.kernel;
+  if (kernel.dsps == 0)
+    kernel.dsps = fabric.dsps;
+  return nodes::FpgaKernel(fabric, kernel)
+      .roofline(operations, bytes, m.hbm_channels == 0 ? fabric.hbm_channels : m.hbm_channels)
+      .total;
+}
+
+} // namespace nafsim::workloads
