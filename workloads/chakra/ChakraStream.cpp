@@ -231,49 +231,42 @@ void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, 
                     .dump());
 }
 
-void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
-{
-  RankReader reader(rank_file_of(cfg_, rank));
-  const std::string& file = reader.file();
+/// One rank's file as it runs: the nodes read and not yet run, who waits for whom, the ids done.
+struct ChakraStream::RankRun {
+  ChakraStream& s;
+  unsigned rank;
+  RankReader reader;
   IdSet done, seen;
-  std::unordered_map<std::uint64_t, Node> waiting;                  // read; dependencies not all done
-  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> users; // dependency -> nodes waiting for it
+  std::unordered_map<std::uint64_t, Node> waiting;                     ///< read; dependencies not all done
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> users; ///< dependency -> nodes waiting for it
   std::deque<Node> ready;
-  std::vector<std::uint64_t> finished;
-  std::size_t running = 0;
-  bool end            = false;
+  bool end = false;
   pb::Node pn;
-  const ActorId self = ctx.id();
-  auto read_one = [&] {
+
+  RankRun(ChakraStream& st, unsigned r) : s(st), rank(r), reader(rank_file_of(st.cfg_, r)) {}
+
+  /// Read the next node: ready, or waiting for its dependencies.
+  void read_one()
+  {
     if (!reader.next(pn)) {
       end = true;
       return;
     }
-    ++nodes_read_;
+    ++s.nodes_read_;
     if (seen.contains(pn.id()))
-      throw node_error(ctx_, rank, pn, "id", "two nodes of this file have this id");
+      throw node_error(s.ctx_, rank, pn, "id", "two nodes of this file have this id");
     seen.insert(pn.id());
-    if (cfg_.replicate && (pn.type() == pb::COMM_SEND_NODE || pn.type() == pb::COMM_RECV_NODE))
-      throw node_error(ctx_, rank, pn, "type",
+    if (s.cfg_.replicate && (pn.type() == pb::COMM_SEND_NODE || pn.type() == pb::COMM_RECV_NODE))
+      throw node_error(s.ctx_, rank, pn, "type",
                        "replicate copies rank 0's trace to every rank, and a send or receive names its peer: only "
                        "collective, compute and memory nodes can be replicated (give every rank's file)");
-    read_metadata_groups(ctx_, rank, pn);
-    const Local l = local_of(ctx_, rank, pn);
-    Node n;
-    n.id       = pn.id();
-    n.name     = pn.name();
-    n.kind     = l.kind;
-    n.comm     = l.comm;
-    n.bytes    = l.bytes;
-    n.peer     = l.peer;
-    n.tag      = l.tag;
-    n.duration = l.duration;
-    n.ops      = l.ops;
-    n.touched  = l.touched;
+    read_metadata_groups(s.ctx_, rank, pn);
+    const Local l = local_of(s.ctx_, rank, pn);
+    Node n{pn.id(), pn.name(), l.kind, l.comm, l.bytes, l.peer, l.tag, l.duration, l.ops, l.touched, {}, 0};
     for (auto const* deps : {&pn.ctrl_deps(), &pn.data_deps()})
       for (auto d : *deps) {
         if (d == n.id)
-          throw node_error(ctx_, rank, pn, "ctrl_deps", "depends on itself");
+          throw node_error(s.ctx_, rank, pn, "ctrl_deps", "depends on itself");
         if (!done.contains(d)) {
           n.deps.push_back(d);
           users[d].push_back(n.id);
@@ -284,8 +277,11 @@ void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
       ready.push_back(std::move(n));
     else
       waiting.emplace(n.id, std::move(n));
-  };
-  auto complete = [&](std::uint64_t id) {
+  }
+
+  /// Node `id` is done: those waiting only for it are ready.
+  void complete(std::uint64_t id)
+  {
     done.insert(id);
     auto it = users.find(id);
     if (it == users.end())
@@ -298,59 +294,75 @@ void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
       }
     }
     users.erase(it);
-  };
+  }
+
+  /// The file ended with nodes that can never run.
+  config::ConfigError stuck() const
+  {
+    auto const& [id, n] = *waiting.begin();
+    std::uint64_t dep   = n.deps.front();
+    for (auto d : n.deps)
+      if (!done.contains(d))
+        dep = d;
+    return config::ConfigError(reader.file(), fmt::format("node {} ('{}')", id, n.name),
+                               fmt::format("never runs: it waits for node {}, which {} (with {} other node(s) left "
+                                           "waiting at the end of the file)",
+                                           dep, seen.contains(dep) ? "waits in turn (a dependency cycle)"
+                                                                    : "the file does not have",
+                                           waiting.size() - 1));
+  }
+
+  config::ConfigError too_far() const
+  {
+    return config::ConfigError(reader.file(), "",
+                               fmt::format("{} nodes read wait for nodes not read yet (node {} waits for {}): the "
+                                           "trace lists dependencies too far ahead to stream (run it without stream)",
+                                           waiting.size(), waiting.begin()->first,
+                                           waiting.begin()->second.deps.front()));
+  }
+};
+
+void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
+{
+  RankRun run(*this, rank);
+  std::vector<std::uint64_t> finished;
+  std::size_t running = 0;
+  const ActorId self  = ctx.id();
+  auto* host          = mpi_ ? c.host_node(hosts_[rank]).host() : c.node(hosts_[rank]).host();
   for (;;) {
     // Read a window ahead; further only while nothing can run.
-    while (!end && (waiting.size() + ready.size() < kWindow || (ready.empty() && running == 0))) {
-      if (waiting.size() >= kMaxHeld)
-        throw config::ConfigError(file, "", fmt::format("{} nodes read wait for nodes not read yet (node {} waits for "
-                                                        "{}): the trace lists dependencies too far ahead to stream "
-                                                        "(run it without stream)",
-                                                        waiting.size(), waiting.begin()->first,
-                                                        waiting.begin()->second.deps.front()));
-      read_one();
+    while (!run.end && (run.waiting.size() + run.ready.size() < kWindow || (run.ready.empty() && running == 0))) {
+      if (run.waiting.size() >= kMaxHeld)
+        throw run.too_far();
+      run.read_one();
     }
-    if (ready.empty() && running == 0) {
-      if (!end)
-        continue;
-      if (waiting.empty())
-        break;
-      auto const& [id, n] = *waiting.begin();
-      std::uint64_t dep = n.deps.front();
-      for (auto d : n.deps)
-        if (!done.contains(d))
-          dep = d;
-      throw config::ConfigError(file, fmt::format("node {} ('{}')", id, n.name),
-                                fmt::format("never runs: it waits for node {}, which {} (with {} other node(s) "
-                                            "left waiting at the end of the file)",
-                                            dep, seen.contains(dep) ? "waits in turn (a dependency cycle)"
-                                                                     : "the file does not have",
-                                            waiting.size() - 1));
+    if (run.ready.empty() && running == 0) {
+      if (run.waiting.empty())
+        break; // the end of the file, everything run
+      throw run.stuck();
     }
-    if (ready.size() == 1 && running == 0) { // a chain: run it here
-      Node n = std::move(ready.front());
-      ready.pop_front();
+    if (run.ready.size() == 1 && running == 0) { // a chain: run it here
+      Node n = std::move(run.ready.front());
+      run.ready.pop_front();
       execute(ctx, c, rank, n);
-      complete(n.id);
+      run.complete(n.id);
       continue;
     }
-    while (!ready.empty()) {
+    for (; !run.ready.empty(); run.ready.pop_front()) { // several at once: each in an actor of its own
       ++running;
-      c.scheduler().spawn(fmt::format("chakra-rank-{}-node-{}", rank, ready.front().id),
-                          mpi_ ? c.host_node(hosts_[rank]).host() : c.node(hosts_[rank]).host(),
-                          [&, n = std::move(ready.front())](ActorContext& a) {
+      c.scheduler().spawn(fmt::format("chakra-rank-{}-node-{}", rank, run.ready.front().id), host,
+                          [&, n = std::move(run.ready.front())](ActorContext& a) {
                             execute(a, c, rank, n);
                             finished.push_back(n.id);
                             --running;
                             a.scheduler().wake(self);
                           });
-      ready.pop_front();
     }
     ctx.wait_until([&] { return !finished.empty(); }, WaitReason([rank, &running] {
                      return fmt::format("trace rank {} waits for its {} node(s) in flight", rank, running);
                    }));
     for (auto id : std::exchange(finished, {}))
-      complete(id);
+      run.complete(id);
   }
 }
 

@@ -36,6 +36,7 @@ public:
 
 private:
   struct Node;
+  struct RankRun;
   struct Totals {
     std::uint64_t operations = 0;
     SimTime end, last, communication, compute, exposed;
