@@ -61,6 +61,9 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
     if ((h[0] & kMagic) != kMagic)
       return RecvOffer{}; // not a CCLO message: the queue pair's own receives
     auto type = static_cast<Msg>((h[0] >> 32) & 0xFF);
+    if (type == Msg::Stream) // the Rx system hands it to the kernel's stream: no Rx buffer, nothing to memory
+      return RecvOffer{RecvOffer::Status::Ready,
+                       roce::RecvRequest{~0ULL, control_addr_, cfg_.txrx.header.count + h[3]}, true};
     if (type != Msg::Eager)
       // The Rx system parses a notification and queues it for the micro-controller: nothing goes to memory.
       return RecvOffer{RecvOffer::Status::Ready, roce::RecvRequest{~0ULL, control_addr_, cfg_.txrx.header.count}, true};
@@ -73,6 +76,31 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
 }
 
 Cclo::~Cclo() = default;
+
+std::uint64_t Cclo::stream_received(int id) const
+{
+  auto it = stream_bytes_.find(id);
+  return it == stream_bytes_.end() ? 0 : it->second;
+}
+
+void Cclo::stream_arrived(int id, std::uint64_t bytes)
+{
+  ++core_.counters.stream_received;
+  stream_bytes_[id] += bytes;
+  for (auto a : std::exchange(stream_readers_, {}))
+    sched_.wake(a);
+}
+
+void Cclo::wait_stream(ActorContext& ctx, int id, std::uint64_t bytes)
+{
+  while (stream_received(id) < bytes) {
+    stream_readers_.push_back(ctx.id());
+    ctx.wait_until([&] { return stream_received(id) >= bytes; }, WaitReason([this, id, bytes] {
+                     return fmt::format("host {}: a kernel waits for {} of stream {} ({} arrived)", host_,
+                                        format_bytes(Bytes{bytes}), id, format_bytes(Bytes{stream_received(id)}));
+                   }));
+  }
+}
 
 void Cclo::start()
 {
@@ -247,9 +275,12 @@ void Cclo::send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::u
 }
 
 void Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
-                      std::vector<std::byte> payload, std::function<void()> accepted)
+                      std::vector<std::byte> payload, std::function<void()> accepted, int stream)
 {
   ++core_.counters.eager_messages;
+  // A stream_put: the signature's type routes it to the peer's kernel stream `stream` (ACCL's strm field);
+  // `seq` carries where the peer keeps that stream's data.
+  const Msg type = stream >= 0 ? Msg::Stream : Msg::Eager;
   const std::uint64_t hdr = cfg_.txrx.header.count;
   SimTime tx              = cycles(cfg_.txrx.tx_cycles);
   roce::WorkRequest wr;
@@ -257,7 +288,8 @@ void Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes
   wr.verb   = roce::Verb::Send;
   wr.length = hdr + bytes;
   wr.msg    = next_msg();
-  wr.header = AppHeader{kMagic | (std::uint64_t{static_cast<std::uint8_t>(Msg::Eager)} << 32) | host_, seq, 0, bytes};
+  wr.header = AppHeader{kMagic | (std::uint64_t{static_cast<std::uint8_t>(type)} << 32) | host_,
+                        stream >= 0 ? static_cast<std::uint64_t>(stream) : seq, stream >= 0 ? seq : 0, bytes};
   wr.payload_cause      = data.cause;
   wr.payload_lead_cause = data.lead_cause;
   wr.payload_first      = (data.first + tx).ps();
@@ -346,13 +378,15 @@ bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
   auto recv_buf = m.recv_wr_id;
   if (type == Msg::Eager && data_) // the payload, kept at the start of its Rx buffer
     data_->memory.at(host_).write(rbm_.address(recv_buf), take_payload(m.msg));
+  if (type == Msg::Stream && data_) // the kernel's stream data, where the receiver keeps it
+    data_->memory.at(host_).write(h[2], take_payload(m.msg));
   // The Rx system parses the signature, then files the Rx buffer or queues the notification for the
   // firmware (STS_RNDZV).
   static const std::uint32_t rx = cause_what("Rx system", "signature parse");
   if (core_.trace) {
-    static constexpr const char* kinds[] = {"?", "eager", "rendezvous init", "rendezvous done", "notify"};
+    static constexpr const char* kinds[] = {"?", "eager", "rendezvous init", "rendezvous done", "notify", "stream"};
     const auto t = static_cast<std::uint8_t>(type);
-    core_.trace->span(core_.trace_pid, kRxTrack, kinds[t < 5 ? t : 0], sched_.now(),
+    core_.trace->span(core_.trace_pid, kRxTrack, kinds[t < 6 ? t : 0], sched_.now(),
                       sched_.now() + cycles(cfg_.txrx.rx_cycles), fmt::format(R"({{"from":{}}})", src));
   }
   sched_.call_at(sched_.now() + cycles(cfg_.txrx.rx_cycles), [this, type, src, h, recv_buf] {
@@ -368,6 +402,7 @@ bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
         break;
       case Msg::Done: core_.rndzv.push(RndzvNotice{RndzvNotice::Type::Done, src, 0, h[2], h[3], 0}); break;
       case Msg::Notify: ++core_.notifies[src]; break;
+      case Msg::Stream: stream_arrived(static_cast<int>(h[1]), h[3]); return;
     }
     ++core_.counters.notifications_received;
     ++core_.arrivals;

@@ -77,6 +77,10 @@ public:
 
   /// Invoke a call and block until its completion reaches the caller (ACCL's call_sync).
   CcloResult call(ActorContext& ctx, const CcloCall& c);
+  /// Bytes stream_put messages have delivered to kernel stream `id` so far.
+  std::uint64_t stream_received(int id) const;
+  /// Block the caller (a kernel reading the stream) until stream `id` has received `bytes` in all.
+  void wait_stream(ActorContext& ctx, int id, std::uint64_t bytes);
   /// How the host driver syncs host buffers with the card (XRT calls on host data); by default a bare DMA.
   void set_buffer_sync(HostInvocation::Sync sync) { inv_.set_sync(std::move(sync)); }
 
@@ -86,7 +90,7 @@ public:
 
   // TxSystem
   void send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
-                  std::vector<std::byte> payload, std::function<void()> accepted) override;
+                  std::vector<std::byte> payload, std::function<void()> accepted, int stream = -1) override;
   void write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
                         std::vector<std::byte> payload, std::function<void()> accepted) override;
 
@@ -120,6 +124,8 @@ private:
   std::uint64_t next_msg() { return (std::uint64_t{host_} << 40) | ++msg_counter_; }
   SimTime cycles(unsigned n) const { return core_.cycles(n); }
   std::vector<std::byte> take_payload(std::uint64_t msg);
+  /// A stream_put message arrived for kernel stream `id` (its payload kept at `addr` in real-data runs).
+  void stream_arrived(int id, std::uint64_t bytes);
 
   static constexpr std::uint64_t kWrBase  = 1ULL << 62;
   static constexpr std::uint64_t kMagic   = 0xCC10ULL << 48;
@@ -143,6 +149,8 @@ private:
   std::uint64_t msg_counter_ = 0;
 
   std::unordered_map<std::uint64_t, std::function<void()>> on_write_done_; ///< unordered links: WRITE wr -> notice
+  std::unordered_map<int, std::uint64_t> stream_bytes_; ///< kernel stream id -> bytes stream_put delivered
+  std::vector<ActorId> stream_readers_;                 ///< callers waiting for a stream's data
 };
 
 } // namespace nafsim::nodes

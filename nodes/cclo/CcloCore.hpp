@@ -75,6 +75,10 @@ struct CcloCall {
   /// ACCL's message tag: eager messages between two nodes match in order within one tag, so kernels that
   /// talk to the same peer through separate command streams give each stream its own tag (0: collectives).
   std::uint32_t tag = 0;
+  /// A send whose data goes to the receiver's kernel stream with this id (ACCL's stream_put: a send with RES_STREAM,
+  /// the stream id as its tag), no receive posted there; dst_addr is where the receiver's stream data is kept (real-
+  /// data runs). -1: an ordinary call.
+  int remote_stream = -1;
 };
 
 struct CcloResult {
@@ -97,6 +101,7 @@ struct CcloCounters {
   std::uint64_t notifications_sent = 0;
   std::uint64_t notifications_received = 0;
   std::uint64_t eager_received = 0;
+  std::uint64_t stream_received = 0; ///< messages for a kernel stream (stream_put), past the Rx buffers
   std::uint64_t polls          = 0;  ///< rendezvous lookups that found their notification
   std::uint64_t loop_passes    = 0;  ///< busy-wait and retry-loop passes that found nothing
   std::uint64_t retries        = 0;  ///< times a call went back to the retry queue (NOT_READY)
@@ -106,7 +111,9 @@ struct CcloCounters {
 };
 
 /// The Tx system's message types (the signature's type field).
-enum class CcloMsg : std::uint8_t { Eager = 1, Init = 2, Done = 3, Notify = 4 };
+/// Stream: an eager message for the receiver's kernel stream (ACCL's stream_put), routed by its stream id past the
+/// Rx buffers and the firmware.
+enum class CcloMsg : std::uint8_t { Eager = 1, Init = 2, Done = 3, Notify = 4, Stream = 5 };
 
 /// A call between its invocation and its completion, as the call FIFO and the retry queue hold it.
 struct CcloPending {

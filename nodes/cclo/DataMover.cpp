@@ -271,7 +271,7 @@ void DataMover::complete(const Move& m, std::function<void()> done, std::optiona
                         sched_.causes() ? engine_cause(p, true) : 0,
                         first_byte_cause()};
       if (m.res == ResultKind::Eager)
-        tx_.send_eager(m.peer, m.seq, br, data, std::move(out), std::move(accepted));
+        tx_.send_eager(m.peer, m.seq, br, data, std::move(out), std::move(accepted), m.remote_stream);
       else
         tx_.write_rendezvous(m.peer, m.res_addr, br, data, std::move(out), std::move(accepted));
       break;
@@ -304,7 +304,8 @@ void DataMover::trace_move(const Move& m, SimTime first, SimTime last)
   lane_end_[lane] = last;
   static constexpr const char* operands[] = {"none", "memory", "stream", "rx buffer"};
   static constexpr const char* results[]  = {"none", "memory", "stream", "eager", "rendezvous"};
-  const char* what = m.res == ResultKind::Eager        ? "eager send"
+  const char* what = m.res == ResultKind::Eager && m.remote_stream >= 0 ? "stream put"
+                     : m.res == ResultKind::Eager        ? "eager send"
                      : m.res == ResultKind::Rendezvous ? "rendezvous write"
                      : m.reduce                        ? "reduce"
                      : m.op1.kind == OperandKind::RxBuffer ? "receive"

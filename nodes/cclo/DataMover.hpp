@@ -43,6 +43,7 @@ struct Move {
   bool reduce = false;         ///< op0 and op1 through the reduction plugin
   coll::ReduceFunc func = coll::ReduceFunc::Sum;
   bool res_compressed = false; ///< the result leaves as fp16 (compression plugin)
+  std::int16_t remote_stream = -1; ///< Eager: for the peer's kernel stream with this id (stream_put)
 
   std::uint64_t slot_bytes(bool compressed) const { return count * (compressed ? 2 : dtype_bytes(dtype)); }
   std::uint64_t result_bytes() const { return slot_bytes(res_compressed); }
@@ -52,9 +53,10 @@ struct Move {
 class TxSystem {
 public:
   /// Send an eager message; `accepted` runs when the transport has taken its last byte (the packetizer's
-  /// status, which completes the move).
+  /// status, which completes the move). `stream` >= 0: for the peer's kernel stream with that id (`seq` is then
+  /// where the peer keeps the stream's data).
   virtual void send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
-                          std::vector<std::byte> payload, std::function<void()> accepted) = 0;
+                          std::vector<std::byte> payload, std::function<void()> accepted, int stream) = 0;
   /// RDMA WRITE to the peer's buffer followed by the completion notice; `accepted` as for send_eager.
   virtual void write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
                                 std::vector<std::byte> payload, std::function<void()> accepted) = 0;

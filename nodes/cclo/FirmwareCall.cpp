@@ -19,11 +19,17 @@ FirmwareCall::FirmwareCall(Firmware& fw, CcloPending& p)
   size_          = cc.size;
   op_stream_     = call_.location == DataLocation::Stream;
   res_stream_    = call_.result_location.value_or(call_.location) == DataLocation::Stream;
-  stream_        = op_stream_ || res_stream_;
+  stream_        = op_stream_ || res_stream_ || call_.remote_stream >= 0; // stream_put's result is a stream
   eb_            = cc.elem_bytes;
   wire_eb_       = call_.compress ? 2 : eb_;
   seg_           = std::max<std::uint64_t>(1, core_.cfg.rx_buffers.size.count / wire_eb_);
   std::optional<coll::Protocol> force = call_.protocol;
+  if (call_.remote_stream >= 0 && (cc.collective != coll::Collective::Send || call_.remote_stream > 246)) {
+    p_.result.error = fmt::format("stream_put is a send to a kernel stream of id 0 to 246 (ACCL's limit), not a {} to "
+                                  "stream {}",
+                                  coll::collective_name(cc.collective), call_.remote_stream);
+    return;
+  }
   if (!c_.link().rendezvous) {
     if (force == coll::Protocol::Rendezvous) {
       p_.result.error = fmt::format("the nodes run {}, which has no RDMA WRITE: the CCLO runs every call eager over it "
@@ -164,7 +170,12 @@ Move FirmwareCall::eager_to(int rank, Move m)
   m.res            = ResultKind::Eager;
   m.res_compressed = call_.compress;
   m.peer           = host(rank);
-  m.seq            = core_.next_out_seq(m.peer, call_.tag);
+  if (call_.remote_stream >= 0) { // stream_put: for the peer's kernel stream, matched by no receive
+    m.remote_stream = static_cast<std::int16_t>(call_.remote_stream);
+    m.seq           = call_.dst_addr + (m.op0.addr - call_.src_addr); // this segment's place in the peer's stream data
+    return m;
+  }
+  m.seq = core_.next_out_seq(m.peer, call_.tag);
   return m;
 }
 

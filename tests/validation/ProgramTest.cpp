@@ -322,6 +322,41 @@ TEST(Program, OperandsInHostMemoryAndKernelStreamsVerify)
   EXPECT_NE(f.error.find("/workload/ops/0/protocol"), std::string::npos) << f.error;
 }
 
+TEST(Program, StreamPutDeliversIntoThePeersKernelStreamWithoutAReceive)
+{
+  // A ring of stream_puts into stream 9 in two halves (rank 0 computes 3 us between them), then every rank copies
+  // its stream into memory: the copy, a kernel reading the stream, waits for the data, and is verified.
+  const std::string bufs = R"({"name": "a", "elements": 1024},
+      {"name": "k", "elements": 1024, "memory": "stream", "stream_id": 9, "init": "zero"},
+      {"name": "b", "elements": 1024, "init": "zero"})";
+  auto r = run_scenario_isolated(program(4, bufs, R"(
+      {"op": "stream_put", "shift": 1, "src": "a", "dst": "k", "count": 512},
+      {"op": "compute", "ranks": [0], "duration": "3us"},
+      {"op": "stream_put", "shift": 1, "src": "a", "src_offset": 512, "dst": "k", "dst_offset": 512, "count": 512},
+      {"op": "copy", "src": "k", "dst": "b"})"));
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(verified(r));
+  auto const& t = r.tables.at("program_ops");
+  std::map<int, double> copy_end;
+  for (auto i : rows_of(t, 3))
+    copy_end[std::stoi(t.rows[i].at("rank"))] = t.num(i, "end_us");
+  // Rank 1's stream is fed by rank 0, 3 us late: its copy ends 3 us after the others'.
+  EXPECT_NEAR(copy_end.at(1) - copy_end.at(2), 3.0, 1e-3);
+  EXPECT_NEAR(copy_end.at(2), copy_end.at(3), 1e-6);
+  // Into memory, over one Rx buffer, or onto a stream id taken twice: refused before the run.
+  for (auto const& [b, ops, path] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {bufs, R"({"op": "stream_put", "shift": 1, "src": "a", "dst": "b"})", "/workload/ops/0/dst"},
+           {R"({"name": "a", "elements": 1048576}, {"name": "k", "elements": 1048576, "memory": "stream"})",
+            R"({"op": "stream_put", "shift": 1, "src": "a", "dst": "k"})", "/workload/ops/0/count"},
+           {R"({"name": "k", "elements": 8, "memory": "stream", "stream_id": 3},
+               {"name": "j", "elements": 8, "memory": "stream", "stream_id": 3})",
+            R"({"op": "barrier"})", "/workload/buffers/1/stream_id"}}) {
+    auto e = run_scenario_isolated(program(2, b, ops));
+    ASSERT_FALSE(e.ok) << ops;
+    EXPECT_NE(e.error.find(path), std::string::npos) << e.error;
+  }
+}
+
 TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)
 {
   const std::string bufs = R"({"name": "a", "elements": 64}, {"name": "b", "elements": 64})";

@@ -76,6 +76,13 @@ void Program::start(nodes::Cluster& c)
     MpiEngine::check(plan_);
     mpi_ = std::make_unique<MpiEngine>(c);
   }
+  const auto& rx = c.config().node.fpga.cclo.rx_buffers.size;
+  for (auto const& o : plan_.ops) // ACCL's stream_put does not segment: one Rx buffer's worth at most
+    if (o.kind == ProgramOpKind::StreamPut && o.count * nodes::dtype_bytes(plan_.cfg.dtype) > rx.count)
+      throw config::ConfigError("", fmt::format("/workload/ops/{}/count", o.index),
+                                fmt::format("stream_put of {} elements: ACCL's stream_put does not segment, so it "
+                                            "carries at most one Rx buffer ({}); put it in pieces",
+                                            o.count, format_bytes(rx)));
   auto const& pc = plan_.cfg;
   if (pc.verify) {
     std::uint64_t bytes = 0;
@@ -106,10 +113,13 @@ void Program::start(nodes::Cluster& c)
   }
 }
 
-void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, unsigned rank, Record& rec)
+void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, std::size_t j, unsigned rank)
 {
   static const std::uint32_t busy = cause_what("workload", "program compute");
-  rec.start = ctx.now();
+  Record& rec = records_[o.index][j];
+  rec.start   = ctx.now();
+  if (!o.stream_wait.empty() && o.stream_wait[j] > 0) // a kernel stream is a FIFO: its reader waits for the data
+    c.cclo(hosts_[rank]).wait_stream(ctx, plan_.stream_ids.at(static_cast<std::size_t>(o.src)), o.stream_wait[j]);
   const std::size_t lane = trace_->on() ? trace_->begin(rank) : 0;
   if (o.kind == ProgramOpKind::Compute) {
     auto const& k = plan_.cfg.ops[o.index];
@@ -180,7 +190,7 @@ void Program::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
         ready.push(u);
   };
   auto run = [this, &c, rank](ActorContext& a, std::size_t op, std::size_t j) {
-    execute(a, c, plan_.ops[op], rank, records_[op][j]);
+    execute(a, c, plan_.ops[op], j, rank);
   };
   while (done < n) {
     if (ready.size() == 1 && running == 0) {
@@ -214,8 +224,8 @@ void Program::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
 void Program::check(nodes::Cluster& c, const PlannedOp& o, unsigned rank) const
 {
   auto const& want = reference_->after(o.index, rank);
-  if (o.dst < 0 || want.empty())
-    return;
+  if (o.dst < 0 || want.empty() || o.kind == ProgramOpKind::StreamPut)
+    return; // a stream_put writes the peer's stream, checked when the peer reads it
   const auto dt  = plan_.cfg.dtype;
   const auto got = c.data()->memory.at(hosts_[rank]).read(plan_.buffer_addr[static_cast<std::size_t>(o.dst)],
                                                            want.size() * nodes::dtype_bytes(dt));

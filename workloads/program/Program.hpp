@@ -31,7 +31,8 @@ private:
     std::string protocol, algorithm;
   };
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
-  void execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, unsigned rank, Record& rec);
+  /// Rank `rank`, the j-th of those that run `o`, runs it.
+  void execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, std::size_t j, unsigned rank);
   void place(const nodes::Cluster& c);
   /// Where rank `rank`'s actors run (its FPGA's or its host's SimGrid host).
   simgrid::s4u::Host* sim_host(nodes::Cluster& c, unsigned rank) const;

@@ -11,7 +11,7 @@
 namespace nafsim::workloads {
 
 enum class ProgramOpKind { Bcast, Scatter, Gather, AllGather, Reduce, AllReduce, ReduceScatter, AllToAll, Barrier,
-                           Copy, Combine, Send, Recv, Compute, Wait };
+                           Copy, Combine, Send, Recv, Compute, Wait, StreamPut };
 /// What a buffer holds before the program runs.
 enum class BufferInit { Pattern, Zero };
 /// What runs the program's calls: each rank's CCLO on an FPGA, or the software MPI library on a CPU host.
@@ -36,7 +36,8 @@ template <> struct EnumNames<workloads::ProgramOpKind> {
       std::pair{workloads::ProgramOpKind::Send, "send"},
       std::pair{workloads::ProgramOpKind::Recv, "recv"},
       std::pair{workloads::ProgramOpKind::Compute, "compute"},
-      std::pair{workloads::ProgramOpKind::Wait, "wait"}};
+      std::pair{workloads::ProgramOpKind::Wait, "wait"},
+      std::pair{workloads::ProgramOpKind::StreamPut, "stream_put"}};
 };
 template <> struct EnumNames<workloads::ProgramEngine> {
   static constexpr std::array list{std::pair{workloads::ProgramEngine::Cclo, "cclo"},
@@ -55,6 +56,7 @@ struct ProgramBuffer {
   std::uint64_t elements = 0;
   BufferInit init        = BufferInit::Pattern;
   nodes::DataLocation memory = nodes::DataLocation::Device;
+  int stream_id = -1;
   template <class V> void describe(V& v)
   {
     v.field("name", name, "how operations name it");
@@ -62,6 +64,9 @@ struct ProgramBuffer {
     v.field("memory", memory, "where it lives: device (the FPGA's HBM), host (host memory the CCLO reaches over "
                               "PCIe) or stream (a user kernel's stream: operations read it from and write it to the "
                               "kernel, which keeps it between calls, a loopback; no memory traffic)");
+    v.field("stream_id", stream_id, "memory stream: the kernel stream's id, which stream_put addresses (ACCL: 0 to "
+                                    "246; -1: the stream buffers numbered 1, 2, ... in order)",
+            config::Limits::between(-1, 246));
     v.field("init", init, "its contents before the program: pattern (small integers that differ by rank and "
                           "element, exact in every type) or zero");
   }
@@ -124,7 +129,8 @@ struct ProgramOp {
   template <class V> void describe(V& v)
   {
     v.field("op", op, "what it does: a CCLO collective on `comm`, copy / combine (local), send / recv to a peer, "
-                      "compute (the rank is busy for `duration`), or wait (done when what it waits for is: `after`)");
+                      "stream_put (a send into the peer's kernel stream `dst`, no receive there), compute (the rank "
+                      "is busy for `duration`), or wait (done when what it waits for is: `after`)");
     v.field("comm", comm, "collectives: the communicator it runs on (every member takes part)");
     v.field("ranks", ranks, "send, recv, copy, combine, compute: the program ranks that run it (empty: all)");
     v.field("src", src, "the buffer it reads (collectives, copy, combine, send)");

@@ -26,6 +26,7 @@ coll::Collective collective_of(ProgramOpKind k)
     case ProgramOpKind::Combine: return C::Combine;
     case ProgramOpKind::Send: return C::Send;
     case ProgramOpKind::Recv: return C::Recv;
+    case ProgramOpKind::StreamPut: return C::Send;
     case ProgramOpKind::Compute:
     case ProgramOpKind::Wait: return C::Nop;
   }
@@ -34,8 +35,13 @@ coll::Collective collective_of(ProgramOpKind k)
 
 bool is_collective(ProgramOpKind k)
 {
-  return k != ProgramOpKind::Copy && k != ProgramOpKind::Combine && k != ProgramOpKind::Send &&
-         k != ProgramOpKind::Recv && k != ProgramOpKind::Compute && k != ProgramOpKind::Wait;
+  return k != ProgramOpKind::Copy && k != ProgramOpKind::Combine && !is_p2p(k) && k != ProgramOpKind::Compute &&
+         k != ProgramOpKind::Wait;
+}
+
+bool is_p2p(ProgramOpKind k)
+{
+  return k == ProgramOpKind::Send || k == ProgramOpKind::Recv || k == ProgramOpKind::StreamPut;
 }
 
 namespace {
@@ -124,6 +130,17 @@ void resolve_buffers(ProgramPlan& p, std::vector<std::string>& names)
                                                                     : device;
     p.buffer_addr.push_back(next);
     next += (k.elements * eb + 4095) / 4096 * 4096; // page-aligned, one after the other
+    int id = -1;
+    if (k.memory == nodes::DataLocation::Stream)
+      id = k.stream_id >= 0 ? k.stream_id : static_cast<int>(std::count_if(p.stream_ids.begin(), p.stream_ids.end(),
+                                                                          [](int s) { return s >= 0; })) + 1;
+    else if (k.stream_id >= 0)
+      throw config::ConfigError("", at + "/stream_id", "only a buffer with memory stream has a stream id");
+    if (id >= 0 && std::find(p.stream_ids.begin(), p.stream_ids.end(), id) != p.stream_ids.end())
+      throw config::ConfigError("", at + "/stream_id", fmt::format("stream id {} is another buffer's: give each "
+                                                                   "stream buffer its own",
+                                                                   id));
+    p.stream_ids.push_back(id);
   }
 }
 
@@ -150,7 +167,7 @@ void resolve_roles(const ProgramPlan& p, const ProgramOp& k, PlannedOp& o)
                      fmt::format("rank {} is not one of the program's {} ranks", k.ranks[j], p.cfg.ranks));
     o.runs.push_back(k.ranks[j]);
   }
-  if (k.op != ProgramOpKind::Send && k.op != ProgramOpKind::Recv)
+  if (!is_p2p(k.op))
     return;
   o.peer.assign(p.cfg.ranks, -1);
   const auto n = static_cast<int>(p.cfg.ranks);
@@ -159,7 +176,7 @@ void resolve_roles(const ProgramPlan& p, const ProgramOp& k, PlannedOp& o)
     if (peer >= n || peer == static_cast<int>(r))
       throw op_error(i, k.peer >= 0 ? "peer" : "shift",
                      fmt::format("rank {} would {} {} itself or a rank beyond the program's {}", r,
-                                 k.op == ProgramOpKind::Send ? "send to" : "receive from", peer, n));
+                                 k.op == ProgramOpKind::Recv ? "receive from" : "send to", peer, n));
     o.peer[r] = peer;
   }
 }
@@ -210,9 +227,31 @@ void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& name
                                    r, key[0] == 's' ? "reads" : "writes", need, names[static_cast<std::size_t>(b)],
                                    p.cfg.buffers[static_cast<std::size_t>(b)].elements));
     };
-    const int cr = kind == ProgramOpKind::Send || kind == ProgramOpKind::Recv ? 0 : p.rank_in(o.comm, r);
+    const int cr = is_p2p(kind) ? 0 : p.rank_in(o.comm, r);
     check(o.src, coll::input_elements(cc, cr), "src");
-    check(o.dst, coll::output_elements(cc, cr), "dst");
+    check(o.dst, kind == ProgramOpKind::StreamPut ? o.count : coll::output_elements(cc, cr), "dst");
+  }
+  if (kind == ProgramOpKind::StreamPut && p.stream_ids.at(static_cast<std::size_t>(o.dst)) < 0)
+    throw op_error(i, "dst", fmt::format("stream_put delivers into the peer's kernel stream: '{}' is not a buffer with "
+                                         "memory stream",
+                                         k.dst));
+}
+
+// A kernel reading a stream waits for what stream_put delivered to it before, in list order (a stream is a FIFO).
+void stream_waits(ProgramPlan& p)
+{
+  std::map<std::pair<unsigned, int>, std::uint64_t> put; // (rank, stream buffer) -> bytes delivered so far
+  const std::uint64_t eb = nodes::dtype_bytes(p.cfg.dtype);
+  for (auto& o : p.ops) {
+    if (o.src >= 0 && p.stream_ids[static_cast<std::size_t>(o.src)] >= 0 && o.kind != ProgramOpKind::Wait) {
+      o.stream_wait.assign(o.runs.size(), 0);
+      for (std::size_t j = 0; j < o.runs.size(); ++j)
+        if (auto it = put.find({o.runs[j], o.src}); it != put.end())
+          o.stream_wait[j] = it->second;
+    }
+    if (o.kind == ProgramOpKind::StreamPut)
+      for (unsigned r : o.runs)
+        put[{static_cast<unsigned>(o.peer[r]), o.dst}] += o.count * eb;
   }
 }
 
@@ -294,6 +333,7 @@ ProgramPlan ProgramPlan::resolve(const ProgramConfig& cfg)
     p.ops.push_back(std::move(o));
   }
   p.check_messages();
+  stream_waits(p);
   return p;
 }
 
@@ -312,7 +352,7 @@ coll::CollectiveCall ProgramPlan::call(const PlannedOp& o, unsigned r) const
   cc.count      = o.kind == ProgramOpKind::Barrier ? 0 : o.count;
   cc.elem_bytes = nodes::dtype_bytes(cfg.dtype);
   cc.func       = k.func;
-  if (o.kind == ProgramOpKind::Send || o.kind == ProgramOpKind::Recv) {
+  if (is_p2p(o.kind)) {
     cc.size = static_cast<int>(cfg.ranks); // over world: the root is the peer
     cc.root = o.peer.at(r);
   } else {
@@ -340,7 +380,7 @@ nodes::CcloCall ProgramPlan::cclo_call(const PlannedOp& o, unsigned r, const std
   nodes::CcloCall c;
   c.call = call(o, r);
   std::vector<net::HostId> members;
-  const bool p2p = o.kind == ProgramOpKind::Send || o.kind == ProgramOpKind::Recv;
+  const bool p2p = is_p2p(o.kind);
   for (unsigned m : comms.at(p2p ? 0 : o.comm))
     members.push_back(hosts.at(m));
   c.comm     = nodes::Communicator(std::move(members));
@@ -355,6 +395,10 @@ nodes::CcloCall ProgramPlan::cclo_call(const PlannedOp& o, unsigned r, const std
   c.algorithm = algorithm_of(k.algorithm);
   c.dtype     = cfg.dtype;
   c.tag       = k.tag;
+  if (o.kind == ProgramOpKind::StreamPut) { // ACCL: a send with RES_STREAM, the stream id as its tag
+    c.remote_stream = stream_ids.at(static_cast<std::size_t>(o.dst));
+    c.tag           = static_cast<std::uint32_t>(c.remote_stream);
+  }
   return c;
 }
 

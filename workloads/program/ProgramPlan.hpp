@@ -25,6 +25,9 @@ struct PlannedOp {
   /// operation). An empty list with deps_given: it starts at once.
   bool deps_given = false;
   std::vector<std::vector<std::size_t>> after;
+  /// Per rank that runs it (aligned with `runs`): the bytes stream_put must have delivered to its source stream
+  /// before it starts (a kernel reading its stream waits for the data); empty: none.
+  std::vector<std::uint64_t> stream_wait;
 };
 
 struct ProgramPlan {
@@ -32,6 +35,7 @@ struct ProgramPlan {
   std::vector<std::vector<unsigned>> comms;   ///< members of each communicator (program ranks)
   std::vector<std::string> comm_names;
   std::vector<std::uint64_t> buffer_addr;     ///< device address of each buffer (the same on every rank)
+  std::vector<int> stream_ids;                ///< kernel stream id of each buffer (-1: not a stream)
   std::vector<PlannedOp> ops;
 
   /// Resolve `cfg` (throws config::ConfigError with /workload/... paths).
@@ -54,6 +58,8 @@ struct ProgramPlan {
 coll::Collective collective_of(ProgramOpKind k);
 /// A collective on a communicator (every member takes part), not a rank's own operation.
 bool is_collective(ProgramOpKind k);
+/// Between two ranks: send, recv, stream_put.
+bool is_p2p(ProgramOpKind k);
 /// Whether it reads a source buffer (`src`) and writes a result buffer (`dst`).
 bool reads_buffer(ProgramOpKind k);
 bool writes_buffer(ProgramOpKind k);

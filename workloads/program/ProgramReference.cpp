@@ -32,6 +32,7 @@ ProgramReference::ProgramReference(const ProgramPlan& plan, const std::vector<st
       case ProgramOpKind::Combine: local(o); break;
       case ProgramOpKind::Send:
       case ProgramOpKind::Recv: send_recv(o); break;
+      case ProgramOpKind::StreamPut: stream_put(o); break;
       default: collective(o); break;
     }
     if (o.dst >= 0)
@@ -77,6 +78,18 @@ void ProgramReference::send_recv(const PlannedOp& o)
     q.pop_front();
     for (std::uint64_t i = 0; i < o.count && i < msg.size(); ++i)
       dst[o.dst_off + i] = msg[i];
+  }
+}
+
+void ProgramReference::stream_put(const PlannedOp& o)
+{
+  // The data lands in the peer's stream as the put runs (no receive): in list order.
+  auto& src = buf_[static_cast<std::size_t>(o.src)];
+  auto& dst = buf_[static_cast<std::size_t>(o.dst)];
+  for (unsigned r : o.runs) {
+    const auto peer = static_cast<unsigned>(o.peer[r]);
+    for (std::uint64_t i = 0; i < o.count; ++i)
+      dst[peer][o.dst_off + i] = src[r][o.src_off + i];
   }
 }
 

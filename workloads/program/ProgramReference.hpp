@@ -27,6 +27,7 @@ private:
   void collective(const PlannedOp& o);
   void local(const PlannedOp& o);
   void send_recv(const PlannedOp& o);
+  void stream_put(const PlannedOp& o);
 
   const ProgramPlan& plan_;
   std::vector<std::vector<std::vector<double>>> buf_;      ///< [buffer][rank][element]
