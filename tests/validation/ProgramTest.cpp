@@ -357,6 +357,20 @@ TEST(Program, StreamPutDeliversIntoThePeersKernelStreamWithoutAReceive)
   }
 }
 
+TEST(Program, CompressedCallsVerifyAndPutHalfTheBytesOnTheWire)
+{
+  auto r = run_scenario_isolated(program(
+      4, R"({"name": "a", "elements": 4096}, {"name": "s", "elements": 4096, "init": "zero"},
+            {"name": "t", "elements": 4096, "init": "zero"})",
+      R"({"op": "allreduce", "src": "a", "dst": "s", "compress": true}, {"op": "allreduce", "src": "a", "dst": "t"},
+         {"op": "send", "shift": 1, "src": "s", "tag": 2, "compress": true},
+         {"op": "recv", "shift": -1, "dst": "t", "tag": 2, "compress": true})"));
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(verified(r)); // the pattern's small integers are exact in float16
+  auto const& t = r.tables.at("program_ops");
+  EXPECT_LT(latest_end(t, 0), t.num(rows_of(t, 1).at(0), "duration_us")); // the same call, half the bytes
+}
+
 TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)
 {
   const std::string bufs = R"({"name": "a", "elements": 64}, {"name": "b", "elements": 64})";
@@ -372,6 +386,8 @@ TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)
            {R"({"op": "bcast", "src": "a", "dst": "b", "root": 5})", "/workload/ops/0/root"},
            {R"({"op": "compute", "ranks": [0]})", "/workload/ops/0/duration"},
            {R"({"op": "compute", "ranks": [0], "duration": "1us", "operations": 1000})", "/workload/ops/0/duration"},
+           {R"({"op": "allreduce", "src": "a", "dst": "b", "compress": true, "protocol": "rendezvous"})",
+            "/workload/ops/0/compress"},
            {R"({"op": "allreduce", "comm": "other", "src": "a", "dst": "b"})", "/workload/ops/0/comm"},
            {R"({"op": "send", "ranks": [0], "peer": 1, "src": "a", "count": 32}, {"op": "recv", "ranks": [1], "peer": 0, "dst": "b"})",
             "/workload/ops/1/count"},

@@ -27,6 +27,11 @@ void MpiEngine::check(const ProgramPlan& plan)
     throw config::ConfigError("", "/workload/communicators",
                               fmt::format("the MPI engine models up to {} communicators", kP2pContexts));
   for (auto const& o : plan.ops)
+    if (plan.cfg.ops[o.index].compress)
+      throw config::ConfigError("", fmt::format("/workload/ops/{}/compress", o.index),
+                                "compression is the CCLO's plugin; the MPI library sends data as it is: set compress "
+                                "false for the MPI engine");
+  for (auto const& o : plan.ops)
     if ((o.kind == ProgramOpKind::Send || o.kind == ProgramOpKind::Recv) &&
         p2p_context(plan.cfg.ops[o.index].tag) >= nodes::MpiProcess::kContexts)
       throw config::ConfigError("", fmt::format("/workload/ops/{}/tag", o.index),

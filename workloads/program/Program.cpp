@@ -29,7 +29,9 @@ void Program::place(const nodes::Cluster& c)
 void Program::fill_buffers(nodes::Cluster& c)
 {
   auto const& pc = plan_.cfg;
-  const DataPattern pattern{pc.dtype, pc.dtype == DataType::Float16, pc.ranks};
+  const bool half = pc.dtype == DataType::Float16 ||
+                    std::any_of(pc.ops.begin(), pc.ops.end(), [](const ProgramOp& k) { return k.compress; });
+  const DataPattern pattern{pc.dtype, half, pc.ranks};
   const unsigned eb = nodes::dtype_bytes(pc.dtype);
   std::vector<std::vector<std::vector<double>>> initial(pc.buffers.size());
   for (std::size_t b = 0; b < pc.buffers.size(); ++b) {
@@ -229,7 +231,8 @@ void Program::check(nodes::Cluster& c, const PlannedOp& o, unsigned rank) const
   const auto dt  = plan_.cfg.dtype;
   const auto got = c.data()->memory.at(hosts_[rank]).read(plan_.buffer_addr[static_cast<std::size_t>(o.dst)],
                                                            want.size() * nodes::dtype_bytes(dt));
-  const double tol = dt == DataType::Float16 ? 1e-3 : dt == DataType::Float32 ? 1e-6 : 0.0;
+  const bool half  = dt == DataType::Float16 || plan_.cfg.ops[o.index].compress; // float16 somewhere on the way
+  const double tol = half ? 1e-3 : dt == DataType::Float32 ? 1e-6 : 0.0;
   for (std::uint64_t i = 0; i < want.size(); ++i) {
     if (std::isnan(want[i]))
       continue;

@@ -122,6 +122,7 @@ struct ProgramOp {
   coll::ReduceFunc func     = coll::ReduceFunc::Sum;
   ProtocolChoice protocol   = ProtocolChoice::Auto;
   AlgorithmChoice algorithm = AlgorithmChoice::Auto;
+  bool compress             = false;
   SimTime duration;
   double operations = 0;
   Bytes bytes{0};
@@ -146,6 +147,8 @@ struct ProgramOp {
     v.field("func", func, "reductions and combine: sum or max");
     v.field("protocol", protocol, "collectives: auto (the firmware's choice), eager or rendezvous");
     v.field("algorithm", algorithm, "collectives: auto or a forced algorithm");
+    v.field("compress", compress, "CCLO calls: float32 data travels as float16 through the compression plugins (eager "
+                                  "only; verified to float16's precision)");
     v.field("duration", duration, "compute: how long the rank is busy (or give operations and bytes)");
     v.field("operations", operations, "compute without a duration: its arithmetic operations (flops; a multiply-add "
                                       "is two), timed by the engine's compute model (`compute`: a roofline)",

@@ -328,6 +328,10 @@ ProgramPlan ProgramPlan::resolve(const ProgramConfig& cfg)
     if (k.op == ProgramOpKind::Compute && k.duration <= SimTime{} && k.operations <= 0 && k.bytes.count == 0)
       throw op_error(i, "duration", "compute needs a positive duration, e.g. \"5us\", or its work: operations "
                                     "and / or bytes, timed by the compute model");
+    if (k.compress && (cfg.dtype != DataType::Float32 || k.protocol == ProtocolChoice::Rendezvous ||
+                       k.op == ProgramOpKind::Compute || k.op == ProgramOpKind::Wait))
+      throw op_error(i, "compress", "compression turns float32 into float16 on the wire, for eager CCLO calls: the "
+                                    "program's dtype must be float32 and the protocol not rendezvous");
     if (k.op == ProgramOpKind::Compute && k.duration > SimTime{} && (k.operations > 0 || k.bytes.count > 0))
       throw op_error(i, "duration", "compute takes a duration or its work (operations, bytes), not both");
     p.ops.push_back(std::move(o));
@@ -394,6 +398,7 @@ nodes::CcloCall ProgramPlan::cclo_call(const PlannedOp& o, unsigned r, const std
     c.protocol = k.protocol == ProtocolChoice::Eager ? coll::Protocol::Eager : coll::Protocol::Rendezvous;
   c.algorithm = algorithm_of(k.algorithm);
   c.dtype     = cfg.dtype;
+  c.compress  = k.compress;
   c.tag       = k.tag;
   if (o.kind == ProgramOpKind::StreamPut) { // ACCL: a send with RES_STREAM, the stream id as its tag
     c.remote_stream = stream_ids.at(static_cast<std::size_t>(o.dst));
