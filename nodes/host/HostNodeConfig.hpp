@@ -43,7 +43,8 @@ struct MpiConfig {
   Bytes header{64};
   template <class V> void describe(V& v)
   {
-    v.field("library", library, "openmpi (coll/tuned decision rules) or mpich (its default selection tree)");
+    v.field("library", library, "openmpi (4.1's coll/tuned decision tables), openmpi-2.0 (the classic coll/tuned "
+                                "rules of the 2016 releases, the PAC paper's) or mpich (its default selection tree)");
     v.field("eager_threshold", eager_threshold,
             "largest message sent eagerly (copied into a bounce buffer, SENT, copied out at the receiver); larger "
             "ones go rendezvous (request-to-send, the receiver READs the sender's buffer, then a finish message)");
@@ -95,6 +96,7 @@ struct HostNodeConfig {
 
 namespace nafsim::config {
 template <> struct EnumNames<mpi::Library> {
-  static constexpr std::array list{std::pair{mpi::Library::OpenMpi, "openmpi"}, std::pair{mpi::Library::Mpich, "mpich"}};
+  static constexpr std::array list{std::pair{mpi::Library::OpenMpi, "openmpi"}, std::pair{mpi::Library::Mpich, "mpich"},
+                                   std::pair{mpi::Library::OpenMpi20, "openmpi-2.0"}};
 };
 } // namespace nafsim::config

@@ -2,6 +2,7 @@
 
 #include "protocols/collectives/OmpiAlgorithms.hpp"
 #include "protocols/collectives/OmpiTopology.hpp"
+#include "protocols/mpi/ClassicSelection.hpp"
 #include "protocols/mpi/MpichSelection.hpp"
 #include "protocols/mpi/TunedSelection.hpp"
 
@@ -89,14 +90,20 @@ Mapping mpich_mapping(Collective c, const std::string& name)
   throw std::invalid_argument(fmt::format("MPI has no collective for {}", coll::collective_name(c)));
 }
 
-/// OpenMPI's choice `name` as its own algorithm (Algorithm::OpenMpi), when nafsim has it; the parts of the
-/// composites are the library's own decisions for them. nullopt: not modeled (a substitution follows).
-std::optional<coll::OmpiOptions> ompi_own(const coll::CollectiveCall& c, const std::string& name)
+/// OpenMPI's choice `name` (with its segment size) as its own algorithm (Algorithm::OpenMpi), when nafsim has it;
+/// the parts of the composites are the library's own decisions for them (`lib`'s rules, run unsegmented).
+/// nullopt: not modeled (a substitution follows).
+std::optional<coll::OmpiOptions> ompi_own(const coll::CollectiveCall& c, const std::string& name,
+                                          std::uint64_t segment_bytes = 0, Library lib = Library::OpenMpi)
 {
   coll::OmpiOptions o;
-  o.name = name;
+  o.name          = name;
+  o.segment_bytes = segment_bytes;
   const auto ranks = static_cast<unsigned>(c.size);
-  auto part        = [&](Collective coll, std::uint64_t bytes) { return ompi_tuned_select(coll, ranks, bytes).name; };
+  auto part        = [&](Collective coll, std::uint64_t bytes) {
+    return lib == Library::OpenMpi20 ? ompi_classic_select(coll, ranks, bytes, c.count).name
+                                     : ompi_tuned_select(coll, ranks, bytes).name;
+  };
   if (c.collective == Collective::Reduce && name == "rabenseifner") {
     // ompi_coll_base_reduce_intra_redscat_gather hands fewer elements than p' to the linear reduce.
     if (c.count >= static_cast<std::uint64_t>(coll::ompi::floor_power_of_two(std::max(c.size, 1))))
@@ -124,7 +131,7 @@ std::uint64_t decision_bytes(Library lib, const coll::CollectiveCall& c)
   const auto p              = static_cast<std::uint64_t>(c.size);
   switch (c.collective) {
     case Collective::ReduceScatter: return block * p;
-    case Collective::AllGather: return lib == Library::Mpich ? block * p : block;
+    case Collective::AllGather: return lib == Library::OpenMpi ? block : block * p; // 4.1: one block; classic: all
     default: return block;
   }
 }
@@ -164,7 +171,20 @@ MpiPlan plan_collective(Library lib, const coll::CollectiveCall& c)
   const auto ranks   = static_cast<unsigned>(c.size);
   const auto bytes   = decision_bytes(lib, c);
   Mapping m{};
-  if (lib == Library::OpenMpi) {
+  if (lib == Library::OpenMpi20) {
+    const auto ch          = ompi_classic_select(c.collective, ranks, bytes, c.count);
+    plan.library_algorithm = ch.name;
+    if (auto own = ompi_own(c, ch.name, ch.segment_bytes, lib)) {
+      plan.algorithm    = Algorithm::OpenMpi;
+      plan.options.ompi = *own;
+      if (own->name == "nonoverlapping" &&
+          (ompi_classic_select(Collective::Reduce, ranks, c.bytes(), c.count).segment_bytes > 0 ||
+           ompi_classic_select(Collective::Bcast, ranks, c.bytes(), c.count).segment_bytes > 0))
+        plan.substitution = "reduce and bcast parts run unsegmented";
+      return plan;
+    }
+    m = ompi_mapping(c.collective, plan.library_algorithm);
+  } else if (lib == Library::OpenMpi) {
     plan.library_algorithm = ompi_tuned_select(c.collective, ranks, bytes).name;
     if (auto own = plan_openmpi(c, plan.library_algorithm))
       return *own;

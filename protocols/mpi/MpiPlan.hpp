@@ -11,7 +11,9 @@
 
 namespace nafsim::mpi {
 
-enum class Library { OpenMpi, Mpich };
+/// OpenMpi: Open MPI 4.1's tuned tables (the ACCL+ baseline); OpenMpi20: Open MPI 2.0's (2016) classic tuned rules
+/// (ClassicSelection.hpp: the PAC paper's MPI); Mpich: MPICH's selection.
+enum class Library { OpenMpi, Mpich, OpenMpi20 };
 
 struct MpiPlan {
   std::string library_algorithm; ///< the library's name for its choice ("binomial", "MPIR_Bcast_intra_binomial")

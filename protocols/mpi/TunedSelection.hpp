@@ -19,8 +19,9 @@
 namespace nafsim::mpi {
 
 struct TunedChoice {
-  int id = 0;           ///< OpenMPI's algorithm number for this collective
+  int id = 0;           ///< OpenMPI's algorithm number for this collective (0: the classic rules name it only)
   std::string name;     ///< OpenMPI's algorithm name ("binomial", "ring", ...)
+  std::uint64_t segment_bytes = 0; ///< the segment size the rule passes (the 4.1 tables: none)
 };
 
 /// OpenMPI 4.1 tuned's fixed decision for `collective` on `ranks` processes moving `bytes` (as

@@ -134,7 +134,7 @@ void MpiBench::start(nodes::Cluster& c)
   comm_.clear();
   for (unsigned r = 0; r < cfg_.ranks; ++r)
     comm_.push_back(static_cast<net::HostId>(hosts[r]));
-  if (!cfg_.library_algorithm.empty() && library_ != mpi::Library::OpenMpi)
+  if (!cfg_.library_algorithm.empty() && library_ == mpi::Library::Mpich)
     throw config::ConfigError("", "/workload/library_algorithm",
                               "forcing a library algorithm is modeled for Open MPI only: set "
                               "platform.node.host.mpi.library to openmpi, or leave library_algorithm empty");

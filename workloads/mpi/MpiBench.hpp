@@ -73,7 +73,7 @@ struct MpiBenchConfig {
             "coll_tuned_<collective>_algorithm does (bcast: basic_linear, chain, pipeline, binary_tree, binomial, "
             "knomial, scatter_allgather, scatter_allgather_ring; reduce: linear, chain, pipeline, binary, binomial; "
             "allreduce: basic_linear, nonoverlapping, recursive_doubling, ring, segmented_ring, rabenseifner; ... "
-            "the error lists each collective's); openmpi library only");
+            "the error lists each collective's); Open MPI libraries only (openmpi, openmpi-2.0)");
     v.field("segment_size", segment_size,
             "with library_algorithm: the segment size of the tree and ring algorithms "
             "(coll_tuned_<collective>_algorithm_segmentsize); 0: unsegmented, as the 4.1 fixed rules run them",

@@ -169,7 +169,7 @@ void PortalsMpiBench::collective(ActorContext& ctx, nodes::PortalsMpi& mpi, unsi
   call.count      = count;
   call.elem_bytes = elem_bytes;
   call.func       = f;
-  const auto plan = mpi::plan_collective(mpi::Library::OpenMpi, call);
+  const auto plan = mpi::plan_collective(cfg_.library, call);
   if (comm.empty()) {
     mpi.run(ctx, coll::build_schedule(call, plan.algorithm, coll::Protocol::Eager, static_cast<int>(rank), plan.options));
     return;

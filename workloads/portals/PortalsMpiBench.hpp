@@ -11,6 +11,7 @@
 // The time reported is the pattern's: all ranks start together, it ends with the last rank (the skeletons
 // have no computation, so it is their intercommunication time).
 
+#include "nodes/host/HostNodeConfig.hpp"
 #include "nodes/pac/NetworkPortalsFabric.hpp"
 #include "nodes/pac/PortalsMpi.hpp"
 #include "workloads/StartLine.hpp"
@@ -30,6 +31,7 @@ struct PortalsMpiConfig {
   unsigned iterations   = 1;
   unsigned md_particles = 4096;
   unsigned md_steps     = 10;
+  mpi::Library library  = mpi::Library::OpenMpi;
   template <class V> void describe(V& v)
   {
     v.field("pattern", pattern, "what the ranks run: alltoall, nas_is, nas_ft, nas_ep, nas_dt or ga_md");
@@ -43,6 +45,9 @@ struct PortalsMpiConfig {
     v.field("md_particles", md_particles, "ga_md: particles of the global array (3 doubles each)",
             config::Limits::between(1, 1 << 24));
     v.field("md_steps", md_steps, "ga_md: time steps", config::Limits::between(1, 10000));
+    v.field("library", library, "whose collective selection the ranks' MPI follows: openmpi (4.1's tuned tables), "
+                                "openmpi-2.0 (the classic tuned rules of the 2016 releases the PAC paper's MPI is "
+                                "based on, section 5.1) or mpich");
   }
 };
 

@@ -243,3 +243,22 @@ TEST(PortalsMpi, BadProtocolIsExplained)
   EXPECT_NE(ft.error.find("/platform/topology/hosts"), std::string::npos) << ft.error;
   EXPECT_NE(ft.error.find("or a multiple of 64"), std::string::npos) << ft.error;
 }
+
+TEST(PortalsMpi, TheCollectivesOfThe2016OpenMpiTheNasSkeletonsFollow)
+{
+  // workload.library picks whose collective selection the ranks' MPI follows: Open MPI 4.1's tables or the classic
+  // rules of the 2016 releases the PAC paper's MPI is based on. FT's all-to-all under the classic rules posts every
+  // exchange at once (its linear algorithm), so far more messages arrive before their receives than under 4.1's.
+  auto run = [](const std::string& library) {
+    return run_scenario_isolated(R"({"name": "pm", "platform": "pac-32", "workload": {"kind": "portals_mpi",
+        "pattern": "nas_ft", "protocols": ["triggered:4KiB"], "library": ")" + library + R"("}})");
+  };
+  auto now = run("openmpi"), then = run("openmpi-2.0");
+  ASSERT_TRUE(now.ok) << now.error;
+  ASSERT_TRUE(then.ok) << then.error;
+  auto const& a = now.tables.at("portals_mpi");
+  auto const& b = then.tables.at("portals_mpi");
+  EXPECT_EQ(a.num(0, "puts"), b.num(0, "puts")); // the same messages
+  EXPECT_GT(b.num(0, "unexpected"), 10 * std::max(1.0, a.num(0, "unexpected")));
+  EXPECT_GT(b.num(0, "visited"), a.num(0, "visited"));
+}

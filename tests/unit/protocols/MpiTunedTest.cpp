@@ -3,6 +3,7 @@
 // the ACCL+ paper states of its OpenMPI 4.1.3 baseline (section 5, Fig. 12).
 #include "protocols/collectives/SymbolicRun.hpp"
 #include "protocols/mpi/MpiPlan.hpp"
+#include "protocols/mpi/ClassicSelection.hpp"
 #include "protocols/mpi/MpichSelection.hpp"
 #include "protocols/mpi/TunedSelection.hpp"
 
@@ -261,4 +262,113 @@ TEST(MpiPlan, OpenMpiRunsEveryFixedRuleChoiceOnTwoToSixteenRanks)
   EXPECT_GT(verified, 3000);
   EXPECT_GT(substituted, 0);
   EXPECT_LT(substituted, 10);
+}
+
+// Open MPI's classic tuned rules (ClassicSelection: coll_tuned_decision_fixed.c before 4.1, the 2016 releases the
+// PAC paper's MPI follows): each rule's thresholds, checked on either side.
+TEST(MpiClassic, EachRuleOnEitherSideOfItsThresholds)
+{
+  using mpi::ompi_classic_select;
+  auto alg = [](Collective c, unsigned p, std::uint64_t bytes, std::uint64_t count = 1000000) {
+    auto ch = ompi_classic_select(c, p, bytes, count);
+    return ch.segment_bytes ? ch.name + "/" + std::to_string(ch.segment_bytes) : ch.name;
+  };
+  // allreduce: recursive doubling below 10,000 B; ring up to p x 1 MiB, then the 1 MiB segmented ring.
+  EXPECT_EQ(alg(Collective::AllReduce, 8, 9999), "recursive_doubling");
+  EXPECT_EQ(alg(Collective::AllReduce, 8, 10000), "ring");
+  EXPECT_EQ(alg(Collective::AllReduce, 8, 8 << 20), "ring");
+  EXPECT_EQ(alg(Collective::AllReduce, 8, (8 << 20) + 4), "segmented_ring/1048576");
+  EXPECT_EQ(alg(Collective::AllReduce, 8, 40000, 5), "nonoverlapping"); // fewer elements than ranks
+  // alltoall: two processes; Bruck below 200 B on more than 12; linear below 3,000 B; pairwise.
+  EXPECT_EQ(alg(Collective::AllToAll, 2, 8), "two_proc");
+  EXPECT_EQ(alg(Collective::AllToAll, 13, 199), "modified_bruck");
+  EXPECT_EQ(alg(Collective::AllToAll, 12, 199), "linear");
+  EXPECT_EQ(alg(Collective::AllToAll, 32, 2999), "linear");
+  EXPECT_EQ(alg(Collective::AllToAll, 32, 3000), "pairwise");
+  // barrier: two processes; recursive doubling on powers of two; Bruck otherwise.
+  EXPECT_EQ(alg(Collective::Barrier, 2, 0), "two_proc");
+  EXPECT_EQ(alg(Collective::Barrier, 16, 0), "recursive_doubling");
+  EXPECT_EQ(alg(Collective::Barrier, 12, 0), "bruck");
+  // bcast: binomial below 2 KiB, split binary tree (1 KiB segments) below 370,728 B, then the fitted lines.
+  EXPECT_EQ(alg(Collective::Bcast, 32, 2047), "binomial");
+  EXPECT_EQ(alg(Collective::Bcast, 32, 4096, 1), "binomial"); // one element
+  EXPECT_EQ(alg(Collective::Bcast, 32, 2048), "split_binary_tree/1024");
+  EXPECT_EQ(alg(Collective::Bcast, 32, 370727), "split_binary_tree/1024");
+  EXPECT_EQ(alg(Collective::Bcast, 2, 370728), "pipeline/131072");  // 2 < 1.6134e-6 x 370728 + 2.1102 = 2.71
+  EXPECT_EQ(alg(Collective::Bcast, 8, 370728), "split_binary_tree/8192"); // fewer than 13 ranks
+  EXPECT_EQ(alg(Collective::Bcast, 16, 16 << 20), "pipeline/131072"); // 16 < a_p128 m + b_p128 = 29.18
+  EXPECT_EQ(alg(Collective::Bcast, 16, 8 << 20), "pipeline/65536");   // 16 >= 15.64; < a_p64 m + b_p64 = 21.04
+  EXPECT_EQ(alg(Collective::Bcast, 16, 4 << 20), "pipeline/16384");   // 16 >= 11.11; < a_p16 m + b_p16 = 22.27
+  EXPECT_EQ(alg(Collective::Bcast, 16, 1 << 20), "pipeline/8192");    // 16 >= 12.16
+  // reduce: linear, binomial, then the four fitted lines (a1 b1 ... a4 b4).
+  EXPECT_EQ(alg(Collective::Reduce, 4, 511), "linear");
+  EXPECT_EQ(alg(Collective::Reduce, 4, 20479), "binomial");
+  EXPECT_EQ(alg(Collective::Reduce, 16, 2047), "binomial");
+  EXPECT_EQ(alg(Collective::Reduce, 16, 2048), "binomial/1024");    // 16 > 0.6016/1024 x 2048 + 1.3496 = 2.55
+  EXPECT_EQ(alg(Collective::Reduce, 16, 64 << 10), "pipeline/1024"); // 16 <= 39.85, > 12.34
+  EXPECT_EQ(alg(Collective::Reduce, 8, 64 << 10), "binary/32768");   // 8 <= 12.34, > 3.86
+  EXPECT_EQ(alg(Collective::Reduce, 8, 1 << 20), "pipeline/32768");  // 8 <= a3 m + b3 = 44.4, > a4 m + b4 = 5.06
+  EXPECT_EQ(alg(Collective::Reduce, 4, 1 << 20), "pipeline/65536");  // 4 <= 5.06
+  EXPECT_EQ(ompi_classic_select(Collective::Reduce, 4, 1024, 256, false).name, "linear");
+  EXPECT_EQ(ompi_classic_select(Collective::Reduce, 16, 1024, 256, false).name, "in-order_binary");
+  // reduce_scatter (total bytes): recursive halving for small, power-of-two medium, or many ranks; else ring.
+  EXPECT_EQ(alg(Collective::ReduceScatter, 12, 12 * 1024), "recursive_halving");
+  EXPECT_EQ(alg(Collective::ReduceScatter, 16, 256 * 1024), "recursive_halving");
+  EXPECT_EQ(alg(Collective::ReduceScatter, 12, 256 * 1024), "ring");
+  EXPECT_EQ(alg(Collective::ReduceScatter, 500, 256 * 1024), "recursive_halving"); // 500 >= 0.0012 x 262144 + 8
+  // allgather (total bytes): recursive doubling / Bruck below 50,000 B; ring for odd, neighbor exchange for even.
+  EXPECT_EQ(alg(Collective::AllGather, 2, 1 << 20), "two_proc");
+  EXPECT_EQ(alg(Collective::AllGather, 8, 49999), "recursive_doubling");
+  EXPECT_EQ(alg(Collective::AllGather, 6, 49999), "bruck");
+  EXPECT_EQ(alg(Collective::AllGather, 7, 50000), "ring");
+  EXPECT_EQ(alg(Collective::AllGather, 6, 50000), "neighbor");
+  // gather (one block): linear with synchronisation (32 KiB / 1 KiB first segments), binomial, linear.
+  EXPECT_EQ(alg(Collective::Gather, 4, 92161), "linear_sync/32768");
+  EXPECT_EQ(alg(Collective::Gather, 4, 6001), "linear_sync/1024");
+  EXPECT_EQ(alg(Collective::Gather, 61, 6000), "binomial");
+  EXPECT_EQ(alg(Collective::Gather, 11, 1023), "binomial");
+  EXPECT_EQ(alg(Collective::Gather, 11, 1024), "basic_linear");
+  // scatter (one block): binomial on more than 10 ranks below 300 B.
+  EXPECT_EQ(alg(Collective::Scatter, 11, 299), "binomial");
+  EXPECT_EQ(alg(Collective::Scatter, 10, 299), "basic_linear");
+  EXPECT_THROW(ompi_classic_select(Collective::Send, 4, 8, 2), std::invalid_argument);
+  EXPECT_THROW(ompi_classic_select(Collective::Bcast, 0, 8, 2), std::invalid_argument);
+}
+
+TEST(MpiClassic, EveryChoiceOnTwoToSixteenRanksRunsAndIsCorrect)
+{
+  // Every classic choice on 2-16 ranks, one element to 4 MiB, as a schedule: modeled ones as Open MPI runs them
+  // (with the rule's segment size), the others substituted and said so; the small ones run symbolically and give
+  // the collective's result.
+  using nafsim::coll::Algorithm;
+  const Collective all[] = {Collective::Bcast,     Collective::Scatter,   Collective::Gather,
+                            Collective::AllGather, Collective::Reduce,    Collective::AllReduce,
+                            Collective::ReduceScatter, Collective::AllToAll, Collective::Barrier};
+  int points = 0, own = 0;
+  for (auto c : all)
+    for (int p = 2; p <= 16; ++p)
+      for (std::uint64_t bytes = 4; bytes <= (4u << 20); bytes *= 2) {
+        nafsim::coll::CollectiveCall call;
+        call.collective = c;
+        call.size       = p;
+        call.count      = c == Collective::Barrier ? 0 : bytes / 4;
+        call.elem_bytes = 4;
+        auto pl         = nafsim::mpi::plan_collective(nafsim::mpi::Library::OpenMpi20, call);
+        ++points;
+        if (pl.algorithm == Algorithm::OpenMpi)
+          ++own;
+        else
+          EXPECT_FALSE(pl.substitution.empty()) << pl.library_algorithm;
+        if (call.count > 1024)
+          continue;
+        std::vector<nafsim::coll::Schedule> scheds;
+        for (int r = 0; r < p; ++r)
+          scheds.push_back(
+              nafsim::coll::build_schedule(call, pl.algorithm, nafsim::coll::Protocol::Eager, r, pl.options));
+        auto res = nafsim::coll::run_symbolic(scheds, true);
+        ASSERT_TRUE(res.completed) << pl.library_algorithm << " p=" << p << " bytes=" << bytes << ": " << res.problem;
+        ASSERT_EQ(nafsim::coll::check_outputs(call, res), "") << pl.library_algorithm << " p=" << p;
+      }
+  EXPECT_GT(points, 2000);
+  EXPECT_GT(own, points / 2); // most run as Open MPI's own algorithm
 }
