@@ -124,7 +124,7 @@ private:
   std::uint64_t next_msg() { return (std::uint64_t{host_} << 40) | ++msg_counter_; }
   SimTime cycles(unsigned n) const { return core_.cycles(n); }
   std::vector<std::byte> take_payload(std::uint64_t msg);
-  /// A stream_put message arrived for kernel stream `id` (its payload kept at `addr` in real-data runs).
+  /// A stream_put message of `bytes` arrived for kernel stream `id`: count it, wake the readers waiting for it.
   void stream_arrived(int id, std::uint64_t bytes);
 
   static constexpr std::uint64_t kWrBase  = 1ULL << 62;

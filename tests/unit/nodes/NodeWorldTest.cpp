@@ -190,3 +190,35 @@ TEST(NodeWorld, EachNetworkEngineCarriesTheFirmwaresEagerRing)
     }
   }
 }
+
+TEST(NodeWorld, AStreamPutLandsInThePeersKernelStreamPastTheRxBuffers)
+{
+  // ACCL's stream_put: node 0 sends into node 1's kernel stream 9; node 1 posts no receive. Its Rx system routes the
+  // message by its stream id to the stream: no Rx buffer taken, nothing for the firmware, the bytes where node 1
+  // keeps the stream's data.
+  NodeWorld w(kStar4);
+  const std::uint64_t n = 512; // 2 KiB: one Rx buffer's worth (stream_put does not segment)
+  auto put          = w.call(Collective::Send, 2, 0, n, 1);
+  put.remote_stream = 9;
+  put.dst_addr      = nodes::Cclo::kUserBase + (3ULL << 30);
+  w.cclo(1); // the receiver's CCLO runs, with no call
+  w.fill_inputs({put}, n);
+  auto res = w.run({put});
+  ASSERT_EQ(res[0].error, "");
+  EXPECT_EQ(res[0].protocol, coll::Protocol::Eager);
+  EXPECT_EQ(w.cclo(1).stream_received(9), n * 4);
+  EXPECT_EQ(w.cclo(1).stream_received(8), 0u);
+  auto const c = w.cclo(1).counters();
+  EXPECT_EQ(c.stream_received, 1u);
+  EXPECT_EQ(c.eager_received, 0u);
+  EXPECT_EQ(c.rx_buffers_max_used, 0u);
+  auto got = w.read(1, put.dst_addr, n);
+  for (std::uint64_t i = 0; i < n; ++i)
+    ASSERT_EQ(got[i], input(0, i)) << i;
+  // Anything but a send to a stream id of 0-246 is refused by the firmware.
+  NodeWorld v(kStar4);
+  auto bad          = v.call(Collective::Send, 2, 0, n, 1);
+  bad.remote_stream = 247;
+  v.cclo(1);
+  EXPECT_NE(v.run({bad})[0].error.find("0 to 246"), std::string::npos);
+}
