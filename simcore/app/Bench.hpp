@@ -20,9 +20,21 @@ int run_bench(const std::vector<unsigned>& sizes, std::uint64_t total_bytes, uns
 /// fat-tree just large enough, packet network, the firmware's own protocol and algorithm choice, no data
 /// verification. Reports the collective's latency, wall time (median of `repeat`), events, packet-hops, peak
 /// memory and bytes per node; writes <out>/bench_collectives.csv.
-int run_bench_collectives(const std::vector<unsigned>& ranks, const std::vector<std::string>& collectives,
-                          const std::string& size, const std::vector<std::string>& fidelities, unsigned repeat,
-                          const std::filesystem::path& out,
+/// One point of the suite: a collective of `size` (per rank's block; all-to-all: to each peer) on `ranks` ranks
+/// at network `fidelity`.
+struct BenchPoint {
+  std::string collective;
+  std::string fidelity;
+  unsigned ranks = 0;
+  std::string size;
+};
+/// The suite's points: each collective at each fidelity and rank count at `size`, then the all-to-all study
+/// (issue 32: flow fidelity under all-to-all's contention) at `alltoall_size` per peer on `alltoall_ranks`, at
+/// packet and flow fidelity both.
+std::vector<BenchPoint> bench_points(const std::vector<unsigned>& ranks, const std::vector<std::string>& collectives,
+                                     const std::string& size, const std::vector<std::string>& fidelities,
+                                     const std::vector<unsigned>& alltoall_ranks, const std::string& alltoall_size);
+int run_bench_collectives(const std::vector<BenchPoint>& points, unsigned repeat, const std::filesystem::path& out,
                           const workloads::WorkloadRegistry& reg);
 
 } // namespace nafsim::app

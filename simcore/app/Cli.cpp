@@ -293,6 +293,13 @@ int cli_main(int argc, char** argv)
       ->check(CLI::IsMember({"bcast", "scatter", "gather", "allgather", "reduce", "allreduce", "reduce-scatter",
                              "alltoall", "barrier"}));
   bench->add_option("--size", bench_size, "collectives: the message size (default 1MiB)");
+  std::vector<unsigned> bench_a2a_ranks{16, 64};
+  std::string bench_a2a_size = "64KiB";
+  bench->add_option("--alltoall-ranks", bench_a2a_ranks,
+                    "collectives: the all-to-all study's rank counts, each at packet and flow fidelity (default 16 64; "
+                    "0: none)")
+      ->check(CLI::Range(0u, 1u << 16));
+  bench->add_option("--alltoall-size", bench_a2a_size, "collectives: the all-to-all study's bytes per peer (default 64KiB)");
   std::vector<std::string> bench_fidelity{"packet"};
   bench->add_option("--fidelity", bench_fidelity,
                     "collectives: network fidelities to run each point at, packet and/or flow (default packet)")
@@ -340,20 +347,34 @@ int cli_main(int argc, char** argv)
       }
       try {
         // The collectives run on float32 elements: a size is a whole number of them.
-        if (const Bytes sz = parse_bytes(bench_size); sz.count % 4 != 0)
-          throw config::ConfigError("--size", "",
-                                    fmt::format("{} is not a whole number of 4-byte float32 elements (the collectives' "
-                                                "data type): give a multiple of 4 B",
-                                                bench_size));
+        for (auto [flag, v] : {std::pair{"--size", &bench_size}, std::pair{"--alltoall-size", &bench_a2a_size}}) {
+          Bytes sz;
+          try {
+            sz = parse_bytes(*v);
+          } catch (const UnitError& e) {
+            throw config::ConfigError(flag, "", e.message);
+          }
+          if (sz.count % 4 != 0)
+            throw config::ConfigError(flag, "",
+                                      fmt::format("{} is not a whole number of 4-byte float32 elements (the "
+                                                  "collectives' data type): give a multiple of 4 B",
+                                                  *v));
+        }
       } catch (const UnitError& e) {
         throw config::ConfigError("--size", "", e.message);
       }
+      std::erase(bench_a2a_ranks, 0u); // 0: no all-to-all study
+      for (unsigned p : bench_a2a_ranks)
+        if (p < 2)
+          throw config::ConfigError("--alltoall-ranks", "", fmt::format("{} rank(s): an all-to-all needs 2 or more", p));
       check_out_dir(bench_out, "--out");
       int rc = 0;
       if (bench_suite != "collectives")
         rc = app::run_bench(bench_sizes, total.count, bench_repeat, bench_out, reg);
       if (rc == 0 && bench_suite != "hops")
-        rc = app::run_bench_collectives(bench_ranks, bench_colls, bench_size, bench_fidelity, bench_repeat, bench_out, reg);
+        rc = app::run_bench_collectives(
+            app::bench_points(bench_ranks, bench_colls, bench_size, bench_fidelity, bench_a2a_ranks, bench_a2a_size),
+            bench_repeat, bench_out, reg);
       return rc;
     }
     if (*figs) {

@@ -146,6 +146,9 @@ Case make_bench_case(Gen& g, Case c, const fs::path& scratch)
   c.out = (scratch / fmt::format("out-{}", c.index)).string();
   if (g.chance(0.2))
     c.out = odd_out(g, scratch, c.index, false);
+  // The all-to-all study stays small (or off): 64 ranks at flow fidelity would take a case's whole bound.
+  c.args.push_back("--alltoall-ranks");
+  c.args.push_back(g.pick(std::vector<std::string>{"0", "0", "4", "1", "x"}));
   c.args.push_back("--out");
   c.args.push_back(c.out);
   if (c.out.empty() || c.out.rfind(scratch.string(), 0) != 0)
