@@ -1,0 +1,54 @@
+#!/bin/sh
+# Flow fidelity against packet fidelity on the same scenarios (issue 32's accuracy table): every collective on the
+# CCLO ranks of the ACCL+ testbed's FPGAs in a fat-tree (the benchmark's platform), and random-permutation traffic
+# on a 4:1 oversubscribed leaf-spine with lossless and drop-tail switches. Each case runs at both fidelities;
+# the table gives both times, flow's error against packet, and both wall times.
+#   sh python-free-tools/flow-accuracy.sh NAFSIM OUTDIR [RANKS [SIZE]]   (defaults: 64 ranks, 64KiB)
+# Writes OUTDIR/flow-accuracy.csv and prints it.
+set -eu
+nafsim=$1
+out=$2
+ranks=${3:-64}
+size=${4:-64KiB}
+mkdir -p "$out"
+k=4
+while [ $((k * k * k / 4)) -lt "$ranks" ]; do k=$((k + 2)); done
+csv="$out/flow-accuracy.csv"
+echo "case,ranks,size,packet_us,flow_us,flow_error_pct,packet_wall_s,flow_wall_s" > "$csv"
+wall() { grep -o '"wall_seconds": [0-9.e-]*' "$1/metadata.json" | awk '{print $2}'; }
+row() { # case packet_us flow_us packet_dir flow_dir
+  awk -v c="$1" -v r="$ranks" -v s="$size" -v p="$2" -v f="$3" -v pw="$(wall "$4")" -v fw="$(wall "$5")" \
+    'BEGIN { printf "%s,%s,%s,%.3f,%.3f,%.2f,%.3f,%.3f\n", c, r, s, p, f, 100 * (f - p) / p, pw, fw }' >> "$csv"
+}
+for coll in bcast scatter gather allgather reduce allreduce reduce-scatter alltoall; do
+  for fid in packet flow; do
+    cat > "$out/$coll-$fid.json" <<JSON
+{"name": "accuracy-$coll-$fid", "platform": {"preset": "accl-coyote-u55c",
+ "topology": {"kind": "fat-tree", "hosts": $ranks, "fat_tree": {"k": $k}}, "network": {"fidelity": "$fid"}},
+ "workload": {"kind": "collective", "collective": "$coll", "ranks": $ranks, "sizes": ["$size"], "verify": false}}
+JSON
+    "$nafsim" run "$out/$coll-$fid.json" --out "$out/$coll-$fid" > "$out/$coll-$fid.log" 2>&1 ||
+      { cat "$out/$coll-$fid.log"; exit 1; }
+  done
+  p=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "latency_us") c = i } NR == 2 { print $c }' "$out/$coll-packet/collective.csv")
+  f=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "latency_us") c = i } NR == 2 { print $c }' "$out/$coll-flow/collective.csv")
+  row "$coll" "$p" "$f" "$out/$coll-packet" "$out/$coll-flow"
+done
+leaves=$(( (ranks + 15) / 16 ))
+for fc in lossless drop; do
+  for fid in packet flow; do
+    cat > "$out/perm-$fc-$fid.json" <<JSON
+{"name": "accuracy-permutation-$fc-$fid", "platform": {"preset": "accl-coyote-u55c",
+ "topology": {"kind": "leaf-spine", "hosts": $((leaves * 16)), "leaf_spine": {"hosts_per_leaf": 16, "spines": 2,
+   "oversubscription": 4}},
+ "network": {"fidelity": "$fid", "switch": {"flow_control": "$fc"}}},
+ "workload": {"kind": "traffic", "pattern": "random-permutation", "message": "$size", "messages": 16, "window": 4}}
+JSON
+    "$nafsim" run "$out/perm-$fc-$fid.json" --out "$out/perm-$fc-$fid" > "$out/perm-$fc-$fid.log" 2>&1 ||
+      { cat "$out/perm-$fc-$fid.log"; exit 1; }
+  done
+  p=$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m }' "$out/perm-$fc-packet/traffic.csv")
+  f=$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m }' "$out/perm-$fc-flow/traffic.csv")
+  row "permutation-4to1-$fc" "$p" "$f" "$out/perm-$fc-packet" "$out/perm-$fc-flow"
+done
+cat "$csv"
