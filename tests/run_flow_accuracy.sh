@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# python-free-tools/flow-accuracy.sh on a small case: every row written with both fidelities' times and the error
+# computed from them (accuracy itself is asserted in tests/validation/FidelityTest.cpp, not here).
+set -euo pipefail
+nafsim=$(readlink -f "$1")
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+sh "$root/python-free-tools/flow-accuracy.sh" "$nafsim" "$work/fa" 16 4KiB > "$work/out.txt"
+csv="$work/fa/flow-accuracy.csv"
+test "$(wc -l < "$csv")" -eq 11 || { cat "$work/out.txt"; exit 1; }
+head -1 "$csv" | grep -q "^case,ranks,size,packet_us,flow_us,flow_error_pct,packet_wall_s,flow_wall_s$"
+# Each row: error = 100 (flow - packet) / packet, to the printed precision (the times are printed to 1 ns, which
+# moves a 15 us row's error by up to 0.007 points, and the error to 0.01: 0.02 covers both).
+awk -F, 'NR > 1 { e = 100 * ($5 - $4) / $4; if ($4 <= 0 || $5 <= 0 || (e - $6) > 0.02 || ($6 - e) > 0.02) bad = 1 }
+         END { exit bad }' "$csv"
+grep -q "^alltoall,16,4KiB," "$csv"
+grep -q "^permutation-4to1-drop,16,4KiB," "$csv"
+echo "flow accuracy: 10 cases at both fidelities"
