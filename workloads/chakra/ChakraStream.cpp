@@ -151,7 +151,8 @@ void ChakraStream::match_message(unsigned rank, const Node& n)
 {
   const bool send = n.kind == ProgramOpKind::Send;
   const auto peer = static_cast<unsigned>(n.peer);
-  auto& q         = messages_[send ? std::tuple{rank, peer, n.tag} : std::tuple{peer, rank, n.tag}];
+  const auto key  = send ? std::tuple{rank, peer, n.tag} : std::tuple{peer, rank, n.tag};
+  auto& q         = messages_[key];
   if (!q.empty() && q.front().first != send) {
     if (q.front().second != n.bytes)
       throw config::ConfigError(rank_file_of(cfg_, rank), fmt::format("node {} ('{}'), comm_size", n.id, n.name),
@@ -159,6 +160,8 @@ void ChakraStream::match_message(unsigned rank, const Node& n)
                                             send ? "sends" : "receives", n.bytes, send ? "to" : "from", peer, n.tag,
                                             send ? "receive" : "send", q.front().second));
     q.pop_front();
+    if (q.empty())
+      messages_.erase(key); // a trace's pairs and tags come and go: keep only what waits
     return;
   }
   q.emplace_back(send, n.bytes);
