@@ -11,47 +11,23 @@
 //                                                             of BYTES / RANKS per step), a compute node of
 //                                                             COMPUTE_US before each send of the reduce-scatter
 //                                                             standing for the reduction (default 0: none)
-#include "chakra.pb.h"
-
-#include <google/protobuf/util/delimited_message_util.h>
+#include "workloads/chakra/ChakraWrite.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace pb = ChakraProtoMsg;
+using nafsim::workloads::chakra::add_int;
+using nafsim::workloads::chakra::make_node;
 
 namespace {
-
-void attr(pb::Node& n, const char* name, std::int64_t v)
-{
-  auto* a = n.add_attr();
-  a->set_name(name);
-  a->set_int64_val(v);
-}
-
-pb::Node make(std::uint64_t id, pb::NodeType t, const std::string& name, std::vector<std::uint64_t> deps)
-{
-  pb::Node n;
-  n.set_id(id);
-  n.set_type(t);
-  n.set_name(name);
-  for (auto d : deps)
-    n.add_data_deps(d);
-  return n;
-}
 
 bool write(const std::string& prefix, unsigned rank, const std::vector<pb::Node>& nodes)
 {
   const std::string file = prefix + "." + std::to_string(rank) + ".et";
-  std::ofstream out(file, std::ios::binary);
-  pb::GlobalMetadata meta;
-  meta.set_version("0.0.4");
-  bool ok = out && google::protobuf::util::SerializeDelimitedToOstream(meta, &out);
-  for (auto const& n : nodes)
-    ok = ok && google::protobuf::util::SerializeDelimitedToOstream(n, &out);
+  const bool ok          = nafsim::workloads::chakra::write_rank(file, nodes);
   if (!ok)
     std::fprintf(stderr, "nafsim-chakra-write: cannot write %s\n", file.c_str());
   return ok;
@@ -82,14 +58,14 @@ int collective(const std::string& kind, unsigned p, std::uint64_t bytes, const s
       if (id > 1)
         before.push_back(id - 1);
       for (std::uint64_t j = 0; compute_us > 0 && j < computes; ++j) {
-        auto c = make(id++, pb::COMP_NODE, "compute", before);
+        auto c = make_node(id++, pb::COMP_NODE, "compute", before);
         c.set_duration_micros(compute_us);
         nodes.push_back(c);
         before = {c.id()};
       }
-      auto n = make(id++, pb::COMM_COLL_NODE, kind, before);
-      attr(n, "comm_type", it->second);
-      attr(n, "comm_size", static_cast<std::int64_t>(bytes));
+      auto n = make_node(id++, pb::COMM_COLL_NODE, kind, before);
+      add_int(n, "comm_type", it->second);
+      add_int(n, "comm_size", static_cast<std::int64_t>(bytes));
       nodes.push_back(n);
     }
     if (!write(prefix, r, nodes))
@@ -109,20 +85,20 @@ int ring(unsigned p, std::uint64_t bytes, const std::string& prefix, std::uint64
       if (last != 0)
         before.push_back(last);
       if (step < p - 1 && compute_us > 0 && step > 0) { // the reduction of the chunk received last step
-        auto c = make(id++, pb::COMP_NODE, "reduce-chunk", before);
+        auto c = make_node(id++, pb::COMP_NODE, "reduce-chunk", before);
         c.set_duration_micros(compute_us);
         nodes.push_back(c);
         before = {c.id()};
       }
-      auto s = make(id++, pb::COMM_SEND_NODE, "send-step-" + std::to_string(step), before);
-      attr(s, "comm_size", chunk);
-      attr(s, "comm_dst", (r + 1) % p);
-      attr(s, "comm_tag", step);
-      auto v = make(id++, pb::COMM_RECV_NODE, "recv-step-" + std::to_string(step), before);
-      attr(v, "comm_size", chunk);
-      attr(v, "comm_src", (r + p - 1) % p);
-      attr(v, "comm_tag", step);
-      auto j = make(id++, pb::COMP_NODE, "step-done", {s.id(), v.id()}); // both halves of the step
+      auto s = make_node(id++, pb::COMM_SEND_NODE, "send-step-" + std::to_string(step), before);
+      add_int(s, "comm_size", chunk);
+      add_int(s, "comm_dst", (r + 1) % p);
+      add_int(s, "comm_tag", step);
+      auto v = make_node(id++, pb::COMM_RECV_NODE, "recv-step-" + std::to_string(step), before);
+      add_int(v, "comm_size", chunk);
+      add_int(v, "comm_src", (r + p - 1) % p);
+      add_int(v, "comm_tag", step);
+      auto j = make_node(id++, pb::COMP_NODE, "step-done", {s.id(), v.id()}); // both halves of the step
       last   = j.id();
       nodes.push_back(s);
       nodes.push_back(v);

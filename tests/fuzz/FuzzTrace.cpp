@@ -3,23 +3,18 @@
 // (awkward attribute values, dependencies on missing nodes, on themselves or in a cycle, duplicate ids, unknown
 // types) and at the byte level (a byte changed, the file cut, garbage or an overlong varint appended, a length
 // claiming more than the file holds), or leaves a rank file out. Run as a chakra workload on either engine.
-#include "chakra.pb.h"
 #include "tests/fuzz/FuzzCase.hpp"
+#include "workloads/chakra/ChakraWrite.hpp"
 
 #include <fmt/format.h>
 
 namespace nafsim::fuzz {
 
-namespace pb = ChakraProtoMsg;
+namespace pb     = ChakraProtoMsg;
+namespace chakra = workloads::chakra;
+using chakra::add_int;
 
 namespace {
-
-void attr(pb::Node& n, const std::string& name, std::int64_t v)
-{
-  auto* a = n.add_attr();
-  a->set_name(name);
-  a->set_int64_val(v);
-}
 
 /// Rank r's nodes of a trace every rank of which runs: the same collectives, a ring of send / recv.
 std::vector<pb::Node> valid_rank(unsigned r, unsigned p, std::size_t steps, std::uint64_t layout)
@@ -28,10 +23,7 @@ std::vector<pb::Node> valid_rank(unsigned r, unsigned p, std::size_t steps, std:
   std::vector<pb::Node> nodes;
   std::uint64_t id = 1;
   auto add = [&](pb::NodeType t, const std::string& name) -> pb::Node& {
-    pb::Node n;
-    n.set_id(id);
-    n.set_type(t);
-    n.set_name(name);
+    pb::Node n = chakra::make_node(id, t, name);
     if (id > 1)
       n.add_ctrl_deps(id - 1);
     ++id;
@@ -46,8 +38,8 @@ std::vector<pb::Node> valid_rank(unsigned r, unsigned p, std::size_t steps, std:
     const auto bytes = sizes[same() % sizes.size()];
     if (kind == 0) {
       auto& n = add(pb::COMM_COLL_NODE, "coll");
-      attr(n, "comm_type", static_cast<std::int64_t>(same() % 10));
-      attr(n, "comm_size", bytes);
+      add_int(n, "comm_type", static_cast<std::int64_t>(same() % 10));
+      add_int(n, "comm_size", bytes);
       if (same() % 2 == 0) {
         auto* a = n.add_attr();
         a->set_name("pg_name");
@@ -55,24 +47,24 @@ std::vector<pb::Node> valid_rank(unsigned r, unsigned p, std::size_t steps, std:
       }
     } else if (kind == 1 && p > 1) {
       auto& snd = add(pb::COMM_SEND_NODE, "send");
-      attr(snd, "comm_dst", (r + 1) % p);
-      attr(snd, "comm_size", bytes);
-      attr(snd, "comm_tag", static_cast<std::int64_t>(s));
+      add_int(snd, "comm_dst", (r + 1) % p);
+      add_int(snd, "comm_size", bytes);
+      add_int(snd, "comm_tag", static_cast<std::int64_t>(s));
       auto& rcv = add(pb::COMM_RECV_NODE, "recv");
       rcv.clear_ctrl_deps(); // in flight beside the send
       if (rcv.id() > 2)
         rcv.add_ctrl_deps(rcv.id() - 2);
-      attr(rcv, "comm_src", (r + p - 1) % p);
-      attr(rcv, "comm_size", bytes);
-      attr(rcv, "comm_tag", static_cast<std::int64_t>(s));
+      add_int(rcv, "comm_src", (r + p - 1) % p);
+      add_int(rcv, "comm_size", bytes);
+      add_int(rcv, "comm_tag", static_cast<std::int64_t>(s));
     } else if (kind == 2) {
       auto& n = add(pb::COMP_NODE, "compute");
       n.set_duration_micros(same() % 50);
-      attr(n, "num_ops", static_cast<std::int64_t>(same() % 1'000'000'000));
-      attr(n, "tensor_size", bytes);
+      add_int(n, "num_ops", static_cast<std::int64_t>(same() % 1'000'000'000));
+      add_int(n, "tensor_size", bytes);
     } else {
       auto& n = add(same() % 2 ? pb::MEM_LOAD_NODE : pb::MEM_STORE_NODE, "memory");
-      attr(n, "tensor_size", bytes);
+      add_int(n, "tensor_size", bytes);
     }
   }
   return nodes;
@@ -93,7 +85,7 @@ std::string damage_nodes(Gen& g, std::vector<pb::Node>& nodes)
       const std::string k = g.pick(keys);
       const std::int64_t v = g.pick(awkward);
       n.clear_attr();
-      attr(n, k, v);
+      add_int(n, k, v);
       return fmt::format("node {} only {}={}", n.id(), k, v);
     }
     case 1: {
@@ -129,27 +121,6 @@ std::string damage_nodes(Gen& g, std::vector<pb::Node>& nodes)
   }
 }
 
-std::string serialize(const std::vector<pb::Node>& nodes)
-{
-  std::string out;
-  auto put = [&](const google::protobuf::MessageLite& m) {
-    std::string body = m.SerializeAsString();
-    std::uint64_t len = body.size();
-    do { // the delimited framing: the length as a varint
-      unsigned char b = len & 0x7F;
-      len >>= 7;
-      out.push_back(static_cast<char>(len ? b | 0x80 : b));
-    } while (len);
-    out += body;
-  };
-  pb::GlobalMetadata meta;
-  meta.set_version("0.0.4");
-  put(meta);
-  for (auto const& n : nodes)
-    put(n);
-  return out;
-}
-
 /// One byte-level damage.
 std::string damage_bytes(Gen& g, std::string& s)
 {
@@ -182,7 +153,7 @@ Case make_trace_case(Gen& g, Case c, const fs::path& scratch)
     auto nodes = valid_rank(r, p, steps, layout);
     if (r == damaged && g.chance(0.5))
       c.what += damage_nodes(g, nodes) + "; ";
-    files[r] = serialize(nodes);
+    files[r] = chakra::rank_bytes(nodes);
     if (r == damaged && g.chance(0.3))
       c.what += damage_bytes(g, files[r]) + "; ";
   }

@@ -1,11 +1,9 @@
 // Chakra traces (workloads/chakra): written here with the schema's own classes in protobuf's delimited framing, as
 // other tools write them; read and run on the CCLO ranks.
-#include "chakra.pb.h"
 #include "nodes/compute/CpuCompute.hpp"
 #include "nodes/compute/FpgaKernel.hpp"
 #include "tests/support/RunScenario.hpp"
-
-#include <google/protobuf/util/delimited_message_util.h>
+#include "workloads/chakra/ChakraWrite.hpp"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -15,6 +13,9 @@
 using namespace nafsim::testing;
 namespace pb = ChakraProtoMsg;
 namespace fs = std::filesystem;
+using nafsim::workloads::chakra::add_int;
+using nafsim::workloads::chakra::make_node;
+using nafsim::workloads::chakra::write_rank;
 
 namespace {
 
@@ -25,42 +26,14 @@ fs::path scratch(const std::string& name)
   return d;
 }
 
-void attr_i64(pb::Node& n, const std::string& name, std::int64_t v)
-{
-  auto* a = n.add_attr();
-  a->set_name(name);
-  a->set_int64_val(v);
-}
-
-pb::Node node(std::uint64_t id, pb::NodeType t, const std::string& name, std::vector<std::uint64_t> deps = {})
-{
-  pb::Node n;
-  n.set_id(id);
-  n.set_type(t);
-  n.set_name(name);
-  for (auto d : deps)
-    n.add_data_deps(d);
-  return n;
-}
-
 pb::Node collective(std::uint64_t id, pb::CollectiveCommType t, std::int64_t bytes, std::vector<std::uint64_t> deps = {})
 {
-  auto n = node(id, pb::COMM_COLL_NODE, "coll", std::move(deps));
-  attr_i64(n, "comm_type", t);
+  auto n = make_node(id, pb::COMM_COLL_NODE, "coll", deps);
+  add_int(n, "comm_type", t);
   auto* s = n.add_attr(); // comm_size as uint64, as Chakra's microbenchmark generator writes it
   s->set_name("comm_size");
   s->set_uint64_val(static_cast<std::uint64_t>(bytes));
   return n;
-}
-
-void write(const fs::path& file, const std::vector<pb::Node>& nodes)
-{
-  std::ofstream out(file, std::ios::binary);
-  pb::GlobalMetadata meta;
-  meta.set_version("0.0.4");
-  google::protobuf::util::SerializeDelimitedToOstream(meta, &out);
-  for (auto const& n : nodes)
-    google::protobuf::util::SerializeDelimitedToOstream(n, &out);
 }
 
 std::string scenario(const fs::path& prefix, unsigned hosts, const std::string& extra = "")
@@ -85,7 +58,7 @@ TEST(Chakra, AnAllreduceTraceTakesTheCollectiveWorkloadsTime)
 {
   auto dir = scratch("allreduce");
   for (unsigned r = 0; r < 8; ++r)
-    write(dir / fmt::format("ar.{}.et", r), {collective(1, pb::ALL_REDUCE, 1 << 20)});
+    write_rank(dir / fmt::format("ar.{}.et", r), {collective(1, pb::ALL_REDUCE, 1 << 20)});
   auto t = run_scenario_isolated(scenario(dir / "ar", 8));
   ASSERT_TRUE(t.ok) << t.error;
   auto c = run_scenario_isolated(R"({"name": "c", "platform": {"preset": "accl-coyote-u55c",
@@ -101,7 +74,7 @@ TEST(Chakra, TheSameTraceRunsOnTheMpiBaselineInTheMpiWorkloadsTime)
 {
   auto dir = scratch("mpi");
   for (unsigned r = 0; r < 8; ++r)
-    write(dir / fmt::format("ar.{}.et", r), {collective(1, pb::ALL_REDUCE, 1 << 20)});
+    write_rank(dir / fmt::format("ar.{}.et", r), {collective(1, pb::ALL_REDUCE, 1 << 20)});
   // A mixed cluster: FPGAs at even positions, CPU hosts at odd ones; the trace on each engine.
   const std::string mixed = R"("node": {"kinds": ["fpga", "host", "fpga", "host", "fpga", "host", "fpga", "host",
       "fpga", "host", "fpga", "host", "fpga", "host", "fpga", "host"]})";
@@ -136,11 +109,11 @@ TEST(Chakra, ComputeNodesReplayTheirDurationOrRunThroughTheEnginesComputeModel)
 {
   auto dir = scratch("compute");
   for (unsigned r = 0; r < 2; ++r) {
-    auto n = node(1, pb::COMP_NODE, "gemm");
+    auto n = make_node(1, pb::COMP_NODE, "gemm");
     n.set_duration_micros(7);
-    attr_i64(n, "num_ops", 2'000'000'000);
-    attr_i64(n, "tensor_size", 64 << 20);
-    write(dir / fmt::format("c.{}.et", r), {n});
+    add_int(n, "num_ops", 2'000'000'000);
+    add_int(n, "tensor_size", 64 << 20);
+    write_rank(dir / fmt::format("c.{}.et", r), {n});
   }
   const std::string mixed = R"("node": {"kinds": ["fpga", "host", "fpga", "host"]})";
   auto on = [&](const std::string& engine, const std::string& compute) {
@@ -170,9 +143,9 @@ TEST(Chakra, ComputeNodesReplayTheirDurationOrRunThroughTheEnginesComputeModel)
   // A memory node: its bytes streamed from HBM over the kernel's 32 channels (460 GB/s), replayed or modeled alike
   // when it has no duration.
   for (unsigned r = 0; r < 2; ++r) {
-    auto n = node(1, pb::MEM_LOAD_NODE, "load");
-    attr_i64(n, "tensor_size", 1 << 30);
-    write(dir / fmt::format("c.{}.et", r), {n});
+    auto n = make_node(1, pb::MEM_LOAD_NODE, "load");
+    add_int(n, "tensor_size", 1 << 30);
+    write_rank(dir / fmt::format("c.{}.et", r), {n});
   }
   auto l = run_scenario_isolated(on("cclo", "replay"));
   ASSERT_TRUE(l.ok) << l.error;
@@ -186,14 +159,14 @@ TEST(Chakra, CommunicatorsFromMetadataNodesAndReplicatedSymmetricTraces)
   // PyTorch's converter declares process groups in a METADATA_NODE's inputs.values.
   auto dir = scratch("meta");
   for (unsigned r = 0; r < 4; ++r) {
-    auto meta = node(1, pb::METADATA_NODE, "process groups");
+    auto meta = make_node(1, pb::METADATA_NODE, "process groups");
     meta.mutable_inputs()->set_values(R"([{"pg_name": "0", "ranks": []}, {"pg_name": "pairs-a", "ranks": [0, 1]},
                                           {"pg_name": "pairs-b", "ranks": [2, 3]}])");
     auto ar = collective(2, pb::ALL_REDUCE, 65536, {1});
     auto* pg = ar.add_attr();
     pg->set_name("pg_name");
     pg->set_string_val(r < 2 ? "pairs-a" : "pairs-b");
-    write(dir / fmt::format("m.{}.et", r), {meta, ar});
+    write_rank(dir / fmt::format("m.{}.et", r), {meta, ar});
   }
   auto t = run_scenario_isolated(scenario(dir / "m", 4));
   ASSERT_TRUE(t.ok) << t.error;
@@ -207,16 +180,16 @@ TEST(Chakra, CommunicatorsFromMetadataNodesAndReplicatedSymmetricTraces)
   }
   EXPECT_EQ(calls, 4u);
   // One rank declaring a group with other members is an error naming its node.
-  auto meta = node(1, pb::METADATA_NODE, "process groups");
+  auto meta = make_node(1, pb::METADATA_NODE, "process groups");
   meta.mutable_inputs()->set_values(R"([{"pg_name": "pairs-a", "ranks": [0, 2]}])");
-  write(dir / "m.3.et", {meta, collective(2, pb::ALL_REDUCE, 65536, {1})});
+  write_rank(dir / "m.3.et", {meta, collective(2, pb::ALL_REDUCE, 65536, {1})});
   auto bad = run_scenario_isolated(scenario(dir / "m", 4));
   ASSERT_FALSE(bad.ok);
   EXPECT_NE(bad.error.find("m.3.et"), std::string::npos) << bad.error;
   EXPECT_NE(bad.error.find("pairs-a"), std::string::npos) << bad.error;
 
   // A symmetric trace: rank 0's file on 8 ranks, only when asked, and said.
-  write(dir / "s.0.et", {collective(1, pb::ALL_REDUCE, 1 << 20)});
+  write_rank(dir / "s.0.et", {collective(1, pb::ALL_REDUCE, 1 << 20)});
   auto rep = run_scenario_isolated(scenario(dir / "s", 8, R"(, "ranks": 8, "replicate": true)"));
   ASSERT_TRUE(rep.ok) << rep.error;
   bool said = false;
@@ -227,10 +200,10 @@ TEST(Chakra, CommunicatorsFromMetadataNodesAndReplicatedSymmetricTraces)
   auto unasked = run_scenario_isolated(scenario(dir / "s", 8, R"(, "ranks": 8)"));
   ASSERT_FALSE(unasked.ok); // s.1.et is missing
   EXPECT_NE(unasked.error.find("s.1.et"), std::string::npos) << unasked.error;
-  write(dir / "p.0.et", {[] {
-          auto n = node(1, pb::COMM_SEND_NODE, "send");
-          attr_i64(n, "comm_dst", 1);
-          attr_i64(n, "comm_size", 64);
+  write_rank(dir / "p.0.et", {[] {
+          auto n = make_node(1, pb::COMM_SEND_NODE, "send");
+          add_int(n, "comm_dst", 1);
+          add_int(n, "comm_size", 64);
           return n;
         }()});
   auto p2p = run_scenario_isolated(scenario(dir / "p", 8, R"(, "ranks": 8, "replicate": true)"));
@@ -247,21 +220,21 @@ TEST(Chakra, DependenciesOrderComputeAndCommunicationNodesListedInAnyOrder)
   auto dir = scratch("ring");
   const unsigned p = 4;
   for (unsigned r = 0; r < p; ++r) {
-    auto after = node(4, pb::COMP_NODE, "after", {2, 3});
+    auto after = make_node(4, pb::COMP_NODE, "after", {2, 3});
     after.set_duration_micros(5);
-    auto send = node(2, pb::COMM_SEND_NODE, "send", {1});
-    attr_i64(send, "comm_size", 65536);
+    auto send = make_node(2, pb::COMM_SEND_NODE, "send", {1});
+    add_int(send, "comm_size", 65536);
     auto* d = send.add_attr();
     d->set_name("comm_dst");
     d->set_int32_val(static_cast<int>((r + 1) % p));
-    auto recv = node(3, pb::COMM_RECV_NODE, "recv", {1});
-    attr_i64(recv, "comm_size", 65536);
+    auto recv = make_node(3, pb::COMM_RECV_NODE, "recv", {1});
+    add_int(recv, "comm_size", 65536);
     auto* s = recv.add_attr();
     s->set_name("comm_src");
     s->set_sint32_val(static_cast<int>((r + p - 1) % p));
-    auto first = node(1, pb::COMP_NODE, "first");
+    auto first = make_node(1, pb::COMP_NODE, "first");
     first.set_duration_micros(10);
-    write(dir / fmt::format("ring.{}.et", r), {after, send, recv, first});
+    write_rank(dir / fmt::format("ring.{}.et", r), {after, send, recv, first});
   }
   auto t = run_scenario_isolated(scenario(dir / "ring", p));
   ASSERT_TRUE(t.ok) << t.error;
@@ -284,7 +257,7 @@ TEST(Chakra, BadTracesAreErrorsNamingTheFileAndNode)
   auto dir = scratch("bad");
   auto run = [&](const std::vector<std::vector<pb::Node>>& ranks, const std::string& want, bool truncate = false) {
     for (unsigned r = 0; r < ranks.size(); ++r)
-      write(dir / fmt::format("t.{}.et", r), ranks[r]);
+      write_rank(dir / fmt::format("t.{}.et", r), ranks[r]);
     if (truncate)
       fs::resize_file(dir / "t.0.et", fs::file_size(dir / "t.0.et") - 3);
     auto t = run_scenario_isolated(scenario(dir / "t", 4, fmt::format(R"(, "ranks": {})", ranks.size())));
@@ -294,19 +267,19 @@ TEST(Chakra, BadTracesAreErrorsNamingTheFileAndNode)
     fs::remove_all(dir);
     fs::create_directories(dir);
   };
-  auto self = node(1, pb::COMP_NODE, "self", {1});
+  auto self = make_node(1, pb::COMP_NODE, "self", {1});
   run({{self}, {}}, "depends on itself");
-  run({{node(1, pb::COMP_NODE, "x", {7})}, {}}, "depends on node 7");
-  run({{node(1, pb::COMP_NODE, "a", {2}), node(2, pb::COMP_NODE, "b", {1})}, {}}, "dependency cycle");
+  run({{make_node(1, pb::COMP_NODE, "x", {7})}, {}}, "depends on node 7");
+  run({{make_node(1, pb::COMP_NODE, "a", {2}), make_node(2, pb::COMP_NODE, "b", {1})}, {}}, "dependency cycle");
   run({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_REDUCE, 1024)}}, "t.0.et", true);
   run({{collective(1, pb::ALL_REDUCE, 1024)}, {}}, "calls 0 collective(s)");
   run({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_GATHER, 1024)}}, "the same collectives");
-  auto odd = node(1, pb::COMM_COLL_NODE, "odd");
-  attr_i64(odd, "comm_type", 42);
-  attr_i64(odd, "comm_size", 8);
+  auto odd = make_node(1, pb::COMM_COLL_NODE, "odd");
+  add_int(odd, "comm_type", 42);
+  add_int(odd, "comm_size", 8);
   run({{odd}, {odd}}, "unknown collective type 42");
   // A missing rank file.
-  write(dir / "t.0.et", {});
+  write_rank(dir / "t.0.et", {});
   auto t = run_scenario_isolated(scenario(dir / "t", 4, R"(, "ranks": 2)"));
   EXPECT_FALSE(t.ok);
   EXPECT_NE(t.error.find("t.1.et"), std::string::npos) << t.error;
@@ -320,17 +293,17 @@ TEST(Chakra, AStreamedReplayTakesTheWholeTracesTimesAndChecksAsItGoes)
   auto dir = scratch("stream");
   const unsigned p = 4;
   for (unsigned r = 0; r < p; ++r) {
-    auto after = node(4, pb::COMP_NODE, "after", {2, 3});
+    auto after = make_node(4, pb::COMP_NODE, "after", {2, 3});
     after.set_duration_micros(5);
-    auto send = node(2, pb::COMM_SEND_NODE, "send", {1});
-    attr_i64(send, "comm_size", 65536);
-    attr_i64(send, "comm_dst", (r + 1) % p);
-    auto recv = node(3, pb::COMM_RECV_NODE, "recv", {1});
-    attr_i64(recv, "comm_size", 65536);
-    attr_i64(recv, "comm_src", (r + p - 1) % p);
-    auto first = node(1, pb::COMP_NODE, "first");
+    auto send = make_node(2, pb::COMM_SEND_NODE, "send", {1});
+    add_int(send, "comm_size", 65536);
+    add_int(send, "comm_dst", (r + 1) % p);
+    auto recv = make_node(3, pb::COMM_RECV_NODE, "recv", {1});
+    add_int(recv, "comm_size", 65536);
+    add_int(recv, "comm_src", (r + p - 1) % p);
+    auto first = make_node(1, pb::COMP_NODE, "first");
     first.set_duration_micros(10 + r);
-    write(dir / fmt::format("s.{}.et", r),
+    write_rank(dir / fmt::format("s.{}.et", r),
           {after, send, recv, first, collective(5, pb::ALL_REDUCE, 1 << 18, {4}), collective(6, pb::ALL_GATHER, 4096, {5})});
   }
   for (const char* engine : {"cclo", "mpi"}) {
@@ -355,7 +328,7 @@ TEST(Chakra, AStreamedReplayTakesTheWholeTracesTimesAndChecksAsItGoes)
   // Defects found as the nodes come: each an error naming the file and what is wrong, never a hang.
   auto bad = [&](const std::vector<std::vector<pb::Node>>& ranks, const std::string& want, bool truncate = false) {
     for (unsigned r = 0; r < ranks.size(); ++r)
-      write(dir / fmt::format("b.{}.et", r), ranks[r]);
+      write_rank(dir / fmt::format("b.{}.et", r), ranks[r]);
     if (truncate)
       fs::resize_file(dir / "b.0.et", fs::file_size(dir / "b.0.et") - 3);
     auto t = run_scenario_isolated(
@@ -363,18 +336,18 @@ TEST(Chakra, AStreamedReplayTakesTheWholeTracesTimesAndChecksAsItGoes)
     EXPECT_FALSE(t.ok) << want;
     EXPECT_NE(t.error.find(want), std::string::npos) << t.error;
   };
-  bad({{node(1, pb::COMP_NODE, "self", {1})}, {}}, "depends on itself");
-  bad({{node(1, pb::COMP_NODE, "x", {7})}, {}}, "the file does not have");
-  bad({{node(1, pb::COMP_NODE, "a", {2}), node(2, pb::COMP_NODE, "b", {1})}, {}}, "dependency cycle");
+  bad({{make_node(1, pb::COMP_NODE, "self", {1})}, {}}, "depends on itself");
+  bad({{make_node(1, pb::COMP_NODE, "x", {7})}, {}}, "the file does not have");
+  bad({{make_node(1, pb::COMP_NODE, "a", {2}), make_node(2, pb::COMP_NODE, "b", {1})}, {}}, "dependency cycle");
   bad({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_REDUCE, 1024)}}, "truncated", true);
   bad({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_GATHER, 1024)}}, "call different collectives");
   bad({{collective(1, pb::ALL_REDUCE, 1024)}, {}}, "deadlock"); // rank 1 never joins: the run says who waits
-  auto snd = node(1, pb::COMM_SEND_NODE, "send");
-  attr_i64(snd, "comm_dst", 1);
-  attr_i64(snd, "comm_size", 64);
-  auto rcv = node(1, pb::COMM_RECV_NODE, "recv");
-  attr_i64(rcv, "comm_src", 0);
-  attr_i64(rcv, "comm_size", 128);
+  auto snd = make_node(1, pb::COMM_SEND_NODE, "send");
+  add_int(snd, "comm_dst", 1);
+  add_int(snd, "comm_size", 64);
+  auto rcv = make_node(1, pb::COMM_RECV_NODE, "recv");
+  add_int(rcv, "comm_src", 0);
+  add_int(rcv, "comm_size", 128);
   bad({{snd}, {rcv}}, "the matching");
   fs::remove_all(dir);
 }
