@@ -1,6 +1,6 @@
 // The `program` workload: CCLO calls chained per rank, verified step by step against the program run on plain
 // numbers; the same call times as the collective workload's; sub-communicators at once; a send before its receive.
-#include "tests/support/RunScenario.hpp"
+#include "tests/validation/ProgramRuns.hpp"
 #include "workloads/collective/Verify.hpp"
 #include "workloads/program/ProgramReference.hpp"
 
@@ -16,40 +16,6 @@
 using namespace nafsim::testing;
 
 namespace {
-
-std::string program(unsigned ranks, const std::string& buffers, const std::string& ops, const std::string& extra = "")
-{
-  return fmt::format(R"({{"name": "program-test", "platform": {{"preset": "accl-coyote-u55c",
-      "topology": {{"kind": "star", "hosts": {0}}}}},
-      "workload": {{"kind": "program", "ranks": {0}, "buffers": [{1}], "ops": [{2}] {3}}}}})",
-                     ranks, buffers, ops, extra);
-}
-
-// Rows of program_ops for operation `op` (all ranks).
-std::vector<std::size_t> rows_of(const Csv& t, int op)
-{
-  std::vector<std::size_t> v;
-  for (std::size_t i = 0; i < t.rows.size(); ++i)
-    if (std::stoi(t.rows[i].at("op")) == op)
-      v.push_back(i);
-  return v;
-}
-
-bool verified(const ScenarioRun& r)
-{
-  for (auto const& l : r.summary)
-    if (l.find("program:") != std::string::npos)
-      return l.find("verified:") != std::string::npos;
-  return false;
-}
-
-double latest_end(const Csv& t, int op)
-{
-  double m = 0;
-  for (auto i : rows_of(t, op))
-    m = std::max(m, t.num(i, "end_us"));
-  return m;
-}
 
 } // namespace
 
@@ -68,18 +34,8 @@ TEST(Program, AnAllreduceTakesWhatTheCollectiveWorkloadMeasures)
 
 TEST(Program, ChainedCallsOnSubCommunicatorsVerifyAndRunAtOnce)
 {
-  auto r = run_scenario_isolated(program(
-      4,
-      R"({"name": "x", "elements": 512}, {"name": "y", "elements": 512, "init": "zero"},
-         {"name": "g", "elements": 1024, "init": "zero"}, {"name": "s", "elements": 1024, "init": "zero"})",
-      R"({"op": "send", "shift": 1, "src": "x", "count": 128, "tag": 3},
-         {"op": "recv", "shift": -1, "dst": "y", "count": 128, "tag": 3},
-         {"op": "allgather", "comm": "left", "src": "y", "dst": "g"},
-         {"op": "allgather", "comm": "right", "src": "y", "dst": "g"},
-         {"op": "allreduce", "src": "g", "dst": "s"},
-         {"op": "reduce-scatter", "src": "s", "dst": "x", "count": 256},
-         {"op": "combine", "src": "y", "dst": "x", "func": "max"})",
-      R"(, "communicators": [{"name": "left", "ranks": [0, 1]}, {"name": "right", "ranks": [3, 2]}])"));
+  auto r = run_scenario_isolated(
+      program(4, kChainBuffers, kChainOps + R"(, {"op": "combine", "src": "y", "dst": "x", "func": "max"})", kChainComms));
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(verified(r));
   auto const& t = r.tables.at("program_ops");
