@@ -43,6 +43,41 @@ std::string scenario(const fs::path& prefix, unsigned hosts, const std::string& 
                      hosts, prefix.string(), extra);
 }
 
+/// Rank r of a p-rank ring, listed before their dependencies, its attributes in several integer kinds: `first_us` of
+/// compute, then a send to the next rank and a receive from the previous (the receive not waiting for the send),
+/// then 5 us of compute after both.
+std::vector<pb::Node> ring_rank(unsigned r, unsigned p, std::uint64_t first_us)
+{
+  auto after = make_node(4, pb::COMP_NODE, "after", {2, 3});
+  after.set_duration_micros(5);
+  auto send = make_node(2, pb::COMM_SEND_NODE, "send", {1});
+  add_int(send, "comm_size", 65536);
+  auto* d = send.add_attr();
+  d->set_name("comm_dst");
+  d->set_int32_val(static_cast<int>((r + 1) % p));
+  auto recv = make_node(3, pb::COMM_RECV_NODE, "recv", {1});
+  add_int(recv, "comm_size", 65536);
+  auto* s = recv.add_attr();
+  s->set_name("comm_src");
+  s->set_sint32_val(static_cast<int>((r + p - 1) % p));
+  auto first = make_node(1, pb::COMP_NODE, "first");
+  first.set_duration_micros(first_us);
+  return {after, send, recv, first};
+}
+
+/// Write `ranks` as <dir>/<name>.<r>.et (the first file cut by 3 bytes if `truncate`) and run them on 4 hosts with
+/// `extra` workload fields.
+ScenarioRun run_trace(const fs::path& dir, const std::string& name, const std::vector<std::vector<pb::Node>>& ranks,
+                      const std::string& extra, bool truncate = false)
+{
+  for (unsigned r = 0; r < ranks.size(); ++r)
+    write_rank(dir / fmt::format("{}.{}.et", name, r), ranks[r]);
+  const fs::path first = dir / fmt::format("{}.0.et", name);
+  if (truncate)
+    fs::resize_file(first, fs::file_size(first) - 3);
+  return run_scenario_isolated(scenario(dir / name, 4, fmt::format(R"(, "ranks": {}{})", ranks.size(), extra)));
+}
+
 double last_end(const ScenarioRun& r)
 {
   double m = 0;
@@ -219,23 +254,8 @@ TEST(Chakra, DependenciesOrderComputeAndCommunicationNodesListedInAnyOrder)
   // computes 5 us after both.
   auto dir = scratch("ring");
   const unsigned p = 4;
-  for (unsigned r = 0; r < p; ++r) {
-    auto after = make_node(4, pb::COMP_NODE, "after", {2, 3});
-    after.set_duration_micros(5);
-    auto send = make_node(2, pb::COMM_SEND_NODE, "send", {1});
-    add_int(send, "comm_size", 65536);
-    auto* d = send.add_attr();
-    d->set_name("comm_dst");
-    d->set_int32_val(static_cast<int>((r + 1) % p));
-    auto recv = make_node(3, pb::COMM_RECV_NODE, "recv", {1});
-    add_int(recv, "comm_size", 65536);
-    auto* s = recv.add_attr();
-    s->set_name("comm_src");
-    s->set_sint32_val(static_cast<int>((r + p - 1) % p));
-    auto first = make_node(1, pb::COMP_NODE, "first");
-    first.set_duration_micros(10);
-    write_rank(dir / fmt::format("ring.{}.et", r), {after, send, recv, first});
-  }
+  for (unsigned r = 0; r < p; ++r)
+    write_rank(dir / fmt::format("ring.{}.et", r), ring_rank(r, p, 10));
   auto t = run_scenario_isolated(scenario(dir / "ring", p));
   ASSERT_TRUE(t.ok) << t.error;
   auto const& ops = t.tables.at("program_ops");
@@ -256,11 +276,7 @@ TEST(Chakra, BadTracesAreErrorsNamingTheFileAndNode)
 {
   auto dir = scratch("bad");
   auto run = [&](const std::vector<std::vector<pb::Node>>& ranks, const std::string& want, bool truncate = false) {
-    for (unsigned r = 0; r < ranks.size(); ++r)
-      write_rank(dir / fmt::format("t.{}.et", r), ranks[r]);
-    if (truncate)
-      fs::resize_file(dir / "t.0.et", fs::file_size(dir / "t.0.et") - 3);
-    auto t = run_scenario_isolated(scenario(dir / "t", 4, fmt::format(R"(, "ranks": {})", ranks.size())));
+    auto t = run_trace(dir, "t", ranks, "", truncate);
     EXPECT_FALSE(t.ok) << want;
     EXPECT_EQ(t.error_kind, "config") << t.error;
     EXPECT_NE(t.error.find(want), std::string::npos) << t.error;
@@ -293,18 +309,10 @@ TEST(Chakra, AStreamedReplayTakesTheWholeTracesTimesAndChecksAsItGoes)
   auto dir = scratch("stream");
   const unsigned p = 4;
   for (unsigned r = 0; r < p; ++r) {
-    auto after = make_node(4, pb::COMP_NODE, "after", {2, 3});
-    after.set_duration_micros(5);
-    auto send = make_node(2, pb::COMM_SEND_NODE, "send", {1});
-    add_int(send, "comm_size", 65536);
-    add_int(send, "comm_dst", (r + 1) % p);
-    auto recv = make_node(3, pb::COMM_RECV_NODE, "recv", {1});
-    add_int(recv, "comm_size", 65536);
-    add_int(recv, "comm_src", (r + p - 1) % p);
-    auto first = make_node(1, pb::COMP_NODE, "first");
-    first.set_duration_micros(10 + r);
-    write_rank(dir / fmt::format("s.{}.et", r),
-          {after, send, recv, first, collective(5, pb::ALL_REDUCE, 1 << 18, {4}), collective(6, pb::ALL_GATHER, 4096, {5})});
+    auto nodes = ring_rank(r, p, 10 + r);
+    nodes.push_back(collective(5, pb::ALL_REDUCE, 1 << 18, {4}));
+    nodes.push_back(collective(6, pb::ALL_GATHER, 4096, {5}));
+    write_rank(dir / fmt::format("s.{}.et", r), nodes);
   }
   for (const char* engine : {"cclo", "mpi"}) {
     const std::string platform = std::string(engine) == "mpi" ? R"("preset": "accl-cpu-cx5", "node": {"kind": "host"})"
@@ -327,15 +335,11 @@ TEST(Chakra, AStreamedReplayTakesTheWholeTracesTimesAndChecksAsItGoes)
   }
   // Defects found as the nodes come: each an error naming the file and what is wrong, never a hang.
   auto bad = [&](const std::vector<std::vector<pb::Node>>& ranks, const std::string& want, bool truncate = false) {
-    for (unsigned r = 0; r < ranks.size(); ++r)
-      write_rank(dir / fmt::format("b.{}.et", r), ranks[r]);
-    if (truncate)
-      fs::resize_file(dir / "b.0.et", fs::file_size(dir / "b.0.et") - 3);
-    auto t = run_scenario_isolated(
-        scenario(dir / "b", 4, fmt::format(R"(, "ranks": {}, "stream": true)", ranks.size())));
+    auto t = run_trace(dir, "b", ranks, R"(, "stream": true)", truncate);
     EXPECT_FALSE(t.ok) << want;
     EXPECT_NE(t.error.find(want), std::string::npos) << t.error;
   };
+
   bad({{make_node(1, pb::COMP_NODE, "self", {1})}, {}}, "depends on itself");
   bad({{make_node(1, pb::COMP_NODE, "x", {7})}, {}}, "the file does not have");
   bad({{make_node(1, pb::COMP_NODE, "a", {2}), make_node(2, pb::COMP_NODE, "b", {1})}, {}}, "dependency cycle");
