@@ -20,6 +20,15 @@ row() { # case packet_us flow_us packet_dir flow_dir
   awk -v c="$1" -v r="$ranks" -v s="$size" -v p="$2" -v f="$3" -v pw="$(wall "$4")" -v fw="$(wall "$5")" \
     'BEGIN { printf "%s,%s,%s,%.3f,%.3f,%.2f,%.3f,%.3f\n", c, r, s, p, f, 100 * (f - p) / p, pw, fw }' >> "$csv"
 }
+run() { # NAME: run OUTDIR/NAME.json into OUTDIR/NAME (its log beside it, shown if it fails)
+  "$nafsim" run "$out/$1.json" --out "$out/$1" > "$out/$1.log" 2>&1 || { cat "$out/$1.log"; exit 1; }
+}
+latency() { # CSV: the first row's latency_us
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "latency_us") c = i } NR == 2 { print $c }' "$1"
+}
+slowest() { # TRAFFIC_CSV: the last node's completion (time_us)
+  awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m }' "$1"
+}
 for coll in bcast scatter gather allgather reduce allreduce reduce-scatter alltoall; do
   for fid in packet flow; do
     cat > "$out/$coll-$fid.json" <<JSON
@@ -27,12 +36,10 @@ for coll in bcast scatter gather allgather reduce allreduce reduce-scatter allto
  "topology": {"kind": "fat-tree", "hosts": $ranks, "fat_tree": {"k": $k}}, "network": {"fidelity": "$fid"}},
  "workload": {"kind": "collective", "collective": "$coll", "ranks": $ranks, "sizes": ["$size"], "verify": false}}
 JSON
-    "$nafsim" run "$out/$coll-$fid.json" --out "$out/$coll-$fid" > "$out/$coll-$fid.log" 2>&1 ||
-      { cat "$out/$coll-$fid.log"; exit 1; }
+    run "$coll-$fid"
   done
-  p=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "latency_us") c = i } NR == 2 { print $c }' "$out/$coll-packet/collective.csv")
-  f=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "latency_us") c = i } NR == 2 { print $c }' "$out/$coll-flow/collective.csv")
-  row "$coll" "$p" "$f" "$out/$coll-packet" "$out/$coll-flow"
+  row "$coll" "$(latency "$out/$coll-packet/collective.csv")" "$(latency "$out/$coll-flow/collective.csv")" \
+    "$out/$coll-packet" "$out/$coll-flow"
 done
 leaves=$(( (ranks + 15) / 16 ))
 for fc in lossless drop; do
@@ -44,11 +51,9 @@ for fc in lossless drop; do
  "network": {"fidelity": "$fid", "switch": {"flow_control": "$fc"}}},
  "workload": {"kind": "traffic", "pattern": "random-permutation", "message": "$size", "messages": 16, "window": 4}}
 JSON
-    "$nafsim" run "$out/perm-$fc-$fid.json" --out "$out/perm-$fc-$fid" > "$out/perm-$fc-$fid.log" 2>&1 ||
-      { cat "$out/perm-$fc-$fid.log"; exit 1; }
+    run "perm-$fc-$fid"
   done
-  p=$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m }' "$out/perm-$fc-packet/traffic.csv")
-  f=$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m }' "$out/perm-$fc-flow/traffic.csv")
-  row "permutation-4to1-$fc" "$p" "$f" "$out/perm-$fc-packet" "$out/perm-$fc-flow"
+  row "permutation-4to1-$fc" "$(slowest "$out/perm-$fc-packet/traffic.csv")" \
+    "$(slowest "$out/perm-$fc-flow/traffic.csv")" "$out/perm-$fc-packet" "$out/perm-$fc-flow"
 done
 cat "$csv"
