@@ -183,7 +183,7 @@ void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, 
                   CauseLabel::at_host(busy, hosts_[rank]));
   } else if (!wait) {
     const unsigned eb = nodes::dtype_bytes(cfg_.dtype);
-    const bool p2p    = n.kind == ProgramOpKind::Send || n.kind == ProgramOpKind::Recv;
+    const bool p2p    = is_p2p(n.kind);
     p2p ? match_message(rank, n) : match_collective(rank, n);
     coll::CollectiveCall cc;
     cc.collective = collective_of(n.kind);

@@ -273,7 +273,7 @@ ProgramPlan load_chakra(const ChakraConfig& cfg)
                                                       first.node->id(), op.parts[0].first);
     o.src = reads_buffer(op.kind) ? 0 : -1;
     o.dst = writes_buffer(op.kind) ? 1 : -1;
-    if (op.kind == ProgramOpKind::Send || op.kind == ProgramOpKind::Recv)
+    if (is_p2p(op.kind))
       o.peer.assign(c.ranks, -1);
     for (auto [r, i] : op.parts) {
       o.runs.push_back(r);
@@ -292,7 +292,7 @@ ProgramPlan load_chakra(const ChakraConfig& cfg)
     if (o.kind != ProgramOpKind::Compute && o.kind != ProgramOpKind::Wait)
       for (unsigned r : o.runs) {
         auto cc = p.call(o, r);
-        const int cr = o.kind == ProgramOpKind::Send || o.kind == ProgramOpKind::Recv ? 0 : p.rank_in(o.comm, r);
+        const int cr = is_p2p(o.kind) ? 0 : p.rank_in(o.comm, r);
         in  = std::max(in, coll::input_elements(cc, cr));
         out = std::max(out, coll::output_elements(cc, cr));
       }

@@ -26,24 +26,24 @@ void MpiEngine::check(const ProgramPlan& plan)
   if (plan.comms.size() > kP2pContexts)
     throw config::ConfigError("", "/workload/communicators",
                               fmt::format("the MPI engine models up to {} communicators", kP2pContexts));
-  for (auto const& o : plan.ops)
+  for (auto const& o : plan.ops) {
     if (plan.cfg.ops[o.index].compress)
       throw config::ConfigError("", fmt::format("/workload/ops/{}/compress", o.index),
                                 "compression is the CCLO's plugin; the MPI library sends data as it is: set compress "
                                 "false for the MPI engine");
-  for (auto const& o : plan.ops)
-    if ((o.kind == ProgramOpKind::Send || o.kind == ProgramOpKind::Recv) &&
+    if (is_p2p(o.kind) &&
         p2p_context(plan.cfg.ops[o.index].tag) >= nodes::MpiProcess::kContexts)
       throw config::ConfigError("", fmt::format("/workload/ops/{}/tag", o.index),
                                 fmt::format("tag {} on the MPI engine: the modeled library matches tags below {}; "
                                             "use a smaller tag",
                                             plan.cfg.ops[o.index].tag, nodes::MpiProcess::kContexts - kP2pContexts));
+  }
 }
 
 std::string MpiEngine::run(ActorContext& ctx, nodes::Cluster& c, const ProgramPlan& plan, const PlannedOp& o,
                            unsigned rank, const std::vector<net::HostId>& hosts, bool data) const
 {
-  const bool p2p   = o.kind == ProgramOpKind::Send || o.kind == ProgramOpKind::Recv;
+  const bool p2p   = is_p2p(o.kind);
   const bool local = o.kind == ProgramOpKind::Copy || o.kind == ProgramOpKind::Combine;
   MpiCall call;
   call.cc = plan.call(o, rank);

@@ -195,20 +195,18 @@ void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& name
     return b;
   };
   auto size = [&](int b) { return p.cfg.buffers[static_cast<std::size_t>(b)].elements; };
-  if (reads) {
-    o.src     = buffer(k.src, "src");
-    o.src_off = k.src_offset;
-    if (o.src_off >= size(o.src))
-      throw op_error(i, "src_offset", fmt::format("offset {} is past the end of buffer '{}' ({} elements)", o.src_off,
-                                                  k.src, size(o.src)));
-  }
-  if (writes) {
-    o.dst     = buffer(k.dst, "dst");
-    o.dst_off = k.dst_offset;
-    if (o.dst_off >= size(o.dst))
-      throw op_error(i, "dst_offset", fmt::format("offset {} is past the end of buffer '{}' ({} elements)", o.dst_off,
-                                                  k.dst, size(o.dst)));
-  }
+  // A named buffer and an offset inside it.
+  auto operand = [&](const std::string& n, std::uint64_t off, const char* key, int& b, std::uint64_t& at) {
+    b  = buffer(n, key);
+    at = off;
+    if (at >= size(b))
+      throw op_error(i, std::string(key) + "_offset",
+                     fmt::format("offset {} is past the end of buffer '{}' ({} elements)", at, n, size(b)));
+  };
+  if (reads)
+    operand(k.src, k.src_offset, "src", o.src, o.src_off);
+  if (writes)
+    operand(k.dst, k.dst_offset, "dst", o.dst, o.dst_off);
   if (!reads && !writes)
     return;
   if (k.protocol == ProtocolChoice::Rendezvous &&
