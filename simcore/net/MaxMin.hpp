@@ -57,8 +57,18 @@ private:
   // Solve scratch, stamped with the solve's epoch.
   std::uint32_t epoch_ = 0;
   std::vector<std::uint32_t> link_mark_, flow_mark_, flow_fixed_;
-  std::vector<double> residual_;
+  std::vector<double> residual_, share_;
   std::vector<std::uint32_t> unfixed_;
+  // The links of the component not yet fixed, a binary min-heap on (share,
+  // link id) with each link's position in it (kNotQueued when out).
+  static constexpr std::uint32_t kNotQueued = UINT32_MAX;
+  std::vector<std::uint32_t> heap_, heap_pos_;
+  std::vector<std::uint32_t> touch_mark_, touched_;
+  std::uint32_t touch_epoch_ = 1;
+  bool before(std::uint32_t a, std::uint32_t b) const;
+  std::size_t sift_down(std::size_t i);
+  void sift_up(std::size_t i);
+  void heap_remove(std::size_t i);
   std::vector<std::uint32_t> comp_links_, comp_flows_, changed_;
   std::uint64_t flows_solved_ = 0;
 };
