@@ -231,7 +231,7 @@ void Fabric::on_event(std::uint32_t kind, std::uint64_t arg)
       handle(static_cast<std::uint32_t>(arg));
       break;
     case kFlowSolve: flow_solve(); break;
-    case kFlowDone: flow_done(static_cast<std::uint32_t>(arg)); break;
+    case kFlowDone: flows_done(); break;
     case kFlowDeliver: flow_deliver(static_cast<std::uint32_t>(arg)); break;
     default:
       assert(false && "unknown fabric event");

@@ -100,8 +100,16 @@ private:
     SimTime hold;               ///< the last segment cannot leave before this
     SimTime latency;            ///< last segment: leaving the sender -> all in at the receiver
     SimTime first_latency;      ///< first segment: start -> all in at the receiver
-    EventId done   = 0;
-    bool done_live = false;
+    SimTime done;               ///< when its last byte leaves at the current rate (while in done_heap_)
+    std::uint64_t done_seq = 0; ///< ties at one date: in the order the dates were set
+  };
+  struct DoneBefore {
+    const std::vector<FlowRec>* flows;
+    bool operator()(std::uint32_t a, std::uint32_t b) const
+    {
+      const FlowRec &x = (*flows)[a], &y = (*flows)[b];
+      return x.done != y.done ? x.done < y.done : x.done_seq < y.done_seq;
+    }
   };
   struct LaneKey {
     HostId src;
@@ -119,6 +127,16 @@ private:
   bool flow_mode_ = false;
   std::unique_ptr<MaxMinSharing> sharing_;
   std::vector<FlowRec> flows_;
+  // The flows by completion date, and one engine event at the earliest (a
+  // cancelled and re-posted event per flow per rate change left millions of
+  // stale events pending in a 256-rank all-to-all).
+  IndexedHeap<DoneBefore> done_heap_{DoneBefore{&flows_}};
+  std::uint64_t done_seq_ = 0;
+  EventId done_event_     = 0;
+  SimTime done_event_at_;
+  bool done_event_live_ = false;
+  void flow_arm();
+  void flows_done();
   std::unordered_map<LaneKey, Lane, LaneHash> lanes_;
   std::vector<std::uint32_t> path_scratch_;
   void flow_setup();

@@ -135,7 +135,6 @@ void Fabric::flow_begin(std::uint32_t slot)
   f.hold          = std::max(now, p.tail_ready) + first_ser;
   f.latency       = tail - first_ser;
   f.first_latency = tail;
-  f.done_live     = false;
   if (trace_)
     trace_->instant(ports_[path_scratch_[0]].vertex, 100,
                     fmt::format("flow {}->{} #{} ({} B)", p.src, p.dst, p.seq, p.wire_bytes), now);
@@ -152,19 +151,47 @@ void Fabric::flow_solve()
     f.remaining   = std::max(0.0, f.remaining - f.rate_before * static_cast<double>((now - f.last).ps()));
     f.last        = now;
     f.rate_before = rate;
-    if (f.done_live)
-      sched_.cancel(f.done);
     double ps = rate > 0 ? std::ceil(f.remaining / rate - 1e-6) : 9e18;
-    f.done = sched_.at(now + SimTime::ps(static_cast<std::int64_t>(std::min(ps, 9e18 - static_cast<double>(now.ps())))),
-                       this, kFlowDone, id);
-    f.done_live = true;
+    f.done     = now + SimTime::ps(static_cast<std::int64_t>(std::min(ps, 9e18 - static_cast<double>(now.ps()))));
+    f.done_seq = done_seq_++;
+    if (done_heap_.contains(id))
+      done_heap_.update(id);
+    else
+      done_heap_.push(id);
   }
+  flow_arm();
+}
+
+void Fabric::flow_arm()
+{
+  if (done_heap_.empty()) {
+    if (done_event_live_)
+      sched_.cancel(done_event_);
+    done_event_live_ = false;
+    return;
+  }
+  SimTime next = flows_[done_heap_.top()].done;
+  if (done_event_live_ && done_event_at_ == next)
+    return;
+  if (done_event_live_)
+    sched_.cancel(done_event_);
+  done_event_      = sched_.at(next, this, kFlowDone);
+  done_event_at_   = next;
+  done_event_live_ = true;
+}
+
+void Fabric::flows_done()
+{
+  done_event_live_ = false;
+  SimTime now      = sched_.now();
+  while (!done_heap_.empty() && flows_[done_heap_.top()].done == now)
+    flow_done(done_heap_.pop());
+  flow_arm();
 }
 
 void Fabric::flow_done(std::uint32_t id)
 {
   FlowRec& f  = flows_[id];
-  f.done_live = false;
   SimTime now = sched_.now();
   if (!sharing_->dirty())
     sched_.at(now, this, kFlowSolve);

@@ -9,62 +9,8 @@ namespace nafsim::net {
 MaxMinSharing::MaxMinSharing(std::vector<double> capacity)
     : capacity_(std::move(capacity)), on_link_(capacity_.size()), link_mark_(capacity_.size(), 0),
       residual_(capacity_.size(), 0), share_(capacity_.size(), 0), unfixed_(capacity_.size(), 0),
-      heap_pos_(capacity_.size(), kNotQueued), touch_mark_(capacity_.size(), 0)
+      heap_(ShareBefore{&share_}), touch_mark_(capacity_.size(), 0)
 {
-}
-
-bool MaxMinSharing::before(std::uint32_t a, std::uint32_t b) const
-{
-  return share_[a] < share_[b] || (share_[a] == share_[b] && a < b);
-}
-
-std::size_t MaxMinSharing::sift_down(std::size_t i)
-{
-  const std::size_t n = heap_.size();
-  std::uint32_t l     = heap_[i];
-  for (;;) {
-    std::size_t c = 2 * i + 1;
-    if (c >= n)
-      break;
-    if (c + 1 < n && before(heap_[c + 1], heap_[c]))
-      ++c;
-    if (!before(heap_[c], l))
-      break;
-    heap_[i]           = heap_[c];
-    heap_pos_[heap_[i]] = static_cast<std::uint32_t>(i);
-    i                  = c;
-  }
-  heap_[i]     = l;
-  heap_pos_[l] = static_cast<std::uint32_t>(i);
-  return i;
-}
-
-void MaxMinSharing::sift_up(std::size_t i)
-{
-  std::uint32_t l = heap_[i];
-  while (i > 0) {
-    std::size_t parent = (i - 1) / 2;
-    if (!before(l, heap_[parent]))
-      break;
-    heap_[i]            = heap_[parent];
-    heap_pos_[heap_[i]] = static_cast<std::uint32_t>(i);
-    i                   = parent;
-  }
-  heap_[i]     = l;
-  heap_pos_[l] = static_cast<std::uint32_t>(i);
-}
-
-void MaxMinSharing::heap_remove(std::size_t i)
-{
-  std::uint32_t gone = heap_[i];
-  std::uint32_t last = heap_.back();
-  heap_.pop_back();
-  heap_pos_[gone] = kNotQueued;
-  if (gone == last)
-    return;
-  heap_[i]        = last;
-  heap_pos_[last] = static_cast<std::uint32_t>(i);
-  sift_up(sift_down(i));
 }
 
 std::uint32_t MaxMinSharing::add(std::span<const std::uint32_t> links)
@@ -146,23 +92,19 @@ const std::vector<std::uint32_t>& MaxMinSharing::solve()
   // flows at that share. The links wait in an indexed heap keyed (share, id),
   // one entry per link re-keyed in place once per fixing step (a heap of stale
   // entries, one per flow and link, cost 87 % of an all-to-all's run time).
-  heap_.clear();
+  queued_.clear();
   for (auto l : comp_links_) {
     residual_[l] = capacity_[l];
     unfixed_[l]  = static_cast<std::uint32_t>(on_link_[l].size());
-    heap_pos_[l] = kNotQueued;
     if (unfixed_[l] > 0) {
-      share_[l]    = residual_[l] / unfixed_[l];
-      heap_pos_[l] = static_cast<std::uint32_t>(heap_.size());
-      heap_.push_back(l);
+      share_[l] = residual_[l] / unfixed_[l];
+      queued_.push_back(l);
     }
   }
-  for (std::size_t i = heap_.size() / 2; i-- > 0;)
-    sift_down(i);
+  heap_.assign(queued_);
   while (!heap_.empty()) {
-    std::uint32_t l = heap_.front();
+    std::uint32_t l = heap_.pop();
     double share    = share_[l];
-    heap_remove(0);
     touched_.clear();
     for (auto f : on_link_[l]) {
       if (flow_fixed_[f] == epoch_)
@@ -175,7 +117,7 @@ const std::vector<std::uint32_t>& MaxMinSharing::solve()
       for (auto k : fl.links) {
         residual_[k] = std::max(0.0, residual_[k] - share);
         --unfixed_[k];
-        if (k != l && heap_pos_[k] != kNotQueued && touch_mark_[k] != touch_epoch_) {
+        if (k != l && heap_.contains(k) && touch_mark_[k] != touch_epoch_) {
           touch_mark_[k] = touch_epoch_;
           touched_.push_back(k);
         }
@@ -183,11 +125,11 @@ const std::vector<std::uint32_t>& MaxMinSharing::solve()
     }
     for (auto k : touched_) {
       if (unfixed_[k] == 0) {
-        heap_remove(heap_pos_[k]);
+        heap_.remove(k);
         continue;
       }
       share_[k] = residual_[k] / unfixed_[k];
-      sift_up(sift_down(heap_pos_[k]));
+      heap_.update(k);
     }
     if (++touch_epoch_ == 0) {
       std::fill(touch_mark_.begin(), touch_mark_.end(), 0);

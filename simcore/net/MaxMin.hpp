@@ -11,6 +11,8 @@
 // component of the flow-link graph), since rates elsewhere cannot change, and
 // reports the flows whose rate changed.
 
+#include "simcore/net/IndexedHeap.hpp"
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -22,6 +24,8 @@ public:
   /// `capacity[l]` of link l, in any unit of amount per unit of time (rates
   /// come out in it).
   explicit MaxMinSharing(std::vector<double> capacity);
+  MaxMinSharing(const MaxMinSharing&)            = delete; // its heap points into it
+  MaxMinSharing& operator=(const MaxMinSharing&) = delete;
 
   /// A new flow over `links` (each link at most once); its rate is 0 until the
   /// next solve().
@@ -59,16 +63,17 @@ private:
   std::vector<std::uint32_t> link_mark_, flow_mark_, flow_fixed_;
   std::vector<double> residual_, share_;
   std::vector<std::uint32_t> unfixed_;
-  // The links of the component not yet fixed, a binary min-heap on (share,
-  // link id) with each link's position in it (kNotQueued when out).
-  static constexpr std::uint32_t kNotQueued = UINT32_MAX;
-  std::vector<std::uint32_t> heap_, heap_pos_;
-  std::vector<std::uint32_t> touch_mark_, touched_;
+  // The links of the component not yet fixed, by (fair share, link id).
+  struct ShareBefore {
+    const std::vector<double>* share;
+    bool operator()(std::uint32_t a, std::uint32_t b) const
+    {
+      return (*share)[a] < (*share)[b] || ((*share)[a] == (*share)[b] && a < b);
+    }
+  };
+  IndexedHeap<ShareBefore> heap_;
+  std::vector<std::uint32_t> queued_, touch_mark_, touched_; ///< links re-keyed after a fixing step
   std::uint32_t touch_epoch_ = 1;
-  bool before(std::uint32_t a, std::uint32_t b) const;
-  std::size_t sift_down(std::size_t i);
-  void sift_up(std::size_t i);
-  void heap_remove(std::size_t i);
   std::vector<std::uint32_t> comp_links_, comp_flows_, changed_;
   std::uint64_t flows_solved_ = 0;
 };
