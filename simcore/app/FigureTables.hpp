@@ -170,6 +170,8 @@ Built fig16(const CsvTable& accl, const Companion& mpi);
 Built fig17(const CsvTable& merged);
 /// PathFigures.cpp: where time goes (critical paths per resource).
 Built where_time_goes(const CsvTable& merged);
+/// FlowFigures.cpp: flow fidelity's error against packet fidelity (collectives; permutation traffic, the companion).
+Built flow_accuracy(const CsvTable& coll, const Companion& traffic);
 Built lant_fig7(const CsvTable& merged);
 Built lant_hops(const CsvTable& merged);
 Built lant_tables(const CsvTable& merged);

@@ -30,8 +30,9 @@ struct Figure {
   FigureInfo info;
   std::function<Built(const CsvTable&, const Reference&, const Companion&)> build;
   std::string table = "collective"; ///< the merged result table the builder reads
-  bool mpi_companion = false;       ///< also run <name>-mpi.json and hand its `companion_table` to the builder
+  bool mpi_companion = false;       ///< also run <name><companion>.json and hand its `companion_table` to the builder
   std::string companion_table = "mpi";
+  std::string companion       = "-mpi";
 };
 
 const std::vector<Figure>& figures()
@@ -70,6 +71,10 @@ const std::vector<Figure>& figures()
       {{"where-time-goes", "Where time goes: the critical path of an 8-rank allreduce on the CCLO per resource, 100 "
                            "and 400 Gb/s links"},
        plain([](const CsvTable& t, const Reference&) { return where_time_goes(t); }), "critical_path"},
+      {{"flow-accuracy", "Flow vs packet fidelity: every collective on 64 CCLO ranks and permutation traffic on a 4:1 "
+                         "leaf-spine, flow's error per case"},
+       [](const CsvTable& t, const Reference&, const Companion& traffic) { return flow_accuracy(t, traffic); },
+       "collective", true, "traffic", "-traffic"},
       {{"reconic-rdma", "RecoNIC Fig. 9-12: RDMA READ / WRITE throughput and latency vs size, single vs batch"},
        plain([](const CsvTable& t, const Reference&) { return reconic_rdma(t); }), "reconic"},
       {{"reconic-memory", "RecoNIC VI-B: host <-> device DMA throughput and FPGA access to host memory vs size"},
@@ -292,7 +297,7 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
     auto main_dir = run_sweep(name);
     std::optional<fs::path> mpi_dir;
     if (main_dir && f->mpi_companion)
-      mpi_dir = run_sweep(name + "-mpi");
+      mpi_dir = run_sweep(name + f->companion);
     if (interrupted)
       return 130;
     if (!main_dir || (f->mpi_companion && !mpi_dir)) {
