@@ -101,8 +101,9 @@ struct Reference {
   }
 };
 
-/// The software-MPI side of a comparison: the merged `mpi` table of the figure's companion sweep
-/// (python-free-tools/figures/<name>-mpi.json); empty for figures without one.
+/// The other side of a comparison: the merged table of the figure's companion sweep (the software-MPI side,
+/// python-free-tools/figures/<name>-mpi.json; flow-accuracy: its traffic, <name>-traffic.json); empty for figures
+/// without one.
 using Companion = CsvTable;
 
 /// Rows of a merged collective table (first iteration of each point and size).

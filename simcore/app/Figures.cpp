@@ -30,7 +30,8 @@ struct Figure {
   FigureInfo info;
   std::function<Built(const CsvTable&, const Reference&, const Companion&)> build;
   std::string table = "collective"; ///< the merged result table the builder reads
-  bool mpi_companion = false;       ///< also run <name><companion>.json and hand its `companion_table` to the builder
+  /// Also run <name><companion>.json (software MPI, other traffic) and hand its `companion_table` to the builder.
+  bool has_companion = false;
   std::string companion_table = "mpi";
   std::string companion       = "-mpi";
 };
@@ -295,17 +296,17 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
       return so.out_dir;
     };
     auto main_dir = run_sweep(name);
-    std::optional<fs::path> mpi_dir;
-    if (main_dir && f->mpi_companion)
-      mpi_dir = run_sweep(name + f->companion);
+    std::optional<fs::path> companion_dir;
+    if (main_dir && f->has_companion)
+      companion_dir = run_sweep(name + f->companion);
     if (interrupted)
       return 130;
-    if (!main_dir || (f->mpi_companion && !mpi_dir)) {
+    if (!main_dir || (f->has_companion && !companion_dir)) {
       status = 3;
       continue;
     }
     Built b = f->build(results::read_csv(*main_dir / (f->table + ".csv")), ref,
-                       mpi_dir ? results::read_csv(*mpi_dir / (f->companion_table + ".csv")) : Companion{});
+                       companion_dir ? results::read_csv(*companion_dir / (f->companion_table + ".csv")) : Companion{});
     results::write_file_atomic(opt.out / (name + ".csv"), b.data.csv());
     if (b.errors)
       results::write_file_atomic(opt.out / (name + "-errors.csv"), b.errors->csv());
