@@ -17,8 +17,9 @@ struct PortalsMpi::Call {
   bool waiting          = false;
 };
 
-PortalsMpi::PortalsMpi(int rank, PortalsNi& ni, Scheduler& s, BitsPerSecond combine_rate, BitsPerSecond copy_rate)
-    : rank_(rank), ni_(ni), sched_(s), combine_rate_(combine_rate), copy_rate_(copy_rate)
+PortalsMpi::PortalsMpi(int rank, PortalsNi& ni, Scheduler& s, NodeClock& clock, BitsPerSecond combine_rate,
+                       BitsPerSecond copy_rate)
+    : rank_(rank), ni_(ni), sched_(s), clock_(clock), combine_rate_(combine_rate), copy_rate_(copy_rate)
 {
 }
 
@@ -31,9 +32,9 @@ portals::MatchBits PortalsMpi::bits(int, std::uint64_t seq) const
 
 void PortalsMpi::local(SimTime cost, std::function<void()> then)
 {
-  const SimTime start = std::max(sched_.now(), cpu_free_);
+  const SimTime start = std::max(clock_.now(), cpu_free_);
   cpu_free_           = start + cost;
-  sched_.call_at(cpu_free_, std::move(then));
+  clock_.at(cpu_free_, std::move(then));
 }
 
 void PortalsMpi::blocking(ActorContext& ctx, const char* what, const std::function<void(PortalsNi::Done)>& start)

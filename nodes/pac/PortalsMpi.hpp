@@ -15,7 +15,9 @@ namespace nafsim::nodes {
 class PortalsMpi {
 public:
   /// `combine_rate` / `copy_rate`: the host CPU's local reductions and copies.
-  PortalsMpi(int rank, PortalsNi& ni, Scheduler& s, BitsPerSecond combine_rate, BitsPerSecond copy_rate);
+  /// `clock`: the node's (its host's steps are dated on it); `s` wakes the rank's actor.
+  PortalsMpi(int rank, PortalsNi& ni, Scheduler& s, NodeClock& clock, BitsPerSecond combine_rate,
+             BitsPerSecond copy_rate);
 
   /// This rank's part of a collective (its schedule; ranks are node numbers); blocks until done.
   void run(ActorContext& ctx, const coll::Schedule& s);
@@ -42,6 +44,7 @@ private:
   int rank_;
   PortalsNi& ni_;
   Scheduler& sched_;
+  NodeClock& clock_;
   BitsPerSecond combine_rate_, copy_rate_;
   SimTime cpu_free_;
   std::map<int, std::uint64_t> out_seq_, in_seq_;

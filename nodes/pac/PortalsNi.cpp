@@ -31,9 +31,23 @@ void IdealPortalsFabric::send(int from, int to, const PortalsWire& w, std::funct
   SimTime& free    = port_free_.at(static_cast<std::size_t>(from));
   const SimTime t0 = std::max(sched_.now(), free);
   free             = t0 + transmit_time(Bytes{header_.count + w.bytes}, rate_);
+  bus_             = bus_ + (free - t0) + latency_;
   if (sent)
     sched_.call_at(free, std::move(sent));
   sched_.call_at(free + latency_, [this, from, to, w] { deliver_.at(static_cast<std::size_t>(to))(from, w); });
+}
+
+void UntimedPortalsFabric::attach(int node, Deliver d)
+{
+  deliver_.at(static_cast<std::size_t>(node)) = std::move(d);
+}
+
+void UntimedPortalsFabric::send(int from, int to, const PortalsWire& w, std::function<void()> sent)
+{
+  // At the same date, after the sender's current step (a callback run later in the date's order, not nested).
+  if (sent)
+    sched_.call_at(sched_.now(), std::move(sent));
+  sched_.call_at(sched_.now(), [this, from, to, w] { deliver_.at(static_cast<std::size_t>(to))(from, w); });
 }
 
 namespace {
@@ -48,14 +62,14 @@ portals::MatchingConfig lists_of(const PortalsConfig& c)
 } // namespace
 
 PortalsNi::PortalsNi(int self, int nodes, const PortalsConfig& cfg, PortalsProtocol proto, Bytes eager_limit,
-                     Scheduler& s, PortalsFabric& fabric)
+                     NodeClock& clock, PortalsFabric& fabric)
     : self_(self)
     , nodes_(nodes)
     , cfg_(cfg)
     , pcfg_(cfg.of(cfg.engine))
     , proto_(proto)
     , eager_limit_(eager_limit.count)
-    , sched_(s)
+    , clock_(clock)
     , fabric_(fabric)
     , cpu_(pcfg_)
     , mu_(lists_of(cfg))
@@ -85,12 +99,15 @@ PortalsNi::PortalsNi(int self, int nodes, const PortalsConfig& cfg, PortalsProto
 
 void PortalsNi::after(SimTime t, std::function<void()> fn)
 {
-  sched_.call_at(std::max(t, sched_.now()), std::move(fn));
+  clock_.at(t, std::move(fn));
 }
 
 SimTime PortalsNi::copy_time(std::uint64_t bytes) const
 {
-  return bytes == 0 ? SimTime{} : transmit_time(Bytes{bytes}, pcfg_.copy_rate);
+  if (bytes == 0)
+    return {};
+  // A constant-latency copy module (PAC on the paper's virtual platform, 5.3) takes the same time for any size.
+  return pcfg_.constant_copy ? cpu_.cycles(pcfg_.copy_cycles) : transmit_time(Bytes{bytes}, pcfg_.copy_rate);
 }
 
 SimTime PortalsNi::walk(const char* list, unsigned visited, std::size_t entries)
@@ -109,7 +126,8 @@ SimTime PortalsNi::reserve(Unit u, SimTime walk, std::uint64_t copy, bool comman
   const SimTime cp  = copy_time(copy);
   c_.bytes_copied += copy;
   c_.busy         = c_.busy + cmd + walk + cp;
-  const SimTime now = sched_.now();
+  c_.commands += cmd, c_.walks += walk, c_.copies += cp;
+  const SimTime now = clock_.now();
   if (!pcfg_.concurrent) { // one processor runs everything in turn
     const SimTime start = std::max(now, unit_free_[0]);
     unit_free_[0]       = start + cmd + walk + cp;
@@ -129,12 +147,13 @@ SimTime PortalsNi::reserve(Unit u, SimTime walk, std::uint64_t copy, bool comman
 SimTime PortalsNi::interrupt_host()
 {
   ++c_.interrupts;
+  c_.interrupts_time += cfg_.interrupt;
   if (!pcfg_.concurrent) { // software Portals: the handler takes the CPU the engine runs on
-    const SimTime start = std::max(sched_.now(), unit_free_[0]);
+    const SimTime start = std::max(clock_.now(), unit_free_[0]);
     unit_free_[0]       = start + cfg_.interrupt;
     return unit_free_[0];
   }
-  host_free_ = std::max(sched_.now(), host_free_) + cfg_.interrupt;
+  host_free_ = std::max(clock_.now(), host_free_) + cfg_.interrupt;
   return host_free_;
 }
 
@@ -205,7 +224,7 @@ void PortalsNi::irecv(int src, MatchBits bits, std::uint64_t bytes, Done done)
     op.user      = id;
     cts_.trigger(op);
   }
-  const SimTime posted = sched_.now() + (cfg_.engine == PortalsEngine::Pac ? cfg_.post : SimTime{});
+  const SimTime posted = clock_.now() + (cfg_.engine == PortalsEngine::Pac ? cfg_.post : SimTime{});
   after(posted, [this, me, id] {
     const auto before = mu_.size(List::Unexpected);
     Append a          = mu_.append_priority(me);
@@ -268,7 +287,7 @@ void PortalsNi::get_window(int dst, MatchBits bits, std::uint64_t offset, std::u
 void PortalsNi::post_and_send(int dst, const PortalsWire& w, SimTime walk_t, Done sent)
 {
   // PAC: the host writes the command into the message buffer; software Portals runs it on the CPU at once.
-  const SimTime posted = sched_.now() + (cfg_.engine == PortalsEngine::Pac ? cfg_.post : SimTime{});
+  const SimTime posted = clock_.now() + (cfg_.engine == PortalsEngine::Pac ? cfg_.post : SimTime{});
   after(posted, [this, dst, w, walk_t, sent = std::move(sent)]() mutable {
     after(reserve(kHost, walk_t, 0),
           [this, dst, w, sent = std::move(sent)]() mutable { fabric_.send(self_, dst, w, std::move(sent)); });
@@ -295,7 +314,7 @@ void PortalsNi::on_put(int from, const PortalsWire& w)
   if (cfg_.engine == PortalsEngine::Pac) {
     buffered_ += in_buffer;
     if (buffered_ > static_cast<std::uint64_t>(nodes_) * cfg_.max_msg_size.count)
-      extra = interrupt_host() - sched_.now(); // the message waits for the host to make room
+      extra = interrupt_host() - clock_.now(); // the message waits for the host to make room
   }
   const std::size_t entries = mu_.size(List::Priority) + mu_.size(List::Overflow);
   Arrival a                 = mu_.arrive(h);
@@ -348,13 +367,13 @@ void PortalsNi::fetch_rest(const Header& h, std::uint64_t from, std::uint64_t re
     return;
   if (ct >= 0) { // the receive's counting event counts this delivery and fires the triggered Get: no host
     for (auto const& op : cts_.inc(ct))
-      issue_get(h.source, rndv_bits(h.msg), from, h.length - from, op.user, sched_.now());
+      issue_get(h.source, rndv_bits(h.msg), from, h.length - from, op.user, clock_.now());
     cts_.free(ct);
     ++c_.triggered_gets;
     return;
   }
   ++c_.host_gets;
-  issue_get(h.source, rndv_bits(h.msg), from, h.length - from, recv, interrupt ? interrupt_host() : sched_.now());
+  issue_get(h.source, rndv_bits(h.msg), from, h.length - from, recv, interrupt ? interrupt_host() : clock_.now());
 }
 
 void PortalsNi::issue_get(int from, MatchBits bits, std::uint64_t offset, std::uint64_t bytes, std::uint64_t recv,

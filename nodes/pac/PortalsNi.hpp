@@ -27,10 +27,10 @@
 // (RoCE SENDs carrying a Portals header, between host nodes) or an ideal memory-mapped bus like the
 // paper's virtual platform (a fixed latency and a rate per master port).
 
+#include "nodes/pac/NodeClock.hpp"
 #include "nodes/pac/PortalsProcessor.hpp"
 #include "protocols/portals/Events.hpp"
 #include "protocols/portals/Matching.hpp"
-#include "simcore/engine/Scheduler.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -62,6 +62,8 @@ public:
   virtual void send(int from, int to, const PortalsWire& w, std::function<void()> sent) = 0;
   /// Where messages for node `node` are delivered.
   virtual void attach(int node, Deliver d) = 0;
+  /// Time the fabric spent moving messages (every sender's port busy plus latency), if it keeps it.
+  virtual SimTime bus_time() const { return {}; }
 };
 
 /// The paper's virtual platform: each node's master port writes into the target's global address
@@ -71,9 +73,11 @@ public:
   IdealPortalsFabric(Scheduler& s, std::size_t nodes, SimTime latency, BitsPerSecond rate, Bytes header);
   void send(int from, int to, const PortalsWire& w, std::function<void()> sent) override;
   void attach(int node, Deliver d) override;
+  SimTime bus_time() const override { return bus_; }
 
 private:
   Scheduler& sched_;
+  SimTime bus_;
   SimTime latency_;
   BitsPerSecond rate_;
   Bytes header_;
@@ -81,11 +85,27 @@ private:
   std::vector<Deliver> deliver_;
 };
 
+/// The paper's virtual platform as OVP runs it (3.1, 3.2): a node's write into another's global address space
+/// is an untimed memory access. The message is there, whole, at the date it is written: delivered at once, and
+/// the sender's port free at once. With time slices the reader sees it when it next runs (TimeSlices.hpp).
+class UntimedPortalsFabric final : public PortalsFabric {
+public:
+  UntimedPortalsFabric(Scheduler& s, std::size_t nodes) : sched_(s), deliver_(nodes) {}
+  void send(int from, int to, const PortalsWire& w, std::function<void()> sent) override;
+  void attach(int node, Deliver d) override;
+
+private:
+  Scheduler& sched_;
+  std::vector<Deliver> deliver_;
+};
+
 struct PortalsNiCounters {
   std::uint64_t puts = 0, gets = 0, expected = 0, unexpected = 0, payload_dropped = 0, triggered_gets = 0,
                 host_gets = 0, interrupts = 0, acks = 0, visited = 0, missed = 0, bytes_copied = 0, one_sided = 0;
   std::uint64_t store_peak = 0; ///< bytes of the unexpected store in use, at most
-  SimTime busy;                 ///< engine time spent (all subsystems)
+  SimTime busy;                 ///< engine time spent (all subsystems): commands + walks + copies
+  SimTime commands, walks, copies; ///< the engine time of the commands' fixed cycles, the list walks, the copies
+  SimTime interrupts_time;         ///< the host's time in interrupt handlers
   /// Sum another node's counts into these (the store's peak: the larger).
   void add(const PortalsNiCounters& o)
   {
@@ -95,13 +115,15 @@ struct PortalsNiCounters {
     bytes_copied += o.bytes_copied, one_sided += o.one_sided;
     store_peak = std::max(store_peak, o.store_peak);
     busy       = busy + o.busy;
+    commands += o.commands, walks += o.walks, copies += o.copies, interrupts_time += o.interrupts_time;
   }
 };
 
 class PortalsNi {
 public:
   using Done = std::function<void()>;
-  PortalsNi(int self, int nodes, const PortalsConfig& cfg, PortalsProtocol proto, Bytes eager_limit, Scheduler& s,
+  /// Node `self` of `nodes`; its work dated on `clock` (the engine's, or its time slices').
+  PortalsNi(int self, int nodes, const PortalsConfig& cfg, PortalsProtocol proto, Bytes eager_limit, NodeClock& clock,
             PortalsFabric& fabric);
   PortalsNi(const PortalsNi&)            = delete;
   PortalsNi& operator=(const PortalsNi&) = delete;
@@ -168,7 +190,7 @@ private:
   PortalsProcessorConfig pcfg_;
   PortalsProtocol proto_;
   std::uint64_t eager_limit_;
-  Scheduler& sched_;
+  NodeClock& clock_;
   PortalsFabric& fabric_;
   PortalsProcessor cpu_;
   portals::MatchingUnit mu_;   ///< the MPI portal: PR, OF, UM

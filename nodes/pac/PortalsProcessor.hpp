@@ -23,7 +23,9 @@ struct PortalsProcessorConfig {
   Bytes cache{1 << 20};
   SimTime miss_latency = SimTime::ns(100);
   BitsPerSecond copy_rate{8e9};
-  bool concurrent = false;
+  bool constant_copy = false;
+  double copy_cycles = 10;
+  bool concurrent    = false;
   template <class V> void describe(V& v)
   {
     v.field("clock", clock, "clock of the processor running Portals");
@@ -40,6 +42,10 @@ struct PortalsProcessorConfig {
     v.field("miss_latency", miss_latency, "added per entry visited when the list's walk misses the cache");
     v.field("copy_rate", copy_rate,
             "rate of the payload copies the engine makes (message buffer or unexpected store to the user buffer)");
+    v.field("constant_copy", constant_copy,
+            "copies take copy_cycles whatever their size (a constant-latency module, PAC on the paper's virtual "
+            "platform, 5.3) instead of bytes / copy_rate");
+    v.field("copy_cycles", copy_cycles, "cycles of one copy when constant_copy is on", config::Limits::between(0, 1e9));
     v.field("concurrent", concurrent,
             "host commands, incoming Puts and incoming Gets run in separate subsystems sharing the list manager "
             "(PAC 3.2.3); false: one after another on one processor");
@@ -49,8 +55,9 @@ struct PortalsProcessorConfig {
 /// The engines a platform describes, and which one its nodes run.
 enum class PortalsEngine { Pac, ArmA9, E8400 };
 /// How Portals messages travel: the nafsim network between host nodes (RoCE SENDs carrying the Portals
-/// header), or an ideal memory-mapped bus like the PAC paper's virtual platform.
-enum class PortalsFabricKind { Ideal, Network };
+/// header), an ideal memory-mapped bus with a latency and a rate per master port, or the paper's virtual
+/// platform's untimed memory writes.
+enum class PortalsFabricKind { Ideal, Network, Untimed };
 
 struct PortalsConfig {
   PortalsEngine engine = PortalsEngine::Pac;
@@ -62,6 +69,7 @@ struct PortalsConfig {
   PortalsFabricKind fabric = PortalsFabricKind::Ideal;
   SimTime ideal_latency    = SimTime::ns(20);
   BitsPerSecond ideal_rate{64e9};
+  SimTime quantum{};
   Bytes header{64};
   SimTime post    = SimTime::ns(20);
   SimTime interrupt = SimTime::us(1);
@@ -83,8 +91,12 @@ struct PortalsConfig {
     v.field("pac", pac, "the PAC accelerator's list manager and message processor");
     v.field("arm_a9", arm_a9, "software Portals on an ARM Cortex-A9");
     v.field("e8400", e8400, "software Portals on an Intel Core 2 Duo E8400");
-    v.field("fabric", fabric, "how Portals messages travel (the portals_mpi workload): ideal (a memory-mapped bus) or "
-                              "network (RoCE SENDs between host nodes over the platform's network)");
+    v.field("fabric", fabric, "how Portals messages travel (the portals_mpi workload): ideal (a memory-mapped bus with "
+                              "a latency and a rate), untimed (memory writes of no duration, as the paper's OVP "
+                              "platform) or network (RoCE SENDs between host nodes over the platform's network)");
+    v.field("quantum", quantum, "time slice of the virtual platform (PAC paper 3.1): the nodes run one after another, "
+                                "each for this much of its own clock; 0: all nodes run at once (a timed platform). "
+                                "Needs fabric 'untimed'");
     v.field("ideal_latency", ideal_latency, "ideal fabric: latency of a write into another node's address space");
     v.field("ideal_rate", ideal_rate, "ideal fabric: rate of a node's master port");
     v.field("header", header, "bytes of a Portals header on the fabric", config::Limits::between(1, 4096));
@@ -143,6 +155,7 @@ template <> struct EnumNames<nodes::PortalsEngine> {
 };
 template <> struct EnumNames<nodes::PortalsFabricKind> {
   static constexpr std::array list{std::pair{nodes::PortalsFabricKind::Ideal, "ideal"},
-                                   std::pair{nodes::PortalsFabricKind::Network, "network"}};
+                                   std::pair{nodes::PortalsFabricKind::Network, "network"},
+                                   std::pair{nodes::PortalsFabricKind::Untimed, "untimed"}};
 };
 } // namespace nafsim::config

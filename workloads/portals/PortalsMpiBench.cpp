@@ -17,12 +17,15 @@ using nodes::PortalsProtocol;
 namespace {
 // NAS class S parameters (NPB 3.x MPI: IS is.c, FT ft.f / npbparams, EP ep.f, DT dt.c).
 constexpr std::uint64_t kIsTotalKeys  = 1 << 16; // IS: TOTAL_KEYS_LOG_2 16
-constexpr std::uint64_t kIsBuckets    = 1 << 10; // IS: NUM_BUCKETS_LOG_2 10
+constexpr std::uint64_t kIsBuckets    = 1 << 9;  // IS class S: NUM_BUCKETS_LOG_2 9
+constexpr std::uint64_t kIsTestArray  = 5;       // IS: TEST_ARRAY_SIZE, summed with the buckets
 constexpr unsigned kIsIterations      = 11;      // IS: one untimed rank() and MAX_ITERATIONS 10
 constexpr std::uint64_t kFtPoints     = 64 * 64 * 64; // FT class S: 64 x 64 x 64
 constexpr unsigned kFtIterations      = 6;            // FT class S: niter 6
 constexpr std::uint64_t kFtPlanes     = 64;           // FT class S: nz; more ranks than that: the 2-D layout
 constexpr std::uint64_t kDtSamples    = 1728;         // DT class S: NUM_SAMPLES
+constexpr std::uint64_t kDtFieldDim   = 4;            // DT: fielddim, values per sample
+constexpr int kDtSources              = 4;            // DT class S: NUM_SOURCES; BH has them and one sink
 
 /// The global array's window over all `p` ranks.
 portals::Window md_window(std::uint64_t p)
@@ -67,6 +70,12 @@ void PortalsMpiBench::start(nodes::Cluster& c)
 {
   auto const& pc = c.config().node.portals;
   const bool net = pc.fabric == nodes::PortalsFabricKind::Network;
+  switch (cfg_.library) {
+    case PortalsLibrary::Platform: library_ = c.config().node.host.mpi.library; break;
+    case PortalsLibrary::OpenMpi: library_ = mpi::Library::OpenMpi; break;
+    case PortalsLibrary::OpenMpi20: library_ = mpi::Library::OpenMpi20; break;
+    case PortalsLibrary::Mpich: library_ = mpi::Library::Mpich; break;
+  }
   std::vector<std::size_t> pos;
   if (net)
     pos = c.positions(nodes::HostNode::kKind);
@@ -82,6 +91,11 @@ void PortalsMpiBench::start(nodes::Cluster& c)
                     net ? " host nodes (over the network, ranks run on host nodes: set platform.node.kind to 'host')"
                         : " nodes"));
   pos.resize(ranks_);
+  if (cfg_.pattern == PortalsPattern::NasDt && ranks_ < kDtSources + 1)
+    throw config::ConfigError("", cfg_.ranks == 0 ? "/platform/topology/hosts" : "/workload/ranks",
+                              fmt::format("nas_dt on {} ranks: DT's black-hole graph of class S has {} nodes, one per "
+                                          "rank (dt.c refuses fewer processes): give {} ranks or more",
+                                          ranks_, kDtSources + 1, kDtSources + 1));
   if (cfg_.pattern == PortalsPattern::NasFt && ranks_ > kFtPlanes && ranks_ % kFtPlanes != 0)
     throw config::ConfigError("", cfg_.ranks == 0 ? "/platform/topology/hosts" : "/workload/ranks",
                               fmt::format("nas_ft on {} ranks: FT class S runs on up to 64 ranks (1-D layout) or a "
@@ -95,11 +109,45 @@ void PortalsMpiBench::start(nodes::Cluster& c)
   } catch (const std::invalid_argument& e) {
     throw config::ConfigError("", "/platform/node/portals/unexpected_store", e.what());
   }
+  if (pc.quantum > SimTime{} && pc.fabric != nodes::PortalsFabricKind::Untimed)
+    throw config::ConfigError("", "/platform/node/portals/quantum",
+                              fmt::format("time slices (quantum {}) model the paper's virtual platform, whose nodes "
+                                          "talk through untimed memory writes: set node.portals.fabric to 'untimed', "
+                                          "or the quantum to 0 for the {} fabric",
+                                          format_time(pc.quantum), config::enum_name(pc.fabric)));
   if (net)
     fabric_ = std::make_unique<nodes::NetworkPortalsFabric>(c, pos, pc.header);
+  else if (pc.fabric == nodes::PortalsFabricKind::Untimed)
+    fabric_ = std::make_unique<nodes::UntimedPortalsFabric>(c.scheduler(), ranks_);
   else
     fabric_ = std::make_unique<nodes::IdealPortalsFabric>(c.scheduler(), ranks_, pc.ideal_latency, pc.ideal_rate,
                                                           pc.header);
+  if (pc.quantum > SimTime{}) {
+    try {
+      slices_ = std::make_unique<nodes::TimeSlices>(ranks_, pc.quantum);
+    } catch (const std::invalid_argument&) {
+      throw config::ConfigError("", "/platform/node/portals/quantum",
+                                fmt::format("a quantum of {} on {} nodes puts a round of slices beyond the "
+                                            "simulator's clock (rounds of quantum x nodes): take a shorter quantum "
+                                            "(the paper's platform: 1ms)",
+                                            format_time(pc.quantum), ranks_));
+    }
+    c.scheduler().add_failure_note([n = ranks_, q = pc.quantum](const std::string& failure) -> std::string {
+      if (failure.find("time limit") == std::string::npos)
+        return {};
+      return fmt::format("on the virtual platform the {} nodes run one after another in slices of {} "
+                         "(node.portals.quantum): the simulated time is the slices' sequence, {} times the nodes' own "
+                         "clocks",
+                         n, format_time(q), n);
+    });
+  }
+  clocks_.clear();
+  for (unsigned r = 0; r < ranks_; ++r) {
+    if (slices_)
+      clocks_.push_back(std::make_unique<nodes::SlicedClock>(c.scheduler(), *slices_, r));
+    else
+      clocks_.push_back(std::make_unique<nodes::EngineClock>(c.scheduler()));
+  }
   nis_.resize(variants_.size() * ranks_);
   mpis_.resize(variants_.size() * ranks_);
   end_.assign(ranks_, SimTime{});
@@ -119,10 +167,10 @@ void PortalsMpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
       for (unsigned r = 0; r < ranks_; ++r) { // fresh interfaces: empty lists, idle engines
         auto& ni  = nis_[v * ranks_ + r];
         ni        = std::make_unique<nodes::PortalsNi>(static_cast<int>(r), static_cast<int>(ranks_), pc,
-                                                variants_[v].protocol, variants_[v].eager_limit, c.scheduler(),
+                                                variants_[v].protocol, variants_[v].eager_limit, *clocks_[r],
                                                 *fabric_);
-        mpis_[v * ranks_ + r] = std::make_unique<nodes::PortalsMpi>(static_cast<int>(r), *ni, c.scheduler(),
-                                                                    cpu.reduce_rate, cpu.memcpy_rate);
+        mpis_[v * ranks_ + r] = std::make_unique<nodes::PortalsMpi>(
+            static_cast<int>(r), *ni, c.scheduler(), *clocks_[r], cpu.reduce_rate, cpu.memcpy_rate);
       }
     line_.arrive(ctx, ranks_);
     nodes::PortalsMpi& mpi = *mpis_[v * ranks_ + rank];
@@ -132,11 +180,15 @@ void PortalsMpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
       collective(ctx, mpi, rank, Collective::AllGather, 1, 8);
     }
     SimTime total;
+    const SimTime bus0 = fabric_->bus_time();
+    nodes::NodeClock& clock = *clocks_[rank];
     for (unsigned it = 0; it < cfg_.iterations; ++it) {
       line_.arrive(ctx, ranks_);
-      const SimTime t0 = ctx.now();
+      if (slices_) // every node starts the pattern at the same date of its own clock: a round's start
+        ctx.sleep_until(slices_->round_start(ctx.now()));
+      const SimTime t0 = clock.now();
       pattern(ctx, mpi, rank);
-      end_[rank] = ctx.now() - t0;
+      end_[rank] = clock.now() - t0;
       line_.arrive(ctx, ranks_);
       if (rank == 0) {
         SimTime span;
@@ -148,6 +200,7 @@ void PortalsMpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
     if (rank == 0) {
       Record rec;
       rec.time = SimTime::from_seconds(total.seconds() / cfg_.iterations);
+      rec.bus  = fabric_->bus_time() - bus0;
       for (unsigned r = 0; r < ranks_; ++r) {
         auto const& k = nis_[v * ranks_ + r]->counters();
         rec.sum.add(k);
@@ -169,7 +222,7 @@ void PortalsMpiBench::collective(ActorContext& ctx, nodes::PortalsMpi& mpi, unsi
   call.count      = count;
   call.elem_bytes = elem_bytes;
   call.func       = f;
-  const auto plan = mpi::plan_collective(cfg_.library, call);
+  const auto plan = mpi::plan_collective(library_, call);
   if (comm.empty()) {
     mpi.run(ctx, coll::build_schedule(call, plan.algorithm, coll::Protocol::Eager, static_cast<int>(rank), plan.options));
     return;
@@ -186,37 +239,40 @@ void PortalsMpiBench::pattern(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigne
   switch (cfg_.pattern) {
     case PortalsPattern::AllToAll: collective(ctx, mpi, rank, Collective::AllToAll, cfg_.block.count, 1); break;
     case PortalsPattern::NasIs: {
-      // Per ranking: the bucket sizes summed (MPI_Allreduce of NUM_BUCKETS ints), the send counts exchanged
-      // (MPI_Alltoall of one int), the keys redistributed (MPI_Alltoallv, here equal shares of the rank's keys).
+      // Per ranking: the bucket sizes summed (MPI_Allreduce of NUM_BUCKETS + TEST_ARRAY_SIZE ints), the send
+      // counts exchanged (MPI_Alltoall of one int), the keys redistributed (MPI_Alltoallv, here equal shares of the
+      // rank's keys). Then, as main() runs them: the timer's MPI_Reduce, full_verify, the verification counts' one.
       const std::uint64_t share = std::max<std::uint64_t>(1, kIsTotalKeys / p / p);
       for (unsigned it = 0; it < kIsIterations; ++it) {
-        collective(ctx, mpi, rank, Collective::AllReduce, kIsBuckets, 4);
+        collective(ctx, mpi, rank, Collective::AllReduce, kIsBuckets + kIsTestArray, 4);
         collective(ctx, mpi, rank, Collective::AllToAll, 1, 4);
         collective(ctx, mpi, rank, Collective::AllToAll, share, 4);
       }
-      // full_verify: each rank's first key to its left neighbour (MPI_Irecv, MPI_Send), the errors summed.
+      collective(ctx, mpi, rank, Collective::Reduce, 1, 8, coll::ReduceFunc::Max); // main: the timer's maximum
+      // full_verify (is.c): each rank's largest key to the next rank (MPI_Irecv from my_rank - 1, then MPI_Send
+      // to my_rank + 1, then MPI_Wait).
       coll::Schedule s;
       s.call.collective = Collective::Send;
       s.call.size       = static_cast<int>(p);
       s.call.count      = 1;
       s.call.elem_bytes = 4;
       s.rank            = r;
-      if (r + 1 < static_cast<int>(p)) {
+      if (r > 0) {
         coll::Op o;
         o.kind = coll::OpKind::Recv;
-        o.peer = r + 1;
+        o.peer = r - 1;
         o.dst  = coll::out(0, 1);
         s.ops.push_back(o);
       }
-      if (r > 0) {
+      if (r + 1 < static_cast<int>(p)) {
         coll::Op o;
         o.kind = coll::OpKind::Send;
-        o.peer = r - 1;
+        o.peer = r + 1;
         o.a    = coll::in(0, 1);
         s.ops.push_back(o);
       }
       mpi.run(ctx, s);
-      collective(ctx, mpi, rank, Collective::Reduce, 1, 4);
+      collective(ctx, mpi, rank, Collective::Reduce, 1, 4); // main: the verification counts summed
       break;
     }
     case PortalsPattern::NasFt: {
@@ -258,37 +314,24 @@ void PortalsMpiBench::pattern(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigne
       collective(ctx, mpi, rank, Collective::AllReduce, 1, 8, coll::ReduceFunc::Max);
       break;
     case PortalsPattern::NasDt: {
-      // The black-hole graph: the sources' feature arrays (NUM_SAMPLES doubles) flow up a quad tree to the
-      // sink, each inner node combining its children's arrays and passing the result on.
-      coll::Schedule s;
-      s.call.collective = Collective::Reduce;
-      s.call.size       = static_cast<int>(p);
-      s.call.count      = kDtSamples;
-      s.call.elem_bytes = 8;
-      s.rank            = r;
-      std::vector<std::uint32_t> got;
-      for (int k = 1; k <= 4; ++k) {
-        const int child = 4 * r + k;
-        if (child >= static_cast<int>(p))
-          break;
-        coll::Op o;
-        o.kind = coll::OpKind::RecvReduce;
-        o.peer = child;
-        o.a = o.dst = coll::in(0, kDtSamples);
-        if (!got.empty())
-          o.deps.push_back(got.back()); // combined one after another into the same array
-        got.push_back(static_cast<std::uint32_t>(s.ops.size()));
-        s.ops.push_back(o);
+      // dt.c's black-hole graph of class S (buildBH, NUM_SOURCES 4): graph node i on rank i, sources 0-3 and the
+      // sink 4, one arc from each source to the sink; ranks past the graph's five nodes take no part. A source
+      // sends its feature array's length (MPI_Send of one int) and then the array (len doubles; here the mean
+      // length, NUM_SAMPLES x fielddim 4); the sink receives them arc by arc (MPI_Recv, blocking), then sends its
+      // checksum (one double) to rank 0, which receives it after its own source's sends (ProcessNodes).
+      const std::uint64_t array = kDtSamples * kDtFieldDim * 8;
+      if (r < kDtSources) {
+        mpi.send(ctx, kDtSources, 4);
+        mpi.send(ctx, kDtSources, array);
+      } else if (r == kDtSources) {
+        for (int src = 0; src < kDtSources; ++src) {
+          mpi.recv(ctx, src, 4);
+          mpi.recv(ctx, src, array);
+        }
+        mpi.send(ctx, 0, 8);
       }
-      if (r > 0) {
-        coll::Op o;
-        o.kind = coll::OpKind::Send;
-        o.peer = (r - 1) / 4;
-        o.a    = coll::in(0, kDtSamples);
-        o.deps = got;
-        s.ops.push_back(o);
-      }
-      mpi.run(ctx, s);
+      if (r == 0)
+        mpi.recv(ctx, kDtSources, 8);
       break;
     }
     case PortalsPattern::GaMd: {
@@ -313,7 +356,8 @@ void PortalsMpiBench::report(const nodes::Cluster& c, results::ResultSink& sink,
   results::Table t("portals_mpi",
                    {"pattern", "engine", "hashing", "fabric", "protocol", "ranks", "block", "time_us", "engine_busy_us",
                     "busiest_engine_us", "puts", "gets", "expected", "unexpected", "triggered_gets", "host_gets",
-                    "interrupts", "visited", "missed", "bytes_copied", "store_peak", "payload_dropped", "acks"});
+                    "interrupts", "visited", "missed", "bytes_copied", "store_peak", "payload_dropped", "acks",
+                    "quantum_us", "commands_us", "walks_us", "copies_us", "interrupts_us", "bus_us", "library"});
   for (std::size_t v = 0; v < records_.size(); ++v) {
     auto const& r = records_[v];
     auto const& s = r.sum;
@@ -340,12 +384,21 @@ void PortalsMpiBench::report(const nodes::Cluster& c, results::ResultSink& sink,
         .add(s.bytes_copied)
         .add(s.store_peak)
         .add(s.payload_dropped)
-        .add(s.acks);
-    summary.push_back(fmt::format("{} on {} ranks, {}{}, {} fabric, {}: {:.3f} us ({} unexpected of {} Puts, {} "
-                                  "entries visited)",
+        .add(s.acks)
+        .add(pc.quantum.us(), 4)
+        .add(s.commands.us(), 4)
+        .add(s.walks.us(), 4)
+        .add(s.copies.us(), 4)
+        .add(s.interrupts_time.us(), 4)
+        .add(r.bus.us(), 4)
+        .add(config::enum_name(library_));
+    summary.push_back(fmt::format("{} on {} ranks, {}{}, {} fabric{}, {}: {:.3f} us{} ({:.3f} us in Portals on all "
+                                  "nodes; {} unexpected of {} Puts, {} entries visited)",
                                   config::enum_name(cfg_.pattern), ranks_, config::enum_name(pc.engine),
-                                  pc.hashing ? " with hashing" : "", config::enum_name(pc.fabric), variants_[v].name,
-                                  r.time.us(), s.unexpected, s.puts, s.visited));
+                                  pc.hashing ? " with hashing" : "", config::enum_name(pc.fabric),
+                                  pc.quantum > SimTime{} ? fmt::format(", {} time slices", format_time(pc.quantum)) : "",
+                                  variants_[v].name, r.time.us(), pc.quantum > SimTime{} ? " on the nodes' clocks" : "",
+                                  (s.busy + s.interrupts_time).us(), s.unexpected, s.puts, s.visited));
   }
   sink.add(std::move(t));
 }

@@ -14,6 +14,7 @@
 #include "nodes/host/HostNodeConfig.hpp"
 #include "nodes/pac/NetworkPortalsFabric.hpp"
 #include "nodes/pac/PortalsMpi.hpp"
+#include "nodes/pac/TimeSlices.hpp"
 #include "workloads/StartLine.hpp"
 #include "workloads/Workload.hpp"
 
@@ -22,6 +23,8 @@
 namespace nafsim::workloads {
 
 enum class PortalsPattern { AllToAll, NasIs, NasFt, NasEp, NasDt, GaMd };
+/// Whose collective selection the ranks' MPI follows: the platform's (node.host.mpi.library) or one named here.
+enum class PortalsLibrary { Platform, OpenMpi, OpenMpi20, Mpich };
 
 struct PortalsMpiConfig {
   PortalsPattern pattern = PortalsPattern::AllToAll;
@@ -31,7 +34,7 @@ struct PortalsMpiConfig {
   unsigned iterations   = 1;
   unsigned md_particles = 4096;
   unsigned md_steps     = 10;
-  mpi::Library library  = mpi::Library::OpenMpi;
+  PortalsLibrary library = PortalsLibrary::Platform;
   template <class V> void describe(V& v)
   {
     v.field("pattern", pattern, "what the ranks run: alltoall, nas_is, nas_ft, nas_ep, nas_dt or ga_md");
@@ -45,9 +48,10 @@ struct PortalsMpiConfig {
     v.field("md_particles", md_particles, "ga_md: particles of the global array (3 doubles each)",
             config::Limits::between(1, 1 << 24));
     v.field("md_steps", md_steps, "ga_md: time steps", config::Limits::between(1, 10000));
-    v.field("library", library, "whose collective selection the ranks' MPI follows: openmpi (4.1's tuned tables), "
-                                "openmpi-2.0 (the classic tuned rules of the 2016 releases the PAC paper's MPI is "
-                                "based on, section 5.1) or mpich");
+    v.field("library", library, "whose collective selection the ranks' MPI follows: platform (the platform's "
+                                "node.host.mpi.library: Open MPI 4.1 on pac-32 / pac-128, the 2016 rules on the "
+                                "virtual platform's presets), openmpi (4.1's tuned tables), openmpi-2.0 (the classic "
+                                "tuned rules of the 2016 releases the PAC paper's MPI is based on, section 5.1) or mpich");
   }
 };
 
@@ -68,6 +72,7 @@ private:
     SimTime time;
     nodes::PortalsNiCounters sum; ///< over all nodes
     SimTime busiest;              ///< the busiest node's engine time
+    SimTime bus;                  ///< the fabric's time moving the variant's messages
   };
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
   void pattern(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank);
@@ -78,9 +83,12 @@ private:
   std::vector<Variant> variants_;
   unsigned ranks_ = 0;
   std::unique_ptr<nodes::PortalsFabric> fabric_;
+  std::unique_ptr<nodes::TimeSlices> slices_;              ///< the virtual platform's (quantum > 0)
+  std::vector<std::unique_ptr<nodes::NodeClock>> clocks_; ///< per rank
   std::vector<std::unique_ptr<nodes::PortalsNi>> nis_;   ///< variant v's node r at v * ranks + r
   std::vector<std::unique_ptr<nodes::PortalsMpi>> mpis_; ///< likewise
   std::vector<SimTime> end_;                             ///< per rank, the current variant's
+  mpi::Library library_ = mpi::Library::OpenMpi;         ///< the one in use (workload's or platform's)
   std::vector<Record> records_;
   StartLine line_;
 };
@@ -95,5 +103,11 @@ template <> struct EnumNames<workloads::PortalsPattern> {
                                    std::pair{workloads::PortalsPattern::NasEp, "nas_ep"},
                                    std::pair{workloads::PortalsPattern::NasDt, "nas_dt"},
                                    std::pair{workloads::PortalsPattern::GaMd, "ga_md"}};
+};
+template <> struct EnumNames<workloads::PortalsLibrary> {
+  static constexpr std::array list{std::pair{workloads::PortalsLibrary::Platform, "platform"},
+                                   std::pair{workloads::PortalsLibrary::OpenMpi, "openmpi"},
+                                   std::pair{workloads::PortalsLibrary::OpenMpi20, "openmpi-2.0"},
+                                   std::pair{workloads::PortalsLibrary::Mpich, "mpich"}};
 };
 } // namespace nafsim::config

@@ -78,7 +78,7 @@ TEST(Scenario, BadInputIsExplained)
             "platform object");
   EXPECT_EQ(error(R"({"platform": "accl", "workload": {"kind": "sendrecv"}})"),
             "s.json: /platform: unknown platform preset 'accl'; presets: accl-coyote-u55c, accl-cpu-cx5, accl-cpu-mpich-tcp, "
-            "accl-xrt-u55c, fat-tree, lant-zcu102, leaf-spine, pac-128, pac-32, reconic-u250, single-switch (or give a path ending in .json, or an inline object)");
+            "accl-xrt-u55c, fat-tree, lant-zcu102, leaf-spine, pac-128-ovp, pac-128, pac-32-ovp, pac-32, reconic-u250, single-switch (or give a path ending in .json, or an inline object)");
   EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrcv"}})"),
             "s.json: /workload/kind: unknown workload kind 'sendrcv'; valid kinds: sendrecv, traffic, collective, connectionless, hostcopy, mpi, fc, dlrm, portals_uq, portals_mpi, program, chakra, reconic");
   EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"src": 1}})"),
