@@ -115,6 +115,17 @@ EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint6
   return id;
 }
 
+EventId Scheduler::at_caused_by(std::uint32_t parent, SimTime t, EventHandler* h, std::uint32_t kind,
+                                std::uint64_t arg)
+{
+  const EventId id = push_event(t, h, kind, arg);
+  if (causes_) [[unlikely]] {
+    note_cause(id, h->cause(kind, arg));
+    pending_causes_[static_cast<std::uint32_t>(id & ((1u << kSlotBits) - 1))].parent = parent;
+  }
+  return id;
+}
+
 void Scheduler::note_cause(EventId id, const CauseLabel& label)
 {
   const auto slot = static_cast<std::uint32_t>(id & ((1u << kSlotBits) - 1));

@@ -102,6 +102,7 @@ private:
     SimTime first_latency;      ///< first segment: start -> all in at the receiver
     SimTime done;               ///< when its last byte leaves at the current rate (while in done_heap_)
     std::uint64_t done_seq = 0; ///< ties at one date: in the order the dates were set
+    std::uint32_t cause    = 0; ///< critical paths: the step its transfer started from (Scheduler::cause_mark)
   };
   struct DoneBefore {
     const std::vector<FlowRec>* flows;
@@ -141,7 +142,10 @@ private:
   std::vector<std::uint32_t> path_scratch_;
   void flow_setup();
   void flow_pull(HostId h);
-  void flow_begin(std::uint32_t slot);
+  /// Start the flow of packet `slot`; `cause`: the step it starts from, for critical paths (kNoCause: the one
+  /// running now).
+  void flow_begin(std::uint32_t slot, std::uint32_t cause = kNoCause);
+  static constexpr std::uint32_t kNoCause = UINT32_MAX;
   void flow_solve();
   void flow_done(std::uint32_t id);
   void flow_deliver(std::uint32_t slot);

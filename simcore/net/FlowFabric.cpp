@@ -80,7 +80,7 @@ std::uint32_t Fabric::flow_port(std::uint32_t vertex, const Packet& p)
   return port_id(vertex, choose_port(vertex, p));
 }
 
-void Fabric::flow_begin(std::uint32_t slot)
+void Fabric::flow_begin(std::uint32_t slot, std::uint32_t cause)
 {
   Packet& p                             = pool_[slot];
   lanes_[LaneKey{p.src, p.flow}].active = true;
@@ -135,6 +135,7 @@ void Fabric::flow_begin(std::uint32_t slot)
   f.hold          = std::max(now, p.tail_ready) + first_ser;
   f.latency       = tail - first_ser;
   f.first_latency = tail;
+  f.cause         = cause == kNoCause ? sched_.cause_mark() : cause;
   if (trace_)
     trace_->instant(ports_[path_scratch_[0]].vertex, 100,
                     fmt::format("flow {}->{} #{} ({} B)", p.src, p.dst, p.seq, p.wire_bytes), now);
@@ -205,11 +206,15 @@ void Fabric::flow_done(std::uint32_t id)
   p.head_arrival     = std::min(at, f.started + f.first_latency);
   p.tail_arrival     = at;
   p.at_vertex        = static_cast<std::uint32_t>(topo_.host_vertex(p.dst));
-  sched_.at(at, this, kFlowDeliver, f.slot);
+  // Critical paths: the flows ending at this date share one event, scheduled by whichever step set the earliest
+  // date last; each delivery walks back to the step its own transfer started from instead (the transfer, start
+  // to delivery, is one wire segment), and the next message of its lane starts from there too.
+  const std::uint32_t cause = f.cause;
+  sched_.at_caused_by(cause, at, this, kFlowDeliver, f.slot);
   if (!lane.waiting.empty()) {
     std::uint32_t next = lane.waiting.front();
     lane.waiting.pop_front();
-    flow_begin(next);
+    flow_begin(next, cause);
   }
 }
 
