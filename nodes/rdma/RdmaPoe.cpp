@@ -96,8 +96,13 @@ void RdmaPoe::want_tx(QpId qp)
 
 void RdmaPoe::execute(QpId qp, Actions& acts)
 {
-  // Actions may append to a fresh vector while we iterate: take ownership first.
+  // Actions may append to a fresh vector while we iterate: take ownership first, leaving `acts` an emptied list
+  // that keeps its storage (not a list allocated per packet).
   Actions todo;
+  if (!spare_actions_.empty()) {
+    todo = std::move(spare_actions_.back());
+    spare_actions_.pop_back();
+  }
   todo.swap(acts);
   bool tx = false;
   for (auto& a : todo) {
@@ -122,6 +127,8 @@ void RdmaPoe::execute(QpId qp, Actions& acts)
       tx = true;
     }
   }
+  todo.clear();
+  spare_actions_.push_back(std::move(todo));
   // A stopped retransmission timer leaves no event behind (it would run the clock on for nothing).
   Qp& q = qps_[qp];
   if (q.timer_event_live && !q.req.timer_running()) {

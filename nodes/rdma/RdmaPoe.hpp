@@ -177,6 +177,7 @@ private:
   SimTime writes_done_; ///< when every payload written so far is in memory
   std::deque<std::pair<SimTime, Notice>> notices_;
   roce::Actions scratch_;
+  std::vector<roce::Actions> spare_actions_; ///< emptied action lists kept with their storage (execute nests)
   PoeCounters c_;
   results::Trace* trace_ = nullptr;
   std::uint32_t trace_pid_ = 0;
