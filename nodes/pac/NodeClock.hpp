@@ -17,8 +17,6 @@ public:
   virtual SimTime now() const = 0;
   /// Run `fn` when the node's clock reads `t` (or now if that is past).
   virtual void at(SimTime t, std::function<void()> fn) = 0;
-  /// The engine's date at which the node's clock reads `t`.
-  virtual SimTime engine_date(SimTime t) const = 0;
 };
 
 /// A timed platform: the node's clock is the engine's.
@@ -27,7 +25,6 @@ public:
   explicit EngineClock(Scheduler& s) : s_(s) {}
   SimTime now() const override { return s_.now(); }
   void at(SimTime t, std::function<void()> fn) override { s_.call_at(std::max(t, s_.now()), std::move(fn)); }
-  SimTime engine_date(SimTime t) const override { return t; }
 
 private:
   Scheduler& s_;

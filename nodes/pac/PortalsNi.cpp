@@ -125,7 +125,6 @@ SimTime PortalsNi::reserve(Unit u, SimTime walk, std::uint64_t copy, bool comman
   const SimTime cmd = command ? cpu_.cycles(pcfg_.command_cycles) : SimTime{};
   const SimTime cp  = copy_time(copy);
   c_.bytes_copied += copy;
-  c_.busy         = c_.busy + cmd + walk + cp;
   c_.commands += cmd, c_.walks += walk, c_.copies += cp;
   const SimTime now = clock_.now();
   if (!pcfg_.concurrent) { // one processor runs everything in turn

@@ -103,9 +103,10 @@ struct PortalsNiCounters {
   std::uint64_t puts = 0, gets = 0, expected = 0, unexpected = 0, payload_dropped = 0, triggered_gets = 0,
                 host_gets = 0, interrupts = 0, acks = 0, visited = 0, missed = 0, bytes_copied = 0, one_sided = 0;
   std::uint64_t store_peak = 0; ///< bytes of the unexpected store in use, at most
-  SimTime busy;                 ///< engine time spent (all subsystems): commands + walks + copies
   SimTime commands, walks, copies; ///< the engine time of the commands' fixed cycles, the list walks, the copies
   SimTime interrupts_time;         ///< the host's time in interrupt handlers
+  /// Engine time spent (all subsystems).
+  SimTime busy() const { return commands + walks + copies; }
   /// Sum another node's counts into these (the store's peak: the larger).
   void add(const PortalsNiCounters& o)
   {
@@ -114,7 +115,6 @@ struct PortalsNiCounters {
     interrupts += o.interrupts, acks += o.acks, visited += o.visited, missed += o.missed;
     bytes_copied += o.bytes_copied, one_sided += o.one_sided;
     store_peak = std::max(store_peak, o.store_peak);
-    busy       = busy + o.busy;
     commands += o.commands, walks += o.walks, copies += o.copies, interrupts_time += o.interrupts_time;
   }
 };

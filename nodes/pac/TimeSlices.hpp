@@ -27,8 +27,6 @@ class TimeSlices {
 public:
   /// `nodes` nodes in round-robin slices of `quantum` (> 0) of their own clocks.
   TimeSlices(std::size_t nodes, SimTime quantum);
-  std::size_t nodes() const { return nodes_; }
-  SimTime quantum() const { return q_; }
   /// The engine date at which node `n`'s clock reads `t` (a slice's end is the next slice's start).
   SimTime engine_date(std::size_t n, SimTime t) const;
   /// Node `n`'s clock at engine date `d`: exact within its slice; otherwise the start of its next slice.
@@ -50,7 +48,6 @@ public:
   {
     s_.call_at(std::max(s_.now(), ts_.engine_date(node_, std::max(t, now()))), std::move(fn));
   }
-  SimTime engine_date(SimTime t) const override { return ts_.engine_date(node_, t); }
 
 private:
   Scheduler& s_;

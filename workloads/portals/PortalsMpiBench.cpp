@@ -204,7 +204,7 @@ void PortalsMpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
       for (unsigned r = 0; r < ranks_; ++r) {
         auto const& k = nis_[v * ranks_ + r]->counters();
         rec.sum.add(k);
-        rec.busiest = std::max(rec.busiest, k.busy);
+        rec.busiest = std::max(rec.busiest, k.busy());
       }
       records_.push_back(rec);
     }
@@ -370,7 +370,7 @@ void PortalsMpiBench::report(const nodes::Cluster& c, results::ResultSink& sink,
         .add(ranks_)
         .add(cfg_.block.count)
         .add(r.time.us(), 4)
-        .add(s.busy.us(), 4)
+        .add(s.busy().us(), 4)
         .add(r.busiest.us(), 4)
         .add(s.puts)
         .add(s.gets)
@@ -398,7 +398,7 @@ void PortalsMpiBench::report(const nodes::Cluster& c, results::ResultSink& sink,
                                   pc.hashing ? " with hashing" : "", config::enum_name(pc.fabric),
                                   pc.quantum > SimTime{} ? fmt::format(", {} time slices", format_time(pc.quantum)) : "",
                                   variants_[v].name, r.time.us(), pc.quantum > SimTime{} ? " on the nodes' clocks" : "",
-                                  (s.busy + s.interrupts_time).us(), s.unexpected, s.puts, s.visited));
+                                  (s.busy() + s.interrupts_time).us(), s.unexpected, s.puts, s.visited));
   }
   sink.add(std::move(t));
 }
