@@ -103,7 +103,7 @@ EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint6
 {
   const EventId id = push_event(t, h, kind, arg);
   if (causes_) [[unlikely]]
-    note_cause(id, h->cause(kind, arg));
+    note_cause(id, h->cause(kind, arg), cur_cause_);
   return id;
 }
 
@@ -111,7 +111,7 @@ EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint6
 {
   const EventId id = push_event(t, h, kind, arg);
   if (causes_) [[unlikely]]
-    note_cause(id, label);
+    note_cause(id, label, cur_cause_);
   return id;
 }
 
@@ -119,19 +119,17 @@ EventId Scheduler::at_caused_by(std::uint32_t parent, SimTime t, EventHandler* h
                                 std::uint64_t arg)
 {
   const EventId id = push_event(t, h, kind, arg);
-  if (causes_) [[unlikely]] {
-    note_cause(id, h->cause(kind, arg));
-    pending_causes_[static_cast<std::uint32_t>(id & ((1u << kSlotBits) - 1))].parent = parent;
-  }
+  if (causes_) [[unlikely]]
+    note_cause(id, h->cause(kind, arg), parent);
   return id;
 }
 
-void Scheduler::note_cause(EventId id, const CauseLabel& label)
+void Scheduler::note_cause(EventId id, const CauseLabel& label, std::uint32_t parent)
 {
   const auto slot = static_cast<std::uint32_t>(id & ((1u << kSlotBits) - 1));
   if (pending_causes_.size() <= slot)
     pending_causes_.resize(payloads_.size());
-  pending_causes_[slot] = PendingCause{cur_cause_, label};
+  pending_causes_[slot] = PendingCause{parent, label};
 }
 
 EventId Scheduler::push_event(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg)

@@ -250,8 +250,9 @@ private:
   void resume_cause(ActorId a);
   /// Queue an event (its payload slot, in the entry's key).
   EventId push_event(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg);
-  /// Causes: the event just pushed (`id`) was scheduled by the step running now, its delay spent on `label`.
-  void note_cause(EventId id, const CauseLabel& label);
+  /// Causes: the event just pushed (`id`) was caused by the step recorded as `parent` (usually the one running now),
+  /// its delay spent on `label`.
+  void note_cause(EventId id, const CauseLabel& label, std::uint32_t parent);
 };
 
 /// What a task actor's code sees: the clock and the ways to wait, as awaitables (`co_await ctx.sleep_for(d)`).
