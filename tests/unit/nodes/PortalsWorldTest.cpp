@@ -39,16 +39,11 @@ struct PortalsWorld {
       nis.push_back(std::make_unique<PortalsNi>(i, n, cfg, PortalsProtocol::Eager, Bytes{0}, *clocks.back(), *fabric));
     }
   }
-  /// Node `from` sends `bytes` to `to` when its clock reads `t`; returns where the date the send completes goes.
-  void send_at(int from, int to, SimTime t, std::uint64_t bytes, SimTime* done = nullptr)
+  /// Node `from` sends `bytes` to `to` when its clock reads `t`.
+  void send_at(int from, int to, SimTime t, std::uint64_t bytes)
   {
-    NodeClock& c = *clocks[static_cast<std::size_t>(from)];
-    c.at(t, [this, from, to, bytes, done, &c] {
-      nis[static_cast<std::size_t>(from)]->isend(to, 7, bytes, [done, &c] {
-        if (done)
-          *done = c.now();
-      });
-    });
+    clocks[static_cast<std::size_t>(from)]->at(
+        t, [this, from, to, bytes] { nis[static_cast<std::size_t>(from)]->isend(to, 7, bytes, {}); });
   }
   /// Node `at` posts a receive from `from` when its clock reads `t`; `done` gets its clock's date at completion.
   void recv_at(int at, int from, SimTime t, std::uint64_t bytes, SimTime* done)
