@@ -29,7 +29,7 @@ public:
       throw SimulationError(fmt::format("Portals node {}: a SEND from host {} carries no Portals message", node_, src));
     PortalsWire w = it->second;
     f_.in_flight_.erase(it);
-    f_.deliver_.at(static_cast<std::size_t>(node_))(f_.node_of_.at(src), w);
+    f_.deliver(node_, f_.node_of_.at(src), w);
   }
 
 private:
@@ -38,7 +38,7 @@ private:
 };
 
 NetworkPortalsFabric::NetworkPortalsFabric(Cluster& c, std::vector<std::size_t> positions, Bytes header)
-    : c_(c), pos_(std::move(positions)), header_(header), deliver_(pos_.size())
+    : PortalsFabric(positions.size()), c_(c), pos_(std::move(positions)), header_(header)
 {
   c_.require_roce("portals_mpi over the network");
   for (std::size_t i = 0; i < pos_.size(); ++i) {
@@ -57,11 +57,6 @@ NetworkPortalsFabric::NetworkPortalsFabric(Cluster& c, std::vector<std::size_t> 
 }
 
 NetworkPortalsFabric::~NetworkPortalsFabric() = default;
-
-void NetworkPortalsFabric::attach(int node, Deliver d)
-{
-  deliver_.at(static_cast<std::size_t>(node)) = std::move(d);
-}
 
 void NetworkPortalsFabric::send(int from, int to, const PortalsWire& w, std::function<void()> sent)
 {

@@ -22,7 +22,6 @@ public:
   NetworkPortalsFabric(Cluster& c, std::vector<std::size_t> positions, Bytes header);
   ~NetworkPortalsFabric() override;
   void send(int from, int to, const PortalsWire& w, std::function<void()> sent) override;
-  void attach(int node, Deliver d) override;
 
 private:
   class Port;
@@ -30,7 +29,6 @@ private:
   std::vector<std::size_t> pos_;
   Bytes header_;
   std::vector<std::unique_ptr<Port>> ports_;
-  std::vector<Deliver> deliver_;
   std::unordered_map<std::uint64_t, PortalsWire> in_flight_;
   std::unordered_map<std::uint64_t, std::function<void()>> sent_; ///< by work request
   std::unordered_map<net::HostId, int> node_of_;

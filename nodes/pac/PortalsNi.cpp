@@ -16,13 +16,8 @@ using portals::MatchEntry;
 
 IdealPortalsFabric::IdealPortalsFabric(Scheduler& s, std::size_t nodes, SimTime latency, BitsPerSecond rate,
                                        Bytes header)
-    : sched_(s), latency_(latency), rate_(rate), header_(header), port_free_(nodes), deliver_(nodes)
+    : PortalsFabric(nodes), sched_(s), latency_(latency), rate_(rate), header_(header), port_free_(nodes)
 {
-}
-
-void IdealPortalsFabric::attach(int node, Deliver d)
-{
-  deliver_.at(static_cast<std::size_t>(node)) = std::move(d);
 }
 
 void IdealPortalsFabric::send(int from, int to, const PortalsWire& w, std::function<void()> sent)
@@ -34,12 +29,7 @@ void IdealPortalsFabric::send(int from, int to, const PortalsWire& w, std::funct
   bus_             = bus_ + (free - t0) + latency_;
   if (sent)
     sched_.call_at(free, std::move(sent));
-  sched_.call_at(free + latency_, [this, from, to, w] { deliver_.at(static_cast<std::size_t>(to))(from, w); });
-}
-
-void UntimedPortalsFabric::attach(int node, Deliver d)
-{
-  deliver_.at(static_cast<std::size_t>(node)) = std::move(d);
+  sched_.call_at(free + latency_, [this, from, to, w] { deliver(to, from, w); });
 }
 
 void UntimedPortalsFabric::send(int from, int to, const PortalsWire& w, std::function<void()> sent)
@@ -47,7 +37,7 @@ void UntimedPortalsFabric::send(int from, int to, const PortalsWire& w, std::fun
   // At the same date, after the sender's current step (a callback run later in the date's order, not nested).
   if (sent)
     sched_.call_at(sched_.now(), std::move(sent));
-  sched_.call_at(sched_.now(), [this, from, to, w] { deliver_.at(static_cast<std::size_t>(to))(from, w); });
+  sched_.call_at(sched_.now(), [this, from, to, w] { deliver(to, from, w); });
 }
 
 namespace {

@@ -56,14 +56,22 @@ struct PortalsWire {
 /// How Portals messages travel between nodes.
 class PortalsFabric {
 public:
+  using Deliver = std::function<void(int from, const PortalsWire&)>;
+  explicit PortalsFabric(std::size_t nodes) : deliver_(nodes) {}
   virtual ~PortalsFabric() = default;
-  using Deliver            = std::function<void(int from, const PortalsWire&)>;
   /// Send `w` from `from` to `to`; `sent` runs once it has left `from` (may be empty).
   virtual void send(int from, int to, const PortalsWire& w, std::function<void()> sent) = 0;
   /// Where messages for node `node` are delivered.
-  virtual void attach(int node, Deliver d) = 0;
+  void attach(int node, Deliver d) { deliver_.at(static_cast<std::size_t>(node)) = std::move(d); }
   /// Time the fabric spent moving messages (every sender's port busy plus latency), if it keeps it.
   virtual SimTime bus_time() const { return {}; }
+
+protected:
+  /// Hand `w`, from node `from`, to node `to`.
+  void deliver(int to, int from, const PortalsWire& w) const { deliver_.at(static_cast<std::size_t>(to))(from, w); }
+
+private:
+  std::vector<Deliver> deliver_;
 };
 
 /// The paper's virtual platform: each node's master port writes into the target's global address
@@ -72,7 +80,6 @@ class IdealPortalsFabric final : public PortalsFabric {
 public:
   IdealPortalsFabric(Scheduler& s, std::size_t nodes, SimTime latency, BitsPerSecond rate, Bytes header);
   void send(int from, int to, const PortalsWire& w, std::function<void()> sent) override;
-  void attach(int node, Deliver d) override;
   SimTime bus_time() const override { return bus_; }
 
 private:
@@ -82,7 +89,6 @@ private:
   BitsPerSecond rate_;
   Bytes header_;
   std::vector<SimTime> port_free_;
-  std::vector<Deliver> deliver_;
 };
 
 /// The paper's virtual platform as OVP runs it (3.1, 3.2): a node's write into another's global address space
@@ -90,13 +96,11 @@ private:
 /// the sender's port free at once. With time slices the reader sees it when it next runs (TimeSlices.hpp).
 class UntimedPortalsFabric final : public PortalsFabric {
 public:
-  UntimedPortalsFabric(Scheduler& s, std::size_t nodes) : sched_(s), deliver_(nodes) {}
+  UntimedPortalsFabric(Scheduler& s, std::size_t nodes) : PortalsFabric(nodes), sched_(s) {}
   void send(int from, int to, const PortalsWire& w, std::function<void()> sent) override;
-  void attach(int node, Deliver d) override;
 
 private:
   Scheduler& sched_;
-  std::vector<Deliver> deliver_;
 };
 
 struct PortalsNiCounters {
