@@ -16,13 +16,13 @@ void add_ports(const Cluster& c, results::ResultSink& sink)
         .add(p.index)
         .add(topo.info(p.peer).name)
         .add(p.rate.bps / 1e9, 3)
-        .add(k.tx_packets)
-        .add(k.tx_bytes)
+        .add(p.tx_packets)
+        .add(p.tx_bytes)
         .add(k.queue_drops)
         .add(k.fault_drops)
         .add(k.corrupted)
         .add(k.duplicated)
-        .add(k.max_queue_bytes);
+        .add(p.max_queue_bytes);
   }
   sink.add(std::move(ports));
 }

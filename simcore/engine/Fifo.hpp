@@ -5,7 +5,9 @@
 
 #include <cassert>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 
 namespace nafsim {
@@ -111,7 +113,9 @@ private:
   }
   void grow()
   {
-    const std::size_t cap = cap_ == 0 ? 4 : cap_ * 2;
+    if (cap_ >= (1u << 31))
+      throw std::length_error("Fifo: more than 2^31 elements");
+    const std::uint32_t cap = cap_ == 0 ? 4 : cap_ * 2;
     T* to = std::allocator<T>().allocate(cap);
     for (std::size_t i = 0; i < size_; ++i) {
       T* from = slot(head_ + i);
@@ -125,10 +129,12 @@ private:
     head_ = 0;
   }
 
+  // (32-bit: a queue of the simulator holds far fewer than 4 G elements, and a switch port's queue, in the port's hot
+  // cache lines, is 8 bytes smaller)
   T* buf_ = nullptr;
-  std::size_t cap_  = 0;
-  std::size_t head_ = 0;
-  std::size_t size_ = 0;
+  std::uint32_t cap_  = 0;
+  std::uint32_t head_ = 0;
+  std::uint32_t size_ = 0;
 };
 
 } // namespace nafsim

@@ -75,6 +75,13 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
       ports_.push_back(std::move(p));
     }
   }
+  vertex_host_.assign(nv, kNone);
+  vertex_tier_.assign(nv, 0);
+  for (std::uint32_t v = 0; v < nv; ++v) {
+    if (topo.info(v).kind == topo::VertexKind::Host)
+      vertex_host_[v] = static_cast<std::uint32_t>(topo.host_index(v));
+    vertex_tier_[v] = static_cast<std::uint8_t>(std::min(topo.info(v).tier, 255u));
+  }
   host_port_.resize(topo.host_count());
   for (std::size_t h = 0; h < topo.host_count(); ++h)
     host_port_[h] = port_id(static_cast<std::uint32_t>(topo.host_vertex(h)), 0);
@@ -151,7 +158,7 @@ void Fabric::start_tx(std::uint32_t pid)
 {
   Port& port = ports_[pid];
   std::uint32_t slot;
-  if (port.held != kNone) { // waited for room downstream
+  if (lossless_ && port.held != kNone) { // waited for room downstream
     slot      = port.held;
     port.held = kNone;
   } else if (!port.queue.empty()) {
@@ -163,7 +170,7 @@ void Fabric::start_tx(std::uint32_t pid)
     if (lossless_ && !port.blocked.empty())
       wake_blocked(pid);
   } else if (port.source_ready) {
-    HostId h = static_cast<HostId>(topo_.host_index(port.vertex));
+    HostId h = vertex_host_[port.vertex];
     // Reserve the port while the endpoint chooses: a tx_ready() from inside pull() only raises the flag.
     port.pulling = true;
     std::optional<Packet> next;
@@ -184,12 +191,18 @@ void Fabric::start_tx(std::uint32_t pid)
 
   if (lossless_ && !port.peer_is_host && !reserve_downstream(pid, slot))
     return; // parked until the next switch's queue drains
+  transmit(pid, slot);
+}
+
+void Fabric::transmit(std::uint32_t pid, std::uint32_t slot)
+{
+  Port& port   = ports_[pid];
   Packet& p    = pool_[slot];
   SimTime t0   = std::max(sched_.now(), p.not_before);
   SimTime ser  = port.line.time_for(Bytes{p.wire_bytes});
   port.free_at = t0 + ser;
-  ++port.counters.tx_packets;
-  port.counters.tx_bytes += p.wire_bytes;
+  ++port.tx_packets;
+  port.tx_bytes += p.wire_bytes;
   ++totals_.packet_hops;
   ++p.hops;
   p.tail_arrival = t0 + ser + port.propagation;
@@ -302,7 +315,8 @@ void Fabric::arrive(std::uint32_t slot)
 void Fabric::handle(std::uint32_t slot)
 {
   std::uint32_t v = pool_[slot].at_vertex;
-  if (topo_.info(v).kind != topo::VertexKind::Host) {
+  const std::uint32_t h = vertex_host_[v];
+  if (h == kNone) {
     forward(slot);
     return;
   }
@@ -310,7 +324,6 @@ void Fabric::handle(std::uint32_t slot)
   if (pool_[slot].corrupted)
     ++totals_.corrupted_delivered;
   Packet d = release(slot);
-  auto h   = topo_.host_index(v);
   d.head_arrival = d.tail_arrival;
   assert(h == d.dst && "packet delivered to the wrong host");
   endpoints_[h]->deliver(std::move(d));
@@ -328,7 +341,7 @@ std::uint32_t Fabric::choose_port(std::uint32_t vertex, const Packet& p)
       return hops[Rng::mix(p.flow * 0x100000001B3ULL + p.src * 31 + p.dst, vertex) % hops.size()];
     case RoutingMode::DModK: {
       std::uint64_t d = p.dst;
-      for (unsigned t = 1; t < topo_.info(vertex).tier; ++t)
+      for (unsigned t = 1; t < vertex_tier_[vertex]; ++t)
         d /= hops.size();
       return hops[d % hops.size()];
     }
@@ -378,7 +391,7 @@ void Fabric::forward(std::uint32_t slot)
     Port& port = ports_[out];
     port.queue.push_back(slot);
     port.queued_bytes += p.wire_bytes;
-    port.counters.max_queue_bytes = std::max(port.counters.max_queue_bytes, port.queued_bytes);
+    port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);
     kick(out);
     return;
   }
@@ -440,11 +453,16 @@ void Fabric::enqueue(std::uint32_t pid, std::uint32_t slot)
     release(slot);
     return;
   }
+  port.max_queue_bytes = std::max(port.max_queue_bytes, occupancy);
+  if (!lossless_ && !queue_trace_ && port.queue.empty() && !port.wake_pending && !port.pulling &&
+      sched_.now() >= port.free_at) { // (a port holds a packet back only under lossless flow control)
+    transmit(pid, slot); // an idle port: what the queue and kick() would do, without the queue's round trip
+    return;
+  }
   port.queue.push_back(slot);
   port.queued_bytes = occupancy;
   if (queue_trace_)
     trace_queue(port);
-  port.counters.max_queue_bytes = std::max(port.counters.max_queue_bytes, occupancy);
   kick(pid);
 }
 

@@ -74,6 +74,8 @@ private:
   Packet release(std::uint32_t slot);
   std::uint32_t port_id(std::uint32_t vertex, std::uint32_t index) const { return port_base_[vertex] + index; }
   void start_tx(std::uint32_t port);
+  /// Port `pid`, idle, starts packet `slot` now (or at the packet's not_before).
+  void transmit(std::uint32_t pid, std::uint32_t slot);
   /// Something waits for port `pid`: start it now if it is idle, else make it take the next packet when free.
   void kick(std::uint32_t pid);
   bool serializing(const Port& p) const { return p.wake_pending || p.pulling || sched_.now() < p.free_at; }
@@ -159,6 +161,10 @@ private:
   std::vector<Port> ports_;
   std::vector<std::uint32_t> port_base_;
   std::vector<std::uint32_t> host_port_; ///< host -> its (single) egress port
+  // Per vertex, what every hop reads, packed (the topology's vertex records hold names and edge lists: a cache miss
+  // per hop at thousands of nodes).
+  std::vector<std::uint32_t> vertex_host_; ///< host index, or UINT32_MAX for a switch
+  std::vector<std::uint8_t> vertex_tier_;  ///< switch tier (d-mod-k routing)
   std::vector<Endpoint*> endpoints_;
   std::vector<Rng> switch_rng_;          ///< per vertex: spray / adaptive tie-breaks
   std::vector<Packet> pool_;

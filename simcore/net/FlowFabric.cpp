@@ -100,8 +100,8 @@ void Fabric::flow_begin(std::uint32_t slot, std::uint32_t cause)
     SimTime ser = port.line.time_for(Bytes{seg});
     head        = start + port.propagation;
     tail        = start + ser + port.propagation;
-    ++port.counters.tx_packets;
-    port.counters.tx_bytes += p.wire_bytes;
+    ++port.tx_packets;
+    port.tx_bytes += p.wire_bytes;
     ++totals_.packet_hops;
     ++p.hops;
     if (port.peer_is_host)

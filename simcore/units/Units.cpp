@@ -35,7 +35,11 @@ LineRate::LineRate(BitsPerSecond r) : rate_(r)
     std::uint64_t g   = std::gcd(num, den);
     num_              = num / g;
     den_              = den / g;
-    limit_            = (UINT64_MAX - den_) / num_;
+    limit_            = static_cast<std::uint32_t>(std::min<std::uint64_t>(((1ULL << 63) - 1 - den_) / num_, UINT32_MAX));
+    unsigned l        = den_ == 1 ? 0u : 64u - static_cast<unsigned>(__builtin_clzll(den_ - 1)); // ceil(log2 den)
+    shift_            = 63 + l;
+    __extension__ using U128 = unsigned __int128;
+    mul_ = static_cast<std::uint64_t>(((U128{1} << shift_) + den_ - 1) / den_); // < 2^64 (see Units.hpp)
   }
 }
 

@@ -107,17 +107,24 @@ public:
   explicit LineRate(BitsPerSecond r);
   SimTime time_for(Bytes b) const
   {
-    if (den_ != 0 && b.count < limit_)
-      return SimTime::ps(static_cast<std::int64_t>((b.count * num_ + den_ / 2) / den_));
+    if (den_ != 0 && b.count < limit_) { // (b * num + den / 2) / den, the division as a multiplication (below)
+      __extension__ using U128 = unsigned __int128;
+      return SimTime::ps(static_cast<std::int64_t>((U128{b.count * num_ + den_ / 2} * mul_) >> shift_));
+    }
     return transmit_time(b, rate_);
   }
   BitsPerSecond rate() const { return rate_; }
 
 private:
-  BitsPerSecond rate_;
   std::uint64_t num_   = 0;
   std::uint64_t den_   = 0; ///< 0: no exact fraction, use transmit_time()
-  std::uint64_t limit_ = 0; ///< largest byte count that cannot overflow
+  // Division by the invariant den_ as a multiplication and a shift, exact for numerators below 2^63 (Granlund and
+  // Montgomery, "Division by invariant integers using multiplication", PLDI 1994, theorem 4.2, with N = 63):
+  // mul_ = ceil(2^shift_ / den_), shift_ = 63 + ceil(log2 den_). A 64-bit division cost about 8 % of a packet hop.
+  std::uint64_t mul_   = 0;
+  std::uint32_t limit_ = 0; ///< byte counts below it keep the numerator under 2^63 (at most 2^32 - 1: a packet's)
+  std::uint32_t shift_ = 0;
+  BitsPerSecond rate_; // (last: the fields above are what time_for reads)
 };
 /// Bytes per second as a rate.
 constexpr BitsPerSecond bytes_per_second(double bytes_per_s) { return BitsPerSecond{bytes_per_s * 8.0}; }

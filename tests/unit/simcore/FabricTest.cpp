@@ -96,7 +96,7 @@ TEST(Fabric, TailDropCountsEveryLostPacket)
     std::uint64_t port_drops = 0, max_q = 0;
     for (auto const& p : w.fabric->ports()) {
       port_drops += p.counters.queue_drops;
-      max_q = std::max(max_q, p.counters.max_queue_bytes);
+      max_q = std::max(max_q, p.max_queue_bytes);
     }
     return fmt::format("{} {} {} {} {}", t.injected, w.probes[3]->got.size(), t.queue_drops, port_drops, max_q);
   });
@@ -221,7 +221,7 @@ std::string lossless_incast(std::uint64_t buffer)
     auto t = w.fabric->totals();
     std::uint64_t max_q = 0, pauses = 0;
     for (auto const& p : w.fabric->ports()) {
-      max_q = std::max(max_q, p.counters.max_queue_bytes);
+      max_q = std::max(max_q, p.max_queue_bytes);
       pauses += p.counters.pauses;
     }
     // Per-sender order is kept.

@@ -74,3 +74,24 @@ TEST(Units, LineRateMatchesTransmitTimeExactly)
       EXPECT_EQ(l.time_for(Bytes{b}), transmit_time(Bytes{b}, BitsPerSecond{bps})) << bps << " " << b;
     }
 }
+
+TEST(Units, LineRateDivisionByMultiplicationIsExactOnRandomRatesAndSizes)
+{
+  // time_for divides by a multiplication and a shift: equal to the 128-bit division of transmit_time on whole
+  // rates from 1 b/s up (denominators of every size) and byte counts up to 2^40.
+  std::uint64_t x = 0x9E3779B97F4A7C15ULL;
+  auto next = [&] { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x; };
+  int checked = 0;
+  for (int r = 0; r < 2000; ++r) {
+    double bps = static_cast<double>(1 + next() % (r % 2 ? 1000000007ULL : 2000000000000ULL));
+    LineRate l{BitsPerSecond{bps}};
+    for (int i = 0; i < 50; ++i) {
+      // (sizes whose time the clock holds: under 2^63 ps)
+      auto most       = std::min<std::uint64_t>(1ULL << 40, static_cast<std::uint64_t>(bps) * 1000000ULL);
+      std::uint64_t b = next() % (i % 3 == 0 ? std::min<std::uint64_t>(10000ULL, most) : most);
+      ASSERT_EQ(l.time_for(Bytes{b}), transmit_time(Bytes{b}, BitsPerSecond{bps})) << bps << " " << b;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 90000);
+}
