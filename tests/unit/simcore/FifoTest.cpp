@@ -46,7 +46,7 @@ TEST(Fifo, HoldsNoMemoryUntilUsedAndDestroysWhatItHolds)
   auto token = std::make_shared<int>(7);
   {
     Fifo<std::shared_ptr<int>> f;
-    EXPECT_EQ(sizeof(f), 4 * sizeof(void*));
+    EXPECT_LE(sizeof(f), sizeof(void*) + 4 * sizeof(std::uint32_t)); // a pointer and three 32-bit counts: nothing allocated
     for (int i = 0; i < 9; ++i)
       f.push_back(token);
     EXPECT_EQ(token.use_count(), 10);
