@@ -65,3 +65,22 @@ TEST(PacketBody, CopiesMovesAndDestroysItsValue)
   }
   EXPECT_EQ(alive.use_count(), 1);
 }
+
+TEST(PacketBody, MovesATriviallyCopyableValueAsBytes)
+{
+  // Wire formats are trivially copyable: moved by copying the body's bytes, the value and its type arrive whole and
+  // the moved-from body is empty, by construction and by assignment.
+  using Wire = std::variant<Header, Other>;
+  Packet a;
+  a.body = Wire{Header{11, 0x1234567890ULL}};
+  Packet b = std::move(a);
+  EXPECT_FALSE(a.body.has_value()); // NOLINT(bugprone-use-after-move)
+  ASSERT_NE(b.body.get<Wire>(), nullptr);
+  EXPECT_EQ(std::get<Header>(*b.body.get<Wire>()).psn, 0x1234567890ULL);
+  Packet c;
+  c.body = Other{4};
+  c      = std::move(b);
+  EXPECT_FALSE(b.body.has_value()); // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(c.body.get<Other>(), nullptr);
+  EXPECT_EQ(std::get<Header>(*c.body.get<Wire>()).qp, 11u);
+}
