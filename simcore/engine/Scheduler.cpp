@@ -99,14 +99,6 @@ Scheduler::~Scheduler()
       a.root.destroy();
 }
 
-EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg)
-{
-  const EventId id = push_event(t, h, kind, arg);
-  if (causes_) [[unlikely]]
-    note_cause(id, h->cause(kind, arg), cur_cause_);
-  return id;
-}
-
 EventId Scheduler::at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg, const CauseLabel& label)
 {
   const EventId id = push_event(t, h, kind, arg);
@@ -132,24 +124,13 @@ void Scheduler::note_cause(EventId id, const CauseLabel& label, std::uint32_t pa
   pending_causes_[slot] = PendingCause{parent, label};
 }
 
-EventId Scheduler::push_event(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg)
+std::uint32_t Scheduler::new_slot()
 {
-  assert(t >= now_ && "events cannot be scheduled in the past");
-  std::uint32_t slot;
-  if (free_payloads_.empty()) {
-    slot = static_cast<std::uint32_t>(payloads_.size());
-    if (slot >= (1u << kSlotBits))
-      throw SimulationError("more than 16 million events pending at once");
-    payloads_.push_back(Payload{});
-  } else {
-    slot = free_payloads_.back();
-    free_payloads_.pop_back();
-  }
-  std::uint64_t key = (seq_++ << kSlotBits) | slot;
-  payloads_[slot]   = Payload{h, arg, key, kind};
-  heap_push(Entry{t.ps(), key});
-  peak_pending_ = std::max(peak_pending_, heap_size_);
-  return key;
+  const auto slot = static_cast<std::uint32_t>(payloads_.size());
+  if (slot >= (1u << kSlotBits))
+    throw SimulationError("more than 16 million events pending at once");
+  payloads_.push_back(Payload{});
+  return slot;
 }
 
 void Scheduler::cancel(EventId id)
@@ -157,20 +138,6 @@ void Scheduler::cancel(EventId id)
   auto slot = static_cast<std::uint32_t>(id & ((1u << kSlotBits) - 1));
   if (slot < payloads_.size() && payloads_[slot].key == id)
     payloads_[slot].h = nullptr;
-}
-
-namespace {
-unsigned radix_bucket(std::int64_t t, std::int64_t last)
-{
-  auto x = static_cast<std::uint64_t>(t) ^ static_cast<std::uint64_t>(last);
-  return x == 0 ? 0u : 64u - static_cast<unsigned>(__builtin_clzll(x));
-}
-} // namespace
-
-void Scheduler::heap_push(Entry e)
-{
-  buckets_[radix_bucket(e.t, last_)].push_back(e);
-  ++heap_size_;
 }
 
 Scheduler::Entry Scheduler::heap_pop()

@@ -17,6 +17,8 @@
 #include "simcore/engine/Task.hpp"
 #include "simcore/units/Units.hpp"
 
+#include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -88,7 +90,13 @@ public:
   SimTime now() const { return now_; }
 
   /// Schedule `h->on_event(kind, arg)` at date `t` (t >= now). Ties run in scheduling order.
-  EventId at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0);
+  EventId at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0)
+  {
+    const EventId id = push_event(t, h, kind, arg);
+    if (causes_) [[unlikely]]
+      note_cause(id, h->cause(kind, arg), cur_cause_);
+    return id;
+  }
   /// The same, with what the delay up to it is spent on (instead of the handler's label).
   EventId at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg, const CauseLabel& label);
   /// The same as at(t, h, kind, arg), but caused by the step recorded as `parent` (a cause_mark() taken earlier)
@@ -182,7 +190,16 @@ private:
     std::uint32_t kind;
   };
   static constexpr unsigned kSlotBits = 24;
-  void heap_push(Entry e);
+  static unsigned radix_bucket(std::int64_t t, std::int64_t last)
+  {
+    auto x = static_cast<std::uint64_t>(t) ^ static_cast<std::uint64_t>(last);
+    return x == 0 ? 0u : 64u - static_cast<unsigned>(__builtin_clzll(x));
+  }
+  void heap_push(Entry e)
+  {
+    buckets_[radix_bucket(e.t, last_)].push_back(e);
+    ++heap_size_;
+  }
   Entry heap_pop();
   bool heap_empty() const { return heap_size_ == 0; }
   std::int64_t heap_next_time();
@@ -248,8 +265,25 @@ private:
   std::uint32_t cur_cause_ = 0;
   /// An actor resumes: its step's cause is what woke it.
   void resume_cause(ActorId a);
-  /// Queue an event (its payload slot, in the entry's key).
-  EventId push_event(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg);
+  /// Queue an event (its payload slot, in the entry's key). Inline, with at() and heap_push(): every packet hop
+  /// schedules an event from another translation unit.
+  EventId push_event(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg)
+  {
+    assert(t >= now_ && "events cannot be scheduled in the past");
+    std::uint32_t slot;
+    if (free_payloads_.empty()) [[unlikely]] {
+      slot = new_slot();
+    } else {
+      slot = free_payloads_.back();
+      free_payloads_.pop_back();
+    }
+    std::uint64_t key = (seq_++ << kSlotBits) | slot;
+    payloads_[slot]   = Payload{h, arg, key, kind};
+    heap_push(Entry{t.ps(), key});
+    peak_pending_ = std::max(peak_pending_, heap_size_);
+    return key;
+  }
+  std::uint32_t new_slot();
   /// Causes: the event just pushed (`id`) was caused by the step recorded as `parent` (usually the one running now),
   /// its delay spent on `label`.
   void note_cause(EventId id, const CauseLabel& label, std::uint32_t parent);
