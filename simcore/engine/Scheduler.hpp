@@ -283,6 +283,7 @@ private:
     peak_pending_ = std::max(peak_pending_, heap_size_);
     return key;
   }
+  /// A payload slot when none is free (SimulationError beyond 2^kSlotBits pending events).
   std::uint32_t new_slot();
   /// Causes: the event just pushed (`id`) was caused by the step recorded as `parent` (usually the one running now),
   /// its delay spent on `label`.

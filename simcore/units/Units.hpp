@@ -120,7 +120,8 @@ private:
   std::uint64_t den_   = 0; ///< 0: no exact fraction, use transmit_time()
   // Division by the invariant den_ as a multiplication and a shift, exact for numerators below 2^63 (Granlund and
   // Montgomery, "Division by invariant integers using multiplication", PLDI 1994, theorem 4.2, with N = 63):
-  // mul_ = ceil(2^shift_ / den_), shift_ = 63 + ceil(log2 den_). A 64-bit division cost about 8 % of a packet hop.
+  // mul_ = ceil(2^shift_ / den_), shift_ = 63 + ceil(log2 den_) (a 64-bit division takes tens of cycles, and a
+  // packet's hop computes two or three serialization times).
   std::uint64_t mul_   = 0;
   std::uint32_t limit_ = 0; ///< byte counts below it keep the numerator under 2^63 (at most 2^32 - 1: a packet's)
   std::uint32_t shift_ = 0;
