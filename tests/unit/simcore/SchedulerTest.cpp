@@ -219,3 +219,62 @@ TEST(Scheduler, ActorsCanSpawnActors)
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output, "child@15 parent@20");
 }
+
+TEST(Scheduler, EventsRunInDateOrderAndTiesInSchedulingOrder)
+{
+  // Engine-free: 20,000 events, many at equal dates and many scheduled by handlers while others of their date are
+  // still pending, some cancelled. The radix heap keeps ties in scheduling order without sorting them, so the order
+  // seen must be (date, scheduling order), with every cancelled event skipped.
+  struct Recorder final : EventHandler {
+    Scheduler& s;
+    std::uint64_t x = 0x2545F4914F6CDD1DULL;
+    std::uint64_t scheduled = 0;
+    std::vector<std::pair<std::int64_t, std::uint64_t>> seen;
+    std::vector<EventId> ids;
+    std::vector<bool> cancelled;
+    explicit Recorder(Scheduler& sc) : s(sc) {}
+    std::uint64_t next()
+    {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      return x;
+    }
+    void schedule()
+    {
+      const std::uint64_t r = next();
+      const SimTime d       = r % 4 == 0 ? SimTime::zero() : SimTime::ps(static_cast<std::int64_t>(r % 1000));
+      ids.push_back(s.at(s.now() + d, this, 0, scheduled++));
+      cancelled.push_back(false);
+    }
+    void on_event(std::uint32_t, std::uint64_t arg) override
+    {
+      seen.emplace_back(s.now().ps(), arg);
+      for (int k = 0; k < 2 && scheduled < 20000; ++k)
+        schedule();
+      if (next() % 10 == 0 && !ids.empty()) { // cancel a random earlier event (no effect if it already ran)
+        const std::uint64_t victim = next() % ids.size();
+        s.cancel(ids[victim]);
+        if (std::none_of(seen.begin(), seen.end(), [&](auto const& e) { return e.second == victim; }))
+          cancelled[victim] = true;
+      }
+    }
+  };
+  Scheduler s;
+  Recorder r(s);
+  for (int i = 0; i < 50; ++i)
+    r.schedule();
+  s.run_standalone();
+  ASSERT_GT(r.seen.size(), 10000u);
+  std::vector<std::int64_t> date_of(r.scheduled, -1);
+  for (std::size_t i = 0; i < r.seen.size(); ++i) {
+    date_of[r.seen[i].second] = r.seen[i].first;
+    if (i > 0) {
+      auto [t0, a0] = r.seen[i - 1];
+      auto [t1, a1] = r.seen[i];
+      ASSERT_TRUE(t0 < t1 || (t0 == t1 && a0 < a1)) << "event " << a1 << " at " << t1 << " after " << a0 << " at " << t0;
+    }
+  }
+  for (std::uint64_t a = 0; a < r.scheduled; ++a)
+    EXPECT_EQ(date_of[a] < 0, r.cancelled[a]) << "event " << a << (r.cancelled[a] ? " ran though cancelled" : " never ran");
+}
