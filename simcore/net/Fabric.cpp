@@ -75,13 +75,6 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
       ports_.push_back(std::move(p));
     }
   }
-  vertex_host_.assign(nv, kNone);
-  vertex_tier_.assign(nv, 0);
-  for (std::uint32_t v = 0; v < nv; ++v) {
-    if (topo.info(v).kind == topo::VertexKind::Host)
-      vertex_host_[v] = static_cast<std::uint32_t>(topo.host_index(v));
-    vertex_tier_[v] = static_cast<std::uint8_t>(std::min(topo.info(v).tier, 255u));
-  }
   host_port_.resize(topo.host_count());
   for (std::size_t h = 0; h < topo.host_count(); ++h)
     host_port_[h] = port_id(static_cast<std::uint32_t>(topo.host_vertex(h)), 0);
@@ -170,7 +163,7 @@ void Fabric::start_tx(std::uint32_t pid)
     if (lossless_ && !port.blocked.empty())
       wake_blocked(pid);
   } else if (port.source_ready) {
-    HostId h = vertex_host_[port.vertex];
+    HostId h = static_cast<HostId>(topo_.host_or_none(port.vertex));
     // Reserve the port while the endpoint chooses: a tx_ready() from inside pull() only raises the flag.
     port.pulling = true;
     std::optional<Packet> next;
@@ -315,8 +308,8 @@ void Fabric::arrive(std::uint32_t slot)
 void Fabric::handle(std::uint32_t slot)
 {
   std::uint32_t v = pool_[slot].at_vertex;
-  const std::uint32_t h = vertex_host_[v];
-  if (h == kNone) {
+  const std::size_t h = topo_.host_or_none(v);
+  if (h == topo::Topology::kNotAHost) {
     forward(slot);
     return;
   }
@@ -341,7 +334,7 @@ std::uint32_t Fabric::choose_port(std::uint32_t vertex, const Packet& p)
       return hops[Rng::mix(p.flow * 0x100000001B3ULL + p.src * 31 + p.dst, vertex) % hops.size()];
     case RoutingMode::DModK: {
       std::uint64_t d = p.dst;
-      for (unsigned t = 1; t < vertex_tier_[vertex]; ++t)
+      for (unsigned t = 1; t < topo_.tier(vertex); ++t)
         d /= hops.size();
       return hops[d % hops.size()];
     }

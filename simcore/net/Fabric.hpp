@@ -161,10 +161,6 @@ private:
   std::vector<Port> ports_;
   std::vector<std::uint32_t> port_base_;
   std::vector<std::uint32_t> host_port_; ///< host -> its (single) egress port
-  // Per vertex, what every hop reads, packed (the topology's vertex records hold names and edge lists: a cache miss
-  // per hop at thousands of nodes).
-  std::vector<std::uint32_t> vertex_host_; ///< host index, or UINT32_MAX for a switch
-  std::vector<std::uint8_t> vertex_tier_;  ///< switch tier (d-mod-k routing)
   std::vector<Endpoint*> endpoints_;
   std::vector<Rng> switch_rng_;          ///< per vertex: spray / adaptive tie-breaks
   std::vector<Packet> pool_;

@@ -13,7 +13,8 @@ Vertex Topology::add_vertex(VertexKind kind, std::string name, unsigned tier)
 {
   Vertex v = boost::add_vertex(VertexInfo{kind, std::move(name), tier}, g_);
   ports_.emplace_back();
-  host_index_.push_back(kind == VertexKind::Host ? hosts_.size() : SIZE_MAX);
+  host_index_.push_back(kind == VertexKind::Host ? hosts_.size() : kNotAHost);
+  tier_.push_back(static_cast<std::uint8_t>(tier)); // (0 to 3)
   if (kind == VertexKind::Host)
     hosts_.push_back(v);
   return v;

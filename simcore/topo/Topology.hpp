@@ -57,6 +57,11 @@ public:
   const std::vector<PortRef>& ports(Vertex v) const { return ports_.at(v); }
   /// Host index of a host vertex.
   std::size_t host_index(Vertex v) const { return host_index_.at(v); }
+  static constexpr std::size_t kNotAHost = SIZE_MAX;
+  /// Host index of `v`, or kNotAHost for a switch; and its tier. Unchecked and packed, apart from the graph's
+  /// vertex records (names, edge lists): the fabric reads them at every packet hop.
+  std::size_t host_or_none(Vertex v) const { return host_index_[v]; }
+  unsigned tier(Vertex v) const { return tier_[v]; }
   std::string describe() const;
 
 private:
@@ -66,6 +71,7 @@ private:
   Graph g_;
   std::vector<Vertex> hosts_;
   std::vector<std::size_t> host_index_;
+  std::vector<std::uint8_t> tier_;
   std::vector<std::vector<PortRef>> ports_;
 };
 
