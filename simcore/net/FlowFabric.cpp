@@ -35,7 +35,9 @@ void Fabric::flow_setup()
   std::vector<double> cap(ports_.size());
   for (std::size_t i = 0; i < ports_.size(); ++i)
     cap[i] = ports_[i].rate.bps / 8.0 / 1e12; // bytes per picosecond
-  sharing_ = std::make_unique<MaxMinSharing>(std::move(cap));
+  sharing_ = std::make_unique<MaxMinSharing>(std::move(cap), cfg_.flow_sharing == FlowSharing::InputPorts
+                                                                   ? MaxMinSharing::Weights::InputPorts
+                                                                   : MaxMinSharing::Weights::Equal);
 }
 
 void Fabric::flow_pull(HostId h)

@@ -6,8 +6,10 @@
 
 namespace nafsim::net {
 
-MaxMinSharing::MaxMinSharing(std::vector<double> capacity)
-    : capacity_(std::move(capacity)), on_link_(capacity_.size()), link_mark_(capacity_.size(), 0),
+MaxMinSharing::MaxMinSharing(std::vector<double> capacity, Weights weights)
+    : weights_(weights), inputs_(weights == Weights::InputPorts ? capacity.size() : 0, 0),
+      weight_sum_(weights == Weights::InputPorts ? capacity.size() : 0, 0.0),
+      capacity_(std::move(capacity)), on_link_(capacity_.size()), link_mark_(capacity_.size(), 0),
       residual_(capacity_.size(), 0), share_(capacity_.size(), 0), unfixed_(capacity_.size(), 0),
       heap_(ShareBefore{&share_}), touch_mark_(capacity_.size(), 0)
 {
@@ -35,6 +37,18 @@ std::uint32_t MaxMinSharing::add(std::span<const std::uint32_t> links)
     on_link_[l].push_back(id);
     seeds_.push_back(l);
   }
+  if (weights_ == Weights::InputPorts) { // its (link, input link) pair at every hop; the first link's input: itself
+    f.groups.clear();
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      const std::uint32_t l = links[i], in = i == 0 ? l : links[i - 1];
+      auto [it, fresh] = group_id_.try_emplace(std::uint64_t{l} << 32 | in, static_cast<std::uint32_t>(group_flows_.size()));
+      if (fresh)
+        group_flows_.push_back(0);
+      f.groups.push_back(it->second);
+      if (group_flows_[it->second]++ == 0)
+        ++inputs_[l];
+    }
+  }
   return id;
 }
 
@@ -53,6 +67,10 @@ void MaxMinSharing::remove(std::uint32_t id)
   f.live = false;
   f.rate = 0;
   --active_;
+  if (weights_ == Weights::InputPorts)
+    for (std::size_t i = 0; i < f.links.size(); ++i)
+      if (--group_flows_[f.groups[i]] == 0)
+        --inputs_[f.links[i]];
   free_.push_back(id);
 }
 
@@ -88,6 +106,15 @@ const std::vector<std::uint32_t>& MaxMinSharing::solve()
           }
       }
   flows_solved_ += comp_flows_.size();
+  if (weights_ == Weights::Equal)
+    fill();
+  else
+    fill_weighted();
+  return changed_;
+}
+
+void MaxMinSharing::fill()
+{
   // 2. Progressive filling: the link with the smallest fair share fixes its
   // flows at that share. The links wait in an indexed heap keyed (share, id),
   // one entry per link re-keyed in place once per fixing step (a heap of stale
@@ -136,7 +163,79 @@ const std::vector<std::uint32_t>& MaxMinSharing::solve()
       touch_epoch_ = 1;
     }
   }
-  return changed_;
+}
+
+
+double MaxMinSharing::weight(std::uint32_t id) const
+{
+  if (weights_ == Weights::Equal)
+    return 1.0;
+  const Flow& f = flows_[id];
+  double w      = 1.0 / static_cast<double>(group_flows_[f.groups[0]]);
+  for (auto l : f.links)
+    w /= static_cast<double>(inputs_[l]);
+  return w;
+}
+
+void MaxMinSharing::fill_weighted()
+{
+  // The same filling with weights: a link's level is its residual over its unfixed flows' weights; the link with
+  // the lowest level fixes each of its flows at level x weight (weighted max-min: every flow has a full link on
+  // which no flow gets more per unit of weight).
+  if (weight_of_.size() < flows_.size())
+    weight_of_.resize(flows_.size());
+  for (auto f : comp_flows_)
+    weight_of_[f] = weight(f);
+  queued_.clear();
+  for (auto l : comp_links_) {
+    residual_[l]   = capacity_[l];
+    unfixed_[l]    = static_cast<std::uint32_t>(on_link_[l].size());
+    weight_sum_[l] = 0;
+    for (auto f : on_link_[l])
+      weight_sum_[l] += weight_of_[f];
+    if (unfixed_[l] > 0) {
+      share_[l] = residual_[l] / weight_sum_[l];
+      queued_.push_back(l);
+    }
+  }
+  heap_.assign(queued_);
+  while (!heap_.empty()) {
+    std::uint32_t l    = heap_.pop();
+    const double level = share_[l];
+    touched_.clear();
+    for (auto f : on_link_[l]) {
+      if (flow_fixed_[f] == epoch_)
+        continue;
+      flow_fixed_[f]    = epoch_;
+      Flow& fl          = flows_[f];
+      const double w    = weight_of_[f];
+      const double rate = level * w;
+      if (fl.rate != rate && std::abs(fl.rate - rate) > 1e-12 * rate)
+        changed_.push_back(f);
+      fl.rate = rate;
+      for (auto k : fl.links) {
+        residual_[k] = std::max(0.0, residual_[k] - rate);
+        weight_sum_[k] -= w;
+        --unfixed_[k];
+        if (k != l && heap_.contains(k) && touch_mark_[k] != touch_epoch_) {
+          touch_mark_[k] = touch_epoch_;
+          touched_.push_back(k);
+        }
+      }
+    }
+    for (auto k : touched_) {
+      if (unfixed_[k] == 0) {
+        heap_.remove(k);
+        continue;
+      }
+      share_[k] = residual_[k] / std::max(weight_sum_[k], 1e-300);
+      heap_.update(k);
+    }
+    if (++touch_epoch_ == 0) {
+      std::fill(touch_mark_.begin(), touch_mark_.end(), 0);
+      touch_epoch_ = 1;
+    }
+  }
 }
 
 } // namespace nafsim::net

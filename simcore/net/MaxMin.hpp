@@ -10,25 +10,39 @@
 // only the flows connected to a marked link through shared links (a connected
 // component of the flow-link graph), since rates elsewhere cannot change, and
 // reports the flows whose rate changed.
+//
+// Weights::InputPorts (opt-in, the flow fabric's `flow_sharing: input-ports`): weighted max-min, with weights
+// that split each link between the links the flows come in on (its input ports) rather than between the flows.
+// A lossless switch serves a congested output by its input ports: the ones it paused take turns, one packet each
+// (Fabric::wake_blocked), whatever the number of flows behind each; the sender's RoCE engine takes its queue
+// pairs in turn. So a flow weighs 1 / the flows its sender's link carries from it, divided at every link of its
+// path by the number of input links that bring flows there. Where flows converge along a tree (an incast, a
+// gather) this is exactly the two-level sharing: each input port of a full link gets an equal part, split again
+// at the switch before it (the root's neighbours are served before flows that share an uplink). ASSUMPTION:
+// elsewhere a flow's weight is the product along its whole path (a weight per flow and link has no consistent
+// max-min: a flow has one rate), so what a flow held elsewhere leaves goes to all in proportion, not first to
+// its own input port's other flows.
 
 #include "simcore/net/IndexedHeap.hpp"
 
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 namespace nafsim::net {
 
 class MaxMinSharing {
 public:
+  enum class Weights { Equal, InputPorts };
   /// `capacity[l]` of link l, in any unit of amount per unit of time (rates
   /// come out in it).
-  explicit MaxMinSharing(std::vector<double> capacity);
+  explicit MaxMinSharing(std::vector<double> capacity, Weights weights = Weights::Equal);
   MaxMinSharing(const MaxMinSharing&)            = delete; // its heap points into it
   MaxMinSharing& operator=(const MaxMinSharing&) = delete;
 
-  /// A new flow over `links` (each link at most once); its rate is 0 until the
-  /// next solve().
+  /// A new flow over `links` (each link at most once, in path order: InputPorts weighs a flow by the links
+  /// before each); its rate is 0 until the next solve().
   std::uint32_t add(std::span<const std::uint32_t> links);
   /// The flow is gone; its id may be reused by a later add().
   void remove(std::uint32_t flow);
@@ -38,6 +52,9 @@ public:
   bool dirty() const { return !seeds_.empty(); }
 
   double rate(std::uint32_t flow) const { return flows_[flow].rate; }
+  /// The flow's weight: 1, or (InputPorts) 1 / the flows its sender's link carries from it, divided at every
+  /// link of its path by the number of input links that bring flows there.
+  double weight(std::uint32_t flow) const;
   std::span<const std::uint32_t> links(std::uint32_t flow) const { return flows_[flow].links; }
   std::size_t active() const { return active_; }
   std::size_t flows_on(std::uint32_t link) const { return on_link_[link].size(); }
@@ -49,9 +66,18 @@ public:
 private:
   struct Flow {
     std::vector<std::uint32_t> links;
-    double rate = 0;
-    bool live   = false;
+    double rate         = 0;
+    std::vector<std::uint32_t> groups; ///< InputPorts: its (link, input link) pair at each hop
+    bool live           = false;
   };
+  Weights weights_;
+  std::unordered_map<std::uint64_t, std::uint32_t> group_id_; ///< InputPorts: (link << 32 | input link) -> group
+  std::vector<std::uint32_t> group_flows_;                    ///< ... and its live flows
+  std::vector<std::uint32_t> inputs_;                         ///< per link: its groups with live flows
+  std::vector<double> weight_sum_;                            ///< fill_weighted(): unfixed flows' weights per link
+  std::vector<double> weight_of_;                             ///< ... and each flow's weight in this solve
+  void fill();          ///< progressive filling, every flow weighing 1
+  void fill_weighted(); ///< the same with the flows' weights
   std::vector<double> capacity_;
   std::vector<std::vector<std::uint32_t>> on_link_; ///< live flows crossing each link
   std::vector<Flow> flows_;

@@ -10,6 +10,7 @@
 #include "tests/support/Isolated.hpp"
 
 #include <deque>
+#include <map>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -63,9 +64,10 @@ TEST(MaxMin, OnlyTheTouchedComponentIsSolved)
 namespace {
 // The rates of `live` flows (paths[f]) solved from scratch, in the order of `live`.
 std::vector<double> from_scratch(const std::vector<double>& cap, const std::vector<std::uint32_t>& live,
-                                 const std::vector<std::vector<std::uint32_t>>& paths)
+                                 const std::vector<std::vector<std::uint32_t>>& paths,
+                                 MaxMinSharing::Weights grouping = MaxMinSharing::Weights::Equal)
 {
-  MaxMinSharing fresh(cap);
+  MaxMinSharing fresh(cap, grouping);
   std::vector<std::uint32_t> ids;
   for (auto f : live)
     ids.push_back(fresh.add(paths[f]));
@@ -187,6 +189,128 @@ TEST(MaxMin, IncrementalEqualsFromScratchAndIsMaxMinFair)
             fastest = false;
         bottleneck |= fastest;
       }
+      ASSERT_TRUE(bottleneck) << "flow " << f << " at step " << step;
+    }
+  }
+}
+
+TEST(MaxMinInputPorts, AnOutputIsSharedBetweenItsInputPortsThenBetweenTheirFlows)
+{
+  // Output link 4 (10) fed through input links 0 (three flows) and 1 (one flow). Fair per flow: 2.5 each; fair per
+  // input port: 5 for each input, the three flows of input 0 split theirs.
+  for (auto grouping : {MaxMinSharing::Weights::Equal, MaxMinSharing::Weights::InputPorts}) {
+    MaxMinSharing m({10, 10, 10, 10, 10}, grouping);
+    auto a = m.add(L({0, 4})), b = m.add(L({0, 4})), c = m.add(L({0, 4}));
+    auto d = m.add(L({1, 4}));
+    m.solve();
+    const bool ports = grouping == MaxMinSharing::Weights::InputPorts;
+    for (auto f : {a, b, c})
+      EXPECT_NEAR(m.rate(f), ports ? 5.0 / 3 : 2.5, 1e-12);
+    EXPECT_NEAR(m.rate(d), ports ? 5.0 : 2.5, 1e-12);
+  }
+}
+
+TEST(MaxMinInputPorts, AnInputHeldElsewhereLeavesItsShareToTheOthers)
+{
+  // Input 0's one flow is held to 2 by its first link; input 1's two flows split the other 8 of the output (10).
+  MaxMinSharing m({2, 10, 10}, MaxMinSharing::Weights::InputPorts);
+  auto a = m.add(L({0, 2}));
+  auto b = m.add(L({1, 2})), c = m.add(L({1, 2}));
+  m.solve();
+  EXPECT_NEAR(m.rate(a), 2, 1e-12);
+  EXPECT_NEAR(m.rate(b), 4, 1e-12);
+  EXPECT_NEAR(m.rate(c), 4, 1e-12);
+  m.remove(a); // input 1 alone: the whole output, 5 each
+  auto const& changed = m.solve();
+  EXPECT_EQ(changed.size(), 2u);
+  EXPECT_NEAR(m.rate(b), 5, 1e-12);
+  EXPECT_NEAR(m.rate(c), 5, 1e-12);
+}
+
+TEST(MaxMinInputPorts, AGatherServesTheRootsNeighboursFirst)
+{
+  // The root's edge switch output (link 0, 7) has 3 local senders (links 1-3) and 4 uplinks (links 4-7) that
+  // bring 15 remote senders each (their own NIC links 8..67, capacity 7). Per input port: every input 1, so a
+  // local sender gets 1 and a remote one 1/15; per flow, all 63 get 7/63.
+  std::vector<double> cap(68, 7.0);
+  MaxMinSharing m(cap, MaxMinSharing::Weights::InputPorts);
+  std::vector<std::uint32_t> local, remote;
+  for (std::uint32_t h = 1; h <= 3; ++h)
+    local.push_back(m.add(L({h, 0})));
+  for (std::uint32_t up = 4; up < 8; ++up)
+    for (std::uint32_t i = 0; i < 15; ++i)
+      remote.push_back(m.add(L({8 + (up - 4) * 15 + i, up, 0})));
+  m.solve();
+  for (auto f : local)
+    EXPECT_NEAR(m.rate(f), 1.0, 1e-12);
+  for (auto f : remote)
+    EXPECT_NEAR(m.rate(f), 1.0 / 15, 1e-12);
+}
+
+TEST(MaxMinInputPorts, IncrementalEqualsFromScratchAndIsWeightedMaxMinFair)
+{
+  // As the per-flow test on the tree: random starts and ends in batches; after every solve the rates equal a
+  // from-scratch solve within 1e-9 relative, no link carries more than its capacity, and every flow has a
+  // weighted bottleneck.
+  Rng rng(5, 9);
+  Tree t(24, 4, 3, rng);
+  MaxMinSharing inc(t.cap, MaxMinSharing::Weights::InputPorts);
+  std::vector<std::uint32_t> live;
+  std::vector<std::vector<std::uint32_t>> paths(4096);
+  for (int step = 0; step < 600; ++step) {
+    const auto batch = 1 + rng.below(4);
+    for (std::uint64_t b = 0; b < batch; ++b) {
+      if (live.size() < 40 || (live.size() < 300 && rng.below(2) == 0)) {
+        auto s = static_cast<unsigned>(rng.below(t.hosts)), d = static_cast<unsigned>(rng.below(t.hosts - 1));
+        d += d >= s ? 1 : 0;
+        auto p    = t.path(s, d, static_cast<unsigned>(rng.below(3)));
+        auto id   = inc.add(p);
+        paths[id] = p;
+        live.push_back(id);
+      } else {
+        auto i = rng.below(live.size());
+        inc.remove(live[i]);
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+    inc.solve();
+    auto want = from_scratch(t.cap, live, paths, MaxMinSharing::Weights::InputPorts);
+    std::vector<double> load(t.cap.size(), 0);
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      ASSERT_NEAR(inc.rate(live[i]), want[i], 1e-9 * want[i]) << "step " << step << " flow " << live[i];
+      for (auto l : paths[live[i]])
+        load[l] += inc.rate(live[i]);
+    }
+    for (std::size_t l = 0; l < t.cap.size(); ++l)
+      ASSERT_LE(load[l], t.cap[l] * (1 + 1e-9)) << "link " << l << " at step " << step;
+    // Weighted max-min: every flow has a full link on which no flow gets more per unit of weight. A flow weighs
+    // 1 / the flows its sender's link carries from it, divided at each link of its path by the number of input
+    // links that bring flows there (a sender's link: itself).
+    std::map<std::pair<std::uint32_t, std::uint32_t>, unsigned> port_flows;
+    auto input = [&](std::uint32_t f, std::size_t i) { return std::pair{paths[f][i], paths[f][i == 0 ? i : i - 1]}; };
+    for (auto f : live)
+      for (std::size_t i = 0; i < paths[f].size(); ++i)
+        ++port_flows[input(f, i)];
+    std::vector<unsigned> inputs(t.cap.size(), 0);
+    for (auto const& [k, n] : port_flows)
+      ++inputs[k.first];
+    auto weight = [&](std::uint32_t f) {
+      double w = 1.0 / port_flows[input(f, 0)];
+      for (auto l : paths[f])
+        w /= inputs[l];
+      return w;
+    };
+    auto per_weight = [&](std::uint32_t f) { return inc.rate(f) / weight(f); };
+    std::vector<double> most(t.cap.size(), 0); // per link: the most any flow gets per unit of weight
+    for (auto f : live) {
+      ASSERT_DOUBLE_EQ(inc.weight(f), weight(f));
+      for (auto l : paths[f])
+        most[l] = std::max(most[l], per_weight(f));
+    }
+    for (auto f : live) {
+      bool bottleneck = false;
+      for (auto l : paths[f])
+        bottleneck |= load[l] >= t.cap[l] * (1 - 1e-9) && per_weight(f) >= most[l] * (1 - 1e-9);
       ASSERT_TRUE(bottleneck) << "flow " << f << " at step " << step;
     }
   }
