@@ -157,7 +157,8 @@ struct NetworkConfig {
             "flow fidelity only: how a link is shared. per-flow: max-min fair between its flows; input-ports (opt-in "
             "correction for lossless switches): between the links its flows come in on, as a lossless switch serves "
             "its paused input ports in turn (weighted max-min; simcore/net/README.md: 64-rank gather and all-to-all "
-            "within 2 % of packet fidelity where per-flow misses by +5.5 % and -4.3 %; a 16-rank all-to-all -6 %)");
+            "of 64 KiB within 2 % of packet fidelity where per-flow misses by +5.5 % and -4.3 %; a 16-rank "
+            "all-to-all -6 %, a saturating one -17 %: use packet fidelity there)");
     v.field("link", link, "cables and ports");
     v.field("switch", switch_, "switches");
     v.field("ethernet", ethernet, "Ethernet framing");
