@@ -165,7 +165,6 @@ void MaxMinSharing::fill()
   }
 }
 
-
 double MaxMinSharing::weight(std::uint32_t id) const
 {
   if (weights_ == Weights::Equal)
