@@ -59,6 +59,12 @@ public:
   const NetworkConfig& config() const { return cfg_; }
   const std::vector<Port>& ports() const { return ports_; }
   FabricTotals totals() const;
+  /// Flow fidelity's solver work: flows started, and flows whose rate a solve recomputed, in all (0 at packet
+  /// fidelity). Their ratio is how often each flow was re-solved: high when every flow shares one component.
+  struct FlowWork {
+    std::uint64_t flows = 0, flows_solved = 0;
+  };
+  FlowWork flow_work() const;
   std::size_t packets_in_flight() const { return pool_.size() - free_.size(); }
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
@@ -128,6 +134,7 @@ private:
     Fifo<std::uint32_t> waiting; ///< packet slots behind the active one
   };
   bool flow_mode_ = false;
+  std::uint64_t flows_started_ = 0;
   std::unique_ptr<MaxMinSharing> sharing_;
   std::vector<FlowRec> flows_;
   // The flows by completion date, and one engine event at the earliest (a

@@ -40,6 +40,11 @@ void Fabric::flow_setup()
                                                                    : MaxMinSharing::Weights::Equal);
 }
 
+Fabric::FlowWork Fabric::flow_work() const
+{
+  return flow_mode_ ? FlowWork{flows_started_, sharing_->flows_solved()} : FlowWork{};
+}
+
 void Fabric::flow_pull(HostId h)
 {
   Port& port        = ports_[host_port_.at(h)];
@@ -124,6 +129,7 @@ void Fabric::flow_begin(std::uint32_t slot, std::uint32_t cause)
   }
   const bool solve_pending = sharing_->dirty(); // a solve is scheduled whenever links are touched
   std::uint32_t id         = sharing_->add(path_scratch_);
+  ++flows_started_;
   if (!solve_pending)
     sched_.at(now, this, kFlowSolve);
   if (id >= flows_.size())

@@ -440,3 +440,20 @@ TEST_F(Robustness, PerCallResultsStaySmall)
 }
 
 } // namespace
+
+TEST_F(Robustness, AFlowRunWhoseFlowsAllContendSuggestsPacketFidelity)
+{
+  // A 32-rank all-to-all at flow fidelity re-solves each flow about 290 times (every flow in one component): the
+  // summary says so and points to packet fidelity; the 8-rank allreduce of the example does not; metadata.json
+  // counts the flows and their re-solves either way.
+  write("a2a.json", R"({"name": "a2a", "platform": {"preset": "accl-coyote-u55c",
+      "topology": {"kind": "fat-tree", "hosts": 32, "fat_tree": {"k": 6}}, "network": {"fidelity": "flow"}},
+      "workload": {"kind": "collective", "collective": "alltoall", "ranks": 32, "sizes": ["16KiB"], "verify": false}})");
+  auto a = run_out({(dir_ / "a2a.json").string()});
+  ASSERT_EQ(a.rc, 0) << a.err;
+  EXPECT_NE(a.out.find("packet fidelity is likely faster here"), std::string::npos) << a.out;
+  EXPECT_NE(slurp(out() / "metadata.json").find("\"rates_solved\""), std::string::npos);
+  auto b = run({scenario(kExample), "--out", "tree", "--set", "platform.network.fidelity=flow"});
+  ASSERT_EQ(b.rc, 0) << b.err;
+  EXPECT_EQ(b.out.find("packet fidelity is likely faster here"), std::string::npos) << b.out;
+}
