@@ -1,7 +1,7 @@
 #!/bin/sh
 # Flow fidelity against packet fidelity on the same scenarios (issue 32's accuracy table): every collective on the
-# CCLO ranks of the ACCL+ testbed's FPGAs in a fat-tree (the benchmark's platform), and random-permutation traffic
-# on a 4:1 oversubscribed leaf-spine with lossless and drop-tail switches. Each case runs at both fidelities;
+# CCLO ranks of the ACCL+ testbed's FPGAs in a fat-tree (the benchmark's platform), and random-permutation and
+# incast traffic (every node to node 0) on a 4:1 oversubscribed leaf-spine with lossless and drop-tail switches. Each case runs at both fidelities;
 # the table gives both times, flow's error against packet, and both wall times.
 #   sh python-free-tools/flow-accuracy.sh NAFSIM OUTDIR [RANKS [SIZE]]   (defaults: 64 ranks, 64KiB)
 # SKIP_FLOW="alltoall ..." runs those cases at packet fidelity only (their flow columns empty): the all-to-all at
@@ -58,18 +58,22 @@ JSON
     "$out/$coll-packet" "$out/$coll-flow"
 done
 leaves=$(( (ranks + 15) / 16 ))
-for fc in lossless drop; do
-  for fid in packet flow; do
-    cat > "$out/perm-$fc-$fid.json" <<JSON
-{"name": "accuracy-permutation-$fc-$fid", "platform": {"preset": "accl-coyote-u55c",
+for pattern in random-permutation incast; do
+  name=permutation
+  [ "$pattern" = incast ] && name=incast
+  for fc in lossless drop; do
+    for fid in packet flow; do
+      cat > "$out/$name-$fc-$fid.json" <<JSON
+{"name": "accuracy-$name-$fc-$fid", "platform": {"preset": "accl-coyote-u55c",
  "topology": {"kind": "leaf-spine", "hosts": $((leaves * 16)), "leaf_spine": {"hosts_per_leaf": 16, "spines": 2,
    "oversubscription": 4}},
  "network": {"fidelity": "$fid", "flow_sharing": "$sharing", "switch": {"flow_control": "$fc"}}},
- "workload": {"kind": "traffic", "pattern": "random-permutation", "message": "$size", "messages": 16, "window": 4}}
+ "workload": {"kind": "traffic", "pattern": "$pattern", "message": "$size", "messages": 16, "window": 4}}
 JSON
-    run "perm-$fc-$fid"
+      run "$name-$fc-$fid"
+    done
+    row "$name-4to1-$fc" "$(slowest "$out/$name-$fc-packet/traffic.csv")" \
+      "$(slowest "$out/$name-$fc-flow/traffic.csv")" "$out/$name-$fc-packet" "$out/$name-$fc-flow"
   done
-  row "permutation-4to1-$fc" "$(slowest "$out/perm-$fc-packet/traffic.csv")" \
-    "$(slowest "$out/perm-$fc-flow/traffic.csv")" "$out/perm-$fc-packet" "$out/perm-$fc-flow"
 done
 cat "$csv"

@@ -8,7 +8,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 sh "$root/python-free-tools/flow-accuracy.sh" "$nafsim" "$work/fa" 16 4KiB > "$work/out.txt"
 csv="$work/fa/flow-accuracy.csv"
-test "$(wc -l < "$csv")" -eq 11 || { cat "$work/out.txt"; exit 1; }
+test "$(wc -l < "$csv")" -eq 13 || { cat "$work/out.txt"; exit 1; }
 head -1 "$csv" | grep -q "^case,ranks,size,packet_us,flow_us,flow_error_pct,packet_wall_s,flow_wall_s$"
 # Each row: error = 100 (flow - packet) / packet, to the printed precision (the times are printed to 1 ns, which
 # moves a 15 us row's error by up to 0.007 points, and the error to 0.01: 0.02 covers both).
@@ -16,4 +16,9 @@ awk -F, 'NR > 1 { e = 100 * ($5 - $4) / $4; if ($4 <= 0 || $5 <= 0 || (e - $6) >
          END { exit bad }' "$csv"
 grep -q "^alltoall,16,4KiB," "$csv"
 grep -q "^permutation-4to1-drop,16,4KiB," "$csv"
-echo "flow accuracy: 10 cases at both fidelities"
+grep -q "^incast-4to1-lossless,16,4KiB," "$csv"
+# The incast: every node sends to node 0, node 0 to node 1; node 0 receives 15 x 16 messages of 4 KiB, node 1 16.
+awk -F, 'NR > 1 { want = ($1 == 0) ? 1 : 0; if ($2 != want) bad = 1 }
+         NR > 1 && $1 == 0 && $5 != 15 * 16 * 4096 { bad = 1 } NR > 1 && $1 == 1 && $5 != 16 * 4096 { bad = 1 }
+         END { exit bad }' "$work/fa/incast-lossless-packet/traffic.csv"
+echo "flow accuracy: 12 cases at both fidelities"

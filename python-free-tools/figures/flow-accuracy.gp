@@ -2,7 +2,7 @@
 # Columns of flow-accuracy.csv: case, packet_us, flow_us, flow_error_pct, flow_input_ports_us, input_ports_error_pct.
 set datafile separator ","
 set termoption noenhanced
-set title "Flow vs packet fidelity: 64 CCLO ranks, 64 KiB; permutation traffic on a 4:1 leaf-spine (predictions)"
+set title "Flow vs packet fidelity: 64 CCLO ranks, 64 KiB; permutation and incast traffic on a 4:1 leaf-spine (predictions)"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1

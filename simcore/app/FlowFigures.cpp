@@ -1,4 +1,4 @@
-// The figure of the flow fidelity's error (issue 32): every collective on 64 CCLO ranks and permutation traffic on
+// The figure of the flow fidelity's error (issue 32): every collective on 64 CCLO ranks and permutation and incast traffic on
 // an oversubscribed leaf-spine, each at packet and flow fidelity; flow's error against packet per case, with the
 // reason of every miss above 2 % (simcore/net/README.md). Both sides are predictions: packet fidelity is the
 // reference here, not hardware.
@@ -16,7 +16,7 @@ namespace {
 std::string why(const std::string& c, const std::string& sharing)
 {
   if (c.find("drop") != std::string::npos)
-    return "the packet fabric drops at the full uplink queues and the RoCE engines recover by go-back-N; the flow "
+    return "the packet fabric drops at the full queues and the RoCE engines recover by go-back-N; the flow "
            "fabric is lossless by construction: use packet fidelity whenever loss matters";
   if (sharing == "per-flow" && c == "gather")
     return "the 63 writes converge on the root's cable; max-min gives them one rate, so they end together and the "
@@ -51,13 +51,17 @@ Built flow_accuracy(const CsvTable& coll, const Companion& traffic)
   };
   for (auto const& r : first_iterations(coll))
     note(r.at("collective"), r, num(r.at("latency_us")));
-  for (auto const& r : traffic.rows)
-    note("permutation 4:1 " + r.at("platform.network.switch.flow_control"), r, num(r.at("time_us")));
+  for (auto const& r : traffic.rows) {
+    const auto p = r.count("workload.pattern") ? r.at("workload.pattern") : std::string("random-permutation");
+    note((p == "random-permutation" ? "permutation" : p) + " 4:1 " + r.at("platform.network.switch.flow_control"), r,
+         num(r.at("time_us")));
+  }
   auto& g = b.gallery;
   g.push_back("Flow fidelity against packet fidelity on the same scenarios (both predictions; packet fidelity is the "
               "reference): every collective on 64 CCLO ranks of accl-coyote-u55c in a k-8 fat-tree, 64 KiB per rank's "
               "block (all-to-all: per peer), the slowest rank's latency; random-permutation traffic (16 x 64 KiB per "
-              "node, 4 in flight) on a 4:1 oversubscribed leaf-spine, the last node's completion. Flow fidelity with "
+              "node, 4 in flight) and incast traffic (every node to node 0, as much) on a 4:1 oversubscribed leaf-spine, the "
+              "last node's completion. Flow fidelity with "
               "both sharings of `platform.network.flow_sharing`: per-flow (the default, max-min between flows) and "
               "input-ports (the opt-in correction: each switch output shared between its input ports, as lossless "
               "switches serve them). The bars are flow's error; the dashed lines +-2 %.");

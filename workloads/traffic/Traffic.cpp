@@ -26,6 +26,10 @@ void Traffic::start(nodes::Cluster& c)
       for (std::size_t i = 0; i < n; ++i)
         partner[i] = (i + 1) % n;
       break;
+    case TrafficPattern::Incast: // every node converges on node 0, whose own messages go to node 1
+      for (std::size_t i = 0; i < n; ++i)
+        partner[i] = i == 0 ? 1 : 0;
+      break;
     case TrafficPattern::RandomPermutation: {
       // A random derangement (nobody sends to itself), from its own stream of the run seed.
       Rng rng(c.seed(), 0x7EAFF1C);

@@ -1,6 +1,7 @@
 #pragma once
 // Bulk traffic: every node streams RDMA WRITEs to a partner chosen by a pattern, keeping `window`
-// messages in flight. Used for background load and for the simulator benchmark (`nafsim bench`).
+// messages in flight. Used for background load, for the simulator benchmark (`nafsim bench`) and for the flow
+// fidelity's accuracy under contention (python-free-tools/flow-accuracy.sh: permutation and incast).
 
 #include "workloads/Workload.hpp"
 
@@ -8,7 +9,7 @@
 
 namespace nafsim::workloads {
 
-enum class TrafficPattern { Shift, RandomPermutation, Neighbor };
+enum class TrafficPattern { Shift, RandomPermutation, Neighbor, Incast };
 
 } // namespace nafsim::workloads
 
@@ -16,7 +17,8 @@ namespace nafsim::config {
 template <> struct EnumNames<workloads::TrafficPattern> {
   static constexpr std::array list{std::pair{workloads::TrafficPattern::Shift, "shift"},
                                    std::pair{workloads::TrafficPattern::RandomPermutation, "random-permutation"},
-                                   std::pair{workloads::TrafficPattern::Neighbor, "neighbor"}};
+                                   std::pair{workloads::TrafficPattern::Neighbor, "neighbor"},
+                                   std::pair{workloads::TrafficPattern::Incast, "incast"}};
 };
 } // namespace nafsim::config
 
@@ -30,7 +32,7 @@ struct TrafficConfig {
   template <class V> void describe(V& v)
   {
     v.field("pattern", pattern, "who sends to whom: shift (i -> i + n/2), random-permutation (seeded), "
-                                "neighbor (i -> i + 1)");
+                                "neighbor (i -> i + 1), incast (every node -> 0, and 0 -> 1)");
     v.field("message", message, "bytes per RDMA WRITE", config::Limits::at_least(1));
     v.field("messages", messages, "messages each node sends", config::Limits::between(1, 1 << 24));
     v.field("window", window, "messages each node keeps in flight", config::Limits::between(1, 1024));
