@@ -107,62 +107,10 @@ const std::vector<std::uint32_t>& MaxMinSharing::solve()
       }
   flows_solved_ += comp_flows_.size();
   if (weights_ == Weights::Equal)
-    fill();
+    fill<false>();
   else
-    fill_weighted();
+    fill<true>();
   return changed_;
-}
-
-void MaxMinSharing::fill()
-{
-  // 2. Progressive filling: the link with the smallest fair share fixes its
-  // flows at that share. The links wait in an indexed heap keyed (share, id),
-  // one entry per link re-keyed in place once per fixing step (a heap of stale
-  // entries, one per flow and link, cost 87 % of an all-to-all's run time).
-  queued_.clear();
-  for (auto l : comp_links_) {
-    residual_[l] = capacity_[l];
-    unfixed_[l]  = static_cast<std::uint32_t>(on_link_[l].size());
-    if (unfixed_[l] > 0) {
-      share_[l] = residual_[l] / unfixed_[l];
-      queued_.push_back(l);
-    }
-  }
-  heap_.assign(queued_);
-  while (!heap_.empty()) {
-    std::uint32_t l = heap_.pop();
-    double share    = share_[l];
-    touched_.clear();
-    for (auto f : on_link_[l]) {
-      if (flow_fixed_[f] == epoch_)
-        continue;
-      flow_fixed_[f] = epoch_;
-      Flow& fl       = flows_[f];
-      if (fl.rate != share && std::abs(fl.rate - share) > 1e-12 * share)
-        changed_.push_back(f);
-      fl.rate = share;
-      for (auto k : fl.links) {
-        residual_[k] = std::max(0.0, residual_[k] - share);
-        --unfixed_[k];
-        if (k != l && heap_.contains(k) && touch_mark_[k] != touch_epoch_) {
-          touch_mark_[k] = touch_epoch_;
-          touched_.push_back(k);
-        }
-      }
-    }
-    for (auto k : touched_) {
-      if (unfixed_[k] == 0) {
-        heap_.remove(k);
-        continue;
-      }
-      share_[k] = residual_[k] / unfixed_[k];
-      heap_.update(k);
-    }
-    if (++touch_epoch_ == 0) {
-      std::fill(touch_mark_.begin(), touch_mark_.end(), 0);
-      touch_epoch_ = 1;
-    }
-  }
 }
 
 double MaxMinSharing::weight(std::uint32_t id) const
@@ -176,24 +124,36 @@ double MaxMinSharing::weight(std::uint32_t id) const
   return w;
 }
 
-void MaxMinSharing::fill_weighted()
+template <bool Weighted> void MaxMinSharing::fill()
 {
-  // The same filling with weights: a link's level is its residual over its unfixed flows' weights; the link with
-  // the lowest level fixes each of its flows at level x weight (weighted max-min: every flow has a full link on
-  // which no flow gets more per unit of weight).
-  if (weight_of_.size() < flows_.size())
-    weight_of_.resize(flows_.size());
-  for (auto f : comp_flows_)
-    weight_of_[f] = weight(f);
+  // 2. Progressive filling: the link with the lowest level fixes its flows at that level (times their weights:
+  // weighted max-min, every flow has a full link on which no flow gets more per unit of weight; unweighted, the
+  // level is the link's fair share). A link's level is its residual over its unfixed flows (their weights). The
+  // links wait in an indexed heap keyed (level, id), one entry per link re-keyed in place once per fixing step (a
+  // heap of stale entries, one per flow and link, cost 87 % of an all-to-all's run time).
+  if constexpr (Weighted) {
+    if (weight_of_.size() < flows_.size())
+      weight_of_.resize(flows_.size());
+    for (auto f : comp_flows_)
+      weight_of_[f] = weight(f);
+  }
+  auto level_of = [&](std::uint32_t l) {
+    if constexpr (Weighted)
+      return residual_[l] / std::max(weight_sum_[l], 1e-300);
+    else
+      return residual_[l] / unfixed_[l];
+  };
   queued_.clear();
   for (auto l : comp_links_) {
-    residual_[l]   = capacity_[l];
-    unfixed_[l]    = static_cast<std::uint32_t>(on_link_[l].size());
-    weight_sum_[l] = 0;
-    for (auto f : on_link_[l])
-      weight_sum_[l] += weight_of_[f];
+    residual_[l] = capacity_[l];
+    unfixed_[l]  = static_cast<std::uint32_t>(on_link_[l].size());
+    if constexpr (Weighted) {
+      weight_sum_[l] = 0;
+      for (auto f : on_link_[l])
+        weight_sum_[l] += weight_of_[f];
+    }
     if (unfixed_[l] > 0) {
-      share_[l] = residual_[l] / weight_sum_[l];
+      share_[l] = level_of(l);
       queued_.push_back(l);
     }
   }
@@ -205,16 +165,18 @@ void MaxMinSharing::fill_weighted()
     for (auto f : on_link_[l]) {
       if (flow_fixed_[f] == epoch_)
         continue;
-      flow_fixed_[f]    = epoch_;
-      Flow& fl          = flows_[f];
-      const double w    = weight_of_[f];
-      const double rate = level * w;
+      flow_fixed_[f] = epoch_;
+      Flow& fl       = flows_[f];
+      double rate    = level;
+      if constexpr (Weighted)
+        rate *= weight_of_[f];
       if (fl.rate != rate && std::abs(fl.rate - rate) > 1e-12 * rate)
         changed_.push_back(f);
       fl.rate = rate;
       for (auto k : fl.links) {
         residual_[k] = std::max(0.0, residual_[k] - rate);
-        weight_sum_[k] -= w;
+        if constexpr (Weighted)
+          weight_sum_[k] -= weight_of_[f];
         --unfixed_[k];
         if (k != l && heap_.contains(k) && touch_mark_[k] != touch_epoch_) {
           touch_mark_[k] = touch_epoch_;
@@ -227,7 +189,7 @@ void MaxMinSharing::fill_weighted()
         heap_.remove(k);
         continue;
       }
-      share_[k] = residual_[k] / std::max(weight_sum_[k], 1e-300);
+      share_[k] = level_of(k);
       heap_.update(k);
     }
     if (++touch_epoch_ == 0) {

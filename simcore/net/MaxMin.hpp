@@ -75,10 +75,9 @@ private:
   std::unordered_map<std::uint64_t, std::uint32_t> group_id_; ///< InputPorts: (link << 32 | input link) -> group
   std::vector<std::uint32_t> group_flows_;                    ///< ... and its live flows
   std::vector<std::uint32_t> inputs_;                         ///< per link: its groups with live flows
-  std::vector<double> weight_sum_;                            ///< fill_weighted(): unfixed flows' weights per link
+  std::vector<double> weight_sum_;                            ///< fill<true>(): unfixed flows' weights per link
   std::vector<double> weight_of_;                             ///< ... and each flow's weight in this solve
-  void fill();          ///< progressive filling, every flow weighing 1
-  void fill_weighted(); ///< the same with the flows' weights
+  template <bool Weighted> void fill(); ///< progressive filling (Weighted: with the flows' weights)
   std::vector<double> capacity_;
   std::vector<std::vector<std::uint32_t>> on_link_; ///< live flows crossing each link
   std::vector<Flow> flows_;

@@ -103,6 +103,29 @@ struct Tree {
     return p;
   }
 };
+
+/// One date's changes: 1-4 flows start between random hosts of `t` or end, as the flows of one date do (starts
+/// while fewer than 40 are live, or half the time below `max_live`). Returns how many.
+std::uint64_t churn(Rng& rng, const Tree& t, MaxMinSharing& m, std::vector<std::uint32_t>& live,
+                    std::vector<std::vector<std::uint32_t>>& paths, std::size_t max_live)
+{
+  const auto batch = 1 + rng.below(4);
+  for (std::uint64_t b = 0; b < batch; ++b) {
+    if (live.size() < 40 || (live.size() < max_live && rng.below(2) == 0)) {
+      auto s = static_cast<unsigned>(rng.below(t.hosts)), d = static_cast<unsigned>(rng.below(t.hosts - 1));
+      d += d >= s ? 1 : 0;
+      auto p    = t.path(s, d, static_cast<unsigned>(rng.below(3)));
+      auto id   = m.add(p);
+      paths[id] = p;
+      live.push_back(id);
+    } else {
+      auto i = rng.below(live.size());
+      m.remove(live[i]);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  return batch;
+}
 } // namespace
 
 TEST(MaxMin, IncrementalEqualsFromScratchOverThousandsOfStartsAndEndsOnATree)
@@ -116,21 +139,7 @@ TEST(MaxMin, IncrementalEqualsFromScratchOverThousandsOfStartsAndEndsOnATree)
   std::vector<std::vector<std::uint32_t>> paths(4096);
   std::uint64_t changes = 0;
   for (int step = 0; step < 1500; ++step) {
-    const auto batch = 1 + rng.below(4);
-    for (std::uint64_t b = 0; b < batch; ++b, ++changes) {
-      if (live.size() < 40 || (live.size() < 400 && rng.below(2) == 0)) {
-        auto s = static_cast<unsigned>(rng.below(t.hosts)), d = static_cast<unsigned>(rng.below(t.hosts - 1));
-        d += d >= s ? 1 : 0;
-        auto p    = t.path(s, d, static_cast<unsigned>(rng.below(3)));
-        auto id   = inc.add(p);
-        paths[id] = p;
-        live.push_back(id);
-      } else {
-        auto i = rng.below(live.size());
-        inc.remove(live[i]);
-        live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
-      }
-    }
+    changes += churn(rng, t, inc, live, paths, 400);
     inc.solve();
     auto want = from_scratch(t.cap, live, paths);
     for (std::size_t i = 0; i < live.size(); ++i)
@@ -258,21 +267,7 @@ TEST(MaxMinInputPorts, IncrementalEqualsFromScratchAndIsWeightedMaxMinFair)
   std::vector<std::uint32_t> live;
   std::vector<std::vector<std::uint32_t>> paths(4096);
   for (int step = 0; step < 600; ++step) {
-    const auto batch = 1 + rng.below(4);
-    for (std::uint64_t b = 0; b < batch; ++b) {
-      if (live.size() < 40 || (live.size() < 300 && rng.below(2) == 0)) {
-        auto s = static_cast<unsigned>(rng.below(t.hosts)), d = static_cast<unsigned>(rng.below(t.hosts - 1));
-        d += d >= s ? 1 : 0;
-        auto p    = t.path(s, d, static_cast<unsigned>(rng.below(3)));
-        auto id   = inc.add(p);
-        paths[id] = p;
-        live.push_back(id);
-      } else {
-        auto i = rng.below(live.size());
-        inc.remove(live[i]);
-        live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
-      }
-    }
+    churn(rng, t, inc, live, paths, 300);
     inc.solve();
     auto want = from_scratch(t.cap, live, paths, MaxMinSharing::Weights::InputPorts);
     std::vector<double> load(t.cap.size(), 0);
