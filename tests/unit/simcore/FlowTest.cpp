@@ -65,9 +65,9 @@ namespace {
 // The rates of `live` flows (paths[f]) solved from scratch, in the order of `live`.
 std::vector<double> from_scratch(const std::vector<double>& cap, const std::vector<std::uint32_t>& live,
                                  const std::vector<std::vector<std::uint32_t>>& paths,
-                                 MaxMinSharing::Weights grouping = MaxMinSharing::Weights::Equal)
+                                 MaxMinSharing::Weights weights = MaxMinSharing::Weights::Equal)
 {
-  MaxMinSharing fresh(cap, grouping);
+  MaxMinSharing fresh(cap, weights);
   std::vector<std::uint32_t> ids;
   for (auto f : live)
     ids.push_back(fresh.add(paths[f]));
@@ -207,12 +207,12 @@ TEST(MaxMinInputPorts, AnOutputIsSharedBetweenItsInputPortsThenBetweenTheirFlows
 {
   // Output link 4 (10) fed through input links 0 (three flows) and 1 (one flow). Fair per flow: 2.5 each; fair per
   // input port: 5 for each input, the three flows of input 0 split theirs.
-  for (auto grouping : {MaxMinSharing::Weights::Equal, MaxMinSharing::Weights::InputPorts}) {
-    MaxMinSharing m({10, 10, 10, 10, 10}, grouping);
+  for (auto weights : {MaxMinSharing::Weights::Equal, MaxMinSharing::Weights::InputPorts}) {
+    MaxMinSharing m({10, 10, 10, 10, 10}, weights);
     auto a = m.add(L({0, 4})), b = m.add(L({0, 4})), c = m.add(L({0, 4}));
     auto d = m.add(L({1, 4}));
     m.solve();
-    const bool ports = grouping == MaxMinSharing::Weights::InputPorts;
+    const bool ports = weights == MaxMinSharing::Weights::InputPorts;
     for (auto f : {a, b, c})
       EXPECT_NEAR(m.rate(f), ports ? 5.0 / 3 : 2.5, 1e-12);
     EXPECT_NEAR(m.rate(d), ports ? 5.0 : 2.5, 1e-12);
