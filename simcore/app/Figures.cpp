@@ -72,8 +72,8 @@ const std::vector<Figure>& figures()
       {{"where-time-goes", "Where time goes: the critical path of an 8-rank allreduce on the CCLO per resource, 100 "
                            "and 400 Gb/s links"},
        plain([](const CsvTable& t, const Reference&) { return where_time_goes(t); }), "critical_path"},
-      {{"flow-accuracy", "Flow vs packet fidelity: every collective on 64 CCLO ranks, permutation and incast traffic on a 4:1 "
-                         "leaf-spine, flow's error per case"},
+      {{"flow-accuracy", "Flow vs packet fidelity: every collective on 64 CCLO ranks, permutation and incast traffic "
+                         "on a 4:1 leaf-spine, flow's error per case"},
        [](const CsvTable& t, const Reference&, const Companion& traffic) { return flow_accuracy(t, traffic); },
        "collective", true, "traffic", "-traffic"},
       {{"reconic-rdma", "RecoNIC Fig. 9-12: RDMA READ / WRITE throughput and latency vs size, single vs batch"},

@@ -1,5 +1,5 @@
-// The figure of the flow fidelity's error (issue 32): every collective on 64 CCLO ranks and permutation and incast traffic on
-// an oversubscribed leaf-spine, each at packet and flow fidelity; flow's error against packet per case, with the
+// The figure of the flow fidelity's error (issue 32): every collective on 64 CCLO ranks and permutation and
+// incast traffic on an oversubscribed leaf-spine, each at packet and flow fidelity; flow's error against packet per case, with the
 // reason of every miss above 2 % (simcore/net/README.md). Both sides are predictions: packet fidelity is the
 // reference here, not hardware.
 #include "simcore/app/FigureTables.hpp"
@@ -24,9 +24,8 @@ std::string why(const std::string& c, const std::string& sharing)
            "lossless switches serve their input ports in turn (the root's neighbours first, the flows that share an "
            "uplink later): pessimistic; flow_sharing input-ports shares by input port as the switches do";
   if (sharing == "per-flow" && c == "alltoall")
-    return "max-min shares every cable equally between the flows on it, where the packet fabric's switches serve "
-           "their input ports in turn, so the flows that cross more switches fall behind and end later: optimistic; "
-           "flow_sharing input-ports shares by input port as the switches do";
+    return "max-min keeps every flow of a cable at one rate, where the packet fabric's lossless switches serve "
+           "their input ports in turn: optimistic; flow_sharing input-ports shares by input port as the switches do";
   return "not analysed yet (simcore/net/README.md)";
 }
 
@@ -60,11 +59,11 @@ Built flow_accuracy(const CsvTable& coll, const Companion& traffic)
   g.push_back("Flow fidelity against packet fidelity on the same scenarios (both predictions; packet fidelity is the "
               "reference): every collective on 64 CCLO ranks of accl-coyote-u55c in a k-8 fat-tree, 64 KiB per rank's "
               "block (all-to-all: per peer), the slowest rank's latency; random-permutation traffic (16 x 64 KiB per "
-              "node, 4 in flight) and incast traffic (every node to node 0, as much) on a 4:1 oversubscribed leaf-spine, the "
-              "last node's completion. Flow fidelity with "
-              "both sharings of `platform.network.flow_sharing`: per-flow (the default, max-min between flows) and "
-              "input-ports (the opt-in correction: each switch output shared between its input ports, as lossless "
-              "switches serve them). The bars are flow's error; the dashed lines +-2 %.");
+              "node, 4 in flight) and incast traffic (every node to node 0, as much) on a 4:1 oversubscribed "
+              "leaf-spine, the last node's completion. Flow fidelity with both sharings of "
+              "`platform.network.flow_sharing`: per-flow (the default, max-min between flows) and input-ports (the "
+              "opt-in correction: each switch output shared between its input ports, as lossless switches serve "
+              "them). The bars are flow's error; the dashed lines +-2 %.");
   g.push_back("");
   g.push_back("| case | packet us | flow us (per-flow) | error | flow us (input-ports) | error |");
   g.push_back("|---|---:|---:|---:|---:|---:|");

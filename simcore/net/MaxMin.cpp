@@ -41,7 +41,8 @@ std::uint32_t MaxMinSharing::add(std::span<const std::uint32_t> links)
     f.groups.clear();
     for (std::size_t i = 0; i < links.size(); ++i) {
       const std::uint32_t l = links[i], in = i == 0 ? l : links[i - 1];
-      auto [it, fresh] = group_id_.try_emplace(std::uint64_t{l} << 32 | in, static_cast<std::uint32_t>(group_flows_.size()));
+      auto [it, fresh] =
+          group_id_.try_emplace(std::uint64_t{l} << 32 | in, static_cast<std::uint32_t>(group_flows_.size()));
       if (fresh)
         group_flows_.push_back(0);
       f.groups.push_back(it->second);

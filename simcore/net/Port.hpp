@@ -29,8 +29,8 @@ struct PortCounters {
 
 struct alignas(64) Port {
   // Hot: what a packet's hop reads and writes (forward, enqueue, transmit), in the port's first two cache lines
-  // (128 bytes, aligned: the pair of lines an Intel L2's spatial prefetcher fetches together). At thousands of nodes every hop finds its port out
-  // of cache, and fields spread over three or four lines cost a miss each.
+  // (128 bytes, aligned: the pair of lines an Intel L2's spatial prefetcher fetches together). At thousands of
+  // nodes every hop finds its port out of cache, and fields spread over three or four lines cost a miss each.
   LineRate line;
   SimTime free_at;                    ///< the packet being serialized is out at this date
   std::uint64_t queued_bytes = 0;

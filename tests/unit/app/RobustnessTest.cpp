@@ -448,7 +448,8 @@ TEST_F(Robustness, AFlowRunWhoseFlowsAllContendSuggestsPacketFidelity)
   // counts the flows and their re-solves either way.
   write("a2a.json", R"({"name": "a2a", "platform": {"preset": "accl-coyote-u55c",
       "topology": {"kind": "fat-tree", "hosts": 32, "fat_tree": {"k": 6}}, "network": {"fidelity": "flow"}},
-      "workload": {"kind": "collective", "collective": "alltoall", "ranks": 32, "sizes": ["16KiB"], "verify": false}})");
+      "workload": {"kind": "collective", "collective": "alltoall", "ranks": 32, "sizes": ["16KiB"],
+                   "verify": false}})");
   auto a = run_out({(dir_ / "a2a.json").string()});
   ASSERT_EQ(a.rc, 0) << a.err;
   EXPECT_NE(a.out.find("packet fidelity is likely faster here"), std::string::npos) << a.out;
