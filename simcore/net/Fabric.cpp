@@ -248,6 +248,8 @@ CauseLabel Fabric::cause(std::uint32_t kind, std::uint64_t arg) const
 {
   static const std::uint32_t held = cause_what("wire", "fault injection: delayed packet");
   static const std::uint32_t flow = cause_what("wire", "flow transfer (max-min share)");
+  static const std::uint32_t flow_by_input =
+      cause_what("wire", "flow transfer (max-min share weighted by input port)"); // flow_sharing: input-ports
   // Where (the port's host or switch) and its line rate: the limit a segment on it is bound by.
   // (Labelled once per port: formatting them per event doubled the cost of recording causes.)
   auto at_port = [&](std::uint32_t pid, bool busy) {
@@ -272,7 +274,7 @@ CauseLabel Fabric::cause(std::uint32_t kind, std::uint64_t arg) const
     case kTxDone: return at_port(static_cast<std::uint32_t>(arg), true);
     case kArrive: return at_port(pool_[arg].from_port, false);
     case kHeldBack: return CauseLabel{held};
-    default: return CauseLabel{flow};
+    default: return CauseLabel{cfg_.flow_sharing == FlowSharing::InputPorts ? flow_by_input : flow};
   }
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace nafsim::testing;
@@ -168,28 +169,38 @@ TEST(CriticalPathApplications, MpiCallsAddUp)
 
 // Flow fidelity: the messages ending at one date share one engine event, whoever set it; each transfer walks back to
 // its own sender. On the ring allgather every hop of the path goes from rank k's send (the data mover reading to the
-// network) over one wire segment (start to delivery) to rank k + 1's receive.
+// network) over one wire segment (start to delivery) to rank k + 1's receive; the segment names the sharing that
+// set its rate.
 TEST(CriticalPathApplications, FlowTransfersWalkBackToTheirSender)
 {
-  auto run = run_scenario_isolated(R"({"name": "f", "platform": {"preset": "accl-coyote-u55c",
-      "network": {"fidelity": "flow"}}, "workload": {"kind": "collective", "collective": "allgather", "ranks": 8,
-      "protocol": "rendezvous", "sizes": ["64KiB"], "iterations": 1}})",
-                                   {}, "off", true);
-  ASSERT_TRUE(run.ok) << run.error;
-  expect_paths_add_up(run, "collective", {"bytes", "iteration"}, "latency_us", "flow allgather");
-  auto const& cp = run.tables.at("critical_path");
-  int transfers = 0;
-  for (std::size_t i = 1; i + 1 < cp.rows.size(); ++i) {
-    if (cp.rows[i].at("detail") != "flow transfer (max-min share)")
-      continue;
-    ++transfers;
-    auto const& before = cp.rows[i - 1].at("place");
-    auto const& after  = cp.rows[i + 1].at("place");
-    ASSERT_EQ(before.rfind("rank ", 0), 0u) << before;
-    ASSERT_EQ(after.rfind("rank ", 0), 0u) << after;
-    EXPECT_EQ((std::stoi(before.substr(5)) + 1) % 8, std::stoi(after.substr(5))) << "segment " << i;
+  const std::pair<const char*, const char*> sharings[] = {
+      {"per-flow", "flow transfer (max-min share)"},
+      {"input-ports", "flow transfer (max-min share weighted by input port)"}};
+  for (auto [sharing, detail] : sharings) {
+    SCOPED_TRACE(sharing);
+    auto run = run_scenario_isolated(fmt::format(R"({{"name": "f", "platform": {{"preset": "accl-coyote-u55c",
+        "network": {{"fidelity": "flow", "flow_sharing": "{}"}}}}, "workload": {{"kind": "collective",
+        "collective": "allgather", "ranks": 8, "protocol": "rendezvous", "sizes": ["64KiB"], "iterations": 1}}}})",
+                                                 sharing),
+                                     {}, "off", true);
+    ASSERT_TRUE(run.ok) << run.error;
+    expect_paths_add_up(run, "collective", {"bytes", "iteration"}, "latency_us", "flow allgather");
+    auto const& cp = run.tables.at("critical_path");
+    int transfers = 0;
+    for (std::size_t i = 1; i + 1 < cp.rows.size(); ++i) {
+      auto const& what = cp.rows[i].at("detail");
+      if (what.rfind("flow transfer", 0) != 0)
+        continue;
+      EXPECT_EQ(what, detail) << "segment " << i;
+      ++transfers;
+      auto const& before = cp.rows[i - 1].at("place");
+      auto const& after  = cp.rows[i + 1].at("place");
+      ASSERT_EQ(before.rfind("rank ", 0), 0u) << before;
+      ASSERT_EQ(after.rfind("rank ", 0), 0u) << after;
+      EXPECT_EQ((std::stoi(before.substr(5)) + 1) % 8, std::stoi(after.substr(5))) << "segment " << i;
+    }
+    EXPECT_GE(transfers, 7); // the ring's seven steps
   }
-  EXPECT_GE(transfers, 7); // the ring's seven steps
 }
 
 // RDMA verbs between two FPGAs (sendrecv): each message's path, from its post to its landing, adds up to its latency.
