@@ -254,7 +254,7 @@ void stream_waits(ProgramPlan& p)
 }
 
 // Each receive takes the next message its peer sends it with its tag (in list order): the counts must agree, and
-// every receive needs a send, or the run would wait forever.
+// every receive needs a send, or the run would wait forever; to verify, the send comes first in the list.
 } // namespace
 
 void ProgramPlan::check_messages() const
@@ -285,6 +285,12 @@ void ProgramPlan::check_messages() const
                        fmt::format("rank {} receives {} elements from rank {} (tag {}), but the matching send (ops/{}) "
                                    "sends {}: give both the same count",
                                    to, rs[k].second, from, tag, ss[k].first, ss[k].second));
+      if (p.cfg.verify && ss[k].first > rs[k].first) // ProgramReference runs the list in order
+        throw op_error(rs[k].first, "",
+                       fmt::format("verify: rank {} receives message {} from rank {} with tag {}, whose send (ops/{}) "
+                                   "is listed after it, so the reference, which follows the list, cannot know it: "
+                                   "list the send first (the ranks still run in any order) or set verify false",
+                                   to, k + 1, from, tag, ss[k].first));
     }
   }
 }

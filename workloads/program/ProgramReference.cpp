@@ -56,8 +56,8 @@ void ProgramReference::local(const PlannedOp& o)
 
 void ProgramReference::send_recv(const PlannedOp& o)
 {
-  // Messages wait, in order per (sender, receiver, tag), until a receive takes them; ProgramPlan lists sends first
-  // (a receive of a message not sent yet in list order is refused when verifying).
+  // Messages wait, in order per (sender, receiver, tag), until a receive takes them; ProgramPlan::check_messages
+  // refuses, when verifying, a receive listed before its send.
   const auto tag = plan_.cfg.ops[o.index].tag;
   for (unsigned r : o.runs) {
     const auto peer = static_cast<unsigned>(o.peer[r]);
@@ -69,7 +69,7 @@ void ProgramReference::send_recv(const PlannedOp& o)
     }
     auto& q   = queues_[{peer, r, tag}];
     auto& dst = buf_[static_cast<std::size_t>(o.dst)][r];
-    if (q.empty()) { // its send comes later in the list: the bytes are not known here
+    if (q.empty()) { // its send comes later in the list (a plan made without verify): the bytes are not known here
       auto from = dst.begin() + static_cast<std::ptrdiff_t>(o.dst_off);
       std::fill(from, from + static_cast<std::ptrdiff_t>(o.count), kUnknown);
       continue;
