@@ -132,11 +132,14 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
                                     format_time(sim.scheduler().now()), totals.injected, totals.packet_hops,
                                     totals.queue_drops + totals.fault_drops, totals.queue_drops, totals.fault_drops));
   // Flow fidelity re-solves every flow of a component at each start and end: when all flows share one (an
-  // all-to-all), each is re-solved thousands of times and packet fidelity is the faster one.
+  // all-to-all), each is re-solved thousands of times and packet fidelity is the faster one (unless the solves are
+  // spaced by flow_resolve_fraction: then about 2 / fraction re-solves per flow).
   if (work.flows > 0 && work.flows_solved > kResolvesHint * work.flows)
     rep.summary.push_back(fmt::format(
         "flow fidelity: each of the {} flows was re-solved {:.0f} times on average (they contend in one component, as "
-        "in an all-to-all); packet fidelity is likely faster here and models the switch queues (simcore/net/README.md)",
+        "in an all-to-all); packet fidelity is likely faster here and models the switch queues, or set "
+        "platform.network.flow_resolve_fraction (e.g. 0.05: a solve per 5 % of the flows started or ended, an "
+        "approximation; simcore/net/README.md)",
         work.flows, static_cast<double>(work.flows_solved) / static_cast<double>(work.flows)));
   for (auto& l : lines)
     rep.summary.push_back(std::move(l));

@@ -146,6 +146,12 @@ private:
   SimTime done_event_at_;
   bool done_event_live_ = false;
   void flow_arm();
+  // Solves (flow_resolve_fraction): one is due once the starts and ends since the last reach the fraction of the
+  // flows in progress (at least one: every change, exact, by default).
+  std::uint32_t flow_pending_ = 0; ///< flow starts and ends since the last solve
+  bool flow_solve_scheduled_  = false;
+  /// One more start or end: schedules a solve at this date when one is due; true if one is scheduled.
+  bool flow_change();
   void flows_done();
   std::unordered_map<LaneKey, Lane, LaneHash> lanes_;
   std::vector<std::uint32_t> path_scratch_;

@@ -14,6 +14,16 @@
 // On an idle path this is the packet fabric's timing of a back-to-back segment
 // train; under contention the fluid shares replace queues (no queueing delay
 // beyond the sharing, no drops).
+//
+// When the shares are solved (platform.network.flow_resolve_fraction f): at
+// every start and end (f = 0, exact), or once the starts and ends since the
+// last solve reach f x the flows in progress (at least one). In between, a
+// new flow leaves at its equal share of its busiest link (capacity / flows
+// on it) and the others keep their rates: a link may be over-subscribed, or
+// under-used after an end, until the next solve, which sets every rate that
+// changed exactly. An all-to-all puts every flow in one connected component,
+// where each exact solve recomputes all of them; with f the solves cost
+// about (starts + ends) / f flow rates in all, whatever the component's size.
 
 #include "simcore/net/Fabric.hpp"
 
@@ -127,11 +137,9 @@ void Fabric::flow_begin(std::uint32_t slot, std::uint32_t cause)
     if (path_scratch_.size() > topo_.vertex_count())
       throw SimulationError(fmt::format("routing loop from host {} to host {}", p.src, p.dst));
   }
-  const bool solve_pending = sharing_->dirty(); // a solve is scheduled whenever links are touched
-  std::uint32_t id         = sharing_->add(path_scratch_);
+  std::uint32_t id    = sharing_->add(path_scratch_);
+  const bool solving  = flow_change();
   ++flows_started_;
-  if (!solve_pending)
-    sched_.at(now, this, kFlowSolve);
   if (id >= flows_.size())
     flows_.resize(id + 1);
   FlowRec& f      = flows_[id];
@@ -144,13 +152,37 @@ void Fabric::flow_begin(std::uint32_t slot, std::uint32_t cause)
   f.latency       = tail - first_ser;
   f.first_latency = tail;
   f.cause         = cause == kNoCause ? sched_.cause_mark() : cause;
+  if (!solving) {
+    const double rate = sharing_->equal_share(id);
+    sharing_->set_rate(id, rate);
+    f.rate_before = rate;
+    f.done        = now + SimTime::ps(static_cast<std::int64_t>(std::ceil(f.remaining / rate - 1e-6)));
+    f.done_seq    = done_seq_++;
+    done_heap_.push(id);
+    flow_arm();
+  }
   if (trace_)
     trace_->instant(ports_[path_scratch_[0]].vertex, 100,
                     fmt::format("flow {}->{} #{} ({} B)", p.src, p.dst, p.seq, p.wire_bytes), now);
 }
 
+bool Fabric::flow_change()
+{
+  ++flow_pending_;
+  if (flow_solve_scheduled_)
+    return true;
+  if (static_cast<double>(flow_pending_) <
+      std::max(1.0, cfg_.flow_resolve_fraction * static_cast<double>(sharing_->active())))
+    return false;
+  sched_.at(sched_.now(), this, kFlowSolve);
+  flow_solve_scheduled_ = true;
+  return true;
+}
+
 void Fabric::flow_solve()
 {
+  flow_solve_scheduled_ = false;
+  flow_pending_         = 0;
   SimTime now = sched_.now();
   for (auto id : sharing_->solve()) {
     FlowRec& f  = flows_[id];
@@ -202,9 +234,8 @@ void Fabric::flow_done(std::uint32_t id)
 {
   FlowRec& f  = flows_[id];
   SimTime now = sched_.now();
-  if (!sharing_->dirty())
-    sched_.at(now, this, kFlowSolve);
   sharing_->remove(id);
+  flow_change();
   Packet& p          = pool_[f.slot];
   SimTime left       = std::max(now, f.hold); // the last segment leaves the sender
   Lane& lane         = lanes_[LaneKey{p.src, p.flow}];

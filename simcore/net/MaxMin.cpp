@@ -32,8 +32,10 @@ std::uint32_t MaxMinSharing::add(std::span<const std::uint32_t> links)
   f.rate = 0;
   f.live = true;
   ++active_;
+  f.at.clear();
   for (auto l : f.links) {
     assert(l < on_link_.size());
+    f.at.push_back(static_cast<std::uint32_t>(on_link_[l].size()));
     on_link_[l].push_back(id);
     seeds_.push_back(l);
   }
@@ -57,12 +59,21 @@ void MaxMinSharing::remove(std::uint32_t id)
 {
   Flow& f = flows_[id];
   assert(f.live);
-  for (auto l : f.links) {
-    auto& v = on_link_[l];
-    auto it = std::find(v.begin(), v.end(), id);
-    assert(it != v.end());
-    *it = v.back();
+  for (std::size_t i = 0; i < f.links.size(); ++i) { // the last flow of each link takes its place there
+    const std::uint32_t l = f.links[i];
+    auto& v               = on_link_[l];
+    assert(f.at[i] < v.size() && v[f.at[i]] == id);
+    const std::uint32_t last = v.back();
+    v[f.at[i]]               = last;
     v.pop_back();
+    if (last != id) {
+      Flow& g = flows_[last];
+      for (std::size_t j = 0; j < g.links.size(); ++j)
+        if (g.links[j] == l) {
+          g.at[j] = f.at[i];
+          break;
+        }
+    }
     seeds_.push_back(l);
   }
   f.live = false;
@@ -112,6 +123,14 @@ const std::vector<std::uint32_t>& MaxMinSharing::solve()
   else
     fill<true>();
   return changed_;
+}
+
+double MaxMinSharing::equal_share(std::uint32_t id) const
+{
+  double s = 1e300;
+  for (auto l : flows_[id].links)
+    s = std::min(s, capacity_[l] / static_cast<double>(std::max<std::size_t>(1, on_link_[l].size())));
+  return s;
 }
 
 double MaxMinSharing::weight(std::uint32_t id) const

@@ -53,6 +53,10 @@ public:
   bool dirty() const { return !seeds_.empty(); }
 
   double rate(std::uint32_t flow) const { return flows_[flow].rate; }
+  /// A rate set until the next solve() (which reports the flow as changed if it finds another).
+  void set_rate(std::uint32_t flow, double r) { flows_[flow].rate = r; }
+  /// The flow's equal share of its most loaded link: what it would get if every link's flows were held there.
+  double equal_share(std::uint32_t flow) const;
   /// The flow's weight: 1, or (InputPorts) 1 / the flows its sender's link carries from it, divided at every
   /// link of its path by the number of input links that bring flows there.
   double weight(std::uint32_t flow) const;
@@ -67,6 +71,7 @@ public:
 private:
   struct Flow {
     std::vector<std::uint32_t> links;
+    std::vector<std::uint32_t> at;     ///< its index in on_link_ of each of its links (remove() in O(path))
     std::vector<std::uint32_t> groups; ///< InputPorts: its (link, input link) pair at each hop
     double rate = 0;
     bool live   = false;

@@ -130,6 +130,7 @@ struct FaultConfig {
 struct NetworkConfig {
   Fidelity fidelity = Fidelity::Packet;
   FlowSharing flow_sharing = FlowSharing::PerFlow;
+  double flow_resolve_fraction = 0; ///< flow fidelity: re-solve once this fraction of the flows started or ended
   LinkConfig link;
   SwitchConfig switch_;
   EthernetConfig ethernet;
@@ -159,6 +160,13 @@ struct NetworkConfig {
             "its paused input ports in turn (weighted max-min; simcore/net/README.md: 64-rank gather and all-to-all "
             "of 64 KiB within 2 % of packet fidelity where per-flow misses by +5.5 % and -4.3 %; a 16-rank "
             "all-to-all -6 %, a saturating one -17 %: use packet fidelity there)");
+    v.field("flow_resolve_fraction", flow_resolve_fraction,
+            "flow fidelity only: 0 (exact) re-solves the sharing at every flow start and end; f > 0 re-solves once "
+            "the starts and ends since the last solve reach f x the flows in progress (at least 1), a new flow "
+            "taking its equal share of its busiest link until then and the others keeping their rates (opt-in "
+            "approximation for all-to-all-like traffic, where every change re-solves every flow; "
+            "simcore/net/README.md: 0.05 on a 256-rank all-to-all within 0.3 % of packet fidelity and 2x faster)",
+            config::Limits::between(0, 1));
     v.field("link", link, "cables and ports");
     v.field("switch", switch_, "switches");
     v.field("ethernet", ethernet, "Ethernet framing");

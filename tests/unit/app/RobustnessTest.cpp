@@ -444,8 +444,8 @@ TEST_F(Robustness, PerCallResultsStaySmall)
 TEST_F(Robustness, AFlowRunWhoseFlowsAllContendSuggestsPacketFidelity)
 {
   // A 32-rank all-to-all at flow fidelity re-solves each flow about 290 times (every flow in one component): the
-  // summary says so and points to packet fidelity; the 8-rank allreduce of the example does not; metadata.json
-  // counts the flows and their re-solves either way.
+  // summary says so and points to packet fidelity (or a resolve fraction); the 8-rank allreduce of the example does
+  // not, nor the all-to-all with a resolve fraction; metadata.json counts the flows and their re-solves either way.
   write("a2a.json", R"({"name": "a2a", "platform": {"preset": "accl-coyote-u55c",
       "topology": {"kind": "fat-tree", "hosts": 32, "fat_tree": {"k": 6}}, "network": {"fidelity": "flow"}},
       "workload": {"kind": "collective", "collective": "alltoall", "ranks": 32, "sizes": ["16KiB"],
@@ -457,4 +457,8 @@ TEST_F(Robustness, AFlowRunWhoseFlowsAllContendSuggestsPacketFidelity)
   auto b = run({scenario(kExample), "--out", "tree", "--set", "platform.network.fidelity=flow"});
   ASSERT_EQ(b.rc, 0) << b.err;
   EXPECT_EQ(b.out.find("packet fidelity is likely faster here"), std::string::npos) << b.out;
+  // With the solves spaced (a solve per 5 % of the flows in progress started or ended), far fewer: no hint.
+  auto c = run_out({(dir_ / "a2a.json").string(), "--set", "platform.network.flow_resolve_fraction=0.05"});
+  ASSERT_EQ(c.rc, 0) << c.err;
+  EXPECT_EQ(c.out.find("packet fidelity is likely faster here"), std::string::npos) << c.out;
 }
