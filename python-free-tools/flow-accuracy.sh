@@ -6,7 +6,8 @@
 #   sh python-free-tools/flow-accuracy.sh NAFSIM OUTDIR [RANKS [SIZE]]   (defaults: 64 ranks, 64KiB)
 # SKIP_FLOW="alltoall ..." runs those cases at packet fidelity only (their flow columns empty): the all-to-all at
 # flow fidelity does not finish in minutes on 256 ranks. FLOW_SHARING=input-ports runs the flow cases with that
-# sharing (platform.network.flow_sharing; default per-flow). Writes OUTDIR/flow-accuracy.csv and prints it.
+# sharing (platform.network.flow_sharing; default per-flow), FLOW_RESOLVE=0.05 with that resolve fraction
+# (platform.network.flow_resolve_fraction; default 0, exact). Writes OUTDIR/flow-accuracy.csv and prints it.
 set -eu
 nafsim=$1
 out=$2
@@ -14,6 +15,7 @@ ranks=${3:-64}
 size=${4:-64KiB}
 skip_flow=${SKIP_FLOW:-}
 sharing=${FLOW_SHARING:-per-flow}
+resolve=${FLOW_RESOLVE:-0}
 mkdir -p "$out"
 k=4
 while [ $((k * k * k / 4)) -lt "$ranks" ]; do k=$((k + 2)); done
@@ -45,7 +47,7 @@ for coll in bcast scatter gather allgather reduce allreduce reduce-scatter allto
     cat > "$out/$coll-$fid.json" <<JSON
 {"name": "accuracy-$coll-$fid", "platform": {"preset": "accl-coyote-u55c",
  "topology": {"kind": "fat-tree", "hosts": $ranks, "fat_tree": {"k": $k}},
- "network": {"fidelity": "$fid", "flow_sharing": "$sharing"}},
+ "network": {"fidelity": "$fid", "flow_sharing": "$sharing", "flow_resolve_fraction": $resolve}},
  "workload": {"kind": "collective", "collective": "$coll", "ranks": $ranks, "sizes": ["$size"], "verify": false}}
 JSON
     run "$coll-$fid"
@@ -67,7 +69,8 @@ for pattern in random-permutation incast; do
 {"name": "accuracy-$name-$fc-$fid", "platform": {"preset": "accl-coyote-u55c",
  "topology": {"kind": "leaf-spine", "hosts": $((leaves * 16)), "leaf_spine": {"hosts_per_leaf": 16, "spines": 2,
    "oversubscription": 4}},
- "network": {"fidelity": "$fid", "flow_sharing": "$sharing", "switch": {"flow_control": "$fc"}}},
+ "network": {"fidelity": "$fid", "flow_sharing": "$sharing", "flow_resolve_fraction": $resolve,
+   "switch": {"flow_control": "$fc"}}},
  "workload": {"kind": "traffic", "pattern": "$pattern", "message": "$size", "messages": 16, "window": 4}}
 JSON
       run "$name-$fc-$fid"

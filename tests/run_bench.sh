@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `nafsim bench`: both suites write their CSV with one row per point (speeds are benchmarks, not asserted here),
-# report bytes per node, run the collectives at both network fidelities and the all-to-all study at both, and a bad
+# report bytes per node, run the collectives at both network fidelities and the all-to-all study at both (and with a
+# resolve fraction), and a bad
 # option is a clear error.
 set -euo pipefail
 nafsim=$(readlink -f "$1")
@@ -11,15 +12,18 @@ cd "$work"
   --fidelity packet flow --alltoall-ranks 8 --alltoall-size 4KiB --out "$work/b" > bench.log
 test "$(wc -l < b/bench.csv)" -eq 2 || { cat bench.log; exit 1; }
 head -1 b/bench.csv | grep -q "mpackethops_per_s,ns_per_hop"
-test "$(wc -l < b/bench_collectives.csv)" -eq 11 || { cat bench.log; exit 1; }
+test "$(wc -l < b/bench_collectives.csv)" -eq 12 || { cat bench.log; exit 1; }
 head -1 b/bench_collectives.csv | grep -q "latency_us,wall_s_median"
 head -1 b/bench_collectives.csv | grep -q "process_s_median"
 grep -q "^allreduce,packet,16,1048576," b/bench_collectives.csv
 grep -q "^allreduce,flow,16,1048576," b/bench_collectives.csv
 grep -q "^bcast,flow,8,1048576," b/bench_collectives.csv
-# The all-to-all study: its size per peer, at both fidelities whatever --fidelity says.
-grep -q "^alltoall,packet,8,4096," b/bench_collectives.csv
-grep -q "^alltoall,flow,8,4096," b/bench_collectives.csv
+# The all-to-all study: its size per peer, at both fidelities whatever --fidelity says, and at flow fidelity with
+# the default resolve fraction (0.05) too.
+grep -q "^alltoall,packet,8,4096,.*,0.000$" b/bench_collectives.csv
+grep -q "^alltoall,flow,8,4096,.*,0.000$" b/bench_collectives.csv
+grep -q "^alltoall,flow,8,4096,.*,0.050$" b/bench_collectives.csv
+grep -q '"flow_resolve_fraction": 0.05' b/bench-alltoall-flow@0.05-8-4KiB/metadata.json
 # Every point's metadata reports its memory per node, and the fidelity it ran at.
 grep -q '"bytes_per_node"' b/bench-bcast-packet-16-1MiB/metadata.json
 grep -q '"fidelity": "flow"' b/bench-bcast-flow-16-1MiB/metadata.json

@@ -65,7 +65,9 @@ struct ErnicConfig {
     v.field("register_read", register_read,
             "round trip of one host register read over the PCIe AXI4-Lite "
             "interface (the CQ doorbell poll); "
-            "calibrated on the single 16 KiB READ (RecoNIC VI-C: 18 Gb/s)");
+            "calibrated on the single 16 KiB READ (RecoNIC VI-C: 18 Gb/s); at least 1 ps (polls come one per "
+            "round trip)",
+            config::Limits::at_least(1e-12));
     v.field("cqe_write", cqe_write,
             "from a work request's completion to its CQE written and the CQ "
             "doorbell advanced (device memory; a CQ in "

@@ -129,16 +129,20 @@ int run_bench(const std::vector<unsigned>& sizes, std::uint64_t total_bytes, uns
 
 std::vector<BenchPoint> bench_points(const std::vector<unsigned>& ranks, const std::vector<std::string>& collectives,
                                      const std::string& size, const std::vector<std::string>& fidelities,
-                                     const std::vector<unsigned>& alltoall_ranks, const std::string& alltoall_size)
+                                     const std::vector<unsigned>& alltoall_ranks, const std::string& alltoall_size,
+                                     double alltoall_resolve)
 {
   std::vector<BenchPoint> v;
   for (auto const& coll : collectives)
     for (auto const& fid : fidelities)
       for (unsigned p : ranks)
         v.push_back({coll, fid, p, size});
-  for (unsigned p : alltoall_ranks)
+  for (unsigned p : alltoall_ranks) {
     for (const char* fid : {"packet", "flow"})
       v.push_back({"alltoall", fid, p, alltoall_size});
+    if (alltoall_resolve > 0)
+      v.push_back({"alltoall", "flow", p, alltoall_size, alltoall_resolve});
+  }
   return v;
 }
 
@@ -148,23 +152,24 @@ int run_bench_collectives(const std::vector<BenchPoint>& points, unsigned repeat
   results::Table t("bench_collectives",
                    {"collective", "fidelity", "ranks", "bytes", "fat_tree_k", "algorithm", "protocol", "latency_us", "wall_s_median",
                     "wall_s_min", "wall_s_max", "process_s_median", "events", "packet_hops", "mpackethops_per_s", "peak_rss_mib",
-                    "bytes_per_node"});
-  std::cout << fmt::format("{:>10} {:>6} {:>6} {:>24} {:>12} {:>9} {:>9} {:>12} {:>10} {:>10} {:>11}\n", "collective", "fidel.", "ranks",
+                    "bytes_per_node", "flow_resolve_fraction"});
+  std::cout << fmt::format("{:>10} {:>9} {:>6} {:>24} {:>12} {:>9} {:>9} {:>12} {:>10} {:>10} {:>11}\n", "collective", "fidel.", "ranks",
                            "protocol/algorithm", "latency_us", "wall_s", "process_s", "packet-hops", "M hops/s", "peak MiB",
                            "bytes/node");
   std::cout << fmt::format("(on CCLO ranks of the ACCL+ testbed's FPGAs in a fat-tree, median of {} run(s); all-to-all "
-                           "sizes are per peer)\n",
+                           "sizes are per peer; flow@f: flow fidelity with flow_resolve_fraction f)\n",
                            std::max(1u, repeat));
-  for (auto const& [coll, fid, p, size] : points) {
+  for (auto const& [coll, fid, p, size, resolve] : points) {
       const unsigned k = fat_tree_k(p);
       std::string doc  = fmt::format(
           R"({{"name": "bench-{0}-{1}", "platform": {{"preset": "accl-coyote-u55c",
                 "topology": {{"kind": "fat-tree", "hosts": {1}, "fat_tree": {{"k": {2}}}}},
-                "network": {{"fidelity": "{4}"}}}},
+                "network": {{"fidelity": "{4}", "flow_resolve_fraction": {5}}}}},
               "workload": {{"kind": "collective", "collective": "{0}", "ranks": {1}, "sizes": ["{3}"],
                             "verify": false}}}})",
-          coll, p, k, size, fid);
-      const fs::path dir = out / fmt::format("bench-{}-{}-{}-{}", coll, fid, p, size);
+          coll, p, k, size, fid, resolve);
+      const std::string how_fid = resolve > 0 ? fmt::format("{}@{}", fid, resolve) : fid;
+      const fs::path dir        = out / fmt::format("bench-{}-{}-{}-{}", coll, how_fid, p, size);
       auto m             = measure(doc, dir, repeat, reg, fmt::format("{} on {} ranks ({})", coll, p, fid));
       if (!m)
         return 3;
@@ -192,8 +197,9 @@ int run_bench_collectives(const std::vector<BenchPoint>& points, unsigned repeat
           .add(static_cast<std::uint64_t>(hops))
           .add(hops / wall / 1e6, 3)
           .add(rss, 1)
-          .add(per_node);
-      std::cout << fmt::format("{:>10} {:>6} {:>6} {:>24} {:>12} {:>9.3f} {:>9.3f} {:>12} {:>10.3f} {:>10.1f} {:>11}\n", coll, fid, p, how,
+          .add(per_node)
+          .add(resolve, 3);
+      std::cout << fmt::format("{:>10} {:>9} {:>6} {:>24} {:>12} {:>9.3f} {:>9.3f} {:>12} {:>10.3f} {:>10.1f} {:>11}\n", coll, how_fid, p, how,
                                table.cell(0, "latency_us"), wall, m->process_median(), static_cast<std::uint64_t>(hops), hops / wall / 1e6,
                                rss, per_node);
     }

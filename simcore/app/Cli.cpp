@@ -300,6 +300,11 @@ int cli_main(int argc, char** argv)
                     "0: none)")
       ->check(CLI::Range(0u, 1u << 16));
   bench->add_option("--alltoall-size", bench_a2a_size, "collectives: the all-to-all study's bytes per peer (default 64KiB)");
+  double bench_a2a_resolve = 0.05;
+  bench->add_option("--alltoall-resolve", bench_a2a_resolve,
+                    "collectives: the all-to-all study also runs at flow fidelity with this "
+                    "platform.network.flow_resolve_fraction (default 0.05; 0: not)")
+      ->check(CLI::Range(0.0, 1.0));
   std::vector<std::string> bench_fidelity{"packet"};
   bench->add_option("--fidelity", bench_fidelity,
                     "collectives: network fidelities to run each point at, packet and/or flow (default packet)")
@@ -373,7 +378,8 @@ int cli_main(int argc, char** argv)
         rc = app::run_bench(bench_sizes, total.count, bench_repeat, bench_out, reg);
       if (rc == 0 && bench_suite != "hops")
         rc = app::run_bench_collectives(
-            app::bench_points(bench_ranks, bench_colls, bench_size, bench_fidelity, bench_a2a_ranks, bench_a2a_size),
+            app::bench_points(bench_ranks, bench_colls, bench_size, bench_fidelity, bench_a2a_ranks, bench_a2a_size,
+                              bench_a2a_resolve),
             bench_repeat, bench_out, reg);
       return rc;
     }
