@@ -11,6 +11,8 @@
 
 #include <map>
 #include <memory>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace nafsim::nodes {
@@ -117,8 +119,16 @@ private:
   const NodeKindRegistry& known_;
   bool has_fpga_ = false; ///< some position holds an FPGA (checked on every new connection)
   std::vector<std::unique_ptr<Node>> nodes_; ///< one per host position
-  std::map<std::pair<std::size_t, std::size_t>, QpId> qps_;
-  std::map<std::pair<std::size_t, std::size_t>, QpId> sessions_;
+  // Connections by (from, to) position, looked up per message: hashed (an ordered map of the million pairs of
+  // a 1,024-rank all-to-all walked 20 levels per look-up).
+  struct PairHash {
+    std::size_t operator()(const std::pair<std::size_t, std::size_t>& k) const
+    {
+      return std::hash<std::uint64_t>{}((k.first * 0x9E3779B97F4A7C15ULL) ^ k.second);
+    }
+  };
+  std::unordered_map<std::pair<std::size_t, std::size_t>, QpId, PairHash> qps_;
+  std::unordered_map<std::pair<std::size_t, std::size_t>, QpId, PairHash> sessions_;
   std::string transport_report() const;
   std::unique_ptr<DataPlane> data_;
   results::Trace* trace_ = nullptr;
