@@ -36,6 +36,16 @@
 
 namespace nafsim::net {
 
+namespace {
+/// When `remaining` wire bytes have left at `rate` bytes per picosecond from `now` (at the far end of time if the
+/// rate is 0 or so low that the date would not fit).
+SimTime done_at(SimTime now, double remaining, double rate)
+{
+  const double ps = rate > 0 ? std::ceil(remaining / rate - 1e-6) : 9e18;
+  return now + SimTime::ps(static_cast<std::int64_t>(std::min(ps, 9e18 - static_cast<double>(now.ps()))));
+}
+} // namespace
+
 void Fabric::flow_setup()
 {
   // The scenario's schema makes this check already; a fabric built otherwise (tests, tools) makes it here.
@@ -156,7 +166,7 @@ void Fabric::flow_begin(std::uint32_t slot, std::uint32_t cause)
     const double rate = sharing_->equal_share(id);
     sharing_->set_rate(id, rate);
     f.rate_before = rate;
-    f.done        = now + SimTime::ps(static_cast<std::int64_t>(std::ceil(f.remaining / rate - 1e-6)));
+    f.done        = done_at(now, f.remaining, rate);
     f.done_seq    = done_seq_++;
     done_heap_.push(id);
     flow_arm();
@@ -192,9 +202,8 @@ void Fabric::flow_solve()
     f.remaining   = std::max(0.0, f.remaining - f.rate_before * static_cast<double>((now - f.last).ps()));
     f.last        = now;
     f.rate_before = rate;
-    double ps = rate > 0 ? std::ceil(f.remaining / rate - 1e-6) : 9e18;
-    f.done     = now + SimTime::ps(static_cast<std::int64_t>(std::min(ps, 9e18 - static_cast<double>(now.ps()))));
-    f.done_seq = done_seq_++;
+    f.done        = done_at(now, f.remaining, rate);
+    f.done_seq    = done_seq_++;
     if (done_heap_.contains(id))
       done_heap_.update(id);
     else

@@ -50,7 +50,6 @@ public:
   /// Recompute the rates that may have changed since the last call; returns the
   /// flows (live ones only) whose rate changed, valid until the next call.
   const std::vector<std::uint32_t>& solve();
-  bool dirty() const { return !seeds_.empty(); }
 
   double rate(std::uint32_t flow) const { return flows_[flow].rate; }
   /// A rate set until the next solve() (which reports the flow as changed if it finds another).
