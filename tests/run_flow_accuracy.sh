@@ -21,4 +21,10 @@ grep -q "^incast-4to1-lossless,16,4KiB," "$csv"
 awk -F, 'NR > 1 { want = ($1 == 0) ? 1 : 0; if ($2 != want) bad = 1 }
          NR > 1 && $1 == 0 && $5 != 15 * 16 * 4096 { bad = 1 } NR > 1 && $1 == 1 && $5 != 16 * 4096 { bad = 1 }
          END { exit bad }' "$work/fa/incast-lossless-packet/traffic.csv"
-echo "flow accuracy: 12 cases at both fidelities"
+# FLOW_RESOLVE sets the flow runs' resolve fraction (and only theirs): the 16-rank all-to-all then solves fewer rates.
+FLOW_RESOLVE=0.05 sh "$root/python-free-tools/flow-accuracy.sh" "$nafsim" "$work/fr" 16 4KiB > "$work/out-fr.txt"
+test "$(wc -l < "$work/fr/flow-accuracy.csv")" -eq 13 || { cat "$work/out-fr.txt"; exit 1; }
+grep -q '"flow_resolve_fraction": 0.05' "$work/fr/alltoall-flow/metadata.json"
+solved() { grep -o '"rates_solved": [0-9]*' "$1/metadata.json" | awk '{print $2}'; }
+test "$(solved "$work/fr/alltoall-flow")" -lt "$(solved "$work/fa/alltoall-flow")"
+echo "flow accuracy: 12 cases at both fidelities, and with a resolve fraction"
