@@ -157,9 +157,9 @@ private:
   std::vector<std::uint32_t> path_scratch_;
   void flow_setup();
   void flow_pull(HostId h);
-  /// Start the flow of packet `slot`; `cause`: the step it starts from, for critical paths (kNoCause: the one
-  /// running now).
-  void flow_begin(std::uint32_t slot, std::uint32_t cause = kNoCause);
+  /// Start the flow of packet `slot` on its lane (its sender's and flow identity's, found by the caller);
+  /// `cause`: the step it starts from, for critical paths (kNoCause: the one running now).
+  void flow_begin(std::uint32_t slot, Lane& lane, std::uint32_t cause = kNoCause);
   static constexpr std::uint32_t kNoCause = UINT32_MAX;
   void flow_solve();
   void flow_done(std::uint32_t id);

@@ -81,7 +81,7 @@ void Fabric::flow_pull(HostId h)
       if (lane.active)
         lane.waiting.push_back(slot);
       else
-        flow_begin(slot);
+        flow_begin(slot, lane);
     }
   }
   port.pulling = false;
@@ -107,10 +107,10 @@ std::uint32_t Fabric::flow_port(std::uint32_t vertex, const Packet& p)
   return port_id(vertex, choose_port(vertex, p));
 }
 
-void Fabric::flow_begin(std::uint32_t slot, std::uint32_t cause)
+void Fabric::flow_begin(std::uint32_t slot, Lane& lane, std::uint32_t cause)
 {
-  Packet& p                             = pool_[slot];
-  lanes_[LaneKey{p.src, p.flow}].active = true;
+  Packet& p   = pool_[slot];
+  lane.active = true;
   SimTime now                           = sched_.now();
   // The path, and the pipeline of one segment along it (as Fabric::start_tx and
   // forward time a packet).
@@ -262,7 +262,7 @@ void Fabric::flow_done(std::uint32_t id)
   if (!lane.waiting.empty()) {
     std::uint32_t next = lane.waiting.front();
     lane.waiting.pop_front();
-    flow_begin(next, cause);
+    flow_begin(next, lane, cause);
   }
 }
 
