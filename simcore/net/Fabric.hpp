@@ -162,6 +162,8 @@ private:
   void flow_begin(std::uint32_t slot, Lane& lane, std::uint32_t cause = kNoCause);
   static constexpr std::uint32_t kNoCause = UINT32_MAX;
   void flow_solve();
+  /// Flow `id` leaves at `rate` from now on: its bytes left brought up to date, its completion date re-keyed.
+  void flow_rate(std::uint32_t id, double rate);
   void flow_done(std::uint32_t id);
   void flow_deliver(std::uint32_t slot);
   std::uint32_t flow_port(std::uint32_t vertex, const Packet& p);

@@ -162,13 +162,10 @@ void Fabric::flow_begin(std::uint32_t slot, Lane& lane, std::uint32_t cause)
   f.latency       = tail - first_ser;
   f.first_latency = tail;
   f.cause         = cause == kNoCause ? sched_.cause_mark() : cause;
-  if (!solving) {
+  if (!solving) { // no solve due: it leaves at its equal share until the next one
     const double rate = sharing_->equal_share(id);
     sharing_->set_rate(id, rate);
-    f.rate_before = rate;
-    f.done        = done_at(now, f.remaining, rate);
-    f.done_seq    = done_seq_++;
-    done_heap_.push(id);
+    flow_rate(id, rate);
     flow_arm();
   }
   if (trace_)
@@ -193,23 +190,25 @@ void Fabric::flow_solve()
 {
   flow_solve_scheduled_ = false;
   flow_pending_         = 0;
-  SimTime now = sched_.now();
-  for (auto id : sharing_->solve()) {
-    FlowRec& f  = flows_[id];
-    double rate = sharing_->rate(id);
-    // Bring the bytes left up to date at the old rate (the rate before this
-    // solve).
-    f.remaining   = std::max(0.0, f.remaining - f.rate_before * static_cast<double>((now - f.last).ps()));
-    f.last        = now;
-    f.rate_before = rate;
-    f.done        = done_at(now, f.remaining, rate);
-    f.done_seq    = done_seq_++;
-    if (done_heap_.contains(id))
-      done_heap_.update(id);
-    else
-      done_heap_.push(id);
-  }
+  for (auto id : sharing_->solve())
+    flow_rate(id, sharing_->rate(id));
   flow_arm();
+}
+
+void Fabric::flow_rate(std::uint32_t id, double rate)
+{
+  FlowRec& f  = flows_[id];
+  SimTime now = sched_.now();
+  // Bring the bytes left up to date at the old rate, then date the last byte at the new one.
+  f.remaining   = std::max(0.0, f.remaining - f.rate_before * static_cast<double>((now - f.last).ps()));
+  f.last        = now;
+  f.rate_before = rate;
+  f.done        = done_at(now, f.remaining, rate);
+  f.done_seq    = done_seq_++;
+  if (done_heap_.contains(id))
+    done_heap_.update(id);
+  else
+    done_heap_.push(id);
 }
 
 void Fabric::flow_arm()
