@@ -19,21 +19,25 @@ std::uint32_t MaxMinSharing::add(std::span<const std::uint32_t> links)
 {
   std::uint32_t id;
   if (free_.empty()) {
-    id = static_cast<std::uint32_t>(flows_.size());
-    flows_.emplace_back();
-    flow_mark_.push_back(0);
-    flow_fixed_.push_back(0);
+    id = static_cast<std::uint32_t>(hot_.size());
+    hot_.emplace_back();
+    cold_.emplace_back();
   } else {
     id = free_.back();
     free_.pop_back();
   }
-  Flow& f = flows_[id];
-  f.links.assign(links.begin(), links.end());
-  f.rate = 0;
+  Hot& h  = hot_[id];
+  Cold& f = cold_[id];
+  h.rate  = 0;
+  h.n     = static_cast<std::uint32_t>(links.size());
+  if (links.size() <= Hot::kInline)
+    std::copy(links.begin(), links.end(), h.link);
+  else
+    f.long_path.assign(links.begin(), links.end());
   f.live = true;
   ++active_;
   f.at.clear();
-  for (auto l : f.links) {
+  for (auto l : links) {
     assert(l < on_link_.size());
     f.at.push_back(static_cast<std::uint32_t>(on_link_[l].size()));
     on_link_[l].push_back(id);
@@ -57,32 +61,33 @@ std::uint32_t MaxMinSharing::add(std::span<const std::uint32_t> links)
 
 void MaxMinSharing::remove(std::uint32_t id)
 {
-  Flow& f = flows_[id];
+  Cold& f                                   = cold_[id];
+  const std::span<const std::uint32_t> path = links(id);
   assert(f.live);
-  for (std::size_t i = 0; i < f.links.size(); ++i) { // the last flow of each link takes its place there
-    const std::uint32_t l = f.links[i];
+  for (std::size_t i = 0; i < path.size(); ++i) { // the last flow of each link takes its place there
+    const std::uint32_t l = path[i];
     auto& v               = on_link_[l];
     assert(f.at[i] < v.size() && v[f.at[i]] == id);
     const std::uint32_t last = v.back();
     v[f.at[i]]               = last;
     v.pop_back();
     if (last != id) {
-      Flow& g = flows_[last];
-      for (std::size_t j = 0; j < g.links.size(); ++j)
-        if (g.links[j] == l) {
-          g.at[j] = f.at[i];
+      const std::span<const std::uint32_t> other = links(last);
+      for (std::size_t j = 0; j < other.size(); ++j)
+        if (other[j] == l) {
+          cold_[last].at[j] = f.at[i];
           break;
         }
     }
     seeds_.push_back(l);
   }
-  f.live = false;
-  f.rate = 0;
+  f.live        = false;
+  hot_[id].rate = 0;
   --active_;
   if (weights_ == Weights::InputPorts)
-    for (std::size_t i = 0; i < f.links.size(); ++i)
+    for (std::size_t i = 0; i < path.size(); ++i)
       if (--group_flows_[f.groups[i]] == 0)
-        --inputs_[f.links[i]];
+        --inputs_[path[i]];
   free_.push_back(id);
 }
 
@@ -93,8 +98,8 @@ const std::vector<std::uint32_t>& MaxMinSharing::solve()
     return changed_;
   if (++epoch_ == 0) { // wrapped: clear the stamps
     std::fill(link_mark_.begin(), link_mark_.end(), 0);
-    std::fill(flow_mark_.begin(), flow_mark_.end(), 0);
-    std::fill(flow_fixed_.begin(), flow_fixed_.end(), 0);
+    for (Hot& h : hot_)
+      h.mark = h.fixed = 0;
     epoch_ = 1;
   }
   // 1. The component: links and flows reachable from the touched links.
@@ -108,10 +113,10 @@ const std::vector<std::uint32_t>& MaxMinSharing::solve()
   seeds_.clear();
   for (std::size_t i = 0; i < comp_links_.size(); ++i)
     for (auto f : on_link_[comp_links_[i]])
-      if (flow_mark_[f] != epoch_) {
-        flow_mark_[f] = epoch_;
+      if (hot_[f].mark != epoch_) {
+        hot_[f].mark = epoch_;
         comp_flows_.push_back(f);
-        for (auto l : flows_[f].links)
+        for (auto l : links(f))
           if (link_mark_[l] != epoch_) {
             link_mark_[l] = epoch_;
             comp_links_.push_back(l);
@@ -128,7 +133,7 @@ const std::vector<std::uint32_t>& MaxMinSharing::solve()
 double MaxMinSharing::equal_share(std::uint32_t id) const
 {
   double s = 1e300;
-  for (auto l : flows_[id].links)
+  for (auto l : links(id))
     s = std::min(s, capacity_[l] / static_cast<double>(std::max<std::size_t>(1, on_link_[l].size())));
   return s;
 }
@@ -137,9 +142,9 @@ double MaxMinSharing::weight(std::uint32_t id) const
 {
   if (weights_ == Weights::Equal)
     return 1.0;
-  const Flow& f = flows_[id];
+  const Cold& f = cold_[id];
   double w      = 1.0 / static_cast<double>(group_flows_[f.groups[0]]);
-  for (auto l : f.links)
+  for (auto l : links(id))
     w /= static_cast<double>(inputs_[l]);
   return w;
 }
@@ -152,8 +157,8 @@ template <bool Weighted> void MaxMinSharing::fill()
   // links wait in an indexed heap keyed (level, id), one entry per link re-keyed in place once per fixing step (a
   // heap of stale entries, one per flow and link, cost 87 % of an all-to-all's run time).
   if constexpr (Weighted) {
-    if (weight_of_.size() < flows_.size())
-      weight_of_.resize(flows_.size());
+    if (weight_of_.size() < hot_.size())
+      weight_of_.resize(hot_.size());
     for (auto f : comp_flows_)
       weight_of_[f] = weight(f);
   }
@@ -183,17 +188,17 @@ template <bool Weighted> void MaxMinSharing::fill()
     const double level = share_[l];
     touched_.clear();
     for (auto f : on_link_[l]) {
-      if (flow_fixed_[f] == epoch_)
+      Hot& fl = hot_[f];
+      if (fl.fixed == epoch_)
         continue;
-      flow_fixed_[f] = epoch_;
-      Flow& fl       = flows_[f];
-      double rate    = level;
+      fl.fixed    = epoch_;
+      double rate = level;
       if constexpr (Weighted)
         rate *= weight_of_[f];
       if (fl.rate != rate && std::abs(fl.rate - rate) > 1e-12 * rate)
         changed_.push_back(f);
       fl.rate = rate;
-      for (auto k : fl.links) {
+      for (auto k : links(f)) {
         residual_[k] = std::max(0.0, residual_[k] - rate);
         if constexpr (Weighted)
           weight_sum_[k] -= weight_of_[f];

@@ -46,6 +46,37 @@ TEST(MaxMin, BottleneckLeavesTheRestToOthers)
   EXPECT_TRUE(m.solve().empty()); // nothing touched since
 }
 
+TEST(MaxMin, PathsLongerThanAFlowRecordHoldsAreSolvedAndRemovedAlike)
+{
+  // A chain of 14 links of 10, the last one of 4 (a torus' long paths: the solver keeps 11 links per flow in its
+  // record and the rest apart). a crosses all 14, b the last one, c the first 13. Link 13 fixes a = b = 2; c takes
+  // the 8 a leaves on links 0-12. With a gone (its place on each link taken by another flow), b = 4 and c = 10.
+  std::vector<double> cap(14, 10.0);
+  cap[13] = 4;
+  MaxMinSharing m(cap);
+  std::vector<std::uint32_t> all(14), first13(13);
+  for (std::uint32_t i = 0; i < 14; ++i)
+    all[i] = i;
+  std::copy(all.begin(), all.begin() + 13, first13.begin());
+  auto a = m.add(all);
+  auto b = m.add(L({13}));
+  auto c = m.add(first13);
+  EXPECT_EQ(m.links(a).size(), 14u);
+  EXPECT_EQ(m.links(c).size(), 13u);
+  EXPECT_EQ(m.links(c)[12], 12u);
+  m.solve();
+  EXPECT_DOUBLE_EQ(m.rate(a), 2);
+  EXPECT_DOUBLE_EQ(m.rate(b), 2);
+  EXPECT_DOUBLE_EQ(m.rate(c), 8);
+  m.remove(a);
+  m.solve();
+  EXPECT_DOUBLE_EQ(m.rate(b), 4);
+  EXPECT_DOUBLE_EQ(m.rate(c), 10);
+  m.remove(c); // c had moved into a's place on links 0-12: its removal finds it there
+  EXPECT_EQ(m.flows_on(0), 0u);
+  EXPECT_EQ(m.flows_on(13), 1u);
+}
+
 TEST(MaxMin, OnlyTheTouchedComponentIsSolved)
 {
   MaxMinSharing m({1, 1, 1, 1});
