@@ -100,26 +100,6 @@ private:
   // a flow's bytes leave at its max-min share of every link on the path; it is delivered a path
   // latency (propagation, switch latency, the last segment's pipeline) after its last byte left.
   // Flows of one sender and flow identity go one after the other, and are delivered in order.
-  struct FlowRec {
-    std::uint32_t slot = 0;
-    SimTime started, last;      ///< start; last time `remaining` was brought up to date
-    double remaining = 0;       ///< wire bytes still to leave the sender
-    double rate_before = 0;     ///< share it had since `last`, in bytes per picosecond
-    SimTime hold;               ///< the last segment cannot leave before this
-    SimTime latency;            ///< last segment: leaving the sender -> all in at the receiver
-    SimTime first_latency;      ///< first segment: start -> all in at the receiver
-    SimTime done;               ///< when its last byte leaves at the current rate (while in done_heap_)
-    std::uint64_t done_seq = 0; ///< ties at one date: in the order the dates were set
-    std::uint32_t cause    = 0; ///< critical paths: the step its transfer started from (Scheduler::cause_mark)
-  };
-  struct DoneBefore {
-    const std::vector<FlowRec>* flows;
-    bool operator()(std::uint32_t a, std::uint32_t b) const
-    {
-      const FlowRec &x = (*flows)[a], &y = (*flows)[b];
-      return x.done != y.done ? x.done < y.done : x.done_seq < y.done_seq;
-    }
-  };
   struct LaneKey {
     HostId src;
     std::uint64_t flow;
@@ -133,14 +113,39 @@ private:
     SimTime last_delivery;
     Fifo<std::uint32_t> waiting; ///< packet slots behind the active one
   };
+  struct FlowRec {
+    std::uint32_t slot = 0;
+    SimTime started, last;      ///< start; last time `remaining` was brought up to date
+    double remaining = 0;       ///< wire bytes still to leave the sender
+    double rate_before = 0;     ///< share it had since `last`, in bytes per picosecond
+    SimTime hold;               ///< the last segment cannot leave before this
+    SimTime latency;            ///< last segment: leaving the sender -> all in at the receiver
+    SimTime first_latency;      ///< first segment: start -> all in at the receiver
+    std::uint32_t cause    = 0; ///< critical paths: the step its transfer started from (Scheduler::cause_mark)
+    Lane* lane             = nullptr; ///< its sender's and flow identity's (active, so not erased, until it ends)
+  };
+  // A flow's place in done_heap_, apart from its record: the heap's comparisons read 16 bytes per flow.
+  struct DoneKey {
+    SimTime done;          ///< when its last byte leaves at the current rate (while in done_heap_)
+    std::uint64_t seq = 0; ///< ties at one date: in the order the dates were set
+  };
+  struct DoneBefore {
+    const std::vector<DoneKey>* keys;
+    bool operator()(std::uint32_t a, std::uint32_t b) const
+    {
+      const DoneKey &x = (*keys)[a], &y = (*keys)[b];
+      return x.done != y.done ? x.done < y.done : x.seq < y.seq;
+    }
+  };
   bool flow_mode_ = false;
   std::uint64_t flows_started_ = 0;
   std::unique_ptr<MaxMinSharing> sharing_;
   std::vector<FlowRec> flows_;
+  std::vector<DoneKey> done_key_;
   // The flows by completion date, and one engine event at the earliest (a
   // cancelled and re-posted event per flow per rate change left millions of
   // stale events pending in a 256-rank all-to-all).
-  IndexedHeap<DoneBefore> done_heap_{DoneBefore{&flows_}};
+  IndexedHeap<DoneBefore> done_heap_{DoneBefore{&done_key_}};
   std::uint64_t done_seq_ = 0;
   EventId done_event_     = 0;
   SimTime done_event_at_;
@@ -164,6 +169,8 @@ private:
   void flow_solve();
   /// Flow `id` leaves at `rate` from now on: its bytes left brought up to date, its completion date re-keyed.
   void flow_rate(std::uint32_t id, double rate);
+  /// ... its bytes left and completion date only (the caller re-orders the heap).
+  void flow_redate(std::uint32_t id, double rate);
   void flow_done(std::uint32_t id);
   void flow_deliver(std::uint32_t slot);
   std::uint32_t flow_port(std::uint32_t vertex, const Packet& p);

@@ -150,8 +150,10 @@ void Fabric::flow_begin(std::uint32_t slot, Lane& lane, std::uint32_t cause)
   std::uint32_t id    = sharing_->add(path_scratch_);
   const bool solving  = flow_change();
   ++flows_started_;
-  if (id >= flows_.size())
+  if (id >= flows_.size()) {
     flows_.resize(id + 1);
+    done_key_.resize(id + 1);
+  }
   FlowRec& f      = flows_[id];
   f.slot          = slot;
   f.started       = now;
@@ -162,6 +164,7 @@ void Fabric::flow_begin(std::uint32_t slot, Lane& lane, std::uint32_t cause)
   f.latency       = tail - first_ser;
   f.first_latency = tail;
   f.cause         = cause == kNoCause ? sched_.cause_mark() : cause;
+  f.lane          = &lane;
   if (!solving) { // no solve due: it leaves at its equal share until the next one
     const double rate = sharing_->equal_share(id);
     sharing_->set_rate(id, rate);
@@ -190,12 +193,22 @@ void Fabric::flow_solve()
 {
   flow_solve_scheduled_ = false;
   flow_pending_         = 0;
-  for (auto id : sharing_->solve())
-    flow_rate(id, sharing_->rate(id));
+  const std::vector<std::uint32_t>& changed = sharing_->solve();
+  if (changed.size() * 4 < done_heap_.size()) {
+    for (auto id : changed)
+      flow_rate(id, sharing_->rate(id));
+  } else { // most completion dates moved (an all-to-all's solve): re-order the heap once rather than each date
+    for (auto id : changed) {
+      flow_redate(id, sharing_->rate(id));
+      if (!done_heap_.contains(id))
+        done_heap_.append(id);
+    }
+    done_heap_.heapify();
+  }
   flow_arm();
 }
 
-void Fabric::flow_rate(std::uint32_t id, double rate)
+void Fabric::flow_redate(std::uint32_t id, double rate)
 {
   FlowRec& f  = flows_[id];
   SimTime now = sched_.now();
@@ -203,8 +216,12 @@ void Fabric::flow_rate(std::uint32_t id, double rate)
   f.remaining   = std::max(0.0, f.remaining - f.rate_before * static_cast<double>((now - f.last).ps()));
   f.last        = now;
   f.rate_before = rate;
-  f.done        = done_at(now, f.remaining, rate);
-  f.done_seq    = done_seq_++;
+  done_key_[id] = DoneKey{done_at(now, f.remaining, rate), done_seq_++};
+}
+
+void Fabric::flow_rate(std::uint32_t id, double rate)
+{
+  flow_redate(id, rate);
   if (done_heap_.contains(id))
     done_heap_.update(id);
   else
@@ -219,7 +236,7 @@ void Fabric::flow_arm()
     done_event_live_ = false;
     return;
   }
-  SimTime next = flows_[done_heap_.top()].done;
+  SimTime next = done_key_[done_heap_.top()].done;
   if (done_event_live_ && done_event_at_ == next)
     return;
   if (done_event_live_)
@@ -233,7 +250,7 @@ void Fabric::flows_done()
 {
   done_event_live_ = false;
   SimTime now      = sched_.now();
-  while (!done_heap_.empty() && flows_[done_heap_.top()].done == now)
+  while (!done_heap_.empty() && done_key_[done_heap_.top()].done == now)
     flow_done(done_heap_.pop());
   flow_arm();
 }
@@ -246,7 +263,7 @@ void Fabric::flow_done(std::uint32_t id)
   flow_change();
   Packet& p          = pool_[f.slot];
   SimTime left       = std::max(now, f.hold); // the last segment leaves the sender
-  Lane& lane         = lanes_[LaneKey{p.src, p.flow}];
+  Lane& lane         = *f.lane;
   SimTime at         = std::max(left + f.latency, lane.last_delivery);
   lane.last_delivery = at;
   lane.active        = false;

@@ -41,6 +41,19 @@ public:
     place(id, heap_.size() - 1);
     sift_up(heap_.size() - 1);
   }
+  /// `id` (not in the heap) enters at the end, unordered: heapify() before the next push, pop or update.
+  void append(std::uint32_t id)
+  {
+    place(id, heap_.size());
+    heap_.push_back(id);
+  }
+  /// Order the heap again after appends or key changes of many of its ids, in linear time (k updates cost about
+  /// k log n: the cheaper way once k is a good part of n).
+  void heapify()
+  {
+    for (std::size_t i = heap_.size() / 2; i-- > 0;)
+      sift_down(i);
+  }
   /// The key of `id` (in the heap) changed.
   void update(std::uint32_t id) { sift_up(sift_down(pos_[id])); }
   void remove(std::uint32_t id)

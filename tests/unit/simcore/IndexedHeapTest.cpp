@@ -1,6 +1,7 @@
 // The indexed heap under the max-min solver and the flow fabric's completion
 // dates: against a sorted reference through random pushes, key changes
-// (both ways) and removals from anywhere.
+// (both ways), removals from anywhere, and many re-keys and appends ordered
+// again at once.
 #include "simcore/engine/Rng.hpp"
 #include "simcore/net/IndexedHeap.hpp"
 
@@ -55,7 +56,23 @@ TEST(IndexedHeap, PopsInKeyOrderThroughUpdatesAndRemovals)
           ref.erase(ref.begin());
         }
         break;
-      default: // rebuild from a list in linear time
+      default: // rebuild from a list in linear time, or re-key many ids and append new ones, then re-order
+        if (step % 1000 == 503) {
+          std::vector<std::pair<double, std::uint32_t>> old(ref.begin(), ref.end());
+          for (auto const& [k2, i] : old)
+            if (rng.below(2) == 0) { // most completion dates move at a solve
+              ref.erase({k2, i});
+              key[i] = static_cast<double>(rng.below(21));
+              ref.insert({key[i], i});
+            }
+          for (std::uint32_t i = 0; i < 200; i += 3)
+            if (!h.contains(i)) {
+              key[i] = static_cast<double>(rng.below(21));
+              h.append(i);
+              ref.insert({key[i], i});
+            }
+          h.heapify();
+        }
         if (step % 1000 == 3) {
           std::vector<std::uint32_t> ids;
           for (auto const& [k2, i] : ref)
