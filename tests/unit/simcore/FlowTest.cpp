@@ -48,8 +48,8 @@ TEST(MaxMin, BottleneckLeavesTheRestToOthers)
 
 TEST(MaxMin, PathsLongerThanAFlowRecordHoldsAreSolvedAndRemovedAlike)
 {
-  // A chain of 14 links of 10, the last one of 4 (a torus' long paths: the solver keeps 11 links per flow in its
-  // record and the rest apart). a crosses all 14, b the last one, c the first 13. Link 13 fixes a = b = 2; c takes
+  // A chain of 14 links of 10, the last one of 4 (a torus' long paths: the solver keeps up to 11 links per flow in its
+  // record, a longer path apart). a crosses all 14, b the last one, c the first 13. Link 13 fixes a = b = 2; c takes
   // the 8 a leaves on links 0-12. With a gone (its place on each link taken by another flow), b = 4 and c = 10.
   std::vector<double> cap(14, 10.0);
   cap[13] = 4;
