@@ -102,27 +102,42 @@ const std::vector<std::uint32_t>& MaxMinSharing::solve()
       h.mark = h.fixed = 0;
     epoch_ = 1;
   }
-  // 1. The component: links and flows reachable from the touched links.
+  // 1. The component: links and flows reachable from the touched links. Where the last traversals found nearly
+  // every flow in one component (an all-to-all), the unweighted filling takes every link that carries flows
+  // instead, a scan of the links rather than a walk of the flows: the other components' rates come out the same
+  // (max-min decomposes by component, and each component's links are fixed in the same (level, id) order, so with
+  // the same arithmetic), and a traversal every 16th solve checks that it still holds.
   comp_links_.clear();
   comp_flows_.clear();
-  for (auto l : seeds_)
-    if (link_mark_[l] != epoch_) {
-      link_mark_[l] = epoch_;
-      comp_links_.push_back(l);
-    }
-  seeds_.clear();
-  for (std::size_t i = 0; i < comp_links_.size(); ++i)
-    for (auto f : on_link_[comp_links_[i]])
-      if (hot_[f].mark != epoch_) {
-        hot_[f].mark = epoch_;
-        comp_flows_.push_back(f);
-        for (auto l : links(f))
-          if (link_mark_[l] != epoch_) {
-            link_mark_[l] = epoch_;
-            comp_links_.push_back(l);
-          }
+  const bool whole = weights_ == Weights::Equal && whole_ && ++solves_since_walk_ < 16;
+  if (whole) {
+    seeds_.clear();
+    for (std::uint32_t l = 0; l < on_link_.size(); ++l)
+      if (!on_link_[l].empty())
+        comp_links_.push_back(l);
+    flows_solved_ += active_;
+  } else {
+    for (auto l : seeds_)
+      if (link_mark_[l] != epoch_) {
+        link_mark_[l] = epoch_;
+        comp_links_.push_back(l);
       }
-  flows_solved_ += comp_flows_.size();
+    seeds_.clear();
+    for (std::size_t i = 0; i < comp_links_.size(); ++i)
+      for (auto f : on_link_[comp_links_[i]])
+        if (hot_[f].mark != epoch_) {
+          hot_[f].mark = epoch_;
+          comp_flows_.push_back(f);
+          for (auto l : links(f))
+            if (link_mark_[l] != epoch_) {
+              link_mark_[l] = epoch_;
+              comp_links_.push_back(l);
+            }
+        }
+    flows_solved_ += comp_flows_.size();
+    solves_since_walk_ = 0;
+    whole_ = active_ >= kWholeFrom && comp_flows_.size() * 10 >= active_ * 9;
+  }
   if (weights_ == Weights::Equal)
     fill<false>();
   else

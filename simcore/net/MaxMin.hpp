@@ -122,6 +122,10 @@ private:
   std::vector<std::uint32_t> queued_, touch_mark_, touched_; ///< links re-keyed after a fixing step
   std::uint32_t touch_epoch_ = 1;
   std::vector<std::uint32_t> comp_links_, comp_flows_, changed_;
+  // solve(): the last traversal found at least 90 % of the (at least kWholeFrom) flows in one component.
+  static constexpr std::size_t kWholeFrom = 512;
+  bool whole_                           = false;
+  std::uint32_t solves_since_walk_      = 0;
   std::uint64_t flows_solved_ = 0;
 };
 

@@ -179,6 +179,77 @@ TEST(MaxMin, IncrementalEqualsFromScratchOverThousandsOfStartsAndEndsOnATree)
   EXPECT_GT(changes, 3000u);
 }
 
+TEST(MaxMin, ANearlyWholeComponentIsSolvedByItsLinksWithTheSameRates)
+{
+  // An all-to-all of 40 hosts (links 0-39 up, 40-79 down: 1,560 flows, one component) beside a small component on
+  // links 80 and 81. Once a walk found nearly every flow in one component, a solve takes every link that carries
+  // flows (1,562 flows re-solved) until the walk of every 16th solve; the rates stay those of a from-scratch solve.
+  // When the changes are in the small component, the next walk finds it alone and walks go on.
+  std::vector<double> cap(82, 100.0);
+  cap[81] = 30;
+  MaxMinSharing m(cap);
+  std::vector<std::uint32_t> live;
+  std::vector<std::vector<std::uint32_t>> paths(4096);
+  auto start = [&](std::vector<std::uint32_t> p) {
+    auto id   = m.add(p);
+    paths[id] = std::move(p);
+    live.push_back(id);
+  };
+  auto end = [&](std::size_t i) {
+    m.remove(live[i]);
+    live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+  };
+  auto check = [&](const char* when) {
+    auto want = from_scratch(cap, live, paths);
+    for (std::size_t i = 0; i < live.size(); ++i)
+      ASSERT_NEAR(m.rate(live[i]), want[i], 1e-9 * want[i]) << when << " flow " << live[i];
+  };
+  start({80});
+  start({80, 81});
+  for (std::uint32_t s = 0; s < 40; ++s)
+    for (std::uint32_t d = 0; d < 40; ++d)
+      if (s != d)
+        start({s, 40 + d});
+  m.solve();
+  check("first solve");
+  int whole = 0, walks = 0;
+  auto small = [&] {
+    return static_cast<std::size_t>(
+        std::count_if(live.begin(), live.end(), [&](std::uint32_t f) { return paths[f][0] >= 80; }));
+  };
+  for (int step = 0; step < 48; ++step) { // an all-to-all flow ends and another starts, and a small one now and then
+    end(2 + step);
+    start({static_cast<std::uint32_t>(step % 40), 40 + static_cast<std::uint32_t>((step + 1) % 40)});
+    if (step % 16 == 3)
+      start({80, 81});
+    const auto before = m.flows_solved();
+    m.solve();
+    check("all-to-all churn");
+    const auto solved = m.flows_solved() - before;
+    if (step % 16 == 15) { // the walk: the all-to-all's component only
+      EXPECT_EQ(solved, live.size() - small()) << "step " << step;
+      ++walks;
+    } else {
+      EXPECT_EQ(solved, live.size()) << "step " << step;
+      ++whole;
+    }
+  }
+  EXPECT_EQ(whole, 45);
+  EXPECT_EQ(walks, 3);
+  EXPECT_EQ(small(), 5u);
+  std::vector<std::uint64_t> solved;
+  for (int step = 0; step < 17; ++step) { // only the small component changes: a walk within 16 solves finds it
+    end(live.size() - 1);
+    start({80, 81});
+    const auto before = m.flows_solved();
+    m.solve();
+    check("small component churn");
+    solved.push_back(m.flows_solved() - before);
+  }
+  EXPECT_EQ(solved.front(), live.size());
+  EXPECT_EQ(solved.back(), small()); // the first change replaced an all-to-all flow by a small one: 6
+}
+
 TEST(MaxMin, IncrementalEqualsFromScratchAndIsMaxMinFair)
 {
   // Random flows come and go over 12 links of various capacities; after every
