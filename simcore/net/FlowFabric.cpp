@@ -197,7 +197,7 @@ void Fabric::flow_solve()
   if (changed.size() * 4 < done_heap_.size()) {
     for (auto id : changed)
       flow_rate(id, sharing_->rate(id));
-  } else { // most completion dates moved (an all-to-all's solve): re-order the heap once rather than each date
+  } else { // a quarter of the completion dates or more moved (an all-to-all's solve): re-order the heap once
     for (auto id : changed) {
       flow_redate(id, sharing_->rate(id));
       if (!done_heap_.contains(id))

@@ -9,7 +9,9 @@
 // Incremental: adding or removing a flow marks its links; solve() recomputes
 // only the flows connected to a marked link through shared links (a connected
 // component of the flow-link graph), since rates elsewhere cannot change, and
-// reports the flows whose rate changed.
+// reports the flows whose rate changed. When that component holds nearly every
+// flow (an all-to-all), unweighted solves take every link with flows rather than
+// walk the flows to find it (the same rates; a walk every 16th solve re-checks).
 //
 // Weights::InputPorts (opt-in, the flow fabric's `flow_sharing: input-ports`): weighted max-min, with weights
 // that split each link between the links the flows come in on (its input ports) rather than between the flows.
