@@ -79,7 +79,7 @@ private:
   // links list them, and a flow's rate and links in separate heap blocks cost two cache misses per flow
   // visited (about 40 % of an all-to-all's filling).
   struct alignas(64) Hot {
-    static constexpr std::uint32_t kInline = 11; ///< links kept here; a longer path (a torus) lives in Cold
+    static constexpr std::uint32_t kInline = 11; ///< links kept here; a longer path (a long chain) lives in Cold
     double rate         = 0;
     std::uint32_t mark  = 0; ///< solve(): the epoch that put it in the component
     std::uint32_t fixed = 0; ///< fill(): the epoch that fixed its rate

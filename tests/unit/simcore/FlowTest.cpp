@@ -48,9 +48,10 @@ TEST(MaxMin, BottleneckLeavesTheRestToOthers)
 
 TEST(MaxMin, PathsLongerThanAFlowRecordHoldsAreSolvedAndRemovedAlike)
 {
-  // A chain of 14 links of 10, the last one of 4 (a torus' long paths: the solver keeps up to 11 links per flow in its
-  // record, a longer path apart). a crosses all 14, b the last one, c the first 13. Link 13 fixes a = b = 2; c takes
-  // the 8 a leaves on links 0-12. With a gone (its place on each link taken by another flow), b = 4 and c = 10.
+  // 14 links of 10 in a row, the last one of 4 (a chain of switches' long paths: the solver keeps up to 11 links
+  // per flow in its record, a longer path apart). a crosses all 14, b the last one, c the first 13. Link 13 fixes
+  // a = b = 2; c takes the 8 a leaves on links 0-12. With a gone (its place on each link taken by another flow),
+  // b = 4 and c = 10.
   std::vector<double> cap(14, 10.0);
   cap[13] = 4;
   MaxMinSharing m(cap);
@@ -183,7 +184,7 @@ TEST(MaxMin, ANearlyWholeComponentIsSolvedByItsLinksWithTheSameRates)
 {
   // An all-to-all of 40 hosts (links 0-39 up, 40-79 down: 1,560 flows, one component) beside a small component on
   // links 80 and 81. Once a walk found nearly every flow in one component, a solve takes every link that carries
-  // flows (1,562 flows re-solved) until the walk of every 16th solve; the rates stay those of a from-scratch solve.
+  // flows (every flow re-solved) until the walk of every 16th solve; the rates stay those of a from-scratch solve.
   // When the changes are in the small component, the next walk finds it alone and walks go on.
   std::vector<double> cap(82, 100.0);
   cap[81] = 30;
