@@ -6,10 +6,10 @@
 #include "nodes/host/HostNode.hpp"
 #include "nodes/platform/NodeKindRegistry.hpp"
 #include "nodes/platform/PlatformConfig.hpp"
+#include "simcore/engine/PairHash.hpp"
 #include "simcore/net/Fabric.hpp"
 #include "simcore/topo/Topology.hpp"
 
-#include <map>
 #include <memory>
 #include <unordered_map>
 #include <utility>
@@ -124,7 +124,7 @@ private:
   struct PairHash {
     std::size_t operator()(const std::pair<std::size_t, std::size_t>& k) const
     {
-      return std::hash<std::uint64_t>{}((k.first * 0x9E3779B97F4A7C15ULL) ^ k.second);
+      return pair_hash(k.first, k.second);
     }
   };
   std::unordered_map<std::pair<std::size_t, std::size_t>, QpId, PairHash> qps_;

@@ -9,6 +9,7 @@
 #include "protocols/lant/Actions.hpp"
 #include "protocols/lant/Bitmask.hpp"
 #include "protocols/lant/LantConfig.hpp"
+#include "simcore/engine/PairHash.hpp"
 
 #include <deque>
 #include <unordered_map>
@@ -63,7 +64,7 @@ private:
     bool operator==(const Key&) const = default;
   };
   struct KeyHash {
-    std::size_t operator()(const Key& k) const { return std::hash<std::uint64_t>()(k.op * 0x9E3779B97F4A7C15ULL ^ k.src); }
+    std::size_t operator()(const Key& k) const { return pair_hash(k.op, k.src); }
   };
   struct Entry {
     Bitmask mask;

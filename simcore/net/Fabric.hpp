@@ -13,6 +13,7 @@
 //                       no earlier than tail + L - S_out (its last bit cannot leave before it came in).
 // Hosts receive a packet at its tail arrival.
 
+#include "simcore/engine/PairHash.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Endpoint.hpp"
 #include "simcore/net/FaultInjector.hpp"
@@ -106,7 +107,7 @@ private:
     bool operator==(const LaneKey&) const = default;
   };
   struct LaneHash {
-    std::size_t operator()(const LaneKey& k) const { return std::hash<std::uint64_t>{}(k.flow * 0x9E3779B97F4A7C15ULL ^ k.src); }
+    std::size_t operator()(const LaneKey& k) const { return pair_hash(k.flow, k.src); }
   };
   struct Lane {
     bool active = false;
