@@ -166,7 +166,7 @@ struct NetworkConfig {
             "taking its equal share of its busiest link until then and the others keeping their rates (opt-in "
             "approximation for all-to-all-like traffic, where every change re-solves every flow; "
             "simcore/net/README.md: 0.02 within 0.5 % of the exact sharing on 64- and 256-rank all-to-alls, 0.05 "
-            "+2 to +4 %; the 256-rank one in 9.4 s and 6.2 s against 10.9 s at packet fidelity)",
+            "+2 to +4 %, both faster than packet fidelity there; measured speeds in simcore/net/README.md)",
             config::Limits::between(0, 1));
     v.field("link", link, "cables and ports");
     v.field("switch", switch_, "switches");
