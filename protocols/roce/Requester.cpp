@@ -1,6 +1,7 @@
 #include "protocols/roce/Requester.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 namespace nafsim::roce {
@@ -42,8 +43,6 @@ Requester::Requester(const RoceConfig& cfg, std::uint32_t remote_qp, Psn initial
     , una_(initial_psn & kPsnMask)
     , high_psn_(psn_add(initial_psn, -1))
 {
-  if (cfg_.timeouts.empty())
-    cfg_.timeouts.push_back(SimTime::us(1000));
 }
 
 std::uint32_t Requester::packets_for(std::uint64_t len) const
@@ -110,7 +109,9 @@ std::optional<RequestPacket> Requester::peek(SimTime now) const
 
 void Requester::commit(SimTime now, Actions& out)
 {
-  const Pending& w = wrs_.at(cur_wr_);
+  if (cur_wr_ >= wrs_.size())
+    throw std::logic_error("roce::Requester::commit: no packet to send (call peek first)");
+  const Pending& w = wrs_[cur_wr_];
   Psn p            = cursor_psn();
   Psn top          = p;
   if (w.wr.verb == Verb::Read) {
@@ -133,7 +134,8 @@ void Requester::restart_timer(SimTime now, Actions& out)
 {
   ++timer_token_;
   timer_running_ = true;
-  SimTime rto    = cfg_.timeouts[std::min<std::size_t>(retries_, cfg_.timeouts.size() - 1)];
+  SimTime rto    = cfg_.timeouts.empty() ? SimTime::us(1000) // (RoceConfig::check rejects an empty list)
+                                          : cfg_.timeouts[std::min<std::size_t>(retries_, cfg_.timeouts.size() - 1)];
   out.push_back(ArmTimer{now + rto, timer_token_});
 }
 

@@ -12,8 +12,8 @@
 #include "protocols/roce/Actions.hpp"
 #include "protocols/roce/RoceConfig.hpp"
 #include "protocols/roce/Wire.hpp"
+#include "simcore/engine/Fifo.hpp"
 
-#include <deque>
 #include <optional>
 
 namespace nafsim::roce {
@@ -33,7 +33,10 @@ class Requester {
 public:
   enum class State { Ready, Error };
 
+  /// `cfg` must outlive it: every queue pair of an engine reads its engine's one configuration (a copy per queue
+  /// pair cost 96 bytes and a heap block, times a queue pair per node and peer).
   Requester(const RoceConfig& cfg, std::uint32_t remote_qp, Psn initial_psn);
+  Requester(RoceConfig&&, std::uint32_t, Psn) = delete; // (a temporary would not outlive it)
 
   void post(const WorkRequest& wr, SimTime now, Actions& out);
   /// The next packet to transmit, if the window allows one now.
@@ -74,10 +77,10 @@ private:
   void restart_timer(SimTime now, Actions& out);
   void fail(Status s, Psn psn, unsigned attempts, Actions& out);
 
-  RoceConfig cfg_;
+  const RoceConfig& cfg_;
   std::uint32_t remote_qp_;
   State state_ = State::Ready;
-  std::deque<Pending> wrs_;      ///< posted, not yet completed, in order
+  Fifo<Pending> wrs_;            ///< posted, not yet completed, in order (a Fifo: see Responder.hpp)
   Psn next_psn_;                 ///< PSN of the next work request posted
   Psn una_;                      ///< oldest unacknowledged PSN
   std::size_t cur_wr_   = 0;     ///< send cursor: work request index in wrs_

@@ -88,26 +88,26 @@ void Responder::abort_responses_from(Psn p)
   aborts_.emplace_back(++epoch_, p);
   if (aborts_.size() > kAbortsKept)
     aborts_.pop_front();
-  for (auto it = out_.begin(); it != out_.end();) {
-    auto* j = std::get_if<ReadJob>(&*it);
-    if (!j) {
-      ++it;
-      continue;
+  Fifo<Out> kept; // (a restart is rare: the queue is rebuilt without the aborted responses)
+  while (!out_.empty()) {
+    Out o = std::move(out_.front());
+    out_.pop_front();
+    if (auto* j = std::get_if<ReadJob>(&o)) {
+      const Psn next = psn_add(j->first, j->sent);
+      const Psn end  = psn_add(j->first, j->npkts);
+      if (!psn_lt(next, p)) { // nothing before p left to send: the new response covers it
+        c_.responses_aborted += j->npkts - j->sent;
+        continue;
+      }
+      if (psn_lt(p, end)) { // cut at p
+        const auto keep = static_cast<std::uint32_t>(psn_diff(p, j->first));
+        c_.responses_aborted += j->npkts - keep;
+        j->npkts = keep;
+      }
     }
-    const Psn next = psn_add(j->first, j->sent);
-    const Psn end  = psn_add(j->first, j->npkts);
-    if (!psn_lt(next, p)) { // nothing before p left to send: the new response covers it
-      c_.responses_aborted += j->npkts - j->sent;
-      it = out_.erase(it);
-      continue;
-    }
-    if (psn_lt(p, end)) { // cut at p
-      const auto keep = static_cast<std::uint32_t>(psn_diff(p, j->first));
-      c_.responses_aborted += j->npkts - keep;
-      j->npkts = keep;
-    }
-    ++it;
+    kept.push_back(std::move(o));
   }
+  out_.swap(kept);
 }
 
 void Responder::ack_accepted(Psn psn, Actions& out)

@@ -10,8 +10,8 @@
 #include "protocols/roce/Actions.hpp"
 #include "protocols/roce/RoceConfig.hpp"
 #include "protocols/roce/Wire.hpp"
+#include "simcore/engine/Fifo.hpp"
 
-#include <deque>
 #include <functional>
 #include <optional>
 #include <variant>
@@ -51,7 +51,10 @@ using RecvProvider = std::function<RecvOffer(const AppHeader&)>;
 
 class Responder {
 public:
+  /// `cfg` must outlive it: every queue pair of an engine reads its engine's one configuration (a copy per queue
+  /// pair cost 96 bytes and a heap block, times a queue pair per node and peer).
   Responder(const RoceConfig& cfg, std::uint32_t remote_qp, Psn expected_psn);
+  Responder(RoceConfig&&, std::uint32_t, Psn) = delete; // (a temporary would not outlive it)
 
   void post_recv(const RecvRequest& r, SimTime now, Actions& out);
   /// Take receives from `p` instead of this queue pair's own posted receives.
@@ -110,7 +113,7 @@ private:
   /// Acknowledge everything accepted so far (coalesced packets included).
   void ack_accepted(Psn psn, Actions& out);
 
-  RoceConfig cfg_;
+  const RoceConfig& cfg_;
   std::uint32_t remote_qp_;
   Psn epsn_;
   bool nak_sent_         = false;
@@ -118,12 +121,13 @@ private:
   Psn unacked_psn_             = 0; ///< the last SEND/WRITE packet accepted, not yet acknowledged
   std::uint64_t ack_timer_gen_ = 0; ///< the armed ACK-coalescing timer's token; bumped whenever an ACK goes
   Inbound in_;
-  std::deque<RecvRequest> recvs_;
+  // (Fifos, not deques: a deque allocates 576 bytes when made, and a cluster holds a queue pair per node and peer)
+  Fifo<RecvRequest> recvs_;
   RecvProvider provider_;
-  std::deque<Out> out_;
+  Fifo<Out> out_;
   std::uint32_t epoch_ = 0;
   static constexpr std::size_t kAbortsKept = 64; ///< restarts remembered (a NIC stages far fewer responses)
-  std::deque<std::pair<std::uint32_t, Psn>> aborts_; ///< (epoch after the restart, its PSN)
+  Fifo<std::pair<std::uint32_t, Psn>> aborts_; ///< (epoch after the restart, its PSN)
   ResponderCounters c_;
 };
 

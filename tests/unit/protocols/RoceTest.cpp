@@ -29,7 +29,7 @@ struct Wire2 {
   std::function<bool(const Wire&)> drop_response          = [](auto const&) { return false; };
   std::function<bool(const RequestPacket&)> dup_request   = [](auto const&) { return false; };
 
-  explicit Wire2(RoceConfig c = {}, Psn psn = 0) : cfg(c), req(c, 2, psn), rsp(c, 1, psn) {}
+  explicit Wire2(RoceConfig c = {}, Psn psn = 0) : cfg(c), req(cfg, 2, psn), rsp(cfg, 1, psn) {}
 
   void apply(Actions& acts)
   {
