@@ -13,10 +13,10 @@
 //                       no earlier than tail + L - S_out (its last bit cannot leave before it came in).
 // Hosts receive a packet at its tail arrival.
 
-#include "simcore/engine/PairHash.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Endpoint.hpp"
 #include "simcore/net/FaultInjector.hpp"
+#include "simcore/net/LaneTable.hpp"
 #include "simcore/net/MaxMin.hpp"
 #include "simcore/net/NetworkConfig.hpp"
 #include "simcore/net/Port.hpp"
@@ -24,7 +24,6 @@
 #include "simcore/topo/Topology.hpp"
 
 #include <memory>
-#include <unordered_map>
 #include <array>
 #include <vector>
 
@@ -101,19 +100,6 @@ private:
   // a flow's bytes leave at its max-min share of every link on the path; it is delivered a path
   // latency (propagation, switch latency, the last segment's pipeline) after its last byte left.
   // Flows of one sender and flow identity go one after the other, and are delivered in order.
-  struct LaneKey {
-    HostId src;
-    std::uint64_t flow;
-    bool operator==(const LaneKey&) const = default;
-  };
-  struct LaneHash {
-    std::size_t operator()(const LaneKey& k) const { return pair_hash(k.flow, k.src); }
-  };
-  struct Lane {
-    bool active = false;
-    SimTime last_delivery;
-    Fifo<std::uint32_t> waiting; ///< packet slots behind the active one
-  };
   struct FlowRec {
     std::uint32_t slot = 0;
     SimTime started, last;      ///< start; last time `remaining` was brought up to date
@@ -123,7 +109,7 @@ private:
     SimTime latency;            ///< last segment: leaving the sender -> all in at the receiver
     SimTime first_latency;      ///< first segment: start -> all in at the receiver
     std::uint32_t cause    = 0; ///< critical paths: the step its transfer started from (Scheduler::cause_mark)
-    Lane* lane             = nullptr; ///< its sender's and flow identity's (active, so not erased, until it ends)
+    std::uint32_t lane     = 0; ///< its sender's and flow identity's (LaneTable: kept until it is delivered)
   };
   // A flow's place in done_heap_, apart from its record: the heap's comparisons read 16 bytes per flow.
   struct DoneKey {
@@ -159,13 +145,14 @@ private:
   /// One more start or end: schedules a solve at this date when one is due; true if one is scheduled.
   bool flow_change();
   void flows_done();
-  std::unordered_map<LaneKey, Lane, LaneHash> lanes_;
+  LaneTable lanes_;
+  std::vector<std::uint32_t> delivering_lane_; ///< per packet slot: the lane of the flow being delivered
   std::vector<std::uint32_t> path_scratch_;
   void flow_setup();
   void flow_pull(HostId h);
   /// Start the flow of packet `slot` on its lane (its sender's and flow identity's, found by the caller);
   /// `cause`: the step it starts from, for critical paths (kNoCause: the one running now).
-  void flow_begin(std::uint32_t slot, Lane& lane, std::uint32_t cause = kNoCause);
+  void flow_begin(std::uint32_t slot, std::uint32_t lane, std::uint32_t cause = kNoCause);
   static constexpr std::uint32_t kNoCause = UINT32_MAX;
   void flow_solve();
   /// Flow `id` leaves at `rate` from now on: its bytes left brought up to date, its completion date re-keyed.

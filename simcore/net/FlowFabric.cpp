@@ -77,9 +77,9 @@ void Fabric::flow_pull(HostId h)
     while (auto next = endpoints_[h] ? endpoints_[h]->pull() : std::nullopt) {
       ++totals_.injected;
       std::uint32_t slot = store(std::move(*next));
-      Lane& lane         = lanes_[LaneKey{pool_[slot].src, pool_[slot].flow}];
-      if (lane.active)
-        lane.waiting.push_back(slot);
+      const std::uint32_t lane = lanes_.get(pool_[slot].src, pool_[slot].flow);
+      if (lanes_[lane].active)
+        lanes_[lane].waiting.push_back(slot);
       else
         flow_begin(slot, lane);
     }
@@ -107,10 +107,10 @@ std::uint32_t Fabric::flow_port(std::uint32_t vertex, const Packet& p)
   return port_id(vertex, choose_port(vertex, p));
 }
 
-void Fabric::flow_begin(std::uint32_t slot, Lane& lane, std::uint32_t cause)
+void Fabric::flow_begin(std::uint32_t slot, std::uint32_t lane, std::uint32_t cause)
 {
-  Packet& p   = pool_[slot];
-  lane.active = true;
+  Packet& p            = pool_[slot];
+  lanes_[lane].active = true;
   SimTime now                           = sched_.now();
   // The path, and the pipeline of one segment along it (as Fabric::start_tx and
   // forward time a packet).
@@ -164,7 +164,7 @@ void Fabric::flow_begin(std::uint32_t slot, Lane& lane, std::uint32_t cause)
   f.latency       = tail - first_ser;
   f.first_latency = tail;
   f.cause         = cause == kNoCause ? sched_.cause_mark() : cause;
-  f.lane          = &lane;
+  f.lane          = lane;
   if (!solving) { // no solve due: it leaves at its equal share until the next one
     const double rate = sharing_->equal_share(id);
     sharing_->set_rate(id, rate);
@@ -263,10 +263,14 @@ void Fabric::flow_done(std::uint32_t id)
   flow_change();
   Packet& p          = pool_[f.slot];
   SimTime left       = std::max(now, f.hold); // the last segment leaves the sender
-  Lane& lane         = *f.lane;
-  SimTime at         = std::max(left + f.latency, lane.last_delivery);
-  lane.last_delivery = at;
-  lane.active        = false;
+  LaneTable::Lane& lane = lanes_[f.lane];
+  SimTime at            = std::max(left + f.latency, lane.last_delivery);
+  lane.last_delivery    = at;
+  lane.active           = false;
+  ++lane.deliveries;
+  if (delivering_lane_.size() <= f.slot)
+    delivering_lane_.resize(pool_.size());
+  delivering_lane_[f.slot] = f.lane;
   p.head_arrival     = std::min(at, f.started + f.first_latency);
   p.tail_arrival     = at;
   p.at_vertex        = static_cast<std::uint32_t>(topo_.host_vertex(p.dst));
@@ -278,18 +282,18 @@ void Fabric::flow_done(std::uint32_t id)
   if (!lane.waiting.empty()) {
     std::uint32_t next = lane.waiting.front();
     lane.waiting.pop_front();
-    flow_begin(next, lane, cause);
+    flow_begin(next, f.lane, cause);
   }
 }
 
 void Fabric::flow_deliver(std::uint32_t slot)
 {
   ++totals_.delivered;
+  const std::uint32_t id = delivering_lane_[slot];
+  LaneTable::Lane& lane  = lanes_[id];
+  if (--lane.deliveries == 0 && !lane.active && lane.waiting.empty())
+    lanes_.erase(id); // idle: nothing to keep in order behind it (a flow starting later is delivered later anyway)
   Packet d = release(slot);
-  if (auto it = lanes_.find(LaneKey{d.src, d.flow}); it != lanes_.end() && !it->second.active &&
-                                                     it->second.waiting.empty() &&
-                                                     it->second.last_delivery <= sched_.now())
-    lanes_.erase(it); // idle: nothing to keep in order behind it
   endpoints_[d.dst]->deliver(std::move(d));
 }
 
