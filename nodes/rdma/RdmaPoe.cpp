@@ -65,9 +65,8 @@ void RdmaPoe::post_send(QpId qp, const WorkRequest& wr, PayloadSource source)
 
 void RdmaPoe::post_send(QpId qp, const WorkRequest& wr, PayloadSource source, std::function<void()> accepted)
 {
-  outgoing_[wr.msg]    = Outgoing{wr.local_addr,         std::move(source),     wr.length, std::move(accepted),
-                                  wr.payload_cause,      wr.payload_lead_cause, wr.payload_first};
-  msg_of_wr_[wr.wr_id] = wr.msg;
+  outgoing_[wr.msg] = Outgoing{wr.local_addr,    std::move(source),     wr.length,        std::move(accepted),
+                               wr.payload_cause, wr.payload_lead_cause, wr.payload_first};
   if (trace_)
     posted_[wr.wr_id] = sched_.now();
   qps_.at(qp).req.post(wr, sched_.now(), scratch_);
@@ -520,10 +519,7 @@ void RdmaPoe::notify(SimTime now)
   if (n.inbound)
     listener_.on_inbound(n.qp, n.message);
   else {
-    if (auto it = msg_of_wr_.find(n.completion.wr_id); it != msg_of_wr_.end()) {
-      outgoing_.erase(it->second);
-      msg_of_wr_.erase(it);
-    }
+    outgoing_.erase(n.completion.msg); // (the completion names its message: no look-up by work request)
     listener_.on_completion(n.qp, n.completion);
   }
 }

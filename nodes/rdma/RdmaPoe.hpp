@@ -166,7 +166,6 @@ private:
   /// it, else the POE's own memory read) or the transmit pipeline.
   CauseLabel staging_cause(bool payload_later, const Outgoing* o) const;
   std::unordered_map<std::uint64_t, Outgoing> outgoing_; ///< by message id, while in flight
-  std::unordered_map<std::uint64_t, std::uint64_t> msg_of_wr_;
   std::vector<Qp> qps_;
   std::deque<QpId> ctrl_;
   std::deque<QpId> data_rr_;

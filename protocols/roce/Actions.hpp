@@ -51,6 +51,7 @@ struct Completion {
   Psn psn             = 0; ///< failures: the PSN that could not be delivered
   unsigned attempts   = 0; ///< failures: timeouts or RNR NAKs endured
   std::optional<std::uint64_t> stream_byte; ///< TCP failures: the first unacknowledged stream byte (psn unused)
+  std::uint64_t msg = 0;                    ///< the work request's `msg` (RoCE: its engine's in-flight record)
 };
 /// A sentence describing a failed completion, for error reports.
 std::string describe_failure(const Completion& c);

@@ -63,7 +63,7 @@ bool Requester::anything_unacked() const
 void Requester::post(const WorkRequest& wr, SimTime /*now*/, Actions& out)
 {
   if (state_ == State::Error) {
-    out.push_back(Completion{wr.wr_id, wr.verb, Status::Flushed, 0, 0, 0, {}});
+    out.push_back(Completion{wr.wr_id, wr.verb, Status::Flushed, 0, 0, 0, {}, wr.msg});
     return;
   }
   Pending p;
@@ -162,7 +162,7 @@ void Requester::complete_front(Actions& out)
     bool done = f.wr.verb == Verb::Read ? f.read_received == f.npkts : psn_lt(last_psn(f), una_);
     if (!done)
       break;
-    out.push_back(Completion{f.wr.wr_id, f.wr.verb, Status::Success, f.wr.length, 0, 0, {}});
+    out.push_back(Completion{f.wr.wr_id, f.wr.verb, Status::Success, f.wr.length, 0, 0, {}, f.wr.msg});
     wrs_.pop_front();
     if (cur_wr_ > 0)
       --cur_wr_;
@@ -317,7 +317,8 @@ void Requester::fail(Status s, Psn psn, unsigned attempts, Actions& out)
   state_ = State::Error;
   bool first = true;
   for (auto const& w : wrs_) {
-    out.push_back(Completion{w.wr.wr_id, w.wr.verb, first ? s : Status::Flushed, 0, psn, first ? attempts : 0, {}});
+    out.push_back(
+        Completion{w.wr.wr_id, w.wr.verb, first ? s : Status::Flushed, 0, psn, first ? attempts : 0, {}, w.wr.msg});
     first = false;
   }
   wrs_.clear();
