@@ -157,8 +157,11 @@ private:
   void flow_solve();
   /// Flow `id` leaves at `rate` from now on: its bytes left brought up to date, its completion date re-keyed.
   void flow_rate(std::uint32_t id, double rate);
-  /// ... its bytes left and completion date only (the caller re-orders the heap).
-  void flow_redate(std::uint32_t id, double rate);
+  /// ... its bytes left and completion date (sequence number `seq` among dates alike) only (the caller re-orders
+  /// the heap).
+  void flow_redate(std::uint32_t id, double rate, std::uint64_t seq);
+  static constexpr std::uint32_t kUnchanged = UINT32_MAX;
+  std::vector<std::uint32_t> redate_pos_; ///< flow_solve(): per flow, its place in the solve's list of changes
   void flow_done(std::uint32_t id);
   void flow_deliver(std::uint32_t slot);
   std::uint32_t flow_port(std::uint32_t vertex, const Packet& p);

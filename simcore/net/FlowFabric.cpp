@@ -198,17 +198,28 @@ void Fabric::flow_solve()
     for (auto id : changed)
       flow_rate(id, sharing_->rate(id));
   } else { // a quarter of the completion dates or more moved (an all-to-all's solve): re-order the heap once
-    for (auto id : changed) {
-      flow_redate(id, sharing_->rate(id));
+    // The records in id order, one after the other (in the solve's order each was a cache miss), each with the
+    // sequence number of its place in the solve's list, so ties at one date break as before.
+    if (redate_pos_.size() < flows_.size())
+      redate_pos_.resize(flows_.size(), kUnchanged);
+    for (std::uint32_t i = 0; i < changed.size(); ++i)
+      redate_pos_[changed[i]] = i;
+    const std::uint64_t seq = done_seq_;
+    for (std::uint32_t id = 0; id < redate_pos_.size(); ++id) {
+      if (redate_pos_[id] == kUnchanged)
+        continue;
+      flow_redate(id, sharing_->rate(id), seq + redate_pos_[id]);
+      redate_pos_[id] = kUnchanged;
       if (!done_heap_.contains(id))
         done_heap_.append(id);
     }
+    done_seq_ = seq + changed.size();
     done_heap_.heapify();
   }
   flow_arm();
 }
 
-void Fabric::flow_redate(std::uint32_t id, double rate)
+void Fabric::flow_redate(std::uint32_t id, double rate, std::uint64_t seq)
 {
   FlowRec& f  = flows_[id];
   SimTime now = sched_.now();
@@ -216,12 +227,12 @@ void Fabric::flow_redate(std::uint32_t id, double rate)
   f.remaining   = std::max(0.0, f.remaining - f.rate_before * static_cast<double>((now - f.last).ps()));
   f.last        = now;
   f.rate_before = rate;
-  done_key_[id] = DoneKey{done_at(now, f.remaining, rate), done_seq_++};
+  done_key_[id] = DoneKey{done_at(now, f.remaining, rate), seq};
 }
 
 void Fabric::flow_rate(std::uint32_t id, double rate)
 {
-  flow_redate(id, rate);
+  flow_redate(id, rate, done_seq_++);
   if (done_heap_.contains(id))
     done_heap_.update(id);
   else

@@ -202,8 +202,14 @@ template <bool Weighted> void MaxMinSharing::fill()
     std::uint32_t l    = heap_.pop();
     const double level = share_[l];
     touched_.clear();
-    for (auto f : on_link_[l]) {
-      Hot& fl = hot_[f];
+    const std::vector<std::uint32_t>& on = on_link_[l];
+    for (std::size_t i = 0; i < on.size(); ++i) {
+      // The flows of a link lie anywhere in hot_: ask for the record a few flows ahead, so that the cache misses
+      // overlap rather than stall one after the other.
+      if (i + kPrefetch < on.size())
+        __builtin_prefetch(&hot_[on[i + kPrefetch]]);
+      const std::uint32_t f = on[i];
+      Hot& fl               = hot_[f];
       if (fl.fixed == epoch_)
         continue;
       fl.fixed    = epoch_;

@@ -103,6 +103,7 @@ private:
   std::vector<double> capacity_;
   std::vector<std::vector<std::uint32_t>> on_link_; ///< live flows crossing each link
   std::vector<Hot> hot_;
+  static constexpr std::size_t kPrefetch = 8; ///< fill(): flows ahead of the one filled whose records it prefetches
   std::vector<Cold> cold_;
   std::vector<std::uint32_t> free_;
   std::size_t active_ = 0;
