@@ -169,8 +169,8 @@ template <bool Weighted> void MaxMinSharing::fill()
   // 2. Progressive filling: the link with the lowest level fixes its flows at that level (times their weights:
   // weighted max-min, every flow has a full link on which no flow gets more per unit of weight; unweighted, the
   // level is the link's fair share). A link's level is its residual over its unfixed flows (their weights). The
-  // links wait in an indexed heap keyed (level, id), one entry per link re-keyed in place once per fixing step (a
-  // heap of stale entries, one per flow and link, cost 87 % of an all-to-all's run time).
+  // links wait in an indexed heap keyed (level, id), one entry per link re-keyed in place (a heap of stale entries,
+  // one per flow and link, cost 87 % of an all-to-all's run time).
   if constexpr (Weighted) {
     if (weight_of_.size() < hot_.size())
       weight_of_.resize(hot_.size());
@@ -198,9 +198,21 @@ template <bool Weighted> void MaxMinSharing::fill()
     }
   }
   heap_.assign(queued_);
+  // Keys re-written lazily: fixing flows only raises the other links' levels (each flow fixed took at most their
+  // level), so a link's key is at most its level, and the top link, if its key is its level, is the lowest in
+  // (level, id) order. A risen level is written when its link comes to the top (it then sinks and the next is
+  // looked at), a fallen one (rounding, when the levels were equal) at once: the links are fixed in the order and
+  // at the levels that re-keying every touched link at every step gives, for a sift per link reaching the top
+  // instead of one per link touched (an all-to-all's step touches most links of the component).
   while (!heap_.empty()) {
-    std::uint32_t l    = heap_.pop();
-    const double level = share_[l];
+    const std::uint32_t l = heap_.top();
+    const double level    = level_of(l);
+    if (level > share_[l]) { // risen since keyed
+      share_[l] = level;
+      heap_.update(l);
+      continue;
+    }
+    heap_.pop();
     touched_.clear();
     const std::vector<std::uint32_t>& on = on_link_[l];
     for (std::size_t i = 0; i < on.size(); ++i) {
@@ -235,8 +247,10 @@ template <bool Weighted> void MaxMinSharing::fill()
         heap_.remove(k);
         continue;
       }
-      share_[k] = level_of(k);
-      heap_.update(k);
+      if (const double now = level_of(k); now < share_[k]) {
+        share_[k] = now;
+        heap_.update(k);
+      }
     }
     if (++touch_epoch_ == 0) {
       std::fill(touch_mark_.begin(), touch_mark_.end(), 0);
