@@ -170,7 +170,7 @@ int run_bench_collectives(const std::vector<BenchPoint>& points, unsigned repeat
           coll, p, k, size, fid, resolve);
       const std::string how_fid = resolve > 0 ? fmt::format("{}@{}", fid, resolve) : fid;
       const fs::path dir        = out / fmt::format("bench-{}-{}-{}-{}", coll, how_fid, p, size);
-      auto m             = measure(doc, dir, repeat, reg, fmt::format("{} on {} ranks ({})", coll, p, fid));
+      auto m             = measure(doc, dir, repeat, reg, fmt::format("{} on {} ranks ({})", coll, p, how_fid));
       if (!m)
         return 3;
       auto const& meta = m->meta;
