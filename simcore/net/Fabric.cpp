@@ -332,8 +332,11 @@ std::uint32_t Fabric::choose_port(std::uint32_t vertex, const Packet& p)
   if (hops.size() == 1)
     return hops[0];
   switch (cfg_.routing) {
-    case RoutingMode::Ecmp:
-      return hops[Rng::mix(p.flow * 0x100000001B3ULL + p.src * 31 + p.dst, vertex) % hops.size()];
+    case RoutingMode::Ecmp: {
+      const std::uint64_t h = Rng::mix(p.flow * 0x100000001B3ULL + p.src * 31 + p.dst, vertex);
+      const std::size_t n   = hops.size(); // a power of two (a fat-tree of even k / 2 ports up): a mask, not a division
+      return hops[(n & (n - 1)) == 0 ? h & (n - 1) : h % n];
+    }
     case RoutingMode::DModK: {
       std::uint64_t d = p.dst;
       for (unsigned t = 1; t < topo_.tier(vertex); ++t)
