@@ -109,9 +109,9 @@ std::uint32_t Fabric::flow_port(std::uint32_t vertex, const Packet& p)
 
 void Fabric::flow_begin(std::uint32_t slot, std::uint32_t lane, std::uint32_t cause)
 {
-  Packet& p            = pool_[slot];
+  Packet& p           = pool_[slot];
   lanes_[lane].active = true;
-  SimTime now                           = sched_.now();
+  SimTime now         = sched_.now();
   // The path, and the pipeline of one segment along it (as Fabric::start_tx and
   // forward time a packet).
   path_scratch_.clear();
