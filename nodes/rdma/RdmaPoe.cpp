@@ -455,8 +455,9 @@ void RdmaPoe::deliver(net::Packet&& p)
 
 void RdmaPoe::receive(SimTime now)
 {
-  net::Packet p = rx_pipe_.pop();
-  auto* w = p.body.get<Wire>();
+  // Read in place: the packets enter the pipe from the fabric's events, never while the engine handles one.
+  const net::Packet& p = rx_pipe_.front();
+  auto* w              = p.body.get<Wire>();
   if (!w)
     throw SimulationError(fmt::format("host {} received a non-RoCE packet from host {}", host_, p.src));
   rx_head_ = p.head_arrival + cfg_.rx_latency;
@@ -475,6 +476,7 @@ void RdmaPoe::receive(SimTime now)
           q.req.on_read_response(pkt, now, scratch_);
       },
       *w);
+  rx_pipe_.drop_front();
   execute(id, scratch_);
 }
 
