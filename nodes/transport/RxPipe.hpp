@@ -26,7 +26,7 @@ public:
     q_.pop_front();
     return p;
   }
-  /// ... or read in place (no 200-byte copy out of the queue), then dropped. Nothing may enter the pipe in
+  /// ... or read in place (no copy of its 224 bytes out of the queue), then dropped. Nothing may enter the pipe in
   /// between: an entering packet may move the queue's storage.
   const net::Packet& front() const { return q_.front(); }
   void drop_front() { q_.pop_front(); }
