@@ -272,8 +272,8 @@ void Fabric::flow_done(std::uint32_t id)
   SimTime now = sched_.now();
   sharing_->remove(id);
   flow_change();
-  Packet& p          = pool_[f.slot];
-  SimTime left       = std::max(now, f.hold); // the last segment leaves the sender
+  Packet& p             = pool_[f.slot];
+  SimTime left          = std::max(now, f.hold); // the last segment leaves the sender
   LaneTable::Lane& lane = lanes_[f.lane];
   SimTime at            = std::max(left + f.latency, lane.last_delivery);
   lane.last_delivery    = at;
@@ -282,9 +282,9 @@ void Fabric::flow_done(std::uint32_t id)
   if (delivering_lane_.size() <= f.slot)
     delivering_lane_.resize(pool_.size());
   delivering_lane_[f.slot] = f.lane;
-  p.head_arrival     = std::min(at, f.started + f.first_latency);
-  p.tail_arrival     = at;
-  p.at_vertex        = static_cast<std::uint32_t>(topo_.host_vertex(p.dst));
+  p.head_arrival           = std::min(at, f.started + f.first_latency);
+  p.tail_arrival           = at;
+  p.at_vertex              = static_cast<std::uint32_t>(topo_.host_vertex(p.dst));
   // Critical paths: the flows ending at this date share one event, scheduled by whichever step set the earliest
   // date last; each delivery walks back to the step its own transfer started from instead (the transfer, start
   // to delivery, is one wire segment), and the next message of its lane starts from there too.
