@@ -116,11 +116,11 @@ void Cluster::require_connectionless(const std::string& workload) const
 
 QpId Cluster::qp(std::size_t from, std::size_t to)
 {
-  if (auto it = qps_.find({from, to}); it != qps_.end())
-    return it->second;
-  auto [qa, qb]    = add_qp_pair(from, to);
-  qps_[{from, to}] = qa;
-  qps_[{to, from}] = qb;
+  if (const std::uint32_t q = qps_.find(pair_key(from, to)); q != FlatIndex::kNone)
+    return q;
+  auto [qa, qb] = add_qp_pair(from, to);
+  qps_.set(pair_key(from, to), qa);
+  qps_.set(pair_key(to, from), qb);
   return qa;
 }
 
@@ -310,8 +310,8 @@ QpId Cluster::connection(std::size_t from, std::size_t to)
                                                  "through lant()");
     case Transport::Tcp: break;
   }
-  if (auto it = sessions_.find({from, to}); it != sessions_.end())
-    return it->second;
+  if (const std::uint32_t q = sessions_.find(pair_key(from, to)); q != FlatIndex::kNone)
+    return q;
   TcpPoe& ta = *nodes_[from]->tcp();
   TcpPoe& tb = *nodes_[to]->tcp();
   QpId sa = 0, sb = 0;
@@ -326,8 +326,8 @@ QpId Cluster::connection(std::size_t from, std::size_t to)
                                           "max_sessions or use fewer ranks",
                                           e.what()));
   }
-  sessions_[{from, to}] = sa;
-  sessions_[{to, from}] = sb;
+  sessions_.set(pair_key(from, to), sa);
+  sessions_.set(pair_key(to, from), sb);
   return sa;
 }
 

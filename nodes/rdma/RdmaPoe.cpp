@@ -2,6 +2,7 @@
 #include "nodes/transport/EngineCause.hpp"
 
 #include <fmt/format.h>
+#include <stdexcept>
 #include <utility>
 
 namespace nafsim::nodes {
@@ -65,8 +66,19 @@ void RdmaPoe::post_send(QpId qp, const WorkRequest& wr, PayloadSource source)
 
 void RdmaPoe::post_send(QpId qp, const WorkRequest& wr, PayloadSource source, std::function<void()> accepted)
 {
-  outgoing_[wr.msg] = Outgoing{wr.local_addr,    std::move(source),     wr.length,        std::move(accepted),
-                               wr.payload_cause, wr.payload_lead_cause, wr.payload_first};
+  std::uint32_t slot = outgoing_.find(wr.msg);
+  if (slot == FlatIndex::kNone) {
+    if (out_free_.empty()) {
+      slot = static_cast<std::uint32_t>(out_pool_.size());
+      out_pool_.emplace_back();
+    } else {
+      slot = out_free_.back();
+      out_free_.pop_back();
+    }
+    outgoing_.set(wr.msg, slot);
+  }
+  out_pool_[slot] = Outgoing{wr.local_addr,    std::move(source),     wr.length,        std::move(accepted),
+                             wr.payload_cause, wr.payload_lead_cause, wr.payload_first};
   if (trace_)
     posted_[wr.wr_id] = sched_.now();
   qps_.at(qp).req.post(wr, sched_.now(), scratch_);
@@ -230,8 +242,10 @@ void RdmaPoe::refill(SimTime now)
     auto p = q.req.peek(now);
     if (!p || p->data.length == 0)
       return now;
-    auto const& o = outgoing_.at(p->data.msg);
-    return o.source ? std::max(now, o.source(p->data.offset, p->data.length)) : now;
+    const Outgoing* o = outgoing(p->data.msg);
+    if (!o)
+      throw std::logic_error(fmt::format("RdmaPoe: a packet of message {} that was never posted", p->data.msg));
+    return o->source ? std::max(now, o->source(p->data.offset, p->data.length)) : now;
   };
   while ((staged_bytes_ < cfg_.tx_prefetch.count || staged_.empty()) && !data_rr_.empty()) {
     // Round robin over the queue pairs with data, skipping ahead only past ones still waiting for it.
@@ -304,10 +318,9 @@ std::uint32_t RdmaPoe::stage_request(QpId id, const roce::RequestPacket& p, SimT
   SimTime ready = now + cfg_.tx_latency;
   SimTime tail  = ready;
   std::function<void()> accepted;
-  const Outgoing* source = nullptr;
-  if (auto it = outgoing_.find(p.data.msg); it != outgoing_.end()) {
-    Outgoing& o     = it->second;
-    source          = &o;
+  Outgoing* source = outgoing(p.data.msg);
+  if (source) {
+    Outgoing& o     = *source;
     SimTime payload = now;
     if (len > 0) {
       SimTime head = now;
@@ -521,7 +534,11 @@ void RdmaPoe::notify(SimTime now)
   if (n.inbound)
     listener_.on_inbound(n.qp, n.message);
   else {
-    outgoing_.erase(n.completion.msg); // (the completion names its message: no look-up by work request)
+    // (the completion names its message: no look-up by work request)
+    if (const std::uint32_t slot = outgoing_.erase(n.completion.msg); slot != FlatIndex::kNone) {
+      out_pool_[slot] = Outgoing{}; // its callbacks' captures freed now
+      out_free_.push_back(slot);
+    }
     listener_.on_completion(n.qp, n.completion);
   }
 }

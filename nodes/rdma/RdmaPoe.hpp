@@ -18,6 +18,7 @@
 #include "protocols/roce/Requester.hpp"
 #include "protocols/roce/Responder.hpp"
 #include "simcore/engine/Fifo.hpp"
+#include "simcore/engine/FlatIndex.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Fabric.hpp"
 #include "simcore/results/Trace.hpp"
@@ -165,7 +166,17 @@ private:
   /// Critical paths: what a staged packet's ready date waits for: its payload (as the work request says what paces
   /// it, else the POE's own memory read) or the transmit pipeline.
   CauseLabel staging_cause(bool payload_later, const Outgoing* o) const;
-  std::unordered_map<std::uint64_t, Outgoing> outgoing_; ///< by message id, while in flight
+  // The messages in flight, by message id: their records in a pool (a freed slot reused), found through an
+  // open-addressing index (an unordered_map allocated a node per message and missed the cache at every look-up).
+  // Posting a message id again replaces its record (an MPI FIN reuses its data message's id).
+  std::vector<Outgoing> out_pool_;
+  std::vector<std::uint32_t> out_free_;
+  FlatIndex outgoing_;
+  Outgoing* outgoing(std::uint64_t msg)
+  {
+    const std::uint32_t slot = outgoing_.find(msg);
+    return slot == FlatIndex::kNone ? nullptr : &out_pool_[slot];
+  }
   std::vector<Qp> qps_;
   std::deque<QpId> ctrl_;
   std::deque<QpId> data_rr_;
