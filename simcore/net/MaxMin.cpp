@@ -232,11 +232,15 @@ template <bool Weighted> void MaxMinSharing::fill()
         changed_.push_back(f);
       fl.rate = rate;
       for (auto k : links(f)) {
+        // The link being fixed is left as it is: its level is not read again in this solve, and its residual,
+        // brought down flow after flow, made every flow of the step wait on the one before.
+        if (k == l)
+          continue;
         residual_[k] = std::max(0.0, residual_[k] - rate);
         if constexpr (Weighted)
           weight_sum_[k] -= weight_of_[f];
         --unfixed_[k];
-        if (k != l && heap_.contains(k) && touch_mark_[k] != touch_epoch_) {
+        if (heap_.contains(k) && touch_mark_[k] != touch_epoch_) {
           touch_mark_[k] = touch_epoch_;
           touched_.push_back(k);
         }
