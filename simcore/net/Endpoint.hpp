@@ -11,7 +11,9 @@ namespace nafsim::net {
 /// port back-pressures its source.
 class Endpoint {
 public:
-  /// A packet reached this host (at the time its last bit arrived).
+  /// A packet reached this host (at the time its last bit arrived). `p` is the fabric's own copy, in its packet
+  /// pool: move it out (into a receive pipe) before anything that may make the fabric take a packet (tx_ready),
+  /// which may move the pool's storage.
   virtual void deliver(Packet&& p) = 0;
   /// The egress port is free: the next packet to transmit now, or nothing. An endpoint that has
   /// nothing ready now calls Fabric::tx_ready() again once it has.

@@ -124,6 +124,13 @@ Packet Fabric::release(std::uint32_t slot)
   return p;
 }
 
+void Fabric::hand_over(std::uint32_t slot)
+{
+  Packet& p = pool_[slot];
+  endpoints_[p.dst]->deliver(std::move(p)); // (Endpoint::deliver: moved out before anything may grow the pool)
+  free_.push_back(slot);
+}
+
 void Fabric::tx_ready(HostId h)
 {
   if (flow_mode_) {
@@ -318,10 +325,9 @@ void Fabric::handle(std::uint32_t slot)
   ++totals_.delivered;
   if (pool_[slot].corrupted)
     ++totals_.corrupted_delivered;
-  Packet d = release(slot);
-  d.head_arrival = d.tail_arrival;
-  assert(h == d.dst && "packet delivered to the wrong host");
-  endpoints_[h]->deliver(std::move(d));
+  pool_[slot].head_arrival = pool_[slot].tail_arrival;
+  assert(h == pool_[slot].dst && "packet delivered to the wrong host");
+  hand_over(slot);
 }
 
 std::uint32_t Fabric::choose_port(std::uint32_t vertex, const Packet& p)

@@ -78,6 +78,9 @@ private:
 
   std::uint32_t store(Packet&& p);
   Packet release(std::uint32_t slot);
+  /// The packet in `slot` reached its host: its endpoint takes it straight out of the pool (one copy of its 224
+  /// bytes, into the endpoint's receive pipe, instead of two), then the slot is free.
+  void hand_over(std::uint32_t slot);
   std::uint32_t port_id(std::uint32_t vertex, std::uint32_t index) const { return port_base_[vertex] + index; }
   void start_tx(std::uint32_t port);
   /// Port `pid`, idle, starts packet `slot` now (or at the packet's not_before).

@@ -304,8 +304,7 @@ void Fabric::flow_deliver(std::uint32_t slot)
   LaneTable::Lane& lane  = lanes_[id];
   if (--lane.deliveries == 0 && !lane.active && lane.waiting.empty())
     lanes_.erase(id); // idle: nothing to keep in order behind it (a flow starting later is delivered later anyway)
-  Packet d = release(slot);
-  endpoints_[d.dst]->deliver(std::move(d));
+  hand_over(slot);
 }
 
 } // namespace nafsim::net
