@@ -25,6 +25,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -133,22 +134,44 @@ int main(int argc, char** argv)
   std::uint64_t seed = 1;
   std::size_t cases = 3000, jobs = 2, first = 0;
   double timeout = 20;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string a = argv[i], v = argv[i + 1];
+  for (int i = 1; i < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << "nafsim-fuzz --root . [--seed 1] [--cases 3000] [--jobs 2] [--timeout 20]\n"
+                   "            [--keep DIR] [--first N] [--show run|sweep|bench|figures]\n";
+      return 0;
+    }
+    if (i + 1 == argc) { // (a lone last word would otherwise be ignored and the default 3,000 cases run)
+      std::cerr << "nafsim-fuzz: option " << a << " needs a value (--help lists them)\n";
+      return 2;
+    }
+    const std::string v = argv[i + 1];
+    auto number = [&](auto parse) {
+      try {
+        std::size_t end = 0;
+        auto x          = parse(v, &end);
+        if (end == v.size() && !v.empty() && v[0] != '-')
+          return x;
+      } catch (const std::exception&) {
+      }
+      std::cerr << "nafsim-fuzz: " << a << " takes a non-negative number, not '" << v << "'\n";
+      std::exit(2);
+    };
+    auto whole = [&] { return number([](const std::string& t, std::size_t* e) { return std::stoull(t, e); }); };
     if (a == "--root")
       root = v;
     else if (a == "--seed")
-      seed = std::stoull(v);
+      seed = whole();
     else if (a == "--cases")
-      cases = std::stoull(v);
+      cases = whole();
     else if (a == "--jobs")
-      jobs = std::max<std::size_t>(1, std::stoull(v));
+      jobs = std::max<std::size_t>(1, whole());
     else if (a == "--timeout")
-      timeout = std::stod(v);
+      timeout = number([](const std::string& t, std::size_t* e) { return std::stod(t, e); });
     else if (a == "--keep")
       keep = v;
     else if (a == "--first")
-      first = std::stoull(v);
+      first = whole();
     else if (a == "--show")
       show = v;
     else {
