@@ -121,6 +121,7 @@ private:
   // Connections by (from, to) position, looked up per message: in an open-addressing index keyed from << 32 | to
   // (an ordered map of the million pairs of a 1,024-rank all-to-all walked 20 levels per look-up, a hashed one
   // cost 2 % of a 256-rank all-to-all in cache misses).
+  // (positions are below 2^16: topology.hosts' limit)
   static std::uint64_t pair_key(std::size_t from, std::size_t to) { return std::uint64_t{from} << 32 | to; }
   FlatIndex qps_;
   FlatIndex sessions_;

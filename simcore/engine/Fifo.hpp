@@ -131,7 +131,7 @@ private:
 
   // The first block: one cache line's worth, at least one element (a power of two). A cluster holds a few queues per
   // queue pair, most of them never longer than one or two work requests (a 1,024-rank all-to-all: a million queue
-  // pairs, where four elements each were a fifth of the run's memory).
+  // pairs, where four elements each cost 14 % of the run's memory).
   static constexpr std::uint32_t kFirst = sizeof(T) >= 64 ? 1 : sizeof(T) >= 32 ? 2 : sizeof(T) >= 16 ? 4 : 16;
   // (32-bit: a queue of the simulator holds far fewer than 4 G elements, and a switch port's queue, in the port's hot
   // cache lines, is 8 bytes smaller)
