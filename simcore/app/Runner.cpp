@@ -128,9 +128,15 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
     transports += " (unused: no packet crossed the network)";
   rep.summary.push_back(fmt::format("platform {}: {} {}; transport {}", sc.platform.name,
                                     config::enum_name(sc.platform.topology.kind), topo.describe(), transports));
-  rep.summary.push_back(fmt::format("simulated {}: {} packets, {} packet-hops, {} dropped ({} queue, {} faults)",
-                                    format_time(sim.scheduler().now()), totals.injected, totals.packet_hops,
-                                    totals.queue_drops + totals.fault_drops, totals.queue_drops, totals.fault_drops));
+  if (sc.platform.network.fidelity == net::Fidelity::Flow) // (its packets are flows: one per message the engines send)
+    rep.summary.push_back(fmt::format("simulated {}: {} flows, {} flow-hops (flow fidelity: a message crosses its path "
+                                      "as one flow; nothing is queued or dropped)",
+                                      format_time(sim.scheduler().now()), totals.injected, totals.packet_hops));
+  else
+    rep.summary.push_back(fmt::format("simulated {}: {} packets, {} packet-hops, {} dropped ({} queue, {} faults)",
+                                      format_time(sim.scheduler().now()), totals.injected, totals.packet_hops,
+                                      totals.queue_drops + totals.fault_drops, totals.queue_drops,
+                                      totals.fault_drops));
   // Flow fidelity re-solves every flow of a component at each start and end: when all flows share one (an
   // all-to-all), each is re-solved thousands of times and packet fidelity is the faster one (unless the solves are
   // spaced by flow_resolve_fraction: then about 2 / fraction re-solves per flow).
