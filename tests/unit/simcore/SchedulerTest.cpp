@@ -282,3 +282,32 @@ TEST(Scheduler, EventsRunInDateOrderAndTiesInSchedulingOrder)
     EXPECT_EQ(date_of[a] < 0, r.cancelled[a])
         << "event " << a << (r.cancelled[a] ? " ran though cancelled" : " never ran");
 }
+
+TEST(Scheduler, ACancelledEventsSlotIsTakenAtOnceAndItsOldEntryRunsNothing)
+{
+  // Engine-free. Cancelling frees the event's payload slot at once; its entry stays in the heap until its date.
+  // Events scheduled after the cancel take that slot (at an earlier and at a later date than the cancelled one):
+  // each runs once, at its own date, and the old entry neither runs them again nor moves the clock.
+  struct Log final : EventHandler {
+    Scheduler& s;
+    std::vector<std::pair<std::int64_t, std::uint64_t>> seen;
+    explicit Log(Scheduler& sc) : s(sc) {}
+    void on_event(std::uint32_t, std::uint64_t arg) override { seen.emplace_back(s.now().ps(), arg); }
+  };
+  Scheduler s;
+  Log log(s);
+  const EventId far = s.at(SimTime::ps(1'000'000), &log, 0, 1); // the last date of all, cancelled
+  const EventId mid = s.at(SimTime::ps(500), &log, 0, 2);        // cancelled
+  s.cancel(far);
+  s.cancel(mid);
+  s.cancel(far); // twice: no effect
+  s.at(SimTime::ps(100), &log, 0, 3);  // takes a freed slot, before the cancelled entries' dates
+  s.at(SimTime::ps(700), &log, 0, 4);  // takes the other, between them
+  const EventId late = s.at(SimTime::ps(900), &log, 0, 5);
+  s.cancel(mid); // an old id whose slot is another event's now: no effect on it
+  s.run_standalone();
+  const std::vector<std::pair<std::int64_t, std::uint64_t>> want{{100, 3}, {700, 4}, {900, 5}};
+  EXPECT_EQ(log.seen, want);
+  EXPECT_EQ(s.now(), SimTime::ps(900)) << "a cancelled event never advances the clock";
+  s.cancel(late); // already ran: no effect
+}
