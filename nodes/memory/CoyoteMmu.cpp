@@ -14,16 +14,29 @@ CoyoteMmu::CoyoteMmu(const MmuConfig& cfg, Hertz clock)
 
 bool CoyoteMmu::lookup(std::uint64_t page)
 {
-  auto& set = sets_[page % cfg_.tlb_sets];
-  if (auto it = std::find(set.begin(), set.end(), page); it != set.end()) {
-    std::rotate(it, it + 1, set.end()); // most recently used last
+  const std::uint64_t key = page % cfg_.tlb_sets;
+  std::uint32_t id        = sets_.find(key);
+  if (id == FlatIndex::kNone) {
+    id = static_cast<std::uint32_t>(used_.size());
+    sets_.set(key, id);
+    used_.push_back(0);
+    ways_.resize(ways_.size() + cfg_.tlb_ways);
+  }
+  std::uint64_t* set = ways_.data() + std::size_t{id} * cfg_.tlb_ways;
+  std::uint64_t* end = set + used_[id];
+  if (auto it = std::find(set, end, page); it != end) {
+    std::rotate(it, it + 1, end); // most recently used last
     return false;
   }
-  const bool fault = mapped_.count(page) != 0; // mapped once, evicted since
-  mapped_.insert(page);
-  set.push_back(page);
-  if (set.size() > cfg_.tlb_ways)
-    set.erase(set.begin()); // the least recently used entry of the set goes (the driver maps over it)
+  const bool fault = mapped_.find(page) != FlatIndex::kNone; // mapped once, evicted since
+  mapped_.set(page, 1);
+  if (used_[id] == cfg_.tlb_ways) { // the least recently used entry of the set goes (the driver maps over it)
+    std::rotate(set, set + 1, end);
+    end[-1] = page;
+  } else {
+    *end = page;
+    ++used_[id];
+  }
   return fault;
 }
 

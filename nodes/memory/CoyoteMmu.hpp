@@ -25,13 +25,12 @@
 
 #include "nodes/memory/MemoryPort.hpp"
 #include "simcore/config/Schema.hpp"
+#include "simcore/engine/FlatIndex.hpp"
 #include "simcore/units/Units.hpp"
 
 #include <array>
 #include <cstdint>
-#include <unordered_map>
 #include <type_traits>
-#include <unordered_set>
 #include <vector>
 
 namespace nafsim::nodes {
@@ -150,10 +149,14 @@ private:
   SimTime cycle_;
   std::array<Machine, 2> machines_;
   Timeline mutex_;
-  /// Per set in use, its pages in least- to most-recently used order (sets are made as pages reach them: a node
-  /// touches a few pages, and a cluster has many nodes).
-  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> sets_;
-  std::unordered_set<std::uint64_t> mapped_; ///< pages the driver has mapped (evicted or not)
+  /// Per set in use, its pages in least- to most-recently used order: set -> its block of tlb_ways pages in ways_
+  /// and its count in used_ (sets are made as pages reach them: a node touches a few pages, and a cluster has many
+  /// nodes). Open-addressing indexes: a look-up per memory request, where hashed nodes and a vector per set cost
+  /// three cache misses.
+  FlatIndex sets_;
+  std::vector<std::uint64_t> ways_;
+  std::vector<std::uint32_t> used_;
+  FlatIndex mapped_; ///< pages the driver has mapped (evicted or not)
   MmuCounters counters_;
   // Scratch of request(), kept to reuse their storage.
   struct Step {

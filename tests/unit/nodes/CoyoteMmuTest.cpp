@@ -130,6 +130,34 @@ TEST(CoyoteMmu, AnEvictedPageFaultsAndCostsTheDriversAnswer)
   EXPECT_EQ(mmu.counters().page_faults, 1u);
 }
 
+TEST(CoyoteMmu, AHitMakesAPageTheMostRecentlyUsedOfItsSet)
+{
+  auto c     = enabled();
+  c.tlb_sets = 4;
+  c.tlb_ways = 2;
+  CoyoteMmu mmu(c, kClock);
+  Recorder r;
+  const std::uint64_t page = 2 << 20;
+  SimTime t;
+  auto touch = [&](std::uint64_t p) { // the faults of this request
+    const auto before = mmu.counters().page_faults;
+    mmu.request(CoyoteMmu::Dir::Read, 1, t, p * page, Bytes{64}, r);
+    t += SimTime::us(100);
+    return mmu.counters().page_faults - before;
+  };
+  // Pages 0, 4 and 8 share set 0; 1 and 5 set 1, which they fill without touching set 0.
+  EXPECT_EQ(touch(0), 0u);
+  EXPECT_EQ(touch(4), 0u);
+  EXPECT_EQ(touch(1), 0u);
+  EXPECT_EQ(touch(5), 0u);
+  EXPECT_EQ(touch(0), 0u); // a hit: 0 becomes the most recently used of set 0, 4 the least
+  EXPECT_EQ(touch(8), 0u); // first use: evicts 4, not 0
+  EXPECT_EQ(touch(0), 0u) << "page 0 was kept";
+  EXPECT_EQ(touch(4), 1u) << "page 4 was evicted";
+  EXPECT_EQ(touch(1), 0u) << "set 1 untouched by set 0's evictions";
+  EXPECT_EQ(touch(5), 0u);
+}
+
 TEST(CoyoteMmu, TheMemorySystemRoutesTheDataMoverAndThePoeThroughIt)
 {
   nodes::MemoryConfig mem;
