@@ -71,8 +71,9 @@ int run_command(const std::string& scenario, const app::ScenarioOptions& opt, co
   auto rep         = app::run_scenario(sc, dir, logs, argv, run_opt);
   for (auto const& l : rep.summary)
     std::cout << l << "\n";
-  std::cerr << fmt::format("wall time {:.3f} s, {:.2f} M packet-hops/s\n", rep.wall_seconds,
-                           rep.wall_seconds > 0 ? static_cast<double>(rep.packet_hops) / rep.wall_seconds / 1e6 : 0.0);
+  std::cerr << fmt::format("wall time {:.3f} s, {:.2f} M {}-hops/s\n", rep.wall_seconds,
+                           rep.wall_seconds > 0 ? static_cast<double>(rep.packet_hops) / rep.wall_seconds / 1e6 : 0.0,
+                           sc.platform.network.fidelity == net::Fidelity::Flow ? "flow" : "packet");
   return 0;
 }
 
