@@ -117,11 +117,9 @@ std::uint32_t Fabric::store(Packet&& p)
   return slot;
 }
 
-Packet Fabric::release(std::uint32_t slot)
+void Fabric::drop(std::uint32_t slot)
 {
-  Packet p = std::move(pool_[slot]);
   free_.push_back(slot);
-  return p;
 }
 
 void Fabric::hand_over(std::uint32_t slot)
@@ -294,7 +292,7 @@ void Fabric::arrive(std::uint32_t slot)
         release_reservation(pool_[slot]);
         if (trace_)
           trace_->instant(pool_[slot].at_vertex, 100, "lost on cable", sched_.now());
-        release(slot);
+        drop(slot);
         return;
       case FaultVerdict::Duplicate: {
         Packet copy    = pool_[slot];
@@ -454,7 +452,7 @@ void Fabric::enqueue(std::uint32_t pid, std::uint32_t slot)
     ++port.counters.queue_drops;
     if (trace_)
       trace_->instant(port.vertex, 100 + port.index, "tail drop", sched_.now());
-    release(slot);
+    drop(slot);
     return;
   }
   port.max_queue_bytes = std::max(port.max_queue_bytes, occupancy);

@@ -77,7 +77,9 @@ private:
   enum EventKind : std::uint32_t { kTxDone, kArrive, kHeldBack, kFlowSolve, kFlowDone, kFlowDeliver };
 
   std::uint32_t store(Packet&& p);
-  Packet release(std::uint32_t slot);
+  /// The packet in `slot` is lost (a full queue, a fault): its slot is free (what it held goes when the slot is
+  /// taken again).
+  void drop(std::uint32_t slot);
   /// The packet in `slot` reached its host: its endpoint takes it straight out of the pool (one copy of its 224
   /// bytes, into the endpoint's receive pipe, instead of two), then the slot is free.
   void hand_over(std::uint32_t slot);
