@@ -68,13 +68,7 @@ void RdmaPoe::post_send(QpId qp, const WorkRequest& wr, PayloadSource source, st
 {
   std::uint32_t slot = outgoing_.find(wr.msg);
   if (slot == FlatIndex::kNone) {
-    if (out_free_.empty()) {
-      slot = static_cast<std::uint32_t>(out_pool_.size());
-      out_pool_.emplace_back();
-    } else {
-      slot = out_free_.back();
-      out_free_.pop_back();
-    }
+    slot = out_pool_.acquire();
     outgoing_.set(wr.msg, slot);
   }
   out_pool_[slot] = Outgoing{wr.local_addr,    std::move(source),     wr.length,        std::move(accepted),
@@ -535,10 +529,8 @@ void RdmaPoe::notify(SimTime now)
     listener_.on_inbound(n.qp, n.message);
   else {
     // (the completion names its message: no look-up by work request)
-    if (const std::uint32_t slot = outgoing_.erase(n.completion.msg); slot != FlatIndex::kNone) {
-      out_pool_[slot] = Outgoing{}; // its callbacks' captures freed now
-      out_free_.push_back(slot);
-    }
+    if (const std::uint32_t slot = outgoing_.erase(n.completion.msg); slot != FlatIndex::kNone)
+      out_pool_.release(slot); // its callbacks' captures freed now
     listener_.on_completion(n.qp, n.completion);
   }
 }

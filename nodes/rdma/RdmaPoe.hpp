@@ -20,6 +20,7 @@
 #include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/FlatIndex.hpp"
 #include "simcore/engine/Scheduler.hpp"
+#include "simcore/engine/SlotPool.hpp"
 #include "simcore/net/Fabric.hpp"
 #include "simcore/results/Trace.hpp"
 
@@ -169,8 +170,7 @@ private:
   // The messages in flight, by message id: their records in a pool (a freed slot reused), found through an
   // open-addressing index (an unordered_map allocated a node per message and missed the cache at every look-up).
   // Posting a message id again replaces its record (an MPI FIN reuses its data message's id).
-  std::vector<Outgoing> out_pool_;
-  std::vector<std::uint32_t> out_free_;
+  SlotPool<Outgoing> out_pool_;
   FlatIndex outgoing_;
   Outgoing* outgoing(std::uint64_t msg)
   {

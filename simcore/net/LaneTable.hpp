@@ -11,9 +11,9 @@
 #include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/OpenTable.hpp"
 #include "simcore/engine/PairHash.hpp"
+#include "simcore/engine/SlotPool.hpp"
 #include "simcore/units/Units.hpp"
 
-#include <cassert>
 #include <cstdint>
 #include <vector>
 
@@ -36,16 +36,9 @@ public:
     const std::size_t i = t_.probe(pair_hash(flow, src), Is{src, flow});
     if (t_[i].lane != kNone)
       return t_[i].lane;
-    std::uint32_t id;
-    if (free_.empty()) {
-      id = static_cast<std::uint32_t>(pool_.size());
-      pool_.emplace_back();
-    } else {
-      id = free_.back();
-      free_.pop_back();
-    }
-    pool_[id].flow = flow;
-    pool_[id].src  = src;
+    const std::uint32_t id = pool_.acquire();
+    pool_[id].flow         = flow;
+    pool_[id].src          = src;
     t_.occupy(i, Slot{flow, src, id});
     return id;
   }
@@ -55,18 +48,13 @@ public:
     const std::size_t i = t_.probe(pair_hash(flow, src), Is{src, flow});
     return i == Table::npos ? kNone : t_[i].lane;
   }
-  Lane& operator[](std::uint32_t id)
-  {
-    assert(id < pool_.size());
-    return pool_[id].lane;
-  }
+  Lane& operator[](std::uint32_t id) { return pool_[id].lane; }
   /// The lane is gone (its number may come back for another key).
   void erase(std::uint32_t id)
   {
-    Entry& e = pool_[id];
+    const Entry& e = pool_[id];
     t_.erase_at(t_.probe(pair_hash(e.flow, e.src), [id](const Slot& s) { return s.lane == id; }));
-    e.lane = Lane{};
-    free_.push_back(id);
+    pool_.release(id);
   }
   std::size_t size() const { return t_.size(); }
 
@@ -94,8 +82,7 @@ private:
   };
 
   Table t_;
-  std::vector<Entry> pool_;
-  std::vector<std::uint32_t> free_;
+  SlotPool<Entry> pool_;
 };
 
 } // namespace nafsim::net
