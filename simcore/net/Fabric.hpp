@@ -62,7 +62,7 @@ public:
   /// Flow fidelity's solver work: flows started, and flows whose rate a solve recomputed, in all (0 at packet
   /// fidelity). Their ratio is how often each flow was re-solved: high when every flow shares one component.
   struct FlowWork {
-    std::uint64_t flows = 0, flows_solved = 0;
+    std::uint64_t flows = 0, flows_solved = 0, flows_in_components = 0;
   };
   FlowWork flow_work() const;
   std::size_t packets_in_flight() const { return pool_.size() - free_.size(); }

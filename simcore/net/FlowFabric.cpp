@@ -62,7 +62,7 @@ void Fabric::flow_setup()
 
 Fabric::FlowWork Fabric::flow_work() const
 {
-  return flow_mode_ ? FlowWork{flows_started_, sharing_->flows_solved()} : FlowWork{};
+  return flow_mode_ ? FlowWork{flows_started_, sharing_->flows_solved(), sharing_->flows_in_components()} : FlowWork{};
 }
 
 void Fabric::flow_pull(HostId h)

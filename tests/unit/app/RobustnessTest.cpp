@@ -443,9 +443,10 @@ TEST_F(Robustness, PerCallResultsStaySmall)
 
 TEST_F(Robustness, AFlowRunWhoseFlowsAllContendSuggestsPacketFidelity)
 {
-  // A 32-rank all-to-all at flow fidelity re-solves each flow about 290 times (every flow in one component): the
-  // summary says so and points to packet fidelity (or a resolve fraction); the 8-rank allreduce of the example does
-  // not, nor the all-to-all with a resolve fraction; metadata.json counts the flows and their re-solves either way.
+  // A 32-rank all-to-all at flow fidelity puts each flow in about 290 solves (every flow in one component; 122 of
+  // them re-fill it): the summary says so and points to packet fidelity (or a resolve fraction); the 8-rank
+  // allreduce of the example does not, nor the all-to-all with a resolve fraction; metadata.json counts the flows,
+  // their re-solves and the solves they were in either way.
   write("a2a.json", R"({"name": "a2a", "platform": {"preset": "accl-coyote-u55c",
       "topology": {"kind": "fat-tree", "hosts": 32, "fat_tree": {"k": 6}}, "network": {"fidelity": "flow"}},
       "workload": {"kind": "collective", "collective": "alltoall", "ranks": 32, "sizes": ["16KiB"],
@@ -454,6 +455,7 @@ TEST_F(Robustness, AFlowRunWhoseFlowsAllContendSuggestsPacketFidelity)
   ASSERT_EQ(a.rc, 0) << a.err;
   EXPECT_NE(a.out.find("packet fidelity is likely faster here"), std::string::npos) << a.out;
   EXPECT_NE(slurp(out() / "metadata.json").find("\"rates_solved\""), std::string::npos);
+  EXPECT_NE(slurp(out() / "metadata.json").find("\"in_solved_components\""), std::string::npos);
   auto b = run({scenario(kExample), "--out", "tree", "--set", "platform.network.fidelity=flow"});
   ASSERT_EQ(b.rc, 0) << b.err;
   EXPECT_EQ(b.out.find("packet fidelity is likely faster here"), std::string::npos) << b.out;

@@ -93,6 +93,63 @@ TEST(MaxMin, OnlyTheTouchedComponentIsSolved)
   EXPECT_DOUBLE_EQ(m.rate(c), 1);
 }
 
+TEST(MaxMin, ASolveRefillsOnlyTheFlowsAtOrAboveTheLevelOfTheChange)
+{
+  // Link 0 (2) carries a; link 1 (10) carries a, b and c. Link 0 fixes a = 2, link 1 then b = c = 4.
+  MaxMinSharing m({2, 10});
+  auto a = m.add(L({0, 1}));
+  auto b = m.add(L({1}));
+  auto c = m.add(L({1}));
+  m.solve();
+  EXPECT_DOUBLE_EQ(m.rate(a), 2);
+  EXPECT_DOUBLE_EQ(m.rate(b), 4);
+  // c (4) ends: nothing below 4 moves, so a keeps 2 unsolved and only b is filled again: 8.
+  auto before = m.flows_solved();
+  m.remove(c);
+  EXPECT_EQ(m.solve().size(), 1u);
+  EXPECT_EQ(m.flows_solved() - before, 1u);
+  EXPECT_DOUBLE_EQ(m.rate(a), 2);
+  EXPECT_DOUBLE_EQ(m.rate(b), 8);
+  // d starts on link 0: its equal share there, 1, is the floor; a (2) and b (8) are above it and filled again
+  // with d: a = d = 1, b = 9.
+  before = m.flows_solved();
+  auto d = m.add(L({0}));
+  m.solve();
+  EXPECT_EQ(m.flows_solved() - before, 3u);
+  EXPECT_DOUBLE_EQ(m.rate(a), 1);
+  EXPECT_DOUBLE_EQ(m.rate(d), 1);
+  EXPECT_DOUBLE_EQ(m.rate(b), 9);
+  // b (9) ends: a and d, both at 1, keep their rates; the component's solve fills none.
+  before = m.flows_solved();
+  m.remove(b);
+  EXPECT_TRUE(m.solve().empty());
+  EXPECT_EQ(m.flows_solved() - before, 0u);
+  EXPECT_EQ(m.flows_in_components(), 3u + 2u + 3u + 2u);
+  EXPECT_DOUBLE_EQ(m.rate(a), 1);
+}
+
+TEST(MaxMin, AFlowAtTheLevelOfTheChangeButForRoundingIsFilledAgain)
+{
+  // Found by a random search against from-scratch solves: links of 10, 7, 7 and 6. Before the last end, link 1 fixes
+  // b, c and e at 7/3 and link 2 then a at 7 - 2 x 7/3, which rounds below 7/3; e (7/3) ends. The floor, e's rate,
+  // must not keep a, whose rate is e's but for rounding: a is filled again (3, not 7/3) and so is d (3, not 11/3).
+  MaxMinSharing m({10, 7, 7, 6});
+  auto a = m.add(L({2, 3}));
+  auto b = m.add(L({0, 1}));
+  auto c = m.add(L({1, 2}));
+  auto e = m.add(L({0, 1, 2}));
+  auto d = m.add(L({0, 3}));
+  m.solve();
+  ASSERT_LT(m.rate(a), m.rate(e));
+  ASSERT_NEAR(m.rate(a), m.rate(e), 1e-12);
+  m.remove(e);
+  m.solve();
+  EXPECT_NEAR(m.rate(a), 3, 1e-12);
+  EXPECT_NEAR(m.rate(d), 3, 1e-12);
+  EXPECT_NEAR(m.rate(b), 3.5, 1e-12);
+  EXPECT_NEAR(m.rate(c), 3.5, 1e-12);
+}
+
 namespace {
 // The rates of `live` flows (paths[f]) solved from scratch, in the order of `live`.
 std::vector<double> from_scratch(const std::vector<double>& cap, const std::vector<std::uint32_t>& live,
@@ -178,6 +235,7 @@ TEST(MaxMin, IncrementalEqualsFromScratchOverThousandsOfStartsAndEndsOnATree)
       ASSERT_NEAR(inc.rate(live[i]), want[i], 1e-9 * want[i]) << "step " << step << " flow " << live[i];
   }
   EXPECT_GT(changes, 3000u);
+  EXPECT_LT(inc.flows_solved(), inc.flows_in_components()); // some solves kept the flows below their change's level
 }
 
 TEST(MaxMin, ANearlyWholeComponentIsSolvedByItsLinksWithTheSameRates)
@@ -223,10 +281,10 @@ TEST(MaxMin, ANearlyWholeComponentIsSolvedByItsLinksWithTheSameRates)
     start({static_cast<std::uint32_t>(step % 40), 40 + static_cast<std::uint32_t>((step + 1) % 40)});
     if (step % 16 == 3)
       start({80, 81});
-    const auto before = m.flows_solved();
+    const auto before = m.flows_in_components();
     m.solve();
     check("all-to-all churn");
-    const auto solved = m.flows_solved() - before;
+    const auto solved = m.flows_in_components() - before;
     if (step % 16 == 15) { // the walk: the all-to-all's component only
       EXPECT_EQ(solved, live.size() - small()) << "step " << step;
       ++walks;
@@ -242,10 +300,10 @@ TEST(MaxMin, ANearlyWholeComponentIsSolvedByItsLinksWithTheSameRates)
   for (int step = 0; step < 17; ++step) { // only the small component changes: a walk within 16 solves finds it
     end(live.size() - 1);
     start({80, 81});
-    const auto before = m.flows_solved();
+    const auto before = m.flows_in_components();
     m.solve();
     check("small component churn");
-    solved.push_back(m.flows_solved() - before);
+    solved.push_back(m.flows_in_components() - before);
   }
   EXPECT_EQ(solved.front(), live.size());
   EXPECT_EQ(solved.back(), small()); // the first change replaced an all-to-all flow by a small one: 6
@@ -519,7 +577,8 @@ TEST(FlowFabric, AResolveFractionDefersTheSolveAndANewFlowTakesItsEqualShare)
 // Many flows at once (every host of a 16-host star sends 8 messages of random sizes to random others, all at once):
 // with a fraction, every message is still delivered, each flow's solves come
 // fewer, and the last delivery stays near the exact one (0.05 of the flows in progress between solves; measured:
-// 8,192 rates solved against 2,092, the last delivery 109.854 us exact and 110.547 us, +0.6 %).
+// 3,585 rates solved against 1,916, the last delivery 109.854 us exact and 110.547 us, +0.6 %; the exact solves
+// took 8,192 flows in their components and kept the others below their change's level, the fraction's solves 2,092).
 TEST(FlowFabric, AResolveFractionDeliversEverythingWithFewerSolvesNearTheExactTimes)
 {
   auto run = [](double fraction) {
@@ -558,7 +617,7 @@ TEST(FlowFabric, AResolveFractionDeliversEverythingWithFewerSolvesNearTheExactTi
   EXPECT_EQ(got[1], 128u);
   EXPECT_EQ(flows[0], 128u);
   EXPECT_EQ(flows[1], 128u);
-  EXPECT_LT(solved[1], solved[0] / 2) << exact.output << " | " << approx.output;
+  EXPECT_LT(solved[1], solved[0]) << exact.output << " | " << approx.output;
   EXPECT_NEAR(static_cast<double>(last[1]), static_cast<double>(last[0]), 0.02 * static_cast<double>(last[0]))
       << exact.output << " | " << approx.output;
 }
