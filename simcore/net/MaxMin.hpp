@@ -14,9 +14,10 @@
 // walk the flows to find it (the same rates; a walk every 16th solve re-checks).
 // Within the component, an unweighted solve after few changes starts from the
 // level of the change (`floor_`): the filling below the lowest of the removed
-// flows' rates and of the added flows' equal shares of their links is the one the
-// last solve did, so the flows fixed below it keep their rates and only the others
-// are filled again (the proof: keep_below_floor). The kept flows' rates come off
+// flows' rates and of the levels at which the added flows' links would fill (the
+// flows from before holding their rates) is the one the last solve did, so the
+// flows fixed below it keep their rates and only the others are filled again (the
+// proof: keep_below_floor). The kept flows' rates come off
 // their links in the order the solve found them, so a whole-links solve and a walk
 // may differ in the last bits of a residual (the tests: within 1e-9 of a solve from
 // scratch).
@@ -141,15 +142,19 @@ private:
   std::uint32_t solves_since_walk_      = 0;
   std::uint64_t flows_solved_ = 0, flows_in_components_ = 0;
   // Where the next unweighted solve starts filling (see the top): the lowest rate of a flow removed since the last
-  // solve (a flow fixed at that rate; every link on its path has a level at least that) and of each added flow's
-  // links, capacity / flows on it (no link fills below its equal share, before or after the change). The flows
-  // added since the last solve have no solved rate yet (`fresh_`).
+  // solve (a flow fixed at that rate; every link on its path has a level at least that) and of the levels at which
+  // the added flows' links would fill (lower_floor_to_starts). The flows added since the last solve have no solved
+  // rate yet (`fresh_`).
   double floor_ = 0;                     ///< 0 before the first solve: fill everything
   std::vector<std::uint8_t> fresh_;      ///< per flow id: added since the last solve
   std::vector<std::uint32_t> fresh_ids_; ///< ... those flows
   std::size_t changes_ = 0;              ///< starts and ends since the last solve
   std::size_t refill_  = 0;              ///< fill<false>(): the component's flows not kept below the floor
   void keep_below_floor(bool whole);     ///< fill<false>(): fix the flows below floor_ at their rates
+  std::vector<std::uint32_t> floor_mark_; ///< per link: lower_floor_to_starts() took it
+  std::uint32_t floor_epoch_ = 0;
+  std::vector<double> rates_scratch_;
+  void lower_floor_to_starts(); ///< fill<false>(): floor_ down to where the started flows' links would fill
 };
 
 } // namespace nafsim::net
