@@ -165,8 +165,9 @@ struct NetworkConfig {
             "the starts and ends since the last solve reach f x the flows in progress (at least 1), a new flow "
             "taking its equal share of its busiest link until then and the others keeping their rates (opt-in "
             "approximation for all-to-all-like traffic, where every change re-solves every flow; "
-            "simcore/net/README.md: 0.02 within 0.5 % of the exact sharing on 64- and 256-rank all-to-alls, 0.05 "
-            "+2 to +4 %, both faster than packet fidelity there; measured speeds in simcore/net/README.md)",
+            "simcore/net/README.md: 0.02 within 0.3 % of the exact sharing on a 64-rank all-to-all and 0.8 % on a "
+            "256-rank one, 0.05 +2 to +4 %, both faster than packet fidelity there; measured speeds in "
+            "simcore/net/README.md)",
             config::Limits::between(0, 1));
     v.field("link", link, "cables and ports");
     v.field("switch", switch_, "switches");
