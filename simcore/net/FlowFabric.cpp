@@ -22,8 +22,9 @@
 // on it) and the others keep their rates: a link may be over-subscribed, or
 // under-used after an end, until the next solve, which sets every rate that
 // changed exactly. An all-to-all puts every flow in one connected component,
-// where each exact solve recomputes all of them; with f the solves cost
-// about (starts + ends) / f flow rates in all, whatever the component's size.
+// which each exact solve takes whole (re-filling the flows at or above the
+// level of the change, MaxMin.hpp); with f the solves cost about
+// (starts + ends) / f flow rates in all, whatever the component's size.
 
 #include "simcore/net/Fabric.hpp"
 
