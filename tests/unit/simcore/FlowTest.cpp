@@ -24,6 +24,19 @@ std::vector<std::uint32_t> L(std::initializer_list<std::uint32_t> l)
   return l;
 }
 
+/// What the solve after `change` did: the rates it re-filled and the flows whose rate changed.
+struct Solved {
+  std::uint64_t refilled = 0;
+  std::size_t changed    = 0;
+};
+template <class Change> Solved solve_after(MaxMinSharing& m, Change change)
+{
+  const auto before = m.flows_solved();
+  change();
+  const std::size_t changed = m.solve().size();
+  return {m.flows_solved() - before, changed};
+}
+
 } // namespace
 
 TEST(MaxMin, BottleneckLeavesTheRestToOthers)
@@ -104,26 +117,22 @@ TEST(MaxMin, ASolveRefillsOnlyTheFlowsAtOrAboveTheLevelOfTheChange)
   EXPECT_DOUBLE_EQ(m.rate(a), 2);
   EXPECT_DOUBLE_EQ(m.rate(b), 4);
   // c (4) ends: nothing below 4 moves, so a keeps 2 unsolved and only b is filled again: 8.
-  auto before = m.flows_solved();
-  m.remove(c);
-  EXPECT_EQ(m.solve().size(), 1u);
-  EXPECT_EQ(m.flows_solved() - before, 1u);
+  auto s = solve_after(m, [&] { m.remove(c); });
+  EXPECT_EQ(s.refilled, 1u);
+  EXPECT_EQ(s.changed, 1u);
   EXPECT_DOUBLE_EQ(m.rate(a), 2);
   EXPECT_DOUBLE_EQ(m.rate(b), 8);
   // d starts on link 0, where a holds 2: link 0 would fill at 1, the floor; a (2) and b (8) are above it and
   // filled again with d: a = d = 1, b = 9.
-  before = m.flows_solved();
-  auto d = m.add(L({0}));
-  m.solve();
-  EXPECT_EQ(m.flows_solved() - before, 3u);
+  std::uint32_t d = 0;
+  EXPECT_EQ(solve_after(m, [&] { d = m.add(L({0})); }).refilled, 3u);
   EXPECT_DOUBLE_EQ(m.rate(a), 1);
   EXPECT_DOUBLE_EQ(m.rate(d), 1);
   EXPECT_DOUBLE_EQ(m.rate(b), 9);
   // b (9) ends: a and d, both at 1, keep their rates; the component's solve fills none.
-  before = m.flows_solved();
-  m.remove(b);
-  EXPECT_TRUE(m.solve().empty());
-  EXPECT_EQ(m.flows_solved() - before, 0u);
+  s = solve_after(m, [&] { m.remove(b); });
+  EXPECT_EQ(s.refilled, 0u);
+  EXPECT_EQ(s.changed, 0u);
   EXPECT_EQ(m.flows_in_components(), 3u + 2u + 3u + 2u);
   EXPECT_DOUBLE_EQ(m.rate(a), 1);
 }
@@ -139,10 +148,8 @@ TEST(MaxMin, AStartKeepsTheFlowsHeldBelowTheLevelItsLinkWouldFillAt)
   auto e = m.add(L({0}));
   m.solve();
   EXPECT_DOUBLE_EQ(m.rate(e), 7.5);
-  const auto before = m.flows_solved();
-  auto c            = m.add(L({0}));
-  m.solve();
-  EXPECT_EQ(m.flows_solved() - before, 2u);
+  std::uint32_t c = 0;
+  EXPECT_EQ(solve_after(m, [&] { c = m.add(L({0})); }).refilled, 2u);
   EXPECT_DOUBLE_EQ(m.rate(a), 1);
   EXPECT_DOUBLE_EQ(m.rate(h), 3.5);
   EXPECT_DOUBLE_EQ(m.rate(e), 3.75);
