@@ -229,8 +229,9 @@ void MaxMinSharing::keep_below_floor(bool whole)
   // joined fills no lower than the level at which it would if its flows from before held their rates below it and
   // the added ones rose with it (lower_floor_to_starts), since below the floor they do; nor did it before (it
   // carried those flows and no added one then, unless a flow was removed from it too, which that flow's rate
-  // bounds). So no changed link is fixed below the floor either way. A flow whose rate equals the floor is filled again. See Bertsekas and Gallager, Data Networks
-  // (2nd ed., 1992), section 6.5.2: progressive filling fixes the links in the order of their levels.
+  // bounds). So no changed link is fixed below the floor either way. A flow whose rate equals the floor is filled
+  // again. See Bertsekas and Gallager, Data Networks (2nd ed., 1992), section 6.5.2: progressive filling fixes the
+  // links in the order of their levels.
   auto keep = [&](std::uint32_t f) {
     Hot& fl = hot_[f];
     if (fresh_[f] || !(fl.rate < floor_ * (1 - 1e-9))) // a rate at the floor but for rounding is filled again
