@@ -4,8 +4,8 @@
 // number from its start to its delivery, so only the start looks the lane up by its key.
 //
 // An open-addressing table (simcore/engine/OpenTable.hpp: linear probing, backward-shift deletion) of 16-byte slots
-// that point into a pool of lanes: a look-up reads one slot's cache line, a lane needs no heap block of its own, and a lane's
-// number stays valid until it is erased. (An unordered_map cost two to three cache misses and a heap block per
+// that point into a pool of lanes: a look-up reads one slot's cache line, a lane needs no heap block of its own, and
+// a lane's number stays valid until it is erased. (An unordered_map cost two to three cache misses and a heap block per
 // lane: 5-7 % of an all-to-all's run time at flow fidelity, where every message is a lane made and erased.)
 
 #include "simcore/engine/Fifo.hpp"

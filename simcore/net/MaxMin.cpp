@@ -147,12 +147,10 @@ const std::vector<std::uint32_t>& MaxMinSharing::solve()
     solves_since_walk_ = 0;
     whole_ = active_ >= kWholeFrom && comp_flows_.size() * 10 >= active_ * 9;
   }
-  if (weights_ == Weights::Equal) {
+  if (weights_ == Weights::Equal)
     fill<false>(whole);
-  } else {
-    flows_solved_ += whole ? active_ : comp_flows_.size();
+  else
     fill<true>(whole);
-  }
   for (auto id : fresh_ids_)
     fresh_[id] = 0;
   fresh_ids_.clear();
@@ -184,19 +182,14 @@ void MaxMinSharing::lower_floor_to_starts()
 {
   // Each link a started flow joined: the level at which it would fill if nothing else filled first, its flows from
   // before holding their rates below it and the started ones rising with it (water-filling the one link).
-  if (floor_mark_.size() < capacity_.size())
-    floor_mark_.assign(capacity_.size(), 0);
-  if (++floor_epoch_ == 0) { // wrapped: clear the stamps
-    std::fill(floor_mark_.begin(), floor_mark_.end(), 0);
-    floor_epoch_ = 1;
-  }
+  // (Each link once: the stamps of the filling's steps, before its first.)
   for (auto id : fresh_ids_) {
     if (!fresh_[id])
       continue; // ended since
     for (auto l : links(id)) {
-      if (floor_mark_[l] == floor_epoch_)
+      if (touch_mark_[l] == touch_epoch_)
         continue;
-      floor_mark_[l] = floor_epoch_;
+      touch_mark_[l] = touch_epoch_;
       rates_scratch_.clear();
       std::size_t starts = 0;
       for (auto f : on_link_[l]) {
@@ -217,9 +210,18 @@ void MaxMinSharing::lower_floor_to_starts()
       floor_ = std::min(floor_, residual / static_cast<double>(count));
     }
   }
+  next_touch_epoch();
 }
 
-void MaxMinSharing::keep_below_floor(bool whole)
+void MaxMinSharing::next_touch_epoch()
+{
+  if (++touch_epoch_ == 0) { // wrapped: clear the stamps
+    std::fill(touch_mark_.begin(), touch_mark_.end(), 0);
+    touch_epoch_ = 1;
+  }
+}
+
+std::size_t MaxMinSharing::keep_below_floor(bool whole)
 {
   // Why the flows below the floor keep their rates (unweighted progressive filling, exact arithmetic): below the
   // floor, the filling of the changed set of flows fixes the same links at the same levels as the last solve's
@@ -232,7 +234,8 @@ void MaxMinSharing::keep_below_floor(bool whole)
   // bounds). So no changed link is fixed below the floor either way. A flow whose rate equals the floor is filled
   // again. See Bertsekas and Gallager, Data Networks (2nd ed., 1992), section 6.5.2: progressive filling fixes the
   // links in the order of their levels.
-  auto keep = [&](std::uint32_t f) {
+  std::size_t kept = 0;
+  auto keep        = [&](std::uint32_t f) {
     Hot& fl = hot_[f];
     if (fresh_[f] || !(fl.rate < floor_ * (1 - 1e-9))) // a rate at the floor but for rounding is filled again
       return;
@@ -241,7 +244,7 @@ void MaxMinSharing::keep_below_floor(bool whole)
       residual_[k] = std::max(0.0, residual_[k] - fl.rate);
       --unfixed_[k];
     }
-    --refill_;
+    ++kept;
   };
   if (whole) { // every flow in progress, in id order
     for (std::uint32_t f = 0; f < hot_.size(); ++f)
@@ -251,6 +254,7 @@ void MaxMinSharing::keep_below_floor(bool whole)
     for (auto f : comp_flows_)
       keep(f);
   }
+  return kept;
 }
 
 template <bool Weighted> void MaxMinSharing::fill(bool whole)
@@ -282,8 +286,8 @@ template <bool Weighted> void MaxMinSharing::fill(bool whole)
         weight_sum_[l] += weight_of_[f];
     }
   }
+  std::size_t refill = whole ? active_ : comp_flows_.size();
   if constexpr (!Weighted) {
-    refill_ = whole ? active_ : comp_flows_.size();
     // The floor is the lowest of the changes' bounds, and the passes cost a walk of the component's flows and a
     // sort of each started flow's links' rates: after at most four starts and ends (an exact solve's usual one or
     // two; the exact 64-rank all-to-all keeps 65 %) only. After more the floor lies near the lowest rate: a
@@ -291,10 +295,10 @@ template <bool Weighted> void MaxMinSharing::fill(bool whole)
     // 1.5 to 1.8 times as long.
     if (floor_ > 0 && changes_ <= 4) {
       lower_floor_to_starts();
-      keep_below_floor(whole);
+      refill -= keep_below_floor(whole);
     }
-    flows_solved_ += refill_;
   }
+  flows_solved_ += refill;
   for (auto l : comp_links_)
     if (unfixed_[l] > 0) {
       share_[l] = level_of(l);
@@ -359,10 +363,7 @@ template <bool Weighted> void MaxMinSharing::fill(bool whole)
         heap_.update(k);
       }
     }
-    if (++touch_epoch_ == 0) {
-      std::fill(touch_mark_.begin(), touch_mark_.end(), 0);
-      touch_epoch_ = 1;
-    }
+    next_touch_epoch();
   }
 }
 

@@ -135,6 +135,7 @@ private:
   IndexedHeap<ShareBefore> heap_;
   std::vector<std::uint32_t> queued_, touch_mark_, touched_; ///< links re-keyed after a fixing step
   std::uint32_t touch_epoch_ = 1;
+  void next_touch_epoch(); ///< a new stamp for touch_mark_ (cleared when the count wraps)
   std::vector<std::uint32_t> comp_links_, comp_flows_, changed_;
   // solve(): the last traversal found at least 90 % of the (at least kWholeFrom) flows in one component.
   static constexpr std::size_t kWholeFrom = 512;
@@ -149,12 +150,11 @@ private:
   std::vector<std::uint8_t> fresh_;      ///< per flow id: added since the last solve
   std::vector<std::uint32_t> fresh_ids_; ///< ... those flows
   std::size_t changes_ = 0;              ///< starts and ends since the last solve
-  std::size_t refill_  = 0;              ///< fill<false>(): the component's flows not kept below the floor
-  void keep_below_floor(bool whole);     ///< fill<false>(): fix the flows below floor_ at their rates
-  std::vector<std::uint32_t> floor_mark_; ///< per link: lower_floor_to_starts() took it
-  std::uint32_t floor_epoch_ = 0;
-  std::vector<double> rates_scratch_;
-  void lower_floor_to_starts(); ///< fill<false>(): floor_ down to where the started flows' links would fill
+  std::vector<double> rates_scratch_;    ///< lower_floor_to_starts(): one link's solved rates
+  /// fill<false>(): floor_ down to where the started flows' links would fill.
+  void lower_floor_to_starts();
+  /// fill<false>(): fixes the flows below floor_ at their rates, off their links' capacities; returns how many.
+  std::size_t keep_below_floor(bool whole);
 };
 
 } // namespace nafsim::net
