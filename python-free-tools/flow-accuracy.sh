@@ -2,7 +2,8 @@
 # Flow fidelity against packet fidelity on the same scenarios (issue 32's accuracy table): every collective on the
 # CCLO ranks of the ACCL+ testbed's FPGAs in a fat-tree (the benchmark's platform), and random-permutation and
 # incast traffic (every node to node 0) on a 4:1 oversubscribed leaf-spine with lossless and drop-tail switches. Each case runs at both fidelities;
-# the table gives both times, flow's error against packet, and both wall times.
+# the table gives both times, flow's error against packet, both wall times, the packets the packet fabric's queues
+# dropped and the switch ports the flow fabric flagged as overflowing (drop-tail switches only: DropTailWatch.hpp).
 #   sh python-free-tools/flow-accuracy.sh NAFSIM OUTDIR [RANKS [SIZE]]   (defaults: 64 ranks, 64KiB)
 # SKIP_FLOW="alltoall ..." runs those cases at packet fidelity only (their flow columns empty): the all-to-all at
 # flow fidelity does not finish in minutes on 256 ranks. FLOW_SHARING=input-ports runs the flow cases with that
@@ -20,16 +21,21 @@ mkdir -p "$out"
 k=4
 while [ $((k * k * k / 4)) -lt "$ranks" ]; do k=$((k + 2)); done
 csv="$out/flow-accuracy.csv"
-echo "case,ranks,size,packet_us,flow_us,flow_error_pct,packet_wall_s,flow_wall_s" > "$csv"
+echo "case,ranks,size,packet_us,flow_us,flow_error_pct,packet_wall_s,flow_wall_s,packet_drops,flow_ports_over_buffer" \
+  > "$csv"
 wall() { grep -o '"wall_seconds": [0-9.e-]*' "$1/metadata.json" | awk '{print $2}'; }
+drops() { grep -o '"queue_drops": [0-9]*' "$1/metadata.json" | awk '{print $2}'; }
+flagged() { grep -o '"drop_tail_ports_over_buffer": [0-9]*' "$1/metadata.json" | awk '{print $2}'; }
 row() { # case packet_us flow_us packet_dir flow_dir (flow_us empty: not run)
   if [ -z "$3" ]; then
-    awk -v c="$1" -v r="$ranks" -v s="$size" -v p="$2" -v pw="$(wall "$4")" \
-      'BEGIN { printf "%s,%s,%s,%.3f,,,%.3f,\n", c, r, s, p, pw }' >> "$csv"
+    awk -v c="$1" -v r="$ranks" -v s="$size" -v p="$2" -v pw="$(wall "$4")" -v d="$(drops "$4")" \
+      'BEGIN { printf "%s,%s,%s,%.3f,,,%.3f,,%s,\n", c, r, s, p, pw, d }' >> "$csv"
     return
   fi
   awk -v c="$1" -v r="$ranks" -v s="$size" -v p="$2" -v f="$3" -v pw="$(wall "$4")" -v fw="$(wall "$5")" \
-    'BEGIN { printf "%s,%s,%s,%.3f,%.3f,%.2f,%.3f,%.3f\n", c, r, s, p, f, 100 * (f - p) / p, pw, fw }' >> "$csv"
+    -v d="$(drops "$4")" -v o="$(flagged "$5")" \
+    'BEGIN { printf "%s,%s,%s,%.3f,%.3f,%.2f,%.3f,%.3f,%s,%s\n", c, r, s, p, f, 100 * (f - p) / p, pw, fw, d, o }' \
+    >> "$csv"
 }
 skipped() { case " $skip_flow " in *" $1 "*) return 0 ;; esac; return 1; }
 run() { # NAME: run OUTDIR/NAME.json into OUTDIR/NAME (its log beside it, shown if it fails)

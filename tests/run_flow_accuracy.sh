@@ -9,7 +9,8 @@ trap 'rm -rf "$work"' EXIT
 sh "$root/python-free-tools/flow-accuracy.sh" "$nafsim" "$work/fa" 16 4KiB > "$work/out.txt"
 csv="$work/fa/flow-accuracy.csv"
 test "$(wc -l < "$csv")" -eq 13 || { cat "$work/out.txt"; exit 1; }
-head -1 "$csv" | grep -q "^case,ranks,size,packet_us,flow_us,flow_error_pct,packet_wall_s,flow_wall_s$"
+head -1 "$csv" | grep -q \
+  "^case,ranks,size,packet_us,flow_us,flow_error_pct,packet_wall_s,flow_wall_s,packet_drops,flow_ports_over_buffer$"
 # Each row: error = 100 (flow - packet) / packet, to the printed precision (the times are printed to 1 ns, which
 # moves a 15 us row's error by up to 0.007 points, and the error to 0.01: 0.02 covers both).
 awk -F, 'NR > 1 { e = 100 * ($5 - $4) / $4; if ($4 <= 0 || $5 <= 0 || (e - $6) > 0.02 || ($6 - e) > 0.02) bad = 1 }
@@ -17,6 +18,10 @@ awk -F, 'NR > 1 { e = 100 * ($5 - $4) / $4; if ($4 <= 0 || $5 <= 0 || (e - $6) >
 grep -q "^alltoall,16,4KiB," "$csv"
 grep -q "^permutation-4to1-drop,16,4KiB," "$csv"
 grep -q "^incast-4to1-lossless,16,4KiB," "$csv"
+# Drops and flagged ports: counted on every row's packet run, on the drop-tail rows' flow runs only (at 4 KiB the
+# packet fabric drops nothing and the flow fabric flags nothing).
+grep -q "^incast-4to1-drop,16,4KiB,.*,0,0$" "$csv"
+grep -q "^incast-4to1-lossless,16,4KiB,.*,0,$" "$csv"
 # The incast: every node sends to node 0, node 0 to node 1; node 0 receives 15 x 16 messages of 4 KiB, node 1 16.
 awk -F, 'NR > 1 { want = ($1 == 0) ? 1 : 0; if ($2 != want) bad = 1 }
          NR > 1 && $1 == 0 && $5 != 15 * 16 * 4096 { bad = 1 } NR > 1 && $1 == 1 && $5 != 16 * 4096 { bad = 1 }

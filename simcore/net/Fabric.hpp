@@ -14,6 +14,7 @@
 // Hosts receive a packet at its tail arrival.
 
 #include "simcore/engine/Scheduler.hpp"
+#include "simcore/net/DropTailWatch.hpp"
 #include "simcore/net/Endpoint.hpp"
 #include "simcore/net/FaultInjector.hpp"
 #include "simcore/net/LaneTable.hpp"
@@ -63,6 +64,8 @@ public:
   /// fidelity). Their ratio is how often each flow was re-solved: high when every flow shares one component.
   struct FlowWork {
     std::uint64_t flows = 0, flows_solved = 0, flows_in_components = 0;
+    bool drop_tail = false;            ///< drop-tail switches: the ports where packets would have dropped (below)
+    DropTailWatch::Summary over_buffer;
   };
   FlowWork flow_work() const;
   std::size_t packets_in_flight() const { return pool_.size() - free_.size(); }
@@ -151,6 +154,7 @@ private:
   bool flow_change();
   void flows_done();
   LaneTable lanes_;
+  std::unique_ptr<DropTailWatch> watch_; ///< drop-tail switches: where the packet fabric's queues would overflow
   std::vector<std::uint32_t> delivering_lane_; ///< per packet slot: the lane of the flow being delivered
   std::vector<std::uint32_t> path_scratch_;
   void flow_setup();

@@ -59,11 +59,29 @@ void Fabric::flow_setup()
   sharing_ = std::make_unique<MaxMinSharing>(std::move(cap), cfg_.flow_sharing == FlowSharing::InputPorts
                                                                    ? MaxMinSharing::Weights::InputPorts
                                                                    : MaxMinSharing::Weights::Equal);
+  if (!lossless_) { // drop-tail switches: watch their output ports' buffers (a host's NIC port has none)
+    std::vector<std::uint64_t> rate(ports_.size()), buffer(ports_.size());
+    for (std::size_t i = 0; i < ports_.size(); ++i) {
+      rate[i]   = static_cast<std::uint64_t>(ports_[i].rate.bps);
+      buffer[i] = ports_[i].capacity;
+    }
+    watch_ = std::make_unique<DropTailWatch>(std::move(rate), std::move(buffer));
+  }
 }
 
 Fabric::FlowWork Fabric::flow_work() const
 {
-  return flow_mode_ ? FlowWork{flows_started_, sharing_->flows_solved(), sharing_->flows_in_components()} : FlowWork{};
+  if (!flow_mode_)
+    return FlowWork{};
+  FlowWork w;
+  w.flows               = flows_started_;
+  w.flows_solved        = sharing_->flows_solved();
+  w.flows_in_components = sharing_->flows_in_components();
+  if (watch_) {
+    w.drop_tail   = true;
+    w.over_buffer = watch_->summary();
+  }
+  return w;
 }
 
 void Fabric::flow_pull(HostId h)
@@ -79,10 +97,15 @@ void Fabric::flow_pull(HostId h)
       ++totals_.injected;
       std::uint32_t slot = store(std::move(*next));
       const std::uint32_t lane = lanes_.get(pool_[slot].src, pool_[slot].flow);
-      if (lanes_[lane].active)
+      if (watch_)
+        lanes_[lane].bytes += pool_[slot].wire_bytes;
+      if (lanes_[lane].active) {
         lanes_[lane].waiting.push_back(slot);
-      else
+        if (watch_)
+          watch_->grow(sharing_->links(lanes_[lane].flow), pool_[slot].wire_bytes, sched_.now());
+      } else {
         flow_begin(slot, lane);
+      }
     }
   }
   port.pulling = false;
@@ -150,6 +173,14 @@ void Fabric::flow_begin(std::uint32_t slot, std::uint32_t lane, std::uint32_t ca
   }
   std::uint32_t id    = sharing_->add(path_scratch_);
   const bool solving  = flow_change();
+  if (watch_) {
+    LaneTable::Lane& l = lanes_[lane];
+    l.flow             = id;
+    // Its sender's engine takes its flows in progress in turn (as the input-port sharing assumes): its part of them.
+    const auto sharing = static_cast<double>(sharing_->flows_on(path_scratch_[0]));
+    l.pace             = watch_->pace(path_scratch_, p.wire_bytes, now, p.tail_ready) / sharing;
+    watch_->enter(path_scratch_, l.bytes, l.pace, now);
+  }
   ++flows_started_;
   if (id >= flows_.size()) {
     flows_.resize(id + 1);
@@ -269,13 +300,17 @@ void Fabric::flows_done()
 
 void Fabric::flow_done(std::uint32_t id)
 {
-  FlowRec& f  = flows_[id];
-  SimTime now = sched_.now();
+  FlowRec& f            = flows_[id];
+  SimTime now           = sched_.now();
+  Packet& p             = pool_[f.slot];
+  LaneTable::Lane& lane = lanes_[f.lane];
+  if (watch_) {
+    watch_->leave(sharing_->links(id), lane.bytes, lane.pace);
+    lane.bytes -= p.wire_bytes;
+  }
   sharing_->remove(id);
   flow_change();
-  Packet& p             = pool_[f.slot];
   SimTime left          = std::max(now, f.hold); // the last segment leaves the sender
-  LaneTable::Lane& lane = lanes_[f.lane];
   SimTime at            = std::max(left + f.latency, lane.last_delivery);
   lane.last_delivery    = at;
   lane.active           = false;

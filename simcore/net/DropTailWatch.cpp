@@ -1,0 +1,119 @@
+// Drop-tail switches at flow fidelity: see DropTailWatch.hpp.
+
+#include "simcore/net/DropTailWatch.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdio>
+
+namespace nafsim::net {
+
+DropTailWatch::DropTailWatch(std::vector<std::uint64_t> rate_bps, std::vector<std::uint64_t> buffer)
+    : rate_(std::move(rate_bps)), buffer_(std::move(buffer)), inputs_(rate_.size()), flagged_(rate_.size(), 0)
+{
+  assert(buffer_.size() == rate_.size());
+}
+
+double DropTailWatch::pace(std::span<const std::uint32_t> path, double bytes, SimTime now, SimTime tail_ready) const
+{
+  const double line = static_cast<double>(rate_[path[0]]);
+  if (tail_ready <= now)
+    return line;
+  return std::min(line, bytes * 8.0 / (static_cast<double>((tail_ready - now).ps()) * 1e-12));
+}
+
+DropTailWatch::Input& DropTailWatch::input(std::uint32_t p, std::uint32_t in)
+{
+  for (Input& i : inputs_[p])
+    if (i.port == in)
+      return i;
+  return inputs_[p].emplace_back(Input{in});
+}
+
+void DropTailWatch::enter(std::span<const std::uint32_t> path, double bytes, double pace_bps, SimTime now)
+{
+  for (std::size_t h = 1; h < path.size(); ++h) {
+    const std::uint32_t p = path[h];
+    if (buffer_[p] == 0)
+      continue;
+    Input& i = input(p, path[h - 1]);
+    ++i.flows;
+    i.pace += pace_bps;
+    i.bytes += bytes;
+    check(p, now);
+  }
+}
+
+void DropTailWatch::grow(std::span<const std::uint32_t> path, double bytes, SimTime now)
+{
+  for (std::size_t h = 1; h < path.size(); ++h)
+    if (const std::uint32_t p = path[h]; buffer_[p] != 0) {
+      input(p, path[h - 1]).bytes += bytes;
+      check(p, now);
+    }
+}
+
+void DropTailWatch::leave(std::span<const std::uint32_t> path, double bytes, double pace_bps)
+{
+  for (std::size_t h = 1; h < path.size(); ++h) {
+    const std::uint32_t p = path[h];
+    if (buffer_[p] == 0)
+      continue;
+    auto& ins = inputs_[p];
+    auto it   = std::find_if(ins.begin(), ins.end(), [in = path[h - 1]](const Input& i) { return i.port == in; });
+    assert(it != ins.end());
+    if (--it->flows == 0) { // nothing comes in there now (no rounding left behind)
+      *it = ins.back();
+      ins.pop_back();
+    } else {
+      it->pace -= pace_bps;
+      it->bytes = std::max(0.0, it->bytes - bytes);
+    }
+  }
+}
+
+double DropTailWatch::queue(std::uint32_t p) const
+{
+  // Q(t) = sum_i r_i min(t, T_i) - R t at each T_i in turn: the inputs finished by then have brought all their bytes,
+  // the others r_i t.
+  const auto& ins  = inputs_[p];
+  const double out = static_cast<double>(rate_[p]) / 8.0; // bytes per second
+  auto& order      = const_cast<std::vector<std::pair<double, std::uint32_t>>&>(order_);
+  order.clear();
+  double rate = 0; // of the inputs still sending, bytes per second
+  for (std::uint32_t k = 0; k < ins.size(); ++k) {
+    const double r = std::min(static_cast<double>(rate_[ins[k].port]), ins[k].pace) / 8.0;
+    if (r <= 0)
+      continue;
+    order.emplace_back(ins[k].bytes / r, k);
+    rate += r;
+  }
+  if (rate <= out)
+    return 0;
+  std::sort(order.begin(), order.end());
+  double done = 0, peak = 0; // bytes of the inputs finished
+  for (auto [t, k] : order) {
+    peak = std::max(peak, done + rate * t - out * t);
+    done += ins[k].bytes;
+    rate -= std::min(static_cast<double>(rate_[ins[k].port]), ins[k].pace) / 8.0;
+    if (rate <= out) // the queue drains from here on
+      break;
+  }
+  return peak;
+}
+
+void DropTailWatch::check(std::uint32_t p, SimTime now)
+{
+  const double over = queue(p) / static_cast<double>(buffer_[p]);
+  if (over > summary_.worst) {
+    summary_.worst      = over;
+    summary_.worst_port = p;
+  }
+  if (over > 1.0 && !flagged_[p]) {
+    flagged_[p] = 1;
+    if (summary_.ports++ == 0)
+      summary_.first = now;
+  }
+}
+
+} // namespace nafsim::net
