@@ -30,6 +30,21 @@ DropTailWatch::Input& DropTailWatch::input(std::uint32_t p, std::uint32_t in)
   return inputs_[p].emplace_back(Input{in});
 }
 
+void DropTailWatch::segments(std::span<const std::uint32_t> path, std::uint32_t wire_bytes)
+{
+  for (std::size_t h = 1; h < path.size(); ++h) {
+    const std::uint32_t p = path[h];
+    if (buffer_[p] == 0 || buffer_[p] >= std::uint64_t{kFewSegments} * wire_bytes)
+      continue;
+    summary_.segment = std::max(summary_.segment, wire_bytes);
+    summary_.buffer  = summary_.buffer == 0 ? buffer_[p] : std::min(summary_.buffer, buffer_[p]);
+    if (!(flagged_[p] & kSmall)) {
+      flagged_[p] |= kSmall;
+      ++summary_.small_buffer_ports;
+    }
+  }
+}
+
 void DropTailWatch::enter(std::span<const std::uint32_t> path, double bytes, double pace_bps, SimTime now)
 {
   for (std::size_t h = 1; h < path.size(); ++h) {
@@ -109,8 +124,8 @@ void DropTailWatch::check(std::uint32_t p, SimTime now)
     summary_.worst      = over;
     summary_.worst_port = p;
   }
-  if (over > 1.0 && !flagged_[p]) {
-    flagged_[p] = 1;
+  if (over > 1.0 && !(flagged_[p] & kOver)) {
+    flagged_[p] |= kOver;
     if (summary_.ports++ == 0)
       summary_.first = now;
   }

@@ -180,6 +180,7 @@ void Fabric::flow_begin(std::uint32_t slot, std::uint32_t lane, std::uint32_t ca
     const auto sharing = static_cast<double>(sharing_->flows_on(path_scratch_[0]));
     l.pace             = watch_->pace(path_scratch_, p.wire_bytes, now, p.tail_ready) / sharing;
     watch_->enter(path_scratch_, l.bytes, l.pace, now);
+    watch_->segments(path_scratch_, seg);
   }
   ++flows_started_;
   if (id >= flows_.size()) {

@@ -79,6 +79,22 @@ TEST(DropTailWatch, APacedInputBringsLessAndASlowerOutputQueuesOneInput)
   EXPECT_EQ(w.summary().worst_port, 5u);
 }
 
+// A buffer of fewer than eight of the segments crossing it is noted (once per port), whatever the queue estimate: the
+// 100 kB buffers hold eight segments of 12.5 kB, not eight of 12.5 kB and one byte.
+TEST(DropTailWatch, ABufferOfFewSegmentsIsNotedApart)
+{
+  auto w = watch();
+  w.segments(from0, 12'500);
+  EXPECT_EQ(w.summary().small_buffer_ports, 0u);
+  w.segments(from0, 12'501);
+  w.segments(from1, 12'600); // the same port from another input: counted once
+  w.segments(slow, 20'000);
+  EXPECT_EQ(w.summary().small_buffer_ports, 2u);
+  EXPECT_EQ(w.summary().segment, 20'000u);
+  EXPECT_EQ(w.summary().buffer, 100'000u);
+  EXPECT_EQ(w.summary().ports, 0u); // nothing queued: the estimate flags nothing
+}
+
 namespace {
 
 // k hosts send 40 segments of 1,000 wire bytes each to host 0 at once, through a star's switch whose output queues
