@@ -155,8 +155,8 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
     rep.summary.push_back(fmt::format(
         "flow fidelity: each of the {} flows was in {:.0f} solves on average and re-solved in {:.0f} (they contend in "
         "one component, as in an all-to-all); packet fidelity is likely faster here and models the switch queues, or "
-        "set platform.network.flow_resolve_fraction (e.g. 0.05: a solve per 5 % of the flows started or ended, an "
-        "approximation; simcore/net/README.md)",
+        "set platform.network.flow_resolve_fraction (e.g. 0.02: a solve per 2 % of the flows started or ended, an "
+        "approximation, within 1 % of the exact sharing in simcore/net/README.md's all-to-alls)",
         work.flows, static_cast<double>(work.flows_in_components) / static_cast<double>(work.flows),
         static_cast<double>(work.flows_solved) / static_cast<double>(work.flows)));
   // Flow fidelity drops nothing: where drop-tail queues would have overflowed its times are optimistic.
