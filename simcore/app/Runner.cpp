@@ -102,12 +102,10 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
     meta["flows"] = {{"started", work.flows},
                      {"rates_solved", work.flows_solved},
                      {"in_solved_components", work.flows_in_components}};
-    if (work.drop_tail) // the drop-tail switch ports where the packet fabric's queues would have overflowed
-    {
-      meta["flows"]["drop_tail_ports_over_buffer"] = work.over_buffer.ports;
-      // the largest queue the estimate reached, over its port's buffer (how near the others came)
-      meta["flows"]["drop_tail_worst_queue_over_buffer"] = work.over_buffer.worst;
-      meta["flows"]["drop_tail_ports_of_few_segments"]    = work.over_buffer.small_buffer_ports;
+    if (work.drop_tail) { // where the packet fabric's queues would have overflowed (net/DropTailWatch.hpp)
+      meta["flows"]["drop_tail_ports_over_buffer"]       = work.over_buffer.ports;
+      meta["flows"]["drop_tail_worst_queue_over_buffer"] = work.over_buffer.worst; // the largest estimate / buffer
+      meta["flows"]["drop_tail_ports_of_few_segments"]   = work.over_buffer.small_buffer_ports;
     }
   }
   meta["peak_rss_bytes"] = Simulation::peak_rss_bytes();
@@ -173,9 +171,10 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   }
   if (work.drop_tail && work.over_buffer.small_buffer_ports > 0)
     rep.summary.push_back(fmt::format(
-        "flow fidelity on drop-tail switches: {} switch port(s) have buffers (the smallest {} bytes) that hold fewer than {} "
-        "of the segments crossing them (up to {} bytes): the packet fabric drops where two packets meet there, which no "
-        "fluid resolves; use packet fidelity, or lossless switches (platform.network.switch.flow_control)",
+        "flow fidelity on drop-tail switches: {} switch port(s) have buffers (the smallest {} bytes) that hold fewer "
+        "than {} of the segments crossing them (up to {} bytes): the packet fabric drops where two packets meet "
+        "there, which no fluid resolves; use packet fidelity, or lossless switches "
+        "(platform.network.switch.flow_control)",
         work.over_buffer.small_buffer_ports, work.over_buffer.buffer, net::DropTailWatch::kFewSegments,
         work.over_buffer.segment));
   for (auto& l : lines)

@@ -102,7 +102,7 @@ void Fabric::flow_pull(HostId h)
       if (lanes_[lane].active) {
         lanes_[lane].waiting.push_back(slot);
         if (watch_)
-          watch_->grow(sharing_->links(lanes_[lane].flow), pool_[slot].wire_bytes, sched_.now());
+          watch_->grow(sharing_->links(lanes_[lane].shared), pool_[slot].wire_bytes, sched_.now());
       } else {
         flow_begin(slot, lane);
       }
@@ -175,10 +175,10 @@ void Fabric::flow_begin(std::uint32_t slot, std::uint32_t lane, std::uint32_t ca
   const bool solving  = flow_change();
   if (watch_) {
     LaneTable::Lane& l = lanes_[lane];
-    l.flow             = id;
+    l.shared           = id;
     // Its sender's engine takes its flows in progress in turn (as the input-port sharing assumes): its part of them.
-    const auto sharing = static_cast<double>(sharing_->flows_on(path_scratch_[0]));
-    l.pace             = watch_->pace(path_scratch_, p.wire_bytes, now, p.tail_ready) / sharing;
+    const auto turns = static_cast<double>(sharing_->flows_on(path_scratch_[0]));
+    l.pace           = watch_->pace(path_scratch_, p.wire_bytes, now, p.tail_ready) / turns;
     watch_->enter(path_scratch_, l.bytes, l.pace, now);
     watch_->segments(path_scratch_, seg);
   }

@@ -27,9 +27,9 @@ public:
     std::uint32_t deliveries   = 0;     ///< flows ended, not yet delivered
     SimTime last_delivery;              ///< of its latest flow (deliveries are in order)
     Fifo<std::uint32_t> waiting;        ///< packet slots behind the active one
-    double bytes       = 0;             ///< drop-tail watch: wire bytes of its active and waiting packets
-    double pace        = 0;             ///< ... its active flow's pace (DropTailWatch::pace)
-    std::uint32_t flow = 0;             ///< ... and its active flow (MaxMinSharing's id)
+    double bytes         = 0;           ///< drop-tail watch: wire bytes of its active and waiting packets
+    double pace          = 0;           ///< ... its active flow's pace (DropTailWatch::pace)
+    std::uint32_t shared = 0;           ///< ... and its active flow's id in the sharing (MaxMinSharing)
   };
 
   /// The lane of (`src`, `flow`), made (idle) if there was none.
