@@ -1,6 +1,6 @@
-// The figure of the flow fidelity's error (issue 32): every collective on 64 CCLO ranks and permutation and
-// incast traffic on an oversubscribed leaf-spine, each at packet and flow fidelity; flow's error against packet per case, with the
-// reason of every miss above 2 % (simcore/net/README.md). Both sides are predictions: packet fidelity is the
+// The figure of the flow fidelity's error (issue 32): every collective on 64 CCLO ranks and permutation and incast
+// traffic on an oversubscribed leaf-spine, each at packet and flow fidelity; flow's error against packet per case,
+// with the reason of every miss above 2 % (simcore/net/README.md). Both sides are predictions: packet fidelity is the
 // reference here, not hardware.
 #include "simcore/app/FigureTables.hpp"
 
