@@ -7,9 +7,9 @@
 # switches only: simcore/net/DropTailWatch.hpp).
 #   sh python-free-tools/flow-accuracy.sh NAFSIM OUTDIR [RANKS [SIZE]]   (defaults: 64 ranks, 64KiB)
 # SKIP_FLOW="alltoall ..." runs those cases at packet fidelity only (their flow columns empty): the all-to-all at
-# flow fidelity takes minutes on 256 ranks (389 s exact at 16 KiB per peer). FLOW_SHARING=input-ports runs the flow cases with that
-# sharing (platform.network.flow_sharing; default per-flow), FLOW_RESOLVE=0.05 with that resolve fraction
-# (platform.network.flow_resolve_fraction; default 0, exact). Writes OUTDIR/flow-accuracy.csv and prints it.
+# flow fidelity takes minutes on 256 ranks (389 s exact at 16 KiB per peer). FLOW_SHARING=input-ports runs the flow
+# cases with that sharing (platform.network.flow_sharing; default per-flow), FLOW_RESOLVE=0.05 with that resolve
+# fraction (platform.network.flow_resolve_fraction; default 0, exact). Writes OUTDIR/flow-accuracy.csv and prints it.
 set -eu
 nafsim=$1
 out=$2
