@@ -91,26 +91,24 @@ double DropTailWatch::queue(std::uint32_t p) const
 {
   // Q(t) = sum_i r_i min(t, T_i) - R t at each T_i in turn: the inputs finished by then have brought all their bytes,
   // the others r_i t.
-  const auto& ins  = inputs_[p];
   const double out = static_cast<double>(rate_[p]) / 8.0; // bytes per second
-  auto& order      = const_cast<std::vector<std::pair<double, std::uint32_t>>&>(order_);
-  order.clear();
+  order_.clear();
   double rate = 0; // of the inputs still sending, bytes per second
-  for (std::uint32_t k = 0; k < ins.size(); ++k) {
-    const double r = std::min(static_cast<double>(rate_[ins[k].port]), ins[k].pace) / 8.0;
+  for (const Input& i : inputs_[p]) {
+    const double r = std::min(static_cast<double>(rate_[i.port]), i.pace) / 8.0;
     if (r <= 0)
       continue;
-    order.emplace_back(ins[k].bytes / r, k);
+    order_.push_back(Sending{i.bytes / r, r, i.bytes});
     rate += r;
   }
   if (rate <= out)
     return 0;
-  std::sort(order.begin(), order.end());
+  std::sort(order_.begin(), order_.end(), [](const Sending& a, const Sending& b) { return a.until < b.until; });
   double done = 0, peak = 0; // bytes of the inputs finished
-  for (auto [t, k] : order) {
-    peak = std::max(peak, done + rate * t - out * t);
-    done += ins[k].bytes;
-    rate -= std::min(static_cast<double>(rate_[ins[k].port]), ins[k].pace) / 8.0;
+  for (const Sending& s : order_) {
+    peak = std::max(peak, done + rate * s.until - out * s.until);
+    done += s.bytes;
+    rate -= s.rate;
     if (rate <= out) // the queue drains from here on
       break;
   }

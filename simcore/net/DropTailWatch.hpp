@@ -79,7 +79,12 @@ private:
   Input& input(std::uint32_t p, std::uint32_t in);
   std::vector<std::uint8_t> flagged_; ///< per port: kOver, kSmall
   static constexpr std::uint8_t kOver = 1, kSmall = 2;
-  std::vector<std::pair<double, std::uint32_t>> order_; ///< queue(): (T_i, i) scratch
+  struct Sending {
+    double until = 0; ///< T_i: when it has brought all its bytes
+    double rate  = 0; ///< r_i, bytes per second
+    double bytes = 0; ///< b_i
+  };
+  mutable std::vector<Sending> order_; ///< queue(): its inputs by T_i (scratch)
   Summary summary_;
 };
 
