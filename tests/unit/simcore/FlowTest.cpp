@@ -603,10 +603,10 @@ TEST(FlowFabric, AResolveFractionDefersTheSolveAndANewFlowTakesItsEqualShare)
 }
 
 // Many flows at once (every host of a 16-host star sends 8 messages of random sizes to random others, all at once):
-// with a fraction, every message is still delivered, each flow's solves come
-// fewer, and the last delivery stays near the exact one (0.05 of the flows in progress between solves; measured:
-// 3,585 rates solved against 1,708, the last delivery 109.854 us exact and 110.547 us, +0.6 %; the exact solves
-// took 8,192 flows in their components and kept the others below their change's level, the fraction's solves 2,092).
+// with a fraction, every message is still delivered, each flow's solves come fewer (under half the rates re-filled),
+// and the last delivery stays near the exact one (0.05 of the flows in progress between solves; measured: 3,585
+// rates solved against 1,708, the last delivery 109.854 us exact and 110.547 us, +0.6 %; the exact solves took 8,192
+// flows in their components and kept the others below their change's level, the fraction's solves 2,092).
 TEST(FlowFabric, AResolveFractionDeliversEverythingWithFewerSolvesNearTheExactTimes)
 {
   auto run = [](double fraction) {
@@ -645,7 +645,7 @@ TEST(FlowFabric, AResolveFractionDeliversEverythingWithFewerSolvesNearTheExactTi
   EXPECT_EQ(got[1], 128u);
   EXPECT_EQ(flows[0], 128u);
   EXPECT_EQ(flows[1], 128u);
-  EXPECT_LT(solved[1], solved[0]) << exact.output << " | " << approx.output;
+  EXPECT_LT(solved[1], solved[0] / 2) << exact.output << " | " << approx.output;
   EXPECT_NEAR(static_cast<double>(last[1]), static_cast<double>(last[0]), 0.02 * static_cast<double>(last[0]))
       << exact.output << " | " << approx.output;
 }
