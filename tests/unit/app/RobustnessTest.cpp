@@ -483,8 +483,18 @@ TEST_F(Robustness, AFlowRunWhoseFlowsAllContendSuggestsPacketFidelity)
   auto b = run({scenario(kExample), "--out", "tree", "--set", "platform.network.fidelity=flow"});
   ASSERT_EQ(b.rc, 0) << b.err;
   EXPECT_EQ(b.out.find("packet fidelity is likely faster here"), std::string::npos) << b.out;
-  // With the solves spaced (a solve per 5 % of the flows in progress started or ended), far fewer: no hint.
+  // With the solves spaced (a solve per 5 % of the flows in progress started or ended), far fewer: no hint of
+  // speed, but the flows still contend in one component (28.8 solves each, 72 % of the 40 that f = 0.05 allows), so
+  // the summary says so with the error measured for all-to-alls; the allreduce at that fraction does not.
   auto c = run_out({(dir_ / "a2a.json").string(), "--set", "platform.network.flow_resolve_fraction=0.05"});
   ASSERT_EQ(c.rc, 0) << c.err;
   EXPECT_EQ(c.out.find("packet fidelity is likely faster here"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("% of the 2 / f = 40 that flow_resolve_fraction f = 0.05 allows"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("head-of-line blocking, which a fluid lacks"), std::string::npos) << c.out;
+  for (const char* f : {"0.05", "1"}) {
+    auto d = run({scenario(kExample), "--out", "tree", "--set", "platform.network.fidelity=flow", "--set",
+                  std::string("platform.network.flow_resolve_fraction=") + f});
+    ASSERT_EQ(d.rc, 0) << d.err;
+    EXPECT_EQ(d.out.find("as in an all-to-all"), std::string::npos) << f << ": " << d.out;
+  }
 }
