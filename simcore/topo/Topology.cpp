@@ -218,8 +218,10 @@ RoutingTable::RoutingTable(const Topology& t) : topo_(t)
     port_at_leaf_[h] = static_cast<std::uint16_t>(refs[0].peer_port);
   }
   leaves_ = leaf_vertex_.size();
-  index_.assign(switches.size() * leaves_, 0);
-  lists_.push_back(List{0, 0}); // list 0: empty (no path)
+  // Built with global list ids, then numbered per switch (see index8_).
+  std::vector<List> global{List{0, 0}}; // list 0: empty (no path)
+  std::vector<std::vector<std::uint32_t>> used(switches.size(), std::vector<std::uint32_t>{0}); // local -> global
+  std::vector<std::uint16_t> index(switches.size() * leaves_, 0);
 
   struct VecHash {
     std::size_t operator()(const std::vector<std::uint16_t>& v) const
@@ -248,7 +250,7 @@ RoutingTable::RoutingTable(const Topology& t) : topo_(t)
     first[s + 1] = static_cast<std::uint32_t>(adj.size());
   }
   // Most switches see the same list for most leaves (their uplinks): try the last one first.
-  std::vector<std::uint32_t> last(switches.size(), 0);
+  std::vector<std::uint32_t> last(switches.size(), 0), last_local(switches.size(), 0);
   std::vector<int> dist(switches.size());
   std::vector<std::uint32_t> queue;
   std::vector<std::uint16_t> hops;
@@ -272,18 +274,41 @@ RoutingTable::RoutingTable(const Topology& t) : topo_(t)
       for (std::uint32_t a = first[s]; a < first[s + 1]; ++a)
         if (dist[adj[a].to] == dist[s] - 1)
           hops.push_back(static_cast<std::uint16_t>(adj[a].port));
-      auto const& prev = lists_[last[s]];
+      auto const& prev = global[last[s]];
       if (prev.count != hops.size() || !std::equal(hops.begin(), hops.end(), pool_.begin() + prev.offset)) {
-        auto [it, inserted] = seen.try_emplace(hops, static_cast<std::uint32_t>(lists_.size()));
+        auto [it, inserted] = seen.try_emplace(hops, static_cast<std::uint32_t>(global.size()));
         if (inserted) {
-          lists_.push_back(List{static_cast<std::uint32_t>(pool_.size()), static_cast<std::uint16_t>(hops.size())});
+          global.push_back(List{static_cast<std::uint32_t>(pool_.size()), static_cast<std::uint16_t>(hops.size())});
           pool_.insert(pool_.end(), hops.begin(), hops.end());
         }
-        last[s] = it->second;
+        last[s]   = it->second;
+        auto& own = used[s];
+        auto at   = std::find(own.begin(), own.end(), last[s]);
+        if (at == own.end()) {
+          if (own.size() > UINT16_MAX)
+            throw config::ConfigError("", "/platform/topology",
+                                      fmt::format("switch '{}' needs more than {} distinct next-hop lists; nafsim's "
+                                                  "routing table holds at most that many per switch",
+                                                  t.info(switches[s]).name, UINT16_MAX + 1));
+          at = own.insert(own.end(), last[s]);
+        }
+        last_local[s] = static_cast<std::uint32_t>(at - own.begin());
       }
-      index_[s * leaves_ + leaf] = last[s];
+      index[s * leaves_ + leaf] = static_cast<std::uint16_t>(last_local[s]);
     }
   }
+  std::size_t widest = 0;
+  first_list_.reserve(switches.size());
+  for (auto const& own : used) {
+    first_list_.push_back(static_cast<std::uint32_t>(lists_.size()));
+    for (std::uint32_t g : own)
+      lists_.push_back(global[g]);
+    widest = std::max(widest, own.size());
+  }
+  if (widest <= 256)
+    index8_.assign(index.begin(), index.end()); // every number fits a byte
+  else
+    index16_ = std::move(index);
 }
 
 bool RoutingTable::host_reaches(Vertex src, std::size_t dst) const
@@ -294,7 +319,7 @@ bool RoutingTable::host_reaches(Vertex src, std::size_t dst) const
   const std::uint32_t leaf = leaf_of_host_[dst];
   if (leaf == kNone)
     return false;
-  return leaf_vertex_[leaf] == peer || lists_[index_[std::size_t{switch_index_[peer]} * leaves_ + leaf]].count > 0;
+  return leaf_vertex_[leaf] == peer || list(switch_index_[peer], static_cast<std::uint32_t>(leaf)).count > 0;
 }
 
 unsigned RoutingTable::distance(std::size_t src_host, std::size_t dst_host) const

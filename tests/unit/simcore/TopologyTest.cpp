@@ -178,3 +178,33 @@ TEST(Topology, RoutingMemoryGrowsWithSwitchesTimesLeavesNotHostsSquared)
   // 2,000 switches x 800 edge switches x 4 B = 6.4 MB (the all-pairs table was 18,000 x 16,000 x 4 B = 1.15 GB).
   EXPECT_LT(r.memory_bytes(), 8u << 20);
 }
+
+TEST(Topology, SwitchesOfMoreThan255NextHopListsRouteAsTheSearchDoes)
+{
+  // Each switch numbers its next-hop lists in a byte per (switch, leaf), or in two bytes once one switch uses more
+  // than 255: here each spine has a port per leaf, 260 single-port lists and the empty one.
+  TopologyConfig c;
+  c.kind                      = Kind::LeafSpine;
+  c.hosts                     = 260;
+  c.leaf_spine.hosts_per_leaf = 1;
+  c.leaf_spine.spines         = 2;
+  auto t = make(c);
+  RoutingTable r(t);
+  const std::size_t switches = t.switch_count(), leaves = t.leaf_switches().size();
+  ASSERT_EQ(leaves, 260u);
+  EXPECT_GE(r.memory_bytes(), switches * leaves * 2) << "two bytes per (switch, leaf)";
+  for (Vertex v = 0; v < t.vertex_count(); ++v)
+    for (std::size_t d = 0; d < t.host_count(); d += 7) {
+      auto got = r.next_hops(v, d);
+      EXPECT_EQ(std::vector<std::uint16_t>(got.begin(), got.end()), reference_hops(t, v, d))
+          << t.describe() << ": from " << t.info(v).name << " to host " << d;
+    }
+  // Below that, a byte: the k-16 fat-tree's switches use at most 17 lists each (320 switches x 128 edge switches:
+  // 41 KB of numbers and 13 KB of the rest, where two bytes each would be 95 KB).
+  c.kind       = Kind::FatTree;
+  c.hosts      = 1024;
+  c.fat_tree.k = 16;
+  auto f       = make(c);
+  RoutingTable narrow(f);
+  EXPECT_LT(narrow.memory_bytes(), f.switch_count() * f.leaf_switches().size() * 2);
+}
