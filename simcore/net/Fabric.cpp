@@ -69,11 +69,23 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
       p.rate         = refs[i].rate;
       p.line         = LineRate(refs[i].rate);
       p.propagation  = refs[i].propagation;
-      p.capacity     = is_host ? 0 : cfg.switch_.port_buffer.count;
+      // (Shared: what one congested queue may hold, alpha / (1 + alpha) of the switch's buffer; only the flow
+      // fabric's drop-tail watch reads it then, the packet fabric asks fits().)
+      p.capacity = is_host ? 0
+                   : cfg.switch_.shared_buffer.count > 0
+                       ? std::max<std::uint64_t>(1, static_cast<std::uint64_t>(
+                                                        cfg.switch_.alpha / (1 + cfg.switch_.alpha) *
+                                                        static_cast<double>(cfg.switch_.shared_buffer.count)))
+                       : cfg.switch_.port_buffer.count;
       p.peer_is_host = topo.info(refs[i].peer).kind == topo::VertexKind::Host;
       p.rng          = Rng(seed, Rng::mix(0xFA017, ports_.size()));
       ports_.push_back(std::move(p));
     }
+  }
+  if (cfg.switch_.shared_buffer.count > 0) {
+    shared_ = cfg.switch_.shared_buffer.count;
+    alpha_  = cfg.switch_.alpha;
+    shared_used_.assign(nv, 0);
   }
   host_port_.resize(topo.host_count());
   for (std::size_t h = 0; h < topo.host_count(); ++h)
@@ -163,6 +175,7 @@ void Fabric::start_tx(std::uint32_t pid)
     slot = port.queue.front();
     port.queue.pop_front();
     port.queued_bytes -= pool_[slot].wire_bytes;
+    shared_give(port, pool_[slot].wire_bytes);
     if (queue_trace_)
       trace_queue(port);
     if (lossless_ && !port.blocked.empty())
@@ -409,7 +422,7 @@ bool Fabric::reserve_downstream(std::uint32_t pid, std::uint32_t slot)
   Port& out         = ports_[p.next_port];
   std::uint64_t use = out.queued_bytes + out.reserved;
   // An empty queue always takes one packet (a packet larger than the buffer must not block forever).
-  if (out.capacity > 0 && use > 0 && use + p.wire_bytes > out.capacity) {
+  if (out.capacity > 0 && use > 0 && !fits(out, use, p.wire_bytes)) {
     port.held = slot;
     if (std::find(out.blocked.begin(), out.blocked.end(), pid) == out.blocked.end()) {
       out.blocked.push_back(pid);
@@ -419,6 +432,7 @@ bool Fabric::reserve_downstream(std::uint32_t pid, std::uint32_t slot)
     return false;
   }
   out.reserved += p.wire_bytes;
+  shared_take(out, p.wire_bytes);
   return true;
 }
 
@@ -427,6 +441,7 @@ void Fabric::release_reservation(Packet& p)
   if (p.next_port == kNone)
     return;
   ports_[p.next_port].reserved -= p.wire_bytes;
+  shared_give(ports_[p.next_port], p.wire_bytes);
   std::uint32_t out = p.next_port;
   p.next_port       = kNone;
   wake_blocked(out);
@@ -448,7 +463,7 @@ void Fabric::enqueue(std::uint32_t pid, std::uint32_t slot)
   Port& port = ports_[pid];
   auto bytes = pool_[slot].wire_bytes;
   std::uint64_t occupancy = port.queued_bytes + bytes;
-  if (port.capacity > 0 && occupancy > port.capacity) {
+  if (port.capacity > 0 && !fits(port, port.queued_bytes, bytes)) {
     ++port.counters.queue_drops;
     if (trace_)
       trace_->instant(port.vertex, 100 + port.index, "tail drop", sched_.now());
@@ -463,6 +478,7 @@ void Fabric::enqueue(std::uint32_t pid, std::uint32_t slot)
   }
   port.queue.push_back(slot);
   port.queued_bytes = occupancy;
+  shared_take(port, bytes);
   if (queue_trace_)
     trace_queue(port);
   kick(pid);

@@ -68,6 +68,8 @@ public:
     DropTailWatch::Summary over_buffer;
   };
   FlowWork flow_work() const;
+  /// Shared switch buffers: the bytes switch `vertex` holds in its output queues (and has reserved in them), now.
+  std::uint64_t shared_held(std::uint32_t vertex) const { return shared_ ? shared_used_[vertex] : 0; }
   std::size_t packets_in_flight() const { return pool_.size() - free_.size(); }
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
@@ -103,6 +105,30 @@ private:
   void release_reservation(Packet& p);
   void wake_blocked(std::uint32_t port);
   bool lossless_ = false;
+  // Shared switch buffers (switch.shared_buffer > 0): the bytes each switch holds in its output queues (and, lossless,
+  // has reserved in them), and whether `out`, holding `use` bytes, may take `bytes` more: under alpha x the switch's
+  // free bytes (the dynamic threshold), within the buffer; without sharing, within the port's own buffer.
+  std::uint64_t shared_ = 0;
+  double alpha_         = 1;
+  std::vector<std::uint64_t> shared_used_; ///< per vertex
+  bool fits(const Port& out, std::uint64_t use, std::uint64_t bytes) const
+  {
+    if (!shared_)
+      return use + bytes <= out.capacity;
+    const std::uint64_t used = shared_used_[out.vertex];
+    const std::uint64_t free = shared_ - std::min(used, shared_);
+    return bytes <= free && static_cast<double>(use + bytes) <= alpha_ * static_cast<double>(free);
+  }
+  void shared_take(const Port& p, std::uint64_t bytes)
+  {
+    if (shared_)
+      shared_used_[p.vertex] += bytes;
+  }
+  void shared_give(const Port& p, std::uint64_t bytes)
+  {
+    if (shared_)
+      shared_used_[p.vertex] -= bytes;
+  }
 
   // Flow fidelity (FlowFabric.cpp): each packet the endpoints hand over crosses its path as one flow;
   // a flow's bytes leave at its max-min share of every link on the path; it is delivered a path

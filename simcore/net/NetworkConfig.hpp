@@ -23,6 +23,8 @@ struct SwitchConfig {
   Forwarding forwarding = Forwarding::CutThrough;
   SimTime latency       = SimTime::ns(500);
   Bytes port_buffer{1 << 20};
+  Bytes shared_buffer{0}; ///< > 0: one buffer per switch shared by its output queues (dynamic thresholds)
+  double alpha = 1;       ///< ... a queue's limit: alpha x the shared buffer's free bytes
   Bytes cut_through_header{64};
   FlowControl flow_control = FlowControl::Drop;
   template <class V> void describe(V& v)
@@ -36,6 +38,15 @@ struct SwitchConfig {
     v.field("latency", latency, "forwarding latency from decision point (header or tail in) to output start");
     v.field("port_buffer", port_buffer, "byte capacity of each output-port queue; packets beyond it are tail-dropped",
             config::Limits::at_least(64));
+    v.field("shared_buffer", shared_buffer,
+            "0: every output queue has its own port_buffer; > 0: each switch's output queues share one buffer of this "
+            "many bytes with dynamic thresholds (Choudhury and Hahne 1998, as shared-buffer switch chips do): a queue "
+            "may grow while it is under alpha x the bytes the switch has free, so one congested queue takes alpha / "
+            "(1 + alpha) of it, two alpha / (1 + 2 alpha) each (port_buffer then unused)",
+            config::Limits::at_least(0));
+    v.field("alpha", alpha,
+            "shared_buffer only: the dynamic threshold's factor (SONiC's dynamic_th is its log2, -6 to 3: 1/64 to 8)",
+            config::Limits::between(1.0 / 64, 8));
     v.field("cut_through_header", cut_through_header, "bytes received before a cut-through switch decides",
             config::Limits::at_least(1));
   }

@@ -257,3 +257,76 @@ TEST(Fabric, LosslessFlowControlPausesInsteadOfDropping)
       EXPECT_EQ(last_ps, (9 * 390 + 80 + 10 + 300 + 3 * 80 + 10) * 1000u);
   }
 }
+
+// Shared switch buffers with dynamic thresholds (switch.shared_buffer, alpha): a queue takes a packet while it stays
+// under alpha x the switch's free bytes, so one congested queue settles at alpha / (1 + alpha) of the buffer and two
+// congested ones at alpha / (1 + 2 alpha) each (Choudhury and Hahne's fixed points), whatever port_buffer says. Runs
+// 20 packets of 1000 B from each of `senders` hosts into `targets` receivers (sender i to receiver i % targets) on
+// a star; returns each receiver port's largest queue, the drops and what the switch still holds at the end.
+struct SharedRun {
+  std::vector<std::uint64_t> max_q;
+  std::uint64_t drops = 0, got = 0, held = 0;
+};
+SharedRun shared_incast(unsigned senders, unsigned targets, double alpha, FlowControl fc)
+{
+  auto r = nafsim::testing::run_isolated([=] {
+    auto n                   = netcfg(Forwarding::StoreAndForward);
+    n.switch_.port_buffer    = Bytes{64}; // unused with a shared buffer
+    n.switch_.shared_buffer  = Bytes{12000};
+    n.switch_.alpha          = alpha;
+    n.switch_.flow_control   = fc;
+    World w(star(senders + targets), n);
+    w.run([&] {
+      for (HostId src = 0; src < senders; ++src)
+        for (std::uint32_t i = 0; i < 20; ++i)
+          w.probes[src]->send(senders + src % targets, 1000, i);
+    });
+    std::string out;
+    std::uint32_t sw = 0;
+    for (auto const& p : w.fabric->ports())
+      if (p.peer_is_host && p.peer >= senders && p.peer < senders + targets) { // the switch's ports to receivers
+        out += fmt::format("{} ", p.max_queue_bytes);
+        sw = p.vertex;
+      }
+    std::uint64_t got = 0;
+    for (unsigned t = 0; t < targets; ++t)
+      got += w.probes[senders + t]->got.size();
+    return out + fmt::format("{} {} {}", w.fabric->totals().queue_drops, got, w.fabric->shared_held(sw));
+  });
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream in(r.output);
+  SharedRun s;
+  s.max_q.resize(targets);
+  for (auto& q : s.max_q)
+    in >> q;
+  in >> s.drops >> s.got >> s.held;
+  return s;
+}
+
+TEST(Fabric, SharedBufferDynamicThresholdsSettleAtTheirFixedPoints)
+{
+  // Drop-tail, one congested queue (three senders into one receiver): 12,000 B x alpha / (1 + alpha).
+  for (double alpha : {1.0, 0.5, 2.0}) {
+    auto s            = shared_incast(3, 1, alpha, FlowControl::Drop);
+    const double fill = alpha / (1 + alpha) * 12000;
+    EXPECT_LE(s.max_q[0], fill) << alpha;
+    EXPECT_GT(s.max_q[0], fill - 1000) << alpha << ": within a packet of the fixed point";
+    EXPECT_GT(s.drops, 0u);
+    EXPECT_EQ(s.got + s.drops, 60u);
+    EXPECT_EQ(s.held, 0u) << "every byte taken from the shared buffer was given back";
+  }
+  // Two congested queues (four senders, two each): alpha / (1 + 2 alpha) each, 4,000 B at alpha 1, where one
+  // alone had 6,000.
+  auto two = shared_incast(4, 2, 1.0, FlowControl::Drop);
+  for (auto q : two.max_q) {
+    EXPECT_LE(q, 4000u);
+    EXPECT_GT(q, 3000u);
+  }
+  EXPECT_EQ(two.held, 0u);
+  // Lossless: the same limits pause the senders instead; nothing lost, the reservations given back too.
+  auto lossless = shared_incast(3, 1, 1.0, FlowControl::Lossless);
+  EXPECT_EQ(lossless.drops, 0u);
+  EXPECT_EQ(lossless.got, 60u);
+  EXPECT_LE(lossless.max_q[0], 6000u);
+  EXPECT_EQ(lossless.held, 0u);
+}
