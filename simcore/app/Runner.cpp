@@ -33,7 +33,7 @@ constexpr double kOneComponentSolves = 5;
 constexpr const char* kAllToAllError =
     "the CCLO all-to-alls in simcore/net/README.md: flow within 5.2 % of packet up to 64 KiB per peer on 8 to 256 "
     "ranks, -20 % and beyond once the lossless switches' queues fill and pause senders: head-of-line blocking, which "
-    "a fluid lacks";
+    "a fluid lacks; -5 to -7 % there with the switches' buffer shared, switch.shared_buffer";
 } // namespace
 
 using config::Json;
