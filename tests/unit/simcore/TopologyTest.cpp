@@ -15,6 +15,22 @@ Topology make(TopologyConfig c)
 {
   return Topology::build(c, BitsPerSecond{100e9}, SimTime::ns(10));
 }
+TopologyConfig fat_tree(std::size_t hosts, unsigned k)
+{
+  TopologyConfig c;
+  c.kind       = Kind::FatTree;
+  c.hosts      = hosts;
+  c.fat_tree.k = k;
+  return c;
+}
+TopologyConfig leaf_spine(std::size_t hosts, unsigned per_leaf)
+{
+  TopologyConfig c;
+  c.kind                      = Kind::LeafSpine;
+  c.hosts                     = hosts;
+  c.leaf_spine.hosts_per_leaf = per_leaf;
+  return c;
+}
 } // namespace
 
 TEST(Topology, Star)
@@ -53,11 +69,7 @@ TEST(Topology, LeafSpineWithParallelUplinks)
 
 TEST(Topology, FatTree)
 {
-  TopologyConfig c;
-  c.kind       = Kind::FatTree;
-  c.hosts      = 16;
-  c.fat_tree.k = 4;
-  auto t       = make(c);
+  auto t = make(fat_tree(16, 4));
   EXPECT_EQ(t.switch_count(), 20u) << "4 core + 4 pods x (2 edge + 2 aggregation)";
   EXPECT_EQ(boost::num_edges(t.graph()), 48u);
   RoutingTable r(t);
@@ -69,20 +81,13 @@ TEST(Topology, FatTree)
   Vertex agg = t.ports(edge0)[r.next_hops(edge0, 15)[0]].peer;
   EXPECT_EQ(r.next_hops(agg, 15).size(), 2u) << "two core switches per aggregation switch";
 
-  c.hosts = 17;
-  EXPECT_THROW(make(c), config::ConfigError);
-  c.hosts      = 8;
-  c.fat_tree.k = 5;
-  EXPECT_THROW(make(c), config::ConfigError);
+  EXPECT_THROW(make(fat_tree(17, 4)), config::ConfigError);
+  EXPECT_THROW(make(fat_tree(8, 5)), config::ConfigError);
 }
 
 TEST(Topology, LargeFatTreeRoutingIsCompact)
 {
-  TopologyConfig c;
-  c.kind       = Kind::FatTree;
-  c.hosts      = 1024;
-  c.fat_tree.k = 16;
-  auto t       = make(c);
+  auto t = make(fat_tree(1024, 16));
   RoutingTable r(t);
   EXPECT_EQ(r.distance(0, 1023), 6u);
   EXPECT_LT(r.memory_bytes(), 8u << 20) << "next-hop lists are shared";
@@ -172,11 +177,7 @@ TEST(Topology, PerLeafRoutingEqualsAllPairsSearch)
 
 TEST(Topology, RoutingMemoryGrowsWithSwitchesTimesLeavesNotHostsSquared)
 {
-  TopologyConfig c;
-  c.kind       = Kind::FatTree;
-  c.hosts      = 16000;
-  c.fat_tree.k = 40;
-  auto t       = make(c);
+  auto t = make(fat_tree(16000, 40));
   RoutingTable r(t);
   EXPECT_EQ(r.distance(0, 15999), 6u);
   // 2,000 switches x 800 edge switches x 4 B = 6.4 MB (the all-pairs table was 18,000 x 16,000 x 4 B = 1.15 GB).
@@ -187,21 +188,14 @@ TEST(Topology, SwitchesOfMoreThan255NextHopListsRouteAsTheSearchDoes)
 {
   // Each switch numbers its next-hop lists in a byte per (switch, leaf), or in two bytes once one switch uses more
   // than 255: here each spine has a port per leaf, 260 single-port lists and the empty one.
-  TopologyConfig c;
-  c.kind                      = Kind::LeafSpine;
-  c.hosts                     = 260;
-  c.leaf_spine.hosts_per_leaf = 1;
-  auto t                      = make(c);
+  auto t = make(leaf_spine(260, 1));
   const std::size_t switches = t.switch_count(), leaves = t.leaf_switches().size();
   ASSERT_EQ(leaves, 260u);
   EXPECT_GE(RoutingTable(t).memory_bytes(), switches * leaves * 2) << "two bytes per (switch, leaf)";
   expect_routes_of_the_search(t, 7);
   // Below that, a byte: the k-16 fat-tree's switches use at most 17 lists each (320 switches x 128 edge switches:
   // 41 KB of numbers and 13 KB of the rest, where two bytes each would be 95 KB).
-  c.kind       = Kind::FatTree;
-  c.hosts      = 1024;
-  c.fat_tree.k = 16;
-  auto f       = make(c);
+  auto f = make(fat_tree(1024, 16));
   RoutingTable narrow(f);
   EXPECT_LT(narrow.memory_bytes(), f.switch_count() * f.leaf_switches().size() * 2);
 }
