@@ -108,9 +108,6 @@ private:
   // Shared switch buffers (switch.shared_buffer > 0): the bytes each switch holds in its output queues (and, lossless,
   // has reserved in them), and whether `out`, holding `use` bytes, may take `bytes` more: under alpha x the switch's
   // free bytes (the dynamic threshold), within the buffer; without sharing, within the port's own buffer.
-  std::uint64_t shared_ = 0;
-  double alpha_         = 1;
-  std::vector<std::uint64_t> shared_used_; ///< per vertex
   bool fits(const Port& out, std::uint64_t use, std::uint64_t bytes) const
   {
     if (!shared_)
@@ -217,6 +214,10 @@ private:
   results::Trace* trace_ = nullptr;
   results::Trace* queue_trace_ = nullptr; ///< switch ports' queue depth counters (--trace blocks and packets)
   void trace_queue(const Port& port);
+  // (Shared buffers, after the fields every hop reads: see fits().)
+  std::uint64_t shared_ = 0;
+  double alpha_         = 1;
+  std::vector<std::uint64_t> shared_used_; ///< per vertex
 };
 
 } // namespace nafsim::net
