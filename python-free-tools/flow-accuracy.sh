@@ -9,7 +9,9 @@
 # SKIP_FLOW="alltoall ..." runs those cases at packet fidelity only (their flow columns empty): the all-to-all at
 # flow fidelity takes minutes on 256 ranks (389 s exact at 16 KiB per peer). FLOW_SHARING=input-ports runs the flow
 # cases with that sharing (platform.network.flow_sharing; default per-flow), FLOW_RESOLVE=0.05 with that resolve
-# fraction (platform.network.flow_resolve_fraction; default 0, exact). Writes OUTDIR/flow-accuracy.csv and prints it.
+# fraction (platform.network.flow_resolve_fraction; default 0, exact), SHARED_BUFFER=40MB with every switch's output
+# queues sharing that buffer by dynamic thresholds (platform.network.switch.shared_buffer; default 0, the preset's
+# port_buffer each). Writes OUTDIR/flow-accuracy.csv and prints it.
 set -eu
 nafsim=$1
 out=$2
@@ -18,6 +20,7 @@ size=${4:-64KiB}
 skip_flow=${SKIP_FLOW:-}
 sharing=${FLOW_SHARING:-per-flow}
 resolve=${FLOW_RESOLVE:-0}
+shared=${SHARED_BUFFER:-0}
 mkdir -p "$out"
 k=4
 while [ $((k * k * k / 4)) -lt "$ranks" ]; do k=$((k + 2)); done
@@ -54,7 +57,8 @@ for coll in bcast scatter gather allgather reduce allreduce reduce-scatter allto
     cat > "$out/$coll-$fid.json" <<JSON
 {"name": "accuracy-$coll-$fid", "platform": {"preset": "accl-coyote-u55c",
  "topology": {"kind": "fat-tree", "hosts": $ranks, "fat_tree": {"k": $k}},
- "network": {"fidelity": "$fid", "flow_sharing": "$sharing", "flow_resolve_fraction": $resolve}},
+ "network": {"fidelity": "$fid", "flow_sharing": "$sharing", "flow_resolve_fraction": $resolve,
+   "switch": {"shared_buffer": "$shared"}}},
  "workload": {"kind": "collective", "collective": "$coll", "ranks": $ranks, "sizes": ["$size"], "verify": false}}
 JSON
     run "$coll-$fid"
@@ -77,7 +81,7 @@ for pattern in random-permutation incast; do
  "topology": {"kind": "leaf-spine", "hosts": $((leaves * 16)), "leaf_spine": {"hosts_per_leaf": 16, "spines": 2,
    "oversubscription": 4}},
  "network": {"fidelity": "$fid", "flow_sharing": "$sharing", "flow_resolve_fraction": $resolve,
-   "switch": {"flow_control": "$fc"}}},
+   "switch": {"flow_control": "$fc", "shared_buffer": "$shared"}}},
  "workload": {"kind": "traffic", "pattern": "$pattern", "message": "$size", "messages": 16, "window": 4}}
 JSON
       run "$name-$fc-$fid"
