@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cstdio>
 
 namespace nafsim::net {
 
@@ -22,11 +21,18 @@ double DropTailWatch::pace(std::span<const std::uint32_t> path, double bytes, Si
   return std::min(line, bytes * 8.0 / (static_cast<double>((tail_ready - now).ps()) * 1e-12));
 }
 
-DropTailWatch::Input& DropTailWatch::input(std::uint32_t p, std::uint32_t in)
+DropTailWatch::Input* DropTailWatch::find(std::uint32_t p, std::uint32_t in)
 {
   for (Input& i : inputs_[p])
     if (i.port == in)
-      return i;
+      return &i;
+  return nullptr;
+}
+
+DropTailWatch::Input& DropTailWatch::input(std::uint32_t p, std::uint32_t in)
+{
+  if (Input* i = find(p, in))
+    return *i;
   return inputs_[p].emplace_back(Input{in});
 }
 
@@ -75,8 +81,8 @@ void DropTailWatch::leave(std::span<const std::uint32_t> path, double bytes, dou
     if (buffer_[p] == 0)
       continue;
     auto& ins = inputs_[p];
-    auto it   = std::find_if(ins.begin(), ins.end(), [in = path[h - 1]](const Input& i) { return i.port == in; });
-    assert(it != ins.end());
+    Input* it = find(p, path[h - 1]);
+    assert(it);
     if (--it->flows == 0) { // nothing comes in there now (no rounding left behind)
       *it = ins.back();
       ins.pop_back();

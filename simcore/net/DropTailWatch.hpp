@@ -76,7 +76,8 @@ private:
     double bytes        = 0; ///< their lanes' bytes
   };
   std::vector<std::vector<Input>> inputs_; ///< per port: its input ports with flows
-  Input& input(std::uint32_t p, std::uint32_t in);
+  Input* find(std::uint32_t p, std::uint32_t in); ///< port p's record of input `in`, or null
+  Input& input(std::uint32_t p, std::uint32_t in); ///< ... made if there was none
   std::vector<std::uint8_t> flagged_; ///< per port: kOver, kSmall
   static constexpr std::uint8_t kOver = 1, kSmall = 2;
   struct Sending {
