@@ -105,6 +105,7 @@ struct CcloCounters {
   std::uint64_t polls          = 0;  ///< rendezvous lookups that found their notification
   std::uint64_t loop_passes    = 0;  ///< busy-wait and retry-loop passes that found nothing
   std::uint64_t retries        = 0;  ///< times a call went back to the retry queue (NOT_READY)
+  std::size_t max_moves_pending = 0; ///< most moves started and not yet ended (STS_DMA_MOVE's depth): the windows
   std::size_t max_calls_queued = 0;  ///< deepest call FIFO
   std::uint64_t rx_refusals    = 0;  ///< incoming eager messages refused: no free Rx buffer
   std::size_t rx_buffers_max_used = 0;

@@ -45,6 +45,7 @@ Task<> Firmware::start_move(const Move& m)
 {
   const std::uint64_t id = status_base_ + statuses_.size();
   statuses_.push_back(false);
+  core_.counters.max_moves_pending = std::max(core_.counters.max_moves_pending, statuses_.size());
   co_await charge(costs().move, "start_move");
   c_.data_mover().submit(m, [this, id] {
     statuses_[id - status_base_] = true;

@@ -76,7 +76,7 @@ void add_cclo(const Cluster& c, const std::vector<std::size_t>& at, results::Res
 {
   auto util = [&](SimTime busy) { return busy_fraction(c, busy); };
   results::Table cclo("cclo", {"node", "calls", "max_calls_queued", "uc_busy_us", "uc_utilization", "polls",
-                               "loop_passes", "retries",
+                               "loop_passes", "retries", "max_moves_pending",
                                "dmp_moves", "dmp_bytes", "dmp_busy_us", "dmp_utilization", "dmp_rx_wait_us",
                                "dmp_max_queue", "tx_eager_messages", "tx_rendezvous_writes", "tx_notifications",
                                "rx_eager_messages", "rx_notifications", "rx_buffers", "rx_buffers_max_used",
@@ -96,6 +96,7 @@ void add_cclo(const Cluster& c, const std::vector<std::size_t>& at, results::Res
         .add(k.polls)
         .add(k.loop_passes)
         .add(k.retries)
+        .add(k.max_moves_pending)
         .add(d.moves)
         .add(d.bytes)
         .add(d.busy.us(), 3)

@@ -95,6 +95,25 @@ TEST(NodeWorld, EveryCollectiveDeliversTheRightBytes)
     }
 }
 
+TEST(NodeWorld, AllToAllKeepsAtMostTwoWritesOutstanding)
+{
+  // all_to_all() copies its own block, then writes each peer's block as its address arrives, ending the oldest
+  // move whenever more than two are pending (`if(pending_moves > 2)`): a rank never holds more than three moves
+  // started and not ended, the one just started and two outstanding, whatever the number of peers (7 here).
+  NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 8}})");
+  const std::uint64_t n = 1024;
+  auto calls            = calls_for(w, Collective::AllToAll, 8, n, coll::Protocol::Rendezvous);
+  w.fill_inputs(calls, 8 * n);
+  auto res = w.run(calls);
+  for (std::size_t r = 0; r < 8; ++r) {
+    ASSERT_EQ(res[r].error, "") << r;
+    EXPECT_EQ(w.cclo(r).counters().max_moves_pending, 3u) << "rank " << r;
+    auto out = w.read(r, calls[0].dst_addr, 8 * n);
+    for (std::uint64_t i = 0; i < 8 * n; i += 257)
+      ASSERT_EQ(out[i], input(static_cast<int>(i / n), r * n + i % n)) << "rank " << r << " element " << i;
+  }
+}
+
 TEST(NodeWorld, ARendezvousReceiveBeforeItsSendWaitsInTheRetryQueue)
 {
   // recv() announces its buffer and returns NOT_READY until the WRITE's completion notice: the call is retried.
