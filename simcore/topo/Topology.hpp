@@ -131,14 +131,15 @@ private:
   std::vector<std::uint32_t> leaf_vertex_;  ///< leaf number -> vertex
   std::vector<std::uint16_t> port_at_leaf_; ///< host -> the leaf's port to it
   // Distinct next-hop lists are stored once (most switches share them for most destinations); each switch numbers
-  // the few lists it uses from 0, so the table of (switch, leaf) holds a byte each (two when a switch has more than
-  // 255 lists): read at every switch hop, a quarter of the former four-byte global ids stays in cache (4,096 hosts:
-  // 286 KB instead of 1.1 MB; a cache miss per hop was the largest cost of the routing decision).
+  // the few lists it uses from 0 (0: the empty list, no path), so the table of (switch, leaf) holds a byte each (two
+  // when a switch has more than 255 lists besides the empty one): read at every switch hop, a quarter of the former
+  // four-byte global ids stays in cache (4,096 hosts: 286 KB instead of 1.1 MB; a cache miss per hop was the largest
+  // cost of the routing decision).
   std::vector<std::uint16_t> pool_;
   std::vector<List> lists_;              ///< per switch, its lists (from first_list_[switch] on)
   std::vector<std::uint32_t> first_list_; ///< switch -> its first list in lists_
   std::vector<std::uint8_t> index8_;     ///< [switch * leaves + leaf] -> the switch's list number (list 0: no path)
-  std::vector<std::uint16_t> index16_;   ///< ... instead, when some switch uses more than 255 lists
+  std::vector<std::uint16_t> index16_;   ///< ... instead, when some switch uses more than 255 non-empty lists
   const List& list(std::uint32_t sw, std::uint32_t leaf) const
   {
     const std::size_t i = std::size_t{sw} * leaves_ + leaf;
