@@ -2,7 +2,7 @@
 # nafsim plot: a table drawn as PNG and SVG (series, facets, filters, log axes), and its input errors (exit 2, the
 # option named). Usage: tests/run_plot.sh path/to/nafsim
 set -eu
-nafsim=$1
+nafsim=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # absolute: the injection checks run inside $dir
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cat > "$dir/t.csv" <<'CSV'
@@ -31,6 +31,26 @@ grep -q "latency_us" "$dir/f.svg" || fail "no y label"
 [ "$(head -c 4 "$dir/p.png" | tail -c 3)" = "PNG" ] || fail "not a PNG"
 "$nafsim" plot "$dir/t.csv" --x bytes --y latency_us > /dev/null
 [ -s "$dir/t-latency_us-vs-bytes.png" ] || fail "default output name beside the CSV"
+
+# User text never runs as a gnuplot command: a line break in the title, in the CSV's file name (the default title)
+# or in a series name would otherwise end gnuplot's string and run the next line (`system "..."` included).
+cd "$dir"
+"$nafsim" plot t.csv --x bytes --y latency_us --title "$(printf 't\nsystem "touch injected-title"\nset title %sx' "'")" \
+  --out inj.png > /dev/null || fail "a title with a line break is drawn (as spaces)"
+[ ! -e injected-title ] || fail "the title ran a gnuplot command"
+[ -s inj.png ] || fail "no figure for the title with a line break"
+evil=$(printf 'e\nsystem "touch injected-name"\nx.csv')
+cp t.csv "$evil"
+"$nafsim" plot "$evil" --x bytes --y latency_us --out name.png > /dev/null || fail "a CSV named with a line break"
+[ ! -e injected-name ] || fail "the CSV's file name ran a gnuplot command"
+printf 'bytes,latency_us,s\n1,2,"a\rsystem ""touch injected-cell""\r"\n2,3,b\n' > cell.csv
+"$nafsim" plot cell.csv --x bytes --y latency_us --series s --out cell.png > /dev/null || fail "a series name with CR"
+[ ! -e injected-cell ] || fail "a series name ran a gnuplot command"
+if "$nafsim" plot t.csv --x bytes --y latency_us --out "$(printf 'o\nsystem "touch injected-out"\n.png')" \
+  > /dev/null 2> err; then fail "an output name with a line break was accepted"; fi
+grep -q -- "--out: the output name holds a control character" err || fail "message for --out: $(cat err)"
+[ ! -e injected-out ] || fail "the output name ran a gnuplot command"
+cd - > /dev/null
 
 expect_error() { # expected text, then the arguments
   want=$1; shift

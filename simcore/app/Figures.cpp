@@ -176,7 +176,7 @@ bool draw_scale(const FigureOptions& opt, const fs::path& dir, const std::string
     return v.empty() ? std::string("none") : fmt::format("{}", fmt::join(v, " "));
   };
   draw(opt, dir, "scale", "1440,520",
-       fmt::format("; hop_series = {}; coll_series = {}", gp_quote(words(hop_series)), gp_quote(words(coll_series))),
+       fmt::format("; hop_series = {}; coll_series = {}", gp_text(words(hop_series)), gp_text(words(coll_series))),
        error);
   if (!error.empty())
     return false;
@@ -234,6 +234,12 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
     for (auto const& f : figures())
       selected.push_back(&f);
 
+  // The figure files' names reach gnuplot: a control character there could end its string (see Gnuplot.hpp).
+  if (has_control_char(opt.out.string()))
+    throw config::ConfigError("--out", "",
+                              fmt::format("the figure directory's name holds a control character (a line break, a "
+                                          "tab, ...): '{}'; name it with printable characters only",
+                                          opt.out.string()));
   const fs::path dir = opt.source / "python-free-tools" / "figures";
   if (!fs::is_directory(dir))
     throw config::ConfigError("nafsim figures", "",

@@ -1,21 +1,52 @@
 #include "simcore/app/Gnuplot.hpp"
 #include "simcore/sweep/ChildProcess.hpp"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/wait.h>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
 
 namespace nafsim::app {
 
-std::string gp_quote(const std::string& s)
+namespace {
+bool is_control(char c)
+{
+  auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
+}
+
+std::string single_quoted(const std::string& s)
 {
   std::string q = "'";
   for (char c : s)
     q += c == '\'' ? std::string("''") : std::string(1, c);
   return q + "'";
+}
+} // namespace
+
+bool has_control_char(const std::string& s)
+{
+  return std::any_of(s.begin(), s.end(), is_control);
+}
+
+std::string gp_quote(const std::string& s)
+{
+  if (has_control_char(s))
+    throw std::invalid_argument(fmt::format("text for gnuplot holds a control character (a line break?): '{}'", s));
+  return single_quoted(s);
+}
+
+std::string gp_text(const std::string& s)
+{
+  std::string shown = s;
+  for (char& c : shown)
+    if (is_control(c))
+      c = ' ';
+  return single_quoted(shown);
 }
 
 /// Run gnuplot on `script` with `setup` executed first; stderr to `log`. Returns an error text or "".

@@ -98,6 +98,11 @@ int plot_command(const PlotOptions& o)
   }
   fs::path out = o.out.empty() ? fs::path(o.csv).parent_path() / fmt::format("{}-{}-vs-{}.png", fs::path(o.csv).stem().string(), o.y, o.x)
                                : fs::path(o.out);
+  if (has_control_char(out.string()))
+    throw config::ConfigError("--out", "",
+                              fmt::format("the output name holds a control character (a line break, a tab, ...): '{}'; "
+                                          "name the file with printable characters only (give --out)",
+                                          out.string()));
   const std::string ext = out.extension().string();
   if (ext != ".png" && ext != ".svg")
     throw config::ConfigError("--out", "", fmt::format("{}: the plot is drawn as PNG or SVG: end the name in .png or .svg",
@@ -153,19 +158,19 @@ int plot_command(const PlotOptions& o)
   const std::size_t cols = n <= 1 ? 1 : n <= 4 ? 2 : 3, rows = (n + cols - 1) / cols;
   const std::string title = o.title.empty() ? fs::path(o.csv).filename().string() : o.title;
   script += "set grid\nset key outside right top\n";
-  script += fmt::format("set xlabel {}\nset ylabel {}\n", gp_quote(o.x), gp_quote(o.y));
+  script += fmt::format("set xlabel {}\nset ylabel {}\n", gp_text(o.x), gp_text(o.y));
   if (o.logx)
     script += "set logscale x\n";
   if (o.logy)
     script += "set logscale y\n";
   if (n > 1)
-    script += fmt::format("set multiplot layout {},{} title {}\n", rows, cols, gp_quote(title));
+    script += fmt::format("set multiplot layout {},{} title {}\n", rows, cols, gp_text(title));
   std::size_t k = 0;
   for (auto const& [pname, panel] : panels) {
-    script += fmt::format("set title {}\n", gp_quote(n > 1 ? o.facet + " = " + pname : title));
+    script += fmt::format("set title {}\n", gp_text(n > 1 ? o.facet + " = " + pname : title));
     std::vector<std::string> parts;
     for (auto const& [db, sname] : plots[k])
-      parts.push_back(fmt::format("{} using 1:2 with linespoints title {}", db, gp_quote(sname)));
+      parts.push_back(fmt::format("{} using 1:2 with linespoints title {}", db, gp_text(sname)));
     script += fmt::format("plot {}\n", fmt::join(parts, ", \\\n     "));
     ++k;
   }

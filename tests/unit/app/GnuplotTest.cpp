@@ -1,0 +1,34 @@
+// Text that reaches gnuplot: a line break must never end a string literal (it would run the rest as a command).
+#include "simcore/app/Gnuplot.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+using nafsim::app::gp_quote;
+using nafsim::app::gp_text;
+using nafsim::app::has_control_char;
+
+TEST(Gnuplot, QuotesDoubleTheSingleQuote)
+{
+  EXPECT_EQ(gp_quote("it's"), "'it''s'");
+  EXPECT_EQ(gp_text("a 'b'"), "'a ''b'''");
+}
+
+TEST(Gnuplot, DisplayTextShowsControlCharactersAsSpaces)
+{
+  const std::string attack = "t\nsystem \"touch injected\"\nset title 'x";
+  const std::string q      = gp_text(attack);
+  EXPECT_EQ(q.find('\n'), std::string::npos);
+  EXPECT_EQ(q, "'t system \"touch injected\" set title ''x'");
+  EXPECT_EQ(gp_text(std::string("a\rb\tc\x7f") + "d"), "'a b c d'");
+}
+
+TEST(Gnuplot, ExactTextWithAControlCharacterIsRefused)
+{
+  EXPECT_TRUE(has_control_char("out\n.png"));
+  EXPECT_TRUE(has_control_char("out\r.png"));
+  EXPECT_FALSE(has_control_char("résumé dir/out.png")); // UTF-8 bytes above 0x7f are text
+  EXPECT_THROW(gp_quote("out\n.png"), std::invalid_argument);
+  EXPECT_EQ(gp_quote("résumé dir/out.png"), "'résumé dir/out.png'");
+}
