@@ -46,6 +46,13 @@ expect_exit2 "an unknown figure" bad.err "$nafsim" figures nosuch --source "$roo
 grep -q "no figure named 'nosuch'" bad.err
 grep -q "accl-fig7" bad.err
 echo "ok unknown figure"
+# A figure directory whose name holds a line break: its files' names reach gnuplot, so it is refused (exit 2) and
+# nothing runs.
+expect_exit2 "a line break in --out" nl.err "$nafsim" figures lant-fig7 --source "$root" \
+  --out "$work/$(printf 'f\nsystem "touch injected"\n')"
+grep -q -- "--out: the figure directory's name holds a control character" nl.err
+test ! -e injected && test ! -e "$work/injected"
+echo "ok control character in --out"
 # Every plot titled, every legend entry a series name (tests/check_figures.sh).
 reference=absent
 [ -d "$root/../shared/reference/accl" ] && reference=present

@@ -234,12 +234,7 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
     for (auto const& f : figures())
       selected.push_back(&f);
 
-  // The figure files' names reach gnuplot: a control character there could end its string (see Gnuplot.hpp).
-  if (has_control_char(opt.out.string()))
-    throw config::ConfigError("--out", "",
-                              fmt::format("the figure directory's name holds a control character (a line break, a "
-                                          "tab, ...): '{}'; name it with printable characters only",
-                                          opt.out.string()));
+  require_printable_name(opt.out, "--out", "the figure directory's name"); // its files' names reach gnuplot
   const fs::path dir = opt.source / "python-free-tools" / "figures";
   if (!fs::is_directory(dir))
     throw config::ConfigError("nafsim figures", "",

@@ -1,4 +1,5 @@
 #include "simcore/app/Gnuplot.hpp"
+#include "simcore/config/ConfigError.hpp"
 #include "simcore/sweep/ChildProcess.hpp"
 
 #include <algorithm>
@@ -38,6 +39,15 @@ std::string gp_quote(const std::string& s)
   if (has_control_char(s))
     throw std::invalid_argument(fmt::format("text for gnuplot holds a control character (a line break?): '{}'", s));
   return single_quoted(s);
+}
+
+void require_printable_name(const fs::path& name, const std::string& option, const std::string& what)
+{
+  if (has_control_char(name.string()))
+    throw config::ConfigError(option, "",
+                              fmt::format("{} holds a control character (a line break, a tab, ...): '{}'; gnuplot "
+                                          "takes file names of printable characters only: give another with {}",
+                                          what, name.string(), option));
 }
 
 std::string gp_text(const std::string& s)

@@ -15,8 +15,11 @@ namespace nafsim::app {
 bool has_control_char(const std::string& s);
 /// `s` as a gnuplot string literal (single quotes, '' inside). For text that must reach gnuplot exactly (a file
 /// name): throws std::invalid_argument if `s` holds a control character; callers check user paths first with
-/// has_control_char and report the option.
+/// require_printable_name, which names the option.
 std::string gp_quote(const std::string& s);
+/// Refuse (config::ConfigError naming `option`, exit 2) a file or folder name that gnuplot will be given when it holds
+/// a control character; `what` names it for the message ("the output name").
+void require_printable_name(const std::filesystem::path& name, const std::string& option, const std::string& what);
 /// Display text (a title, a label, a series name) as a gnuplot string literal: each control character (a line
 /// break, a tab, ...) shown as a space, the rest kept.
 std::string gp_text(const std::string& s);

@@ -98,11 +98,7 @@ int plot_command(const PlotOptions& o)
   }
   fs::path out = o.out.empty() ? fs::path(o.csv).parent_path() / fmt::format("{}-{}-vs-{}.png", fs::path(o.csv).stem().string(), o.y, o.x)
                                : fs::path(o.out);
-  if (has_control_char(out.string()))
-    throw config::ConfigError("--out", "",
-                              fmt::format("the output name holds a control character (a line break, a tab, ...): '{}'; "
-                                          "name the file with printable characters only (give --out)",
-                                          out.string()));
+  require_printable_name(out, "--out", "the output name");
   const std::string ext = out.extension().string();
   if (ext != ".png" && ext != ".svg")
     throw config::ConfigError("--out", "", fmt::format("{}: the plot is drawn as PNG or SVG: end the name in .png or .svg",
