@@ -249,10 +249,14 @@ CcloLink Cluster::engine_link(FpgaNode& n, std::size_t i)
                             std::function<void()> accepted) {
     if (cfg_.node.fpga.transport == Transport::Roce)
       n.poe().post_send(connection(i, peer), wr, std::move(source), std::move(accepted));
+    else if (cfg_.node.fpga.transport == Transport::Tcp)
+      n.tcp()->post_send(connection(i, peer), wr, std::move(source), std::move(accepted));
     else
       n.transport().post_send(connection(i, peer), wr, std::move(source));
   };
-  link.reports_acceptance = cfg_.node.fpga.transport == Transport::Roce;
+  // RoCE: the POE's transmit path took the last byte; TCP: the stack accepted the last write (ACCL's
+  // packetizer status, tcp_path.md section 1); UDP: the last byte produced.
+  link.reports_acceptance = cfg_.node.fpga.transport == Transport::Roce || cfg_.node.fpga.transport == Transport::Tcp;
   link.ordered            = true; // a RoCE queue pair, a TCP session (UDP runs no rendezvous)
   link.set_recv_provider = [&n](roce::RecvProvider p) { n.transport().set_recv_provider(std::move(p)); };
   link.rendezvous = cfg_.node.fpga.transport == Transport::Roce;

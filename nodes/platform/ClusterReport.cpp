@@ -68,7 +68,8 @@ void add_tcp_udp(const Cluster& c, results::ResultSink& sink)
   results::Table tcp("tcp_nodes", {"node", "sessions", "segments_sent", "retransmitted", "acks_sent", "fast_retransmits",
                                    "timeouts", "probes", "duplicate_acks", "duplicates", "out_of_order_held",
                                    "out_of_order_dropped", "window_dropped", "corrupted_dropped", "stale_discarded",
-                                   "consumer_stalls", "messages_sent", "messages_received", "failed_sessions"});
+                                   "consumer_stalls", "messages_sent", "messages_received", "failed_sessions",
+                                   "write_requests", "refused_writes"});
   results::Table udp("udp_nodes", {"node", "messages_sent", "datagrams_sent", "datagrams_received", "messages_received",
                                    "duplicates", "corrupted_dropped", "no_buffer_dropped", "incomplete_messages"});
   for (std::size_t i = 0; i < c.size(); ++i) {
@@ -93,7 +94,9 @@ void add_tcp_udp(const Cluster& c, results::ResultSink& sink)
           .add(k.consumer_stalls)
           .add(k.records_sent)
           .add(k.records_received)
-          .add(k.failed_sessions);
+          .add(k.failed_sessions)
+          .add(k.write_requests)
+          .add(k.refused_writes);
     }
     if (const UdpPoe* u = c.udp(i)) {
       auto const& k = u->counters();

@@ -5,6 +5,7 @@
 #include "simcore/results/Trace.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <stdexcept>
 
 namespace nafsim::nodes {
@@ -45,7 +46,13 @@ void TcpPoe::set_trace(results::Trace* t, std::uint32_t pid)
 
 void TcpPoe::post_send(QpId session, const roce::WorkRequest& wr, PayloadSource source)
 {
+  post_send(session, wr, std::move(source), {});
+}
+
+void TcpPoe::post_send(QpId session, const roce::WorkRequest& wr, PayloadSource source, std::function<void()> accepted)
+{
   TxRecord r;
+  r.accepted         = std::move(accepted);
   r.verb             = wr.verb;
   r.head.msg         = wr.msg;
   r.head.header      = wr.header;
@@ -86,22 +93,49 @@ void TcpPoe::append(QpId s, TxRecord r)
   write_records(s);
 }
 
+std::uint64_t TcpPoe::room(const Session& ss) const
+{
+  std::uint64_t r = ss.conn.tx_space();
+  return cfg_.write_within_window ? std::min(r, ss.conn.window_space()) : r;
+}
+
+std::uint64_t TcpPoe::chunk(const Session& ss) const
+{
+  const TxRecord& r = ss.tx[ss.unwritten];
+  return std::min(r.head.bytes - r.written, cfg_.mss());
+}
+
+void TcpPoe::written(TxRecord& r, SimTime in)
+{
+  if (!r.accepted)
+    return;
+  if (r.source)
+    in = std::max(in, r.source(0, static_cast<std::uint32_t>(r.head.bytes)));
+  static const std::uint32_t taken = cause_what("TCP POE", "last write taken by the stack");
+  sched_.call_at(std::max(in, sched_.now()), std::exchange(r.accepted, nullptr), CauseLabel::at_host(taken, host_));
+}
+
 void TcpPoe::write_records(QpId s)
 {
   // Serial: one transmit command at a time, in the order posted (ACCL's tcp_txHandler): only the session
   // holding the oldest unwritten message writes; when it is written the next one's session goes on.
   if (cfg_.serial_tx && (write_order_.empty() || write_order_.front() != s))
     return;
+  if (cfg_.tx_status_latency > SimTime::zero()) {
+    request();
+    return;
+  }
   Session& ss = sessions_[s];
   bool finished = false;
   while (ss.unwritten < ss.tx.size()) {
     TxRecord& r = ss.tx[ss.unwritten];
-    std::uint64_t n = std::min(r.head.bytes - r.written, ss.conn.tx_space());
+    std::uint64_t n = std::min(r.head.bytes - r.written, room(ss));
     if (n == 0)
       break;
     ss.conn.write(n, scratch_);
     r.written += n;
     if (r.written == r.head.bytes) {
+      written(r, sched_.now());
       ++ss.unwritten;
       if (cfg_.serial_tx) {
         write_order_.pop_front();
@@ -113,6 +147,57 @@ void TcpPoe::write_records(QpId s)
   execute(s, scratch_);
   if (finished && !write_order_.empty())
     write_records(write_order_.front());
+}
+
+void TcpPoe::request()
+{
+  // ACCL's tcp_txHandler (kernels/cclo/hls/eth_intf/tcp_txHandler.cpp 38-152): a request {session, at most
+  // one packet} to the stack; its status, if OK, sends the next request at once while this write's data
+  // streams in. ASSUMPTION: a refused request (NOSPACE, which the handler re-issues at once, busy) is
+  // modeled as asked again when an ACK frees room, its status one tx_status_latency later: late by at most
+  // one retry period, without an event per retry.
+  if (request_out_ || write_order_.empty())
+    return;
+  QpId s      = write_order_.front();
+  Session& ss = sessions_[s];
+  if (room(ss) < chunk(ss)) { // the stack would answer NOSPACE
+    if (!ss.wait_room)
+      ++c_.refused_writes;
+    ss.wait_room = true;
+    return;
+  }
+  request_out_ = true;
+  ++c_.write_requests;
+  sched_.after(cfg_.tx_status_latency, this, kStatus, s);
+}
+
+void TcpPoe::on_status(QpId s)
+{
+  request_out_ = false;
+  if (write_order_.empty() || write_order_.front() != s) { // its session failed meanwhile
+    request();
+    return;
+  }
+  Session& ss = sessions_[s];
+  const std::uint64_t n = chunk(ss);
+  if (room(ss) < n) { // (room only grows while a request is out; kept for safety)
+    if (!ss.wait_room)
+      ++c_.refused_writes;
+    ss.wait_room = true;
+    return;
+  }
+  ss.conn.write(n, scratch_);
+  TxRecord& r = ss.tx[ss.unwritten];
+  r.written += n;
+  const SimTime in = sched_.now() + transmit_time(Bytes{n}, cfg_.app_rate); // the write's data, after its status
+  ss.pushed.emplace_back(ss.conn.write_end(), in);
+  if (r.written == r.head.bytes) {
+    written(r, in);
+    ++ss.unwritten;
+    write_order_.pop_front();
+  }
+  execute(s, scratch_);
+  request();
 }
 
 void TcpPoe::execute(QpId s, tcp::Actions& acts)
@@ -142,6 +227,8 @@ void TcpPoe::execute(QpId s, tcp::Actions& acts)
         ss.tx.pop_front();
         --ss.unwritten;
       }
+      while (!ss.pushed.empty() && ss.pushed.front().first <= k->upto)
+        ss.pushed.pop_front();
       more_space = true;
     } else if (auto* f = std::get_if<tcp::Failed>(&a)) {
       ++c_.failed_sessions;
@@ -157,6 +244,8 @@ void TcpPoe::execute(QpId s, tcp::Actions& acts)
       }
       ss.tx.clear();
       ss.unwritten = 0;
+      ss.pushed.clear();
+      ss.wait_room = false;
       if (cfg_.serial_tx) { // its unwritten messages leave the command queue; the next session's goes on
         const bool was_head = !write_order_.empty() && write_order_.front() == s;
         std::erase(write_order_, s);
@@ -172,8 +261,12 @@ void TcpPoe::execute(QpId s, tcp::Actions& acts)
     sched_.cancel(ss.timer_event);
     ss.timer_live = false;
   }
-  if (more_space && ss.unwritten < ss.tx.size())
+  if (ss.wait_room && ss.unwritten < ss.tx.size() && room(ss) >= chunk(ss)) {
+    ss.wait_room = false;
+    request();
+  } else if (more_space && ss.unwritten < ss.tx.size()) {
     write_records(s);
+  }
   if (tx)
     want_tx(s);
 }
@@ -366,6 +459,14 @@ SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, Sim
       paced = r.payload_cause;
     in = std::max(in, t);
   }
+  // tx_status_latency: a write's data enters the stack only after its status.
+  for (auto it = std::upper_bound(ss.pushed.begin(), ss.pushed.end(), seg.seq,
+                                  [](std::uint64_t v, auto const& e) { return v < e.first; });
+       it != ss.pushed.end(); ++it) {
+    in = std::max(in, it->second);
+    if (it->first >= seg.seq + seg.len)
+      break;
+  }
   ss.max_sent = std::max(ss.max_sent, seg.seq + seg.len);
   if (host)
     return read_back(in);
@@ -462,7 +563,7 @@ void TcpPoe::deliver(net::Packet&& p)
 
 CauseLabel TcpPoe::cause(std::uint32_t kind, std::uint64_t) const
 {
-  static const char* const details[] = {"receive pipeline", "payload", "retransmission timeout", "consumer poll", "completion notice"};
+  static const char* const details[] = {"receive pipeline", "payload", "retransmission timeout", "consumer poll", "completion notice", "write request status"};
   static const auto what = engine_causes("TCP POE", details, kTxWake);
   return kind < what.size() ? CauseLabel::at_host(what[kind], host_) : CauseLabel{};
 }
@@ -488,6 +589,7 @@ void TcpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
       break;
     }
     case kTxWake: tx_wake_.fire(); break;
+    case kStatus: on_status(static_cast<QpId>(arg)); break;
     case kTimer: {
       Session& ss = sessions_[arg];
       if (!ss.timer_live || ss.timer_event_at != now)

@@ -41,6 +41,8 @@ struct TcpPoeCounters {
   std::uint64_t packets_received  = 0;
   std::uint64_t corrupted_dropped = 0;  ///< checksum failures
   std::uint64_t stale_discarded   = 0;  ///< staged segments acknowledged before they left
+  std::uint64_t write_requests    = 0;  ///< tx_status_latency: request/status handshakes (one per write)
+  std::uint64_t refused_writes    = 0;  ///< tx_status_latency: writes the stack refused for lack of room (asked again after an ACK)
   std::uint64_t failed_sessions   = 0;
 };
 
@@ -57,6 +59,9 @@ public:
   const tcp::Connection& connection(QpId s) const { return sessions_.at(s).conn; }
 
   void post_send(QpId session, const roce::WorkRequest& wr, PayloadSource source = {}) override;
+  /// As post_send; `accepted` runs when the stack has taken the message's last byte (its last write
+  /// accepted and its data in: ACCL's packetizer status, which does not wait for the peer's ACK).
+  void post_send(QpId session, const roce::WorkRequest& wr, PayloadSource source, std::function<void()> accepted);
   void set_recv_provider(roce::RecvProvider p) override { provider_ = std::move(p); }
   net::HostId peer_of(QpId session) const override { return sessions_.at(session).peer; }
   void set_trace(results::Trace* t, std::uint32_t pid) override;
@@ -94,7 +99,7 @@ public:
   };
 
 private:
-  enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kPoll, kNotify };
+  enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kPoll, kNotify, kStatus };
   struct TxRecord {
     RecordHead head;
     std::uint64_t local_addr = 0;
@@ -103,6 +108,7 @@ private:
     roce::Verb verb       = roce::Verb::Send;
     bool report           = true; ///< complete a work request when acknowledged
     std::uint32_t payload_cause = 0; ///< the work request's (critical paths)
+    std::function<void()> accepted{}; ///< runs when the stack has taken the last byte
   };
   struct RxRecord {
     RecordHead head;
@@ -122,6 +128,9 @@ private:
     std::map<std::uint64_t, RecordHead> heads{}; ///< incoming, by start
     std::uint64_t delivered = 0, consumed = 0;
     std::optional<RxRecord> current{};
+    /// tx_status_latency: per accepted write, its stream end and when its data is in the stack.
+    std::deque<std::pair<std::uint64_t, SimTime>> pushed{};
+    bool wait_room = false; ///< its write was refused: asked again when an ACK frees room
     bool stalled  = false;
     bool in_ctrl  = false;
     bool in_data  = false;
@@ -152,6 +161,16 @@ private:
   /// Write `s`'s unwritten messages into its stream as its transmit buffer allows (serial_tx: only while it
   /// holds the oldest unwritten message of the engine).
   void write_records(QpId s);
+  /// tx_status_latency: send the oldest unwritten message's next write request unless one is out.
+  void request();
+  /// The status of the request for session `s`'s next write: write it, or wait for room.
+  void on_status(QpId s);
+  /// Bytes session `s` may write now (transmit buffer; write_within_window: and the send window).
+  std::uint64_t room(const Session& ss) const;
+  /// The next write of `ss`'s first unwritten message: at most one segment's payload.
+  std::uint64_t chunk(const Session& ss) const;
+  /// `r` is wholly written: tell its poster once its last byte is in (`in`: the last write's data).
+  void written(TxRecord& r, SimTime in);
   void consume(QpId s);
   /// Session `s`'s next record starts at the consumed byte: find where it goes (a SEND asks the receive
   /// provider). False when there is no room yet (the stream stalls and polls again).
@@ -181,6 +200,7 @@ private:
   std::unordered_map<std::uint64_t, Read> reads_; ///< READs waiting for their response, by wr_id
   std::deque<QpId> ctrl_, data_rr_;
   std::deque<QpId> write_order_; ///< serial_tx: the session of every unwritten message, oldest first
+  bool request_out_ = false;     ///< tx_status_latency: a write request awaits its status
   std::deque<Staged> staged_;
   std::uint64_t staged_bytes_ = 0;
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};

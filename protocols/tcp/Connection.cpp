@@ -17,7 +17,18 @@ Connection::Connection(const TcpConfig& cfg)
 void Connection::write(std::uint64_t bytes, Actions& out)
 {
   write_end_ += bytes;
+  if (cfg_.segment_per_write)
+    write_ends_.push_back(write_end_);
   out.emplace_back(WantTx{});
+}
+
+std::uint64_t Connection::window_space() const
+{
+  std::uint64_t allowed = peer_window_;
+  if (cfg_.congestion_control)
+    allowed = std::min(allowed, cwnd_);
+  const std::uint64_t used = write_end_ - snd_una_;
+  return allowed > used ? allowed - used : 0;
 }
 
 std::optional<Connection::Next> Connection::next() const
@@ -30,7 +41,10 @@ std::optional<Connection::Next> Connection::next() const
       allowed = std::min(allowed, cwnd_);
     std::uint64_t limit = snd_una_ + allowed;
     if (snd_nxt_ < limit) {
-      auto len = static_cast<std::uint32_t>(std::min({mss_, write_end_ - snd_nxt_, limit - snd_nxt_}));
+      std::uint64_t end = write_end_;
+      if (!write_ends_.empty()) // segment_per_write: a segment ends where its write ended
+        end = *std::upper_bound(write_ends_.begin(), write_ends_.end(), snd_nxt_);
+      auto len = static_cast<std::uint32_t>(std::min({mss_, end - snd_nxt_, limit - snd_nxt_}));
       return Next{snd_nxt_, len, snd_nxt_ < snd_max_, false};
     }
   }
@@ -104,6 +118,8 @@ void Connection::on_segment(const Segment& s, SimTime now, Actions& out)
     std::uint64_t acked = s.ack - snd_una_;
     snd_una_            = s.ack;
     snd_nxt_            = std::max(snd_nxt_, snd_una_);
+    while (!write_ends_.empty() && write_ends_.front() <= snd_una_)
+      write_ends_.pop_front();
     dupacks_            = 0;
     retries_            = 0;
     rto_                = cfg_.rto_initial;

@@ -9,6 +9,7 @@
 #include "protocols/tcp/Segment.hpp"
 #include "protocols/tcp/TcpConfig.hpp"
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <variant>
@@ -61,7 +62,10 @@ public:
   // Sending half.
   /// Bytes the application may still write (transmit buffer space).
   std::uint64_t tx_space() const { return cfg_.tx_buffer.count - (write_end_ - snd_una_); }
-  /// Append `bytes` (<= tx_space()) to the outgoing stream.
+  /// Bytes the send window (min of congestion and peer window, less the bytes unacknowledged) still
+  /// allows beyond those written (what write_within_window lets the application write).
+  std::uint64_t window_space() const;
+  /// Append `bytes` (<= tx_space()) to the outgoing stream (segment_per_write: as one segment).
   void write(std::uint64_t bytes, Actions& out);
   std::uint64_t write_end() const { return write_end_; }
   std::uint64_t unacknowledged() const { return snd_una_; }
@@ -108,6 +112,7 @@ private:
   // Sending half.
   std::uint64_t write_end_ = 0, snd_una_ = 0, snd_nxt_ = 0, snd_max_ = 0;
   std::uint64_t peer_window_;
+  std::deque<std::uint64_t> write_ends_; ///< segment_per_write: ends of the writes not yet acknowledged
   std::uint64_t cwnd_, ssthresh_;
   unsigned dupacks_   = 0;
   unsigned retries_   = 0;

@@ -22,6 +22,10 @@ struct TcpConfig {
   SimTime rto_max     = SimTime::us(64000);
   unsigned retry_limit = 4;
   bool serial_tx       = false;
+  SimTime tx_status_latency{};
+  BitsPerSecond app_rate{128e9};
+  bool segment_per_write   = false;
+  bool write_within_window = false;
 
   /// Payload bytes per segment.
   std::uint64_t mss() const { return packet.count - headers.count; }
@@ -32,6 +36,9 @@ struct TcpConfig {
   {
     if (rto_initial <= SimTime::zero())
       return {"rto_initial", "the first retransmission timeout must be longer than 0 (the hardware stack: 1 ms)"};
+    if (tx_status_latency > SimTime::zero() && !serial_tx)
+      return {"tx_status_latency", "a request/status handshake per write is ACCL's tcp_txHandler, which takes one "
+                                   "transmit command at a time: set serial_tx to true, or tx_status_latency to 0"};
     if (rto_max < rto_initial)
       return {"rto_max", "the ceiling of the retransmission timeout (" + format_time(rto_max) +
                              ") is below its first value rto_initial (" + format_time(rto_initial) +
@@ -52,6 +59,21 @@ struct TcpConfig {
             "session packet by packet before the next (ACCL's tcp_txHandler, kernels/cclo/hls/eth_intf): a message "
             "whose session's transmit buffer is full holds up every other session; false: each session writes its "
             "messages independently (a kernel stack's sockets)");
+    v.field("tx_status_latency", tx_status_latency,
+            "serial_tx: every write of at most one segment's payload is a request to the stack answered by a status "
+            "before its data moves, one request outstanding, the next request sent as a status arrives (ACCL's "
+            "tcp_txHandler); this is the request-to-status time. A refused request (no room) is asked again once an "
+            "ACK frees room. 0: writes need no handshake (a kernel stack)");
+    v.field("app_rate", app_rate,
+            "tx_status_latency > 0: rate of a write's data into the stack once its status arrived (the "
+            "application's data stream: 64 B per cycle at 250 MHz in ACCL's XRT builds)");
+    v.field("segment_per_write", segment_per_write,
+            "true: every write leaves as one segment of exactly its length, never merged with the next write "
+            "(the hardware stack with NODELAY: a TX event per write); false: the stream is cut into full segments");
+    v.field("write_within_window", write_within_window,
+            "true: the stack accepts a write only when the send window (min of congestion and peer window, less "
+            "the bytes unacknowledged) has room for it, so a write goes out at once (the hardware stack's "
+            "application interface); false: writes fill the transmit buffer and wait there for the window");
     v.field("tx_buffer", tx_buffer,
             "per-session transmit buffer in FPGA (or host) memory: every byte is written there and read back for "
             "transmission and retransmission; unacknowledged bytes never exceed it (the hardware stack: 1 MiB with "

@@ -58,6 +58,8 @@ struct Reference {
   bool present = false;
   std::string where;
   CsvTable by_rank, throughput, invocation, f2f_breakdown;
+  CsvTable tcp_by_rank;   ///< tcp_xrt_sendrecv_by_rank_us.csv (empty when absent)
+  CsvTable mpi_sendrecv;  ///< mpi_rdma_sendrecv_latency_us.csv (empty when absent)
   static Reference load(const std::filesystem::path& dir)
   {
     Reference r;
@@ -71,7 +73,30 @@ struct Reference {
     } catch (const std::exception&) {
       r.present = false;
     }
+    // The point-to-point files of the baselines came later: each is optional on its own.
+    auto optional = [&](CsvTable& t, const char* file) {
+      try {
+        if (r.present)
+          t = results::read_csv(dir / file);
+      } catch (const std::exception&) {
+        t = CsvTable{};
+      }
+    };
+    optional(r.tcp_by_rank, "tcp_xrt_sendrecv_by_rank_us.csv");
+    optional(r.mpi_sendrecv, "mpi_rdma_sendrecv_latency_us.csv");
     return r;
+  }
+  /// Median of `table` (tcp_by_rank, mpi_sendrecv) where every (column, value) of `match` holds; NaN if absent.
+  static double median_of(const CsvTable& table, const std::vector<std::pair<std::string, std::string>>& match)
+  {
+    for (std::size_t i = 0; i < table.rows.size(); ++i) {
+      bool all = true;
+      for (auto const& [c, v] : match)
+        all = all && table.cell(i, c) == v;
+      if (all)
+        return num(table.cell(i, "median_us"));
+    }
+    return std::nan("");
   }
   /// Mean send/recv latency of `rank` (0 = sender, 1 = receiver: its own CCLO counter); NaN if absent.
   double sendrecv_latency(const std::string& location, const std::string& protocol, std::uint64_t bytes,
@@ -165,6 +190,10 @@ using Grid = std::map<std::pair<std::string, std::string>, std::map<std::uint64_
 void grid_lines(std::vector<std::string>& g, const std::string& corner,
                 const std::vector<std::pair<std::string, std::string>>& order, const std::set<std::uint64_t>& columns,
                 const std::function<std::string(std::uint64_t)>& label, const Grid& grid);
+
+/// CalibrationFigures.cpp: the baselines' point-to-point calibration, model against the measured medians.
+/// ACCL over XRT and the 100G TCP stack (platforms/accl-xrt-u55c.json): each rank's own time in the three scopes.
+Built tcp_sendrecv(const CsvTable& merged, const Reference& ref);
 
 /// ACCL+ section 6 (AppFigures.cpp): the FC layer (ACCL+ and MPI fc tables) and DLRM vs the CPU baseline.
 Built fig16(const CsvTable& accl, const Companion& mpi);

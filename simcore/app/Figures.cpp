@@ -45,6 +45,9 @@ const std::vector<Figure>& figures()
       {{"accl-fig7", "ACCL+ Fig. 7: send/recv throughput, eager and rendezvous, device and host data, and OpenMPI"},
        fig7, "collective_ranks", true},
       {{"accl-fig8", "ACCL+ Fig. 8: CCLO invocation latency (NOP)"}, plain(fig8)},
+      {{"accl-tcp-sendrecv", "Calibration of ACCL over XRT and the 100G TCP stack: 2-rank send/recv, each rank's "
+                             "time in the K2K, F2F and H2H scopes, model vs measured medians"},
+       plain(tcp_sendrecv), "collective_ranks"},
       {{"accl-fig9", "ACCL+ Fig. 9: 8-rank broadcast of FPGA data through software MPI, stacked breakdown"},
        plain(fig9), "mpi"},
       {{"accl-fig10", "ACCL+ Fig. 10 style: 8-rank collectives on FPGA data, CCLO vs software MPI (F2F)"},

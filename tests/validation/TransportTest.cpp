@@ -125,7 +125,9 @@ TEST(TcpTransport, SerialTransmitCommandsFinishTheRanksInTurn)
     auto run = run_scenario_isolated(
         R"({"platform": {"preset": "accl-xrt-u55c", "node": {"fpga": {"cclo": {"rx_buffers": {"count": 10, "size": "4MiB"}}}}},
             "workload": {"kind": "collective", "collective": "bcast", "ranks": 8, "sizes": ["4MiB"], "verify": true}})",
-        {std::string("platform.node.fpga.tcp.serial_tx=") + (serial ? "true" : "false")});
+        serial ? std::vector<std::string>{"platform.node.fpga.tcp.serial_tx=true"}
+               : std::vector<std::string>{"platform.node.fpga.tcp.serial_tx=false",
+                                          "platform.node.fpga.tcp.tx_status_latency=0ns"});
     EXPECT_TRUE(run.ok) << run.error;
     std::vector<double> end(8, 0.0);
     if (run.ok)

@@ -271,3 +271,43 @@ TEST(Tcp, WithoutWindowScalingTheWindowStopsAt64KiB)
   Connection c(cfg);
   EXPECT_EQ(c.window(), 65535u);
 }
+
+TEST(Tcp, SegmentPerWriteSendsEveryWriteAsItsOwnSegment)
+{
+  // Three writes of 1000 B before anything leaves: the hardware stack (NODELAY, a TX event per write) sends three
+  // segments of 1000 B; a stream stack cuts full segments (1536 - 40 = 1496 B payload here): 1496, 1496 and 8.
+  for (bool per_write : {true, false}) {
+    TcpConfig cfg;
+    cfg.segment_per_write = per_write;
+    Connection c(cfg);
+    Actions acts;
+    for (int i = 0; i < 3; ++i)
+      c.write(1000, acts);
+    std::vector<std::uint32_t> lens;
+    while (c.next())
+      lens.push_back(c.commit(SimTime{}, acts).len);
+    if (per_write)
+      EXPECT_EQ(lens, (std::vector<std::uint32_t>{1000, 1000, 1000}));
+    else
+      EXPECT_EQ(lens, (std::vector<std::uint32_t>{1496, 1496, 8}));
+  }
+}
+
+TEST(Tcp, WindowSpaceIsTheSendWindowLessTheBytesUnacknowledged)
+{
+  // The hardware stack takes a write only if it fits min(cwnd, peer window) less what is written and not yet
+  // acknowledged; an ACK returns that room.
+  TcpConfig cfg;
+  cfg.window_scaling = false;
+  cfg.rx_buffer      = Bytes{64 * 1024};
+  Pair p(cfg);
+  const std::uint64_t first = cfg.initial_window * cfg.mss();
+  EXPECT_EQ(p.c[0].window_space(), first);
+  p.delay = SimTime::us(10);
+  p.write(0, 5000);
+  EXPECT_EQ(p.c[0].window_space(), first - 5000);
+  p.run();
+  EXPECT_EQ(p.acked[0], 5000u);
+  EXPECT_GE(p.c[0].window_space(), first); // acknowledged: the room is back (and slow start grew it)
+  EXPECT_LE(p.c[0].window_space(), 65535u);
+}

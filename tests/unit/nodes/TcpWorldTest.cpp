@@ -1,0 +1,80 @@
+// ACCL's TCP path on the XRT platform, engine-free: a NodeWorld of two U55C nodes over the hardware TCP stack
+// (shared/reference/accl/tcp_path.md). The CCLO's transmit handler writes one packet per request with one request
+// outstanding, so a send is paced by the request's status; the stack takes a write only inside the send window;
+// and a send completes when the stack has taken its last write, without waiting for the peer's ACK.
+#include "tests/support/NodeWorld.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+using namespace nafsim;
+using namespace nafsim::testing;
+using coll::Collective;
+
+namespace {
+
+std::string platform(const std::string& tcp, const std::string& propagation = "10ns")
+{
+  return fmt::format(R"({{"preset": "accl-xrt-u55c", "topology": {{"kind": "star", "hosts": 2}},
+                         "network": {{"link": {{"propagation": "{}"}}}},
+                         "node": {{"fpga": {{"cclo": {{"rx_buffers": {{"count": 4, "size": "4MiB"}}}}, "tcp": {{{}}}}}}}}})",
+                     propagation, tcp);
+}
+
+struct Sent {
+  SimTime sender, receiver; ///< each rank's CCLO cycle counter
+  std::uint64_t requests = 0, refused = 0;
+};
+
+/// Rank 0 sends `bytes` to rank 1 (device data, eager), both calls issued at time 0; the payload is checked.
+Sent send(const std::string& p, std::uint64_t bytes)
+{
+  NodeWorld w(p);
+  const std::uint64_t n = bytes / 4;
+  std::vector<nodes::CcloCall> calls{w.call(Collective::Send, 2, 0, n, 1), w.call(Collective::Recv, 2, 1, n, 0)};
+  w.fill_inputs({calls[0]}, n);
+  auto res = w.run(calls);
+  EXPECT_EQ(res[0].error, "");
+  EXPECT_EQ(res[1].error, "");
+  auto out = w.read(1, calls[1].dst_addr, n);
+  for (std::uint64_t i = 0; i < n; i += 1021)
+    EXPECT_EQ(out[i], static_cast<float>(i % 1000)) << i;
+  auto const& c = w.cluster().tcp(0)->counters();
+  return {res[0].finished - res[0].started, res[1].finished - res[1].started, c.write_requests, c.refused_writes};
+}
+
+} // namespace
+
+TEST(TcpWorld, OneWriteRequestOutstandingPacesTheSender)
+{
+  // 256 KiB + the CCLO's 64 B header = 171 requests of at most 1536 B. When the handshake is the slowest stage
+  // (280 ns per 1536 B is 44 Gb/s, far below the wire and the window), doubling the request-to-status time adds
+  // it once per request to the sender's time.
+  const std::uint64_t bytes = 256 * 1024, requests = (bytes + 64 + 1535) / 1536;
+  Sent slow   = send(platform(R"("tx_status_latency": "280ns")"), bytes);
+  Sent slower = send(platform(R"("tx_status_latency": "560ns")"), bytes);
+  EXPECT_EQ(slow.requests, requests);
+  EXPECT_EQ(slower.requests, requests);
+  const double per_request = (slower.sender - slow.sender).us() / static_cast<double>(requests);
+  EXPECT_NEAR(per_request, 0.280, 0.280 * 0.05); // the first request overlaps the call's first read
+  // The preset's 140 ns per 1536 B is 87.8 Gb/s, still below the wire: the requests are the floor of the sender's
+  // time, and the rest (the call, the first read, slow start's first windows) is a few microseconds.
+  Sent preset = send(platform(""), bytes);
+  EXPECT_GE(preset.sender.us(), requests * 0.140);
+  EXPECT_LT(preset.sender.us(), requests * 0.140 + 5.0);
+}
+
+TEST(TcpWorld, ASendCompletesWhenTheStackTookItsLastWriteNotAtItsAck)
+{
+  // 50 us of cable each way: an ACK is 100 us away. A 4 KiB send fits the first window and completes long before
+  // any ACK; 256 KiB is four 64 KiB windows, so the stack refuses writes until ACKs open the window, and the
+  // sender's time holds three round trips.
+  const std::string far = platform("", "50us");
+  Sent small = send(far, 4096);
+  EXPECT_LT(small.sender, SimTime::us(5));
+  EXPECT_EQ(small.refused, 0u);
+  Sent big = send(far, 256 * 1024);
+  EXPECT_GT(big.sender, SimTime::us(300));
+  EXPECT_GT(big.refused, 0u);
+  EXPECT_GT(big.receiver, big.sender); // the receiver still copies out of its Rx buffer after the last byte
+}
