@@ -24,7 +24,7 @@ void add_mpi(const Cluster& c, const std::vector<std::size_t>& at, results::Resu
   auto util = [&](SimTime busy) { return busy_fraction(c, busy); };
   results::Table mpi("mpi_counters", {"node", "calls", "eager_sent", "rendezvous_sent", "eager_received", "unexpected",
                                    "reads", "bytes_sent", "bytes_copied", "bytes_reduced", "cpu_busy_us",
-                                   "cpu_utilization", "bounce_max_used", "bounce_refusals"});
+                                   "cpu_utilization", "bounce_max_used", "bounce_refusals", "fragments_sent"});
   for (std::size_t i : at) {
     const MpiProcess* p = c.host_node(i).mpi();
     if (!p)
@@ -44,7 +44,8 @@ void add_mpi(const Cluster& c, const std::vector<std::size_t>& at, results::Resu
         .add(k.cpu_busy.us(), 3)
         .add(util(k.cpu_busy), 4)
         .add(k.bounce_max_used)
-        .add(k.bounce_refusals);
+        .add(k.bounce_refusals)
+        .add(k.fragments_sent);
   }
   if (mpi.row_count() != 0)
     sink.add(std::move(mpi));

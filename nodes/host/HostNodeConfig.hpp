@@ -19,6 +19,7 @@ struct CpuConfig {
   SimTime call_overhead = SimTime::ns(300);
   SimTime send_overhead = SimTime::ns(500);
   SimTime recv_overhead = SimTime::ns(500);
+  SimTime progress_overhead = SimTime::ns(500);
   BitsPerSecond memcpy_rate{80e9};
   BitsPerSecond reduce_rate{40e9};
   template <class V> void describe(V& v)
@@ -29,6 +30,10 @@ struct CpuConfig {
             "CPU time to post one message to the NIC (MPI + transport layer, work request, doorbell)");
     v.field("recv_overhead", recv_overhead,
             "CPU time to handle one arrival (poll the completion, match it to a receive, bookkeeping)");
+    v.field("progress_overhead", progress_overhead,
+            "CPU time of one rendezvous step inside the progress loop that posts or completes no application message "
+            "by itself: a request-to-send handled and its READ posted, a READ's completion handled and the finish "
+            "posted, a finish handled");
     v.field("memcpy_rate", memcpy_rate, "one core's copy rate (eager bounce buffers <-> user buffers)");
     v.field("reduce_rate", reduce_rate, "one core's reduction rate, bytes of result per second");
   }
@@ -41,6 +46,7 @@ struct MpiConfig {
   Bytes eager_buffer{8192 + 64};
   unsigned eager_buffers = 4096;
   Bytes header{64};
+  Bytes fragment{0};
   template <class V> void describe(V& v)
   {
     v.field("library", library, "openmpi (4.1's coll/tuned decision tables), openmpi-2.0 (the classic coll/tuned "
@@ -54,6 +60,12 @@ struct MpiConfig {
             "the sender (RNR)",
             config::Limits::at_least(1));
     v.field("header", header, "bytes of the MPI/transport header on every eager, request-to-send and finish message");
+    v.field("fragment", fragment,
+            "an eager message larger than this leaves as fragments of this size (each with the header): the sender "
+            "copies one into a send buffer and SENDs it into a bounce buffer of the receiver's, then the next; the "
+            "receiver matches the message by its first fragment and copies every fragment into the user buffer as it "
+            "arrives (progress_overhead each after the first); 0: every eager message is one SEND into one bounce "
+            "buffer");
   }
 };
 

@@ -98,12 +98,81 @@ void MpiProcess::post_send(net::HostId peer, std::uint64_t length, const roce::A
   wr.verb       = roce::Verb::Send;
   wr.local_addr = addr;
   wr.length     = length;
-  wr.msg        = (h[0] & 0xff) == kFin ? next_msg() : h[3]; // a finish names the data's message; it is a message of its own
+  // A finish names the data's message and a fragment carries part of it: each is a message of its own.
+  wr.msg        = (h[0] & 0xff) == kFin || (h[0] & 0xff) == kFragment ? next_msg() : h[3];
   wr.header     = h;
   PayloadSource inline_data;
   if (length <= cfg_.inline_max.count) // the CPU wrote the data into the work request
     inline_data = [this](std::uint64_t, std::uint32_t) { return sched_.now(); };
   nic_.post_send(qp_of_(peer), wr, std::move(inline_data));
+}
+
+void MpiProcess::send_fragments(net::HostId peer, std::uint64_t seq, std::uint64_t bytes, std::uint64_t msg,
+                                std::function<void()> done)
+{
+  // UCX's multi-fragment eager bcopy (ucp_request.c: eager first / middle fragments of one bounce buffer each): the
+  // CPU copies one fragment into a send buffer and posts it, then the next, while the NIC sends the ones posted. The
+  // send completes once the last fragment is posted (bcopy completes locally).
+  const std::uint64_t hdr = cfg_.mpi.header.count, frag = cfg_.mpi.fragment.count;
+  c_.bytes_copied += bytes;
+  auto fin = std::make_shared<std::function<void()>>(std::move(done));
+  for (std::uint64_t off = 0; off < bytes; off += frag) {
+    const std::uint64_t len = std::min(frag, bytes - off);
+    const bool last         = off + len == bytes;
+    cpu((off == 0 ? cfg_.cpu.send_overhead : SimTime{}) + copy_cost(len),
+        [this, peer, seq, bytes, off, len, msg, hdr, last, fin] {
+          ++c_.fragments_sent;
+          post_send(peer, hdr + len, {kFragment | (seq << 8), bytes, off, msg}, kSendBounce);
+          if (last)
+            (*fin)();
+        });
+  }
+}
+
+void MpiProcess::on_fragment(const Key& k, const roce::InboundMessage& m)
+{
+  const auto bounce         = static_cast<std::uint32_t>(m.recv_wr_id);
+  const std::uint64_t bytes = m.bytes - cfg_.mpi.header.count;
+  auto [it, fresh]          = fragments_.try_emplace(k);
+  Fragments& f              = it->second;
+  if (fresh) {
+    f.total = m.header[1];
+    f.msg   = m.header[3];
+    if (auto p = posted_.find(k); p != posted_.end()) { // matched by its first fragment
+      f.recv = std::move(p->second);
+      posted_.erase(p);
+      ++c_.eager_received;
+      copy_fragment(k, bounce, bytes, cfg_.cpu.recv_overhead);
+      return;
+    }
+    ++c_.unexpected;
+  }
+  if (!f.recv) {
+    f.held.emplace_back(bounce, bytes);
+    return;
+  }
+  copy_fragment(k, bounce, bytes, cfg_.cpu.progress_overhead);
+}
+
+void MpiProcess::copy_fragment(const Key& k, std::uint32_t bounce, std::uint64_t bytes, SimTime cost)
+{
+  c_.bytes_copied += bytes;
+  cpu(cost + copy_cost(bytes), [this, k, bounce, bytes] {
+    release_bounce(bounce);
+    Fragments& f = fragments_.at(k);
+    f.copied += bytes;
+    if (f.copied < f.total)
+      return;
+    Payload p;
+    if (data_) {
+      auto it = data_->payloads.find(f.msg);
+      p       = std::move(it->second);
+      data_->payloads.erase(it);
+    }
+    PostedRecv r = std::move(*f.recv);
+    fragments_.erase(k);
+    r.arrived(std::move(p));
+  });
 }
 
 void MpiProcess::send(net::HostId peer, std::uint64_t seq, std::uint64_t bytes, std::uint64_t addr, Payload payload,
@@ -114,6 +183,11 @@ void MpiProcess::send(net::HostId peer, std::uint64_t seq, std::uint64_t bytes, 
     data_->payloads[msg] = std::move(payload);
   c_.bytes_sent += bytes;
   const std::uint64_t hdr = cfg_.mpi.header.count;
+  if (bytes <= cfg_.mpi.eager_threshold.count && cfg_.mpi.fragment.count > 0 && bytes > cfg_.mpi.fragment.count) {
+    ++c_.eager_sent;
+    send_fragments(peer, seq, bytes, msg, std::move(done));
+    return;
+  }
   if (bytes <= cfg_.mpi.eager_threshold.count) {
     ++c_.eager_sent;
     c_.bytes_copied += bytes;
@@ -132,6 +206,15 @@ void MpiProcess::send(net::HostId peer, std::uint64_t seq, std::uint64_t bytes, 
 void MpiProcess::recv(net::HostId peer, std::uint64_t seq, PostedRecv r)
 {
   Key k{peer, seq};
+  if (auto it = fragments_.find(k); it != fragments_.end() && !it->second.recv) { // fragments arrived unexpected
+    Fragments& f = it->second;
+    f.recv       = std::move(r);
+    ++c_.eager_received;
+    auto held = std::move(f.held);
+    for (std::size_t i = 0; i < held.size(); ++i)
+      copy_fragment(k, held[i].first, held[i].second, i == 0 ? cfg_.cpu.recv_overhead : cfg_.cpu.progress_overhead);
+    return;
+  }
   if (auto it = unexpected_.find(k); it != unexpected_.end()) {
     Arrival a = it->second;
     unexpected_.erase(it);
@@ -171,7 +254,7 @@ void MpiProcess::match(const Arrival& a, PostedRecv r)
     return;
   }
   // Request-to-send: READ the sender's buffer into the receive buffer.
-  cpu(cfg_.cpu.recv_overhead + cfg_.cpu.send_overhead, [this, a, bytes, msg, r = std::move(r)]() mutable {
+  cpu(cfg_.cpu.progress_overhead, [this, a, bytes, msg, r = std::move(r)]() mutable {
     release_bounce(a.m.recv_wr_id);
     roce::WorkRequest wr;
     wr.wr_id       = (static_cast<std::uint64_t>(id_) << 40) | ++wr_counter_;
@@ -190,7 +273,7 @@ void MpiProcess::on_inbound(net::HostId src, const roce::InboundMessage& m)
 {
   const std::uint64_t type = m.header[0] & 0xff;
   if (type == kFin) {
-    cpu(cfg_.cpu.recv_overhead, [this, m] {
+    cpu(cfg_.cpu.progress_overhead, [this, m] {
       release_bounce(m.recv_wr_id);
       auto it = awaiting_fin_.find(m.header[3]);
       if (it == awaiting_fin_.end())
@@ -199,6 +282,10 @@ void MpiProcess::on_inbound(net::HostId src, const roce::InboundMessage& m)
       awaiting_fin_.erase(it);
       done();
     });
+    return;
+  }
+  if (type == kFragment) {
+    on_fragment(Key{src, m.header[0] >> 8}, m);
     return;
   }
   if (type != kEager && type != kRts)
@@ -224,7 +311,7 @@ void MpiProcess::on_completion(const roce::Completion& c)
     return; // SEND completions: eager sends completed when copied, control messages need nothing
   Read rd = std::move(it->second);
   reads_.erase(it);
-  cpu(cfg_.cpu.recv_overhead + cfg_.cpu.send_overhead, [this, rd = std::move(rd)] {
+  cpu(cfg_.cpu.progress_overhead, [this, rd = std::move(rd)] {
     post_send(rd.src, cfg_.mpi.header.count, {kFin, 0, 0, rd.msg}, kSendBounce);
     Payload p;
     if (data_) {

@@ -5,6 +5,8 @@
 //   eager (<= eager_threshold): the sender copies the payload into a registered bounce buffer and
 //     SENDs header + payload into one of the receiver's pre-posted bounce buffers; the receiver
 //     matches it (source, sequence number) and copies it out; an early message waits, unexpected;
+//     above mpi.fragment the message goes as fragments, each copied, SENT into a bounce buffer of its
+//     own and copied out as it arrives (UCX's multi-fragment eager), pipelined with the wire;
 //   rendezvous: the sender SENDs a request-to-send naming its buffer; once the receive is posted
 //     the receiver READs the data straight into the user buffer and SENDs a finish message, on
 //     which the sender's send completes (zero-copy, UCX's get protocol).
@@ -21,6 +23,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <unordered_map>
 
@@ -44,6 +47,7 @@ struct MpiCounters {
   std::uint64_t bytes_reduced     = 0;
   std::uint64_t bounce_max_used   = 0;
   std::uint64_t bounce_refusals   = 0; ///< arrivals refused (RNR) for want of a free bounce buffer
+  std::uint64_t fragments_sent    = 0; ///< SENDs of eager messages larger than mpi.fragment
   SimTime cpu_busy;
 };
 
@@ -86,7 +90,7 @@ public:
 
 private:
   struct Call;
-  enum MsgType : std::uint64_t { kEager = 1, kRts = 2, kFin = 3 };
+  enum MsgType : std::uint64_t { kEager = 1, kRts = 2, kFin = 3, kFragment = 4 };
   using Payload = std::vector<std::byte>;
   using Key     = std::pair<net::HostId, std::uint64_t>; ///< (source host, sequence number)
   struct PostedRecv {
@@ -103,12 +107,27 @@ private:
     std::uint64_t msg = 0;
     PostedRecv recv;
   };
+  /// An eager message arriving in fragments (mpi.fragment): held in their bounce buffers until its receive is
+  /// posted, then copied into the user buffer one by one.
+  struct Fragments {
+    std::optional<PostedRecv> recv; ///< matched
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> held{}; ///< (bounce buffer, bytes) arrived unmatched
+    std::uint64_t total = 0, copied = 0;
+    std::uint64_t msg = 0;
+  };
 
   /// Queue `cost` of CPU work; `then` runs when it is done.
   void cpu(SimTime cost, std::function<void()> then);
   SimTime copy_cost(std::uint64_t bytes) const;
   SimTime reduce_cost(std::uint64_t bytes) const;
   void post_send(net::HostId peer, std::uint64_t length, const roce::AppHeader& h, std::uint64_t addr);
+  /// An eager message larger than mpi.fragment: its fragments, each copied into a send buffer and posted.
+  void send_fragments(net::HostId peer, std::uint64_t seq, std::uint64_t bytes, std::uint64_t msg,
+                      std::function<void()> done);
+  /// A fragment arrived (`bounce`, `bytes` of payload) of message `k`.
+  void on_fragment(const Key& k, const roce::InboundMessage& m);
+  /// Copy one fragment of matched message `k` into its receive buffer, after `cost` of handling.
+  void copy_fragment(const Key& k, std::uint32_t bounce, std::uint64_t bytes, SimTime cost);
   /// Send `bytes` (real contents `payload`) to `peer` as message `seq`; `done` when the send buffer
   /// may be reused (eager: once copied out; rendezvous: once the receiver has read it).
   void send(net::HostId peer, std::uint64_t seq, std::uint64_t bytes, std::uint64_t addr, Payload payload,
@@ -143,6 +162,7 @@ private:
   std::map<Key, Arrival> unexpected_;
   std::unordered_map<std::uint64_t, std::function<void()>> awaiting_fin_; ///< by message id
   std::unordered_map<std::uint64_t, Read> reads_;                         ///< by work request id
+  std::map<Key, Fragments> fragments_;
   MpiCounters c_;
 };
 

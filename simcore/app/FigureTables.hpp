@@ -194,6 +194,8 @@ void grid_lines(std::vector<std::string>& g, const std::string& corner,
 /// CalibrationFigures.cpp: the baselines' point-to-point calibration, model against the measured medians.
 /// ACCL over XRT and the 100G TCP stack (platforms/accl-xrt-u55c.json): each rank's own time in the three scopes.
 Built tcp_sendrecv(const CsvTable& merged, const Reference& ref);
+/// Open MPI over UCX and the hosts' RoCE (platforms/accl-cpu-cx5.json): the pair's send/recv time.
+Built mpi_sendrecv(const CsvTable& merged, const Reference& ref);
 
 /// ACCL+ section 6 (AppFigures.cpp): the FC layer (ACCL+ and MPI fc tables) and DLRM vs the CPU baseline.
 Built fig16(const CsvTable& accl, const Companion& mpi);

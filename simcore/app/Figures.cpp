@@ -48,6 +48,9 @@ const std::vector<Figure>& figures()
       {{"accl-tcp-sendrecv", "Calibration of ACCL over XRT and the 100G TCP stack: 2-rank send/recv, each rank's "
                              "time in the K2K, F2F and H2H scopes, model vs measured medians"},
        plain(tcp_sendrecv), "collective_ranks"},
+      {{"accl-mpi-sendrecv", "Calibration of Open MPI over UCX and the hosts' RoCE: 2-rank send/recv latency, model vs "
+                             "measured medians"},
+       plain(mpi_sendrecv), "mpi"},
       {{"accl-fig9", "ACCL+ Fig. 9: 8-rank broadcast of FPGA data through software MPI, stacked breakdown"},
        plain(fig9), "mpi"},
       {{"accl-fig10", "ACCL+ Fig. 10 style: 8-rank collectives on FPGA data, CCLO vs software MPI (F2F)"},

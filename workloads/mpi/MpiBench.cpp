@@ -16,6 +16,15 @@ using coll::Collective;
 void check_mpi_platform(const nodes::Cluster& c)
 {
   auto const& mc = c.config().node.host.mpi;
+  if (mc.fragment.count > 0) { // eager messages travel as fragments: one fragment must fit a bounce buffer
+    if (mc.fragment.count + mc.header.count > mc.eager_buffer.count)
+      throw config::ConfigError("", "/platform/node/host/mpi/eager_buffer",
+                                fmt::format("an eager fragment (fragment {} + header {}) must fit one bounce buffer "
+                                            "({}): raise eager_buffer or lower fragment",
+                                            format_bytes(mc.fragment), format_bytes(mc.header),
+                                            format_bytes(mc.eager_buffer)));
+    return;
+  }
   if (mc.eager_threshold.count + mc.header.count > mc.eager_buffer.count)
     throw config::ConfigError("", "/platform/node/host/mpi/eager_buffer",
                               fmt::format("an eager message (eager_threshold {} + header {}) must fit one bounce buffer "
