@@ -209,6 +209,10 @@ void TcpPoe::execute(QpId s, tcp::Actions& acts)
     Session& ss = sessions_[s];
     if (auto* t = std::get_if<tcp::ArmTimer>(&a)) {
       arm_timer(s, *t);
+    } else if (auto* ad = std::get_if<tcp::ArmAckTimer>(&a)) {
+      ss.ack_token = ad->token;
+      ss.ack_due   = ad->at;
+      sched_.at(ad->at, this, kAckDelay, s);
     } else if (auto* d = std::get_if<tcp::Deliver>(&a)) {
       ss.delivered = d->to;
       consume(s);
@@ -563,7 +567,8 @@ void TcpPoe::deliver(net::Packet&& p)
 
 CauseLabel TcpPoe::cause(std::uint32_t kind, std::uint64_t) const
 {
-  static const char* const details[] = {"receive pipeline", "payload", "retransmission timeout", "consumer poll", "completion notice", "write request status"};
+  static const char* const details[] = {"receive pipeline", "payload", "retransmission timeout", "consumer poll",
+                                        "completion notice", "write request status", "delayed ACK"};
   static const auto what = engine_causes("TCP POE", details, kTxWake);
   return kind < what.size() ? CauseLabel::at_host(what[kind], host_) : CauseLabel{};
 }
@@ -590,6 +595,14 @@ void TcpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
     }
     case kTxWake: tx_wake_.fire(); break;
     case kStatus: on_status(static_cast<QpId>(arg)); break;
+    case kAckDelay: {
+      Session& ss = sessions_[arg];
+      if (ss.ack_due != now)
+        break; // an older delay, re-armed since
+      ss.conn.on_ack_timer(ss.ack_token, scratch_);
+      execute(static_cast<QpId>(arg), scratch_);
+      break;
+    }
     case kTimer: {
       Session& ss = sessions_[arg];
       if (!ss.timer_live || ss.timer_event_at != now)

@@ -99,7 +99,7 @@ public:
   };
 
 private:
-  enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kPoll, kNotify, kStatus };
+  enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kPoll, kNotify, kStatus, kAckDelay };
   struct TxRecord {
     RecordHead head;
     std::uint64_t local_addr = 0;
@@ -131,6 +131,8 @@ private:
     /// tx_status_latency: per accepted write, its stream end and when its data is in the stack.
     std::deque<std::pair<std::uint64_t, SimTime>> pushed{};
     bool wait_room = false; ///< its write was refused: asked again when an ACK frees room
+    std::uint64_t ack_token = 0; ///< delayed_ack: the armed delayed ACK, due at ack_due
+    SimTime ack_due{};
     bool stalled  = false;
     bool in_ctrl  = false;
     bool in_data  = false;

@@ -78,6 +78,7 @@ Segment Connection::commit(SimTime now, Actions& out)
   s.ack        = rcv_nxt_;
   s.window     = window();
   ack_pending_ = false;
+  ack_armed_   = false;
   return s;
 }
 
@@ -88,8 +89,18 @@ Segment Connection::take_ack()
   s.ack        = rcv_nxt_;
   s.window     = window();
   ack_pending_ = false;
+  ack_armed_   = false;
   ++c_.acks_sent;
   return s;
+}
+
+void Connection::on_ack_timer(std::uint64_t token, Actions& out)
+{
+  if (!ack_armed_ || token != ack_token_)
+    return;
+  ack_armed_   = false;
+  ack_pending_ = true;
+  out.emplace_back(WantTx{});
 }
 
 std::uint64_t Connection::room() const
@@ -125,7 +136,7 @@ void Connection::on_segment(const Segment& s, SimTime now, Actions& out)
     rto_                = cfg_.rto_initial;
     if (cfg_.congestion_control) {
       if (cwnd_ < ssthresh_)
-        cwnd_ += std::min(acked, mss_); // slow start
+        cwnd_ += cfg_.cwnd_increment.count ? cfg_.cwnd_increment.count : std::min(acked, mss_); // slow start
       else
         cwnd_ += std::max<std::uint64_t>(1, mss_ * mss_ / cwnd_); // congestion avoidance
     }
@@ -167,8 +178,17 @@ void Connection::on_segment(const Segment& s, SimTime now, Actions& out)
     return;
   }
   std::uint64_t end = s.seq + s.len;
-  ack_pending_      = true; // every data segment is answered
-  out.emplace_back(WantTx{});
+  // Every data segment is answered: at once, or (delayed_ack, an in-order segment the buffer takes) with the
+  // next one, or alone after the delay.
+  const bool in_order = s.seq <= rcv_nxt_ && end > rcv_nxt_ && end - rcv_nxt_ <= room();
+  if (cfg_.delayed_ack > SimTime::zero() && in_order && !ack_armed_) {
+    ack_armed_ = true;
+    out.emplace_back(ArmAckTimer{now + cfg_.delayed_ack, ++ack_token_});
+  } else {
+    ack_armed_   = false;
+    ack_pending_ = true;
+    out.emplace_back(WantTx{});
+  }
   if (end <= rcv_nxt_) {
     ++c_.duplicates;
     return;
@@ -264,6 +284,7 @@ void Connection::stamp(Segment& s)
   s.ack        = rcv_nxt_;
   s.window     = window();
   ack_pending_ = false;
+  ack_armed_   = false;
 }
 
 } // namespace nafsim::tcp

@@ -22,6 +22,11 @@ struct ArmTimer {
   SimTime at;
   std::uint64_t token = 0;
 };
+/// Call on_ack_timer(token) at `at` (delayed_ack: a lone segment's ACK is due).
+struct ArmAckTimer {
+  SimTime at;
+  std::uint64_t token = 0;
+};
 /// Stream bytes [from, to) arrived in order: the consumer may take them.
 struct Deliver {
   std::uint64_t from = 0, to = 0;
@@ -38,7 +43,7 @@ struct Failed {
 /// The session has a segment (or an ACK) to transmit.
 struct WantTx {};
 
-using Action  = std::variant<ArmTimer, Deliver, Acked, Failed, WantTx>;
+using Action  = std::variant<ArmTimer, ArmAckTimer, Deliver, Acked, Failed, WantTx>;
 using Actions = std::vector<Action>;
 
 struct ConnectionCounters {
@@ -90,6 +95,8 @@ public:
   // Both halves.
   void on_segment(const Segment& s, SimTime now, Actions& out);
   void on_timer(std::uint64_t token, SimTime now, Actions& out);
+  /// delayed_ack: the delayed ACK armed with `token` is due (a later segment or an ACK sent since cancels it).
+  void on_ack_timer(std::uint64_t token, Actions& out);
 
   // Receiving half.
   /// The consumer took `bytes` of the delivered stream: the window reopens.
@@ -125,6 +132,8 @@ private:
   std::uint64_t rcv_nxt_ = 0, held_ = 0, ooo_bytes_ = 0;
   std::map<std::uint64_t, std::uint64_t> ooo_; ///< start -> end of held out-of-order ranges
   bool ack_pending_ = false;
+  bool ack_armed_   = false; ///< delayed_ack: one in-order segment awaits its ACK
+  std::uint64_t ack_token_ = 0;
   ConnectionCounters c_;
 };
 

@@ -26,6 +26,8 @@ struct TcpConfig {
   BitsPerSecond app_rate{128e9};
   bool segment_per_write   = false;
   bool write_within_window = false;
+  SimTime delayed_ack{};
+  Bytes cwnd_increment{0};
 
   /// Payload bytes per segment.
   std::uint64_t mss() const { return packet.count - headers.count; }
@@ -74,6 +76,13 @@ struct TcpConfig {
             "true: the stack accepts a write only when the send window (min of congestion and peer window, less "
             "the bytes unacknowledged) has room for it, so a write goes out at once (the hardware stack's "
             "application interface); false: writes fill the transmit buffer and wait there for the window");
+    v.field("delayed_ack", delayed_ack,
+            "an in-order data segment is acknowledged with the next one (an ACK every second segment) or, alone, "
+            "after this delay; a segment out of order or dropped is acknowledged at once (the hardware stack's "
+            "ack_delay); 0: every data segment acknowledged at once");
+    v.field("cwnd_increment", cwnd_increment,
+            "slow start: bytes the congestion window grows per new ACK (the hardware stack: one 4096 B MSS whatever "
+            "the ACK covers); 0: the bytes it acknowledges, at most one segment (RFC 5681)");
     v.field("tx_buffer", tx_buffer,
             "per-session transmit buffer in FPGA (or host) memory: every byte is written there and read back for "
             "transmission and retransmission; unacknowledged bytes never exceed it (the hardware stack: 1 MiB with "

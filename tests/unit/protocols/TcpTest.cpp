@@ -3,6 +3,7 @@
 // retransmit, doubling timeouts, zero-window probes and giving up behave as specified.
 #include "protocols/tcp/Connection.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <gtest/gtest.h>
 #include <map>
@@ -27,6 +28,7 @@ struct Pair {
   bool failed[2]             = {false, false};
   bool consume[2]            = {true, true};
   std::vector<SimTime> timer_arms[2];
+  std::pair<SimTime, std::uint64_t> ack_timer[2] = {{SimTime::max(), 0}, {SimTime::max(), 0}};
   std::function<bool(int from, const Segment&)> drop = [](int, auto const&) { return false; };
   std::function<bool(int from, const Segment&)> dup  = [](int, auto const&) { return false; };
   std::function<SimTime(int from, const Segment&)> late = [](int, auto const&) { return SimTime{}; };
@@ -43,6 +45,8 @@ struct Pair {
       if (auto* t = std::get_if<ArmTimer>(&a)) {
         timer[who] = {t->at, t->token};
         timer_arms[who].push_back(t->at);
+      } else if (auto* ad = std::get_if<ArmAckTimer>(&a)) {
+        ack_timer[who] = {ad->at, ad->token};
       } else if (auto* d = std::get_if<Deliver>(&a)) {
         if (d->from != delivered[who])
           overlap = true;
@@ -98,10 +102,16 @@ struct Pair {
     while (now < limit) {
       SimTime next_wire = wire.empty() ? SimTime::max() : wire.begin()->first;
       int t             = timer[0].first <= timer[1].first ? 0 : 1;
-      if (std::min(next_wire, timer[t].first) > limit)
+      int d             = ack_timer[0].first <= ack_timer[1].first ? 0 : 1;
+      if (std::min({next_wire, timer[t].first, ack_timer[d].first}) > limit)
         return;
       Actions acts;
-      if (next_wire <= timer[t].first) {
+      if (ack_timer[d].first < std::min(next_wire, timer[t].first)) { // a delayed ACK falls due
+        now                = ack_timer[d].first;
+        ack_timer[d].first = SimTime::max();
+        c[d].on_ack_timer(ack_timer[d].second, acts);
+        apply(d, acts);
+      } else if (next_wire <= timer[t].first) {
         auto [to, s] = wire.begin()->second;
         now          = next_wire;
         wire.erase(wire.begin());
@@ -310,4 +320,42 @@ TEST(Tcp, WindowSpaceIsTheSendWindowLessTheBytesUnacknowledged)
   EXPECT_EQ(p.acked[0], 5000u);
   EXPECT_GE(p.c[0].window_space(), first); // acknowledged: the room is back (and slow start grew it)
   EXPECT_LE(p.c[0].window_space(), 65535u);
+}
+
+TEST(Tcp, DelayedAckAnswersEverySecondSegmentAndALoneOneAfterTheDelay)
+{
+  // The hardware stack's ack_delay: an in-order segment arms the delay, the next one is answered at once with
+  // both; a lone last segment is answered when the delay runs out.
+  TcpConfig cfg;
+  cfg.delayed_ack = SimTime::us(44);
+  Pair p(cfg);
+  p.write(0, 5 * cfg.mss()); // five segments: two ACKs at once, the fifth after 44 us
+  p.run(SimTime::us(20));
+  EXPECT_EQ(p.delivered[1], 5 * cfg.mss());
+  EXPECT_EQ(p.acked[0], 4 * cfg.mss());
+  EXPECT_EQ(p.c[1].counters().acks_sent, 2u);
+  p.run();
+  EXPECT_EQ(p.acked[0], 5 * cfg.mss());
+  EXPECT_EQ(p.c[1].counters().acks_sent, 3u);
+  EXPECT_GE(p.now, SimTime::us(44));
+  // Without the delay every segment is answered.
+  Pair q;
+  q.write(0, 5 * q.cfg.mss());
+  q.run();
+  EXPECT_EQ(q.c[1].counters().acks_sent, 5u);
+}
+
+TEST(Tcp, SlowStartGrowsByTheConfiguredIncrementPerAck)
+{
+  // The hardware stack adds one 4096 B MSS per new ACK whatever it covers; RFC 5681 adds what it acknowledges, at
+  // most one segment.
+  for (std::uint64_t inc : {0ULL, 4096ULL}) {
+    TcpConfig cfg;
+    cfg.cwnd_increment = Bytes{inc};
+    Pair p(cfg);
+    const std::uint64_t first = p.c[0].cwnd();
+    p.write(0, p.cfg.mss()); // one segment, one ACK
+    p.run();
+    EXPECT_EQ(p.c[0].cwnd(), first + (inc ? inc : p.cfg.mss()));
+  }
 }
