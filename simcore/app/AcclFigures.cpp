@@ -148,7 +148,8 @@ Built fig7(const CsvTable& merged, const Reference& ref, const Companion& mpi)
               "(host-invoked, MPI_Barrier and the CCLO's barrier() before each call: the receiver starts after the "
               "sender by the barrier's release); see `platforms/accl-coyote-u55c.json`. Throughput = size / the "
               "receiver's time, as the benchmark's plot, against `sendrecv_throughput_gbps.csv`. The OpenMPI series: "
-              "`platforms/accl-cpu-cx5.json`, host CPU costs and eager threshold fitted on its column.");
+              "`platforms/accl-cpu-cx5.json`, calibrated on the MPI send/recv latencies (figure accl-mpi-sendrecv), "
+              "so its column here is a check.");
   g.push_back("");
   g.push_back("| series | mean abs error, sender | receiver | throughput |");
   g.push_back("|---|---|---|---|");
@@ -209,7 +210,8 @@ Built collectives(const std::string& name, const CsvTable& merged, const Compani
       name, merged, mpi, {"cclo-eager", "cclo-rendezvous", "mpi"},
       [](auto const& r) { return "cclo-" + benchmark_build(r); }, benchmark_scope, "mpi",
       fmt::format("Predictions: the CCLO model was calibrated on send/recv and NOP only, the MPI model on the MPI "
-                  "send/recv column of Fig. 7 only. CCLO: run as the ACCL+ benchmark ran it (host-invoked, MPI_Barrier "
+                  "send/recv latencies only (figure accl-mpi-sendrecv). CCLO: run as the ACCL+ benchmark ran it "
+                  "(host-invoked, MPI_Barrier "
                   "and the CCLO's barrier() before each call; the eager build with 4 MiB Rx buffers, the rendezvous "
                   "build with 64 B ones, the firmware choosing protocol and algorithm: all-to-all runs rendezvous in "
                   "both); cycle counter (firmware pick-up to finalize) in the benchmark plots' scope: the root's for "
@@ -291,7 +293,7 @@ Built fig9(const CsvTable& merged, const Reference& ref)
   auto& g = b.gallery;
   g.push_back("8-rank broadcast of FPGA data through OpenMPI over RDMA (the F2F baseline): next-kernel invocation, "
               "FPGA -> host copy, MPI broadcast, host -> FPGA copy, stacked. Copies calibrated on this file "
-              "(`platforms/accl-coyote-u55c.json`); the MPI host costs on Fig. 7's MPI column only, so the broadcast "
+              "(`platforms/accl-coyote-u55c.json`); the MPI host costs on the MPI send/recv latencies only, so the broadcast "
               "column is a prediction checked here.");
   g.push_back("");
   g.push_back("| size | OpenMPI algorithm | bcast us | measured | error | total us | measured | error |");
