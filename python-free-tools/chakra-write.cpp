@@ -5,7 +5,11 @@
 //                                                             allgather, reduce-scatter, alltoall, bcast, reduce,
 //                                                             gather, scatter, barrier), one after the other, each
 //                                                             after COMPUTES (default 1) compute nodes of COMPUTE_US
-//                                                             in a chain (default 0: none)
+//                                                             in a chain (default 0: none); BYTES is comm_size as
+//                                                             ASTRA-sim and PyTorch mean it (workloads/chakra/
+//                                                             README.md): the rank's whole input for reduce-scatter
+//                                                             and alltoall (each rank keeps / each peer gets
+//                                                             BYTES / RANKS), the rank's shard for allgather
 //   nafsim-chakra-write ring RANKS BYTES PREFIX [COMPUTE_US] a ring allreduce's traffic as send / recv nodes with
 //                                                             dependencies (reduce-scatter then allgather, one chunk
 //                                                             of BYTES / RANKS per step), a compute node of

@@ -204,6 +204,11 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
       if (std::find(m.begin(), m.end(), r) == m.end())
         throw node_error(c, r, n, "pg_name", fmt::format("rank {} is not a member of group '{}'", r,
                                                          c.comm_names[l.comm]));
+      // comm_size as the producers mean it (README.md): a reduce-scatter's and an all-to-all's is the rank's whole
+      // input (ASTRA-sim's Ring.cc: msg = size / N; Chakra's PyTorch converter counts the input tensors), of which
+      // each rank keeps, or each peer gets, 1/N: the CCLO's per-rank count is that share. Other types: as given.
+      if (l.kind == ProgramOpKind::ReduceScatter || l.kind == ProgramOpKind::AllToAll)
+        l.bytes /= m.size();
       break;
     }
     case pb::MEM_LOAD_NODE:
