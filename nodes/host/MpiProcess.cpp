@@ -33,6 +33,7 @@ struct MpiProcess::Call {
   std::optional<coll::MpiOrder> order; ///< when each op starts, its messages' numbers
   std::uint64_t context = 0;           ///< the matching context, in the numbers' high bits (MpiProcess::run)
   std::size_t remaining = 0;
+  bool eager            = false; ///< RunOptions::eager
   ActorId actor         = 0;
   bool waiting          = false;
 
@@ -176,19 +177,22 @@ void MpiProcess::copy_fragment(const Key& k, std::uint32_t bounce, std::uint64_t
 }
 
 void MpiProcess::send(net::HostId peer, std::uint64_t seq, std::uint64_t bytes, std::uint64_t addr, Payload payload,
-                      std::function<void()> done)
+                      std::function<void()> done, bool eager)
 {
   const std::uint64_t msg = next_msg();
   if (data_)
     data_->payloads[msg] = std::move(payload);
   c_.bytes_sent += bytes;
   const std::uint64_t hdr = cfg_.mpi.header.count;
-  if (bytes <= cfg_.mpi.eager_threshold.count && cfg_.mpi.fragment.count > 0 && bytes > cfg_.mpi.fragment.count) {
+  // A forced eager send (RunOptions::eager) goes eager when it can travel so: in fragments, or in one bounce buffer.
+  const std::uint64_t frag = cfg_.mpi.fragment.count;
+  eager = eager && (frag > 0 || bytes + cfg_.mpi.header.count <= cfg_.mpi.eager_buffer.count);
+  if ((bytes <= cfg_.mpi.eager_threshold.count || eager) && frag > 0 && bytes > frag) {
     ++c_.eager_sent;
     send_fragments(peer, seq, bytes, msg, std::move(done));
     return;
   }
-  if (bytes <= cfg_.mpi.eager_threshold.count) {
+  if (bytes <= cfg_.mpi.eager_threshold.count || eager) {
     ++c_.eager_sent;
     c_.bytes_copied += bytes;
     cpu(cfg_.cpu.send_overhead + copy_cost(bytes), [this, peer, seq, bytes, msg, hdr, done = std::move(done)] {
@@ -343,6 +347,7 @@ void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
       bufs->buf[static_cast<int>(Buf::Scratch0) + k].resize(s.scratch[k] * call->eb);
   auto& seqs    = seqs_[opt.context];
   call->context = static_cast<std::uint64_t>(opt.context) << kContextShift;
+  call->eager   = opt.eager;
   call->order.emplace(s, [&](int r) { return comm.at(static_cast<std::size_t>(r)); }, seqs.first, seqs.second);
   static const std::uint32_t overhead = cause_what("host CPU", "MPI call overhead");
   if (!opt.local)
@@ -381,7 +386,8 @@ void MpiProcess::issue(const std::shared_ptr<Call>& call, std::uint32_t i)
   switch (op.kind) {
     case OpKind::Send:
       send_posted(call, i);
-      send(peer(op.peer), call->send_seq(i), op.a.count * call->eb, call->addr(op.a), content(op.a), done);
+      send(peer(op.peer), call->send_seq(i), op.a.count * call->eb, call->addr(op.a), content(op.a), done,
+           call->eager);
       break;
     case OpKind::Notify:
       send_posted(call, i);

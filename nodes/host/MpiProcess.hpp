@@ -66,6 +66,10 @@ public:
     std::uint32_t context = 0;
     /// A local operation of the program (a memcpy or a reduction loop), not a library call: no call overhead.
     bool local = false;
+    /// Every send of the call eager whatever its size (a buffered send, as a Chakra trace's producers mean one: it
+    /// completes once its data has left, into the receiver's bounce buffers, without waiting for the receive), when
+    /// the messages fit: fragments (mpi.fragment), or one bounce buffer. Otherwise the library's protocol.
+    bool eager = false;
   };
   /// A message's number: its context above bit 32, its number within the context below; the header carries it
   /// above an 8-bit message type, so 56 bits in all (24 of context).
@@ -131,7 +135,7 @@ private:
   /// Send `bytes` (real contents `payload`) to `peer` as message `seq`; `done` when the send buffer
   /// may be reused (eager: once copied out; rendezvous: once the receiver has read it).
   void send(net::HostId peer, std::uint64_t seq, std::uint64_t bytes, std::uint64_t addr, Payload payload,
-            std::function<void()> done);
+            std::function<void()> done, bool eager = false);
   /// Receive message `seq` from `peer` into `addr`.
   void recv(net::HostId peer, std::uint64_t seq, PostedRecv r);
   void match(const Arrival& a, PostedRecv r);

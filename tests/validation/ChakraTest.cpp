@@ -136,6 +136,40 @@ TEST(Chakra, EveryCollectiveTypeMovesTheVolumeItsProducerMeans)
   }
 }
 
+TEST(Chakra, ASendBeforeItsDependentReceiveRunsAsTheProducersMeanIt)
+{
+  // ASTRA-sim's custom ring: every rank sends, then receives with the receive depending on the send. ASTRA-sim
+  // completes a send without its receive, so the trace is valid; by default nafsim runs the sends eager (the CCLO's
+  // Rx buffers, MPI's bounce buffers) and says so; `sends: blocking` runs the engines' own protocols, whose
+  // rendezvous sends wait for receives that wait for them: a deadlock, reported.
+  auto dir = scratch("sendfirst");
+  const unsigned p = 4;
+  for (unsigned r = 0; r < p; ++r) {
+    auto send = make_node(1, pb::COMM_SEND_NODE, "send");
+    add_int(send, "comm_size", 512 * 1024);
+    add_int(send, "comm_dst", static_cast<std::int64_t>((r + 1) % p));
+    auto recv = make_node(2, pb::COMM_RECV_NODE, "recv", {1});
+    add_int(recv, "comm_size", 512 * 1024);
+    add_int(recv, "comm_src", static_cast<std::int64_t>((r + p - 1) % p));
+    write_rank(dir / fmt::format("ring.{}.et", r), {send, recv});
+  }
+  const std::string cclo = R"({"name": "chakra-test", "platform": {"preset": "accl-coyote-u55c",
+      "topology": {"kind": "star", "hosts": 4}}, "workload": {"kind": "chakra", "trace": ")" + (dir / "ring").string() + "\"";
+  const std::string mpi = R"({"name": "chakra-test", "platform": {"preset": "accl-cpu-cx5",
+      "topology": {"kind": "star", "hosts": 4}}, "workload": {"kind": "chakra", "engine": "mpi", "trace": ")" +
+                          (dir / "ring").string() + "\"";
+  for (auto const& base : {cclo, cclo + R"(, "stream": true)", mpi}) {
+    auto eager = run_scenario_isolated(base + "}}");
+    ASSERT_TRUE(eager.ok) << eager.error;
+    EXPECT_TRUE(std::any_of(eager.summary.begin(), eager.summary.end(),
+                            [](auto const& l) { return l.find("sends: eager") != std::string::npos; }));
+    auto blocking = run_scenario_isolated(base + R"(, "sends": "blocking"}})");
+    EXPECT_FALSE(blocking.ok);
+    EXPECT_EQ(blocking.error_kind, "deadlock") << blocking.error;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Chakra, TheSameTraceRunsOnTheMpiBaselineInTheMpiWorkloadsTime)
 {
   auto dir = scratch("mpi");

@@ -1,5 +1,6 @@
 #include "workloads/chakra/Chakra.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 
@@ -25,13 +26,22 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
 {
   const std::string replicated = cfg_.replicate ? " (rank 0's file replicated on every rank: replicate)" : "";
   const std::string name       = std::filesystem::path(cfg_.trace).filename().string();
+  const std::string sends =
+      cfg_.sends == ChakraSends::Eager
+          ? "  sends: eager (each completes once its data has left, as ASTRA-sim and PyTorch mean a trace's send; "
+            "workload.sends: blocking runs the engine's own protocol)"
+          : "  sends: blocking (the engine's own protocol: above its eager limit a send waits for its receive)";
   if (stream_) {
     summary.push_back(fmt::format("chakra trace {}: streamed on {} ranks{}", name, stream_->ranks(), replicated));
+    summary.push_back(sends);
     stream_->report(c, sink, summary);
     return;
   }
   summary.push_back(fmt::format("chakra trace {}: {} operations on {} ranks{}", name, program_->plan().ops.size(),
                                 program_->plan().cfg.ranks, replicated));
+  auto const& ops = program_->plan().ops;
+  if (std::any_of(ops.begin(), ops.end(), [](auto const& o) { return is_p2p(o.kind); }))
+    summary.push_back(sends);
   program_->report(c, sink, summary);
 }
 

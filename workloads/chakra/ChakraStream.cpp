@@ -204,6 +204,7 @@ void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, 
       call.context = p2p ? MpiEngine::p2p_context(n.tag) : MpiEngine::collective_context(comm);
       call.host    = hosts_[rank];
       call.dtype   = cfg_.dtype;
+      call.eager   = p2p && cfg_.sends == ChakraSends::Eager;
       algorithm    = mpi_->run(ctx, c, call, false);
     } else {
       nodes::CcloCall call;
@@ -214,6 +215,8 @@ void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, 
       call.dst_addr = nodes::Cclo::kUserBase + (1ULL << 33); // 8 GiB above: no operand reaches it
       call.dtype    = cfg_.dtype;
       call.tag      = n.tag;
+      if (p2p && cfg_.sends == ChakraSends::Eager)
+        call.protocol = coll::Protocol::Eager;
       auto res      = c.cclo(hosts_[rank]).call(ctx, call);
       if (!res.error.empty())
         throw SimulationError(fmt::format("{}: node {} ('{}') on rank {}: {}", rank_file_of(cfg_, rank), n.id, n.name,

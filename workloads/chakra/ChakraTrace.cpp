@@ -258,6 +258,8 @@ ProgramPlan load_chakra(const ChakraConfig& cfg)
     ProgramOp po;
     po.op       = op.kind;
     po.tag      = first.tag;
+    if (is_p2p(op.kind) && cfg.sends == ChakraSends::Eager)
+      po.protocol = ProtocolChoice::Eager;
     po.duration = first.duration;
     po.operations = first.ops;
     po.bytes      = Bytes{first.touched};

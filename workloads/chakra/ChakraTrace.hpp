@@ -12,12 +12,19 @@
 namespace nafsim::workloads {
 /// How compute nodes take time: their recorded duration, or their work through the engine's compute model.
 enum class ChakraCompute { Replay, Model };
+/// What a COMM_SEND_NODE's completion means: eager (as the trace's producers mean it: once its data has left, into
+/// the receiver's buffers, whether or not the receive is posted) or blocking (the engine's own protocol choice).
+enum class ChakraSends { Eager, Blocking };
 } // namespace nafsim::workloads
 
 namespace nafsim::config {
 template <> struct EnumNames<workloads::ChakraCompute> {
   static constexpr std::array list{std::pair{workloads::ChakraCompute::Replay, "replay"},
                                    std::pair{workloads::ChakraCompute::Model, "model"}};
+};
+template <> struct EnumNames<workloads::ChakraSends> {
+  static constexpr std::array list{std::pair{workloads::ChakraSends::Eager, "eager"},
+                                   std::pair{workloads::ChakraSends::Blocking, "blocking"}};
 };
 } // namespace nafsim::config
 
@@ -33,6 +40,7 @@ struct ChakraConfig {
   ChakraCompute compute = ChakraCompute::Replay;
   bool replicate = false;
   bool stream    = false;
+  ChakraSends sends = ChakraSends::Eager;
   ProgramCompute model;
   template <class V> void describe(V& v)
   {
@@ -58,6 +66,12 @@ struct ChakraConfig {
                                 "model: `model`)");
     v.field("model", model, "with compute model: what compute nodes run on (the FPGA's user kernel or the host's "
                             "cores)");
+    v.field("sends", sends,
+            "what a send node's completion means: eager (the default, as ASTRA-sim and PyTorch mean a trace's send: "
+            "complete once its data has left, whether or not its receive is posted; the CCLO sends and receives "
+            "point-to-point eager, through the receiver's Rx buffers, whatever the size; MPI sends as buffered "
+            "eager messages into the receiver's bounce buffers) or blocking (the engine's own choice: above "
+            "max_eager_size, or the library's rendezvous threshold, a send waits for its receive)");
   }
 };
 

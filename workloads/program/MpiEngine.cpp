@@ -55,6 +55,7 @@ std::string MpiEngine::run(ActorContext& ctx, nodes::Cluster& c, const ProgramPl
   call.dst     = plan.operand_addr(o.dst, o.dst_off);
   call.host    = hosts.at(rank);
   call.dtype   = plan.cfg.dtype;
+  call.eager   = p2p && plan.cfg.ops[o.index].protocol == ProtocolChoice::Eager;
   return run(ctx, c, call, data);
 }
 
@@ -73,6 +74,7 @@ std::string MpiEngine::run(ActorContext& ctx, nodes::Cluster& c, const MpiCall& 
   nodes::MpiProcess::RunOptions opt;
   opt.local   = local;
   opt.context = call.context;
+  opt.eager   = call.eager;
   const std::uint64_t eb = cc.elem_bytes;
   nodes::RankBuffers bufs;
   const std::uint64_t out_bytes = coll::output_elements(cc, call.me) * eb;

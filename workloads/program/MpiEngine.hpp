@@ -22,6 +22,7 @@ struct MpiCall {
   std::uint64_t src = 0, dst = 0; ///< operand and result addresses in the host's memory image (runs with data)
   net::HostId host = 0;
   DataType dtype   = DataType::Float32;
+  bool eager       = false; ///< send / recv: sends eager whatever their size (nodes::MpiProcess::RunOptions::eager)
 };
 
 class MpiEngine {
