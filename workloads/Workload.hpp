@@ -18,6 +18,8 @@ public:
   /// After a successful run: add result tables and human summary lines.
   virtual void report(const nodes::Cluster& cluster, results::ResultSink& sink,
                       std::vector<std::string>& summary) const = 0;
+  /// A run ended in a deadlock: the setting of this workload that would avoid it, as a sentence ("" if none).
+  virtual std::string deadlock_advice() const { return {}; }
 };
 
 /// The message sizes of a size sweep: `sizes` if not empty, else `min` doubling up to `max` (the step out of

@@ -78,6 +78,12 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
     if (!e.origin().empty())
       throw;
     throw config::ConfigError(sc.origins.of(e.json_path()), e.json_path(), e.message());
+  } catch (const DeadlockError& e) {
+    // A setting of the workload that would avoid this deadlock is named beside it.
+    const std::string advice = sc.workload->deadlock_advice();
+    if (advice.empty())
+      throw;
+    throw DeadlockError(std::string(e.what()) + "\n" + advice);
   }
 
   results::ResultSink sink(out_dir);

@@ -166,6 +166,7 @@ TEST(Chakra, ASendBeforeItsDependentReceiveRunsAsTheProducersMeanIt)
     auto blocking = run_scenario_isolated(base + R"(, "sends": "blocking"}})");
     EXPECT_FALSE(blocking.ok);
     EXPECT_EQ(blocking.error_kind, "deadlock") << blocking.error;
+    EXPECT_NE(blocking.error.find("set workload.sends: eager"), std::string::npos) << blocking.error;
   }
   fs::remove_all(dir);
 }

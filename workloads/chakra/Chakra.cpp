@@ -45,4 +45,13 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
   program_->report(c, sink, summary);
 }
 
+std::string Chakra::deadlock_advice() const
+{
+  if (cfg_.sends != ChakraSends::Blocking)
+    return {};
+  return "the trace ran with workload.sends: blocking, where a send above the engine's eager limit waits for its "
+         "receive; if a rank's receive depends on its own send (as in ASTRA-sim's rings), set workload.sends: eager "
+         "(the default, the trace's producers' meaning: a send completes once its data has left)";
+}
+
 } // namespace nafsim::workloads

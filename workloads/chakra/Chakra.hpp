@@ -16,6 +16,7 @@ public:
   explicit Chakra(const ChakraConfig& cfg);
   void start(nodes::Cluster& c) override;
   void report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const override;
+  std::string deadlock_advice() const override;
 
 private:
   ChakraConfig cfg_;
