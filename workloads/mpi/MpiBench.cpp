@@ -15,22 +15,18 @@ using coll::Collective;
 
 void check_mpi_platform(const nodes::Cluster& c)
 {
-  auto const& mc = c.config().node.host.mpi;
-  if (mc.fragment.count > 0) { // eager messages travel as fragments: one fragment must fit a bounce buffer
-    if (mc.fragment.count + mc.header.count > mc.eager_buffer.count)
-      throw config::ConfigError("", "/platform/node/host/mpi/eager_buffer",
-                                fmt::format("an eager fragment (fragment {} + header {}) must fit one bounce buffer "
-                                            "({}): raise eager_buffer or lower fragment",
-                                            format_bytes(mc.fragment), format_bytes(mc.header),
-                                            format_bytes(mc.eager_buffer)));
-    return;
-  }
-  if (mc.eager_threshold.count + mc.header.count > mc.eager_buffer.count)
+  // The largest single SEND of an eager message must fit one bounce buffer: a fragment (mpi.fragment), or, when
+  // messages are not fragmented, a whole eager message.
+  auto const& mc       = c.config().node.host.mpi;
+  const bool fragments = mc.fragment.count > 0;
+  const Bytes largest  = fragments ? mc.fragment : mc.eager_threshold;
+  const char* knob     = fragments ? "fragment" : "eager_threshold";
+  if (largest.count + mc.header.count > mc.eager_buffer.count)
     throw config::ConfigError("", "/platform/node/host/mpi/eager_buffer",
-                              fmt::format("an eager message (eager_threshold {} + header {}) must fit one bounce buffer "
-                                          "({}): raise eager_buffer or lower eager_threshold",
-                                          format_bytes(mc.eager_threshold), format_bytes(mc.header),
-                                          format_bytes(mc.eager_buffer)));
+                              fmt::format("an eager {} ({} {} + header {}) must fit one bounce buffer ({}): raise "
+                                          "eager_buffer or lower {}",
+                                          fragments ? "fragment" : "message", knob, format_bytes(largest),
+                                          format_bytes(mc.header), format_bytes(mc.eager_buffer), knob));
 }
 
 MpiBench::MpiBench(const MpiBenchConfig& cfg) : cfg_(cfg), elem_bytes_(nodes::dtype_bytes(cfg.dtype))
