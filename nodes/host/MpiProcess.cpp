@@ -140,6 +140,7 @@ void MpiProcess::on_fragment(const Key& k, const roce::InboundMessage& m)
     f.total = m.header[1];
     f.msg   = m.header[3];
     if (auto p = posted_.find(k); p != posted_.end()) { // matched by its first fragment
+      check_size(k.first, k.second, f.total, p->second.bytes);
       f.recv = std::move(p->second);
       posted_.erase(p);
       ++c_.eager_received;
@@ -212,6 +213,7 @@ void MpiProcess::recv(net::HostId peer, std::uint64_t seq, PostedRecv r)
   Key k{peer, seq};
   if (auto it = fragments_.find(k); it != fragments_.end() && !it->second.recv) { // fragments arrived unexpected
     Fragments& f = it->second;
+    check_size(peer, seq, f.total, r.bytes);
     f.recv       = std::move(r);
     ++c_.eager_received;
     auto held = std::move(f.held);
@@ -233,15 +235,20 @@ void MpiProcess::release_bounce(std::uint64_t idx)
   free_bounce_.push_back(static_cast<std::uint32_t>(idx));
 }
 
+void MpiProcess::check_size(net::HostId src, std::uint64_t seq, std::uint64_t bytes, std::uint64_t expected) const
+{
+  if (bytes != expected)
+    throw std::runtime_error(fmt::format("MPI rank on host {}: message {} from host {} carries {} B but the matching "
+                                         "receive expects {} B (schedules of sender and receiver disagree)",
+                                         id_, seq, src, bytes, expected));
+}
+
 void MpiProcess::match(const Arrival& a, PostedRecv r)
 {
   const std::uint64_t type  = a.m.header[0] & 0xff;
   const std::uint64_t bytes = a.m.header[1];
   const std::uint64_t msg   = a.m.header[3];
-  if (bytes != r.bytes)
-    throw std::runtime_error(fmt::format("MPI rank on host {}: message {} from host {} carries {} B but the matching "
-                                         "receive expects {} B (schedules of sender and receiver disagree)",
-                                         id_, a.m.header[0] >> 8, a.src, bytes, r.bytes));
+  check_size(a.src, a.m.header[0] >> 8, bytes, r.bytes);
   if (type == kEager) {
     ++c_.eager_received;
     c_.bytes_copied += bytes;

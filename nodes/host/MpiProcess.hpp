@@ -139,6 +139,8 @@ private:
   /// Receive message `seq` from `peer` into `addr`.
   void recv(net::HostId peer, std::uint64_t seq, PostedRecv r);
   void match(const Arrival& a, PostedRecv r);
+  /// Message `seq` from `src` carries `bytes`; its receive expects `expected`: they must agree.
+  void check_size(net::HostId src, std::uint64_t seq, std::uint64_t bytes, std::uint64_t expected) const;
   void release_bounce(std::uint64_t idx);
   void issue(const std::shared_ptr<Call>& call, std::uint32_t i);
   /// The schedule operations that receive (and reduce, or forward, what they received).
