@@ -73,4 +73,14 @@ for csv in t.csv missing.csv bad.csv; do
   set -e
   [ $code -eq 2 ] || fail "exit code $code on bad input ($csv), not 2"
 done
+# Data gnuplot cannot draw: the CSV is named (not --out), an existing --out stays whole, no partial file and no
+# scratch folder are left behind.
+printf 'bytes,latency_us\n1,1e308\n2,-1e308\n' > "$dir/huge.csv"
+echo mine > "$dir/mine.png"
+before=$(ls -d "${TMPDIR:-/tmp}"/nafsim-plot-* 2>/dev/null | wc -l)
+expect_error "huge.csv: gnuplot could not draw this data" "$dir/huge.csv" --x bytes --y latency_us --out "$dir/mine.png"
+[ "$(cat "$dir/mine.png")" = mine ] || fail "a failing plot changed the existing --out file"
+[ "$(ls -A "$dir" | grep -c nafsim)" -eq 0 ] || fail "a failing plot left a partial drawing beside --out: $(ls -A "$dir")"
+after=$(ls -d "${TMPDIR:-/tmp}"/nafsim-plot-* 2>/dev/null | wc -l)
+[ "$after" -le "$before" ] || fail "a failing plot left its scratch folder behind"
 echo "plot ok"

@@ -182,10 +182,29 @@ int plot_command(const PlotOptions& o)
   const std::string size = fmt::format("{},{}", 640 * cols + 160, 420 * rows);
   const std::string term = ext == ".svg" ? fmt::format("svg size {} dynamic noenhanced font 'sans,11'", size)
                                          : fmt::format("pngcairo size {} noenhanced font 'sans,10'", size);
+  // gnuplot draws into a file beside --out, renamed over it once drawn: a failure leaves an existing --out whole
+  // and no partial file, and the scratch folder goes either way (gnuplot's own words go into the error).
+  const fs::path drawing = out.parent_path() / fmt::format(".{}.nafsim-{}{}", out.stem().string(), ::getpid(), ext);
   const std::string err =
-      gnuplot(fmt::format("set terminal {}; set output {}", term, gp_quote(out.string())), tmp / "plot.gp", tmp / "gnuplot.log");
-  if (!err.empty())
-    throw config::ConfigError("--out", "", err + " (the script and log are kept in " + tmp.string() + ")");
+      gnuplot(fmt::format("set terminal {}; set output {}", term, gp_quote(drawing.string())), tmp / "plot.gp",
+              tmp / "gnuplot.log");
+  if (!err.empty()) {
+    std::string said;
+    {
+      std::ifstream log(tmp / "gnuplot.log");
+      for (std::string line; std::getline(log, line);)
+        if (!line.empty())
+          said = line; // gnuplot's last word: the reason
+    }
+    std::error_code ec;
+    fs::remove(drawing, ec);
+    fs::remove_all(tmp, ec);
+    throw config::ConfigError(o.csv, "",
+                              fmt::format("gnuplot could not draw this data{}: check the columns' values (a value "
+                                          "gnuplot cannot scale, such as +-1e308, stops it); {} was left as it was",
+                                          said.empty() ? "" : " (" + said + ")", out.string()));
+  }
+  fs::rename(drawing, out);
   fs::remove_all(tmp);
   std::size_t nseries = 0;
   for (auto const& [pname, panel] : panels)
