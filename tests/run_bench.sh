@@ -2,9 +2,10 @@
 # `nafsim bench`: both suites write their CSV with one row per point (speeds are benchmarks, not asserted here),
 # report bytes per node, run the collectives at both network fidelities and the all-to-all study at both (and with a
 # resolve fraction), and a bad
-# option is a clear error.
+# option is a clear error; bench and explain write only into folders they made.
 set -euo pipefail
 nafsim=$(readlink -f "$1")
+root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -31,4 +32,18 @@ if "$nafsim" bench --suite nosuch > /dev/null 2> bad.err; then exit 1; fi
 grep -q "suite" bad.err
 if "$nafsim" bench --suite collectives --fidelity fluid > /dev/null 2> bad.err; then exit 1; fi
 grep -q "fidelity" bad.err
+# A folder bench did not make is left alone (a user's bench.csv survives, exit 2); its own folder is reused.
+mkdir mine && echo mine > mine/bench.csv
+if "$nafsim" bench --suite hops --nodes 16 --total 1MiB --repeat 1 --out mine > /dev/null 2> mine.err; then exit 1; fi
+grep -q "mine holds bench.csv, and nafsim bench did not make this folder" mine.err
+test "$(cat mine/bench.csv)" = mine
+"$nafsim" bench --suite hops --nodes 16 --total 1MiB --repeat 1 --out "$work/b" > /dev/null
+# The same for explain: a user's baseline.log survives; explain's own folder is reused.
+mkdir ex && echo mine > ex/baseline.log
+scenario=$root/workloads/collective/example.json
+if "$nafsim" explain "$scenario" --set 'workload.sizes=["4KiB"]' --out ex > /dev/null 2> ex.err; then exit 1; fi
+grep -q "ex holds baseline.log, and nafsim explain did not make this folder" ex.err
+test "$(cat ex/baseline.log)" = mine
+"$nafsim" explain "$scenario" --set 'workload.sizes=["4KiB"]' --out ex2 > /dev/null
+"$nafsim" explain "$scenario" --set 'workload.sizes=["4KiB"]' --out ex2 > /dev/null
 echo "bench: both suites written"

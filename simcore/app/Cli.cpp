@@ -373,7 +373,7 @@ int cli_main(int argc, char** argv)
       for (unsigned p : bench_a2a_ranks)
         if (p < 2)
           throw config::ConfigError("--alltoall-ranks", "", fmt::format("{} rank(s): an all-to-all needs 2 or more", p));
-      check_out_dir(bench_out, "--out");
+      results::claim_own_dir(bench_out, "--out", "bench"); // a user's folder (and its bench.csv) is left alone
       int rc = 0;
       if (bench_suite != "collectives")
         rc = app::run_bench(bench_sizes, total.count, bench_repeat, bench_out, reg);

@@ -4,6 +4,7 @@
 #include "simcore/config/ConfigError.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/results/CsvReader.hpp"
+#include "simcore/results/OutputDir.hpp"
 #include "simcore/sweep/ChildProcess.hpp"
 #include "simcore/units/Units.hpp"
 
@@ -244,6 +245,7 @@ int explain_command(const ExplainOptions& opt, const workloads::WorkloadRegistry
   so.sets = opt.sets;
   Scenario sc = load_scenario(opt.scenario, so, reg); // bad input fails here, before any run
   const fs::path out = opt.out.empty() ? fs::path("results") / ("explain-" + sc.header.name) : fs::path(opt.out);
+  results::claim_own_dir(out, "--out", "explain"); // a user's folder (and its baseline.log) is left alone
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec || !fs::is_directory(out))

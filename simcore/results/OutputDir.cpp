@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <set>
 #include <climits>
 #include <unistd.h>
@@ -145,6 +146,30 @@ fs::path checked_sweep_dir(const fs::path& requested, const std::string& origin,
                                           "new folder (a sweep resumes only in its own directory)",
                                           p.string()));
   return shown(requested);
+}
+
+void claim_own_dir(const fs::path& dir, const std::string& origin, const std::string& command)
+{
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw config::ConfigError(origin, "", fmt::format("{} exists and is not a directory: name a folder", dir.string()));
+  const fs::path marker = dir / (".nafsim-" + command);
+  if (fs::is_directory(dir, ec) && !fs::exists(marker, ec)) {
+    auto it = fs::directory_iterator(dir, ec);
+    if (ec)
+      throw config::ConfigError(origin, "", fmt::format("cannot read the folder {}: {}", dir.string(), ec.message()));
+    if (it != fs::directory_iterator())
+      throw config::ConfigError(origin, "",
+                                fmt::format("{} holds {}, and nafsim {} did not make this folder: name a new or "
+                                            "empty folder (it replaces files only in its own)",
+                                            dir.string(), it->path().filename().string(), command));
+  }
+  check_creatable(dir, origin, "");
+  make_directories(dir);
+  std::ofstream f(marker);
+  f << "nafsim " << command << " writes into this folder and replaces its own files here\n";
+  if (!f)
+    throw_write_error(marker, errno);
 }
 
 void check_creatable(const fs::path& requested, const std::string& origin, const std::string& json_path)

@@ -42,6 +42,12 @@ std::filesystem::path checked_sweep_dir(const std::filesystem::path& requested, 
 /// system, no permission). Called before work starts, so that a sweep or figures run never fails at its end.
 void check_creatable(const std::filesystem::path& p, const std::string& origin, const std::string& json_path);
 
+/// A folder a subcommand adds its own files to (explain's runs, bench's tables): it must be new, empty, or one this
+/// command wrote before (its marker file `.nafsim-<command>`), so a user's files are never replaced. Otherwise throws
+/// config::ConfigError with `origin` naming the first entry found; a path that exists and is no folder is refused.
+/// Makes the folder and leaves the marker in it.
+void claim_own_dir(const std::filesystem::path& dir, const std::string& origin, const std::string& command);
+
 /// create_directories, a failure an OutputError naming the path and the system's reason.
 void make_directories(const std::filesystem::path& p);
 
