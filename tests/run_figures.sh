@@ -53,6 +53,12 @@ expect_exit2 "a line break in --out" nl.err "$nafsim" figures lant-fig7 --source
 grep -q -- "--out: the figure directory's name holds a control character" nl.err
 test ! -e injected && test ! -e "$work/injected"
 echo "ok control character in --out"
+# A folder figures did not make is left alone: a user's gallery.md survives (exit 2).
+mkdir mine && echo mine > mine/gallery.md
+expect_exit2 "a user's folder as --out" mine.err "$nafsim" figures accl-fig8 --source "$root" --out "$work/mine"
+grep -q "mine holds gallery.md, and nafsim figures did not make this folder" mine.err
+test "$(cat mine/gallery.md)" = mine
+echo "ok a user's folder is left alone"
 # Every plot titled, every legend entry a series name (tests/check_figures.sh).
 reference=absent
 [ -d "$root/../shared/reference/accl" ] && reference=present

@@ -31,15 +31,6 @@ using namespace nafsim;
 
 namespace {
 
-/// A directory of output files nafsim adds to (figures, bench): a folder, or one it can make.
-void check_out_dir(const fs::path& p, const std::string& origin)
-{
-  std::error_code ec;
-  if (fs::exists(p, ec) && !fs::is_directory(p, ec))
-    throw config::ConfigError(origin, "", fmt::format("{} exists and is not a directory: name a folder", p.string()));
-  results::check_creatable(p, origin, "");
-}
-
 /// --out given as "": no folder, said so (it used to mean the default silently).
 CLI::Validator non_empty_out()
 {
@@ -400,7 +391,7 @@ int cli_main(int argc, char** argv)
       fo.program   = fs::read_symlink("/proc/self/exe").string();
       fo.gallery   = fig_gallery;
       fo.bench     = !fig_bench.empty() ? fs::path(fig_bench) : fs::path(fig_out).parent_path() / "bench";
-      check_out_dir(fo.out, "--out");
+      results::check_own_dir(fo.out, "--out", "figures"); // a user's folder (its gallery.md, its images) is left alone
       fo.jobs      = fig_jobs > 0 ? fig_jobs : std::max(1u, std::thread::hardware_concurrency());
       fo.progress  = isatty(2) != 0;
       return app::run_figures(fo, reg);

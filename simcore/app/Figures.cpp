@@ -257,7 +257,7 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
   if (!ref.present)
     std::cerr << fmt::format("note: no reference data in {}: figures are drawn without measured points\n",
                              opt.reference.string());
-  results::make_directories(opt.out);
+  results::claim_own_dir(opt.out, "--out", "figures");
   int status = 0;
   std::map<std::string, std::vector<std::string>> pages;
   for (const Figure* f : selected) {

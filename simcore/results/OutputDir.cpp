@@ -148,7 +148,7 @@ fs::path checked_sweep_dir(const fs::path& requested, const std::string& origin,
   return shown(requested);
 }
 
-void claim_own_dir(const fs::path& dir, const std::string& origin, const std::string& command)
+void check_own_dir(const fs::path& dir, const std::string& origin, const std::string& command)
 {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
@@ -165,7 +165,13 @@ void claim_own_dir(const fs::path& dir, const std::string& origin, const std::st
                                             dir.string(), it->path().filename().string(), command));
   }
   check_creatable(dir, origin, "");
+}
+
+void claim_own_dir(const fs::path& dir, const std::string& origin, const std::string& command)
+{
+  check_own_dir(dir, origin, command);
   make_directories(dir);
+  const fs::path marker = dir / (".nafsim-" + command);
   std::ofstream f(marker);
   f << "nafsim " << command << " writes into this folder and replaces its own files here\n";
   if (!f)

@@ -45,7 +45,9 @@ void check_creatable(const std::filesystem::path& p, const std::string& origin, 
 /// A folder a subcommand adds its own files to (explain's runs, bench's tables): it must be new, empty, or one this
 /// command wrote before (its marker file `.nafsim-<command>`), so a user's files are never replaced. Otherwise throws
 /// config::ConfigError with `origin` naming the first entry found; a path that exists and is no folder is refused.
-/// Makes the folder and leaves the marker in it.
+/// check_own_dir checks only (before any work: bad input writes nothing); claim_own_dir checks, makes the folder and
+/// leaves the marker in it.
+void check_own_dir(const std::filesystem::path& dir, const std::string& origin, const std::string& command);
 void claim_own_dir(const std::filesystem::path& dir, const std::string& origin, const std::string& command);
 
 /// create_directories, a failure an OutputError naming the path and the system's reason.
