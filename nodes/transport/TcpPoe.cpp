@@ -149,6 +149,16 @@ void TcpPoe::write_records(QpId s)
     write_records(write_order_.front());
 }
 
+bool TcpPoe::refused(Session& ss)
+{
+  if (room(ss) >= chunk(ss))
+    return false;
+  if (!ss.wait_room) // the stack answers NOSPACE; the handler asks again once an ACK frees room
+    ++c_.refused_writes;
+  ss.wait_room = true;
+  return true;
+}
+
 void TcpPoe::request()
 {
   // ACCL's tcp_txHandler (kernels/cclo/hls/eth_intf/tcp_txHandler.cpp 38-152): a request {session, at most
@@ -160,12 +170,8 @@ void TcpPoe::request()
     return;
   QpId s      = write_order_.front();
   Session& ss = sessions_[s];
-  if (room(ss) < chunk(ss)) { // the stack would answer NOSPACE
-    if (!ss.wait_room)
-      ++c_.refused_writes;
-    ss.wait_room = true;
+  if (refused(ss))
     return;
-  }
   request_out_ = true;
   ++c_.write_requests;
   sched_.after(cfg_.tx_status_latency, this, kStatus, s);
@@ -179,13 +185,9 @@ void TcpPoe::on_status(QpId s)
     return;
   }
   Session& ss = sessions_[s];
-  const std::uint64_t n = chunk(ss);
-  if (room(ss) < n) { // (room only grows while a request is out; kept for safety)
-    if (!ss.wait_room)
-      ++c_.refused_writes;
-    ss.wait_room = true;
+  if (refused(ss)) // an ACK meanwhile may have carried a smaller peer window
     return;
-  }
+  const std::uint64_t n = chunk(ss);
   ss.conn.write(n, scratch_);
   TxRecord& r = ss.tx[ss.unwritten];
   r.written += n;

@@ -169,6 +169,8 @@ private:
   void on_status(QpId s);
   /// Bytes session `s` may write now (transmit buffer; write_within_window: and the send window).
   std::uint64_t room(const Session& ss) const;
+  /// No room for `ss`'s next write (the stack would refuse it): counted once per wait, asked again after an ACK.
+  bool refused(Session& ss);
   /// The next write of `ss`'s first unwritten message: at most one segment's payload.
   std::uint64_t chunk(const Session& ss) const;
   /// `r` is wholly written: tell its poster once its last byte is in (`in`: the last write's data).

@@ -64,6 +64,7 @@ Built tcp_sendrecv(const CsvTable& merged, const Reference& ref)
     runs[{device ? 1 : 2, rank, bytes}].push_back(num(r.at("host_latency_us")));
   }
   std::map<std::pair<int, unsigned>, ErrorSummary> sums;
+  std::vector<std::string> per_size; // the gallery's per-size table, after the summary
   for (auto const& [key, v] : runs) {
     auto const& [scope, rank, bytes] = key;
     const std::string role = rank == 0 ? "sender" : "receiver";
@@ -76,6 +77,9 @@ Built tcp_sendrecv(const CsvTable& merged, const Reference& ref)
       t->row().add(fmt::format("{} {}", scopes[scope], role)).add(scopes[scope]).add(role).add(bytes)
           .add(fixed(model, 3)).add(fixed(measured, 3)).add(fixed(e, 1));
     sums[{scope, rank}].add(e);
+    per_size.push_back(fmt::format("| {} | {} | {} | {:.3f} | {} | {} |", scopes[scope], role, size_label(bytes), model,
+                                   std::isnan(measured) ? "-" : fmt::format("{:.3f}", measured),
+                                   std::isnan(e) ? "-" : fmt::format("{:+.1f} %", e)));
   }
   auto& g = b.gallery;
   g.push_back("Calibration of `platforms/accl-xrt-u55c.json` (ACCL over XRT and the 100G TCP stack, the platform of "
@@ -96,17 +100,7 @@ Built tcp_sendrecv(const CsvTable& merged, const Reference& ref)
   g.push_back("");
   g.push_back("| scope | role | size | model us | measured us (median) | error |");
   g.push_back("|---|---|---|---|---|---|");
-  for (auto const& [key, v] : runs) {
-    auto const& [scope, rank, bytes] = key;
-    const double model    = median(v);
-    const double measured = Reference::median_of(ref.tcp_by_rank, {{"scope", scopes[scope]},
-                                                                   {"size_B", std::to_string(bytes)},
-                                                                   {"rank", std::to_string(rank)}});
-    const double e = error_pct(model, measured);
-    g.push_back(fmt::format("| {} | {} | {} | {:.3f} | {} | {} |", scopes[scope], rank == 0 ? "sender" : "receiver",
-                            size_label(bytes), model, std::isnan(measured) ? "-" : fmt::format("{:.3f}", measured),
-                            std::isnan(e) ? "-" : fmt::format("{:+.1f} %", e)));
-  }
+  g.insert(g.end(), per_size.begin(), per_size.end());
   return b;
 }
 
