@@ -20,6 +20,8 @@ public:
                       std::vector<std::string>& summary) const = 0;
   /// A run ended in a deadlock: the setting of this workload that would avoid it, as a sentence ("" if none).
   virtual std::string deadlock_advice() const { return {}; }
+  /// After a successful run: what the workload adds to metadata.json under "workload" (null: nothing).
+  virtual config::Json metadata() const { return {}; }
 };
 
 /// The message sizes of a size sweep: `sizes` if not empty, else `min` doubling up to `max` (the step out of

@@ -133,6 +133,8 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   meta["bytes_per_node"] = Simulation::peak_rss_bytes() / std::max<std::size_t>(1, cluster->size());
   meta["nodes"]          = cluster->size();
   meta["routing_table_bytes"] = cluster->fabric().routes().memory_bytes();
+  if (auto w = sc.workload->metadata(); !w.is_null())
+    meta["workload"] = std::move(w);
   Json tables            = Json::array();
   for (auto const& t : sink.tables())
     tables.push_back({{"file", t.name() + ".csv"}, {"columns", t.columns()}, {"rows", t.row_count()}});

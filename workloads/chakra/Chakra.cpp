@@ -11,7 +11,7 @@ Chakra::Chakra(const ChakraConfig& cfg) : cfg_(cfg)
   if (cfg_.stream)
     stream_ = std::make_unique<ChakraStream>(cfg_);
   else
-    program_ = std::make_unique<Program>(load_chakra(cfg_));
+    program_ = std::make_unique<Program>(load_chakra(cfg_, &repairs_));
 }
 
 void Chakra::start(nodes::Cluster& c)
@@ -22,6 +22,38 @@ void Chakra::start(nodes::Cluster& c)
     program_->start(c);
 }
 
+const ChakraRepairs& Chakra::repairs() const
+{
+  return stream_ ? stream_->repairs() : repairs_;
+}
+
+namespace {
+
+/// The summary's line on what was repaired (empty: the trace ran as written).
+std::string repairs_line(const ChakraRepairs& r, bool streamed)
+{
+  if (r.total() == 0)
+    return {};
+  std::vector<std::string> parts;
+  auto add = [&](std::uint64_t n, const char* what) {
+    if (n > 0)
+      parts.push_back(fmt::format("{} {}", n, what));
+  };
+  add(r.absent_deps, streamed ? "dependencies on nodes absent from their file dropped (streamed: found at the file's "
+                                "end, their nodes waited until then)"
+                              : "dependencies on nodes absent from their file dropped");
+  add(r.self_deps, "self-dependencies dropped");
+  add(r.cpu_gpu_cycles, "CPU operator / GPU kernel cycles broken (the operator's dependency on its kernel dropped)");
+  add(r.comm_type_from_name, "collectives typed from their names (no comm_type)");
+  add(r.collectives_skipped, "collectives skipped (no comm_type, and no collective in their names)");
+  std::string s;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    s += (i ? ", " : "") + parts[i];
+  return fmt::format("  repaired as Chakra's converter output needs: {}; workload.strict: true refuses them", s);
+}
+
+} // namespace
+
 void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
   const std::string replicated = cfg_.replicate ? " (rank 0's file replicated on every rank: replicate)" : "";
@@ -31,18 +63,46 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
           ? "  sends: eager (each completes once its data has left, as ASTRA-sim and PyTorch mean a trace's send; "
             "workload.sends: blocking runs the engine's own protocol)"
           : "  sends: blocking (the engine's own protocol: above its eager limit a send waits for its receive)";
-  if (stream_) {
+  const std::string order = fmt::format(
+      "  compute_order: {}",
+      cfg_.compute_order == ChakraComputeOrder::Streams
+          ? "streams (one compute node at a time per GPU stream and per CPU thread)"
+      : cfg_.compute_order == ChakraComputeOrder::AstraSim
+          ? "astra-sim (one GPU compute node and one CPU operator per rank at a time, as ASTRA-sim runs them)"
+          : "dependencies (every compute node whose dependencies are done, at once)");
+  if (stream_)
     summary.push_back(fmt::format("chakra trace {}: streamed on {} ranks{}", name, stream_->ranks(), replicated));
+  else
+    summary.push_back(fmt::format("chakra trace {}: {} operations on {} ranks{}", name, program_->plan().ops.size(),
+                                  program_->plan().cfg.ranks, replicated));
+  if (auto r = repairs_line(repairs(), stream_ != nullptr); !r.empty())
+    summary.push_back(r);
+  if (stream_) {
     summary.push_back(sends);
+    summary.push_back(order);
     stream_->report(c, sink, summary);
     return;
   }
-  summary.push_back(fmt::format("chakra trace {}: {} operations on {} ranks{}", name, program_->plan().ops.size(),
-                                program_->plan().cfg.ranks, replicated));
   auto const& ops = program_->plan().ops;
   if (std::any_of(ops.begin(), ops.end(), [](auto const& o) { return is_p2p(o.kind); }))
     summary.push_back(sends);
+  if (std::any_of(ops.begin(), ops.end(), [](auto const& o) { return o.lane >= 0 || o.kind == ProgramOpKind::Compute; }))
+    summary.push_back(order);
   program_->report(c, sink, summary);
+}
+
+config::Json Chakra::metadata() const
+{
+  auto const& r = repairs();
+  config::Json rep;
+  rep["absent_dependencies_dropped"] = r.absent_deps;
+  rep["self_dependencies_dropped"]   = r.self_deps;
+  rep["cpu_gpu_cycles_broken"]       = r.cpu_gpu_cycles;
+  rep["comm_types_from_names"]       = r.comm_type_from_name;
+  rep["collectives_skipped"]         = r.collectives_skipped;
+  config::Json m;
+  m["chakra_repairs"] = rep;
+  return m;
 }
 
 std::string Chakra::deadlock_advice() const

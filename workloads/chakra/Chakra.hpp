@@ -17,11 +17,15 @@ public:
   void start(nodes::Cluster& c) override;
   void report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const override;
   std::string deadlock_advice() const override;
+  config::Json metadata() const override;
+  /// What the loader repaired (workload.strict false).
+  const ChakraRepairs& repairs() const;
 
 private:
   ChakraConfig cfg_;
   std::unique_ptr<Program> program_;
   std::unique_ptr<ChakraStream> stream_;
+  ChakraRepairs repairs_;
 };
 
 } // namespace nafsim::workloads

@@ -1,6 +1,7 @@
 #include "workloads/chakra/ChakraNodes.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -12,8 +13,23 @@ namespace {
 ProgramOpKind collective_kind(const Ctx& c, unsigned r, const pb::Node& n)
 {
   auto t = int_attr(n, "comm_type");
-  if (!t)
-    throw node_error(c, r, n, "comm_type", "a COMM_COLL_NODE needs its comm_type attribute");
+  if (!t) {
+    // Chakra's converter types a collective by its kernel's name; a node that lost its comm_type is typed the same
+    // way, or, when its name names no collective, skipped (it takes no time; its dependents still wait for it).
+    if (auto named = comm_type_from_name(n.name())) {
+      repair(c, r, n, "comm_type", "a COMM_COLL_NODE without its comm_type attribute",
+             fmt::format("typed {} from its name, as Chakra's converter types collectives",
+                         pb::CollectiveCommType_Name(*named)),
+             &ChakraRepairs::comm_type_from_name);
+      t = *named;
+    } else {
+      repair(c, r, n, "comm_type",
+             "a COMM_COLL_NODE without its comm_type attribute, and its name names no collective (allreduce, "
+             "alltoall, allgather, reducescatter, broadcast, barrier, reduce, gather, scatter)",
+             "skipped: it moves nothing and takes no time", &ChakraRepairs::collectives_skipped);
+      return ProgramOpKind::Wait;
+    }
+  }
   switch (*t) {
     case pb::ALL_REDUCE: return ProgramOpKind::AllReduce;
     case pb::REDUCE: return ProgramOpKind::Reduce;
@@ -110,16 +126,53 @@ void read_groups(Ctx& c)
   }
 }
 
+namespace {
+
+/// Every {"pg_name": ...} object in `j`, through nested lists and through strings that hold JSON (Chakra's converter
+/// keeps PyTorch's recorded input, itself a JSON string, inside a list).
+void collect_groups(const nlohmann::json& j, std::vector<nlohmann::json>& out, int depth = 0)
+{
+  if (depth > 4)
+    return;
+  if (j.is_object() && j.contains("pg_name")) {
+    out.push_back(j);
+  } else if (j.is_array()) {
+    for (auto const& e : j)
+      collect_groups(e, out, depth + 1);
+  } else if (j.is_string()) {
+    auto inner = nlohmann::json::parse(j.get<std::string>(), nullptr, false);
+    if (!inner.is_discarded())
+      collect_groups(inner, out, depth + 1);
+  }
+}
+
+/// A METADATA node's inputs.values as JSON: as written, or as Chakra's converter writes it, Python's str() of the
+/// recorded inputs (a list of one string in single quotes: ['[{"pg_name": "0", ...}]']).
+nlohmann::json metadata_values(const std::string& v)
+{
+  auto j = nlohmann::json::parse(v, nullptr, false);
+  if (!j.is_discarded())
+    return j;
+  if (v.size() < 4 || v.compare(0, 2, "['") != 0 || v.compare(v.size() - 2, 2, "']") != 0)
+    return j;
+  std::string s; // the Python string literal's text, its \' and \\ escapes undone
+  for (std::size_t i = 2; i + 2 < v.size(); ++i) {
+    if (v[i] == '\\' && i + 3 < v.size() && (v[i + 1] == '\'' || v[i + 1] == '\\'))
+      ++i;
+    s += v[i];
+  }
+  return nlohmann::json::array({s});
+}
+
+} // namespace
+
 void read_metadata_groups(Ctx& c, unsigned r, const pb::Node& n)
 {
   if (n.type() != pb::METADATA_NODE || !n.has_inputs())
     return;
-  auto j = nlohmann::json::parse(n.inputs().values(), nullptr, false);
-  if (j.is_discarded() || !j.is_array())
-    return;
-  for (auto const& g : j) {
-    if (!g.is_object() || !g.contains("pg_name"))
-      continue;
+  std::vector<nlohmann::json> groups;
+  collect_groups(metadata_values(n.inputs().values()), groups);
+  for (auto const& g : groups) {
     auto const& name = g["pg_name"];
     auto const& rs   = g.contains("ranks") ? g["ranks"] : nlohmann::json::array();
     if (!name.is_string() || !rs.is_array())
@@ -160,7 +213,33 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
   };
   auto peer = [&](const char* key) {
     auto p = int_attr(n, key);
-    if (!p || *p < 0 || *p >= static_cast<std::int64_t>(c.ranks) || *p == static_cast<std::int64_t>(r))
+    if (!p) {
+      // Chakra's PyTorch converter writes a send's or receive's comm_size and pg_name, never its peer
+      // (semantics.md section 2): on a process group of two ranks the peer is the other one.
+      auto const* pg = attr(n, "pg_name");
+      auto it = pg ? std::find(c.comm_names.begin(), c.comm_names.end(), pg->string_val()) : c.comm_names.end();
+      if (pg && !pg->string_val().empty() && it != c.comm_names.end()) {
+        auto const& m = c.comms[static_cast<std::size_t>(it - c.comm_names.begin())];
+        if (m.size() == 2 && (m[0] == r || m[1] == r))
+          return static_cast<int>(m[0] == r ? m[1] : m[0]);
+        throw node_error(c, r, n, key,
+                         fmt::format("no {}, as Chakra's PyTorch converter writes sends and receives: nafsim pairs "
+                                     "them only on a process group of two ranks, and group '{}' has {} ranks{}; give "
+                                     "{} (the peer's rank)",
+                                     key, pg->string_val(), m.size(),
+                                     std::find(m.begin(), m.end(), r) == m.end() ? fmt::format(" without rank {}", r)
+                                                                                 : "",
+                                     key));
+      }
+      throw node_error(c, r, n, key,
+                       fmt::format("no {} and no pg_name of a two-rank process group: the peer cannot be told; give "
+                                   "{} (the peer's rank){}",
+                                   key, key,
+                                   pg && !pg->string_val().empty()
+                                       ? fmt::format(", or declare group '{}' (workload.comm_groups)", pg->string_val())
+                                       : ""));
+    }
+    if (*p < 0 || *p >= static_cast<std::int64_t>(c.ranks) || *p == static_cast<std::int64_t>(r))
       throw node_error(c, r, n, key, fmt::format("the peer must be another of the trace's {} ranks", c.ranks));
     return static_cast<int>(*p);
   };
@@ -192,6 +271,8 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
     }
     case pb::COMM_COLL_NODE: {
       l.kind  = collective_kind(c, r, n);
+      if (l.kind == ProgramOpKind::Wait)
+        break; // a collective of no known type, skipped (repaired)
       l.bytes = l.kind == ProgramOpKind::Barrier ? 0 : size();
       if (auto const* pg = attr(n, "pg_name"); pg && !pg->string_val().empty()) {
         auto it = std::find(c.comm_names.begin(), c.comm_names.end(), pg->string_val());
@@ -248,6 +329,52 @@ unsigned count_ranks(const ChakraConfig& cfg)
     throw config::ConfigError("", "/workload/trace",
                               fmt::format("no file {}: a trace is <trace>.<rank>.et, from rank 0", rank_file(cfg.trace, 0)));
   return n;
+}
+
+void repair(const Ctx& c, unsigned r, const pb::Node& n, const std::string& field, const std::string& problem,
+            const std::string& fix, std::uint64_t ChakraRepairs::*counter)
+{
+  if (c.cfg.strict)
+    throw node_error(c, r, n, field,
+                     fmt::format("{} (workload.strict is true; with false, the default, nafsim repairs it as Chakra's "
+                                 "converter output needs: {}, counted in the summary)",
+                                 problem, fix));
+  ++(c.repairs.*counter);
+}
+
+std::optional<pb::CollectiveCommType> comm_type_from_name(std::string_view name)
+{
+  std::string s;
+  for (char ch : name)
+    if (ch != '_' && ch != '-')
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  // Chakra's converter's list, in its order (pytorch_converter.py get_collective_comm_type), then the rest of the
+  // types by the names c10d and NCCL give them, the longer names first (allreduce before reduce).
+  static constexpr std::pair<std::string_view, pb::CollectiveCommType> names[] = {
+      {"allreduce", pb::ALL_REDUCE},     {"alltoall", pb::ALL_TO_ALL}, {"allgather", pb::ALL_GATHER},
+      {"reducescatter", pb::REDUCE_SCATTER}, {"broadcast", pb::BROADCAST}, {"sendrecv", pb::ALL_TO_ALL},
+      {"barrier", pb::BARRIER},          {"reduce", pb::REDUCE},       {"gather", pb::GATHER},
+      {"scatter", pb::SCATTER},          {"bcast", pb::BROADCAST}};
+  for (auto const& [key, type] : names)
+    if (s.find(key) != std::string::npos)
+      return type;
+  return std::nullopt;
+}
+
+bool is_cpu_op(const pb::Node& n)
+{
+  return int_attr(n, "is_cpu_op").value_or(0) != 0;
+}
+
+std::optional<std::pair<int, std::int64_t>> lane_key(ChakraComputeOrder order, const pb::Node& n)
+{
+  const bool runs = n.type() == pb::COMP_NODE || n.type() == pb::MEM_LOAD_NODE || n.type() == pb::MEM_STORE_NODE;
+  if (!runs || order == ChakraComputeOrder::Dependencies)
+    return std::nullopt;
+  const bool cpu = is_cpu_op(n);
+  if (order == ChakraComputeOrder::AstraSim)
+    return std::pair{cpu ? 0 : 1, std::int64_t{0}};
+  return std::pair{cpu ? 0 : 1, int_attr(n, cpu ? "tid" : "stream").value_or(0)};
 }
 
 } // namespace nafsim::workloads::chakra

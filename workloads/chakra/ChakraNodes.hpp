@@ -33,6 +33,8 @@ struct Local {
   double ops = 0;          ///< compute nodes' work, modeled
   std::uint64_t touched = 0;
   std::vector<std::size_t> deps; ///< indices of this rank's Locals
+  /// Compute and memory nodes: the rank's lane they run on one at a time (compute_order; lane_key), -1 none.
+  std::int64_t lane = -1;
   std::size_t op = SIZE_MAX;     ///< the program operation it becomes
 };
 
@@ -41,6 +43,7 @@ struct Ctx {
   unsigned ranks;
   std::vector<std::vector<unsigned>> comms{};
   std::vector<std::string> comm_names{};
+  mutable ChakraRepairs repairs{}; ///< what was repaired so far (strict false)
   std::string file(unsigned r) const { return rank_file(cfg.trace, r); }
 };
 
@@ -58,5 +61,20 @@ void read_metadata_groups(Ctx& c, unsigned r, const pb::Node& n);
 Local local_of(const Ctx& c, unsigned r, const pb::Node& n);
 /// How many rank files the trace has (cfg.ranks, else the files present).
 unsigned count_ranks(const ChakraConfig& cfg);
+
+/// A defect Chakra's converter commonly writes: with strict, an error naming the file, the node and the field
+/// (`problem`); else counted in `counter` and repaired by the caller as `repair` says.
+void repair(const Ctx& c, unsigned r, const pb::Node& n, const std::string& field, const std::string& problem,
+            const std::string& fix, std::uint64_t ChakraRepairs::*counter);
+/// The collective a node's name names, as Chakra's converter types it (`_` and `-` removed, lower case, the first
+/// of allreduce, alltoall, allgather, reducescatter, broadcast it contains; a SendRecv kernel is an all-to-all) and,
+/// beyond the converter, barrier, reduce, gather, scatter, bcast; nothing if none.
+std::optional<pb::CollectiveCommType> comm_type_from_name(std::string_view name);
+/// A CPU operator (is_cpu_op true), not a GPU node (false or absent, as the feeders default it).
+bool is_cpu_op(const pb::Node& n);
+/// The lane a compute or memory node runs on under `order`: (0, tid) for a CPU operator, (1, stream) for a GPU node
+/// (absent attributes: 0, as Chakra's parser defaults the stream); astra-sim: (0, 0) or (1, 0); nothing for other
+/// nodes and for `dependencies`.
+std::optional<std::pair<int, std::int64_t>> lane_key(ChakraComputeOrder order, const pb::Node& n);
 
 } // namespace nafsim::workloads::chakra

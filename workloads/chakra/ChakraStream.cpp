@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <map>
+#include <set>
 #include <unordered_set>
 
 namespace nafsim::workloads {
@@ -63,6 +65,8 @@ struct ChakraStream::Node {
   std::uint64_t touched = 0;
   std::vector<std::uint64_t> deps;
   std::size_t missing = 0;
+  bool cpu = false;       ///< a CPU operator (is_cpu_op), else a GPU node
+  std::int64_t lane = -1; ///< compute and memory nodes: the rank's lane (compute_order), -1 none
 };
 
 void ChakraStream::Totals::advance(SimTime t)
@@ -246,6 +250,10 @@ struct ChakraStream::RankRun {
   std::unordered_map<std::uint64_t, Node> waiting;                     ///< read; dependencies not all done
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> users; ///< dependency -> nodes waiting for it
   std::deque<Node> ready;
+  std::map<std::int64_t, std::map<std::uint64_t, Node>> held; ///< ready, waiting for their lane (by id)
+  std::size_t held_count = 0;
+  std::set<std::int64_t> busy;                                ///< lanes with a node started
+  std::map<std::pair<int, std::int64_t>, std::int64_t> lanes; ///< (cpu / gpu, thread / stream) -> lane
   bool end = false;
   pb::Node pn;
 
@@ -256,6 +264,7 @@ struct ChakraStream::RankRun {
   {
     if (!reader.next(pn)) {
       end = true;
+      drop_absent();
       return;
     }
     ++s.nodes_read_;
@@ -268,34 +277,116 @@ struct ChakraStream::RankRun {
                        "collective, compute and memory nodes can be replicated (give every rank's file)");
     read_metadata_groups(s.ctx_, rank, pn);
     const Local l = local_of(s.ctx_, rank, pn);
-    Node n{pn.id(), pn.name(), l.kind, l.comm, l.bytes, l.peer, l.tag, l.duration, l.ops, l.touched, {}, 0};
+    Node n{pn.id(), pn.name(), l.kind, l.comm, l.bytes, l.peer, l.tag, l.duration, l.ops, l.touched, {}, 0,
+           is_cpu_op(pn), -1};
+    if (auto key = lane_key(s.cfg_.compute_order, pn))
+      n.lane = lanes.emplace(*key, static_cast<std::int64_t>(lanes.size())).first->second;
     for (auto const* deps : {&pn.ctrl_deps(), &pn.data_deps()})
       for (auto d : *deps) {
-        if (d == n.id)
-          throw node_error(s.ctx_, rank, pn, "ctrl_deps", "depends on itself");
-        if (!done.contains(d)) {
-          n.deps.push_back(d);
-          users[d].push_back(n.id);
+        if (d == n.id) {
+          repair(s.ctx_, rank, pn, deps == &pn.ctrl_deps() ? "ctrl_deps" : "data_deps", "depends on itself",
+                 "the dependency dropped", &ChakraRepairs::self_deps);
+          continue;
         }
+        if (done.contains(d) || std::find(n.deps.begin(), n.deps.end(), d) != n.deps.end())
+          continue;
+        if (break_cycle(n, d))
+          continue;
+        n.deps.push_back(d);
+        users[d].push_back(n.id);
       }
     n.missing = n.deps.size();
     if (n.missing == 0)
-      ready.push_back(std::move(n));
+      make_ready(std::move(n));
     else
       waiting.emplace(n.id, std::move(n));
   }
 
-  /// Node `id` is done: those waiting only for it are ready.
-  void complete(std::uint64_t id)
+  /// A CPU operator and its GPU kernel waiting for each other (`n` just read depends on `d`, read earlier, which
+  /// waits for `n`): the operator's dependency on its kernel goes (ChakraTrace.cpp's rank_graph says why). True when
+  /// it was `n`'s dependency on `d`.
+  bool break_cycle(Node& n, std::uint64_t d)
+  {
+    auto w = waiting.find(d);
+    if (w == waiting.end() || n.cpu == w->second.cpu ||
+        std::find(w->second.deps.begin(), w->second.deps.end(), n.id) == w->second.deps.end())
+      return false;
+    Node& cpu = n.cpu ? n : w->second;
+    Node& gpu = n.cpu ? w->second : n;
+    repair(s.ctx_, rank, pn, "data_deps",
+           fmt::format("is on a dependency cycle with node {}: the CPU operator waits for its own kernel (operator {}, "
+                       "GPU kernel {})",
+                       d, cpu.id, gpu.id),
+           "the operator's dependency on its kernel dropped", &ChakraRepairs::cpu_gpu_cycles);
+    if (n.cpu)
+      return true;
+    std::erase(w->second.deps, n.id); // the operator read earlier no longer waits for this kernel
+    std::erase(users[n.id], d);
+    if (--w->second.missing == 0) {
+      make_ready(std::move(w->second));
+      waiting.erase(w);
+    }
+    return false;
+  }
+
+  /// The whole file read: dependencies on ids it never had are dropped (repaired; strict: an error). Their nodes
+  /// waited until now (ASSUMPTION: a streamed trace learns an id is absent only at its file's end).
+  void drop_absent()
+  {
+    std::vector<std::uint64_t> freed;
+    for (auto& [id, w] : waiting)
+      for (auto d : std::vector<std::uint64_t>(w.deps))
+        if (!seen.contains(d)) {
+          pn.set_id(id);
+          pn.set_name(w.name);
+          repair(s.ctx_, rank, pn, "data_deps", fmt::format("depends on node {}, which this file does not hold", d),
+                 "the dependency dropped, as Chakra's converter leaves ids it removed", &ChakraRepairs::absent_deps);
+          std::erase(w.deps, d);
+          if (--w.missing == 0)
+            freed.push_back(id);
+        }
+    std::sort(freed.begin(), freed.end());
+    for (auto id : freed) {
+      make_ready(std::move(waiting.at(id)));
+      waiting.erase(id);
+    }
+  }
+
+  /// A node whose dependencies are done: ready, or held for its lane.
+  void make_ready(Node&& n)
+  {
+    if (n.lane < 0) {
+      ready.push_back(std::move(n));
+      return;
+    }
+    ++held_count;
+    held[n.lane].emplace(n.id, std::move(n));
+  }
+
+  /// Each free lane takes its lowest held id.
+  void dispatch()
+  {
+    for (auto& [lane, q] : held)
+      if (!q.empty() && busy.insert(lane).second) {
+        ready.push_back(std::move(q.begin()->second));
+        q.erase(q.begin());
+        --held_count;
+      }
+  }
+
+  /// Node `id` is done (and its lane free): those waiting only for it are ready.
+  void complete(std::uint64_t id, std::int64_t lane)
   {
     done.insert(id);
+    if (lane >= 0)
+      busy.erase(lane);
     auto it = users.find(id);
     if (it == users.end())
       return;
     for (auto u : it->second) {
       auto w = waiting.find(u);
       if (w != waiting.end() && --w->second.missing == 0) {
-        ready.push_back(std::move(w->second));
+        make_ready(std::move(w->second));
         waiting.erase(w);
       }
     }
@@ -331,17 +422,19 @@ struct ChakraStream::RankRun {
 void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
 {
   RankRun run(*this, rank);
-  std::vector<std::uint64_t> finished;
+  std::vector<std::pair<std::uint64_t, std::int64_t>> finished; // (id, lane)
   std::size_t running = 0;
   const ActorId self  = ctx.id();
   auto* host          = mpi_ ? c.host_node(hosts_[rank]).host() : c.node(hosts_[rank]).host();
   for (;;) {
     // Read a window ahead; further only while nothing can run.
-    while (!run.end && (run.waiting.size() + run.ready.size() < kWindow || (run.ready.empty() && running == 0))) {
+    auto read_ahead = [&] { return run.waiting.size() + run.ready.size() + run.held_count; };
+    while (!run.end && (read_ahead() < kWindow || (run.ready.empty() && run.held_count == 0 && running == 0))) {
       if (run.waiting.size() >= kMaxHeld)
         throw run.too_far();
       run.read_one();
     }
+    run.dispatch();
     if (run.ready.empty() && running == 0) {
       if (run.waiting.empty())
         break; // the end of the file, everything run
@@ -351,7 +444,7 @@ void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
       Node n = std::move(run.ready.front());
       run.ready.pop_front();
       execute(ctx, c, rank, n);
-      run.complete(n.id);
+      run.complete(n.id, n.lane);
       continue;
     }
     for (; !run.ready.empty(); run.ready.pop_front()) { // several at once: each in an actor of its own
@@ -359,7 +452,7 @@ void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
       c.scheduler().spawn(fmt::format("chakra-rank-{}-node-{}", rank, run.ready.front().id), host,
                           [&, n = std::move(run.ready.front())](ActorContext& a) {
                             execute(a, c, rank, n);
-                            finished.push_back(n.id);
+                            finished.emplace_back(n.id, n.lane);
                             --running;
                             a.scheduler().wake(self);
                           });
@@ -367,8 +460,8 @@ void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
     ctx.wait_until([&] { return !finished.empty(); }, WaitReason([rank, &running] {
                      return fmt::format("trace rank {} waits for its {} node(s) in flight", rank, running);
                    }));
-    for (auto id : std::exchange(finished, {}))
-      run.complete(id);
+    for (auto [id, lane] : std::exchange(finished, {}))
+      run.complete(id, lane);
   }
 }
 

@@ -33,6 +33,8 @@ public:
   void start(nodes::Cluster& c);
   void report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
   unsigned ranks() const { return ctx_.ranks; }
+  /// What was repaired so far (workload.strict false).
+  const ChakraRepairs& repairs() const { return ctx_.repairs; }
 
 private:
   struct Node;

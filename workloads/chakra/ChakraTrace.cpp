@@ -56,7 +56,8 @@ std::vector<pb::Node> read_rank(const std::string& file)
   return nodes;
 }
 
-/// Rank r's nodes as Locals in a dependency order (ties by id); errors for dangling, self and cyclic dependencies.
+/// Rank r's nodes as Locals in a dependency order (ties by id). Dependencies on absent nodes or on the node itself
+/// and a CPU operator's dependency on its own GPU kernel are repaired (or, strict, errors); other cycles are errors.
 std::vector<Local> rank_graph(const Ctx& c, unsigned r, const std::vector<pb::Node>& nodes)
 {
   std::unordered_map<std::uint64_t, std::size_t> by_id;
@@ -64,25 +65,46 @@ std::vector<Local> rank_graph(const Ctx& c, unsigned r, const std::vector<pb::No
     if (!by_id.emplace(nodes[i].id(), i).second)
       throw node_error(c, r, nodes[i], "id", "two nodes of this file have this id");
   std::vector<std::vector<std::size_t>> deps(nodes.size()), users(nodes.size());
-  std::vector<std::size_t> missing(nodes.size(), 0);
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     auto add = [&](std::uint64_t d, const char* field) {
       auto it = by_id.find(d);
       if (it == by_id.end())
-        throw node_error(c, r, nodes[i], field, fmt::format("depends on node {}, which this file does not hold", d));
+        return repair(c, r, nodes[i], field, fmt::format("depends on node {}, which this file does not hold", d),
+                      "the dependency dropped, as Chakra's converter leaves ids it removed",
+                      &ChakraRepairs::absent_deps);
       if (it->second == i)
-        throw node_error(c, r, nodes[i], field, "depends on itself");
-      if (std::find(deps[i].begin(), deps[i].end(), it->second) == deps[i].end()) {
+        return repair(c, r, nodes[i], field, "depends on itself", "the dependency dropped",
+                      &ChakraRepairs::self_deps);
+      if (std::find(deps[i].begin(), deps[i].end(), it->second) == deps[i].end())
         deps[i].push_back(it->second);
-        users[it->second].push_back(i);
-        ++missing[i];
-      }
     };
     for (auto d : nodes[i].ctrl_deps())
       add(d, "ctrl_deps");
     for (auto d : nodes[i].data_deps())
       add(d, "data_deps");
   }
+  // A CPU operator and its GPU kernel waiting for each other: the kernel is the operator's (it launched it), so the
+  // operator's dependency on it goes, as the converter means the pair (the kernel's parent is its launcher).
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (!is_cpu_op(nodes[i]))
+      continue;
+    std::erase_if(deps[i], [&](std::size_t d) {
+      if (is_cpu_op(nodes[d]) || std::find(deps[d].begin(), deps[d].end(), i) == deps[d].end())
+        return false;
+      repair(c, r, nodes[i], "data_deps",
+             fmt::format("is on a dependency cycle with GPU node {}: the CPU operator waits for its own kernel",
+                         nodes[d].id()),
+             "the operator's dependency on its kernel dropped", &ChakraRepairs::cpu_gpu_cycles);
+      return true;
+    });
+  }
+  std::vector<std::size_t> missing(nodes.size(), 0);
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    for (auto d : deps[i]) {
+      users[d].push_back(i);
+      ++missing[i];
+    }
+  std::map<std::pair<int, std::int64_t>, std::int64_t> lanes; // (cpu / gpu, thread / stream) -> this rank's lane
   using Item = std::pair<std::uint64_t, std::size_t>; // id, index: ready nodes taken lowest id first
   std::priority_queue<Item, std::vector<Item>, std::greater<>> ready;
   for (std::size_t i = 0; i < nodes.size(); ++i)
@@ -95,6 +117,8 @@ std::vector<Local> rank_graph(const Ctx& c, unsigned r, const std::vector<pb::No
     ready.pop();
     pos[i] = out.size();
     out.push_back(local_of(c, r, nodes[i]));
+    if (auto key = lane_key(c.cfg.compute_order, nodes[i]))
+      out.back().lane = lanes.emplace(*key, static_cast<std::int64_t>(lanes.size())).first->second;
     for (auto d : deps[i])
       out.back().deps.push_back(pos[d]);
     for (auto u : users[i])
@@ -212,7 +236,7 @@ std::vector<std::size_t> order(const Ctx& c, const std::vector<Global>& g, const
 
 } // namespace
 
-ProgramPlan load_chakra(const ChakraConfig& cfg)
+ProgramPlan load_chakra(const ChakraConfig& cfg, ChakraRepairs* repairs)
 {
   Ctx c{cfg, count_ranks(cfg)};
   read_groups(c);
@@ -270,6 +294,7 @@ ProgramPlan load_chakra(const ChakraConfig& cfg)
     o.comm       = op.comm;
     o.count      = (first.bytes + eb - 1) / eb;
     o.deps_given = true;
+    o.lane       = op.parts.size() == 1 ? first.lane : -1;
     o.name       = op.parts.size() == 1 ? fmt::format("{} (node {})", first.node->name(), first.node->id())
                                         : fmt::format("{} (node {} of rank {} ...)", first.node->name(),
                                                       first.node->id(), op.parts[0].first);
@@ -301,6 +326,8 @@ ProgramPlan load_chakra(const ChakraConfig& cfg)
   p.cfg.buffers = {ProgramBuffer{"operands", in, BufferInit::Zero}, ProgramBuffer{"results", out, BufferInit::Zero}};
   p.buffer_addr = {nodes::Cclo::kUserBase, nodes::Cclo::kUserBase + (in * eb + 4095) / 4096 * 4096};
   p.check_messages();
+  if (repairs)
+    *repairs = c.repairs;
   return p;
 }
 

@@ -15,6 +15,23 @@ enum class ChakraCompute { Replay, Model };
 /// What a COMM_SEND_NODE's completion means: eager (as the trace's producers mean it: once its data has left, into
 /// the receiver's buffers, whether or not the receive is posted) or blocking (the engine's own protocol choice).
 enum class ChakraSends { Eager, Blocking };
+/// Which compute nodes of a rank may run at once: one per GPU stream and one per CPU thread (streams, the default),
+/// one GPU compute node and one CPU operator per rank (astra-sim, as ASTRA-sim's HardwareResource runs them), or any
+/// whose dependencies are done (dependencies).
+enum class ChakraComputeOrder { Streams, AstraSim, Dependencies };
+
+/// What the loaders repaired in a trace as Chakra's converter writes it (workload.strict: false), over all ranks.
+struct ChakraRepairs {
+  std::uint64_t absent_deps = 0;    ///< dependencies on nodes the file lacks: dropped
+  std::uint64_t self_deps = 0;      ///< dependencies of a node on itself: dropped
+  std::uint64_t cpu_gpu_cycles = 0; ///< a CPU operator and its GPU kernel waiting for each other: the CPU side's dropped
+  std::uint64_t comm_type_from_name = 0; ///< collectives without comm_type, typed by their names
+  std::uint64_t collectives_skipped = 0; ///< collectives without comm_type whose names name none: run as no-ops
+  std::uint64_t total() const
+  {
+    return absent_deps + self_deps + cpu_gpu_cycles + comm_type_from_name + collectives_skipped;
+  }
+};
 } // namespace nafsim::workloads
 
 namespace nafsim::config {
@@ -25,6 +42,11 @@ template <> struct EnumNames<workloads::ChakraCompute> {
 template <> struct EnumNames<workloads::ChakraSends> {
   static constexpr std::array list{std::pair{workloads::ChakraSends::Eager, "eager"},
                                    std::pair{workloads::ChakraSends::Blocking, "blocking"}};
+};
+template <> struct EnumNames<workloads::ChakraComputeOrder> {
+  static constexpr std::array list{std::pair{workloads::ChakraComputeOrder::Streams, "streams"},
+                                   std::pair{workloads::ChakraComputeOrder::AstraSim, "astra-sim"},
+                                   std::pair{workloads::ChakraComputeOrder::Dependencies, "dependencies"}};
 };
 } // namespace nafsim::config
 
@@ -41,6 +63,8 @@ struct ChakraConfig {
   bool replicate = false;
   bool stream    = false;
   ChakraSends sends = ChakraSends::Eager;
+  ChakraComputeOrder compute_order = ChakraComputeOrder::Streams;
+  bool strict = false;
   ProgramCompute model;
   template <class V> void describe(V& v)
   {
@@ -72,12 +96,24 @@ struct ChakraConfig {
             "point-to-point eager, through the receiver's Rx buffers, whatever the size; MPI sends as buffered "
             "eager messages into the receiver's bounce buffers) or blocking (the engine's own choice: above "
             "max_eager_size, or the library's rendezvous threshold, a send waits for its receive)");
+    v.field("compute_order", compute_order,
+            "which compute and memory nodes of a rank run at once: streams (the default: one at a time per GPU stream, "
+            "the node's `stream` attribute, and per CPU thread, its `tid`, as CUDA streams and threads run them; "
+            "different streams overlap), astra-sim (one GPU compute node and one CPU operator per rank at a time, "
+            "whatever the stream, as ASTRA-sim runs them: to reproduce its results) or dependencies (every node whose "
+            "dependencies are done, however many)");
+    v.field("strict", strict,
+            "false (the default): repair what Chakra's converter commonly writes (dependencies on absent nodes or on "
+            "the node itself dropped, a CPU operator's dependency on its own GPU kernel dropped, a collective's "
+            "missing comm_type taken from its name or the node skipped), each counted in the summary and "
+            "metadata.json; true: each is an error naming the file and node");
   }
 };
 
 /// Read the trace and build the program (a ConfigError naming the file, the node id and the field for anything
 /// that cannot run: a missing or truncated file, an unknown node or collective type, a peer outside the ranks,
 /// a dependency on a missing node or on itself, a cycle, collectives the ranks call in different numbers or orders).
-ProgramPlan load_chakra(const ChakraConfig& cfg);
+/// `repairs`, when given, receives what was repaired (workload.strict false).
+ProgramPlan load_chakra(const ChakraConfig& cfg, ChakraRepairs* repairs = nullptr);
 
 } // namespace nafsim::workloads

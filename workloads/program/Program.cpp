@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <queue>
+#include <set>
 #include <unordered_map>
 #include <utility>
 #include <fmt/format.h>
@@ -161,24 +163,44 @@ void Program::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
     }
   }
   // Start every operation whose predecessors are done, in list order: inline when it is the only one and nothing
-  // is in flight (a sequential program runs in this one actor), else each in its own actor.
+  // is in flight (a sequential program runs in this one actor), else each in its own actor. An operation on a lane
+  // waits, besides, for the lane: one at a time per lane, the lowest index first.
   std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+  std::map<std::int64_t, std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>>> held;
+  std::set<std::int64_t> busy; // lanes with an operation started
+  auto lane = [&](std::size_t k) { return plan_.ops[mine[k].first].lane; };
+  auto make_ready = [&](std::size_t k) {
+    if (lane(k) < 0)
+      ready.push(k);
+    else
+      held[lane(k)].push(k);
+  };
+  auto dispatch = [&] {
+    for (auto& [l, q] : held)
+      if (!q.empty() && busy.insert(l).second) {
+        ready.push(q.top());
+        q.pop();
+      }
+  };
   for (std::size_t k = 0; k < n; ++k)
     if (missing[k] == 0)
-      ready.push(k);
+      make_ready(k);
   std::vector<std::size_t> finished; // by the actors, not yet seen here
   std::size_t done = 0, running = 0;
   const ActorId self = ctx.id();
   auto complete = [&](std::size_t k) {
     ++done;
+    if (lane(k) >= 0)
+      busy.erase(lane(k));
     for (auto u : users[k])
       if (--missing[u] == 0)
-        ready.push(u);
+        make_ready(u);
   };
   auto run = [this, &c, rank](ActorContext& a, std::size_t op, std::size_t j) {
     execute(a, c, plan_.ops[op], j, rank);
   };
   while (done < n) {
+    dispatch();
     if (ready.size() == 1 && running == 0) {
       const std::size_t k = ready.top();
       ready.pop();

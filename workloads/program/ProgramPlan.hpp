@@ -25,6 +25,9 @@ struct PlannedOp {
   /// operation). An empty list with deps_given: it starts at once.
   bool deps_given = false;
   std::vector<std::vector<std::size_t>> after;
+  /// For an operation of one rank: the lane of that rank it runs on (the rank's operations of one lane run one at
+  /// a time, the lowest index first, as a GPU stream runs its kernels); -1: none.
+  std::int64_t lane = -1;
   /// Per rank that runs it (aligned with `runs`): the bytes stream_put must have delivered to its source stream
   /// before it starts (a kernel reading its stream waits for the data); empty: none.
   std::vector<std::uint64_t> stream_wait;
