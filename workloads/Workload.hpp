@@ -5,6 +5,7 @@
 #include "nodes/platform/Cluster.hpp"
 #include "simcore/results/ResultSink.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ public:
   virtual std::string deadlock_advice() const { return {}; }
   /// After a successful run: what the workload adds to metadata.json under "workload" (null: nothing).
   virtual config::Json metadata() const { return {}; }
+  /// The ranks the workload runs (a CCLO build sizes its Rx buffers by them; nothing: it has no rank count).
+  virtual std::optional<unsigned> rank_count() const { return std::nullopt; }
 };
 
 /// The message sizes of a size sweep: `sizes` if not empty, else `min` doubling up to `max` (the step out of

@@ -1,5 +1,6 @@
 #include "nodes/cclo/Cclo.hpp"
 
+#include "nodes/cclo/CallPlan.hpp"
 #include "nodes/cclo/Firmware.hpp"
 
 #include <algorithm>
@@ -123,20 +124,7 @@ void Cclo::set_trace(results::Trace* t, std::uint32_t pid)
 
 coll::CcloTuning Cclo::tuning() const
 {
-  coll::CcloTuning t;
-  auto const& g                = cfg_.tuning;
-  t.max_eager_size             = g.max_eager_size.count;
-  t.rx_buffer_size             = cfg_.rx_buffers.size.count;
-  t.max_rendezvous_size        = g.max_rendezvous_size.count;
-  t.bcast_flat_tree_max_ranks  = g.bcast_flat_tree_max_ranks;
-  t.reduce_flat_tree_max_ranks = g.reduce_flat_tree_max_ranks;
-  t.reduce_flat_tree_max_count = g.reduce_flat_tree_max_count.count != 0
-                                     ? g.reduce_flat_tree_max_count.count
-                                     : std::min<std::uint64_t>(g.max_rendezvous_size.count / g.reduce_flat_tree_max_ranks,
-                                                               32 * 1024);
-  t.gather_flat_tree_max_fanin = g.gather_flat_tree_max_fanin;
-  t.gather_flat_tree_max_count = g.gather_flat_tree_max_count.count;
-  return t;
+  return tuning_of(cfg_);
 }
 
 CcloCounters Cclo::counters() const

@@ -153,7 +153,24 @@ struct InvocationConfig {
   }
 };
 
+/// A named CCLO build: what the Rx-buffer pool and the protocol registers are set to when the design is built and
+/// configured (CcloBuild.hpp: the ACCL+ benchmark's two builds), or custom (rx_buffers and tuning as given).
+enum class CcloBuild : std::uint8_t { Custom, Eager, Rendezvous };
+
+} // namespace nafsim::nodes
+
+namespace nafsim::config {
+template <> struct EnumNames<nodes::CcloBuild> {
+  static constexpr std::array list{std::pair{nodes::CcloBuild::Custom, "custom"},
+                                   std::pair{nodes::CcloBuild::Eager, "eager"},
+                                   std::pair{nodes::CcloBuild::Rendezvous, "rendezvous"}};
+};
+} // namespace nafsim::config
+
+namespace nafsim::nodes {
+
 struct CcloConfig {
+  CcloBuild build = CcloBuild::Custom;
   FirmwareCosts firmware;
   DmpConfig dmp;
   TxRxConfig txrx;
@@ -162,6 +179,11 @@ struct CcloConfig {
   InvocationConfig invocation;
   template <class V> void describe(V& v)
   {
+    v.field("build", build,
+            "the CCLO build: eager (the ACCL+ benchmark's eager build: ranks + 2 Rx buffers of 4 MiB, max_eager_size 4 "
+            "MiB, max_rendezvous_size 8 MiB), rendezvous (its rendezvous build: ranks Rx buffers of 64 B, "
+            "max_eager_size 64 B, max_rendezvous_size 4 MiB) or custom (rx_buffers and tuning as given); a build sets "
+            "those four values for the workload's rank count, over what rx_buffers and tuning say");
     v.field("firmware", firmware, "micro-controller costs, in CCLO clock cycles");
     v.field("dmp", dmp, "data-movement processor");
     v.field("txrx", txrx, "Tx and Rx systems");

@@ -2,6 +2,7 @@
 // The collective functions: FirmwareRooted.cpp and FirmwareSymmetric.cpp.
 #include "nodes/cclo/FirmwareCall.hpp"
 
+#include "nodes/cclo/CallPlan.hpp"
 #include "nodes/cclo/ScheduleExecutor.hpp"
 
 #include <fmt/format.h>
@@ -23,99 +24,22 @@ FirmwareCall::FirmwareCall(Firmware& fw, CcloPending& p)
   eb_            = cc.elem_bytes;
   wire_eb_       = call_.compress ? 2 : eb_;
   seg_           = std::max<std::uint64_t>(1, core_.cfg.rx_buffers.size.count / wire_eb_);
-  std::optional<coll::Protocol> force = call_.protocol;
-  if (call_.remote_stream >= 0 && (cc.collective != coll::Collective::Send || call_.remote_stream > 246)) {
-    p_.result.error = fmt::format("stream_put is a send to a kernel stream of id 0 to 246 (ACCL's limit), not a {} to "
-                                  "stream {}",
-                                  coll::collective_name(cc.collective), call_.remote_stream);
-    return;
-  }
-  if (!c_.link().rendezvous) {
-    if (force == coll::Protocol::Rendezvous) {
-      p_.result.error = fmt::format("the nodes run {}, which has no RDMA WRITE: the CCLO runs every call eager over it "
-                                    "(force protocol eager, or use transport roce)",
-                                    c_.link().transport);
-      return;
-    }
-    force = coll::Protocol::Eager;
-  }
-  coll::Schedule s;
-  try {
-    sel_   = coll::cclo_select(cc, c_.tuning(), call_.compress, stream_, force, call_.algorithm);
-    rndzv_ = sel_.protocol == coll::Protocol::Rendezvous;
-    // The firmware's own eager algorithms run without a schedule and need no spare buffers (their builders
-    // declare no scratch): only check that the algorithm applies. Building the schedule anyway cost a ring
-    // allreduce on 128 ranks a fifth of its run time (130 k ops per rank, thrown away).
-    if (firmware_has() && !rndzv_) {
-      if (auto why = coll::check_applicable(cc, sel_.algorithm); !why.empty())
-        throw std::invalid_argument(why);
-    } else {
-      s = coll::build_schedule(cc, sel_.algorithm, sel_.protocol, call_.rank, sel_.options);
-    }
-  } catch (const std::invalid_argument& e) {
-    p_.result.error = e.what();
-    return;
-  }
-  if (dtype_bytes(call_.dtype) != cc.elem_bytes) {
-    p_.result.error = fmt::format("the call's element type {} has {} bytes, but its count assumes {}-byte elements",
-                                  dtype_name(call_.dtype), dtype_bytes(call_.dtype), cc.elem_bytes);
-    return;
-  }
-  if (call_.compress && call_.dtype != DataType::Float32) {
-    p_.result.error = fmt::format("compression converts float32 to float16 on the wire; the data is {}",
-                                  dtype_name(call_.dtype));
+  CallPlan plan = plan_call(call_, core_.cfg, c_.link().rendezvous, c_.link().transport);
+  sel_   = plan.sel;
+  rndzv_ = plan.rendezvous;
+  if (!plan.error.empty()) {
+    p_.result.error = std::move(plan.error);
     return;
   }
   p_.result.protocol  = sel_.protocol;
   p_.result.algorithm = sel_.algorithm;
-  for (int k = 0; k < 3; ++k)
-    if (s.scratch[k] * eb_ > core_.cfg.tuning.max_rendezvous_size.count) {
-      p_.result.error = fmt::format("{} needs {} of spare buffer {}, but max_rendezvous_size is {}",
-                                    coll::collective_name(cc.collective), format_bytes(Bytes{s.scratch[k] * eb_}),
-                                    k + 1, format_bytes(core_.cfg.tuning.max_rendezvous_size));
-      return;
-    }
-  if (stream_ && rndzv_) {
-    p_.result.error = "streamed operands travel eager only (the firmware never uses rendezvous for streams)";
-    return;
-  }
-  if (call_.compress && rndzv_) {
-    p_.result.error = "compressed data travels eager only (rendezvous writes the destination buffer as it is)";
-    return;
-  }
-  if (rndzv_)
-    for (auto const& op : s.ops)
-      if (op.kind == coll::OpKind::RecvReduce || op.kind == coll::OpKind::RecvReduceSend ||
-          op.kind == coll::OpKind::RecvSend) {
-        p_.result.error = fmt::format("the {} {} algorithm fuses receives with reductions or relays, which the CCLO "
-                                      "only runs eager; force protocol eager or another algorithm",
-                                      coll::algorithm_name(sel_.algorithm), coll::collective_name(cc.collective));
-        return;
-      }
-  if (!firmware_has())
-    schedule_ = std::move(s);
+  if (!plan.firmware)
+    schedule_ = std::move(plan.schedule);
 }
 
 bool FirmwareCall::firmware_has() const
 {
-  const Algorithm a = sel_.algorithm;
-  switch (call_.call.collective) {
-    case Collective::Send:
-    case Collective::Recv:
-    case Collective::Copy:
-    case Collective::Combine:
-    case Collective::Nop: return true;
-    case Collective::Bcast: return a == Algorithm::Flat || (rndzv_ && a == Algorithm::Binomial);
-    case Collective::Scatter: return a == Algorithm::Flat;
-    case Collective::Gather: return a == (rndzv_ ? Algorithm::Flat : Algorithm::Ring);
-    case Collective::AllGather: return a == Algorithm::Ring;
-    case Collective::Reduce: return rndzv_ ? (a == Algorithm::Flat || a == Algorithm::Binomial) : a == Algorithm::Ring;
-    case Collective::AllReduce: return a == (rndzv_ ? Algorithm::ReduceBcast : Algorithm::Ring);
-    case Collective::ReduceScatter: return a == (rndzv_ ? Algorithm::ReduceScatterComposite : Algorithm::Ring);
-    case Collective::AllToAll: return rndzv_ && a == Algorithm::Flat;
-    case Collective::Barrier: return true;
-  }
-  return false;
+  return firmware_runs(call_.call.collective, sel_.algorithm, rndzv_);
 }
 
 std::string FirmwareCall::where() const

@@ -162,14 +162,14 @@ inline Scoped benchmark_scope(const std::map<std::string, std::string>& r)
 }
 
 /// The benchmark build a row ran with: "eager" (Rx buffers of 4 MiB, max_eager_size above every
-/// message) or "rendezvous" (64 B Rx buffers), from the sweep's max_eager_size axis; without that axis,
-/// the protocol the firmware ran.
+/// message) or "rendezvous" (64 B Rx buffers), from the sweep's platform.node.fpga.cclo.build axis; without that
+/// axis, the protocol the firmware ran.
 inline std::string benchmark_build(const std::map<std::string, std::string>& r)
 {
-  auto it = r.find("platform.node.fpga.cclo.tuning.max_eager_size");
+  auto it = r.find("platform.node.fpga.cclo.build");
   if (it == r.end())
     return r.at("protocol");
-  return it->second == "64B" ? "rendezvous" : "eager";
+  return it->second;
 }
 
 // ---- the builders ----

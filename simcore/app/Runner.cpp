@@ -1,5 +1,6 @@
 #include "simcore/app/Runner.hpp"
 
+#include "nodes/cclo/CcloBuild.hpp"
 #include "nodes/platform/ClusterReport.hpp"
 #include "simcore/engine/Simulation.hpp"
 
@@ -158,6 +159,8 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
     transports += " (unused: no packet crossed the network)";
   rep.summary.push_back(fmt::format("platform {}: {} {}; transport {}", sc.platform.name,
                                     config::enum_name(sc.platform.topology.kind), topo.describe(), transports));
+  if (auto build = nodes::describe_build(sc.platform.node.fpga.cclo); !build.empty())
+    rep.summary.push_back("  " + build);
   if (sc.platform.network.fidelity == net::Fidelity::Flow) // (its packets are flows: one per message the engines send)
     rep.summary.push_back(fmt::format("simulated {}: {} flows, {} flow-hops (flow fidelity: a message crosses its path "
                                       "as one flow; nothing is queued or dropped)",

@@ -1,5 +1,6 @@
 #include "simcore/app/Scenario.hpp"
 
+#include "nodes/cclo/CcloBuild.hpp"
 #include "simcore/app/Presets.hpp"
 
 #include <filesystem>
@@ -224,6 +225,9 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
     plat["topology"]["hosts"] = workload_resolved["ranks"];
   }
   config::Reader::read(resolved["platform"], sc.platform, "/platform", origins);
+  // A named CCLO build sets the Rx buffers and protocol registers for the workload's ranks (every FPGA of the
+  // platform when the workload has no rank count).
+  nodes::apply_build(sc.platform.node.fpga.cclo, sc.workload->rank_count().value_or(sc.platform.topology.hosts));
 
   sc.platform_sources = sources;
 

@@ -116,3 +116,37 @@ TEST(CollectiveClosedForm, FlatBcast)
       return m.a + (p - 1) * m.wire;
     });
 }
+
+TEST(Builds, EagerVsRendezvousAsTheBuildsRanAndAForcedProtocolSaysWhatItRan)
+{
+  // The 8-rank 1 MiB allreduce: the eager build runs it eager whole (ring), the rendezvous build rendezvous, and
+  // eager forced on the default Rx buffers (32 KiB) cuts every message into segments: the slowest of the three, and
+  // its summary says so and names the build that runs it whole.
+  auto run = [](const std::vector<std::string>& sets) {
+    return nafsim::testing::run_scenario_isolated(
+        R"({"name": "b", "platform": "accl-coyote-u55c", "workload": {"kind": "collective", "collective": "allreduce",
+            "ranks": 8, "sizes": ["1MiB"], "verify": false}})",
+        sets);
+  };
+  auto eager  = run({"platform.node.fpga.cclo.build=eager"});
+  auto rndzv  = run({"platform.node.fpga.cclo.build=rendezvous"});
+  auto forced = run({"workload.protocol=eager"});
+  ASSERT_TRUE(eager.ok && rndzv.ok && forced.ok) << eager.error << rndzv.error << forced.error;
+  auto const& e = eager.tables.at("collective");
+  auto const& r = rndzv.tables.at("collective");
+  auto const& f = forced.tables.at("collective");
+  EXPECT_EQ(e.rows[0].at("protocol"), "eager");
+  EXPECT_EQ(r.rows[0].at("protocol"), "rendezvous");
+  EXPECT_LT(e.num(0, "latency_us"), r.num(0, "latency_us"));
+  EXPECT_LT(r.num(0, "latency_us"), f.num(0, "latency_us"));
+  auto said = [](const nafsim::testing::ScenarioRun& s, const std::string& what) {
+    for (auto const& l : s.summary)
+      if (l.find(what) != std::string::npos)
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(said(forced, "up to 32 segments each"));
+  EXPECT_TRUE(said(forced, "platform.node.fpga.cclo.build: eager"));
+  EXPECT_TRUE(said(eager, "CCLO build eager (as the ACCL+ benchmark built it): 10 Rx buffers of 4MiB"));
+  EXPECT_FALSE(said(eager, "segments each"));
+}

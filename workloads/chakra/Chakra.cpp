@@ -105,6 +105,11 @@ config::Json Chakra::metadata() const
   return m;
 }
 
+std::optional<unsigned> Chakra::rank_count() const
+{
+  return stream_ ? stream_->ranks() : program_->plan().cfg.ranks;
+}
+
 std::string Chakra::deadlock_advice() const
 {
   if (cfg_.sends != ChakraSends::Blocking)

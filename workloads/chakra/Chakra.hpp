@@ -18,6 +18,7 @@ public:
   void report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const override;
   std::string deadlock_advice() const override;
   config::Json metadata() const override;
+  std::optional<unsigned> rank_count() const override;
   /// What the loader repaired (workload.strict false).
   const ChakraRepairs& repairs() const;
 

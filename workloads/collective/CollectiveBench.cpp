@@ -1,5 +1,7 @@
 #include "workloads/collective/CollectiveBench.hpp"
 
+#include "nodes/cclo/CallPlan.hpp"
+#include "nodes/cclo/CcloBuild.hpp"
 #include "simcore/config/ConfigError.hpp"
 #include "workloads/CriticalPath.hpp"
 #include "workloads/collective/Verify.hpp"
@@ -205,6 +207,11 @@ void CollectiveBench::pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned
   b.protocol.reset();
   b.algorithm.reset();
   b.compress = false;
+  // A barrier moves no data: ACCL's barrier() names no stream.
+  if (b.location == nodes::DataLocation::Stream)
+    b.location = nodes::DataLocation::Device;
+  if (b.result_location == nodes::DataLocation::Stream)
+    b.result_location.reset();
   auto res   = c.cclo(comm_[rank]).call(ctx, b);
   if (!res.error.empty())
     throw SimulationError(fmt::format("the CCLO barrier before {} on rank {}: {}",
@@ -279,13 +286,6 @@ void CollectiveBench::start(nodes::Cluster& c)
   comm_        = place(c, fpgas);
   shared_comm_ = nodes::Communicator(comm_);
   check_buffers(c);
-  // A forced algorithm must be able to run every call of the benchmark.
-  for (auto bytes : sizes_) {
-    auto call = make_call(0, bytes);
-    if (call.algorithm)
-      if (auto why = coll::check_applicable(call.call, *call.algorithm); !why.empty())
-        throw config::ConfigError("", "/workload/algorithm", why);
-  }
   if (cfg_.compress && cfg_.dtype != DataType::Float32)
     throw config::ConfigError("", "/workload/compress",
                               fmt::format("compression turns float32 into float16 on the wire; dtype is {} (set dtype "
@@ -296,6 +296,32 @@ void CollectiveBench::start(nodes::Cluster& c)
                               "compressed data travels eager only: set protocol to auto or eager");
   if (cfg_.verify)
     c.carry_data();
+  // Every call the benchmark makes, planned as the firmware will plan it (nodes/cclo/CallPlan.hpp: the same code):
+  // a setting that cannot work fails here, before the run and under --check-only, saying what to change. The ranks
+  // of distinct roles suffice (the first, the second, the root, the last).
+  std::vector<unsigned> probes{0, 1, cfg_.root, cfg_.ranks - 1};
+  std::sort(probes.begin(), probes.end());
+  probes.erase(std::unique(probes.begin(), probes.end()), probes.end());
+  const unsigned callers = cfg_.collective == BenchOp::Nop ? 1 : cfg_.ranks;
+  for (std::size_t i = 0; i < sizes_.size(); ++i)
+    for (unsigned r : probes) {
+      if (r >= callers)
+        continue;
+      auto call        = make_call(r, sizes_[i]);
+      auto const& link = c.cclo(comm_[r]).link();
+      auto plan        = nodes::plan_call(call, c.config().node.fpga.cclo, link.rendezvous, link.transport);
+      if (plan.error.empty())
+        continue;
+      const char* path = cfg_.compress                                  ? "/workload/compress"
+                         : cfg_.algorithm != AlgorithmChoice::Auto      ? "/workload/algorithm"
+                         : cfg_.protocol != ProtocolChoice::Auto      ? "/workload/protocol"
+                         : cfg_.location == nodes::DataLocation::Stream ? "/workload/location"
+                                                                        : "/workload/collective";
+      throw config::ConfigError("", path, sizes_.size() > 1 || cfg_.ranks > 2
+                                              ? fmt::format("size {}, rank {}: {}", format_bytes(Bytes{sizes_[i]}), r,
+                                                            plan.error)
+                                              : plan.error);
+    }
   unsigned participants = cfg_.collective == BenchOp::Nop ? 1 : cfg_.ranks;
   results_.assign(sizes_.size() * cfg_.iterations, std::vector<nodes::CcloResult>(participants));
   for (unsigned r = 0; r < participants; ++r) {
@@ -424,6 +450,14 @@ void CollectiveBench::report(const nodes::Cluster& c, results::ResultSink& sink,
   for (auto& [bytes, s] : by_size)
     summary.push_back(fmt::format("  {:>10}  {:>24}  {:>10.3f}  {:>10.3f}  {:>10.3f}", bytes, how[bytes], median(s.min),
                                   median(s.mean), median(s.max)));
+  std::uint64_t largest_eager = 0; // a size that ran eager, the largest
+  for (auto const& [bytes, h] : how)
+    if (h.rfind("eager/", 0) == 0)
+      largest_eager = std::max(largest_eager, bytes);
+  if (auto note = nodes::segmentation_note(c.config().node.fpga.cclo, largest_eager,
+                                           cfg_.protocol == ProtocolChoice::Eager);
+      !note.empty())
+    summary.push_back("  " + note);
   if (cfg_.invocation != nodes::InvocationPath::Kernel) {
     // Host invocations vary from call to call (platform.node.fpga.cclo.invocation.jitter): their spread.
     summary.push_back(fmt::format("  host latency (invocation to return, slowest rank), us over iterations: mean, std, "

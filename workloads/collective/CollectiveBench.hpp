@@ -152,6 +152,7 @@ public:
   void start(nodes::Cluster& cluster) override;
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
+  std::optional<unsigned> rank_count() const override { return cfg_.ranks; }
 
 private:
   struct Sample {

@@ -1,5 +1,7 @@
 #include "workloads/program/Program.hpp"
 
+#include "nodes/cclo/CallPlan.hpp"
+#include "nodes/cclo/CcloBuild.hpp"
 #include "simcore/config/ConfigError.hpp"
 #include "nodes/fpga/FpgaNode.hpp"
 #include "nodes/host/HostNode.hpp"
@@ -80,6 +82,33 @@ void Program::start(nodes::Cluster& c)
     c.carry_data();
     fill_buffers(c);
   }
+  // Operations whose protocol or algorithm is forced, or that read or write a kernel stream, planned as the firmware
+  // will plan them (nodes/cclo/CallPlan.hpp): one that cannot run fails here, before the run and under
+  // --check-only. (The others take the firmware's own choice, which always runs.)
+  if (!mpi_)
+    for (auto const& o : plan_.ops) {
+      if (o.kind == ProgramOpKind::Compute || o.kind == ProgramOpKind::Wait)
+        continue;
+      auto const& k = pc.ops[o.index];
+      const bool streams = plan_.location(o.src) == nodes::DataLocation::Stream ||
+                           plan_.location(o.dst) == nodes::DataLocation::Stream;
+      const bool forced = k.algorithm != AlgorithmChoice::Auto || k.protocol == ProtocolChoice::Rendezvous ||
+                          (k.protocol == ProtocolChoice::Eager && !is_p2p(o.kind)); // an eager send always runs
+      if (!forced && !streams && !k.compress)
+        continue;
+      for (unsigned r : o.runs) {
+        auto const& link = c.cclo(hosts_[r]).link();
+        auto p = nodes::plan_call(plan_.cclo_call(o, r, hosts_), c.config().node.fpga.cclo, link.rendezvous,
+                                  link.transport);
+        if (!p.error.empty())
+          throw config::ConfigError("", fmt::format("/workload/ops/{}/{}", o.index,
+                                                    k.algorithm != AlgorithmChoice::Auto ? "algorithm"
+                                                    : k.protocol != ProtocolChoice::Auto ? "protocol"
+                                                    : k.compress                         ? "compress"
+                                                                                         : "src"),
+                                    fmt::format("on rank {}: {}", r, p.error));
+      }
+    }
   std::vector<std::uint32_t> pids;
   for (auto h : hosts_)
     pids.push_back(c.trace_pid(h));
@@ -289,7 +318,7 @@ SimTime overlap(const Spans& a, const Spans& b)
 }
 } // namespace
 
-void Program::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
+void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
   results::Table t("program_ops", {"op", "kind", "name", "comm", "rank", "position", "count", "bytes", "protocol", "algorithm",
                                    "start_us", "end_us", "duration_us"});
@@ -339,6 +368,19 @@ void Program::report(const nodes::Cluster&, results::ResultSink& sink, std::vect
       last    = end;
       slowest = r;
     }
+  }
+  // Eager messages cut into Rx-buffer segments (CCLO engine only): said, with the build that runs them whole.
+  if (!mpi_) {
+    std::uint64_t largest = 0;
+    bool forced           = false;
+    for (auto const& o : plan_.ops)
+      for (auto const& rec : records_[o.index])
+        if (rec.ran && rec.protocol == "eager" && o.kind != ProgramOpKind::StreamPut) {
+          largest = std::max(largest, o.count * eb);
+          forced  = forced || plan_.cfg.ops[o.index].protocol == ProtocolChoice::Eager;
+        }
+    if (auto note = nodes::segmentation_note(c.config().node.fpga.cclo, largest, forced); !note.empty())
+      summary.push_back("  " + note);
   }
   sink.add(std::move(t));
   sink.add(std::move(rk));

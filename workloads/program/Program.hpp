@@ -23,6 +23,7 @@ public:
   void start(nodes::Cluster& c) override;
   const ProgramPlan& plan() const { return plan_; }
   void report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const override;
+  std::optional<unsigned> rank_count() const override { return plan_.cfg.ranks; }
 
 private:
   struct Record {

@@ -498,3 +498,63 @@ TEST_F(Robustness, AFlowRunWhoseFlowsAllContendSuggestsPacketFidelity)
     EXPECT_EQ(d.out.find("as in an all-to-all"), std::string::npos) << f << ": " << d.out;
   }
 }
+
+TEST_F(Robustness, SettingsThatCannotWorkFailCheckOnlyAndTheirAdviceAppliedRuns)
+{
+  // Each combination the firmware cannot run is found before the run (the same plan the firmware makes,
+  // nodes/cclo/CallPlan.hpp), exit 2 naming the setting; the change its message advises, applied, runs.
+  struct Case {
+    std::vector<std::string> bad;
+    std::string path, advice;
+    std::vector<std::string> fixed;
+  };
+  const std::vector<Case> cases{
+      {{"workload.algorithm=ring", "workload.protocol=rendezvous"}, "/workload/algorithm", "force protocol eager",
+       {"workload.algorithm=ring", "workload.protocol=eager"}},
+      {{"platform=accl-xrt-u55c", "workload.protocol=rendezvous"}, "/workload/protocol", "force protocol eager",
+       {"platform=accl-xrt-u55c", "workload.protocol=eager"}},
+      {{"workload.location=stream", "workload.protocol=rendezvous"}, "/workload/protocol", "eager only",
+       {"workload.location=stream", "workload.protocol=eager"}},
+  };
+  for (auto const& c : cases) {
+    std::vector<std::string> args{scenario(kExample), "--check-only", "--set", "workload.sizes=[\"4KiB\"]"};
+    for (auto const& s : c.bad) {
+      args.push_back("--set");
+      args.push_back(s);
+    }
+    auto bad = run_out(args);
+    EXPECT_EQ(bad.rc, 2) << fmt::format("{}", c.bad) << bad.err;
+    EXPECT_NE(bad.err.find(c.path), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find(c.advice), std::string::npos) << bad.err;
+    std::vector<std::string> fix{scenario(kExample), "--set", "workload.sizes=[\"4KiB\"]"};
+    for (auto const& s : c.fixed) {
+      fix.push_back("--set");
+      fix.push_back(s);
+    }
+    auto good = run_out(fix);
+    EXPECT_EQ(good.rc, 0) << fmt::format("{}", c.fixed) << good.err;
+    fs::remove_all(out());
+  }
+  // The CCLO's barrier before each call moves no data: it runs with streamed operands too.
+  auto stream = run_out({scenario(kExample), "--set", "workload.sizes=[\"4KiB\"]", "--set", "workload.location=stream",
+                         "--set", "workload.pre_barrier=cclo", "--set", "workload.verify=false"});
+  EXPECT_EQ(stream.rc, 0) << stream.err;
+  fs::remove_all(out());
+  // A program operation whose forced algorithm cannot run its call.
+  auto program = [&](const std::string& protocol) {
+    write("p.json", fmt::format(R"({{"name": "p", "platform": {{"preset": "accl-coyote-u55c", "topology": {{"kind": "star",
+        "hosts": 4}}}}, "workload": {{"kind": "program", "ranks": 4, "buffers": [{{"name": "x", "elements": 1024}},
+        {{"name": "s", "elements": 1024, "init": "zero"}}], "ops": [{{"op": "allreduce", "src": "x", "dst": "s",
+        "algorithm": "ring", "protocol": "{}"}}]}}}})",
+                                protocol));
+    return run_out({(dir_ / "p.json").string(), "--check-only"});
+  };
+  auto prog = program("rendezvous");
+  EXPECT_EQ(prog.rc, 2) << prog.err;
+  EXPECT_NE(prog.err.find("/workload/ops/0/algorithm"), std::string::npos) << prog.err;
+  EXPECT_NE(prog.err.find("force protocol eager"), std::string::npos) << prog.err;
+  auto fixed = program("eager");
+  EXPECT_EQ(fixed.rc, 0) << fixed.err;
+  auto ran = run_out({(dir_ / "p.json").string()});
+  EXPECT_EQ(ran.rc, 0) << ran.err;
+}

@@ -164,3 +164,39 @@ TEST(Scenario, ResolvedScenarioOfEveryPresetLoadsAgain)
   }
   EXPECT_GE(checked, 5u); // most presets run sendrecv (every preset's resolved config holds all node kinds)
 }
+
+TEST(Scenario, ACcloBuildSetsTheRxBuffersAndRegistersForTheWorkloadsRanks)
+{
+  // The ACCL+ benchmark's two builds (nodes/cclo/CcloBuild.hpp): what the Rx-buffer pool and the protocol registers
+  // were, sized by the communicator (ranks + 2 eager buffers of 4 MiB; ranks rendezvous buffers of 64 B).
+  const std::string doc = R"({"platform": "accl-coyote-u55c",
+                              "workload": {"kind": "collective", "collective": "allreduce", "ranks": 6}})";
+  auto custom = load(doc);
+  auto const& c = custom.platform.node.fpga.cclo;
+  EXPECT_EQ(c.build, nodes::CcloBuild::Custom);
+  auto eager = load(doc, {"platform.node.fpga.cclo.build=eager"});
+  auto const& e = eager.platform.node.fpga.cclo;
+  EXPECT_EQ(e.rx_buffers.count, 8u);
+  EXPECT_EQ(e.rx_buffers.size.count, 4u << 20);
+  EXPECT_EQ(e.tuning.max_eager_size.count, 4u << 20);
+  EXPECT_EQ(e.tuning.max_rendezvous_size.count, 8u << 20);
+  auto rndzv = load(doc, {"platform.node.fpga.cclo.build=rendezvous", "workload.ranks=4"});
+  auto const& r = rndzv.platform.node.fpga.cclo;
+  EXPECT_EQ(r.rx_buffers.count, 4u);
+  EXPECT_EQ(r.rx_buffers.size.count, 64u);
+  EXPECT_EQ(r.tuning.max_eager_size.count, 64u);
+  EXPECT_EQ(r.tuning.max_rendezvous_size.count, 4u << 20);
+  // The build wins over the values it sets; other CCLO parameters stay as given.
+  auto over = load(doc, {"platform.node.fpga.cclo.build=eager", "platform.node.fpga.cclo.rx_buffers.size=64KiB",
+                         "platform.node.fpga.cclo.rx_buffers.seek_cycles=20"});
+  EXPECT_EQ(over.platform.node.fpga.cclo.rx_buffers.size.count, 4u << 20);
+  EXPECT_EQ(over.platform.node.fpga.cclo.rx_buffers.seek_cycles, 20u);
+  // The resolved scenario (metadata.json) records the values the build set.
+  EXPECT_EQ(eager.resolved["platform"]["node"]["fpga"]["cclo"]["rx_buffers"]["count"], 8);
+  // A workload without ranks: every FPGA of the platform.
+  auto hosts = load(R"({"platform": {"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 5}},
+                        "workload": {"kind": "sendrecv"}})",
+                    {"platform.node.fpga.cclo.build=eager"});
+  EXPECT_EQ(hosts.platform.node.fpga.cclo.rx_buffers.count, 7u);
+  EXPECT_NE(error(doc, {"platform.node.fpga.cclo.build=fast"}).find("eager"), std::string::npos);
+}

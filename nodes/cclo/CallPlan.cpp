@@ -1,0 +1,124 @@
+#include "nodes/cclo/CallPlan.hpp"
+
+#include <fmt/format.h>
+
+namespace nafsim::nodes {
+
+using coll::Algorithm, coll::Collective;
+
+coll::CcloTuning tuning_of(const CcloConfig& cfg)
+{
+  coll::CcloTuning t;
+  auto const& g                = cfg.tuning;
+  t.max_eager_size             = g.max_eager_size.count;
+  t.rx_buffer_size             = cfg.rx_buffers.size.count;
+  t.max_rendezvous_size        = g.max_rendezvous_size.count;
+  t.bcast_flat_tree_max_ranks  = g.bcast_flat_tree_max_ranks;
+  t.reduce_flat_tree_max_ranks = g.reduce_flat_tree_max_ranks;
+  t.reduce_flat_tree_max_count = g.reduce_flat_tree_max_count.count != 0
+                                     ? g.reduce_flat_tree_max_count.count
+                                     : std::min<std::uint64_t>(g.max_rendezvous_size.count / g.reduce_flat_tree_max_ranks,
+                                                               32 * 1024);
+  t.gather_flat_tree_max_fanin = g.gather_flat_tree_max_fanin;
+  t.gather_flat_tree_max_count = g.gather_flat_tree_max_count.count;
+  return t;
+}
+
+bool firmware_runs(Collective c, Algorithm a, bool rndzv)
+{
+  switch (c) {
+    case Collective::Send:
+    case Collective::Recv:
+    case Collective::Copy:
+    case Collective::Combine:
+    case Collective::Nop: return true;
+    case Collective::Bcast: return a == Algorithm::Flat || (rndzv && a == Algorithm::Binomial);
+    case Collective::Scatter: return a == Algorithm::Flat;
+    case Collective::Gather: return a == (rndzv ? Algorithm::Flat : Algorithm::Ring);
+    case Collective::AllGather: return a == Algorithm::Ring;
+    case Collective::Reduce: return rndzv ? (a == Algorithm::Flat || a == Algorithm::Binomial) : a == Algorithm::Ring;
+    case Collective::AllReduce: return a == (rndzv ? Algorithm::ReduceBcast : Algorithm::Ring);
+    case Collective::ReduceScatter: return a == (rndzv ? Algorithm::ReduceScatterComposite : Algorithm::Ring);
+    case Collective::AllToAll: return rndzv && a == Algorithm::Flat;
+    case Collective::Barrier: return true;
+  }
+  return false;
+}
+
+CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_link, const std::string& transport)
+{
+  CallPlan p;
+  auto const& cc       = call.call;
+  const bool op_stream = call.location == DataLocation::Stream;
+  const bool res_stream = call.result_location.value_or(call.location) == DataLocation::Stream;
+  const bool stream     = op_stream || res_stream || call.remote_stream >= 0; // stream_put's result is a stream
+  const std::uint64_t eb = cc.elem_bytes;
+  std::optional<coll::Protocol> force = call.protocol;
+  if (call.remote_stream >= 0 && (cc.collective != Collective::Send || call.remote_stream > 246)) {
+    p.error = fmt::format("stream_put is a send to a kernel stream of id 0 to 246 (ACCL's limit), not a {} to stream {}",
+                          coll::collective_name(cc.collective), call.remote_stream);
+    return p;
+  }
+  if (!rendezvous_link) {
+    if (force == coll::Protocol::Rendezvous) {
+      p.error = fmt::format("the nodes run {}, which has no RDMA WRITE: the CCLO runs every call eager over it (force "
+                            "protocol eager, or use transport roce)",
+                            transport);
+      return p;
+    }
+    force = coll::Protocol::Eager;
+  }
+  try {
+    p.sel        = coll::cclo_select(cc, tuning_of(cfg), call.compress, stream, force, call.algorithm);
+    p.rendezvous = p.sel.protocol == coll::Protocol::Rendezvous;
+    p.firmware   = firmware_runs(cc.collective, p.sel.algorithm, p.rendezvous);
+    // The firmware's own eager algorithms run without a schedule and need no spare buffers (their builders declare
+    // no scratch): only check that the algorithm applies. Building the schedule anyway cost a ring allreduce on 128
+    // ranks a fifth of its run time (130 k ops per rank, thrown away).
+    if (p.firmware && !p.rendezvous) {
+      if (auto why = coll::check_applicable(cc, p.sel.algorithm); !why.empty())
+        throw std::invalid_argument(why);
+    } else {
+      p.schedule = coll::build_schedule(cc, p.sel.algorithm, p.sel.protocol, call.rank, p.sel.options);
+    }
+  } catch (const std::invalid_argument& e) {
+    p.error = e.what();
+    return p;
+  }
+  if (dtype_bytes(call.dtype) != cc.elem_bytes) {
+    p.error = fmt::format("the call's element type {} has {} bytes, but its count assumes {}-byte elements",
+                          dtype_name(call.dtype), dtype_bytes(call.dtype), cc.elem_bytes);
+    return p;
+  }
+  if (call.compress && call.dtype != DataType::Float32) {
+    p.error = fmt::format("compression converts float32 to float16 on the wire; the data is {}", dtype_name(call.dtype));
+    return p;
+  }
+  for (int k = 0; k < 3; ++k)
+    if (p.schedule.scratch[k] * eb > cfg.tuning.max_rendezvous_size.count) {
+      p.error = fmt::format("{} needs {} of spare buffer {}, but max_rendezvous_size is {}",
+                            coll::collective_name(cc.collective), format_bytes(Bytes{p.schedule.scratch[k] * eb}), k + 1,
+                            format_bytes(cfg.tuning.max_rendezvous_size));
+      return p;
+    }
+  if (stream && p.rendezvous) {
+    p.error = "streamed operands travel eager only (the firmware never uses rendezvous for streams)";
+    return p;
+  }
+  if (call.compress && p.rendezvous) {
+    p.error = "compressed data travels eager only (rendezvous writes the destination buffer as it is)";
+    return p;
+  }
+  if (p.rendezvous)
+    for (auto const& op : p.schedule.ops)
+      if (op.kind == coll::OpKind::RecvReduce || op.kind == coll::OpKind::RecvReduceSend ||
+          op.kind == coll::OpKind::RecvSend) {
+        p.error = fmt::format("the {} {} algorithm fuses receives with reductions or relays, which the CCLO only runs "
+                              "eager; force protocol eager or another algorithm",
+                              coll::algorithm_name(p.sel.algorithm), coll::collective_name(cc.collective));
+        return p;
+      }
+  return p;
+}
+
+} // namespace nafsim::nodes
