@@ -48,6 +48,20 @@ public:
   Req irecv0(int peer) { return b_.recv(peer, Slice{Buf::Output, 0, 0}, frontier_); }
   void send0(int peer) { wait(isend0(peer)); }
   void recv0(int peer) { wait(irecv0(peer)); }
+  /// A zero-byte synchronous send (MCA_PML_BASE_SEND_SYNCHRONOUS; with pml ucx ucp_tag_send_sync_nb, pml_ucx.c): it
+  /// completes once the receiver has matched it, which the receiver's library acknowledges with a message back:
+  /// the receiver posts recv0_sync. (Between two ranks messages match in order: the acknowledgement is the next
+  /// message from the receiver the sender takes.)
+  void ssend0(int peer)
+  {
+    send0(peer);
+    recv0(peer);
+  }
+  void recv0_sync(int peer)
+  {
+    recv0(peer);
+    send0(peer);
+  }
   /// ompi_op_reduce(op, source, target): target = source op target, on the CPU.
   void reduce(Slice source, Slice target) { local(b_.combine(source, target, target, frontier_)); }
   /// A local copy (ompi_datatype_copy_content_same_ddt / sndrcv), on the CPU.

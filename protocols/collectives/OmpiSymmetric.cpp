@@ -523,16 +523,18 @@ void barrier(Ctx& c, const std::string& name)
   if (name == "recursive_doubling") { // ompi_coll_base_barrier_intra_recursivedoubling
     const int adjsize = ompi::floor_power_of_two(p);
     if (adjsize != p) {
-      if (r >= adjsize)
+      if (r >= adjsize) { // the release comes as a synchronous send: acknowledged once matched
         sendrecv_zero(r - adjsize, r - adjsize);
-      else if (r < p - adjsize)
+        m.send0(r - adjsize);
+      } else if (r < p - adjsize) {
         m.recv0(r + adjsize);
+      }
     }
     if (r < adjsize)
       for (int mask = 1; mask < adjsize; mask <<= 1)
         sendrecv_zero(r ^ mask, r ^ mask);
-    if (adjsize != p && r < p - adjsize)
-      m.send0(r + adjsize);
+    if (adjsize != p && r < p - adjsize) // MCA_PML_BASE_SEND_SYNCHRONOUS (coll_base_barrier.c, 4.1.4 lines 227-236)
+      m.ssend0(r + adjsize);
     return;
   }
   if (name == "linear") { // ompi_coll_base_barrier_intra_basic_linear: fan-in to 0, fan-out from 0
@@ -556,12 +558,12 @@ void barrier(Ctx& c, const std::string& name)
   }
   if (name == "double_ring") { // ompi_coll_base_barrier_intra_doublering
     const int left = mod(r - 1, p), right = mod(r + 1, p);
-    for (int round = 0; round < 2; ++round) {
+    for (int round = 0; round < 2; ++round) { // the second lap's sends are synchronous (4.1.4 lines 145-147)
       if (r > 0)
-        m.recv0(left);
-      m.send0(right);
+        round == 0 ? m.recv0(left) : m.recv0_sync(left);
+      round == 0 ? m.send0(right) : m.ssend0(right);
       if (r == 0)
-        m.recv0(left);
+        round == 0 ? m.recv0(left) : m.recv0_sync(left);
     }
     return;
   }

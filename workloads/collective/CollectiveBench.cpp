@@ -183,13 +183,24 @@ std::string bench_role(BenchOp op, unsigned rank, unsigned root)
 
 SimTime CollectiveBench::mpi_barrier_exit(unsigned rank) const
 {
-  // OpenMPI's recursive-doubling barrier (coll/tuned for 3-63 ranks, protocols/mpi/README.md): the ranks
-  // beyond the largest power of two q first signal a partner below q and are released by it after the
-  // exchange rounds, one message after everyone else.
+  // When each host leaves MPI_Barrier, after the first, in messages of L = mpi_message_latency: Open MPI 4.1's tuned
+  // barrier (coll_tuned_decision_fixed.c 482-487: recursive doubling below 4 ranks and from 8 to 63, linear from 4
+  // to 7; coll_base_barrier.c; protocols/mpi/README.md).
+  // - linear: every rank sends to rank 0, which then sends to each: rank 0 leaves first, the others a message later
+  //   (ASSUMPTION: the root's per-send CPU time, which orders them, is small against L);
+  // - recursive doubling: the ranks below the largest power of two q leave together; a rank beyond q is released by
+  //   its partner (rank - q) a message later, with a synchronous send, and the partner leaves when the
+  //   acknowledgement is back, a message after that.
+  const unsigned p = cfg_.ranks;
+  const SimTime l  = cfg_.mpi_message_latency;
+  if (p >= 4 && p < 8)
+    return rank == 0 ? SimTime{} : l;
   unsigned q = 1;
-  while (q * 2 <= cfg_.ranks)
+  while (q * 2 <= p)
     q *= 2;
-  return rank >= q ? cfg_.mpi_message_latency : SimTime{};
+  if (rank >= q)
+    return l;
+  return rank < p - q ? l + l : SimTime{};
 }
 
 void CollectiveBench::pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned rank) const

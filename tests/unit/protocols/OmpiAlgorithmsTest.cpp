@@ -228,3 +228,22 @@ TEST(OmpiAlgorithms, UnknownNamesAndSizesAreErrors)
   EXPECT_THROW(build_schedule(ag, Algorithm::OpenMpi, Protocol::Eager, 0, ompi_opt("two_proc")), std::invalid_argument);
   EXPECT_FALSE(ompi_has(Collective::Copy, "linear"));
 }
+
+TEST(OmpiAlgorithms, TheBarriersSynchronousSendWaitsForItsAcknowledgement)
+{
+  // ompi_coll_base_barrier_intra_recursivedoubling on 3 ranks: rank 2 (beyond p' = 2) signals rank 0 and waits;
+  // 0 and 1 exchange; 0 releases 2 with a synchronous send (MCA_PML_BASE_SEND_SYNCHRONOUS), complete when 2 has
+  // matched it: 2 acknowledges, and 0 leaves the barrier last, after the acknowledgement.
+  CollectiveCall call{Collective::Barrier, 3, 0, 0, 4, ReduceFunc::Sum};
+  auto s = all_ranks(call, ompi_opt("recursive_doubling"));
+  ASSERT_EQ(s.size(), 3u);
+  auto const& r0 = s[0].ops;
+  ASSERT_FALSE(r0.empty());
+  EXPECT_EQ(r0.back().kind, OpKind::Recv); // the acknowledgement
+  EXPECT_EQ(r0.back().peer, 2);
+  EXPECT_EQ(sends_of(s[0]), 2);             // to 1, then the release to 2
+  EXPECT_EQ(s[2].ops.back().kind, OpKind::Send); // 2's acknowledgement, after its release arrived
+  EXPECT_EQ(sends_of(s[2]), 2);
+  EXPECT_EQ(sends_of(s[1]), 1);
+  EXPECT_TRUE(run_symbolic(s, false).completed);
+}
