@@ -25,6 +25,8 @@ public:
   virtual config::Json metadata() const { return {}; }
   /// The ranks the workload runs (a CCLO build sizes its Rx buffers by them; nothing: it has no rank count).
   virtual std::optional<unsigned> rank_count() const { return std::nullopt; }
+  /// While it runs: the share of its work done (a long run's progress line; nothing: not known).
+  virtual std::optional<double> progress() const { return std::nullopt; }
 };
 
 /// The message sizes of a size sweep: `sizes` if not empty, else `min` doubling up to `max` (the step out of

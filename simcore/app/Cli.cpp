@@ -194,6 +194,11 @@ int cli_main(int argc, char** argv)
                   "occupancy) or packets (messages, and every transmission and drop per port)")
       ->check(CLI::IsMember({"off", "messages", "blocks", "packets"}));
   bool critical_path = false;
+  bool quiet         = false;
+  run->add_flag("--quiet", quiet,
+                "no progress line on stderr (otherwise a run longer than a few seconds shows its simulated time, "
+                "events per second and, when the workload can tell, the time left: on a terminal one line rewritten "
+                "every second, else a line every 10 s)");
   double wall_limit  = 0;
   run->add_option("--wall-limit", wall_limit,
                   "stop the run (exit 3, nothing written) once this many seconds of wall-clock time have passed since it "
@@ -327,7 +332,7 @@ int cli_main(int argc, char** argv)
                    : trace_level == "blocks"   ? results::TraceLevel::Blocks
                    : trace_level == "messages" ? results::TraceLevel::Messages
                                                : results::TraceLevel::Off;
-      return run_command(scenario, opt, out, logs, args, reg, app::RunOptions{level, critical_path, wall_limit}, check_only);
+      return run_command(scenario, opt, out, logs, args, reg, app::RunOptions{level, critical_path, wall_limit, quiet}, check_only);
     }
     if (*plot)
       return plot_command(plot_opt);

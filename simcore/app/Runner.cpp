@@ -2,11 +2,15 @@
 
 #include "nodes/cclo/CcloBuild.hpp"
 #include "nodes/platform/ClusterReport.hpp"
+#include "simcore/app/Progress.hpp"
 #include "simcore/engine/Simulation.hpp"
 
 #include <algorithm>
 #include <ctime>
 #include <fmt/format.h>
+#include <iostream>
+#include <optional>
+#include <unistd.h>
 #include <xbt/log.h>
 
 /// The commit the build was made from (GitRevision.cmake, at every build).
@@ -73,7 +77,14 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
     if (options.critical_path || sc.header.critical_path)
       sim.scheduler().record_causes();
     sc.workload->start(*cluster);
+    std::optional<ProgressLine> progress;
+    if (!options.quiet) {
+      progress.emplace(std::cerr, isatty(2) != 0, [&sc] { return sc.workload->progress(); });
+      sim.scheduler().set_progress(
+          [&] { progress->tick(sim.scheduler().now(), sim.scheduler().events_processed()); });
+    }
     sim.run(cluster->kernel_host()); // some limits are met only as the run opens them (TCP sessions)
+    sim.scheduler().set_progress({});
   } catch (const config::ConfigError& e) {
     // Errors found against the built platform: name the file the offending value came from.
     if (!e.origin().empty())

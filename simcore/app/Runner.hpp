@@ -25,6 +25,8 @@ struct RunOptions {
   bool critical_path = false;
   /// Stop with an error after this many seconds of wall-clock time in the event loop (0: none).
   double wall_limit = 0;
+  /// No progress line on stderr (app/Progress.hpp).
+  bool quiet = false;
 };
 
 /// Run `sc` (in this process: one run per process), write results into `out_dir`.

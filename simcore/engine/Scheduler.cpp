@@ -506,11 +506,15 @@ void Scheduler::loop()
       break;
     }
     now_ = SimTime::ps(e.t);
-    if ((++events_ & 0xFFFF) == 0 && wall_limit_ > 0 && std::chrono::steady_clock::now() > wall_deadline_) {
-      error_ = std::make_exception_ptr(SimulationError(
-          fmt::format("wall-clock limit of {} s reached at simulated time {} with work still pending (--wall-limit)",
-                      wall_limit_, format_time(now_))));
-      break;
+    if ((++events_ & 0xFFFF) == 0) {
+      if (wall_limit_ > 0 && std::chrono::steady_clock::now() > wall_deadline_) {
+        error_ = std::make_exception_ptr(SimulationError(
+            fmt::format("wall-clock limit of {} s reached at simulated time {} with work still pending (--wall-limit)",
+                        wall_limit_, format_time(now_))));
+        break;
+      }
+      if (progress_)
+        progress_();
     }
     if (causes_) { // (events scheduled before causes were recorded have the origin as cause)
       const PendingCause pc = slot < pending_causes_.size() ? pending_causes_[slot] : PendingCause{0, {}};

@@ -141,6 +141,8 @@ public:
   /// Stop the run with a SimulationError once `seconds` of wall-clock time have passed since this call (checked
   /// every 65,536 events; 0: no limit).
   void set_wall_limit(double seconds);
+  /// Call `tick` every 65,536 events (a long run's progress line, app/Progress.hpp; empty: none).
+  void set_progress(std::function<void()> tick) { progress_ = std::move(tick); }
   /// Add what `explain` returns (when not empty) to a deadlock report: a component telling why the
   /// waiting may never end (e.g. a UDP engine holding messages that lost datagrams).
   void add_deadlock_note(std::function<std::string()> explain) { notes_.push_back(std::move(explain)); }
@@ -225,6 +227,7 @@ private:
   SimTime now_;
   SimTime limit_ = SimTime::max();
   double wall_limit_ = 0;
+  std::function<void()> progress_;
   std::chrono::steady_clock::time_point wall_deadline_{};
   bool follow_clock_ = false;
   void sync_simgrid_clock() const;

@@ -361,6 +361,7 @@ void CollectiveBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
       if (cfg_.verify)
         check_data(c, call, it);
       results_[sample][rank] = res;
+      ++calls_done_;
     }
   }
 }

@@ -153,6 +153,11 @@ public:
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
   std::optional<unsigned> rank_count() const override { return cfg_.ranks; }
+  std::optional<double> progress() const override
+  {
+    const std::size_t all = results_.empty() ? 0 : results_.size() * results_.front().size();
+    return all ? std::optional<double>(static_cast<double>(calls_done_) / static_cast<double>(all)) : std::nullopt;
+  }
 
 private:
   struct Sample {
@@ -183,6 +188,7 @@ private:
   DataPattern pattern() const;
 
   CollectiveBenchConfig cfg_;
+  std::uint64_t calls_done_ = 0; ///< calls finished so far, over the ranks (progress)
   std::vector<std::uint64_t> sizes_;
   unsigned elem_bytes_;
   std::vector<net::HostId> comm_;

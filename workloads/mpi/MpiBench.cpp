@@ -225,6 +225,7 @@ void MpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
         ctx.sleep_for(invocation_, CauseLabel::at_host(next_kernel, comm_[rank]));
       t.end       = ctx.now() - t0;
       t.end_cause = ctx.scheduler().cause_mark();
+      ++calls_done_;
       if (cfg_.verify)
         check_output(call, rank, it, pattern, bufs.buf[static_cast<int>(coll::Buf::Output)],
                      fmt::format("MPI {}", config::enum_name(cfg_.collective)), "MPI library");

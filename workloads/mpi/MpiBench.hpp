@@ -104,6 +104,11 @@ public:
   void start(nodes::Cluster& cluster) override;
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
+  std::optional<double> progress() const override
+  {
+    const std::size_t all = times_.empty() ? 0 : times_.size() * times_.front().size();
+    return all ? std::optional<double>(static_cast<double>(calls_done_) / static_cast<double>(all)) : std::nullopt;
+  }
 
 private:
   /// One rank's times in one iteration (from the common start).
@@ -134,6 +139,7 @@ private:
   std::vector<mpi::MpiPlan> plans_;
   mpi::MpiPlan barrier_plan_; ///< the library's MPI_Barrier (pre_barrier mpi)
   std::vector<std::vector<RankTimes>> times_;   ///< per sample, per rank
+  std::uint64_t calls_done_ = 0;                ///< calls finished so far, over the ranks (progress)
   SimTime invocation_;
   StartLine start_line_;
 };

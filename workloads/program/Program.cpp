@@ -154,6 +154,7 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
   }
   rec.end = ctx.now();
   rec.ran = true;
+  ++ops_done_;
   if (trace_->on())
     trace_->end(rank, lane, o.name.empty() ? fmt::format("{} (op {})", config::enum_name(o.kind), o.index) : o.name,
                 rec.start, rec.end,

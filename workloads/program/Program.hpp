@@ -24,6 +24,13 @@ public:
   const ProgramPlan& plan() const { return plan_; }
   void report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const override;
   std::optional<unsigned> rank_count() const override { return plan_.cfg.ranks; }
+  std::optional<double> progress() const override
+  {
+    std::size_t all = 0;
+    for (auto const& o : plan_.ops)
+      all += o.runs.size();
+    return all ? std::optional<double>(static_cast<double>(ops_done_) / static_cast<double>(all)) : std::nullopt;
+  }
 
 private:
   struct Record {
@@ -45,6 +52,7 @@ private:
   std::unique_ptr<ProgramReference> reference_;    ///< with verify
   std::unique_ptr<MpiEngine> mpi_;                 ///< engine mpi
   std::unique_ptr<ProgramTrace> trace_;            ///< each rank's track in the Chrome trace
+  std::uint64_t ops_done_ = 0; ///< operations finished so far, over the ranks (progress)
   std::vector<std::vector<Record>> records_;       ///< [op][j]: the j-th rank that runs it
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> mine_; ///< [rank]: (op, j) it runs, in list order
   std::uint64_t checked_ = 0;                      ///< elements verified
