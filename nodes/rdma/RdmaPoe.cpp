@@ -257,10 +257,16 @@ void RdmaPoe::refill(SimTime now)
     Qp& q = qps_[id];
     q.in_data = false;
     std::uint32_t len = 0;
-    if (auto r = q.rsp.front_response()) {
-      len = stage_response(id, *r, now);
-    } else if (auto p = q.req.peek(now)) {
-      len = stage_request(id, *p, now);
+    auto r = q.rsp.front_response();
+    auto p = r && !q.requester_next ? std::nullopt : q.req.peek(now);
+    if (r && p) // both engines have a packet: the requester's turn now, the responder's next
+      r.reset();
+    if (r) {
+      len              = stage_response(id, *r, now);
+      q.requester_next = true;
+    } else if (p) {
+      len              = stage_request(id, *p, now);
+      q.requester_next = false;
     } else {
       continue; // nothing from this queue pair now; it re-enters on its next WantTx
     }
@@ -423,7 +429,7 @@ std::optional<net::Packet> RdmaPoe::pull()
       ready = std::max(ready, std::min(nic_free_, s.ready + transmit_time(cfg_.tx_prefetch, fabric_.config().link.rate)));
     if (ready > now) {
       tx_wake_.at(ready, s.why);
-      return std::nullopt;
+      return pull_control(); // an ACK the discards above unblocked goes now, not at the wake
     }
     Staged done = std::move(staged_.front());
     staged_.pop_front();
@@ -447,7 +453,10 @@ std::optional<net::Packet> RdmaPoe::pull()
     sent(done, payload, pkt, now);
     return pkt;
   }
-  return std::nullopt;
+  // Nothing staged: an ACK held back while this queue pair's READ responses were staged (now discarded as stale)
+  // goes now. Returning nothing here left the port idle with the ACK (and the restarted READ behind it) queued until
+  // the peer's retransmission timeout.
+  return pull_control();
 }
 
 void RdmaPoe::deliver(net::Packet&& p)

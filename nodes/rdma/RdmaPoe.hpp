@@ -85,6 +85,10 @@ private:
     bool in_ctrl = false;
     bool in_data = false;
     std::uint32_t staged_responses = 0;
+    /// The queue pair is both a READ responder and a requester with packets to send: they take turns (a NIC's
+    /// requester and responder are separate engines sharing the port; serving READ responses first starved the
+    /// requester's own re-requests while the peer restarted them).
+    bool requester_next = false;
     bool sent_any                  = false;
     roce::Psn max_tx_psn           = 0;
     // One pending timer event per queue pair (restarts only move the deadline).

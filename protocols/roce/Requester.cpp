@@ -239,6 +239,9 @@ void Requester::on_ack(const AckPacket& a, SimTime now, Actions& out)
         return;
       }
       rnr_until_ = now + cfg_.rnr_timeout;
+      // An RNR NAK is a response: the transport timer restarts from the resend (IBA: only a missing response
+      // runs it out; RNR NAKs count against rnr_retry_limit alone), so a long back-pressure is not a timeout.
+      restart_timer(rnr_until_, out);
       out.push_back(ArmTimer{rnr_until_, kRnrToken | timer_token_});
       return;
     }

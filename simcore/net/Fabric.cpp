@@ -36,7 +36,15 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
     const bool gave_up = failure.find("retry limit") != std::string::npos ||
                          failure.find("retransmission") != std::string::npos;
     const FabricTotals t = totals();
-    if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0) {
+    if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0 && (t.held_back > 0 || t.duplicates > 0)) {
+      // Nothing lost, but reordered or duplicated: the recovery, not the link's speed, is what gave up.
+      s += fmt::format("{}the network lost no packet ({} sent, 0 dropped), but it reordered {} and duplicated {}: the "
+                       "transport's go-back-N recovery (each gap or duplicate answered by resending what follows it) "
+                       "did not get through before its retry limit. Lower "
+                       "platform.network.faults.reorder_rate / duplicate_rate, or give the transport longer timeouts or "
+                       "more retries (the node's rdma.timeouts and rdma.retry_limit)",
+                       s.empty() ? "" : "\n", t.injected, t.held_back, t.duplicates);
+    } else if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0) {
       const auto& eth           = cfg_.ethernet;
       const std::uint64_t frame = eth.max_frame.count + eth.preamble.count + eth.ifg.count;
       s += fmt::format("{}the network lost no packet ({} sent, 0 dropped by queues or faults): the transport's "

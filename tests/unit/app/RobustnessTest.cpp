@@ -379,6 +379,16 @@ TEST_F(Robustness, FailureMessagesTellTheTruth)
   EXPECT_EQ(slow.rc, 3) << slow.err;
   EXPECT_NE(slow.err.find("the network lost no packet"), std::string::npos) << slow.err;
   EXPECT_NE(slow.err.find("raise platform.network.link.rate or the transport's timeouts"), std::string::npos);
+  // Reordered, nothing lost: the advice is about the faults and the transport's recovery, not the link's rate.
+  auto reordered = run_out({scenario("workloads/mpi/example.json"), "--set", "workload.collective=allgather", "--set",
+                            "workload.ranks=4", "--set", "workload.sizes=[\"1MiB\"]", "--set",
+                            "platform.network.faults.reorder_rate=0.3", "--set",
+                            "platform.node.host.rdma.timeouts=[\"3us\"]", "--set",
+                            "platform.node.host.rdma.retry_limit=0"});
+  EXPECT_EQ(reordered.rc, 3) << reordered.err;
+  EXPECT_NE(reordered.err.find("but it reordered"), std::string::npos) << reordered.err;
+  EXPECT_EQ(reordered.err.find("raise platform.network.link.rate"), std::string::npos) << reordered.err;
+  EXPECT_NE(reordered.err.find("rdma.timeouts"), std::string::npos) << reordered.err;
   // With losses, the note names the faults and does not claim nothing was lost.
   auto lossy = run_out({scenario(kExample), "--set", "platform.network.faults.loss_rate=0.3"});
   EXPECT_EQ(lossy.rc, 3) << lossy.err;

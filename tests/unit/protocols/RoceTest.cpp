@@ -445,6 +445,9 @@ TEST(RoceSend, RnrRetryCountSevenRetriesForever)
   w.run(SimTime::us(5000)); // 5 ms of 10 us RNR waits: hundreds of retries
   EXPECT_TRUE(w.completions.empty());
   EXPECT_GT(w.rsp.counters().rnr_naks_sent, 100u);
+  // Each RNR NAK is a response: the transport timer restarts from the resend, so back-pressure never runs it out
+  // (it used to fire every 1 ms here, rewinding and counting towards the retry limit).
+  EXPECT_EQ(w.req.counters().timeouts, 0u);
   Actions acts;
   w.rsp.post_recv(RecvRequest{5, 0x1000, 4096}, w.now, acts);
   w.apply(acts);
