@@ -25,7 +25,18 @@ echo "$out" | grep -q "1 row(s) without a value left out" || fail "empty cell no
 grep -q "protocol = eager" "$dir/f.svg" || fail "no panel title 'protocol = eager'"
 grep -q "protocol = rendezvous" "$dir/f.svg" || fail "no panel title 'protocol = rendezvous'"
 grep -q ">10<" "$dir/f.svg" || fail "no legend entry for ranks 10"
-grep -q "latency_us" "$dir/f.svg" || fail "no y label"
+grep -q "latency \[us\]" "$dir/f.svg" || fail "no y label with its unit (latency_us -> latency [us])"
+grep -q "size \[bytes\]" "$dir/f.svg" || fail "no x label for bytes"
+grep -q ">64 KiB<" "$dir/f.svg" || fail "the byte axis is not in KiB / MiB"
+grep -q ">512 B<" "$dir/f.svg" || fail "the byte axis is not in bytes below 1 KiB"
+grep -q "1e+" "$dir/f.svg" && fail "a number drawn as 1e+NN"
+# Publishing options: labels, a shared y range over the facets, the legend's place.
+"$nafsim" plot "$dir/t.csv" --x bytes --y latency_us --series ranks --facet protocol --shared-y --legend right \
+  --xlabel "message size" --ylabel "time (us)" --title "CCLO latency" --out "$dir/g.svg" > /dev/null
+grep -q "message size" "$dir/g.svg" || fail "--xlabel"
+grep -q "time (us)" "$dir/g.svg" || fail "--ylabel"
+grep -q "CCLO latency" "$dir/g.svg" || fail "--title"
+"$nafsim" plot "$dir/t.csv" --x bytes --y latency_us --legend none --out "$dir/n.png" > /dev/null || fail "--legend none"
 
 "$nafsim" plot "$dir/t.csv" --x bytes --y latency_us --where protocol=eager --where ranks=2 --out "$dir/p.png" | grep -q "plotted 2 point(s) in 1 series" || fail "filters"
 [ "$(head -c 4 "$dir/p.png" | tail -c 3)" = "PNG" ] || fail "not a PNG"

@@ -274,7 +274,14 @@ int cli_main(int argc, char** argv)
   plot->add_flag("--logx", plot_opt.logx, "logarithmic x axis");
   plot->add_flag("--logy", plot_opt.logy, "logarithmic y axis");
   plot->add_option("--out", plot_opt.out, "the figure, .png or .svg (default: <csv stem>-<y>-vs-<x>.png beside the CSV)");
-  plot->add_option("--title", plot_opt.title, "the figure's title (default: the CSV's file name)");
+  plot->add_option("--title", plot_opt.title,
+                   "the figure's title (default: the y label vs the x label, and the CSV's file name)");
+  plot->add_option("--xlabel", plot_opt.xlabel,
+                   "the x axis label (default: from the column name, its unit in brackets: latency_us -> latency [us])");
+  plot->add_option("--ylabel", plot_opt.ylabel, "the y axis label (default: from the column name, as --xlabel)");
+  plot->add_option("--legend", plot_opt.legend, "where the series' legend goes: below (default), right, inside, none")
+      ->check(CLI::IsMember({"below", "right", "inside", "none"}));
+  plot->add_flag("--shared-y", plot_opt.shared_y, "facets share one y range (default: each panel its own)");
 
   auto* bench = cli.add_subcommand(
       "bench", "simulator speed and memory vs cluster size: packet-hops per wall second (suite hops), collectives on "

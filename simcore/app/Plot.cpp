@@ -6,6 +6,7 @@
 #include "simcore/results/OutputDir.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -72,7 +73,47 @@ struct Panel {
   std::map<std::string, Series, NaturalLess> series;
 };
 
+/// A column that counts bytes (its values drawn as 512 B, 4 KiB, ...).
+bool is_bytes(const std::string& col)
+{
+  auto ends = [&](const std::string& suffix) {
+    return col.size() >= suffix.size() && col.compare(col.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return col == "bytes" || col == "size" || ends("_bytes") || ends("_size");
+}
+
 } // namespace
+
+std::string axis_label(const std::string& column)
+{
+  static const std::pair<const char*, const char*> units[] = {
+      {"_us", "us"},   {"_ns", "ns"},     {"_ms", "ms"},       {"_s", "s"},         {"_gbps", "Gb/s"},
+      {"_mbps", "Mb/s"}, {"_pct", "%"},   {"_bytes", "bytes"}, {"_per_s", "per s"}, {"_mib", "MiB"}};
+  if (column == "bytes" || column == "size")
+    return "size [bytes]";
+  for (auto const& [suffix, unit] : units) {
+    const std::string sfx = suffix;
+    if (column.size() > sfx.size() && column.compare(column.size() - sfx.size(), sfx.size(), sfx) == 0) {
+      std::string base = column.substr(0, column.size() - sfx.size());
+      std::replace(base.begin(), base.end(), '_', ' ');
+      return fmt::format("{} [{}]", base, unit);
+    }
+  }
+  std::string s = column;
+  std::replace(s.begin(), s.end(), '_', ' ');
+  return s;
+}
+
+std::string bytes_label(double v)
+{
+  static const char* names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int k = 0;
+  while (k < 4 && std::abs(v) >= 1024) {
+    v /= 1024;
+    ++k;
+  }
+  return fmt::format("{:.3g} {}", v, names[k]);
+}
 
 int plot_command(const PlotOptions& o)
 {
@@ -152,13 +193,60 @@ int plot_command(const PlotOptions& o)
   }
   const std::size_t n = panels.size();
   const std::size_t cols = n <= 1 ? 1 : n <= 4 ? 2 : 3, rows = (n + cols - 1) / cols;
-  const std::string title = o.title.empty() ? fs::path(o.csv).filename().string() : o.title;
-  script += "set grid\nset key outside right top\n";
-  script += fmt::format("set xlabel {}\nset ylabel {}\n", gp_text(o.x), gp_text(o.y));
+  const std::string xlabel = o.xlabel.empty() ? axis_label(o.x) : o.xlabel;
+  const std::string ylabel = o.ylabel.empty() ? axis_label(o.y) : o.ylabel;
+  const std::string title  = o.title.empty()
+                                 ? fmt::format("{} vs {} ({})", ylabel, xlabel, fs::path(o.csv).filename().string())
+                                 : o.title;
+  script += "set grid\n";
+  if (o.legend == "below")
+    script += "set key below horizontal center\n";
+  else if (o.legend == "right")
+    script += "set key outside right top vertical\n";
+  else if (o.legend == "inside")
+    script += "set key inside top left vertical opaque\n";
+  else
+    script += "unset key\n";
+  script += fmt::format("set xlabel {}\nset ylabel {}\n", gp_text(xlabel), gp_text(ylabel));
   if (o.logx)
-    script += "set logscale x\n";
+    script += "set logscale x 2\n";
   if (o.logy)
     script += "set logscale y\n";
+  // Numbers as numbers (1000000, not 1e+06); a byte axis in KiB / MiB at the values drawn (at most 12 of them).
+  script += "set format x '%.10g'\nset format y '%.10g'\n";
+  std::vector<double> xs, ys;
+  for (auto const& [pname, panel] : panels)
+    for (auto const& [sname, se] : panel.series)
+      for (auto [x, y] : se.points) {
+        xs.push_back(x);
+        ys.push_back(y);
+      }
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  if (is_bytes(o.x) && !xs.empty()) {
+    const std::size_t step = (xs.size() + 11) / 12;
+    std::vector<std::string> tics;
+    for (std::size_t i = 0; i < xs.size(); i += step)
+      tics.push_back(fmt::format("{} {:.12g}", gp_text(bytes_label(xs[i])), xs[i]));
+    script += fmt::format("set xtics ({}) rotate by -30\n", fmt::join(tics, ", "));
+    // A margin each side, so the outer tick labels are not cut by the frame.
+    const double lo = xs.front(), hi = xs.back();
+    if (o.logx && lo > 0)
+      script += fmt::format("set xrange [{:.12g}:{:.12g}]\n", lo / 1.25, hi * 1.25);
+    else if (hi > lo)
+      script += fmt::format("set xrange [{:.12g}:{:.12g}]\n", lo - (hi - lo) * 0.04, hi + (hi - lo) * 0.04);
+  }
+  if (o.shared_y && !ys.empty()) { // one y range over every panel, so panels compare at a glance
+    auto [lo, hi] = std::minmax_element(ys.begin(), ys.end());
+    double a = *lo, b = *hi;
+    if (o.logy) {
+      a = std::max(a, 1e-300);
+      script += fmt::format("set yrange [{:.12g}:{:.12g}]\n", a / 1.2, b * 1.2);
+    } else {
+      const double pad = (b - a) * 0.05 + (b == a ? std::max(1.0, std::abs(a) * 0.05) : 0.0);
+      script += fmt::format("set yrange [{:.12g}:{:.12g}]\n", a >= 0 ? 0.0 : a - pad, b + pad); // from 0 when >= 0
+    }
+  }
   if (n > 1)
     script += fmt::format("set multiplot layout {},{} title {}\n", rows, cols, gp_text(title));
   std::size_t k = 0;

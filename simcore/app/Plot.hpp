@@ -14,8 +14,18 @@ struct PlotOptions {
   std::vector<std::string> where;  ///< keep rows where column=value (all must hold)
   bool logx = false, logy = false;
   std::string out;   ///< .png or .svg (default: beside the CSV, <stem>-<y>-vs-<x>.png)
-  std::string title; ///< figure title (default: the CSV's name)
+  std::string title;  ///< figure title (default: "<y label> vs <x label>" and the CSV's name)
+  std::string xlabel; ///< axis labels (default: from the column names, units in brackets: latency_us -> latency [us])
+  std::string ylabel;
+  std::string legend = "below"; ///< below, right, inside or none
+  bool shared_y = false;        ///< facets share one y range (default: each its own)
 };
+
+/// An axis label from a column name: underscores as spaces, a unit suffix in brackets (latency_us -> "latency [us]",
+/// throughput_gbps -> "throughput [Gb/s]", bytes -> "size [bytes]").
+std::string axis_label(const std::string& column);
+/// A byte count as a tick label: 512 B, 4 KiB, 1 MiB, 1.5 GiB.
+std::string bytes_label(double v);
 
 /// Draw the plot; bad input throws config::ConfigError naming the option (exit 2). Returns 0.
 int plot_command(const PlotOptions& o);

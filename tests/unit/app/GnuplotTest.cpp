@@ -1,5 +1,6 @@
 // Text that reaches gnuplot: a line break must never end a string literal (it would run the rest as a command).
 #include "simcore/app/Gnuplot.hpp"
+#include "simcore/app/Plot.hpp"
 
 #include <gtest/gtest.h>
 
@@ -31,4 +32,18 @@ TEST(Gnuplot, ExactTextWithAControlCharacterIsRefused)
   EXPECT_FALSE(has_control_char("résumé dir/out.png")); // UTF-8 bytes above 0x7f are text
   EXPECT_THROW(gp_quote("out\n.png"), std::invalid_argument);
   EXPECT_EQ(gp_quote("résumé dir/out.png"), "'résumé dir/out.png'");
+}
+
+TEST(Plot, AxisLabelsCarryTheirUnitsAndBytesReadAsKibAndMib)
+{
+  EXPECT_EQ(nafsim::app::axis_label("latency_us"), "latency [us]");
+  EXPECT_EQ(nafsim::app::axis_label("throughput_gbps"), "throughput [Gb/s]");
+  EXPECT_EQ(nafsim::app::axis_label("exposed_communication_us"), "exposed communication [us]");
+  EXPECT_EQ(nafsim::app::axis_label("bytes"), "size [bytes]");
+  EXPECT_EQ(nafsim::app::axis_label("ranks"), "ranks");
+  EXPECT_EQ(nafsim::app::axis_label("gbps_error_pct"), "gbps error [%]");
+  EXPECT_EQ(nafsim::app::bytes_label(512), "512 B");
+  EXPECT_EQ(nafsim::app::bytes_label(4096), "4 KiB");
+  EXPECT_EQ(nafsim::app::bytes_label(1 << 20), "1 MiB");
+  EXPECT_EQ(nafsim::app::bytes_label(1.5 * (1 << 30)), "1.5 GiB");
 }
