@@ -262,6 +262,20 @@ int cli_main(int argc, char** argv)
   explain->add_option("--steps", explain_opt.steps,
                       "make the bottleneck ideal, then the one that leaves, and so on: this many times (default 1)")
       ->check(CLI::Range(1u, 8u));
+  explain->add_flag("--propose", explain_opt.propose,
+                    "also try the changes a user can make (a CCLO build, an algorithm, 2x links, 2x memory bandwidth, a "
+                    "2x datapath, half the switch latency, bigger Rx buffers; for MPI the library's algorithm and "
+                    "segment size), each alone, ranked by speedup, each with its --set list");
+  std::string goal;
+  explain->add_option("--goal", goal,
+                      "with --propose: search combinations of up to three changes for this speedup (e.g. 2x), each "
+                      "combination run to confirm it")
+      ->check([](const std::string& v) {
+        char* end      = nullptr;
+        const double g = std::strtod(v.c_str(), &end);
+        const std::string rest(end);
+        return g > 1 && (rest.empty() || rest == "x") ? std::string() : std::string("a speedup above 1, e.g. 2x");
+      });
 
   auto* plot = cli.add_subcommand("plot", "draw a results CSV (a run's table or a merged sweep's) with gnuplot, PNG or SVG");
   PlotOptions plot_opt;
@@ -345,6 +359,8 @@ int cli_main(int argc, char** argv)
       return plot_command(plot_opt);
     if (*explain) {
       explain_opt.program = fs::read_symlink("/proc/self/exe").string();
+      if (!goal.empty())
+        explain_opt.goal = std::strtod(goal.c_str(), nullptr);
       return app::explain_command(explain_opt, reg);
     }
     if (*bench) {

@@ -1,5 +1,6 @@
 #include "simcore/app/Explain.hpp"
 
+#include "simcore/app/ExplainChanges.hpp"
 #include "simcore/app/Scenario.hpp"
 #include "simcore/config/ConfigError.hpp"
 #include "simcore/engine/Scheduler.hpp"
@@ -9,6 +10,9 @@
 #include "simcore/units/Units.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <fmt/ranges.h>
+#include <optional>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -127,9 +131,12 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
 
 namespace {
 /// Run `nafsim run` in a child (its output in `dir`.log); throws with the log's tail if it failed.
-void run_child(const ExplainOptions& opt, const std::vector<std::string>& extra, const fs::path& dir)
+void run_child(const ExplainOptions& opt, const std::vector<std::string>& extra, const fs::path& dir,
+               bool critical_path = true)
 {
-  std::vector<std::string> args{opt.program, "run", opt.scenario, "--critical-path", "--out", dir.string()};
+  std::vector<std::string> args{opt.program, "run", opt.scenario, "--quiet", "--out", dir.string()};
+  if (critical_path)
+    args.push_back("--critical-path");
   for (auto const* sets : {&opt.sets, &extra})
     for (auto const& s : *sets) {
       args.push_back("--set");
@@ -237,6 +244,136 @@ std::string describe_top(const PathTotals& p)
   auto [r, d] = split_key(p.by_detail.front().first);
   return fmt::format("{}, {}: {:.0f} % of the critical paths", r, d, 100 * p.by_detail.front().second / p.total);
 }
+/// How much faster `after` runs than `before`: per size, and their geometric mean (the sizes both have).
+struct Gain {
+  double geo = 0;
+  std::map<std::uint64_t, double> per;
+};
+Gain gain_of(const Latencies& before, const Latencies& after)
+{
+  Gain g;
+  double log_sum = 0;
+  for (auto const& [key, us] : before.median)
+    if (auto it = after.median.find(key); it != after.median.end() && it->second > 0 && us > 0) {
+      g.per[key] = us / it->second;
+      log_sum += std::log(us / it->second);
+    }
+  g.geo = g.per.empty() ? 0.0 : std::exp(log_sum / static_cast<double>(g.per.size()));
+  return g;
+}
+
+std::string sets_text(const std::vector<std::string>& sets)
+{
+  std::string s;
+  for (auto const& x : sets)
+    s += (s.empty() ? "--set " : " --set ") + x;
+  return s;
+}
+
+/// Run each actionable change alone, rank them, and with a goal search combinations of up to three.
+void propose(const ExplainOptions& opt, const fs::path& out, const Latencies& before)
+{
+  std::ifstream in(out / "baseline" / "metadata.json");
+  const auto scenario = nlohmann::json::parse(in).at("scenario");
+  const auto changes  = actionable_changes(scenario);
+  struct Tried {
+    Change change;
+    Gain gain;
+  };
+  std::vector<Tried> ran;
+  std::vector<std::string> refused;
+  std::size_t n = 0;
+  auto attempt = [&](const std::vector<std::string>& sets, const std::string& name) -> std::optional<Gain> {
+    const fs::path dir = out / "changes" / fmt::format("{:03}", n++);
+    try {
+      run_child(opt, sets, dir, false);
+    } catch (const config::ConfigError&) {
+      refused.push_back(name + " (cannot run this scenario)");
+      return std::nullopt;
+    } catch (const SimulationError&) {
+      refused.push_back(name + " (the run fails)");
+      return std::nullopt;
+    }
+    return gain_of(before, latencies(dir));
+  };
+  fs::create_directories(out / "changes");
+  for (auto const& c : changes)
+    if (auto g = attempt(c.sets, c.name))
+      ran.push_back({c, *g});
+  std::stable_sort(ran.begin(), ran.end(), [](auto const& a, auto const& b) { return a.gain.geo > b.gain.geo; });
+  std::cout << fmt::format("changes, each alone (speedup: the sizes' geometric mean; runs in {}):\n",
+                           (out / "changes").string());
+  for (auto const& t : ran)
+    std::cout << fmt::format("  {:>6.2f}x  {:<48}  {}\n", t.gain.geo, t.change.name, sets_text(t.change.sets));
+  if (!refused.empty())
+    std::cout << fmt::format("  not applicable: {}\n", fmt::join(refused, "; "));
+  if (opt.goal <= 0)
+    return;
+  // Combinations of up to three changes of different kinds among the six best that help, the most promising first
+  // (the product of their speedups alone), each run: at most 20 runs.
+  std::vector<const Tried*> good;
+  for (auto const& t : ran)
+    if (t.gain.geo > 1.01 && good.size() < 6)
+      good.push_back(&t);
+  struct Combo {
+    std::vector<const Tried*> parts;
+    double predicted = 1;
+  };
+  std::vector<Combo> combos;
+  for (std::size_t a = 0; a < good.size(); ++a)
+    for (std::size_t b = a + 1; b < good.size(); ++b) {
+      if (conflict(good[a]->change, good[b]->change))
+        continue;
+      combos.push_back({{good[a], good[b]}, good[a]->gain.geo * good[b]->gain.geo});
+      for (std::size_t c = b + 1; c < good.size(); ++c)
+        if (!conflict(good[c]->change, good[a]->change) && !conflict(good[c]->change, good[b]->change))
+          combos.push_back({{good[a], good[b], good[c]}, good[a]->gain.geo * good[b]->gain.geo * good[c]->gain.geo});
+    }
+  std::stable_sort(combos.begin(), combos.end(), [](auto const& x, auto const& y) {
+    return x.parts.size() != y.parts.size() ? x.parts.size() < y.parts.size() : x.predicted > y.predicted;
+  });
+  struct Reached {
+    std::string name;
+    std::vector<std::string> sets;
+    double geo;
+  };
+  std::vector<Reached> reached;
+  for (auto const& t : ran)
+    if (t.gain.geo >= opt.goal)
+      reached.push_back({t.change.name, t.change.sets, t.gain.geo});
+  Reached best{"", {}, ran.empty() ? 0.0 : ran.front().gain.geo};
+  if (!ran.empty())
+    best = {ran.front().change.name, ran.front().change.sets, ran.front().gain.geo};
+  std::size_t runs = 0;
+  for (auto const& c : combos) {
+    if (runs == 20 || reached.size() >= 3)
+      break;
+    std::vector<std::string> sets, names;
+    for (auto const* t : c.parts) {
+      sets.insert(sets.end(), t->change.sets.begin(), t->change.sets.end());
+      names.push_back(t->change.name);
+    }
+    const std::string name = fmt::format("{}", fmt::join(names, " + "));
+    ++runs;
+    auto g = attempt(sets, name);
+    if (!g)
+      continue;
+    if (g->geo >= opt.goal)
+      reached.push_back({name, sets, g->geo});
+    if (g->geo > best.geo)
+      best = {name, sets, g->geo};
+  }
+  if (reached.empty()) {
+    std::cout << fmt::format("goal {:g}x: not reached by any change alone or by {} combination(s) of up to three; the "
+                             "best, {:.2f}x: {} ({})\n",
+                             opt.goal, runs, best.geo, best.name, sets_text(best.sets));
+    return;
+  }
+  std::cout << fmt::format("goal {:g}x: reached by (each run; paste its --set list):\n", opt.goal);
+  for (auto const& r : reached)
+    std::cout << fmt::format("  {:>6.2f}x  {}\n           {}\n", r.geo, r.name, sets_text(r.sets));
+}
+
 } // namespace
 
 int explain_command(const ExplainOptions& opt, const workloads::WorkloadRegistry& reg)
@@ -295,6 +432,8 @@ int explain_command(const ExplainOptions& opt, const workloads::WorkloadRegistry
   }
   if (!paths.by_detail.empty())
     std::cout << fmt::format("{}bottleneck left: {}\n", lifted.empty() ? "" : "then the ", describe_top(paths));
+  if (opt.propose || opt.goal > 0)
+    propose(opt, out, before);
   std::cout << fmt::format("runs in {}\n", out.string());
   return 0;
 }

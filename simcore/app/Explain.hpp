@@ -28,6 +28,8 @@ struct ExplainOptions {
   std::string out;               ///< holds baseline/ and ideal/ (default results/explain-<scenario name>)
   std::string program;           ///< this executable
   unsigned steps = 1;            ///< bottlenecks made ideal one after the other (cumulatively)
+  bool propose   = false;        ///< also try the actionable changes (ExplainChanges.hpp), ranked by gain
+  double goal    = 0;            ///< with it: search combinations of up to three changes reaching this speedup
 };
 
 /// Runs both simulations in child processes; prints the report on stdout. Returns the exit code.

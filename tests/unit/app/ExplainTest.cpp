@@ -88,3 +88,56 @@ TEST(Explain, NamesTheBottleneckAndTheGainOfLiftingIt)
   EXPECT_EQ(run_cli(d, "explain ar.json --set platform.network.link.rate=1kbps --out ex4").code, 3);
   fs::remove_all(d);
 }
+
+TEST(Explain, ProposesChangesAndFindsCombinationsThatReachAGoal)
+{
+  // The 8-rank 1 MiB allreduce on the default platform: the eager build alone is 2x (ranked first); with --goal 2x
+  // every combination named is run, and its --set list, pasted into `nafsim run`, reaches the goal.
+  fs::path d = fs::temp_directory_path() / fmt::format("nafsim-propose-{}", ::getpid());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  std::ofstream(d / "ar.json") << R"({"name": "ar", "platform": "accl-coyote-u55c",
+    "workload": {"kind": "collective", "collective": "allreduce", "ranks": 8, "sizes": ["1MiB"], "verify": false}})";
+  auto r = run_cli(d, "explain ar.json --goal 2x --out ex");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("changes, each alone"), std::string::npos) << r.out;
+  auto first = r.out.find("x  the CCLO's eager build");
+  ASSERT_NE(first, std::string::npos) << r.out;
+  const auto goal = r.out.find("goal 2x: reached by");
+  ASSERT_NE(goal, std::string::npos) << r.out;
+  // The first combination named: its speedup, then its --set list on the next line.
+  const auto line  = r.out.find('\n', goal) + 1;
+  const auto sets  = r.out.find("--set", line);
+  const auto eol   = r.out.find('\n', sets);
+  ASSERT_NE(sets, std::string::npos);
+  double claimed = std::stod(r.out.substr(line, r.out.find('x', line) - line));
+  EXPECT_GE(claimed, 2.0);
+  auto base = run_cli(d, "run ar.json --quiet --out base");
+  auto fast = run_cli(d, "run ar.json --quiet --out fast " + r.out.substr(sets, eol - sets));
+  ASSERT_EQ(base.code, 0) << base.out;
+  ASSERT_EQ(fast.code, 0) << fast.out;
+  auto latency = [&](const std::string& dir) {
+    std::ifstream in(d / dir / "collective.csv");
+    std::string header, row;
+    std::getline(in, header);
+    std::getline(in, row);
+    std::size_t col = 0;
+    for (std::size_t at = 0, i = 0; at < header.size(); ++i) {
+      const auto comma = std::min(header.find(',', at), header.size());
+      if (header.substr(at, comma - at) == "latency_us")
+        col = i;
+      at = comma + 1;
+    }
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < col; ++i)
+      at = row.find(',', at) + 1;
+    return std::stod(row.substr(at));
+  };
+  EXPECT_NEAR(latency("base") / latency("fast"), claimed, 0.01 * claimed);
+  // A goal no change reaches says so, with the best it found.
+  auto far = run_cli(d, "explain ar.json --goal 100x --out ex5");
+  ASSERT_EQ(far.code, 0) << far.out;
+  EXPECT_NE(far.out.find("goal 100x: not reached"), std::string::npos) << far.out;
+  EXPECT_EQ(run_cli(d, "explain ar.json --goal 0.5 --out ex6").code, 2) << "a goal is a speedup above 1";
+  fs::remove_all(d);
+}

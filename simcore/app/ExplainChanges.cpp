@@ -1,0 +1,138 @@
+#include "simcore/app/ExplainChanges.hpp"
+
+#include "protocols/collectives/OmpiAlgorithms.hpp"
+#include "protocols/collectives/Schedule.hpp"
+#include "simcore/units/Units.hpp"
+
+#include <fmt/format.h>
+
+namespace nafsim::app {
+
+namespace {
+
+std::string str(const nlohmann::json& j, std::initializer_list<const char*> path)
+{
+  const nlohmann::json* at = &j;
+  for (auto const* k : path) {
+    if (!at->is_object() || !at->contains(k))
+      return {};
+    at = &(*at)[k];
+  }
+  return at->is_string() ? at->get<std::string>() : at->dump();
+}
+
+/// A rate times `f`, as a --set value ("" if the scenario has none).
+std::string scaled_rate(const std::string& rate, double f)
+{
+  return rate.empty() ? std::string{} : format_rate(BitsPerSecond{parse_rate(rate).bps * f});
+}
+
+void platform_changes(const nlohmann::json& sc, bool fpga, std::vector<Change>& out)
+{
+  const nlohmann::json& p = sc.at("platform");
+  const std::string link  = str(p, {"network", "link", "rate"});
+  if (!link.empty()) {
+    Change c{fmt::format("links at {} (2x)", scaled_rate(link, 2)),
+             {"platform.network.link.rate=" + scaled_rate(link, 2)},
+             "link"};
+    if (str(p, {"topology", "kind"}) == "leaf-spine")
+      c.sets.push_back("platform.topology.leaf_spine.uplink_rate=" +
+                       scaled_rate(str(p, {"topology", "leaf_spine", "uplink_rate"}), 2));
+    out.push_back(c);
+  }
+  const std::string lat = str(p, {"network", "switch", "latency"});
+  if (!lat.empty() && parse_time(lat) > SimTime{})
+    out.push_back({fmt::format("switch latency {} (half)", format_time(SimTime::ps(parse_time(lat).ps() / 2))),
+                   {"platform.network.switch.latency=" + format_time(SimTime::ps(parse_time(lat).ps() / 2))},
+                   "switch"});
+  if (!fpga)
+    return;
+  const std::string m = "platform.node.fpga.";
+  const std::string rd = str(p, {"node", "fpga", "device_memory", "read_bandwidth"});
+  const std::string wr = str(p, {"node", "fpga", "device_memory", "write_bandwidth"});
+  if (!rd.empty() && !wr.empty())
+    out.push_back({fmt::format("device memory at 2x ({} read, {} write)", scaled_rate(rd, 2), scaled_rate(wr, 2)),
+                   {m + "device_memory.read_bandwidth=" + scaled_rate(rd, 2),
+                    m + "device_memory.write_bandwidth=" + scaled_rate(wr, 2)},
+                   "memory"});
+  const std::string width = str(p, {"node", "fpga", "cclo", "dmp", "width_bytes"});
+  if (!width.empty() && std::stoul(width) * 2 <= 1024)
+    out.push_back({fmt::format("a datapath of {} B per cycle (2x)", std::stoul(width) * 2),
+                   {m + "cclo.dmp.width_bytes=" + std::to_string(std::stoul(width) * 2)},
+                   "datapath"});
+  if (!link.empty() && !rd.empty() && !wr.empty() && !width.empty() && std::stoul(width) * 2 <= 1024) {
+    // The bandwidths together: each alone may gain nothing while another is the limit (a card twice as fast all
+    // round: links, memory, datapath).
+    Change all{"links, device memory and datapath all 2x", {}, "link,memory,datapath"};
+    for (auto const& c : out)
+      if (c.group == "link" || c.group == "memory" || c.group == "datapath")
+        all.sets.insert(all.sets.end(), c.sets.begin(), c.sets.end());
+    out.push_back(all);
+  }
+  const std::string pcie = str(p, {"node", "fpga", "pcie", "bandwidth"});
+  if (!pcie.empty() && str(sc, {"workload", "location"}) == "host")
+    out.push_back({fmt::format("PCIe at {} (2x)", scaled_rate(pcie, 2)), {m + "pcie.bandwidth=" + scaled_rate(pcie, 2)},
+                   "pcie"});
+  const std::string build = str(p, {"node", "fpga", "cclo", "build"});
+  for (const char* b : {"eager", "rendezvous"})
+    if (build != b)
+      out.push_back({fmt::format("the CCLO's {} build", b), {fmt::format("{}cclo.build={}", m, b)}, "build"});
+  if (build == "custom" || build.empty()) {
+    const std::string rx = str(p, {"node", "fpga", "cclo", "rx_buffers", "size"});
+    if (!rx.empty())
+      out.push_back({fmt::format("Rx buffers of {} (2x)", format_bytes(Bytes{parse_bytes(rx).count * 2})),
+                     {fmt::format("{}cclo.rx_buffers.size={}", m, format_bytes(Bytes{parse_bytes(rx).count * 2}))},
+                     "rx"});
+  }
+}
+
+} // namespace
+
+bool conflict(const Change& a, const Change& b)
+{
+  auto parts = [](const std::string& g) {
+    std::vector<std::string> v;
+    for (std::size_t at = 0; at <= g.size();) {
+      const std::size_t comma = std::min(g.find(',', at), g.size());
+      v.push_back(g.substr(at, comma - at));
+      at = comma + 1;
+    }
+    return v;
+  };
+  for (auto const& x : parts(a.group))
+    for (auto const& y : parts(b.group))
+      if (x == y)
+        return true;
+  return false;
+}
+
+std::vector<Change> actionable_changes(const nlohmann::json& scenario)
+{
+  std::vector<Change> out;
+  const std::string kind = str(scenario, {"workload", "kind"});
+  if (kind == "collective") {
+    const std::string current = str(scenario, {"workload", "algorithm"});
+    for (const char* a : {"flat", "binomial", "ring", "reduce-bcast", "reduce-scatter-composite", "recursive-doubling",
+                          "rabenseifner", "pairwise"})
+      if (current != a)
+        out.push_back({fmt::format("the {} algorithm", a), {fmt::format("workload.algorithm={}", a)}, "algorithm"});
+  }
+  if (kind == "mpi") {
+    const std::string coll    = str(scenario, {"workload", "collective"});
+    const std::string current = str(scenario, {"workload", "library_algorithm"});
+    for (int c = 0; c <= static_cast<int>(coll::Collective::Barrier); ++c) {
+      const auto cc = static_cast<coll::Collective>(c);
+      if (coll::collective_name(cc) != coll)
+        continue;
+      for (auto const& a : coll::ompi_algorithms(cc))
+        if (a != current)
+          out.push_back({fmt::format("Open MPI's {} algorithm", a), {"workload.library_algorithm=" + a}, "algorithm"});
+    }
+    for (const char* seg : {"16KiB", "64KiB"})
+      out.push_back({fmt::format("segments of {}", seg), {fmt::format("workload.segment_size={}", seg)}, "segment"});
+  }
+  platform_changes(scenario, kind != "mpi", out);
+  return out;
+}
+
+} // namespace nafsim::app
