@@ -17,6 +17,8 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fmt/format.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <fmt/ranges.h>
 #include <charconv>
 #include <cerrno>
@@ -214,6 +216,11 @@ int cli_main(int argc, char** argv)
   std::string preset;
   params->add_option("prefix", prefix, "only paths starting with this (e.g. platform.network)");
   params->add_option("--preset", preset, "show a platform preset's values and sources as defaults");
+  bool one_line = false;
+  params->add_flag("--one-line", one_line,
+                   "one line per parameter (path, type, default, meaning: a table for grep and scripts); otherwise "
+                   "each meaning is wrapped below its parameter at the terminal's width (100 columns when not a "
+                   "terminal)");
 
   auto* sw = cli.add_subcommand("sweep", "run a sweep of scenarios in parallel processes and merge their tables");
   std::string sweep_file, sweep_out;
@@ -428,7 +435,11 @@ int cli_main(int argc, char** argv)
       return sweep_command(sweep_file, jobs, sweep_out, sweep_sets, merge_only,
                            *max_points_opt ? std::optional<std::size_t>(max_points) : std::nullopt, reg);
     if (*params) {
-      app::print_params(std::cout, prefix, preset.empty() ? std::nullopt : std::optional<std::string>(preset), reg);
+      std::size_t width = 100;
+      if (winsize ws{}; isatty(1) && ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+        width = ws.ws_col;
+      app::print_params(std::cout, prefix, preset.empty() ? std::nullopt : std::optional<std::string>(preset), reg,
+                        one_line ? 0 : width);
       return 0;
     }
   } catch (const config::ConfigError& e) {

@@ -10,7 +10,7 @@
 namespace nafsim::app {
 
 void print_params(std::ostream& out, const std::string& prefix, const std::optional<std::string>& preset,
-                  const workloads::WorkloadRegistry& reg)
+                  const workloads::WorkloadRegistry& reg, std::size_t width)
 {
   std::vector<config::ParamRow> rows;
   ScenarioHeader header;
@@ -70,10 +70,42 @@ void print_params(std::ostream& out, const std::string& prefix, const std::optio
                                           near.empty() ? "`nafsim params` without a prefix lists them all"
                                                        : fmt::format("`nafsim params {}` lists that section", near)));
   }
-  out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "PATH", wp, "TYPE", wt, preset ? "PRESET" : "DEFAULT", wd,
-                     "MEANING");
-  for (auto const* r : shown)
-    out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", r->path, wp, r->type, wt, r->default_value, wd, r->meaning);
+  if (width == 0) { // one line per parameter (for grep and scripts)
+    out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "PATH", wp, "TYPE", wt, preset ? "PRESET" : "DEFAULT", wd,
+                       "MEANING");
+    for (auto const* r : shown)
+      out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", r->path, wp, r->type, wt, r->default_value, wd, r->meaning);
+    return;
+  }
+  // Each parameter: its path, type and value on one line, its meaning below, wrapped at `width` (4 spaces in).
+  for (auto const* r : shown) {
+    out << fmt::format("{}  ({}; {} {})\n", r->path, r->type, preset ? "preset" : "default",
+                       r->default_value.empty() ? "none" : r->default_value);
+    for (auto const& line : wrap(r->meaning, width > 24 ? width - 4 : 20))
+      out << "    " << line << "\n";
+  }
+}
+
+std::vector<std::string> wrap(const std::string& text, std::size_t width)
+{
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t sp  = text.find(' ', at);
+    std::string word = text.substr(at, sp == std::string::npos ? std::string::npos : sp - at);
+    at               = sp == std::string::npos ? text.size() : sp + 1;
+    if (word.empty())
+      continue;
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word; // a word longer than the width stands alone
+  }
+  if (!line.empty())
+    lines.push_back(line);
+  return lines;
 }
 
 } // namespace nafsim::app
