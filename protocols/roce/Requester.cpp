@@ -16,7 +16,7 @@ std::string describe_failure(const Completion& c)
              " after " + std::to_string(c.attempts) +
              " retransmission timeout(s); the retry limit is exhausted";
     case Status::RnrRetryExceeded:
-      return "receiver not ready (no receive posted) for PSN " + std::to_string(c.psn) + " after " +
+      return "receiver not ready (no receive posted, no free buffer) for PSN " + std::to_string(c.psn) + " after " +
              std::to_string(c.attempts) + " RNR NAK(s)";
     case Status::LocalLengthError: return "message longer than the posted receive";
     case Status::Flushed: return "flushed: the queue pair failed earlier";
@@ -236,6 +236,14 @@ void Requester::on_ack(const AckPacket& a, SimTime now, Actions& out)
       rewind_to(a.psn);
       if (cur_wr_ < wrs_.size() && ++wrs_[cur_wr_].rnr_retries > cfg_.rnr_retry_limit && cfg_.rnr_retry_limit < 7) {
         fail(Status::RnrRetryExceeded, a.psn, wrs_[cur_wr_].rnr_retries, out);
+        return;
+      }
+      // Retrying for ever (7) on a packet no receiver ever takes is a deadlock, not back-pressure: after rnr_stall
+      // of refusals of the same packet, the queue pair fails and says so.
+      if (!rnr_since_ || rnr_since_->first != a.psn)
+        rnr_since_ = std::pair{a.psn, now};
+      else if (cfg_.rnr_stall > SimTime{} && now - rnr_since_->second >= cfg_.rnr_stall) {
+        fail(Status::RnrRetryExceeded, a.psn, cur_wr_ < wrs_.size() ? wrs_[cur_wr_].rnr_retries : 0, out);
         return;
       }
       rnr_until_ = now + cfg_.rnr_timeout;

@@ -91,6 +91,7 @@ private:
   std::uint64_t timer_token_ = 0;
   bool timer_running_        = false;
   SimTime rnr_until_;
+  std::optional<std::pair<Psn, SimTime>> rnr_since_; ///< the packet RNR NAKs refuse, and since when (rnr_stall)
   std::uint32_t epoch_ = 0;
   std::optional<Psn> read_gap_at_; ///< a re-request was already issued for this gap
   RequesterCounters c_;

@@ -18,6 +18,7 @@ struct RoceConfig {
   SimTime ack_timeout  = SimTime::zero();
   SimTime rnr_timeout  = SimTime::us(10);
   unsigned rnr_retry_limit = 7;
+  SimTime rnr_stall        = SimTime::us(100000);
 
   config::FieldProblem check() const
   {
@@ -59,6 +60,10 @@ struct RoceConfig {
                                                 "pair fails; 7 retries forever (the 3-bit RNR retry count of the "
                                                 "InfiniBand spec, where 7 means infinite)",
             config::Limits::between(0, 7));
+    v.field("rnr_stall", rnr_stall,
+            "with rnr_retry_limit 7 (retry forever): a queue pair whose same packet is refused by receiver-not-ready "
+            "NAKs this long fails, reported as the receiver's buffers never draining (a simulated deadlock: every "
+            "peer waits for another whose buffers are full) instead of retrying for ever; 0: never");
   }
 };
 

@@ -545,6 +545,20 @@ TEST_F(Robustness, SettingsThatCannotWorkFailCheckOnlyAndTheirAdviceAppliedRuns)
     EXPECT_EQ(good.rc, 0) << fmt::format("{}", c.fixed) << good.err;
     fs::remove_all(out());
   }
+  // A forced eager recursive doubling of 1 MiB on 32 KiB Rx buffers: the partners' buffers fill with each other's
+  // segments and never drain (a deadlock the RNR NAKs would retry for ever): a simulated failure in well under a
+  // second, advising the eager build, which then runs.
+  auto stuck = run_out({scenario(kExample), "--set", "workload.sizes=[\"1MiB\"]", "--set",
+                        "workload.algorithm=recursive-doubling", "--set", "workload.protocol=eager", "--set",
+                        "workload.verify=false", "--wall-limit", "60"});
+  EXPECT_EQ(stuck.rc, 3) << stuck.err;
+  EXPECT_NE(stuck.err.find("platform.node.fpga.cclo.build: eager"), std::string::npos) << stuck.err;
+  EXPECT_EQ(stuck.err.find("link.rate"), std::string::npos) << stuck.err;
+  auto built = run_out({scenario(kExample), "--set", "workload.sizes=[\"1MiB\"]", "--set",
+                        "workload.algorithm=recursive-doubling", "--set", "workload.protocol=eager", "--set",
+                        "workload.verify=false", "--set", "platform.node.fpga.cclo.build=eager"});
+  EXPECT_EQ(built.rc, 0) << built.err;
+  fs::remove_all(out());
   // The CCLO's barrier before each call moves no data: it runs with streamed operands too.
   auto stream = run_out({scenario(kExample), "--set", "workload.sizes=[\"4KiB\"]", "--set", "workload.location=stream",
                          "--set", "workload.pre_barrier=cclo", "--set", "workload.verify=false"});
