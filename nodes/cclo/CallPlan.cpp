@@ -1,5 +1,7 @@
 #include "nodes/cclo/CallPlan.hpp"
 
+#include "nodes/cclo/Cclo.hpp"
+
 #include <fmt/format.h>
 
 namespace nafsim::nodes {
@@ -119,6 +121,11 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_
         return p;
       }
   return p;
+}
+
+CallPlan plan_call(const CcloCall& call, const Cclo& cclo)
+{
+  return plan_call(call, cclo.config(), cclo.link().rendezvous, cclo.link().transport);
 }
 
 } // namespace nafsim::nodes

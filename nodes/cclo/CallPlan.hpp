@@ -26,5 +26,8 @@ bool firmware_runs(coll::Collective c, coll::Algorithm a, bool rendezvous);
 /// Plan `call` on a CCLO configured by `cfg` over a link that can (`rendezvous_link`) or cannot carry the rendezvous
 /// protocol's RDMA WRITE (`transport` names it in errors).
 CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_link, const std::string& transport);
+class Cclo;
+/// Plan `call` on `cclo` (its configuration and link): what its firmware will make of it.
+CallPlan plan_call(const CcloCall& call, const Cclo& cclo);
 
 } // namespace nafsim::nodes

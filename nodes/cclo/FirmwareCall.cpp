@@ -24,7 +24,7 @@ FirmwareCall::FirmwareCall(Firmware& fw, CcloPending& p)
   eb_            = cc.elem_bytes;
   wire_eb_       = call_.compress ? 2 : eb_;
   seg_           = std::max<std::uint64_t>(1, core_.cfg.rx_buffers.size.count / wire_eb_);
-  CallPlan plan = plan_call(call_, core_.cfg, c_.link().rendezvous, c_.link().transport);
+  CallPlan plan = plan_call(call_, c_);
   sel_   = plan.sel;
   rndzv_ = plan.rendezvous;
   if (!plan.error.empty()) {

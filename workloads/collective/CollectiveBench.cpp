@@ -318,9 +318,7 @@ void CollectiveBench::start(nodes::Cluster& c)
     for (unsigned r : probes) {
       if (r >= callers)
         continue;
-      auto call        = make_call(r, sizes_[i]);
-      auto const& link = c.cclo(comm_[r]).link();
-      auto plan        = nodes::plan_call(call, c.config().node.fpga.cclo, link.rendezvous, link.transport);
+      auto plan = nodes::plan_call(make_call(r, sizes_[i]), c.cclo(comm_[r]));
       if (plan.error.empty())
         continue;
       const char* path = cfg_.compress                                  ? "/workload/compress"

@@ -97,9 +97,7 @@ void Program::start(nodes::Cluster& c)
       if (!forced && !streams && !k.compress)
         continue;
       for (unsigned r : o.runs) {
-        auto const& link = c.cclo(hosts_[r]).link();
-        auto p = nodes::plan_call(plan_.cclo_call(o, r, hosts_), c.config().node.fpga.cclo, link.rendezvous,
-                                  link.transport);
+        auto p = nodes::plan_call(plan_.cclo_call(o, r, hosts_), c.cclo(hosts_[r]));
         if (!p.error.empty())
           throw config::ConfigError("", fmt::format("/workload/ops/{}/{}", o.index,
                                                     k.algorithm != AlgorithmChoice::Auto ? "algorithm"
