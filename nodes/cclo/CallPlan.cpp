@@ -125,7 +125,21 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_
 
 CallPlan plan_call(const CcloCall& call, const Cclo& cclo)
 {
-  return plan_call(call, cclo.config(), cclo.link().rendezvous, cclo.link().transport);
+  auto const& link = cclo.link();
+  CallPlan p       = plan_call(call, cclo.config(), link.rendezvous, link.transport);
+  // An eager message travels in segments of at most one Rx buffer, each a SEND with the CCLO's header that the
+  // transport must be able to place (the connectionless transport registers it at its receiver).
+  if (p.error.empty() && !p.rendezvous && link.max_send != 0) {
+    auto const& cfg        = cclo.config();
+    const std::uint64_t seg = std::min(call.call.count * call.call.elem_bytes, cfg.rx_buffers.size.count) +
+                              cfg.txrx.header.count;
+    if (call.call.count != 0 && seg > link.max_send)
+      p.error = fmt::format("its eager segments of {} (one Rx buffer or the whole message, and the {} header) cannot be "
+                            "placed over {}, which places at most {}: {}",
+                            format_bytes(Bytes{seg}), format_bytes(cfg.txrx.header), link.transport,
+                            format_bytes(Bytes{link.max_send}), link.max_send_fix);
+  }
+  return p;
 }
 
 } // namespace nafsim::nodes

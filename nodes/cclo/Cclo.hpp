@@ -52,6 +52,10 @@ struct CcloLink {
   bool rendezvous = true;
   /// The transport's name, for errors.
   std::string transport = "roce";
+  /// The largest SEND (header included) the transport can place at its receiver, and what to change to place more
+  /// (the connectionless transport's registration range); 0: any size.
+  std::uint64_t max_send = 0;
+  std::string max_send_fix;
 };
 
 class Cclo final : public TxSystem {

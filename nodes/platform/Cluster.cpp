@@ -239,6 +239,11 @@ CcloLink Cluster::connectionless_link(LantNi& nref) const
       return lant::Placement{};
     });
   };
+  link.transport    = "the connectionless transport";
+  link.max_send     = tc.max_registered();
+  link.max_send_fix = "a smaller platform.node.fpga.cclo.rx_buffers.size, wider "
+                      "platform.node.fpga.connectionless.transport.bitmask_bits, or protocol auto (the firmware's "
+                      "max_eager_size)";
   return link;
 }
 

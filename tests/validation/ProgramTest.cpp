@@ -306,11 +306,33 @@ TEST(Program, StreamPutDeliversIntoThePeersKernelStreamWithoutAReceive)
             R"({"op": "stream_put", "shift": 1, "src": "a", "dst": "k"})", "/workload/ops/0/count"},
            {R"({"name": "k", "elements": 8, "memory": "stream", "stream_id": 3},
                {"name": "j", "elements": 8, "memory": "stream", "stream_id": 3})",
-            R"({"op": "barrier"})", "/workload/buffers/1/stream_id"}}) {
+            R"({"op": "barrier"})", "/workload/buffers/1/stream_id"},
+           // combine reads its dst as the second operand, which ACCL cannot stream (it read the stream before the
+           // put had landed, and verify blamed the simulator)
+           {bufs, R"({"op": "stream_put", "shift": 1, "src": "a", "dst": "k"}, {"op": "combine", "src": "a", "dst": "k"})",
+            "/workload/ops/1/dst"}}) {
     auto e = run_scenario_isolated(program(2, b, ops));
     ASSERT_FALSE(e.ok) << ops;
     EXPECT_NE(e.error.find(path), std::string::npos) << e.error;
   }
+}
+
+TEST(Program, AnEagerCallTheConnectionlessTransportCannotPlaceIsRefusedBeforeTheRun)
+{
+  // A forced eager bcast of 32 KiB: its one segment and the header exceed the 32 KiB registration range. It ended in
+  // an internal error in the middle of the run; the collective workload already refused it up front.
+  const std::string s = R"({"platform": {"preset": "lant-zcu102", "topology": {"kind": "star", "hosts": 2}},
+      "workload": {"kind": "program", "ranks": 2,
+        "buffers": [{"name": "a", "elements": 8192}, {"name": "b", "elements": 8192}],
+        "ops": [%s]}})";
+  auto with = [&](const std::string& op) { return std::string(s).replace(s.find("%s"), 2, op); };
+  auto e = run_scenario_isolated(with(R"({"op": "bcast", "src": "a", "dst": "b", "root": 0, "protocol": "eager"})"));
+  ASSERT_FALSE(e.ok);
+  EXPECT_NE(e.error.find("/workload/ops/0/protocol"), std::string::npos) << e.error;
+  EXPECT_NE(e.error.find("connectionless transport, which places at most 32KiB"), std::string::npos) << e.error;
+  // The firmware's own choice (rendezvous above max_eager_size) runs it.
+  auto r = run_scenario_isolated(with(R"({"op": "bcast", "src": "a", "dst": "b", "root": 0})"));
+  EXPECT_TRUE(r.ok) << r.error;
 }
 
 TEST(Program, CompressedCallsVerifyAndPutHalfTheBytesOnTheWire)

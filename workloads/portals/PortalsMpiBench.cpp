@@ -70,6 +70,13 @@ void PortalsMpiBench::start(nodes::Cluster& c)
 {
   auto const& pc = c.config().node.portals;
   const bool net = pc.fabric == nodes::PortalsFabricKind::Network;
+  if (!net && c.config().network.faults.any()) // the ideal bus and the untimed fabric lose nothing
+    throw config::ConfigError("", "/platform/network/faults",
+                              fmt::format("the Portals nodes talk over the {} fabric (platform.node.portals.fabric), "
+                                          "which loses, corrupts, duplicates and reorders nothing: these faults would "
+                                          "change nothing; set platform.node.portals.fabric to \"network\" to study "
+                                          "them, or remove the faults",
+                                          config::enum_name(pc.fabric)));
   switch (cfg_.library) {
     case PortalsLibrary::Platform: library_ = c.config().node.host.mpi.library; break;
     case PortalsLibrary::OpenMpi: library_ = mpi::Library::OpenMpi; break;

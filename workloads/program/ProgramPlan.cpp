@@ -209,6 +209,12 @@ void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& name
     operand(k.dst, k.dst_offset, "dst", o.dst, o.dst_off);
   if (!reads && !writes)
     return;
+  if (kind == ProgramOpKind::Combine && p.location(o.dst) == nodes::DataLocation::Stream)
+    throw op_error(i, "dst", fmt::format("combine reads its dst as its second operand (dst = dst func src), and ACCL "
+                                         "streams only the first operand and the result (streamFlags OP0_STREAM, "
+                                         "RES_STREAM; there is no second-operand stream): '{}' is a stream; combine "
+                                         "into a buffer in memory, then copy it into the stream",
+                                         k.dst));
   if (k.protocol == ProtocolChoice::Rendezvous &&
       (p.location(o.src) == nodes::DataLocation::Stream || p.location(o.dst) == nodes::DataLocation::Stream))
     throw op_error(i, "protocol", "a stream operand or result travels eager only (the firmware never uses "

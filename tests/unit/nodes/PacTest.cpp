@@ -259,6 +259,29 @@ TEST(PortalsMpi, BadProtocolIsExplained)
   EXPECT_NE(ft.error.find("or a multiple of 64"), std::string::npos) << ft.error;
 }
 
+TEST(PortalsMpi, FaultsOnAFabricThatLosesNothingAreRefused)
+{
+  // The ideal bus and the untimed fabric carry no packets: faults there changed nothing and the run exited 0.
+  auto with_faults = [](const std::string& fabric) {
+    std::string s = mpi_over_portals("pac-32", 4, "pac", false, "alltoall", R"("eager")", "", fabric);
+    return s.replace(s.find(R"("topology")"), 0, R"("network": {"faults": {"loss_rate": 0.05}}, )");
+  };
+  for (const char* fabric : {"ideal", "untimed"}) {
+    auto r = run_scenario_isolated(with_faults(fabric));
+    ASSERT_FALSE(r.ok) << fabric;
+    EXPECT_NE(r.error.find("/platform/network/faults"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find(std::string("over the ") + fabric + " fabric"), std::string::npos) << r.error;
+  }
+  // On the packet network the faults apply: 5 % loss costs retransmissions, or exhausts a retry limit.
+  auto clean = run_scenario_isolated(mpi_over_portals("pac-32", 4, "pac", false, "alltoall", R"("eager")", "", "network"));
+  auto lossy = run_scenario_isolated(with_faults("network"));
+  ASSERT_TRUE(clean.ok) << clean.error;
+  if (lossy.ok)
+    EXPECT_GT(lossy.tables.at("portals_mpi").num(0, "time_us"), clean.tables.at("portals_mpi").num(0, "time_us"));
+  else
+    EXPECT_NE(lossy.error.find("retransmission"), std::string::npos) << lossy.error;
+}
+
 TEST(PortalsMpi, TheCollectivesOfThe2016OpenMpiTheNasSkeletonsFollow)
 {
   // workload.library picks whose collective selection the ranks' MPI follows: Open MPI 4.1's tables or the classic
