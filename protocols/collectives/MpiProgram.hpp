@@ -19,10 +19,19 @@ public:
 
   Req irecv(int peer, Slice dst) { return b_.recv(peer, dst, frontier_); }
   Req isend(int peer, Slice src) { return b_.send(peer, src, frontier_); }
+  /// Later ops depend on `r`. What `r` itself waited for (its deps, the frontier when it was posted) leaves the
+  /// frontier: in program order `r` starts only once those are complete, so depending on `r` implies them. The
+  /// frontier stays as wide as the requests outstanding at once, not as long as the program (a root's bcast of
+  /// 4,096 segments made every op depend on every earlier segment's send: memory quadratic in segments).
   void wait(Req r)
   {
-    if (std::find(frontier_.begin(), frontier_.end(), r) == frontier_.end())
-      frontier_.push_back(r);
+    if (std::find(frontier_.begin(), frontier_.end(), r) != frontier_.end())
+      return;
+    auto const& implied = b_.s.ops[r].deps;
+    std::erase_if(frontier_, [&](std::uint32_t f) {
+      return std::find(implied.begin(), implied.end(), f) != implied.end();
+    });
+    frontier_.push_back(r);
   }
   void waitall(const std::vector<Req>& rs)
   {
