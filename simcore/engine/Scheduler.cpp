@@ -217,19 +217,33 @@ ActorId Scheduler::spawn(const std::string& name, sg4::Host* host, std::function
     ++live_;
   if (role == ActorRole::Normal)
     ++live_normal_;
-  sg4::Actor::create(name, host, [this, id, body = std::move(body)]() {
-    try {
-      resume_cause(id);
-      ActorContext ctx(*this, id);
-      body(ctx);
-    } catch (const std::exception&) {
-      // Config/simulation errors stop the run; SimGrid's kill exception is not a std::exception
-      // and passes through untouched.
-      fail(std::current_exception());
-    }
-    finish(id);
-  });
+  auto create = [this, id, name, host, body = std::move(body)]() mutable {
+    sg4::Actor::create(name, host, [this, id, body = std::move(body)]() {
+      try {
+        resume_cause(id);
+        ActorContext ctx(*this, id);
+        body(ctx);
+      } catch (const std::exception&) {
+        // Config/simulation errors stop the run; SimGrid's kill exception is not a std::exception
+        // and passes through untouched.
+        fail(std::current_exception());
+      }
+      finish(id);
+    });
+  };
+  if (spawned_)
+    create();
+  else
+    unspawned_.emplace_back(std::move(create));
   return id;
+}
+
+void Scheduler::create_spawned()
+{
+  spawned_ = true;
+  for (auto& create : unspawned_)
+    create();
+  unspawned_.clear();
 }
 
 Scheduler::Root Scheduler::task_root(Scheduler* s, ActorId id, std::function<Task<>(TaskContext&)> body)

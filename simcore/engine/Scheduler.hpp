@@ -118,9 +118,13 @@ public:
   /// that ends here starts walking back.
   std::uint32_t cause_mark() const { return cur_cause_; }
 
-  /// Create a SimGrid actor on `host` running `body`. Call before run() or from an actor.
+  /// Create a SimGrid actor on `host` running `body`. Call before run() or from an actor. Before the run the SimGrid
+  /// actor is made only by create_spawned() (Simulation::run, in spawn order): a setup that fails after spawning
+  /// leaves no SimGrid actor behind (SimGrid's exit warnings around the error).
   ActorId spawn(const std::string& name, simgrid::s4u::Host* host, std::function<void(ActorContext&)> body,
                 ActorRole role = ActorRole::Normal);
+  /// Create the SimGrid actors spawned before the run, in the order they were spawned.
+  void create_spawned();
   /// Create a task actor running the coroutine `body` (Task.hpp) as engine events, in the kernel: it has an actor's
   /// id, role, wake-ups and deadlock diagnosis, and runs in the same order among the actors woken at a date, but
   /// a wake-up resumes a coroutine instead of switching to a SimGrid actor's stack. Before the run it runs at once
@@ -253,6 +257,8 @@ private:
   bool standalone_ = false;
   bool running_kernel_ = false;
   std::size_t simgrid_actors_ = 0;
+  std::vector<std::function<void()>> unspawned_; ///< SimGrid actors to create when the run starts
+  bool spawned_                = false;         ///< create_spawned() has run: spawn() creates at once
   std::size_t peak_pending_ = 0;
   struct Sync;
   std::unique_ptr<Sync> sync_;

@@ -58,6 +58,7 @@ Simulation::~Simulation() = default;
 
 void Simulation::run(sg4::Host* kernel_host)
 {
+  sched_.create_spawned();
   sg4::Actor::create("nafsim-kernel", kernel_host, [this] { sched_.run_kernel(); });
   auto t0 = std::chrono::steady_clock::now();
   engine_->run();

@@ -226,6 +226,8 @@ TEST_F(Robustness, BadInputIsExitTwoWithItsPath)
       {"no HBM (was SIGFPE)", {"--set", "platform.node.fpga.fabric.hbm=0"}, kExample, "/platform/node/fpga/fabric/hbm"},
       {"65,536 hosts set up in seconds, the kinds that do not match named (was a time-out)",
        {"--set", "platform.topology.hosts=65536"}, "workloads/mpi/mixed.json", "/platform/node/kinds"},
+      {"an error after the workload's actors were spawned (was wrapped in SimGrid's exit warnings)",
+       {"--set", "workload.background.load=0.5", "--set", "platform.topology.hosts=2"}, cl, "/workload/background/load"},
       {"hosts whose routing table would not fit (60,000 one-host leaves)",
        {"--set", "platform.topology.hosts=60000", "--set", "platform.topology.leaf_spine.hosts_per_leaf=1"}, kExample,
        "/platform/topology"},
@@ -236,6 +238,7 @@ TEST_F(Robustness, BadInputIsExitTwoWithItsPath)
     auto o = run_out(args);
     EXPECT_EQ(o.rc, 2) << c.what << ": " << o.err;
     EXPECT_NE(o.err.find(c.where), std::string::npos) << c.what << ": " << o.err;
+    EXPECT_EQ(o.err.find("Skipping cleanups"), std::string::npos) << c.what << ": " << o.err;
     EXPECT_FALSE(fs::exists(out())) << c.what;
   }
 }
