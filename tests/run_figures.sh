@@ -59,6 +59,17 @@ expect_exit2 "a user's folder as --out" mine.err "$nafsim" figures accl-fig8 --s
 grep -q "mine holds gallery.md, and nafsim figures did not make this folder" mine.err
 test "$(cat mine/gallery.md)" = mine
 echo "ok a user's folder is left alone"
+# --gallery naming a folder, or a file nafsim did not write: exit 2 before any figure runs, the file left as it was.
+expect_exit2 "a folder as --gallery" gdir.err "$nafsim" figures lant-fig7 --source "$root" --out "$work/gd/figures" \
+  --gallery "$work/mine"
+grep -q -- "--gallery.*is a folder" gdir.err
+test ! -e gd
+echo notes > notes.md
+expect_exit2 "a user's file as --gallery" gfile.err "$nafsim" figures lant-fig7 --source "$root" --out "$work/gf/figures" \
+  --gallery "$work/notes.md"
+grep -q "is not a gallery page nafsim wrote" gfile.err
+test "$(cat notes.md)" = notes && test ! -e gf
+echo "ok --gallery refuses what is not its page"
 # Every plot titled, every legend entry a series name (tests/check_figures.sh).
 reference=absent
 [ -d "$root/../shared/reference/accl" ] && reference=present

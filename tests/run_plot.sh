@@ -37,6 +37,9 @@ grep -q "message size" "$dir/g.svg" || fail "--xlabel"
 grep -q "time (us)" "$dir/g.svg" || fail "--ylabel"
 grep -q "CCLO latency" "$dir/g.svg" || fail "--title"
 "$nafsim" plot "$dir/t.csv" --x bytes --y latency_us --legend none --out "$dir/n.png" > /dev/null || fail "--legend none"
+# A CSV saved by a spreadsheet starts with a UTF-8 byte-order mark: the first column is still 'bytes'.
+printf '\357\273\277bytes,latency_us\n1,2\n2,3\n' > "$dir/bom.csv"
+"$nafsim" plot "$dir/bom.csv" --x bytes --y latency_us --out "$dir/bom.svg" > /dev/null || fail "byte-order mark kept"
 
 "$nafsim" plot "$dir/t.csv" --x bytes --y latency_us --where protocol=eager --where ranks=2 --out "$dir/p.png" | grep -q "plotted 2 point(s) in 1 series" || fail "filters"
 [ "$(head -c 4 "$dir/p.png" | tail -c 3)" = "PNG" ] || fail "not a PNG"

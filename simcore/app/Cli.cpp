@@ -16,6 +16,7 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
+#include <fstream>
 #include <fmt/format.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -148,6 +149,29 @@ int sweep_command(const std::string& file, unsigned jobs, const std::string& out
     return 130;
   }
   return s.failed > 0 ? 3 : 0;
+}
+
+/// `figures --gallery PAGE` rewrites PAGE: refuse, before any figure runs, a folder or a file that is not a gallery
+/// page nafsim wrote (the page starts with its title), so a user's file is never overwritten.
+void check_gallery_page(const std::string& page)
+{
+  if (page.empty())
+    return;
+  std::error_code ec;
+  if (fs::is_directory(page, ec))
+    throw config::ConfigError("--gallery", "",
+                              fmt::format("{} is a folder; --gallery names the page to write, e.g. {}", page,
+                                          (fs::path(page) / "gallery.md").string()));
+  if (!fs::exists(page, ec))
+    return;
+  std::ifstream in(page);
+  std::string first;
+  std::getline(in, first);
+  if (first != "# nafsim figure gallery")
+    throw config::ConfigError("--gallery", "",
+                              fmt::format("{} exists and is not a gallery page nafsim wrote (its first line is not "
+                                          "'# nafsim figure gallery'): it is left as it is; name a new file",
+                                          page));
 }
 
 } // namespace
@@ -427,6 +451,7 @@ int cli_main(int argc, char** argv)
       fo.gallery   = fig_gallery;
       fo.bench     = !fig_bench.empty() ? fs::path(fig_bench) : fs::path(fig_out).parent_path() / "bench";
       results::check_own_dir(fo.out, "--out", "figures"); // a user's folder (its gallery.md, its images) is left alone
+      check_gallery_page(fo.gallery);
       fo.jobs      = fig_jobs > 0 ? fig_jobs : std::max(1u, std::thread::hardware_concurrency());
       fo.progress  = isatty(2) != 0;
       return app::run_figures(fo, reg);

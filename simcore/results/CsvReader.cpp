@@ -51,6 +51,8 @@ CsvTable parse_csv(const std::string& text, const std::string& origin)
   std::string line;
   if (!std::getline(in, line))
     return t;
+  if (line.starts_with("\xEF\xBB\xBF")) // a UTF-8 byte-order mark (spreadsheets write one) is not the first name's
+    line.erase(0, 3);
   t.columns = split_csv_line(line);
   std::size_t n = 1;
   while (std::getline(in, line)) {

@@ -317,6 +317,28 @@ TEST(Program, StreamPutDeliversIntoThePeersKernelStreamWithoutAReceive)
   }
 }
 
+TEST(Program, AVerifyFailureFromTheProgramsOwnRaceNamesTheOperations)
+{
+  // Rank 0's copy into a runs beside its send of a (both wait only for op 0): what rank 1 receives depends on their
+  // timing. verify blamed the simulator; it names the two operations.
+  auto r = run_scenario_isolated(program(2, R"({"name": "a", "elements": 262144}, {"name": "b", "elements": 262144, "init": "zero"})",
+      R"({"op": "compute", "duration": "1us"}, {"op": "send", "ranks": [0], "peer": 1, "src": "a", "after": [0]},
+         {"op": "recv", "ranks": [1], "peer": 0, "dst": "b", "after": [0]},
+         {"op": "copy", "ranks": [0], "src": "b", "dst": "a", "after": [0]})"));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("operation 1 (send) ran on rank 0 at the same time"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("as operation 3 (copy), and both use buffer 'a'"), std::string::npos) << r.error;
+  EXPECT_EQ(r.error.find("simulator bug"), std::string::npos) << r.error;
+  // On the MPI engine a combine into b beside a copy into b, on the same rank.
+  auto m = run_scenario_isolated(program(2, R"({"name": "a", "elements": 262144}, {"name": "b", "elements": 262144, "init": "zero"},
+      {"name": "c", "elements": 262144})",
+      R"({"op": "compute", "duration": "1us"}, {"op": "copy", "src": "c", "dst": "b", "after": [0]},
+         {"op": "combine", "src": "a", "dst": "b", "after": [0]})", "", "mpi"));
+  ASSERT_FALSE(m.ok);
+  EXPECT_NE(m.error.find("(copy) ran on rank"), std::string::npos) << m.error;
+  EXPECT_NE(m.error.find("both use buffer 'b'"), std::string::npos) << m.error;
+}
+
 TEST(Program, AnEagerCallTheConnectionlessTransportCannotPlaceIsRefusedBeforeTheRun)
 {
   // A forced eager bcast of 32 KiB: its one segment and the header exceed the 32 KiB registration range. It ended in

@@ -133,6 +133,7 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
   static const std::uint32_t busy = cause_what("workload", "program compute");
   Record& rec = records_[o.index][j];
   rec.start   = ctx.now();
+  rec.started = true;
   if (!o.stream_wait.empty() && o.stream_wait[j] > 0) // a kernel stream is a FIFO: its reader waits for the data
     c.cclo(hosts_[rank]).wait_stream(ctx, plan_.stream_ids.at(static_cast<std::size_t>(o.src)), o.stream_wait[j]);
   const std::size_t lane = trace_->on() ? trace_->begin(rank) : 0;
@@ -271,14 +272,66 @@ void Program::check(nodes::Cluster& c, const PlannedOp& o, unsigned rank) const
     if (std::isnan(want[i]))
       continue;
     const double g = nodes::element_value(dt, got, i);
-    if (std::abs(g - want[i]) > tol * std::max(1.0, std::abs(want[i])))
-      throw SimulationError(fmt::format(
-          "verify: program operation {} ({}) on rank {}: buffer '{}'[{}] = {}, expected {}; the simulated {} "
-          "delivered wrong data, a simulator bug: please report it with this scenario",
-          o.index, config::enum_name(o.kind), rank, plan_.cfg.buffers[static_cast<std::size_t>(o.dst)].name, i, g,
-          want[i], mpi_ ? "MPI library" : "CCLO"));
+    if (std::abs(g - want[i]) > tol * std::max(1.0, std::abs(want[i]))) {
+      const std::string what = fmt::format("verify: program operation {} ({}) on rank {}: buffer '{}'[{}] = {}, "
+                                           "expected {}",
+                                           o.index, config::enum_name(o.kind), rank,
+                                           plan_.cfg.buffers[static_cast<std::size_t>(o.dst)].name, i, g, want[i]);
+      if (auto race = concurrent_user(o, rank); !race.empty())
+        throw SimulationError(fmt::format("{}; {}: the program lets them overlap (after / wait), so the data depends "
+                                          "on their timing; make one wait for the other",
+                                          what, race));
+      throw SimulationError(fmt::format("{}; the simulated {} delivered wrong data, a simulator bug: please report it "
+                                        "with this scenario",
+                                        what, mpi_ ? "MPI library" : "CCLO"));
+    }
     ++const_cast<Program*>(this)->checked_;
   }
+}
+
+std::string Program::concurrent_user(const PlannedOp& o, unsigned rank) const
+{
+  auto record = [&](const PlannedOp& x, unsigned r) -> const Record* {
+    auto at = std::find(x.runs.begin(), x.runs.end(), r);
+    return at == x.runs.end() ? nullptr : &records_[x.index][static_cast<std::size_t>(at - x.runs.begin())];
+  };
+  const Record& mine = *record(o, rank);
+  // The buffer x and y both use, one of them writing it (-1: none).
+  auto shared = [](const PlannedOp& x, const PlannedOp& y) {
+    if (x.dst >= 0 && (x.dst == y.dst || x.dst == y.src))
+      return x.dst;
+    if (y.dst >= 0 && y.dst == x.src)
+      return y.dst;
+    return -1;
+  };
+  auto overlap = [](const Record& a, const Record& b) {
+    return a.started && b.started && a.start < (b.ran ? b.end : SimTime::max()) &&
+           b.start < (a.ran ? a.end : SimTime::max());
+  };
+  auto describe = [&](const PlannedOp& x, const Record& rx, const PlannedOp& y, unsigned r, int b) {
+    return fmt::format("operation {} ({}) ran on rank {} at the same time ({} to {}) as operation {} ({}), and both use "
+                       "buffer '{}'",
+                       x.index, config::enum_name(x.kind), r, format_time(rx.start),
+                       rx.ran ? format_time(rx.end) : std::string("later"), y.index, config::enum_name(y.kind),
+                       plan_.cfg.buffers[static_cast<std::size_t>(b)].name);
+  };
+  // An operation beside this one on its rank; else a race on any rank before this one ended (its data may have come
+  // from there: a send reading a buffer another operation was writing).
+  for (auto const& x : plan_.ops)
+    if (const Record* rx = record(x, rank); rx && x.index != o.index && overlap(*rx, mine))
+      if (int b = shared(x, o); b >= 0)
+        return describe(x, *rx, o, rank, b);
+  for (unsigned r = 0; r < plan_.cfg.ranks; ++r)
+    for (auto const& x : plan_.ops)
+      for (auto const& y : plan_.ops) {
+        const Record* rx = record(x, r);
+        const Record* ry = record(y, r);
+        if (x.index >= y.index || !rx || !ry || !overlap(*rx, *ry) || rx->start >= mine.end)
+          continue;
+        if (int b = shared(x, y); b >= 0)
+          return describe(x, *rx, y, r, b);
+      }
+  return {};
 }
 
 namespace {

@@ -35,7 +35,8 @@ public:
 private:
   struct Record {
     SimTime start, end;
-    bool ran = false;
+    bool started = false;
+    bool ran     = false;
     std::string protocol, algorithm;
   };
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
@@ -46,6 +47,10 @@ private:
   simgrid::s4u::Host* sim_host(nodes::Cluster& c, unsigned rank) const;
   void fill_buffers(nodes::Cluster& c);
   void check(nodes::Cluster& c, const PlannedOp& o, unsigned rank) const;
+  /// A race the program allows with after / wait that may explain a wrong result of `o` on `rank`: an operation
+  /// beside `o` on its rank, or two on any rank before `o` ended, at the same time, one writing a buffer the other
+  /// uses; described ("": none).
+  std::string concurrent_user(const PlannedOp& o, unsigned rank) const;
 
   ProgramPlan plan_;
   std::vector<net::HostId> hosts_;                 ///< FPGA position of each program rank
