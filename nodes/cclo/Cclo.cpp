@@ -49,7 +49,18 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
                                      data ? &data->memory.at(host) : nullptr);
   fw_  = std::make_unique<Firmware>(*this);
   dmp_->set_host(host);
-  dmp_->on_deadlock([this](std::string why) { fail(fmt::format("host {}: {}", host_, why)); });
+  dmp_->on_deadlock([this](std::string why) {
+    // How to size the Rx buffers: every peer's eager message may land before the one the moves need next.
+    auto const& rx = config().rx_buffers;
+    fail(fmt::format("host {}: {}. An eager call that receives from P peers at once can hold P x ceil(message / "
+                     "rx_buffers.size) buffers (here {} x {}): raise platform.node.fpga.cclo.rx_buffers.count to that, "
+                     "or rx_buffers.size to the message size so that each takes one buffer and P buffers do{}",
+                     host_, why, rx.count, format_bytes(rx.size),
+                     link_.rendezvous ? ", or let the rendezvous protocol carry the large messages (its WRITEs need "
+                                        "no Rx buffer)"
+                                      : fmt::format(" (over {} the CCLO runs every call eager: no rendezvous)",
+                                                    link_.transport)));
+  });
   // A failure while no call runs (a session that gave up after its data was handed over, say) is
   // reported by the next call; if the run stalls first, the deadlock report names it as the cause.
   sched.add_deadlock_note([this] {

@@ -135,8 +135,7 @@ void DataMover::try_start()
           on_deadlock_ = nullptr;
           fn(fmt::format("Rx-buffer deadlock: the data mover must next read message {} from host {}, but all {} Rx "
                          "buffers hold other complete messages ({}), and buffers are freed only by moves, which run "
-                         "in order; the sender is back-pressured forever. Raise rx_buffers.count (or rx_buffers.size, "
-                         "so that messages take fewer buffers) or use the rendezvous protocol",
+                         "in order; the sender is back-pressured forever",
                          m.op1.seq, m.op1.src_host, rbm_.count(), rbm_.describe()));
         }
         return;

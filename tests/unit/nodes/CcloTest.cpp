@@ -335,7 +335,19 @@ TEST(CcloDiagnosis, TooFewRxBuffersEndsWithAClearError)
                                          R"(, "node": {"fpga": {"cclo": {"rx_buffers": {"count": 1}}}})"));
   ASSERT_FALSE(run.ok);
   EXPECT_NE(run.error.find("Rx-buffer deadlock"), std::string::npos) << run.error;
-  EXPECT_NE(run.error.find("Raise rx_buffers.count"), std::string::npos) << run.error;
+  EXPECT_NE(run.error.find("raise platform.node.fpga.cclo.rx_buffers.count"), std::string::npos) << run.error;
+  EXPECT_NE(run.error.find("let the rendezvous protocol carry"), std::string::npos) << run.error;
+  // Over TCP there is no rendezvous to advise (it did); the sizing advice, applied (96 KiB buffers, one per message,
+  // 8 of them for 7 peers), runs.
+  auto tcp = run_scenario_isolated(bench("alltoall", 8, "", R"(, "node": {"fpga": {"transport": "tcp",
+      "cclo": {"rx_buffers": {"count": 2, "size": "32KiB"}}}})"));
+  ASSERT_FALSE(tcp.ok);
+  EXPECT_NE(tcp.error.find("Rx-buffer deadlock"), std::string::npos) << tcp.error;
+  EXPECT_NE(tcp.error.find("(over tcp the CCLO runs every call eager: no rendezvous)"), std::string::npos) << tcp.error;
+  EXPECT_EQ(tcp.error.find("let the rendezvous protocol"), std::string::npos) << tcp.error;
+  auto sized = run_scenario_isolated(bench("alltoall", 8, "", R"(, "node": {"fpga": {"transport": "tcp",
+      "cclo": {"rx_buffers": {"count": 8, "size": "96KiB"}}}})"));
+  expect_verified(sized, "sized as advised");
 }
 
 TEST(CcloDiagnosis, ImpossibleCallsAreRefusedWithTheReason)
