@@ -15,6 +15,7 @@
 #include "simcore/engine/Fifo.hpp"
 
 #include <optional>
+#include <vector>
 
 namespace nafsim::roce {
 
@@ -27,6 +28,7 @@ struct RequesterCounters {
   std::uint64_t duplicate_acks    = 0;
   std::uint64_t rewinds           = 0;
   std::uint64_t read_gaps         = 0;
+  std::uint64_t read_gaps_covered = 0; ///< gaps a re-request already in flight covers (not re-requested)
 };
 
 class Requester {
@@ -64,6 +66,9 @@ private:
     std::uint32_t npkts = 1; ///< request packets (SEND/WRITE) or response packets (READ)
     std::uint32_t read_received = 0;
     unsigned rnr_retries        = 0;
+    std::vector<std::uint32_t> ahead; ///< READ, ooo_read_responses: responses placed past the in-order prefix
+    SimTime requested_at;            ///< READ: when its request (or re-request) last left
+    bool rtt_sample             = false; ///< READ: the next response in order is the first since that request
   };
   static constexpr std::uint64_t kRnrToken = 1ULL << 63;
 
@@ -75,6 +80,9 @@ private:
   void ack_through(Psn p, SimTime now, Actions& out);
   void complete_front(Actions& out);
   void restart_timer(SimTime now, Actions& out);
+  /// A READ response is missing at `expected` (of READ `w`): ask for the rest again, unless a re-request from no later
+  /// a PSN left less than a round trip ago (what arrives before its responses can is the old stream, which it covers).
+  void read_gap(const Pending& w, Psn expected, SimTime now, Actions& out);
   void fail(Status s, Psn psn, unsigned attempts, Actions& out);
 
   const RoceConfig& cfg_;
@@ -94,6 +102,9 @@ private:
   std::optional<std::pair<Psn, SimTime>> rnr_since_; ///< the packet RNR NAKs refuse, and since when (rnr_stall)
   std::uint32_t epoch_ = 0;
   std::optional<Psn> read_gap_at_; ///< a re-request was already issued for this gap
+  std::optional<Psn> reissued_from_; ///< the last READ re-request's first PSN ...
+  SimTime reissued_at_ = SimTime::max(); ///< ... and when it left (max: not yet)
+  SimTime read_rtt_;                 ///< the last READ request's round trip to its first response
   RequesterCounters c_;
 };
 

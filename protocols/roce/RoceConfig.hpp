@@ -19,6 +19,7 @@ struct RoceConfig {
   SimTime rnr_timeout  = SimTime::us(10);
   unsigned rnr_retry_limit = 7;
   SimTime rnr_stall        = SimTime::us(100000);
+  bool ooo_read_responses  = false;
 
   config::FieldProblem check() const
   {
@@ -64,6 +65,10 @@ struct RoceConfig {
             "with rnr_retry_limit 7 (retry forever): a queue pair whose same packet is refused by receiver-not-ready "
             "NAKs this long fails, reported as the receiver's buffers never draining (a simulated deadlock: every "
             "peer waits for another whose buffers are full) instead of retrying for ever; 0: never");
+    v.field("ooo_read_responses", ooo_read_responses,
+            "out-of-order data placement of READ responses: a response ahead of a gap is placed at its offset and "
+            "kept, and the missing ones are asked for again only once the READ's last response has come (or on the "
+            "timeout); false: go-back-N, a gap re-requests the rest at once and responses past it are dropped");
   }
 };
 

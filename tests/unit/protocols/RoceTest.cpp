@@ -323,6 +323,105 @@ TEST(RoceRead, LostResponseIsRequestedAgain)
   EXPECT_EQ(total, 4u * 4096 + 4096) << "every READ byte placed exactly once, plus the WRITE";
 }
 
+namespace {
+/// A requester that has sent one READ of `n` MTU-sized responses at time 0 (PSN 0 on).
+struct ReadScript {
+  RoceConfig cfg;
+  Requester req;
+  Actions out;
+  std::map<std::uint64_t, int> placed; // offset -> times placed
+  int completions = 0;
+  explicit ReadScript(RoceConfig c, std::uint32_t n) : cfg(c), req(cfg, 2, 0)
+  {
+    req.post(WorkRequest{1, Verb::Read, 0x1000, 0x8000, n * cfg.mtu.count, 7}, SimTime{}, out);
+    EXPECT_TRUE(req.peek(SimTime{}).has_value());
+    req.commit(SimTime{}, out);
+    take();
+  }
+  void take()
+  {
+    for (auto& a : out) {
+      if (auto* p = std::get_if<PlaceData>(&a))
+        ++placed[p->seg.offset];
+      else if (auto* c = std::get_if<Completion>(&a))
+        completions += c->status == Status::Success ? 1 : 0;
+    }
+    out.clear();
+  }
+  void response(Psn psn, SimTime at)
+  {
+    ReadResponsePacket r;
+    r.psn  = psn;
+    r.data = make_segment(7, psn * cfg.mtu.count, static_cast<std::uint32_t>(cfg.mtu.count));
+    req.on_read_response(r, at, out);
+    take();
+  }
+  /// The re-request the requester would send now (nullopt: none).
+  std::optional<Psn> rerequest(SimTime at)
+  {
+    auto p = req.peek(at);
+    if (!p)
+      return std::nullopt;
+    req.commit(at, out);
+    take();
+    return p->psn;
+  }
+};
+} // namespace
+
+TEST(RoceRead, AnOvertakenResponseIsPlacedWhereItBelongsWithOutOfOrderPlacement)
+{
+  // ooo_read_responses (ConnectX-5's out-of-order data placement): response 1 overtaken by 2 and 3 costs nothing.
+  RoceConfig cfg;
+  cfg.ooo_read_responses = true;
+  ReadScript s(cfg, 4);
+  s.response(0, SimTime::us(1));
+  s.response(2, SimTime::ns(1100));
+  s.response(3, SimTime::ns(1200)); // the last: 1 is still missing, so it is asked for again ...
+  EXPECT_EQ(s.rerequest(SimTime::ns(1200)), std::optional<Psn>(1));
+  s.response(1, SimTime::ns(1300)); // ... but the overtaken one arrives first and completes the READ
+  EXPECT_EQ(s.completions, 1);
+  s.response(1, SimTime::ns(2300)); // the re-request's responses are duplicates, placed nowhere
+  s.response(2, SimTime::ns(2400));
+  s.response(3, SimTime::ns(2500));
+  for (auto const& [offset, times] : s.placed)
+    EXPECT_EQ(times, 1) << "offset " << offset;
+  EXPECT_EQ(s.placed.size(), 4u);
+  EXPECT_EQ(s.req.counters().read_gaps, 1u);
+  // Overtaken before the last response: no re-request at all.
+  ReadScript t(cfg, 4);
+  t.response(0, SimTime::us(1));
+  t.response(2, SimTime::ns(1100));
+  t.response(1, SimTime::ns(1150));
+  t.response(3, SimTime::ns(1200));
+  EXPECT_EQ(t.completions, 1);
+  EXPECT_FALSE(t.rerequest(SimTime::ns(1200)).has_value());
+  EXPECT_EQ(t.req.counters().read_gaps, 0u);
+}
+
+TEST(RoceRead, AReRequestCoversTheGapsOfTheOldStreamForARoundTrip)
+{
+  // Go-back-N: 2 overtakes 1, so the rest is asked for again from 1. The late 1 then arrives in order, and 3 from the
+  // old stream opens a gap at 2, which the re-request (sent a round trip ago at most) already covers: asked for again,
+  // it restarted the stream a second time (issue 55's storm). After a round trip a gap is real again.
+  ReadScript s(RoceConfig{}, 8);
+  s.response(0, SimTime::us(1)); // the READ's round trip: 1 us
+  s.response(2, SimTime::ns(1100));
+  EXPECT_EQ(s.rerequest(SimTime::ns(1100)), std::optional<Psn>(1));
+  s.response(1, SimTime::ns(1200));
+  s.response(3, SimTime::ns(1300));
+  EXPECT_FALSE(s.rerequest(SimTime::ns(1300)).has_value());
+  EXPECT_EQ(s.req.counters().read_gaps, 1u);
+  EXPECT_EQ(s.req.counters().read_gaps_covered, 1u);
+  // The new stream from 1: 1 is a duplicate, 2 and 3 in order; then 5 overtakes 4 after the round trip: re-requested.
+  s.response(1, SimTime::ns(2200));
+  s.response(2, SimTime::ns(2300));
+  s.response(3, SimTime::ns(2400));
+  s.response(5, SimTime::ns(2500));
+  EXPECT_EQ(s.rerequest(SimTime::ns(2500)), std::optional<Psn>(4));
+  EXPECT_EQ(s.req.counters().read_gaps, 2u);
+}
+
 TEST(RoceRead, RepeatedRequestRestartsTheResponseInsteadOfAddingOne)
 {
   // A responder streaming a 10-packet READ response gets the request again from PSN 5 (the requester saw a gap
