@@ -376,13 +376,38 @@ void propose(const ExplainOptions& opt, const fs::path& out, const Latencies& be
 
 } // namespace
 
+namespace {
+/// The workloads that record critical paths (their report_critical_paths), which explain reads.
+const std::vector<std::string> kExplained{"collective", "mpi", "sendrecv", "connectionless", "fc", "dlrm"};
+} // namespace
+
+int explain_into(const ExplainOptions& opt, const Scenario& sc, const fs::path& out);
+
 int explain_command(const ExplainOptions& opt, const workloads::WorkloadRegistry& reg)
 {
   ScenarioOptions so;
   so.sets = opt.sets;
   Scenario sc = load_scenario(opt.scenario, so, reg); // bad input fails here, before any run
+  if (!std::count(kExplained.begin(), kExplained.end(), sc.workload_kind))
+    throw config::ConfigError(sc.origins.of("/workload/kind"), "/workload/kind",
+                              fmt::format("explain reads the critical paths a run records, which the {} workload does "
+                                          "not: use one of {}",
+                                          sc.workload_kind, fmt::join(kExplained, ", ")));
   const fs::path out = opt.out.empty() ? fs::path("results") / ("explain-" + sc.header.name) : fs::path(opt.out);
+  std::error_code ec;
+  const bool made = !fs::exists(out, ec);
   results::claim_own_dir(out, "--out", "explain"); // a user's folder (and its baseline.log) is left alone
+  try {
+    return explain_into(opt, sc, out);
+  } catch (const config::ConfigError&) { // bad input writes nothing: the folder this call made goes
+    if (made)
+      fs::remove_all(out, ec);
+    throw;
+  }
+}
+
+int explain_into(const ExplainOptions& opt, const Scenario& sc, const fs::path& out)
+{
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec || !fs::is_directory(out))

@@ -4,9 +4,12 @@
 // lists set to awkward values through --set, JSON structure and text damaged, odd command-line values,
 // `--log` settings, odd `--out` paths) and run it in its own process with a wall-clock bound. The others are
 // sweep files (ranges, modes, huge products, limits, inline or file bases), `bench` and `figures` command lines
-// (kept cheap: a figure case never names a figure that would really run), and one case in 20 a Chakra trace,
-// built valid and then damaged (FuzzTrace.cpp). The case makers are in FuzzMutate.cpp, FuzzCommands.cpp and
-// FuzzTrace.cpp; this file runs them. A case passes when nafsim exits with 0 (ran),
+// (kept cheap: a figure case never names a figure that would really run), and one case in 20 each: a Chakra trace,
+// built valid and then damaged (FuzzTrace.cpp); a `plot` of an odd CSV with titles that try to run gnuplot's
+// `system` and a user's file at --out, an `explain` with a user's folder at --out (FuzzAnswers.cpp); a generated
+// program with streams and dependencies, and faults of every kind on every fabric (FuzzProgram.cpp). Besides the
+// exit code, a user's file must be left whole (a plot's only when it fails) and no injected command may have run.
+// This file runs them. A case passes when nafsim exits with 0 (ran),
 // 2 (bad input, and then it wrote nothing) or 3 (the simulated run failed), in time. Anything else, a
 // signal, exit 1 ("internal error"), a hang, or output left behind by an exit 2, is a finding: the case
 // is kept (scenario, command line, stderr) for replay with `nafsim run`. Case i depends only on (seed, i),
@@ -14,7 +17,7 @@
 // in-process (loading the program and its libraries would cost 50 ms a case).
 //
 //   nafsim-fuzz --root . [--seed 1] [--cases 3000] [--jobs 2] [--timeout 20]
-//               [--keep DIR] [--first N] [--show run|sweep|bench|figures]
+//               [--keep DIR] [--first N] [--show run|sweep|bench|figures|plot|explain]
 #include "simcore/app/Cli.hpp"
 #include "tests/fuzz/FuzzCase.hpp"
 
@@ -31,6 +34,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <iterator>
 #include <iostream>
 #include <map>
 #include <random>
@@ -138,7 +142,7 @@ int main(int argc, char** argv)
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
       std::cout << "nafsim-fuzz --root . [--seed 1] [--cases 3000] [--jobs 2] [--timeout 20]\n"
-                   "            [--keep DIR] [--first N] [--show run|sweep|bench|figures]\n";
+                   "            [--keep DIR] [--first N] [--show run|sweep|bench|figures|plot|explain]\n";
       return 0;
     }
     if (i + 1 == argc) { // (a lone last word would otherwise be ignored and the default 3,000 cases run)
@@ -238,12 +242,14 @@ int main(int argc, char** argv)
       r.file = scratch / fmt::format("case-{}.json", next);
       r.err  = scratch / fmt::format("case-{}.stderr", next);
       std::vector<std::string> argv_s{r.c.command};
-      if (r.c.command == "run" || r.c.command == "sweep") {
+      if (r.c.command == "run" || r.c.command == "sweep" || r.c.command == "explain") {
         std::ofstream(r.file) << r.c.text;
         argv_s.push_back(r.file.string());
       }
-      for (auto const& [name, bytes] : r.c.files)
+      for (auto const& [name, bytes] : r.c.files) {
+        fs::create_directories((scratch / name).parent_path(), pec);
         std::ofstream(scratch / name, std::ios::binary) << bytes;
+      }
       argv_s.insert(argv_s.end(), r.c.args.begin(), r.c.args.end());
       if (r.c.command == "run") { // a legitimately long run (65,536 hosts, say) stops itself, exit 3: not a hang
         argv_s.push_back("--wall-limit");
@@ -290,6 +296,17 @@ int main(int argc, char** argv)
           finding(*it, fmt::format("exit {}", code));
         else if (std::error_code xec; code == 2 && !it->c.out.empty() && fs::exists(it->c.out, xec))
           finding(*it, "exit 2 (bad input) but it wrote output");
+        if (code != 0 || !it->c.keep_only_on_failure)
+          for (auto const& [path, contents] : it->c.keep) {
+            std::ifstream in(path, std::ios::binary);
+            std::string now((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (now != contents)
+              finding(*it, fmt::format("exit {}, and the user's file {} changed", code, path));
+          }
+      }
+      if (std::error_code fec; !it->c.forbidden.empty() && fs::exists(it->c.forbidden, fec)) {
+        finding(*it, fmt::format("{} exists: a command was injected", it->c.forbidden));
+        fs::remove(it->c.forbidden, fec);
       }
       if (show == it->c.command) {
         std::ifstream e(it->err);
@@ -308,8 +325,14 @@ int main(int argc, char** argv)
       fs::remove(it->file, ec);
       fs::remove(it->err, ec);
       if (findings.empty() || findings.back().rfind(fmt::format("case {} ", it->c.index), 0) != 0)
-        for (auto const& f : it->c.files)
+        for (auto const& f : it->c.files) {
           fs::remove(scratch / f.first, ec);
+          if (auto dir = fs::path(f.first).parent_path(); !dir.empty())
+            fs::remove_all(scratch / dir, ec);
+        }
+      for (auto const& leftover : {fmt::format("plot-{}.png", it->c.index), fmt::format("plot-{}.svg", it->c.index),
+                                   fmt::format("plot-{}.pdf", it->c.index)})
+        fs::remove(scratch / leftover, ec);
       it = running.erase(it);
     }
     if (!progressed)

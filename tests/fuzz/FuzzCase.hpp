@@ -25,7 +25,7 @@ struct Param {
 
 struct Case {
   std::size_t index = 0;
-  std::string command = "run";   ///< run, sweep, bench or figures
+  std::string command = "run";   ///< run, sweep, bench, figures, plot or explain
   std::string base;              ///< corpus file it came from
   std::string text;              ///< scenario (run) or sweep (sweep) file contents; none for bench and figures
   std::vector<std::string> args; ///< after `run <file>` / `sweep <file>` / `bench` / `figures`
@@ -35,6 +35,11 @@ struct Case {
   /// Files the case needs beside its scenario (a trace's rank files): written into the scratch directory before it
   /// runs, under these names, and removed after it.
   std::vector<std::pair<std::string, std::string>> files;
+  /// A user's files (path, contents) the case must leave as they were: always, or only when nafsim fails
+  /// (`keep_only_on_failure`: a plot asked to write over a file replaces it when it succeeds).
+  std::vector<std::pair<std::string, std::string>> keep;
+  bool keep_only_on_failure = false;
+  std::string forbidden; ///< a file that must not exist after the case (a command injected into gnuplot made it)
 };
 
 class Gen {
@@ -70,5 +75,13 @@ Case make_figures_case(Gen& g, Case c, const fs::path& scratch);
 /// A Chakra trace, valid or damaged (bytes flipped, cut, lengths and counts out of range, fields with awkward
 /// values, dependencies on missing nodes or themselves, a rank file missing), run as a chakra workload.
 Case make_trace_case(Gen& g, Case c, const fs::path& scratch);
+/// FuzzAnswers.cpp: a plot command line (odd CSVs, hostile titles, a user's file at --out) and an explain one (odd
+/// --out, a user's folder).
+Case make_plot_case(Gen& g, Case c, const fs::path& scratch);
+Case make_explain_case(Gen& g, Case c, const Corpus& corpus, const fs::path& scratch);
+/// FuzzProgram.cpp: a generated program (streams, dependencies, either engine), and a scenario with faults of every
+/// kind on every fabric.
+Case make_program_case(Gen& g, Case c);
+Case make_fault_case(Gen& g, Case c, const Corpus& corpus);
 
 } // namespace nafsim::fuzz

@@ -136,6 +136,13 @@ Case make_case(std::uint64_t seed, std::size_t index, const Corpus& corpus, cons
   c.index = index;
   if (index % 20 == 19) // one case in 20: a Chakra trace (the other indices draw as before the family existed)
     return make_trace_case(g, c, scratch);
+  switch (index % 20) { // issue 55's families: one case in 20 each
+    case 4: return make_program_case(g, c);
+    case 9: return make_plot_case(g, c, scratch);
+    case 11: return make_fault_case(g, c, corpus);
+    case 14: return make_explain_case(g, c, corpus, scratch);
+    default: break;
+  }
   // Case families: 75 % run, 13 % sweep, 7 % bench, 5 % figures.
   if (const std::size_t family = g.below(100); family >= 75) {
     if (family < 88)
