@@ -102,6 +102,57 @@ std::string CriticalPath::elsewhere(int own, const std::function<int(std::uint32
   return out + fmt::format(", on switches {:.0f} %", share(switches, latency()));
 }
 
+std::vector<PathStep> CriticalPath::steps(const std::function<int(std::uint32_t host)>& rank_of) const
+{
+  std::vector<PathStep> out;
+  std::map<std::string, SimTime> spent; // the current step's time per "resource|detail"
+  auto close = [&] {
+    if (out.empty())
+      return;
+    auto most = std::max_element(spent.begin(), spent.end(),
+                                 [](auto const& a, auto const& b) { return a.second < b.second; });
+    if (most != spent.end()) {
+      const auto bar       = most->first.find('|');
+      out.back().resource = most->first.substr(0, bar);
+      out.back().detail   = most->first.substr(bar + 1);
+    }
+    spent.clear();
+  };
+  std::string node = "-"; // the last node (not a switch) the path left: whom a step waited on
+  for (auto const& s : segments) {
+    std::string place = place_name(s.label, rank_of);
+    if (out.empty() || out.back().place != place) {
+      close();
+      out.push_back(PathStep{s.begin, s.end, place, node, {}, {}, 0});
+      if (!s.label.on_switch())
+        node = place;
+    }
+    out.back().end = s.end;
+    ++out.back().segments;
+    spent[fmt::format("{}|{}", cause_resource(s.label.what), cause_detail(s.label.what))] += s.end - s.begin;
+  }
+  close();
+  return out;
+}
+
+std::string CriticalPath::steps_line(const std::function<int(std::uint32_t host)>& rank_of) const
+{
+  auto st = steps(rank_of);
+  if (st.empty())
+    return "steps: none";
+  std::vector<std::string> places;
+  for (auto const& s : st)
+    if (std::find(places.begin(), places.end(), s.place) == places.end())
+      places.push_back(s.place);
+  auto longest = std::max_element(st.begin(), st.end(),
+                                  [](auto const& a, auto const& b) { return a.end - a.begin < b.end - b.begin; });
+  return fmt::format("steps: {} over {} place(s) (critical_path_steps.csv); longest: {}{}, {:.3f} us ({:.0f} %), {}",
+                     st.size(), places.size(), longest->place,
+                     longest->after == "-" ? std::string() : " after " + longest->after,
+                     (longest->end - longest->begin).us(), share(longest->end - longest->begin, latency()),
+                     longest->resource);
+}
+
 const CriticalPath& median_path(std::vector<CriticalPath>& paths)
 {
   std::stable_sort(paths.begin(), paths.end(),
@@ -132,11 +183,23 @@ std::string place_name(const CauseLabel& l, const std::function<int(std::uint32_
   return fmt::format("host {}", host);
 }
 
-CriticalPathTable::CriticalPathTable(std::vector<std::string> keys) : t_("critical_path", {}), keys_(keys.size())
+CriticalPathTable::CriticalPathTable(std::vector<std::string> keys)
+    : t_("critical_path", {}), steps_("critical_path_steps", {}), keys_(keys.size())
 {
+  auto step_keys = keys;
   for (const char* c : {"segment", "start_us", "duration_us", "share_pct", "resource", "detail", "place"})
     keys.emplace_back(c);
   t_ = results::Table("critical_path", std::move(keys));
+  for (const char* c : {"step", "start_us", "duration_us", "share_pct", "place", "after", "resource", "detail",
+                        "segments"})
+    step_keys.emplace_back(c);
+  steps_ = results::Table("critical_path_steps", std::move(step_keys));
+}
+
+void CriticalPathTable::write(results::ResultSink& sink)
+{
+  sink.add(std::move(t_));
+  sink.add(std::move(steps_));
 }
 
 void CriticalPathTable::add(const std::vector<std::string>& key_values, const CriticalPath& p,
@@ -155,6 +218,21 @@ void CriticalPathTable::add(const std::vector<std::string>& key_values, const Cr
         .add(cause_resource(s.label.what))
         .add(cause_detail(s.label.what))
         .add(place_name(s.label, rank_of));
+  }
+  k = 0;
+  for (auto const& st : p.steps(rank_of)) {
+    steps_.row();
+    for (std::size_t i = 0; i < keys_; ++i)
+      steps_.add(key_values.at(i));
+    steps_.add(k++)
+        .add((st.begin - p.start).us(), 6)
+        .add((st.end - st.begin).us(), 6)
+        .add(share(st.end - st.begin, p.latency()), 2)
+        .add(st.place)
+        .add(st.after)
+        .add(st.resource)
+        .add(st.detail)
+        .add(st.segments);
   }
 }
 

@@ -6,6 +6,7 @@
 // segments add up to the latency exactly. Every workload that reports calls writes its paths with CriticalPathTable.
 
 #include "simcore/engine/CausalGraph.hpp"
+#include "simcore/results/ResultSink.hpp"
 #include "simcore/results/Table.hpp"
 
 #include <functional>
@@ -13,6 +14,15 @@
 #include <vector>
 
 namespace nafsim::workloads {
+
+/// A step of a critical path: its consecutive segments spent in one place (a rank's node, a switch), and the place
+/// the path came from (whom this place waited on: the message that arrived, or "-" for the first step).
+struct PathStep {
+  SimTime begin, end;
+  std::string place, after;
+  std::string resource, detail; ///< where most of the step's time went
+  unsigned segments = 0;
+};
 
 struct CriticalPath {
   SimTime start, end;
@@ -34,6 +44,10 @@ struct CriticalPath {
   /// Where the path was spent besides rank `own`'s node: "on other ranks' nodes 35 % (most: rank 3, 20 %), on
   /// switches 2 %" (`rank_of`: a host's rank, or -1).
   std::string elsewhere(int own, const std::function<int(std::uint32_t host)>& rank_of) const;
+  /// The path by place: a new step each time it moves to another node or switch.
+  std::vector<PathStep> steps(const std::function<int(std::uint32_t host)>& rank_of) const;
+  /// "steps: 14 over 8 places (critical_path_steps.csv); longest: rank 0 after rank 3, 520.1 us (82 %), wire".
+  std::string steps_line(const std::function<int(std::uint32_t host)>& rank_of) const;
 };
 
 /// The median of `paths` by latency (sorted in place, stable: equal latencies keep their order). Not empty.
@@ -47,17 +61,20 @@ std::function<int(std::uint32_t host)> rank_in(const std::vector<std::uint32_t>&
 std::string place_name(const CauseLabel& l, const std::function<int(std::uint32_t host)>& rank_of);
 
 /// The critical_path table: `keys` (the call's own columns, e.g. collective, bytes, iteration) then, per segment, its
-/// number, start and duration (us from the call's start), share of the latency, resource, detail and place.
+/// number, start and duration (us from the call's start), share of the latency, resource, detail and place; and the
+/// critical_path_steps table: the same keys, then per step (PathStep) its number, start, duration, share, place, the
+/// place it waited on, its main resource and detail, and its segments.
 class CriticalPathTable {
 public:
   explicit CriticalPathTable(std::vector<std::string> keys);
   /// The rows of one call's path (`key_values`: its values of the key columns).
   void add(const std::vector<std::string>& key_values, const CriticalPath& p,
            const std::function<int(std::uint32_t host)>& rank_of);
-  results::Table take() { return std::move(t_); }
+  /// Both tables into the run's results.
+  void write(results::ResultSink& sink);
 
 private:
-  results::Table t_;
+  results::Table t_, steps_;
   std::size_t keys_;
 };
 

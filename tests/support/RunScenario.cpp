@@ -27,12 +27,26 @@ Csv parse_csv(const std::string& text)
   Csv c;
   std::istringstream in(text);
   std::string line;
-  auto split = [](const std::string& l) {
+  auto split = [](const std::string& l) { // RFC 4180: a quoted cell may hold commas and doubled quotes
     std::vector<std::string> cells;
     std::string cell;
-    std::istringstream ls(l);
-    while (std::getline(ls, cell, ','))
-      cells.push_back(cell);
+    bool quoted = false;
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      const char ch = l[i];
+      if (quoted && ch == '"' && i + 1 < l.size() && l[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = !quoted;
+      } else if (ch == ',' && !quoted) {
+        cells.push_back(std::move(cell));
+        cell.clear();
+      } else {
+        cell += ch;
+      }
+    }
+    if (!l.empty())
+      cells.push_back(std::move(cell));
     return cells;
   };
   if (std::getline(in, line))

@@ -63,12 +63,41 @@ void check(const Case& c)
   }
   EXPECT_TRUE(resources.count("firmware"));
   EXPECT_TRUE(resources.count("wire"));
+  // The steps: each call's segments grouped by place, in order, adding up to the same latency, each step in another
+  // place than the one before and waiting on the last node the path left.
+  ASSERT_TRUE(run.tables.count("critical_path_steps"));
+  auto const& st = run.tables.at("critical_path_steps");
+  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> step_rows;
+  for (std::size_t i = 0; i < st.rows.size(); ++i)
+    step_rows[{st.rows[i].at("bytes"), st.rows[i].at("iteration")}].push_back(i);
+  ASSERT_EQ(step_rows.size(), lat.rows.size());
+  for (auto const& [call, rows] : step_rows) {
+    double at = 0;
+    std::size_t segments = 0;
+    std::string node = "-";
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      auto const& row = st.rows[rows[k]];
+      EXPECT_NEAR(std::stod(row.at("start_us")), at, 2e-6);
+      at += std::stod(row.at("duration_us"));
+      segments += std::stoul(row.at("segments"));
+      if (k > 0) {
+        EXPECT_NE(row.at("place"), st.rows[rows[k - 1]].at("place"));
+      }
+      EXPECT_EQ(row.at("after"), node) << "step " << k;
+      if (row.at("place").rfind("switch ", 0) != 0)
+        node = row.at("place");
+    }
+    EXPECT_EQ(segments, calls[call].size()) << "every segment in one step";
+    EXPECT_NEAR(at, std::stod(cp.rows[calls[call].back()].at("start_us")) +
+                        std::stod(cp.rows[calls[call].back()].at("duration_us")), 2e-6);
+  }
   // The summary: each size's median call as shares per resource, its bottleneck, and where else it was spent.
-  int shares = 0, bottlenecks = 0, elsewhere = 0;
+  int shares = 0, bottlenecks = 0, elsewhere = 0, steps = 0;
   for (auto const& l : run.summary) {
     shares += l.find(" us = ") != std::string::npos;
     bottlenecks += l.find("bottleneck: ") != std::string::npos;
     elsewhere += l.find("slowest rank ") != std::string::npos && l.find("on other ranks' nodes") != std::string::npos;
+    steps += l.find("steps: ") != std::string::npos && l.find("(critical_path_steps.csv); longest: ") != std::string::npos;
   }
   std::set<std::string> sizes; // one summary per size (the barrier's two sizes are one: it moves no data)
   for (auto const& row : lat.rows)
@@ -76,6 +105,7 @@ void check(const Case& c)
   EXPECT_EQ(shares, static_cast<int>(sizes.size()));
   EXPECT_EQ(bottlenecks, static_cast<int>(sizes.size()));
   EXPECT_EQ(elsewhere, static_cast<int>(sizes.size()));
+  EXPECT_EQ(steps, static_cast<int>(sizes.size()));
   if (std::string(c.collective) != "barrier") { // the barrier moves no data: notifications only
     EXPECT_TRUE(resources.count("data mover"));
   }

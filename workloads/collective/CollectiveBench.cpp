@@ -519,8 +519,9 @@ void CollectiveBench::report_critical_paths(const nodes::Cluster& c, results::Re
     summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck()));
     summary.push_back(
         fmt::format("  {:>10}  slowest rank {}; {}", "", median.rank, median.elsewhere(median.rank, rank_of)));
+    summary.push_back(fmt::format("  {:>10}  {}", "", median.steps_line(rank_of)));
   }
-  sink.add(table.take());
+  table.write(sink);
 }
 
 } // namespace nafsim::workloads

@@ -512,7 +512,7 @@ void Connectionless::report_critical_paths(const nodes::Cluster& c, results::Res
               rank_of);
     by_size[{o.registered, o.bytes}].push_back(std::move(p));
   }
-  sink.add(table.take());
+  table.write(sink);
   summary.push_back("critical path of each size's median operation, post to delivery (critical_path.csv has every "
                     "one's; rank 0: the source, rank 1: the destination):");
   for (auto& [key, paths] : by_size) {

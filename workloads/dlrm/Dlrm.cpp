@@ -350,7 +350,7 @@ void Dlrm::report_critical_paths(const nodes::Cluster& c, results::ResultSink& s
     if (k < cfg_.latency_probes)
       probes.push_back(std::move(p));
   }
-  sink.add(table.take());
+  table.write(sink);
   auto const& median = median_path(probes);
   summary.push_back(fmt::format("  latency breakdown (critical path of the median probe; places: rank = DLRM node): {}",
                                 median.summary()));

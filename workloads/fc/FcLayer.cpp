@@ -260,7 +260,7 @@ void FcLayer::report_critical_paths(const nodes::Cluster& c, results::ResultSink
               rank_of);
     last[s.in] = std::move(p);
   }
-  sink.add(table.take());
+  table.write(sink);
   summary.push_back("  critical path of each size's last iteration (critical_path.csv has every one's):");
   for (auto const& [in, p] : last) {
     summary.push_back(fmt::format("  {:>7}  {}", in, p.summary()));

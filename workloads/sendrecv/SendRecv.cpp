@@ -144,7 +144,7 @@ void SendRecv::report_critical_paths(const nodes::Cluster& c, results::ResultSin
               rank_of);
     by_size[r.bytes].push_back(std::move(p));
   }
-  sink.add(table.take());
+  table.write(sink);
   summary.push_back("  critical path of each size's median message (critical_path.csv has every one's; rank 0: the "
                     "source, rank 1: the destination):");
   for (auto& [bytes, paths] : by_size) {
