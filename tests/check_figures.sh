@@ -45,5 +45,16 @@ for log in "$figs"/runs/*.gnuplot.log; do
     status=1
   fi
 done
-[ $status -eq 0 ] && echo "figures: every plot titled, every legend entry a name, no empty series or panel"
+# No two series merged into one line: a figure table with a series column has one row per (series, x) (the scale
+# figure drew the exact and the spaced flow all-to-alls as one line, going back and forth).
+for csv in "$figs"/*.csv; do
+  [ -e "$csv" ] || continue
+  head -n 1 "$csv" | grep -q '^series,x,' || continue
+  dups=$(awk -F, 'NR > 1 { k = $1 "," $2; if (seen[k]++) print k }' "$csv" | sort -u)
+  if [ -n "$dups" ]; then
+    echo "$(basename "$csv"): series merged, two points at the same x: $dups"
+    status=1
+  fi
+done
+[ $status -eq 0 ] && echo "figures: every plot titled, every legend entry a name, no empty series or panel, none merged"
 exit $status

@@ -8,6 +8,7 @@
 #include "simcore/results/ResultSink.hpp"
 #include "simcore/sweep/SweepRunner.hpp"
 
+#include <cstdlib>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -161,6 +162,9 @@ bool draw_scale(const FigureOptions& opt, const fs::path& dir, const std::string
     for (std::size_t i = 0; i < c.rows.size(); ++i) {
       std::string fid    = c.cell(i, "fidelity").empty() ? "packet" : c.cell(i, "fidelity");
       std::string series = c.cell(i, "collective") + "-" + fid;
+      // The all-to-all study's spaced solves (flow@f) are a series of their own, not points of the exact flow's.
+      if (auto const& f = c.cell(i, "flow_resolve_fraction"); !f.empty() && std::strtod(f.c_str(), nullptr) > 0)
+        series += fmt::format("@{:g}", std::strtod(f.c_str(), nullptr));
       std::string proc   = c.cell(i, "process_s_median").empty() ? num(c, i, "wall_s_median")
                                                                  : c.cell(i, "process_s_median");
       t.row()
