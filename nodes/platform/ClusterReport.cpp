@@ -69,7 +69,7 @@ void add_tcp_udp(const Cluster& c, results::ResultSink& sink)
                                    "timeouts", "probes", "duplicate_acks", "duplicates", "out_of_order_held",
                                    "out_of_order_dropped", "window_dropped", "corrupted_dropped", "stale_discarded",
                                    "consumer_stalls", "messages_sent", "messages_received", "failed_sessions",
-                                   "write_requests", "refused_writes"});
+                                   "write_requests", "refused_writes", "fifo_dropped"});
   results::Table udp("udp_nodes", {"node", "messages_sent", "datagrams_sent", "datagrams_received", "messages_received",
                                    "duplicates", "corrupted_dropped", "no_buffer_dropped", "incomplete_messages"});
   for (std::size_t i = 0; i < c.size(); ++i) {
@@ -96,7 +96,8 @@ void add_tcp_udp(const Cluster& c, results::ResultSink& sink)
           .add(k.records_received)
           .add(k.failed_sessions)
           .add(k.write_requests)
-          .add(k.refused_writes);
+          .add(k.refused_writes)
+          .add(k.tcp.refused_full);
     }
     if (const UdpPoe* u = c.udp(i)) {
       auto const& k = u->counters();

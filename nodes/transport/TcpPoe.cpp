@@ -316,6 +316,17 @@ bool TcpPoe::open_record(QpId s)
   return true;
 }
 
+bool TcpPoe::fifo_room(SimTime now)
+{
+  if (cfg_.rx_fifo.count == 0)
+    return true;
+  while (!fifo_.empty() && fifo_.front().first <= now) {
+    fifo_bytes_ -= fifo_.front().second;
+    fifo_.pop_front();
+  }
+  return cfg_.rx_fifo.count > fifo_bytes_ && cfg_.rx_fifo.count - fifo_bytes_ > cfg_.rx_fifo_min_free.count;
+}
+
 void TcpPoe::consume(QpId s)
 {
   Session& ss = sessions_[s];
@@ -330,6 +341,10 @@ void TcpPoe::consume(QpId s)
     if (r.head.kind != RecordKind::ReadRequest) {
       SimTime done = memory_.write(Engine::PoeWrite, sched_.now(), r.addr + off, Bytes{piece}, copy_cap_).last;
       writes_done_ = std::max(writes_done_, done);
+      if (cfg_.rx_fifo.count > 0) {
+        fifo_.emplace_back(done, piece);
+        fifo_bytes_ += piece;
+      }
       r.checksum += roce::range_checksum(r.head.msg, off, off + piece);
     }
     ss.consumed = upto;
@@ -591,7 +606,7 @@ void TcpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
       for (auto const& h : pkt->heads)
         if (h.start >= ss.consumed)
           ss.heads.emplace(h.start, h);
-      ss.conn.on_segment(pkt->seg, now, scratch_);
+      ss.conn.on_segment(pkt->seg, now, scratch_, pkt->seg.len == 0 || fifo_room(now));
       execute(id, scratch_);
       break;
     }
@@ -660,6 +675,7 @@ TcpPoeCounters TcpPoe::counters() const
     c.tcp.out_of_order_held += k.out_of_order_held;
     c.tcp.out_of_order_dropped += k.out_of_order_dropped;
     c.tcp.window_dropped += k.window_dropped;
+    c.tcp.refused_full += k.refused_full;
   }
   return c;
 }

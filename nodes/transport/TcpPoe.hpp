@@ -210,6 +210,12 @@ private:
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
   RxPipe rx_pipe_{sched_, this, kRx};
   SimTime writes_done_;
+  /// rx_fifo: what the shared receive FIFO holds, the bytes taken and not yet written to memory (when each piece's
+  /// write ends, in order) and their sum.
+  std::deque<std::pair<SimTime, std::uint64_t>> fifo_;
+  std::uint64_t fifo_bytes_ = 0;
+  /// rx_fifo: whether the shared receive FIFO has room for a segment now (drops what has been written).
+  bool fifo_room(SimTime now);
   std::deque<std::pair<SimTime, Notice>> notices_;
   tcp::Actions scratch_;
   TcpPoeCounters c_;

@@ -122,7 +122,7 @@ void Connection::arm(SimTime now, Actions& out)
   out.emplace_back(ArmTimer{now + rto_, token_});
 }
 
-void Connection::on_segment(const Segment& s, SimTime now, Actions& out)
+void Connection::on_segment(const Segment& s, SimTime now, Actions& out, bool take_data)
 {
   // Sending half: the acknowledgement and the window the segment carries.
   if (!failed_ && s.ack > snd_una_ && s.ack <= snd_max_) {
@@ -175,6 +175,13 @@ void Connection::on_segment(const Segment& s, SimTime now, Actions& out)
       ack_pending_ = true;
       out.emplace_back(WantTx{});
     }
+    return;
+  }
+  if (!take_data) { // dropped by a full receive FIFO: a duplicate ACK at once
+    ++c_.refused_full;
+    ack_armed_   = false;
+    ack_pending_ = true;
+    out.emplace_back(WantTx{});
     return;
   }
   std::uint64_t end = s.seq + s.len;

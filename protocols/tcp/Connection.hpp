@@ -57,6 +57,7 @@ struct ConnectionCounters {
   std::uint64_t duplicates         = 0; ///< received segments with nothing new
   std::uint64_t out_of_order_held  = 0;
   std::uint64_t out_of_order_dropped = 0;
+  std::uint64_t refused_full       = 0; ///< data segments dropped by a full receive FIFO
   std::uint64_t window_dropped     = 0; ///< received segments beyond the advertised window
 };
 
@@ -93,7 +94,9 @@ public:
   bool timer_running() const { return timer_on_; }
 
   // Both halves.
-  void on_segment(const Segment& s, SimTime now, Actions& out);
+  /// `take_data` false: the segment's data is dropped before the connection sees it (a full receive FIFO): its
+  /// acknowledgement and window count, and it is answered by a duplicate ACK.
+  void on_segment(const Segment& s, SimTime now, Actions& out, bool take_data = true);
   void on_timer(std::uint64_t token, SimTime now, Actions& out);
   /// delayed_ack: the delayed ACK armed with `token` is due (a later segment or an ACK sent since cancels it).
   void on_ack_timer(std::uint64_t token, Actions& out);

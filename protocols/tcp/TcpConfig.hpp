@@ -28,6 +28,8 @@ struct TcpConfig {
   bool write_within_window = false;
   SimTime delayed_ack{};
   Bytes cwnd_increment{0};
+  Bytes rx_fifo{0};
+  Bytes rx_fifo_min_free{24000};
 
   /// Payload bytes per segment.
   std::uint64_t mss() const { return packet.count - headers.count; }
@@ -83,6 +85,14 @@ struct TcpConfig {
     v.field("cwnd_increment", cwnd_increment,
             "slow start: bytes the congestion window grows per new ACK (the hardware stack: one 4096 B MSS whatever "
             "the ACK covers); 0: the bytes it acknowledges, at most one segment (RFC 5681)");
+    v.field("rx_fifo", rx_fifo,
+            "one receive FIFO shared by every session, between the stack and the application: a data segment is "
+            "taken only while more than rx_fifo_min_free of it is free, else dropped and answered by a duplicate ACK "
+            "(the hardware stack without its DDR rx buffer); it holds what the engine has not yet written to "
+            "memory; 0: none (each session's rx_buffer alone)");
+    v.field("rx_fifo_min_free", rx_fifo_min_free,
+            "rx_fifo: free bytes the FIFO must have to take a segment (the hardware stack: more than 375 words of "
+            "64 B)");
     v.field("tx_buffer", tx_buffer,
             "per-session transmit buffer in FPGA (or host) memory: every byte is written there and read back for "
             "transmission and retransmission; unacknowledged bytes never exceed it (the hardware stack: 1 MiB with "

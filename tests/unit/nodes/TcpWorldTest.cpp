@@ -78,3 +78,39 @@ TEST(TcpWorld, ASendCompletesWhenTheStackTookItsLastWriteNotAtItsAck)
   EXPECT_GT(big.refused, 0u);
   EXPECT_GT(big.receiver, big.sender); // the receiver still copies out of its Rx buffer after the last byte
 }
+
+TEST(TcpWorld, ASharedReceiveFifoThatFillsDropsSegmentsAndTheDataStillArrives)
+{
+  // The stack's one 64 KiB receive FIFO, shared by every session, takes a segment only while more than 24,000 B of it
+  // is free (tcp_path.md section 2). Four ranks send 256 KiB to rank 0 at once with memory written at 20 Gb/s (each
+  // sender's own transmit-buffer writes pace it to about that): rank 0 receives four times what it can write, the
+  // FIFO fills, segments are dropped, answered by duplicate ACKs and sent again, and what rank 0 receives arrives
+  // whole. Without the FIFO (rx_fifo 0, a buffer per session) nothing is dropped.
+  auto run = [](const std::string& fifo) {
+    NodeWorld w(fmt::format(R"({{"preset": "accl-xrt-u55c", "topology": {{"kind": "star", "hosts": 5}},
+        "node": {{"fpga": {{"device_memory": {{"write_bandwidth": "20Gbps"}},
+                  "cclo": {{"rx_buffers": {{"count": 8, "size": "4MiB"}}}}, "tcp": {{"rx_fifo": "{}"}}}}}}}})",
+                            fifo));
+    const std::uint64_t n = 256 * 1024 / 4;
+    std::vector<nodes::CcloCall> calls{w.call(Collective::Recv, 5, 0, n, 1)};
+    for (int r = 1; r < 5; ++r)
+      calls.push_back(w.call(Collective::Send, 5, r, n, 0));
+    w.fill_inputs(calls, n);
+    auto res = w.run(calls);
+    for (auto const& x : res)
+      EXPECT_EQ(x.error, "");
+    auto out = w.read(0, calls[0].dst_addr, n);
+    for (std::uint64_t i = 0; i < n; i += 1021)
+      EXPECT_EQ(out[i], static_cast<float>(1000 + i % 1000)) << i;
+    std::uint64_t resent = 0;
+    for (int r = 1; r < 5; ++r)
+      resent += w.cluster().tcp(static_cast<std::size_t>(r))->counters().tcp.retransmitted;
+    return std::pair{w.cluster().tcp(0)->counters().tcp.refused_full, resent};
+  };
+  auto [dropped, resent] = run("64KiB");
+  EXPECT_GT(dropped, 0u);
+  EXPECT_GT(resent, 0u);
+  auto [none, again] = run("0B");
+  EXPECT_EQ(none, 0u);
+  EXPECT_EQ(again, 0u);
+}
