@@ -115,10 +115,10 @@ void Requester::commit(SimTime now, Actions& out)
   Psn p            = cursor_psn();
   Psn top          = p;
   if (w.wr.verb == Verb::Read) {
-    top                = last_psn(w);
-    Pending& rw        = wrs_[cur_wr_];
-    rw.requested_at    = now;
-    rw.rtt_sample      = p == w.first; // a re-request's first response in order may be the old stream's late one
+    top             = last_psn(w);
+    Pending& rw     = wrs_[cur_wr_];
+    rw.requested_at = now;
+    rw.rtt_sample   = p == w.first; // a re-request's first response in order may be the old stream's late one
     if (reissued_from_ && psn_le(p, *reissued_from_) && psn_le(*reissued_from_, top) && reissued_at_ == SimTime::max())
       reissued_at_ = now; // the re-request leaves
     ++cur_wr_;
@@ -311,21 +311,17 @@ void Requester::on_read_response(const ReadResponsePacket& r, SimTime now, Actio
   }
   read_gap_at_.reset();
   if (w.rtt_sample) {
-    read_rtt_     = now - w.requested_at;
-    w.rtt_sample  = false;
+    read_rtt_    = now - w.requested_at;
+    w.rtt_sample = false;
   }
   ++w.read_received;
   out.push_back(PlaceData{w.wr.local_addr + r.data.offset, r.data});
   // Responses placed ahead of the gap this one filled join the in-order prefix.
-  for (auto it = w.ahead.begin(); !w.ahead.empty() && w.read_received < w.npkts;) {
-    it = std::find(w.ahead.begin(), w.ahead.end(), w.read_received);
-    if (it == w.ahead.end())
-      break;
+  for (auto it = std::find(w.ahead.begin(), w.ahead.end(), w.read_received); it != w.ahead.end();
+       it = std::find(w.ahead.begin(), w.ahead.end(), w.read_received)) {
     w.ahead.erase(it);
     ++w.read_received;
   }
-  if (w.read_received == w.npkts)
-    w.ahead = {};
   // A READ response implicitly acknowledges every earlier PSN (and those placed ahead that it joined).
   if (const Psn done = psn_add(w.first, w.read_received); psn_lt(una_, done)) {
     una_     = done;
