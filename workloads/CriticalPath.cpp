@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -76,6 +77,55 @@ std::string CriticalPath::bottleneck() const
   if (d.empty())
     return "bottleneck: none (no time passed)";
   return fmt::format("bottleneck: {}: {:.0f} % of the path", d.front().first, share(d.front().second, latency()));
+}
+
+std::string CriticalPath::bottleneck(const CausalGraph& g, const std::function<int(std::uint32_t host)>& rank_of) const
+{
+  const std::string line = bottleneck();
+  if (segments.empty() || latency() <= SimTime{})
+    return line;
+  // The bottleneck (the label with the most path time) and the place where the path spent most of it.
+  std::map<std::uint32_t, SimTime> by_what;
+  std::map<std::pair<std::uint32_t, std::int32_t>, SimTime> by_place;
+  for (auto const& s : segments) {
+    by_what[s.label.what] += s.end - s.begin;
+    by_place[{s.label.what, s.label.where}] += s.end - s.begin;
+  }
+  const std::uint32_t what = std::max_element(by_what.begin(), by_what.end(), [](auto const& a, auto const& b) {
+                               return a.second < b.second;
+                             })->first;
+  std::int32_t where = CauseLabel::kNowhere;
+  SimTime most;
+  for (auto const& [k, t] : by_place)
+    if (k.first == what && t > most) {
+      most  = t;
+      where = k.second;
+    }
+  if (what == 0)
+    return line;
+  // Every step of the run so labelled there, clipped to the call: the union of their intervals.
+  std::vector<std::pair<std::int64_t, std::int64_t>> busy;
+  for (std::uint32_t id = 1; id < g.size(); ++id) {
+    auto const& r = g.at(id);
+    if (r.label.what != what || r.label.where != where)
+      continue;
+    std::int64_t b = std::max({g.at(r.parent).t, r.label.lead_until, start.ps()});
+    std::int64_t e = std::min(r.t, end.ps());
+    if (e > b)
+      busy.emplace_back(b, e);
+  }
+  std::sort(busy.begin(), busy.end());
+  std::int64_t total = 0, reach = std::numeric_limits<std::int64_t>::min();
+  for (auto const& [b, e] : busy) {
+    const std::int64_t from = std::max(b, reach);
+    if (e > from)
+      total += e - from;
+    reach = std::max(reach, e);
+  }
+  CauseLabel at;
+  at.where = where;
+  return fmt::format("{}; at {} busy {:.0f} % of the call", line, place_name(at, rank_of),
+                     share(SimTime::ps(total), latency()));
 }
 
 std::string CriticalPath::elsewhere(int own, const std::function<int(std::uint32_t host)>& rank_of) const

@@ -41,6 +41,10 @@ struct CriticalPath {
   std::string summary() const;
   /// "bottleneck: data mover, memory read (operand 1) at 115.2 Gb/s: 62 % of the path".
   std::string bottleneck() const;
+  /// The same, and how busy the bottleneck was over the whole call where the path spent most of it, from every step of
+  /// the run's causal graph `g` with its label and place (the union of their intervals within the call, as a share of
+  /// the latency): "...: 81 % of the path; at rank 1 busy 97 % of the call".
+  std::string bottleneck(const CausalGraph& g, const std::function<int(std::uint32_t host)>& rank_of) const;
   /// Where the path was spent besides rank `own`'s node: "on other ranks' nodes 35 % (most: rank 3, 20 %), on
   /// switches 2 %" (`rank_of`: a host's rank, or -1).
   std::string elsewhere(int own, const std::function<int(std::uint32_t host)>& rank_of) const;

@@ -95,7 +95,8 @@ void check(const Case& c)
   int shares = 0, bottlenecks = 0, elsewhere = 0, steps = 0;
   for (auto const& l : run.summary) {
     shares += l.find(" us = ") != std::string::npos;
-    bottlenecks += l.find("bottleneck: ") != std::string::npos;
+    bottlenecks += l.find("bottleneck: ") != std::string::npos && l.find("% of the path; at ") != std::string::npos &&
+                   l.find(" % of the call") != std::string::npos;
     elsewhere += l.find("slowest rank ") != std::string::npos && l.find("on other ranks' nodes") != std::string::npos;
     steps += l.find("steps: ") != std::string::npos && l.find("(critical_path_steps.csv); longest: ") != std::string::npos;
   }
@@ -281,4 +282,31 @@ TEST(CriticalPathWalk, AccountsForEveryPicosecond)
   EXPECT_EQ(early.segments.back().end, SimTime::ps(2'000'000)) << "cut at the end";
   auto rank = [](std::uint32_t h) { return static_cast<int>(h); };
   EXPECT_EQ(late.elsewhere(0, rank), "on other ranks' nodes 60 % (most: rank 1, 60 %), on switches 0 %");
+}
+
+// The bottleneck's utilization: every step of the run with its label at its place, clipped to the call, overlapping
+// intervals counted once.
+TEST(CriticalPathWalk, TheBottlenecksUtilizationIsTheUnionOfItsStepsInTheCall)
+{
+  using nafsim::CausalGraph;
+  using nafsim::CauseLabel;
+  using nafsim::SimTime;
+  using nafsim::workloads::CriticalPath;
+  const std::uint32_t fw = nafsim::cause_what("firmware", "call"), wire = nafsim::cause_what("wire", "port busy");
+  CausalGraph g;
+  auto us = [](double x) { return SimTime::ps(static_cast<std::int64_t>(x * 1e6)); };
+  // The path: 1 us of firmware at rank 0, then 6 us of wire at rank 1 (the bottleneck, 60 % of 10 us) ...
+  auto a = g.add(us(1), 0, CauseLabel::at_host(fw, 0));
+  auto b = g.add(us(7), a, CauseLabel::at_host(wire, 1));
+  // ... and off the path, the same wire at rank 1 busy 7-8 us and 7.5-9 us (overlapping: 2 us more), and the same wire
+  // at rank 2 (another place: not counted).
+  auto c = g.add(us(7), 0, CauseLabel::at_host(fw, 1));
+  g.add(us(8), c, CauseLabel::at_host(wire, 1));
+  auto d = g.add(us(7.5), 0, CauseLabel::at_host(fw, 1));
+  g.add(us(9), d, CauseLabel::at_host(wire, 1));
+  g.add(us(9.5), 0, CauseLabel::at_host(wire, 2));
+  auto p    = CriticalPath::walk(g, b, SimTime{}, us(10));
+  auto rank = [](std::uint32_t h) { return static_cast<int>(h); };
+  // Busy at rank 1: 1-7 (the path's own step) and 7-9: 8 us of the 10 us call.
+  EXPECT_EQ(p.bottleneck(g, rank), "bottleneck: wire, port busy: 60 % of the path; at rank 1 busy 80 % of the call");
 }

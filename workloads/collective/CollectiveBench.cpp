@@ -516,7 +516,7 @@ void CollectiveBench::report_critical_paths(const nodes::Cluster& c, results::Re
     }
     auto const& median = median_path(paths);
     summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
-    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck()));
+    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck(*g, rank_of)));
     summary.push_back(
         fmt::format("  {:>10}  slowest rank {}; {}", "", median.rank, median.elsewhere(median.rank, rank_of)));
     summary.push_back(fmt::format("  {:>10}  {}", "", median.steps_line(rank_of)));

@@ -519,7 +519,7 @@ void Connectionless::report_critical_paths(const nodes::Cluster& c, results::Res
     auto const& median = median_path(paths);
     summary.push_back(fmt::format("  {:>9} {:>12}: {}", format_bytes(Bytes{key.second}),
                                   key.first ? "registered" : "unregistered", median.summary()));
-    summary.push_back(fmt::format("  {:>22}  {}", "", median.bottleneck()));
+    summary.push_back(fmt::format("  {:>22}  {}", "", median.bottleneck(*g, rank_of)));
   }
 }
 

@@ -354,7 +354,7 @@ void Dlrm::report_critical_paths(const nodes::Cluster& c, results::ResultSink& s
   auto const& median = median_path(probes);
   summary.push_back(fmt::format("  latency breakdown (critical path of the median probe; places: rank = DLRM node): {}",
                                 median.summary()));
-  summary.push_back(fmt::format("  latency {}", median.bottleneck()));
+  summary.push_back(fmt::format("  latency {}", median.bottleneck(*g, node_of)));
 }
 
 } // namespace nafsim::workloads

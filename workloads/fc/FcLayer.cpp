@@ -264,7 +264,7 @@ void FcLayer::report_critical_paths(const nodes::Cluster& c, results::ResultSink
   summary.push_back("  critical path of each size's last iteration (critical_path.csv has every one's):");
   for (auto const& [in, p] : last) {
     summary.push_back(fmt::format("  {:>7}  {}", in, p.summary()));
-    summary.push_back(fmt::format("  {:>7}  {}", "", p.bottleneck()));
+    summary.push_back(fmt::format("  {:>7}  {}", "", p.bottleneck(*g, rank_of)));
   }
 }
 

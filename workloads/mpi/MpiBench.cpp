@@ -354,7 +354,7 @@ void MpiBench::report_critical_paths(const nodes::Cluster& c, results::ResultSin
     }
     auto const& median = median_path(paths);
     summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
-    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck()));
+    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck(*g, rank_of)));
     summary.push_back(fmt::format("  {:>10}  {}", "", median.steps_line(rank_of)));
   }
   table.write(sink);

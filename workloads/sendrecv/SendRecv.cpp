@@ -150,7 +150,7 @@ void SendRecv::report_critical_paths(const nodes::Cluster& c, results::ResultSin
   for (auto& [bytes, paths] : by_size) {
     auto const& median = median_path(paths);
     summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
-    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck()));
+    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck(*g, rank_of)));
   }
 }
 
