@@ -2,6 +2,7 @@
 
 #include "simcore/app/FigureTables.hpp"
 #include "simcore/app/Gnuplot.hpp"
+#include "simcore/app/Plot.hpp"
 #include "simcore/app/Scenario.hpp"
 #include "simcore/config/ConfigError.hpp"
 #include "simcore/results/OutputDir.hpp"
@@ -36,6 +37,34 @@ struct Figure {
   std::string companion_table = "mpi";
   std::string companion       = "-mpi";
 };
+
+/// Figures whose table the gallery also shows as `nafsim plot` draws it with its defaults and these options (issue 52:
+/// plots a user makes from a results table, fit to publish): a view of the same data without the figure's template.
+const std::map<std::string, PlotOptions>& quick_plots()
+{
+  static const std::map<std::string, PlotOptions> m = [] {
+    std::map<std::string, PlotOptions> r;
+    PlotOptions c;
+    c.x = "bytes", c.y = "latency_us", c.series = {"series"}, c.facet = "collective", c.logx = true, c.logy = true;
+    r["accl-fig10"] = c;
+    PlotOptions t;
+    t.x = "bytes", t.y = "model_gbps", t.series = {"series"}, t.logx = true;
+    r["accl-fig7"] = t;
+    return r;
+  }();
+  return m;
+}
+
+/// The `nafsim plot` options of `o` as a command line would give them (the gallery shows the command).
+std::string plot_args(const PlotOptions& o)
+{
+  std::string a = fmt::format("--x {} --y {}", o.x, o.y);
+  for (auto const& s : o.series)
+    a += " --series " + s;
+  if (!o.facet.empty())
+    a += " --facet " + o.facet;
+  return a + (o.logx ? " --logx" : "") + (o.logy ? " --logy" : "");
+}
 
 const std::vector<Figure>& figures()
 {
@@ -341,6 +370,23 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
     for (auto const& l : b.gallery)
       page.push_back(l);
     page.push_back("");
+    if (auto q = quick_plots().find(name); q != quick_plots().end() && err.empty()) {
+      PlotOptions o = q->second;
+      o.csv         = (opt.out / (name + ".csv")).string();
+      o.out         = (opt.out / (name + "-plot.png")).string();
+      try {
+        plot_command(o);
+        page.push_back(fmt::format("The same table as `nafsim plot` draws it with its defaults (`nafsim plot {}{}.csv {} "
+                                   "--out {}-plot.png`):",
+                                   to_figs, name, plot_args(o), name));
+        page.push_back("");
+        page.push_back(fmt::format("![{} by nafsim plot]({}{}-plot.png)", name, to_figs, name));
+        page.push_back("");
+      } catch (const config::ConfigError& e) {
+        std::cerr << fmt::format("figure {}: nafsim plot of its table: {}\n", name, e.what());
+        status = 3;
+      }
+    }
   }
 
   if (scale) {
