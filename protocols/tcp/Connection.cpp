@@ -10,7 +10,7 @@ Connection::Connection(const TcpConfig& cfg)
     , peer_window_(cfg.max_window()) // both ends run the same engine: the peer's first window is its buffer
     , cwnd_(cfg.initial_window * cfg.mss())
     , ssthresh_(UINT64_MAX)
-    , rto_(cfg.rto_initial)
+    , rto_(cfg.rto_after(0, cfg.rto_initial))
 {
 }
 
@@ -133,7 +133,7 @@ void Connection::on_segment(const Segment& s, SimTime now, Actions& out, bool ta
       write_ends_.pop_front();
     dupacks_            = 0;
     retries_            = 0;
-    rto_                = cfg_.rto_initial;
+    rto_                = cfg_.rto_after(0, cfg_.rto_initial);
     if (cfg_.congestion_control) {
       if (cwnd_ < ssthresh_)
         cwnd_ += cfg_.cwnd_increment.count ? cfg_.cwnd_increment.count : std::min(acked, mss_); // slow start
@@ -260,8 +260,8 @@ void Connection::on_timer(std::uint64_t token, SimTime now, Actions& out)
       cwnd_ = mss_;
     snd_nxt_ = snd_una_;
     dupacks_ = 0;
-    rto_     = std::min(rto_ * 2, cfg_.rto_max);
-    arm(now, out); // the doubled timeout runs from now
+    rto_     = cfg_.rto_after(retries_, std::min(rto_ * 2, cfg_.rto_max));
+    arm(now, out); // the next timeout (doubled, or the table's next) runs from now
     out.emplace_back(WantTx{});
   } else if (peer_window_ == 0 && snd_nxt_ < write_end_) { // persist: probe the closed window
     probe_pending_ = true;

@@ -5,6 +5,8 @@
 
 #include "simcore/config/Schema.hpp"
 
+#include <vector>
+
 namespace nafsim::tcp {
 
 struct TcpConfig {
@@ -20,6 +22,7 @@ struct TcpConfig {
   unsigned dupack_threshold = 3;
   SimTime rto_initial = SimTime::us(1000);
   SimTime rto_max     = SimTime::us(64000);
+  std::vector<SimTime> rto_steps;
   unsigned retry_limit = 4;
   bool serial_tx       = false;
   SimTime tx_status_latency{};
@@ -34,6 +37,13 @@ struct TcpConfig {
   /// Payload bytes per segment.
   std::uint64_t mss() const { return packet.count - headers.count; }
   /// Largest window the peer may advertise (65535 without window scaling, RFC 7323).
+  /// The first retransmission timeout, and the one after `timeouts` consecutive timeouts.
+  SimTime rto_after(unsigned timeouts, SimTime doubled) const
+  {
+    if (rto_steps.empty())
+      return timeouts == 0 ? rto_initial : doubled;
+    return rto_steps[std::min<std::size_t>(timeouts, rto_steps.size() - 1)];
+  }
   std::uint64_t max_window() const { return window_scaling ? rx_buffer.count : std::min<std::uint64_t>(rx_buffer.count, 65535); }
 
   config::FieldProblem check() const
@@ -43,6 +53,9 @@ struct TcpConfig {
     if (tx_status_latency > SimTime::zero() && !serial_tx)
       return {"tx_status_latency", "a request/status handshake per write is ACCL's tcp_txHandler, which takes one "
                                    "transmit command at a time: set serial_tx to true, or tx_status_latency to 0"};
+    for (std::size_t i = 0; i < rto_steps.size(); ++i)
+      if (rto_steps[i] <= SimTime::zero())
+        return {"rto_steps/" + std::to_string(i), "a retransmission timeout must be longer than 0 (e.g. \"625ms\")"};
     if (rto_max < rto_initial)
       return {"rto_max", "the ceiling of the retransmission timeout (" + format_time(rto_max) +
                              ") is below its first value rto_initial (" + format_time(rto_initial) +
@@ -117,6 +130,9 @@ struct TcpConfig {
             config::Limits::between(1, 64));
     v.field("rto_initial", rto_initial, "first retransmission timeout; it doubles after each timeout");
     v.field("rto_max", rto_max, "ceiling of the doubling retransmission timeout");
+    v.field("rto_steps", rto_steps,
+            "the retransmission timeouts in order, the last one repeating (a stack with a table of them); empty: "
+            "rto_initial, doubling up to rto_max");
     v.field("retry_limit", retry_limit,
             "consecutive timeouts tolerated; one more resets the session and fails its messages (the hardware "
             "stack's TCP_MAX_RETX_ATTEMPTS = 4)",

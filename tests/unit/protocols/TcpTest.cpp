@@ -250,6 +250,29 @@ TEST(Tcp, TimeoutsDoubleAndTheSessionGivesUpAfterTheRetryLimit)
   }
 }
 
+TEST(Tcp, ATableOfTimeoutsIsFollowedInOrderItsLastRepeating)
+{
+  // The hardware stack's retransmit timer: 0.625, 3.125, 6.25, 9.375 s, ... (tcp_path.md, Timers), not doubling.
+  TcpConfig cfg;
+  cfg.retry_limit = 4;
+  cfg.rto_steps   = {SimTime::us(625), SimTime::us(3125), SimTime::us(6250)};
+  Pair p(cfg);
+  p.drop = [](int from, const Segment&) { return from == 0; }; // a black hole
+  p.write(0, 1000);
+  p.run();
+  EXPECT_TRUE(p.failed[0]);
+  EXPECT_EQ(p.c[0].counters().timeouts, 4u);
+  auto const& arms = p.timer_arms[0];
+  ASSERT_GE(arms.size(), 5u);
+  const std::vector<SimTime> expect{SimTime::us(625), SimTime::us(3125), SimTime::us(6250), SimTime::us(6250),
+                                    SimTime::us(6250)};
+  SimTime prev{};
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(arms[i] - prev, expect[i]) << "arm " << i;
+    prev = arms[i];
+  }
+}
+
 TEST(Tcp, AClosedWindowStopsTheSenderAndReopensItWithAnUpdateOrAProbe)
 {
   TcpConfig cfg;
