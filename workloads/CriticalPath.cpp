@@ -255,29 +255,24 @@ void CriticalPathTable::write(results::ResultSink& sink)
 void CriticalPathTable::add(const std::vector<std::string>& key_values, const CriticalPath& p,
                             const std::function<int(std::uint32_t host)>& rank_of)
 {
+  // A row of `t` for the call: its key values, then the row's number, start, duration and share of the latency
+  // (us with 6 decimals are exact, 1 ps: the durations add up to the latency).
+  auto timed = [&](results::Table& t, unsigned k, SimTime begin, SimTime end) -> results::Table& {
+    t.row();
+    for (std::size_t i = 0; i < keys_; ++i)
+      t.add(key_values.at(i));
+    return t.add(k).add((begin - p.start).us(), 6).add((end - begin).us(), 6).add(share(end - begin, p.latency()), 2);
+  };
   unsigned k = 0;
   for (auto const& s : p.segments) {
-    t_.row();
-    for (std::size_t i = 0; i < keys_; ++i)
-      t_.add(key_values.at(i));
-    // Durations in us with 6 decimals are exact (1 ps): the column adds up to the latency.
-    t_.add(k++)
-        .add((s.begin - p.start).us(), 6)
-        .add((s.end - s.begin).us(), 6)
-        .add(share(s.end - s.begin, p.latency()), 2)
+    timed(t_, k++, s.begin, s.end)
         .add(cause_resource(s.label.what))
         .add(cause_detail(s.label.what))
         .add(place_name(s.label, rank_of));
   }
   k = 0;
   for (auto const& st : p.steps(rank_of)) {
-    steps_.row();
-    for (std::size_t i = 0; i < keys_; ++i)
-      steps_.add(key_values.at(i));
-    steps_.add(k++)
-        .add((st.begin - p.start).us(), 6)
-        .add((st.end - st.begin).us(), 6)
-        .add(share(st.end - st.begin, p.latency()), 2)
+    timed(steps_, k++, st.begin, st.end)
         .add(st.place)
         .add(st.after)
         .add(st.resource)

@@ -232,8 +232,9 @@ struct RunCommand final : Command {
         ->check(CLI::Range(0.0, 1e9));
     run->add_flag("--critical-path", critical_path,
                   "record every event's cause and write each call's critical path (critical_path.csv: the chain of "
-                  "activities that set its latency, each with its resource and place) and its summary and bottleneck "
-                  "(24 bytes of memory per simulated event)");
+                  "activities that set its latency, each with its resource and place; critical_path_steps.csv: the "
+                  "same by node and switch) and its summary, bottleneck and longest step (24 bytes of memory per "
+                  "simulated event)");
     sub = run;
   }
   int execute(const workloads::WorkloadRegistry& reg) override
