@@ -103,16 +103,25 @@ std::string CriticalPath::bottleneck(const CausalGraph& g, const std::function<i
     }
   if (what == 0)
     return line;
-  // Every step of the run so labelled there, clipped to the call: the union of their intervals.
+  // Every step of the run so labelled there, clipped to the call: the union of their intervals. A step's lead-in
+  // (CausalGraph::path splits it off: a memory's first byte before its stream) counts under its own label.
   std::vector<std::pair<std::int64_t, std::int64_t>> busy;
-  for (std::uint32_t id = 1; id < g.size(); ++id) {
-    auto const& r = g.at(id);
-    if (r.label.what != what || r.label.where != where)
-      continue;
-    std::int64_t b = std::max({g.at(r.parent).t, r.label.lead_until, start.ps()});
-    std::int64_t e = std::min(r.t, end.ps());
+  auto clip = [&](std::int64_t b, std::int64_t e) {
+    b = std::max(b, start.ps());
+    e = std::min(e, end.ps());
     if (e > b)
       busy.emplace_back(b, e);
+  };
+  for (std::uint32_t id = 1; id < g.size(); ++id) {
+    auto const& r = g.at(id);
+    if (r.label.where != where)
+      continue;
+    const std::int64_t from = g.at(r.parent).t;
+    const std::int64_t lead = r.label.lead_what != 0 ? std::max(from, std::min(r.label.lead_until, r.t)) : from;
+    if (r.label.what == what)
+      clip(lead, r.t);
+    if (r.label.lead_what == what)
+      clip(from, lead);
   }
   std::sort(busy.begin(), busy.end());
   std::int64_t total = 0, reach = std::numeric_limits<std::int64_t>::min();

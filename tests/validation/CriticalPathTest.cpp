@@ -310,3 +310,31 @@ TEST(CriticalPathWalk, TheBottlenecksUtilizationIsTheUnionOfItsStepsInTheCall)
   // Busy at rank 1: 1-7 (the path's own step) and 7-9: 8 us of the 10 us call.
   EXPECT_EQ(p.bottleneck(g, rank), "bottleneck: wire, port busy: 60 % of the path; at rank 1 busy 80 % of the call");
 }
+
+// A bottleneck that is a step's lead-in (a memory's first byte before its stream, split off by CausalGraph::path): its
+// utilization counts the lead-ins of the run's steps at that place, not the streams they lead into.
+TEST(CriticalPathWalk, ABottleneckThatIsALeadInCountsTheLeadInsOfTheRunsSteps)
+{
+  using nafsim::CausalGraph;
+  using nafsim::CauseLabel;
+  using nafsim::SimTime;
+  using nafsim::workloads::CriticalPath;
+  const std::uint32_t first = nafsim::cause_what("data mover", "first byte"),
+                      read  = nafsim::cause_what("data mover", "memory read");
+  CausalGraph g;
+  auto us = [](double x) { return SimTime::ps(static_cast<std::int64_t>(x * 1e6)); };
+  // The path: a move at rank 3 from 0 to 10 us, its first 6 us its first byte (the bottleneck, 60 %), then 4 us of
+  // stream.
+  auto a = g.add(us(10), 0, CausalGraph::with_lead(CauseLabel::at_host(read, 3), first, us(6)));
+  // Off the path at rank 3: another move 12-20 us (first byte 12-14: outside the call) and one 8-11 us whose first
+  // byte is 8-9 (1 us more, the rest is its stream).
+  auto b = g.add(us(12), 0, CauseLabel{});
+  g.add(us(20), b, CausalGraph::with_lead(CauseLabel::at_host(read, 3), first, us(14)));
+  auto c = g.add(us(8), 0, CauseLabel{});
+  g.add(us(11), c, CausalGraph::with_lead(CauseLabel::at_host(read, 3), first, us(9)));
+  auto p    = CriticalPath::walk(g, a, SimTime{}, us(10));
+  auto rank = [](std::uint32_t h) { return static_cast<int>(h); };
+  // Busy with first bytes at rank 3 within the call: 0-6 and 8-9, 7 us of 10.
+  EXPECT_EQ(p.bottleneck(g, rank),
+            "bottleneck: data mover, first byte: 60 % of the path; at rank 3 busy 70 % of the call");
+}
