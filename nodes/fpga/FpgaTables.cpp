@@ -141,6 +141,17 @@ void add_mmu(const Cluster& c, const std::vector<std::size_t>& at, results::Resu
 
 } // namespace
 
+std::uint64_t cclo_messages(const Cluster& c)
+{
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if (const Cclo* e = c.is_fpga(i) ? c.node(i).cclo() : nullptr) {
+      auto k = e->counters();
+      n += k.eager_messages + k.rendezvous_writes + k.notifications_sent;
+    }
+  return n;
+}
+
 void add_fpga_tables(const Cluster& c, const std::vector<std::size_t>& at, results::ResultSink& sink)
 {
   add_connectionless_nodes(c, at, sink);

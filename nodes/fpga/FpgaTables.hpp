@@ -5,11 +5,16 @@
 #include "nodes/platform/Cluster.hpp"
 #include "simcore/results/ResultSink.hpp"
 
+#include <cstdint>
 #include <vector>
 
 namespace nafsim::nodes {
 
 /// The tables of the FPGA nodes at positions `at` of `c`.
 void add_fpga_tables(const Cluster& c, const std::vector<std::size_t>& at, results::ResultSink& sink);
+
+/// The messages every CCLO of `c` sent (eager messages and segments, rendezvous writes, notifications): what the
+/// run's events per CCLO message are counted against (metadata.json `cclo`).
+std::uint64_t cclo_messages(const Cluster& c);
 
 } // namespace nafsim::nodes

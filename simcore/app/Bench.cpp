@@ -130,7 +130,7 @@ int run_bench(const std::vector<unsigned>& sizes, std::uint64_t total_bytes, uns
 std::vector<BenchPoint> bench_points(const std::vector<unsigned>& ranks, const std::vector<std::string>& collectives,
                                      const std::string& size, const std::vector<std::string>& fidelities,
                                      const std::vector<unsigned>& alltoall_ranks, const std::string& alltoall_size,
-                                     double alltoall_resolve)
+                                     double alltoall_resolve, const std::vector<unsigned>& eager_ring_ranks)
 {
   std::vector<BenchPoint> v;
   for (auto const& coll : collectives)
@@ -143,6 +143,8 @@ std::vector<BenchPoint> bench_points(const std::vector<unsigned>& ranks, const s
     if (alltoall_resolve > 0)
       v.push_back({"alltoall", "flow", p, alltoall_size, alltoall_resolve});
   }
+  for (unsigned p : eager_ring_ranks)
+    v.push_back({"allreduce", "packet", p, size, 0, true});
   return v;
 }
 
@@ -151,25 +153,27 @@ int run_bench_collectives(const std::vector<BenchPoint>& points, unsigned repeat
 {
   results::Table t("bench_collectives",
                    {"collective", "fidelity", "ranks", "bytes", "fat_tree_k", "algorithm", "protocol", "latency_us", "wall_s_median",
-                    "wall_s_min", "wall_s_max", "process_s_median", "events", "packet_hops", "mpackethops_per_s", "peak_rss_mib",
-                    "bytes_per_node", "flow_resolve_fraction"});
-  std::cout << fmt::format("{:>10} {:>9} {:>6} {:>24} {:>12} {:>9} {:>9} {:>12} {:>10} {:>10} {:>11}\n", "collective", "fidel.", "ranks",
-                           "protocol/algorithm", "latency_us", "wall_s", "process_s", "packet-hops", "M hops/s", "peak MiB",
-                           "bytes/node");
+                    "wall_s_min", "wall_s_max", "process_s_median", "events", "events_per_cclo_message", "packet_hops",
+                    "mpackethops_per_s", "peak_rss_mib", "bytes_per_node", "flow_resolve_fraction", "forced"});
+  std::cout << fmt::format("{:>10} {:>9} {:>6} {:>32} {:>12} {:>9} {:>9} {:>12} {:>10} {:>10} {:>11} {:>10}\n", "collective",
+                           "fidel.", "ranks", "protocol/algorithm", "latency_us", "wall_s", "process_s", "packet-hops",
+                           "M hops/s", "peak MiB", "bytes/node", "ev/message");
   std::cout << fmt::format("(on CCLO ranks of the ACCL+ testbed's FPGAs in a fat-tree, median of {} run(s); all-to-all "
-                           "sizes are per peer; flow@f: flow fidelity with flow_resolve_fraction f)\n",
+                           "sizes are per peer; flow@f: flow fidelity with flow_resolve_fraction f; (forced): the "
+                           "eager protocol and the ring forced)\n",
                            std::max(1u, repeat));
-  for (auto const& [coll, fid, p, size, resolve] : points) {
+  for (auto const& [coll, fid, p, size, resolve, eager_ring] : points) {
       const unsigned k = fat_tree_k(p);
       std::string doc  = fmt::format(
           R"({{"name": "bench-{0}-{1}", "platform": {{"preset": "accl-coyote-u55c",
                 "topology": {{"kind": "fat-tree", "hosts": {1}, "fat_tree": {{"k": {2}}}}},
                 "network": {{"fidelity": "{4}", "flow_resolve_fraction": {5}}}}},
               "workload": {{"kind": "collective", "collective": "{0}", "ranks": {1}, "sizes": ["{3}"],
-                            "verify": false}}}})",
-          coll, p, k, size, fid, resolve);
+                            "verify": false{6}}}}})",
+          coll, p, k, size, fid, resolve, eager_ring ? R"(, "protocol": "eager", "algorithm": "ring")" : "");
       const std::string how_fid = resolve > 0 ? fmt::format("{}@{}", fid, resolve) : fid;
-      const fs::path dir        = out / fmt::format("bench-{}-{}-{}-{}", coll, how_fid, p, size);
+      const fs::path dir =
+          out / fmt::format("bench-{}{}-{}-{}-{}", coll, eager_ring ? "-eager-ring" : "", how_fid, p, size);
       auto m             = measure(doc, dir, repeat, reg, fmt::format("{} on {} ranks ({})", coll, p, how_fid));
       if (!m)
         return 3;
@@ -179,7 +183,8 @@ int run_bench_collectives(const std::vector<BenchPoint>& points, unsigned repeat
       const double wall = m->median();
       const double rss  = meta["peak_rss_bytes"].get<double>() / (1 << 20);
       auto per_node     = meta["bytes_per_node"].get<std::uint64_t>();
-      std::string how   = table.cell(0, "protocol") + "/" + table.cell(0, "algorithm");
+      std::string how   = table.cell(0, "protocol") + "/" + table.cell(0, "algorithm") + (eager_ring ? " (forced)" : "");
+      const double per_message = meta.contains("cclo") ? meta["cclo"]["events_per_message"].get<double>() : 0.0;
       t.row()
           .add(coll)
           .add(fid)
@@ -194,19 +199,22 @@ int run_bench_collectives(const std::vector<BenchPoint>& points, unsigned repeat
           .add(m->walls.back(), 3)
           .add(m->process_median(), 3)
           .add(meta["events"].get<std::uint64_t>())
+          .add(per_message, 2)
           .add(static_cast<std::uint64_t>(hops))
           .add(hops / wall / 1e6, 3)
           .add(rss, 1)
           .add(per_node)
-          .add(resolve, 3);
-      std::cout << fmt::format("{:>10} {:>9} {:>6} {:>24} {:>12} {:>9.3f} {:>9.3f} {:>12} {:>10.3f} {:>10.1f} {:>11}\n", coll, how_fid, p, how,
-                               table.cell(0, "latency_us"), wall, m->process_median(), static_cast<std::uint64_t>(hops), hops / wall / 1e6,
-                               rss, per_node);
+          .add(resolve, 3)
+          .add(eager_ring ? "eager/ring" : "");
+      std::cout << fmt::format("{:>10} {:>9} {:>6} {:>32} {:>12} {:>9.3f} {:>9.3f} {:>12} {:>10.3f} {:>10.1f} {:>11} {:>10.2f}\n",
+                               coll, how_fid, p, how, table.cell(0, "latency_us"), wall, m->process_median(),
+                               static_cast<std::uint64_t>(hops), hops / wall / 1e6, rss, per_node, per_message);
     }
   results::make_directories(out);
   results::write_file_atomic(out / "bench_collectives.csv", t.csv());
   std::cout << "results in " << (out / "bench_collectives.csv").string()
-            << " (targets: 1 MiB allreduce on 1,024 ranks < 2 s and < 200 MiB; on 4,096 ranks < 15 s and < 100 KiB "
+            << " (targets: at most 10 events per CCLO message; the forced eager ring allreduce of 1 MiB on 256 ranks "
+               "< 4 s; 1 MiB allreduce on 1,024 ranks < 2 s and < 200 MiB; on 4,096 ranks < 2.5 s and < 100 KiB "
                "per node; flow fidelity: 65,536 ranks < 60 s and < 64 KiB per node; all-to-all of 64 KiB per peer at "
                "flow fidelity: 256 ranks < 2 s, 1,024 ranks < 60 s, never slower than packet fidelity at 64+ ranks)\n";
   return 0;

@@ -28,14 +28,18 @@ struct BenchPoint {
   unsigned ranks = 0;
   std::string size;
   double resolve = 0; ///< flow fidelity: platform.network.flow_resolve_fraction (0: exact)
+  /// The eager protocol and the ring algorithm forced (issue 53's heaviest case: one message per Rx-buffer segment
+  /// per ring step), not the firmware's choice.
+  bool eager_ring = false;
 };
 /// The suite's points: each collective at each fidelity and rank count at `size`, then the all-to-all study
 /// (issue 32: flow fidelity under all-to-all's contention) at `alltoall_size` per peer on `alltoall_ranks`, at
-/// packet and flow fidelity both, and at flow fidelity with `alltoall_resolve` as the resolve fraction (if > 0).
+/// packet and flow fidelity both, and at flow fidelity with `alltoall_resolve` as the resolve fraction (if > 0),
+/// then the allreduce of `size` with the eager protocol and the ring forced on each of `eager_ring_ranks` (packet).
 std::vector<BenchPoint> bench_points(const std::vector<unsigned>& ranks, const std::vector<std::string>& collectives,
                                      const std::string& size, const std::vector<std::string>& fidelities,
                                      const std::vector<unsigned>& alltoall_ranks, const std::string& alltoall_size,
-                                     double alltoall_resolve = 0);
+                                     double alltoall_resolve = 0, const std::vector<unsigned>& eager_ring_ranks = {});
 int run_bench_collectives(const std::vector<BenchPoint>& points, unsigned repeat, const std::filesystem::path& out,
                           const workloads::WorkloadRegistry& reg);
 

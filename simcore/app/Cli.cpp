@@ -191,6 +191,7 @@ struct RunCommand final : Command {
   bool check_only = false;
   std::string trace_level = "off";
   bool critical_path = false;
+  bool event_profile = false;
   bool quiet         = false;
   double wall_limit  = 0;
   std::vector<std::string> args; ///< the whole command line (metadata.json)
@@ -235,6 +236,9 @@ struct RunCommand final : Command {
                   "activities that set its latency, each with its resource and place; critical_path_steps.csv: the "
                   "same by node and switch) and its summary, bottleneck and longest step (24 bytes of memory per "
                   "simulated event)");
+    run->add_flag("--event-profile", event_profile,
+                  "count the run's events by the component that handled them (metadata.json event_profile: handler, "
+                  "kind, events, and per CCLO message where CCLOs sent messages)");
     sub = run;
   }
   int execute(const workloads::WorkloadRegistry& reg) override
@@ -245,7 +249,7 @@ struct RunCommand final : Command {
                  : trace_level == "blocks"   ? results::TraceLevel::Blocks
                  : trace_level == "messages" ? results::TraceLevel::Messages
                                              : results::TraceLevel::Off;
-    return run_command(scenario, opt, out, logs, args, reg, app::RunOptions{level, critical_path, wall_limit, quiet}, check_only);
+    return run_command(scenario, opt, out, logs, args, reg, app::RunOptions{level, critical_path, wall_limit, quiet, event_profile}, check_only);
   }
 };
 
@@ -324,6 +328,7 @@ struct BenchCommand final : Command {
   std::vector<unsigned> bench_a2a_ranks{16, 64};
   std::string bench_a2a_size = "64KiB";
   double bench_a2a_resolve = 0.05;
+  std::vector<unsigned> bench_eager_ring{256};
   std::vector<std::string> bench_fidelity{"packet"};
   std::vector<unsigned> bench_sizes{16, 256, 1024};
   std::string bench_total = "4GiB", bench_out = "results/bench";
@@ -350,6 +355,10 @@ struct BenchCommand final : Command {
                       "collectives: the all-to-all study also runs at flow fidelity with this "
                       "platform.network.flow_resolve_fraction (default 0.05; 0: not)")
         ->check(CLI::Range(0.0, 1.0));
+    bench->add_option("--eager-ring-ranks", bench_eager_ring,
+                      "collectives: rank counts of the allreduce of --size with the eager protocol and the ring forced "
+                      "(one message per Rx-buffer segment and ring step; default 256; 0: none)")
+        ->check(CLI::Range(0u, 1u << 16));
     bench->add_option("--fidelity", bench_fidelity,
                       "collectives: network fidelities to run each point at, packet and/or flow (default packet)")
         ->check(CLI::IsMember({"packet", "flow"}));
@@ -389,6 +398,10 @@ struct BenchCommand final : Command {
       throw config::ConfigError("--size", "", e.message);
     }
     std::erase(bench_a2a_ranks, 0u); // 0: no all-to-all study
+    std::erase(bench_eager_ring, 0u);
+    for (unsigned p : bench_eager_ring)
+      if (p < 2)
+        throw config::ConfigError("--eager-ring-ranks", "", fmt::format("{} rank(s): a ring needs 2 or more", p));
     for (unsigned p : bench_a2a_ranks)
       if (p < 2)
         throw config::ConfigError("--alltoall-ranks", "", fmt::format("{} rank(s): an all-to-all needs 2 or more", p));
@@ -399,7 +412,7 @@ struct BenchCommand final : Command {
     if (rc == 0 && bench_suite != "hops")
       rc = app::run_bench_collectives(
           app::bench_points(bench_ranks, bench_colls, bench_size, bench_fidelity, bench_a2a_ranks, bench_a2a_size,
-                            bench_a2a_resolve),
+                            bench_a2a_resolve, bench_eager_ring),
           bench_repeat, bench_out, reg);
     return rc;
   }

@@ -194,6 +194,9 @@ bool draw_scale(const FigureOptions& opt, const fs::path& dir, const std::string
       // The all-to-all study's spaced solves (flow@f) are a series of their own, not points of the exact flow's.
       if (auto const& f = c.cell(i, "flow_resolve_fraction"); !f.empty() && std::strtod(f.c_str(), nullptr) > 0)
         series += fmt::format("@{:g}", std::strtod(f.c_str(), nullptr));
+      // The forced eager ring (issue 53's heaviest case) likewise, not a point of the firmware's allreduce.
+      if (!c.cell(i, "forced").empty())
+        series += "-" + c.cell(i, "forced");
       std::string proc   = c.cell(i, "process_s_median").empty() ? num(c, i, "wall_s_median")
                                                                  : c.cell(i, "process_s_median");
       t.row()

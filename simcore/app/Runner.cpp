@@ -1,6 +1,7 @@
 #include "simcore/app/Runner.hpp"
 
 #include "nodes/cclo/CcloBuild.hpp"
+#include "nodes/fpga/FpgaTables.hpp"
 #include "nodes/platform/ClusterReport.hpp"
 #include "simcore/app/Progress.hpp"
 #include "simcore/engine/Simulation.hpp"
@@ -76,6 +77,8 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
       cluster->enable_trace(trace);
     if (options.critical_path || sc.header.critical_path)
       sim.scheduler().record_causes();
+    if (options.event_profile)
+      sim.scheduler().profile_events();
     sc.workload->start(*cluster);
     std::optional<ProgressLine> progress;
     if (!options.quiet) {
@@ -123,6 +126,23 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   meta["actor_wakeups"]  = sim.scheduler().actor_wakeups();
   meta["task_resumes"]   = sim.scheduler().task_resumes(); // firmware primitives resumed as engine events
   meta["peak_pending_events"] = sim.scheduler().peak_pending_events();
+  // Events per CCLO message (issue 53's measure of the engine's cost): every event of the run over the messages
+  // the CCLOs sent, so the network's and the hosts' events count too.
+  if (const std::uint64_t m = nodes::cclo_messages(*cluster); m > 0)
+    meta["cclo"] = {{"messages", m},
+                    {"events_per_message", static_cast<double>(sim.scheduler().events_processed()) /
+                                               static_cast<double>(m)}};
+  if (auto const* prof = sim.scheduler().profile()) {
+    const std::uint64_t m = nodes::cclo_messages(*cluster);
+    Json rows             = Json::array();
+    for (auto const& r : prof->rows()) {
+      Json row = {{"handler", r.handler}, {"kind", r.kind}, {"events", r.events}};
+      if (m > 0)
+        row["per_cclo_message"] = static_cast<double>(r.events) / static_cast<double>(m);
+      rows.push_back(std::move(row));
+    }
+    meta["event_profile"] = std::move(rows);
+  }
   if (auto const* g = sim.scheduler().causes())
     meta["causal_records"] = g->size();
   meta["packets"]        = {{"injected", totals.injected},       {"delivered", totals.delivered},

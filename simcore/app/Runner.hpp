@@ -27,6 +27,8 @@ struct RunOptions {
   double wall_limit = 0;
   /// No progress line on stderr (app/Progress.hpp).
   bool quiet = false;
+  /// Count the events by the component that handles them (metadata.json `event_profile`).
+  bool event_profile = false;
 };
 
 /// Run `sc` (in this process: one run per process), write results into `out_dir`.

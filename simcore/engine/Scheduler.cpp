@@ -58,6 +58,8 @@ public:
     fns_[slot] = std::move(fn);
     return slot;
   }
+  /// The type of the function pending in `slot` (EventProfile).
+  const std::type_info& target_type(std::uint64_t slot) const { return fns_[slot].target_type(); }
   void on_event(std::uint32_t, std::uint64_t slot) override
   {
     auto fn = std::move(fns_[slot]);
@@ -539,6 +541,8 @@ void Scheduler::loop()
         break;
       }
     }
+    if (profile_)
+      profile_->count(ev.h == callbacks_.get() ? callbacks_->target_type(ev.arg) : typeid(*ev.h), ev.kind);
     try {
       ev.h->on_event(ev.kind, ev.arg);
     } catch (const std::exception&) {

@@ -14,6 +14,7 @@
 // wait reason. An exception escaping an actor or a handler stops the run and is re-thrown by run().
 
 #include "simcore/engine/CausalGraph.hpp"
+#include "simcore/engine/EventProfile.hpp"
 #include "simcore/engine/Task.hpp"
 #include "simcore/units/Units.hpp"
 
@@ -175,6 +176,9 @@ public:
   std::uint64_t task_resumes() const { return task_resumes_; }
   /// Largest number of events pending at once (cancelled ones included until their date).
   std::size_t peak_pending_events() const { return peak_pending_; }
+  /// Count the events by what handles them from now on (EventProfile); profile() is null until then.
+  void profile_events() { profile_ = std::make_unique<EventProfile>(); }
+  const EventProfile* profile() const { return profile_.get(); }
 
 private:
   friend class ActorContext;
@@ -269,6 +273,7 @@ private:
     std::uint32_t parent;
     CauseLabel label;
   };
+  std::unique_ptr<EventProfile> profile_;
   std::unique_ptr<CausalGraph> causes_;
   std::vector<PendingCause> pending_causes_; ///< by payload slot
   std::uint32_t cur_cause_ = 0;
