@@ -264,8 +264,12 @@ void DataMover::complete(const Move& m, std::function<void()> done, std::optiona
     case ResultKind::Rendezvous: {
       // The Rx buffer (if any) is free once read; the move completes with the packetizer's status, when the
       // transport has taken the last byte.
-      finish_at(last, release, &p, first);
-      auto accepted = [this, done = std::move(done)]() mutable { finish_at(sched_.now(), std::move(done)); };
+      if (rx) // (without one the event would do nothing: none is made)
+        finish_at(last, release, &p, first);
+      auto accepted = [done = std::move(done)]() mutable {
+        if (done)
+          done();
+      };
       const Stream data{first, last, p.rate(br),
                         sched_.causes() ? engine_cause(p, true) : 0,
                         first_byte_cause()};
