@@ -8,6 +8,7 @@
 #include "nodes/cclo/Plugins.hpp"
 #include "nodes/cclo/RndzvQueue.hpp"
 #include "protocols/collectives/Selection.hpp"
+#include "simcore/engine/FlatIndex.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Packet.hpp"
 #include "simcore/results/Trace.hpp"
@@ -150,14 +151,25 @@ struct CcloCore {
   std::uint64_t next_in_seq(std::uint32_t peer, std::uint32_t tag) { return next_seq(in_seq, peer, tag); }
 
 private:
-  /// Counters exist only for the (peer, tag) pairs a node talks to: memory grows with active peers, not ranks.
-  static std::uint64_t next_seq(std::unordered_map<std::uint64_t, std::uint64_t>& counters, std::uint32_t peer,
-                                std::uint32_t tag)
+  /// Counters exist only for the (peer, tag) pairs a node talks to: memory grows with active peers, not ranks. An
+  /// open-addressing index to each pair's count (a look-up per eager message; FlatIndex.hpp).
+  struct SeqCounters {
+    FlatIndex index; ///< (peer host << 32 | tag) -> its count in `counts`
+    std::vector<std::uint64_t> counts;
+  };
+  static std::uint64_t next_seq(SeqCounters& c, std::uint32_t peer, std::uint32_t tag)
   {
-    const std::uint64_t n = ++counters[(std::uint64_t{peer} << 32) | tag];
+    const std::uint64_t key = (std::uint64_t{peer} << 32) | tag;
+    std::uint32_t id        = c.index.find(key);
+    if (id == FlatIndex::kNone) {
+      id = static_cast<std::uint32_t>(c.counts.size());
+      c.index.set(key, id);
+      c.counts.push_back(0);
+    }
+    const std::uint64_t n = ++c.counts[id];
     return tag == 0 ? n : (std::uint64_t{tag} << 48) | n;
   }
-  std::unordered_map<std::uint64_t, std::uint64_t> out_seq, in_seq; ///< by (peer host, tag)
+  SeqCounters out_seq, in_seq; ///< by (peer host, tag)
 };
 
 } // namespace nafsim::nodes

@@ -15,6 +15,7 @@ FpgaNode::FpgaNode(net::HostId id, const FpgaNodeConfig& cfg, Scheduler& sched, 
     , memory_(cfg.device_memory, cfg.pcie, cfg.mmu, cfg.clock)
     , poe_(id, cfg.poe, cfg.rdma, sched, fabric, memory_, *this)
 {
+  memory_.follow(sched);
   if (cfg.transport == Transport::Connectionless) {
     lant_ = std::make_unique<LantNi>(id, cfg.connectionless, cfg.clock, sched, fabric, memory_);
     fabric.attach(id, lant_.get());

@@ -1,5 +1,7 @@
 #include "nodes/memory/CoyoteMmu.hpp"
 
+#include "simcore/engine/Scheduler.hpp"
+
 #include <algorithm>
 
 namespace nafsim::nodes {
@@ -51,6 +53,15 @@ SimTime CoyoteMmu::Timeline::earliest(SimTime t, SimTime d) const
     t = std::max(t, it->second);
   }
   return t;
+}
+
+void CoyoteMmu::Timeline::forget_before(SimTime t)
+{
+  std::size_t n = 0;
+  while (n < busy_.size() && busy_[n].second <= t)
+    ++n;
+  if (n > 0)
+    busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 void CoyoteMmu::Timeline::book(SimTime start, SimTime end)
@@ -133,6 +144,11 @@ Stream CoyoteMmu::request(Dir dir, unsigned lane, SimTime now, std::uint64_t add
     return issue(now, addr, b);
   Machine& m = machines_[static_cast<int>(dir)];
   ++counters_.requests;
+  if (present_) { // what ended before the present can no longer be in a request's way
+    const SimTime past = present_->now();
+    m.timeline.forget_before(past);
+    mutex_.forget_before(past);
+  }
   // Plan the request from when it arrives; book it once the machine is free for all of its cycles. A plan is
   // made again only when the machine was busy: faults are looked up once.
   faults_.clear();

@@ -33,6 +33,10 @@
 #include <type_traits>
 #include <vector>
 
+namespace nafsim {
+class Scheduler;
+}
+
 namespace nafsim::nodes {
 
 struct MmuConfig {
@@ -96,6 +100,9 @@ public:
   static constexpr unsigned kHostLane = 0;
 
   CoyoteMmu(const MmuConfig& cfg, Hertz clock);
+  /// Forget the booked intervals that ended before `s`'s present as requests come (no request is taken before
+  /// it): the timelines stay a few entries long, so their look-ups stay in one or two cache lines.
+  void follow(const Scheduler& s) { present_ = &s; }
 
   /// Issue one fragment's data access at `start` (the SEND cycle), returning its stream. A reference to a callable
   /// (no allocation: one is made per memory access).
@@ -133,6 +140,8 @@ private:
     /// The earliest start >= t of a `d` long interval that overlaps no booked one.
     SimTime earliest(SimTime t, SimTime d) const;
     void book(SimTime start, SimTime end);
+    /// Drop the intervals that end at or before `t` (sorted by start and disjoint: a prefix).
+    void forget_before(SimTime t);
 
   private:
     std::vector<std::pair<SimTime, SimTime>> busy_;
@@ -147,6 +156,7 @@ private:
 
   MmuConfig cfg_;
   SimTime cycle_;
+  const Scheduler* present_ = nullptr;
   std::array<Machine, 2> machines_;
   Timeline mutex_;
   /// Per set in use, its pages in least- to most-recently used order: set -> its block of tlb_ways pages in ways_

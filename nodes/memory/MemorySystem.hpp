@@ -93,6 +93,12 @@ public:
   const MemoryPort* channel() const { return channel_ ? &*channel_ : nullptr; }
   /// Coyote's MMU (nullptr: not modeled).
   const CoyoteMmu* mmu() const { return mmu_ ? &*mmu_ : nullptr; }
+  /// The MMU (if any) follows `s`'s present (CoyoteMmu::follow).
+  void follow(const Scheduler& s)
+  {
+    if (mmu_)
+      mmu_->follow(s);
+  }
   std::uint64_t device_bytes_read() const;
   std::uint64_t device_bytes_written() const;
 
