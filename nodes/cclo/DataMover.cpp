@@ -63,16 +63,17 @@ std::uint32_t DataMover::first_byte_cause()
   return id;
 }
 
-void DataMover::finish_at(SimTime t, std::function<void()> fn, const Pace* engine, SimTime first)
+void DataMover::finish_at(SimTime t, std::function<void()> fn, const Pace* engine, SimTime first,
+                          std::optional<std::size_t> rx)
 {
   std::uint64_t slot;
   if (free_done_.empty()) {
     slot = done_.size();
-    done_.push_back(std::move(fn));
+    done_.push_back(Done{std::move(fn), rx});
   } else {
     slot = free_done_.back();
     free_done_.pop_back();
-    done_[slot] = std::move(fn);
+    done_[slot] = Done{std::move(fn), rx};
   }
   if (sched_.causes()) {
     done_cause_.resize(done_.size());
@@ -99,11 +100,13 @@ void DataMover::on_event(std::uint32_t kind, std::uint64_t arg)
     try_start();
     return;
   }
-  auto fn   = std::move(done_[arg]);
-  done_[arg] = nullptr;
+  Done d     = std::move(done_[arg]);
+  done_[arg] = Done{};
   free_done_.push_back(arg);
-  if (fn)
-    fn();
+  if (d.rx)
+    rbm_.release(*d.rx);
+  if (d.fn)
+    d.fn();
 }
 
 void DataMover::try_start()
@@ -246,7 +249,7 @@ void DataMover::complete(const Move& m, std::function<void()> done, std::optiona
     };
   };
   switch (m.res) {
-    case ResultKind::None: finish_at(last, completion(), &p, first); break;
+    case ResultKind::None: finish_at(last, std::move(done), &p, first, rx); break;
     case ResultKind::Stream:
     case ResultKind::Memory: {
       SimTime w = m.res == ResultKind::Memory ? mem_.write(Engine::ResWrite, first, m.res_addr, Bytes{br}, p.rate(br)).last
@@ -265,11 +268,9 @@ void DataMover::complete(const Move& m, std::function<void()> done, std::optiona
       // The Rx buffer (if any) is free once read; the move completes with the packetizer's status, when the
       // transport has taken the last byte.
       if (rx) // (without one the event would do nothing: none is made)
-        finish_at(last, release, &p, first);
-      auto accepted = [done = std::move(done)]() mutable {
-        if (done)
-          done();
-      };
+        finish_at(last, nullptr, &p, first, rx);
+      // The firmware is told in the transport's own event (a no-op if no one waits).
+      std::function<void()> accepted = done ? std::move(done) : std::function<void()>([] {});
       const Stream data{first, last, p.rate(br),
                         sched_.causes() ? engine_cause(p, true) : 0,
                         first_byte_cause()};

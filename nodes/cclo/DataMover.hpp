@@ -125,9 +125,10 @@ private:
   /// packetizer, its Rx buffer (if any) freed, the firmware told.
   void complete(const Move& m, std::function<void()> done, std::optional<std::size_t> rx, SimTime first,
                 SimTime last, const Pace& p, std::vector<std::byte> out);
-  /// Run `fn` at `t`, a delay spent on `engine` after the stream's first byte at `first` (critical paths; null: no
-  /// delay worth naming).
-  void finish_at(SimTime t, std::function<void()> fn, const Pace* engine = nullptr, SimTime first = {});
+  /// Free Rx buffer `rx` (if any), then run `fn` (if any), at `t`: a delay spent on `engine` after the stream's
+  /// first byte at `first` (critical paths; null: no delay worth naming).
+  void finish_at(SimTime t, std::function<void()> fn, const Pace* engine = nullptr, SimTime first = {},
+                 std::optional<std::size_t> rx = {});
   /// Critical paths: what a move's first byte waits for (the memory's latency, the datapath's pipeline).
   static std::uint32_t first_byte_cause();
   /// Critical paths: a move's stream, paced by `p` (to the network: an eager message or a rendezvous write).
@@ -161,7 +162,13 @@ private:
   bool waiting_rx_ = false;
   SimTime waiting_since_;
   bool try_scheduled_ = false;
-  std::vector<std::function<void()>> done_;
+  /// What a move's completion does (finish_at), by slot: the Rx buffer it frees (kept here, not captured in `fn`,
+  /// so that most completions need no allocation), then `fn`.
+  struct Done {
+    std::function<void()> fn;
+    std::optional<std::size_t> rx;
+  };
+  std::vector<Done> done_;
   struct PendingWrite {
     std::uint64_t addr, bytes;
     SimTime done;
