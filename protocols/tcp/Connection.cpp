@@ -156,7 +156,7 @@ void Connection::on_segment(const Segment& s, SimTime now, Actions& out, bool ta
         std::uint64_t flight = snd_max_ - snd_una_;
         ssthresh_            = std::max(flight / 2, 2 * mss_);
         if (cfg_.congestion_control)
-          cwnd_ = ssthresh_;
+          cwnd_ = cfg_.retransmit_window.count ? cfg_.retransmit_window.count : ssthresh_;
         snd_nxt_ = snd_una_;
         arm(now, out);
         out.emplace_back(WantTx{});
@@ -257,7 +257,7 @@ void Connection::on_timer(std::uint64_t token, SimTime now, Actions& out)
     std::uint64_t flight = snd_max_ - snd_una_;
     ssthresh_            = std::max(flight / 2, 2 * mss_);
     if (cfg_.congestion_control)
-      cwnd_ = mss_;
+      cwnd_ = cfg_.retransmit_window.count ? cfg_.retransmit_window.count : mss_;
     snd_nxt_ = snd_una_;
     dupacks_ = 0;
     rto_     = cfg_.rto_after(retries_, std::min(rto_ * 2, cfg_.rto_max));

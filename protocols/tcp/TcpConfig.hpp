@@ -31,6 +31,7 @@ struct TcpConfig {
   bool write_within_window = false;
   SimTime delayed_ack{};
   Bytes cwnd_increment{0};
+  Bytes retransmit_window{0};
   Bytes rx_fifo{0};
   Bytes rx_fifo_min_free{24000};
 
@@ -98,6 +99,9 @@ struct TcpConfig {
     v.field("cwnd_increment", cwnd_increment,
             "slow start: bytes the congestion window grows per new ACK (the hardware stack: one 4096 B MSS whatever "
             "the ACK covers); 0: the bytes it acknowledges, at most one segment (RFC 5681)");
+    v.field("retransmit_window", retransmit_window,
+            "the congestion window after any retransmission, a timeout's or a fast one's (the hardware stack: "
+            "its initial 14,600 B); 0: RFC 5681 (one segment after a timeout, ssthresh after a fast retransmit)");
     v.field("rx_fifo", rx_fifo,
             "one receive FIFO shared by every session, between the stack and the application: a data segment is "
             "taken only while more than rx_fifo_min_free of it is free, else dropped and answered by a duplicate ACK "

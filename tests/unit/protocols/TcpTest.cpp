@@ -382,3 +382,59 @@ TEST(Tcp, SlowStartGrowsByTheConfiguredIncrementPerAck)
     EXPECT_EQ(p.c[0].cwnd(), first + (inc ? inc : p.cfg.mss()));
   }
 }
+
+// The hardware stack resets its congestion window to 14,600 B after any retransmission (tcp_path.md, Congestion
+// control: tx_sar_table.cpp 95), where RFC 5681 goes to one segment after a timeout and to ssthresh after a fast
+// retransmit.
+TEST(Tcp, AConfiguredRetransmitWindowFollowsTimeoutsAndFastRetransmits)
+{
+  for (std::uint64_t window : {std::uint64_t{0}, std::uint64_t{14600}}) {
+    TcpConfig cfg;
+    cfg.retransmit_window = Bytes{window};
+    { // a timeout: a lone segment lost once (no duplicate ACKs to repair it)
+      Pair p(cfg);
+      bool lost                   = false;
+      std::uint64_t at_retransmit = 0; // the window as it goes again
+      p.drop                      = [&](int from, const Segment& s) {
+        if (from == 0 && s.len > 0) {
+          if (!lost) {
+            lost = true;
+            return true;
+          }
+          if (at_retransmit == 0)
+            at_retransmit = p.c[0].cwnd();
+        }
+        return false;
+      };
+      p.write(0, 1000);
+      p.run();
+      EXPECT_EQ(p.c[0].counters().timeouts, 1u);
+      EXPECT_EQ(p.delivered[1], 1000u);
+      EXPECT_EQ(at_retransmit, window ? window : cfg.mss()) << "after a timeout, window " << window;
+    }
+    { // a fast retransmit: one segment of 40 lost
+      Pair p(cfg);
+      bool once                   = true;
+      std::uint64_t at_retransmit = 0; // the window as the hole's segment goes again
+      p.drop                      = [&](int from, const Segment& s) {
+        if (from == 0 && s.len > 0 && s.seq == 5 * cfg.mss()) {
+          if (once) {
+            once = false;
+            return true;
+          }
+          if (at_retransmit == 0)
+            at_retransmit = p.c[0].cwnd();
+        }
+        return false;
+      };
+      p.write(0, 40 * cfg.mss());
+      p.run();
+      EXPECT_EQ(p.c[0].counters().fast_retransmits, 1u);
+      EXPECT_EQ(p.delivered[1], 40 * cfg.mss());
+      if (window)
+        EXPECT_EQ(at_retransmit, window);
+      else
+        EXPECT_GE(at_retransmit, 2 * cfg.mss()); // ssthresh: half the flight, at least two segments
+    }
+  }
+}
