@@ -128,17 +128,19 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   meta["peak_pending_events"] = sim.scheduler().peak_pending_events();
   // Events per CCLO message (issue 53's measure of the engine's cost): every event of the run over the messages
   // the CCLOs sent, so the network's and the hosts' events count too.
-  if (const std::uint64_t m = nodes::cclo_messages(*cluster); m > 0)
-    meta["cclo"] = {{"messages", m},
-                    {"events_per_message", static_cast<double>(sim.scheduler().events_processed()) /
-                                               static_cast<double>(m)}};
+  const std::uint64_t cclo_messages = nodes::cclo_messages(*cluster);
+  auto per_message = [&](std::uint64_t events) {
+    return static_cast<double>(events) / static_cast<double>(cclo_messages);
+  };
+  if (cclo_messages > 0)
+    meta["cclo"] = {{"messages", cclo_messages},
+                    {"events_per_message", per_message(sim.scheduler().events_processed())}};
   if (auto const* prof = sim.scheduler().profile()) {
-    const std::uint64_t m = nodes::cclo_messages(*cluster);
-    Json rows             = Json::array();
+    Json rows = Json::array();
     for (auto const& r : prof->rows()) {
       Json row = {{"handler", r.handler}, {"kind", r.kind}, {"events", r.events}};
-      if (m > 0)
-        row["per_cclo_message"] = static_cast<double>(r.events) / static_cast<double>(m);
+      if (cclo_messages > 0)
+        row["per_cclo_message"] = per_message(r.events);
       rows.push_back(std::move(row));
     }
     meta["event_profile"] = std::move(rows);

@@ -258,25 +258,31 @@ TEST(CriticalPathApplications, ConnectionlessOperationsAddUp)
   expect_paths_add_up(run, "connectionless", {"notify", "bytes", "iteration"}, "recv_us", "connectionless");
 }
 
+// The walk itself, on hand-made causal graphs (engine-free). `PathWalk`: the workloads' CriticalPath (the name is
+// this file's fixture's).
+namespace {
+using nafsim::CausalGraph;
+using nafsim::CauseLabel;
+using nafsim::SimTime;
+using PathWalk = nafsim::workloads::CriticalPath;
+SimTime us(double x) { return SimTime::ps(static_cast<std::int64_t>(x * 1e6)); }
+} // namespace
+
 // CriticalPath::walk accounts for every picosecond between a call's start and end: time after the end record shows as
 // an unlabelled segment, a record past the end is cut at it; the summary and the bottleneck name the largest parts.
 TEST(CriticalPathWalk, AccountsForEveryPicosecond)
 {
-  using nafsim::CausalGraph;
-  using nafsim::CauseLabel;
-  using nafsim::SimTime;
-  using nafsim::workloads::CriticalPath;
   const std::uint32_t fw = nafsim::cause_what("firmware", "call"), wire = nafsim::cause_what("wire", "hop");
   CausalGraph g;
   auto a = g.add(SimTime::ps(1'000'000), 0, CauseLabel::at_host(fw, 0));
   auto b = g.add(SimTime::ps(4'000'000), a, CauseLabel::at_host(wire, 1));
-  auto late = CriticalPath::walk(g, b, SimTime::ps(0), SimTime::ps(5'000'000));
+  auto late = PathWalk::walk(g, b, SimTime::ps(0), SimTime::ps(5'000'000));
   ASSERT_EQ(late.segments.size(), 3u);
   EXPECT_EQ(late.segments.back().label.what, 0u) << "the time after the last step is 'other'";
   EXPECT_EQ(late.latency(), SimTime::ps(5'000'000));
   EXPECT_EQ(late.summary(), "5.000 us = 60 % wire, 20 % firmware, 20 % other");
   EXPECT_EQ(late.bottleneck(), "bottleneck: wire, hop: 60 % of the path");
-  auto early = CriticalPath::walk(g, b, SimTime::ps(500'000), SimTime::ps(2'000'000));
+  auto early = PathWalk::walk(g, b, SimTime::ps(500'000), SimTime::ps(2'000'000));
   ASSERT_EQ(early.segments.size(), 2u);
   EXPECT_EQ(early.segments.front().begin, SimTime::ps(500'000));
   EXPECT_EQ(early.segments.back().end, SimTime::ps(2'000'000)) << "cut at the end";
@@ -288,13 +294,8 @@ TEST(CriticalPathWalk, AccountsForEveryPicosecond)
 // intervals counted once.
 TEST(CriticalPathWalk, TheBottlenecksUtilizationIsTheUnionOfItsStepsInTheCall)
 {
-  using nafsim::CausalGraph;
-  using nafsim::CauseLabel;
-  using nafsim::SimTime;
-  using nafsim::workloads::CriticalPath;
   const std::uint32_t fw = nafsim::cause_what("firmware", "call"), wire = nafsim::cause_what("wire", "port busy");
   CausalGraph g;
-  auto us = [](double x) { return SimTime::ps(static_cast<std::int64_t>(x * 1e6)); };
   // The path: 1 us of firmware at rank 0, then 6 us of wire at rank 1 (the bottleneck, 60 % of 10 us) ...
   auto a = g.add(us(1), 0, CauseLabel::at_host(fw, 0));
   auto b = g.add(us(7), a, CauseLabel::at_host(wire, 1));
@@ -305,7 +306,7 @@ TEST(CriticalPathWalk, TheBottlenecksUtilizationIsTheUnionOfItsStepsInTheCall)
   auto d = g.add(us(7.5), 0, CauseLabel::at_host(fw, 1));
   g.add(us(9), d, CauseLabel::at_host(wire, 1));
   g.add(us(9.5), 0, CauseLabel::at_host(wire, 2));
-  auto p    = CriticalPath::walk(g, b, SimTime{}, us(10));
+  auto p    = PathWalk::walk(g, b, SimTime{}, us(10));
   auto rank = [](std::uint32_t h) { return static_cast<int>(h); };
   // Busy at rank 1: 1-7 (the path's own step) and 7-9: 8 us of the 10 us call.
   EXPECT_EQ(p.bottleneck(g, rank), "bottleneck: wire, port busy: 60 % of the path; at rank 1 busy 80 % of the call");
@@ -315,14 +316,9 @@ TEST(CriticalPathWalk, TheBottlenecksUtilizationIsTheUnionOfItsStepsInTheCall)
 // utilization counts the lead-ins of the run's steps at that place, not the streams they lead into.
 TEST(CriticalPathWalk, ABottleneckThatIsALeadInCountsTheLeadInsOfTheRunsSteps)
 {
-  using nafsim::CausalGraph;
-  using nafsim::CauseLabel;
-  using nafsim::SimTime;
-  using nafsim::workloads::CriticalPath;
   const std::uint32_t first = nafsim::cause_what("data mover", "first byte"),
                       read  = nafsim::cause_what("data mover", "memory read");
   CausalGraph g;
-  auto us = [](double x) { return SimTime::ps(static_cast<std::int64_t>(x * 1e6)); };
   // The path: a move at rank 3 from 0 to 10 us, its first 6 us its first byte (the bottleneck, 60 %), then 4 us of
   // stream.
   auto a = g.add(us(10), 0, CausalGraph::with_lead(CauseLabel::at_host(read, 3), first, us(6)));
@@ -332,7 +328,7 @@ TEST(CriticalPathWalk, ABottleneckThatIsALeadInCountsTheLeadInsOfTheRunsSteps)
   g.add(us(20), b, CausalGraph::with_lead(CauseLabel::at_host(read, 3), first, us(14)));
   auto c = g.add(us(8), 0, CauseLabel{});
   g.add(us(11), c, CausalGraph::with_lead(CauseLabel::at_host(read, 3), first, us(9)));
-  auto p    = CriticalPath::walk(g, a, SimTime{}, us(10));
+  auto p    = PathWalk::walk(g, a, SimTime{}, us(10));
   auto rank = [](std::uint32_t h) { return static_cast<int>(h); };
   // Busy with first bytes at rank 3 within the call: 0-6 and 8-9, 7 us of 10.
   EXPECT_EQ(p.bottleneck(g, rank),

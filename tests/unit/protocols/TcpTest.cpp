@@ -227,17 +227,23 @@ TEST(Tcp, ExactlyOnceUnderRandomLossDuplicationAndReordering)
   }
 }
 
-TEST(Tcp, TimeoutsDoubleAndTheSessionGivesUpAfterTheRetryLimit)
+// Node 0 writes 1000 B into a black hole until its session gives up after cfg.retry_limit (4) timeouts.
+static void run_into_black_hole(Pair& p)
 {
-  TcpConfig cfg;
-  cfg.retry_limit = 4;
-  Pair p(cfg);
-  p.drop = [](int from, const Segment&) { return from == 0; }; // a black hole
+  p.drop = [](int from, const Segment&) { return from == 0; };
   p.write(0, 1000);
   p.run();
   EXPECT_TRUE(p.failed[0]);
   EXPECT_EQ(p.c[0].counters().timeouts, 4u);
   EXPECT_EQ(p.delivered[1], 0u);
+}
+
+TEST(Tcp, TimeoutsDoubleAndTheSessionGivesUpAfterTheRetryLimit)
+{
+  TcpConfig cfg;
+  cfg.retry_limit = 4;
+  Pair p(cfg);
+  run_into_black_hole(p);
   // First arm at the send, then after each timeout: 1, 2, 4, 8, 16 ms.
   auto const& arms = p.timer_arms[0];
   ASSERT_GE(arms.size(), 5u);
@@ -257,11 +263,7 @@ TEST(Tcp, ATableOfTimeoutsIsFollowedInOrderItsLastRepeating)
   cfg.retry_limit = 4;
   cfg.rto_steps   = {SimTime::us(625), SimTime::us(3125), SimTime::us(6250)};
   Pair p(cfg);
-  p.drop = [](int from, const Segment&) { return from == 0; }; // a black hole
-  p.write(0, 1000);
-  p.run();
-  EXPECT_TRUE(p.failed[0]);
-  EXPECT_EQ(p.c[0].counters().timeouts, 4u);
+  run_into_black_hole(p);
   auto const& arms = p.timer_arms[0];
   ASSERT_GE(arms.size(), 5u);
   const std::vector<SimTime> expect{SimTime::us(625), SimTime::us(3125), SimTime::us(6250), SimTime::us(6250),
