@@ -70,6 +70,8 @@ public:
   // net::Endpoint
   void deliver(net::Packet&& p) override;
   std::optional<net::Packet> pull() override;
+  /// Nothing to acknowledge, staged or waiting in a queue pair: the next packet comes with a want_tx().
+  bool may_have_more() const override { return !ctrl_.empty() || !staged_.empty() || !data_rr_.empty(); }
   // EventHandler
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
   CauseLabel cause(std::uint32_t kind, std::uint64_t arg) const override;

@@ -88,6 +88,7 @@ public:
   // net::Endpoint
   void deliver(net::Packet&& p) override;
   std::optional<net::Packet> pull() override;
+  bool may_have_more() const override { return !ready_.empty(); } ///< the next comes with its kTxReady
   // EventHandler
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
@@ -127,6 +128,7 @@ public:
   // net::Endpoint
   void deliver(net::Packet&& p) override;
   std::optional<net::Packet> pull() override;
+  bool may_have_more() const override { return rdma_.may_have_more() || host_.may_have_more(); }
   // EventHandler
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 

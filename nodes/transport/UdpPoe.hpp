@@ -57,6 +57,8 @@ public:
   // net::Endpoint
   void deliver(net::Packet&& p) override;
   std::optional<net::Packet> pull() override;
+  /// Nothing staged or posted: the next datagram comes with a post_send().
+  bool may_have_more() const override { return !staged_.empty() || !out_.empty(); }
   // EventHandler
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
   CauseLabel cause(std::uint32_t kind, std::uint64_t arg) const override;

@@ -18,6 +18,10 @@ public:
   /// The egress port is free: the next packet to transmit now, or nothing. An endpoint that has
   /// nothing ready now calls Fabric::tx_ready() again once it has.
   virtual std::optional<Packet> pull() = 0;
+  /// Asked right after pull() handed over a packet: whether the endpoint may have another without calling
+  /// tx_ready(). The port then asks again when it is free (an event); an endpoint that answers false promises
+  /// to call tx_ready() for its next packet, and the port spends no event on asking.
+  virtual bool may_have_more() const { return true; }
 
 protected:
   ~Endpoint() = default;

@@ -200,7 +200,8 @@ void Fabric::start_tx(std::uint32_t pid)
     port.pulling = false;
     if (!next)
       return;
-    port.source_ready = true; // keep pulling after this packet
+    // Keep pulling after this packet, unless the endpoint has nothing left (it calls tx_ready() for its next one).
+    port.source_ready = port.source_ready || endpoints_[h]->may_have_more();
     ++totals_.injected;
     next->not_before = sched_.now();
     slot             = store(std::move(*next));

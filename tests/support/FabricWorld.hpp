@@ -23,6 +23,7 @@ struct Probe final : Endpoint {
   Scheduler* sched = nullptr;
   HostId me = 0;
   std::deque<Packet> out;
+  bool says_when_empty = false; ///< answer may_have_more() (send() calls tx_ready() for every packet anyway)
   std::vector<std::pair<std::int64_t, Packet>> got;
   void deliver(Packet&& p) override { got.emplace_back(sched->now().ps(), std::move(p)); }
   std::optional<Packet> pull() override
@@ -33,6 +34,7 @@ struct Probe final : Endpoint {
     out.pop_front();
     return p;
   }
+  bool may_have_more() const override { return !says_when_empty || !out.empty(); }
   /// A packet of `bytes` on the wire; at flow fidelity it may stand for segments of `segment` wire bytes.
   void send(HostId dst, std::uint32_t bytes, std::uint32_t seq, std::uint64_t flow = 0, std::uint32_t segment = 0)
   {

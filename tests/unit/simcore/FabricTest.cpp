@@ -81,6 +81,32 @@ TEST(Fabric, IdlePortsCostOneEventPerHop)
   EXPECT_EQ(r.output, "4 hops, 6 events, 0:1260000 ");
 }
 
+TEST(Fabric, AnEndpointWithNothingLeftSparesItsPortTheQuestion)
+{
+  // An endpoint that says it has nothing left after a packet (Endpoint::may_have_more) calls tx_ready() for its
+  // next one: the port asks it nothing when it is free. Two packets, the second posted while the first is on the
+  // wire, leave back to back as before; the ports' "anything more?" events go (2 -> 1: the first packet's is still
+  // needed, for the packet posted behind it; the second's was the one spared).
+  auto run = [](bool says_when_empty) {
+    return nafsim::testing::run_isolated([says_when_empty] {
+      World w(star(2), netcfg(Forwarding::StoreAndForward));
+      w.probes[0]->says_when_empty = says_when_empty;
+      w.run([&] {
+        w.probes[0]->send(1, 1000, 0);
+        w.sim.scheduler().call_at(SimTime::ns(40), [&] { w.probes[0]->send(1, 1000, 1); });
+      });
+      return fmt::format("{} events, {}", w.sim.scheduler().events_processed(), arrivals(w, 1));
+    });
+  };
+  auto asks = run(false), told = run(true);
+  ASSERT_EQ(asks.exit_code, 0) << asks.output;
+  ASSERT_EQ(told.exit_code, 0) << told.output;
+  // S = 80 ns, P = 10 ns, L = 300 ns: packet i leaves at i S and arrives (i+2) S + 2P + L later.
+  // Events: the script, the second post, 2 x 2 arrivals, and the port's wake-ups (after each packet / only the first).
+  EXPECT_EQ(asks.output, "8 events, 0:480000 1:560000 ");
+  EXPECT_EQ(told.output, "7 events, 0:480000 1:560000 ");
+}
+
 TEST(Fabric, TailDropCountsEveryLostPacket)
 {
   auto r = nafsim::testing::run_isolated([] {
