@@ -151,6 +151,10 @@ void RdmaPoe::notify_after_writes(Notice n)
   SimTime at = std::max(sched_.now(), writes_done_);
   if (!notices_.empty())
     at = std::max(at, notices_.back().first);
+  if (in_event_ && at == sched_.now() && notices_.empty()) {
+    due_now_.push_back(std::move(n));
+    return;
+  }
   notices_.emplace_back(at, std::move(n));
   if (sched_.causes() && at > sched_.now()) { // (critical paths) what the notice waits for: the payload's writes
     static const std::uint32_t writes = cause_what(
@@ -520,8 +524,13 @@ void RdmaPoe::on_retransmit_timer(QpId id, SimTime now)
 
 void RdmaPoe::notify(SimTime now)
 {
-  auto [at, n] = std::move(notices_.front());
+  Notice n = std::move(notices_.front().second);
   notices_.pop_front();
+  hand_over(n, now);
+}
+
+void RdmaPoe::hand_over(Notice& n, SimTime now)
+{
   if (trace_) {
     static constexpr const char* verbs[] = {"SEND", "WRITE", "READ"};
     if (n.inbound) {
@@ -557,6 +566,7 @@ CauseLabel RdmaPoe::cause(std::uint32_t kind, std::uint64_t) const
 void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
 {
   SimTime now = sched_.now();
+  in_event_   = true;
   switch (kind) {
     case kRx: receive(now); break;
     case kTxWake: tx_wake_.fire(); break;
@@ -573,6 +583,13 @@ void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
     default:
       break;
   }
+  // The notices due now, in order (a listener's reaction may add more: handed over in the same loop).
+  for (std::size_t i = 0; i < due_now_.size(); ++i) {
+    Notice n = std::move(due_now_[i]);
+    hand_over(n, now);
+  }
+  due_now_.clear();
+  in_event_ = false;
 }
 
 PoeCounters RdmaPoe::counters() const

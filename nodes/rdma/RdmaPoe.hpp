@@ -192,6 +192,12 @@ private:
   RxPipe rx_pipe_{sched_, this, kRx};
   SimTime writes_done_; ///< when every payload written so far is in memory
   std::deque<std::pair<SimTime, Notice>> notices_;
+  // A notice due at the date of the engine's own event, with none ahead of it, is handed over when that event's
+  // work is done instead of through an event of its own at the same date (issue 53: nobody else can see the
+  // moment in between).
+  bool in_event_ = false;
+  std::vector<Notice> due_now_;
+  void hand_over(Notice& n, SimTime now);
   roce::Actions scratch_;
   std::vector<roce::Actions> spare_actions_; ///< emptied action lists kept with their storage (execute nests)
   PoeCounters c_;

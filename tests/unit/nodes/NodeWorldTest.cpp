@@ -241,3 +241,25 @@ TEST(NodeWorld, AStreamPutLandsInThePeersKernelStreamPastTheRxBuffers)
   v.cclo(1);
   EXPECT_NE(v.run({bad})[0].error.find("0 to 246"), std::string::npos);
 }
+
+TEST(NodeWorld, ASendersCompletionIsHandedOverInTheEventOfItsAck)
+{
+  // Issue 53: a notice due when the RoCE engine's own event happens, with none ahead of it, is handed over at the
+  // end of that event, not through an event of its own at the same date. On two nodes an eager bcast sends one
+  // message: the receiver's inbound notice waits for its payload's writes (an event at their end), the sender's
+  // completion is due the moment its ACK is acted on (handed over in that event).
+  NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
+  w.scheduler().profile_events();
+  auto calls = calls_for(w, Collective::Bcast, 2, 4096, coll::Protocol::Eager);
+  w.fill_inputs(calls, 4096);
+  auto res = w.run(calls);
+  ASSERT_EQ(res[0].error, "");
+  ASSERT_EQ(res[1].error, "");
+  auto out = w.read(1, calls[1].dst_addr, 4096);
+  EXPECT_EQ(out[4095], input(0, 4095));
+  std::uint64_t notice_events = 0;
+  for (auto const& row : w.scheduler().profile()->rows())
+    if (row.handler == "nodes::RdmaPoe" && row.kind == 4)
+      notice_events += row.events;
+  EXPECT_EQ(notice_events, 1u) << "only the receiver's notice waits for its writes in an event of its own";
+}
