@@ -147,23 +147,14 @@ void RdmaPoe::execute(QpId qp, Actions& acts)
 
 void RdmaPoe::notify_after_writes(Notice n)
 {
-  // Notifications leave in order, each once every payload before it is in memory.
-  SimTime at = std::max(sched_.now(), writes_done_);
-  if (!notices_.empty())
-    at = std::max(at, notices_.back().first);
-  if (in_event_ && at == sched_.now() && notices_.empty()) {
-    due_now_.push_back(std::move(n));
-    return;
-  }
-  notices_.emplace_back(at, std::move(n));
-  if (sched_.causes() && at > sched_.now()) { // (critical paths) what the notice waits for: the payload's writes
+  // Notifications leave in order, each once every payload before it is in memory; (critical paths) a notice that
+  // waits, waits for the payload's writes.
+  notices_.push(std::move(n), writes_done_, [&] {
     static const std::uint32_t writes = cause_what(
         "RoCE POE", fmt::format("payload written to memory at {:.1f} Gb/s before the completion",
                                 memory_.engine(Engine::PoeWrite).bandwidth().bps / 1e9));
-    sched_.at(at, this, kNotify, 0, CauseLabel::at_host(writes, host_));
-    return;
-  }
-  sched_.at(at, this, kNotify);
+    return CauseLabel::at_host(writes, host_);
+  });
 }
 
 void RdmaPoe::arm_timer(QpId qp, const ArmTimer& t)
@@ -524,8 +515,7 @@ void RdmaPoe::on_retransmit_timer(QpId id, SimTime now)
 
 void RdmaPoe::notify(SimTime now)
 {
-  Notice n = std::move(notices_.front().second);
-  notices_.pop_front();
+  Notice n = notices_.pop();
   hand_over(n, now);
 }
 
@@ -566,7 +556,7 @@ CauseLabel RdmaPoe::cause(std::uint32_t kind, std::uint64_t) const
 void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
 {
   SimTime now = sched_.now();
-  in_event_   = true;
+  notices_.begin_event();
   switch (kind) {
     case kRx: receive(now); break;
     case kTxWake: tx_wake_.fire(); break;
@@ -583,13 +573,7 @@ void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
     default:
       break;
   }
-  // The notices due now, in order (a listener's reaction may add more: handed over in the same loop).
-  for (std::size_t i = 0; i < due_now_.size(); ++i) {
-    Notice n = std::move(due_now_[i]);
-    hand_over(n, now);
-  }
-  due_now_.clear();
-  in_event_ = false;
+  notices_.end_event([&](Notice& n) { hand_over(n, now); });
 }
 
 PoeCounters RdmaPoe::counters() const

@@ -14,6 +14,7 @@
 #include "nodes/rdma/PoeConfig.hpp"
 #include "nodes/transport/Poe.hpp"
 #include "nodes/transport/RxPipe.hpp"
+#include "nodes/transport/NoticeQueue.hpp"
 #include "nodes/transport/TxWake.hpp"
 #include "protocols/roce/Requester.hpp"
 #include "protocols/roce/Responder.hpp"
@@ -191,12 +192,7 @@ private:
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
   RxPipe rx_pipe_{sched_, this, kRx};
   SimTime writes_done_; ///< when every payload written so far is in memory
-  std::deque<std::pair<SimTime, Notice>> notices_;
-  // A notice due at the date of the engine's own event, with none ahead of it, is handed over when that event's
-  // work is done instead of through an event of its own at the same date (issue 53: nobody else can see the
-  // moment in between).
-  bool in_event_ = false;
-  std::vector<Notice> due_now_;
+  NoticeQueue<Notice> notices_{sched_, this, kNotify};
   void hand_over(Notice& n, SimTime now);
   roce::Actions scratch_;
   std::vector<roce::Actions> spare_actions_; ///< emptied action lists kept with their storage (execute nests)

@@ -402,11 +402,20 @@ void TcpPoe::record_done(QpId s, RxRecord done)
 
 void TcpPoe::notify_after_writes(Notice n)
 {
-  SimTime at = std::max(sched_.now(), writes_done_);
-  if (!notices_.empty())
-    at = std::max(at, notices_.back().first);
-  notices_.emplace_back(at, std::move(n));
-  sched_.at(at, this, kNotify);
+  notices_.push(std::move(n), writes_done_);
+}
+
+void TcpPoe::hand_over(Notice& n, SimTime now)
+{
+  if (n.inbound) {
+    if (trace_)
+      trace_->instant(trace_pid_, 2, fmt::format("message {} from host {}", format_bytes(Bytes{n.message.bytes}),
+                                                 sessions_[n.session].peer),
+                      now);
+    listener_.on_inbound(n.session, n.message);
+  } else {
+    listener_.on_completion(n.session, n.completion);
+  }
 }
 
 void TcpPoe::arm_timer(QpId s, const tcp::ArmTimer& t)
@@ -593,6 +602,7 @@ CauseLabel TcpPoe::cause(std::uint32_t kind, std::uint64_t) const
 void TcpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
 {
   SimTime now = sched_.now();
+  notices_.begin_event();
   switch (kind) {
     case kRx: {
       net::Packet p = rx_pipe_.pop();
@@ -642,21 +652,13 @@ void TcpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
       consume(static_cast<QpId>(arg));
       break;
     case kNotify: {
-      auto [at, n] = std::move(notices_.front());
-      notices_.pop_front();
-      if (n.inbound) {
-        if (trace_)
-          trace_->instant(trace_pid_, 2, fmt::format("message {} from host {}", format_bytes(Bytes{n.message.bytes}),
-                                                     sessions_[n.session].peer),
-                          now);
-        listener_.on_inbound(n.session, n.message);
-      } else {
-        listener_.on_completion(n.session, n.completion);
-      }
+      Notice n = notices_.pop();
+      hand_over(n, now);
       break;
     }
     default: break;
   }
+  notices_.end_event([&](Notice& n) { hand_over(n, now); });
 }
 
 TcpPoeCounters TcpPoe::counters() const

@@ -19,6 +19,7 @@
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "nodes/transport/Poe.hpp"
+#include "nodes/transport/NoticeQueue.hpp"
 #include "nodes/transport/RxPipe.hpp"
 #include "nodes/transport/TxWake.hpp"
 #include "protocols/tcp/Connection.hpp"
@@ -218,7 +219,8 @@ private:
   std::uint64_t fifo_bytes_ = 0;
   /// rx_fifo: whether the shared receive FIFO has room for a segment now (drops what has been written).
   bool fifo_room(SimTime now);
-  std::deque<std::pair<SimTime, Notice>> notices_;
+  NoticeQueue<Notice> notices_{sched_, this, kNotify};
+  void hand_over(Notice& n, SimTime now);
   tcp::Actions scratch_;
   TcpPoeCounters c_;
   results::Trace* trace_   = nullptr;

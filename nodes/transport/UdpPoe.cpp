@@ -95,11 +95,15 @@ void UdpPoe::deliver(net::Packet&& p)
 
 void UdpPoe::notify_after_writes(net::HostId peer, bool inbound, roce::Completion c, roce::InboundMessage m)
 {
-  SimTime at = std::max(sched_.now(), writes_done_);
-  if (!notices_.empty())
-    at = std::max(at, notices_.back().first);
-  notices_.emplace_back(at, Notice{peer, inbound, c, m});
-  sched_.at(at, this, kNotify);
+  notices_.push(Notice{peer, inbound, c, m}, writes_done_);
+}
+
+void UdpPoe::hand_over(Notice& n)
+{
+  if (n.inbound)
+    listener_.on_inbound(n.peer, n.message);
+  else
+    listener_.on_completion(n.peer, n.completion);
 }
 
 CauseLabel UdpPoe::cause(std::uint32_t kind, std::uint64_t) const
@@ -112,6 +116,7 @@ CauseLabel UdpPoe::cause(std::uint32_t kind, std::uint64_t) const
 void UdpPoe::on_event(std::uint32_t kind, std::uint64_t)
 {
   SimTime now = sched_.now();
+  notices_.begin_event();
   switch (kind) {
     case kRx: {
       net::Packet p = rx_pipe_.pop();
@@ -173,16 +178,13 @@ void UdpPoe::on_event(std::uint32_t kind, std::uint64_t)
     }
     case kTxWake: tx_wake_.fire(); break;
     case kNotify: {
-      auto [at, n] = std::move(notices_.front());
-      notices_.pop_front();
-      if (n.inbound)
-        listener_.on_inbound(n.peer, n.message);
-      else
-        listener_.on_completion(n.peer, n.completion);
+      Notice n = notices_.pop();
+      hand_over(n);
       break;
     }
     default: break;
   }
+  notices_.end_event([&](Notice& n) { hand_over(n); });
 }
 
 std::string UdpPoe::incomplete() const

@@ -10,6 +10,7 @@
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "nodes/transport/Poe.hpp"
+#include "nodes/transport/NoticeQueue.hpp"
 #include "nodes/transport/RxPipe.hpp"
 #include "nodes/transport/TxWake.hpp"
 #include "protocols/udp/Reassembly.hpp"
@@ -126,7 +127,8 @@ private:
     roce::Completion completion;
     roce::InboundMessage message;
   };
-  std::deque<std::pair<SimTime, Notice>> notices_;
+  NoticeQueue<Notice> notices_{sched_, this, kNotify};
+  void hand_over(Notice& n);
   std::map<net::HostId, std::uint64_t> sent_to_, received_from_;
   UdpPoeCounters c_;
 };

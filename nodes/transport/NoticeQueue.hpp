@@ -1,0 +1,78 @@
+#pragma once
+// The completion queue every NIC engine has (RdmaPoe, TcpPoe, UdpPoe): notices (a send's completion, an inbound
+// message) reach the node in order, each once every payload written before it is in memory, through the engine's
+// event of `kind`. A notice due at the date of the engine's own event, with none ahead of it (a sender's completion
+// on its ACK), is handed over at the end of that event instead of through an event of its own at the same date:
+// nobody else can see the moment between (issue 53; outputs byte-identical). As RxPipe: one element the engines
+// share instead of each rewriting it.
+
+#include "simcore/engine/Scheduler.hpp"
+
+#include <deque>
+#include <utility>
+#include <vector>
+
+namespace nafsim::nodes {
+
+template <class Notice>
+class NoticeQueue {
+public:
+  NoticeQueue(Scheduler& s, EventHandler* owner, std::uint32_t kind) : sched_(s), owner_(owner), kind_(kind) {}
+
+  /// A notice, due once `writes_done` and every notice ahead of it have passed. `why()`, asked only when the run
+  /// records causes and the notice waits, labels what it waits for (none: the owner's label for `kind`).
+  template <class Why>
+  void push(Notice n, SimTime writes_done, Why&& why)
+  {
+    SimTime at = std::max(sched_.now(), writes_done);
+    if (!queued_.empty())
+      at = std::max(at, queued_.back().first);
+    if (in_event_ && at == sched_.now() && queued_.empty()) {
+      due_now_.push_back(std::move(n));
+      return;
+    }
+    queued_.emplace_back(at, std::move(n));
+    if (sched_.causes() && at > sched_.now()) {
+      if (CauseLabel label = why(); label.what != 0) {
+        sched_.at(at, owner_, kind_, 0, label);
+        return;
+      }
+    }
+    sched_.at(at, owner_, kind_);
+  }
+  void push(Notice n, SimTime writes_done) { push(std::move(n), writes_done, [] { return CauseLabel{}; }); }
+
+  /// At the owner's event of `kind`: the notice due.
+  Notice pop()
+  {
+    Notice n = std::move(queued_.front().second);
+    queued_.pop_front();
+    return n;
+  }
+
+  /// The owner's on_event begins; at its end, end_event hands the notices that fell due meanwhile to `hand_over`,
+  /// in order (one it adds while handing over goes in the same loop).
+  void begin_event() { in_event_ = true; }
+  template <class F>
+  void end_event(F&& hand_over)
+  {
+    for (std::size_t i = 0; i < due_now_.size(); ++i) {
+      Notice n = std::move(due_now_[i]);
+      hand_over(n);
+    }
+    due_now_.clear();
+    in_event_ = false;
+  }
+
+  std::size_t size() const { return queued_.size() + due_now_.size(); }
+
+private:
+  Scheduler& sched_;
+  EventHandler* owner_;
+  std::uint32_t kind_;
+  std::deque<std::pair<SimTime, Notice>> queued_;
+  bool in_event_ = false;
+  std::vector<Notice> due_now_;
+};
+
+} // namespace nafsim::nodes
