@@ -30,10 +30,8 @@ void DataMover::rx_arrived()
 {
   if (!waiting_rx_)
     return;
-  if (!try_scheduled_) {
-    try_scheduled_ = true;
-    sched_.at(sched_.now(), this, kTry);
-  }
+  if (!try_scheduled_)
+    try_start();
 }
 
 std::string DataMover::waiting() const

@@ -81,7 +81,8 @@ public:
   /// Queue a move; `on_done` runs when it completes (its status). A Move is a plain descriptor (trivially
   /// destructible: the firmware passes it to the tasks it awaits, see simcore/engine/Task.hpp).
   void submit(const Move& m, std::function<void()> on_done);
-  /// A message completed in an Rx buffer: a waiting move may find it.
+  /// A message completed in an Rx buffer: a waiting move may find it, and starts at once, in the caller's event (the
+  /// Rx system's; no retry event of its own at the same date, issue 53), unless a retry is already due.
   void rx_arrived();
   /// Called once if the data mover can never progress (its next message can get no Rx buffer).
   void on_deadlock(std::function<void(std::string)> fn) { on_deadlock_ = std::move(fn); }

@@ -263,3 +263,23 @@ TEST(NodeWorld, ASendersCompletionIsHandedOverInTheEventOfItsAck)
       notice_events += row.events;
   EXPECT_EQ(notice_events, 1u) << "only the receiver's notice waits for its writes in an event of its own";
 }
+
+TEST(NodeWorld, AMoveWaitingForItsRxBufferStartsInTheEventThatFiledIt)
+{
+  // Issue 53: a receive's move that waits for its message in the Rx buffers starts in the Rx system's event that
+  // files the message, not in a retry event of the data mover at the same date. Two nodes, an eager bcast: the
+  // receiver's move is queued at the call's start and waits; the data mover spends no retry event on it.
+  NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
+  w.scheduler().profile_events();
+  auto calls = calls_for(w, Collective::Bcast, 2, 4096, coll::Protocol::Eager);
+  w.fill_inputs(calls, 4096);
+  auto res = w.run(calls);
+  ASSERT_EQ(res[1].error, "");
+  EXPECT_EQ(w.read(1, calls[1].dst_addr, 4096)[4095], input(0, 4095));
+  EXPECT_EQ(w.cclo(1).counters().eager_received, 1u);
+  std::uint64_t retries = 0;
+  for (auto const& row : w.scheduler().profile()->rows())
+    if (row.handler == "nodes::DataMover" && row.kind == 0)
+      retries += row.events;
+  EXPECT_EQ(retries, 0u);
+}
