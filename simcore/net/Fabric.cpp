@@ -201,7 +201,9 @@ void Fabric::start_tx(std::uint32_t pid)
     if (!next)
       return;
     // Keep pulling after this packet, unless the endpoint has nothing left (it calls tx_ready() for its next one).
-    port.source_ready = port.source_ready || endpoints_[h]->may_have_more();
+    // A run that records causes keeps the port's question: its event is the record of the port busy with this
+    // packet, which the bottleneck's busy share over a call (workloads/CriticalPath.hpp) counts.
+    port.source_ready = port.source_ready || sched_.causes() || endpoints_[h]->may_have_more();
     ++totals_.injected;
     next->not_before = sched_.now();
     slot             = store(std::move(*next));
