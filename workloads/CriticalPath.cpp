@@ -212,6 +212,29 @@ std::string CriticalPath::steps_line(const std::function<int(std::uint32_t host)
                      longest->resource);
 }
 
+CriticalPathGroups::CriticalPathGroups(const CausalGraph& g, std::vector<std::string> keys, RankOf rank_of)
+    : g_(g), rank_of_(std::move(rank_of)), table_(std::move(keys))
+{
+}
+
+void CriticalPathGroups::add(std::uint64_t order, std::string label, const std::vector<std::string>& key_values,
+                             std::uint32_t end_record, SimTime start, SimTime end, int rank)
+{
+  CriticalPath p = CriticalPath::walk(g_, end_record, start, end);
+  p.rank         = rank;
+  table_.add(key_values, p, rank_of_);
+  auto& group = groups_[order];
+  if (group.second.empty())
+    group.first = std::move(label);
+  group.second.push_back(std::move(p));
+}
+
+void CriticalPathGroups::each_median(const std::function<void(const std::string& label, const CriticalPath& median)>& fn)
+{
+  for (auto& [order, group] : groups_)
+    fn(group.first, median_path(group.second));
+}
+
 const CriticalPath& median_path(std::vector<CriticalPath>& paths)
 {
   std::stable_sort(paths.begin(), paths.end(),

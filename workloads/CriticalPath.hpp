@@ -10,6 +10,7 @@
 #include "simcore/results/Table.hpp"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,31 @@ public:
 private:
   results::Table t_, steps_;
   std::size_t keys_;
+};
+
+/// What every workload that reports calls does with their paths: each call's path walked into the tables
+/// (CriticalPathTable), the calls grouped for the summary (a size's iterations, an operation), and each group's median
+/// (median_path) handed back for the workload to word its own summary lines.
+class CriticalPathGroups {
+public:
+  using RankOf = std::function<int(std::uint32_t host)>;
+  CriticalPathGroups(const CausalGraph& g, std::vector<std::string> keys, RankOf rank_of);
+  /// A call: its path from `start` to `end`, walked back from record `end_record`, with its key columns' values, in
+  /// group `order` (groups are summarized in increasing order) under `label`; `rank`: whose call it is (-1: none).
+  void add(std::uint64_t order, std::string label, const std::vector<std::string>& key_values,
+           std::uint32_t end_record, SimTime start, SimTime end, int rank = -1);
+  /// Each group's median path, by increasing order.
+  void each_median(const std::function<void(const std::string& label, const CriticalPath& median)>& fn);
+  /// Both tables into the run's results.
+  void write(results::ResultSink& sink) { table_.write(sink); }
+  const CausalGraph& graph() const { return g_; }
+  const RankOf& rank_of() const { return rank_of_; }
+
+private:
+  const CausalGraph& g_;
+  RankOf rank_of_;
+  CriticalPathTable table_;
+  std::map<std::uint64_t, std::pair<std::string, std::vector<CriticalPath>>> groups_;
 };
 
 } // namespace nafsim::workloads

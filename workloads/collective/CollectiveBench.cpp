@@ -493,13 +493,9 @@ void CollectiveBench::report_critical_paths(const nodes::Cluster& c, results::Re
   const CausalGraph* g = c.scheduler().causes();
   if (!g)
     return;
-  const auto rank_of = rank_in(comm_);
-  CriticalPathTable table({"collective", "bytes", "iteration", "rank"});
-  summary.push_back("  critical path of each size's median call (critical_path.csv has every call's), from the slowest "
-                    "rank's start:");
+  CriticalPathGroups paths(*g, {"collective", "bytes", "iteration", "rank"}, rank_in(comm_));
   std::size_t sample = 0;
-  for (auto bytes : sizes_) {
-    std::vector<CriticalPath> paths;
+  for (std::size_t si = 0; si < sizes_.size(); ++si)
     for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
       auto const& rs = results_[sample];
       // The slowest rank's counter is the call's latency (collective.csv): its path, from its start to its finalize.
@@ -507,21 +503,21 @@ void CollectiveBench::report_critical_paths(const nodes::Cluster& c, results::Re
       for (std::size_t r = 1; r < rs.size(); ++r)
         if (rs[r].finished - rs[r].started > rs[slow].finished - rs[slow].started)
           slow = r;
-      auto p = CriticalPath::walk(*g, rs[slow].end_cause, rs[slow].started, rs[slow].finished);
-      table.add({std::string(config::enum_name(cfg_.collective)), std::to_string(bytes), std::to_string(it),
-                 std::to_string(slow)},
-                p, rank_of);
-      p.rank = static_cast<int>(slow);
-      paths.push_back(std::move(p));
+      const std::string bytes = std::to_string(sizes_[si]);
+      paths.add(si, bytes, {std::string(config::enum_name(cfg_.collective)), bytes, std::to_string(it), std::to_string(slow)},
+                rs[slow].end_cause, rs[slow].started, rs[slow].finished, static_cast<int>(slow));
     }
-    auto const& median = median_path(paths);
+  summary.push_back("  critical path of each size's median call (critical_path.csv has every call's), from the slowest "
+                    "rank's start:");
+  auto const& rank_of = paths.rank_of();
+  paths.each_median([&](const std::string& bytes, const CriticalPath& median) {
     summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
     summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck(*g, rank_of)));
     summary.push_back(
         fmt::format("  {:>10}  slowest rank {}; {}", "", median.rank, median.elsewhere(median.rank, rank_of)));
     summary.push_back(fmt::format("  {:>10}  {}", "", median.steps_line(rank_of)));
-  }
-  table.write(sink);
+  });
+  paths.write(sink);
 }
 
 } // namespace nafsim::workloads

@@ -503,24 +503,22 @@ void Connectionless::report_critical_paths(const nodes::Cluster& c, results::Res
   if (!g || cfg_.mode != ClMode::Latency)
     return;
   // Places: "rank 0" is the source, "rank 1" the destination.
-  auto rank_of = [this](std::uint32_t h) { return h == cfg_.src ? 0 : h == cfg_.dst ? 1 : -1; };
-  CriticalPathTable table({"notify", "bytes", "iteration"});
-  std::map<std::pair<bool, std::uint64_t>, std::vector<CriticalPath>> by_size;
+  CriticalPathGroups paths(*g, {"notify", "bytes", "iteration"},
+                           [this](std::uint32_t h) { return h == cfg_.src ? 0 : h == cfg_.dst ? 1 : -1; });
   for (auto const& [id, o] : ops_) {
-    auto p = CriticalPath::walk(*g, o.received_cause, o.posted, o.received);
-    table.add({o.registered ? "registered" : "unregistered", std::to_string(o.bytes), std::to_string(o.iteration)}, p,
-              rank_of);
-    by_size[{o.registered, o.bytes}].push_back(std::move(p));
+    // Summarized unregistered first, then registered, each by size.
+    const char* notify = o.registered ? "registered" : "unregistered";
+    paths.add((std::uint64_t{o.registered} << 63) | o.bytes,
+              fmt::format("{:>9} {:>12}", format_bytes(Bytes{o.bytes}), notify),
+              {notify, std::to_string(o.bytes), std::to_string(o.iteration)}, o.received_cause, o.posted, o.received);
   }
-  table.write(sink);
+  paths.write(sink);
   summary.push_back("critical path of each size's median operation, post to delivery (critical_path.csv has every "
                     "one's; rank 0: the source, rank 1: the destination):");
-  for (auto& [key, paths] : by_size) {
-    auto const& median = median_path(paths);
-    summary.push_back(fmt::format("  {:>9} {:>12}: {}", format_bytes(Bytes{key.second}),
-                                  key.first ? "registered" : "unregistered", median.summary()));
-    summary.push_back(fmt::format("  {:>22}  {}", "", median.bottleneck(*g, rank_of)));
-  }
+  paths.each_median([&](const std::string& size, const CriticalPath& median) {
+    summary.push_back(fmt::format("  {}: {}", size, median.summary()));
+    summary.push_back(fmt::format("  {:>22}  {}", "", median.bottleneck(*g, paths.rank_of())));
+  });
 }
 
 } // namespace nafsim::workloads

@@ -333,31 +333,27 @@ void MpiBench::report_critical_paths(const nodes::Cluster& c, results::ResultSin
   const CausalGraph* g = c.scheduler().causes();
   if (!g)
     return;
-  const auto rank_of = rank_in(comm_);
-  CriticalPathTable table({"collective", "bytes", "iteration", "rank"});
-  summary.push_back("  critical path of each size's median call (critical_path.csv has every call's), from the slowest "
-                    "rank's start:");
+  CriticalPathGroups paths(*g, {"collective", "bytes", "iteration", "rank"}, rank_in(comm_));
   std::size_t sample = 0;
-  for (auto bytes : sizes_) {
-    std::vector<CriticalPath> paths;
+  for (std::size_t si = 0; si < sizes_.size(); ++si)
     for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
       auto const& ts   = times_[sample];
       std::size_t slow = 0;
       for (std::size_t r = 1; r < ts.size(); ++r)
         if (ts[r].end > ts[slow].end)
           slow = r;
-      auto p = CriticalPath::walk(*g, ts[slow].end_cause, ts[slow].start, ts[slow].start + ts[slow].end);
-      table.add({std::string(config::enum_name(cfg_.collective)), std::to_string(bytes), std::to_string(it),
-                 std::to_string(slow)},
-                p, rank_of);
-      paths.push_back(std::move(p));
+      const std::string bytes = std::to_string(sizes_[si]);
+      paths.add(si, bytes, {std::string(config::enum_name(cfg_.collective)), bytes, std::to_string(it), std::to_string(slow)},
+                ts[slow].end_cause, ts[slow].start, ts[slow].start + ts[slow].end);
     }
-    auto const& median = median_path(paths);
+  summary.push_back("  critical path of each size's median call (critical_path.csv has every call's), from the slowest "
+                    "rank's start:");
+  paths.each_median([&](const std::string& bytes, const CriticalPath& median) {
     summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
-    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck(*g, rank_of)));
-    summary.push_back(fmt::format("  {:>10}  {}", "", median.steps_line(rank_of)));
-  }
-  table.write(sink);
+    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck(*g, paths.rank_of())));
+    summary.push_back(fmt::format("  {:>10}  {}", "", median.steps_line(paths.rank_of())));
+  });
+  paths.write(sink);
 }
 
 } // namespace nafsim::workloads

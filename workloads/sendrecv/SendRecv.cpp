@@ -135,23 +135,19 @@ void SendRecv::report_critical_paths(const nodes::Cluster& c, results::ResultSin
   if (!g)
     return;
   // Places: "rank 0" is the source, "rank 1" the destination.
-  auto rank_of = [this](std::uint32_t h) { return h == cfg_.src ? 0 : h == cfg_.dst ? 1 : -1; };
-  CriticalPathTable table({"op", "bytes", "iteration"});
-  std::map<std::uint64_t, std::vector<CriticalPath>> by_size;
-  for (auto const& [msg, r] : records_) {
-    auto p = CriticalPath::walk(*g, r.landed_cause, r.posted, r.landed);
-    table.add({std::string(config::enum_name(cfg_.op)), std::to_string(r.bytes), std::to_string(r.iteration)}, p,
-              rank_of);
-    by_size[r.bytes].push_back(std::move(p));
-  }
-  table.write(sink);
+  CriticalPathGroups paths(*g, {"op", "bytes", "iteration"},
+                           [this](std::uint32_t h) { return h == cfg_.src ? 0 : h == cfg_.dst ? 1 : -1; });
+  for (auto const& [msg, r] : records_)
+    paths.add(r.bytes, std::to_string(r.bytes),
+              {std::string(config::enum_name(cfg_.op)), std::to_string(r.bytes), std::to_string(r.iteration)},
+              r.landed_cause, r.posted, r.landed);
+  paths.write(sink);
   summary.push_back("  critical path of each size's median message (critical_path.csv has every one's; rank 0: the "
                     "source, rank 1: the destination):");
-  for (auto& [bytes, paths] : by_size) {
-    auto const& median = median_path(paths);
+  paths.each_median([&](const std::string& bytes, const CriticalPath& median) {
     summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
-    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck(*g, rank_of)));
-  }
+    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck(*g, paths.rank_of())));
+  });
 }
 
 } // namespace nafsim::workloads

@@ -242,44 +242,42 @@ TEST(NodeWorld, AStreamPutLandsInThePeersKernelStreamPastTheRxBuffers)
   EXPECT_NE(v.run({bad})[0].error.find("0 to 246"), std::string::npos);
 }
 
+namespace {
+// A two-node eager bcast of 16 KiB, its bytes checked, with the events counted by handler; returns the events of
+// `handler`'s kind `kind`.
+std::uint64_t eager_bcast_events(const char* handler, std::uint32_t kind)
+{
+  NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
+  w.scheduler().profile_events();
+  auto calls = calls_for(w, Collective::Bcast, 2, 4096, coll::Protocol::Eager);
+  w.fill_inputs(calls, 4096);
+  auto res = w.run(calls);
+  EXPECT_EQ(res[0].error, "");
+  EXPECT_EQ(res[1].error, "");
+  EXPECT_EQ(w.read(1, calls[1].dst_addr, 4096)[4095], input(0, 4095));
+  EXPECT_EQ(w.cclo(1).counters().eager_received, 1u);
+  std::uint64_t n = 0;
+  for (auto const& row : w.scheduler().profile()->rows())
+    if (row.handler == handler && row.kind == kind)
+      n += row.events;
+  return n;
+}
+} // namespace
+
 TEST(NodeWorld, ASendersCompletionIsHandedOverInTheEventOfItsAck)
 {
   // Issue 53: a notice due when the RoCE engine's own event happens, with none ahead of it, is handed over at the
   // end of that event, not through an event of its own at the same date. On two nodes an eager bcast sends one
   // message: the receiver's inbound notice waits for its payload's writes (an event at their end), the sender's
   // completion is due the moment its ACK is acted on (handed over in that event).
-  NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
-  w.scheduler().profile_events();
-  auto calls = calls_for(w, Collective::Bcast, 2, 4096, coll::Protocol::Eager);
-  w.fill_inputs(calls, 4096);
-  auto res = w.run(calls);
-  ASSERT_EQ(res[0].error, "");
-  ASSERT_EQ(res[1].error, "");
-  auto out = w.read(1, calls[1].dst_addr, 4096);
-  EXPECT_EQ(out[4095], input(0, 4095));
-  std::uint64_t notice_events = 0;
-  for (auto const& row : w.scheduler().profile()->rows())
-    if (row.handler == "nodes::RdmaPoe" && row.kind == 4)
-      notice_events += row.events;
-  EXPECT_EQ(notice_events, 1u) << "only the receiver's notice waits for its writes in an event of its own";
+  EXPECT_EQ(eager_bcast_events("nodes::RdmaPoe", 4), 1u)
+      << "only the receiver's notice waits for its writes in an event of its own";
 }
 
 TEST(NodeWorld, AMoveWaitingForItsRxBufferStartsInTheEventThatFiledIt)
 {
   // Issue 53: a receive's move that waits for its message in the Rx buffers starts in the Rx system's event that
-  // files the message, not in a retry event of the data mover at the same date. Two nodes, an eager bcast: the
-  // receiver's move is queued at the call's start and waits; the data mover spends no retry event on it.
-  NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
-  w.scheduler().profile_events();
-  auto calls = calls_for(w, Collective::Bcast, 2, 4096, coll::Protocol::Eager);
-  w.fill_inputs(calls, 4096);
-  auto res = w.run(calls);
-  ASSERT_EQ(res[1].error, "");
-  EXPECT_EQ(w.read(1, calls[1].dst_addr, 4096)[4095], input(0, 4095));
-  EXPECT_EQ(w.cclo(1).counters().eager_received, 1u);
-  std::uint64_t retries = 0;
-  for (auto const& row : w.scheduler().profile()->rows())
-    if (row.handler == "nodes::DataMover" && row.kind == 0)
-      retries += row.events;
-  EXPECT_EQ(retries, 0u);
+  // files the message, not in a retry event of the data mover (kind 0) at the same date. Two nodes, an eager bcast:
+  // the receiver's move is queued at the call's start and waits; the data mover spends no retry event on it.
+  EXPECT_EQ(eager_bcast_events("nodes::DataMover", 0), 0u);
 }
