@@ -366,6 +366,13 @@ void CollectiveBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
 
 void CollectiveBench::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
+  const BySize by_size = report_tables(sink);
+  report_summary(c, by_size, summary);
+  report_critical_paths(c, sink, summary);
+}
+
+CollectiveBench::BySize CollectiveBench::report_tables(results::ResultSink& sink) const
+{
   results::Table t("collective", {"workload", "collective", "algorithm", "protocol", "ranks", "root", "bytes", "count",
                                   "dtype", "location", "invocation", "iteration", "latency_us", "latency_min_us",
                                   "latency_mean_us", "root_latency_us", "host_latency_us", "throughput_gbps",
@@ -373,11 +380,7 @@ void CollectiveBench::report(const nodes::Cluster& c, results::ResultSink& sink,
   results::Table pr("collective_ranks", {"collective", "bytes", "iteration", "rank", "position", "role", "protocol",
                                          "algorithm", "location", "start_us", "end_us", "latency_us",
                                          "host_latency_us"});
-  struct Scope {
-    std::vector<double> min, mean, max, host;
-  };
-  std::map<std::uint64_t, Scope> by_size;
-  std::map<std::uint64_t, std::string> how;
+  BySize by_size;
   std::size_t sample = 0;
   for (auto bytes : sizes_) {
     for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
@@ -437,11 +440,17 @@ void CollectiveBench::report(const nodes::Cluster& c, results::ResultSink& sink,
       s.mean.push_back(mean);
       s.max.push_back(us);
       s.host.push_back(host.us());
-      how[bytes] = fmt::format("{}/{}", coll::protocol_name(r0.protocol), coll::algorithm_name(r0.algorithm));
+      s.how = fmt::format("{}/{}", coll::protocol_name(r0.protocol), coll::algorithm_name(r0.algorithm));
     }
   }
   sink.add(std::move(t));
   sink.add(std::move(pr));
+  return by_size;
+}
+
+void CollectiveBench::report_summary(const nodes::Cluster& c, const BySize& by_size,
+                                     std::vector<std::string>& summary) const
+{
   summary.push_back(fmt::format("collective: {} on {} ranks, {} data, {} invocation, {} size(s) x {} iteration(s){}",
                                 config::enum_name(cfg_.collective), cfg_.ranks, config::enum_name(cfg_.location),
                                 config::enum_name(cfg_.invocation), sizes_.size(), cfg_.iterations,
@@ -458,33 +467,32 @@ void CollectiveBench::report(const nodes::Cluster& c, results::ResultSink& sink,
     return v[v.size() / 2];
   };
   for (auto& [bytes, s] : by_size)
-    summary.push_back(fmt::format("  {:>10}  {:>24}  {:>10.3f}  {:>10.3f}  {:>10.3f}", bytes, how[bytes], median(s.min),
+    summary.push_back(fmt::format("  {:>10}  {:>24}  {:>10.3f}  {:>10.3f}  {:>10.3f}", bytes, s.how, median(s.min),
                                   median(s.mean), median(s.max)));
   std::uint64_t largest_eager = 0; // a size that ran eager, the largest
-  for (auto const& [bytes, h] : how)
-    if (h.rfind("eager/", 0) == 0)
+  for (auto const& [bytes, s] : by_size)
+    if (s.how.rfind("eager/", 0) == 0)
       largest_eager = std::max(largest_eager, bytes);
   if (auto note = nodes::segmentation_note(c.config().node.fpga.cclo, largest_eager,
                                            cfg_.protocol == ProtocolChoice::Eager);
       !note.empty())
     summary.push_back("  " + note);
-  if (cfg_.invocation != nodes::InvocationPath::Kernel) {
-    // Host invocations vary from call to call (platform.node.fpga.cclo.invocation.jitter): their spread.
-    summary.push_back(fmt::format("  host latency (invocation to return, slowest rank), us over iterations: mean, std, "
-                                  "min, max"));
-    for (auto& [bytes, s] : by_size) {
-      const double n = static_cast<double>(s.host.size());
-      double sum = 0, sq = 0;
-      for (double x : s.host)
-        sum += x;
-      for (double x : s.host)
-        sq += (x - sum / n) * (x - sum / n);
-      summary.push_back(fmt::format("  {:>10}  {:>10.3f}  {:>10.3f}  {:>10.3f}  {:>10.3f}", bytes, sum / n,
-                                    std::sqrt(sq / n), *std::min_element(s.host.begin(), s.host.end()),
-                                    *std::max_element(s.host.begin(), s.host.end())));
-    }
+  if (cfg_.invocation == nodes::InvocationPath::Kernel)
+    return;
+  // Host invocations vary from call to call (platform.node.fpga.cclo.invocation.jitter): their spread.
+  summary.push_back(fmt::format("  host latency (invocation to return, slowest rank), us over iterations: mean, std, "
+                                "min, max"));
+  for (auto& [bytes, s] : by_size) {
+    const double n = static_cast<double>(s.host.size());
+    double sum = 0, sq = 0;
+    for (double x : s.host)
+      sum += x;
+    for (double x : s.host)
+      sq += (x - sum / n) * (x - sum / n);
+    summary.push_back(fmt::format("  {:>10}  {:>10.3f}  {:>10.3f}  {:>10.3f}  {:>10.3f}", bytes, sum / n,
+                                  std::sqrt(sq / n), *std::min_element(s.host.begin(), s.host.end()),
+                                  *std::max_element(s.host.begin(), s.host.end())));
   }
-  report_critical_paths(c, sink, summary);
 }
 
 void CollectiveBench::report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink,

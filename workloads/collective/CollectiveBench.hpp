@@ -9,6 +9,8 @@
 #include "workloads/Workload.hpp"
 #include "workloads/collective/Verify.hpp"
 
+#include <map>
+
 namespace nafsim::workloads {
 
 enum class BenchOp { SendRecv, Nop, Bcast, Scatter, Gather, AllGather, Reduce, AllReduce, ReduceScatter, AllToAll,
@@ -171,10 +173,20 @@ private:
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
   /// The ranks' FPGA positions (positions, or placement over the platform's FPGAs `fpgas`).
   std::vector<net::HostId> place(const nodes::Cluster& c, const std::vector<std::size_t>& fpgas) const;
-  /// What `rank` does in the benchmark (sender, receiver, root, non-root, peer, local).
-  /// When `rank` leaves the MPI barrier, after the first rank.
+  /// What each size's calls took, over iterations (us): the fastest, mean and slowest rank's CCLO counter, the slowest
+  /// host latency; and which protocol/algorithm ran.
+  struct SizeStats {
+    std::vector<double> min, mean, max, host;
+    std::string how;
+  };
+  using BySize = std::map<std::uint64_t, SizeStats>;
+  /// collective.csv (a row per call) and collective_ranks.csv (a row per rank and call); returns each size's stats.
+  BySize report_tables(results::ResultSink& sink) const;
+  /// The summary's per-size lines (medians over iterations), the segmentation note, the host latencies' spread.
+  void report_summary(const nodes::Cluster& c, const BySize& by_size, std::vector<std::string>& summary) const;
   /// critical_path.csv and a summary line per size (runs that record causes: --critical-path).
   void report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
+  /// When `rank` leaves the MPI barrier, after the first rank.
   SimTime mpi_barrier_exit(unsigned rank) const;
   /// What runs between the start line and the timed call (pre_barrier).
   void pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned rank) const;

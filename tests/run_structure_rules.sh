@@ -1,0 +1,32 @@
+#!/bin/sh
+# The structure check's 80-line ratchet outside nodes/ (issue 54) on a little tree of its own: a long function that
+# python-free-tools/long-functions.txt does not list fails the check, a listed one passes, a listed one that became
+# short fails until it is taken off the list.
+# Usage: tests/run_structure_rules.sh SOURCE_DIR
+set -eu
+src=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/nodes/cclo" "$tmp/simcore" "$tmp/protocols" "$tmp/workloads" "$tmp/python-free-tools"
+cp "$src/python-free-tools/check-structure.sh" "$tmp/python-free-tools/"
+body() { # a function of $1 body lines
+  echo "int f()"; echo "{"; i=0; while [ $i -lt "$1" ]; do echo "  g();"; i=$((i + 1)); done; echo "}"
+}
+check() { sh "$tmp/python-free-tools/check-structure.sh" "$tmp" > "$tmp/out" 2>&1 && echo pass || echo fail; }
+fail() { echo "FAIL: $*"; cat "$tmp/out"; exit 1; }
+
+body 81 > "$tmp/simcore/long.cpp"
+: > "$tmp/python-free-tools/long-functions.txt"
+[ "$(check)" = fail ] || fail "an unlisted 81-line function passed"
+grep -q "simcore/long.cpp: int f()" "$tmp/out" || fail "the report does not name the function"
+echo "simcore/long.cpp: int f()" > "$tmp/python-free-tools/long-functions.txt"
+[ "$(check)" = pass ] || fail "a listed 81-line function failed"
+body 80 > "$tmp/simcore/long.cpp"
+[ "$(check)" = fail ] || fail "a listed function of 80 lines was not asked off the list"
+grep -q "no longer over 80 lines" "$tmp/out" || fail "the report does not say the listed function became short"
+: > "$tmp/python-free-tools/long-functions.txt"
+[ "$(check)" = pass ] || fail "an 80-line function failed"
+body 81 > "$tmp/nodes/long.cpp"
+echo "nodes/long.cpp: int f()" > "$tmp/python-free-tools/long-functions.txt"
+[ "$(check)" = fail ] || fail "the list let a long function of nodes/ pass"
+echo "structure rules: the ratchet holds"
