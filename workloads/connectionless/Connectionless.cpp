@@ -340,6 +340,23 @@ void Connectionless::finish_stream_op(std::map<std::uint64_t, Op>::iterator it)
 
 void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
+  check_delivered(c);
+  auto const& tc = transport_;
+  auto area      = lant::registration_area(tc.registration_entries, tc.bitmask_bits);
+  summary.push_back(fmt::format(
+      "registration module: {} entries x {} bits (registers up to {}): ~{:.0f} LUTs ({:.2f} %), ~{:.1f} BRAM36 "
+      "({:.2f} %) of a ZCU102 [model fitted to Lant et al. Table 1{}]",
+      tc.registration_entries, tc.bitmask_bits, format_bytes(Bytes{tc.max_registered()}), area.luts,
+      area.lut_percent(), area.brams, area.bram_percent(), area.measured_range ? "" : "; OUTSIDE its measured range"));
+
+  if (cfg_.mode == ClMode::Latency)
+    report_latency(c, sink, summary);
+  else
+    report_stream(c, area, sink, summary);
+}
+
+void Connectionless::check_delivered(const nodes::Cluster& c) const
+{
   // Every operation delivered exactly once, with its own data in every packet slot.
   std::vector<std::string> bad = stream_bad_;
   if (cfg_.mode == ClMode::Stream)
@@ -357,15 +374,60 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
     for (std::uint32_t n = 0; n < c.size(); ++n)
       if (auto l = c.node(n).lant()->leaks(); !l.empty())
         throw SimulationError(fmt::format("connectionless: node {} ends the run holding {}", n, l));
+}
 
-  auto const& tc = transport_;
-  auto area      = lant::registration_area(tc.registration_entries, tc.bitmask_bits);
-  summary.push_back(fmt::format(
-      "registration module: {} entries x {} bits (registers up to {}): ~{:.0f} LUTs ({:.2f} %), ~{:.1f} BRAM36 "
-      "({:.2f} %) of a ZCU102 [model fitted to Lant et al. Table 1{}]",
-      tc.registration_entries, tc.bitmask_bits, format_bytes(Bytes{tc.max_registered()}), area.luts,
-      area.lut_percent(), area.brams, area.bram_percent(), area.measured_range ? "" : "; OUTSIDE its measured range"));
+void Connectionless::report_latency(const nodes::Cluster& c, results::ResultSink& sink,
+                                    std::vector<std::string>& summary) const
+{
+  unsigned hops = c.fabric().routes().distance(cfg_.src, cfg_.dst);
+  results::Table t("connectionless", {"workload", "mode", "notify", "src", "dst", "hops", "background_load", "bytes",
+                                      "iteration", "send_us", "recv_us", "complete_us"});
+  std::map<std::pair<std::uint64_t, bool>, std::pair<double, unsigned>> mean;
+  for (auto const& [id, o] : ops_) {
+    t.row()
+        .add("connectionless")
+        .add("latency")
+        .add(registered_name(o.registered))
+        .add(o.src)
+        .add(o.dst)
+        .add(hops)
+        .add(cfg_.background.load, 3)
+        .add(o.bytes)
+        .add(o.iteration)
+        .add((o.pushed - o.posted).us(), 4)
+        .add((o.received - o.posted).us(), 4)
+        .add((o.completed - o.posted).us(), 4);
+    auto& m = mean[{o.bytes, o.registered}];
+    m.first += (o.received - o.posted).us();
+    ++m.second;
+  }
+  sink.add(std::move(t));
+  summary.push_back(fmt::format("receive latency, node {} -> node {} ({} cable(s){}):", cfg_.src, cfg_.dst, hops,
+                                cfg_.background.load > 0
+                                    ? fmt::format(", background load {:.0f} %, {} background operations",
+                                                  100 * cfg_.background.load, background_ops_)
+                                    : ""));
+  for (auto b : sizes_) {
+    auto u = mean.find({b, false});
+    auto r = mean.find({b, true});
+    std::string line = fmt::format("  {:>9}:", format_bytes(Bytes{b}));
+    double um = u != mean.end() ? u->second.first / u->second.second : 0;
+    double rm = r != mean.end() ? r->second.first / r->second.second : 0;
+    if (u != mean.end())
+      line += fmt::format(" unregistered {:8.3f} us", um);
+    if (r != mean.end())
+      line += fmt::format("  registered {:8.3f} us", rm);
+    if (u != mean.end() && r != mean.end())
+      line += fmt::format("  gain {:5.1f} %", 100 * (um - rm) / um);
+    summary.push_back(line);
+  }
+  report_critical_paths(c, sink, summary);
+}
 
+namespace {
+// The connectionless transport's counters summed over the cluster's nodes.
+std::pair<lant::SenderCounters, lant::ReceiverCounters> summed_counters(const nodes::Cluster& c)
+{
   lant::SenderCounters st{};
   lant::ReceiverCounters rt{};
   for (std::uint32_t n = 0; n < c.size(); ++n) {
@@ -386,53 +448,15 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
     rt.duplicates_dropped += r.duplicates_dropped;
     rt.escaped += r.escaped;
   }
+  return {st, rt};
+}
+} // namespace
 
-  if (cfg_.mode == ClMode::Latency) {
-    unsigned hops = c.fabric().routes().distance(cfg_.src, cfg_.dst);
-    results::Table t("connectionless", {"workload", "mode", "notify", "src", "dst", "hops", "background_load", "bytes",
-                                        "iteration", "send_us", "recv_us", "complete_us"});
-    std::map<std::pair<std::uint64_t, bool>, std::pair<double, unsigned>> mean;
-    for (auto const& [id, o] : ops_) {
-      t.row()
-          .add("connectionless")
-          .add("latency")
-          .add(registered_name(o.registered))
-          .add(o.src)
-          .add(o.dst)
-          .add(hops)
-          .add(cfg_.background.load, 3)
-          .add(o.bytes)
-          .add(o.iteration)
-          .add((o.pushed - o.posted).us(), 4)
-          .add((o.received - o.posted).us(), 4)
-          .add((o.completed - o.posted).us(), 4);
-      auto& m = mean[{o.bytes, o.registered}];
-      m.first += (o.received - o.posted).us();
-      ++m.second;
-    }
-    sink.add(std::move(t));
-    summary.push_back(fmt::format("receive latency, node {} -> node {} ({} cable(s){}):", cfg_.src, cfg_.dst, hops,
-                                  cfg_.background.load > 0
-                                      ? fmt::format(", background load {:.0f} %, {} background operations",
-                                                    100 * cfg_.background.load, background_ops_)
-                                      : ""));
-    for (auto b : sizes_) {
-      auto u = mean.find({b, false});
-      auto r = mean.find({b, true});
-      std::string line = fmt::format("  {:>9}:", format_bytes(Bytes{b}));
-      double um = u != mean.end() ? u->second.first / u->second.second : 0;
-      double rm = r != mean.end() ? r->second.first / r->second.second : 0;
-      if (u != mean.end())
-        line += fmt::format(" unregistered {:8.3f} us", um);
-      if (r != mean.end())
-        line += fmt::format("  registered {:8.3f} us", rm);
-      if (u != mean.end() && r != mean.end())
-        line += fmt::format("  gain {:5.1f} %", 100 * (um - rm) / um);
-      summary.push_back(line);
-    }
-    report_critical_paths(c, sink, summary);
-    return;
-  }
+void Connectionless::report_stream(const nodes::Cluster& c, const lant::AreaEstimate& area, results::ResultSink& sink,
+                                   std::vector<std::string>& summary) const
+{
+  auto const& tc = transport_;
+  auto [st, rt]  = summed_counters(c);
 
   std::uint64_t bytes = stream_bytes_, registered = stream_registered_;
   for (auto const& [id, o] : ops_) { // none when every operation finished (the check above)

@@ -13,6 +13,7 @@
 //   delivered exactly once, with its own data in every packet slot; no table entry may be left over.
 
 #include "protocols/lant/Actions.hpp"
+#include "protocols/lant/AreaModel.hpp"
 #include "workloads/Workload.hpp"
 
 #include <map>
@@ -129,6 +130,14 @@ private:
   };
   /// Latency mode: critical_path.csv (each operation from its post to its delivery) and each size's breakdown.
   void report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
+  /// Every operation delivered exactly once, with its own data, and (without background traffic) nothing held at the end;
+  /// else a SimulationError naming the first few.
+  void check_delivered(const nodes::Cluster& c) const;
+  /// Latency mode: connectionless.csv (a row per operation), each size's mean receive latency, the critical paths.
+  void report_latency(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
+  /// Stream mode: connectionless.csv (one row: throughput, the tables' stalls, the transport's counters) and its lines.
+  void report_stream(const nodes::Cluster& c, const lant::AreaEstimate& area, results::ResultSink& sink,
+                     std::vector<std::string>& summary) const;
   void run_latency_source(ActorContext& ctx, nodes::Cluster& c);
   void run_latency_sink(ActorContext& ctx, nodes::Cluster& c);
   void run_background(ActorContext& ctx, nodes::Cluster& c, std::uint32_t node, double rate_ops);
