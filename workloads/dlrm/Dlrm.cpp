@@ -218,6 +218,39 @@ void Dlrm::run_driver(ActorContext& ctx)
 
 void Dlrm::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
+  const double latency_us = report_inferences(sink);
+  // Throughput in steady state: over the second half of the stream (the first inferences fill the pipeline).
+  // At least one interval between two completions: with 2 inferences (the fewest), the whole stream.
+  const std::uint64_t from = std::min<std::uint64_t>(cfg_.latency_probes + cfg_.inferences / 2, total() - 2);
+  const SimTime first = done_at_[from], last = done_at_[total() - 1];
+  const double throughput = static_cast<double>(total() - 1 - from) / (last - first).seconds();
+  const SimTime elapsed   = last - stream_start_;
+
+  const Bottleneck worst = report_stages(sink, elapsed);
+  const double bound     = worst.us > 0 ? 1e6 / worst.us : 0; // what the bottleneck alone would allow, per second
+  const std::vector<DlrmCpuBatch> cpu = report_systems(sink, latency_us, throughput, worst, bound);
+
+  summary.push_back(fmt::format("dlrm: {} tables, FC {}, on {} FPGAs ({} embedding x {} FC1 column blocks + {} layer "
+                                "node(s)); {} probe(s), {} streamed inferences",
+                                cfg_.model.tables, fmt::join(cfg_.model.fc, "/"), plan_.nodes.size(),
+                                cfg_.partition.embedding_nodes, cfg_.partition.fc1_column_blocks,
+                                cfg_.model.fc.size() - 1, cfg_.latency_probes, cfg_.inferences));
+  summary.push_back(fmt::format("  FPGA: latency {:.3f} us, throughput {:.0f} inferences/s", latency_us, throughput));
+  report_critical_paths(c, sink, summary);
+  summary.push_back(fmt::format("  bottleneck (largest demand per inference): {}; alone it would allow {:.0f}/s", worst.what,
+                                bound));
+  if (throughput < 0.95 * bound)
+    summary.push_back("  the stream runs below that bound: the stages' coupling (the CCLO calls waiting on each other: the "
+                      "reduce at its root, the credit loop between kernels) limits it, not one stage");
+  summary.push_back(fmt::format("  {:>8} {:>14} {:>18} {:>16} {:>18}", "cpu batch", "latency_us", "inferences/s",
+                                "fpga_lat_ratio", "fpga_thru_ratio"));
+  for (auto const& r : cpu)
+    summary.push_back(fmt::format("  {:>8} {:>14.3f} {:>18.0f} {:>16.1f} {:>18.1f}", r.batch, r.total.us(),
+                                  r.throughput, r.total.us() / latency_us, throughput / r.throughput));
+}
+
+double Dlrm::report_inferences(results::ResultSink& sink) const
+{
   results::Table inf("dlrm", {"workload", "inference", "phase", "released_us", "done_us", "latency_us"});
   double probe_sum = 0;
   for (std::uint64_t k = 0; k < total(); ++k) {
@@ -234,21 +267,17 @@ void Dlrm::report(const nodes::Cluster& c, results::ResultSink& sink, std::vecto
         .add(lat.us(), 4);
   }
   sink.add(std::move(inf));
-  const double latency_us = probe_sum / cfg_.latency_probes;
-  // Throughput in steady state: over the second half of the stream (the first inferences fill the pipeline).
-  // At least one interval between two completions: with 2 inferences (the fewest), the whole stream.
-  const std::uint64_t from = std::min<std::uint64_t>(cfg_.latency_probes + cfg_.inferences / 2, total() - 2);
-  const SimTime first = done_at_[from], last = done_at_[total() - 1];
-  const double throughput = static_cast<double>(total() - 1 - from) / (last - first).seconds();
-  const SimTime elapsed   = last - stream_start_;
+  return probe_sum / cfg_.latency_probes;
+}
 
+Dlrm::Bottleneck Dlrm::report_stages(results::ResultSink& sink, SimTime elapsed) const
+{
   // Per op: its demand per inference (kernels: their time; CCLO calls: the shortest run, when their
   // data was already there) and its occupancy during the stream; per node the CCLO's demand adds up
   // its calls (one call at a time). The bottleneck is the largest demand.
   results::Table st("dlrm_stages", {"workload", "node", "role", "op", "kind", "bytes", "per_inference_us",
                                     "occupancy"});
-  std::string bottleneck;
-  double worst = -1;
+  Bottleneck worst;
   for (unsigned n = 0; n < plan_.nodes.size(); ++n) {
     auto const& node = plan_.nodes[n];
     double cclo_us = 0, cclo_busy = 0;
@@ -268,21 +297,25 @@ void Dlrm::report(const nodes::Cluster& c, results::ResultSink& sink, std::vecto
       if (is_call(op.kind)) {
         cclo_us += per;
         cclo_busy += s.busy.seconds();
-      } else if (per > worst) {
-        worst      = per;
-        bottleneck = fmt::format("node {} ({}) kernel '{}': {:.3f} us per inference", n, node.role, op.name, per);
+      } else if (per > worst.us) {
+        worst.us   = per;
+        worst.what = fmt::format("node {} ({}) kernel '{}': {:.3f} us per inference", n, node.role, op.name, per);
       }
     }
     st.row().add("dlrm").add(n).add(node.role).add("CCLO (all calls)").add("cclo").add(0).add(cclo_us, 4).add(
         cclo_busy / elapsed.seconds(), 4);
-    if (cclo_us > worst) {
-      worst      = cclo_us;
-      bottleneck = fmt::format("node {} ({}) CCLO: {:.3f} us of calls per inference", n, node.role, cclo_us);
+    if (cclo_us > worst.us) {
+      worst.us   = cclo_us;
+      worst.what = fmt::format("node {} ({}) CCLO: {:.3f} us of calls per inference", n, node.role, cclo_us);
     }
   }
   sink.add(std::move(st));
-  const double bound = worst > 0 ? 1e6 / worst : 0; // what the bottleneck alone would allow, per second
+  return worst;
+}
 
+std::vector<DlrmCpuBatch> Dlrm::report_systems(results::ResultSink& sink, double latency_us, double throughput,
+                                               const Bottleneck& worst, double bound) const
+{
   results::Table sys("dlrm_systems", {"workload", "system", "batch", "nodes", "latency_us", "throughput_per_s",
                                       "overhead_us", "lookups_us", "fc_us", "bottleneck", "bottleneck_bound_per_s"});
   sys.row()
@@ -295,7 +328,7 @@ void Dlrm::report(const nodes::Cluster& c, results::ResultSink& sink, std::vecto
       .add(0.0, 4)
       .add(0.0, 4)
       .add(0.0, 4)
-      .add(bottleneck)
+      .add(worst.what)
       .add(bound, 1);
   std::vector<DlrmCpuBatch> cpu;
   for (auto b : cfg_.cpu_baseline.batch_sizes) {
@@ -315,24 +348,7 @@ void Dlrm::report(const nodes::Cluster& c, results::ResultSink& sink, std::vecto
         .add(0.0, 1);
   }
   sink.add(std::move(sys));
-
-  summary.push_back(fmt::format("dlrm: {} tables, FC {}, on {} FPGAs ({} embedding x {} FC1 column blocks + {} layer "
-                                "node(s)); {} probe(s), {} streamed inferences",
-                                cfg_.model.tables, fmt::join(cfg_.model.fc, "/"), plan_.nodes.size(),
-                                cfg_.partition.embedding_nodes, cfg_.partition.fc1_column_blocks,
-                                cfg_.model.fc.size() - 1, cfg_.latency_probes, cfg_.inferences));
-  summary.push_back(fmt::format("  FPGA: latency {:.3f} us, throughput {:.0f} inferences/s", latency_us, throughput));
-  report_critical_paths(c, sink, summary);
-  summary.push_back(fmt::format("  bottleneck (largest demand per inference): {}; alone it would allow {:.0f}/s", bottleneck,
-                                bound));
-  if (throughput < 0.95 * bound)
-    summary.push_back("  the stream runs below that bound: the stages' coupling (the CCLO calls waiting on each other: the "
-                      "reduce at its root, the credit loop between kernels) limits it, not one stage");
-  summary.push_back(fmt::format("  {:>8} {:>14} {:>18} {:>16} {:>18}", "cpu batch", "latency_us", "inferences/s",
-                                "fpga_lat_ratio", "fpga_thru_ratio"));
-  for (auto const& r : cpu)
-    summary.push_back(fmt::format("  {:>8} {:>14.3f} {:>18.0f} {:>16.1f} {:>18.1f}", r.batch, r.total.us(),
-                                  r.throughput, r.total.us() / latency_us, throughput / r.throughput));
+  return cpu;
 }
 
 void Dlrm::report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink,

@@ -44,6 +44,19 @@ private:
   std::vector<std::uint32_t> done_cause_; ///< per inference: its last op's end in the causal graph (critical paths)
   /// critical_path.csv (an inference's latency, release to its last op's end) and the median probe's breakdown.
   void report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
+  /// dlrm.csv (a row per inference); returns the probes' mean latency (us).
+  double report_inferences(results::ResultSink& sink) const;
+  /// The largest demand per inference of one stage (a kernel, or a node's CCLO calls together), in us.
+  struct Bottleneck {
+    std::string what;
+    double us = -1;
+  };
+  /// dlrm_stages.csv (per op its demand per inference and its occupancy over the stream, `elapsed`); returns the
+  /// bottleneck.
+  Bottleneck report_stages(results::ResultSink& sink, SimTime elapsed) const;
+  /// dlrm_systems.csv (the FPGA system and the CPU baseline per batch size); returns the CPU baseline's batches.
+  std::vector<DlrmCpuBatch> report_systems(results::ResultSink& sink, double latency_us, double throughput,
+                                           const Bottleneck& worst, double bound) const;
   std::vector<ActorId> waiters_;
   Scheduler* sched_ = nullptr;
   SimTime stream_start_;

@@ -235,6 +235,28 @@ void MpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
 
 void MpiBench::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
+  auto by_size = report_tables(sink);
+  summary.push_back(fmt::format("mpi: {} on {} ranks ({}), {} data, {} size(s) x {} iteration(s){}",
+                                config::enum_name(cfg_.collective), cfg_.ranks, config::enum_name(library_),
+                                config::enum_name(cfg_.data), sizes_.size(), cfg_.iterations,
+                                cfg_.pre_barrier == MpiPreBarrier::Mpi
+                                    ? fmt::format(", MPI_Barrier ({}) before each call", mpi::schedule_name(barrier_plan_))
+                                    : std::string()));
+  if (cfg_.verify)
+    summary.push_back("  every output checked against the collective's definition (verify): all correct");
+  summary.push_back(fmt::format("  {:>10}  {:>28}  {:>12}", "bytes", "library algorithm (schedule)", "latency_us"));
+  for (std::size_t si = 0; si < sizes_.size(); ++si) {
+    auto v = by_size[sizes_[si]];
+    std::sort(v.begin(), v.end());
+    summary.push_back(fmt::format("  {:>10}  {:>28}  {:>12.3f}", sizes_[si],
+                                  fmt::format("{} ({})", plans_[si].library_algorithm,
+                                              mpi::schedule_name(plans_[si])), v[v.size() / 2]));
+  }
+  report_critical_paths(c, sink, summary);
+}
+
+std::map<std::uint64_t, std::vector<double>> MpiBench::report_tables(results::ResultSink& sink) const
+{
   const bool f2f = cfg_.data == MpiData::Fpga;
   results::Table t("mpi", {"workload", "library", "collective", "library_algorithm", "algorithm", "substitution",
                            "ranks", "root", "bytes", "count", "dtype", "data", "iteration", "latency_us",
@@ -308,23 +330,7 @@ void MpiBench::report(const nodes::Cluster& c, results::ResultSink& sink, std::v
   }
   sink.add(std::move(t));
   sink.add(std::move(pr));
-  summary.push_back(fmt::format("mpi: {} on {} ranks ({}), {} data, {} size(s) x {} iteration(s){}",
-                                config::enum_name(cfg_.collective), cfg_.ranks, config::enum_name(library_),
-                                config::enum_name(cfg_.data), sizes_.size(), cfg_.iterations,
-                                cfg_.pre_barrier == MpiPreBarrier::Mpi
-                                    ? fmt::format(", MPI_Barrier ({}) before each call", mpi::schedule_name(barrier_plan_))
-                                    : std::string()));
-  if (cfg_.verify)
-    summary.push_back("  every output checked against the collective's definition (verify): all correct");
-  summary.push_back(fmt::format("  {:>10}  {:>28}  {:>12}", "bytes", "library algorithm (schedule)", "latency_us"));
-  for (std::size_t si = 0; si < sizes_.size(); ++si) {
-    auto v = by_size[sizes_[si]];
-    std::sort(v.begin(), v.end());
-    summary.push_back(fmt::format("  {:>10}  {:>28}  {:>12.3f}", sizes_[si],
-                                  fmt::format("{} ({})", plans_[si].library_algorithm,
-                                              mpi::schedule_name(plans_[si])), v[v.size() / 2]));
-  }
-  report_critical_paths(c, sink, summary);
+  return by_size;
 }
 
 void MpiBench::report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink,

@@ -12,6 +12,8 @@
 #include "workloads/Workload.hpp"
 #include "workloads/collective/CollectiveBench.hpp"
 
+#include <map>
+
 namespace nafsim::workloads {
 
 enum class MpiData { Host, Fpga };
@@ -122,6 +124,8 @@ private:
   };
   /// critical_path.csv (each call's slowest rank, from its start) and each size's median breakdown.
   void report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
+  /// mpi.csv (a row per call, its phases) and mpi_ranks.csv (a row per rank and call); returns each size's latencies.
+  std::map<std::uint64_t, std::vector<double>> report_tables(results::ResultSink& sink) const;
   coll::CollectiveCall make_call(unsigned rank, std::uint64_t bytes) const;
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
   bool stages_in(const coll::CollectiveCall& cc, unsigned rank) const;

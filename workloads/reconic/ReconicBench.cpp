@@ -370,59 +370,10 @@ void ReconicBench::report(const nodes::Cluster& c, results::ResultSink& sink, st
     by_size[r.bytes].second += gbps;
   }
   sink.add(std::move(t));
-  if (cfg_.test == ReconicTest::Classifier) {
-    results::Table hs("reconic_host_stream", {"bytes", "iteration", "latency_us", "throughput_gbps", "datagrams"});
-    const std::uint64_t per = c.node(cfg_.server).host_net()->payload_per_packet();
-    std::map<std::uint64_t, double> mean;
-    for (auto const& r : host_records_) {
-      const double us = (r.received - r.posted).us();
-      hs.row()
-          .add(r.bytes)
-          .add(r.iteration)
-          .add(us, 4)
-          .add(static_cast<double>(r.bytes) * 8.0 / (us * 1e3), 3)
-          .add(r.bytes == 0 ? 1 : (r.bytes + per - 1) / per);
-      mean[r.bytes] += us / cfg_.iterations;
-    }
-    sink.add(std::move(hs));
-    results::Table cl("reconic_classifier", {"node", "to_rdma", "to_host", "from_rdma", "from_host",
-                                             "rdma_packets_received", "host_packets_received", "host_packets_sent"});
-    for (unsigned n : {cfg_.client, cfg_.server}) {
-      auto const& node = c.node(n);
-      cl.row()
-          .add(n)
-          .add(node.classifier()->to_rdma())
-          .add(node.classifier()->to_host())
-          .add(node.classifier()->from_rdma())
-          .add(node.classifier()->from_host())
-          .add(node.poe().counters().packets_received)
-          .add(node.host_net()->packets_received())
-          .add(node.host_net()->packets_sent());
-    }
-    sink.add(std::move(cl));
-    for (auto const& [bytes, us] : mean)
-      summary.push_back(fmt::format("non-RDMA {} from node {}'s host to node {}'s, through the classifier and the "
-                                    "host stacks, beside the RDMA test: {:.3f} us",
-                                    format_bytes(Bytes{bytes}), cfg_.server, cfg_.client, us));
-    auto const* k = c.node(cfg_.client).classifier();
-    summary.push_back(fmt::format("node {}'s classifier: {} RoCE packets to the RDMA engine, {} to the host", cfg_.client,
-                                  k->to_rdma(), k->to_host()));
-  }
-  if (cfg_.background_dma != BackgroundDma::None) {
-    const double gbytes_s = background_time_ > SimTime::zero()
-                                ? static_cast<double>(background_bytes_) / (background_time_.us() * 1e3)
-                                : 0.0;
-    results::Table bg("reconic_background", {"direction", "bytes", "time_us", "gbytes_per_s"});
-    bg.row()
-        .add(config::enum_name(cfg_.background_dma))
-        .add(background_bytes_)
-        .add(background_time_.us(), 3)
-        .add(gbytes_s, 3);
-    sink.add(std::move(bg));
-    summary.push_back(fmt::format("background DMA {} beside the RDMA test: {} in {:.1f} us, {:.2f} GB/s",
-                                  config::enum_name(cfg_.background_dma), format_bytes(Bytes{background_bytes_}),
-                                  background_time_.us(), gbytes_s));
-  }
+  if (cfg_.test == ReconicTest::Classifier)
+    report_classifier(c, sink, summary);
+  if (cfg_.background_dma != BackgroundDma::None)
+    report_background(sink, summary);
   for (auto const& [bytes, s] : by_size)
     if (cfg_.test == ReconicTest::LookasideMm)
       continue;
@@ -438,6 +389,64 @@ void ReconicBench::report(const nodes::Cluster& c, results::ResultSink& sink, st
                           ? (cfg_.op == roce::Verb::Write ? "DMA host -> card" : "DMA card -> host")
                           : (cfg_.op == roce::Verb::Write ? "FPGA write to host memory" : "FPGA read of host memory"),
                       format_bytes(Bytes{bytes}), s.first / cfg_.iterations, s.second / cfg_.iterations / 8));
+}
+
+void ReconicBench::report_classifier(const nodes::Cluster& c, results::ResultSink& sink,
+                                     std::vector<std::string>& summary) const
+{
+  results::Table hs("reconic_host_stream", {"bytes", "iteration", "latency_us", "throughput_gbps", "datagrams"});
+  const std::uint64_t per = c.node(cfg_.server).host_net()->payload_per_packet();
+  std::map<std::uint64_t, double> mean;
+  for (auto const& r : host_records_) {
+    const double us = (r.received - r.posted).us();
+    hs.row()
+        .add(r.bytes)
+        .add(r.iteration)
+        .add(us, 4)
+        .add(static_cast<double>(r.bytes) * 8.0 / (us * 1e3), 3)
+        .add(r.bytes == 0 ? 1 : (r.bytes + per - 1) / per);
+    mean[r.bytes] += us / cfg_.iterations;
+  }
+  sink.add(std::move(hs));
+  results::Table cl("reconic_classifier", {"node", "to_rdma", "to_host", "from_rdma", "from_host",
+                                           "rdma_packets_received", "host_packets_received", "host_packets_sent"});
+  for (unsigned n : {cfg_.client, cfg_.server}) {
+    auto const& node = c.node(n);
+    cl.row()
+        .add(n)
+        .add(node.classifier()->to_rdma())
+        .add(node.classifier()->to_host())
+        .add(node.classifier()->from_rdma())
+        .add(node.classifier()->from_host())
+        .add(node.poe().counters().packets_received)
+        .add(node.host_net()->packets_received())
+        .add(node.host_net()->packets_sent());
+  }
+  sink.add(std::move(cl));
+  for (auto const& [bytes, us] : mean)
+    summary.push_back(fmt::format("non-RDMA {} from node {}'s host to node {}'s, through the classifier and the "
+                                  "host stacks, beside the RDMA test: {:.3f} us",
+                                  format_bytes(Bytes{bytes}), cfg_.server, cfg_.client, us));
+  auto const* k = c.node(cfg_.client).classifier();
+  summary.push_back(fmt::format("node {}'s classifier: {} RoCE packets to the RDMA engine, {} to the host", cfg_.client,
+                                k->to_rdma(), k->to_host()));
+}
+
+void ReconicBench::report_background(results::ResultSink& sink, std::vector<std::string>& summary) const
+{
+  const double gbytes_s = background_time_ > SimTime::zero()
+                              ? static_cast<double>(background_bytes_) / (background_time_.us() * 1e3)
+                              : 0.0;
+  results::Table bg("reconic_background", {"direction", "bytes", "time_us", "gbytes_per_s"});
+  bg.row()
+      .add(config::enum_name(cfg_.background_dma))
+      .add(background_bytes_)
+      .add(background_time_.us(), 3)
+      .add(gbytes_s, 3);
+  sink.add(std::move(bg));
+  summary.push_back(fmt::format("background DMA {} beside the RDMA test: {} in {:.1f} us, {:.2f} GB/s",
+                                config::enum_name(cfg_.background_dma), format_bytes(Bytes{background_bytes_}),
+                                background_time_.us(), gbytes_s));
 }
 
 } // namespace nafsim::workloads

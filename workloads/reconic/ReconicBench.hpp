@@ -103,6 +103,10 @@ public:
               std::vector<std::string>& summary) const override;
 
 private:
+  /// The classifier test's host stream (reconic_host_stream.csv), the classifiers' counts (reconic_classifier.csv).
+  void report_classifier(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
+  /// The background DMA beside the test (reconic_background.csv).
+  void report_background(results::ResultSink& sink, std::vector<std::string>& summary) const;
   struct Record {
     std::uint64_t bytes = 0;
     unsigned iteration  = 0;
