@@ -53,6 +53,16 @@ if [ -n "$gone" ]; then
   status=1
 fi
 
+# The layers (issue 54): the protocols link only the SimGrid-free base (simcore/CMakeLists.txt, nafsim_base), so they
+# include from simcore only its headers (units, config, the engine's plain Fifo and PairHash) and nothing of SimGrid.
+layer=$( (grep -rn '#include "simcore/' protocols | grep -vE '#include "simcore/(units/|config/|engine/Fifo\.hpp|engine/PairHash\.hpp)' || true
+         grep -rnE '#include [<"](simgrid|xbt)' protocols || true) )
+if [ -n "$layer" ]; then
+  echo "protocols/ includes beyond the SimGrid-free base (units, config, engine/Fifo.hpp, engine/PairHash.hpp):"
+  echo "$layer"
+  status=1
+fi
+
 # A co_await in a condition (if / while / switch) or in a conditional operator's operand: GCC 12 miscompiled
 # `if (co_await fw_.lookup(completion_from(...)))` in the firmware (the condition's temporary std::function was
 # destroyed twice: a crash, or a return to the kernel without waiting); every co_await of nodes/ stands in its own
@@ -90,5 +100,5 @@ if [ -n "$cycles" ]; then
   echo "$cycles"
   status=1
 fi
-[ $status -eq 0 ] && echo "structure of nodes/: no friend in nodes/cclo, no function over 80 lines, no co_await in a condition, no include cycle; elsewhere no function over 80 lines but the $(printf '%s\n' "$listed" | grep -c .) listed in python-free-tools/long-functions.txt"
+[ $status -eq 0 ] && echo "structure of nodes/: no friend in nodes/cclo, no function over 80 lines, no co_await in a condition, no include cycle; protocols/ on the SimGrid-free base only; elsewhere no function over 80 lines but the $(printf '%s\n' "$listed" | grep -c .) listed in python-free-tools/long-functions.txt"
 exit $status

@@ -1,7 +1,7 @@
 #!/bin/sh
-# The structure check's 80-line ratchet outside nodes/ (issue 54) on a little tree of its own: a long function that
-# python-free-tools/long-functions.txt does not list fails the check, a listed one passes, a listed one that became
-# short fails until it is taken off the list.
+# The structure check's rules of issue 54 on a little tree of its own: the 80-line ratchet outside nodes/ (a long
+# function that python-free-tools/long-functions.txt does not list fails the check, a listed one passes, a listed one
+# that became short fails until it is taken off the list) and the protocols' layer (the SimGrid-free base only).
 # Usage: tests/run_structure_rules.sh SOURCE_DIR
 set -eu
 src=$1
@@ -29,4 +29,15 @@ grep -q "no longer over 80 lines" "$tmp/out" || fail "the report does not say th
 body 81 > "$tmp/nodes/long.cpp"
 echo "nodes/long.cpp: int f()" > "$tmp/python-free-tools/long-functions.txt"
 [ "$(check)" = fail ] || fail "the list let a long function of nodes/ pass"
-echo "structure rules: the ratchet holds"
+rm "$tmp/nodes/long.cpp"
+: > "$tmp/python-free-tools/long-functions.txt"
+[ "$(check)" = pass ] || fail "an empty tree failed"
+echo '#include "simcore/engine/Fifo.hpp"' > "$tmp/protocols/base.cpp"
+echo '#include "simcore/units/Units.hpp"' >> "$tmp/protocols/base.cpp"
+[ "$(check)" = pass ] || fail "protocols including the SimGrid-free base failed"
+echo '#include "simcore/engine/Scheduler.hpp"' > "$tmp/protocols/engine.cpp"
+[ "$(check)" = fail ] || fail "protocols including the engine passed"
+echo '#include <simgrid/s4u.hpp>' > "$tmp/protocols/engine.cpp"
+[ "$(check)" = fail ] || fail "protocols including SimGrid passed"
+grep -q "protocols/engine.cpp" "$tmp/out" || fail "the report does not name the file"
+echo "structure rules: the ratchet and the protocols' layer hold"
