@@ -98,7 +98,6 @@ public:
   void each_median(const std::function<void(const std::string& label, const CriticalPath& median)>& fn);
   /// Both tables into the run's results.
   void write(results::ResultSink& sink) { table_.write(sink); }
-  const CausalGraph& graph() const { return g_; }
   const RankOf& rank_of() const { return rank_of_; }
 
 private:

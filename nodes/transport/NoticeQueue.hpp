@@ -64,8 +64,6 @@ public:
     in_event_ = false;
   }
 
-  std::size_t size() const { return queued_.size() + due_now_.size(); }
-
 private:
   Scheduler& sched_;
   EventHandler* owner_;
