@@ -507,88 +507,111 @@ void reduce_scatter(Ctx& c, const std::string& name, std::uint64_t n)
   not_modeled("reduce_scatter", name);
 }
 
-void barrier(Ctx& c, const std::string& name)
+namespace {
+// A zero-byte exchange: receive from `from` (posted first), send to `to`, wait for the receive.
+void sendrecv_zero(MpiProgram& m, int to, int from)
+{
+  const Req rq = m.irecv0(from);
+  m.send0(to);
+  m.wait(rq);
+}
+
+void barrier_recursive_doubling(Ctx& c) // ompi_coll_base_barrier_intra_recursivedoubling
+{
+  MpiProgram& m     = c.m;
+  const int p = c.p, r = c.r;
+  const int adjsize = ompi::floor_power_of_two(p);
+  if (adjsize != p) {
+    if (r >= adjsize) { // the release comes as a synchronous send: acknowledged once matched
+      sendrecv_zero(m, r - adjsize, r - adjsize);
+      m.send0(r - adjsize);
+    } else if (r < p - adjsize) {
+      m.recv0(r + adjsize);
+    }
+  }
+  if (r < adjsize)
+    for (int mask = 1; mask < adjsize; mask <<= 1)
+      sendrecv_zero(m, r ^ mask, r ^ mask);
+  if (adjsize != p && r < p - adjsize) // MCA_PML_BASE_SEND_SYNCHRONOUS (coll_base_barrier.c, 4.1.4 lines 227-236)
+    m.ssend0(r + adjsize);
+}
+
+void barrier_linear(Ctx& c) // ompi_coll_base_barrier_intra_basic_linear: fan-in to 0, fan-out from 0
+{
+  MpiProgram& m = c.m;
+  if (c.r > 0) {
+    m.send0(0);
+    return m.recv0(0);
+  }
+  std::vector<Req> reqs;
+  for (int i = 1; i < c.p; ++i)
+    reqs.push_back(m.irecv0(i));
+  m.waitall(reqs);
+  reqs.clear();
+  for (int i = 1; i < c.p; ++i)
+    reqs.push_back(m.isend0(i));
+  m.waitall(reqs);
+}
+
+void barrier_double_ring(Ctx& c) // ompi_coll_base_barrier_intra_doublering
+{
+  MpiProgram& m = c.m;
+  const int left = mod(c.r - 1, c.p), right = mod(c.r + 1, c.p);
+  for (int round = 0; round < 2; ++round) { // the second lap's sends are synchronous (4.1.4 lines 145-147)
+    if (c.r > 0)
+      round == 0 ? m.recv0(left) : m.recv0_sync(left);
+    round == 0 ? m.send0(right) : m.ssend0(right);
+    if (c.r == 0)
+      round == 0 ? m.recv0(left) : m.recv0_sync(left);
+  }
+}
+
+void barrier_tree(Ctx& c) // ompi_coll_base_barrier_intra_tree
 {
   MpiProgram& m = c.m;
   const int p = c.p, r = c.r;
-  auto sendrecv_zero = [&](int to, int from) {
-    const Req rq = m.irecv0(from);
-    m.send0(to);
-    m.wait(rq);
-  };
+  const int depth = (p & (p - 1)) == 0 ? p : ompi::next_power_of_two(p);
+  for (int jump = 1; jump < depth; jump <<= 1) {
+    const int partner = r ^ jump;
+    if ((partner & (jump - 1)) == 0 && partner < p) {
+      if (partner > r)
+        m.recv0(partner);
+      else
+        m.send0(partner);
+    }
+  }
+  for (int jump = depth >> 1; jump > 0; jump >>= 1) {
+    const int partner = r ^ jump;
+    if ((partner & (jump - 1)) == 0 && partner < p) {
+      if (partner > r)
+        m.send0(partner);
+      else
+        m.recv0(partner);
+    }
+  }
+}
+} // namespace
+
+void barrier(Ctx& c, const std::string& name)
+{
+  const int p = c.p, r = c.r;
   if (p == 1)
     return;
   if (name == "two_proc" && p == 2)
-    return sendrecv_zero(r ^ 1, r ^ 1);
-  if (name == "recursive_doubling") { // ompi_coll_base_barrier_intra_recursivedoubling
-    const int adjsize = ompi::floor_power_of_two(p);
-    if (adjsize != p) {
-      if (r >= adjsize) { // the release comes as a synchronous send: acknowledged once matched
-        sendrecv_zero(r - adjsize, r - adjsize);
-        m.send0(r - adjsize);
-      } else if (r < p - adjsize) {
-        m.recv0(r + adjsize);
-      }
-    }
-    if (r < adjsize)
-      for (int mask = 1; mask < adjsize; mask <<= 1)
-        sendrecv_zero(r ^ mask, r ^ mask);
-    if (adjsize != p && r < p - adjsize) // MCA_PML_BASE_SEND_SYNCHRONOUS (coll_base_barrier.c, 4.1.4 lines 227-236)
-      m.ssend0(r + adjsize);
-    return;
-  }
-  if (name == "linear") { // ompi_coll_base_barrier_intra_basic_linear: fan-in to 0, fan-out from 0
-    if (r > 0) {
-      m.send0(0);
-      return m.recv0(0);
-    }
-    std::vector<Req> reqs;
-    for (int i = 1; i < p; ++i)
-      reqs.push_back(m.irecv0(i));
-    m.waitall(reqs);
-    reqs.clear();
-    for (int i = 1; i < p; ++i)
-      reqs.push_back(m.isend0(i));
-    return m.waitall(reqs);
-  }
+    return sendrecv_zero(c.m, r ^ 1, r ^ 1);
+  if (name == "recursive_doubling")
+    return barrier_recursive_doubling(c);
+  if (name == "linear")
+    return barrier_linear(c);
   if (name == "bruck") { // ompi_coll_base_barrier_intra_bruck
     for (int distance = 1; distance < p; distance <<= 1)
-      sendrecv_zero(mod(r + distance, p), mod(r - distance, p));
+      sendrecv_zero(c.m, mod(r + distance, p), mod(r - distance, p));
     return;
   }
-  if (name == "double_ring") { // ompi_coll_base_barrier_intra_doublering
-    const int left = mod(r - 1, p), right = mod(r + 1, p);
-    for (int round = 0; round < 2; ++round) { // the second lap's sends are synchronous (4.1.4 lines 145-147)
-      if (r > 0)
-        round == 0 ? m.recv0(left) : m.recv0_sync(left);
-      round == 0 ? m.send0(right) : m.ssend0(right);
-      if (r == 0)
-        round == 0 ? m.recv0(left) : m.recv0_sync(left);
-    }
-    return;
-  }
-  if (name == "tree") { // ompi_coll_base_barrier_intra_tree
-    const int depth = (p & (p - 1)) == 0 ? p : ompi::next_power_of_two(p);
-    for (int jump = 1; jump < depth; jump <<= 1) {
-      const int partner = r ^ jump;
-      if ((partner & (jump - 1)) == 0 && partner < p) {
-        if (partner > r)
-          m.recv0(partner);
-        else
-          m.send0(partner);
-      }
-    }
-    for (int jump = depth >> 1; jump > 0; jump >>= 1) {
-      const int partner = r ^ jump;
-      if ((partner & (jump - 1)) == 0 && partner < p) {
-        if (partner > r)
-          m.send0(partner);
-        else
-          m.recv0(partner);
-      }
-    }
-    return;
-  }
+  if (name == "double_ring")
+    return barrier_double_ring(c);
+  if (name == "tree")
+    return barrier_tree(c);
   not_modeled("barrier", name);
 }
 
