@@ -168,29 +168,34 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
     check(c, o, rank);
 }
 
-void Program::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
+Program::RankGraph Program::rank_graph(unsigned rank) const
 {
   // The rank's operations in list order, and who waits for whom (an operation's `after`, else the rank's previous).
   auto const& mine = mine_[rank];
   const std::size_t n = mine.size();
-  std::vector<std::vector<std::size_t>> users(n);
-  std::vector<std::size_t> missing(n, 0);
-  {
-    std::unordered_map<std::size_t, std::size_t> at; // op index -> position in `mine` (freed once the graph is built)
-    for (std::size_t k = 0; k < n; ++k) {
-      auto const& o = plan_.ops[mine[k].first];
-      at.emplace(o.index, k);
-      if (o.deps_given) {
-        for (auto d : o.after[mine[k].second]) {
-          users[at.at(d)].push_back(k);
-          ++missing[k];
-        }
-      } else if (k > 0) {
-        users[k - 1].push_back(k);
-        ++missing[k];
+  RankGraph g{std::vector<std::vector<std::size_t>>(n), std::vector<std::size_t>(n, 0)};
+  std::unordered_map<std::size_t, std::size_t> at; // op index -> position in `mine`
+  for (std::size_t k = 0; k < n; ++k) {
+    auto const& o = plan_.ops[mine[k].first];
+    at.emplace(o.index, k);
+    if (o.deps_given) {
+      for (auto d : o.after[mine[k].second]) {
+        g.users[at.at(d)].push_back(k);
+        ++g.missing[k];
       }
+    } else if (k > 0) {
+      g.users[k - 1].push_back(k);
+      ++g.missing[k];
     }
   }
+  return g;
+}
+
+void Program::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
+{
+  auto const& mine = mine_[rank];
+  const std::size_t n = mine.size();
+  auto [users, missing] = rank_graph(rank);
   // Start every operation whose predecessors are done, in list order: inline when it is the only one and nothing
   // is in flight (a sequential program runs in this one actor), else each in its own actor. An operation on a lane
   // waits, besides, for the lane: one at a time per lane, the lowest index first.

@@ -40,6 +40,12 @@ private:
     std::string protocol, algorithm;
   };
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
+  /// A rank's operations (positions in mine_[rank]): who waits for each (`users`), how many it waits for (`missing`).
+  struct RankGraph {
+    std::vector<std::vector<std::size_t>> users;
+    std::vector<std::size_t> missing;
+  };
+  RankGraph rank_graph(unsigned rank) const;
   /// Rank `rank`, the j-th of those that run `o`, runs it.
   void execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, std::size_t j, unsigned rank);
   void place(const nodes::Cluster& c);
