@@ -571,24 +571,21 @@ void barrier_tree(Ctx& c) // ompi_coll_base_barrier_intra_tree
   MpiProgram& m = c.m;
   const int p = c.p, r = c.r;
   const int depth = (p & (p - 1)) == 0 ? p : ompi::next_power_of_two(p);
-  for (int jump = 1; jump < depth; jump <<= 1) {
+  // One step at distance `jump` with its partner, if it has one there: towards the root the higher rank sends, away
+  // from it the lower one does.
+  auto step = [&](int jump, bool towards_root) {
     const int partner = r ^ jump;
-    if ((partner & (jump - 1)) == 0 && partner < p) {
-      if (partner > r)
-        m.recv0(partner);
-      else
-        m.send0(partner);
-    }
-  }
-  for (int jump = depth >> 1; jump > 0; jump >>= 1) {
-    const int partner = r ^ jump;
-    if ((partner & (jump - 1)) == 0 && partner < p) {
-      if (partner > r)
-        m.send0(partner);
-      else
-        m.recv0(partner);
-    }
-  }
+    if ((partner & (jump - 1)) != 0 || partner >= p)
+      return;
+    if ((partner > r) == towards_root)
+      m.recv0(partner);
+    else
+      m.send0(partner);
+  };
+  for (int jump = 1; jump < depth; jump <<= 1)
+    step(jump, true);
+  for (int jump = depth >> 1; jump > 0; jump >>= 1)
+    step(jump, false);
 }
 } // namespace
 
