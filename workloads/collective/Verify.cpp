@@ -5,13 +5,16 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <memory>
+#include <vector>
 
 namespace nafsim::workloads {
 
+unsigned DataPattern::period() const { return half_precision ? std::max(1u, 1024u / std::max(1u, ranks)) : 30u; }
+
 double DataPattern::operator()(unsigned rank, std::uint64_t i, unsigned iteration) const
 {
-  const unsigned hi = half_precision ? std::max(1u, 1024u / std::max(1u, ranks)) : 30u;
-  return 1.0 + static_cast<double>((rank * 7ULL + i * 3ULL + iteration * 5ULL) % hi);
+  return 1.0 + static_cast<double>((rank * 7ULL + i * 3ULL + iteration * 5ULL) % period());
 }
 
 std::vector<std::byte> DataPattern::input(const coll::CollectiveCall& cc, unsigned rank, unsigned iteration) const
@@ -30,11 +33,19 @@ std::function<double(std::uint64_t)> expected_output(const coll::CollectiveCall&
   const auto root       = static_cast<unsigned>(cc.root);
   const std::uint64_t n = cc.count;
   const auto p          = static_cast<unsigned>(cc.size);
-  auto fold             = [=](std::uint64_t i) {
-    double v = pattern(0, i, iteration);
-    for (unsigned s = 1; s < p; ++s)
-      v = cc.func == coll::ReduceFunc::Sum ? v + pattern(s, i, iteration) : std::max(v, pattern(s, i, iteration));
-    return v;
+  // The fold over every rank of element i, once per element of the pattern's period (the same sums, in the same
+  // order, as folding element i itself: pattern(s, i) == pattern(s, i % period)); folding each element of each
+  // rank's output over all ranks had cost 60 % of a verified 64-rank allreduce of 1 MiB.
+  auto make_fold = [&] {
+    const unsigned period = pattern.period();
+    auto folds            = std::make_shared<std::vector<double>>(period);
+    for (unsigned j = 0; j < period; ++j) {
+      double v = pattern(0, j, iteration);
+      for (unsigned s = 1; s < p; ++s)
+        v = cc.func == coll::ReduceFunc::Sum ? v + pattern(s, j, iteration) : std::max(v, pattern(s, j, iteration));
+      (*folds)[j] = v;
+    }
+    return [folds, period](std::uint64_t i) { return (*folds)[i % period]; };
   };
   switch (cc.collective) {
     case Collective::Recv: return [=](std::uint64_t i) { return pattern(root, i, iteration); };
@@ -51,10 +62,10 @@ std::function<double(std::uint64_t)> expected_output(const coll::CollectiveCall&
       return [=](std::uint64_t i) { return pattern(static_cast<unsigned>(i / n), i % n, iteration); };
     case Collective::Reduce:
       if (rank == root)
-        return fold;
+        return make_fold();
       break;
-    case Collective::AllReduce: return fold;
-    case Collective::ReduceScatter: return [=](std::uint64_t i) { return fold(n * rank + i); };
+    case Collective::AllReduce: return make_fold();
+    case Collective::ReduceScatter: return [fold = make_fold(), n, rank](std::uint64_t i) { return fold(n * rank + i); };
     case Collective::AllToAll:
       return [=](std::uint64_t i) { return pattern(static_cast<unsigned>(i / n), n * rank + i % n, iteration); };
     case Collective::Copy: return [=](std::uint64_t i) { return pattern(rank, i, iteration); };

@@ -19,6 +19,8 @@ struct DataPattern {
   /// Element `i` of `rank`'s input in `iteration`: small positive integers, exact in every type;
   /// sums over all ranks stay exact in float16 (<= 1024); never -1 (the output poison).
   double operator()(unsigned rank, std::uint64_t i, unsigned iteration) const;
+  /// Element i and element i + period() of an input hold the same value.
+  unsigned period() const;
   /// `rank`'s input buffer for call `cc`.
   std::vector<std::byte> input(const coll::CollectiveCall& cc, unsigned rank, unsigned iteration) const;
 };
