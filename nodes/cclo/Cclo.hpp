@@ -6,7 +6,7 @@
 
 #include "nodes/cclo/CcloConfig.hpp"
 #include "nodes/cclo/CcloCore.hpp"
-#include "nodes/cclo/DataPlane.hpp"
+#include "nodes/memory/DataPlane.hpp"
 #include "nodes/cclo/DataMover.hpp"
 #include "nodes/cclo/HostInvocation.hpp"
 #include "nodes/cclo/RndzvQueue.hpp"

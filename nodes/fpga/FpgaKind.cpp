@@ -1,10 +1,12 @@
 // The node kind `fpga`: a network-attached FPGA (its own port, the CCLO), registered with the node kinds.
 
-#include "nodes/fpga/FpgaNode.hpp"
+#include "nodes/fpga/FpgaCluster.hpp"
 #include "nodes/fpga/FpgaTables.hpp"
 #include "nodes/platform/FrameCheck.hpp"
 #include "nodes/platform/NodeKindRegistry.hpp"
 #include "nodes/platform/PlatformConfig.hpp"
+
+#include <fmt/format.h>
 
 namespace nafsim::nodes {
 
@@ -29,6 +31,32 @@ void check_fpga_frames(const PlatformConfig& cfg)
   }
 }
 } // namespace
+
+namespace {
+/// The cluster's first FPGA node, or null.
+const FpgaNode* first_fpga(const Cluster& c)
+{
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if (auto const* f = c.find<FpgaNode>(i))
+      return f;
+  return nullptr;
+}
+} // namespace
+
+void require_roce(const Cluster& c, const std::string& workload)
+{
+  if (auto const* f = first_fpga(c))
+    f->require_rdma(workload);
+}
+
+void require_connectionless(const Cluster& c, const std::string& workload)
+{
+  if (auto const* f = first_fpga(c); f && f->config().transport != Transport::Connectionless)
+    throw config::ConfigError("", "/platform/node/fpga/transport",
+                              fmt::format("the {} needs the connectionless transport, but the nodes run RoCE; set "
+                                          "transport to 'connectionless' (preset lant-zcu102 does)",
+                                          workload));
+}
 
 void register_fpga_kind(NodeKindRegistry& r)
 {

@@ -146,4 +146,14 @@ roce::InboundMessage FpgaNode::wait_inbound(ActorContext& ctx)
               WaitReason([this] { return fmt::format("node {}: an incoming message", id_); }));
 }
 
+void FpgaNode::require_rdma(const std::string& user) const
+{
+  if (cfg_.transport != Transport::Roce)
+    throw config::ConfigError("", "/platform/node/fpga/transport",
+                              fmt::format("the {} runs over the RoCE POE, but the nodes run {}; set transport to 'roce' (the "
+                                          "CCLO's `collective` workload also runs over tcp and udp; the `connectionless` "
+                                          "workload over connectionless)",
+                                          user, config::enum_name(cfg_.transport)));
+}
+
 } // namespace nafsim::nodes

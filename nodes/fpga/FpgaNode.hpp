@@ -34,7 +34,7 @@ public:
   net::HostId id() const { return id_; }
   simgrid::s4u::Host* host() const { return host_; }
   const FpgaNodeConfig& config() const { return cfg_; }
-  /// The collective engine, once attached (Cluster::cclo).
+  /// The collective engine, once attached (cclo_of, FpgaCluster.hpp).
   Cclo* cclo() { return cclo_.get(); }
   const Cclo* cclo() const { return cclo_.get(); }
   /// Attach the collective engine; notices of the node's transport addressed to it go to it.
@@ -56,6 +56,8 @@ public:
   const TcpPoe* tcp() const override { return tcp_.get(); }
   UdpPoe* udp() { return udp_.get(); }
   const UdpPoe* udp() const override { return udp_.get(); }
+  void require_rdma(const std::string& user) const override;
+  bool data_engine_made() const override { return cclo_ != nullptr; }
   std::uint64_t device_bytes_read() const override { return memory_.device_bytes_read(); }
   std::uint64_t device_bytes_written() const override { return memory_.device_bytes_written(); }
   void set_trace(results::Trace& t, std::uint32_t pid) override;

@@ -1,5 +1,6 @@
 #include "nodes/fpga/FpgaTables.hpp"
 
+#include "nodes/fpga/FpgaCluster.hpp"
 #include "nodes/platform/ClusterReport.hpp"
 
 namespace nafsim::nodes {
@@ -9,7 +10,7 @@ namespace {
 // Nodes running the connectionless transport: every sender, receiver and NI counter.
 void add_connectionless_nodes(const Cluster& c, const std::vector<std::size_t>& at, results::ResultSink& sink)
 {
-  if (c.node(at.front()).lant()) {
+  if (c.at<FpgaNode>(at.front()).lant()) {
     results::Table nodes_t("connectionless_nodes",
                            {"node", "commands", "post_waits", "operations", "data_packets_sent", "stale_staged", "control_packets_sent", "packets_sent",
                             "retransmitted", "retransmit_requests", "retransmissions_cancelled", "timeouts",
@@ -21,7 +22,7 @@ void add_connectionless_nodes(const Cluster& c, const std::vector<std::size_t>& 
                             "duplicate_notifications", "filter_evictions", "peak_registrations", "peak_escape",
                             "deliveries", "verification_failures"});
     for (std::size_t i : at) {
-      auto const& ni = *c.node(i).lant();
+      auto const& ni = *c.at<FpgaNode>(i).lant();
       auto const& s  = ni.sender().counters();
       auto const& r  = ni.receiver().counters();
       nodes_t.row()
@@ -82,7 +83,7 @@ void add_cclo(const Cluster& c, const std::vector<std::size_t>& at, results::Res
                                "rx_eager_messages", "rx_notifications", "rx_buffers", "rx_buffers_max_used",
                                "rx_refusals", "safety_warnings"});
   for (std::size_t i : at) {
-    const Cclo* e = c.node(i).cclo();
+    const Cclo* e = c.at<FpgaNode>(i).cclo();
     if (!e)
       continue;
     auto k        = e->counters();
@@ -145,7 +146,7 @@ std::uint64_t cclo_messages(const Cluster& c)
 {
   std::uint64_t n = 0;
   for (std::size_t i = 0; i < c.size(); ++i)
-    if (const Cclo* e = c.is_fpga(i) ? c.node(i).cclo() : nullptr) {
+    if (const Cclo* e = c.find<FpgaNode>(i) ? c.find<FpgaNode>(i)->cclo() : nullptr) {
       auto k = e->counters();
       n += k.eager_messages + k.rendezvous_writes + k.notifications_sent;
     }

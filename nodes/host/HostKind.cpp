@@ -1,6 +1,6 @@
 // The node kind `host`: a CPU with a commodity RDMA NIC running software MPI, registered with the node kinds.
 
-#include "nodes/host/HostNode.hpp"
+#include "nodes/host/HostCluster.hpp"
 #include "nodes/platform/ClusterReport.hpp"
 #include "nodes/platform/FrameCheck.hpp"
 #include "nodes/platform/NodeKindRegistry.hpp"
@@ -26,7 +26,7 @@ void add_mpi(const Cluster& c, const std::vector<std::size_t>& at, results::Resu
                                    "reads", "bytes_sent", "bytes_copied", "bytes_reduced", "cpu_busy_us",
                                    "cpu_utilization", "bounce_max_used", "bounce_refusals", "fragments_sent"});
   for (std::size_t i : at) {
-    const MpiProcess* p = c.host_node(i).mpi();
+    const MpiProcess* p = c.at<HostNode>(i).mpi();
     if (!p)
       continue;
     auto const& k = p->counters();
@@ -52,6 +52,16 @@ void add_mpi(const Cluster& c, const std::vector<std::size_t>& at, results::Resu
 }
 
 } // namespace
+
+MpiProcess& mpi_of(Cluster& c, std::size_t i)
+{
+  HostNode& h = c.at<HostNode>(i);
+  if (!h.mpi())
+    h.attach_mpi(std::make_unique<MpiProcess>(
+        static_cast<net::HostId>(i), h.config(), c.scheduler(), h.transport(),
+        [&c, i](net::HostId peer) { return c.connection(i, peer); }, c.data()));
+  return *h.mpi();
+}
 
 void register_host_kind(NodeKindRegistry& r)
 {

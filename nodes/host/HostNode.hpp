@@ -51,6 +51,7 @@ public:
   MpiProcess* mpi() { return mpi_.get(); }
   const MpiProcess* mpi() const { return mpi_.get(); }
   void attach_mpi(std::unique_ptr<MpiProcess> p) { mpi_ = std::move(p); }
+  bool data_engine_made() const override { return mpi_ != nullptr; }
   /// Hand the NIC's notices to `lib` instead (not owned; it must outlive the run).
   void attach_library(HostLibrary* lib) { library_ = lib; }
 

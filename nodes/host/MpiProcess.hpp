@@ -14,7 +14,7 @@
 // library work (posting to the NIC, handling an arrival, copying, reducing) runs on it one after
 // another, at the configured costs.
 
-#include "nodes/cclo/DataPlane.hpp"
+#include "nodes/memory/DataPlane.hpp"
 #include "nodes/cclo/Plugins.hpp"
 #include "nodes/host/HostNodeConfig.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"

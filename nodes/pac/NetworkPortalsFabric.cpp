@@ -1,5 +1,7 @@
 #include "nodes/pac/NetworkPortalsFabric.hpp"
 
+#include "nodes/fpga/FpgaCluster.hpp"
+#include "nodes/host/HostCluster.hpp"
 #include "nodes/platform/Cluster.hpp"
 #include "simcore/config/ConfigError.hpp"
 
@@ -40,9 +42,9 @@ private:
 NetworkPortalsFabric::NetworkPortalsFabric(Cluster& c, std::vector<std::size_t> positions, Bytes header)
     : PortalsFabric(positions.size()), c_(c), pos_(std::move(positions)), header_(header)
 {
-  c_.require_roce("portals_mpi over the network");
+  require_roce(c_, "portals_mpi over the network");
   for (std::size_t i = 0; i < pos_.size(); ++i) {
-    HostNode& h = c_.host_node(pos_[i]);
+    HostNode& h = c_.at<HostNode>(pos_[i]);
     ports_.push_back(std::make_unique<Port>(*this, static_cast<int>(i)));
     h.attach_library(ports_.back().get());
     node_of_[h.id()] = static_cast<int>(i);

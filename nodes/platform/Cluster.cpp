@@ -1,5 +1,8 @@
 #include "nodes/platform/Cluster.hpp"
 
+#include "nodes/rdma/RdmaPoe.hpp"
+#include "nodes/transport/TcpPoe.hpp"
+#include "nodes/transport/UdpPoe.hpp"
 #include "simcore/topo/SimgridPlatform.hpp"
 
 #include <algorithm>
@@ -36,10 +39,8 @@ Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed
     if (k.check && std::find(kind_at.begin(), kind_at.end(), &k) != kind_at.end())
       k.check(cfg);
   nodes_.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < n; ++i)
     nodes_.push_back(kind_at[i]->make(NodeBuild{static_cast<net::HostId>(i), cfg_, sched, *fabric_, hosts_[i]}));
-    has_fpga_ = has_fpga_ || is_fpga(i);
-  }
   sched.add_deadlock_note([this] { return transport_report(); });
 }
 
@@ -83,36 +84,7 @@ const MemorySystem& Cluster::memory(std::size_t i) const
   return nodes_.at(i)->memory();
 }
 
-MpiProcess& Cluster::mpi(std::size_t i)
-{
-  HostNode& h = host_node(i);
-  if (!h.mpi())
-    h.attach_mpi(std::make_unique<MpiProcess>(
-        static_cast<net::HostId>(i), h.config(), sched_, h.transport(),
-        [this, i](net::HostId peer) { return connection(i, peer); }, data_.get()));
-  return *h.mpi();
-}
-
 Cluster::~Cluster() = default;
-
-void Cluster::require_roce(const std::string& workload) const
-{
-  if (has_fpga_ && cfg_.node.fpga.transport != Transport::Roce)
-    throw config::ConfigError("", "/platform/node/fpga/transport",
-                              fmt::format("the {} runs over the RoCE POE, but the nodes run {}; set transport to 'roce' (the "
-                                          "CCLO's `collective` workload also runs over tcp and udp; the `connectionless` "
-                                          "workload over connectionless)",
-                                          workload, config::enum_name(cfg_.node.fpga.transport)));
-}
-
-void Cluster::require_connectionless(const std::string& workload) const
-{
-  if (has_fpga_ && cfg_.node.fpga.transport != Transport::Connectionless)
-    throw config::ConfigError("", "/platform/node/fpga/transport",
-                              fmt::format("the {} needs the connectionless transport, but the nodes run RoCE; set "
-                                          "transport to 'connectionless' (preset lant-zcu102 does)",
-                                          workload));
-}
 
 QpId Cluster::qp(std::size_t from, std::size_t to)
 {
@@ -131,8 +103,8 @@ QpId Cluster::add_qp(std::size_t from, std::size_t to)
 
 std::pair<QpId, QpId> Cluster::add_qp_pair(std::size_t from, std::size_t to)
 {
-  if (is_fpga(from) || is_fpga(to))
-    require_roce("RDMA queue-pair user");
+  nodes_[from]->require_rdma("RDMA queue-pair user");
+  nodes_[to]->require_rdma("RDMA queue-pair user");
   RdmaPoe& a   = poe(from);
   RdmaPoe& b   = poe(to);
   QpId qb = static_cast<QpId>(b.qp_count());
@@ -141,10 +113,6 @@ std::pair<QpId, QpId> Cluster::add_qp_pair(std::size_t from, std::size_t to)
   b.create_qp(static_cast<net::HostId>(from), qa, psn);
   return {qa, qb};
 }
-
-} // namespace nafsim::nodes
-
-namespace nafsim::nodes {
 
 std::uint32_t Cluster::trace_pid(std::size_t i) const
 {
@@ -161,135 +129,16 @@ void Cluster::enable_trace(results::Trace& t)
     nodes_[i]->set_trace(t, static_cast<std::uint32_t>(topo_.host_vertex(i)));
 }
 
-} // namespace nafsim::nodes
-
-namespace nafsim::nodes {
-
 DataPlane& Cluster::carry_data()
 {
   if (!data_) {
     for (std::size_t i = 0; i < size(); ++i)
-      if ((is_fpga(i) && node(i).cclo()) || (find<HostNode>(i) && host_node(i).mpi()))
-        throw std::logic_error("Cluster::carry_data() must come before the first cclo() / mpi()");
+      if (nodes_[i]->data_engine_made())
+        throw std::logic_error("Cluster::carry_data() must come before the first CCLO / MPI library is made");
     data_ = std::make_unique<DataPlane>(size());
   }
   return *data_;
 }
-
-CcloLink Cluster::connectionless_link(LantNi& nref) const
-{
-  LantNi* ni = &nref;
-  CcloLink link;
-  auto const& tc = cfg_.node.fpga.connectionless.transport;
-  auto const& cc = cfg_.node.fpga.cclo;
-  std::uint64_t largest = cc.tuning.max_eager_size.count + cc.txrx.header.count;
-  if (!tc.registration || largest > tc.max_registered())
-    throw config::ConfigError(
-        "", "/platform/node/fpga/cclo/tuning/max_eager_size",
-        fmt::format("over the connectionless transport an eager message (max_eager_size {} + the {} header) must "
-                    "fit the registration range ({} with {}-bit masks of {} packets{}): lower max_eager_size or "
-                    "raise connectionless.transport.bitmask_bits",
-                    format_bytes(cc.tuning.max_eager_size), format_bytes(cc.txrx.header),
-                    format_bytes(Bytes{tc.max_registered()}), tc.bitmask_bits,
-                    format_bytes(tc.packet_payload), tc.registration ? "" : "; registration is off"));
-  // Every CCLO message is registered at its receiver (it lands where the registration puts it), down to a
-  // control message that is the header alone (rendezvous requests and acknowledgements).
-  if (tc.register_min.count > cc.txrx.header.count)
-    throw config::ConfigError(
-        "", "/platform/node/fpga/connectionless/transport/register_min",
-        fmt::format("over the connectionless transport every CCLO message is registered at its receiver, and the "
-                    "smallest is a {} header alone; register_min {} would leave the smaller ones unregistrable: set "
-                    "register_min to at most {}",
-                    format_bytes(cc.txrx.header), format_bytes(tc.register_min), format_bytes(cc.txrx.header)));
-  link.post = [ni, &tc](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()>) {
-    // The CCLO takes a transfer's data whole at its one notification; Large Transfer segmentation would
-    // notify each segment (not modeled for the CCLO).
-    if (wr.verb != roce::Verb::Send && tc.large_transfer.threshold.count > 0 && wr.length > tc.large_transfer.threshold.count &&
-        wr.length > tc.large_transfer.segment.count)
-      throw config::ConfigError(
-          "", "/platform/node/fpga/connectionless/transport/large_transfer/threshold",
-          fmt::format("the CCLO writes {} B to node {}, which Large Transfer would cut into segments of {}; the CCLO over "
-                      "the connectionless transport needs each transfer in one piece (segment notifications are not "
-                      "modeled for it): set threshold to 0 or at least the largest transfer",
-                      wr.length, peer, format_bytes(tc.large_transfer.segment)));
-    if (auto why = tc.command_size_problem(std::max<std::uint64_t>(wr.length, 1)); !why.empty())
-      throw SimulationError(fmt::format("the CCLO posts a {} B transfer to node {} that the connectionless transport "
-                                        "cannot carry: {}",
-                                        wr.length, peer, why));
-    lant::Command c;
-    c.id          = wr.wr_id;
-    c.dst         = peer;
-    c.local_addr  = wr.local_addr;
-    c.remote_addr = wr.remote_addr;
-    c.bytes       = std::max<std::uint64_t>(wr.length, 1);
-    c.msg         = wr.msg;
-    c.message     = wr.verb == roce::Verb::Send;
-    c.header      = wr.header;
-    ni->submit(c, std::move(source));
-  };
-  link.set_recv_provider = [ni](roce::RecvProvider p) {
-    ni->set_placement([p = std::move(p)](std::uint32_t, const lant::DataPacket& first) {
-      roce::RecvOffer o = p(first.header);
-      switch (o.status) {
-        case roce::RecvOffer::Status::NotReady: return lant::Placement{lant::Placement::Status::NotReady, 0, 0, 0};
-        case roce::RecvOffer::Status::Ready:
-          return lant::Placement{lant::Placement::Status::Ready, o.recv.local_addr, o.recv.wr_id, o.recv.length};
-        case roce::RecvOffer::Status::Unclaimed: break;
-      }
-      return lant::Placement{};
-    });
-  };
-  link.transport    = "the connectionless transport";
-  link.max_send     = tc.max_registered();
-  link.max_send_fix = "a smaller platform.node.fpga.cclo.rx_buffers.size, wider "
-                      "platform.node.fpga.connectionless.transport.bitmask_bits, or protocol auto (the firmware's "
-                      "max_eager_size)";
-  return link;
-}
-
-CcloLink Cluster::engine_link(FpgaNode& n, std::size_t i)
-{
-  CcloLink link;
-  link.post = [this, &n, i](std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source,
-                            std::function<void()> accepted) {
-    if (cfg_.node.fpga.transport == Transport::Roce)
-      n.poe().post_send(connection(i, peer), wr, std::move(source), std::move(accepted));
-    else if (cfg_.node.fpga.transport == Transport::Tcp)
-      n.tcp()->post_send(connection(i, peer), wr, std::move(source), std::move(accepted));
-    else
-      n.transport().post_send(connection(i, peer), wr, std::move(source));
-  };
-  // RoCE: the POE's transmit path took the last byte; TCP: the stack accepted the last write (ACCL's
-  // packetizer status, tcp_path.md section 1); UDP: the last byte produced.
-  link.reports_acceptance = cfg_.node.fpga.transport == Transport::Roce || cfg_.node.fpga.transport == Transport::Tcp;
-  link.ordered            = true; // a RoCE queue pair, a TCP session (UDP runs no rendezvous)
-  link.set_recv_provider = [&n](roce::RecvProvider p) { n.transport().set_recv_provider(std::move(p)); };
-  link.rendezvous = cfg_.node.fpga.transport == Transport::Roce;
-  link.transport  = config::enum_name(cfg_.node.fpga.transport);
-  return link;
-}
-
-Cclo& Cluster::cclo(std::size_t i)
-{
-  FpgaNode& n = node(i);
-  if (!n.cclo()) {
-    CcloLink link = n.lant() ? connectionless_link(*n.lant()) : engine_link(n, i);
-    n.attach_cclo(std::make_unique<Cclo>(static_cast<net::HostId>(i), cfg_.node.fpga.cclo, cfg_.node.fpga.clock,
-                                         sched_, std::move(link), n.memory(), data_.get(), seed()));
-    // XRT syncs host buffers through its driver: each sync the driver's fixed cost, then the copy.
-    n.cclo()->set_buffer_sync([this, i](ActorContext& ctx, std::uint64_t bytes, bool to_host) {
-      host_driver_copy(ctx, node(i).memory(), cfg_.node.fpga.host_driver, bytes, to_host);
-    });
-    if (trace_ && trace_->blocks())
-      n.cclo()->set_trace(trace_, static_cast<std::uint32_t>(topo_.host_vertex(i)));
-    n.cclo()->start();
-  }
-  return *n.cclo();
-}
-
-} // namespace nafsim::nodes
-
-namespace nafsim::nodes {
 
 Transport Cluster::transport_kind(std::size_t i) const
 {
@@ -374,10 +223,6 @@ std::string Cluster::transport_report() const
   }
   return s;
 }
-
-} // namespace nafsim::nodes
-
-namespace nafsim::nodes {
 
 const TcpPoe* Cluster::tcp(std::size_t i) const
 {

@@ -1,9 +1,11 @@
 #pragma once
 // Everything a run simulates, built from a PlatformConfig: topology, SimGrid platform, packet
-// fabric and one node per host; queue pairs are connected on first use.
+// fabric and one node per host; queue pairs are connected on first use. The cluster knows nodes through Node and the
+// registry only: a kind's own accessors live in its folder (nodes/fpga/FpgaCluster.hpp: the FPGA node, its CCLO;
+// nodes/host/HostCluster.hpp: the host's MPI library), reached as c.at<Kind>(i) or through those.
 
-#include "nodes/fpga/FpgaNode.hpp"
-#include "nodes/host/HostNode.hpp"
+#include "nodes/memory/DataPlane.hpp"
+#include "nodes/transport/Poe.hpp"
 #include "nodes/platform/NodeKindRegistry.hpp"
 #include "nodes/platform/PlatformConfig.hpp"
 #include "simcore/engine/FlatIndex.hpp"
@@ -42,23 +44,14 @@ public:
   template <class K> const K& at(std::size_t i) const { return static_cast<const K&>(checked(i, K::kKind)); }
   /// The node at position `i` if it is of kind K, else null.
   template <class K> K* find(std::size_t i) { return kind(i) == K::kKind ? &static_cast<K&>(*nodes_[i]) : nullptr; }
-  /// The FPGA node at position `i` (a config error naming /platform/node/kinds if it is not one).
-  FpgaNode& node(std::size_t i) { return at<FpgaNode>(i); }
-  const FpgaNode& node(std::size_t i) const { return at<FpgaNode>(i); }
-  bool is_fpga(std::size_t i) const { return kind(i) == FpgaNode::kKind; }
-  /// The host node at position `i` (a config error if it is not one).
-  HostNode& host_node(std::size_t i) { return at<HostNode>(i); }
-  const HostNode& host_node(std::size_t i) const { return at<HostNode>(i); }
+  template <class K> const K* find(std::size_t i) const
+  {
+    return kind(i) == K::kKind ? &static_cast<const K&>(*nodes_[i]) : nullptr;
+  }
   /// The RDMA engine of position `i`: the FPGA's POE or the host's NIC.
   RdmaPoe& poe(std::size_t i);
   const RdmaPoe& poe(std::size_t i) const;
   const MemorySystem& memory(std::size_t i) const;
-  /// The MPI library of host node `i`, created on first use.
-  MpiProcess& mpi(std::size_t i);
-  /// Throw a config error unless the nodes run the RoCE POE (`workload` names who needs it).
-  void require_roce(const std::string& workload) const;
-  /// Throw a config error unless the nodes run the connectionless transport.
-  void require_connectionless(const std::string& workload) const;
   /// Queue pair from `from` to `to` on node `from` (created with its peer on first use).
   QpId qp(std::size_t from, std::size_t to);
   /// Another queue pair from `from` to `to`, beside any there are (a host spreading work over several);
@@ -75,9 +68,8 @@ public:
   Poe& transport(std::size_t i);
   /// The transport position `i` runs.
   Transport transport_kind(std::size_t i) const;
-  /// The collective engine of node `i`, created (and its firmware started) on first use.
-  Cclo& cclo(std::size_t i);
-  /// Carry real bytes from now on (memory contents, message payloads); call before the first cclo().
+  /// Carry real bytes from now on (memory contents, message payloads); call before any node's data engine is made
+  /// (Node::data_engine_made: the CCLO, the MPI library).
   DataPlane& carry_data();
   /// The real data, if the run carries it.
   DataPlane* data() { return data_.get(); }
@@ -103,10 +95,6 @@ private:
   {
     return const_cast<Node&>(static_cast<const Cluster&>(*this).checked(i, want));
   }
-  /// How the CCLO of node `i` reaches the network: its connectionless NI (SENDs are placed messages) or its
-  /// engine (RoCE, TCP, UDP) and the node's connections.
-  CcloLink connectionless_link(LantNi& ni) const;
-  CcloLink engine_link(FpgaNode& n, std::size_t i);
   /// A new queue pair: its numbers on `from` and on `to`.
   std::pair<QpId, QpId> add_qp_pair(std::size_t from, std::size_t to);
   PlatformConfig cfg_;
@@ -116,7 +104,6 @@ private:
   std::vector<simgrid::s4u::Host*> hosts_;
   std::unique_ptr<net::Fabric> fabric_;
   const NodeKindRegistry& known_;
-  bool has_fpga_ = false; ///< some position holds an FPGA (checked on every new connection)
   std::vector<std::unique_ptr<Node>> nodes_; ///< one per host position
   // Connections by (from, to) position, looked up per message: in an open-addressing index keyed from << 32 | to
   // (an ordered map of the million pairs of a 1,024-rank all-to-all walked 20 levels per look-up, a hashed one

@@ -1,5 +1,9 @@
 #include "nodes/platform/ClusterReport.hpp"
 
+#include "nodes/rdma/RdmaPoe.hpp"
+#include "nodes/transport/TcpPoe.hpp"
+#include "nodes/transport/UdpPoe.hpp"
+
 namespace nafsim::nodes {
 
 namespace {

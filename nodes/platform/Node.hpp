@@ -47,6 +47,11 @@ public:
   virtual const TcpPoe* tcp() const { return nullptr; }
   virtual const UdpPoe* udp() const { return nullptr; }
   virtual LantNi* lant() { return nullptr; }
+  /// Throw a ConfigError naming its parameters unless its RDMA engine carries queue pairs (`user`: who needs them).
+  virtual void require_rdma(const std::string& user) const { (void)user; }
+  /// Its engine that reads and writes real bytes (the FPGA's CCLO, the host's MPI library) has been made: the run's
+  /// DataPlane (Cluster::carry_data) must come before.
+  virtual bool data_engine_made() const { return false; }
   /// Bytes its device memory read and wrote (nodes.csv; 0 without device memory).
   virtual std::uint64_t device_bytes_read() const { return 0; }
   virtual std::uint64_t device_bytes_written() const { return 0; }

@@ -70,7 +70,7 @@ std::vector<nodes::CcloResult> NodeWorld::run(const std::vector<nodes::CcloCall>
     auto p  = std::make_shared<nodes::CcloPending>();
     p->call = calls[i];
     pending.push_back(p);
-    auto& cclo      = cluster_->cclo(calls[i].comm.at(static_cast<std::size_t>(calls[i].rank)));
+    auto& cclo      = nodes::cclo_of(*cluster_, calls[i].comm.at(static_cast<std::size_t>(calls[i].rank)));
     const SimTime t = i < at.size() ? at[i] : SimTime::zero();
     sched_.spawn_task(fmt::format("caller-{}", i), [p, &cclo, t](TaskContext& ctx) -> Task<> {
       co_await ctx.sleep_until(t);

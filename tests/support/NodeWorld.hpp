@@ -6,6 +6,7 @@
 // so a test sees the firmware, the data mover, the Rx buffers and the network as the runs do, on the kernel's
 // clock, in milliseconds.
 
+#include "nodes/fpga/FpgaCluster.hpp"
 #include "nodes/platform/Cluster.hpp"
 #include "simcore/engine/Scheduler.hpp"
 
@@ -24,7 +25,7 @@ public:
 
   Scheduler& scheduler() { return sched_; }
   nodes::Cluster& cluster() { return *cluster_; }
-  nodes::Cclo& cclo(std::size_t node) { return cluster_->cclo(node); }
+  nodes::Cclo& cclo(std::size_t node) { return nodes::cclo_of(*cluster_, node); }
 
   /// The call for rank `rank` of a communicator of the first `ranks` nodes: buffers at fixed device addresses
   /// (input at kUserBase, output 1 GiB above), float32 elements.

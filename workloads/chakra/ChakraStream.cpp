@@ -1,5 +1,7 @@
 #include "workloads/chakra/ChakraStream.hpp"
 
+#include "nodes/fpga/FpgaCluster.hpp"
+#include "nodes/host/HostCluster.hpp"
 #include "workloads/chakra/RankReader.hpp"
 #include "workloads/program/ComputeTime.hpp"
 #include "workloads/program/Placement.hpp"
@@ -118,10 +120,10 @@ void ChakraStream::start(nodes::Cluster& c)
   calls_made_.assign(ctx_.ranks, {});
   for (unsigned r = 0; r < ctx_.ranks; ++r) {
     if (mpi_)
-      c.mpi(hosts_[r]);
+      nodes::mpi_of(c, hosts_[r]);
     else
-      c.cclo(hosts_[r]);
-    auto* host = mpi_ ? c.host_node(hosts_[r]).host() : c.node(hosts_[r]).host();
+      nodes::cclo_of(c, hosts_[r]);
+    auto* host = mpi_ ? c.at<nodes::HostNode>(hosts_[r]).host() : c.at<nodes::FpgaNode>(hosts_[r]).host();
     c.scheduler().spawn(fmt::format("chakra-rank-{}", r), host,
                         [this, &c, r](ActorContext& ctx) { run_rank(ctx, c, r); });
   }
@@ -221,7 +223,7 @@ void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, 
       call.tag      = n.tag;
       if (p2p && cfg_.sends == ChakraSends::Eager)
         call.protocol = coll::Protocol::Eager;
-      auto res      = c.cclo(hosts_[rank]).call(ctx, call);
+      auto res      = nodes::cclo_of(c, hosts_[rank]).call(ctx, call);
       if (!res.error.empty())
         throw SimulationError(fmt::format("{}: node {} ('{}') on rank {}: {}", rank_file_of(cfg_, rank), n.id, n.name,
                                           rank, res.error));
@@ -425,7 +427,7 @@ void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
   std::vector<std::pair<std::uint64_t, std::int64_t>> finished; // (id, lane)
   std::size_t running = 0;
   const ActorId self  = ctx.id();
-  auto* host          = mpi_ ? c.host_node(hosts_[rank]).host() : c.node(hosts_[rank]).host();
+  auto* host          = mpi_ ? c.at<nodes::HostNode>(hosts_[rank]).host() : c.at<nodes::FpgaNode>(hosts_[rank]).host();
   for (;;) {
     // Read a window ahead; further only while nothing can run.
     auto read_ahead = [&] { return run.waiting.size() + run.ready.size() + run.held_count; };

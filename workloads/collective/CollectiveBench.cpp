@@ -2,6 +2,7 @@
 
 #include "nodes/cclo/CallPlan.hpp"
 #include "nodes/cclo/CcloBuild.hpp"
+#include "nodes/fpga/FpgaCluster.hpp"
 #include "simcore/config/ConfigError.hpp"
 #include "workloads/CriticalPath.hpp"
 #include "workloads/collective/Verify.hpp"
@@ -131,7 +132,7 @@ std::vector<net::HostId> CollectiveBench::place(const nodes::Cluster& c, const s
                                             cfg_.positions.size(), cfg_.ranks));
     for (std::size_t r = 0; r < cfg_.positions.size(); ++r) {
       unsigned pos = cfg_.positions[r];
-      if (pos >= c.size() || !c.is_fpga(pos))
+      if (pos >= c.size() || !(c.find<nodes::FpgaNode>(pos) != nullptr))
         throw config::ConfigError("", fmt::format("/workload/positions/{}", r),
                                   fmt::format("position {} is not an FPGA node of the platform ({} positions{})", pos,
                                               c.size(), fpgas.size() < c.size() ? ", see platform.node.kinds" : ""));
@@ -223,7 +224,7 @@ void CollectiveBench::pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned
     b.location = nodes::DataLocation::Device;
   if (b.result_location == nodes::DataLocation::Stream)
     b.result_location.reset();
-  auto res   = c.cclo(comm_[rank]).call(ctx, b);
+  auto res   = nodes::cclo_of(c, comm_[rank]).call(ctx, b);
   if (!res.error.empty())
     throw SimulationError(fmt::format("the CCLO barrier before {} on rank {}: {}",
                                       config::enum_name(cfg_.collective), rank, res.error));
@@ -232,7 +233,7 @@ void CollectiveBench::pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned
 void CollectiveBench::check_buffers(const nodes::Cluster& c) const
 {
   // Over the connectionless transport an eager segment (up to one Rx buffer, plus the header) is a placed message
-  // and must fit the registration range (Cluster::cclo checks max_eager_size; a forced eager protocol goes past it).
+  // and must fit the registration range (cclo_of checks max_eager_size; a forced eager protocol goes past it).
   auto const& fpga = c.config().node.fpga;
   if (fpga.transport == nodes::Transport::Connectionless) // one rank's block moves as one command (a rendezvous write)
     for (std::size_t i = 0; i < sizes_.size(); ++i)
@@ -318,7 +319,7 @@ void CollectiveBench::start(nodes::Cluster& c)
     for (unsigned r : probes) {
       if (r >= callers)
         continue;
-      auto plan = nodes::plan_call(make_call(r, sizes_[i]), c.cclo(comm_[r]));
+      auto plan = nodes::plan_call(make_call(r, sizes_[i]), nodes::cclo_of(c, comm_[r]));
       if (plan.error.empty())
         continue;
       const char* path = cfg_.compress                                  ? "/workload/compress"
@@ -334,8 +335,8 @@ void CollectiveBench::start(nodes::Cluster& c)
   unsigned participants = cfg_.collective == BenchOp::Nop ? 1 : cfg_.ranks;
   results_.assign(sizes_.size() * cfg_.iterations, std::vector<nodes::CcloResult>(participants));
   for (unsigned r = 0; r < participants; ++r) {
-    c.cclo(comm_[r]);
-    c.scheduler().spawn(fmt::format("bench-rank-{}", r), c.node(comm_[r]).host(),
+    nodes::cclo_of(c, comm_[r]);
+    c.scheduler().spawn(fmt::format("bench-rank-{}", r), c.at<nodes::FpgaNode>(comm_[r]).host(),
                         [this, &c, r](ActorContext& ctx) { run_rank(ctx, c, r); });
   }
 }
@@ -352,7 +353,7 @@ void CollectiveBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
       start_line_.arrive(ctx, participants);
       if (participants > 1)
         pre_barrier(ctx, c, rank);
-      auto res = c.cclo(comm_[rank]).call(ctx, call);
+      auto res = nodes::cclo_of(c, comm_[rank]).call(ctx, call);
       if (!res.error.empty())
         throw SimulationError(fmt::format("{} of {} on rank {}: {}", config::enum_name(cfg_.collective),
                                           format_bytes(Bytes{bytes}), rank, res.error));

@@ -1,4 +1,6 @@
 #include "workloads/connectionless/Connectionless.hpp"
+
+#include "nodes/fpga/FpgaCluster.hpp"
 #include "workloads/CriticalPath.hpp"
 
 #include "protocols/lant/AreaModel.hpp"
@@ -24,7 +26,7 @@ unsigned Connectionless::segments_of(std::uint64_t bytes) const
 
 void Connectionless::start(nodes::Cluster& c)
 {
-  c.require_connectionless("connectionless workload");
+  nodes::require_connectionless(c, "connectionless workload");
   transport_ = c.config().node.fpga.connectionless.transport;
   check_node(c, cfg_.dst, "dst");
   if (c.size() < 2)
@@ -81,8 +83,8 @@ void Connectionless::start(nodes::Cluster& c)
                                             "registration range [{}, {}] bytes; add 'sender' or smaller sizes",
                                             transport_.register_min.count,
                                             transport_.registration ? transport_.max_registered() : 0));
-    s.spawn("cl-src", c.node(cfg_.src).host(), [this, &c](ActorContext& ctx) { run_latency_source(ctx, c); });
-    s.spawn("cl-dst", c.node(cfg_.dst).host(), [this, &c](ActorContext& ctx) { run_latency_sink(ctx, c); });
+    s.spawn("cl-src", c.at<nodes::FpgaNode>(cfg_.src).host(), [this, &c](ActorContext& ctx) { run_latency_source(ctx, c); });
+    s.spawn("cl-dst", c.at<nodes::FpgaNode>(cfg_.dst).host(), [this, &c](ActorContext& ctx) { run_latency_sink(ctx, c); });
     if (cfg_.background.load > 0) {
       std::vector<std::uint32_t> bg;
       for (std::uint32_t i = 0; i < c.size(); ++i)
@@ -94,12 +96,12 @@ void Connectionless::start(nodes::Cluster& c)
       double ops_per_s = cfg_.background.load * c.config().network.link.rate.bps /
                          (8.0 * static_cast<double>(cfg_.background.size.count)) / static_cast<double>(bg.size());
       for (auto n : bg)
-        s.spawn(fmt::format("cl-bg-{}", n), c.node(n).host(),
+        s.spawn(fmt::format("cl-bg-{}", n), c.at<nodes::FpgaNode>(n).host(),
                 [this, &c, n, ops_per_s](ActorContext& ctx) { run_background(ctx, c, n, ops_per_s); });
       // The background's notifications at dst are read and dropped by a helper.
-      s.spawn("cl-bg-sink", c.node(cfg_.dst).host(),
+      s.spawn("cl-bg-sink", c.at<nodes::FpgaNode>(cfg_.dst).host(),
               [this, &c](ActorContext& ctx) {
-                auto& ni = *c.node(cfg_.dst).lant();
+                auto& ni = *c.at<nodes::FpgaNode>(cfg_.dst).lant();
                 for (;;)
                   ni.wait_receive(ctx, [this](auto const& n) { return n.src != cfg_.src; });
               },
@@ -143,10 +145,10 @@ void Connectionless::start(nodes::Cluster& c)
   }
   for (std::uint32_t n = 0; n < c.size(); ++n) {
     if (!mine[n].empty())
-      s.spawn(fmt::format("cl-send-{}", n), c.node(n).host(),
+      s.spawn(fmt::format("cl-send-{}", n), c.at<nodes::FpgaNode>(n).host(),
               [this, &c, n, ids = mine[n]](ActorContext& ctx) { run_stream_sender(ctx, c, n, ids); });
     if (expected[n] > 0)
-      s.spawn(fmt::format("cl-recv-{}", n), c.node(n).host(),
+      s.spawn(fmt::format("cl-recv-{}", n), c.at<nodes::FpgaNode>(n).host(),
               [this, &c, n, e = expected[n]](ActorContext& ctx) { run_stream_receiver(ctx, c, n, e); });
   }
 }
@@ -182,7 +184,7 @@ void Connectionless::record_delivery(const nodes::ReceiveNotice& n, std::uint32_
 void Connectionless::run_latency_source(ActorContext& ctx, nodes::Cluster& c)
 {
   source_actor_ = ctx.id();
-  nodes::LantNi& ni = *c.node(cfg_.src).lant();
+  nodes::LantNi& ni = *c.at<nodes::FpgaNode>(cfg_.src).lant();
   std::uint64_t id = 0;
   // The notification kinds take turns within each iteration, so that a slow drift (background
   // load) affects them alike.
@@ -218,7 +220,7 @@ void Connectionless::run_latency_source(ActorContext& ctx, nodes::Cluster& c)
 
 void Connectionless::run_latency_sink(ActorContext& ctx, nodes::Cluster& c)
 {
-  nodes::LantNi& ni = *c.node(cfg_.dst).lant();
+  nodes::LantNi& ni = *c.at<nodes::FpgaNode>(cfg_.dst).lant();
   std::uint64_t expected = 0;
   for (auto bytes : sizes_)
     for (Notify kind : cfg_.notify)
@@ -239,7 +241,7 @@ void Connectionless::run_latency_sink(ActorContext& ctx, nodes::Cluster& c)
 
 void Connectionless::run_background(ActorContext& ctx, nodes::Cluster& c, std::uint32_t node, double ops_per_s)
 {
-  nodes::LantNi& ni = *c.node(node).lant();
+  nodes::LantNi& ni = *c.at<nodes::FpgaNode>(node).lant();
   Rng rng(c.seed(), Rng::mix(0xB6, node));
   std::uint64_t id = 0;
   while (measuring_) {
@@ -259,7 +261,7 @@ void Connectionless::run_background(ActorContext& ctx, nodes::Cluster& c, std::u
 void Connectionless::run_stream_sender(ActorContext& ctx, nodes::Cluster& c, std::uint32_t node,
                                        std::vector<std::uint64_t> ids)
 {
-  nodes::LantNi& ni = *c.node(node).lant();
+  nodes::LantNi& ni = *c.at<nodes::FpgaNode>(node).lant();
   std::deque<std::uint64_t> outstanding;
   auto retire = [&] {
     std::uint64_t front = outstanding.front();
@@ -300,7 +302,7 @@ void Connectionless::run_stream_sender(ActorContext& ctx, nodes::Cluster& c, std
 void Connectionless::run_stream_receiver(ActorContext& ctx, nodes::Cluster& c, std::uint32_t node,
                                          std::uint64_t expected)
 {
-  nodes::LantNi& ni = *c.node(node).lant();
+  nodes::LantNi& ni = *c.at<nodes::FpgaNode>(node).lant();
   for (std::uint64_t i = 0; i < expected; ++i) {
     auto n = ni.wait_receive(ctx);
     record_delivery(n, node);
@@ -372,7 +374,7 @@ void Connectionless::check_delivered(const nodes::Cluster& c) const
     throw SimulationError("connectionless: not every operation was delivered exactly once: " + fmt::format("{}", fmt::join(bad, "; ")));
   if (cfg_.background.load == 0)
     for (std::uint32_t n = 0; n < c.size(); ++n)
-      if (auto l = c.node(n).lant()->leaks(); !l.empty())
+      if (auto l = c.at<nodes::FpgaNode>(n).lant()->leaks(); !l.empty())
         throw SimulationError(fmt::format("connectionless: node {} ends the run holding {}", n, l));
 }
 
@@ -431,7 +433,7 @@ std::pair<lant::SenderCounters, lant::ReceiverCounters> summed_counters(const no
   lant::SenderCounters st{};
   lant::ReceiverCounters rt{};
   for (std::uint32_t n = 0; n < c.size(); ++n) {
-    auto const& ni = *c.node(n).lant();
+    auto const& ni = *c.at<nodes::FpgaNode>(n).lant();
     auto const& s  = ni.sender().counters();
     auto const& r  = ni.receiver().counters();
     st.packets_sent += s.packets_sent;

@@ -12,6 +12,7 @@
 //   throughput, table stalls, escape-channel drops and retransmissions. Every operation is checked:
 //   delivered exactly once, with its own data in every packet slot; no table entry may be left over.
 
+#include "nodes/lant/LantNi.hpp"
 #include "protocols/lant/Actions.hpp"
 #include "protocols/lant/AreaModel.hpp"
 #include "workloads/Workload.hpp"

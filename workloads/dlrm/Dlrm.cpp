@@ -1,4 +1,6 @@
 #include "workloads/dlrm/Dlrm.hpp"
+
+#include "nodes/fpga/FpgaCluster.hpp"
 #include "workloads/CriticalPath.hpp"
 
 #include "nodes/cclo/Cclo.hpp"
@@ -83,12 +85,12 @@ void Dlrm::start(nodes::Cluster& c)
   done_cause_.assign(total(), 0);
   sched_ = &c.scheduler();
   for (unsigned n = 0; n < plan_.nodes.size(); ++n) {
-    c.cclo(hosts_[n]);
+    nodes::cclo_of(c, hosts_[n]);
     for (unsigned j = 0; j < plan_.nodes[n].ops.size(); ++j)
-      c.scheduler().spawn(fmt::format("dlrm-n{}-op{}", n, j), c.node(hosts_[n]).host(),
+      c.scheduler().spawn(fmt::format("dlrm-n{}-op{}", n, j), c.at<nodes::FpgaNode>(hosts_[n]).host(),
                           [this, &c, n, j](ActorContext& ctx) { run_op(ctx, c, n, j); });
   }
-  c.scheduler().spawn("dlrm-driver", c.node(hosts_[0]).host(), [this](ActorContext& ctx) { run_driver(ctx); });
+  c.scheduler().spawn("dlrm-driver", c.at<nodes::FpgaNode>(hosts_[0]).host(), [this](ActorContext& ctx) { run_driver(ctx); });
 }
 
 void Dlrm::notify()
@@ -175,7 +177,7 @@ void Dlrm::run_op(ActorContext& ctx, nodes::Cluster& c, unsigned node, unsigned 
     const bool streaming = k >= cfg_.latency_probes;
     OpStats& s           = stats_[node][j];
     if (is_call(op.kind)) {
-      auto res = c.cclo(hosts_[node]).call(ctx, call);
+      auto res = nodes::cclo_of(c, hosts_[node]).call(ctx, call);
       if (!res.error.empty())
         throw SimulationError(fmt::format("DLRM {}: '{}' of inference {}: {}", plan_.nodes[node].role, op.name, k,
                                           res.error));

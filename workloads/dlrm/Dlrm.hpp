@@ -8,6 +8,7 @@
 // `inferences` stream back to back (throughput). The CPU baseline (TensorFlow-Serving-class, batched)
 // comes from the CPU model.
 
+#include "nodes/cclo/CcloCore.hpp"
 #include "workloads/Workload.hpp"
 #include "workloads/dlrm/DlrmPlan.hpp"
 

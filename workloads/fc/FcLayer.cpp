@@ -1,4 +1,7 @@
 #include "workloads/fc/FcLayer.hpp"
+
+#include "nodes/fpga/FpgaCluster.hpp"
+#include "nodes/host/HostCluster.hpp"
 #include "workloads/CriticalPath.hpp"
 
 #include "nodes/cclo/Cclo.hpp"
@@ -85,10 +88,10 @@ void FcLayer::start(nodes::Cluster& c)
   }
   for (unsigned r = 0; r < cfg_.ranks; ++r) {
     if (accl)
-      c.cclo(comm_[r]);
+      nodes::cclo_of(c, comm_[r]);
     else
-      c.mpi(comm_[r]);
-    auto* host = accl ? c.node(comm_[r]).host() : c.host_node(comm_[r]).host();
+      nodes::mpi_of(c, comm_[r]);
+    auto* host = accl ? c.at<nodes::FpgaNode>(comm_[r]).host() : c.at<nodes::HostNode>(comm_[r]).host();
     c.scheduler().spawn(fmt::format("fc-rank-{}", r), host, [this, &c, r](ActorContext& ctx) { run_rank(ctx, c, r); });
   }
 }
@@ -161,7 +164,7 @@ void FcLayer::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
         cc.path     = nodes::InvocationPath::Coyote;
         cc.src_addr = nodes::kHostMemory;
         cc.dst_addr = nodes::kHostMemory + kResultOffset;
-        auto res    = c.cclo(comm_[rank]).call(ctx, cc);
+        auto res    = nodes::cclo_of(c, comm_[rank]).call(ctx, cc);
         if (!res.error.empty())
           throw SimulationError(fmt::format("fc: reduce of {} on rank {}: {}", format_bytes(Bytes{m * 4}), rank,
                                             res.error));
@@ -173,7 +176,7 @@ void FcLayer::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
           t.copies += cp.total;
         }
       } else if (cfg_.ranks > 1) {
-        c.mpi(comm_[rank]).run(ctx, mpi_schedule, comm_, nodes::DataType::Float32, nullptr);
+        nodes::mpi_of(c, comm_[rank]).run(ctx, mpi_schedule, comm_, nodes::DataType::Float32, nullptr);
         pollute_with_mpi(cache, mpi_schedule, calls, c.config().node.host.mpi.eager_threshold.count);
         if (rank == 0 && algorithm_.empty())
           algorithm_ = fmt::format("{} ({})", plans_[si].library_algorithm, mpi::schedule_name(plans_[si]));

@@ -1,5 +1,8 @@
 #include "workloads/hostcopy/HostCopy.hpp"
 
+#include "nodes/fpga/FpgaCluster.hpp"
+
+
 #include <fmt/format.h>
 #include <map>
 
@@ -9,8 +12,8 @@ void HostCopy::start(nodes::Cluster& c)
 {
   check_node(c, cfg_.node, "node");
   sizes_ = message_sizes(cfg_.sizes, cfg_.min_size, cfg_.max_size, 64);
-  c.scheduler().spawn("hostcopy", c.node(cfg_.node).host(), [this, &c](ActorContext& ctx) {
-    nodes::FpgaNode& n = c.node(cfg_.node);
+  c.scheduler().spawn("hostcopy", c.at<nodes::FpgaNode>(cfg_.node).host(), [this, &c](ActorContext& ctx) {
+    nodes::FpgaNode& n = c.at<nodes::FpgaNode>(cfg_.node);
     for (auto bytes : sizes_)
       for (unsigned it = 0; it < cfg_.iterations; ++it) {
         Record r{bytes, it, {}, {}};

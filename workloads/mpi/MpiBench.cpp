@@ -1,4 +1,6 @@
 #include "workloads/mpi/MpiBench.hpp"
+
+#include "nodes/host/HostCluster.hpp"
 #include "workloads/CriticalPath.hpp"
 
 #include "nodes/fpga/FpgaNode.hpp"
@@ -173,16 +175,16 @@ void MpiBench::start(nodes::Cluster& c)
   }
   times_.assign(sizes_.size() * cfg_.iterations, std::vector<RankTimes>(cfg_.ranks));
   for (unsigned r = 0; r < cfg_.ranks; ++r) {
-    c.mpi(comm_[r]);
-    c.scheduler().spawn(fmt::format("mpi-rank-{}", r), c.host_node(comm_[r]).host(),
+    nodes::mpi_of(c, comm_[r]);
+    c.scheduler().spawn(fmt::format("mpi-rank-{}", r), c.at<nodes::HostNode>(comm_[r]).host(),
                         [this, &c, r](ActorContext& ctx) { run_rank(ctx, c, r); });
   }
 }
 
 void MpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
 {
-  nodes::HostNode& host = c.host_node(comm_[rank]);
-  nodes::MpiProcess& mpi = c.mpi(comm_[rank]);
+  nodes::HostNode& host = c.at<nodes::HostNode>(comm_[rank]);
+  nodes::MpiProcess& mpi = nodes::mpi_of(c, comm_[rank]);
   const DataPattern pattern{cfg_.dtype, cfg_.dtype == DataType::Float16, cfg_.ranks};
   coll::CollectiveCall bc;
   bc.collective = Collective::Barrier;

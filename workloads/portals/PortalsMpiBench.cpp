@@ -1,5 +1,6 @@
 #include "workloads/portals/PortalsMpiBench.hpp"
 
+#include "nodes/host/HostCluster.hpp"
 #include "nodes/platform/Cluster.hpp"
 #include "protocols/collectives/Algorithms.hpp"
 #include "protocols/mpi/MpiPlan.hpp"
@@ -160,7 +161,7 @@ void PortalsMpiBench::start(nodes::Cluster& c)
   end_.assign(ranks_, SimTime{});
   for (unsigned r = 0; r < ranks_; ++r)
     c.scheduler().spawn(fmt::format("portals-rank-{}", r),
-                        net ? c.host_node(pos[r]).host() : c.kernel_host(),
+                        net ? c.at<nodes::HostNode>(pos[r]).host() : c.kernel_host(),
                         [this, &c, r](ActorContext& ctx) { run_rank(ctx, c, r); });
 }
 

@@ -1,5 +1,6 @@
 #include "workloads/program/MpiEngine.hpp"
 
+#include "nodes/host/HostCluster.hpp"
 #include "nodes/host/HostNode.hpp"
 #include "simcore/config/ConfigError.hpp"
 #include "workloads/mpi/MpiBench.hpp"
@@ -83,7 +84,7 @@ std::string MpiEngine::run(ActorContext& ctx, nodes::Cluster& c, const MpiCall& 
     bufs.buf[static_cast<int>(Buf::Input)]  = mem.read(call.src, coll::input_elements(cc, call.me) * eb);
     bufs.buf[static_cast<int>(Buf::Output)] = mem.read(call.dst, out_bytes); // combine reads it; the rest overwrite it
   }
-  c.mpi(call.host).run(ctx, s, call.comm, call.dtype, data ? &bufs : nullptr,
+  nodes::mpi_of(c, call.host).run(ctx, s, call.comm, call.dtype, data ? &bufs : nullptr,
                        opt);
   if (data && out_bytes > 0)
     c.data()->memory.at(call.host).write(call.dst, bufs.buf[static_cast<int>(Buf::Output)]);

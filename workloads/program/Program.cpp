@@ -2,6 +2,8 @@
 
 #include "nodes/cclo/CallPlan.hpp"
 #include "nodes/cclo/CcloBuild.hpp"
+#include "nodes/fpga/FpgaCluster.hpp"
+#include "nodes/host/HostCluster.hpp"
 #include "simcore/config/ConfigError.hpp"
 #include "nodes/fpga/FpgaNode.hpp"
 #include "nodes/host/HostNode.hpp"
@@ -56,7 +58,7 @@ void Program::fill_buffers(nodes::Cluster& c)
 
 simgrid::s4u::Host* Program::sim_host(nodes::Cluster& c, unsigned rank) const
 {
-  return mpi_ ? c.host_node(hosts_[rank]).host() : c.node(hosts_[rank]).host();
+  return mpi_ ? c.at<nodes::HostNode>(hosts_[rank]).host() : c.at<nodes::FpgaNode>(hosts_[rank]).host();
 }
 
 void Program::start(nodes::Cluster& c)
@@ -97,7 +99,7 @@ void Program::start(nodes::Cluster& c)
       if (!forced && !streams && !k.compress)
         continue;
       for (unsigned r : o.runs) {
-        auto p = nodes::plan_call(plan_.cclo_call(o, r, hosts_), c.cclo(hosts_[r]));
+        auto p = nodes::plan_call(plan_.cclo_call(o, r, hosts_), nodes::cclo_of(c, hosts_[r]));
         if (!p.error.empty())
           throw config::ConfigError("", fmt::format("/workload/ops/{}/{}", o.index,
                                                     k.algorithm != AlgorithmChoice::Auto ? "algorithm"
@@ -120,9 +122,9 @@ void Program::start(nodes::Cluster& c)
   }
   for (unsigned r = 0; r < pc.ranks; ++r) {
     if (mpi_)
-      c.mpi(hosts_[r]);
+      nodes::mpi_of(c, hosts_[r]);
     else
-      c.cclo(hosts_[r]);
+      nodes::cclo_of(c, hosts_[r]);
     c.scheduler().spawn(fmt::format("program-rank-{}", r), sim_host(c, r),
                         [this, &c, r](ActorContext& ctx) { run_rank(ctx, c, r); });
   }
@@ -135,7 +137,7 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
   rec.start   = ctx.now();
   rec.started = true;
   if (!o.stream_wait.empty() && o.stream_wait[j] > 0) // a kernel stream is a FIFO: its reader waits for the data
-    c.cclo(hosts_[rank]).wait_stream(ctx, plan_.stream_ids.at(static_cast<std::size_t>(o.src)), o.stream_wait[j]);
+    nodes::cclo_of(c, hosts_[rank]).wait_stream(ctx, plan_.stream_ids.at(static_cast<std::size_t>(o.src)), o.stream_wait[j]);
   const std::size_t lane = trace_->on() ? trace_->begin(rank) : 0;
   if (o.kind == ProgramOpKind::Compute) {
     auto const& k = plan_.cfg.ops[o.index];
@@ -144,7 +146,7 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
   } else if (o.kind != ProgramOpKind::Wait && mpi_) {
     rec.algorithm = mpi_->run(ctx, c, plan_, o, rank, hosts_, reference_ != nullptr);
   } else if (o.kind != ProgramOpKind::Wait) {
-    auto res = c.cclo(hosts_[rank]).call(ctx, plan_.cclo_call(o, rank, hosts_));
+    auto res = nodes::cclo_of(c, hosts_[rank]).call(ctx, plan_.cclo_call(o, rank, hosts_));
     if (!res.error.empty())
       throw SimulationError(fmt::format("program operation {} ({}) on rank {}: {}", o.index, config::enum_name(o.kind),
                                         rank, res.error));

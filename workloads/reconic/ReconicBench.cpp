@@ -1,5 +1,6 @@
 #include "workloads/reconic/ReconicBench.hpp"
 
+#include "nodes/fpga/FpgaCluster.hpp"
 #include "nodes/platform/Cluster.hpp"
 #include "nodes/reconic/Ernic.hpp"
 #include "nodes/reconic/Lookaside.hpp"
@@ -18,7 +19,7 @@ ReconicBench::ReconicBench(const ReconicBenchConfig& cfg)
 
 void ReconicBench::start(nodes::Cluster& c)
 {
-  c.require_roce("reconic workload");
+  nodes::require_roce(c, "reconic workload");
   check_node(c, cfg_.client, "client");
   check_node(c, cfg_.server, "server");
   if (cfg_.client == cfg_.server)
@@ -31,7 +32,7 @@ void ReconicBench::start(nodes::Cluster& c)
                                 fmt::format("{} is more than one RDMA operation carries here (2 "
                                             "GiB): give smaller sizes",
                                             format_bytes(Bytes{sizes_[i]})));
-  auto const& ernic = c.node(cfg_.client).config().ernic;
+  auto const& ernic = c.at<nodes::FpgaNode>(cfg_.client).config().ernic;
   if (cfg_.queue_pairs > ernic.qps)
     throw config::ConfigError("", "/workload/queue_pairs",
                               fmt::format("{} queue pairs, but the engine is built with {} "
@@ -52,35 +53,35 @@ void ReconicBench::start(nodes::Cluster& c)
       qps_.push_back(c.add_qp(cfg_.client, cfg_.server));
   }
   if (cfg_.test == ReconicTest::LookasideMm) {
-    auto const& fc = c.node(cfg_.client).config();
+    auto const& fc = c.at<nodes::FpgaNode>(cfg_.client).config();
     nodes::LookasideMatmul k(fc.lookaside, fc.clock);
     if (auto why = k.check(cfg_.mm_rows, cfg_.mm_inner, cfg_.mm_cols); !why.empty())
       throw config::ConfigError("", "/workload/mm_rows", why + ": give mm_rows, mm_inner and mm_cols within it");
     c.carry_data();
-    c.scheduler().spawn("reconic-lookaside", c.node(cfg_.client).host(),
+    c.scheduler().spawn("reconic-lookaside", c.at<nodes::FpgaNode>(cfg_.client).host(),
                         [this, &c](ActorContext& ctx) { run_lookaside(ctx, c); });
     return;
   }
   if (!drives_rdma()) {
-    c.scheduler().spawn("reconic-memory", c.node(cfg_.client).host(),
+    c.scheduler().spawn("reconic-memory", c.at<nodes::FpgaNode>(cfg_.client).host(),
                         [this, &c](ActorContext& ctx) { run_memory(ctx, c); });
     return;
   }
   if (cfg_.test == ReconicTest::Classifier) {
     for (unsigned n : {cfg_.client, cfg_.server})
-      if (!c.node(n).classifier())
+      if (!c.at<nodes::FpgaNode>(n).classifier())
         throw config::ConfigError("", "/platform/node/fpga/classifier/enabled",
                                   fmt::format("the classifier test needs RecoNIC's packet classifier on node {}: set "
                                               "platform.node.fpga.classifier.enabled to true (preset reconic-u250 "
                                               "has it)",
                                               n));
-    c.scheduler().spawn("reconic-host-stream", c.node(cfg_.server).host(),
+    c.scheduler().spawn("reconic-host-stream", c.at<nodes::FpgaNode>(cfg_.server).host(),
                         [this, &c](ActorContext& ctx) { run_host_stream(ctx, c); });
   }
-  c.scheduler().spawn("reconic-client", c.node(cfg_.client).host(),
+  c.scheduler().spawn("reconic-client", c.at<nodes::FpgaNode>(cfg_.client).host(),
                       [this, &c](ActorContext& ctx) { run_client(ctx, c); });
   if (cfg_.background_dma != BackgroundDma::None)
-    c.scheduler().spawn("reconic-background-dma", c.node(cfg_.client).host(), [this, &c](ActorContext& ctx) {
+    c.scheduler().spawn("reconic-background-dma", c.at<nodes::FpgaNode>(cfg_.client).host(), [this, &c](ActorContext& ctx) {
       const SimTime from = ctx.now();
       dma_copy(ctx, c, cfg_.background_dma == BackgroundDma::H2c, Bytes{1ULL << 30}, &client_done_,
                &background_bytes_);
@@ -91,7 +92,7 @@ void ReconicBench::start(nodes::Cluster& c)
 void ReconicBench::dma_copy(ActorContext& ctx, nodes::Cluster& c, bool to_card, Bytes b, const bool* stop,
                             std::uint64_t* moved) const
 {
-  nodes::FpgaNode& node = c.node(cfg_.client);
+  nodes::FpgaNode& node = c.at<nodes::FpgaNode>(cfg_.client);
   auto const& q         = node.config().qdma;
   auto& mem             = node.memory();
   const BitsPerSecond rate = to_card ? q.h2c_rate : q.c2h_rate;
@@ -116,7 +117,7 @@ ReconicBench::Burst ReconicBench::run_burst(ActorContext& ctx, nodes::Cluster& c
 {
   // The WQEs are in the SQ already (rdma_test writes them before the timed call): the host rings the doorbell
   // now and polls the CQ doorbell from then on; the engine fetches and starts them one after the other.
-  nodes::FpgaNode& node = c.node(cfg_.client);
+  nodes::FpgaNode& node = c.at<nodes::FpgaNode>(cfg_.client);
   const std::size_t n   = wrs.size();
   const auto k          = static_cast<unsigned>(std::min(qps_.size(), n));
   Burst b;
@@ -162,7 +163,7 @@ ReconicBench::Burst ReconicBench::run_burst(ActorContext& ctx, nodes::Cluster& c
 }
 void ReconicBench::run_client(ActorContext& ctx, nodes::Cluster& c)
 {
-  nodes::FpgaNode& node = c.node(cfg_.client);
+  nodes::FpgaNode& node = c.at<nodes::FpgaNode>(cfg_.client);
   auto const& fc        = node.config();
   nodes::ErnicTiming t(fc.ernic, fc.clock, fc.device_memory, fc.pcie);
   const std::uint64_t place = cfg_.buffers == nodes::MemPlace::Host ? nodes::kHostMemory : 0;
@@ -198,8 +199,8 @@ void ReconicBench::run_host_stream(ActorContext& ctx, nodes::Cluster& c)
 {
   // The server's host sends each message through its software stack; the client's host receives it through its
   // classifier and stack. One message at a time: the next is sent when the previous one has been received.
-  nodes::HostNetStack& tx = *c.node(cfg_.server).host_net();
-  nodes::HostNetStack& rx = *c.node(cfg_.client).host_net();
+  nodes::HostNetStack& tx = *c.at<nodes::FpgaNode>(cfg_.server).host_net();
+  nodes::HostNetStack& rx = *c.at<nodes::FpgaNode>(cfg_.client).host_net();
   std::optional<ActorId> waiting;
   rx.set_receive_hook([&](const nodes::HostNetStack::Received&) {
     if (waiting)
@@ -226,7 +227,7 @@ void ReconicBench::run_host_stream(ActorContext& ctx, nodes::Cluster& c)
 
 void ReconicBench::run_memory(ActorContext& ctx, nodes::Cluster& c)
 {
-  nodes::FpgaNode& node = c.node(cfg_.client);
+  nodes::FpgaNode& node = c.at<nodes::FpgaNode>(cfg_.client);
   auto const& q         = node.config().qdma;
   auto& mem             = node.memory();
   const bool to_card    = cfg_.op == roce::Verb::Write;
@@ -260,7 +261,7 @@ void ReconicBench::run_lookaside(ActorContext& ctx, nodes::Cluster& c)
   // RecoNIC Fig. 6: the matrices are in the server's (peer 1's) memory; the client's host READs them into its
   // card's memory (two WQEs behind one doorbell, CQ polled), sends the kernel a control message, and learns of
   // the result by polling the status register or by an interrupt.
-  nodes::FpgaNode& node = c.node(cfg_.client);
+  nodes::FpgaNode& node = c.at<nodes::FpgaNode>(cfg_.client);
   auto const& fc        = node.config();
   nodes::ErnicTiming t(fc.ernic, fc.clock, fc.device_memory, fc.pcie);
   nodes::LookasideMatmul kernel(fc.lookaside, fc.clock);
@@ -395,7 +396,7 @@ void ReconicBench::report_classifier(const nodes::Cluster& c, results::ResultSin
                                      std::vector<std::string>& summary) const
 {
   results::Table hs("reconic_host_stream", {"bytes", "iteration", "latency_us", "throughput_gbps", "datagrams"});
-  const std::uint64_t per = c.node(cfg_.server).host_net()->payload_per_packet();
+  const std::uint64_t per = c.at<nodes::FpgaNode>(cfg_.server).host_net()->payload_per_packet();
   std::map<std::uint64_t, double> mean;
   for (auto const& r : host_records_) {
     const double us = (r.received - r.posted).us();
@@ -411,7 +412,7 @@ void ReconicBench::report_classifier(const nodes::Cluster& c, results::ResultSin
   results::Table cl("reconic_classifier", {"node", "to_rdma", "to_host", "from_rdma", "from_host",
                                            "rdma_packets_received", "host_packets_received", "host_packets_sent"});
   for (unsigned n : {cfg_.client, cfg_.server}) {
-    auto const& node = c.node(n);
+    auto const& node = c.at<nodes::FpgaNode>(n);
     cl.row()
         .add(n)
         .add(node.classifier()->to_rdma())
@@ -427,7 +428,7 @@ void ReconicBench::report_classifier(const nodes::Cluster& c, results::ResultSin
     summary.push_back(fmt::format("non-RDMA {} from node {}'s host to node {}'s, through the classifier and the "
                                   "host stacks, beside the RDMA test: {:.3f} us",
                                   format_bytes(Bytes{bytes}), cfg_.server, cfg_.client, us));
-  auto const* k = c.node(cfg_.client).classifier();
+  auto const* k = c.at<nodes::FpgaNode>(cfg_.client).classifier();
   summary.push_back(fmt::format("node {}'s classifier: {} RoCE packets to the RDMA engine, {} to the host", cfg_.client,
                                 k->to_rdma(), k->to_host()));
 }

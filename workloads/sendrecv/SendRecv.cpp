@@ -1,4 +1,6 @@
 #include "workloads/sendrecv/SendRecv.hpp"
+
+#include "nodes/fpga/FpgaCluster.hpp"
 #include "workloads/CriticalPath.hpp"
 
 #include "simcore/config/ConfigError.hpp"
@@ -17,20 +19,20 @@ SendRecv::SendRecv(const SendRecvConfig& cfg)
 
 void SendRecv::start(nodes::Cluster& c)
 {
-  c.require_roce("sendrecv workload");
+  nodes::require_roce(c, "sendrecv workload");
   check_node(c, cfg_.src, "src");
   check_node(c, cfg_.dst, "dst");
   if (cfg_.src == cfg_.dst)
     throw config::ConfigError("", "/workload/dst", "src and dst must be different nodes");
-  c.scheduler().spawn("sendrecv-src", c.node(cfg_.src).host(), [this, &c](ActorContext& ctx) { run_source(ctx, c); });
+  c.scheduler().spawn("sendrecv-src", c.at<nodes::FpgaNode>(cfg_.src).host(), [this, &c](ActorContext& ctx) { run_source(ctx, c); });
   if (cfg_.op != Verb::Read)
-    c.scheduler().spawn("sendrecv-dst", c.node(cfg_.dst).host(),
+    c.scheduler().spawn("sendrecv-dst", c.at<nodes::FpgaNode>(cfg_.dst).host(),
                         [this, &c](ActorContext& ctx) { run_destination(ctx, c); });
 }
 
 void SendRecv::run_source(ActorContext& ctx, nodes::Cluster& c)
 {
-  nodes::FpgaNode& node = c.node(cfg_.src);
+  nodes::FpgaNode& node = c.at<nodes::FpgaNode>(cfg_.src);
   nodes::QpId qp        = c.qp(cfg_.src, cfg_.dst);
   std::uint64_t msg     = 0;
   for (auto bytes : sizes_) {
@@ -65,7 +67,7 @@ void SendRecv::run_source(ActorContext& ctx, nodes::Cluster& c)
 
 void SendRecv::run_destination(ActorContext& ctx, nodes::Cluster& c)
 {
-  nodes::FpgaNode& node = c.node(cfg_.dst);
+  nodes::FpgaNode& node = c.at<nodes::FpgaNode>(cfg_.dst);
   nodes::QpId qp        = c.qp(cfg_.dst, cfg_.src);
   std::size_t expected  = sizes_.size() * cfg_.iterations;
   if (cfg_.op == Verb::Send)

@@ -1,5 +1,6 @@
 #include "workloads/traffic/Traffic.hpp"
 
+#include "nodes/fpga/FpgaCluster.hpp"
 #include "simcore/config/ConfigError.hpp"
 #include "simcore/engine/Rng.hpp"
 
@@ -11,7 +12,7 @@ namespace nafsim::workloads {
 
 void Traffic::start(nodes::Cluster& c)
 {
-  c.require_roce("traffic workload");
+  nodes::require_roce(c, "traffic workload");
   const std::size_t n = c.size();
   if (n < 2)
     throw config::ConfigError("", "/platform/topology/hosts", "the traffic workload needs at least 2 hosts");
@@ -49,8 +50,8 @@ void Traffic::start(nodes::Cluster& c)
     ++incoming[partner[i]];
   }
   for (std::size_t i = 0; i < n; ++i) {
-    c.scheduler().spawn(fmt::format("traffic-{}", i), c.node(i).host(), [this, &c, i](ActorContext& ctx) {
-      nodes::FpgaNode& node = c.node(i);
+    c.scheduler().spawn(fmt::format("traffic-{}", i), c.at<nodes::FpgaNode>(i).host(), [this, &c, i](ActorContext& ctx) {
+      nodes::FpgaNode& node = c.at<nodes::FpgaNode>(i);
       nodes::QpId qp        = c.qp(i, nodes_[i].partner);
       nodes_[i].started     = ctx.now();
       unsigned posted = 0, done = 0;
@@ -70,10 +71,10 @@ void Traffic::start(nodes::Cluster& c)
       nodes_[i].finished = ctx.now();
     });
     if (incoming[i] > 0)
-      c.scheduler().spawn(fmt::format("traffic-rx-{}", i), c.node(i).host(),
+      c.scheduler().spawn(fmt::format("traffic-rx-{}", i), c.at<nodes::FpgaNode>(i).host(),
                           [this, &c, i, expect = incoming[i] * cfg_.messages](ActorContext& ctx) {
                             for (unsigned k = 0; k < expect; ++k) {
-                              auto m = c.node(i).wait_inbound(ctx);
+                              auto m = c.at<nodes::FpgaNode>(i).wait_inbound(ctx);
                               if (m.bytes != cfg_.message.count ||
                                   m.checksum != roce::range_checksum(m.msg, 0, m.bytes))
                                 throw SimulationError(fmt::format("traffic: node {} received a damaged message", i));

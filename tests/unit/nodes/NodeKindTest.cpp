@@ -1,6 +1,7 @@
 // Node kinds are a registry (nodes/platform/NodeKindRegistry.hpp): a kind defined in this file alone (a bare RDMA
 // NIC with a parameter section of its own) is built, checked, connected and reported by the cluster beside the
 // registered FPGA kind, engine-free, with nothing in nodes/platform knowing it.
+#include "nodes/fpga/FpgaCluster.hpp"
 #include "nodes/platform/Cluster.hpp"
 #include "nodes/platform/ClusterReport.hpp"
 
@@ -116,7 +117,7 @@ TEST(NodeKind, ANewKindIsBuiltConnectedAndReportedByTheClusterFromItsOwnRegistra
   EXPECT_EQ(c.positions("probe"), (std::vector<std::size_t>{1, 2}));
   EXPECT_EQ(c.kind(0), "fpga");
   EXPECT_EQ(c.at(1).initial_psn(), 7u);
-  EXPECT_THROW(c.node(1), config::ConfigError); // a probe is not an FPGA
+  EXPECT_THROW(c.at<nodes::FpgaNode>(1), config::ConfigError); // a probe is not an FPGA
 
   // A WRITE from the probe to the FPGA and one to the other probe, over queue pairs the cluster connects.
   roce::WorkRequest wr;
@@ -130,8 +131,8 @@ TEST(NodeKind, ANewKindIsBuiltConnectedAndReportedByTheClusterFromItsOwnRegistra
   ASSERT_EQ(probe.completions.size(), 2u);
   EXPECT_EQ(probe.completions[0].status, roce::Status::Success);
   EXPECT_EQ(probe.completions[1].bytes, 64u * 1024);
-  EXPECT_GT(c.node(0).poe().counters().packets_received, 0u);
-  EXPECT_GT(c.node(0).memory().device_bytes_written(), 0u); // the FPGA wrote the bytes into its device memory
+  EXPECT_GT(c.at<nodes::FpgaNode>(0).poe().counters().packets_received, 0u);
+  EXPECT_GT(c.at<nodes::FpgaNode>(0).memory().device_bytes_written(), 0u); // the FPGA wrote the bytes into its device memory
 
   results::ResultSink sink("unused"); // never committed
   add_cluster_tables(c, sink);

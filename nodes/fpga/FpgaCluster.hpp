@@ -1,0 +1,20 @@
+#pragma once
+// The FPGA kind's part of the cluster: its nodes (c.at<FpgaNode>(i)), each node's CCLO made on first use and wired to
+// the node's network engine through a CcloLink (CcloWiring.cpp), and the transports workloads require of FPGAs.
+
+#include "nodes/fpga/FpgaNode.hpp"
+#include "nodes/platform/Cluster.hpp"
+
+#include <string>
+
+namespace nafsim::nodes {
+
+/// The collective engine of FPGA node `i`, made (its link to the node's transport wired, its firmware started) on
+/// first use; a config error naming /platform/node/kinds/<i> if the node there is not an FPGA.
+Cclo& cclo_of(Cluster& c, std::size_t i);
+/// Throw a config error unless the cluster's FPGAs (if any) run the RoCE POE (`workload` names who needs it).
+void require_roce(const Cluster& c, const std::string& workload);
+/// Throw a config error unless the cluster's FPGAs (if any) run the connectionless transport.
+void require_connectionless(const Cluster& c, const std::string& workload);
+
+} // namespace nafsim::nodes
