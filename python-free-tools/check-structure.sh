@@ -1,7 +1,7 @@
 #!/bin/sh
 # Structural rules of nodes/ (issue 29): no friend declaration in nodes/cclo, no function longer than 80 lines
 # in nodes/ (elsewhere: none but those long-functions.txt lists, issue 54), no co_await in a condition, no header
-# of nodes/ that includes (directly or not) a header including it.
+# of nodes/ that includes (directly or not) a header including it, nodes/platform including no kind's folder.
 # Usage: python-free-tools/check-structure.sh [SOURCE_DIR]   (exit 1 and a list of offenders when a rule breaks)
 set -eu
 src=${1:-$(dirname "$0")/..}
@@ -63,6 +63,17 @@ if [ -n "$layer" ]; then
   status=1
 fi
 
+# The cluster hub knows no node kind (issue 54): nodes/platform includes from nodes/ only itself and the engines every
+# Node offers the cluster (memory, the RDMA engine, the TCP / UDP engines and their shared pieces); what a kind offers
+# beyond Node is in its own folder (nodes/fpga/FpgaCluster.hpp, nodes/host/HostCluster.hpp, nodes/README.md).
+hub=$(grep -rn '#include "nodes/' nodes/platform 2>/dev/null |
+      grep -vE '#include "nodes/(platform|memory|rdma|transport)/' || true)
+if [ -n "$hub" ]; then
+  echo "nodes/platform includes a node kind's folder (keep the kind's accessors and wiring in its own folder):"
+  echo "$hub"
+  status=1
+fi
+
 # A co_await in a condition (if / while / switch) or in a conditional operator's operand: GCC 12 miscompiled
 # `if (co_await fw_.lookup(completion_from(...)))` in the firmware (the condition's temporary std::function was
 # destroyed twice: a crash, or a return to the kernel without waiting); every co_await of nodes/ stands in its own
@@ -100,5 +111,5 @@ if [ -n "$cycles" ]; then
   echo "$cycles"
   status=1
 fi
-[ $status -eq 0 ] && echo "structure of nodes/: no friend in nodes/cclo, no function over 80 lines, no co_await in a condition, no include cycle; protocols/ on the SimGrid-free base only; elsewhere no function over 80 lines but the $(printf '%s\n' "$listed" | grep -c .) listed in python-free-tools/long-functions.txt"
+[ $status -eq 0 ] && echo "structure of nodes/: no friend in nodes/cclo, no function over 80 lines, no co_await in a condition, no include cycle, nodes/platform on the engines only (no kind's folder); protocols/ on the SimGrid-free base only; elsewhere no function over 80 lines but the $(printf '%s\n' "$listed" | grep -c .) listed in python-free-tools/long-functions.txt"
 exit $status

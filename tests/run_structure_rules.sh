@@ -1,7 +1,8 @@
 #!/bin/sh
 # The structure check's rules of issue 54 on a little tree of its own: the 80-line ratchet outside nodes/ (a long
 # function that python-free-tools/long-functions.txt does not list fails the check, a listed one passes, a listed one
-# that became short fails until it is taken off the list) and the protocols' layer (the SimGrid-free base only).
+# that became short fails until it is taken off the list), the protocols' layer (the SimGrid-free base only) and the
+# cluster hub's includes (nodes/platform: no kind's folder).
 # Usage: tests/run_structure_rules.sh SOURCE_DIR
 set -eu
 src=$1
@@ -40,4 +41,12 @@ echo '#include "simcore/engine/Scheduler.hpp"' > "$tmp/protocols/engine.cpp"
 echo '#include <simgrid/s4u.hpp>' > "$tmp/protocols/engine.cpp"
 [ "$(check)" = fail ] || fail "protocols including SimGrid passed"
 grep -q "protocols/engine.cpp" "$tmp/out" || fail "the report does not name the file"
-echo "structure rules: the ratchet and the protocols' layer hold"
+rm "$tmp/protocols/engine.cpp"
+mkdir -p "$tmp/nodes/platform"
+printf '#include "nodes/rdma/RdmaPoe.hpp"\n#include "nodes/transport/Poe.hpp"\n#include "nodes/memory/DataPlane.hpp"\n' \
+  > "$tmp/nodes/platform/Hub.cpp"
+[ "$(check)" = pass ] || fail "the cluster hub including the engines failed"
+echo '#include "nodes/fpga/FpgaNode.hpp"' >> "$tmp/nodes/platform/Hub.cpp"
+[ "$(check)" = fail ] || fail "the cluster hub including a kind's folder passed"
+grep -q "nodes/platform/Hub.cpp.*nodes/fpga/FpgaNode.hpp" "$tmp/out" || fail "the report does not name the include"
+echo "structure rules: the ratchet, the protocols' layer and the hub's kind-free includes hold"

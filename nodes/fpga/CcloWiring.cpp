@@ -112,7 +112,7 @@ Cclo& cclo_of(Cluster& c, std::size_t i)
 {
   FpgaNode& n = c.at<FpgaNode>(i);
   if (!n.cclo()) {
-    auto const& fpga = c.config().node.fpga;
+    auto const& fpga = fpga_config(c.config().node);
     CcloLink link    = n.lant() ? connectionless_link(fpga, *n.lant()) : engine_link(c, fpga, n, i);
     n.attach_cclo(std::make_unique<Cclo>(static_cast<net::HostId>(i), fpga.cclo, fpga.clock, c.scheduler(),
                                          std::move(link), n.memory(), c.data(), c.seed()));

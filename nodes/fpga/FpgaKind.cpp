@@ -15,7 +15,7 @@ namespace {
 void check_fpga_frames(const PlatformConfig& cfg)
 {
   auto const& eth = cfg.network.ethernet;
-  auto const& f   = cfg.node.fpga;
+  auto const& f   = fpga_config(cfg.node);
   switch (f.transport) {
     case Transport::Roce: check_roce_frame(eth, f.rdma, "/platform/node/fpga"); break;
     case Transport::Tcp: check_frame(eth, f.tcp.packet.count, "a TCP segment", "/platform/node/fpga/tcp/packet"); break;
@@ -67,10 +67,13 @@ void register_fpga_kind(NodeKindRegistry& r)
   e.plural      = "FPGAs";
   e.a_node      = "an FPGA";
   e.make        = [](const NodeBuild& b) -> std::unique_ptr<Node> {
-    return std::make_unique<FpgaNode>(b.id, b.platform.node.fpga, b.sched, b.fabric, b.host);
+    return std::make_unique<FpgaNode>(b.id, fpga_config(b.platform.node), b.sched, b.fabric, b.host);
   };
   e.check  = check_fpga_frames;
   e.report = add_fpga_tables;
+  e.params = [] { return KindParams::of(FpgaNodeConfig{}); };
+  e.section_doc = "network-attached FPGA node (kind = fpga); also the FPGA card attached to each host CPU when software "
+                  "MPI stages FPGA data (the F2F baseline: host driver copies, kernel invocation)";
   r.add(std::move(e));
 }
 

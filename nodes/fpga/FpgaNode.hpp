@@ -27,7 +27,7 @@ SimTime host_driver_copy(ActorContext& ctx, MemorySystem& memory, const HostDriv
 class FpgaNode final : public Node, public PoeListener {
 public:
   /// Its kind's name (platform.node.kind).
-  static constexpr std::string_view kKind = "fpga";
+  static constexpr std::string_view kKind = kFpgaKind;
   FpgaNode(net::HostId id, const FpgaNodeConfig& cfg, Scheduler& sched, net::Fabric& fabric,
            simgrid::s4u::Host* host);
 

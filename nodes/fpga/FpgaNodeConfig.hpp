@@ -1,4 +1,5 @@
 #pragma once
+#include "nodes/platform/PlatformConfig.hpp"
 #include "nodes/cclo/CcloConfig.hpp"
 #include "nodes/compute/FpgaKernel.hpp"
 #include "nodes/lant/LantNiConfig.hpp"
@@ -91,5 +92,10 @@ struct FpgaNodeConfig {
                                       "classifier)");
   }
 };
+
+/// The FPGA kind's name and parameter section (`platform.node.fpga`, registered by nodes/fpga/FpgaKind.cpp).
+inline constexpr std::string_view kFpgaKind = "fpga";
+inline const FpgaNodeConfig& fpga_config(const NodeConfig& n) { return n.params(kFpgaKind).as<FpgaNodeConfig>(); }
+inline FpgaNodeConfig& fpga_config(NodeConfig& n) { return n.params(kFpgaKind).as<FpgaNodeConfig>(); }
 
 } // namespace nafsim::nodes

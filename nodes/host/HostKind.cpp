@@ -11,7 +11,7 @@ namespace {
 // The largest packet of the host's transport (its NIC's RoCE, or the kernel's TCP) must fit a frame.
 void check_host_frames(const PlatformConfig& cfg)
 {
-  auto const& h = cfg.node.host;
+  auto const& h = host_config(cfg.node);
   if (h.transport == Transport::Tcp)
     check_frame(cfg.network.ethernet, h.tcp.packet.count, "a TCP segment", "/platform/node/host/tcp/packet");
   else
@@ -75,6 +75,8 @@ void register_host_kind(NodeKindRegistry& r)
   };
   e.check  = check_host_frames;
   e.report = add_mpi;
+  e.params = [] { return KindParams::of(HostNodeConfig{}); };
+  e.section_doc = "CPU node with a commodity RDMA NIC running software MPI (kind = host)";
   r.add(std::move(e));
 }
 

@@ -9,12 +9,12 @@ HostNode::HostNode(net::HostId id, const NodeConfig& cfg, Scheduler& sched, net:
                    simgrid::s4u::Host* host)
     : Node(kKind)
     , id_(id)
-    , cfg_(cfg.host)
-    , fpga_cfg_(cfg.fpga)
+    , cfg_(host_config(cfg))
+    , fpga_cfg_(fpga_config(cfg))
     , host_(host)
-    , memory_(MemoryConfig{}, cfg.host.pcie)
-    , fpga_memory_(cfg.fpga.device_memory, cfg.fpga.pcie)
-    , nic_(id, cfg.host.nic, cfg.host.rdma, sched, fabric, memory_, *this)
+    , memory_(MemoryConfig{}, cfg_.pcie)
+    , fpga_memory_(fpga_cfg_.device_memory, fpga_cfg_.pcie)
+    , nic_(id, cfg_.nic, cfg_.rdma, sched, fabric, memory_, *this)
 {
   switch (cfg_.transport) {
     case Transport::Roce: fabric.attach(id, &nic_); break;

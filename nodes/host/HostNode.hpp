@@ -25,7 +25,7 @@ public:
 class HostNode final : public Node, public PoeListener {
 public:
   /// Its kind's name (platform.node.kind).
-  static constexpr std::string_view kKind = "host";
+  static constexpr std::string_view kKind = kHostKind;
   HostNode(net::HostId id, const NodeConfig& cfg, Scheduler& sched, net::Fabric& fabric, simgrid::s4u::Host* host);
 
   net::HostId id() const { return id_; }

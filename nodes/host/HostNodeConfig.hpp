@@ -3,6 +3,7 @@
 // RoCEv2 RC) attached over PCIe. The NIC runs the same RoCE state machines as the FPGA POE, with
 // the NIC's own pipeline timing and every buffer in host memory (reached over PCIe).
 
+#include "nodes/platform/PlatformConfig.hpp"
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "protocols/mpi/MpiPlan.hpp"
@@ -103,6 +104,11 @@ struct HostNodeConfig {
             "the CPU's cores and caches as application kernels use them (the vector-matrix multiply and DLRM workloads)");
   }
 };
+
+/// The host kind's name and parameter section (`platform.node.host`, registered by nodes/host/HostKind.cpp).
+inline constexpr std::string_view kHostKind = "host";
+inline const HostNodeConfig& host_config(const NodeConfig& n) { return n.params(kHostKind).as<HostNodeConfig>(); }
+inline HostNodeConfig& host_config(NodeConfig& n) { return n.params(kHostKind).as<HostNodeConfig>(); }
 
 } // namespace nafsim::nodes
 

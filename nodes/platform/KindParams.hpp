@@ -6,7 +6,10 @@
 #include "simcore/config/Schema.hpp"
 
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <typeinfo>
+#include <utility>
 
 namespace nafsim::nodes {
 
@@ -34,8 +37,9 @@ public:
     if (held_)
       held_->describe(v);
   }
-  /// The section as the kind that registered it made it (T is that kind's config struct).
-  template <class T> const T& as() const { return static_cast<const Held<T>&>(*held_).value; }
+  /// The section as the kind that registered it made it (T is that kind's config struct; a logic error if not).
+  template <class T> const T& as() const { return held<T>().value; }
+  template <class T> T& as() { return const_cast<Held<T>&>(std::as_const(*this).held<T>()).value; }
 
 private:
   struct Base {
@@ -55,6 +59,13 @@ private:
     void describe(config::Lister& v) override { value.describe(v); }
     T value;
   };
+  template <class T> const Held<T>& held() const
+  {
+    auto const* h = dynamic_cast<const Held<T>*>(held_.get());
+    if (!h)
+      throw std::logic_error(std::string("a parameter section read as another type: ") + typeid(T).name());
+    return *h;
+  }
   std::unique_ptr<Base> held_;
 };
 

@@ -16,6 +16,19 @@ void NodeKindRegistry::add(NodeKindEntry e)
   entries_.push_back(std::move(e));
 }
 
+void NodeKindRegistry::add_section(NodeSectionEntry e)
+{
+  if (e.name.empty() || !e.params)
+    throw std::logic_error("a parameter section needs a name and its defaults");
+  for (auto const& k : entries_)
+    if (k.name == e.name)
+      throw std::logic_error(fmt::format("parameter section '{}' has a node kind's name", e.name));
+  for (auto const& o : sections_)
+    if (o.name == e.name)
+      throw std::logic_error(fmt::format("parameter section '{}' registered twice", e.name));
+  sections_.push_back(std::move(e));
+}
+
 const NodeKindEntry* NodeKindRegistry::find(std::string_view name) const
 {
   for (auto const& e : entries_)

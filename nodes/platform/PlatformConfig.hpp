@@ -1,14 +1,12 @@
 #pragma once
 // A platform: topology + network + node parameters. Presets live in platforms/*.json.
 
-#include "nodes/fpga/FpgaNodeConfig.hpp"
-#include "nodes/host/HostNodeConfig.hpp"
-#include "nodes/pac/PortalsProcessor.hpp"
 #include "nodes/platform/NodeKindRegistry.hpp"
 #include "simcore/net/NetworkConfig.hpp"
 #include "simcore/topo/TopologyConfig.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 namespace nafsim::nodes {
 
@@ -23,12 +21,11 @@ struct NodeKindName {
 struct NodeConfig {
   NodeKindName kind;
   std::vector<NodeKindName> kinds;
-  FpgaNodeConfig fpga;
-  HostNodeConfig host;
-  PortalsConfig portals;
-  /// The sections of registered kinds with parameters of their own (`platform.node.<kind>`), with defaults.
+  /// The parameter sections (`platform.node.<name>`), with defaults: the registered kinds' own (`fpga`, `host`), then
+  /// those of no kind (`portals`). A kind reads its section back through its folder's accessor (fpga_config(),
+  /// host_config(): `params(name).as<T>()`).
   struct Section {
-    std::string kind;
+    std::string name;
     const char* doc;
     KindParams params;
   };
@@ -40,16 +37,19 @@ struct NodeConfig {
   {
     for (auto const& e : kinds_known.entries())
       if (e.params)
-        sections.push_back({e.name, e.description.c_str(), e.params()});
+        sections.push_back({e.name, (e.section_doc.empty() ? e.description : e.section_doc).c_str(), e.params()});
+    for (auto const& e : kinds_known.sections())
+      sections.push_back({e.name, e.description.c_str(), e.params()});
   }
-  /// The section of kind `k` (a logic error if it registered none).
+  /// The section named `k` (a logic error if none was registered).
   const KindParams& params(std::string_view k) const
   {
     for (auto const& s : sections)
-      if (s.kind == k)
+      if (s.name == k)
         return s.params;
-    throw std::logic_error("node kind '" + std::string(k) + "' has no parameter section");
+    throw std::logic_error("no parameter section '" + std::string(k) + "' registered");
   }
+  KindParams& params(std::string_view k) { return const_cast<KindParams&>(std::as_const(*this).params(k)); }
 
   template <class V> void describe(V& v)
   {
@@ -57,14 +57,8 @@ struct NodeConfig {
     v.field("kinds", kinds,
             "mixed clusters: the type of each host position in order (one entry per topology host), e.g. "
             "[\"fpga\", \"fpga\", \"host\", \"host\"]; empty: every position is `kind`");
-    v.field("fpga", fpga,
-            "network-attached FPGA node (kind = fpga); also the FPGA card attached to each host CPU when software "
-            "MPI stages FPGA data (the F2F baseline: host driver copies, kernel invocation)");
-    v.field("host", host, "CPU node with a commodity RDMA NIC running software MPI (kind = host)");
-    v.field("portals", portals, "who runs the Portals layer and what its list walks cost (the portals_uq workload; "
-                                "PAC, issue 14)");
     for (auto& s : sections)
-      v.field(s.kind.c_str(), s.params, s.doc);
+      v.field(s.name.c_str(), s.params, s.doc);
   }
 };
 

@@ -1,6 +1,7 @@
 #include "simcore/app/Runner.hpp"
 
 #include "nodes/cclo/CcloBuild.hpp"
+#include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "nodes/fpga/FpgaTables.hpp"
 #include "nodes/platform/ClusterReport.hpp"
 #include "simcore/app/Progress.hpp"
@@ -192,7 +193,7 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
     transports += " (unused: no packet crossed the network)";
   rep.summary.push_back(fmt::format("platform {}: {} {}; transport {}", sc.platform.name,
                                     config::enum_name(sc.platform.topology.kind), topo.describe(), transports));
-  if (auto build = nodes::describe_build(sc.platform.node.fpga.cclo); !build.empty())
+  if (auto build = nodes::describe_build(nodes::fpga_config(sc.platform.node).cclo); !build.empty())
     rep.summary.push_back("  " + build);
   if (sc.platform.network.fidelity == net::Fidelity::Flow) // (its packets are flows: one per message the engines send)
     rep.summary.push_back(fmt::format("simulated {}: {} flows, {} flow-hops (flow fidelity: a message crosses its path "

@@ -1,6 +1,7 @@
 #include "simcore/app/Scenario.hpp"
 
 #include "nodes/cclo/CcloBuild.hpp"
+#include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "simcore/app/Presets.hpp"
 
 #include <filesystem>
@@ -227,7 +228,7 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
   config::Reader::read(resolved["platform"], sc.platform, "/platform", origins);
   // A named CCLO build sets the Rx buffers and protocol registers for the workload's ranks (every FPGA of the
   // platform when the workload has no rank count).
-  nodes::apply_build(sc.platform.node.fpga.cclo, sc.workload->rank_count().value_or(sc.platform.topology.hosts));
+  nodes::apply_build(nodes::fpga_config(sc.platform.node).cclo, sc.workload->rank_count().value_or(sc.platform.topology.hosts));
 
   sc.platform_sources = sources;
 

@@ -234,7 +234,7 @@ void CollectiveBench::check_buffers(const nodes::Cluster& c) const
 {
   // Over the connectionless transport an eager segment (up to one Rx buffer, plus the header) is a placed message
   // and must fit the registration range (cclo_of checks max_eager_size; a forced eager protocol goes past it).
-  auto const& fpga = c.config().node.fpga;
+  auto const& fpga = nodes::fpga_config(c.config().node);
   if (fpga.transport == nodes::Transport::Connectionless) // one rank's block moves as one command (a rendezvous write)
     for (std::size_t i = 0; i < sizes_.size(); ++i)
       if (auto why = fpga.connectionless.transport.command_size_problem(sizes_[i]); sizes_[i] > 0 && !why.empty())
@@ -474,7 +474,7 @@ void CollectiveBench::report_summary(const nodes::Cluster& c, const BySize& by_s
   for (auto const& [bytes, s] : by_size)
     if (s.how.rfind("eager/", 0) == 0)
       largest_eager = std::max(largest_eager, bytes);
-  if (auto note = nodes::segmentation_note(c.config().node.fpga.cclo, largest_eager,
+  if (auto note = nodes::segmentation_note(nodes::fpga_config(c.config().node).cclo, largest_eager,
                                            cfg_.protocol == ProtocolChoice::Eager);
       !note.empty())
     summary.push_back("  " + note);

@@ -27,7 +27,7 @@ unsigned Connectionless::segments_of(std::uint64_t bytes) const
 void Connectionless::start(nodes::Cluster& c)
 {
   nodes::require_connectionless(c, "connectionless workload");
-  transport_ = c.config().node.fpga.connectionless.transport;
+  transport_ = nodes::fpga_config(c.config().node).connectionless.transport;
   check_node(c, cfg_.dst, "dst");
   if (c.size() < 2)
     throw config::ConfigError("", "/platform/topology/hosts", "the connectionless workload needs at least 2 hosts");

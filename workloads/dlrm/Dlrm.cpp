@@ -36,7 +36,7 @@ Dlrm::Dlrm(const DlrmConfig& cfg) : cfg_(cfg) {}
 
 void Dlrm::start(nodes::Cluster& c)
 {
-  auto const& fpga = c.config().node.fpga;
+  auto const& fpga = nodes::fpga_config(c.config().node);
   plan_            = make_dlrm_plan(cfg_, fpga.fabric);
   auto fpgas       = c.positions(nodes::FpgaNode::kKind);
   if (plan_.nodes.size() > fpgas.size())

@@ -39,7 +39,7 @@ std::uint64_t FcLayer::columns(unsigned rank, std::uint64_t in) const
 
 unsigned FcLayer::threads(const nodes::Cluster& c) const
 {
-  auto cores = c.config().node.host.compute.cores;
+  auto cores = nodes::host_config(c.config().node).compute.cores;
   return cfg_.threads == 0 ? cores : std::min(cfg_.threads, cores);
 }
 
@@ -72,9 +72,9 @@ void FcLayer::start(nodes::Cluster& c)
   for (std::uint64_t n : cfg_.sizes) {
     const std::uint64_t m = cfg_.outputs == 0 ? n : cfg_.outputs;
     if (!accl && cfg_.ranks > 1)
-      plans_.push_back(mpi::plan_collective(c.config().node.host.mpi.library, reduce_call(m)));
+      plans_.push_back(mpi::plan_collective(nodes::host_config(c.config().node).mpi.library, reduce_call(m)));
     // The single-node reference: the whole layer, iteration after iteration, on one node's CPU.
-    nodes::CpuCompute cpu(c.config().node.host.compute);
+    nodes::CpuCompute cpu(nodes::host_config(c.config().node).compute);
     nodes::CpuCache cache;
     for (unsigned it = 0; it < cfg_.iterations; ++it) {
       auto k = cpu.gemv(cache, "W", m, n, threads(c));
@@ -126,7 +126,7 @@ void FcLayer::pollute_with_mpi(nodes::CpuCache& cache, const coll::Schedule& s, 
 void FcLayer::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
 {
   const bool accl = cfg_.reduction == FcReduction::Accl;
-  nodes::CpuCompute cpu(c.config().node.host.compute);
+  nodes::CpuCompute cpu(nodes::host_config(c.config().node).compute);
   nodes::CpuCache cache;
   std::size_t sample = 0;
   std::uint64_t calls = 0;
@@ -177,7 +177,7 @@ void FcLayer::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
         }
       } else if (cfg_.ranks > 1) {
         nodes::mpi_of(c, comm_[rank]).run(ctx, mpi_schedule, comm_, nodes::DataType::Float32, nullptr);
-        pollute_with_mpi(cache, mpi_schedule, calls, c.config().node.host.mpi.eager_threshold.count);
+        pollute_with_mpi(cache, mpi_schedule, calls, nodes::host_config(c.config().node).mpi.eager_threshold.count);
         if (rank == 0 && algorithm_.empty())
           algorithm_ = fmt::format("{} ({})", plans_[si].library_algorithm, mpi::schedule_name(plans_[si]));
       }

@@ -19,7 +19,7 @@ void check_mpi_platform(const nodes::Cluster& c)
 {
   // The largest single SEND of an eager message must fit one bounce buffer: a fragment (mpi.fragment), or, when
   // messages are not fragmented, a whole eager message.
-  auto const& mc       = c.config().node.host.mpi;
+  auto const& mc       = nodes::host_config(c.config().node).mpi;
   const bool fragments = mc.fragment.count > 0;
   const Bytes largest  = fragments ? mc.fragment : mc.eager_threshold;
   const char* knob     = fragments ? "fragment" : "eager_threshold";
@@ -86,7 +86,7 @@ SimTime MpiBench::kernel_invocation(const nodes::Cluster& c) const
 {
   // ACCL+ section 5 approximates the invocation of the next computation kernel by the CCLO's own
   // host invocation (a NOP through the Coyote driver): request + firmware call/finalize + response.
-  auto const& f = c.config().node.fpga;
+  auto const& f = nodes::fpga_config(c.config().node);
   return f.cclo.invocation.coyote_request + f.cclo.invocation.coyote_response +
          cycles_time(Cycles{f.cclo.firmware.call + f.cclo.firmware.finalize}, f.clock);
 }
@@ -137,7 +137,7 @@ void MpiBench::start(nodes::Cluster& c)
     throw config::ConfigError("", "/workload/root",
                               fmt::format("root {} is not one of the {} ranks", cfg_.root, cfg_.ranks));
   check_mpi_platform(c);
-  library_ = c.config().node.host.mpi.library;
+  library_ = nodes::host_config(c.config().node).mpi.library;
   comm_.clear();
   for (unsigned r = 0; r < cfg_.ranks; ++r)
     comm_.push_back(static_cast<net::HostId>(hosts[r]));

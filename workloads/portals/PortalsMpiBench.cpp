@@ -1,5 +1,6 @@
 #include "workloads/portals/PortalsMpiBench.hpp"
 
+#include "nodes/pac/PortalsSection.hpp"
 #include "nodes/host/HostCluster.hpp"
 #include "nodes/platform/Cluster.hpp"
 #include "protocols/collectives/Algorithms.hpp"
@@ -69,7 +70,7 @@ PortalsMpiBench::PortalsMpiBench(const PortalsMpiConfig& cfg) : cfg_(cfg)
 
 void PortalsMpiBench::start(nodes::Cluster& c)
 {
-  auto const& pc = c.config().node.portals;
+  auto const& pc = nodes::portals_config(c.config().node);
   const bool net = pc.fabric == nodes::PortalsFabricKind::Network;
   if (!net && c.config().network.faults.any()) // the ideal bus and the untimed fabric lose nothing
     throw config::ConfigError("", "/platform/network/faults",
@@ -79,7 +80,7 @@ void PortalsMpiBench::start(nodes::Cluster& c)
                                           "them, or remove the faults",
                                           config::enum_name(pc.fabric)));
   switch (cfg_.library) {
-    case PortalsLibrary::Platform: library_ = c.config().node.host.mpi.library; break;
+    case PortalsLibrary::Platform: library_ = nodes::host_config(c.config().node).mpi.library; break;
     case PortalsLibrary::OpenMpi: library_ = mpi::Library::OpenMpi; break;
     case PortalsLibrary::OpenMpi20: library_ = mpi::Library::OpenMpi20; break;
     case PortalsLibrary::Mpich: library_ = mpi::Library::Mpich; break;
@@ -167,8 +168,8 @@ void PortalsMpiBench::start(nodes::Cluster& c)
 
 void PortalsMpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
 {
-  auto const& pc  = c.config().node.portals;
-  auto const& cpu = c.config().node.host.cpu;
+  auto const& pc  = nodes::portals_config(c.config().node);
+  auto const& cpu = nodes::host_config(c.config().node).cpu;
   for (std::size_t v = 0; v < variants_.size(); ++v) {
     line_.arrive(ctx, ranks_); // everything of the previous variant is done
     if (rank == 0)
@@ -360,7 +361,7 @@ void PortalsMpiBench::pattern(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigne
 void PortalsMpiBench::report(const nodes::Cluster& c, results::ResultSink& sink,
                              std::vector<std::string>& summary) const
 {
-  auto const& pc = c.config().node.portals;
+  auto const& pc = nodes::portals_config(c.config().node);
   results::Table t("portals_mpi",
                    {"pattern", "engine", "hashing", "fabric", "protocol", "ranks", "block", "time_us", "engine_busy_us",
                     "busiest_engine_us", "puts", "gets", "expected", "unexpected", "triggered_gets", "host_gets",

@@ -1,5 +1,6 @@
 #include "workloads/portals/UnexpectedQueue.hpp"
 
+#include "nodes/pac/PortalsSection.hpp"
 #include "nodes/platform/Cluster.hpp"
 #include "protocols/portals/Matching.hpp"
 #include "simcore/config/ConfigError.hpp"
@@ -32,7 +33,7 @@ void UnexpectedQueue::start(nodes::Cluster& c)
                               "hosts");
   const auto senders = static_cast<unsigned>(c.size() - 1);
   c.scheduler().spawn("portals-uq", c.kernel_host(), [this, &c, senders](ActorContext& ctx) {
-    run(ctx, c.config().node.portals, senders);
+    run(ctx, nodes::portals_config(c.config().node), senders);
   });
 }
 
@@ -98,7 +99,7 @@ void UnexpectedQueue::run(ActorContext& ctx, const nodes::PortalsConfig& pc, uns
 void UnexpectedQueue::report(const nodes::Cluster& c, results::ResultSink& sink,
                              std::vector<std::string>& summary) const
 {
-  auto const& pc = c.config().node.portals;
+  auto const& pc = nodes::portals_config(c.config().node);
   results::Table t("portals_uq", {"engine", "hashing", "senders", "messages", "total_us", "arrivals_us", "receives_us",
                                   "per_message_us", "visited", "missed"});
   for (auto const& r : records_) {

@@ -2,6 +2,8 @@
 
 #include "nodes/compute/CpuCompute.hpp"
 #include "nodes/compute/FpgaKernel.hpp"
+#include "nodes/fpga/FpgaNodeConfig.hpp"
+#include "nodes/host/HostNodeConfig.hpp"
 
 namespace nafsim::workloads {
 
@@ -11,10 +13,10 @@ SimTime compute_time(const nodes::Cluster& c, ProgramEngine engine, const Progra
   if (duration > SimTime{})
     return duration;
   if (engine == ProgramEngine::Mpi) {
-    const nodes::CpuCompute cpu(c.config().node.host.compute);
+    const nodes::CpuCompute cpu(nodes::host_config(c.config().node).compute);
     return cpu.roofline(operations, bytes, m.threads == 0 ? cpu.config().cores : m.threads).total;
   }
-  auto const& fabric = c.config().node.fpga.fabric;
+  auto const& fabric = nodes::fpga_config(c.config().node).fabric;
   nodes::FpgaKernelConfig kernel = m.kernel;
   if (kernel.dsps == 0)
     kernel.dsps = fabric.dsps;

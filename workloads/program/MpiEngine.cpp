@@ -14,7 +14,7 @@ using coll::Buf;
 MpiEngine::MpiEngine(const nodes::Cluster& c)
 {
   check_mpi_platform(c);
-  library_ = c.config().node.host.mpi.library;
+  library_ = nodes::host_config(c.config().node).mpi.library;
 }
 
 void MpiEngine::check(const ProgramPlan& plan)

@@ -6,6 +6,7 @@
 // CPU's memcpy and reduction loop, at the library's copy and reduction rates, without a call's overhead.
 
 #include "nodes/platform/Cluster.hpp"
+#include "protocols/mpi/MpiPlan.hpp"
 #include "workloads/program/ProgramPlan.hpp"
 
 #include <string>

@@ -68,7 +68,7 @@ void Program::start(nodes::Cluster& c)
     MpiEngine::check(plan_);
     mpi_ = std::make_unique<MpiEngine>(c);
   }
-  const auto& rx = c.config().node.fpga.cclo.rx_buffers.size;
+  const auto& rx = nodes::fpga_config(c.config().node).cclo.rx_buffers.size;
   for (auto const& o : plan_.ops) // ACCL's stream_put does not segment: one Rx buffer's worth at most
     if (o.kind == ProgramOpKind::StreamPut && o.count * nodes::dtype_bytes(plan_.cfg.dtype) > rx.count)
       throw config::ConfigError("", fmt::format("/workload/ops/{}/count", o.index),
@@ -438,7 +438,7 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
           largest = std::max(largest, o.count * eb);
           forced  = forced || plan_.cfg.ops[o.index].protocol == ProtocolChoice::Eager;
         }
-    if (auto note = nodes::segmentation_note(c.config().node.fpga.cclo, largest, forced); !note.empty())
+    if (auto note = nodes::segmentation_note(nodes::fpga_config(c.config().node).cclo, largest, forced); !note.empty())
       summary.push_back("  " + note);
   }
   sink.add(std::move(t));

@@ -1,5 +1,6 @@
 // Scenario loading: merging and precedence, and the error for each kind of bad input (what, where:
 // file and JSON path, and what is allowed).
+#include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "simcore/app/Scenario.hpp"
 #include "simcore/config/ConfigError.hpp"
 #include "tests/support/RunScenario.hpp"
@@ -172,16 +173,16 @@ TEST(Scenario, ACcloBuildSetsTheRxBuffersAndRegistersForTheWorkloadsRanks)
   const std::string doc = R"({"platform": "accl-coyote-u55c",
                               "workload": {"kind": "collective", "collective": "allreduce", "ranks": 6}})";
   auto custom = load(doc);
-  auto const& c = custom.platform.node.fpga.cclo;
+  auto const& c = nafsim::nodes::fpga_config(custom.platform.node).cclo;
   EXPECT_EQ(c.build, nodes::CcloBuild::Custom);
   auto eager = load(doc, {"platform.node.fpga.cclo.build=eager"});
-  auto const& e = eager.platform.node.fpga.cclo;
+  auto const& e = nafsim::nodes::fpga_config(eager.platform.node).cclo;
   EXPECT_EQ(e.rx_buffers.count, 8u);
   EXPECT_EQ(e.rx_buffers.size.count, 4u << 20);
   EXPECT_EQ(e.tuning.max_eager_size.count, 4u << 20);
   EXPECT_EQ(e.tuning.max_rendezvous_size.count, 8u << 20);
   auto rndzv = load(doc, {"platform.node.fpga.cclo.build=rendezvous", "workload.ranks=4"});
-  auto const& r = rndzv.platform.node.fpga.cclo;
+  auto const& r = nafsim::nodes::fpga_config(rndzv.platform.node).cclo;
   EXPECT_EQ(r.rx_buffers.count, 4u);
   EXPECT_EQ(r.rx_buffers.size.count, 64u);
   EXPECT_EQ(r.tuning.max_eager_size.count, 64u);
@@ -189,14 +190,14 @@ TEST(Scenario, ACcloBuildSetsTheRxBuffersAndRegistersForTheWorkloadsRanks)
   // The build wins over the values it sets; other CCLO parameters stay as given.
   auto over = load(doc, {"platform.node.fpga.cclo.build=eager", "platform.node.fpga.cclo.rx_buffers.size=64KiB",
                          "platform.node.fpga.cclo.rx_buffers.seek_cycles=20"});
-  EXPECT_EQ(over.platform.node.fpga.cclo.rx_buffers.size.count, 4u << 20);
-  EXPECT_EQ(over.platform.node.fpga.cclo.rx_buffers.seek_cycles, 20u);
+  EXPECT_EQ(nafsim::nodes::fpga_config(over.platform.node).cclo.rx_buffers.size.count, 4u << 20);
+  EXPECT_EQ(nafsim::nodes::fpga_config(over.platform.node).cclo.rx_buffers.seek_cycles, 20u);
   // The resolved scenario (metadata.json) records the values the build set.
   EXPECT_EQ(eager.resolved["platform"]["node"]["fpga"]["cclo"]["rx_buffers"]["count"], 8);
   // A workload without ranks: every FPGA of the platform.
   auto hosts = load(R"({"platform": {"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 5}},
                         "workload": {"kind": "sendrecv"}})",
                     {"platform.node.fpga.cclo.build=eager"});
-  EXPECT_EQ(hosts.platform.node.fpga.cclo.rx_buffers.count, 7u);
+  EXPECT_EQ(nafsim::nodes::fpga_config(hosts.platform.node).cclo.rx_buffers.count, 7u);
   EXPECT_NE(error(doc, {"platform.node.fpga.cclo.build=fast"}).find("eager"), std::string::npos);
 }

@@ -160,3 +160,33 @@ TEST(NodeKind, AnUnknownKindIsAConfigErrorListingTheRegisteredOnes)
   EXPECT_THROW(config::Reader::read(config::Json::parse(R"({"kind": "probe"})"), cfg.node, "/platform/node", origins),
                config::ConfigError);
 }
+
+TEST(NodeKind, ASectionOfNoKindIsReadAndListedButIsNoKind)
+{
+  // nafsim's own: Portals' section belongs to no kind (nodes/pac/PortalsSection.cpp).
+  EXPECT_EQ(node_kinds().names(), "fpga|host");
+  PlatformConfig cfg;
+  config::Origins origins;
+  EXPECT_THROW(config::Reader::read(config::Json::parse(R"({"kind": "portals"})"), cfg.node, "/platform/node", origins),
+               config::ConfigError);
+  // A registry of one kind and one section: the section reads from JSON and lists after the kind's own.
+  int checks = 0;
+  NodeKindRegistry kinds = fpga_and_probe(&checks);
+  kinds.add_section({"tally", "a section of no kind (test)", [] { return KindParams::of(ProbeConfig{}); }});
+  NodeConfig node(kinds);
+  config::Reader::read(config::Json::parse(R"({"tally": {"initial_psn": 9}})"), node, "/platform/node", origins);
+  EXPECT_EQ(node.params("tally").as<ProbeConfig>().initial_psn, 9u);
+  EXPECT_EQ(node.params("probe").as<ProbeConfig>().initial_psn, 100u);
+  std::vector<config::ParamRow> rows;
+  config::Lister::list(node, "platform.node", rows);
+  auto at = [&](const std::string& path) {
+    return std::find_if(rows.begin(), rows.end(), [&](auto& r) { return r.path == path; }) - rows.begin();
+  };
+  EXPECT_LT(at("platform.node.probe.initial_psn"), at("platform.node.tally.initial_psn"));
+  EXPECT_LT(at("platform.node.tally.initial_psn"), static_cast<std::ptrdiff_t>(rows.size()));
+  // Read as another type, or registered under a kind's name or twice: a programming error, said so.
+  EXPECT_THROW((void)node.params("tally").as<FpgaNodeConfig>(), std::logic_error);
+  EXPECT_THROW(node.params("gpu"), std::logic_error);
+  EXPECT_THROW(kinds.add_section({"probe", "clash", [] { return KindParams::of(ProbeConfig{}); }}), std::logic_error);
+  EXPECT_THROW(kinds.add_section({"tally", "twice", [] { return KindParams::of(ProbeConfig{}); }}), std::logic_error);
+}
