@@ -5,7 +5,9 @@
 // RootedAlgorithms.cpp (broadcast, reduce, scatter, gather) and SymmetricAlgorithms.cpp
 // (allgather, reduce-scatter, allreduce, all-to-all, barrier). Algorithms.cpp picks one.
 
-#include "protocols/collectives/Algorithms.hpp"
+#include "protocols/collectives/AlgorithmOptions.hpp"
+#include "protocols/collectives/Schedule.hpp"
+#include "protocols/collectives/Segments.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -5,7 +5,8 @@
 
 #include "chakra.pb.h"
 #include "simcore/config/ConfigError.hpp"
-#include "workloads/chakra/ChakraTrace.hpp"
+#include "workloads/chakra/ChakraConfig.hpp"
+#include "workloads/program/ProgramPlan.hpp"
 
 #include <optional>
 #include <string>
