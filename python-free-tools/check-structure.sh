@@ -1,7 +1,8 @@
 #!/bin/sh
 # Structural rules of nodes/ (issue 29): no friend declaration in nodes/cclo, no function longer than 80 lines
 # in nodes/ (elsewhere: none but those long-functions.txt lists, issue 54), no co_await in a condition, no header
-# of nodes/ that includes (directly or not) a header including it, nodes/platform including no kind's folder.
+# of nodes/ that includes (directly or not) a header including it, nodes/platform including no kind's folder, no
+# header/source knot in any folder (units, a header and its source, that use each other).
 # Usage: python-free-tools/check-structure.sh [SOURCE_DIR]   (exit 1 and a list of offenders when a rule breaks)
 set -eu
 src=${1:-$(dirname "$0")/..}
@@ -111,5 +112,34 @@ if [ -n "$cycles" ]; then
   echo "$cycles"
   status=1
 fi
-[ $status -eq 0 ] && echo "structure of nodes/: no friend in nodes/cclo, no function over 80 lines, no co_await in a condition, no include cycle, nodes/platform on the engines only (no kind's folder); protocols/ on the SimGrid-free base only; elsewhere no function over 80 lines but the $(printf '%s\n' "$listed" | grep -c .) listed in python-free-tools/long-functions.txt"
+# Header/source knots (issue 54): a unit is a header and its source (X.hpp, X.cpp); unit A uses unit B when either
+# of A's files includes B.hpp. Two units that use each other, or any longer loop of units, are one unit in all but
+# name (Cclo's source including Firmware.hpp while Firmware.hpp included Cclo.hpp): give the shared part a file of its
+# own or a named interface (nodes/cclo/FirmwarePorts.hpp).
+find nodes simcore protocols workloads -name '*.hpp' -o -name '*.cpp' | sort | while read -r f; do
+  u=${f%.*}
+  grep -o '^#include "[^"]*\.hpp"' "$f" | sed 's/#include "\(.*\)\.hpp"/\1/' | while read -r inc; do
+    if [ "$inc" != "$u" ] && [ -f "$inc.hpp" ]; then echo "$u $inc"; fi
+  done
+done | sort -u > "$tmp/units"
+knots=$(awk '
+  { adj[$1] = adj[$1] " " $2; nodes[$1] = 1 }
+  function visit(n,   i, k, parts, m, j, path) {
+    state[n] = 1; stack[++depth] = n
+    k = split(adj[n], parts, " ")
+    for (i = 1; i <= k; i++) {
+      m = parts[i]
+      if (state[m] == 1) { path = m; for (j = depth; j >= 1 && stack[j] != m; j--) path = stack[j] " -> " path; print m " -> " path }
+      else if (state[m] == 0) visit(m)
+    }
+    depth--; state[n] = 2
+  }
+  END { for (n in nodes) if (state[n] == 0) visit(n) }' "$tmp/units")
+if [ -n "$knots" ]; then
+  echo "header/source knots (units, a header and its source, that use each other round a loop):"
+  echo "$knots"
+  status=1
+fi
+
+[ $status -eq 0 ] && echo "structure of nodes/: no friend in nodes/cclo, no function over 80 lines, no co_await in a condition, no include cycle, nodes/platform on the engines only (no kind's folder); no header/source knot anywhere; protocols/ on the SimGrid-free base only; elsewhere no function over 80 lines but the $(printf '%s\n' "$listed" | grep -c .) listed in python-free-tools/long-functions.txt"
 exit $status

@@ -2,7 +2,7 @@
 # The structure check's rules of issue 54 on a little tree of its own: the 80-line ratchet outside nodes/ (a long
 # function that python-free-tools/long-functions.txt does not list fails the check, a listed one passes, a listed one
 # that became short fails until it is taken off the list), the protocols' layer (the SimGrid-free base only) and the
-# cluster hub's includes (nodes/platform: no kind's folder).
+# cluster hub's includes (nodes/platform: no kind's folder) and the header/source knots.
 # Usage: tests/run_structure_rules.sh SOURCE_DIR
 set -eu
 src=$1
@@ -49,4 +49,14 @@ printf '#include "nodes/rdma/RdmaPoe.hpp"\n#include "nodes/transport/Poe.hpp"\n#
 echo '#include "nodes/fpga/FpgaNode.hpp"' >> "$tmp/nodes/platform/Hub.cpp"
 [ "$(check)" = fail ] || fail "the cluster hub including a kind's folder passed"
 grep -q "nodes/platform/Hub.cpp.*nodes/fpga/FpgaNode.hpp" "$tmp/out" || fail "the report does not name the include"
-echo "structure rules: the ratchet, the protocols' layer and the hub's kind-free includes hold"
+rm "$tmp/nodes/platform/Hub.cpp"
+mkdir -p "$tmp/workloads/knot"
+echo '#include "workloads/knot/B.hpp"' > "$tmp/workloads/knot/A.cpp"
+: > "$tmp/workloads/knot/A.hpp"
+: > "$tmp/workloads/knot/B.hpp"
+[ "$(check)" = pass ] || fail "a source including another unit's header failed"
+echo '#include "workloads/knot/A.hpp"' > "$tmp/workloads/knot/B.hpp"
+[ "$(check)" = fail ] || fail "two units using each other (A.cpp -> B.hpp -> A.hpp) passed"
+grep -q "knots" "$tmp/out" || fail "the report does not name the knot"
+grep -q "workloads/knot/A" "$tmp/out" || fail "the report does not name the units"
+echo "structure rules: the ratchet, the protocols' layer, the hub's kind-free includes and the knot rule hold"

@@ -1,7 +1,5 @@
 #include "nodes/cclo/CallPlan.hpp"
 
-#include "nodes/cclo/Cclo.hpp"
-
 #include <fmt/format.h>
 
 namespace nafsim::nodes {
@@ -123,14 +121,12 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_
   return p;
 }
 
-CallPlan plan_call(const CcloCall& call, const Cclo& cclo)
+CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& link)
 {
-  auto const& link = cclo.link();
-  CallPlan p       = plan_call(call, cclo.config(), link.rendezvous, link.transport);
+  CallPlan p = plan_call(call, cfg, link.rendezvous, link.transport);
   // An eager message travels in segments of at most one Rx buffer, each a SEND with the CCLO's header that the
   // transport must be able to place (the connectionless transport registers it at its receiver).
   if (p.error.empty() && !p.rendezvous && link.max_send != 0) {
-    auto const& cfg        = cclo.config();
     const std::uint64_t seg = std::min(call.call.count * call.call.elem_bytes, cfg.rx_buffers.size.count) +
                               cfg.txrx.header.count;
     if (call.call.count != 0 && seg > link.max_send)

@@ -5,6 +5,7 @@
 // calls with the same code before a run (a setting that cannot work fails `--check-only`, not the run).
 
 #include "nodes/cclo/CcloCore.hpp"
+#include "nodes/cclo/CcloLink.hpp"
 
 #include <string>
 
@@ -26,8 +27,8 @@ bool firmware_runs(coll::Collective c, coll::Algorithm a, bool rendezvous);
 /// Plan `call` on a CCLO configured by `cfg` over a link that can (`rendezvous_link`) or cannot carry the rendezvous
 /// protocol's RDMA WRITE (`transport` names it in errors).
 CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_link, const std::string& transport);
-class Cclo;
-/// Plan `call` on `cclo` (its configuration and link): what its firmware will make of it.
-CallPlan plan_call(const CcloCall& call, const Cclo& cclo);
+/// Plan `call` on a CCLO configured by `cfg` over `link`: what its firmware will make of it (an eager segment the link
+/// cannot place is an error too).
+CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& link);
 
 } // namespace nafsim::nodes

@@ -2,6 +2,7 @@
 
 #include "nodes/cclo/CallPlan.hpp"
 #include "nodes/cclo/Firmware.hpp"
+#include "nodes/cclo/FirmwareDispatch.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -47,7 +48,7 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
                               "Rx buffers and spare buffers exceed the CCLO's 64 GiB of device memory");
   dmp_ = std::make_unique<DataMover>(cfg.dmp, cfg.rx_buffers.seek_cycles, clock, sched, mem, rbm_, *this,
                                      data ? &data->memory.at(host) : nullptr);
-  fw_  = std::make_unique<Firmware>(*this);
+  fw_  = std::make_unique<Firmware>(*this, &dispatch_call);
   dmp_->set_host(host);
   dmp_->on_deadlock([this](std::string why) {
     // How to size the Rx buffers: every peer's eager message may land before the one the moves need next.

@@ -6,8 +6,10 @@
 
 #include "nodes/cclo/CcloConfig.hpp"
 #include "nodes/cclo/CcloCore.hpp"
+#include "nodes/cclo/CcloLink.hpp"
 #include "nodes/memory/DataPlane.hpp"
 #include "nodes/cclo/DataMover.hpp"
+#include "nodes/cclo/FirmwarePorts.hpp"
 #include "nodes/cclo/HostInvocation.hpp"
 #include "nodes/cclo/RndzvQueue.hpp"
 #include "nodes/cclo/RxBufferManager.hpp"
@@ -30,35 +32,7 @@ namespace nafsim::nodes {
 
 class Firmware;
 
-/// How the CCLO's Tx system reaches the network: the node's transport (the RoCE POE, or the
-/// connectionless NI). Completions and inbound notices come back through Cclo::on_completion and
-/// Cclo::on_inbound.
-struct CcloLink {
-  /// Post a SEND (the receiver places it) or a WRITE to `peer`; `source` tells when payload bytes are ready;
-  /// `accepted` (if the link reports it, see below) runs when the transport has taken the last byte.
-  std::function<void(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source,
-                     std::function<void()> accepted)>
-      post;
-  /// The transport tells when it has taken a message's last byte (the RoCE POE's transmit buffer);
-  /// otherwise the CCLO takes the last byte as accepted when the data mover produces it.
-  bool reports_acceptance = false;
-  /// Messages on a connection arrive in the order posted (RoCE RC): the WRITE's completion notice can follow it
-  /// at once. Otherwise (the connectionless transport) it is sent once the WRITE has completed.
-  bool ordered = false;
-  /// Who places incoming SENDs (the Rx system: Rx buffers or the control slot).
-  std::function<void(roce::RecvProvider)> set_recv_provider;
-  /// The transport carries the rendezvous protocol's one-sided WRITE (RDMA). Over TCP and UDP the
-  /// firmware runs every call eager (ACCL+ section 4.4: eager over UDP/TCP, rendezvous over RDMA).
-  bool rendezvous = true;
-  /// The transport's name, for errors.
-  std::string transport = "roce";
-  /// The largest SEND (header included) the transport can place at its receiver, and what to change to place more
-  /// (the connectionless transport's registration range); 0: any size.
-  std::uint64_t max_send = 0;
-  std::string max_send_fix;
-};
-
-class Cclo final : public TxSystem {
+class Cclo final : public TxSystem, public FirmwarePorts {
 public:
   /// Device memory below kUserBase holds the CCLO's own buffers (Rx and spare buffers).
   static constexpr std::uint64_t kUserBase = 1ULL << 36;
@@ -98,24 +72,23 @@ public:
   void write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
                         std::vector<std::byte> payload, std::function<void()> accepted) override;
 
-  const CcloConfig& config() const { return cfg_; }
   coll::CcloTuning tuning() const;
   CcloCounters counters() const;
   const DataMover& dmp() const { return *dmp_; }
-  std::uint64_t spare_address(int k) const { return spare_base_ + static_cast<std::uint64_t>(k) * spare_stride_; }
-
-  // ---- what the firmware and the schedule executor reach ----
-  /// The queues between the blocks and the counters.
-  CcloCore& core() { return core_; }
   const CcloCore& core() const { return core_; }
-  DataMover& data_mover() { return *dmp_; }
-  const CcloLink& link() const { return link_; }
-  /// A notification (64 B signature, no payload) through the Tx system, its header ready at `ready` (default:
-  /// tx_cycles from now).
+
+  // FirmwarePorts: what the firmware and the schedule executor reach.
+  const CcloConfig& config() const override { return cfg_; }
+  std::uint64_t spare_address(int k) const override
+  {
+    return spare_base_ + static_cast<std::uint64_t>(k) * spare_stride_;
+  }
+  CcloCore& core() override { return core_; }
+  DataMover& data_mover() override { return *dmp_; }
+  const CcloLink& link() const override { return link_; }
   void send_control(std::uint32_t peer, CcloMsg type, std::uint64_t addr, std::uint64_t a, std::uint64_t b,
-                    std::optional<SimTime> ready = std::nullopt);
-  /// Wake the firmware if it waits for an event (a notification, a move status, a call, a failure).
-  void wake_firmware();
+                    std::optional<SimTime> ready = std::nullopt) override;
+  void wake_firmware() override;
   /// Record a failure: the running call reports it, a deadlock report names it.
   void fail(std::string why);
 

@@ -1,13 +1,14 @@
 #include "nodes/cclo/Firmware.hpp"
 
-#include "nodes/cclo/FirmwareCall.hpp"
-
 #include <algorithm>
 #include <fmt/format.h>
 
 namespace nafsim::nodes {
 
-Firmware::Firmware(Cclo& cclo) : c_(cclo), core_(cclo.core()) {}
+Firmware::Firmware(FirmwarePorts& ports, CallDispatch dispatch)
+    : c_(ports), core_(ports.core()), dispatch_(dispatch)
+{
+}
 
 const FirmwareCosts& Firmware::costs() const
 {
@@ -310,22 +311,17 @@ Task<FwStatus> Firmware::execute(CcloPending& p)
     p.result.error = core_.error;
     co_return FwStatus::Done;
   }
-  FirmwareCall call(*this, p);
-  if (!call.ok())
-    co_return FwStatus::Done;
-  waits_for_.clear();
-  if (call.call().call.collective == coll::Collective::Barrier) {
-    // barrier(): the retry queue is flushed before the barrier runs.
-    flush_retries_ = true;
-    if (!retry_.empty()) {
-      waits_for_ = "the barrier waits for the retried calls to finish";
-      co_return FwStatus::NotReady;
-    }
-  }
-  FwStatus st = co_await call.run();
-  if (call.call().call.collective == coll::Collective::Barrier && st == FwStatus::Done)
-    flush_retries_ = false;
+  FwStatus st = co_await dispatch_(*this, p);
   co_return st;
+}
+
+bool Firmware::barrier_waits_for_retries()
+{
+  flush_retries_ = true;
+  if (retry_.empty())
+    return false;
+  waits_for_ = "the barrier waits for the retried calls to finish";
+  return true;
 }
 
 } // namespace nafsim::nodes

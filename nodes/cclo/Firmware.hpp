@@ -23,7 +23,7 @@
 // pass), so the firmware notices a notification at the end of the first pass after its arrival, as
 // the hardware does.
 
-#include "nodes/cclo/Cclo.hpp"
+#include "nodes/cclo/FirmwarePorts.hpp"
 #include "nodes/cclo/RndzvQueue.hpp"
 
 #include <deque>
@@ -64,9 +64,14 @@ using WaitText = FnRef<std::string()>;
 /// Thrown through a call's function when the CCLO failed (a transport error, an Rx-buffer deadlock).
 struct FirmwareAbort {};
 
+class Firmware;
+/// The firmware's collective functions as the micro-controller runs them (ccl_offload_control.c's dispatch of a call:
+/// FirmwareDispatch.hpp): whoever builds the micro-controller gives it this program.
+using CallDispatch = Task<FwStatus> (*)(Firmware& fw, CcloPending& call);
+
 class Firmware {
 public:
-  explicit Firmware(Cclo& cclo);
+  Firmware(FirmwarePorts& ports, CallDispatch dispatch);
   /// The firmware's main loop (a daemon task actor).
   Task<> run(TaskContext& ctx);
 
@@ -99,10 +104,14 @@ public:
   Task<> wait_event(WaitText what);
   /// Throws FirmwareAbort if the CCLO failed.
   void check_error() const;
-  Cclo& cclo() { return c_; }
+  FirmwarePorts& ports() { return c_; }
   CcloCore& core() { return core_; }
   /// What the running call's last failed lookup waited for (the retry queue's diagnosis).
   void set_waits_for(std::string what) { waits_for_ = std::move(what); }
+  /// barrier(): the retry queue is flushed before the barrier runs: true (what it waits for noted) while retried
+  /// calls remain; new calls are taken again once barrier_done().
+  bool barrier_waits_for_retries();
+  void barrier_done() { flush_retries_ = false; }
 
 private:
   struct Retry {
@@ -156,8 +165,9 @@ private:
   };
   Block block(WaitText why) { return Block{ctx_->block(why), core_}; }
 
-  Cclo& c_;
+  FirmwarePorts& c_;
   CcloCore& core_;
+  CallDispatch dispatch_;
   TaskContext* ctx_ = nullptr;
   /// STS_DMA_MOVE: the statuses of the moves started, in issue order (whether each has come), the oldest being
   /// move number `status_base_`; a move's completion marks its own by number (no allocation per move).

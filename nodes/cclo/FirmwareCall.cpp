@@ -3,7 +3,6 @@
 #include "nodes/cclo/FirmwareCall.hpp"
 
 #include "nodes/cclo/CallPlan.hpp"
-#include "nodes/cclo/ScheduleExecutor.hpp"
 
 #include <fmt/format.h>
 
@@ -13,7 +12,7 @@ using coll::Algorithm, coll::Buf, coll::Collective, coll::Slice;
 using coll::in, coll::out, coll::scratch, coll::sub;
 
 FirmwareCall::FirmwareCall(Firmware& fw, CcloPending& p)
-    : fw_(fw), c_(fw.cclo()), core_(fw.core()), p_(p), call_(p.call), step_(p.step)
+    : fw_(fw), c_(fw.ports()), core_(fw.core()), p_(p), call_(p.call), step_(p.step)
 {
   auto const& cc = call_.call;
   rank_          = call_.rank;
@@ -24,7 +23,7 @@ FirmwareCall::FirmwareCall(Firmware& fw, CcloPending& p)
   eb_            = cc.elem_bytes;
   wire_eb_       = call_.compress ? 2 : eb_;
   seg_           = std::max<std::uint64_t>(1, core_.cfg.rx_buffers.size.count / wire_eb_);
-  CallPlan plan = plan_call(call_, c_);
+  CallPlan plan = plan_call(call_, c_.config(), c_.link());
   sel_   = plan.sel;
   rndzv_ = plan.rendezvous;
   if (!plan.error.empty()) {
@@ -230,18 +229,8 @@ FwStatus FirmwareCall::not_ready(const std::string& what)
 // ---------------------------------------------------------------------------------------------
 // The collectives.
 
-Task<> FirmwareCall::run_schedule()
-{
-  ScheduleExecutor executor(fw_, *this);
-  co_await executor.run(*schedule_);
-}
-
 Task<FwStatus> FirmwareCall::run()
 {
-  if (schedule_) {
-    co_await run_schedule();
-    co_return FwStatus::Done;
-  }
   auto const& cc = call_.call;
   const std::uint64_t n = cc.count;
   const auto p          = static_cast<std::uint64_t>(size_);

@@ -28,8 +28,10 @@ public:
   /// Selects protocol and algorithm (errors go to `p.result.error`; check ok()).
   FirmwareCall(Firmware& fw, CcloPending& p);
   bool ok() const { return p_.result.error.empty(); }
-  /// Run (or resume, from `p.step`) the call's function.
+  /// Run (or resume, from `p.step`) the firmware's function for the call.
   Task<FwStatus> run();
+  /// The schedule the executor runs instead, for an algorithm or protocol the firmware lacks (else null).
+  const coll::Schedule* schedule() const { return schedule_ ? &*schedule_ : nullptr; }
 
   // Buffers and moves (also used by the schedule executor).
   std::uint32_t host(int rank) const { return static_cast<std::uint32_t>(call_.comm.at(static_cast<std::size_t>(rank))); }
@@ -62,8 +64,6 @@ public:
 
 private:
   bool firmware_has() const;
-  /// An algorithm the firmware lacks: its schedule through the schedule executor.
-  Task<> run_schedule();
   FwStatus not_ready(const std::string& what);
   Task<FwStatus> send(int dst, const coll::Slice& src);
   Task<FwStatus> recv(int src, const coll::Slice& dst);
@@ -101,7 +101,7 @@ private:
   Task<> end_moves(unsigned n);
 
   Firmware& fw_;
-  Cclo& c_;
+  FirmwarePorts& c_;
   CcloCore& core_;
   CcloPending& p_;
   const CcloCall& call_;

@@ -20,7 +20,7 @@ void ScheduleExecutor::State::mark_done(std::size_t i)
 }
 
 ScheduleExecutor::ScheduleExecutor(Firmware& fw, FirmwareCall& call)
-    : fw_(fw), call_(call), c_(fw.cclo()), core_(fw.core()), rndzv_(call.rendezvous()), eb_(call.elem_bytes())
+    : fw_(fw), call_(call), c_(fw.ports()), core_(fw.core()), rndzv_(call.rendezvous()), eb_(call.elem_bytes())
 {
 }
 
@@ -212,7 +212,7 @@ std::string ScheduleExecutor::describe_wait() const
     if (os.await_done)
       return what + fmt::format(": waits for the completion notice (WR_DONE) from rank {}", op.peer);
     if (os.pending > 0) {
-      auto w = c_.dmp().waiting();
+      auto w = c_.data_mover().waiting();
       return what + (w.empty() ? ": waits for its data movements" : ": " + w);
     }
     if (op.kind == OpKind::WaitNotify)

@@ -66,7 +66,7 @@ private:
 
   Firmware& fw_;
   FirmwareCall& call_;
-  Cclo& c_;
+  FirmwarePorts& c_;
   CcloCore& core_;
   const coll::Schedule* s_ = nullptr;
   bool rndzv_              = false;

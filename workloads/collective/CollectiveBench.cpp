@@ -319,7 +319,8 @@ void CollectiveBench::start(nodes::Cluster& c)
     for (unsigned r : probes) {
       if (r >= callers)
         continue;
-      auto plan = nodes::plan_call(make_call(r, sizes_[i]), nodes::cclo_of(c, comm_[r]));
+      auto const& cclo = nodes::cclo_of(c, comm_[r]);
+      auto plan        = nodes::plan_call(make_call(r, sizes_[i]), cclo.config(), cclo.link());
       if (plan.error.empty())
         continue;
       const char* path = cfg_.compress                                  ? "/workload/compress"

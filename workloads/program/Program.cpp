@@ -99,7 +99,8 @@ void Program::start(nodes::Cluster& c)
       if (!forced && !streams && !k.compress)
         continue;
       for (unsigned r : o.runs) {
-        auto p = nodes::plan_call(plan_.cclo_call(o, r, hosts_), nodes::cclo_of(c, hosts_[r]));
+        auto const& cclo = nodes::cclo_of(c, hosts_[r]);
+        auto p           = nodes::plan_call(plan_.cclo_call(o, r, hosts_), cclo.config(), cclo.link());
         if (!p.error.empty())
           throw config::ConfigError("", fmt::format("/workload/ops/{}/{}", o.index,
                                                     k.algorithm != AlgorithmChoice::Auto ? "algorithm"
