@@ -94,35 +94,9 @@ find nodes simcore protocols workloads -name '*.hpp' -o -name '*.cpp' | sort | w
     if [ -f "$inc" ]; then echo "$f $inc"; fi # a generated header (chakra.pb.h) is not a source edge
   done
 done > "$tmp/edges"
-cycles=$(awk '
-  { adj[$1] = adj[$1] " " $2; nodes[$1] = 1 }
-  function visit(n,   i, k, parts, m) {
-    state[n] = 1; stack[++depth] = n
-    k = split(adj[n], parts, " ")
-    for (i = 1; i <= k; i++) {
-      m = parts[i]
-      if (state[m] == 1) { path = m; for (j = depth; j >= 1 && stack[j] != m; j--) path = stack[j] " -> " path; print m " -> " path }
-      else if (state[m] == 0) visit(m)
-    }
-    depth--; state[n] = 2
-  }
-  END { for (n in nodes) if (n ~ /^nodes\// && state[n] == 0) visit(n) }' "$tmp/edges")
-if [ -n "$cycles" ]; then
-  echo "include cycles (a file including a file that includes it):"
-  echo "$cycles"
-  status=1
-fi
-# Header/source knots (issue 54): a unit is a header and its source (X.hpp, X.cpp); unit A uses unit B when either
-# of A's files includes B.hpp. Two units that use each other, or any longer loop of units, are one unit in all but
-# name (Cclo's source including Firmware.hpp while Firmware.hpp included Cclo.hpp): give the shared part a file of its
-# own or a named interface (nodes/cclo/FirmwarePorts.hpp).
-find nodes simcore protocols workloads -name '*.hpp' -o -name '*.cpp' | sort | while read -r f; do
-  u=${f%.*}
-  grep -o '^#include "[^"]*\.hpp"' "$f" | sed 's/#include "\(.*\)\.hpp"/\1/' | while read -r inc; do
-    if [ "$inc" != "$u" ] && [ -f "$inc.hpp" ]; then echo "$u $inc"; fi
-  done
-done | sort -u > "$tmp/units"
-knots=$(awk '
+# Loops in a graph of "from to" lines, walked from the nodes matching the pattern $2: each printed as a path.
+loops() {
+  awk -v from="$2" '
   { adj[$1] = adj[$1] " " $2; nodes[$1] = 1 }
   function visit(n,   i, k, parts, m, j, path) {
     state[n] = 1; stack[++depth] = n
@@ -134,7 +108,21 @@ knots=$(awk '
     }
     depth--; state[n] = 2
   }
-  END { for (n in nodes) if (state[n] == 0) visit(n) }' "$tmp/units")
+  END { for (n in nodes) if (n ~ from && state[n] == 0) visit(n) }' "$1"
+}
+cycles=$(loops "$tmp/edges" '^nodes/')
+if [ -n "$cycles" ]; then
+  echo "include cycles (a file including a file that includes it):"
+  echo "$cycles"
+  status=1
+fi
+# Header/source knots (issue 54): a unit is a header and its source (X.hpp, X.cpp); unit A uses unit B when either
+# of A's files includes B.hpp. Two units that use each other, or any longer loop of units, are one unit in all but
+# name (Cclo's source including Firmware.hpp while Firmware.hpp included Cclo.hpp): give the shared part a file of its
+# own or a named interface (nodes/cclo/FirmwarePorts.hpp).
+awk '$2 ~ /\.hpp$/ { a = $1; b = $2; sub(/\.[ch]pp$/, "", a); sub(/\.hpp$/, "", b); if (a != b) print a, b }' \
+  "$tmp/edges" | sort -u > "$tmp/units"
+knots=$(loops "$tmp/units" '')
 if [ -n "$knots" ]; then
   echo "header/source knots (units, a header and its source, that use each other round a loop):"
   echo "$knots"

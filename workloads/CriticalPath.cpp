@@ -235,6 +235,39 @@ void CriticalPathGroups::each_median(const std::function<void(const std::string&
     fn(group.first, median_path(group.second));
 }
 
+void CriticalPathGroups::summarize_medians(std::vector<std::string>& summary, bool slowest_rank, bool steps)
+{
+  each_median([&](const std::string& label, const CriticalPath& median) {
+    summary.push_back(fmt::format("  {:>10}  {}", label, median.summary()));
+    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck(g_, rank_of_)));
+    if (slowest_rank)
+      summary.push_back(
+          fmt::format("  {:>10}  slowest rank {}; {}", "", median.rank, median.elsewhere(median.rank, rank_of_)));
+    if (steps)
+      summary.push_back(fmt::format("  {:>10}  {}", "", median.steps_line(rank_of_)));
+  });
+}
+
+void report_bench_paths(const CausalGraph& g, const std::vector<std::uint32_t>& comm, const std::string& collective,
+                        const std::vector<std::uint64_t>& sizes, unsigned iterations,
+                        const std::function<SlowestCall(std::size_t sample)>& slowest, bool by_rank,
+                        results::ResultSink& sink, std::vector<std::string>& summary)
+{
+  CriticalPathGroups paths(g, {"collective", "bytes", "iteration", "rank"}, rank_in(comm));
+  std::size_t sample = 0;
+  for (std::size_t si = 0; si < sizes.size(); ++si)
+    for (unsigned it = 0; it < iterations; ++it, ++sample) {
+      const SlowestCall call  = slowest(sample);
+      const std::string bytes = std::to_string(sizes[si]);
+      paths.add(si, bytes, {collective, bytes, std::to_string(it), std::to_string(call.rank)}, call.end_cause,
+                call.start, call.end, by_rank ? static_cast<int>(call.rank) : -1);
+    }
+  summary.push_back("  critical path of each size's median call (critical_path.csv has every call's), from the slowest "
+                    "rank's start:");
+  paths.summarize_medians(summary, by_rank, true);
+  paths.write(sink);
+}
+
 const CriticalPath& median_path(std::vector<CriticalPath>& paths)
 {
   std::stable_sort(paths.begin(), paths.end(),

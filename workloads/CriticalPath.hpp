@@ -96,6 +96,10 @@ public:
            std::uint32_t end_record, SimTime start, SimTime end, int rank = -1);
   /// Each group's median path, by increasing order.
   void each_median(const std::function<void(const std::string& label, const CriticalPath& median)>& fn);
+  /// Each group's median into the run's summary, under its label (right-aligned in 10 columns): its summary and its
+  /// bottleneck, then, with `slowest_rank`, where the slowest rank's time went, and with `steps`, the path by the
+  /// algorithm's steps.
+  void summarize_medians(std::vector<std::string>& summary, bool slowest_rank, bool steps);
   /// Both tables into the run's results.
   void write(results::ResultSink& sink) { table_.write(sink); }
   const RankOf& rank_of() const { return rank_of_; }
@@ -106,5 +110,20 @@ private:
   CriticalPathTable table_;
   std::map<std::uint64_t, std::pair<std::string, std::vector<CriticalPath>>> groups_;
 };
+
+/// One call of a collective benchmark as its critical path is taken: the slowest rank's (the call's latency), from its
+/// start to the record `end_cause` at `end`.
+struct SlowestCall {
+  std::uint32_t end_cause = 0;
+  SimTime start, end;
+  std::size_t rank = 0;
+};
+/// The critical paths of a collective benchmark (the CCLO's, MPI's) into critical_path.csv and the summary: a call per
+/// size and iteration on the ranks of `comm`, `slowest(sample)` the one of sample `size index * iterations +
+/// iteration`; with `by_rank`, each path knows its rank and the summary says where the slowest rank's time went.
+void report_bench_paths(const CausalGraph& g, const std::vector<std::uint32_t>& comm, const std::string& collective,
+                        const std::vector<std::uint64_t>& sizes, unsigned iterations,
+                        const std::function<SlowestCall(std::size_t sample)>& slowest, bool by_rank,
+                        results::ResultSink& sink, std::vector<std::string>& summary);
 
 } // namespace nafsim::workloads

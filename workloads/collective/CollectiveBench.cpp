@@ -503,31 +503,17 @@ void CollectiveBench::report_critical_paths(const nodes::Cluster& c, results::Re
   const CausalGraph* g = c.scheduler().causes();
   if (!g)
     return;
-  CriticalPathGroups paths(*g, {"collective", "bytes", "iteration", "rank"}, rank_in(comm_));
-  std::size_t sample = 0;
-  for (std::size_t si = 0; si < sizes_.size(); ++si)
-    for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
-      auto const& rs = results_[sample];
-      // The slowest rank's counter is the call's latency (collective.csv): its path, from its start to its finalize.
-      std::size_t slow = 0;
-      for (std::size_t r = 1; r < rs.size(); ++r)
-        if (rs[r].finished - rs[r].started > rs[slow].finished - rs[slow].started)
-          slow = r;
-      const std::string bytes = std::to_string(sizes_[si]);
-      paths.add(si, bytes, {std::string(config::enum_name(cfg_.collective)), bytes, std::to_string(it), std::to_string(slow)},
-                rs[slow].end_cause, rs[slow].started, rs[slow].finished, static_cast<int>(slow));
-    }
-  summary.push_back("  critical path of each size's median call (critical_path.csv has every call's), from the slowest "
-                    "rank's start:");
-  auto const& rank_of = paths.rank_of();
-  paths.each_median([&](const std::string& bytes, const CriticalPath& median) {
-    summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
-    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck(*g, rank_of)));
-    summary.push_back(
-        fmt::format("  {:>10}  slowest rank {}; {}", "", median.rank, median.elsewhere(median.rank, rank_of)));
-    summary.push_back(fmt::format("  {:>10}  {}", "", median.steps_line(rank_of)));
-  });
-  paths.write(sink);
+  auto slowest = [this](std::size_t sample) {
+    // The slowest rank's counter is the call's latency (collective.csv): its path, from its start to its finalize.
+    auto const& rs   = results_[sample];
+    std::size_t slow = 0;
+    for (std::size_t r = 1; r < rs.size(); ++r)
+      if (rs[r].finished - rs[r].started > rs[slow].finished - rs[slow].started)
+        slow = r;
+    return SlowestCall{rs[slow].end_cause, rs[slow].started, rs[slow].finished, slow};
+  };
+  report_bench_paths(*g, comm_, std::string(config::enum_name(cfg_.collective)), sizes_, cfg_.iterations, slowest, true,
+                     sink, summary);
 }
 
 } // namespace nafsim::workloads

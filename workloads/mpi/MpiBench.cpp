@@ -341,27 +341,16 @@ void MpiBench::report_critical_paths(const nodes::Cluster& c, results::ResultSin
   const CausalGraph* g = c.scheduler().causes();
   if (!g)
     return;
-  CriticalPathGroups paths(*g, {"collective", "bytes", "iteration", "rank"}, rank_in(comm_));
-  std::size_t sample = 0;
-  for (std::size_t si = 0; si < sizes_.size(); ++si)
-    for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
-      auto const& ts   = times_[sample];
-      std::size_t slow = 0;
-      for (std::size_t r = 1; r < ts.size(); ++r)
-        if (ts[r].end > ts[slow].end)
-          slow = r;
-      const std::string bytes = std::to_string(sizes_[si]);
-      paths.add(si, bytes, {std::string(config::enum_name(cfg_.collective)), bytes, std::to_string(it), std::to_string(slow)},
-                ts[slow].end_cause, ts[slow].start, ts[slow].start + ts[slow].end);
-    }
-  summary.push_back("  critical path of each size's median call (critical_path.csv has every call's), from the slowest "
-                    "rank's start:");
-  paths.each_median([&](const std::string& bytes, const CriticalPath& median) {
-    summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
-    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck(*g, paths.rank_of())));
-    summary.push_back(fmt::format("  {:>10}  {}", "", median.steps_line(paths.rank_of())));
-  });
-  paths.write(sink);
+  auto slowest = [this](std::size_t sample) {
+    auto const& ts   = times_[sample];
+    std::size_t slow = 0;
+    for (std::size_t r = 1; r < ts.size(); ++r)
+      if (ts[r].end > ts[slow].end)
+        slow = r;
+    return SlowestCall{ts[slow].end_cause, ts[slow].start, ts[slow].start + ts[slow].end, slow};
+  };
+  report_bench_paths(*g, comm_, std::string(config::enum_name(cfg_.collective)), sizes_, cfg_.iterations, slowest,
+                     false, sink, summary);
 }
 
 } // namespace nafsim::workloads

@@ -146,10 +146,7 @@ void SendRecv::report_critical_paths(const nodes::Cluster& c, results::ResultSin
   paths.write(sink);
   summary.push_back("  critical path of each size's median message (critical_path.csv has every one's; rank 0: the "
                     "source, rank 1: the destination):");
-  paths.each_median([&](const std::string& bytes, const CriticalPath& median) {
-    summary.push_back(fmt::format("  {:>10}  {}", bytes, median.summary()));
-    summary.push_back(fmt::format("  {:>10}  {}", "", median.bottleneck(*g, paths.rank_of())));
-  });
+  paths.summarize_medians(summary, false, false);
 }
 
 } // namespace nafsim::workloads
