@@ -49,6 +49,51 @@ std::string check_applicable(const CollectiveCall& c, Algorithm alg)
   return {};
 }
 
+namespace {
+
+// The allreduce by algorithm: the ring, recursive doubling, Rabenseifner, or the firmware's rendezvous allreduce
+// (reduce to rank 0, broadcast from rank 0, by the options' sub-algorithms).
+void allreduce_any(Builder& b, Algorithm alg, Protocol proto, int p, int r, const CollectiveCall& c,
+                   const AlgorithmOptions& opt)
+{
+  const std::uint64_t n = c.count;
+  if (p == 1) {
+    b.copy(in(0, n), out(0, n));
+    return;
+  }
+  switch (alg) {
+    case Algorithm::Ring: allreduce_ring(b, p, r, c, opt.segment_elems); break;
+    case Algorithm::RecursiveDoubling: allreduce_recursive_doubling(b, p, r, c); break;
+    case Algorithm::Rabenseifner: allreduce_rabenseifner(b, p, r, c); break;
+    default: { // reduce to rank 0, broadcast from rank 0 (the firmware's rendezvous allreduce)
+      reduce_any(b, opt.reduce_sub, p, 0, r, in(0, n), out(0, n), {});
+      Deps after = b.all();
+      if (opt.bcast_sub == Algorithm::Binomial)
+        bcast_binomial(b, p, 0, r, out(0, n), out(0, n), after);
+      else
+        bcast_flat(b, p, 0, r, proto, out(0, n), out(0, n), after, opt.segment_elems);
+      break;
+    }
+  }
+}
+
+// The reduce-scatter by algorithm: the ring, or everything reduced into rank 0's input and scattered from it.
+void reduce_scatter_any(Builder& b, Algorithm alg, Protocol proto, int p, int r, const CollectiveCall& c,
+                        const AlgorithmOptions& opt)
+{
+  const std::uint64_t n = c.count;
+  if (p == 1)
+    b.copy(in(0, n), out(0, n));
+  else if (alg == Algorithm::Ring)
+    ring_reduce_scatter(b, p, r, 0, n * p, 0, false, out(0, n), {});
+  else {
+    reduce_any(b, opt.reduce_sub, p, 0, r, in(0, n * p), in(0, n * p), {});
+    scatter_flat(b, p, 0, r, proto, in(0, n * p), out(0, n), b.all());
+  }
+}
+
+} // namespace
+
 Schedule build_schedule(const CollectiveCall& c, Algorithm alg, Protocol proto, int rank, const AlgorithmOptions& opt)
 {
   if (auto why = check_applicable(c, alg); !why.empty())
@@ -97,38 +142,8 @@ Schedule build_schedule(const CollectiveCall& c, Algorithm alg, Protocol proto, 
       else
         reduce_any(b, alg, p, root, r, in(0, n), out(0, n), {});
       break;
-    case Collective::AllReduce:
-      if (p == 1) {
-        b.copy(in(0, n), out(0, n));
-        break;
-      }
-      switch (alg) {
-        case Algorithm::Ring: allreduce_ring(b, p, r, c, opt.segment_elems); break;
-        case Algorithm::RecursiveDoubling: allreduce_recursive_doubling(b, p, r, c); break;
-        case Algorithm::Rabenseifner: allreduce_rabenseifner(b, p, r, c); break;
-        default: { // reduce to rank 0, broadcast from rank 0 (the firmware's rendezvous allreduce)
-          reduce_any(b, opt.reduce_sub, p, 0, r, in(0, n), out(0, n), {});
-          Deps after = b.all();
-          if (opt.bcast_sub == Algorithm::Binomial)
-            bcast_binomial(b, p, 0, r, out(0, n), out(0, n), after);
-          else
-            bcast_flat(b, p, 0, r, proto, out(0, n), out(0, n), after, opt.segment_elems);
-          break;
-        }
-      }
-      break;
-    case Collective::ReduceScatter:
-      if (p == 1) {
-        b.copy(in(0, n), out(0, n));
-        break;
-      }
-      if (alg == Algorithm::Ring) {
-        ring_reduce_scatter(b, p, r, 0, n * p, 0, false, out(0, n), {});
-      } else { // reduce everything into rank 0's input, then scatter from it
-        reduce_any(b, opt.reduce_sub, p, 0, r, in(0, n * p), in(0, n * p), {});
-        scatter_flat(b, p, 0, r, proto, in(0, n * p), out(0, n), b.all());
-      }
-      break;
+    case Collective::AllReduce: allreduce_any(b, alg, proto, p, r, c, opt); break;
+    case Collective::ReduceScatter: reduce_scatter_any(b, alg, proto, p, r, c, opt); break;
     case Collective::AllToAll:
       if (alg == Algorithm::Pairwise)
         alltoall_pairwise(b, p, r, c);

@@ -16,8 +16,28 @@ constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& sched, std::uint64_t seed)
     : topo_(topo), routes_(topo), cfg_(cfg), sched_(sched), faults_(cfg.faults)
 {
-  for (std::size_t i = 0; i < cfg.faults.drops.size(); ++i) {
-    auto const& d = cfg.faults.drops[i];
+  check_drop_rules();
+  lossless_ = cfg.switch_.flow_control == FlowControl::Lossless;
+  sched.add_failure_note([this](const std::string& failure) { return failure_note(failure); });
+  build_ports(seed);
+  if (cfg.switch_.shared_buffer.count > 0) {
+    shared_ = cfg.switch_.shared_buffer.count;
+    alpha_  = cfg.switch_.alpha;
+    shared_used_.assign(topo.vertex_count(), 0);
+  }
+  host_port_.resize(topo.host_count());
+  for (std::size_t h = 0; h < topo.host_count(); ++h)
+    host_port_[h] = port_id(static_cast<std::uint32_t>(topo.host_vertex(h)), 0);
+  endpoints_.assign(topo.host_count(), nullptr);
+  if (cfg.fidelity == Fidelity::Flow)
+    flow_setup();
+}
+
+void Fabric::check_drop_rules() const
+{
+  auto const& topo = topo_;
+  for (std::size_t i = 0; i < cfg_.faults.drops.size(); ++i) {
+    auto const& d = cfg_.faults.drops[i];
     for (auto [end, host] : {std::pair{"src", d.src}, std::pair{"dst", d.dst}})
       if (host >= topo.host_count())
         throw config::ConfigError("", fmt::format("/platform/network/faults/drops/{}/{}", i, end),
@@ -28,34 +48,41 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
                                 fmt::format("src and dst are both host {}: a drop rule names a flow between two hosts",
                                             d.src));
   }
-  lossless_ = cfg.switch_.flow_control == FlowControl::Lossless;
-  sched.add_failure_note([this](const std::string& failure) {
-    std::string s = faults_.active() ? faults_.summary() : std::string{};
-    // A transport that gave up on a network that lost nothing waited less than delivery took: say so, since
-    // "retry limit exhausted" reads as loss.
-    const bool gave_up = failure.find("retry limit") != std::string::npos ||
-                         failure.find("retransmission") != std::string::npos;
-    const FabricTotals t = totals();
-    if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0 && (t.held_back > 0 || t.duplicates > 0)) {
-      // Nothing lost, but reordered or duplicated: the recovery, not the link's speed, is what gave up.
-      s += fmt::format("{}the network lost no packet ({} sent, 0 dropped), but it reordered {} and duplicated {}: the "
-                       "transport's go-back-N recovery (each gap or duplicate answered by resending what follows it) "
-                       "did not get through before its retry limit. Lower "
-                       "platform.network.faults.reorder_rate / duplicate_rate, or give the transport longer timeouts or "
-                       "more retries (the node's rdma.timeouts and rdma.retry_limit)",
-                       s.empty() ? "" : "\n", t.injected, t.held_back, t.duplicates);
-    } else if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0) {
-      const auto& eth           = cfg_.ethernet;
-      const std::uint64_t frame = eth.max_frame.count + eth.preamble.count + eth.ifg.count;
-      s += fmt::format("{}the network lost no packet ({} sent, 0 dropped by queues or faults): the transport's "
-                       "retransmission timeouts were shorter than delivery and acknowledgement took (at link.rate {}, "
-                       "the largest frame, {} B on the wire, takes {} to cross one cable); raise platform.network.link.rate or the "
-                       "transport's timeouts",
-                       s.empty() ? "" : "\n", t.injected, format_rate(cfg_.link.rate), frame,
-                       format_time(transmit_time(Bytes{frame}, cfg_.link.rate)));
-    }
-    return s;
-  });
+}
+
+std::string Fabric::failure_note(const std::string& failure) const
+{
+  std::string s = faults_.active() ? faults_.summary() : std::string{};
+  // A transport that gave up on a network that lost nothing waited less than delivery took: say so, since
+  // "retry limit exhausted" reads as loss.
+  const bool gave_up = failure.find("retry limit") != std::string::npos ||
+                       failure.find("retransmission") != std::string::npos;
+  const FabricTotals t = totals();
+  if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0 && (t.held_back > 0 || t.duplicates > 0)) {
+    // Nothing lost, but reordered or duplicated: the recovery, not the link's speed, is what gave up.
+    s += fmt::format("{}the network lost no packet ({} sent, 0 dropped), but it reordered {} and duplicated {}: the "
+                     "transport's go-back-N recovery (each gap or duplicate answered by resending what follows it) "
+                     "did not get through before its retry limit. Lower "
+                     "platform.network.faults.reorder_rate / duplicate_rate, or give the transport longer timeouts or "
+                     "more retries (the node's rdma.timeouts and rdma.retry_limit)",
+                     s.empty() ? "" : "\n", t.injected, t.held_back, t.duplicates);
+  } else if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0) {
+    const auto& eth           = cfg_.ethernet;
+    const std::uint64_t frame = eth.max_frame.count + eth.preamble.count + eth.ifg.count;
+    s += fmt::format("{}the network lost no packet ({} sent, 0 dropped by queues or faults): the transport's "
+                     "retransmission timeouts were shorter than delivery and acknowledgement took (at link.rate {}, "
+                     "the largest frame, {} B on the wire, takes {} to cross one cable); raise platform.network.link.rate or the "
+                     "transport's timeouts",
+                     s.empty() ? "" : "\n", t.injected, format_rate(cfg_.link.rate), frame,
+                     format_time(transmit_time(Bytes{frame}, cfg_.link.rate)));
+  }
+  return s;
+}
+
+void Fabric::build_ports(std::uint64_t seed)
+{
+  auto const& topo = topo_;
+  auto const& cfg  = cfg_;
   const auto nv = static_cast<std::uint32_t>(topo.vertex_count());
   std::size_t total_ports = 0;
   for (std::uint32_t v = 0; v < nv; ++v)
@@ -90,17 +117,6 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
       ports_.push_back(std::move(p));
     }
   }
-  if (cfg.switch_.shared_buffer.count > 0) {
-    shared_ = cfg.switch_.shared_buffer.count;
-    alpha_  = cfg.switch_.alpha;
-    shared_used_.assign(nv, 0);
-  }
-  host_port_.resize(topo.host_count());
-  for (std::size_t h = 0; h < topo.host_count(); ++h)
-    host_port_[h] = port_id(static_cast<std::uint32_t>(topo.host_vertex(h)), 0);
-  endpoints_.assign(topo.host_count(), nullptr);
-  if (cfg.fidelity == Fidelity::Flow)
-    flow_setup();
 }
 
 void Fabric::set_trace(results::Trace* t)

@@ -181,6 +181,12 @@ private:
   std::vector<std::uint32_t> delivering_lane_; ///< per packet slot: the lane of the flow being delivered
   std::vector<std::uint32_t> path_scratch_;
   void flow_setup();
+  /// The fault plan's drop rules name hosts of the topology, two different ones each (a ConfigError otherwise).
+  void check_drop_rules() const;
+  /// What a run's failure report adds about the network (faults, or why a transport gave up on a lossless run).
+  std::string failure_note(const std::string& failure) const;
+  /// Every vertex's ports, in vertex order, with their queues' capacities and random streams.
+  void build_ports(std::uint64_t seed);
   void flow_pull(HostId h);
   /// Start the flow of packet `slot` on its lane (its sender's and flow identity's, found by the caller);
   /// `cause`: the step it starts from, for critical paths (kNoCause: the one running now).

@@ -234,27 +234,50 @@ std::vector<std::size_t> order(const Ctx& c, const std::vector<Global>& g, const
   return out;
 }
 
-} // namespace
-
-ProgramPlan load_chakra(const ChakraConfig& cfg, ChakraRepairs* repairs)
+// Every rank's nodes (with replicate, rank 0's for all: collective, compute and memory nodes only).
+std::vector<std::vector<pb::Node>> read_ranks(const Ctx& c)
 {
-  Ctx c{cfg, count_ranks(cfg)};
-  read_groups(c);
   std::vector<std::vector<pb::Node>> nodes(c.ranks);
-  std::vector<std::vector<Local>> locals(c.ranks);
   for (unsigned r = 0; r < c.ranks; ++r) {
-    if (cfg.replicate && r > 0) {
+    if (c.cfg.replicate && r > 0) {
       nodes[r] = nodes[0];
       continue;
     }
     nodes[r] = read_rank(c.file(r));
-    if (cfg.replicate)
+    if (c.cfg.replicate)
       for (auto const& n : nodes[r])
         if (n.type() == pb::COMM_SEND_NODE || n.type() == pb::COMM_RECV_NODE)
           throw node_error(c, r, n, "type",
                            "replicate copies rank 0's trace to every rank, and a send or receive names its peer: "
                            "only collective, compute and memory nodes can be replicated (give every rank's file)");
   }
+  return nodes;
+}
+
+// The program's two buffers (operands and results), each as large as any rank's largest, of `eb`-byte elements.
+void size_buffers(ProgramPlan& p, unsigned eb)
+{
+  std::uint64_t in = 1, out = 1;
+  for (auto const& o : p.ops)
+    if (o.kind != ProgramOpKind::Compute && o.kind != ProgramOpKind::Wait)
+      for (unsigned r : o.runs) {
+        auto cc = p.call(o, r);
+        const int cr = is_p2p(o.kind) ? 0 : p.rank_in(o.comm, r);
+        in  = std::max(in, coll::input_elements(cc, cr));
+        out = std::max(out, coll::output_elements(cc, cr));
+      }
+  p.cfg.buffers = {ProgramBuffer{"operands", in, BufferInit::Zero}, ProgramBuffer{"results", out, BufferInit::Zero}};
+  p.buffer_addr = {nodes::Cclo::kUserBase, nodes::Cclo::kUserBase + (in * eb + 4095) / 4096 * 4096};
+}
+
+} // namespace
+
+ProgramPlan load_chakra(const ChakraConfig& cfg, ChakraRepairs* repairs)
+{
+  Ctx c{cfg, count_ranks(cfg)};
+  read_groups(c);
+  std::vector<std::vector<pb::Node>> nodes = read_ranks(c);
+  std::vector<std::vector<Local>> locals(c.ranks);
   for (unsigned r = 0; r < c.ranks; ++r)
     for (auto const& n : nodes[r])
       read_metadata_groups(c, r, n);
@@ -313,18 +336,7 @@ ProgramPlan load_chakra(const ChakraConfig& cfg, ChakraRepairs* repairs)
     }
     p.ops.push_back(std::move(o));
   }
-  // Two buffers (operands and results), each as large as any rank's largest.
-  std::uint64_t in = 1, out = 1;
-  for (auto const& o : p.ops)
-    if (o.kind != ProgramOpKind::Compute && o.kind != ProgramOpKind::Wait)
-      for (unsigned r : o.runs) {
-        auto cc = p.call(o, r);
-        const int cr = is_p2p(o.kind) ? 0 : p.rank_in(o.comm, r);
-        in  = std::max(in, coll::input_elements(cc, cr));
-        out = std::max(out, coll::output_elements(cc, cr));
-      }
-  p.cfg.buffers = {ProgramBuffer{"operands", in, BufferInit::Zero}, ProgramBuffer{"results", out, BufferInit::Zero}};
-  p.buffer_addr = {nodes::Cclo::kUserBase, nodes::Cclo::kUserBase + (in * eb + 4095) / 4096 * 4096};
+  size_buffers(p, eb);
   p.check_messages();
   if (repairs)
     *repairs = c.repairs;

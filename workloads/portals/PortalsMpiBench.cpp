@@ -68,6 +68,55 @@ PortalsMpiBench::PortalsMpiBench(const PortalsMpiConfig& cfg) : cfg_(cfg)
   }
 }
 
+void PortalsMpiBench::check_settings(const nodes::PortalsConfig& pc) const
+{
+  if (cfg_.pattern == PortalsPattern::NasDt && ranks_ < kDtSources + 1)
+    throw config::ConfigError("", cfg_.ranks == 0 ? "/platform/topology/hosts" : "/workload/ranks",
+                              fmt::format("nas_dt on {} ranks: DT's black-hole graph of class S has {} nodes, one per "
+                                          "rank (dt.c refuses fewer processes): give {} ranks or more",
+                                          ranks_, kDtSources + 1, kDtSources + 1));
+  if (cfg_.pattern == PortalsPattern::NasFt && ranks_ > kFtPlanes && ranks_ % kFtPlanes != 0)
+    throw config::ConfigError("", cfg_.ranks == 0 ? "/platform/topology/hosts" : "/workload/ranks",
+                              fmt::format("nas_ft on {} ranks: FT class S runs on up to 64 ranks (1-D layout) or a "
+                                          "multiple of 64 (2-D layout, 64 x ranks/64): choose such a number",
+                                          ranks_));
+  if (pc.max_msg_size.count < 1 || (pc.unexpected_store.count % pc.store_block.count) != 0)
+    throw config::ConfigError("", "/platform/node/portals/unexpected_store",
+                              "the unexpected store must be a power-of-two multiple of store_block");
+  try {
+    portals::BuddyAllocator probe(pc.unexpected_store.count, pc.store_block.count);
+  } catch (const std::invalid_argument& e) {
+    throw config::ConfigError("", "/platform/node/portals/unexpected_store", e.what());
+  }
+  if (pc.quantum > SimTime{} && pc.fabric != nodes::PortalsFabricKind::Untimed)
+    throw config::ConfigError("", "/platform/node/portals/quantum",
+                              fmt::format("time slices (quantum {}) model the paper's virtual platform, whose nodes "
+                                          "talk through untimed memory writes: set node.portals.fabric to 'untimed', "
+                                          "or the quantum to 0 for the {} fabric",
+                                          format_time(pc.quantum), config::enum_name(pc.fabric)));
+}
+
+void PortalsMpiBench::make_slices(nodes::Cluster& c, const nodes::PortalsConfig& pc)
+{
+  try {
+    slices_ = std::make_unique<nodes::TimeSlices>(ranks_, pc.quantum);
+  } catch (const std::invalid_argument&) {
+    throw config::ConfigError("", "/platform/node/portals/quantum",
+                              fmt::format("a quantum of {} on {} nodes puts a round of slices beyond the "
+                                          "simulator's clock (rounds of quantum x nodes): take a shorter quantum "
+                                          "(the paper's platform: 1ms)",
+                                          format_time(pc.quantum), ranks_));
+  }
+  c.scheduler().add_failure_note([n = ranks_, q = pc.quantum](const std::string& failure) -> std::string {
+    if (failure.find("time limit") == std::string::npos)
+      return {};
+    return fmt::format("on the virtual platform the {} nodes run one after another in slices of {} "
+                       "(node.portals.quantum): the simulated time is the slices' sequence, {} times the nodes' own "
+                       "clocks",
+                       n, format_time(q), n);
+  });
+}
+
 void PortalsMpiBench::start(nodes::Cluster& c)
 {
   auto const& pc = nodes::portals_config(c.config().node);
@@ -100,30 +149,7 @@ void PortalsMpiBench::start(nodes::Cluster& c)
                     net ? " host nodes (over the network, ranks run on host nodes: set platform.node.kind to 'host')"
                         : " nodes"));
   pos.resize(ranks_);
-  if (cfg_.pattern == PortalsPattern::NasDt && ranks_ < kDtSources + 1)
-    throw config::ConfigError("", cfg_.ranks == 0 ? "/platform/topology/hosts" : "/workload/ranks",
-                              fmt::format("nas_dt on {} ranks: DT's black-hole graph of class S has {} nodes, one per "
-                                          "rank (dt.c refuses fewer processes): give {} ranks or more",
-                                          ranks_, kDtSources + 1, kDtSources + 1));
-  if (cfg_.pattern == PortalsPattern::NasFt && ranks_ > kFtPlanes && ranks_ % kFtPlanes != 0)
-    throw config::ConfigError("", cfg_.ranks == 0 ? "/platform/topology/hosts" : "/workload/ranks",
-                              fmt::format("nas_ft on {} ranks: FT class S runs on up to 64 ranks (1-D layout) or a "
-                                          "multiple of 64 (2-D layout, 64 x ranks/64): choose such a number",
-                                          ranks_));
-  if (pc.max_msg_size.count < 1 || (pc.unexpected_store.count % pc.store_block.count) != 0)
-    throw config::ConfigError("", "/platform/node/portals/unexpected_store",
-                              "the unexpected store must be a power-of-two multiple of store_block");
-  try {
-    portals::BuddyAllocator probe(pc.unexpected_store.count, pc.store_block.count);
-  } catch (const std::invalid_argument& e) {
-    throw config::ConfigError("", "/platform/node/portals/unexpected_store", e.what());
-  }
-  if (pc.quantum > SimTime{} && pc.fabric != nodes::PortalsFabricKind::Untimed)
-    throw config::ConfigError("", "/platform/node/portals/quantum",
-                              fmt::format("time slices (quantum {}) model the paper's virtual platform, whose nodes "
-                                          "talk through untimed memory writes: set node.portals.fabric to 'untimed', "
-                                          "or the quantum to 0 for the {} fabric",
-                                          format_time(pc.quantum), config::enum_name(pc.fabric)));
+  check_settings(pc);
   if (net)
     fabric_ = std::make_unique<nodes::NetworkPortalsFabric>(c, pos, pc.header);
   else if (pc.fabric == nodes::PortalsFabricKind::Untimed)
@@ -131,25 +157,8 @@ void PortalsMpiBench::start(nodes::Cluster& c)
   else
     fabric_ = std::make_unique<nodes::IdealPortalsFabric>(c.scheduler(), ranks_, pc.ideal_latency, pc.ideal_rate,
                                                           pc.header);
-  if (pc.quantum > SimTime{}) {
-    try {
-      slices_ = std::make_unique<nodes::TimeSlices>(ranks_, pc.quantum);
-    } catch (const std::invalid_argument&) {
-      throw config::ConfigError("", "/platform/node/portals/quantum",
-                                fmt::format("a quantum of {} on {} nodes puts a round of slices beyond the "
-                                            "simulator's clock (rounds of quantum x nodes): take a shorter quantum "
-                                            "(the paper's platform: 1ms)",
-                                            format_time(pc.quantum), ranks_));
-    }
-    c.scheduler().add_failure_note([n = ranks_, q = pc.quantum](const std::string& failure) -> std::string {
-      if (failure.find("time limit") == std::string::npos)
-        return {};
-      return fmt::format("on the virtual platform the {} nodes run one after another in slices of {} "
-                         "(node.portals.quantum): the simulated time is the slices' sequence, {} times the nodes' own "
-                         "clocks",
-                         n, format_time(q), n);
-    });
-  }
+  if (pc.quantum > SimTime{})
+    make_slices(c, pc);
   clocks_.clear();
   for (unsigned r = 0; r < ranks_; ++r) {
     if (slices_)

@@ -75,6 +75,11 @@ private:
     SimTime bus;                  ///< the fabric's time moving the variant's messages
   };
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
+  /// The pattern's rank counts and the Portals engine's store and time slices, checked against each other (a
+  /// ConfigError naming the setting to change).
+  void check_settings(const nodes::PortalsConfig& pc) const;
+  /// The virtual platform's time slices (node.portals.quantum), and what a run out of time then says.
+  void make_slices(nodes::Cluster& c, const nodes::PortalsConfig& pc);
   void pattern(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank);
   /// Collective `k` of `count` elements among all ranks, or among the nodes `comm` (this rank one of them).
   void collective(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank, coll::Collective k, std::uint64_t count,
