@@ -315,6 +315,40 @@ void SweepRunner::check_points(const std::vector<const Point*>& todo) const
                                               : std::string{}));
 }
 
+pid_t SweepRunner::launch(const Point& p) const
+{
+  std::vector<std::string> args{opt_.program, "run", base_path_, "--out",
+                                (opt_.out_dir / "points" / point_name(p.index)).string()};
+  for (auto const& s : point_sets(p)) {
+    args.push_back("--set");
+    args.push_back(s);
+  }
+  fs::path log = opt_.out_dir / "logs" / (point_name(p.index) + ".log");
+  pid_t pid    = spawn_logged(args, log);
+  if (pid < 0)
+    throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
+  return pid;
+}
+
+void SweepRunner::write_failures(const std::vector<std::pair<const Point*, std::string>>& failures) const
+{
+  results::Table ft("failures", [&] {
+    std::vector<std::string> cols{"point"};
+    for (auto const& a : spec_.axes)
+      cols.push_back(a.path);
+    cols.push_back("error");
+    return cols;
+  }());
+  for (auto const& [p, err] : failures) {
+    ft.row().add(p->index);
+    for (auto const& v : p->values)
+      ft.add(cell_text(v));
+    ft.add(err);
+  }
+  results::write_file_atomic(opt_.out_dir / (opt_.ranks == 1 ? "failures.csv" : fmt::format("failures.rank{}.csv", opt_.rank)),
+                             ft.csv());
+}
+
 SweepSummary SweepRunner::run()
 {
   // Resolve every point first, and check those still to run against their platforms: a bad axis value is reported
@@ -352,17 +386,7 @@ SweepSummary SweepRunner::run()
   while ((next < todo.size() && !g_interrupted) || !running.empty()) {
     while (next < todo.size() && running.size() < opt_.jobs && !g_interrupted) {
       const Point* p = todo[next++];
-      std::vector<std::string> args{opt_.program, "run", base_path_, "--out",
-                                    (opt_.out_dir / "points" / point_name(p->index)).string()};
-      for (auto const& s : point_sets(*p)) {
-        args.push_back("--set");
-        args.push_back(s);
-      }
-      fs::path log = opt_.out_dir / "logs" / (point_name(p->index) + ".log");
-      pid_t pid = spawn_logged(args, log);
-      if (pid < 0)
-        throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
-      running[pid] = p;
+      running[launch(*p)] = p;
       show();
     }
     if (running.empty())
@@ -402,23 +426,8 @@ SweepSummary SweepRunner::run()
   sigaction(SIGTERM, &old_term, nullptr);
   sum.interrupted = g_interrupted != 0;
 
-  if (!failures.empty() || opt_.ranks == 1) {
-    results::Table ft("failures", [&] {
-      std::vector<std::string> cols{"point"};
-      for (auto const& a : spec_.axes)
-        cols.push_back(a.path);
-      cols.push_back("error");
-      return cols;
-    }());
-    for (auto const& [p, err] : failures) {
-      ft.row().add(p->index);
-      for (auto const& v : p->values)
-        ft.add(cell_text(v));
-      ft.add(err);
-    }
-    results::write_file_atomic(opt_.out_dir / (opt_.ranks == 1 ? "failures.csv" : fmt::format("failures.rank{}.csv", opt_.rank)),
-                               ft.csv());
-  }
+  if (!failures.empty() || opt_.ranks == 1)
+    write_failures(failures);
   sum.merged_files = merge();
   return sum;
 }

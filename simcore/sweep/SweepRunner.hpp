@@ -19,6 +19,8 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <sys/types.h>
+#include <utility>
 #include <vector>
 
 namespace nafsim::sweep {
@@ -68,6 +70,10 @@ private:
   void prepare_directory();
   /// Throws config::ConfigError if the directory holds another sweep (its sweep.json's base and axes differ).
   void check_manifest() const;
+  /// Start point `p` as a child `nafsim run` (its output in points/, its log in logs/); returns its process id.
+  pid_t launch(const Point& p) const;
+  /// failures.csv (failures.rank<r>.csv for one rank of several): each failed point's axis values and error.
+  void write_failures(const std::vector<std::pair<const Point*, std::string>>& failures) const;
   /// The inline base scenario as the children read it (a relative platform file made absolute).
   config::Json inline_base() const;
   std::vector<std::string> point_sets(const Point& p) const;

@@ -31,6 +31,15 @@ void Connectionless::start(nodes::Cluster& c)
   check_node(c, cfg_.dst, "dst");
   if (c.size() < 2)
     throw config::ConfigError("", "/platform/topology/hosts", "the connectionless workload needs at least 2 hosts");
+  check_sizes();
+  if (cfg_.mode == ClMode::Latency)
+    start_latency(c);
+  else
+    start_stream(c);
+}
+
+void Connectionless::check_sizes() const
+{
   if (cfg_.max_size.count < cfg_.min_size.count)
     throw config::ConfigError("", "/workload/min_size",
                               fmt::format("min_size {} is above max_size {}", format_bytes(cfg_.min_size),
@@ -64,52 +73,56 @@ void Connectionless::start(nodes::Cluster& c)
                         transport_.registration ? transport_.max_registered() : 0,
                         transport_.registration ? "" : " (registration is off)"));
   }
+}
+
+void Connectionless::start_latency(nodes::Cluster& c)
+{
   Scheduler& s = c.scheduler();
-
-  if (cfg_.mode == ClMode::Latency) {
-    check_node(c, cfg_.src, "src");
-    if (cfg_.src == cfg_.dst)
-      throw config::ConfigError("", "/workload/dst", "src and dst must be different nodes");
-    sizes_ = message_sizes(cfg_.sizes, cfg_.min_size, cfg_.max_size, 64);
-    if (cfg_.notify.empty())
-      throw config::ConfigError("", "/workload/notify", "name at least one notification kind (sender, receiver, auto)");
-    bool any = false;
-    for (auto bytes : sizes_)
-      for (Notify kind : cfg_.notify)
-        any = any || measured(bytes, kind);
-    if (!any)
-      throw config::ConfigError("", "/workload/notify",
-                                fmt::format("nothing to measure: 'receiver' notification needs sizes within the "
-                                            "registration range [{}, {}] bytes; add 'sender' or smaller sizes",
-                                            transport_.register_min.count,
-                                            transport_.registration ? transport_.max_registered() : 0));
-    s.spawn("cl-src", c.at<nodes::FpgaNode>(cfg_.src).host(), [this, &c](ActorContext& ctx) { run_latency_source(ctx, c); });
-    s.spawn("cl-dst", c.at<nodes::FpgaNode>(cfg_.dst).host(), [this, &c](ActorContext& ctx) { run_latency_sink(ctx, c); });
-    if (cfg_.background.load > 0) {
-      std::vector<std::uint32_t> bg;
-      for (std::uint32_t i = 0; i < c.size(); ++i)
-        if (i != cfg_.src && i != cfg_.dst)
-          bg.push_back(i);
-      if (bg.empty())
-        throw config::ConfigError("", "/workload/background/load",
-                                  "background load needs nodes other than src and dst; raise topology.hosts");
-      double ops_per_s = cfg_.background.load * c.config().network.link.rate.bps /
-                         (8.0 * static_cast<double>(cfg_.background.size.count)) / static_cast<double>(bg.size());
-      for (auto n : bg)
-        s.spawn(fmt::format("cl-bg-{}", n), c.at<nodes::FpgaNode>(n).host(),
-                [this, &c, n, ops_per_s](ActorContext& ctx) { run_background(ctx, c, n, ops_per_s); });
-      // The background's notifications at dst are read and dropped by a helper.
-      s.spawn("cl-bg-sink", c.at<nodes::FpgaNode>(cfg_.dst).host(),
-              [this, &c](ActorContext& ctx) {
-                auto& ni = *c.at<nodes::FpgaNode>(cfg_.dst).lant();
-                for (;;)
-                  ni.wait_receive(ctx, [this](auto const& n) { return n.src != cfg_.src; });
-              },
-              ActorRole::Daemon);
-    }
-    return;
+  check_node(c, cfg_.src, "src");
+  if (cfg_.src == cfg_.dst)
+    throw config::ConfigError("", "/workload/dst", "src and dst must be different nodes");
+  sizes_ = message_sizes(cfg_.sizes, cfg_.min_size, cfg_.max_size, 64);
+  if (cfg_.notify.empty())
+    throw config::ConfigError("", "/workload/notify", "name at least one notification kind (sender, receiver, auto)");
+  bool any = false;
+  for (auto bytes : sizes_)
+    for (Notify kind : cfg_.notify)
+      any = any || measured(bytes, kind);
+  if (!any)
+    throw config::ConfigError("", "/workload/notify",
+                              fmt::format("nothing to measure: 'receiver' notification needs sizes within the "
+                                          "registration range [{}, {}] bytes; add 'sender' or smaller sizes",
+                                          transport_.register_min.count,
+                                          transport_.registration ? transport_.max_registered() : 0));
+  s.spawn("cl-src", c.at<nodes::FpgaNode>(cfg_.src).host(), [this, &c](ActorContext& ctx) { run_latency_source(ctx, c); });
+  s.spawn("cl-dst", c.at<nodes::FpgaNode>(cfg_.dst).host(), [this, &c](ActorContext& ctx) { run_latency_sink(ctx, c); });
+  if (cfg_.background.load > 0) {
+    std::vector<std::uint32_t> bg;
+    for (std::uint32_t i = 0; i < c.size(); ++i)
+      if (i != cfg_.src && i != cfg_.dst)
+        bg.push_back(i);
+    if (bg.empty())
+      throw config::ConfigError("", "/workload/background/load",
+                                "background load needs nodes other than src and dst; raise topology.hosts");
+    double ops_per_s = cfg_.background.load * c.config().network.link.rate.bps /
+                       (8.0 * static_cast<double>(cfg_.background.size.count)) / static_cast<double>(bg.size());
+    for (auto n : bg)
+      s.spawn(fmt::format("cl-bg-{}", n), c.at<nodes::FpgaNode>(n).host(),
+              [this, &c, n, ops_per_s](ActorContext& ctx) { run_background(ctx, c, n, ops_per_s); });
+    // The background's notifications at dst are read and dropped by a helper.
+    s.spawn("cl-bg-sink", c.at<nodes::FpgaNode>(cfg_.dst).host(),
+            [this, &c](ActorContext& ctx) {
+              auto& ni = *c.at<nodes::FpgaNode>(cfg_.dst).lant();
+              for (;;)
+                ni.wait_receive(ctx, [this](auto const& n) { return n.src != cfg_.src; });
+            },
+            ActorRole::Daemon);
   }
+}
 
+void Connectionless::start_stream(nodes::Cluster& c)
+{
+  Scheduler& s = c.scheduler();
   // Stream: draw every command up front (seeded), then hand each sender its list.
   Rng rng(c.seed(), Rng::mix(0xC1D5, 1));
   std::vector<std::vector<std::uint64_t>> mine(c.size());

@@ -139,6 +139,12 @@ private:
   /// Stream mode: connectionless.csv (one row: throughput, the tables' stalls, the transport's counters) and its lines.
   void report_stream(const nodes::Cluster& c, const lant::AreaEstimate& area, results::ResultSink& sink,
                      std::vector<std::string>& summary) const;
+  /// Every size makes a command the transport accepts, and (receiver notification) one it can register.
+  void check_sizes() const;
+  /// Latency mode: the source and sink actors (and the background load's); stream mode: every command drawn up
+  /// front (seeded), each sender and receiver an actor.
+  void start_latency(nodes::Cluster& c);
+  void start_stream(nodes::Cluster& c);
   void run_latency_source(ActorContext& ctx, nodes::Cluster& c);
   void run_latency_sink(ActorContext& ctx, nodes::Cluster& c);
   void run_background(ActorContext& ctx, nodes::Cluster& c, std::uint32_t node, double rate_ops);
