@@ -270,16 +270,47 @@ std::string sets_text(const std::vector<std::string>& sets)
   return s;
 }
 
+/// A change run alone, and its speedup.
+struct Tried {
+  Change change;
+  Gain gain;
+};
+/// Changes to run together, and the product of their speedups alone.
+struct Combo {
+  std::vector<const Tried*> parts;
+  double predicted = 1;
+};
+
+/// Combinations of up to three changes of different kinds among the six best that help (`ran`, best first), pairs
+/// before triples, each by its predicted speedup (the product of its parts' alone).
+std::vector<Combo> combinations(const std::vector<Tried>& ran)
+{
+  std::vector<const Tried*> good;
+  for (auto const& t : ran)
+    if (t.gain.geo > 1.01 && good.size() < 6)
+      good.push_back(&t);
+  std::vector<Combo> combos;
+  for (std::size_t a = 0; a < good.size(); ++a)
+    for (std::size_t b = a + 1; b < good.size(); ++b) {
+      if (conflict(good[a]->change, good[b]->change))
+        continue;
+      combos.push_back({{good[a], good[b]}, good[a]->gain.geo * good[b]->gain.geo});
+      for (std::size_t c = b + 1; c < good.size(); ++c)
+        if (!conflict(good[c]->change, good[a]->change) && !conflict(good[c]->change, good[b]->change))
+          combos.push_back({{good[a], good[b], good[c]}, good[a]->gain.geo * good[b]->gain.geo * good[c]->gain.geo});
+    }
+  std::stable_sort(combos.begin(), combos.end(), [](auto const& x, auto const& y) {
+    return x.parts.size() != y.parts.size() ? x.parts.size() < y.parts.size() : x.predicted > y.predicted;
+  });
+  return combos;
+}
+
 /// Run each actionable change alone, rank them, and with a goal search combinations of up to three.
 void propose(const ExplainOptions& opt, const fs::path& out, const Latencies& before)
 {
   std::ifstream in(out / "baseline" / "metadata.json");
   const auto scenario = nlohmann::json::parse(in).at("scenario");
   const auto changes  = actionable_changes(scenario);
-  struct Tried {
-    Change change;
-    Gain gain;
-  };
   std::vector<Tried> ran;
   std::vector<std::string> refused;
   std::size_t n = 0;
@@ -309,29 +340,8 @@ void propose(const ExplainOptions& opt, const fs::path& out, const Latencies& be
     std::cout << fmt::format("  not applicable: {}\n", fmt::join(refused, "; "));
   if (opt.goal <= 0)
     return;
-  // Combinations of up to three changes of different kinds among the six best that help, the most promising first
-  // (the product of their speedups alone), each run: at most 20 runs.
-  std::vector<const Tried*> good;
-  for (auto const& t : ran)
-    if (t.gain.geo > 1.01 && good.size() < 6)
-      good.push_back(&t);
-  struct Combo {
-    std::vector<const Tried*> parts;
-    double predicted = 1;
-  };
-  std::vector<Combo> combos;
-  for (std::size_t a = 0; a < good.size(); ++a)
-    for (std::size_t b = a + 1; b < good.size(); ++b) {
-      if (conflict(good[a]->change, good[b]->change))
-        continue;
-      combos.push_back({{good[a], good[b]}, good[a]->gain.geo * good[b]->gain.geo});
-      for (std::size_t c = b + 1; c < good.size(); ++c)
-        if (!conflict(good[c]->change, good[a]->change) && !conflict(good[c]->change, good[b]->change))
-          combos.push_back({{good[a], good[b], good[c]}, good[a]->gain.geo * good[b]->gain.geo * good[c]->gain.geo});
-    }
-  std::stable_sort(combos.begin(), combos.end(), [](auto const& x, auto const& y) {
-    return x.parts.size() != y.parts.size() ? x.parts.size() < y.parts.size() : x.predicted > y.predicted;
-  });
+  // Combinations of the changes that help, the most promising first, each run: at most 20 runs.
+  const std::vector<Combo> combos = combinations(ran);
   struct Reached {
     std::string name;
     std::vector<std::string> sets;

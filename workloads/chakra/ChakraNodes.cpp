@@ -200,6 +200,44 @@ void read_metadata_groups(Ctx& c, unsigned r, const pb::Node& n)
   }
 }
 
+namespace {
+// The peer rank a send (`comm_dst`) or receive (`comm_src`) names, or, without it, the other rank of its two-rank
+// process group (pg_name), as Chakra's PyTorch converter leaves it.
+int peer_of(const Ctx& c, unsigned r, const pb::Node& n, const char* key)
+{
+  auto p = int_attr(n, key);
+  if (!p) {
+    // Chakra's PyTorch converter writes a send's or receive's comm_size and pg_name, never its peer
+    // (semantics.md section 2): on a process group of two ranks the peer is the other one.
+    auto const* pg = attr(n, "pg_name");
+    auto it = pg ? std::find(c.comm_names.begin(), c.comm_names.end(), pg->string_val()) : c.comm_names.end();
+    if (pg && !pg->string_val().empty() && it != c.comm_names.end()) {
+      auto const& m = c.comms[static_cast<std::size_t>(it - c.comm_names.begin())];
+      if (m.size() == 2 && (m[0] == r || m[1] == r))
+        return static_cast<int>(m[0] == r ? m[1] : m[0]);
+      throw node_error(c, r, n, key,
+                       fmt::format("no {}, as Chakra's PyTorch converter writes sends and receives: nafsim pairs "
+                                   "them only on a process group of two ranks, and group '{}' has {} ranks{}; give "
+                                   "{} (the peer's rank)",
+                                   key, pg->string_val(), m.size(),
+                                   std::find(m.begin(), m.end(), r) == m.end() ? fmt::format(" without rank {}", r)
+                                                                               : "",
+                                   key));
+    }
+    throw node_error(c, r, n, key,
+                     fmt::format("no {} and no pg_name of a two-rank process group: the peer cannot be told; give "
+                                 "{} (the peer's rank){}",
+                                 key, key,
+                                 pg && !pg->string_val().empty()
+                                     ? fmt::format(", or declare group '{}' (workload.comm_groups)", pg->string_val())
+                                     : ""));
+  }
+  if (*p < 0 || *p >= static_cast<std::int64_t>(c.ranks) || *p == static_cast<std::int64_t>(r))
+    throw node_error(c, r, n, key, fmt::format("the peer must be another of the trace's {} ranks", c.ranks));
+  return static_cast<int>(*p);
+}
+} // namespace
+
 Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
 {
   Local l;
@@ -210,38 +248,6 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
     if (!s || *s < 0)
       throw node_error(c, r, n, "comm_size", "a communication node needs a non-negative comm_size (bytes)");
     return static_cast<std::uint64_t>(*s);
-  };
-  auto peer = [&](const char* key) {
-    auto p = int_attr(n, key);
-    if (!p) {
-      // Chakra's PyTorch converter writes a send's or receive's comm_size and pg_name, never its peer
-      // (semantics.md section 2): on a process group of two ranks the peer is the other one.
-      auto const* pg = attr(n, "pg_name");
-      auto it = pg ? std::find(c.comm_names.begin(), c.comm_names.end(), pg->string_val()) : c.comm_names.end();
-      if (pg && !pg->string_val().empty() && it != c.comm_names.end()) {
-        auto const& m = c.comms[static_cast<std::size_t>(it - c.comm_names.begin())];
-        if (m.size() == 2 && (m[0] == r || m[1] == r))
-          return static_cast<int>(m[0] == r ? m[1] : m[0]);
-        throw node_error(c, r, n, key,
-                         fmt::format("no {}, as Chakra's PyTorch converter writes sends and receives: nafsim pairs "
-                                     "them only on a process group of two ranks, and group '{}' has {} ranks{}; give "
-                                     "{} (the peer's rank)",
-                                     key, pg->string_val(), m.size(),
-                                     std::find(m.begin(), m.end(), r) == m.end() ? fmt::format(" without rank {}", r)
-                                                                                 : "",
-                                     key));
-      }
-      throw node_error(c, r, n, key,
-                       fmt::format("no {} and no pg_name of a two-rank process group: the peer cannot be told; give "
-                                   "{} (the peer's rank){}",
-                                   key, key,
-                                   pg && !pg->string_val().empty()
-                                       ? fmt::format(", or declare group '{}' (workload.comm_groups)", pg->string_val())
-                                       : ""));
-    }
-    if (*p < 0 || *p >= static_cast<std::int64_t>(c.ranks) || *p == static_cast<std::int64_t>(r))
-      throw node_error(c, r, n, key, fmt::format("the peer must be another of the trace's {} ranks", c.ranks));
-    return static_cast<int>(*p);
   };
   switch (n.type()) {
     case pb::COMP_NODE:
@@ -264,7 +270,7 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
     case pb::COMM_RECV_NODE: {
       const bool send = n.type() == pb::COMM_SEND_NODE;
       l.kind          = send ? ProgramOpKind::Send : ProgramOpKind::Recv;
-      l.peer          = peer(send ? "comm_dst" : "comm_src");
+      l.peer          = peer_of(c, r, n, send ? "comm_dst" : "comm_src");
       l.bytes         = size();
       l.tag           = static_cast<std::uint32_t>(int_attr(n, "comm_tag").value_or(0));
       break;
