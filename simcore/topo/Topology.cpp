@@ -29,13 +29,128 @@ void Topology::connect(Vertex a, Vertex b, BitsPerSecond rate, SimTime prop)
   ports_[b].push_back(PortRef{a, pa, rate, prop});
 }
 
+// Leaf switches of hosts_per_leaf hosts, each joined to every spine by the parallel links the
+// oversubscription asks (a ConfigError where a switch would have too many ports).
+void Topology::build_leaf_spine(const TopologyConfig& cfg, BitsPerSecond link_rate, SimTime prop)
+{
+  Topology& t     = *this;
+  const unsigned n = cfg.hosts;
+  auto const& ls   = cfg.leaf_spine;
+  unsigned leaves  = (n + ls.hosts_per_leaf - 1) / ls.hosts_per_leaf;
+  double parallel  = ls.hosts_per_leaf * link_rate.bps / (ls.spines * ls.uplink_rate.bps * ls.oversubscription);
+  unsigned links   = std::max(1u, static_cast<unsigned>(std::lround(parallel)));
+  if (links > 64)
+    throw config::ConfigError("", "/platform/topology/leaf_spine",
+              fmt::format("{} parallel links per leaf-spine pair would be needed; raise uplink_rate, spines "
+                          "or oversubscription",
+                          links));
+  // A switch's ports are numbered in 16 bits, and real switches have at most a few hundred.
+  if (leaves > 1 && ls.hosts_per_leaf + std::uint64_t{ls.spines} * links > 65535)
+    throw config::ConfigError("", "/platform/topology/leaf_spine/spines",
+              fmt::format("a leaf would have {} ports ({} hosts + {} spines x {} links); a switch has at most 65535",
+                          ls.hosts_per_leaf + std::uint64_t{ls.spines} * links, ls.hosts_per_leaf, ls.spines, links));
+  if (leaves > 1 && std::uint64_t{leaves} * links > 65535)
+    throw config::ConfigError("", "/platform/topology/leaf_spine/spines",
+              fmt::format("a spine would have {} ports (one per leaf: {} leaves x {} links); a switch has at most "
+                          "65535: raise hosts_per_leaf or use fewer hosts",
+                          std::uint64_t{leaves} * links, leaves, links));
+  if (leaves > 1 && std::uint64_t{leaves} * ls.spines * links > (1u << 22))
+    throw config::ConfigError("", "/platform/topology/leaf_spine/spines",
+              fmt::format("{} leaves x {} spines x {} links is {} leaf-spine cables; this version builds at most "
+                          "4,194,304: use fewer spines or more hosts_per_leaf",
+                          leaves, ls.spines, links, std::uint64_t{leaves} * ls.spines * links));
+  std::vector<Vertex> hosts;
+  for (unsigned i = 0; i < n; ++i)
+    hosts.push_back(t.add_vertex(VertexKind::Host, fmt::format("host{}", i), 0));
+  std::vector<Vertex> leaf, spine;
+  for (unsigned l = 0; l < leaves; ++l)
+    leaf.push_back(t.add_vertex(VertexKind::Switch, fmt::format("leaf{}", l), 1));
+  for (unsigned s = 0; s < ls.spines; ++s)
+    spine.push_back(t.add_vertex(VertexKind::Switch, fmt::format("spine{}", s), 2));
+  for (unsigned i = 0; i < n; ++i)
+    t.connect(hosts[i], leaf[i / ls.hosts_per_leaf], link_rate, prop);
+  if (leaves > 1)
+    for (Vertex l : leaf)
+      for (Vertex s : spine)
+        for (unsigned k = 0; k < links; ++k)
+          t.connect(l, s, ls.uplink_rate, prop);
+}
+
+// A k-ary fat-tree: the pods that hold hosts (edge and aggregation switches), the whole core.
+void Topology::build_fat_tree(const TopologyConfig& cfg, BitsPerSecond link_rate, SimTime prop)
+{
+  Topology& t     = *this;
+  const unsigned n = cfg.hosts;
+  const unsigned k = cfg.fat_tree.k;
+  if (k % 2 != 0)
+    throw config::ConfigError("", "/platform/topology/fat_tree/k", fmt::format("k must be even, got {}", k));
+  const unsigned half = k / 2;
+  const unsigned cap  = k * k * k / 4;
+  if (n > cap)
+    throw config::ConfigError("", "/platform/topology/hosts",
+              fmt::format("a {}-ary fat-tree holds at most {} hosts, {} requested; raise fat_tree.k", k, cap, n));
+  std::vector<Vertex> hosts;
+  for (unsigned i = 0; i < n; ++i)
+    hosts.push_back(t.add_vertex(VertexKind::Host, fmt::format("host{}", i), 0));
+  // Only the pods that hold hosts are built; the core is always complete.
+  unsigned pods = (n + half * half - 1) / (half * half);
+  std::vector<Vertex> core;
+  for (unsigned c = 0; c < half * half; ++c)
+    core.push_back(t.add_vertex(VertexKind::Switch, fmt::format("core{}", c), 3));
+  for (unsigned p = 0; p < pods; ++p) {
+    std::vector<Vertex> edge, agg;
+    for (unsigned e = 0; e < half; ++e)
+      edge.push_back(t.add_vertex(VertexKind::Switch, fmt::format("pod{}-edge{}", p, e), 1));
+    for (unsigned a = 0; a < half; ++a)
+      agg.push_back(t.add_vertex(VertexKind::Switch, fmt::format("pod{}-agg{}", p, a), 2));
+    for (unsigned e = 0; e < half; ++e) {
+      for (unsigned h = 0; h < half; ++h) {
+        unsigned idx = p * half * half + e * half + h;
+        if (idx < n)
+          t.connect(hosts[idx], edge[e], link_rate, prop);
+      }
+      for (Vertex a : agg)
+        t.connect(edge[e], a, link_rate, prop);
+    }
+    for (unsigned a = 0; a < half; ++a)
+      for (unsigned c = 0; c < half; ++c)
+        t.connect(agg[a], core[a * half + c], link_rate, prop);
+  }
+}
+
+// Switches in a line, the first half of the hosts on the first, the rest on the last (no switch: two hosts on one
+// cable).
+void Topology::build_chain(const TopologyConfig& cfg, BitsPerSecond link_rate, SimTime prop)
+{
+  Topology& t     = *this;
+  const unsigned n = cfg.hosts;
+  const unsigned s = cfg.chain.switches;
+  if (s == 0 && n != 2)
+    throw config::ConfigError("", "/platform/topology/hosts",
+              fmt::format("a chain without switches joins exactly 2 hosts by one cable, {} requested; set "
+                          "chain.switches >= 1 or hosts = 2",
+                          n));
+  std::vector<Vertex> hosts;
+  for (unsigned i = 0; i < n; ++i)
+    hosts.push_back(t.add_vertex(VertexKind::Host, fmt::format("host{}", i), 0));
+  if (s == 0) {
+    t.connect(hosts[0], hosts[1], link_rate, prop);
+    return;
+  }
+  std::vector<Vertex> sw;
+  for (unsigned i = 0; i < s; ++i)
+    sw.push_back(t.add_vertex(VertexKind::Switch, fmt::format("switch{}", i), 1));
+  for (unsigned i = 0; i + 1 < s; ++i)
+    t.connect(sw[i], sw[i + 1], link_rate, prop);
+  const unsigned left = (n + 1) / 2;
+  for (unsigned i = 0; i < n; ++i)
+    t.connect(hosts[i], i < left ? sw.front() : sw.back(), link_rate, prop);
+}
+
 Topology Topology::build(const TopologyConfig& cfg, BitsPerSecond link_rate, SimTime prop)
 {
   Topology t;
   const unsigned n = cfg.hosts;
-  auto bad         = [](const std::string& path, const std::string& msg) {
-    return config::ConfigError("", path, msg);
-  };
   switch (cfg.kind) {
     case Kind::Star: {
       std::vector<Vertex> hosts;
@@ -46,110 +161,9 @@ Topology Topology::build(const TopologyConfig& cfg, BitsPerSecond link_rate, Sim
         t.connect(h, sw, link_rate, prop);
       break;
     }
-    case Kind::LeafSpine: {
-      auto const& ls   = cfg.leaf_spine;
-      unsigned leaves  = (n + ls.hosts_per_leaf - 1) / ls.hosts_per_leaf;
-      double parallel  = ls.hosts_per_leaf * link_rate.bps / (ls.spines * ls.uplink_rate.bps * ls.oversubscription);
-      unsigned links   = std::max(1u, static_cast<unsigned>(std::lround(parallel)));
-      if (links > 64)
-        throw bad("/platform/topology/leaf_spine",
-                  fmt::format("{} parallel links per leaf-spine pair would be needed; raise uplink_rate, spines "
-                              "or oversubscription",
-                              links));
-      // A switch's ports are numbered in 16 bits, and real switches have at most a few hundred.
-      if (leaves > 1 && ls.hosts_per_leaf + std::uint64_t{ls.spines} * links > 65535)
-        throw bad("/platform/topology/leaf_spine/spines",
-                  fmt::format("a leaf would have {} ports ({} hosts + {} spines x {} links); a switch has at most 65535",
-                              ls.hosts_per_leaf + std::uint64_t{ls.spines} * links, ls.hosts_per_leaf, ls.spines, links));
-      if (leaves > 1 && std::uint64_t{leaves} * links > 65535)
-        throw bad("/platform/topology/leaf_spine/spines",
-                  fmt::format("a spine would have {} ports (one per leaf: {} leaves x {} links); a switch has at most "
-                              "65535: raise hosts_per_leaf or use fewer hosts",
-                              std::uint64_t{leaves} * links, leaves, links));
-      if (leaves > 1 && std::uint64_t{leaves} * ls.spines * links > (1u << 22))
-        throw bad("/platform/topology/leaf_spine/spines",
-                  fmt::format("{} leaves x {} spines x {} links is {} leaf-spine cables; this version builds at most "
-                              "4,194,304: use fewer spines or more hosts_per_leaf",
-                              leaves, ls.spines, links, std::uint64_t{leaves} * ls.spines * links));
-      std::vector<Vertex> hosts;
-      for (unsigned i = 0; i < n; ++i)
-        hosts.push_back(t.add_vertex(VertexKind::Host, fmt::format("host{}", i), 0));
-      std::vector<Vertex> leaf, spine;
-      for (unsigned l = 0; l < leaves; ++l)
-        leaf.push_back(t.add_vertex(VertexKind::Switch, fmt::format("leaf{}", l), 1));
-      for (unsigned s = 0; s < ls.spines; ++s)
-        spine.push_back(t.add_vertex(VertexKind::Switch, fmt::format("spine{}", s), 2));
-      for (unsigned i = 0; i < n; ++i)
-        t.connect(hosts[i], leaf[i / ls.hosts_per_leaf], link_rate, prop);
-      if (leaves > 1)
-        for (Vertex l : leaf)
-          for (Vertex s : spine)
-            for (unsigned k = 0; k < links; ++k)
-              t.connect(l, s, ls.uplink_rate, prop);
-      break;
-    }
-    case Kind::FatTree: {
-      const unsigned k = cfg.fat_tree.k;
-      if (k % 2 != 0)
-        throw bad("/platform/topology/fat_tree/k", fmt::format("k must be even, got {}", k));
-      const unsigned half = k / 2;
-      const unsigned cap  = k * k * k / 4;
-      if (n > cap)
-        throw bad("/platform/topology/hosts",
-                  fmt::format("a {}-ary fat-tree holds at most {} hosts, {} requested; raise fat_tree.k", k, cap, n));
-      std::vector<Vertex> hosts;
-      for (unsigned i = 0; i < n; ++i)
-        hosts.push_back(t.add_vertex(VertexKind::Host, fmt::format("host{}", i), 0));
-      // Only the pods that hold hosts are built; the core is always complete.
-      unsigned pods = (n + half * half - 1) / (half * half);
-      std::vector<Vertex> core;
-      for (unsigned c = 0; c < half * half; ++c)
-        core.push_back(t.add_vertex(VertexKind::Switch, fmt::format("core{}", c), 3));
-      for (unsigned p = 0; p < pods; ++p) {
-        std::vector<Vertex> edge, agg;
-        for (unsigned e = 0; e < half; ++e)
-          edge.push_back(t.add_vertex(VertexKind::Switch, fmt::format("pod{}-edge{}", p, e), 1));
-        for (unsigned a = 0; a < half; ++a)
-          agg.push_back(t.add_vertex(VertexKind::Switch, fmt::format("pod{}-agg{}", p, a), 2));
-        for (unsigned e = 0; e < half; ++e) {
-          for (unsigned h = 0; h < half; ++h) {
-            unsigned idx = p * half * half + e * half + h;
-            if (idx < n)
-              t.connect(hosts[idx], edge[e], link_rate, prop);
-          }
-          for (Vertex a : agg)
-            t.connect(edge[e], a, link_rate, prop);
-        }
-        for (unsigned a = 0; a < half; ++a)
-          for (unsigned c = 0; c < half; ++c)
-            t.connect(agg[a], core[a * half + c], link_rate, prop);
-      }
-      break;
-    }
-    case Kind::Chain: {
-      const unsigned s = cfg.chain.switches;
-      if (s == 0 && n != 2)
-        throw bad("/platform/topology/hosts",
-                  fmt::format("a chain without switches joins exactly 2 hosts by one cable, {} requested; set "
-                              "chain.switches >= 1 or hosts = 2",
-                              n));
-      std::vector<Vertex> hosts;
-      for (unsigned i = 0; i < n; ++i)
-        hosts.push_back(t.add_vertex(VertexKind::Host, fmt::format("host{}", i), 0));
-      if (s == 0) {
-        t.connect(hosts[0], hosts[1], link_rate, prop);
-        break;
-      }
-      std::vector<Vertex> sw;
-      for (unsigned i = 0; i < s; ++i)
-        sw.push_back(t.add_vertex(VertexKind::Switch, fmt::format("switch{}", i), 1));
-      for (unsigned i = 0; i + 1 < s; ++i)
-        t.connect(sw[i], sw[i + 1], link_rate, prop);
-      const unsigned left = (n + 1) / 2;
-      for (unsigned i = 0; i < n; ++i)
-        t.connect(hosts[i], i < left ? sw.front() : sw.back(), link_rate, prop);
-      break;
-    }
+    case Kind::LeafSpine: t.build_leaf_spine(cfg, link_rate, prop); break;
+    case Kind::FatTree: t.build_fat_tree(cfg, link_rate, prop); break;
+    case Kind::Chain: t.build_chain(cfg, link_rate, prop); break;
   }
   {
     // The routing table holds a next-hop list id per (switch, leaf switch): refuse up front what would not fit
@@ -187,7 +201,20 @@ std::string Topology::describe() const
                      plural(boost::num_edges(g_), "cable", "cables"));
 }
 
-RoutingTable::RoutingTable(const Topology& t) : topo_(t)
+namespace {
+// A next-hop list's hash (the table keeps each distinct list once).
+struct VecHash {
+  std::size_t operator()(const std::vector<std::uint16_t>& v) const
+  {
+    std::size_t h = v.size();
+    for (auto x : v)
+      h = h * 0x9E3779B97F4A7C15ULL + x;
+    return h;
+  }
+};
+} // namespace
+
+std::vector<Vertex> RoutingTable::place(const Topology& t)
 {
   const std::size_t nv = t.vertex_count(), hosts = t.host_count();
   switch_index_.assign(nv, kNone);
@@ -218,20 +245,34 @@ RoutingTable::RoutingTable(const Topology& t) : topo_(t)
     port_at_leaf_[h] = static_cast<std::uint16_t>(refs[0].peer_port);
   }
   leaves_ = leaf_vertex_.size();
+  return switches;
+}
+
+void RoutingTable::number_lists(const std::vector<List>& global, const std::vector<std::vector<std::uint32_t>>& used,
+                                std::vector<std::uint16_t> index)
+{
+  std::size_t widest = 0;
+  first_list_.reserve(used.size()); // one per switch
+  for (auto const& own : used) {
+    first_list_.push_back(static_cast<std::uint32_t>(lists_.size()));
+    for (std::uint32_t g : own)
+      lists_.push_back(global[g]);
+    widest = std::max(widest, own.size());
+  }
+  if (widest <= 256)
+    index8_.assign(index.begin(), index.end()); // every number fits a byte
+  else
+    index16_ = std::move(index);
+}
+
+RoutingTable::RoutingTable(const Topology& t) : topo_(t)
+{
+  const std::vector<Vertex> switches = place(t);
   // Built with global list ids, then numbered per switch (see index8_).
   std::vector<List> global{List{0, 0}}; // list 0: empty (no path)
   std::vector<std::vector<std::uint32_t>> used(switches.size(), std::vector<std::uint32_t>{0}); // local -> global
   std::vector<std::uint16_t> index(switches.size() * leaves_, 0);
 
-  struct VecHash {
-    std::size_t operator()(const std::vector<std::uint16_t>& v) const
-    {
-      std::size_t h = v.size();
-      for (auto x : v)
-        h = h * 0x9E3779B97F4A7C15ULL + x;
-      return h;
-    }
-  };
   std::unordered_map<std::vector<std::uint16_t>, std::uint32_t, VecHash> seen;
   seen[{}] = 0;
   // Switch-to-switch cables as compact adjacency lists (neighbour switch, port): the searches below walk
@@ -297,18 +338,7 @@ RoutingTable::RoutingTable(const Topology& t) : topo_(t)
       index[s * leaves_ + leaf] = static_cast<std::uint16_t>(last_local[s]);
     }
   }
-  std::size_t widest = 0;
-  first_list_.reserve(switches.size());
-  for (auto const& own : used) {
-    first_list_.push_back(static_cast<std::uint32_t>(lists_.size()));
-    for (std::uint32_t g : own)
-      lists_.push_back(global[g]);
-    widest = std::max(widest, own.size());
-  }
-  if (widest <= 256)
-    index8_.assign(index.begin(), index.end()); // every number fits a byte
-  else
-    index16_ = std::move(index);
+  number_lists(global, used, std::move(index));
 }
 
 bool RoutingTable::host_reaches(Vertex src, std::size_t dst) const

@@ -66,6 +66,10 @@ public:
 
 private:
   Vertex add_vertex(VertexKind kind, std::string name, unsigned tier);
+  /// build()'s topologies with switches in tiers (cfg.kind's own section: leaf_spine, fat_tree, chain).
+  void build_leaf_spine(const TopologyConfig& cfg, BitsPerSecond link_rate, SimTime prop);
+  void build_fat_tree(const TopologyConfig& cfg, BitsPerSecond link_rate, SimTime prop);
+  void build_chain(const TopologyConfig& cfg, BitsPerSecond link_rate, SimTime prop);
   void connect(Vertex a, Vertex b, BitsPerSecond rate, SimTime prop);
 
   Graph g_;
@@ -124,6 +128,12 @@ private:
     std::uint32_t offset;
     std::uint16_t count;
   };
+  /// Number the switches and leaves, and each host's leaf and port there; returns the switches in vertex order.
+  std::vector<Vertex> place(const Topology& t);
+  /// Keep the next-hop lists each switch uses (`used`: its local numbers' global ids in `global`) and the table of
+  /// (switch, leaf) local numbers, in a byte each when every switch uses at most 256 lists.
+  void number_lists(const std::vector<List>& global, const std::vector<std::vector<std::uint32_t>>& used,
+                    std::vector<std::uint16_t> index);
   const Topology& topo_;
   std::size_t leaves_ = 0;
   std::vector<std::uint32_t> switch_index_; ///< vertex -> switch number (kNone for hosts)
