@@ -71,6 +71,60 @@ bool Receiver::recently_completed(const Key& k, SimTime now)
   return completed_.count(k) != 0;
 }
 
+void Receiver::register_first(std::uint32_t src, const DataPacket& p, const Key& k, SimTime now, Actions& out)
+{
+  if (table_.size() >= cfg_.registration_entries) { // unacknowledged: the sender retries later
+    ++c_.registration_full_drops;
+    return;
+  }
+  Entry e{Bitmask::initial(cfg_.bitmask_bits, p.count, 0), p.base, p.bytes, p.msg, p.base, 0, p.message, p.header};
+  if (p.message && placement_) { // the receiver chooses where a message lands
+    Placement pl = placement_(src, p);
+    if (pl.status == Placement::Status::NotReady) { // unacknowledged: the sender retries later
+      ++c_.not_ready_drops;
+      return;
+    }
+    if (pl.status == Placement::Status::Ready) {
+      if (pl.capacity < p.bytes)
+        throw ProtocolError(fmt::format("node {}: a {}-byte message from node {} does not fit the {}-byte receive "
+                                        "buffer chosen for it",
+                                        self_, p.bytes, src, pl.capacity));
+      e.place   = pl.addr;
+      e.recv_id = pl.id;
+    }
+  }
+  ++c_.registrations;
+  ++c_.packets_written;
+  out.emplace_back(WriteData{src, p, e.place});
+  ack(src, p, false, out);
+  bool done = false;
+  if (e.mask.all_ones()) { // a one-packet operation
+    complete(k, e, out);
+    done = true;
+  }
+  // Drain what waited in the escape channel for this registration.
+  for (auto it = escape_.begin(); it != escape_.end();) {
+    if (it->src == src && it->pkt.op == p.op) {
+      ++c_.escape_drained;
+      if (!done)
+        done = apply(k, e, it->pkt, out);
+      else {
+        ++c_.duplicates_dropped;
+        ack(src, it->pkt, false, out);
+      }
+      it = escape_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (done)
+    remember_completed(k, now);
+  else {
+    table_.emplace(k, std::move(e));
+    c_.peak_registrations = std::max<std::uint64_t>(c_.peak_registrations, table_.size());
+  }
+}
+
 void Receiver::on_data(std::uint32_t src, const DataPacket& p, bool corrupted, SimTime now, Actions& out)
 {
   ++c_.packets_received;
@@ -106,56 +160,7 @@ void Receiver::on_data(std::uint32_t src, const DataPacket& p, bool corrupted, S
     return;
   }
   if (p.first()) {
-    if (table_.size() >= cfg_.registration_entries) { // unacknowledged: the sender retries later
-      ++c_.registration_full_drops;
-      return;
-    }
-    Entry e{Bitmask::initial(cfg_.bitmask_bits, p.count, 0), p.base, p.bytes, p.msg, p.base, 0, p.message, p.header};
-    if (p.message && placement_) { // the receiver chooses where a message lands
-      Placement pl = placement_(src, p);
-      if (pl.status == Placement::Status::NotReady) { // unacknowledged: the sender retries later
-        ++c_.not_ready_drops;
-        return;
-      }
-      if (pl.status == Placement::Status::Ready) {
-        if (pl.capacity < p.bytes)
-          throw ProtocolError(fmt::format("node {}: a {}-byte message from node {} does not fit the {}-byte receive "
-                                          "buffer chosen for it",
-                                          self_, p.bytes, src, pl.capacity));
-        e.place   = pl.addr;
-        e.recv_id = pl.id;
-      }
-    }
-    ++c_.registrations;
-    ++c_.packets_written;
-    out.emplace_back(WriteData{src, p, e.place});
-    ack(src, p, false, out);
-    bool done = false;
-    if (e.mask.all_ones()) { // a one-packet operation
-      complete(k, e, out);
-      done = true;
-    }
-    // Drain what waited in the escape channel for this registration.
-    for (auto it = escape_.begin(); it != escape_.end();) {
-      if (it->src == src && it->pkt.op == p.op) {
-        ++c_.escape_drained;
-        if (!done)
-          done = apply(k, e, it->pkt, out);
-        else {
-          ++c_.duplicates_dropped;
-          ack(src, it->pkt, false, out);
-        }
-        it = escape_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    if (done)
-      remember_completed(k, now);
-    else {
-      table_.emplace(k, std::move(e));
-      c_.peak_registrations = std::max<std::uint64_t>(c_.peak_registrations, table_.size());
-    }
+    register_first(src, p, k, now, out);
     return;
   }
   // Ahead of its registration (or a late duplicate of a completed operation).

@@ -88,6 +88,10 @@ private:
   void complete(const Key& k, const Entry& e, Actions& out);
   /// Apply a packet to its registration; true when the operation completed (entry removed).
   bool apply(const Key& k, Entry& e, const DataPacket& p, Actions& out);
+  /// An operation's first packet: register it (where it lands: its base, or the receiver's placement of a message),
+  /// write it, drain what waited for it in the escape channel; unacknowledged when the table is full or the
+  /// placement not ready.
+  void register_first(std::uint32_t src, const DataPacket& p, const Key& k, SimTime now, Actions& out);
   void remember_completed(const Key& k, SimTime now);
   bool recently_completed(const Key& k, SimTime now);
 
