@@ -30,7 +30,8 @@ for n in $(cd "$work" && ls how.* | sed 's/^how\.//' | sort -n); do
   [ -f "$work/cmd.$n" ] || continue
   steps=$((steps + 1))
   [ -f "$work/want.$n" ] && checked=$((checked + 1))
-  sed -e "s#\./build/#$bindir/#g" -e "s#/tmp/#$work/tmp/#g" "$work/cmd.$n" > "$work/run.$n"
+  # /tmp/ first: the binary's own folder may lie under /tmp (a clone there) and must stay as it is.
+  sed -e "s#/tmp/#$work/tmp/#g" -e "s#\./build/#$bindir/#g" "$work/cmd.$n" > "$work/run.$n"
   (cd "$root" && sh -e "$work/run.$n") > "$work/out.$n" 2>&1 || {
     echo "FAIL: README block $n exited non-zero:"; cat "$work/cmd.$n"; cat "$work/out.$n"; exit 1; }
   if [ -f "$work/want.$n" ]; then

@@ -7,12 +7,12 @@
 #include "nodes/cclo/CcloConfig.hpp"
 #include "nodes/cclo/CcloCore.hpp"
 #include "nodes/cclo/CcloLink.hpp"
-#include "nodes/memory/DataPlane.hpp"
 #include "nodes/cclo/DataMover.hpp"
 #include "nodes/cclo/FirmwarePorts.hpp"
 #include "nodes/cclo/HostInvocation.hpp"
 #include "nodes/cclo/RndzvQueue.hpp"
 #include "nodes/cclo/RxBufferManager.hpp"
+#include "nodes/memory/DataPlane.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
 #include "protocols/collectives/Selection.hpp"
 

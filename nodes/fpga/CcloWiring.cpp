@@ -1,4 +1,4 @@
-// How an FPGA node's CCLO reaches the network: the CcloLink (nodes/cclo/Cclo.hpp) the CCLO's Tx and Rx systems use,
+// How an FPGA node's CCLO reaches the network: the CcloLink (nodes/cclo/CcloLink.hpp) the CCLO's Tx and Rx systems use,
 // wired to the node's connectionless NI or to its engine (RoCE, TCP, UDP) over the cluster's connections, and the
 // CCLO made with it on first use.
 

@@ -5,9 +5,9 @@
 // nodes/host/HostCluster.hpp: the host's MPI library), reached as c.at<Kind>(i) or through those.
 
 #include "nodes/memory/DataPlane.hpp"
-#include "nodes/transport/Poe.hpp"
 #include "nodes/platform/NodeKindRegistry.hpp"
 #include "nodes/platform/PlatformConfig.hpp"
+#include "nodes/transport/Poe.hpp"
 #include "simcore/engine/FlatIndex.hpp"
 #include "simcore/net/Fabric.hpp"
 #include "simcore/topo/Topology.hpp"
