@@ -250,80 +250,87 @@ void PortalsMpiBench::collective(ActorContext& ctx, nodes::PortalsMpi& mpi, unsi
           comm);
 }
 
+void PortalsMpiBench::nas_is(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank)
+{
+  const std::uint64_t p = ranks_;
+  const int r           = static_cast<int>(rank);
+  // Per ranking: the bucket sizes summed (MPI_Allreduce of NUM_BUCKETS + TEST_ARRAY_SIZE ints), the send
+  // counts exchanged (MPI_Alltoall of one int), the keys redistributed (MPI_Alltoallv, here equal shares of the
+  // rank's keys). Then, as main() runs them: the timer's MPI_Reduce, full_verify, the verification counts' one.
+  const std::uint64_t share = std::max<std::uint64_t>(1, kIsTotalKeys / p / p);
+  for (unsigned it = 0; it < kIsIterations; ++it) {
+    collective(ctx, mpi, rank, Collective::AllReduce, kIsBuckets + kIsTestArray, 4);
+    collective(ctx, mpi, rank, Collective::AllToAll, 1, 4);
+    collective(ctx, mpi, rank, Collective::AllToAll, share, 4);
+  }
+  collective(ctx, mpi, rank, Collective::Reduce, 1, 8, coll::ReduceFunc::Max); // main: the timer's maximum
+  // full_verify (is.c): each rank's largest key to the next rank (MPI_Irecv from my_rank - 1, then MPI_Send
+  // to my_rank + 1, then MPI_Wait).
+  coll::Schedule s;
+  s.call.collective = Collective::Send;
+  s.call.size       = static_cast<int>(p);
+  s.call.count      = 1;
+  s.call.elem_bytes = 4;
+  s.rank            = r;
+  if (r > 0) {
+    coll::Op o;
+    o.kind = coll::OpKind::Recv;
+    o.peer = r - 1;
+    o.dst  = coll::out(0, 1);
+    s.ops.push_back(o);
+  }
+  if (r + 1 < static_cast<int>(p)) {
+    coll::Op o;
+    o.kind = coll::OpKind::Send;
+    o.peer = r + 1;
+    o.a    = coll::in(0, 1);
+    s.ops.push_back(o);
+  }
+  mpi.run(ctx, s);
+  collective(ctx, mpi, rank, Collective::Reduce, 1, 4); // main: the verification counts summed
+}
+
+void PortalsMpiBench::nas_ft(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank)
+{
+  const std::uint64_t p = ranks_;
+  // Set-up broadcast of the run's parameters; the forward 3-D FFT, then per iteration the inverse FFT and
+  // the checksum (MPI_Reduce of one double complex to rank 0). Each FFT transposes the rank's share of the
+  // complex grid (ntdivnp = 64^3 / p points). 1-D layout (p <= 64): one MPI_Alltoall over all ranks,
+  // ntdivnp / p points per pair. 2-D layout (np1 = 64 x np2 = p / 64): transpose_x_y, an MPI_Alltoall
+  // among the np1 ranks of its commslice2 (ntdivnp / np1 per pair), and transpose_x_z among the np2 of its
+  // commslice1 (ntdivnp / np2 per pair).
+  collective(ctx, mpi, rank, Collective::Bcast, 3, 4);
+  const std::uint64_t ntdivnp = kFtPoints / p;
+  auto fft = [&] {
+    if (p <= kFtPlanes) {
+      collective(ctx, mpi, rank, Collective::AllToAll, std::max<std::uint64_t>(1, ntdivnp / p), 16);
+      return;
+    }
+    const std::uint64_t np1 = kFtPlanes, np2 = p / kFtPlanes;
+    const std::uint64_t me1 = rank % np1, me2 = rank / np1;
+    std::vector<int> slice2, slice1; // same me2 (np1 ranks), same me1 (np2 ranks)
+    for (std::uint64_t i = 0; i < np1; ++i)
+      slice2.push_back(static_cast<int>(me2 * np1 + i));
+    for (std::uint64_t j = 0; j < np2; ++j)
+      slice1.push_back(static_cast<int>(me1 + j * np1));
+    collective(ctx, mpi, rank, Collective::AllToAll, ntdivnp / np1, 16, coll::ReduceFunc::Sum, slice2);
+    collective(ctx, mpi, rank, Collective::AllToAll, ntdivnp / np2, 16, coll::ReduceFunc::Sum, slice1);
+  };
+  fft();
+  for (unsigned it = 0; it < kFtIterations; ++it) {
+    fft();
+    collective(ctx, mpi, rank, Collective::Reduce, 2, 8);
+  }
+}
+
 void PortalsMpiBench::pattern(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank)
 {
   const std::uint64_t p = ranks_;
   const int r           = static_cast<int>(rank);
   switch (cfg_.pattern) {
     case PortalsPattern::AllToAll: collective(ctx, mpi, rank, Collective::AllToAll, cfg_.block.count, 1); break;
-    case PortalsPattern::NasIs: {
-      // Per ranking: the bucket sizes summed (MPI_Allreduce of NUM_BUCKETS + TEST_ARRAY_SIZE ints), the send
-      // counts exchanged (MPI_Alltoall of one int), the keys redistributed (MPI_Alltoallv, here equal shares of the
-      // rank's keys). Then, as main() runs them: the timer's MPI_Reduce, full_verify, the verification counts' one.
-      const std::uint64_t share = std::max<std::uint64_t>(1, kIsTotalKeys / p / p);
-      for (unsigned it = 0; it < kIsIterations; ++it) {
-        collective(ctx, mpi, rank, Collective::AllReduce, kIsBuckets + kIsTestArray, 4);
-        collective(ctx, mpi, rank, Collective::AllToAll, 1, 4);
-        collective(ctx, mpi, rank, Collective::AllToAll, share, 4);
-      }
-      collective(ctx, mpi, rank, Collective::Reduce, 1, 8, coll::ReduceFunc::Max); // main: the timer's maximum
-      // full_verify (is.c): each rank's largest key to the next rank (MPI_Irecv from my_rank - 1, then MPI_Send
-      // to my_rank + 1, then MPI_Wait).
-      coll::Schedule s;
-      s.call.collective = Collective::Send;
-      s.call.size       = static_cast<int>(p);
-      s.call.count      = 1;
-      s.call.elem_bytes = 4;
-      s.rank            = r;
-      if (r > 0) {
-        coll::Op o;
-        o.kind = coll::OpKind::Recv;
-        o.peer = r - 1;
-        o.dst  = coll::out(0, 1);
-        s.ops.push_back(o);
-      }
-      if (r + 1 < static_cast<int>(p)) {
-        coll::Op o;
-        o.kind = coll::OpKind::Send;
-        o.peer = r + 1;
-        o.a    = coll::in(0, 1);
-        s.ops.push_back(o);
-      }
-      mpi.run(ctx, s);
-      collective(ctx, mpi, rank, Collective::Reduce, 1, 4); // main: the verification counts summed
-      break;
-    }
-    case PortalsPattern::NasFt: {
-      // Set-up broadcast of the run's parameters; the forward 3-D FFT, then per iteration the inverse FFT and
-      // the checksum (MPI_Reduce of one double complex to rank 0). Each FFT transposes the rank's share of the
-      // complex grid (ntdivnp = 64^3 / p points). 1-D layout (p <= 64): one MPI_Alltoall over all ranks,
-      // ntdivnp / p points per pair. 2-D layout (np1 = 64 x np2 = p / 64): transpose_x_y, an MPI_Alltoall
-      // among the np1 ranks of its commslice2 (ntdivnp / np1 per pair), and transpose_x_z among the np2 of its
-      // commslice1 (ntdivnp / np2 per pair).
-      collective(ctx, mpi, rank, Collective::Bcast, 3, 4);
-      const std::uint64_t ntdivnp = kFtPoints / p;
-      auto fft = [&] {
-        if (p <= kFtPlanes) {
-          collective(ctx, mpi, rank, Collective::AllToAll, std::max<std::uint64_t>(1, ntdivnp / p), 16);
-          return;
-        }
-        const std::uint64_t np1 = kFtPlanes, np2 = p / kFtPlanes;
-        const std::uint64_t me1 = rank % np1, me2 = rank / np1;
-        std::vector<int> slice2, slice1; // same me2 (np1 ranks), same me1 (np2 ranks)
-        for (std::uint64_t i = 0; i < np1; ++i)
-          slice2.push_back(static_cast<int>(me2 * np1 + i));
-        for (std::uint64_t j = 0; j < np2; ++j)
-          slice1.push_back(static_cast<int>(me1 + j * np1));
-        collective(ctx, mpi, rank, Collective::AllToAll, ntdivnp / np1, 16, coll::ReduceFunc::Sum, slice2);
-        collective(ctx, mpi, rank, Collective::AllToAll, ntdivnp / np2, 16, coll::ReduceFunc::Sum, slice1);
-      };
-      fft();
-      for (unsigned it = 0; it < kFtIterations; ++it) {
-        fft();
-        collective(ctx, mpi, rank, Collective::Reduce, 2, 8);
-      }
-      break;
-    }
+    case PortalsPattern::NasIs: nas_is(ctx, mpi, rank); break;
+    case PortalsPattern::NasFt: nas_ft(ctx, mpi, rank); break;
     case PortalsPattern::NasEp:
       // The sums sx, sy and the ten annulus counts q (MPI_Allreduce, sum), the timer (max).
       collective(ctx, mpi, rank, Collective::AllReduce, 1, 8);

@@ -81,6 +81,10 @@ private:
   /// The virtual platform's time slices (node.portals.quantum), and what a run out of time then says.
   void make_slices(nodes::Cluster& c, const nodes::PortalsConfig& pc);
   void pattern(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank);
+  /// NAS IS (per ranking: the bucket sizes summed, the send counts and the keys exchanged; then full_verify's ring of
+  /// largest keys and the counts' reduce) and NAS FT (the 3-D FFTs' transposes, 1-D or 2-D layout, and the checksums).
+  void nas_is(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank);
+  void nas_ft(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank);
   /// Collective `k` of `count` elements among all ranks, or among the nodes `comm` (this rank one of them).
   void collective(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigned rank, coll::Collective k, std::uint64_t count,
                   unsigned elem_bytes, coll::ReduceFunc f = coll::ReduceFunc::Sum, const std::vector<int>& comm = {});
