@@ -53,9 +53,9 @@ void require_connectionless(const Cluster& c, const std::string& workload)
 {
   if (auto const* f = first_fpga(c); f && f->config().transport != Transport::Connectionless)
     throw config::ConfigError("", "/platform/node/fpga/transport",
-                              fmt::format("the {} needs the connectionless transport, but the nodes run RoCE; set "
+                              fmt::format("the {} needs the connectionless transport, but the nodes run {}; set "
                                           "transport to 'connectionless' (preset lant-zcu102 does)",
-                                          workload));
+                                          workload, config::enum_name(f->config().transport)));
 }
 
 void register_fpga_kind(NodeKindRegistry& r)

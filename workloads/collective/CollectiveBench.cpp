@@ -132,7 +132,7 @@ std::vector<net::HostId> CollectiveBench::place(const nodes::Cluster& c, const s
                                             cfg_.positions.size(), cfg_.ranks));
     for (std::size_t r = 0; r < cfg_.positions.size(); ++r) {
       unsigned pos = cfg_.positions[r];
-      if (pos >= c.size() || !(c.find<nodes::FpgaNode>(pos) != nullptr))
+      if (pos >= c.size() || !c.find<nodes::FpgaNode>(pos))
         throw config::ConfigError("", fmt::format("/workload/positions/{}", r),
                                   fmt::format("position {} is not an FPGA node of the platform ({} positions{})", pos,
                                               c.size(), fpgas.size() < c.size() ? ", see platform.node.kinds" : ""));
