@@ -45,6 +45,158 @@ constexpr const char* kAllToAllError =
 
 using config::Json;
 
+namespace {
+/// The run's metadata.json (without its trace entry): the scenario, the engine's counts, the network's totals and
+/// flows, the memory, the tables written.
+Json run_metadata(const Scenario& sc, Simulation& sim, const nodes::Cluster& cluster,
+                  const std::vector<std::string>& command_line, const RunReport& rep, const results::ResultSink& sink)
+{
+  const auto totals = cluster.fabric().totals();
+  Json meta;
+  meta["nafsim_version"] = NAFSIM_VERSION;
+  meta["git_revision"]   = nafsim_git_revision();
+  meta["command"]        = command_line;
+  meta["started_at"]     = static_cast<std::int64_t>(std::time(nullptr));
+  meta["scenario"]       = sc.resolved;
+  meta["platform_sources"] = sc.platform_sources;
+  meta["seed"]           = sc.header.seed;
+  meta["wall_seconds"]   = rep.wall_seconds;
+  meta["simulated_seconds"] = rep.simulated_seconds;
+  meta["events"]         = sim.scheduler().events_processed();
+  meta["actor_wakeups"]  = sim.scheduler().actor_wakeups();
+  meta["task_resumes"]   = sim.scheduler().task_resumes(); // firmware primitives resumed as engine events
+  meta["peak_pending_events"] = sim.scheduler().peak_pending_events();
+  // Events per CCLO message (issue 53's measure of the engine's cost): every event of the run over the messages
+  // the CCLOs sent, so the network's and the hosts' events count too.
+  const std::uint64_t cclo_messages = nodes::cclo_messages(cluster);
+  auto per_message = [&](std::uint64_t events) {
+    return static_cast<double>(events) / static_cast<double>(cclo_messages);
+  };
+  if (cclo_messages > 0)
+    meta["cclo"] = {{"messages", cclo_messages},
+                    {"events_per_message", per_message(sim.scheduler().events_processed())}};
+  if (auto const* prof = sim.scheduler().profile()) {
+    Json rows = Json::array();
+    for (auto const& r : prof->rows()) {
+      Json row = {{"handler", r.handler}, {"kind", r.kind}, {"events", r.events}};
+      if (cclo_messages > 0)
+        row["per_cclo_message"] = per_message(r.events);
+      rows.push_back(std::move(row));
+    }
+    meta["event_profile"] = std::move(rows);
+  }
+  if (auto const* g = sim.scheduler().causes())
+    meta["causal_records"] = g->size();
+  meta["packets"]        = {{"injected", totals.injected},       {"delivered", totals.delivered},
+                            {"packet_hops", totals.packet_hops}, {"queue_drops", totals.queue_drops},
+                            {"fault_drops", totals.fault_drops}, {"duplicates", totals.duplicates},
+                            {"corrupted", totals.corrupted},       {"corrupted_delivered", totals.corrupted_delivered}};
+  const auto work = cluster.fabric().flow_work();
+  if (work.flows > 0) {
+    meta["flows"] = {{"started", work.flows},
+                     {"rates_solved", work.flows_solved},
+                     {"in_solved_components", work.flows_in_components}};
+    if (work.drop_tail) { // where the packet fabric's queues would have overflowed (net/DropTailWatch.hpp)
+      meta["flows"]["drop_tail_ports_over_buffer"]       = work.over_buffer.ports;
+      meta["flows"]["drop_tail_worst_queue_over_buffer"] = work.over_buffer.worst; // the largest estimate / buffer
+      meta["flows"]["drop_tail_ports_of_few_segments"]   = work.over_buffer.small_buffer_ports;
+    }
+  }
+  meta["peak_rss_bytes"] = Simulation::peak_rss_bytes();
+  // The whole process's peak (SimGrid, actors' stacks, the platform, the run's state) over the simulated nodes.
+  meta["bytes_per_node"] = Simulation::peak_rss_bytes() / std::max<std::size_t>(1, cluster.size());
+  meta["nodes"]          = cluster.size();
+  meta["routing_table_bytes"] = cluster.fabric().routes().memory_bytes();
+  if (auto w = sc.workload->metadata(); !w.is_null())
+    meta["workload"] = std::move(w);
+  Json tables            = Json::array();
+  for (auto const& t : sink.tables())
+    tables.push_back({{"file", t.name() + ".csv"}, {"columns", t.columns()}, {"rows", t.row_count()}});
+  meta["tables"] = tables;
+  return meta;
+}
+
+/// The summary's lines on the run as a whole: the scenario, the platform and the transports its nodes run, the CCLO
+/// build, what crossed the network.
+void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluster& cluster, std::vector<std::string>& out)
+{
+  const auto totals = cluster.fabric().totals();
+  auto const& topo  = cluster.topology();
+  out.push_back(fmt::format("scenario {} (seed {})", sc.header.name, sc.header.seed));
+  // The transports the nodes run, per kind of node present ("roce on FPGAs, tcp on hosts").
+  std::string transports;
+  for (auto const& k : cluster.kinds_known().entries())
+    if (auto at = cluster.positions(k.name); !at.empty())
+      transports += fmt::format("{}{} on {}", transports.empty() ? "" : ", ",
+                                config::enum_name(cluster.at(at.front()).transport_kind()), k.plural);
+  if (totals.injected == 0)
+    transports += " (unused: no packet crossed the network)";
+  out.push_back(fmt::format("platform {}: {} {}; transport {}", sc.platform.name,
+                            config::enum_name(sc.platform.topology.kind), topo.describe(), transports));
+  if (auto build = nodes::describe_build(nodes::fpga_config(sc.platform.node).cclo); !build.empty())
+    out.push_back("  " + build);
+  if (sc.platform.network.fidelity == net::Fidelity::Flow) // (its packets are flows: one per message the engines send)
+    out.push_back(fmt::format("simulated {}: {} flows, {} flow-hops (flow fidelity: a message crosses its path "
+                              "as one flow; nothing is queued or dropped)",
+                              format_time(sim.scheduler().now()), totals.injected, totals.packet_hops));
+  else
+    out.push_back(fmt::format("simulated {}: {} packets, {} packet-hops, {} dropped ({} queue, {} faults)",
+                              format_time(sim.scheduler().now()), totals.injected, totals.packet_hops,
+                              totals.queue_drops + totals.fault_drops, totals.queue_drops, totals.fault_drops));
+}
+
+/// The summary's hints on flow fidelity: its cost where the flows contend in one component, its optimism where
+/// drop-tail queues would have overflowed.
+void flow_hints(const Scenario& sc, const nodes::Cluster& cluster, std::vector<std::string>& out)
+{
+  const auto work  = cluster.fabric().flow_work();
+  auto const& topo = cluster.topology();
+  // Flow fidelity solves a flow's whole component at each start and end (re-filling the flows at or above the
+  // change's level, walking the others): when all flows share one (an all-to-all), each is in thousands of solves
+  // and packet fidelity is the faster one (unless the solves are spaced by flow_resolve_fraction: then about
+  // 2 / fraction per flow).
+  const double resolve  = sc.platform.network.flow_resolve_fraction;
+  const double per_flow = work.flows > 0 ? static_cast<double>(work.flows_in_components) /
+                                               static_cast<double>(work.flows)
+                                         : 0;
+  if (work.flows > 0 && resolve == 0 && work.flows_in_components > kResolvesHint * work.flows)
+    out.push_back(fmt::format(
+        "flow fidelity: each of the {} flows was in {:.0f} solves on average and re-solved in {:.0f} (they contend in "
+        "one component, as in an all-to-all); packet fidelity is likely faster here and models the switch queues "
+        "({}), or set platform.network.flow_resolve_fraction (e.g. 0.02: a solve per 2 % of the flows started or "
+        "ended, an approximation, within 1 % of the exact sharing in simcore/net/README.md's all-to-alls)",
+        work.flows, per_flow, static_cast<double>(work.flows_solved) / static_cast<double>(work.flows),
+        kAllToAllError));
+  else if (work.flows > 0 && resolve > 0 && per_flow > std::max(kOneComponentShare * 2 / resolve, kOneComponentSolves))
+    out.push_back(fmt::format(
+        "flow fidelity: each of the {} flows was in {:.1f} solves on average, {:.0f} % of the 2 / f = {:.0f} that "
+        "flow_resolve_fraction f = {} allows (every solve took nearly all flows in progress: they contend in one "
+        "component, as in an all-to-all); packet fidelity models the switch queues ({})",
+        work.flows, per_flow, 100 * per_flow * resolve / 2, 2 / resolve, resolve, kAllToAllError));
+  // Flow fidelity drops nothing: where drop-tail queues would have overflowed its times are optimistic.
+  if (work.drop_tail && work.over_buffer.ports > 0) {
+    const auto& port = cluster.fabric().ports()[work.over_buffer.worst_port];
+    out.push_back(fmt::format(
+        "flow fidelity on drop-tail switches: at {} switch port(s), the first at {}, the bytes the senders had handed "
+        "over would have overflowed the port's buffer (the worst, port {} of {}, by an estimated {:.2f}x its {} "
+        "bytes): the packet fabric drops there and its RoCE engines retransmit, the flow fabric drops nothing, so "
+        "these times are optimistic (by 60-80 % in simcore/net/README.md's cases); use packet fidelity, or lossless "
+        "switches (platform.network.switch.flow_control)",
+        work.over_buffer.ports, format_time(work.over_buffer.first), port.index, topo.info(port.vertex).name,
+        work.over_buffer.worst, port.capacity));
+  }
+  if (work.drop_tail && work.over_buffer.small_buffer_ports > 0)
+    out.push_back(fmt::format(
+        "flow fidelity on drop-tail switches: {} switch port(s) have buffers (the smallest {} bytes) that hold fewer "
+        "than {} of the segments crossing them (up to {} bytes): the packet fabric drops where two packets meet "
+        "there, which no fluid resolves; use packet fidelity, or lossless switches "
+        "(platform.network.switch.flow_control)",
+        work.over_buffer.small_buffer_ports, work.over_buffer.buffer, net::DropTailWatch::kFewSegments,
+        work.over_buffer.segment));
+}
+
+} // namespace
+
 std::string check_scenario(Scenario& sc, const std::vector<std::string>& log_settings)
 {
   Simulation sim(log_settings, sc.platform.topology.hosts);
@@ -113,67 +265,7 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   rep.simulated_seconds = sim.scheduler().now().seconds();
   rep.packet_hops       = totals.packet_hops;
 
-  Json meta;
-  meta["nafsim_version"] = NAFSIM_VERSION;
-  meta["git_revision"]   = nafsim_git_revision();
-  meta["command"]        = command_line;
-  meta["started_at"]     = static_cast<std::int64_t>(std::time(nullptr));
-  meta["scenario"]       = sc.resolved;
-  meta["platform_sources"] = sc.platform_sources;
-  meta["seed"]           = sc.header.seed;
-  meta["wall_seconds"]   = rep.wall_seconds;
-  meta["simulated_seconds"] = rep.simulated_seconds;
-  meta["events"]         = sim.scheduler().events_processed();
-  meta["actor_wakeups"]  = sim.scheduler().actor_wakeups();
-  meta["task_resumes"]   = sim.scheduler().task_resumes(); // firmware primitives resumed as engine events
-  meta["peak_pending_events"] = sim.scheduler().peak_pending_events();
-  // Events per CCLO message (issue 53's measure of the engine's cost): every event of the run over the messages
-  // the CCLOs sent, so the network's and the hosts' events count too.
-  const std::uint64_t cclo_messages = nodes::cclo_messages(*cluster);
-  auto per_message = [&](std::uint64_t events) {
-    return static_cast<double>(events) / static_cast<double>(cclo_messages);
-  };
-  if (cclo_messages > 0)
-    meta["cclo"] = {{"messages", cclo_messages},
-                    {"events_per_message", per_message(sim.scheduler().events_processed())}};
-  if (auto const* prof = sim.scheduler().profile()) {
-    Json rows = Json::array();
-    for (auto const& r : prof->rows()) {
-      Json row = {{"handler", r.handler}, {"kind", r.kind}, {"events", r.events}};
-      if (cclo_messages > 0)
-        row["per_cclo_message"] = per_message(r.events);
-      rows.push_back(std::move(row));
-    }
-    meta["event_profile"] = std::move(rows);
-  }
-  if (auto const* g = sim.scheduler().causes())
-    meta["causal_records"] = g->size();
-  meta["packets"]        = {{"injected", totals.injected},       {"delivered", totals.delivered},
-                            {"packet_hops", totals.packet_hops}, {"queue_drops", totals.queue_drops},
-                            {"fault_drops", totals.fault_drops}, {"duplicates", totals.duplicates},
-                            {"corrupted", totals.corrupted},       {"corrupted_delivered", totals.corrupted_delivered}};
-  const auto work = cluster->fabric().flow_work();
-  if (work.flows > 0) {
-    meta["flows"] = {{"started", work.flows},
-                     {"rates_solved", work.flows_solved},
-                     {"in_solved_components", work.flows_in_components}};
-    if (work.drop_tail) { // where the packet fabric's queues would have overflowed (net/DropTailWatch.hpp)
-      meta["flows"]["drop_tail_ports_over_buffer"]       = work.over_buffer.ports;
-      meta["flows"]["drop_tail_worst_queue_over_buffer"] = work.over_buffer.worst; // the largest estimate / buffer
-      meta["flows"]["drop_tail_ports_of_few_segments"]   = work.over_buffer.small_buffer_ports;
-    }
-  }
-  meta["peak_rss_bytes"] = Simulation::peak_rss_bytes();
-  // The whole process's peak (SimGrid, actors' stacks, the platform, the run's state) over the simulated nodes.
-  meta["bytes_per_node"] = Simulation::peak_rss_bytes() / std::max<std::size_t>(1, cluster->size());
-  meta["nodes"]          = cluster->size();
-  meta["routing_table_bytes"] = cluster->fabric().routes().memory_bytes();
-  if (auto w = sc.workload->metadata(); !w.is_null())
-    meta["workload"] = std::move(w);
-  Json tables            = Json::array();
-  for (auto const& t : sink.tables())
-    tables.push_back({{"file", t.name() + ".csv"}, {"columns", t.columns()}, {"rows", t.row_count()}});
-  meta["tables"] = tables;
+  Json meta = run_metadata(sc, sim, *cluster, command_line, rep, sink);
   if (trace.messages()) {
     meta["trace"] = {{"file", "trace.json"}, {"events", trace.size()}, {"truncated", trace.truncated()}};
     sink.add_file("trace.json", trace.json());
@@ -181,71 +273,8 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   sink.set_metadata(meta);
   sink.commit();
 
-  auto const& topo = cluster->topology();
-  rep.summary.push_back(fmt::format("scenario {} (seed {})", sc.header.name, sc.header.seed));
-  // The transports the nodes run, per kind of node present ("roce on FPGAs, tcp on hosts").
-  std::string transports;
-  for (auto const& k : cluster->kinds_known().entries())
-    if (auto at = cluster->positions(k.name); !at.empty())
-      transports += fmt::format("{}{} on {}", transports.empty() ? "" : ", ",
-                                config::enum_name(cluster->at(at.front()).transport_kind()), k.plural);
-  if (totals.injected == 0)
-    transports += " (unused: no packet crossed the network)";
-  rep.summary.push_back(fmt::format("platform {}: {} {}; transport {}", sc.platform.name,
-                                    config::enum_name(sc.platform.topology.kind), topo.describe(), transports));
-  if (auto build = nodes::describe_build(nodes::fpga_config(sc.platform.node).cclo); !build.empty())
-    rep.summary.push_back("  " + build);
-  if (sc.platform.network.fidelity == net::Fidelity::Flow) // (its packets are flows: one per message the engines send)
-    rep.summary.push_back(fmt::format("simulated {}: {} flows, {} flow-hops (flow fidelity: a message crosses its path "
-                                      "as one flow; nothing is queued or dropped)",
-                                      format_time(sim.scheduler().now()), totals.injected, totals.packet_hops));
-  else
-    rep.summary.push_back(fmt::format("simulated {}: {} packets, {} packet-hops, {} dropped ({} queue, {} faults)",
-                                      format_time(sim.scheduler().now()), totals.injected, totals.packet_hops,
-                                      totals.queue_drops + totals.fault_drops, totals.queue_drops,
-                                      totals.fault_drops));
-  // Flow fidelity solves a flow's whole component at each start and end (re-filling the flows at or above the
-  // change's level, walking the others): when all flows share one (an all-to-all), each is in thousands of solves
-  // and packet fidelity is the faster one (unless the solves are spaced by flow_resolve_fraction: then about
-  // 2 / fraction per flow).
-  const double resolve  = sc.platform.network.flow_resolve_fraction;
-  const double per_flow = work.flows > 0 ? static_cast<double>(work.flows_in_components) /
-                                               static_cast<double>(work.flows)
-                                         : 0;
-  if (work.flows > 0 && resolve == 0 && work.flows_in_components > kResolvesHint * work.flows)
-    rep.summary.push_back(fmt::format(
-        "flow fidelity: each of the {} flows was in {:.0f} solves on average and re-solved in {:.0f} (they contend in "
-        "one component, as in an all-to-all); packet fidelity is likely faster here and models the switch queues "
-        "({}), or set platform.network.flow_resolve_fraction (e.g. 0.02: a solve per 2 % of the flows started or "
-        "ended, an approximation, within 1 % of the exact sharing in simcore/net/README.md's all-to-alls)",
-        work.flows, per_flow, static_cast<double>(work.flows_solved) / static_cast<double>(work.flows),
-        kAllToAllError));
-  else if (work.flows > 0 && resolve > 0 && per_flow > std::max(kOneComponentShare * 2 / resolve, kOneComponentSolves))
-    rep.summary.push_back(fmt::format(
-        "flow fidelity: each of the {} flows was in {:.1f} solves on average, {:.0f} % of the 2 / f = {:.0f} that "
-        "flow_resolve_fraction f = {} allows (every solve took nearly all flows in progress: they contend in one "
-        "component, as in an all-to-all); packet fidelity models the switch queues ({})",
-        work.flows, per_flow, 100 * per_flow * resolve / 2, 2 / resolve, resolve, kAllToAllError));
-  // Flow fidelity drops nothing: where drop-tail queues would have overflowed its times are optimistic.
-  if (work.drop_tail && work.over_buffer.ports > 0) {
-    const auto& port = cluster->fabric().ports()[work.over_buffer.worst_port];
-    rep.summary.push_back(fmt::format(
-        "flow fidelity on drop-tail switches: at {} switch port(s), the first at {}, the bytes the senders had handed "
-        "over would have overflowed the port's buffer (the worst, port {} of {}, by an estimated {:.2f}x its {} "
-        "bytes): the packet fabric drops there and its RoCE engines retransmit, the flow fabric drops nothing, so "
-        "these times are optimistic (by 60-80 % in simcore/net/README.md's cases); use packet fidelity, or lossless "
-        "switches (platform.network.switch.flow_control)",
-        work.over_buffer.ports, format_time(work.over_buffer.first), port.index, topo.info(port.vertex).name,
-        work.over_buffer.worst, port.capacity));
-  }
-  if (work.drop_tail && work.over_buffer.small_buffer_ports > 0)
-    rep.summary.push_back(fmt::format(
-        "flow fidelity on drop-tail switches: {} switch port(s) have buffers (the smallest {} bytes) that hold fewer "
-        "than {} of the segments crossing them (up to {} bytes): the packet fabric drops where two packets meet "
-        "there, which no fluid resolves; use packet fidelity, or lossless switches "
-        "(platform.network.switch.flow_control)",
-        work.over_buffer.small_buffer_ports, work.over_buffer.buffer, net::DropTailWatch::kFewSegments,
-        work.over_buffer.segment));
+  summarize_platform(sc, sim, *cluster, rep.summary);
+  flow_hints(sc, *cluster, rep.summary);
   for (auto& l : lines)
     rep.summary.push_back(std::move(l));
   std::string files;

@@ -89,8 +89,9 @@ Scenario load_scenario(const std::string& path, const ScenarioOptions& opt, cons
   return s;
 }
 
-Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std::string& base_dir,
-                           const ScenarioOptions& opt, const workloads::WorkloadRegistry& reg)
+namespace {
+
+void check_top_level(const Json& doc, const std::string& origin)
 {
   if (!doc.is_object())
     throw ConfigError(origin, "/", "a scenario is a JSON object with 'platform' and 'workload'");
@@ -102,39 +103,42 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
                         "unknown key '" + it.key() +
                             "'; a scenario has: name, description, seed, max_sim_time, critical_path, platform, workload, "
                             "overrides");
+}
+
+/// `--set platform=<preset>` (or a .json file, or an object), and the --set that said so.
+struct PlatformSet {
+  std::optional<Json> value;
+  std::string where;
+};
+
+PlatformSet platform_set_of(const ScenarioOptions& opt)
+{
   // `--set platform=<preset>` (or a .json file, or an object) replaces the scenario's platform reference, as if the
   // file said so: presets are whole documents, so the path "platform" is not patched but substituted.
-  std::optional<Json> platform_set;
-  std::string platform_set_where;
+  PlatformSet ps;
   for (auto const& st : opt.sets)
     if (st.rfind("platform=", 0) == 0) {
-      platform_set_where = "--set " + (st.size() > 120 ? st.substr(0, 100) + "..." : st);
-      platform_set       = config::parse_cli_value(st.substr(9), platform_set_where);
+      ps.where = "--set " + (st.size() > 120 ? st.substr(0, 100) + "..." : st);
+      ps.value = config::parse_cli_value(st.substr(9), ps.where);
     }
-  if (!doc.contains("platform") && !platform_set)
-    throw ConfigError(origin, "/platform", "missing: give a preset name (e.g. \"accl-coyote-u55c\"), a .json file "
-                                           "or an inline platform object");
-  if (!doc.contains("workload"))
-    throw ConfigError(origin, "/workload", "missing: e.g. {\"kind\": \"sendrecv\"}");
+  return ps;
+}
 
-  config::Origins origins(origin);
-  Json resolved = Json::object();
-  for (auto const* k : {"name", "description", "seed", "max_sim_time", "critical_path"})
-    if (doc.contains(k))
-      resolved[k] = doc[k];
-
-  // Platform: preset/file reference, optionally patched inline.
+/// The platform document: its preset or file, patched inline; `origins` learns where it came from.
+Json resolve_platform(const Json& doc, PlatformSet ps, const std::string& origin, const std::string& base_dir,
+                      config::Origins& origins)
+{
   Json platform = Json::object();
   // A preset named on the command line keeps the scenario's inline changes to its preset (topology, kinds...).
-  if (platform_set && platform_set->is_string() && doc.contains("platform") && doc["platform"].is_object() &&
+  if (ps.value && ps.value->is_string() && doc.contains("platform") && doc["platform"].is_object() &&
       doc["platform"].contains("preset")) {
     Json patched      = doc["platform"];
-    patched["preset"] = *platform_set;
-    platform_set      = std::move(patched);
+    patched["preset"] = *ps.value;
+    ps.value          = std::move(patched);
   }
-  const Json& p = platform_set ? *platform_set : doc["platform"];
-  const std::string& porigin = platform_set ? platform_set_where : origin;
-  if (platform_set)
+  const Json& p = ps.value ? *ps.value : doc["platform"];
+  const std::string& porigin = ps.value ? ps.where : origin;
+  if (ps.value)
     origins.set("/platform", porigin);
   if (p.is_string()) {
     auto [j, from] = platform_reference(p.get<std::string>(), porigin, base_dir);
@@ -150,24 +154,21 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
       origins.set("/platform", from);
       inline_part.erase("preset");
     }
-    resolved["platform"] = std::move(platform);
-    config::merge_into(resolved["platform"], inline_part, origins, porigin, "/platform");
-    platform = std::move(resolved["platform"]);
+    Json merged = std::move(platform);
+    config::merge_into(merged, inline_part, origins, porigin, "/platform");
+    platform = std::move(merged);
   } else {
     throw ConfigError(porigin, "/platform", "expected a preset name, a .json path or an object, got " + p.dump());
   }
   if (!platform.is_object())
     throw ConfigError(origins.of("/platform"), "/", "a platform is a JSON object");
-  Json sources = Json::object();
-  if (platform.contains("sources")) {
-    sources = platform["sources"];
-    check_sources(sources, origins.of("/platform/sources"));
-    platform.erase("sources");
-  }
-  resolved["platform"] = std::move(platform);
-  resolved["workload"] = doc["workload"];
+  return platform;
+}
 
-  // Overrides, then --set, then --seed.
+/// The scenario's overrides, then the command line's --set, then --seed.
+void apply_overrides(const Json& doc, const ScenarioOptions& opt, const std::string& origin, Json& resolved,
+                     config::Origins& origins)
+{
   if (doc.contains("overrides")) {
     if (!doc["overrides"].is_object())
       throw ConfigError(origin, "/overrides", "expected an object of \"dotted.path\": value");
@@ -186,14 +187,12 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
   }
   if (opt.seed)
     resolved["seed"] = *opt.seed;
+}
 
-  Scenario sc;
-  Json header = Json::object();
-  for (auto const* k : {"name", "description", "seed", "max_sim_time", "critical_path"})
-    if (resolved.contains(k))
-      header[k] = resolved[k];
-  config::Reader::read(header, sc.header, "", origins);
-  const Json& w = resolved["workload"];
+/// The workload made from its section (sc.workload, sc.workload_kind); returns its settings as resolved.
+Json create_workload(const Json& w, const workloads::WorkloadRegistry& reg, const config::Origins& origins,
+                     Scenario& sc)
+{
   if (!w.is_object())
     throw ConfigError(origins.of("/workload"), "/workload", "expected an object like {\"kind\": \"sendrecv\", ...}");
   if (!w.contains("kind") || !w["kind"].is_string()) {
@@ -214,38 +213,87 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
       throw;
     throw ConfigError(origins.of(e.json_path()), e.json_path(), e.message());
   }
+  return workload_resolved;
+}
 
-  // topology.hosts "ranks": as many hosts as the workload has ranks (a sweep over ranks sizes its cluster).
-  if (Json& plat = resolved["platform"]; plat.is_object() && plat.contains("topology") && plat["topology"].is_object() &&
-                                         plat["topology"].contains("hosts") && plat["topology"]["hosts"] == "ranks") {
-    if (!workload_resolved.contains("ranks") || !workload_resolved["ranks"].is_number_unsigned())
-      throw ConfigError(origins.of("/platform/topology/hosts"), "/platform/topology/hosts",
-                        fmt::format("hosts \"ranks\" takes the workload's rank count, and a {} workload has none: give "
-                                    "a number of hosts",
-                                    sc.workload_kind));
-    plat["topology"]["hosts"] = workload_resolved["ranks"];
+/// topology.hosts "ranks": as many hosts as the workload has ranks (a sweep over ranks sizes its cluster).
+void hosts_from_ranks(Json& plat, const Json& workload_resolved, const config::Origins& origins,
+                      const std::string& workload_kind)
+{
+  if (!plat.is_object() || !plat.contains("topology") || !plat["topology"].is_object() ||
+      !plat["topology"].contains("hosts") || plat["topology"]["hosts"] != "ranks")
+    return;
+  if (!workload_resolved.contains("ranks") || !workload_resolved["ranks"].is_number_unsigned())
+    throw ConfigError(origins.of("/platform/topology/hosts"), "/platform/topology/hosts",
+                      fmt::format("hosts \"ranks\" takes the workload's rank count, and a {} workload has none: give "
+                                  "a number of hosts",
+                                  workload_kind));
+  plat["topology"]["hosts"] = workload_resolved["ranks"];
+}
+
+/// The scenario as it runs, every default written out (metadata.json's "scenario").
+Json resolved_scenario(Scenario& sc, const Json& workload_resolved)
+{
+  Json r            = Json::object();
+  r["name"]         = sc.header.name;
+  r["description"]  = sc.header.description;
+  r["seed"]         = sc.header.seed;
+  r["max_sim_time"] = format_time(sc.header.max_sim_time);
+  if (sc.header.critical_path) // (only when asked: the resolved scenarios of other runs stay as they were)
+    r["critical_path"] = true;
+  r["platform"] = config::Writer::write(sc.platform);
+  Json wl       = Json::object();
+  wl["kind"]    = sc.workload_kind;
+  for (auto it = workload_resolved.begin(); it != workload_resolved.end(); ++it)
+    wl[it.key()] = it.value();
+  r["workload"] = std::move(wl);
+  return r;
+}
+
+} // namespace
+
+Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std::string& base_dir,
+                           const ScenarioOptions& opt, const workloads::WorkloadRegistry& reg)
+{
+  check_top_level(doc, origin);
+  PlatformSet ps = platform_set_of(opt);
+  if (!doc.contains("platform") && !ps.value)
+    throw ConfigError(origin, "/platform", "missing: give a preset name (e.g. \"accl-coyote-u55c\"), a .json file "
+                                           "or an inline platform object");
+  if (!doc.contains("workload"))
+    throw ConfigError(origin, "/workload", "missing: e.g. {\"kind\": \"sendrecv\"}");
+
+  config::Origins origins(origin);
+  Json resolved = Json::object();
+  for (auto const* k : {"name", "description", "seed", "max_sim_time", "critical_path"})
+    if (doc.contains(k))
+      resolved[k] = doc[k];
+  Json platform = resolve_platform(doc, std::move(ps), origin, base_dir, origins);
+  Json sources  = Json::object();
+  if (platform.contains("sources")) {
+    sources = platform["sources"];
+    check_sources(sources, origins.of("/platform/sources"));
+    platform.erase("sources");
   }
+  resolved["platform"] = std::move(platform);
+  resolved["workload"] = doc["workload"];
+  apply_overrides(doc, opt, origin, resolved, origins);
+
+  Scenario sc;
+  Json header = Json::object();
+  for (auto const* k : {"name", "description", "seed", "max_sim_time", "critical_path"})
+    if (resolved.contains(k))
+      header[k] = resolved[k];
+  config::Reader::read(header, sc.header, "", origins);
+  const Json workload_resolved = create_workload(resolved["workload"], reg, origins, sc);
+  hosts_from_ranks(resolved["platform"], workload_resolved, origins, sc.workload_kind);
   config::Reader::read(resolved["platform"], sc.platform, "/platform", origins);
   // A named CCLO build sets the Rx buffers and protocol registers for the workload's ranks (every FPGA of the
   // platform when the workload has no rank count).
   nodes::apply_build(nodes::fpga_config(sc.platform.node).cclo, sc.workload->rank_count().value_or(sc.platform.topology.hosts));
-
   sc.platform_sources = sources;
-
-  sc.resolved                 = Json::object();
-  sc.resolved["name"]         = sc.header.name;
-  sc.resolved["description"]  = sc.header.description;
-  sc.resolved["seed"]         = sc.header.seed;
-  sc.resolved["max_sim_time"] = format_time(sc.header.max_sim_time);
-  if (sc.header.critical_path) // (only when asked: the resolved scenarios of other runs stay as they were)
-    sc.resolved["critical_path"] = true;
-  sc.resolved["platform"]     = config::Writer::write(sc.platform);
-  Json wl                     = Json::object();
-  wl["kind"]                  = sc.workload_kind;
-  for (auto it = workload_resolved.begin(); it != workload_resolved.end(); ++it)
-    wl[it.key()] = it.value();
-  sc.resolved["workload"] = std::move(wl);
-  sc.origins              = origins;
+  sc.resolved         = resolved_scenario(sc, workload_resolved);
+  sc.origins          = origins;
   return sc;
 }
 
