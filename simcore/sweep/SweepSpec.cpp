@@ -97,6 +97,80 @@ SweepSpec SweepSpec::load(const std::string& path, std::optional<std::size_t> ma
   return s;
 }
 
+namespace {
+
+/// Axis `ptr` of the sweep file `origin`: its parameter path and its values (listed, or a range).
+Axis read_axis(const Json& a, const std::string& origin, const std::string& ptr, std::size_t max_points)
+{
+  if (!a.is_object())
+    throw ConfigError(origin, ptr, "expected an object");
+  for (auto it = a.begin(); it != a.end(); ++it)
+    if (it.key() != "path" && it.key() != "values" && it.key() != "range")
+      throw ConfigError(origin, ptr + "/" + it.key(), "unknown key '" + it.key() + "'; an axis has path and values or range");
+  if (!a.contains("path") || !a["path"].is_string())
+    throw ConfigError(origin, ptr + "/path", "missing parameter path, e.g. \"platform.network.link.rate\"");
+  Axis axis;
+  axis.path = a["path"].get<std::string>();
+  if (a.contains("values") == a.contains("range"))
+    throw ConfigError(origin, ptr, "give exactly one of values or range");
+  if (a.contains("values")) {
+    if (!a["values"].is_array() || a["values"].empty())
+      throw ConfigError(origin, ptr + "/values", "expected a non-empty list");
+    for (auto const& v : a["values"])
+      axis.values.push_back(v);
+  } else {
+    axis.values = expand_range(a["range"], origin, ptr + "/range", max_points);
+  }
+  return axis;
+}
+
+/// Zip mode: the i-th point takes every axis's i-th value.
+void zip_points(SweepSpec& s, const std::string& origin)
+{
+  std::size_t n = s.axes[0].values.size();
+  for (std::size_t a = 1; a < s.axes.size(); ++a)
+    if (s.axes[a].values.size() != n)
+      throw ConfigError(origin, fmt::format("/axes/{}", a),
+                        fmt::format("zip mode needs axes of equal length: {} has {} values, {} has {}",
+                                    s.axes[0].path, n, s.axes[a].path, s.axes[a].values.size()));
+  for (std::size_t i = 0; i < n; ++i) {
+    Point p{i, {}};
+    for (auto const& ax : s.axes)
+      p.values.push_back(ax.values[i]);
+    s.points.push_back(std::move(p));
+  }
+}
+
+/// Product mode: every combination of the axes' values, the last axis varying fastest.
+void product_points(SweepSpec& s, const std::string& origin)
+{
+  // Each axis holds at most max_points values, so the running product cannot overflow before it is refused.
+  std::size_t total = 1;
+  std::string sizes;
+  for (auto const& ax : s.axes)
+    sizes += (sizes.empty() ? "" : " x ") + std::to_string(ax.values.size());
+  for (auto const& ax : s.axes) {
+    total *= ax.values.size();
+    if (total > s.max_points)
+      throw ConfigError(origin, "/axes",
+                        fmt::format("the axes' product ({} values) has more points than the sweep's limit of {} "
+                                    "(max_points): fewer values, or raise the limit (\"max_points\" in the sweep "
+                                    "file, or --max-points)",
+                                    sizes, s.max_points));
+  }
+  for (std::size_t i = 0; i < total; ++i) {
+    Point p{i, std::vector<Json>(s.axes.size())};
+    std::size_t rest = i;
+    for (std::size_t a = s.axes.size(); a-- > 0;) { // the last axis varies fastest
+      p.values[a] = s.axes[a].values[rest % s.axes[a].values.size()];
+      rest /= s.axes[a].values.size();
+    }
+    s.points.push_back(std::move(p));
+  }
+}
+
+} // namespace
+
 SweepSpec SweepSpec::from_json(const Json& doc, const std::string& origin, const std::string& base_dir,
                                std::optional<std::size_t> max_points_option)
 {
@@ -144,71 +218,17 @@ SweepSpec SweepSpec::from_json(const Json& doc, const std::string& origin, const
     throw ConfigError(origin, "/axes", "expected a non-empty list of {\"path\": ..., \"values\": [...]} or "
                                       "{\"path\": ..., \"range\": {...}}");
   for (std::size_t i = 0; i < doc["axes"].size(); ++i) {
-    const Json& a   = doc["axes"][i];
-    std::string ptr = fmt::format("/axes/{}", i);
-    if (!a.is_object())
-      throw ConfigError(origin, ptr, "expected an object");
-    for (auto it = a.begin(); it != a.end(); ++it)
-      if (it.key() != "path" && it.key() != "values" && it.key() != "range")
-        throw ConfigError(origin, ptr + "/" + it.key(), "unknown key '" + it.key() + "'; an axis has path and values or range");
-    if (!a.contains("path") || !a["path"].is_string())
-      throw ConfigError(origin, ptr + "/path", "missing parameter path, e.g. \"platform.network.link.rate\"");
-    Axis axis;
-    axis.path = a["path"].get<std::string>();
-    if (a.contains("values") == a.contains("range"))
-      throw ConfigError(origin, ptr, "give exactly one of values or range");
-    if (a.contains("values")) {
-      if (!a["values"].is_array() || a["values"].empty())
-        throw ConfigError(origin, ptr + "/values", "expected a non-empty list");
-      for (auto const& v : a["values"])
-        axis.values.push_back(v);
-    } else {
-      axis.values = expand_range(a["range"], origin, ptr + "/range", s.max_points);
-    }
+    const std::string ptr = fmt::format("/axes/{}", i);
+    Axis axis             = read_axis(doc["axes"][i], origin, ptr, s.max_points);
     for (auto const& prev : s.axes)
       if (prev.path == axis.path)
         throw ConfigError(origin, ptr + "/path", "axis '" + axis.path + "' appears twice");
     s.axes.push_back(std::move(axis));
   }
-
-  if (s.zip) {
-    std::size_t n = s.axes[0].values.size();
-    for (std::size_t a = 1; a < s.axes.size(); ++a)
-      if (s.axes[a].values.size() != n)
-        throw ConfigError(origin, fmt::format("/axes/{}", a),
-                          fmt::format("zip mode needs axes of equal length: {} has {} values, {} has {}",
-                                      s.axes[0].path, n, s.axes[a].path, s.axes[a].values.size()));
-    for (std::size_t i = 0; i < n; ++i) {
-      Point p{i, {}};
-      for (auto const& ax : s.axes)
-        p.values.push_back(ax.values[i]);
-      s.points.push_back(std::move(p));
-    }
-  } else {
-    // Each axis holds at most max_points values, so the running product cannot overflow before it is refused.
-    std::size_t total = 1;
-    std::string sizes;
-    for (auto const& ax : s.axes)
-      sizes += (sizes.empty() ? "" : " x ") + std::to_string(ax.values.size());
-    for (auto const& ax : s.axes) {
-      total *= ax.values.size();
-      if (total > s.max_points)
-        throw ConfigError(origin, "/axes",
-                          fmt::format("the axes' product ({} values) has more points than the sweep's limit of {} "
-                                      "(max_points): fewer values, or raise the limit (\"max_points\" in the sweep "
-                                      "file, or --max-points)",
-                                      sizes, s.max_points));
-    }
-    for (std::size_t i = 0; i < total; ++i) {
-      Point p{i, std::vector<Json>(s.axes.size())};
-      std::size_t rest = i;
-      for (std::size_t a = s.axes.size(); a-- > 0;) { // the last axis varies fastest
-        p.values[a] = s.axes[a].values[rest % s.axes[a].values.size()];
-        rest /= s.axes[a].values.size();
-      }
-      s.points.push_back(std::move(p));
-    }
-  }
+  if (s.zip)
+    zip_points(s, origin);
+  else
+    product_points(s, origin);
   return s;
 }
 

@@ -17,7 +17,10 @@ std::uint64_t block(std::uint64_t n, unsigned parts, unsigned i)
 
 } // namespace
 
-DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fabric)
+namespace {
+
+/// The checks of the partition against the model and the device, before anything is placed.
+void check_partition(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fabric)
 {
   auto const& m = cfg.model;
   auto const& p = cfg.partition;
@@ -43,49 +46,91 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
     throw config::ConfigError("", "/workload/partition/table_nodes",
                               fmt::format("{} entries for {} tables: give the embedding node of every table or none",
                                           p.table_nodes.size(), m.tables));
-  const unsigned E = p.embedding_nodes, C = p.fc1_column_blocks;
-  if (E > m.tables)
+  if (p.embedding_nodes > m.tables)
     throw config::ConfigError("", "/workload/partition/embedding_nodes",
-                              fmt::format("{} embedding nodes for {} tables: every embedding node needs a table", E,
-                                          m.tables));
+                              fmt::format("{} embedding nodes for {} tables: every embedding node needs a table",
+                                          p.embedding_nodes, m.tables));
+}
 
-  // Tables -> embedding nodes.
-  std::vector<unsigned> node_of(m.tables);
-  for (unsigned t = 0; t < m.tables; ++t) {
-    if (!p.table_nodes.empty()) {
-      node_of[t] = p.table_nodes[t];
-      if (node_of[t] >= E)
-        throw config::ConfigError("", fmt::format("/workload/partition/table_nodes/{}", t),
-                                  fmt::format("embedding node {} does not exist (embedding_nodes = {})", node_of[t], E));
-    } else {
-      node_of[t] = static_cast<unsigned>(std::uint64_t{t} * E / m.tables);
-    }
+/// Builds the plan: E rows of C FC1 nodes (column 0 is the row's embedding node, the last column gathers the row's
+/// partial results), then one node per further layer.
+class PlanBuilder {
+public:
+  PlanBuilder(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fabric)
+      : cfg_(cfg), m_(cfg.model), fabric_(fabric), E(cfg.partition.embedding_nodes), C(cfg.partition.fc1_column_blocks),
+        layers_(static_cast<unsigned>(cfg.model.fc.size())), vec_(cfg.model.embedding_dim * kElem)
+  {
+    place_tables();
+    plan_.nodes.resize(E * C + (layers_ - 1));
+    // The reduction of FC1's partial results: each row's gathering node, then the FC2 node (root, last).
+    for (unsigned r = 0; r < E; ++r)
+      group_.push_back(partner(r, C - 1));
+    group_.push_back(layer_node(1));
   }
-  auto size_of = [&](unsigned t) {
-    return m.table_bytes.empty() ? block(m.embedding_bytes.count, m.tables, t) : m.table_bytes[t].count;
-  };
-  std::uint64_t all_tables = 0;
-  for (unsigned t = 0; t < m.tables; ++t)
-    all_tables += size_of(t);
 
-  DlrmPlan plan;
-  const unsigned layers = static_cast<unsigned>(m.fc.size());
-  plan.nodes.resize(E * C + (layers - 1));
-  auto partner = [&](unsigned r, unsigned c) { return c == 0 ? r : E + r * (C - 1) + (c - 1); };
-  auto layer_node = [&](unsigned l) { return E * C + (l - 1); }; // l >= 1
-  const unsigned reducer_col = C - 1;
-  const std::uint64_t elem   = 4; // 32-bit fixed point
-  const std::uint64_t vec    = m.embedding_dim * elem;
+  DlrmPlan build()
+  {
+    for (unsigned r = 0; r < E; ++r) {
+      embedding_node(r);
+      for (unsigned c = 1; c < C; ++c)
+        fc1_node(r, c);
+    }
+    for (unsigned l = 1; l < layers_; ++l) // every further layer on its own node
+      layer(l);
+    return std::move(plan_);
+  }
 
-  auto kernel = [&](unsigned layer) {
-    nodes::FpgaKernelConfig k = cfg.kernel;
-    k.dsps                    = cfg.dsps[layer];
-    return nodes::FpgaKernel(fabric, k);
-  };
-  auto fc_op = [&](DlrmNode& n, unsigned layer, std::uint64_t in, std::uint64_t out, std::vector<unsigned> deps) {
-    const std::uint64_t weights = in * out * elem;
-    const std::uint64_t room    = fabric.onchip_bytes() > n.onchip_bytes ? fabric.onchip_bytes() - n.onchip_bytes : 0;
-    auto t = kernel(layer).vector_matrix(in, out, room, fabric.hbm_channels);
+private:
+  static constexpr std::uint64_t kElem = 4; // 32-bit fixed point
+  const DlrmConfig& cfg_;
+  const DlrmModelConfig& m_;
+  const nodes::FpgaFabricConfig& fabric_;
+  const unsigned E, C, layers_;
+  const std::uint64_t vec_;
+  std::vector<unsigned> node_of_; ///< each table's embedding node
+  std::uint64_t all_tables_ = 0;
+  std::vector<unsigned> group_;
+  DlrmPlan plan_;
+
+  unsigned partner(unsigned r, unsigned c) const { return c == 0 ? r : E + r * (C - 1) + (c - 1); }
+  unsigned layer_node(unsigned l) const { return E * C + (l - 1); } // l >= 1
+  std::uint64_t size_of(unsigned t) const
+  {
+    return m_.table_bytes.empty() ? block(m_.embedding_bytes.count, m_.tables, t) : m_.table_bytes[t].count;
+  }
+  std::uint64_t fc1_block(unsigned c) const { return block(m_.fc[0], C, c); }
+
+  /// Tables -> embedding nodes.
+  void place_tables()
+  {
+    auto const& p = cfg_.partition;
+    node_of_.resize(m_.tables);
+    for (unsigned t = 0; t < m_.tables; ++t) {
+      if (!p.table_nodes.empty()) {
+        node_of_[t] = p.table_nodes[t];
+        if (node_of_[t] >= E)
+          throw config::ConfigError("", fmt::format("/workload/partition/table_nodes/{}", t),
+                                    fmt::format("embedding node {} does not exist (embedding_nodes = {})", node_of_[t], E));
+      } else {
+        node_of_[t] = static_cast<unsigned>(std::uint64_t{t} * E / m_.tables);
+      }
+    }
+    for (unsigned t = 0; t < m_.tables; ++t)
+      all_tables_ += size_of(t);
+  }
+
+  nodes::FpgaKernel kernel(unsigned layer) const
+  {
+    nodes::FpgaKernelConfig k = cfg_.kernel;
+    k.dsps                    = cfg_.dsps[layer];
+    return nodes::FpgaKernel(fabric_, k);
+  }
+
+  unsigned fc_op(DlrmNode& n, unsigned layer, std::uint64_t in, std::uint64_t out, std::vector<unsigned> deps)
+  {
+    const std::uint64_t weights = in * out * kElem;
+    const std::uint64_t room = fabric_.onchip_bytes() > n.onchip_bytes ? fabric_.onchip_bytes() - n.onchip_bytes : 0;
+    auto t                   = kernel(layer).vector_matrix(in, out, room, fabric_.hbm_channels);
     if (t.weights_on_chip)
       n.onchip_bytes += weights;
     else
@@ -97,14 +142,11 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
     op.deps     = std::move(deps);
     n.ops.push_back(std::move(op));
     return static_cast<unsigned>(n.ops.size() - 1);
-  };
-  // The reduction of FC1's partial results: each row's gathering node, then the FC2 node (root, last).
-  std::vector<unsigned> group;
-  for (unsigned r = 0; r < E; ++r)
-    group.push_back(partner(r, reducer_col));
-  group.push_back(layer_node(1));
-  auto comm = [&group](DlrmNode& n, DlrmOpKind kind, DlrmTag tag, std::string name, unsigned peer, std::uint64_t bytes,
-                 std::vector<unsigned> deps) {
+  }
+
+  unsigned comm(DlrmNode& n, DlrmOpKind kind, DlrmTag tag, std::string name, unsigned peer, std::uint64_t bytes,
+                std::vector<unsigned> deps)
+  {
     DlrmOp op;
     op.kind  = kind;
     op.name  = std::move(name);
@@ -113,81 +155,101 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
     op.deps  = std::move(deps);
     op.tag   = tag;
     if (kind == DlrmOpKind::Reduce)
-      op.group = group;
+      op.group = group_;
     n.ops.push_back(std::move(op));
     return static_cast<unsigned>(n.ops.size() - 1);
-  };
+  }
 
-  const std::uint64_t fc1_out = m.fc[0];
-
-  for (unsigned r = 0; r < E; ++r) {
-    // Embedding node r: its tables, the lookup, its slice of the concatenated vector.
-    DlrmNode& e = plan.nodes[partner(r, 0)];
+  /// Embedding node r: its tables, the lookup, its slice of the concatenated vector.
+  void embedding_node(unsigned r)
+  {
+    DlrmNode& e = plan_.nodes[partner(r, 0)];
     e.role      = fmt::format("embedding {}", r);
-    for (unsigned t = 0; t < m.tables; ++t)
-      if (node_of[t] == r) {
+    for (unsigned t = 0; t < m_.tables; ++t)
+      if (node_of_[t] == r) {
         e.tables++;
         e.hbm_bytes += size_of(t);
       }
     if (e.tables == 0)
       throw config::ConfigError("", "/workload/partition/table_nodes",
                                 fmt::format("embedding node {} holds no table: every embedding node needs one", r));
-    if (e.hbm_bytes > fabric.hbm.count)
+    if (e.hbm_bytes > fabric_.hbm.count)
       throw config::ConfigError(
           "", "/workload/partition/embedding_nodes",
           fmt::format("embedding node {} holds {} of tables, its HBM {} (platform.node.fpga.fabric.hbm): spread the "
                       "tables over more embedding nodes (at least {})",
-                      r, format_bytes(Bytes{e.hbm_bytes}), format_bytes(fabric.hbm), all_tables / fabric.hbm.count + 1));
-    const std::uint64_t slice = std::uint64_t{e.tables} * m.embedding_dim; // elements
+                      r, format_bytes(Bytes{e.hbm_bytes}), format_bytes(fabric_.hbm), all_tables_ / fabric_.hbm.count + 1));
+    const std::uint64_t slice = slice_of(r);
     DlrmOp lookup;
     lookup.kind     = DlrmOpKind::Lookup;
     lookup.name     = fmt::format("lookup {} tables", e.tables);
-    lookup.duration = kernel(0).lookups(e.tables, 0, vec);
+    lookup.duration = kernel(0).lookups(e.tables, 0, vec_);
     e.ops.push_back(lookup);
     for (unsigned c = 1; c < C; ++c)
-      comm(e, DlrmOpKind::Send, kTagSlice, fmt::format("send embedding slice to fc1 r{} c{}", r, c), partner(r, c), slice * elem,
-           {0});
-    const unsigned fc = fc_op(e, 0, slice, block(fc1_out, C, 0), {0});
+      comm(e, DlrmOpKind::Send, kTagSlice, fmt::format("send embedding slice to fc1 r{} c{}", r, c), partner(r, c),
+           slice * kElem, {0});
+    const unsigned fc = fc_op(e, 0, slice, fc1_block(0), {0});
     if (C == 1)
-      comm(e, DlrmOpKind::Reduce, kTagCollective, "reduce fc1", 0, fc1_out * elem, {fc});
+      comm(e, DlrmOpKind::Reduce, kTagCollective, "reduce fc1", 0, m_.fc[0] * kElem, {fc});
     else
-      comm(e, DlrmOpKind::Send, kTagPartial, fmt::format("send partial to fc1 r{} c{}", r, reducer_col), partner(r, reducer_col),
-           block(fc1_out, C, 0) * elem, {fc});
-
-    for (unsigned c = 1; c < C; ++c) {
-      DlrmNode& n = plan.nodes[partner(r, c)];
-      n.role      = fmt::format("fc1 r{} c{}", r, c);
-      const unsigned in = comm(n, DlrmOpKind::Recv, kTagSlice, fmt::format("recv embedding slice from embedding {}", r),
-                               partner(r, 0), slice * elem, {});
-      const unsigned f  = fc_op(n, 0, slice, block(fc1_out, C, c), {in});
-      if (c < reducer_col) {
-        comm(n, DlrmOpKind::Send, kTagPartial, fmt::format("send partial to fc1 r{} c{}", r, reducer_col), partner(r, reducer_col),
-             block(fc1_out, C, c) * elem, {f});
-      } else {
-        std::vector<unsigned> deps{f};
-        for (unsigned c2 = 0; c2 < reducer_col; ++c2)
-          deps.push_back(comm(n, DlrmOpKind::Recv, kTagPartial, fmt::format("recv partial from fc1 r{} c{}", r, c2),
-                              partner(r, c2), block(fc1_out, C, c2) * elem, {}));
-        comm(n, DlrmOpKind::Reduce, kTagCollective, "reduce fc1", 0, fc1_out * elem, deps);
-      }
-    }
+      comm(e, DlrmOpKind::Send, kTagPartial, fmt::format("send partial to fc1 r{} c{}", r, C - 1), partner(r, C - 1),
+           fc1_block(0) * kElem, {fc});
   }
-  // Every further layer on its own node.
-  for (unsigned l = 1; l < layers; ++l) {
-    DlrmNode& n = plan.nodes[layer_node(l)];
+
+  /// Row r's embedding slice, in elements (its tables' vectors).
+  std::uint64_t slice_of(unsigned r) const
+  {
+    return std::uint64_t{plan_.nodes[partner(r, 0)].tables} * m_.embedding_dim;
+  }
+
+  /// FC1 node (r, c >= 1): the row's slice in, its block of FC1, its partial result to the row's last column, which
+  /// reduces the row's partials and joins the reduction towards FC2.
+  void fc1_node(unsigned r, unsigned c)
+  {
+    const std::uint64_t slice = slice_of(r);
+    DlrmNode& n               = plan_.nodes[partner(r, c)];
+    n.role                    = fmt::format("fc1 r{} c{}", r, c);
+    const unsigned in = comm(n, DlrmOpKind::Recv, kTagSlice, fmt::format("recv embedding slice from embedding {}", r),
+                             partner(r, 0), slice * kElem, {});
+    const unsigned f  = fc_op(n, 0, slice, fc1_block(c), {in});
+    const unsigned reducer_col = C - 1;
+    if (c < reducer_col) {
+      comm(n, DlrmOpKind::Send, kTagPartial, fmt::format("send partial to fc1 r{} c{}", r, reducer_col),
+           partner(r, reducer_col), fc1_block(c) * kElem, {f});
+      return;
+    }
+    std::vector<unsigned> deps{f};
+    for (unsigned c2 = 0; c2 < reducer_col; ++c2)
+      deps.push_back(comm(n, DlrmOpKind::Recv, kTagPartial, fmt::format("recv partial from fc1 r{} c{}", r, c2),
+                          partner(r, c2), fc1_block(c2) * kElem, {}));
+    comm(n, DlrmOpKind::Reduce, kTagCollective, "reduce fc1", 0, m_.fc[0] * kElem, deps);
+  }
+
+  /// Layer l >= 1 on its own node: FC1's reduction (its root) or the layer before in, the layer, its output on.
+  void layer(unsigned l)
+  {
+    DlrmNode& n = plan_.nodes[layer_node(l)];
     n.role      = fmt::format("fc{}", l + 1);
     const unsigned in =
-        l == 1 ? comm(n, DlrmOpKind::Reduce, kTagCollective, "reduce fc1 (root)", 0, fc1_out * elem, {})
-               : comm(n, DlrmOpKind::Recv, kTagLayer, fmt::format("recv from fc{}", l), layer_node(l - 1), m.fc[l - 1] * elem, {});
-    const unsigned f = fc_op(n, l, m.fc[l - 1], m.fc[l], {in});
-    if (l + 1 < layers) {
-      comm(n, DlrmOpKind::Send, kTagLayer, fmt::format("send to fc{}", l + 2), layer_node(l + 1), m.fc[l] * elem, {f});
+        l == 1 ? comm(n, DlrmOpKind::Reduce, kTagCollective, "reduce fc1 (root)", 0, m_.fc[0] * kElem, {})
+               : comm(n, DlrmOpKind::Recv, kTagLayer, fmt::format("recv from fc{}", l), layer_node(l - 1),
+                      m_.fc[l - 1] * kElem, {});
+    const unsigned f = fc_op(n, l, m_.fc[l - 1], m_.fc[l], {in});
+    if (l + 1 < layers_) {
+      comm(n, DlrmOpKind::Send, kTagLayer, fmt::format("send to fc{}", l + 2), layer_node(l + 1), m_.fc[l] * kElem, {f});
     } else {
-      plan.final_node = layer_node(l);
-      plan.final_op   = f;
+      plan_.final_node = layer_node(l);
+      plan_.final_op   = f;
     }
   }
-  return plan;
+};
+
+} // namespace
+
+DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fabric)
+{
+  check_partition(cfg, fabric);
+  return PlanBuilder(cfg, fabric).build();
 }
 
 DlrmCpuBatch dlrm_cpu_batch(const DlrmConfig& cfg, unsigned batch)
