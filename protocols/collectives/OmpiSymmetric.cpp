@@ -343,164 +343,190 @@ void alltoall(Ctx& c, const std::string& name, std::uint64_t n)
   not_modeled("alltoall", name);
 }
 
-void reduce_scatter(Ctx& c, const std::string& name, std::uint64_t n)
+namespace {
+
+/// Block k (and the `blocks` - 1 after it) of a buffer of blocks of n elements.
+Slice blk(Slice s, int k, std::uint64_t n, int blocks = 1)
+{
+  return sub(s, static_cast<std::uint64_t>(k) * n, static_cast<std::uint64_t>(blocks) * n);
+}
+
+void reduce_scatter_ring(Ctx& c, std::uint64_t n) // ompi_coll_base_reduce_scatter_intra_ring
 {
   MpiProgram& m = c.m;
   const int p = c.p, r = c.r;
   const std::uint64_t total = n * static_cast<std::uint64_t>(p);
-  if (p == 1)
-    return m.copy(in(0, n), out(0, n));
-  auto blk = [&](Slice s, int k, int blocks = 1) {
-    return sub(s, static_cast<std::uint64_t>(k) * n, static_cast<std::uint64_t>(blocks) * n);
-  };
-  if (name == "ring") { // ompi_coll_base_reduce_scatter_intra_ring
-    const Slice acc = scratch(0, 0, total), inbuf[2] = {scratch(1, 0, n), scratch(2, 0, n)};
-    m.builder().need_scratch(0, total);
-    m.builder().need_scratch(1, n);
-    m.builder().need_scratch(2, n);
-    m.copy(in(0, total), acc);
-    const int send_to = mod(r + 1, p), recv_from = mod(r - 1, p);
-    int inbi          = 0;
-    Req reqs[2]       = {m.irecv(recv_from, inbuf[0]), 0};
-    m.send(send_to, blk(acc, recv_from));
-    for (int k = 2; k < p; ++k) {
-      const int prevblock = mod(r - k, p);
-      inbi ^= 1;
-      reqs[inbi] = m.irecv(recv_from, inbuf[inbi]);
-      m.wait(reqs[inbi ^ 1]);
-      m.reduce(inbuf[inbi ^ 1], blk(acc, prevblock));
-      m.send(send_to, blk(acc, prevblock));
-    }
-    m.wait(reqs[inbi]);
-    m.reduce(inbuf[inbi], blk(acc, r));
-    return m.copy(blk(acc, r), out(0, n));
+  const Slice acc = scratch(0, 0, total), inbuf[2] = {scratch(1, 0, n), scratch(2, 0, n)};
+  m.builder().need_scratch(0, total);
+  m.builder().need_scratch(1, n);
+  m.builder().need_scratch(2, n);
+  m.copy(in(0, total), acc);
+  const int send_to = mod(r + 1, p), recv_from = mod(r - 1, p);
+  int inbi          = 0;
+  Req reqs[2]       = {m.irecv(recv_from, inbuf[0]), 0};
+  m.send(send_to, blk(acc, recv_from, n));
+  for (int k = 2; k < p; ++k) {
+    const int prevblock = mod(r - k, p);
+    inbi ^= 1;
+    reqs[inbi] = m.irecv(recv_from, inbuf[inbi]);
+    m.wait(reqs[inbi ^ 1]);
+    m.reduce(inbuf[inbi ^ 1], blk(acc, prevblock, n));
+    m.send(send_to, blk(acc, prevblock, n));
   }
-  if (name == "recursive_halving") { // ompi_coll_base_reduce_scatter_intra_basic_recursivehalving
-    const Slice result = scratch(0, 0, total), recvb = scratch(1, 0, total);
-    m.builder().need_scratch(0, total);
-    m.builder().need_scratch(1, total);
-    m.copy(in(0, total), result);
-    const int tmp_size = ompi::floor_power_of_two(p), remain = p - tmp_size;
-    int tmp_rank       = r - remain;
-    if (r < 2 * remain) {
-      if (r % 2 == 0) {
-        m.send(r + 1, result);
-        tmp_rank = -1;
-      } else {
-        m.recv(r - 1, recvb);
-        m.reduce(recvb, result);
-        tmp_rank = r / 2;
-      }
+  m.wait(reqs[inbi]);
+  m.reduce(inbuf[inbi], blk(acc, r, n));
+  return m.copy(blk(acc, r, n), out(0, n));
+}
+
+// ompi_coll_base_reduce_scatter_intra_basic_recursivehalving
+void reduce_scatter_recursive_halving(Ctx& c, std::uint64_t n)
+{
+  MpiProgram& m = c.m;
+  const int p = c.p, r = c.r;
+  const std::uint64_t total = n * static_cast<std::uint64_t>(p);
+  const Slice result = scratch(0, 0, total), recvb = scratch(1, 0, total);
+  m.builder().need_scratch(0, total);
+  m.builder().need_scratch(1, total);
+  m.copy(in(0, total), result);
+  const int tmp_size = ompi::floor_power_of_two(p), remain = p - tmp_size;
+  int tmp_rank       = r - remain;
+  if (r < 2 * remain) {
+    if (r % 2 == 0) {
+      m.send(r + 1, result);
+      tmp_rank = -1;
+    } else {
+      m.recv(r - 1, recvb);
+      m.reduce(recvb, result);
+      tmp_rank = r / 2;
     }
-    if (tmp_rank >= 0) {
-      std::vector<std::uint64_t> disps(static_cast<std::size_t>(tmp_size) + 1, 0);
-      for (int i = 0; i < tmp_size; ++i)
-        disps[static_cast<std::size_t>(i) + 1] = disps[static_cast<std::size_t>(i)] + (i < remain ? 2 * n : n);
-      auto span = [&](int from, int to) { return disps[static_cast<std::size_t>(to)] - disps[static_cast<std::size_t>(from)]; };
-      int send_index = 0, recv_index = 0, last_index = tmp_size;
-      for (int mask = tmp_size >> 1; mask > 0; mask >>= 1) {
-        const int tmp_peer = tmp_rank ^ mask;
-        const int peer     = tmp_peer < remain ? tmp_peer * 2 + 1 : tmp_peer + remain;
-        std::uint64_t send_count = 0, recv_count = 0;
-        if (tmp_rank < tmp_peer) {
-          send_index = recv_index + mask;
-          send_count = span(send_index, last_index);
-          recv_count = span(recv_index, send_index);
-        } else {
-          recv_index = send_index + mask;
-          send_count = span(send_index, recv_index);
-          recv_count = span(recv_index, last_index);
-        }
-        const Slice rs = sub(recvb, disps[static_cast<std::size_t>(recv_index)], recv_count);
-        std::optional<Req> rq;
-        if (recv_count > 0)
-          rq = m.irecv(peer, rs);
-        if (send_count > 0)
-          m.send(peer, sub(result, disps[static_cast<std::size_t>(send_index)], send_count));
-        if (rq) {
-          m.wait(*rq);
-          m.reduce(rs, sub(result, disps[static_cast<std::size_t>(recv_index)], recv_count));
-        }
-        send_index = recv_index;
-        last_index = recv_index + mask;
-      }
-      m.copy(blk(result, r), out(0, n));
-    }
-    if (r < 2 * remain) {
-      if (r % 2 == 0)
-        m.recv(r + 1, out(0, n));
-      else
-        m.send(r - 1, blk(result, r - 1));
-    }
-    return;
   }
-  if (name == "butterfly") { // ompi_coll_base_reduce_scatter_intra_butterfly (Traff's butterfly)
-    Slice psend = scratch(0, 0, total), precv = scratch(1, 0, total);
-    m.builder().need_scratch(0, total);
-    m.builder().need_scratch(1, total);
-    m.copy(in(0, total), psend);
-    const int pof2 = ompi::floor_power_of_two(p), rem = p - pof2;
-    int log2 = 0;
-    while ((1 << log2) < pof2)
-      ++log2;
-    auto mirror = [&](int x) { // ompi_mirror_perm: the low log2 bits of x reversed
-      int y = 0;
-      for (int i = 0; i < log2; ++i)
-        y |= ((x >> i) & 1) << (log2 - 1 - i);
-      return y;
-    };
-    auto real  = [&](int vpeer) { return vpeer < rem ? vpeer * 2 + 1 : vpeer + rem; };
-    auto first = [&](int block) { return static_cast<std::uint64_t>(block < rem ? 2 * block : rem + block) * n; };
-    auto span  = [&](int lo, int hi) { // ompi_sum_counts over blocks [lo, hi]
-      const int l = lo < rem ? lo * 2 : lo + rem, h = hi < rem ? hi * 2 + 1 : hi + rem;
-      return static_cast<std::uint64_t>(h - l + 1) * n;
-    };
-    int vrank = r - rem;
-    if (r < 2 * rem) {
-      if (r % 2 == 0) {
-        m.send(r + 1, psend);
-        vrank = -1;
+  if (tmp_rank >= 0) {
+    std::vector<std::uint64_t> disps(static_cast<std::size_t>(tmp_size) + 1, 0);
+    for (int i = 0; i < tmp_size; ++i)
+      disps[static_cast<std::size_t>(i) + 1] = disps[static_cast<std::size_t>(i)] + (i < remain ? 2 * n : n);
+    auto span = [&](int from, int to) { return disps[static_cast<std::size_t>(to)] - disps[static_cast<std::size_t>(from)]; };
+    int send_index = 0, recv_index = 0, last_index = tmp_size;
+    for (int mask = tmp_size >> 1; mask > 0; mask >>= 1) {
+      const int tmp_peer = tmp_rank ^ mask;
+      const int peer     = tmp_peer < remain ? tmp_peer * 2 + 1 : tmp_peer + remain;
+      std::uint64_t send_count = 0, recv_count = 0;
+      if (tmp_rank < tmp_peer) {
+        send_index = recv_index + mask;
+        send_count = span(send_index, last_index);
+        recv_count = span(recv_index, send_index);
       } else {
-        m.recv(r - 1, precv);
-        m.reduce(precv, psend);
-        vrank = r / 2;
+        recv_index = send_index + mask;
+        send_count = span(send_index, recv_index);
+        recv_count = span(recv_index, last_index);
       }
-    }
-    if (vrank == -1)
-      return m.recv(real(mirror((r + 1) / 2)), out(0, n));
-    int nblocks = pof2, send_index = 0, recv_index = 0;
-    for (int mask = 1; mask < pof2; mask <<= 1) {
-      const int vpeer = vrank ^ mask, peer = real(vpeer);
-      nblocks /= 2;
-      if ((vrank & mask) == 0)
-        send_index += nblocks;
-      else
-        recv_index += nblocks;
-      const std::uint64_t scount = span(send_index, send_index + nblocks - 1), sdispl = first(send_index);
-      const std::uint64_t rcount = span(recv_index, recv_index + nblocks - 1), rdispl = first(recv_index);
-      m.sendrecv(r, peer, sub(psend, sdispl, scount), peer, sub(precv, rdispl, rcount));
-      if (vrank < vpeer) {
-        m.reduce(sub(psend, rdispl, rcount), sub(precv, rdispl, rcount));
-        std::swap(psend, precv);
-      } else {
-        m.reduce(sub(precv, rdispl, rcount), sub(psend, rdispl, rcount));
+      const Slice rs = sub(recvb, disps[static_cast<std::size_t>(recv_index)], recv_count);
+      std::optional<Req> rq;
+      if (recv_count > 0)
+        rq = m.irecv(peer, rs);
+      if (send_count > 0)
+        m.send(peer, sub(result, disps[static_cast<std::size_t>(send_index)], send_count));
+      if (rq) {
+        m.wait(*rq);
+        m.reduce(rs, sub(result, disps[static_cast<std::size_t>(recv_index)], recv_count));
       }
       send_index = recv_index;
+      last_index = recv_index + mask;
     }
-    const int vpeer = mirror(vrank), peer = real(vpeer);
-    std::uint64_t index = first(send_index);
-    if (vpeer < rem) { // two blocks: the excluded process's, then this one's
-      m.send(peer - 1, sub(psend, index, n));
-      index += n;
-    }
-    if (vpeer != vrank)
-      return m.sendrecv(r, peer, sub(psend, index, n), peer, out(0, n));
-    return m.copy(blk(psend, r), out(0, n));
+    m.copy(blk(result, r, n), out(0, n));
   }
+  if (r < 2 * remain) {
+    if (r % 2 == 0)
+      m.recv(r + 1, out(0, n));
+    else
+      m.send(r - 1, blk(result, r - 1, n));
+  }
+}
+
+void reduce_scatter_butterfly(Ctx& c, std::uint64_t n) // ompi_coll_base_reduce_scatter_intra_butterfly (Traff's)
+{
+  MpiProgram& m = c.m;
+  const int p = c.p, r = c.r;
+  const std::uint64_t total = n * static_cast<std::uint64_t>(p);
+  Slice psend = scratch(0, 0, total), precv = scratch(1, 0, total);
+  m.builder().need_scratch(0, total);
+  m.builder().need_scratch(1, total);
+  m.copy(in(0, total), psend);
+  const int pof2 = ompi::floor_power_of_two(p), rem = p - pof2;
+  int log2 = 0;
+  while ((1 << log2) < pof2)
+    ++log2;
+  auto mirror = [&](int x) { // ompi_mirror_perm: the low log2 bits of x reversed
+    int y = 0;
+    for (int i = 0; i < log2; ++i)
+      y |= ((x >> i) & 1) << (log2 - 1 - i);
+    return y;
+  };
+  auto real  = [&](int vpeer) { return vpeer < rem ? vpeer * 2 + 1 : vpeer + rem; };
+  auto first = [&](int block) { return static_cast<std::uint64_t>(block < rem ? 2 * block : rem + block) * n; };
+  auto span  = [&](int lo, int hi) { // ompi_sum_counts over blocks [lo, hi]
+    const int l = lo < rem ? lo * 2 : lo + rem, h = hi < rem ? hi * 2 + 1 : hi + rem;
+    return static_cast<std::uint64_t>(h - l + 1) * n;
+  };
+  int vrank = r - rem;
+  if (r < 2 * rem) {
+    if (r % 2 == 0) {
+      m.send(r + 1, psend);
+      vrank = -1;
+    } else {
+      m.recv(r - 1, precv);
+      m.reduce(precv, psend);
+      vrank = r / 2;
+    }
+  }
+  if (vrank == -1)
+    return m.recv(real(mirror((r + 1) / 2)), out(0, n));
+  int nblocks = pof2, send_index = 0, recv_index = 0;
+  for (int mask = 1; mask < pof2; mask <<= 1) {
+    const int vpeer = vrank ^ mask, peer = real(vpeer);
+    nblocks /= 2;
+    if ((vrank & mask) == 0)
+      send_index += nblocks;
+    else
+      recv_index += nblocks;
+    const std::uint64_t scount = span(send_index, send_index + nblocks - 1), sdispl = first(send_index);
+    const std::uint64_t rcount = span(recv_index, recv_index + nblocks - 1), rdispl = first(recv_index);
+    m.sendrecv(r, peer, sub(psend, sdispl, scount), peer, sub(precv, rdispl, rcount));
+    if (vrank < vpeer) {
+      m.reduce(sub(psend, rdispl, rcount), sub(precv, rdispl, rcount));
+      std::swap(psend, precv);
+    } else {
+      m.reduce(sub(precv, rdispl, rcount), sub(psend, rdispl, rcount));
+    }
+    send_index = recv_index;
+  }
+  const int vpeer = mirror(vrank), peer = real(vpeer);
+  std::uint64_t index = first(send_index);
+  if (vpeer < rem) { // two blocks: the excluded process's, then this one's
+    m.send(peer - 1, sub(psend, index, n));
+    index += n;
+  }
+  if (vpeer != vrank)
+    return m.sendrecv(r, peer, sub(psend, index, n), peer, out(0, n));
+  return m.copy(blk(psend, r, n), out(0, n));
+}
+
+} // namespace
+
+void reduce_scatter(Ctx& c, const std::string& name, std::uint64_t n)
+{
+  if (c.p == 1)
+    return c.m.copy(in(0, n), out(0, n));
+  if (name == "ring")
+    return reduce_scatter_ring(c, n);
+  if (name == "recursive_halving")
+    return reduce_scatter_recursive_halving(c, n);
+  if (name == "butterfly")
+    return reduce_scatter_butterfly(c, n);
   if (name == "non-overlapping") { // ompi_coll_base_reduce_scatter_intra_nonoverlapping
-    const Slice reduced = scratch(0, 0, total);
-    if (r == 0)
-      m.builder().need_scratch(0, total);
+    const std::uint64_t total = n * static_cast<std::uint64_t>(c.p);
+    const Slice reduced       = scratch(0, 0, total);
+    if (c.r == 0)
+      c.m.builder().need_scratch(0, total);
     reduce_then(c, total, reduced, c.opt.reduce_part);
     return scatter(c, "basic_linear", 0, n, reduced);
   }
