@@ -124,6 +124,12 @@ void Connection::arm(SimTime now, Actions& out)
 
 void Connection::on_segment(const Segment& s, SimTime now, Actions& out, bool take_data)
 {
+  on_ack(s, now, out);
+  on_data(s, now, out, take_data);
+}
+
+void Connection::on_ack(const Segment& s, SimTime now, Actions& out)
+{
   // Sending half: the acknowledgement and the window the segment carries.
   if (!failed_ && s.ack > snd_una_ && s.ack <= snd_max_) {
     std::uint64_t acked = s.ack - snd_una_;
@@ -168,8 +174,10 @@ void Connection::on_segment(const Segment& s, SimTime now, Actions& out, bool ta
   }
   if (!failed_ && !timer_on_ && peer_window_ == 0 && snd_nxt_ < write_end_)
     arm(now, out); // persist timer: probe the closed window
+}
 
-  // Receiving half.
+void Connection::on_data(const Segment& s, SimTime now, Actions& out, bool take_data)
+{
   if (s.len == 0) {
     if (s.probe) {
       ack_pending_ = true;
@@ -201,24 +209,10 @@ void Connection::on_segment(const Segment& s, SimTime now, Actions& out, bool ta
     return;
   }
   if (s.seq > rcv_nxt_) { // beyond a hole
-    if (cfg_.out_of_order && end - rcv_nxt_ <= room()) {
-      // Merge [seq, end) into the held ranges.
-      std::uint64_t a = s.seq, b = end;
-      auto it         = ooo_.lower_bound(a);
-      if (it != ooo_.begin() && std::prev(it)->second >= a)
-        --it;
-      while (it != ooo_.end() && it->first <= b) {
-        a = std::min(a, it->first);
-        b = std::max(b, it->second);
-        ooo_bytes_ -= it->second - it->first;
-        it = ooo_.erase(it);
-      }
-      ooo_[a] = b;
-      ooo_bytes_ += b - a;
-      ++c_.out_of_order_held;
-    } else {
+    if (cfg_.out_of_order && end - rcv_nxt_ <= room())
+      hold_out_of_order(s.seq, end);
+    else
       ++c_.out_of_order_dropped;
-    }
     return;
   }
   // In order (possibly overlapping bytes already received).
@@ -240,6 +234,24 @@ void Connection::on_segment(const Segment& s, SimTime now, Actions& out, bool ta
     ooo_.erase(ooo_.begin());
   }
   out.emplace_back(Deliver{from, rcv_nxt_});
+}
+
+void Connection::hold_out_of_order(std::uint64_t seq, std::uint64_t end)
+{
+  // Merge [seq, end) into the held ranges.
+  std::uint64_t a = seq, b = end;
+  auto it         = ooo_.lower_bound(a);
+  if (it != ooo_.begin() && std::prev(it)->second >= a)
+    --it;
+  while (it != ooo_.end() && it->first <= b) {
+    a = std::min(a, it->first);
+    b = std::max(b, it->second);
+    ooo_bytes_ -= it->second - it->first;
+    it = ooo_.erase(it);
+  }
+  ooo_[a] = b;
+  ooo_bytes_ += b - a;
+  ++c_.out_of_order_held;
 }
 
 void Connection::on_timer(std::uint64_t token, SimTime now, Actions& out)

@@ -113,6 +113,12 @@ public:
   std::uint64_t cwnd() const { return cwnd_; }
 
 private:
+  /// on_segment's sending half: the acknowledgement and the window the segment carries.
+  void on_ack(const Segment& s, SimTime now, Actions& out);
+  /// on_segment's receiving half: the segment's data (if any) and how it is answered.
+  void on_data(const Segment& s, SimTime now, Actions& out, bool take_data);
+  /// Bytes [seq, end) beyond a hole, merged into the held ranges.
+  void hold_out_of_order(std::uint64_t seq, std::uint64_t end);
   void arm(SimTime now, Actions& out);
   std::uint64_t room() const;
   void stop_timer() { ++token_; timer_on_ = false; }
