@@ -115,21 +115,20 @@ std::string bytes_label(double v)
   return fmt::format("{:.3g} {}", v, names[k]);
 }
 
-int plot_command(const PlotOptions& o)
+namespace {
+
+using Filters = std::vector<std::pair<std::string, std::string>>;
+
+/// The columns the options name, checked against the table; returns --where's filters.
+Filters check_columns(const results::CsvTable& t, const PlotOptions& o)
 {
-  results::CsvTable t;
-  try {
-    t = results::read_csv(o.csv);
-  } catch (const std::runtime_error& e) { // unreadable, or not CSV: the user's input
-    throw config::ConfigError("csv", "", std::string(e.what()) + ": give a CSV table with a header line (a run's or a merged sweep's)");
-  }
   need_column(t, o.x, "--x", o.csv);
   need_column(t, o.y, "--y", o.csv);
   for (auto const& s : o.series)
     need_column(t, s, "--series", o.csv);
   if (!o.facet.empty())
     need_column(t, o.facet, "--facet", o.csv);
-  std::vector<std::pair<std::string, std::string>> filters;
+  Filters filters;
   for (auto const& w : o.where) {
     auto eq = w.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -137,6 +136,12 @@ int plot_command(const PlotOptions& o)
     filters.emplace_back(w.substr(0, eq), w.substr(eq + 1));
     need_column(t, filters.back().first, "--where", o.csv);
   }
+  return filters;
+}
+
+/// --out, or the CSV's name with the axes' columns, checked: a PNG or SVG in a folder that can be made.
+fs::path output_path(const PlotOptions& o)
+{
   fs::path out = o.out.empty() ? fs::path(o.csv).parent_path() / fmt::format("{}-{}-vs-{}.png", fs::path(o.csv).stem().string(), o.y, o.x)
                                : fs::path(o.out);
   require_printable_name(out, "--out", "the output name");
@@ -146,10 +151,16 @@ int plot_command(const PlotOptions& o)
                                                        out.string()));
   if (out.has_parent_path())
     results::check_creatable(out.parent_path(), "--out", "");
+  return out;
+}
 
-  // Rows -> panels -> series -> points.
-  std::map<std::string, Panel, NaturalLess> panels;
-  std::size_t kept = 0, empty = 0;
+using Panels = std::map<std::string, Panel, NaturalLess>;
+
+/// Rows -> panels -> series -> points; `kept` and `empty` count the rows drawn and those without a value.
+Panels group_rows(const results::CsvTable& t, const PlotOptions& o, const Filters& filters, std::size_t& kept,
+                  std::size_t& empty)
+{
+  Panels panels;
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     bool keep = true;
     for (auto const& [col, val] : filters)
@@ -175,29 +186,14 @@ int plot_command(const PlotOptions& o)
                               fmt::format("no row of {} has numbers in '{}' and '{}'{}: nothing to draw", o.csv, o.x, o.y,
                                           filters.empty() ? "" : " and passes the --where filters"));
 
-  // The gnuplot script: the data inline (datablocks), one panel per facet value.
+  return panels;
+}
+
+/// The axes' settings: labels, log scales, number formats, a byte axis's tics, a shared y range.
+std::string axis_settings(const Panels& panels, const PlotOptions& o, const std::string& xlabel,
+                          const std::string& ylabel)
+{
   std::string script;
-  std::size_t block = 0;
-  std::vector<std::vector<std::pair<std::string, std::string>>> plots; // per panel: (datablock, title)
-  for (auto& [pname, panel] : panels) {
-    plots.emplace_back();
-    for (auto& [sname, s] : panel.series) {
-      std::sort(s.points.begin(), s.points.end());
-      const std::string db = fmt::format("$d{}", block++);
-      script += db + " << EOD\n";
-      for (auto [x, y] : s.points)
-        script += fmt::format("{:.12g} {:.12g}\n", x, y);
-      script += "EOD\n";
-      plots.back().emplace_back(db, sname);
-    }
-  }
-  const std::size_t n = panels.size();
-  const std::size_t cols = n <= 1 ? 1 : n <= 4 ? 2 : 3, rows = (n + cols - 1) / cols;
-  const std::string xlabel = o.xlabel.empty() ? axis_label(o.x) : o.xlabel;
-  const std::string ylabel = o.ylabel.empty() ? axis_label(o.y) : o.ylabel;
-  const std::string title  = o.title.empty()
-                                 ? fmt::format("{} vs {} ({})", ylabel, xlabel, fs::path(o.csv).filename().string())
-                                 : o.title;
   script += "set grid\n";
   if (o.legend == "below")
     script += "set key below horizontal center\n";
@@ -247,6 +243,34 @@ int plot_command(const PlotOptions& o)
       script += fmt::format("set yrange [{:.12g}:{:.12g}]\n", a >= 0 ? 0.0 : a - pad, b + pad); // from 0 when >= 0
     }
   }
+  return script;
+}
+
+/// The gnuplot script: the data inline (datablocks), the axes, one panel per facet value in a grid of `cols`.
+std::string gnuplot_script(Panels& panels, const PlotOptions& o, std::size_t cols, std::size_t rows)
+{
+  std::string script;
+  std::size_t block = 0;
+  std::vector<std::vector<std::pair<std::string, std::string>>> plots; // per panel: (datablock, title)
+  for (auto& [pname, panel] : panels) {
+    plots.emplace_back();
+    for (auto& [sname, s] : panel.series) {
+      std::sort(s.points.begin(), s.points.end());
+      const std::string db = fmt::format("$d{}", block++);
+      script += db + " << EOD\n";
+      for (auto [x, y] : s.points)
+        script += fmt::format("{:.12g} {:.12g}\n", x, y);
+      script += "EOD\n";
+      plots.back().emplace_back(db, sname);
+    }
+  }
+  const std::size_t n = panels.size();
+  const std::string xlabel = o.xlabel.empty() ? axis_label(o.x) : o.xlabel;
+  const std::string ylabel = o.ylabel.empty() ? axis_label(o.y) : o.ylabel;
+  const std::string title  = o.title.empty()
+                                 ? fmt::format("{} vs {} ({})", ylabel, xlabel, fs::path(o.csv).filename().string())
+                                 : o.title;
+  script += axis_settings(panels, o, xlabel, ylabel);
   if (n > 1)
     script += fmt::format("set multiplot layout {},{} title {}\n", rows, cols, gp_text(title));
   std::size_t k = 0;
@@ -261,6 +285,14 @@ int plot_command(const PlotOptions& o)
   if (n > 1)
     script += "unset multiplot\n";
 
+  return script;
+}
+
+/// Runs gnuplot on `script` into `out` (a size of `cols` x `rows` panels), by rename: a failure leaves an existing
+/// `out` whole.
+void draw(const std::string& script, const fs::path& out, std::size_t cols, std::size_t rows, const std::string& csv)
+{
+  const std::string ext = out.extension().string();
   const fs::path tmp = fs::temp_directory_path() / fmt::format("nafsim-plot-{}", ::getpid());
   fs::create_directories(tmp);
   {
@@ -287,13 +319,32 @@ int plot_command(const PlotOptions& o)
     std::error_code ec;
     fs::remove(drawing, ec);
     fs::remove_all(tmp, ec);
-    throw config::ConfigError(o.csv, "",
+    throw config::ConfigError(csv, "",
                               fmt::format("gnuplot could not draw this data{}: check the columns' values (a value "
                                           "gnuplot cannot scale, such as +-1e308, stops it); {} was left as it was",
                                           said.empty() ? "" : " (" + said + ")", out.string()));
   }
   fs::rename(drawing, out);
   fs::remove_all(tmp);
+}
+
+} // namespace
+
+int plot_command(const PlotOptions& o)
+{
+  results::CsvTable t;
+  try {
+    t = results::read_csv(o.csv);
+  } catch (const std::runtime_error& e) { // unreadable, or not CSV: the user's input
+    throw config::ConfigError("csv", "", std::string(e.what()) + ": give a CSV table with a header line (a run's or a merged sweep's)");
+  }
+  const Filters filters = check_columns(t, o);
+  const fs::path out    = output_path(o);
+  std::size_t kept = 0, empty = 0;
+  Panels panels = group_rows(t, o, filters, kept, empty);
+  const std::size_t n = panels.size();
+  const std::size_t cols = n <= 1 ? 1 : n <= 4 ? 2 : 3, rows = (n + cols - 1) / cols;
+  draw(gnuplot_script(panels, o, cols, rows), out, cols, rows, o.csv);
   std::size_t nseries = 0;
   for (auto const& [pname, panel] : panels)
     nseries += panel.series.size();
