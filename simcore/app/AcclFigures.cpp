@@ -76,36 +76,42 @@ Built latency_by_size(const std::string& name, const CsvTable& merged, const Com
 
 } // namespace
 
-Built fig7(const CsvTable& merged, const Reference& ref, const Companion& mpi)
-{
-  // The per-rank table: each rank's own counter, as the benchmark logs them; throughput = size / the
-  // receiver's time (the benchmark's plot takes rank 1's).
-  Built b;
-  b.data   = results::Table("accl-fig7", {"series", "bytes", "model_gbps", "measured_gbps", "gbps_error_pct", "sender_us",
-                                          "sender_measured_us", "sender_error_pct", "receiver_us",
-                                          "receiver_measured_us", "receiver_error_pct"});
-  b.errors = results::Table("accl-fig7-errors", b.data.columns());
+namespace {
+
+/// Fig. 7's mean absolute errors per series (sender, receiver, throughput), and the series in the order they came.
+struct Fig7Errors {
   struct Sum {
     double send = 0, recv = 0, thr = 0;
     int ns = 0, nr = 0, nt = 0;
   };
-  auto add_err = [](double e, double& s, int& n) {
-    if (!std::isnan(e)) {
-      s += std::abs(e);
-      ++n;
-    }
-  };
   std::map<std::string, Sum> sums;
   std::vector<std::string> order;
+  void saw(const std::string& series)
+  {
+    if (std::find(order.begin(), order.end(), series) == order.end())
+      order.push_back(series);
+  }
+};
+
+void add_error(double e, double& s, int& n)
+{
+  if (!std::isnan(e)) {
+    s += std::abs(e);
+    ++n;
+  }
+}
+
+/// The CCLO's rows: each rank's own counter against the per-rank measurements, throughput against Fig. 7's.
+void fig7_cclo_rows(const CsvTable& merged, const Reference& ref, Built& b, Fig7Errors& e)
+{
   std::map<std::pair<std::string, std::uint64_t>, std::pair<double, double>> lat; // (series, bytes) -> sender, receiver
   for (auto const& r : first_iterations(merged)) {
     const std::string series = r.at("protocol") + "/" + r.at("location");
-    if (std::find(order.begin(), order.end(), series) == order.end())
-      order.push_back(series);
+    e.saw(series);
     auto& v = lat[{series, std::stoull(r.at("bytes"))}];
     (r.at("rank") == "0" ? v.first : v.second) = num(r.at("latency_us"));
   }
-  for (auto const& s : order)
+  for (auto const& s : e.order)
     for (auto const& [key, v] : lat) {
       if (key.first != s)
         continue;
@@ -123,16 +129,19 @@ Built fig7(const CsvTable& merged, const Reference& ref, const Companion& mpi)
       for (auto* t : {&b.data, &*b.errors})
         t->row().add(series).add(bytes).add(fixed(mg, 3)).add(fixed(rg, 3)).add(fixed(eg, 1)).add(fixed(v.first, 3))
             .add(fixed(rs, 3)).add(fixed(es, 1)).add(fixed(v.second, 3)).add(fixed(rr, 3)).add(fixed(er, 1));
-      auto& x = sums[series];
-      add_err(es, x.send, x.ns);
-      add_err(er, x.recv, x.nr);
-      add_err(eg, x.thr, x.nt);
+      auto& x = e.sums[series];
+      add_error(es, x.send, x.ns);
+      add_error(er, x.recv, x.nr);
+      add_error(eg, x.thr, x.nt);
     }
-  // The software-MPI baseline (OpenMPI over the host's RDMA NIC, workload mpi): throughput = size / latency.
+}
+
+/// The software-MPI baseline (OpenMPI over the host's RDMA NIC, workload mpi): throughput = size / latency.
+void fig7_mpi_rows(const Companion& mpi, const Reference& ref, Built& b, Fig7Errors& e)
+{
   for (auto const& r : first_iterations(mpi)) {
     const std::string series = "openmpi-rdma/host";
-    if (std::find(order.begin(), order.end(), series) == order.end())
-      order.push_back(series);
+    e.saw(series);
     const std::uint64_t bytes = std::stoull(r.at("bytes"));
     double mg = num(r.at("throughput_gbps"));
     double rg = ref.present ? ref.sendrecv_throughput("mpi_rdma_host", bytes) : std::nan("");
@@ -140,8 +149,13 @@ Built fig7(const CsvTable& merged, const Reference& ref, const Companion& mpi)
     for (auto* t : {&b.data, &*b.errors})
       t->row().add(series).add(bytes).add(fixed(mg, 3)).add(fixed(rg, 3)).add(fixed(eg, 1)).add("").add("").add("")
           .add("").add("").add("");
-    add_err(eg, sums[series].thr, sums[series].nt);
+    add_error(eg, e.sums[series].thr, e.sums[series].nt);
   }
+}
+
+/// The gallery's text: what the model was fitted to, the mean errors per series, then every size.
+void fig7_gallery(Built& b, Fig7Errors& e)
+{
   auto& g = b.gallery;
   g.push_back("Model: calibrated on these very measurements, each rank's own CCLO counter "
               "(`sendrecv_latency_by_rank_us.csv`: rank 0 sends, rank 1 receives), run as the benchmark ran them "
@@ -154,8 +168,8 @@ Built fig7(const CsvTable& merged, const Reference& ref, const Companion& mpi)
   g.push_back("| series | mean abs error, sender | receiver | throughput |");
   g.push_back("|---|---|---|---|");
   auto cell = [](double s, int n) { return n ? fmt::format("{:.1f} % ({} sizes)", s / n, n) : std::string("-"); };
-  for (auto const& s : order) {
-    auto const& x = sums[s];
+  for (auto const& s : e.order) {
+    auto const& x = e.sums[s];
     g.push_back(fmt::format("| {} | {} | {} | {} |", s, cell(x.send, x.ns), cell(x.recv, x.nr), cell(x.thr, x.nt)));
   }
   g.push_back("");
@@ -172,6 +186,23 @@ Built fig7(const CsvTable& merged, const Reference& ref, const Companion& mpi)
                             row[9], row[10].empty() ? "" : row[10] + " %", row[2], row[3],
                             row[4].empty() ? "" : row[4] + " %"));
   }
+}
+
+} // namespace
+
+Built fig7(const CsvTable& merged, const Reference& ref, const Companion& mpi)
+{
+  // The per-rank table: each rank's own counter, as the benchmark logs them; throughput = size / the
+  // receiver's time (the benchmark's plot takes rank 1's).
+  Built b;
+  b.data   = results::Table("accl-fig7", {"series", "bytes", "model_gbps", "measured_gbps", "gbps_error_pct", "sender_us",
+                                          "sender_measured_us", "sender_error_pct", "receiver_us",
+                                          "receiver_measured_us", "receiver_error_pct"});
+  b.errors = results::Table("accl-fig7-errors", b.data.columns());
+  Fig7Errors e;
+  fig7_cclo_rows(merged, ref, b, e);
+  fig7_mpi_rows(mpi, ref, b, e);
+  fig7_gallery(b, e);
   return b;
 }
 

@@ -248,16 +248,14 @@ const std::vector<FigureInfo>& figure_list()
   return v;
 }
 
-int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg)
+namespace {
+
+/// The figures named (every one when none is), and whether `scale` is among them.
+std::vector<const Figure*> select_figures(const std::vector<std::string>& names, bool& scale)
 {
-  // The gallery page and where its links point: the figure directory, relative to the page.
-  const fs::path gallery = opt.gallery.empty() ? opt.out / "gallery.md" : opt.gallery;
-  const fs::path rel     = fs::absolute(opt.out).lexically_normal().lexically_relative(
-      fs::absolute(gallery).lexically_normal().parent_path());
-  const std::string to_figs = rel.empty() || rel == "." ? "" : rel.generic_string() + "/";
   std::vector<const Figure*> selected;
-  bool scale = opt.names.empty();
-  for (auto const& n : opt.names) {
+  scale = names.empty();
+  for (auto const& n : names) {
     if (n == kScaleInfo.name) {
       scale = true;
       continue;
@@ -272,143 +270,161 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
     }
     selected.push_back(&*it);
   }
-  if (opt.names.empty())
+  if (names.empty())
     for (auto const& f : figures())
       selected.push_back(&f);
+  return selected;
+}
 
-  require_printable_name(opt.out, "--out", "the figure directory's name"); // its files' names reach gnuplot
-  const fs::path dir = opt.source / "python-free-tools" / "figures";
-  if (!fs::is_directory(dir))
-    throw config::ConfigError("nafsim figures", "",
-                              fmt::format("{} not found: run from the nafsim source tree or pass --source DIR",
-                                          dir.string()));
-  // The figure `scale` draws `nafsim bench` output: asked for by name, it must be there.
-  const bool bench_present = fs::exists(opt.bench / "bench.csv") || fs::exists(opt.bench / "bench_collectives.csv");
-  if (scale && !bench_present && !opt.names.empty())
-    throw config::ConfigError("nafsim figures scale", "",
-                              fmt::format("no benchmark output in {} (bench.csv, bench_collectives.csv): run `nafsim "
-                                          "bench --suite all` first, or name its output directory with --bench DIR",
-                                          opt.bench.string()));
-  const Reference ref = Reference::load(opt.reference);
-  if (!ref.present)
-    std::cerr << fmt::format("note: no reference data in {}: figures are drawn without measured points\n",
-                             opt.reference.string());
-  results::claim_own_dir(opt.out, "--out", "figures");
+/// What the figures of one `nafsim figures` share.
+struct FigureRun {
+  const FigureOptions& opt;
+  const workloads::WorkloadRegistry& reg;
+  fs::path dir;        ///< python-free-tools/figures: the sweeps and gnuplot templates
+  std::string to_figs; ///< the figure directory, relative to the gallery page ("" or ending in '/')
+  Reference ref;
+  std::map<std::string, std::vector<std::string>> pages; ///< the gallery's sections drawn now, by figure
+  bool interrupted = false;
+};
+
+/// The sweep `sweep_name` of figure `name`, always from scratch: its points must come from this build of the model.
+/// Returns the sweep's output directory, or nothing if a point failed (reported) or it was interrupted
+/// (`run.interrupted`).
+std::optional<fs::path> run_figure_sweep(FigureRun& run, const std::string& name, const std::string& sweep_name)
+{
+  const FigureOptions& opt = run.opt;
+  sweep::SweepSpec spec    = sweep::SweepSpec::load((run.dir / (sweep_name + ".json")).string());
+  sweep::SweepOptions so;
+  so.out_dir  = opt.out / "runs" / sweep_name;
+  so.program  = opt.program;
+  so.jobs     = opt.jobs;
+  so.progress = opt.progress;
+  // Replace only a sweep directory (one holding sweep.json): never what the user put under --out.
+  if (fs::exists(so.out_dir) && !fs::is_regular_file(so.out_dir / "sweep.json") && !fs::is_empty(so.out_dir))
+    throw config::ConfigError("--out", "",
+                              fmt::format("{} exists and is not a sweep directory nafsim wrote; name another "
+                                          "figure directory",
+                                          so.out_dir.string()));
+  fs::remove_all(so.out_dir);
+  auto validate = [&](const std::vector<std::string>& sets) {
+    ScenarioOptions o;
+    o.sets = sets;
+    return load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, run.reg).resolved;
+  };
+  // The figures' sweeps ship with the source and run in the suite: a platform check of every point in a child
+  // process would only double their set-up time.
+  so.check_against_platform = false;
+  sweep::SweepRunner runner(spec, so, validate);
+  auto s = runner.run();
+  if (s.interrupted) {
+    run.interrupted = true;
+    return std::nullopt;
+  }
+  if (s.failed > 0) {
+    for (auto const& e : s.failures)
+      std::cerr << "  failed " << e << "\n";
+    std::cerr << fmt::format("figure {}: {} point(s) of sweep {} failed; not drawn\n", name, s.failed, sweep_name);
+    return std::nullopt;
+  }
+  return so.out_dir;
+}
+
+/// Figure `name`'s section of the gallery: the figure, where its data came from, the builder's text and (when the
+/// figure was drawn) its table as `nafsim plot` draws it. Returns 3 if that plot failed, else 0.
+int figure_page(FigureRun& run, const Figure& f, const Built& b, bool drawn)
+{
+  const std::string& name    = f.info.name;
+  const std::string& to_figs = run.to_figs;
+  auto& page                 = run.pages[name];
+  page.push_back(fmt::format("## {}", f.info.title));
+  page.push_back("");
+  page.push_back(fmt::format("![{}]({}{}.svg)", name, to_figs, name));
+  page.push_back("");
+  page.push_back(fmt::format("Data: `{}{}.csv`; sweep: `python-free-tools/figures/{}.json`; regenerate with "
+                             "`./build/nafsim figures {}`.",
+                             to_figs, name, name, name));
+  page.push_back("");
+  for (auto const& l : b.gallery)
+    page.push_back(l);
+  page.push_back("");
+  auto q = quick_plots().find(name);
+  if (q == quick_plots().end() || !drawn)
+    return 0;
+  PlotOptions o = q->second;
+  o.csv         = (run.opt.out / (name + ".csv")).string();
+  o.out         = (run.opt.out / (name + "-plot.png")).string();
+  try {
+    plot_command(o);
+    page.push_back(fmt::format("The same table as `nafsim plot` draws it with its defaults (`nafsim plot {}{}.csv {} "
+                               "--out {}-plot.png`):",
+                               to_figs, name, plot_args(o), name));
+    page.push_back("");
+    page.push_back(fmt::format("![{} by nafsim plot]({}{}-plot.png)", name, to_figs, name));
+    page.push_back("");
+  } catch (const config::ConfigError& e) {
+    std::cerr << fmt::format("figure {}: nafsim plot of its table: {}\n", name, e.what());
+    return 3;
+  }
+  return 0;
+}
+
+/// Figure f: its sweeps, its tables, its drawing and its page. Returns 0, 3 (not drawn, or drawn in part) or 130
+/// (interrupted).
+int draw_figure(FigureRun& run, const Figure& f)
+{
+  const FigureOptions& opt = run.opt;
+  const std::string& name  = f.info.name;
+  std::cout << fmt::format("figure {}: {}\n", name, f.info.title);
+  auto main_dir = run_figure_sweep(run, name, name);
+  std::optional<fs::path> companion_dir;
+  if (main_dir && f.has_companion)
+    companion_dir = run_figure_sweep(run, name, name + f.companion);
+  if (run.interrupted)
+    return 130;
+  if (!main_dir || (f.has_companion && !companion_dir))
+    return 3;
+  Built b = f.build(results::read_csv(*main_dir / (f.table + ".csv")), run.ref,
+                    companion_dir ? results::read_csv(*companion_dir / (f.companion_table + ".csv")) : Companion{});
+  results::write_file_atomic(opt.out / (name + ".csv"), b.data.csv());
+  if (b.errors)
+    results::write_file_atomic(opt.out / (name + "-errors.csv"), b.errors->csv());
   int status = 0;
-  std::map<std::string, std::vector<std::string>> pages;
-  for (const Figure* f : selected) {
-    const std::string& name = f->info.name;
-    std::cout << fmt::format("figure {}: {}\n", name, f->info.title);
-    // The sweep, always from scratch: its points must come from this build of the model.
-    // Returns the sweep's output directory, or nothing if a point failed (reported) or it was interrupted.
-    bool interrupted = false;
-    auto run_sweep = [&](const std::string& sweep_name) -> std::optional<fs::path> {
-      sweep::SweepSpec spec = sweep::SweepSpec::load((dir / (sweep_name + ".json")).string());
-      sweep::SweepOptions so;
-      so.out_dir  = opt.out / "runs" / sweep_name;
-      so.program  = opt.program;
-      so.jobs     = opt.jobs;
-      so.progress = opt.progress;
-      // Replace only a sweep directory (one holding sweep.json): never what the user put under --out.
-      if (fs::exists(so.out_dir) && !fs::is_regular_file(so.out_dir / "sweep.json") && !fs::is_empty(so.out_dir))
-        throw config::ConfigError("--out", "",
-                                  fmt::format("{} exists and is not a sweep directory nafsim wrote; name another "
-                                              "figure directory",
-                                              so.out_dir.string()));
-      fs::remove_all(so.out_dir);
-      auto validate = [&](const std::vector<std::string>& sets) {
-        ScenarioOptions o;
-        o.sets = sets;
-        return load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, reg).resolved;
-      };
-      // The figures' sweeps ship with the source and run in the suite: a platform check of every point in a child
-      // process would only double their set-up time.
-      so.check_against_platform = false;
-      sweep::SweepRunner runner(spec, so, validate);
-      auto s = runner.run();
-      if (s.interrupted) {
-        interrupted = true;
-        return std::nullopt;
-      }
-      if (s.failed > 0) {
-        for (auto const& e : s.failures)
-          std::cerr << "  failed " << e << "\n";
-        std::cerr << fmt::format("figure {}: {} point(s) of sweep {} failed; not drawn\n", name, s.failed, sweep_name);
-        return std::nullopt;
-      }
-      return so.out_dir;
-    };
-    auto main_dir = run_sweep(name);
-    std::optional<fs::path> companion_dir;
-    if (main_dir && f->has_companion)
-      companion_dir = run_sweep(name + f->companion);
-    if (interrupted)
-      return 130;
-    if (!main_dir || (f->has_companion && !companion_dir)) {
-      status = 3;
-      continue;
-    }
-    Built b = f->build(results::read_csv(*main_dir / (f->table + ".csv")), ref,
-                       companion_dir ? results::read_csv(*companion_dir / (f->companion_table + ".csv")) : Companion{});
-    results::write_file_atomic(opt.out / (name + ".csv"), b.data.csv());
-    if (b.errors)
-      results::write_file_atomic(opt.out / (name + "-errors.csv"), b.errors->csv());
-    std::string err;
-    std::vector<std::string> drawn = draw(opt, dir, name, "960,640", "", err);
-    if (!err.empty()) {
-      std::cerr << fmt::format("figure {}: {}\n", name, err);
-      status = 3;
-    }
-    std::cout << fmt::format("  wrote {}.csv{}{} in {}/\n", name, b.errors ? fmt::format(", {}-errors.csv", name) : "",
-                             drawn.empty() ? "" : ", " + fmt::format("{}", fmt::join(drawn, ", ")), opt.out.string());
-    auto& page = pages[name];
-    page.push_back(fmt::format("## {}", f->info.title));
-    page.push_back("");
-    page.push_back(fmt::format("![{}]({}{}.svg)", name, to_figs, name));
-    page.push_back("");
-    page.push_back(fmt::format("Data: `{}{}.csv`; sweep: `python-free-tools/figures/{}.json`; regenerate with "
-                               "`./build/nafsim figures {}`.",
-                               to_figs, name, name, name));
-    page.push_back("");
-    for (auto const& l : b.gallery)
-      page.push_back(l);
-    page.push_back("");
-    if (auto q = quick_plots().find(name); q != quick_plots().end() && err.empty()) {
-      PlotOptions o = q->second;
-      o.csv         = (opt.out / (name + ".csv")).string();
-      o.out         = (opt.out / (name + "-plot.png")).string();
-      try {
-        plot_command(o);
-        page.push_back(fmt::format("The same table as `nafsim plot` draws it with its defaults (`nafsim plot {}{}.csv {} "
-                                   "--out {}-plot.png`):",
-                                   to_figs, name, plot_args(o), name));
-        page.push_back("");
-        page.push_back(fmt::format("![{} by nafsim plot]({}{}-plot.png)", name, to_figs, name));
-        page.push_back("");
-      } catch (const config::ConfigError& e) {
-        std::cerr << fmt::format("figure {}: nafsim plot of its table: {}\n", name, e.what());
-        status = 3;
-      }
-    }
+  std::string err;
+  std::vector<std::string> drawn = draw(opt, run.dir, name, "960,640", "", err);
+  if (!err.empty()) {
+    std::cerr << fmt::format("figure {}: {}\n", name, err);
+    status = 3;
   }
+  std::cout << fmt::format("  wrote {}.csv{}{} in {}/\n", name, b.errors ? fmt::format(", {}-errors.csv", name) : "",
+                           drawn.empty() ? "" : ", " + fmt::format("{}", fmt::join(drawn, ", ")), opt.out.string());
+  return std::max(status, figure_page(run, f, b, err.empty()));
+}
 
-  if (scale) {
-    std::cout << fmt::format("figure scale: {}\n", kScaleInfo.title);
-    results::make_directories(opt.out / "runs");
-    std::vector<std::string> page;
-    std::string err;
-    if (draw_scale(opt, dir, to_figs, page, err)) {
-      pages["scale"] = page;
-      std::cout << fmt::format("  wrote scale.csv, scale.svg, scale.png in {}/\n", opt.out.string());
-    } else if (!bench_present) {
-      std::cout << fmt::format("  not drawn: {}\n", err);
-    } else {
-      std::cerr << fmt::format("figure scale: {}\n", err);
-      status = 3;
-    }
+/// The figure `scale` and its page, from `nafsim bench`'s output. Returns 0, or 3 if that output is there and could
+/// not be drawn.
+int scale_figure(FigureRun& run, bool bench_present)
+{
+  std::cout << fmt::format("figure scale: {}\n", kScaleInfo.title);
+  results::make_directories(run.opt.out / "runs");
+  std::vector<std::string> page;
+  std::string err;
+  if (draw_scale(run.opt, run.dir, run.to_figs, page, err)) {
+    run.pages["scale"] = page;
+    std::cout << fmt::format("  wrote scale.csv, scale.svg, scale.png in {}/\n", run.opt.out.string());
+  } else if (!bench_present) {
+    std::cout << fmt::format("  not drawn: {}\n", err);
+  } else {
+    std::cerr << fmt::format("figure scale: {}\n", err);
+    return 3;
   }
+  return 0;
+}
 
-  // The gallery lists every figure drawn so far, in the registry's order (one run may draw a subset).
+/// The gallery lists every figure drawn so far, in the registry's order (one run may draw a subset): the sections
+/// of figures not redrawn now are kept from the page as it was.
+void write_gallery(const fs::path& gallery, const std::string& to_figs,
+                   const std::map<std::string, std::vector<std::string>>& pages)
+{
   std::map<std::string, std::string> sections;
   if (fs::exists(gallery)) { // keep the sections of figures not redrawn now
     std::ifstream in(gallery);
@@ -439,6 +455,48 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
       text += "<!-- figure " + f.name + " -->\n" + it->second;
   results::write_file_atomic(gallery, text);
   std::cout << fmt::format("gallery: {}\n", gallery.string());
+}
+
+} // namespace
+
+int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg)
+{
+  // The gallery page and where its links point: the figure directory, relative to the page.
+  const fs::path gallery = opt.gallery.empty() ? opt.out / "gallery.md" : opt.gallery;
+  const fs::path rel     = fs::absolute(opt.out).lexically_normal().lexically_relative(
+      fs::absolute(gallery).lexically_normal().parent_path());
+  bool scale = false;
+  const std::vector<const Figure*> selected = select_figures(opt.names, scale);
+
+  require_printable_name(opt.out, "--out", "the figure directory's name"); // its files' names reach gnuplot
+  const fs::path dir = opt.source / "python-free-tools" / "figures";
+  if (!fs::is_directory(dir))
+    throw config::ConfigError("nafsim figures", "",
+                              fmt::format("{} not found: run from the nafsim source tree or pass --source DIR",
+                                          dir.string()));
+  // The figure `scale` draws `nafsim bench` output: asked for by name, it must be there.
+  const bool bench_present = fs::exists(opt.bench / "bench.csv") || fs::exists(opt.bench / "bench_collectives.csv");
+  if (scale && !bench_present && !opt.names.empty())
+    throw config::ConfigError("nafsim figures scale", "",
+                              fmt::format("no benchmark output in {} (bench.csv, bench_collectives.csv): run `nafsim "
+                                          "bench --suite all` first, or name its output directory with --bench DIR",
+                                          opt.bench.string()));
+  FigureRun run{opt, reg, dir, rel.empty() || rel == "." ? "" : rel.generic_string() + "/",
+                Reference::load(opt.reference), {}, false};
+  if (!run.ref.present)
+    std::cerr << fmt::format("note: no reference data in {}: figures are drawn without measured points\n",
+                             opt.reference.string());
+  results::claim_own_dir(opt.out, "--out", "figures");
+  int status = 0;
+  for (const Figure* f : selected) {
+    const int s = draw_figure(run, *f);
+    if (s == 130)
+      return 130;
+    status = std::max(status, s);
+  }
+  if (scale)
+    status = std::max(status, scale_figure(run, bench_present));
+  write_gallery(gallery, run.to_figs, run.pages);
   return status;
 }
 
