@@ -1,8 +1,8 @@
 #!/bin/sh
-# Structural rules of nodes/ (issue 29): no friend declaration in nodes/cclo, no function longer than 80 lines
-# in nodes/ (elsewhere: none but those long-functions.txt lists, issue 54), no co_await in a condition, no header
-# of nodes/ that includes (directly or not) a header including it, nodes/platform including no kind's folder, no
-# header/source knot in any folder (units, a header and its source, that use each other).
+# Structural rules (issues 29 and 54): no function longer than 80 lines outside tests; no friend declaration in
+# nodes/cclo, no co_await in a condition, no header of nodes/ that includes (directly or not) a header including it,
+# nodes/platform including no kind's folder; no header/source knot in any folder (units, a header and its source,
+# that use each other); protocols/ on the SimGrid-free base only.
 # Usage: python-free-tools/check-structure.sh [SOURCE_DIR]   (exit 1 and a list of offenders when a rule breaks)
 set -eu
 src=${1:-$(dirname "$0")/..}
@@ -17,40 +17,17 @@ if [ -n "$friends" ]; then
 fi
 
 # Function bodies: this tree's style opens a function body with '{' alone in column 0 and closes it with '}'
-# in column 0 (class members defined in a class body are short by convention and indented).
-long=$(find nodes -name '*.cpp' -o -name '*.hpp' | sort | xargs awk '
+# in column 0 (class members defined in a class body are short by convention and indented). No function over 80
+# lines in nodes/ (issue 29) nor anywhere else outside tests (issue 54: the longer ones of simcore, protocols and
+# workloads were split into named steps under a ratchet list, now empty and gone).
+long=$(find nodes simcore protocols workloads python-free-tools -name '*.cpp' -o -name '*.hpp' | sort | xargs awk '
   FNR == 1 { start = 0 }
   /^\{/ { start = FNR; head = prev }
   /^\}/ && start { n = FNR - start - 1; if (n > 80) printf "%s:%d: %d lines: %s\n", FILENAME, start, n, head; start = 0 }
   { if ($0 !~ /^[[:space:]]*$/) prev = $0 }')
 if [ -n "$long" ]; then
-  echo "functions over 80 lines in nodes/ (split them into named steps):"
+  echo "functions over 80 lines (split them into named steps):"
   echo "$long"
-  status=1
-fi
-
-# Outside nodes/ (simcore, protocols, workloads, the tools) the same 80-line rule holds with a ratchet: the functions
-# that were longer when the rule came (issue 54) are listed in long-functions.txt, as "file: the line before its
-# '{'"; a function over 80 lines that is not listed breaks the rule, and so does a listed one that is no longer over
-# 80 lines or no longer there (take it off the list: the list only shrinks).
-others=$(find simcore protocols workloads python-free-tools -name '*.cpp' -o -name '*.hpp' | sort | xargs awk '
-  FNR == 1 { start = 0 }
-  /^\{/ { start = FNR; head = prev }
-  /^\}/ && start { n = FNR - start - 1; if (n > 80) printf "%s: %s\n", FILENAME, head; start = 0 }
-  { if ($0 !~ /^[[:space:]]*$/) { prev = $0; sub(/^[[:space:]]+/, "", prev) } }' | sort)
-listed=$(grep -v '^#' python-free-tools/long-functions.txt | grep -v '^$' | sort)
-new_long=$(printf '%s\n' "$others" | while IFS= read -r l; do
-  [ -z "$l" ] && continue; printf '%s\n' "$listed" | grep -qxF "$l" || printf '%s\n' "$l"; done)
-gone=$(printf '%s\n' "$listed" | while IFS= read -r l; do
-  [ -z "$l" ] && continue; printf '%s\n' "$others" | grep -qxF "$l" || printf '%s\n' "$l"; done)
-if [ -n "$new_long" ]; then
-  echo "functions over 80 lines outside nodes/ that python-free-tools/long-functions.txt does not list (split them into named steps):"
-  echo "$new_long"
-  status=1
-fi
-if [ -n "$gone" ]; then
-  echo "python-free-tools/long-functions.txt lists functions that are no longer over 80 lines (or no longer there): take them off"
-  echo "$gone"
   status=1
 fi
 
@@ -129,5 +106,5 @@ if [ -n "$knots" ]; then
   status=1
 fi
 
-[ $status -eq 0 ] && echo "structure of nodes/: no friend in nodes/cclo, no function over 80 lines, no co_await in a condition, no include cycle, nodes/platform on the engines only (no kind's folder); no header/source knot anywhere; protocols/ on the SimGrid-free base only; elsewhere no function over 80 lines but the $(printf '%s\n' "$listed" | grep -c .) listed in python-free-tools/long-functions.txt"
+[ $status -eq 0 ] && echo "structure: no function over 80 lines outside tests; in nodes/ no friend in nodes/cclo, no co_await in a condition, no include cycle, nodes/platform on the engines only (no kind's folder); no header/source knot anywhere; protocols/ on the SimGrid-free base only"
 exit $status

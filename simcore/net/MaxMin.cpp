@@ -257,25 +257,25 @@ std::size_t MaxMinSharing::keep_below_floor(bool whole)
   return kept;
 }
 
-template <bool Weighted> void MaxMinSharing::fill(bool whole)
+template <bool Weighted> double MaxMinSharing::level_of(std::uint32_t l) const
 {
-  // 2. Progressive filling: the link with the lowest level fixes its flows at that level (times their weights:
-  // weighted max-min, every flow has a full link on which no flow gets more per unit of weight; unweighted, the
-  // level is the link's fair share). A link's level is its residual over its unfixed flows (their weights). The
-  // links wait in an indexed heap keyed (level, id), one entry per link re-keyed in place (a heap of stale entries,
-  // one per flow and link, cost 87 % of an all-to-all's run time).
+  // A link's level: its residual over its unfixed flows (their weights).
+  if constexpr (Weighted)
+    return residual_[l] / std::max(weight_sum_[l], 1e-300);
+  else
+    return residual_[l] / unfixed_[l];
+}
+
+template <bool Weighted> void MaxMinSharing::start_fill(bool whole)
+{
+  // The component's links at their capacities with all their flows unfixed (but those kept below the floor), in the
+  // heap by level.
   if constexpr (Weighted) {
     if (weight_of_.size() < hot_.size())
       weight_of_.resize(hot_.size());
     for (auto f : comp_flows_)
       weight_of_[f] = weight(f);
   }
-  auto level_of = [&](std::uint32_t l) {
-    if constexpr (Weighted)
-      return residual_[l] / std::max(weight_sum_[l], 1e-300);
-    else
-      return residual_[l] / unfixed_[l];
-  };
   queued_.clear();
   for (auto l : comp_links_) {
     residual_[l] = capacity_[l];
@@ -301,10 +301,70 @@ template <bool Weighted> void MaxMinSharing::fill(bool whole)
   flows_solved_ += refill;
   for (auto l : comp_links_)
     if (unfixed_[l] > 0) {
-      share_[l] = level_of(l);
+      share_[l] = level_of<Weighted>(l);
       queued_.push_back(l);
     }
   heap_.assign(queued_);
+}
+
+template <bool Weighted> inline void MaxMinSharing::fix_link(std::uint32_t l, double level)
+{
+  // The link at the top fixes its unfixed flows at its level (times their weights); the other links they cross
+  // lose them, and those whose level fell are re-keyed.
+  touched_.clear();
+  const std::vector<std::uint32_t>& on = on_link_[l];
+  for (std::size_t i = 0; i < on.size(); ++i) {
+    // The flows of a link lie anywhere in hot_: ask for the record a few flows ahead, so that the cache misses
+    // overlap rather than stall one after the other.
+    if (i + kPrefetch < on.size())
+      __builtin_prefetch(&hot_[on[i + kPrefetch]]);
+    const std::uint32_t f = on[i];
+    Hot& fl               = hot_[f];
+    if (fl.fixed == epoch_)
+      continue;
+    fl.fixed    = epoch_;
+    double rate = level;
+    if constexpr (Weighted)
+      rate *= weight_of_[f];
+    if (fl.rate != rate && std::abs(fl.rate - rate) > 1e-12 * rate)
+      changed_.push_back(f);
+    fl.rate = rate;
+    for (auto k : links(f)) {
+      // The link being fixed is left as it is: its level is not read again in this solve, and its residual,
+      // brought down flow after flow, made every flow of the step wait on the one before.
+      if (k == l)
+        continue;
+      residual_[k] = std::max(0.0, residual_[k] - rate);
+      if constexpr (Weighted)
+        weight_sum_[k] -= weight_of_[f];
+      --unfixed_[k];
+      if (heap_.contains(k) && touch_mark_[k] != touch_epoch_) {
+        touch_mark_[k] = touch_epoch_;
+        touched_.push_back(k);
+      }
+    }
+  }
+  for (auto k : touched_) {
+    if (unfixed_[k] == 0) {
+      heap_.remove(k);
+      continue;
+    }
+    if (const double now = level_of<Weighted>(k); now < share_[k]) {
+      share_[k] = now;
+      heap_.update(k);
+    }
+  }
+  next_touch_epoch();
+}
+
+template <bool Weighted> void MaxMinSharing::fill(bool whole)
+{
+  // 2. Progressive filling: the link with the lowest level fixes its flows at that level (times their weights:
+  // weighted max-min, every flow has a full link on which no flow gets more per unit of weight; unweighted, the
+  // level is the link's fair share). A link's level is its residual over its unfixed flows (their weights). The
+  // links wait in an indexed heap keyed (level, id), one entry per link re-keyed in place (a heap of stale entries,
+  // one per flow and link, cost 87 % of an all-to-all's run time).
+  start_fill<Weighted>(whole);
   // Keys re-written lazily: fixing flows only raises the other links' levels (each flow fixed took at most their
   // level), so a link's key is at most its level, and the top link, if its key is its level, is the lowest in
   // (level, id) order. A risen level is written when its link comes to the top (it then sinks and the next is
@@ -313,57 +373,14 @@ template <bool Weighted> void MaxMinSharing::fill(bool whole)
   // instead of one per link touched (an all-to-all's step touches most links of the component).
   while (!heap_.empty()) {
     const std::uint32_t l = heap_.top();
-    const double level    = level_of(l);
+    const double level    = level_of<Weighted>(l);
     if (level > share_[l]) { // risen since keyed
       share_[l] = level;
       heap_.update(l);
       continue;
     }
     heap_.pop();
-    touched_.clear();
-    const std::vector<std::uint32_t>& on = on_link_[l];
-    for (std::size_t i = 0; i < on.size(); ++i) {
-      // The flows of a link lie anywhere in hot_: ask for the record a few flows ahead, so that the cache misses
-      // overlap rather than stall one after the other.
-      if (i + kPrefetch < on.size())
-        __builtin_prefetch(&hot_[on[i + kPrefetch]]);
-      const std::uint32_t f = on[i];
-      Hot& fl               = hot_[f];
-      if (fl.fixed == epoch_)
-        continue;
-      fl.fixed    = epoch_;
-      double rate = level;
-      if constexpr (Weighted)
-        rate *= weight_of_[f];
-      if (fl.rate != rate && std::abs(fl.rate - rate) > 1e-12 * rate)
-        changed_.push_back(f);
-      fl.rate = rate;
-      for (auto k : links(f)) {
-        // The link being fixed is left as it is: its level is not read again in this solve, and its residual,
-        // brought down flow after flow, made every flow of the step wait on the one before.
-        if (k == l)
-          continue;
-        residual_[k] = std::max(0.0, residual_[k] - rate);
-        if constexpr (Weighted)
-          weight_sum_[k] -= weight_of_[f];
-        --unfixed_[k];
-        if (heap_.contains(k) && touch_mark_[k] != touch_epoch_) {
-          touch_mark_[k] = touch_epoch_;
-          touched_.push_back(k);
-        }
-      }
-    }
-    for (auto k : touched_) {
-      if (unfixed_[k] == 0) {
-        heap_.remove(k);
-        continue;
-      }
-      if (const double now = level_of(k); now < share_[k]) {
-        share_[k] = now;
-        heap_.update(k);
-      }
-    }
-    next_touch_epoch();
+    fix_link<Weighted>(l, level);
   }
 }
 

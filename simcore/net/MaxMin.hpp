@@ -111,6 +111,9 @@ private:
   std::vector<double> weight_sum_;                            ///< fill<true>(): unfixed flows' weights per link
   std::vector<double> weight_of_;                             ///< ... and each flow's weight in this solve
   template <bool Weighted> void fill(bool whole); ///< progressive filling (Weighted: with the flows' weights)
+  template <bool Weighted> double level_of(std::uint32_t link) const; ///< fill(): the link's level
+  template <bool Weighted> void start_fill(bool whole); ///< fill(): the component's links in the heap
+  template <bool Weighted> void fix_link(std::uint32_t link, double level); ///< fill(): one step
   std::vector<double> capacity_;
   std::vector<std::vector<std::uint32_t>> on_link_; ///< live flows crossing each link
   std::vector<Hot> hot_;
