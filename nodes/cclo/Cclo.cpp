@@ -390,26 +390,46 @@ bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
     core_.trace->span(core_.trace_pid, kRxTrack, kinds[t < 6 ? t : 0], sched_.now(),
                       sched_.now() + cycles(cfg_.txrx.rx_cycles), fmt::format(R"({{"from":{}}})", src));
   }
-  sched_.call_at(sched_.now() + cycles(cfg_.txrx.rx_cycles), [this, type, src, h, recv_buf] {
-    switch (type) {
-      case Msg::Eager:
-        ++core_.counters.eager_received;
-        rbm_.filled(recv_buf, src, h[1], h[3]);
-        dmp_->rx_arrived();
-        return;
-      case Msg::Init:
-        core_.rndzv.push(RndzvNotice{RndzvNotice::Type::Address, src, static_cast<std::uint32_t>(h[1] >> 32), h[2], h[3],
-                                static_cast<unsigned>(h[1] & 0xFFFFFFFF)});
-        break;
-      case Msg::Done: core_.rndzv.push(RndzvNotice{RndzvNotice::Type::Done, src, 0, h[2], h[3], 0}); break;
-      case Msg::Notify: ++core_.notifies[src]; break;
-      case Msg::Stream: stream_arrived(static_cast<int>(h[1]), h[3]); return;
-    }
-    ++core_.counters.notifications_received;
-    ++core_.arrivals;
-    wake_firmware();
-  }, CauseLabel::at_host(rx, host_));
+  std::uint64_t slot;
+  if (free_parses_.empty()) {
+    slot = parses_.size();
+    parses_.push_back(Arrival{type, src, h, recv_buf});
+  } else {
+    slot = free_parses_.back();
+    free_parses_.pop_back();
+    parses_[slot] = Arrival{type, src, h, recv_buf};
+  }
+  sched_.at(sched_.now() + cycles(cfg_.txrx.rx_cycles), &rx_parse_, 0, slot, CauseLabel::at_host(rx, host_));
   return true;
+}
+
+void Cclo::RxParse::on_event(std::uint32_t, std::uint64_t slot)
+{
+  const Arrival a = c_.parses_[slot];
+  c_.free_parses_.push_back(slot);
+  c_.parse(a);
+}
+
+void Cclo::parse(const Arrival& a)
+{
+  auto const& h = a.h;
+  switch (a.type) {
+    case Msg::Eager:
+      ++core_.counters.eager_received;
+      rbm_.filled(a.recv_buf, a.src, h[1], h[3]);
+      dmp_->rx_arrived();
+      return;
+    case Msg::Init:
+      core_.rndzv.push(RndzvNotice{RndzvNotice::Type::Address, a.src, static_cast<std::uint32_t>(h[1] >> 32), h[2],
+                                   h[3], static_cast<unsigned>(h[1] & 0xFFFFFFFF)});
+      break;
+    case Msg::Done: core_.rndzv.push(RndzvNotice{RndzvNotice::Type::Done, a.src, 0, h[2], h[3], 0}); break;
+    case Msg::Notify: ++core_.notifies[a.src]; break;
+    case Msg::Stream: stream_arrived(static_cast<int>(h[1]), h[3]); return;
+  }
+  ++core_.counters.notifications_received;
+  ++core_.arrivals;
+  wake_firmware();
 }
 
 } // namespace nafsim::nodes

@@ -103,6 +103,24 @@ private:
   std::vector<std::byte> take_payload(std::uint64_t msg);
   /// A stream_put message of `bytes` arrived for kernel stream `id`: count it, wake the readers waiting for it.
   void stream_arrived(int id, std::uint64_t bytes);
+  /// The Rx system's signature parse, rx_cycles after a message lands: its Rx buffer filed, or its notification
+  /// queued for the firmware. One event per inbound message, its fields kept by slot (a closure holding them was a
+  /// heap allocation per message).
+  struct Arrival {
+    Msg type;
+    std::uint32_t src;
+    roce::AppHeader h;
+    std::uint64_t recv_buf;
+  };
+  class RxParse final : public EventHandler {
+  public:
+    explicit RxParse(Cclo& c) : c_(c) {}
+    void on_event(std::uint32_t, std::uint64_t slot) override;
+
+  private:
+    Cclo& c_;
+  };
+  void parse(const Arrival& a);
 
   static constexpr std::uint64_t kWrBase  = 1ULL << 62;
   static constexpr std::uint64_t kMagic   = 0xCC10ULL << 48;
@@ -119,6 +137,9 @@ private:
   RxBufferManager rbm_;
   std::unique_ptr<DataMover> dmp_;
   std::unique_ptr<Firmware> fw_;
+  RxParse rx_parse_{*this};
+  std::vector<Arrival> parses_;            ///< the parses under way, by slot
+  std::vector<std::uint64_t> free_parses_; ///< ... slots free again
   std::uint64_t spare_base_;
   std::uint64_t spare_stride_; ///< spare buffer k is at spare_base_ + k * spare_stride_ (2 MiB aligned)
   std::uint64_t control_addr_;

@@ -12,10 +12,10 @@
 #include "nodes/cclo/RxBufferManager.hpp"
 #include "nodes/memory/MemoryImage.hpp"
 #include "nodes/memory/MemorySystem.hpp"
+#include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/results/Trace.hpp"
 
-#include <deque>
 #include <functional>
 #include <vector>
 
@@ -157,7 +157,7 @@ private:
     Move m;
     std::function<void()> on_done;
   };
-  std::deque<Queued> queue_;
+  Fifo<Queued> queue_; ///< (a deque allocated and freed a block every three moves: 2 % of an eager ring)
   SimTime issue_free_;
   SimTime busy_until_; ///< end of the latest streaming interval counted in c_.busy
   bool waiting_rx_ = false;

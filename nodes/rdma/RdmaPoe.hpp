@@ -185,9 +185,9 @@ private:
     return slot == FlatIndex::kNone ? nullptr : &out_pool_[slot];
   }
   std::vector<Qp> qps_;
-  std::deque<QpId> ctrl_;
+  Fifo<QpId> ctrl_;
   std::deque<QpId> data_rr_;
-  std::deque<Staged> staged_;
+  Fifo<Staged> staged_; ///< (a ring buffer: a deque allocated a block every few packets)
   std::uint64_t staged_bytes_ = 0;
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
   RxPipe rx_pipe_{sched_, this, kRx};

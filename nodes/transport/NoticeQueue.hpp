@@ -6,9 +6,9 @@
 // nobody else can see the moment between (issue 53; outputs byte-identical). As RxPipe: one element the engines
 // share instead of each rewriting it.
 
+#include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
 
-#include <deque>
 #include <utility>
 #include <vector>
 
@@ -68,7 +68,7 @@ private:
   Scheduler& sched_;
   EventHandler* owner_;
   std::uint32_t kind_;
-  std::deque<std::pair<SimTime, Notice>> queued_;
+  Fifo<std::pair<SimTime, Notice>> queued_; ///< (a ring buffer: a deque allocated a block every few notices)
   bool in_event_ = false;
   std::vector<Notice> due_now_;
 };
