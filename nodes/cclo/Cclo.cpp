@@ -297,14 +297,7 @@ void Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes
     data_->payloads[wr.msg] = std::move(payload);
   // The Tx system prepends the signature and forwards the data as the data mover streams it; the
   // packetizer's status (the move's completion) comes when the transport has taken the last byte.
-  post(peer, wr,
-       [data, hdr, tx](std::uint64_t off, std::uint32_t len) {
-         std::uint64_t end = off + len;
-         if (end <= hdr)
-           return data.first + tx;
-         return data.first + tx + transmit_time(Bytes{end - hdr}, data.rate);
-       },
-       std::move(accepted));
+  post(peer, wr, PayloadSource::stream(data.first + tx, hdr, data.rate), std::move(accepted));
 }
 
 void Cclo::write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
@@ -323,11 +316,7 @@ void Cclo::write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::
   wr.payload_first      = (data.first + tx).ps();
   if (data_)
     data_->payloads[wr.msg] = std::move(payload);
-  post(peer, wr,
-       [data, tx](std::uint64_t off, std::uint32_t len) {
-         return data.first + tx + transmit_time(Bytes{off + len}, data.rate);
-       },
-       std::move(accepted));
+  post(peer, wr, PayloadSource::stream(data.first + tx, 0, data.rate), std::move(accepted));
   // The Tx system queues the completion notice (WR_DONE) right behind the WRITE on the same queue pair
   // (rdma_sq_handler.cpp: RNDZVS_MSG_CMD, then RNDZVS_DONE_CMD); the packetizer emits its header after the
   // WRITE's last byte. The move's status is the packetizer's, not the WRITE's acknowledgement. A link that

@@ -62,16 +62,16 @@ std::uint32_t DataMover::first_byte_cause()
 }
 
 void DataMover::finish_at(SimTime t, std::function<void()> fn, const Pace* engine, SimTime first,
-                          std::optional<std::size_t> rx)
+                          std::optional<std::size_t> rx, std::uint64_t addr, std::vector<std::byte> out)
 {
   std::uint64_t slot;
   if (free_done_.empty()) {
     slot = done_.size();
-    done_.push_back(Done{std::move(fn), rx});
+    done_.push_back(Done{std::move(fn), rx, addr, std::move(out)});
   } else {
     slot = free_done_.back();
     free_done_.pop_back();
-    done_[slot] = Done{std::move(fn), rx};
+    done_[slot] = Done{std::move(fn), rx, addr, std::move(out)};
   }
   if (sched_.causes()) {
     done_cause_.resize(done_.size());
@@ -101,6 +101,8 @@ void DataMover::on_event(std::uint32_t kind, std::uint64_t arg)
   Done d     = std::move(done_[arg]);
   done_[arg] = Done{};
   free_done_.push_back(arg);
+  if (image_ && !d.out.empty())
+    image_->write(d.addr, d.out);
   if (d.rx)
     rbm_.release(*d.rx);
   if (d.fn)
@@ -234,18 +236,8 @@ void DataMover::complete(const Move& m, std::function<void()> done, std::optiona
                          SimTime last, const Pace& p, std::vector<std::byte> out)
 {
   const std::uint64_t br = m.result_bytes();
-  auto release = [this, rx] {
-    if (rx)
-      rbm_.release(*rx);
-  };
-  // What runs when the move is over: its Rx buffer (if any) freed, then the firmware told.
-  auto completion = [&] {
-    return [release, done = std::move(done)] {
-      release();
-      if (done)
-        done();
-    };
-  };
+  // When the move is over: its result in the memory image (real data), its Rx buffer (if any) freed, then the
+  // firmware told.
   switch (m.res) {
     case ResultKind::None: finish_at(last, std::move(done), &p, first, rx); break;
     case ResultKind::Stream:
@@ -254,11 +246,7 @@ void DataMover::complete(const Move& m, std::function<void()> done, std::optiona
                                               : last;
       if (m.res == ResultKind::Memory && br > 0)
         writes_.push_back({m.res_addr, br, w});
-      finish_at(w, [this, complete = completion(), addr = m.res_addr, out = std::move(out)] {
-        if (image_)
-          image_->write(addr, out);
-        complete();
-      }, &p, first);
+      finish_at(w, std::move(done), &p, first, rx, m.res_addr, std::move(out));
       break;
     }
     case ResultKind::Eager:

@@ -126,10 +126,11 @@ private:
   /// packetizer, its Rx buffer (if any) freed, the firmware told.
   void complete(const Move& m, std::function<void()> done, std::optional<std::size_t> rx, SimTime first,
                 SimTime last, const Pace& p, std::vector<std::byte> out);
-  /// Free Rx buffer `rx` (if any), then run `fn` (if any), at `t`: a delay spent on `engine` after the stream's
-  /// first byte at `first` (critical paths; null: no delay worth naming).
+  /// At `t`: write `out` at `addr` in the memory image (real-data runs, a result to memory), free Rx buffer `rx`
+  /// (if any), then run `fn` (if any): a delay spent on `engine` after the stream's first byte at `first` (critical
+  /// paths; null: no delay worth naming).
   void finish_at(SimTime t, std::function<void()> fn, const Pace* engine = nullptr, SimTime first = {},
-                 std::optional<std::size_t> rx = {});
+                 std::optional<std::size_t> rx = {}, std::uint64_t addr = 0, std::vector<std::byte> out = {});
   /// Critical paths: what a move's first byte waits for (the memory's latency, the datapath's pipeline).
   static std::uint32_t first_byte_cause();
   /// Critical paths: a move's stream, paced by `p` (to the network: an eager message or a rendezvous write).
@@ -163,11 +164,13 @@ private:
   bool waiting_rx_ = false;
   SimTime waiting_since_;
   bool try_scheduled_ = false;
-  /// What a move's completion does (finish_at), by slot: the Rx buffer it frees (kept here, not captured in `fn`,
-  /// so that most completions need no allocation), then `fn`.
+  /// What a move's completion does (finish_at), by slot: its result written to the memory image, the Rx buffer it
+  /// frees, then `fn` (kept here, not captured in a closure around `fn`, so that completions need no allocation).
   struct Done {
     std::function<void()> fn;
     std::optional<std::size_t> rx;
+    std::uint64_t addr = 0;       ///< image writes: where
+    std::vector<std::byte> out{}; ///< ... and what (empty: none)
   };
   std::vector<Done> done_;
   struct PendingWrite {

@@ -10,6 +10,7 @@
 #include "simcore/net/Endpoint.hpp"
 
 #include <functional>
+#include <type_traits>
 
 namespace nafsim::results {
 class Trace;
@@ -31,8 +32,44 @@ protected:
 };
 
 /// When the payload bytes [offset, offset + length) of a message are ready for the wire (e.g. the
-/// CCLO's data mover streaming them in); the default is the POE's own memory read.
-using PayloadSource = std::function<SimTime(std::uint64_t offset, std::uint32_t length)>;
+/// CCLO's data mover streaming them in); empty: the POE's own memory read. A stream (`stream`: a header ready at
+/// its start, then the bytes at a rate, as the CCLO's Tx system forwards a move's output) is held as three
+/// numbers; any other rule as a function (a closure of the CCLO's stream was a heap allocation per message).
+class PayloadSource {
+public:
+  PayloadSource() = default;
+  template <class F>
+    requires std::is_invocable_r_v<SimTime, F&, std::uint64_t, std::uint32_t> &&
+             (!std::is_same_v<std::decay_t<F>, PayloadSource>)
+  PayloadSource(F f) : fn_(std::move(f)) // NOLINT: implicit, as the std::function it replaced
+  {
+  }
+  /// Bytes [0, header) ready at `start`, byte `header + k` at start + the time `k + 1` bytes take at `rate`.
+  static PayloadSource stream(SimTime start, std::uint64_t header, BitsPerSecond rate)
+  {
+    PayloadSource s;
+    s.stream_ = true;
+    s.start_  = start;
+    s.header_ = header;
+    s.rate_   = rate;
+    return s;
+  }
+  explicit operator bool() const { return stream_ || static_cast<bool>(fn_); }
+  SimTime operator()(std::uint64_t offset, std::uint32_t length) const
+  {
+    if (!stream_)
+      return fn_(offset, length);
+    const std::uint64_t end = offset + length;
+    return end <= header_ ? start_ : start_ + transmit_time(Bytes{end - header_}, rate_);
+  }
+
+private:
+  std::function<SimTime(std::uint64_t, std::uint32_t)> fn_;
+  bool stream_ = false;
+  SimTime start_;
+  std::uint64_t header_ = 0;
+  BitsPerSecond rate_;
+};
 
 class Poe : public net::Endpoint {
 public:
