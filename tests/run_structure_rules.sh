@@ -1,7 +1,7 @@
 #!/bin/sh
 # The structure check's rules of issue 54 on a little tree of its own: no function over 80 lines outside tests (an
 # 81-line one fails in every folder but tests/, an 80-line one passes), the protocols' layer (the SimGrid-free base
-# only), the cluster hub's includes (nodes/platform: no kind's folder) and the header/source knots.
+# only), the cluster hub's includes (nodes/platform: no other nodes/ folder) and the header/source knots.
 # Usage: tests/run_structure_rules.sh SOURCE_DIR
 set -eu
 src=$1
@@ -38,10 +38,12 @@ echo '#include <simgrid/s4u.hpp>' > "$tmp/protocols/engine.cpp"
 grep -q "protocols/engine.cpp" "$tmp/out" || fail "the report does not name the file"
 rm "$tmp/protocols/engine.cpp"
 mkdir -p "$tmp/nodes/platform"
-printf '#include "nodes/rdma/RdmaPoe.hpp"\n#include "nodes/transport/Poe.hpp"\n#include "nodes/memory/DataPlane.hpp"\n' \
-  > "$tmp/nodes/platform/Hub.cpp"
-[ "$(check)" = pass ] || fail "the cluster hub including the engines failed"
-echo '#include "nodes/fpga/FpgaNode.hpp"' >> "$tmp/nodes/platform/Hub.cpp"
+printf '#include "nodes/platform/Node.hpp"\n#include "simcore/net/Fabric.hpp"\n' > "$tmp/nodes/platform/Hub.cpp"
+[ "$(check)" = pass ] || fail "the cluster hub including itself and simcore failed"
+echo '#include "nodes/transport/Poe.hpp"' >> "$tmp/nodes/platform/Hub.cpp"
+[ "$(check)" = fail ] || fail "the cluster hub including an engine's folder passed"
+grep -q "nodes/platform/Hub.cpp.*nodes/transport/Poe.hpp" "$tmp/out" || fail "the report does not name the include"
+printf '#include "nodes/platform/Node.hpp"\n#include "nodes/fpga/FpgaNode.hpp"\n' > "$tmp/nodes/platform/Hub.cpp"
 [ "$(check)" = fail ] || fail "the cluster hub including a kind's folder passed"
 grep -q "nodes/platform/Hub.cpp.*nodes/fpga/FpgaNode.hpp" "$tmp/out" || fail "the report does not name the include"
 rm "$tmp/nodes/platform/Hub.cpp"
@@ -54,4 +56,4 @@ echo '#include "workloads/knot/A.hpp"' > "$tmp/workloads/knot/B.hpp"
 [ "$(check)" = fail ] || fail "two units using each other (A.cpp -> B.hpp -> A.hpp) passed"
 grep -q "knots" "$tmp/out" || fail "the report does not name the knot"
 grep -q "workloads/knot/A" "$tmp/out" || fail "the report does not name the units"
-echo "structure rules: the 80-line rule, the protocols' layer, the hub's kind-free includes and the knot rule hold"
+echo "structure rules: the 80-line rule, the protocols' layer, the hub's includes and the knot rule hold"

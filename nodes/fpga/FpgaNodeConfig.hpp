@@ -8,7 +8,7 @@
 #include "nodes/reconic/Classifier.hpp"
 #include "nodes/reconic/ErnicConfig.hpp"
 #include "nodes/reconic/Lookaside.hpp"
-#include "nodes/transport/TransportKind.hpp"
+#include "nodes/platform/TransportKind.hpp"
 #include "protocols/roce/RoceConfig.hpp"
 #include "protocols/tcp/TcpConfig.hpp"
 #include "protocols/udp/UdpConfig.hpp"

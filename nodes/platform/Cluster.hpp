@@ -4,10 +4,9 @@
 // registry only: a kind's own accessors live in its folder (nodes/fpga/FpgaCluster.hpp: the FPGA node, its CCLO;
 // nodes/host/HostCluster.hpp: the host's MPI library), reached as c.at<Kind>(i) or through those.
 
-#include "nodes/memory/DataPlane.hpp"
+#include "nodes/platform/ConnectionId.hpp"
 #include "nodes/platform/NodeKindRegistry.hpp"
 #include "nodes/platform/PlatformConfig.hpp"
-#include "nodes/transport/Poe.hpp"
 #include "simcore/engine/FlatIndex.hpp"
 #include "simcore/net/Fabric.hpp"
 #include "simcore/topo/Topology.hpp"
@@ -18,6 +17,12 @@
 
 namespace nafsim::nodes {
 
+struct DataPlane;
+
+/// The cluster knows its nodes through Node and the registry only: what needs an engine's or the memory model's
+/// definitions is defined in that engine's folder (nodes/transport/ClusterConnections.cpp: queue pairs, sessions, the
+/// transports' deadlock notes; nodes/memory/ClusterData.cpp: carry_data), so that nodes/platform includes no other
+/// nodes/ folder (issue 54).
 class Cluster {
 public:
   /// Requires the run's Simulation (SimGrid engine) to exist.
@@ -113,7 +118,7 @@ private:
   FlatIndex qps_;
   FlatIndex sessions_;
   std::string transport_report() const;
-  std::unique_ptr<DataPlane> data_;
+  std::shared_ptr<DataPlane> data_; ///< (shared: its deleter comes with it, so the hub needs no DataPlane)
   results::Trace* trace_ = nullptr;
 };
 

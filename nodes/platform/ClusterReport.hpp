@@ -8,6 +8,10 @@
 namespace nafsim::nodes {
 
 void add_cluster_tables(const Cluster& c, results::ResultSink& sink);
+/// Of those, the tables of the engines every node offers (nodes/transport/EngineTables.cpp, so that the hub includes
+/// no engine): nodes.csv (each node's RDMA engine and memory), tcp_nodes.csv and udp_nodes.csv (where they run).
+void add_node_table(const Cluster& c, results::ResultSink& sink);
+void add_transport_tables(const Cluster& c, results::ResultSink& sink);
 
 /// Busy time as a fraction of the run's simulated time (a kind's utilization columns).
 inline double busy_fraction(const Cluster& c, SimTime busy)

@@ -3,8 +3,7 @@
 // network engines (for connections, traces and nodes.csv) and its memory. A kind's own interface (the FPGA's
 // CCLO, the host's MPI library) is reached through Cluster::at<Kind>(i).
 
-#include "nodes/memory/MemorySystem.hpp"
-#include "nodes/transport/TransportKind.hpp"
+#include "nodes/platform/TransportKind.hpp"
 
 #include <string>
 #include <string_view>
@@ -15,6 +14,7 @@ class Trace;
 
 namespace nafsim::nodes {
 
+class MemorySystem;
 class RdmaPoe;
 class Poe;
 class TcpPoe;

@@ -5,6 +5,7 @@
 // inbound messages to a listener. RDMA carries WRITE/READ as one-sided verbs; the stream and datagram
 // engines carry them as framed requests the peer's engine serves.
 
+#include "nodes/platform/ConnectionId.hpp"
 #include "protocols/roce/Actions.hpp"
 #include "protocols/roce/Responder.hpp"
 #include "simcore/net/Endpoint.hpp"
@@ -18,8 +19,6 @@ class Trace;
 
 namespace nafsim::nodes {
 
-/// A connection number local to one engine (queue pair, session).
-using QpId = std::uint32_t;
 
 /// Receives what a POE reports to its node.
 class PoeListener {

@@ -11,6 +11,7 @@
 
 #include "nodes/reconic/Ernic.hpp"
 #include "nodes/reconic/ErnicConfig.hpp"
+#include "protocols/roce/Actions.hpp"
 #include "protocols/roce/Wire.hpp"
 #include "workloads/Workload.hpp"
 #include "workloads/sendrecv/SendRecv.hpp" // EnumNames<roce::Verb>

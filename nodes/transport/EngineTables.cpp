@@ -1,0 +1,103 @@
+// The engines' tables of a run (nodes/platform/ClusterReport.hpp): each node's RDMA engine and memory (nodes.csv),
+// the TCP and UDP engines where nodes run them.
+#include "nodes/memory/MemorySystem.hpp"
+#include "nodes/platform/ClusterReport.hpp"
+#include "nodes/rdma/RdmaPoe.hpp"
+#include "nodes/transport/TcpPoe.hpp"
+#include "nodes/transport/UdpPoe.hpp"
+
+namespace nafsim::nodes {
+
+void add_node_table(const Cluster& c, results::ResultSink& sink)
+{
+  results::Table nodes("nodes", {"node", "kind", "queue_pairs", "requests_sent", "retransmitted", "responses_sent",
+                                 "acks_sent", "naks_sent", "packets_received", "corrupted_dropped",
+                                 "duplicates_received", "out_of_sequence", "timeouts", "naks_received",
+                                 "stale_discarded", "device_read_bytes", "device_write_bytes", "pcie_read_bytes",
+                                 "pcie_write_bytes"});
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    auto const& poe = c.poe(i);
+    auto const& mem = c.memory(i);
+    auto k          = poe.counters();
+    nodes.row()
+        .add(i)
+        .add(std::string(c.at(i).kind()))
+        .add(poe.qp_count())
+        .add(k.requests_sent)
+        .add(k.retransmitted)
+        .add(k.responses_sent)
+        .add(k.acks_sent)
+        .add(k.naks_sent)
+        .add(k.packets_received)
+        .add(k.corrupted_dropped)
+        .add(k.duplicates_received)
+        .add(k.out_of_sequence)
+        .add(k.timeouts)
+        .add(k.naks_received)
+        .add(k.stale_discarded)
+        .add(c.at(i).device_bytes_read())
+        .add(c.at(i).device_bytes_written())
+        .add(mem.pcie_read().bytes())
+        .add(mem.pcie_write().bytes());
+  }
+  sink.add(std::move(nodes));
+}
+
+// Nodes running the TCP or UDP engine.
+void add_transport_tables(const Cluster& c, results::ResultSink& sink)
+{
+  results::Table tcp("tcp_nodes", {"node", "sessions", "segments_sent", "retransmitted", "acks_sent", "fast_retransmits",
+                                   "timeouts", "probes", "duplicate_acks", "duplicates", "out_of_order_held",
+                                   "out_of_order_dropped", "window_dropped", "corrupted_dropped", "stale_discarded",
+                                   "consumer_stalls", "messages_sent", "messages_received", "failed_sessions",
+                                   "write_requests", "refused_writes", "fifo_dropped"});
+  results::Table udp("udp_nodes", {"node", "messages_sent", "datagrams_sent", "datagrams_received", "messages_received",
+                                   "duplicates", "corrupted_dropped", "no_buffer_dropped", "incomplete_messages"});
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    if (const TcpPoe* t = c.tcp(i)) {
+      auto k = t->counters();
+      tcp.row()
+          .add(static_cast<std::uint64_t>(i))
+          .add(static_cast<std::uint64_t>(t->session_count()))
+          .add(k.tcp.segments_sent)
+          .add(k.tcp.retransmitted)
+          .add(k.tcp.acks_sent)
+          .add(k.tcp.fast_retransmits)
+          .add(k.tcp.timeouts)
+          .add(k.tcp.probes)
+          .add(k.tcp.duplicate_acks)
+          .add(k.tcp.duplicates)
+          .add(k.tcp.out_of_order_held)
+          .add(k.tcp.out_of_order_dropped)
+          .add(k.tcp.window_dropped)
+          .add(k.corrupted_dropped)
+          .add(k.stale_discarded)
+          .add(k.consumer_stalls)
+          .add(k.records_sent)
+          .add(k.records_received)
+          .add(k.failed_sessions)
+          .add(k.write_requests)
+          .add(k.refused_writes)
+          .add(k.tcp.refused_full);
+    }
+    if (const UdpPoe* u = c.udp(i)) {
+      auto const& k = u->counters();
+      udp.row()
+          .add(static_cast<std::uint64_t>(i))
+          .add(k.messages_sent)
+          .add(k.datagrams_sent)
+          .add(k.datagrams_received)
+          .add(k.messages_received)
+          .add(k.duplicates)
+          .add(k.corrupted_dropped)
+          .add(k.no_buffer_dropped)
+          .add(static_cast<std::uint64_t>(u->incomplete_count()));
+    }
+  }
+  if (tcp.row_count() != 0)
+    sink.add(std::move(tcp));
+  if (udp.row_count() != 0)
+    sink.add(std::move(udp));
+}
+
+} // namespace nafsim::nodes
