@@ -19,7 +19,6 @@ class Trace;
 
 namespace nafsim::nodes {
 
-
 /// Receives what a POE reports to its node.
 class PoeListener {
 public:
