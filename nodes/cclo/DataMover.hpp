@@ -158,7 +158,7 @@ private:
     Move m;
     std::function<void()> on_done;
   };
-  Fifo<Queued> queue_; ///< (a deque allocated and freed a block every three moves: 2 % of an eager ring)
+  Fifo<Queued> queue_; ///< (a ring buffer: a deque allocated and freed a block every three moves)
   SimTime issue_free_;
   SimTime busy_until_; ///< end of the latest streaming interval counted in c_.busy
   bool waiting_rx_ = false;

@@ -1,6 +1,5 @@
 #include "nodes/platform/ClusterReport.hpp"
 
-
 namespace nafsim::nodes {
 
 namespace {

@@ -48,10 +48,10 @@ using config::Json;
 namespace {
 /// The run's metadata.json (without its trace entry): the scenario, the engine's counts, the network's totals and
 /// flows, the memory, the tables written.
-Json run_metadata(const Scenario& sc, Simulation& sim, const nodes::Cluster& cluster,
-                  const std::vector<std::string>& command_line, const RunReport& rep, const results::ResultSink& sink)
+Json run_metadata(const Scenario& sc, Simulation& sim, const nodes::Cluster& cluster, const net::FabricTotals& totals,
+                  const net::Fabric::FlowWork& work, const std::vector<std::string>& command_line, const RunReport& rep,
+                  const results::ResultSink& sink)
 {
-  const auto totals = cluster.fabric().totals();
   Json meta;
   meta["nafsim_version"] = NAFSIM_VERSION;
   meta["git_revision"]   = nafsim_git_revision();
@@ -91,7 +91,6 @@ Json run_metadata(const Scenario& sc, Simulation& sim, const nodes::Cluster& clu
                             {"packet_hops", totals.packet_hops}, {"queue_drops", totals.queue_drops},
                             {"fault_drops", totals.fault_drops}, {"duplicates", totals.duplicates},
                             {"corrupted", totals.corrupted},       {"corrupted_delivered", totals.corrupted_delivered}};
-  const auto work = cluster.fabric().flow_work();
   if (work.flows > 0) {
     meta["flows"] = {{"started", work.flows},
                      {"rates_solved", work.flows_solved},
@@ -118,10 +117,10 @@ Json run_metadata(const Scenario& sc, Simulation& sim, const nodes::Cluster& clu
 
 /// The summary's lines on the run as a whole: the scenario, the platform and the transports its nodes run, the CCLO
 /// build, what crossed the network.
-void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluster& cluster, std::vector<std::string>& out)
+void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluster& cluster,
+                        const net::FabricTotals& totals, std::vector<std::string>& out)
 {
-  const auto totals = cluster.fabric().totals();
-  auto const& topo  = cluster.topology();
+  auto const& topo = cluster.topology();
   out.push_back(fmt::format("scenario {} (seed {})", sc.header.name, sc.header.seed));
   // The transports the nodes run, per kind of node present ("roce on FPGAs, tcp on hosts").
   std::string transports;
@@ -147,9 +146,9 @@ void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluste
 
 /// The summary's hints on flow fidelity: its cost where the flows contend in one component, its optimism where
 /// drop-tail queues would have overflowed.
-void flow_hints(const Scenario& sc, const nodes::Cluster& cluster, std::vector<std::string>& out)
+void flow_hints(const Scenario& sc, const nodes::Cluster& cluster, const net::Fabric::FlowWork& work,
+                std::vector<std::string>& out)
 {
-  const auto work  = cluster.fabric().flow_work();
   auto const& topo = cluster.topology();
   // Flow fidelity solves a flow's whole component at each start and end (re-filling the flows at or above the
   // change's level, walking the others): when all flows share one (an all-to-all), each is in thousands of solves
@@ -260,12 +259,13 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   sc.workload->report(*cluster, sink, lines);
   nodes::add_cluster_tables(*cluster, sink);
 
-  auto totals           = cluster->fabric().totals();
+  const auto totals     = cluster->fabric().totals();
+  const auto work       = cluster->fabric().flow_work();
   rep.wall_seconds      = sim.wall_seconds();
   rep.simulated_seconds = sim.scheduler().now().seconds();
   rep.packet_hops       = totals.packet_hops;
 
-  Json meta = run_metadata(sc, sim, *cluster, command_line, rep, sink);
+  Json meta = run_metadata(sc, sim, *cluster, totals, work, command_line, rep, sink);
   if (trace.messages()) {
     meta["trace"] = {{"file", "trace.json"}, {"events", trace.size()}, {"truncated", trace.truncated()}};
     sink.add_file("trace.json", trace.json());
@@ -273,8 +273,8 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   sink.set_metadata(meta);
   sink.commit();
 
-  summarize_platform(sc, sim, *cluster, rep.summary);
-  flow_hints(sc, *cluster, rep.summary);
+  summarize_platform(sc, sim, *cluster, totals, rep.summary);
+  flow_hints(sc, *cluster, work, rep.summary);
   for (auto& l : lines)
     rep.summary.push_back(std::move(l));
   std::string files;

@@ -154,9 +154,7 @@ Json resolve_platform(const Json& doc, PlatformSet ps, const std::string& origin
       origins.set("/platform", from);
       inline_part.erase("preset");
     }
-    Json merged = std::move(platform);
-    config::merge_into(merged, inline_part, origins, porigin, "/platform");
-    platform = std::move(merged);
+    config::merge_into(platform, inline_part, origins, porigin, "/platform");
   } else {
     throw ConfigError(porigin, "/platform", "expected a preset name, a .json path or an object, got " + p.dump());
   }
