@@ -114,13 +114,15 @@ std::string CriticalPath::bottleneck(const CausalGraph& g, const std::function<i
   };
   for (std::uint32_t id = 1; id < g.size(); ++id) {
     auto const& r = g.at(id);
-    if (r.label.where != where)
+    const bool main_here = r.label.where == where && r.label.what == what;
+    const bool lead_here = r.label.lead_what == what && r.label.lead_where == where; // (what 0 never counts)
+    if (!main_here && !lead_here)
       continue;
     const std::int64_t from = g.at(r.parent).t;
     const std::int64_t lead = r.label.lead_what != 0 ? std::max(from, std::min(r.label.lead_until, r.t)) : from;
-    if (r.label.what == what)
+    if (main_here)
       clip(lead, r.t);
-    if (r.label.lead_what == what)
+    if (lead_here)
       clip(from, lead);
   }
   std::sort(busy.begin(), busy.end());

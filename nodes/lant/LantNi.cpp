@@ -347,6 +347,11 @@ void LantNi::deliver(net::Packet&& p)
   rx_pipe_.push(std::move(p), phy_rx_ + cycle_ * static_cast<std::int64_t>(cfg_.rx_pipeline));
 }
 
+void LantNi::deliver_ahead(net::Packet&& p, SimTime arrival, const CauseLabel& wire)
+{
+  rx_pipe_.push_ahead(std::move(p), arrival, phy_rx_ + cycle_ * static_cast<std::int64_t>(cfg_.rx_pipeline), wire);
+}
+
 CauseLabel LantNi::cause(std::uint32_t kind, std::uint64_t) const
 {
   static const char* const details[] = {"receive pipeline", "payload", "retransmission timeout", "completion notice"};

@@ -467,6 +467,12 @@ void RdmaPoe::deliver(net::Packet&& p)
   rx_pipe_.push(std::move(p), cfg_.rx_latency);
 }
 
+void RdmaPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const CauseLabel& wire)
+{
+  ++c_.packets_received; // (ahead only on a fabric without faults: never corrupted)
+  rx_pipe_.push_ahead(std::move(p), arrival, cfg_.rx_latency, wire);
+}
+
 void RdmaPoe::receive(SimTime now)
 {
   // Read in place: the packets enter the pipe from the fabric's events, never while the engine handles one.

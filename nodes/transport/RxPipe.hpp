@@ -1,7 +1,9 @@
 #pragma once
 // The receive pipeline every NIC engine has (RdmaPoe, TcpPoe, UdpPoe, LantNi): a packet that arrived whole waits
 // the engine's fixed receive latency, in arrival order, then the engine takes it (one event per packet, the
-// owner's `kind`). As htsim's Pipe: one element the engines share instead of each rewriting it.
+// owner's `kind`). As htsim's Pipe: one element the engines share instead of each rewriting it. Since nothing
+// happens at the arrival itself, the fabric may hand a packet over when its last cable starts it (push_ahead): one
+// event per packet at the host instead of two.
 
 #include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
@@ -18,6 +20,18 @@ public:
   {
     q_.push_back(std::move(p));
     sched_.after(latency, owner_, kind_);
+  }
+  /// A packet handed over ahead (net::Endpoint::deliver_ahead) enters: its last bit arrives at `arrival`, the
+  /// owner's event comes `latency` after that, labelled, when causes are recorded, with the cable's time (`wire`)
+  /// as its lead-in. Packets come ahead in the order of their arrivals (one cable, first in first out), so they
+  /// still leave in arrival order.
+  void push_ahead(net::Packet&& p, SimTime arrival, SimTime latency, const CauseLabel& wire)
+  {
+    q_.push_back(std::move(p));
+    if (!sched_.causes()) [[likely]]
+      sched_.at(arrival + latency, owner_, kind_);
+    else
+      sched_.at(arrival + latency, owner_, kind_, 0, CausalGraph::with_lead(owner_->cause(kind_, 0), wire, arrival));
   }
   /// At the owner's event: the packet whose latency is over.
   net::Packet pop()

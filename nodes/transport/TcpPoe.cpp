@@ -591,6 +591,12 @@ void TcpPoe::deliver(net::Packet&& p)
   rx_pipe_.push(std::move(p), timing_.rx_latency);
 }
 
+void TcpPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const CauseLabel& wire)
+{
+  ++c_.packets_received; // (ahead only on a fabric without faults: never corrupted)
+  rx_pipe_.push_ahead(std::move(p), arrival, timing_.rx_latency, wire);
+}
+
 CauseLabel TcpPoe::cause(std::uint32_t kind, std::uint64_t) const
 {
   static const char* const details[] = {"receive pipeline", "payload", "retransmission timeout", "consumer poll",

@@ -93,6 +93,12 @@ void UdpPoe::deliver(net::Packet&& p)
   rx_pipe_.push(std::move(p), timing_.rx_latency);
 }
 
+void UdpPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const CauseLabel& wire)
+{
+  ++c_.datagrams_received; // (ahead only on a fabric without faults: never corrupted)
+  rx_pipe_.push_ahead(std::move(p), arrival, timing_.rx_latency, wire);
+}
+
 void UdpPoe::notify_after_writes(net::HostId peer, bool inbound, roce::Completion c, roce::InboundMessage m)
 {
   notices_.push(Notice{peer, inbound, c, m}, writes_done_);

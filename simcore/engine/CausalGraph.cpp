@@ -71,7 +71,7 @@ std::vector<CausalGraph::Segment> CausalGraph::path(std::uint32_t to, SimTime fr
       if (end > split)
         out.push_back(Segment{split, end, main});
       if (split > begin)
-        out.push_back(Segment{begin, split, CauseLabel{r.label.lead_what, r.label.where}});
+        out.push_back(Segment{begin, split, CauseLabel{r.label.lead_what, r.label.lead_where}});
     } else if (end > begin) {
       out.push_back(Segment{begin, end, main});
     }

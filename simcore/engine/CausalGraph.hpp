@@ -31,9 +31,11 @@ struct CauseLabel {
   static constexpr std::int32_t kNowhere = -1;
   std::uint32_t what  = 0; ///< 0: not labelled
   std::int32_t where  = kNowhere;
-  /// The delay's lead-in, up to date `lead_until` (ps), was spent on `lead_what` (e.g. a memory's first-byte latency
-  /// before a stream at its bandwidth); 0: none.
+  /// The delay's lead-in, up to date `lead_until` (ps), was spent on `lead_what` at `lead_where` (e.g. a memory's
+  /// first-byte latency before a stream at its bandwidth, there; a packet's last cable before the receive pipeline of
+  /// the host it reaches, at the port that drove it); lead_what 0: none.
   std::uint32_t lead_what  = 0;
+  std::int32_t lead_where  = kNowhere;
   std::int64_t lead_until = 0;
   /// A host's label (`host`: its id in the topology).
   static CauseLabel at_host(std::uint32_t what, std::uint32_t host) { return {what, static_cast<std::int32_t>(host)}; }
@@ -71,10 +73,17 @@ public:
   static constexpr std::size_t kMaxRecords = 100'000'000;
 
   explicit CausalGraph(std::size_t max_records = kMaxRecords) : max_(max_records) { add(SimTime{}, 0, {}); }
-  /// `label` with its lead-in: the time up to `until` spent on `lead_what` (CauseLabel::lead_what).
+  /// `label` with its lead-in: the time up to `until` spent on `lead_what` (CauseLabel::lead_what), at the label's
+  /// own place.
   static CauseLabel with_lead(CauseLabel label, std::uint32_t lead_what, SimTime until)
   {
-    label.lead_what  = lead_what;
+    return with_lead(label, CauseLabel{lead_what, label.where}, until);
+  }
+  /// ... or at the lead-in's own place (`lead`: what and where).
+  static CauseLabel with_lead(CauseLabel label, const CauseLabel& lead, SimTime until)
+  {
+    label.lead_what  = lead.what;
+    label.lead_where = lead.where;
     label.lead_until = until.ps();
     return label;
   }

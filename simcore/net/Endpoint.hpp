@@ -1,4 +1,5 @@
 #pragma once
+#include "simcore/engine/CausalGraph.hpp"
 #include "simcore/net/Packet.hpp"
 
 #include <optional>
@@ -15,6 +16,15 @@ public:
   /// pool: move it out (into a receive pipe) before anything that may make the fabric take a packet (tx_ready),
   /// which may move the pool's storage.
   virtual void deliver(Packet&& p) = 0;
+  /// Whether this endpoint takes packets ahead (deliver_ahead): it does nothing at a packet's arrival but count it
+  /// and pass it into a receive pipe of fixed latency (RxPipe), so the moment of the arrival itself is observed by no
+  /// one. Asked once, when the endpoint is attached.
+  virtual bool takes_ahead() const { return false; }
+  /// The packet whose last bit reaches this host at `arrival` (later than now, on its last cable: nothing on the way
+  /// can change it, the fabric having no faults to apply), handed over when that cable starts it, so that the
+  /// engine's receive event is its only event at this host. `wire`: what [now, arrival] is spent on, and where (the
+  /// lead-in of the receive event's label when causes are recorded; empty otherwise). Same moving rules as deliver().
+  virtual void deliver_ahead(Packet&& /*p*/, SimTime /*arrival*/, const CauseLabel& /*wire*/) {}
   /// The egress port is free: the next packet to transmit now, or nothing. An endpoint that has
   /// nothing ready now calls Fabric::tx_ready() again once it has.
   virtual std::optional<Packet> pull() = 0;

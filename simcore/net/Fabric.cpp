@@ -29,6 +29,7 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
   for (std::size_t h = 0; h < topo.host_count(); ++h)
     host_port_[h] = port_id(static_cast<std::uint32_t>(topo.host_vertex(h)), 0);
   endpoints_.assign(topo.host_count(), nullptr);
+  ahead_.assign(topo.host_count(), 0);
   if (cfg.fidelity == Fidelity::Flow)
     flow_setup();
 }
@@ -139,6 +140,7 @@ void Fabric::trace_queue(const Port& port)
 void Fabric::attach(HostId h, Endpoint* ep)
 {
   endpoints_.at(h) = ep;
+  ahead_[h]        = ep != nullptr && ep->takes_ahead();
 }
 
 std::uint32_t Fabric::store(Packet&& p)
@@ -162,6 +164,17 @@ void Fabric::hand_over(std::uint32_t slot)
 {
   Packet& p = pool_[slot];
   endpoints_[p.dst]->deliver(std::move(p)); // (Endpoint::deliver: moved out before anything may grow the pool)
+  free_.push_back(slot);
+}
+
+void Fabric::hand_over_ahead(std::uint32_t slot)
+{
+  Packet& p = pool_[slot];
+  ++totals_.delivered; // (no faults: never corrupted)
+  p.head_arrival          = p.tail_arrival;
+  const SimTime arrival   = p.tail_arrival;
+  const CauseLabel wire   = sched_.causes() ? cause(kArrive, slot) : CauseLabel{};
+  endpoints_[p.dst]->deliver_ahead(std::move(p), arrival, wire); // (moved out before anything may grow the pool)
   free_.push_back(slot);
 }
 
@@ -255,6 +268,11 @@ void Fabric::transmit(std::uint32_t pid, std::uint32_t slot)
     trace_->span(port.vertex, 100 + port.index, fmt::format("{}->{} #{}", p.src, p.dst, p.seq), t0, t0 + ser,
                  fmt::format(R"({{"bytes":{},"flow":{}}})", p.wire_bytes, p.flow));
   SimTime decide = p.tail_arrival;
+  if (port.peer_is_host && ahead_[p.dst] && !faults_.active()) {
+    assert(topo_.host_or_none(port.peer) == p.dst && "packet delivered to the wrong host");
+    hand_over_ahead(slot);
+    return;
+  }
   if (!port.peer_is_host) {
     if (cfg_.switch_.forwarding == Forwarding::CutThrough) {
       SimTime head = t0 + port.propagation + port.line.time_for(cfg_.switch_.cut_through_header);

@@ -88,6 +88,10 @@ private:
   /// The packet in `slot` reached its host: its endpoint takes it straight out of the pool (one copy of its 224
   /// bytes, into the endpoint's receive pipe, instead of two), then the slot is free.
   void hand_over(std::uint32_t slot);
+  /// The packet in `slot` starts its last cable, to a host whose endpoint takes packets ahead
+  /// (Endpoint::takes_ahead) on a fabric without faults: handed over now with the date its last bit arrives, and no
+  /// arrival event (the endpoint's receive event after its pipeline is the packet's next one).
+  void hand_over_ahead(std::uint32_t slot);
   std::uint32_t port_id(std::uint32_t vertex, std::uint32_t index) const { return port_base_[vertex] + index; }
   void start_tx(std::uint32_t port);
   /// Port `pid`, idle, starts packet `slot` now (or at the packet's not_before).
@@ -213,6 +217,7 @@ private:
   std::vector<std::uint32_t> port_base_;
   std::vector<std::uint32_t> host_port_; ///< host -> its (single) egress port
   std::vector<Endpoint*> endpoints_;
+  std::vector<std::uint8_t> ahead_; ///< per host: its endpoint takes packets ahead (hand_over_ahead)
   std::vector<Rng> switch_rng_;          ///< per vertex: spray / adaptive tie-breaks
   std::vector<Packet> pool_;
   std::vector<std::uint32_t> free_;

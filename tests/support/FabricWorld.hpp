@@ -24,8 +24,16 @@ struct Probe final : Endpoint {
   HostId me = 0;
   std::deque<Packet> out;
   bool says_when_empty = false; ///< answer may_have_more() (send() calls tx_ready() for every packet anyway)
+  bool ahead = false; ///< take packets ahead (Endpoint::takes_ahead; attach again after setting it)
+  std::size_t taken_ahead = 0;
   std::vector<std::pair<std::int64_t, Packet>> got;
   void deliver(Packet&& p) override { got.emplace_back(sched->now().ps(), std::move(p)); }
+  bool takes_ahead() const override { return ahead; }
+  void deliver_ahead(Packet&& p, SimTime arrival, const CauseLabel&) override
+  {
+    ++taken_ahead;
+    got.emplace_back(arrival.ps(), std::move(p));
+  }
   std::optional<Packet> pull() override
   {
     if (out.empty())

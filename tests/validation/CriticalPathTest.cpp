@@ -334,3 +334,24 @@ TEST(CriticalPathWalk, ABottleneckThatIsALeadInCountsTheLeadInsOfTheRunsSteps)
   EXPECT_EQ(p.bottleneck(g, rank),
             "bottleneck: data mover, first byte: 60 % of the path; at rank 3 busy 70 % of the call");
 }
+
+// A lead-in spent elsewhere than its step (a packet's last cable, driven by the sending host's port, before the
+// receiving host's pipeline: net::Endpoint::deliver_ahead): the bottleneck's utilization counts it at the cable's
+// place, not at the step's.
+TEST(CriticalPathWalk, ALeadInSpentElsewhereCountsAtItsOwnPlace)
+{
+  const std::uint32_t wire = nafsim::cause_what("wire", "host link"),
+                      pipe = nafsim::cause_what("RoCE POE", "receive pipeline");
+  CausalGraph g;
+  // The path: a packet sent at 0 from rank 1 to rank 2, on the cable 0-7 us, in rank 2's pipeline 7-10 us.
+  auto a = g.add(us(10), 0, CausalGraph::with_lead(CauseLabel::at_host(pipe, 2), CauseLabel::at_host(wire, 1), us(7)));
+  // Off the path: rank 1's next packet on the same cable 7-9 us; one on rank 5's cable 1-8 us (elsewhere).
+  auto b = g.add(us(7), 0, CauseLabel{});
+  g.add(us(9.5), b, CausalGraph::with_lead(CauseLabel::at_host(pipe, 2), CauseLabel::at_host(wire, 1), us(9)));
+  auto c = g.add(us(1), 0, CauseLabel{});
+  g.add(us(8.5), c, CausalGraph::with_lead(CauseLabel::at_host(pipe, 6), CauseLabel::at_host(wire, 5), us(8)));
+  auto p    = PathWalk::walk(g, a, SimTime{}, us(10));
+  auto rank = [](std::uint32_t h) { return static_cast<int>(h); };
+  // Busy on rank 1's cable within the call: 0-7 and 7-9, 9 us of 10.
+  EXPECT_EQ(p.bottleneck(g, rank), "bottleneck: wire, host link: 70 % of the path; at rank 1 busy 90 % of the call");
+}

@@ -53,6 +53,26 @@ TEST(CausalGraph, PathIsContiguousCutAtItsStartAndSplitsLeadIns)
   EXPECT_EQ(total(q), us(3.5));
 }
 
+TEST(CausalGraph, ALeadInSpentElsewhereKeepsItsOwnPlace)
+{
+  // A packet's last cable, driven by a switch's port, before the receive pipeline of the host it reaches (one record
+  // when the fabric hands the packet over ahead: net::Endpoint::deliver_ahead): two segments at their two places.
+  const std::uint32_t wire = cause_what("wire", "switch link"), pipe = cause_what("test", "receive pipeline");
+  CausalGraph g;
+  auto tx = g.add(us(1), 0, CauseLabel{});
+  auto rx = g.add(us(4), tx, CausalGraph::with_lead(CauseLabel::at_host(pipe, 3), CauseLabel::at_switch(wire, 9), us(3)));
+  auto p  = g.path(rx, us(0));
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[1].label.what, wire);
+  EXPECT_TRUE(p[1].label.on_switch());
+  EXPECT_EQ(p[1].label.switch_vertex(), 9u);
+  EXPECT_EQ(p[1].begin, us(1));
+  EXPECT_EQ(p[1].end, us(3));
+  EXPECT_EQ(p[2].label.what, pipe);
+  EXPECT_EQ(p[2].label.where, 3);
+  EXPECT_EQ(p[2].end, us(4));
+}
+
 namespace {
 struct Ping final : EventHandler {
   Scheduler* s  = nullptr;

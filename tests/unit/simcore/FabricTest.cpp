@@ -107,6 +107,39 @@ TEST(Fabric, AnEndpointWithNothingLeftSparesItsPortTheQuestion)
   EXPECT_EQ(told.output, "7 events, 0:480000 1:560000 ");
 }
 
+TEST(Fabric, AHostThatTakesPacketsAheadSpendsNoEventOnTheirArrival)
+{
+  // An endpoint that does nothing at an arrival but pass the packet into a fixed-latency receive pipe (the NIC
+  // engines' RxPipe) takes it when its last cable starts it, with the date its last bit arrives: the same dates as
+  // the closed form, one event fewer per packet. A fabric with faults to apply still hands packets over at arrival
+  // (the fault is decided there).
+  auto run = [](bool ahead, bool faults) {
+    return nafsim::testing::run_isolated([ahead, faults] {
+      auto n = netcfg(Forwarding::StoreAndForward);
+      if (faults)
+        n.faults.drops.push_back(DropRule{0, 1, 7, 1}); // a packet never sent: faults on, nothing lost
+      World w(star(2), n);
+      w.probes[1]->ahead = ahead;
+      w.fabric->attach(1, w.probes[1].get());
+      w.run([&] {
+        for (std::uint32_t i = 0; i < 3; ++i)
+          w.probes[0]->send(1, 1000, i);
+      });
+      return fmt::format("{} events, {} ahead, {} delivered, {}", w.sim.scheduler().events_processed(),
+                         w.probes[1]->taken_ahead, w.fabric->totals().delivered, arrivals(w, 1));
+    });
+  };
+  auto at_arrival = run(false, false), ahead = run(true, false), faulty = run(true, true);
+  ASSERT_EQ(at_arrival.exit_code, 0) << at_arrival.output;
+  ASSERT_EQ(ahead.exit_code, 0) << ahead.output;
+  ASSERT_EQ(faulty.exit_code, 0) << faulty.output;
+  // As StoreAndForwardClosedForm; events: the script, 3 x 2 arrivals (at the switch, at the host) and the sending
+  // port's question after each packet (the switch's port is free as each packet comes: no event of its own).
+  EXPECT_EQ(at_arrival.output, "10 events, 0 ahead, 3 delivered, 0:480000 1:560000 2:640000 ");
+  EXPECT_EQ(ahead.output, "7 events, 3 ahead, 3 delivered, 0:480000 1:560000 2:640000 ");
+  EXPECT_EQ(faulty.output, at_arrival.output);
+}
+
 TEST(Fabric, TailDropCountsEveryLostPacket)
 {
   auto r = nafsim::testing::run_isolated([] {
