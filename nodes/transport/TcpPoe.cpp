@@ -214,7 +214,9 @@ void TcpPoe::execute(QpId s, tcp::Actions& acts)
     } else if (auto* ad = std::get_if<tcp::ArmAckTimer>(&a)) {
       ss.ack_token = ad->token;
       ss.ack_due   = ad->at;
-      sched_.at(ad->at, this, kAckDelay, s);
+      cancel_delayed_ack(ss); // (none pending: a connection arms one only when none is armed)
+      ss.ack_event      = sched_.at(ad->at, this, kAckDelay, s);
+      ss.ack_event_live = true;
     } else if (auto* d = std::get_if<tcp::Deliver>(&a)) {
       ss.delivered = d->to;
       consume(s);
@@ -503,6 +505,14 @@ SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, Sim
   return read_back(memory_.write_done(Engine::TxBufWrite, in, slot, Bytes{seg.len}));
 }
 
+void TcpPoe::cancel_delayed_ack(Session& ss)
+{
+  if (!ss.ack_event_live)
+    return;
+  sched_.cancel(ss.ack_event);
+  ss.ack_event_live = false;
+}
+
 void TcpPoe::refill(SimTime now)
 {
   while ((staged_bytes_ < timing_.tx_prefetch.count || staged_.empty()) && !data_rr_.empty()) {
@@ -514,6 +524,7 @@ void TcpPoe::refill(SimTime now)
       continue; // re-enters on its next WantTx
     Packet pkt;
     pkt.seg             = ss.conn.commit(now, scratch_);
+    cancel_delayed_ack(ss);
     pkt.seg.dst_session = ss.remote;
     SimTime ready       = now + timing_.tx_latency;
     CauseLabel why{};
@@ -552,6 +563,7 @@ std::optional<net::Packet> TcpPoe::pull()
       continue; // a data segment carried it
     Packet pkt;
     pkt.seg             = ss.conn.take_ack();
+    cancel_delayed_ack(ss);
     pkt.seg.dst_session = ss.remote;
     return make_packet(ss, std::move(pkt));
   }
@@ -575,6 +587,7 @@ std::optional<net::Packet> TcpPoe::pull()
     staged_.pop_front();
     staged_bytes_ -= done.pkt.seg.len;
     ss.conn.stamp(done.pkt.seg);
+    cancel_delayed_ack(ss);
     refill(now);
     return make_packet(ss, std::move(done.pkt));
   }
@@ -629,7 +642,8 @@ void TcpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
     case kTxWake: tx_wake_.fire(); break;
     case kStatus: on_status(static_cast<QpId>(arg)); break;
     case kAckDelay: {
-      Session& ss = sessions_[arg];
+      Session& ss       = sessions_[arg];
+      ss.ack_event_live = false;
       if (ss.ack_due != now)
         break; // an older delay, re-armed since
       ss.conn.on_ack_timer(ss.ack_token, scratch_);

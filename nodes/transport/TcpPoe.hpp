@@ -138,6 +138,8 @@ private:
     bool wait_room = false; ///< its write was refused: asked again when an ACK frees room
     std::uint64_t ack_token = 0; ///< delayed_ack: the armed delayed ACK, due at ack_due
     SimTime ack_due{};
+    EventId ack_event    = 0; ///< its timer's event, while pending
+    bool ack_event_live  = false;
     bool stalled  = false;
     bool in_ctrl  = false;
     bool in_data  = false;
@@ -191,6 +193,10 @@ private:
   SimTime payload_ready(Session& ss, QpId id, const tcp::Segment& seg, SimTime now, std::uint32_t& paced);
   net::Packet make_packet(const Session& ss, Packet body) const;
   void arm_timer(QpId s, const tcp::ArmTimer& t);
+  /// A segment has just carried session `ss`'s ACK (Connection::commit, take_ack, stamp disarm a delayed one): the
+  /// delayed ACK's timer would find nothing to do, so its event goes (one event per carried ACK; the run no longer
+  /// ends on a timer that does nothing).
+  void cancel_delayed_ack(Session& ss);
   void notify_after_writes(Notice n);
   void append(QpId s, TxRecord r);
 

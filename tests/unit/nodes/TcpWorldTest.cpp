@@ -114,3 +114,24 @@ TEST(TcpWorld, ASharedReceiveFifoThatFillsDropsSegmentsAndTheDataStillArrives)
   EXPECT_EQ(none, 0u);
   EXPECT_EQ(again, 0u);
 }
+
+TEST(TcpWorld, ADelayedAckThatASegmentCarriedLeavesNoTimerBehind)
+{
+  // The stack's delayed ACK (44 us): the first of two in-order segments arms it, the second is answered at once and
+  // its ACK covers both. The first one's timer then has nothing to do, and its event goes: the run ends when the ACK
+  // is back, not 44 us after the first segment. A lone segment is still answered 44 us later.
+  auto run = [](std::uint64_t bytes) {
+    NodeWorld w(platform(""));
+    const std::uint64_t n = bytes / 4;
+    std::vector<nodes::CcloCall> calls{w.call(Collective::Send, 2, 0, n, 1), w.call(Collective::Recv, 2, 1, n, 0)};
+    w.fill_inputs({calls[0]}, n);
+    auto res = w.run(calls);
+    EXPECT_EQ(res[1].error, "");
+    return std::pair{res[1].finished, w.scheduler().now()};
+  };
+  // 2,048 B + the CCLO's 64 B header: two writes of at most 1536 B, one segment each.
+  auto [received, end] = run(2048);
+  EXPECT_LT(end - received, SimTime::us(10)) << "ended " << (end - received).us() << " us after the receive";
+  auto [lone, lone_end] = run(1024);
+  EXPECT_GT(lone_end - lone, SimTime::us(40)) << "a lone segment's ACK waits for the delay";
+}
