@@ -347,7 +347,7 @@ void LantNi::deliver(net::Packet&& p)
   rx_pipe_.push(std::move(p), phy_rx_ + cycle_ * static_cast<std::int64_t>(cfg_.rx_pipeline));
 }
 
-void LantNi::deliver_ahead(net::Packet&& p, SimTime arrival, const CauseLabel& wire)
+void LantNi::deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCause& wire)
 {
   rx_pipe_.push_ahead(std::move(p), arrival, phy_rx_ + cycle_ * static_cast<std::int64_t>(cfg_.rx_pipeline), wire);
 }
@@ -359,12 +359,12 @@ CauseLabel LantNi::cause(std::uint32_t kind, std::uint64_t) const
   return kind < what.size() ? CauseLabel::at_host(what[kind], host_) : CauseLabel{};
 }
 
-void LantNi::on_event(std::uint32_t kind, std::uint64_t)
+void LantNi::on_event(std::uint32_t kind, std::uint64_t arg)
 {
   SimTime now = sched_.now();
   switch (kind) {
     case kRx: {
-      net::Packet p = rx_pipe_.pop();
+      net::Packet p = rx_pipe_.take(arg);
       auto* w = p.body.get<Wire>();
       if (!w)
         throw SimulationError(fmt::format("node {} received a packet of another transport from node {}", host_, p.src));

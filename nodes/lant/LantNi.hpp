@@ -95,7 +95,7 @@ public:
   // net::Endpoint
   void deliver(net::Packet&& p) override;
   bool takes_ahead() const override { return true; }
-  void deliver_ahead(net::Packet&& p, SimTime arrival, const CauseLabel& wire) override;
+  void deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCause& wire) override;
   std::optional<net::Packet> pull() override;
   // EventHandler
   void on_event(std::uint32_t kind, std::uint64_t arg) override;

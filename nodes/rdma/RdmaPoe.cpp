@@ -467,16 +467,17 @@ void RdmaPoe::deliver(net::Packet&& p)
   rx_pipe_.push(std::move(p), cfg_.rx_latency);
 }
 
-void RdmaPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const CauseLabel& wire)
+void RdmaPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCause& wire)
 {
   ++c_.packets_received; // (ahead only on a fabric without faults: never corrupted)
   rx_pipe_.push_ahead(std::move(p), arrival, cfg_.rx_latency, wire);
 }
 
-void RdmaPoe::receive(SimTime now)
+void RdmaPoe::receive(SimTime now, std::uint64_t place)
 {
-  // Read in place: the packets enter the pipe from the fabric's events, never while the engine handles one.
-  const net::Packet& p = rx_pipe_.front();
+  // Read in place: packets enter the pipe from the fabric's steps (an arrival, a cable's start, a flow's end), never
+  // while this engine handles one (its own packets go to other hosts).
+  const net::Packet& p = rx_pipe_.at(place);
   auto* w              = p.body.get<Wire>();
   if (!w)
     throw SimulationError(fmt::format("host {} received a non-RoCE packet from host {}", host_, p.src));
@@ -496,7 +497,7 @@ void RdmaPoe::receive(SimTime now)
           q.req.on_read_response(pkt, now, scratch_);
       },
       *w);
-  rx_pipe_.drop_front();
+  rx_pipe_.release(place);
   execute(id, scratch_);
 }
 
@@ -564,7 +565,7 @@ void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
   SimTime now = sched_.now();
   notices_.begin_event();
   switch (kind) {
-    case kRx: receive(now); break;
+    case kRx: receive(now, arg); break;
     case kTxWake: tx_wake_.fire(); break;
     case kTimer: on_retransmit_timer(static_cast<QpId>(arg), now); break;
     case kRnrTimer:

@@ -71,7 +71,7 @@ public:
   // net::Endpoint
   void deliver(net::Packet&& p) override;
   bool takes_ahead() const override { return true; }
-  void deliver_ahead(net::Packet&& p, SimTime arrival, const CauseLabel& wire) override;
+  void deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCause& wire) override;
   std::optional<net::Packet> pull() override;
   /// Nothing to acknowledge, staged or waiting in a queue pair: the next packet comes with a want_tx().
   bool may_have_more() const override { return !ctrl_.empty() || !staged_.empty() || !data_rr_.empty(); }
@@ -136,7 +136,7 @@ private:
   /// when its message's last byte is taken.
   void sent(Staged& done, std::uint64_t payload, const net::Packet& pkt, SimTime now);
   /// An arrived packet, after the receive pipeline: to its queue pair's responder or requester.
-  void receive(SimTime now);
+  void receive(SimTime now, std::uint64_t place);
   void on_retransmit_timer(QpId id, SimTime now);
   /// A completion or an inbound message, once the memory writes before it are done: traced, then told.
   void notify(SimTime now);

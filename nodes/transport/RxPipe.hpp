@@ -1,56 +1,66 @@
 #pragma once
 // The receive pipeline every NIC engine has (RdmaPoe, TcpPoe, UdpPoe, LantNi): a packet that arrived whole waits
-// the engine's fixed receive latency, in arrival order, then the engine takes it (one event per packet, the
-// owner's `kind`). As htsim's Pipe: one element the engines share instead of each rewriting it. Since nothing
-// happens at the arrival itself, the fabric may hand a packet over when its last cable starts it (push_ahead): one
-// event per packet at the host instead of two.
+// the engine's fixed receive latency, then the engine takes it (one event per packet, the owner's `kind`, whose
+// argument names the packet's place in the pipe). As htsim's Pipe: one element the engines share instead of each
+// rewriting it. Since nothing happens at the arrival itself, the fabric may hand a packet over before it arrives
+// (push_ahead): when its last cable starts it (packet fidelity) or when its flow ends (flow fidelity), one event per
+// packet at the host instead of two. Flows over paths of different lengths are handed over out of the order of
+// their arrivals, so each event takes its own packet by place, not the pipe's oldest.
 
-#include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
+#include "simcore/net/Endpoint.hpp"
 #include "simcore/net/Packet.hpp"
+
+#include <vector>
 
 namespace nafsim::nodes {
 
 class RxPipe {
 public:
   RxPipe(Scheduler& s, EventHandler* owner, std::uint32_t kind) : sched_(s), owner_(owner), kind_(kind) {}
-  /// A packet enters; the owner's event comes `latency` later (latencies are the engine's, constant per engine,
-  /// so packets leave in arrival order).
-  void push(net::Packet&& p, SimTime latency)
-  {
-    q_.push_back(std::move(p));
-    sched_.after(latency, owner_, kind_);
-  }
+  /// A packet enters; the owner's event comes `latency` later.
+  void push(net::Packet&& p, SimTime latency) { sched_.after(latency, owner_, kind_, put(std::move(p))); }
   /// A packet handed over ahead (net::Endpoint::deliver_ahead) enters: its last bit arrives at `arrival`, the
-  /// owner's event comes `latency` after that, labelled, when causes are recorded, with the cable's time (`wire`)
-  /// as its lead-in. Packets come ahead in the order of their arrivals (one cable, first in first out), so they
-  /// still leave in arrival order.
-  void push_ahead(net::Packet&& p, SimTime arrival, SimTime latency, const CauseLabel& wire)
+  /// owner's event comes `latency` after that, labelled, when causes are recorded, with the wire's time (`wire`)
+  /// as its lead-in, from the step the wire's time began at.
+  void push_ahead(net::Packet&& p, SimTime arrival, SimTime latency, const net::WireCause& wire)
   {
-    q_.push_back(std::move(p));
+    const std::uint32_t place = put(std::move(p));
     if (!sched_.causes()) [[likely]]
-      sched_.at(arrival + latency, owner_, kind_);
+      sched_.at(arrival + latency, owner_, kind_, place);
     else
-      sched_.at(arrival + latency, owner_, kind_, 0, CausalGraph::with_lead(owner_->cause(kind_, 0), wire, arrival));
+      sched_.at_caused_by(wire.parent, arrival + latency, owner_, kind_, place,
+                          CausalGraph::with_lead(owner_->cause(kind_, place), wire.label, arrival));
   }
-  /// At the owner's event: the packet whose latency is over.
-  net::Packet pop()
+  /// At the owner's event (`place`: its argument): the packet whose latency is over ...
+  net::Packet take(std::uint64_t place)
   {
-    net::Packet p = std::move(q_.front());
-    q_.pop_front();
+    net::Packet p = std::move(slots_[place]);
+    free_.push_back(static_cast<std::uint32_t>(place));
     return p;
   }
-  /// ... or read in place (no copy of its 224 bytes out of the queue), then dropped. Nothing may enter the pipe in
-  /// between: an entering packet may move the queue's storage.
-  const net::Packet& front() const { return q_.front(); }
-  void drop_front() { q_.pop_front(); }
-  std::size_t size() const { return q_.size(); }
+  /// ... or read in place (no copy of its 224 bytes out of the pipe), then released. Nothing may enter the pipe in
+  /// between: an entering packet may move the pipe's storage.
+  const net::Packet& at(std::uint64_t place) const { return slots_[place]; }
+  void release(std::uint64_t place) { free_.push_back(static_cast<std::uint32_t>(place)); }
 
 private:
+  std::uint32_t put(net::Packet&& p)
+  {
+    if (free_.empty()) {
+      slots_.push_back(std::move(p));
+      return static_cast<std::uint32_t>(slots_.size() - 1);
+    }
+    const std::uint32_t place = free_.back();
+    free_.pop_back();
+    slots_[place] = std::move(p);
+    return place;
+  }
   Scheduler& sched_;
   EventHandler* owner_;
   std::uint32_t kind_;
-  Fifo<net::Packet> q_;
+  std::vector<net::Packet> slots_;
+  std::vector<std::uint32_t> free_; ///< places free again, the last freed taken first
 };
 
 } // namespace nafsim::nodes

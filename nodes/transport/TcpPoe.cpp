@@ -604,7 +604,7 @@ void TcpPoe::deliver(net::Packet&& p)
   rx_pipe_.push(std::move(p), timing_.rx_latency);
 }
 
-void TcpPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const CauseLabel& wire)
+void TcpPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCause& wire)
 {
   ++c_.packets_received; // (ahead only on a fabric without faults: never corrupted)
   rx_pipe_.push_ahead(std::move(p), arrival, timing_.rx_latency, wire);
@@ -624,7 +624,7 @@ void TcpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
   notices_.begin_event();
   switch (kind) {
     case kRx: {
-      net::Packet p = rx_pipe_.pop();
+      net::Packet p = rx_pipe_.take(arg);
       auto* pkt = p.body.get<Packet>();
       if (!pkt)
         throw SimulationError(fmt::format("host {} (TCP) received a non-TCP packet from host {}", host_, p.src));

@@ -74,7 +74,7 @@ public:
   // net::Endpoint
   void deliver(net::Packet&& p) override;
   bool takes_ahead() const override { return true; }
-  void deliver_ahead(net::Packet&& p, SimTime arrival, const CauseLabel& wire) override;
+  void deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCause& wire) override;
   std::optional<net::Packet> pull() override;
   /// No ACK owed, nothing staged or waiting in a session: the next packet comes with a want_tx().
   bool may_have_more() const override { return !ctrl_.empty() || !staged_.empty() || !data_rr_.empty(); }

@@ -93,7 +93,7 @@ void UdpPoe::deliver(net::Packet&& p)
   rx_pipe_.push(std::move(p), timing_.rx_latency);
 }
 
-void UdpPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const CauseLabel& wire)
+void UdpPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCause& wire)
 {
   ++c_.datagrams_received; // (ahead only on a fabric without faults: never corrupted)
   rx_pipe_.push_ahead(std::move(p), arrival, timing_.rx_latency, wire);
@@ -119,13 +119,13 @@ CauseLabel UdpPoe::cause(std::uint32_t kind, std::uint64_t) const
   return kind < what.size() ? CauseLabel::at_host(what[kind], host_) : CauseLabel{};
 }
 
-void UdpPoe::on_event(std::uint32_t kind, std::uint64_t)
+void UdpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
 {
   SimTime now = sched_.now();
   notices_.begin_event();
   switch (kind) {
     case kRx: {
-      net::Packet p = rx_pipe_.pop();
+      net::Packet p = rx_pipe_.take(arg);
       auto* d = p.body.get<Datagram>();
       if (!d)
         throw SimulationError(fmt::format("host {} (UDP) received a non-UDP packet from host {}", host_, p.src));

@@ -58,7 +58,7 @@ public:
   // net::Endpoint
   void deliver(net::Packet&& p) override;
   bool takes_ahead() const override { return true; }
-  void deliver_ahead(net::Packet&& p, SimTime arrival, const CauseLabel& wire) override;
+  void deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCause& wire) override;
   std::optional<net::Packet> pull() override;
   /// Nothing staged or posted: the next datagram comes with a post_send().
   bool may_have_more() const override { return !staged_.empty() || !out_.empty(); }

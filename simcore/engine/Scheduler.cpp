@@ -118,6 +118,15 @@ EventId Scheduler::at_caused_by(std::uint32_t parent, SimTime t, EventHandler* h
   return id;
 }
 
+EventId Scheduler::at_caused_by(std::uint32_t parent, SimTime t, EventHandler* h, std::uint32_t kind,
+                                std::uint64_t arg, const CauseLabel& label)
+{
+  const EventId id = push_event(t, h, kind, arg);
+  if (causes_) [[unlikely]]
+    note_cause(id, label, parent);
+  return id;
+}
+
 void Scheduler::note_cause(EventId id, const CauseLabel& label, std::uint32_t parent)
 {
   const auto slot = static_cast<std::uint32_t>(id & ((1u << kSlotBits) - 1));

@@ -104,6 +104,9 @@ public:
   /// rather than by the step running now: for a component that batches the work of several causes into one event
   /// (the flow fabric's completions), so that each piece of work walks back to its own.
   EventId at_caused_by(std::uint32_t parent, SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg);
+  /// ... with what the delay up to it is spent on (instead of the handler's label).
+  EventId at_caused_by(std::uint32_t parent, SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg,
+                       const CauseLabel& label);
   EventId after(SimTime d, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0) { return at(now_ + d, h, kind, arg); }
   /// Cancel a pending event (no effect if it already ran). A cancelled event never advances the clock.
   void cancel(EventId id);

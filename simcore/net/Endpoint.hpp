@@ -6,6 +6,13 @@
 
 namespace nafsim::net {
 
+/// What a packet's time on the wire before it reaches its host was spent on (critical paths): its label, and the
+/// record of the step that time began at (the cable's start, or the flow's). Empty when causes are not recorded.
+struct WireCause {
+  CauseLabel label;
+  std::uint32_t parent = 0;
+};
+
 /// What a host's network interface connects to (a POE, a NIC model).
 /// The host's egress port pulls packets when it is free: the endpoint decides what goes next
 /// (priorities, arbitration between queue pairs) and when data is ready; this is also how the
@@ -20,11 +27,11 @@ public:
   /// and pass it into a receive pipe of fixed latency (RxPipe), so the moment of the arrival itself is observed by no
   /// one. Asked once, when the endpoint is attached.
   virtual bool takes_ahead() const { return false; }
-  /// The packet whose last bit reaches this host at `arrival` (later than now, on its last cable: nothing on the way
-  /// can change it, the fabric having no faults to apply), handed over when that cable starts it, so that the
-  /// engine's receive event is its only event at this host. `wire`: what [now, arrival] is spent on, and where (the
-  /// lead-in of the receive event's label when causes are recorded; empty otherwise). Same moving rules as deliver().
-  virtual void deliver_ahead(Packet&& /*p*/, SimTime /*arrival*/, const CauseLabel& /*wire*/) {}
+  /// The packet whose last bit reaches this host at `arrival` (later than now, and nothing on the way can change it:
+  /// on its last cable on a fabric without faults to apply, or a flow that has ended), handed over now, so that the
+  /// engine's receive event is its only event at this host. `wire`: what the time up to `arrival` is spent on, and
+  /// where (the lead-in of the receive event's label when causes are recorded). Same moving rules as deliver().
+  virtual void deliver_ahead(Packet&& /*p*/, SimTime /*arrival*/, const WireCause& /*wire*/) {}
   /// The egress port is free: the next packet to transmit now, or nothing. An endpoint that has
   /// nothing ready now calls Fabric::tx_ready() again once it has.
   virtual std::optional<Packet> pull() = 0;

@@ -173,7 +173,7 @@ void Fabric::hand_over_ahead(std::uint32_t slot)
   ++totals_.delivered; // (no faults: never corrupted)
   p.head_arrival          = p.tail_arrival;
   const SimTime arrival   = p.tail_arrival;
-  const CauseLabel wire   = sched_.causes() ? cause(kArrive, slot) : CauseLabel{};
+  const WireCause wire    = sched_.causes() ? WireCause{cause(kArrive, slot), sched_.cause_mark()} : WireCause{};
   endpoints_[p.dst]->deliver_ahead(std::move(p), arrival, wire); // (moved out before anything may grow the pool)
   free_.push_back(slot);
 }

@@ -26,6 +26,7 @@
 
 #include <memory>
 #include <array>
+#include <queue>
 #include <vector>
 
 namespace nafsim::net {
@@ -183,6 +184,15 @@ private:
   LaneTable lanes_;
   std::unique_ptr<DropTailWatch> watch_; ///< drop-tail switches: where the packet fabric's queues would overflow
   std::vector<std::uint32_t> delivering_lane_; ///< per packet slot: the lane of the flow being delivered
+  /// Lanes whose latest flow was handed over ahead (to an endpoint that takes packets ahead: no delivery event to
+  /// erase them at), by the date of that delivery, earliest first: forget_idle_lanes() erases the ones idle by then.
+  std::priority_queue<std::pair<std::int64_t, std::uint32_t>, std::vector<std::pair<std::int64_t, std::uint32_t>>,
+                      std::greater<>>
+      forget_;
+  /// Erase the lanes of forget_ whose last delivery has come and that carry nothing: what flow_deliver does for a
+  /// lane delivered by event (a lane idle since its last delivery behaves as a new one would: every later delivery
+  /// comes after it anyway), done before a lane is looked up.
+  void forget_idle_lanes();
   std::vector<std::uint32_t> path_scratch_;
   void flow_setup();
   /// The fault plan's drop rules name hosts of the topology, two different ones each (a ConfigError otherwise).

@@ -96,6 +96,8 @@ void Fabric::flow_pull(HostId h)
     while (auto next = endpoints_[h] ? endpoints_[h]->pull() : std::nullopt) {
       ++totals_.injected;
       std::uint32_t slot = store(std::move(*next));
+      if (!forget_.empty())
+        forget_idle_lanes();
       const std::uint32_t lane = lanes_.get(pool_[slot].src, pool_[slot].flow);
       if (watch_)
         lanes_[lane].bytes += pool_[slot].wire_bytes;
@@ -315,22 +317,50 @@ void Fabric::flow_done(std::uint32_t id)
   SimTime at            = std::max(left + f.latency, lane.last_delivery);
   lane.last_delivery    = at;
   lane.active           = false;
-  ++lane.deliveries;
-  if (delivering_lane_.size() <= f.slot)
-    delivering_lane_.resize(pool_.size());
-  delivering_lane_[f.slot] = f.lane;
-  p.head_arrival           = std::min(at, f.started + f.first_latency);
-  p.tail_arrival           = at;
-  p.at_vertex              = static_cast<std::uint32_t>(topo_.host_vertex(p.dst));
+  p.head_arrival        = std::min(at, f.started + f.first_latency);
+  p.tail_arrival        = at;
+  p.at_vertex           = static_cast<std::uint32_t>(topo_.host_vertex(p.dst));
   // Critical paths: the flows ending at this date share one event, scheduled by whichever step set the earliest
   // date last; each delivery walks back to the step its own transfer started from instead (the transfer, start
   // to delivery, is one wire segment), and the next message of its lane starts from there too.
-  const std::uint32_t cause = f.cause;
-  sched_.at_caused_by(cause, at, this, kFlowDeliver, f.slot);
+  const std::uint32_t from = f.cause;
+  if (ahead_[p.dst]) { // its endpoint's receive event is its delivery (Endpoint::deliver_ahead)
+    ++totals_.delivered;
+    if (!lane.forget_pending) {
+      lane.forget_pending = true;
+      forget_.emplace(at.ps(), f.lane);
+    }
+    const WireCause wire = sched_.causes() ? WireCause{cause(kFlowDeliver, f.slot), from} : WireCause{};
+    endpoints_[p.dst]->deliver_ahead(std::move(p), at, wire); // (moved out before anything may grow the pool)
+    free_.push_back(f.slot);
+  } else {
+    ++lane.deliveries;
+    if (delivering_lane_.size() <= f.slot)
+      delivering_lane_.resize(pool_.size());
+    delivering_lane_[f.slot] = f.lane;
+    sched_.at_caused_by(from, at, this, kFlowDeliver, f.slot);
+  }
   if (!lane.waiting.empty()) {
     std::uint32_t next = lane.waiting.front();
     lane.waiting.pop_front();
-    flow_begin(next, f.lane, cause);
+    flow_begin(next, f.lane, from);
+  }
+}
+
+void Fabric::forget_idle_lanes()
+{
+  const std::int64_t now = sched_.now().ps();
+  while (!forget_.empty() && forget_.top().first <= now) {
+    const std::uint32_t id = forget_.top().second;
+    forget_.pop();
+    LaneTable::Lane& lane = lanes_[id];
+    lane.forget_pending   = false;
+    if (lane.last_delivery.ps() > now) { // a later delivery since: forget it after that one
+      lane.forget_pending = true;
+      forget_.emplace(lane.last_delivery.ps(), id);
+    } else if (!lane.active && lane.waiting.empty() && lane.deliveries == 0) {
+      lanes_.erase(id);
+    }
   }
 }
 
@@ -339,7 +369,7 @@ void Fabric::flow_deliver(std::uint32_t slot)
   ++totals_.delivered;
   const std::uint32_t id = delivering_lane_[slot];
   LaneTable::Lane& lane  = lanes_[id];
-  if (--lane.deliveries == 0 && !lane.active && lane.waiting.empty())
+  if (--lane.deliveries == 0 && !lane.active && lane.waiting.empty() && !lane.forget_pending)
     lanes_.erase(id); // idle: nothing to keep in order behind it (a flow starting later is delivered later anyway)
   hand_over(slot);
 }

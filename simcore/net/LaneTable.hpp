@@ -30,6 +30,7 @@ public:
     double bytes         = 0;           ///< drop-tail watch: wire bytes of its active and waiting packets
     double pace          = 0;           ///< ... its active flow's pace (DropTailWatch::pace)
     std::uint32_t shared = 0;           ///< ... and its active flow's id in the sharing (MaxMinSharing)
+    bool forget_pending  = false;       ///< a delivery handed over ahead: in the fabric's list of lanes to forget
   };
 
   /// The lane of (`src`, `flow`), made (idle) if there was none.

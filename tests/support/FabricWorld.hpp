@@ -29,7 +29,7 @@ struct Probe final : Endpoint {
   std::vector<std::pair<std::int64_t, Packet>> got;
   void deliver(Packet&& p) override { got.emplace_back(sched->now().ps(), std::move(p)); }
   bool takes_ahead() const override { return ahead; }
-  void deliver_ahead(Packet&& p, SimTime arrival, const CauseLabel&) override
+  void deliver_ahead(Packet&& p, SimTime arrival, const net::WireCause&) override
   {
     ++taken_ahead;
     got.emplace_back(arrival.ps(), std::move(p));

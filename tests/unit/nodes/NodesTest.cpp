@@ -1,5 +1,6 @@
 // The FPGA node: memory pipelining and how the RDMA POE composes its latencies.
 #include "nodes/memory/MemoryPort.hpp"
+#include "nodes/transport/RxPipe.hpp"
 #include "tests/support/RunScenario.hpp"
 
 #include <fmt/format.h>
@@ -18,6 +19,38 @@ TEST(MemoryPort, StreamsAtBandwidthAndPaysLatencyOnce)
   // After an idle period the bus starts at once.
   EXPECT_EQ(m.access(SimTime::us(10), Bytes{64}), SimTime::us(10) + SimTime::ns(4) + SimTime::ns(250));
   EXPECT_EQ(m.bytes(), 8256u);
+}
+
+// The NIC engines' receive pipe: each event takes its own packet, so packets handed over ahead out of the order of
+// their arrivals (flows over paths of different lengths) leave in the order of their dates, as do packets that
+// enter at their arrival.
+TEST(RxPipe, EachEventTakesItsOwnPacketWhateverTheOrderTheyCameIn)
+{
+  struct Owner final : EventHandler {
+    Scheduler* s       = nullptr;
+    nodes::RxPipe* pipe = nullptr;
+    std::string got;
+    void on_event(std::uint32_t, std::uint64_t place) override
+    {
+      got += fmt::format("{}@{} ", pipe->take(place).seq, s->now().ps() / 1000);
+    }
+  };
+  Scheduler sched;
+  Owner owner;
+  nodes::RxPipe pipe(sched, &owner, 0);
+  owner.s    = &sched;
+  owner.pipe = &pipe;
+  auto packet = [](std::uint32_t seq) {
+    net::Packet p;
+    p.seq = seq;
+    return p;
+  };
+  const SimTime latency = SimTime::ns(200);
+  pipe.push_ahead(packet(1), SimTime::ns(900), latency, {}); // a long path, handed over first
+  pipe.push_ahead(packet(2), SimTime::ns(300), latency, {}); // a short one, arriving first
+  pipe.push(packet(3), latency);                            // in at 0
+  sched.run_standalone();
+  EXPECT_EQ(owner.got, "3@200 2@500 1@1100 ");
 }
 
 namespace {

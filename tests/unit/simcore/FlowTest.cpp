@@ -649,3 +649,36 @@ TEST(FlowFabric, AResolveFractionDeliversEverythingWithFewerSolvesNearTheExactTi
   EXPECT_NEAR(static_cast<double>(last[1]), static_cast<double>(last[0]), 0.02 * static_cast<double>(last[0]))
       << exact.output << " | " << approx.output;
 }
+
+TEST(FlowFabric, AHostThatTakesPacketsAheadGetsTheSameDeliveriesWithoutTheirEvents)
+{
+  // A flow's end fixes its delivery date: an endpoint that takes packets ahead (Endpoint::takes_ahead, the NIC
+  // engines' receive pipes) gets it then, with that date, and the fabric spends no delivery event. Host 0 sends a
+  // 100-segment message and a one-packet one on one flow identity (delivered together, in order), host 1 one
+  // message to host 2 beside them, and host 0 a third message on the first identity at 20 us, after the lane's
+  // deliveries (the lane is forgotten by then and made anew: the same date as a fresh one).
+  auto run = [](bool ahead) {
+    return nafsim::testing::run_isolated([ahead] {
+      World w(star(3), flowcfg(Forwarding::StoreAndForward));
+      for (HostId h = 1; h < 3; ++h) {
+        w.probes[h]->ahead = ahead;
+        w.fabric->attach(h, w.probes[h].get());
+      }
+      w.run([&] {
+        w.probes[0]->send(1, 100000, 0, 5, 1000);
+        w.probes[0]->send(1, 64, 1, 5, 0);
+        w.probes[1]->send(2, 50000, 2, 6, 1000);
+        w.sim.scheduler().call_at(SimTime::us(20), [&] { w.probes[0]->send(1, 64, 3, 5, 0); });
+      });
+      return fmt::format("{} events, {} ahead, {}| {}", w.sim.scheduler().events_processed(),
+                         w.probes[1]->taken_ahead + w.probes[2]->taken_ahead, arrivals(w, 1), arrivals(w, 2));
+    });
+  };
+  auto by_event = run(false), ahead = run(true);
+  ASSERT_EQ(by_event.exit_code, 0) << by_event.output;
+  ASSERT_EQ(ahead.exit_code, 0) << ahead.output;
+  // The third message: 20 us + 2 x 5.12 ns (64 B, store-and-forward) + 2 x 10 + 300 ns.
+  const std::string deliveries = "0:8400000 1:8400000 3:20330240 | 2:4400000 ";
+  EXPECT_EQ(by_event.output, "16 events, 0 ahead, " + deliveries);
+  EXPECT_EQ(ahead.output, "12 events, 4 ahead, " + deliveries);
+}
