@@ -214,8 +214,7 @@ void TcpPoe::execute(QpId s, tcp::Actions& acts)
     } else if (auto* ad = std::get_if<tcp::ArmAckTimer>(&a)) {
       ss.ack_token = ad->token;
       ss.ack_due   = ad->at;
-      cancel_delayed_ack(ss); // (none pending: a connection arms one only when none is armed)
-      ss.ack_event      = sched_.at(ad->at, this, kAckDelay, s);
+      ss.ack_event      = sched_.at(ad->at, this, kAckDelay, s); // (a connection arms one only when none is armed)
       ss.ack_event_live = true;
     } else if (auto* d = std::get_if<tcp::Deliver>(&a)) {
       ss.delivered = d->to;

@@ -171,9 +171,9 @@ void Fabric::hand_over_ahead(std::uint32_t slot)
 {
   Packet& p = pool_[slot];
   ++totals_.delivered; // (no faults: never corrupted)
-  p.head_arrival          = p.tail_arrival;
-  const SimTime arrival   = p.tail_arrival;
-  const WireCause wire    = sched_.causes() ? WireCause{cause(kArrive, slot), sched_.cause_mark()} : WireCause{};
+  p.head_arrival        = p.tail_arrival;
+  const SimTime arrival = p.tail_arrival;
+  const WireCause wire  = sched_.causes() ? WireCause{cause(kArrive, slot), sched_.cause_mark()} : WireCause{};
   endpoints_[p.dst]->deliver_ahead(std::move(p), arrival, wire); // (moved out before anything may grow the pool)
   free_.push_back(slot);
 }
