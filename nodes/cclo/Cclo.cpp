@@ -350,6 +350,14 @@ bool Cclo::on_completion(const roce::Completion& c)
   return true;
 }
 
+namespace {
+std::uint32_t rx_parse_cause()
+{
+  static const std::uint32_t rx = cause_what("Rx system", "signature parse");
+  return rx;
+}
+} // namespace
+
 bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
 {
   if (m.verb != roce::Verb::Send) {
@@ -360,9 +368,42 @@ bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
       data_->memory.at(host_).write(m.addr, take_payload(m.msg));
     return true;
   }
-  const AppHeader& h = m.header;
-  if ((h[0] & kMagic) != kMagic)
+  auto a = arrive(m, sched_.now());
+  if (!a)
     return false;
+  // The Rx system parses the signature, then files the Rx buffer or queues the notification for the
+  // firmware (STS_RNDZV).
+  std::uint64_t slot;
+  if (free_parses_.empty()) {
+    slot = parses_.size();
+    parses_.push_back(*a);
+  } else {
+    slot = free_parses_.back();
+    free_parses_.pop_back();
+    parses_[slot] = *a;
+  }
+  sched_.at(sched_.now() + cycles(cfg_.txrx.rx_cycles), &rx_parse_, 0, slot,
+            CauseLabel::at_host(rx_parse_cause(), host_));
+  return true;
+}
+
+PoeListener::Late Cclo::parse_delay(const roce::InboundMessage& m) const
+{
+  if (core_.trace || m.verb != roce::Verb::Send || !ours(m))
+    return {};
+  return {cycles(cfg_.txrx.rx_cycles), CauseLabel::at_host(rx_parse_cause(), host_)};
+}
+
+void Cclo::on_inbound_parsed(const roce::InboundMessage& m, SimTime due)
+{
+  parse(*arrive(m, due));
+}
+
+std::optional<Cclo::Arrival> Cclo::arrive(const roce::InboundMessage& m, SimTime at)
+{
+  const AppHeader& h = m.header;
+  if (!ours(m))
+    return std::nullopt;
   auto type     = static_cast<Msg>((h[0] >> 32) & 0xFF);
   auto src      = static_cast<std::uint32_t>(h[0] & 0xFFFF);
   auto recv_buf = m.recv_wr_id;
@@ -370,26 +411,13 @@ bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
     data_->memory.at(host_).write(rbm_.address(recv_buf), take_payload(m.msg));
   if (type == Msg::Stream && data_) // the kernel's stream data, where the receiver keeps it
     data_->memory.at(host_).write(h[2], take_payload(m.msg));
-  // The Rx system parses the signature, then files the Rx buffer or queues the notification for the
-  // firmware (STS_RNDZV).
-  static const std::uint32_t rx = cause_what("Rx system", "signature parse");
   if (core_.trace) {
     static constexpr const char* kinds[] = {"?", "eager", "rendezvous init", "rendezvous done", "notify", "stream"};
     const auto t = static_cast<std::uint8_t>(type);
-    core_.trace->span(core_.trace_pid, kRxTrack, kinds[t < 6 ? t : 0], sched_.now(),
-                      sched_.now() + cycles(cfg_.txrx.rx_cycles), fmt::format(R"({{"from":{}}})", src));
+    core_.trace->span(core_.trace_pid, kRxTrack, kinds[t < 6 ? t : 0], at, at + cycles(cfg_.txrx.rx_cycles),
+                      fmt::format(R"({{"from":{}}})", src));
   }
-  std::uint64_t slot;
-  if (free_parses_.empty()) {
-    slot = parses_.size();
-    parses_.push_back(Arrival{type, src, h, recv_buf});
-  } else {
-    slot = free_parses_.back();
-    free_parses_.pop_back();
-    parses_[slot] = Arrival{type, src, h, recv_buf};
-  }
-  sched_.at(sched_.now() + cycles(cfg_.txrx.rx_cycles), &rx_parse_, 0, slot, CauseLabel::at_host(rx, host_));
-  return true;
+  return Arrival{type, src, h, recv_buf};
 }
 
 void Cclo::RxParse::on_event(std::uint32_t, std::uint64_t slot)

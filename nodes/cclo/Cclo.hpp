@@ -65,6 +65,11 @@ public:
   // From the node: POE notices addressed to the CCLO (returns false if not).
   bool on_completion(const roce::Completion& c);
   bool on_inbound(QpId qp, const roce::InboundMessage& m);
+  /// The Rx system's parse delay for a message it takes (a SEND with the CCLO's signature; none for others, or in a
+  /// traced run, whose trace records the arrival at its own moment): the transport may then hand the message over
+  /// once, at its due date + that delay, to on_inbound_parsed, which does what on_inbound and the parse do.
+  PoeListener::Late parse_delay(const roce::InboundMessage& m) const;
+  void on_inbound_parsed(const roce::InboundMessage& m, SimTime due);
 
   // TxSystem
   void send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes, Stream data,
@@ -121,6 +126,10 @@ private:
     Cclo& c_;
   };
   void parse(const Arrival& a);
+  /// A SEND landed at `at` (its payload where the receiver keeps it, its parse traced); nothing if it does not
+  /// carry the CCLO's signature.
+  std::optional<Arrival> arrive(const roce::InboundMessage& m, SimTime at);
+  static bool ours(const roce::InboundMessage& m) { return (m.header[0] & kMagic) == kMagic; }
 
   static constexpr std::uint64_t kWrBase  = 1ULL << 62;
   static constexpr std::uint64_t kMagic   = 0xCC10ULL << 48;

@@ -114,6 +114,16 @@ void FpgaNode::on_inbound(QpId qp, const roce::InboundMessage& m)
   wake_waiters();
 }
 
+PoeListener::Late FpgaNode::inbound_delay(QpId, const roce::InboundMessage& m) const
+{
+  return cclo_ ? cclo_->parse_delay(m) : Late{};
+}
+
+void FpgaNode::on_inbound_late(QpId, const roce::InboundMessage& m, SimTime due)
+{
+  cclo_->on_inbound_parsed(m, due); // (a delay comes only from the CCLO, for a message it takes)
+}
+
 template <class T, class Match>
 T FpgaNode::take(ActorContext& ctx, std::deque<T>& from, Match match, const WaitReason& what)
 {

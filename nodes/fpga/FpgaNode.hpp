@@ -83,6 +83,8 @@ public:
 
   void on_completion(QpId qp, const roce::Completion& c) override;
   void on_inbound(QpId qp, const roce::InboundMessage& m) override;
+  Late inbound_delay(QpId qp, const roce::InboundMessage& m) const override;
+  void on_inbound_late(QpId qp, const roce::InboundMessage& m, SimTime due) override;
 
 private:
   void wake_waiters();

@@ -149,12 +149,19 @@ void RdmaPoe::notify_after_writes(Notice n)
 {
   // Notifications leave in order, each once every payload before it is in memory; (critical paths) a notice that
   // waits, waits for the payload's writes.
-  notices_.push(std::move(n), writes_done_, [&] {
+  auto why = [&] {
     static const std::uint32_t writes = cause_what(
         "RoCE POE", fmt::format("payload written to memory at {:.1f} Gb/s before the completion",
                                 memory_.engine(Engine::PoeWrite).bandwidth().bps / 1e9));
     return CauseLabel::at_host(writes, host_);
-  });
+  };
+  // An inbound message its listener takes a fixed delay later (the CCLO's Rx parse) goes then, in one event (a
+  // traced run keeps the two: its trace records each at its own moment, in the order they happen).
+  if (n.inbound && !trace_)
+    if (PoeListener::Late late = listener_.inbound_delay(n.qp, n.message); late.delay > SimTime{})
+      if (notices_.push_late(n, writes_done_, late.delay, kLateNotice, late.label, why))
+        return;
+  notices_.push(std::move(n), writes_done_, why);
 }
 
 void RdmaPoe::arm_timer(QpId qp, const ArmTimer& t)
@@ -577,6 +584,11 @@ void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
       execute(static_cast<QpId>(arg), scratch_);
       break;
     case kNotify: notify(now); break;
+    case kLateNotice: {
+      auto [n, due] = notices_.take_late(arg);
+      listener_.on_inbound_late(n.qp, n.message, due);
+      break;
+    }
     default:
       break;
   }

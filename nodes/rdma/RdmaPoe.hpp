@@ -80,7 +80,7 @@ public:
   CauseLabel cause(std::uint32_t kind, std::uint64_t arg) const override;
 
 private:
-  enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kRnrTimer, kNotify, kAckTimer };
+  enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kRnrTimer, kNotify, kAckTimer, kLateNotice };
   struct Qp {
     net::HostId peer;
     QpId remote_qpn;

@@ -9,6 +9,7 @@
 #include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -24,9 +25,7 @@ public:
   template <class Why>
   void push(Notice n, SimTime writes_done, Why&& why)
   {
-    SimTime at = std::max(sched_.now(), writes_done);
-    if (!queued_.empty())
-      at = std::max(at, queued_.back().first);
+    const SimTime at = due(writes_done);
     if (in_event_ && at == sched_.now() && queued_.empty()) {
       due_now_.push_back(std::move(n));
       return;
@@ -41,6 +40,50 @@ public:
     sched_.at(at, owner_, kind_);
   }
   void push(Notice n, SimTime writes_done) { push(std::move(n), writes_done, [] { return CauseLabel{}; }); }
+
+  /// A notice its consumer takes `delay` after it falls due, with nothing at the due date itself that anyone else
+  /// observes (PoeListener::inbound_delay): handed over once, at due + delay, through the owner's event of
+  /// `late_kind` whose argument take_late() reads, instead of the notice's event at its due date and the consumer's
+  /// event after it (issue 53). Its due date still holds back the notices pushed after it. `consumer` labels the
+  /// delay (critical paths), what the notice waited for (as push labels it) its lead-in. Returns false, and `n` is
+  /// left as it was, when the notice would be handed over at the end of the owner's event running now: push() then
+  /// hands it over there and the consumer runs its delay itself.
+  template <class Why>
+  bool push_late(Notice& n, SimTime writes_done, SimTime delay, std::uint32_t late_kind, const CauseLabel& consumer,
+                 Why&& why)
+  {
+    const SimTime now = sched_.now();
+    const SimTime at  = due(writes_done);
+    if (in_event_ && at == now && queued_.empty())
+      return false;
+    std::uint64_t slot;
+    if (free_late_.empty()) {
+      slot = late_.size();
+      late_.emplace_back(at, std::move(n));
+    } else {
+      slot = free_late_.back();
+      free_late_.pop_back();
+      late_[slot] = {at, std::move(n)};
+    }
+    late_due_ = std::max(late_due_, at);
+    if (sched_.causes()) {
+      CauseLabel lead = owner_->cause(kind_, 0);
+      if (at > now)
+        if (CauseLabel label = why(); label.what != 0)
+          lead = label;
+      sched_.at(at + delay, owner_, late_kind, slot, CausalGraph::with_lead(consumer, lead, at));
+    } else {
+      sched_.at(at + delay, owner_, late_kind, slot);
+    }
+    return true;
+  }
+  /// At the owner's event of `late_kind` with argument `slot`: the notice, and the date it fell due.
+  std::pair<Notice, SimTime> take_late(std::uint64_t slot)
+  {
+    std::pair<Notice, SimTime> r{std::move(late_[slot].second), late_[slot].first};
+    free_late_.push_back(slot);
+    return r;
+  }
 
   /// At the owner's event of `kind`: the notice due.
   Notice pop()
@@ -65,12 +108,24 @@ public:
   }
 
 private:
+  /// When a notice whose payload is written by `writes_done` falls due: not before the notices ahead of it.
+  SimTime due(SimTime writes_done) const
+  {
+    SimTime at = std::max({sched_.now(), writes_done, late_due_});
+    if (!queued_.empty())
+      at = std::max(at, queued_.back().first);
+    return at;
+  }
+
   Scheduler& sched_;
   EventHandler* owner_;
   std::uint32_t kind_;
   Fifo<std::pair<SimTime, Notice>> queued_; ///< (a ring buffer: a deque allocated a block every few notices)
   bool in_event_ = false;
   std::vector<Notice> due_now_;
+  std::vector<std::pair<SimTime, Notice>> late_; ///< notices handed over late (push_late), by slot: due date, notice
+  std::vector<std::uint64_t> free_late_;         ///< ... slots free again
+  SimTime late_due_;                             ///< the latest due date of a notice pushed late
 };
 
 } // namespace nafsim::nodes

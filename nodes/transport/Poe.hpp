@@ -8,6 +8,7 @@
 #include "nodes/platform/ConnectionId.hpp"
 #include "protocols/roce/Actions.hpp"
 #include "protocols/roce/Responder.hpp"
+#include "simcore/engine/CausalGraph.hpp"
 #include "simcore/net/Endpoint.hpp"
 
 #include <functional>
@@ -24,6 +25,18 @@ class PoeListener {
 public:
   virtual void on_completion(QpId qp, const roce::Completion& c) = 0;
   virtual void on_inbound(QpId qp, const roce::InboundMessage& m) = 0;
+
+  /// An inbound message this listener takes a fixed `delay` after it falls due, with nothing at the due date itself
+  /// that anyone else observes (the CCLO's Rx system parses a SEND rx_cycles after it landed), and what the delay
+  /// is spent on. A delay above zero lets the engine hand it over once, through on_inbound_late at due + delay,
+  /// instead of on_inbound at the due date and the listener's own event after it (issue 53). None by default.
+  struct Late {
+    SimTime delay;
+    CauseLabel label;
+  };
+  virtual Late inbound_delay(QpId /*qp*/, const roce::InboundMessage& /*m*/) const { return {}; }
+  /// A message inbound_delay gave a delay for, at its due date `due` + that delay.
+  virtual void on_inbound_late(QpId qp, const roce::InboundMessage& m, SimTime /*due*/) { on_inbound(qp, m); }
 
 protected:
   ~PoeListener() = default;

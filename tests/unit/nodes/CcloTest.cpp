@@ -181,6 +181,28 @@ void expect_verified(const ScenarioRun& run, const std::string& what)
 
 } // namespace
 
+// The Rx system's parse, taken with the notice of the message it parses in one event of the RoCE POE (an untraced
+// run) or as the notice's event and then its own (a traced run, whose trace records each at its moment): the same
+// dates to the picosecond, eager and rendezvous, so the merge moves nothing (issue 53).
+TEST(CcloRxParse, TakenWithItsNoticeMovesNoDate)
+{
+  for (std::string proto : {R"("eager", "algorithm": "ring")", R"("rendezvous")"}) {
+    const std::string s = bench("allreduce", 8, fmt::format(R"(, "protocol": {})", proto));
+    auto merged = run_scenario_isolated(s);
+    auto apart  = run_scenario_isolated(s, {}, "messages");
+    ASSERT_TRUE(merged.ok) << merged.error;
+    ASSERT_TRUE(apart.ok) << apart.error;
+    auto const& a = merged.tables.at("collective_ranks");
+    auto const& b = apart.tables.at("collective_ranks");
+    ASSERT_EQ(a.rows.size(), b.rows.size());
+    for (std::size_t i = 0; i < a.rows.size(); ++i) {
+      EXPECT_EQ(a.rows[i].at("start_us"), b.rows[i].at("start_us")) << proto << " row " << i;
+      EXPECT_EQ(a.rows[i].at("end_us"), b.rows[i].at("end_us")) << proto << " row " << i;
+    }
+    EXPECT_EQ(merged.tables.at("cclo").rows, apart.tables.at("cclo").rows) << proto;
+  }
+}
+
 class EveryCollective : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
 TEST_P(EveryCollective, DeliversTheRightBytes)

@@ -1,5 +1,6 @@
 // The FPGA node: memory pipelining and how the RDMA POE composes its latencies.
 #include "nodes/memory/MemoryPort.hpp"
+#include "nodes/transport/NoticeQueue.hpp"
 #include "nodes/transport/RxPipe.hpp"
 #include "tests/support/RunScenario.hpp"
 
@@ -51,6 +52,50 @@ TEST(RxPipe, EachEventTakesItsOwnPacketWhateverTheOrderTheyCameIn)
   pipe.push(packet(3), latency);                            // in at 0
   sched.run_standalone();
   EXPECT_EQ(owner.got, "3@200 2@500 1@1100 ");
+}
+
+// The NIC engines' completion queue: a notice its consumer takes a fixed delay after it falls due (the CCLO's Rx
+// parse) is handed over once, at that later date, and still holds back the notices pushed after it; without the
+// delay each notice is an event, and the consumer's delay another. A notice falling due at the end of the owner's
+// running event is not taken late: it goes there, as push() hands it.
+TEST(NoticeQueue, ANoticeItsConsumerTakesLaterGoesOnceAndHoldsTheNextBehindIt)
+{
+  enum : std::uint32_t { kNotify, kLate, kInside };
+  struct Owner final : EventHandler {
+    Scheduler* s                  = nullptr;
+    nodes::NoticeQueue<int>* q    = nullptr;
+    std::string got;
+    bool inside_taken_late = true;
+    void on_event(std::uint32_t kind, std::uint64_t arg) override
+    {
+      q->begin_event();
+      if (kind == kNotify) {
+        got += fmt::format("{}@{} ", q->pop(), s->now().ps() / 1000);
+      } else if (kind == kLate) {
+        auto [n, due] = q->take_late(arg);
+        got += fmt::format("{}@{}(due {}) ", n, s->now().ps() / 1000, due.ps() / 1000);
+      } else {
+        int n             = 3;
+        inside_taken_late = q->push_late(n, s->now(), SimTime::ns(50), kLate, CauseLabel{}, [] { return CauseLabel{}; });
+        if (!inside_taken_late)
+          q->push(n, s->now());
+      }
+      q->end_event([&](int& n) { got += fmt::format("{}@{}(at the event's end) ", n, s->now().ps() / 1000); });
+    }
+  };
+  Scheduler sched;
+  Owner owner;
+  nodes::NoticeQueue<int> q(sched, &owner, kNotify);
+  owner.s = &sched;
+  owner.q = &q;
+  int first = 1;
+  ASSERT_TRUE(q.push_late(first, SimTime::ns(300), SimTime::ns(100), kLate, CauseLabel{}, [] { return CauseLabel{}; }));
+  q.push(2, SimTime::ns(100)); // written by 100 ns, but behind the first, due at 300 ns
+  sched.at(SimTime::ns(1000), &owner, kInside);
+  sched.run_standalone();
+  EXPECT_EQ(owner.got, "2@300 1@400(due 300) 3@1000(at the event's end) ");
+  EXPECT_FALSE(owner.inside_taken_late);
+  EXPECT_EQ(sched.events_processed(), 3u); // the notice taken late: one event, not its own and its consumer's
 }
 
 namespace {
