@@ -345,8 +345,10 @@ std::uint32_t RdmaPoe::stage_request(QpId id, const roce::RequestPacket& p, SimT
     if (o.accepted && p.data.offset + len >= o.length) { // the last byte enters the transmit path
       if (flow_) // ... once the wire has drained to within tx_prefetch of it (see pull())
         accepted = std::exchange(o.accepted, nullptr);
-      else
+      else if (trace_ || sched_.causes())
         sched_.call_at(std::max(now, payload), std::exchange(o.accepted, nullptr));
+      else // (told at the end of the pull)
+        accepted_.emplace_back(std::max(now, payload), std::exchange(o.accepted, nullptr));
     }
   }
   staged_.push_back(Staged{Wire{p}, ready, tail, id, q.req.epoch(), true, std::move(accepted),
@@ -403,6 +405,17 @@ void RdmaPoe::sent(Staged& done, std::uint64_t payload, const net::Packet& pkt, 
 }
 
 std::optional<net::Packet> RdmaPoe::pull()
+{
+  const std::uint64_t wakes = tx_wake_.scheduled();
+  auto packet               = pull_staged();
+  for (auto& [date, fn] : accepted_)
+    if (tx_wake_.scheduled() == wakes || !tx_wake_.ride(date, fn))
+      sched_.call_at(date, std::move(fn));
+  accepted_.clear();
+  return packet;
+}
+
+std::optional<net::Packet> RdmaPoe::pull_staged()
 {
   SimTime now = sched_.now();
   // 1. Acknowledgements first, unless a READ response of the same queue pair is still staged.
@@ -573,7 +586,7 @@ void RdmaPoe::on_event(std::uint32_t kind, std::uint64_t arg)
   notices_.begin_event();
   switch (kind) {
     case kRx: receive(now, arg); break;
-    case kTxWake: tx_wake_.fire(); break;
+    case kTxWake: tx_wake_.fire(arg); break;
     case kTimer: on_retransmit_timer(static_cast<QpId>(arg), now); break;
     case kRnrTimer:
       qps_[arg].req.on_timer(qps_[arg].rnr_token, now, scratch_);

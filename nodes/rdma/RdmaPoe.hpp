@@ -143,6 +143,12 @@ private:
   net::Packet make_packet(const Qp& q, roce::Wire w, SimTime tail_ready = {}) const;
   void arm_timer(QpId qp, const roce::ArmTimer& t);
   void notify_after_writes(Notice n);
+  /// pull() without its messages' acceptances, which stage_request holds in accepted_ with their dates: told at the
+  /// end of the pull, each riding the payload wake-up the pull scheduled at its date (the message's last byte is
+  /// ready when its packet is), else through an event of its own (issue 53). Runs that trace or record causes keep
+  /// the event: the trace and the firmware's causes record it.
+  std::optional<net::Packet> pull_staged();
+  std::vector<std::pair<SimTime, std::function<void()>>> accepted_;
 
   net::HostId host_;
   PoeConfig cfg_;

@@ -8,6 +8,10 @@
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Fabric.hpp"
 
+#include <functional>
+#include <utility>
+#include <vector>
+
 namespace nafsim::nodes {
 
 class TxWake {
@@ -25,15 +29,37 @@ public:
     const SimTime now = sched_.now();
     if (wake_at_ > ready || wake_at_ <= now) {
       wake_at_ = ready;
+      ++scheduled_; // (the event's argument: the riders it carries, below)
       if (why.what != 0)
-        sched_.at(ready, owner_, kind_, 0, why);
+        sched_.at(ready, owner_, kind_, scheduled_, why);
       else
-        sched_.at(ready, owner_, kind_);
+        sched_.at(ready, owner_, kind_, scheduled_);
     }
   }
-  /// At the owner's event: the port has something to send.
-  void fire()
+  /// Wake-ups scheduled so far (the last one's date: ride()).
+  std::uint64_t scheduled() const { return scheduled_; }
+  /// `fn` runs at the start of the wake-up the last at() scheduled, if that one is due at `date`: one event for both
+  /// (the RoCE POE's acceptance of a message whose last byte is ready when its packet is; issue 53). False, `fn`
+  /// left as it was, otherwise.
+  bool ride(SimTime date, std::function<void()>& fn)
   {
+    if (scheduled_ == 0 || wake_at_ != date)
+      return false;
+    riders_.emplace_back(scheduled_, std::move(fn));
+    return true;
+  }
+  /// At the owner's event (its argument `event`): what rides it, then the port has something to send.
+  void fire(std::uint64_t event = 0)
+  {
+    for (std::size_t i = 0; i < riders_.size();) {
+      if (riders_[i].first != event) {
+        ++i;
+        continue;
+      }
+      auto fn = std::move(riders_[i].second);
+      riders_.erase(riders_.begin() + static_cast<std::ptrdiff_t>(i));
+      fn();
+    }
     if (sched_.now() >= wake_at_)
       wake_at_ = SimTime::max();
     fabric_.tx_ready(host_);
@@ -46,6 +72,8 @@ private:
   net::Fabric& fabric_;
   net::HostId host_;
   SimTime wake_at_ = SimTime::max();
+  std::uint64_t scheduled_ = 0;
+  std::vector<std::pair<std::uint64_t, std::function<void()>>> riders_; ///< (wake-up, what runs at its start)
 };
 
 } // namespace nafsim::nodes
