@@ -1,6 +1,7 @@
 #include "nodes/cclo/Firmware.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <fmt/format.h>
 
 namespace nafsim::nodes {
@@ -15,7 +16,43 @@ const FirmwareCosts& Firmware::costs() const
   return core_.cfg.firmware;
 }
 
+CauseLabel Firmware::label(const char* what)
+{
+  auto [it, added] = causes_.try_emplace(what, 0);
+  if (added)
+    it->second = cause_what("firmware", what);
+  return CauseLabel::at_host(it->second, core_.host);
+}
+
+TaskContext::Sleep Firmware::defer(unsigned cycles, const char* what)
+{
+  if (core_.trace || cycles == 0)
+    return charge(cycles, what);
+  if (owed_cycles_ > 0) // (one owed charge at a time: the earlier one and this one now)
+    return charge(cycles, what);
+  owed_cycles_ = cycles;
+  owed_what_   = what;
+  return ctx_->no_wait();
+}
+
 TaskContext::Sleep Firmware::charge(unsigned cycles, const char* what)
+{
+  if (owed_cycles_ == 0)
+    return charge_now(cycles, what);
+  // What defer() left owed, then this: one sleep, its first part the owed charge's (critical paths: the lead-in).
+  const SimTime owed = core_.cycles(std::exchange(owed_cycles_, 0));
+  core_.counters.uc_busy += owed;
+  if (cycles == 0)
+    return ctx_->sleep_for(owed, ctx_->scheduler().causes() ? label(owed_what_) : CauseLabel{});
+  const SimTime t = core_.cycles(cycles);
+  core_.counters.uc_busy += t;
+  CauseLabel l;
+  if (ctx_->scheduler().causes())
+    l = CausalGraph::with_lead(label(what), label(owed_what_), now() + owed);
+  return ctx_->sleep_for(owed + t, l);
+}
+
+TaskContext::Sleep Firmware::charge_now(unsigned cycles, const char* what)
 {
   if (cycles == 0)
     return ctx_->no_wait();
@@ -23,14 +60,7 @@ TaskContext::Sleep Firmware::charge(unsigned cycles, const char* what)
   core_.counters.uc_busy += t;
   if (core_.trace)
     core_.trace->span(core_.trace_pid, kUcTrack, what, now(), now() + t, fmt::format(R"({{"cycles":{}}})", cycles));
-  CauseLabel label;
-  if (ctx_->scheduler().causes()) {
-    auto [it, added] = causes_.try_emplace(what, 0);
-    if (added)
-      it->second = cause_what("firmware", what);
-    label = CauseLabel::at_host(it->second, core_.host);
-  }
-  return ctx_->sleep_for(t, label);
+  return ctx_->sleep_for(t, ctx_->scheduler().causes() ? label(what) : CauseLabel{});
 }
 
 void Firmware::check_error() const

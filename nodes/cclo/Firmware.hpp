@@ -80,6 +80,13 @@ public:
   const FirmwareCosts& costs() const;
   /// Spend `cycles` of micro-controller time on `what` (its name on the micro-controller's trace track).
   TaskContext::Sleep charge(unsigned cycles, const char* what = "step");
+  /// `cycles` of micro-controller time on `what`, spent with the next charge (one sleep for both: issue 53) or at
+  /// settle(), whichever comes first; the caller observes and does nothing others see until then (the schedule
+  /// executor's step before its move). An untraced run only: a traced one charges at once (the awaitable returned
+  /// then sleeps), its trace in order.
+  TaskContext::Sleep defer(unsigned cycles, const char* what = "step");
+  /// Spend what defer() left owed.
+  TaskContext::Sleep settle() { return charge(0, nullptr); }
   /// Trace tracks of the CCLO's blocks in the node's trace process (--trace blocks).
   static constexpr std::uint32_t kUcTrack = 100;
   /// start_move(): a move instruction to the data mover; its status joins STS_DMA_MOVE.
@@ -179,6 +186,10 @@ private:
   std::uint64_t seen_  = 0;     ///< notifications that had arrived at the last lookup
   std::string waits_for_;       ///< what the current call's last failed lookup waited for
   std::unordered_map<const char*, std::uint32_t> causes_; ///< critical paths: the label of each primitive's name
+  unsigned owed_cycles_   = 0;       ///< defer(): cycles charged with the next charge
+  const char* owed_what_  = nullptr; ///< ... on what
+  CauseLabel label(const char* what);
+  TaskContext::Sleep charge_now(unsigned cycles, const char* what);
 };
 
 } // namespace nafsim::nodes

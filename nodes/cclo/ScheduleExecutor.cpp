@@ -179,7 +179,9 @@ Task<> ScheduleExecutor::issue(std::size_t i)
 {
   const Op& op        = s_->ops[i];
   st_->ops[i].issued = true;
-  co_await fw_.charge(fw_.costs().step);
+  // The step's cycles go with the op's first charge (its move's issue, its notification), or at the end: what the
+  // op does before that reads and writes only the firmware's own state (take_address takes the notice walk() saw).
+  co_await fw_.defer(fw_.costs().step);
   switch (op.kind) {
     case OpKind::Send:
     case OpKind::CombineSend: co_await issue_send(i, op); break;
@@ -195,6 +197,7 @@ Task<> ScheduleExecutor::issue(std::size_t i)
       break;
     case OpKind::WaitNotify: --core_.notifies[call_.host(op.peer)]; break;
   }
+  co_await fw_.settle();
   auto const& os = st_->ops[i];
   if (os.pending == 0 && !os.await_done)
     st_->mark_done(i);
