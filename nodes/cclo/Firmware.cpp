@@ -26,9 +26,7 @@ CauseLabel Firmware::label(const char* what)
 
 TaskContext::Sleep Firmware::defer(unsigned cycles, const char* what)
 {
-  if (core_.trace || cycles == 0)
-    return charge(cycles, what);
-  if (owed_cycles_ > 0) // (one owed charge at a time: the earlier one and this one now)
+  if (core_.trace || cycles == 0 || owed_cycles_ > 0) // (one owed at a time: an earlier one goes with this, now)
     return charge(cycles, what);
   owed_cycles_ = cycles;
   owed_what_   = what;
