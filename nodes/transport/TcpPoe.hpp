@@ -15,6 +15,7 @@
 // their record goes; when the consumer has no room (no free Rx buffer) the stream stalls, the bytes
 // stay in the session's receive buffer, its window closes, and the engine offers the record again
 // after `consumer_poll`. Notifications wait until the data they announce is in memory.
+// One class, a file per mechanism: TcpPoeWrites.cpp, TcpPoeTransmit.cpp, TcpPoeReceive.cpp, TcpPoe.cpp (the rest).
 
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"

@@ -1,0 +1,137 @@
+// The TCP engine's receive side (nodes/transport/TcpPoe.hpp): the shared receive FIFO (rx_fifo), and the records
+// of a session's in-order stream, each placed where it goes (a SEND where the receive provider says, a WRITE at its
+// address) as its bytes are consumed, a READ request served, a READ response completed.
+#include "nodes/transport/TcpPoe.hpp"
+
+#include "protocols/roce/Wire.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <stdexcept>
+
+namespace nafsim::nodes {
+
+bool TcpPoe::open_record(QpId s)
+{
+  Session& ss = sessions_[s];
+  auto it     = ss.heads.find(ss.consumed);
+  if (it == ss.heads.end())
+    throw SimulationError(fmt::format("host {} session {}: stream byte {} starts no known record", host_, s,
+                                      ss.consumed));
+  RxRecord r{it->second};
+  ss.heads.erase(ss.heads.begin(), std::next(it));
+  switch (r.head.kind) {
+    case RecordKind::Send: {
+      roce::RecvOffer o = provider_ ? provider_(r.head.header) : roce::RecvOffer{};
+      if (o.status == roce::RecvOffer::Status::NotReady) { // no room: the stream stalls
+        ss.heads.emplace(r.head.start, r.head);
+        ss.stalled = true;
+        ++c_.consumer_stalls;
+        sched_.after(timing_.consumer_poll, this, kPoll, s);
+        return false;
+      }
+      if (o.status == roce::RecvOffer::Status::Unclaimed)
+        throw SimulationError(fmt::format("host {}: a {}-byte message from host {} arrived and nothing receives "
+                                          "messages on this engine",
+                                          host_, r.head.bytes, ss.peer));
+      if (o.recv.length < r.head.bytes)
+        throw SimulationError(fmt::format("host {}: a {}-byte message from host {} does not fit its {}-byte "
+                                          "receive buffer",
+                                          host_, r.head.bytes, ss.peer, o.recv.length));
+      r.addr    = o.recv.local_addr;
+      r.recv_wr = o.recv.wr_id;
+      break;
+    }
+    case RecordKind::Write: r.addr = r.head.remote_addr; break;
+    case RecordKind::ReadRequest: break;
+    case RecordKind::ReadResponse: r.addr = reads_.at(r.head.wr_id).local_addr; break;
+  }
+  ss.current = r;
+  return true;
+}
+
+bool TcpPoe::fifo_room(SimTime now)
+{
+  if (cfg_.rx_fifo.count == 0)
+    return true;
+  while (!fifo_.empty() && fifo_.front().first <= now) {
+    fifo_bytes_ -= fifo_.front().second;
+    fifo_.pop_front();
+  }
+  return cfg_.rx_fifo.count > fifo_bytes_ && cfg_.rx_fifo.count - fifo_bytes_ > cfg_.rx_fifo_min_free.count;
+}
+
+void TcpPoe::consume(QpId s)
+{
+  Session& ss = sessions_[s];
+  while (ss.consumed < ss.delivered && !ss.stalled) {
+    if (!ss.current && !open_record(s))
+      return;
+    RxRecord& r         = *ss.current;
+    std::uint64_t end   = r.head.start + r.head.bytes;
+    std::uint64_t upto  = std::min(ss.delivered, end);
+    std::uint64_t off   = ss.consumed - r.head.start;
+    std::uint64_t piece = upto - ss.consumed;
+    if (r.head.kind != RecordKind::ReadRequest) {
+      SimTime done = memory_.write(Engine::PoeWrite, sched_.now(), r.addr + off, Bytes{piece}, copy_cap_).last;
+      writes_done_ = std::max(writes_done_, done);
+      if (cfg_.rx_fifo.count > 0) {
+        fifo_.emplace_back(done, piece);
+        fifo_bytes_ += piece;
+      }
+      r.checksum += roce::range_checksum(r.head.msg, off, off + piece);
+    }
+    ss.consumed = upto;
+    ss.conn.consumed(piece, scratch_);
+    if (upto < end)
+      continue;
+    ++c_.records_received;
+    RxRecord done = std::move(*ss.current);
+    ss.current.reset();
+    record_done(s, std::move(done));
+  }
+  if (!scratch_.empty())
+    execute(s, scratch_);
+}
+
+void TcpPoe::record_done(QpId s, RxRecord done)
+{
+  switch (done.head.kind) {
+    case RecordKind::Send:
+    case RecordKind::Write: {
+      roce::InboundMessage m;
+      m.verb       = done.head.kind == RecordKind::Send ? roce::Verb::Send : roce::Verb::Write;
+      m.msg        = done.head.msg;
+      m.addr       = done.addr;
+      m.bytes      = done.head.bytes;
+      m.checksum   = done.checksum;
+      m.recv_wr_id = done.recv_wr;
+      m.header     = done.head.header;
+      notify_after_writes(Notice{s, true, {}, m});
+      break;
+    }
+    case RecordKind::ReadRequest: { // serve it: stream the bytes back from memory
+      TxRecord resp;
+      resp.verb        = roce::Verb::Read;
+      resp.report      = false;
+      resp.head.kind   = RecordKind::ReadResponse;
+      resp.head.bytes  = std::max<std::uint64_t>(done.head.length, 1);
+      resp.head.msg    = done.head.msg;
+      resp.head.wr_id  = done.head.wr_id;
+      resp.local_addr  = done.head.remote_addr;
+      append(s, std::move(resp));
+      break;
+    }
+    case RecordKind::ReadResponse: {
+      roce::Completion c;
+      c.wr_id = done.head.wr_id;
+      c.verb  = roce::Verb::Read;
+      c.bytes = reads_.at(done.head.wr_id).length;
+      reads_.erase(done.head.wr_id);
+      notify_after_writes(Notice{s, false, c, {}});
+      break;
+    }
+  }
+}
+
+} // namespace nafsim::nodes

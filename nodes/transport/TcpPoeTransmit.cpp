@@ -1,0 +1,156 @@
+// The TCP engine's transmit side (nodes/transport/TcpPoe.hpp): segments staged up to tx_prefetch ahead of the port
+// while their bytes come from the transmit buffer in memory (or the application's stream), pulled by the port pure
+// ACKs first, then data round robin over the sessions; a segment that carries a session's ACK cancels its delayed ACK.
+#include "nodes/transport/TcpPoe.hpp"
+
+#include <algorithm>
+
+namespace nafsim::nodes {
+
+net::Packet TcpPoe::make_packet(const Session& ss, Packet body) const
+{
+  net::Packet p;
+  p.src        = host_;
+  p.dst        = ss.peer;
+  p.wire_bytes = fabric_.config().ethernet.wire_bytes(cfg_.headers.count + body.seg.len);
+  p.flow       = ss.flow;
+  // Deterministic drop rules name the segment by its index in the stream.
+  p.seq  = static_cast<std::uint32_t>(body.seg.len ? body.seg.seq / cfg_.mss() : UINT32_MAX);
+  p.body = std::move(body);
+  return p;
+}
+
+SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, SimTime now, std::uint32_t& paced)
+{
+  std::uint64_t slot = buffer_base_ + std::uint64_t{id} * cfg_.tx_buffer.count + seg.seq % cfg_.tx_buffer.count;
+  const bool host    = is_host(slot);
+  // Device memory: the engine's own channel to its buffers; host memory: the NIC reads over PCIe.
+  auto read_back = [&](SimTime at) {
+    return memory_.read_done(host ? Engine::PoeRead : Engine::TxBufRead, at, slot, Bytes{seg.len});
+  };
+  if (seg.seq + seg.len <= ss.max_sent) // a retransmission: from the transmit buffer
+    return read_back(now);
+  // First transmission: the application's bytes go into the transmit buffer (on a host: the kernel
+  // copies them from the user buffer), then out of it.
+  SimTime in = now;
+  for (auto const& r : ss.tx) {
+    std::uint64_t a = std::max(seg.seq, r.head.start), b = std::min(seg.seq + seg.len, r.head.start + r.head.bytes);
+    if (a >= b || r.head.kind == RecordKind::ReadRequest) // no bytes here, or the engine's own control bytes
+      continue;
+    std::uint64_t off = a - r.head.start;
+    auto len          = static_cast<std::uint32_t>(b - a);
+    SimTime t;
+    if (r.source)
+      t = std::max(now, r.source(off, len));
+    else if (host)
+      t = copy_.stream(now, Bytes{len}, copy_cap_).last;
+    else
+      t = memory_.read_done(Engine::PoeRead, now, r.local_addr + off, Bytes{len});
+    if (t > in)
+      paced = r.payload_cause;
+    in = std::max(in, t);
+  }
+  // tx_status_latency: a write's data enters the stack only after its status.
+  for (auto it = std::upper_bound(ss.pushed.begin(), ss.pushed.end(), seg.seq,
+                                  [](std::uint64_t v, auto const& e) { return v < e.first; });
+       it != ss.pushed.end(); ++it) {
+    in = std::max(in, it->second);
+    if (it->first >= seg.seq + seg.len)
+      break;
+  }
+  ss.max_sent = std::max(ss.max_sent, seg.seq + seg.len);
+  if (host)
+    return read_back(in);
+  return read_back(memory_.write_done(Engine::TxBufWrite, in, slot, Bytes{seg.len}));
+}
+
+void TcpPoe::cancel_delayed_ack(Session& ss)
+{
+  if (!ss.ack_event_live)
+    return;
+  sched_.cancel(ss.ack_event);
+  ss.ack_event_live = false;
+}
+
+void TcpPoe::refill(SimTime now)
+{
+  while ((staged_bytes_ < timing_.tx_prefetch.count || staged_.empty()) && !data_rr_.empty()) {
+    QpId id = data_rr_.front();
+    data_rr_.pop_front();
+    Session& ss = sessions_[id];
+    ss.in_data  = false;
+    if (!ss.conn.next())
+      continue; // re-enters on its next WantTx
+    Packet pkt;
+    pkt.seg             = ss.conn.commit(now, scratch_);
+    cancel_delayed_ack(ss);
+    pkt.seg.dst_session = ss.remote;
+    SimTime ready       = now + timing_.tx_latency;
+    CauseLabel why{};
+    if (pkt.seg.len > 0) {
+      std::uint32_t paced = 0;
+      const SimTime data  = payload_ready(ss, id, pkt.seg, now, paced);
+      if (data > ready && sched_.causes()) {
+        static const std::uint32_t buffer = cause_what("TCP POE", "payload through the transmit buffer");
+        why = CauseLabel::at_host(paced != 0 ? paced : buffer, host_);
+      }
+      ready = std::max(ready, data);
+      for (auto const& r : ss.tx)
+        if (r.head.start >= pkt.seg.seq && r.head.start < pkt.seg.seq + pkt.seg.len)
+          pkt.heads.push_back(r.head);
+    }
+    staged_bytes_ += pkt.seg.len;
+    staged_.push_back(Staged{std::move(pkt), ready, id, why});
+    execute(id, scratch_);
+    if (!ss.in_data && ss.conn.next()) {
+      ss.in_data = true;
+      data_rr_.push_back(id);
+    }
+  }
+}
+
+std::optional<net::Packet> TcpPoe::pull()
+{
+  SimTime now = sched_.now();
+  // 1. Pure ACKs (window updates, answers to data) first.
+  while (!ctrl_.empty()) {
+    QpId id = ctrl_.front();
+    ctrl_.pop_front();
+    Session& ss = sessions_[id];
+    ss.in_ctrl  = false;
+    if (!ss.conn.ack_pending())
+      continue; // a data segment carried it
+    Packet pkt;
+    pkt.seg             = ss.conn.take_ack();
+    cancel_delayed_ack(ss);
+    pkt.seg.dst_session = ss.remote;
+    return make_packet(ss, std::move(pkt));
+  }
+  // 2. Data.
+  refill(now);
+  while (!staged_.empty()) {
+    Staged& s = staged_.front();
+    Session& ss = sessions_[s.session];
+    if (s.pkt.seg.len > 0 && s.pkt.seg.seq + s.pkt.seg.len <= ss.conn.unacknowledged()) {
+      ++c_.stale_discarded; // acknowledged while staged (a go-back resent it needlessly)
+      staged_bytes_ -= s.pkt.seg.len;
+      staged_.pop_front();
+      refill(now);
+      continue;
+    }
+    if (s.ready > now) {
+      tx_wake_.at(s.ready, s.why);
+      return std::nullopt;
+    }
+    Staged done = std::move(staged_.front());
+    staged_.pop_front();
+    staged_bytes_ -= done.pkt.seg.len;
+    ss.conn.stamp(done.pkt.seg);
+    cancel_delayed_ack(ss);
+    refill(now);
+    return make_packet(ss, std::move(done.pkt));
+  }
+  return std::nullopt;
+}
+
+} // namespace nafsim::nodes
