@@ -373,15 +373,7 @@ bool Cclo::on_inbound(QpId, const roce::InboundMessage& m)
     return false;
   // The Rx system parses the signature, then files the Rx buffer or queues the notification for the
   // firmware (STS_RNDZV).
-  std::uint64_t slot;
-  if (free_parses_.empty()) {
-    slot = parses_.size();
-    parses_.push_back(*a);
-  } else {
-    slot = free_parses_.back();
-    free_parses_.pop_back();
-    parses_[slot] = *a;
-  }
+  const std::uint32_t slot = parses_.put(std::move(*a));
   sched_.at(sched_.now() + cycles(cfg_.txrx.rx_cycles), &rx_parse_, 0, slot,
             CauseLabel::at_host(rx_parse_cause(), host_));
   return true;
@@ -422,9 +414,7 @@ std::optional<Cclo::Arrival> Cclo::arrive(const roce::InboundMessage& m, SimTime
 
 void Cclo::RxParse::on_event(std::uint32_t, std::uint64_t slot)
 {
-  const Arrival a = c_.parses_[slot];
-  c_.free_parses_.push_back(slot);
-  c_.parse(a);
+  c_.parse(c_.parses_.take(static_cast<std::uint32_t>(slot)));
 }
 
 void Cclo::parse(const Arrival& a)

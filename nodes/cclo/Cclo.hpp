@@ -15,6 +15,7 @@
 #include "nodes/memory/DataPlane.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
 #include "protocols/collectives/Selection.hpp"
+#include "simcore/engine/SlotPool.hpp"
 
 #include <deque>
 #include <fmt/format.h>
@@ -147,8 +148,7 @@ private:
   std::unique_ptr<DataMover> dmp_;
   std::unique_ptr<Firmware> fw_;
   RxParse rx_parse_{*this};
-  std::vector<Arrival> parses_;            ///< the parses under way, by slot
-  std::vector<std::uint64_t> free_parses_; ///< ... slots free again
+  SlotPool<Arrival> parses_; ///< the parses under way, by slot
   std::uint64_t spare_base_;
   std::uint64_t spare_stride_; ///< spare buffer k is at spare_base_ + k * spare_stride_ (2 MiB aligned)
   std::uint64_t control_addr_;

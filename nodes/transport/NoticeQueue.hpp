@@ -8,6 +8,7 @@
 
 #include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
+#include "simcore/engine/SlotPool.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -56,15 +57,7 @@ public:
     const SimTime at  = due(writes_done);
     if (in_event_ && at == now && queued_.empty())
       return false;
-    std::uint64_t slot;
-    if (free_late_.empty()) {
-      slot = late_.size();
-      late_.emplace_back(at, std::move(n));
-    } else {
-      slot = free_late_.back();
-      free_late_.pop_back();
-      late_[slot] = {at, std::move(n)};
-    }
+    const std::uint32_t slot = late_.put({std::move(n), at});
     late_due_ = std::max(late_due_, at);
     if (sched_.causes()) {
       CauseLabel lead = owner_->cause(kind_, 0);
@@ -80,9 +73,7 @@ public:
   /// At the owner's event of `late_kind` with argument `slot`: the notice, and the date it fell due.
   std::pair<Notice, SimTime> take_late(std::uint64_t slot)
   {
-    std::pair<Notice, SimTime> r{std::move(late_[slot].second), late_[slot].first};
-    free_late_.push_back(slot);
-    return r;
+    return late_.take(static_cast<std::uint32_t>(slot));
   }
 
   /// At the owner's event of `kind`: the notice due.
@@ -123,9 +114,8 @@ private:
   Fifo<std::pair<SimTime, Notice>> queued_; ///< (a ring buffer: a deque allocated a block every few notices)
   bool in_event_ = false;
   std::vector<Notice> due_now_;
-  std::vector<std::pair<SimTime, Notice>> late_; ///< notices handed over late (push_late), by slot: due date, notice
-  std::vector<std::uint64_t> free_late_;         ///< ... slots free again
-  SimTime late_due_;                             ///< the latest due date of a notice pushed late
+  SlotPool<std::pair<Notice, SimTime>> late_; ///< notices handed over late (push_late), by slot: notice, due date
+  SimTime late_due_;                          ///< the latest due date of a notice pushed late
 };
 
 } // namespace nafsim::nodes

@@ -59,6 +59,8 @@ private:
   Scheduler& sched_;
   EventHandler* owner_;
   std::uint32_t kind_;
+  // (SlotPool's numbering, by hand: a packet read in place is freed without the reset SlotPool::release makes, 224
+  // bytes written per packet, 1 % of a ring's instructions)
   std::vector<net::Packet> slots_;
   std::vector<std::uint32_t> free_; ///< places free again, the last freed taken first
 };

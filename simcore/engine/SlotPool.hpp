@@ -30,6 +30,27 @@ public:
     items_[id] = T{};
     free_.push_back(id);
   }
+  /// A number holding `value` (acquire() and an assignment, without making a default T first on reuse) ...
+  std::uint32_t put(T&& value)
+  {
+    if (free_.empty()) {
+      items_.push_back(std::move(value));
+      return static_cast<std::uint32_t>(items_.size() - 1);
+    }
+    const std::uint32_t id = free_.back();
+    free_.pop_back();
+    items_[id] = std::move(value);
+    return id;
+  }
+  /// ... and the record moved out, its number released (what stays behind is a moved-from T, not reset: a record
+  /// passed through once per message costs no extra write).
+  T take(std::uint32_t id)
+  {
+    assert(id < items_.size());
+    T value = std::move(items_[id]);
+    free_.push_back(id);
+    return value;
+  }
   T& operator[](std::uint32_t id)
   {
     assert(id < items_.size());
