@@ -157,45 +157,6 @@ void Scheduler::cancel(EventId id)
   }
 }
 
-Scheduler::Entry Scheduler::heap_pop()
-{
-  auto& b0 = buckets_[0];
-  if (head0_ == b0.size()) {
-    b0.clear();
-    head0_ = 0;
-    unsigned i = 1;
-    while (buckets_[i].empty())
-      ++i;
-    auto& bi = buckets_[i];
-    std::int64_t lo = bi[0].t;
-    for (auto const& e : bi)
-      lo = std::min(lo, e.t);
-    last_ = lo;
-    for (auto const& e : bi)
-      buckets_[radix_bucket(e.t, last_)].push_back(e);
-    bi.clear();
-    // Ties run in scheduling order with no sort: every bucket holds its entries in key order (a push appends the
-    // newest key; a refill splits the first non-empty bucket, in order, into empty lower ones).
-    assert(std::is_sorted(b0.begin(), b0.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; }));
-  }
-  --heap_size_;
-  return b0[head0_++];
-}
-
-std::int64_t Scheduler::heap_next_time()
-{
-  if (head0_ < buckets_[0].size())
-    return last_;
-  for (unsigned i = 1; i < buckets_.size(); ++i)
-    if (!buckets_[i].empty()) {
-      std::int64_t lo = buckets_[i][0].t;
-      for (auto const& e : buckets_[i])
-        lo = std::min(lo, e.t);
-      return lo;
-    }
-  return INT64_MAX;
-}
-
 void Scheduler::call_at(SimTime t, std::function<void()> fn, CauseLabel label)
 {
   at(t, callbacks_.get(), 0, callbacks_->add(std::move(fn)), label);
@@ -512,7 +473,7 @@ void Scheduler::loop()
     }
     // Only background actors' sleeps are pending while normal actors are left: those all wait, and nothing can
     // wake them (background actors wake no one).
-    if (live_normal_ > 0 && heap_size_ == background_sleeps_ && pending_.empty()) {
+    if (live_normal_ > 0 && queue_.size() == background_sleeps_ && pending_.empty()) {
       error_ = std::make_exception_ptr(DeadlockError(deadlock_report()));
       break;
     }

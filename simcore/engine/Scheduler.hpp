@@ -15,6 +15,7 @@
 
 #include "simcore/engine/CausalGraph.hpp"
 #include "simcore/engine/EventProfile.hpp"
+#include "simcore/engine/EventQueue.hpp"
 #include "simcore/engine/Task.hpp"
 #include "simcore/units/Units.hpp"
 
@@ -23,7 +24,6 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
-#include <array>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -186,16 +186,9 @@ public:
 private:
   friend class ActorContext;
   friend class TaskContext;
-  // Pending events are 16-byte entries (date, insertion order << 24 | payload slot) in a radix heap:
-  // the kernel is monotone (nothing is scheduled before the last date taken), so an entry sits in the
-  // bucket of the highest bit where its date differs from that date; push is O(1), pop amortised
-  // O(log range) with sequential memory access, and bucket 0 (dates equal to the last one) is a FIFO
-  // kept in insertion order, so ties run in scheduling order.
-  struct Entry {
-    std::int64_t t;
-    std::uint64_t key;
-    bool before(const Entry& o) const { return t != o.t ? t < o.t : key < o.key; }
-  };
+  // Pending events are 16-byte entries (date, insertion order << 24 | payload slot) in the event queue
+  // (EventQueue.hpp: a radix heap), taken in (date, key) order: ties run in scheduling order.
+  using Entry = QueueEntry;
   struct Payload {
     EventHandler* h; ///< nullptr once cancelled
     std::uint64_t arg;
@@ -203,19 +196,10 @@ private:
     std::uint32_t kind;
   };
   static constexpr unsigned kSlotBits = 24;
-  static unsigned radix_bucket(std::int64_t t, std::int64_t last)
-  {
-    auto x = static_cast<std::uint64_t>(t) ^ static_cast<std::uint64_t>(last);
-    return x == 0 ? 0u : 64u - static_cast<unsigned>(__builtin_clzll(x));
-  }
-  void heap_push(Entry e)
-  {
-    buckets_[radix_bucket(e.t, last_)].push_back(e);
-    ++heap_size_;
-  }
-  Entry heap_pop();
-  bool heap_empty() const { return heap_size_ == 0; }
-  std::int64_t heap_next_time();
+  void heap_push(Entry e) { queue_.push(e); }
+  Entry heap_pop() { return queue_.pop(); }
+  bool heap_empty() const { return queue_.empty(); }
+  std::int64_t heap_next_time() { return queue_.next_time(); }
   enum class ActorState { Running, Blocked, Pending, Finished };
   struct ActorSlot;
   class CallbackHandler;
@@ -245,10 +229,7 @@ private:
   std::vector<std::function<std::string()>> notes_;
   std::vector<std::function<std::string(const std::string&)>> failure_notes_;
   std::uint64_t seq_ = 1; // 0 never names a live event
-  std::array<std::vector<Entry>, 65> buckets_;
-  std::size_t head0_     = 0; ///< next entry of bucket 0
-  std::size_t heap_size_ = 0;
-  std::int64_t last_     = 0; ///< date of the last entry taken
+  EventQueue queue_;
   std::vector<Payload> payloads_;
   std::vector<std::uint32_t> free_payloads_;
   std::vector<ActorSlot> actors_;
@@ -297,7 +278,7 @@ private:
     std::uint64_t key = (seq_++ << kSlotBits) | slot;
     payloads_[slot]   = Payload{h, arg, key, kind};
     heap_push(Entry{t.ps(), key});
-    peak_pending_ = std::max(peak_pending_, heap_size_);
+    peak_pending_ = std::max(peak_pending_, queue_.size());
     return key;
   }
   /// A payload slot when none is free (SimulationError beyond 2^kSlotBits pending events).
