@@ -64,17 +64,10 @@ std::uint32_t DataMover::first_byte_cause()
 void DataMover::finish_at(SimTime t, std::function<void()> fn, const Pace* engine, SimTime first,
                           std::optional<std::size_t> rx, std::uint64_t addr, std::vector<std::byte> out)
 {
-  std::uint64_t slot;
-  if (free_done_.empty()) {
-    slot = done_.size();
-    done_.push_back(Done{std::move(fn), rx, addr, std::move(out)});
-  } else {
-    slot = free_done_.back();
-    free_done_.pop_back();
-    done_[slot] = Done{std::move(fn), rx, addr, std::move(out)};
-  }
+  const std::uint32_t slot = done_.put(Done{std::move(fn), rx, addr, std::move(out)});
   if (sched_.causes()) {
-    done_cause_.resize(done_.size());
+    if (done_cause_.size() <= slot)
+      done_cause_.resize(slot + 1);
     static const std::uint32_t status = cause_what("data mover", "status");
     done_cause_[slot] = CausalGraph::with_lead(CauseLabel::at_host(engine ? engine_cause(*engine, false) : status, host_),
                                                engine ? first_byte_cause() : 0, first);
@@ -98,9 +91,7 @@ void DataMover::on_event(std::uint32_t kind, std::uint64_t arg)
     try_start();
     return;
   }
-  Done d     = std::move(done_[arg]);
-  done_[arg] = Done{};
-  free_done_.push_back(arg);
+  Done d = done_.take(static_cast<std::uint32_t>(arg));
   if (image_ && !d.out.empty())
     image_->write(d.addr, d.out);
   if (d.rx)

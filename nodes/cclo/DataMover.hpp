@@ -14,6 +14,7 @@
 #include "nodes/memory/MemorySystem.hpp"
 #include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
+#include "simcore/engine/SlotPool.hpp"
 #include "simcore/results/Trace.hpp"
 
 #include <functional>
@@ -172,7 +173,7 @@ private:
     std::uint64_t addr = 0;       ///< image writes: where
     std::vector<std::byte> out{}; ///< ... and what (empty: none)
   };
-  std::vector<Done> done_;
+  SlotPool<Done> done_;
   struct PendingWrite {
     std::uint64_t addr, bytes;
     SimTime done;
@@ -180,7 +181,6 @@ private:
   std::vector<PendingWrite> writes_; ///< results not yet in memory (read-after-write interlock)
   /// When every earlier result a move reads is in memory.
   SimTime operands_ready(const Move& m, SimTime t);
-  std::vector<std::uint64_t> free_done_;
   std::vector<CauseLabel> done_cause_; ///< by slot of done_, when causes are recorded
   std::uint32_t host_ = 0;
   DmpCounters c_;
