@@ -167,13 +167,10 @@ void Fabric::hand_over(std::uint32_t slot)
   free_.push_back(slot);
 }
 
-void Fabric::hand_over_ahead(std::uint32_t slot)
+void Fabric::hand_over_ahead(std::uint32_t slot, SimTime arrival, WireCause wire)
 {
   Packet& p = pool_[slot];
   ++totals_.delivered; // (no faults: never corrupted)
-  p.head_arrival        = p.tail_arrival;
-  const SimTime arrival = p.tail_arrival;
-  const WireCause wire  = sched_.causes() ? WireCause{cause(kArrive, slot), sched_.cause_mark()} : WireCause{};
   endpoints_[p.dst]->deliver_ahead(std::move(p), arrival, wire); // (moved out before anything may grow the pool)
   free_.push_back(slot);
 }
@@ -270,7 +267,9 @@ void Fabric::transmit(std::uint32_t pid, std::uint32_t slot)
   SimTime decide = p.tail_arrival;
   if (port.peer_is_host && ahead_[p.dst] && !faults_.active()) {
     assert(topo_.host_or_none(port.peer) == p.dst && "packet delivered to the wrong host");
-    hand_over_ahead(slot);
+    p.head_arrival = p.tail_arrival;
+    hand_over_ahead(slot, p.tail_arrival,
+                    sched_.causes() ? WireCause{cause(kArrive, slot), sched_.cause_mark()} : WireCause{});
     return;
   }
   if (!port.peer_is_host) {

@@ -89,10 +89,12 @@ private:
   /// The packet in `slot` reached its host: its endpoint takes it straight out of the pool (one copy of its 224
   /// bytes, into the endpoint's receive pipe, instead of two), then the slot is free.
   void hand_over(std::uint32_t slot);
-  /// The packet in `slot` starts its last cable, to a host whose endpoint takes packets ahead
-  /// (Endpoint::takes_ahead) on a fabric without faults: handed over now with the date its last bit arrives, and no
-  /// arrival event (the endpoint's receive event after its pipeline is the packet's next one).
-  void hand_over_ahead(std::uint32_t slot);
+  /// The packet in `slot`, bound for a host whose endpoint takes packets ahead (Endpoint::takes_ahead), handed over
+  /// now with the date its last bit arrives and no arrival event (the endpoint's receive event after its pipeline is
+  /// the packet's next one): at packet fidelity when it starts its last cable on a fabric without faults, at flow
+  /// fidelity when its flow ends; `wire` names what its time on the wire waited for (critical paths). Then the slot
+  /// is free.
+  void hand_over_ahead(std::uint32_t slot, SimTime arrival, WireCause wire);
   std::uint32_t port_id(std::uint32_t vertex, std::uint32_t index) const { return port_base_[vertex] + index; }
   void start_tx(std::uint32_t port);
   /// Port `pid`, idle, starts packet `slot` now (or at the packet's not_before).

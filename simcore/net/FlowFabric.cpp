@@ -325,14 +325,11 @@ void Fabric::flow_done(std::uint32_t id)
   // to delivery, is one wire segment), and the next message of its lane starts from there too.
   const std::uint32_t from = f.cause;
   if (ahead_[p.dst]) { // its endpoint's receive event is its delivery (Endpoint::deliver_ahead)
-    ++totals_.delivered;
     if (!lane.forget_pending) {
       lane.forget_pending = true;
       forget_.emplace(at.ps(), f.lane);
     }
-    const WireCause wire = sched_.causes() ? WireCause{cause(kFlowDeliver, f.slot), from} : WireCause{};
-    endpoints_[p.dst]->deliver_ahead(std::move(p), at, wire); // (moved out before anything may grow the pool)
-    free_.push_back(f.slot);
+    hand_over_ahead(f.slot, at, sched_.causes() ? WireCause{cause(kFlowDeliver, f.slot), from} : WireCause{});
   } else {
     ++lane.deliveries;
     if (delivering_lane_.size() <= f.slot)
