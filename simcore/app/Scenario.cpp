@@ -91,18 +91,23 @@ Scenario load_scenario(const std::string& path, const ScenarioOptions& opt, cons
 
 namespace {
 
+const std::set<std::string>& top_level_keys()
+{
+  static const std::set<std::string> top{"name",     "description", "seed",     "max_sim_time", "critical_path",
+                                         "platform", "workload",    "overrides"};
+  return top;
+}
+
+constexpr const char* kTopLevelKeys =
+    "a scenario has: name, description, seed, max_sim_time, critical_path, platform, workload, overrides";
+
 void check_top_level(const Json& doc, const std::string& origin)
 {
   if (!doc.is_object())
     throw ConfigError(origin, "/", "a scenario is a JSON object with 'platform' and 'workload'");
-  static const std::set<std::string> top{"name",     "description", "seed",     "max_sim_time", "critical_path",
-                                         "platform", "workload",    "overrides"};
   for (auto it = doc.begin(); it != doc.end(); ++it)
-    if (!top.count(it.key()))
-      throw ConfigError(origin, "/" + it.key(),
-                        "unknown key '" + it.key() +
-                            "'; a scenario has: name, description, seed, max_sim_time, critical_path, platform, workload, "
-                            "overrides");
+    if (!top_level_keys().count(it.key()))
+      throw ConfigError(origin, "/" + it.key(), "unknown key '" + it.key() + "'; " + kTopLevelKeys);
 }
 
 /// `--set platform=<preset>` (or a .json file, or an object), and the --set that said so.
@@ -167,11 +172,23 @@ Json resolve_platform(const Json& doc, PlatformSet ps, const std::string& origin
 void apply_overrides(const Json& doc, const ScenarioOptions& opt, const std::string& origin, Json& resolved,
                      config::Origins& origins)
 {
+  // A path must start at a key a scenario has (overrides aside: they are not set by a path): an unknown one would be
+  // added to the scenario and read by nothing.
+  auto check_root = [](const std::string& path, const std::string& where, const std::string& json_path) {
+    const std::string root = path.substr(0, path.find('.'));
+    if (root == "overrides" || !top_level_keys().count(root))
+      throw ConfigError(where, json_path.empty() ? "/" + root : json_path,
+                        "unknown key '" + root + "' at the start of '" + path +
+                            "': a path starts at name, description, seed, max_sim_time, critical_path, platform or "
+                            "workload (e.g. workload.sizes, platform.network.link.rate)");
+  };
   if (doc.contains("overrides")) {
     if (!doc["overrides"].is_object())
       throw ConfigError(origin, "/overrides", "expected an object of \"dotted.path\": value");
-    for (auto it = doc["overrides"].begin(); it != doc["overrides"].end(); ++it)
+    for (auto it = doc["overrides"].begin(); it != doc["overrides"].end(); ++it) {
+      check_root(it.key(), origin, "/overrides/" + it.key());
       config::set_dotted(resolved, it.key(), it.value(), origins, origin + " (overrides." + it.key() + ")");
+    }
   }
   for (auto const& s : opt.sets) {
     if (s.rfind("platform=", 0) == 0)
@@ -181,6 +198,7 @@ void apply_overrides(const Json& doc, const ScenarioOptions& opt, const std::str
     auto eq                 = s.find('=');
     if (eq == std::string::npos || eq == 0)
       throw ConfigError(where, "", "expected path=value, e.g. --set platform.network.link.rate=25Gbps");
+    check_root(s.substr(0, eq), where, "");
     config::set_dotted(resolved, s.substr(0, eq), config::parse_cli_value(s.substr(eq + 1), where), origins, where);
   }
   if (opt.seed)

@@ -102,6 +102,15 @@ TEST(Scenario, BadInputIsExplained)
             "\"1ms\"");
   EXPECT_EQ(error(kOk, {"workload.size"}),
             "--set workload.size: expected path=value, e.g. --set platform.network.link.rate=25Gbps");
+  // A path that starts at no key of a scenario (it was added and read by nothing).
+  EXPECT_EQ(error(kOk, {"message=4KiB"}),
+            "--set message=4KiB: /message: unknown key 'message' at the start of 'message': a path starts at name, "
+            "description, seed, max_sim_time, critical_path, platform or workload (e.g. workload.sizes, "
+            "platform.network.link.rate)");
+  EXPECT_EQ(error(R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrecv"}, "overrides": {"worklaod.op": "send"}})"),
+            "s.json: /overrides/worklaod.op: unknown key 'worklaod' at the start of 'worklaod.op': a path starts at "
+            "name, description, seed, max_sim_time, critical_path, platform or workload (e.g. workload.sizes, "
+            "platform.network.link.rate)");
   EXPECT_EQ(error(kOk, {"platform.network.lnk.rate=1Gbps"}),
             "--set platform.network.lnk.rate=1Gbps: /platform/network/lnk: unknown key 'lnk' (did you mean 'link'?); "
             "allowed keys here: fidelity, flow_sharing, flow_resolve_fraction, link, switch, ethernet, routing, faults (see `nafsim params`)");
