@@ -19,6 +19,7 @@ namespace nafsim::nodes {
 struct CpuConfig {
   SimTime call_overhead = SimTime::ns(300);
   SimTime send_overhead = SimTime::ns(500);
+  SimTime inline_send_overhead = SimTime::ns(500);
   SimTime recv_overhead = SimTime::ns(500);
   SimTime progress_overhead = SimTime::ns(500);
   BitsPerSecond memcpy_rate{80e9};
@@ -29,6 +30,9 @@ struct CpuConfig {
             "entering and leaving one MPI collective call (argument checks, algorithm decision, completion)");
     v.field("send_overhead", send_overhead,
             "CPU time to post one message to the NIC (MPI + transport layer, work request, doorbell)");
+    v.field("inline_send_overhead", inline_send_overhead,
+            "CPU time to post one message that fits the work request (header and data within inline_max): the CPU "
+            "writes it into the request, with no request object and no bounce-buffer copy (UCX's inline send)");
     v.field("recv_overhead", recv_overhead,
             "CPU time to handle one arrival (poll the completion, match it to a receive, bookkeeping)");
     v.field("progress_overhead", progress_overhead,

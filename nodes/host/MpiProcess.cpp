@@ -196,7 +196,10 @@ void MpiProcess::send(net::HostId peer, std::uint64_t seq, std::uint64_t bytes, 
   if (bytes <= cfg_.mpi.eager_threshold.count || eager) {
     ++c_.eager_sent;
     c_.bytes_copied += bytes;
-    cpu(cfg_.cpu.send_overhead + copy_cost(bytes), [this, peer, seq, bytes, msg, hdr, done = std::move(done)] {
+    // A message that fits the work request goes inline (UCX's ucp_tag_send_inline: no request, no bounce copy; the
+    // CPU writes header and data into the request, post_send), at its own cost; any other takes the full send path.
+    const SimTime post = hdr + bytes <= cfg_.inline_max.count ? cfg_.cpu.inline_send_overhead : cfg_.cpu.send_overhead;
+    cpu(post + copy_cost(bytes), [this, peer, seq, bytes, msg, hdr, done = std::move(done)] {
       post_send(peer, hdr + bytes, {kEager | (seq << 8), bytes, 0, msg}, kSendBounce);
       done(); // buffered: the user buffer is free once copied
     });

@@ -197,10 +197,14 @@ TEST(Mpi, PreCallBarrierSkewsTheStartsAndEachRankTimesItself)
     latest_start = std::max(latest_start, ranks.num(i, "start_us"));
     slowest      = std::max(slowest, ranks.num(i, "latency_us"));
   }
-  EXPECT_EQ(ranks.num(1, "start_us"), 0.0) << "rank 1, released first, leaves the barrier first";
-  for (std::size_t i = 2; i < 6; ++i)
-    EXPECT_GT(ranks.num(i, "start_us"), ranks.num(i - 1, "start_us")) << "released in rank order: " << i;
-  EXPECT_GT(latest_start, 3.0) << "four send overheads (1 us) after rank 1";
+  // Open MPI's linear barrier (6 ranks): the root releases ranks 1..5 in rank order with zero-byte sends, which UCX
+  // posts inline (no request, no copy: inline_send_overhead, 0.4 us); its sends complete as posted, so it leaves
+  // first. Ranks 1-4 share its leaf: each leaves one inline post after the one before.
+  EXPECT_EQ(ranks.num(0, "start_us"), 0.0) << "the root leaves the barrier first";
+  for (std::size_t i = 2; i < 5; ++i)
+    EXPECT_NEAR(ranks.num(i, "start_us") - ranks.num(i - 1, "start_us"), 0.4, 1e-3) << "one inline post apart: " << i;
+  EXPECT_GT(ranks.num(5, "start_us"), ranks.num(4, "start_us")) << "released in rank order";
+  EXPECT_GT(latest_start, 1.6);
   auto const& t = run.tables.at("mpi");
   EXPECT_NEAR(t.num(0, "latency_us"), slowest, 1e-3);
   EXPECT_LE(t.num(0, "latency_min_us"), t.num(0, "latency_mean_us"));
@@ -209,7 +213,16 @@ TEST(Mpi, PreCallBarrierSkewsTheStartsAndEachRankTimesItself)
   for (auto const& line : run.summary)
     said = said || line.find("MPI_Barrier (openmpi:linear) before each call") != std::string::npos;
   EXPECT_TRUE(said) << "the summary names the barrier";
-  // Without it every rank starts together.
+  // Without inline sends every release pays the full send path (send_overhead, 1 us): ranks leave 1 us apart.
+  auto full = run_scenario_isolated(
+      mpi_scenario(R"("collective": "allreduce", "ranks": 6, "sizes": ["4KiB"], "pre_barrier": "mpi")",
+                   R"(, "node": {"host": {"inline_max": "0B"}})"));
+  ASSERT_TRUE(full.ok) << full.error;
+  for (std::size_t i = 2; i < 5; ++i)
+    EXPECT_NEAR(full.tables.at("mpi_ranks").num(i, "start_us") - full.tables.at("mpi_ranks").num(i - 1, "start_us"),
+                1.0, 1e-3)
+        << i;
+  // Without the barrier every rank starts together.
   auto flat = run_scenario_isolated(mpi_scenario(R"("collective": "allreduce", "ranks": 6, "sizes": ["4KiB"])"));
   ASSERT_TRUE(flat.ok) << flat.error;
   for (std::size_t i = 0; i < 6; ++i)
