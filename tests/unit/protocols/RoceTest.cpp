@@ -624,3 +624,72 @@ TEST(RoceAck, TimeoutCoalescingStillDeliversExactlyOnceUnderLoss)
   EXPECT_EQ(w.inbound[0].checksum, range_checksum(101, 0, 40 * 4096));
   EXPECT_LT(w.rsp.counters().ack_events, 40u);
 }
+
+TEST(RoceWrite, ARetransmissionOvertakenAgainWaitsForTheTimeoutUnderGoBackN)
+{
+  // IBA go-back-N under reordering alone (what the hosts' 5 % reordering runs show, protocols/roce/README.md): PSN 0
+  // is overtaken, so PSN 1 draws the one NAK for PSN 0 and PSNs 1-2 are dropped; the retransmitted PSN 0 is overtaken
+  // again, so the retransmitted 1-2 are dropped silently (that NAK is already sent); the late PSN 0 fills the gap and
+  // is acknowledged. Nothing is lost, yet nothing asks for PSNs 1-2 again: only the transport timer does.
+  RoceConfig cfg;
+  Requester req(cfg, 2, 0);
+  Responder rsp(cfg, 1, 0);
+  SimTime now;
+  Actions acts;
+  std::vector<std::uint64_t> timer_tokens;
+  std::vector<SimTime> timer_dates;
+  auto keep_timers = [&] {
+    for (auto& a : acts)
+      if (auto* t = std::get_if<ArmTimer>(&a)) {
+        timer_tokens.push_back(t->token);
+        timer_dates.push_back(t->at);
+      }
+    acts.clear();
+  };
+  auto send_all = [&] {
+    std::vector<RequestPacket> sent;
+    while (auto p = req.peek(now)) {
+      req.commit(now, acts);
+      sent.push_back(*p);
+    }
+    keep_timers();
+    return sent;
+  };
+  auto answer = [&] { // the responder's ACKs and NAKs, in order, to the requester
+    while (rsp.has_output()) {
+      auto a = rsp.front_ack();
+      ASSERT_TRUE(a.has_value());
+      rsp.pop_front();
+      req.on_ack(*a, now, acts);
+    }
+    keep_timers();
+  };
+  req.post(WorkRequest{1, Verb::Write, 0x1000, 0x8000, 3 * 4096, 101}, now, acts);
+  keep_timers();
+  auto first = send_all();
+  ASSERT_EQ(first.size(), 3u);
+  rsp.on_request(first[1], now, acts); // PSN 0 overtaken: NAK for 0
+  rsp.on_request(first[2], now, acts);
+  acts.clear();
+  EXPECT_EQ(rsp.counters().naks_sent, 1u);
+  answer(); // the requester goes back to PSN 0
+  auto again = send_all();
+  ASSERT_EQ(again.size(), 3u);
+  EXPECT_EQ(again[0].psn, 0u);
+  rsp.on_request(again[1], now, acts); // the retransmitted PSN 0 overtaken again: dropped without a NAK
+  rsp.on_request(again[2], now, acts);
+  EXPECT_EQ(rsp.counters().naks_sent, 1u);
+  rsp.on_request(first[0], now, acts); // the late original fills the gap
+  rsp.on_request(again[0], now, acts); // its copy is a duplicate
+  acts.clear();
+  answer();
+  EXPECT_FALSE(req.peek(now).has_value()) << "everything was sent; PSNs 1-2 wait for the timer";
+  ASSERT_FALSE(timer_tokens.empty());
+  now = timer_dates.back();
+  req.on_timer(timer_tokens.back(), now, acts);
+  keep_timers();
+  EXPECT_EQ(req.counters().timeouts, 1u);
+  auto resent = send_all();
+  ASSERT_EQ(resent.size(), 2u);
+  EXPECT_EQ(resent[0].psn, 1u);
+}
