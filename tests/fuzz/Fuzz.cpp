@@ -86,7 +86,9 @@ std::vector<Param> load_params()
   if (pipe(fds) != 0)
     return out;
   int devnull = open("/dev/null", O_WRONLY);
-  pid_t pid   = spawn({"params"}, fds[1], devnull, fs::current_path());
+  // One line per parameter: path, type, default, meaning (the default output wraps each meaning below its path, whose
+  // words this reader took for parameters, and puts the type in parentheses).
+  pid_t pid   = spawn({"params", "--one-line"}, fds[1], devnull, fs::current_path());
   close(fds[1]);
   close(devnull);
   FILE* f = fdopen(fds[0], "r");
@@ -111,8 +113,14 @@ std::vector<Param> load_params()
       while (std::getline(ls, item, '|'))
         p.choices.push_back(item);
     }
-    if (!p.path.empty())
-      out.push_back(std::move(p));
+    if (p.path.empty())
+      continue;
+    if (p.path.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_.[]") != std::string::npos || p.type.empty()) {
+      std::cerr << "nafsim-fuzz: cannot read this line of `nafsim params --one-line` (path, type, default, meaning): "
+                << line;
+      std::exit(2);
+    }
+    out.push_back(std::move(p));
   }
   fclose(f);
   waitpid(pid, nullptr, 0);
