@@ -103,7 +103,7 @@ void MpiProcess::post_send(net::HostId peer, std::uint64_t length, const roce::A
   wr.msg        = (h[0] & 0xff) == kFin || (h[0] & 0xff) == kFragment ? next_msg() : h[3];
   wr.header     = h;
   PayloadSource inline_data;
-  if (length <= cfg_.inline_max.count) // the CPU wrote the data into the work request
+  if (fits_inline(length)) // the CPU wrote the data into the work request
     inline_data = [this](std::uint64_t, std::uint32_t) { return sched_.now(); };
   nic_.post_send(qp_of_(peer), wr, std::move(inline_data));
 }
@@ -198,7 +198,7 @@ void MpiProcess::send(net::HostId peer, std::uint64_t seq, std::uint64_t bytes, 
     c_.bytes_copied += bytes;
     // A message that fits the work request goes inline (UCX's ucp_tag_send_inline: no request, no bounce copy; the
     // CPU writes header and data into the request, post_send), at its own cost; any other takes the full send path.
-    const SimTime post = hdr + bytes <= cfg_.inline_max.count ? cfg_.cpu.inline_send_overhead : cfg_.cpu.send_overhead;
+    const SimTime post = fits_inline(hdr + bytes) ? cfg_.cpu.inline_send_overhead : cfg_.cpu.send_overhead;
     cpu(post + copy_cost(bytes), [this, peer, seq, bytes, msg, hdr, done = std::move(done)] {
       post_send(peer, hdr + bytes, {kEager | (seq << 8), bytes, 0, msg}, kSendBounce);
       done(); // buffered: the user buffer is free once copied

@@ -123,6 +123,8 @@ private:
   /// Queue `cost` of CPU work; `then` runs when it is done.
   void cpu(SimTime cost, std::function<void()> then);
   SimTime copy_cost(std::uint64_t bytes) const;
+  /// A SEND of `length` bytes (header included) the CPU writes into the work request itself (inline_max).
+  bool fits_inline(std::uint64_t length) const { return length <= cfg_.inline_max.count; }
   SimTime reduce_cost(std::uint64_t bytes) const;
   void post_send(net::HostId peer, std::uint64_t length, const roce::AppHeader& h, std::uint64_t addr);
   /// An eager message larger than mpi.fragment: its fragments, each copied into a send buffer and posted.

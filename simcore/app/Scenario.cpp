@@ -4,9 +4,11 @@
 #include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "simcore/app/Presets.hpp"
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fmt/format.h>
-#include <set>
+#include <string_view>
 
 namespace fs = std::filesystem;
 
@@ -91,23 +93,32 @@ Scenario load_scenario(const std::string& path, const ScenarioOptions& opt, cons
 
 namespace {
 
-const std::set<std::string>& top_level_keys()
+/// A scenario's keys, in the order its messages name them; overrides last (no path starts there).
+constexpr std::array<std::string_view, 8> kTopLevelKeys{"name",     "description", "seed",     "max_sim_time",
+                                                        "critical_path", "platform", "workload", "overrides"};
+
+bool is_top_level(std::string_view key)
 {
-  static const std::set<std::string> top{"name",     "description", "seed",     "max_sim_time", "critical_path",
-                                         "platform", "workload",    "overrides"};
-  return top;
+  return std::find(kTopLevelKeys.begin(), kTopLevelKeys.end(), key) != kTopLevelKeys.end();
 }
 
-constexpr const char* kTopLevelKeys =
-    "a scenario has: name, description, seed, max_sim_time, critical_path, platform, workload, overrides";
+/// The first `n` keys as "a, b, c" (`last` before the final one: ", " or " or ").
+std::string top_level_list(std::size_t n, std::string_view last)
+{
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i)
+    s += std::string(i == 0 ? "" : i + 1 == n ? last : ", ") + std::string(kTopLevelKeys[i]);
+  return s;
+}
 
 void check_top_level(const Json& doc, const std::string& origin)
 {
   if (!doc.is_object())
     throw ConfigError(origin, "/", "a scenario is a JSON object with 'platform' and 'workload'");
   for (auto it = doc.begin(); it != doc.end(); ++it)
-    if (!top_level_keys().count(it.key()))
-      throw ConfigError(origin, "/" + it.key(), "unknown key '" + it.key() + "'; " + kTopLevelKeys);
+    if (!is_top_level(it.key()))
+      throw ConfigError(origin, "/" + it.key(),
+                        "unknown key '" + it.key() + "'; a scenario has: " + top_level_list(kTopLevelKeys.size(), ", "));
 }
 
 /// `--set platform=<preset>` (or a .json file, or an object), and the --set that said so.
@@ -176,11 +187,11 @@ void apply_overrides(const Json& doc, const ScenarioOptions& opt, const std::str
   // added to the scenario and read by nothing.
   auto check_root = [](const std::string& path, const std::string& where, const std::string& json_path) {
     const std::string root = path.substr(0, path.find('.'));
-    if (root == "overrides" || !top_level_keys().count(root))
+    if (root == "overrides" || !is_top_level(root))
       throw ConfigError(where, json_path.empty() ? "/" + root : json_path,
-                        "unknown key '" + root + "' at the start of '" + path +
-                            "': a path starts at name, description, seed, max_sim_time, critical_path, platform or "
-                            "workload (e.g. workload.sizes, platform.network.link.rate)");
+                        "unknown key '" + root + "' at the start of '" + path + "': a path starts at " +
+                            top_level_list(kTopLevelKeys.size() - 1, " or ") +
+                            " (e.g. workload.sizes, platform.network.link.rate)");
   };
   if (doc.contains("overrides")) {
     if (!doc["overrides"].is_object())
