@@ -73,9 +73,9 @@ for transport in roce tcp udp connectionless; do
 done
 # Software MPI over the hosts' RoCE NICs (issue 28): every collective on 16 ranks, eager (1 KiB) and rendezvous
 # (96 KiB: READs), under 1 % and 10 % loss and 1 % and 5 % reordering (each alone). Each run verifies, or fails on
-# the retry limit with the losses named (UCX's 1.07 s timeout and 7 retries: a lost last packet costs a simulated
-# second); reordering alone never fails (the NIC NAKs a gap once and goes back N; READ
-# responses out of order are placed where they belong, ooo_read_responses of accl-cpu-cx5).
+# the retry limit with the losses named (accl-cpu-cx5's adaptive retransmission: a first timeout of 256 us doubling
+# up to UCX's 1.07 s, the queue pair failing after 7 x 1.07 s without progress); reordering alone never fails (the NIC
+# NAKs a gap once and goes back N; READ responses out of order are placed where they belong, ooo_read_responses).
 mpi_faults=("loss_rate=0.01" "loss_rate=0.1" "reorder_rate=0.01" "reorder_rate=0.05")
 for c in bcast scatter gather allgather reduce allreduce reduce-scatter alltoall barrier; do
   for f in "${mpi_faults[@]}"; do

@@ -131,8 +131,10 @@ void Requester::commit(SimTime now, Actions& out)
     high_psn_ = top;
   sent_any_ = true;
   ++c_.packets_committed;
-  if (!timer_running_)
+  if (!timer_running_) {
+    progress_at_ = now; // the wait for an acknowledgement starts
     restart_timer(now, out);
+  }
 }
 
 void Requester::restart_timer(SimTime now, Actions& out)
@@ -141,7 +143,17 @@ void Requester::restart_timer(SimTime now, Actions& out)
   timer_running_ = true;
   SimTime rto    = cfg_.timeouts.empty() ? SimTime::us(1000) // (RoceConfig::check rejects an empty list)
                                           : cfg_.timeouts[std::min<std::size_t>(retries_, cfg_.timeouts.size() - 1)];
+  if (cfg_.adaptive_retransmission) // capped by the queue pair's own timeout
+    rto = std::min(adp_timeout_ > SimTime::zero() ? adp_timeout_ : cfg_.adaptive_timeout_initial,
+                   cfg_.timeouts.empty() ? rto : cfg_.timeouts.back());
   out.push_back(ArmTimer{now + rto, timer_token_});
+}
+
+void Requester::progressed(SimTime now)
+{
+  retries_     = 0;
+  adp_timeout_ = SimTime::zero(); // NVIDIA's dec_mode "reset to the range's low bound"
+  progress_at_ = now;
 }
 
 void Requester::rewind_to(Psn p)
@@ -194,8 +206,8 @@ void Requester::ack_through(Psn p, SimTime now, Actions& out)
   }
   if (!psn_lt(una_, next))
     return;
-  una_     = next;
-  retries_ = 0;
+  una_ = next;
+  progressed(now);
   complete_front(out);
   // Packets the peer already has need not be sent again.
   if (psn_lt(cursor_psn(), una_) && cur_wr_ < wrs_.size())
@@ -324,8 +336,8 @@ void Requester::on_read_response(const ReadResponsePacket& r, SimTime now, Actio
   }
   // A READ response implicitly acknowledges every earlier PSN (and those placed ahead that it joined).
   if (const Psn done = psn_add(w.first, w.read_received); psn_lt(una_, done)) {
-    una_     = done;
-    retries_ = 0;
+    una_ = done;
+    progressed(now);
   }
   complete_front(out);
   if (anything_unacked()) {
@@ -353,7 +365,18 @@ void Requester::on_timer(std::uint64_t token, SimTime now, Actions& out)
     return;
   }
   ++c_.timeouts;
-  if (++retries_ > cfg_.retry_limit) {
+  ++retries_;
+  if (cfg_.adaptive_retransmission) {
+    // No forward progress for the queue pair's whole retry budget (retry_count x its timeout: the profile's
+    // qp_total_timeout) fails it; until then each consecutive timeout doubles the next, up to the queue pair's own.
+    const SimTime qp_timeout = cfg_.timeouts.empty() ? SimTime::us(1000) : cfg_.timeouts.back();
+    if (now - progress_at_ >= qp_timeout * static_cast<std::int64_t>(cfg_.retry_limit)) {
+      fail(Status::RetryExceeded, una_, retries_, out);
+      return;
+    }
+    const SimTime cur = adp_timeout_ > SimTime::zero() ? adp_timeout_ : cfg_.adaptive_timeout_initial;
+    adp_timeout_      = std::min(cur * std::int64_t{2}, qp_timeout);
+  } else if (retries_ > cfg_.retry_limit) {
     fail(Status::RetryExceeded, una_, retries_, out);
     return;
   }

@@ -2,7 +2,8 @@
 // The send side of a RoCEv2 reliable-connection queue pair (InfiniBand spec ch. 9.7 as reduced by
 // Coyote): PSN assignment, segmentation at the MTU, a window of outstanding work requests,
 // cumulative ACKs, go-back-N on NAK and on retransmission timeout (one timer per QP, reset by
-// progress), a retry limit that fails the queue pair instead of hanging, READ with
+// progress; optionally ConnectX's adaptive retransmission, whose timeout starts short and doubles),
+// a retry limit that fails the queue pair instead of hanging, READ with
 // re-requests after a response gap.
 //
 // Engine-free: inputs come with the current time, outputs are Actions. Packets are offered with
@@ -80,6 +81,7 @@ private:
   void ack_through(Psn p, SimTime now, Actions& out);
   void complete_front(Actions& out);
   void restart_timer(SimTime now, Actions& out);
+  void progressed(SimTime now); ///< the oldest unacknowledged PSN advanced
   /// A READ response is missing at `expected` (of READ `w`): ask for the rest again, unless a re-request from no later
   /// a PSN left less than a round trip ago (what arrives before its responses can is the old stream, which it covers).
   void read_gap(const Pending& w, Psn expected, SimTime now, Actions& out);
@@ -96,6 +98,8 @@ private:
   Psn high_psn_         = 0;
   bool sent_any_        = false;
   unsigned retries_     = 0;
+  SimTime adp_timeout_;          ///< adaptive retransmission: the next timeout (0: the initial one)
+  SimTime progress_at_;          ///< adaptive retransmission: the last progress, or the start of the wait
   std::uint64_t timer_token_ = 0;
   bool timer_running_        = false;
   SimTime rnr_until_;

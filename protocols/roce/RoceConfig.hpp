@@ -20,6 +20,8 @@ struct RoceConfig {
   unsigned rnr_retry_limit = 7;
   SimTime rnr_stall        = SimTime::us(100000);
   bool ooo_read_responses  = false;
+  bool adaptive_retransmission = false;
+  SimTime adaptive_timeout_initial = SimTime::us(64);
 
   config::FieldProblem check() const
   {
@@ -28,6 +30,8 @@ struct RoceConfig {
     for (std::size_t i = 0; i < timeouts.size(); ++i)
       if (timeouts[i] <= SimTime::zero())
         return {"timeouts/" + std::to_string(i), "a retransmission timeout must be longer than 0 (e.g. \"1ms\")"};
+    if (adaptive_retransmission && adaptive_timeout_initial <= SimTime::zero())
+      return {"adaptive_timeout_initial", "with adaptive_retransmission the first timeout must be longer than 0 (e.g. \"64us\")"};
     return {};
   }
 
@@ -69,6 +73,15 @@ struct RoceConfig {
             "out-of-order data placement of READ responses: a response ahead of a gap is placed at its offset and "
             "kept, and the missing ones are asked for again only once the READ's last response has come (or on the "
             "timeout); false: go-back-N, a gap re-requests the rest at once and responses past it are dropped");
+    v.field("adaptive_retransmission", adaptive_retransmission,
+            "NVIDIA ConnectX adaptive retransmission (ROCE_ACCL roce_adp_retrans_en): the first timeout is "
+            "adaptive_timeout_initial, each consecutive timeout doubles it up to the queue pair's timeout (the last "
+            "of timeouts), forward progress (an acknowledgement that advances) resets it, and the queue pair fails "
+            "once nothing has progressed for retry_limit x the queue pair's timeout; false: the timeouts list, "
+            "indexed by consecutive timeouts, and retry_limit counts timeouts");
+    v.field("adaptive_timeout_initial", adaptive_timeout_initial,
+            "with adaptive_retransmission: the first retransmission timeout after progress (the firmware's floor "
+            "is 4 us)");
   }
 };
 

@@ -224,6 +224,59 @@ TEST(RoceWrite, RetryLimitFailsTheQueuePairWithAnError)
   EXPECT_EQ(std::get<Completion>(acts[0]).status, Status::Flushed);
 }
 
+TEST(RoceWrite, AdaptiveRetransmissionStartsShortDoublesAndFailsOnTheQueuePairsBudget)
+{
+  // ConnectX adaptive retransmission (NVIDIA, "Adaptive Retransmission: Parameters Control"): the first timeout is
+  // short, consecutive ones double it up to the queue pair's timeout, and the queue pair fails once nothing has
+  // progressed for retry_count x its timeout (here 3 x 1 ms), not after retry_count timeouts.
+  RoceConfig c;
+  c.timeouts                 = {SimTime::us(1000)};
+  c.retry_limit              = 3;
+  c.adaptive_retransmission  = true;
+  c.adaptive_timeout_initial = SimTime::us(64);
+  Wire2 w(c);
+  w.drop_request = [](auto const&) { return true; };
+  w.post(Verb::Write, 4096, 1);
+  w.run();
+  ASSERT_EQ(w.completions.size(), 1u);
+  EXPECT_EQ(w.completions[0].status, Status::RetryExceeded);
+  // Timeouts at 64, 192, 448, 960 us (doubling), then 1,960, 2,960 (capped at 1 ms) and 3,960 us, the first past the
+  // 3 ms budget: 7 timeouts where the list semantics would fail after 3 + 1.
+  EXPECT_EQ(w.req.counters().timeouts, 7u);
+  EXPECT_EQ(w.now, SimTime::us(3960));
+  EXPECT_EQ(w.req.state(), Requester::State::Error);
+}
+
+TEST(RoceWrite, AdaptiveRetransmissionResetsItsTimeoutOnProgress)
+{
+  RoceConfig c;
+  c.timeouts                 = {SimTime::us(1000)};
+  c.retry_limit              = 7;
+  c.adaptive_retransmission  = true;
+  c.adaptive_timeout_initial = SimTime::us(64);
+  Wire2 w(c);
+  int sends = 0;
+  w.drop_request = [&](auto const&) { return sends++ < 2; }; // the first two transmissions are lost
+  w.post(Verb::Write, 4096, 1);
+  w.run(SimTime::us(300)); // (stops before the disarmed timer's stale date, so w.now is the completion's)
+  ASSERT_EQ(w.completions.size(), 1u);
+  EXPECT_EQ(w.completions[0].status, Status::Success);
+  EXPECT_EQ(w.req.counters().timeouts, 2u);
+  EXPECT_GE(w.now, SimTime::us(192)); // resent at 64 and at 64 + 128 us
+  EXPECT_LT(w.now, SimTime::us(200));
+  // The acknowledgement reset the timeout: the next loss costs the initial 64 us again, not 256.
+  const SimTime t = w.now;
+  sends           = 0;
+  w.drop_request  = [&](auto const&) { return sends++ < 1; };
+  w.post(Verb::Write, 4096, 2);
+  w.run(t + SimTime::us(100));
+  ASSERT_EQ(w.completions.size(), 2u);
+  EXPECT_EQ(w.completions[1].status, Status::Success);
+  EXPECT_EQ(w.req.counters().timeouts, 3u);
+  EXPECT_GE(w.now - t, SimTime::us(64));
+  EXPECT_LT(w.now - t, SimTime::us(70));
+}
+
 TEST(RoceWrite, LostAcksAreCoveredByLaterCumulativeAck)
 {
   Wire2 w;
