@@ -261,7 +261,9 @@ void Requester::on_ack(const AckPacket& a, SimTime now, Actions& out)
       }
       rnr_until_ = now + cfg_.rnr_timeout;
       // An RNR NAK is a response: the transport timer restarts from the resend (IBA: only a missing response
-      // runs it out; RNR NAKs count against rnr_retry_limit alone), so a long back-pressure is not a timeout.
+      // runs it out; RNR NAKs count against rnr_retry_limit alone), so a long back-pressure is not a timeout, nor
+      // time spent against adaptive retransmission's budget.
+      progress_at_ = rnr_until_;
       restart_timer(rnr_until_, out);
       out.push_back(ArmTimer{rnr_until_, kRnrToken | timer_token_});
       return;

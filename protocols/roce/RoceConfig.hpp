@@ -46,10 +46,12 @@ struct RoceConfig {
             config::Limits::between(1, 4096));
     v.field("timeouts", timeouts,
             "retransmission timeout after 0, 1, 2, ... consecutive timeouts (the last repeats); Coyote's "
-            "transport_timer uses 1 ms, 5 ms, 10 ms");
+            "transport_timer uses 1 ms, 5 ms, 10 ms. With adaptive_retransmission only the last counts: the queue "
+            "pair's timeout, the cap of the adaptive ones");
     v.field("retry_limit", retry_limit,
             "consecutive timeouts tolerated; one more fails the queue pair with an error (Coyote's timer stops "
-            "after 4)",
+            "after 4). With adaptive_retransmission: the queue pair fails at the first timeout once nothing has "
+            "progressed for retry_limit x its timeout",
             config::Limits::between(0, 1000));
     v.field("ack_every", ack_every,
             "the responder acknowledges every Nth in-order packet and always the last of a message "
@@ -81,7 +83,8 @@ struct RoceConfig {
             "indexed by consecutive timeouts, and retry_limit counts timeouts");
     v.field("adaptive_timeout_initial", adaptive_timeout_initial,
             "with adaptive_retransmission: the first retransmission timeout after progress (the firmware's floor "
-            "is 4 us)");
+            "is 4 us); like every adaptive timeout capped by the queue pair's own, the last of timeouts (NVIDIA: "
+            "\"capped by QP.ack_timeout, regardless of configured ranges\")");
   }
 };
 

@@ -65,7 +65,8 @@ std::string Fabric::failure_note(const std::string& failure) const
                      "transport's go-back-N recovery (each gap or duplicate answered by resending what follows it) "
                      "did not get through before its retry limit. Lower "
                      "platform.network.faults.reorder_rate / duplicate_rate, or give the transport longer timeouts or "
-                     "more retries (the node's rdma.timeouts and rdma.retry_limit)",
+                     "more retries (the node's rdma.timeouts and rdma.retry_limit; with rdma.adaptive_retransmission, "
+                     "rdma.adaptive_timeout_initial too)",
                      s.empty() ? "" : "\n", t.injected, t.held_back, t.duplicates);
   } else if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0) {
     const auto& eth           = cfg_.ethernet;

@@ -236,14 +236,15 @@ TEST(RoceWrite, AdaptiveRetransmissionStartsShortDoublesAndFailsOnTheQueuePairsB
   c.adaptive_timeout_initial = SimTime::us(64);
   Wire2 w(c);
   w.drop_request = [](auto const&) { return true; };
+  w.now          = SimTime::us(5000); // an idle queue pair: its budget starts with the first packet, not at 0
   w.post(Verb::Write, 4096, 1);
-  w.run();
+  w.run(SimTime::us(100000));
   ASSERT_EQ(w.completions.size(), 1u);
   EXPECT_EQ(w.completions[0].status, Status::RetryExceeded);
-  // Timeouts at 64, 192, 448, 960 us (doubling), then 1,960, 2,960 (capped at 1 ms) and 3,960 us, the first past the
-  // 3 ms budget: 7 timeouts where the list semantics would fail after 3 + 1.
+  // Timeouts at 64, 192, 448, 960 us (doubling), then 1,960, 2,960 (capped at 1 ms) and 3,960 us after the first
+  // packet, the first past the 3 ms budget: 7 timeouts where the list semantics would fail after 3 + 1.
   EXPECT_EQ(w.req.counters().timeouts, 7u);
-  EXPECT_EQ(w.now, SimTime::us(3960));
+  EXPECT_EQ(w.now, SimTime::us(5000 + 3960));
   EXPECT_EQ(w.req.state(), Requester::State::Error);
 }
 
@@ -606,6 +607,33 @@ TEST(RoceSend, RnrRetryCountSevenRetriesForever)
   w.run();
   ASSERT_EQ(w.completions.size(), 1u);
   EXPECT_EQ(w.completions[0].status, Status::Success);
+}
+
+TEST(RoceSend, RnrBackPressureDoesNotSpendTheAdaptiveBudget)
+{
+  // An RNR NAK is a response (IBA): long back-pressure counts against rnr_retry_limit alone, so a loss right after it
+  // costs one adaptive timeout, not the queue pair.
+  RoceConfig c;
+  c.rnr_retry_limit          = 7;
+  c.rnr_stall                = SimTime::zero();
+  c.timeouts                 = {SimTime::us(100)};
+  c.retry_limit              = 3; // a 300 us budget
+  c.adaptive_retransmission  = true;
+  c.adaptive_timeout_initial = SimTime::us(50);
+  Wire2 w(c);
+  w.post(Verb::Send, 100, 1);
+  w.run(SimTime::us(5000)); // 5 ms of receiver-not-ready NAKs
+  EXPECT_TRUE(w.completions.empty());
+  EXPECT_EQ(w.req.counters().timeouts, 0u);
+  Actions acts;
+  w.rsp.post_recv(RecvRequest{5, 0x1000, 4096}, w.now, acts);
+  w.apply(acts);
+  int lost       = 0;
+  w.drop_request = [&](auto const&) { return lost++ < 1; }; // the first send after the receive is posted is lost
+  w.run(SimTime::us(6000));
+  ASSERT_EQ(w.completions.size(), 1u);
+  EXPECT_EQ(w.completions[0].status, Status::Success);
+  EXPECT_EQ(w.req.counters().timeouts, 1u);
 }
 
 TEST(RoceAck, CoalescedAcksGoOnRequestOrTimeout)
