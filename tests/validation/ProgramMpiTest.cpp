@@ -69,6 +69,36 @@ TEST(ProgramMpi, MessagesMatchWithinTheirTag)
   ASSERT_TRUE(f.ok) << f.error; // the CCLO's tags: the same program verifies on the FPGAs
 }
 
+TEST(ProgramMpi, CollectivesOfOneCommunicatorInDifferentOrdersAreNamed)
+{
+  // Rank 1 computes before its barrier (op 2); the allreduce (op 3) depends only on op 0, so rank 1 calls it first
+  // while rank 0 calls the barrier first. MPI's one context per communicator then paired the allreduce's 1 KiB with
+  // the barrier's empty message ("internal error", exit 1; a fuzzed Chakra trace found it); the CCLO deadlocked.
+  const std::string ops = R"({"op": "compute", "duration": "1us"},
+      {"op": "compute", "ranks": [1], "duration": "10us"},
+      {"op": "barrier"},
+      {"op": "allreduce", "src": "a", "dst": "b", "after": [0]},
+      {"op": "wait", "after": [2, 3]})";
+  const std::string bufs = R"({"name": "a", "elements": 256}, {"name": "b", "elements": 256})";
+  for (const char* engine : {"mpi", "cclo"}) {
+    auto r = run_scenario_isolated(program(2, bufs, ops, "", engine));
+    ASSERT_FALSE(r.ok) << engine;
+    EXPECT_EQ(r.error_kind, "simulation") << engine << ": " << r.error;
+    EXPECT_NE(r.error.find("in different orders: rank 1 calls operation 3 (allreduce)"), std::string::npos)
+        << engine << ": " << r.error;
+    EXPECT_NE(r.error.find("operation 2 (barrier)"), std::string::npos) << engine << ": " << r.error;
+  }
+  // Made dependent, it runs and verifies.
+  const std::string fixed = R"({"op": "compute", "duration": "1us"},
+      {"op": "compute", "ranks": [1], "duration": "10us"},
+      {"op": "barrier"},
+      {"op": "allreduce", "src": "a", "dst": "b", "after": [2]},
+      {"op": "wait", "after": [3]})";
+  auto ok = run_scenario_isolated(program(2, bufs, fixed, "", "mpi"));
+  ASSERT_TRUE(ok.ok) << ok.error;
+  EXPECT_TRUE(verified_on_mpi(ok));
+}
+
 TEST(ProgramMpi, AnEngineWithoutItsNodesIsAConfigError)
 {
   auto r = run_scenario_isolated(R"({"name": "e", "platform": {"preset": "accl-coyote-u55c",

@@ -137,6 +137,7 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
   Record& rec = records_[o.index][j];
   rec.start   = ctx.now();
   rec.started = true;
+  check_call_order(o, rank);
   if (!o.stream_wait.empty() && o.stream_wait[j] > 0) // a kernel stream is a FIFO: its reader waits for the data
     nodes::cclo_of(c, hosts_[rank]).wait_stream(ctx, plan_.stream_ids.at(static_cast<std::size_t>(o.src)), o.stream_wait[j]);
   const std::size_t lane = trace_->on() ? trace_->begin(rank) : 0;
@@ -169,6 +170,42 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
                     .dump());
   if (reference_)
     check(c, o, rank);
+}
+
+void Program::check_call_order(const PlannedOp& o, unsigned rank)
+{
+  if (!is_collective(o.kind))
+    return;
+  if (order_.size() < plan_.comms.size())
+    order_.resize(plan_.comms.size());
+  if (called_.size() <= rank)
+    called_.resize(rank + 1);
+  auto& made = called_[rank];
+  if (made.size() < plan_.comms.size())
+    made.resize(plan_.comms.size(), 0);
+  CallOrder& ord        = order_[o.comm];
+  const std::uint64_t k = made[o.comm]++;
+  while (ord.calls.size() <= k - ord.base)
+    ord.calls.emplace_back(o.index, 0);
+  auto& [op, arrived] = ord.calls[k - ord.base];
+  if (op != o.index) {
+    auto name = [&](std::size_t i) { // a trace's operations carry its node's name
+      auto it = std::find_if(plan_.ops.begin(), plan_.ops.end(), [&](const PlannedOp& p) { return p.index == i; });
+      const std::string n = it == plan_.ops.end() || it->name.empty() ? "" : ", '" + it->name + "'";
+      return fmt::format("operation {} ({}{})", i, config::enum_name(plan_.cfg.ops[i].op), n);
+    };
+    throw SimulationError(fmt::format(
+        "the program's ranks call the collectives of communicator '{}' in different orders: rank {} calls {} as its "
+        "collective number {} there, where another member called {}; MPI and the CCLO both need one order of a "
+        "communicator's collectives on every member. Their dependencies (`after`, `wait`, or a trace's) let them run "
+        "at once: make one depend on the other",
+        plan_.comm_names[o.comm], rank, name(o.index), k + 1, name(op)));
+  }
+  ++arrived;
+  while (!ord.calls.empty() && ord.calls.front().second == records_[ord.calls.front().first].size()) {
+    ord.calls.pop_front();
+    ++ord.base;
+  }
 }
 
 Program::RankGraph Program::rank_graph(unsigned rank) const

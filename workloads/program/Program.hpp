@@ -11,6 +11,7 @@
 #include "workloads/program/ProgramReference.hpp"
 #include "workloads/program/ProgramTrace.hpp"
 
+#include <deque>
 #include <memory>
 
 namespace nafsim::workloads {
@@ -67,6 +68,17 @@ private:
   std::vector<std::vector<Record>> records_;       ///< [op][j]: the j-th rank that runs it
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> mine_; ///< [rank]: (op, j) it runs, in list order
   std::uint64_t checked_ = 0;                      ///< elements verified
+  /// A communicator's collectives in the order its members call them: the operation at each place, how many of its
+  /// ranks have called it, and the place of calls.front().
+  struct CallOrder {
+    std::deque<std::pair<std::size_t, std::size_t>> calls; ///< (operation, ranks arrived)
+    std::uint64_t base = 0;
+  };
+  std::vector<CallOrder> order_;                   ///< [comm]
+  std::vector<std::vector<std::uint64_t>> called_; ///< [rank][comm]: collectives called so far
+  /// Every member calls a communicator's collectives in one order (MPI's rule and the CCLO's): throws naming the two
+  /// operations when rank `rank`'s next one there is not the one its peers called at that place.
+  void check_call_order(const PlannedOp& o, unsigned rank);
 };
 
 } // namespace nafsim::workloads
