@@ -109,6 +109,17 @@ struct Wire2 {
   }
 };
 
+/// A queue pair under ConnectX adaptive retransmission: its own timeout, retry budget and first timeout.
+RoceConfig adaptive(SimTime qp_timeout, unsigned retry_limit, SimTime initial)
+{
+  RoceConfig c;
+  c.timeouts                 = {qp_timeout};
+  c.retry_limit              = retry_limit;
+  c.adaptive_retransmission  = true;
+  c.adaptive_timeout_initial = initial;
+  return c;
+}
+
 } // namespace
 
 TEST(RocePsn, ModularArithmetic)
@@ -229,12 +240,7 @@ TEST(RoceWrite, AdaptiveRetransmissionStartsShortDoublesAndFailsOnTheQueuePairsB
   // ConnectX adaptive retransmission (NVIDIA, "Adaptive Retransmission: Parameters Control"): the first timeout is
   // short, consecutive ones double it up to the queue pair's timeout, and the queue pair fails once nothing has
   // progressed for retry_count x its timeout (here 3 x 1 ms), not after retry_count timeouts.
-  RoceConfig c;
-  c.timeouts                 = {SimTime::us(1000)};
-  c.retry_limit              = 3;
-  c.adaptive_retransmission  = true;
-  c.adaptive_timeout_initial = SimTime::us(64);
-  Wire2 w(c);
+  Wire2 w(adaptive(SimTime::us(1000), 3, SimTime::us(64)));
   w.drop_request = [](auto const&) { return true; };
   w.now          = SimTime::us(5000); // an idle queue pair: its budget starts with the first packet, not at 0
   w.post(Verb::Write, 4096, 1);
@@ -250,12 +256,7 @@ TEST(RoceWrite, AdaptiveRetransmissionStartsShortDoublesAndFailsOnTheQueuePairsB
 
 TEST(RoceWrite, AdaptiveRetransmissionResetsItsTimeoutOnProgress)
 {
-  RoceConfig c;
-  c.timeouts                 = {SimTime::us(1000)};
-  c.retry_limit              = 7;
-  c.adaptive_retransmission  = true;
-  c.adaptive_timeout_initial = SimTime::us(64);
-  Wire2 w(c);
+  Wire2 w(adaptive(SimTime::us(1000), 7, SimTime::us(64)));
   int sends = 0;
   w.drop_request = [&](auto const&) { return sends++ < 2; }; // the first two transmissions are lost
   w.post(Verb::Write, 4096, 1);
@@ -613,13 +614,9 @@ TEST(RoceSend, RnrBackPressureDoesNotSpendTheAdaptiveBudget)
 {
   // An RNR NAK is a response (IBA): long back-pressure counts against rnr_retry_limit alone, so a loss right after it
   // costs one adaptive timeout, not the queue pair.
-  RoceConfig c;
-  c.rnr_retry_limit          = 7;
-  c.rnr_stall                = SimTime::zero();
-  c.timeouts                 = {SimTime::us(100)};
-  c.retry_limit              = 3; // a 300 us budget
-  c.adaptive_retransmission  = true;
-  c.adaptive_timeout_initial = SimTime::us(50);
+  RoceConfig c      = adaptive(SimTime::us(100), 3, SimTime::us(50)); // a 300 us budget
+  c.rnr_retry_limit = 7;
+  c.rnr_stall       = SimTime::zero();
   Wire2 w(c);
   w.post(Verb::Send, 100, 1);
   w.run(SimTime::us(5000)); // 5 ms of receiver-not-ready NAKs
