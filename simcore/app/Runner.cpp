@@ -90,7 +90,8 @@ Json run_metadata(const Scenario& sc, Simulation& sim, const nodes::Cluster& clu
   meta["packets"]        = {{"injected", totals.injected},       {"delivered", totals.delivered},
                             {"packet_hops", totals.packet_hops}, {"queue_drops", totals.queue_drops},
                             {"fault_drops", totals.fault_drops}, {"duplicates", totals.duplicates},
-                            {"corrupted", totals.corrupted},       {"corrupted_delivered", totals.corrupted_delivered}};
+                            {"corrupted", totals.corrupted},       {"corrupted_delivered", totals.corrupted_delivered},
+                            {"passed_hops", totals.passed_hops}};
   if (work.flows > 0) {
     meta["flows"] = {{"started", work.flows},
                      {"rates_solved", work.flows_solved},

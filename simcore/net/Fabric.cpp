@@ -20,6 +20,9 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
   lossless_ = cfg.switch_.flow_control == FlowControl::Lossless;
   sched.add_failure_note([this](const std::string& failure) { return failure_note(failure); });
   build_ports(seed);
+  min_wire_ = cfg.ethernet.wire_bytes(0);
+  max_wire_ = cfg.ethernet.wire_bytes(cfg.ethernet.max_l3());
+  bound_hops();
   if (cfg.switch_.shared_buffer.count > 0) {
     shared_ = cfg.switch_.shared_buffer.count;
     alpha_  = cfg.switch_.alpha;
@@ -118,6 +121,26 @@ void Fabric::build_ports(std::uint64_t seed)
       p.rng          = Rng(seed, Rng::mix(0xFA017, ports_.size()));
       ports_.push_back(std::move(p));
     }
+  }
+}
+
+void Fabric::bound_hops()
+{
+  const std::size_t nv = topo_.vertex_count();
+  lookahead_.assign(nv, SimTime::max());
+  in_bytes_per_ps_.assign(nv, 0.0);
+  in_cables_.assign(nv, 0);
+  // A packet that starts on a cable at t is decided on at the next switch no earlier than t + propagation + the
+  // time its first `first` bytes take + the switch's latency (transmit(): the head, or the whole of a packet smaller
+  // than the header, when cutting through; the whole packet when storing and forwarding).
+  const std::uint64_t first = cfg_.switch_.forwarding == Forwarding::CutThrough
+                                  ? std::min<std::uint64_t>(cfg_.switch_.cut_through_header.count, min_wire_)
+                                  : min_wire_;
+  for (auto const& p : ports_) {
+    const SimTime l      = p.propagation + p.line.time_for(Bytes{first}) + cfg_.switch_.latency;
+    lookahead_[p.peer]   = std::min(lookahead_[p.peer], l);
+    in_bytes_per_ps_[p.peer] += p.rate.bps / 8e12;
+    ++in_cables_[p.peer];
   }
 }
 
@@ -232,6 +255,11 @@ void Fabric::start_tx(std::uint32_t pid)
     // packet, which the bottleneck's busy share over a call (workloads/CriticalPath.hpp) counts.
     port.source_ready = port.source_ready || sched_.causes() || endpoints_[h]->may_have_more();
     ++totals_.injected;
+    if (next->wire_bytes < min_wire_ || next->wire_bytes > max_wire_) { // (test packets: no frame's bounds)
+      min_wire_ = std::min(min_wire_, next->wire_bytes);
+      max_wire_ = std::max(max_wire_, next->wire_bytes);
+      bound_hops();
+    }
     next->not_before = sched_.now();
     slot             = store(std::move(*next));
   } else {
@@ -280,8 +308,66 @@ void Fabric::transmit(std::uint32_t pid, std::uint32_t slot)
     } else {
       decide = p.tail_arrival + cfg_.switch_.latency;
     }
+    if (p.next_port != kNone && pass_last_hop(slot, decide))
+      return;
   }
   sched_.at(decide, this, kArrive, slot);
+}
+
+// A packet's last switch hop without its arrival event. A lossless fabric reserves a packet's room in its next
+// output queue when the packet starts toward that switch (reserve_downstream), so every packet on its way to the
+// output port is known; and no packet that starts later reaches the switch's decision sooner than the switch's
+// lookahead after its start. So when the port toward the destination host is idle (or free by the decision), holds
+// no queue, no parked packet and no waiting upstream port, and no packet but this one has room reserved in it, and
+// the decision is due within the lookahead, nothing another packet does before the decision can change what the
+// decision does: it is taken now, for its date, as forward() -> kick() -> start_tx() -> transmit() would take it then,
+// and the packet is handed to its host's endpoint (hand_over_ahead). What packets starting toward that port in the
+// meantime see differs only in the port's reserved bytes (this packet's, given back now rather than at the
+// decision), and that changes no reservation's outcome when the queue could hold this packet and everything the
+// switch's input cables can start meanwhile (the capacity check). Off where another component could observe the
+// moment: faults (decided at the arrival), traces, recorded causes (a critical path's hop), shared buffers (the
+// switch-wide occupancy others' admissions read).
+bool Fabric::pass_last_hop(std::uint32_t slot, SimTime decide)
+{
+  Packet& p        = pool_[slot];
+  const auto pid   = p.next_port;
+  Port& out        = ports_[pid];
+  const SimTime now = sched_.now();
+  if (!out.peer_is_host || !ahead_[p.dst] || faults_.active() || trace_ || queue_trace_ || shared_ ||
+      sched_.causes())
+    return false;
+  if (!out.queue.empty() || out.held != kNone || !out.blocked.empty() || out.wake_pending || out.free_at > decide ||
+      out.reserved != p.wire_bytes)
+    return false;
+  const SimTime window = decide - now;
+  if (window > lookahead_[out.vertex])
+    return false;
+  if (out.capacity > 0 &&
+      static_cast<double>(out.capacity) < static_cast<double>(p.wire_bytes) +
+                                              static_cast<double>(window.ps()) * in_bytes_per_ps_[out.vertex] +
+                                              static_cast<double>(in_cables_[out.vertex]) * max_wire_)
+    return false;
+  // forward() at `decide`, with its reserved room ...
+  out.reserved -= p.wire_bytes;
+  p.next_port  = kNone;
+  p.not_before = decide;
+  SimTime ser  = out.line.time_for(Bytes{p.wire_bytes});
+  if (cfg_.switch_.forwarding == Forwarding::CutThrough)
+    p.not_before = std::max(p.not_before, p.tail_arrival + cfg_.switch_.latency - ser);
+  out.max_queue_bytes = std::max(out.max_queue_bytes, out.queued_bytes + p.wire_bytes);
+  // ... start_tx() taking it off the queue at once, and transmit() onto the host's cable.
+  out.free_at = p.not_before + ser;
+  ++out.tx_packets;
+  out.tx_bytes += p.wire_bytes;
+  ++totals_.packet_hops;
+  ++totals_.passed_hops;
+  ++p.hops;
+  p.tail_arrival = p.not_before + ser + out.propagation;
+  p.head_arrival = p.tail_arrival;
+  p.at_vertex    = out.peer;
+  p.from_port    = pid;
+  hand_over_ahead(slot, p.tail_arrival, WireCause{});
+  return true;
 }
 
 void Fabric::on_event(std::uint32_t kind, std::uint64_t arg)

@@ -41,6 +41,7 @@ struct FabricTotals {
   std::uint64_t held_back    = 0; ///< packets delayed by the reorder fault
   std::uint64_t corrupted    = 0; ///< corruptions injected (a corrupted packet may still be lost later)
   std::uint64_t corrupted_delivered = 0; ///< corrupted packets handed to endpoints
+  std::uint64_t passed_hops  = 0; ///< switch hops taken in the event of the hop before (Fabric::pass_last_hop)
 };
 
 class Fabric final : public EventHandler {
@@ -99,6 +100,17 @@ private:
   void start_tx(std::uint32_t port);
   /// Port `pid`, idle, starts packet `slot` now (or at the packet's not_before).
   void transmit(std::uint32_t pid, std::uint32_t slot);
+  /// The last switch hop of packet `slot`, just started toward the switch before its host and due there at `decide`,
+  /// taken now when nothing can tell it from the arrival event it replaces: see Fabric.cpp. True if taken.
+  bool pass_last_hop(std::uint32_t slot, SimTime decide);
+  /// Per switch: the shortest time from a packet starting on a cable into it to its forwarding decision there
+  /// (lookahead_), and what its input cables can start in a window (the sum of their rates, bytes per ps, and their
+  /// number); recomputed when a packet smaller or larger than the bounds assumed so far is injected.
+  void bound_hops();
+  std::vector<SimTime> lookahead_;
+  std::vector<double> in_bytes_per_ps_;
+  std::vector<std::uint32_t> in_cables_;
+  std::uint32_t min_wire_ = 0, max_wire_ = 0;
   /// Something waits for port `pid`: start it now if it is idle, else make it take the next packet when free.
   void kick(std::uint32_t pid);
   bool serializing(const Port& p) const { return p.wake_pending || p.pulling || sched_.now() < p.free_at; }
