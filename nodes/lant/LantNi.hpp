@@ -95,6 +95,7 @@ public:
   // net::Endpoint
   void deliver(net::Packet&& p) override;
   bool takes_ahead() const override { return true; }
+  bool sends_frames() const override { return true; } ///< (packet(): ethernet.wire_bytes)
   void deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCause& wire) override;
   std::optional<net::Packet> pull() override;
   // EventHandler

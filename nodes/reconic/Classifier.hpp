@@ -89,6 +89,7 @@ public:
   void deliver(net::Packet&& p) override;
   std::optional<net::Packet> pull() override;
   bool may_have_more() const override { return !ready_.empty(); } ///< the next comes with its kTxReady
+  bool sends_frames() const override { return true; } ///< (send(): ethernet.wire_bytes)
   // EventHandler
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
@@ -129,6 +130,7 @@ public:
   void deliver(net::Packet&& p) override;
   std::optional<net::Packet> pull() override;
   bool may_have_more() const override { return rdma_.may_have_more() || host_.may_have_more(); }
+  bool sends_frames() const override { return true; } ///< (its RoCE engine and host stack both do)
   // EventHandler
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 

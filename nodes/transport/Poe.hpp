@@ -84,6 +84,7 @@ private:
 
 class Poe : public net::Endpoint {
 public:
+  bool sends_frames() const override { return true; } ///< (each engine's make_packet: ethernet.wire_bytes)
   virtual ~Poe() = default;
   virtual void post_send(QpId conn, const roce::WorkRequest& wr, PayloadSource source = {}) = 0;
   /// Every connection (present and future) takes its SEND receives from `p` (a shared pool).

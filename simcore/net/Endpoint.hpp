@@ -39,6 +39,11 @@ public:
   /// tx_ready(). The port then asks again when it is free (an event); an endpoint that answers false promises
   /// to call tx_ready() for its next packet, and the port spends no event on asking.
   virtual bool may_have_more() const { return true; }
+  /// Whether every packet this endpoint hands over is a frame of the fabric's Ethernet (its wire_bytes from
+  /// EthernetConfig::wire_bytes of an IP packet within max_frame, as nodes/platform/FrameCheck holds the engines
+  /// to): the bounds the fabric's lookahead rests on (Fabric::pass_last_hop, which no hop takes while an attached
+  /// endpoint does not promise it). Asked once, when the endpoint is attached.
+  virtual bool sends_frames() const { return false; }
 
 protected:
   ~Endpoint() = default;

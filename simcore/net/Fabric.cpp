@@ -6,6 +6,7 @@
 #include <cassert>
 #include <fmt/format.h>
 #include <limits>
+#include <stdexcept>
 
 namespace nafsim::net {
 
@@ -33,6 +34,7 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
     host_port_[h] = port_id(static_cast<std::uint32_t>(topo.host_vertex(h)), 0);
   endpoints_.assign(topo.host_count(), nullptr);
   ahead_.assign(topo.host_count(), 0);
+  frames_.assign(topo.host_count(), 1);
   if (cfg.fidelity == Fidelity::Flow)
     flow_setup();
 }
@@ -163,8 +165,13 @@ void Fabric::trace_queue(const Port& port)
 
 void Fabric::attach(HostId h, Endpoint* ep)
 {
-  endpoints_.at(h) = ep;
-  ahead_[h]        = ep != nullptr && ep->takes_ahead();
+  if (endpoints_.at(h) && !frames_[h])
+    --unframed_;
+  endpoints_[h] = ep;
+  ahead_[h]     = ep != nullptr && ep->takes_ahead();
+  frames_[h]    = ep == nullptr || ep->sends_frames();
+  if (!frames_[h])
+    ++unframed_;
 }
 
 std::uint32_t Fabric::store(Packet&& p)
@@ -255,11 +262,10 @@ void Fabric::start_tx(std::uint32_t pid)
     // packet, which the bottleneck's busy share over a call (workloads/CriticalPath.hpp) counts.
     port.source_ready = port.source_ready || sched_.causes() || endpoints_[h]->may_have_more();
     ++totals_.injected;
-    if (next->wire_bytes < min_wire_ || next->wire_bytes > max_wire_) { // (test packets: no frame's bounds)
-      min_wire_ = std::min(min_wire_, next->wire_bytes);
-      max_wire_ = std::max(max_wire_, next->wire_bytes);
-      bound_hops();
-    }
+    if ((next->wire_bytes < min_wire_ || next->wire_bytes > max_wire_) && frames_[h])
+      throw std::logic_error(fmt::format("host {}'s endpoint promised Ethernet frames (Endpoint::sends_frames) but "
+                                         "handed over a packet of {} B on the wire, outside {} to {} B",
+                                         h, next->wire_bytes, min_wire_, max_wire_));
     next->not_before = sched_.now();
     slot             = store(std::move(*next));
   } else {
@@ -333,7 +339,7 @@ bool Fabric::pass_last_hop(std::uint32_t slot, SimTime decide)
   const auto pid   = p.next_port;
   Port& out        = ports_[pid];
   const SimTime now = sched_.now();
-  if (!out.peer_is_host || !ahead_[p.dst] || faults_.active() || trace_ || queue_trace_ || shared_ ||
+  if (!out.peer_is_host || !ahead_[p.dst] || unframed_ > 0 || faults_.active() || trace_ || queue_trace_ || shared_ ||
       sched_.causes())
     return false;
   if (!out.queue.empty() || out.held != kNone || !out.blocked.empty() || out.wake_pending || out.free_at > decide ||

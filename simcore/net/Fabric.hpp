@@ -105,7 +105,8 @@ private:
   bool pass_last_hop(std::uint32_t slot, SimTime decide);
   /// Per switch: the shortest time from a packet starting on a cable into it to its forwarding decision there
   /// (lookahead_), and what its input cables can start in a window (the sum of their rates, bytes per ps, and their
-  /// number); recomputed when a packet smaller or larger than the bounds assumed so far is injected.
+  /// number), for packets between a minimum and a largest Ethernet frame on the wire (min_wire_, max_wire_), which
+  /// every endpoint that promises frames keeps to (Endpoint::sends_frames; no hop passes while one does not).
   void bound_hops();
   std::vector<SimTime> lookahead_;
   std::vector<double> in_bytes_per_ps_;
@@ -242,6 +243,8 @@ private:
   std::vector<std::uint32_t> host_port_; ///< host -> its (single) egress port
   std::vector<Endpoint*> endpoints_;
   std::vector<std::uint8_t> ahead_; ///< per host: its endpoint takes packets ahead (hand_over_ahead)
+  std::vector<std::uint8_t> frames_; ///< per host: its endpoint sends Ethernet frames only (Endpoint::sends_frames)
+  std::uint32_t unframed_ = 0;       ///< hosts whose endpoints do not promise it
   std::vector<Rng> switch_rng_;          ///< per vertex: spray / adaptive tie-breaks
   std::vector<Packet> pool_;
   std::vector<std::uint32_t> free_;

@@ -25,10 +25,12 @@ struct Probe final : Endpoint {
   std::deque<Packet> out;
   bool says_when_empty = false; ///< answer may_have_more() (send() calls tx_ready() for every packet anyway)
   bool ahead = false; ///< take packets ahead (Endpoint::takes_ahead; attach again after setting it)
+  bool frames = false; ///< promise Ethernet frames only (Endpoint::sends_frames; attach again after setting it)
   std::size_t taken_ahead = 0;
   std::vector<std::pair<std::int64_t, Packet>> got;
   void deliver(Packet&& p) override { got.emplace_back(sched->now().ps(), std::move(p)); }
   bool takes_ahead() const override { return ahead; }
+  bool sends_frames() const override { return frames; }
   void deliver_ahead(Packet&& p, SimTime arrival, const net::WireCause&) override
   {
     ++taken_ahead;

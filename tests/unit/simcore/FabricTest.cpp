@@ -402,9 +402,9 @@ struct PassRun {
   std::string what; ///< deliveries, port counters, totals
   std::uint64_t events = 0, passed = 0, pauses = 0;
 };
-PassRun random_lossless(Forwarding f, std::uint64_t buffer, bool causes)
+PassRun random_lossless(Forwarding f, std::uint64_t buffer, bool causes, bool frames = true)
 {
-  auto r = nafsim::testing::run_isolated([f, buffer, causes] {
+  auto r = nafsim::testing::run_isolated([f, buffer, causes, frames] {
     auto n                 = netcfg(f);
     n.switch_.flow_control = FlowControl::Lossless;
     n.switch_.port_buffer  = Bytes{buffer};
@@ -414,7 +414,8 @@ PassRun random_lossless(Forwarding f, std::uint64_t buffer, bool causes)
     t.hosts      = 16;
     World w(t, n);
     for (auto& p : w.probes) {
-      p->ahead = true;
+      p->ahead  = true;
+      p->frames = frames || p->me != 5; // (host 5's packets are frames too, but it does not say so)
       w.fabric->attach(p->me, p.get());
     }
     if (causes)
@@ -485,4 +486,9 @@ TEST(Fabric, ALastHopNothingCanReachFirstIsTakenWithTheHopBefore)
         EXPECT_EQ(passed.passed, 0u);
       }
     }
+  // One endpoint that does not promise Ethernet frames (whose packets could be smaller or larger than the lookahead
+  // and the queue bound assume) and no hop passes.
+  auto unframed = random_lossless(Forwarding::CutThrough, std::uint64_t{1} << 20, false, false);
+  EXPECT_EQ(unframed.passed, 0u);
+  EXPECT_EQ(unframed.what, random_lossless(Forwarding::CutThrough, std::uint64_t{1} << 20, true).what);
 }
