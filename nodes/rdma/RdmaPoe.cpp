@@ -85,8 +85,40 @@ void RdmaPoe::post_recv(QpId qp, const RecvRequest& r)
   execute(qp, scratch_);
 }
 
+bool RdmaPoe::idle_until_told() const
+{
+  // A pull now would stage nothing and send nothing: no acknowledgement queued, nothing staged, and no queue pair of
+  // the round robin with a READ response or a request packet (peek at any date: an RNR wait ends through a timer,
+  // which says want_tx). Such a pull only takes those queue pairs out of the round robin (refill()), and anything
+  // that gives them a packet comes through want_tx(), which calls tx_ready().
+  if (!ctrl_.empty() || !staged_.empty() || flow_)
+    return false;
+  for (QpId id : data_rr_) {
+    const Qp& q = qps_[id];
+    if (q.rsp.front_response() || q.rsp.has_output() || q.req.peek(SimTime::max()))
+      return false;
+  }
+  return true;
+}
+
+void RdmaPoe::settle_skipped_pull()
+{
+  // Past its place the skipped pull has happened: it emptied the round robin (refill(), every queue pair with
+  // nothing). Before it, the port asks in its place after all (Fabric::kick), and that pull is this engine's next.
+  // (A queue pair of the round robin given a packet without a want_tx before that place, as an RNR NAK's rewind
+  // does, has the port ask in its place too: execute(). Asking where the port always asked is exact in any case.)
+  if (sched_.passed(skipped_at_, skipped_place_)) {
+    for (QpId id : data_rr_)
+      qps_[id].in_data = false;
+    data_rr_.clear();
+  }
+  skipped_place_ = 0;
+}
+
 void RdmaPoe::want_tx(QpId qp)
 {
+  if (skipped_place_ != 0)
+    settle_skipped_pull();
   Qp& q = qps_[qp];
   if (!q.in_ctrl && q.rsp.has_output()) {
     q.in_ctrl = true;
@@ -143,6 +175,9 @@ void RdmaPoe::execute(QpId qp, Actions& acts)
   }
   if (tx)
     want_tx(qp);
+  else if (skipped_place_ != 0 && q.in_data && !sched_.passed(skipped_at_, skipped_place_) &&
+           (q.rsp.front_response() || q.rsp.has_output() || q.req.peek(SimTime::max())))
+    fabric_.tx_ready(host_); // given something without a want_tx (an RNR NAK's rewind): asked in its place after all
 }
 
 void RdmaPoe::notify_after_writes(Notice n)
@@ -406,6 +441,8 @@ void RdmaPoe::sent(Staged& done, std::uint64_t payload, const net::Packet& pkt, 
 
 std::optional<net::Packet> RdmaPoe::pull()
 {
+  if (skipped_place_ != 0)
+    settle_skipped_pull();
   const std::uint64_t wakes = tx_wake_.scheduled();
   auto packet               = pull_staged();
   for (auto& [date, fn] : accepted_)

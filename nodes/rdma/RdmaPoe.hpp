@@ -75,6 +75,12 @@ public:
   std::optional<net::Packet> pull() override;
   /// Nothing to acknowledge, staged or waiting in a queue pair: the next packet comes with a want_tx().
   bool may_have_more() const override { return !ctrl_.empty() || !staged_.empty() || !data_rr_.empty(); }
+  bool idle_until_told() const override;
+  void pull_skipped(SimTime at, std::uint64_t place) override
+  {
+    skipped_at_    = at;
+    skipped_place_ = place;
+  }
   // EventHandler
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
   CauseLabel cause(std::uint32_t kind, std::uint64_t arg) const override;
@@ -195,6 +201,11 @@ private:
   std::vector<Qp> qps_;
   Fifo<QpId> ctrl_;
   std::deque<QpId> data_rr_;
+  /// The pull the port did not make (pull_skipped): due at skipped_at_, in place skipped_place_ (0: none). Past that
+  /// place, its one effect is applied before the engine's next step (settle_skipped_pull).
+  SimTime skipped_at_;
+  std::uint64_t skipped_place_ = 0;
+  void settle_skipped_pull();
   Fifo<Staged> staged_; ///< (a ring buffer: a deque allocated a block every few packets)
   std::uint64_t staged_bytes_ = 0;
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};

@@ -25,10 +25,17 @@ struct QueueEntry {
 class RadixQueue {
 public:
   using Entry = QueueEntry;
-  /// `e.t` is at least the last date popped; `e.key` larger than every key pushed before.
+  /// `e.t` is at least the last date popped; `e.key` is usually larger than every key pushed before (an event's
+  /// reserved place, Scheduler::reserve_place, may be older: it is inserted in key order).
   void push(Entry e)
   {
-    buckets_[radix_bucket(e.t, last_)].push_back(e);
+    auto& b = buckets_[radix_bucket(e.t, last_)];
+    if (b.empty() || b.back().key < e.key) [[likely]]
+      b.push_back(e);
+    else
+      b.insert(std::upper_bound(b.begin() + static_cast<std::ptrdiff_t>(&b == &buckets_[0] ? head0_ : 0), b.end(), e,
+                                [](const Entry& x, const Entry& y) { return x.key < y.key; }),
+               e);
     ++size_;
   }
   /// The first entry in (date, key) order; the queue is not empty.

@@ -460,8 +460,10 @@ void Scheduler::loop()
   running_kernel_ = true;
   while (!error_) {
     // Actors woken at the current date run once every event of that date has been handled.
-    if (!pending_.empty() && (heap_empty() || heap_next_time() > now_.ps()))
+    if (!pending_.empty() && (heap_empty() || heap_next_time() > now_.ps())) {
+      cur_place_ = UINT64_MAX; // (after every event of the date: Scheduler::passed)
       flush_pending();
+    }
     if (error_)
       break;
     if (running_ > 0) // actors spawned by a handler
@@ -513,12 +515,13 @@ void Scheduler::loop()
     }
     if (profile_)
       profile_->count(ev.h == callbacks_.get() ? callbacks_->target_type(ev.arg) : typeid(*ev.h), ev.kind);
+    cur_place_ = e.key >> kSlotBits;
     try {
       ev.h->on_event(ev.kind, ev.arg);
     } catch (const std::exception&) {
       fail(std::current_exception());
     }
-  }
+  } // (actors a handler spawned run right after it, with its place: wait_for_running_actors above)
   running_kernel_ = false;
 }
 

@@ -108,6 +108,20 @@ public:
   EventId at_caused_by(std::uint32_t parent, SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg,
                        const CauseLabel& label);
   EventId after(SimTime d, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0) { return at(now_ + d, h, kind, arg); }
+  /// An event's place among the events of its date, taken now without the event (an event that may turn out not to
+  /// be needed): the scheduling number an at() now would give it. at_reserved() schedules it there later;
+  /// passed() tells whether the run has gone beyond that place. Not for runs that record causes (its cause would be
+  /// the later step).
+  std::uint64_t reserve_place() { return seq_++; }
+  EventId at_reserved(SimTime t, std::uint64_t place, EventHandler* h, std::uint32_t kind, std::uint64_t arg = 0)
+  {
+    assert(t >= now_ && place < seq_ && "a reserved place is scheduled at or after now");
+    return push_event(t, h, kind, arg, place);
+  }
+  /// Whether an event at (`t`, `place`) would have run by now: an earlier date, or this date and a place before the
+  /// running event's (actors and tasks woken run once every event of their date has; an actor a handler spawns runs
+  /// right after that handler, in its place).
+  bool passed(SimTime t, std::uint64_t place) const { return t < now_ || (t == now_ && place < cur_place_); }
   /// Cancel a pending event (no effect if it already ran). A cancelled event never advances the clock.
   void cancel(EventId id);
   /// Schedule a callback (convenient; not for per-packet hot paths).
@@ -229,6 +243,7 @@ private:
   std::vector<std::function<std::string()>> notes_;
   std::vector<std::function<std::string(const std::string&)>> failure_notes_;
   std::uint64_t seq_ = 1; // 0 never names a live event
+  std::uint64_t cur_place_ = UINT64_MAX; ///< the running (or last) event's scheduling number; UINT64_MAX: woken actors' turn
   EventQueue queue_;
   std::vector<Payload> payloads_;
   std::vector<std::uint32_t> free_payloads_;
@@ -265,7 +280,7 @@ private:
   void resume_cause(ActorId a);
   /// Queue an event (its payload slot, in the entry's key). Inline, with at() and heap_push(): every packet hop
   /// schedules an event from another translation unit.
-  EventId push_event(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg)
+  EventId push_event(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg, std::uint64_t place = 0)
   {
     assert(t >= now_ && "events cannot be scheduled in the past");
     std::uint32_t slot;
@@ -275,7 +290,7 @@ private:
       slot = free_payloads_.back();
       free_payloads_.pop_back();
     }
-    std::uint64_t key = (seq_++ << kSlotBits) | slot;
+    std::uint64_t key = ((place != 0 ? place : seq_++) << kSlotBits) | slot;
     payloads_[slot]   = Payload{h, arg, key, kind};
     heap_push(Entry{t.ps(), key});
     peak_pending_ = std::max(peak_pending_, queue_.size());

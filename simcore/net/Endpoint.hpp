@@ -44,6 +44,15 @@ public:
   /// to): the bounds the fabric's lookahead rests on (Fabric::pass_last_hop, which no hop takes while an attached
   /// endpoint does not promise it). Asked once, when the endpoint is attached.
   virtual bool sends_frames() const { return false; }
+  /// Asked right after pull() handed over a packet, when may_have_more() said yes: whether a pull when the port is
+  /// free would nonetheless find nothing unless the endpoint calls tx_ready() first, and change nothing but what
+  /// the endpoint can apply later (pull_skipped). The port then asks no question at its free date.
+  virtual bool idle_until_told() const { return false; }
+  /// The question the port did not ask: due at `at`, in the place `place` among that date's events
+  /// (Scheduler::reserve_place). If tx_ready() comes before that place, the port asks it there after all (and the
+  /// endpoint's next pull is that one); otherwise the endpoint applies its effects at its next step after it
+  /// (Scheduler::passed).
+  virtual void pull_skipped(SimTime /*at*/, std::uint64_t /*place*/) {}
 
 protected:
   ~Endpoint() = default;

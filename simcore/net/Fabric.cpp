@@ -221,6 +221,15 @@ void Fabric::kick(std::uint32_t pid)
   Port& port = ports_[pid];
   if (port.wake_pending || port.pulling)
     return;
+  if (port.skipped_pull != 0) { // the question not asked at free_at: asked in its place after all, if still ahead
+    const std::uint64_t place = port.skipped_pull;
+    port.skipped_pull         = 0;
+    if (!sched_.passed(port.free_at, place)) {
+      port.wake_pending = true;
+      sched_.at_reserved(port.free_at, place, this, kTxDone, pid);
+      return;
+    }
+  }
   if (sched_.now() >= port.free_at) {
     start_tx(pid);
     return;
@@ -293,8 +302,18 @@ void Fabric::transmit(std::uint32_t pid, std::uint32_t slot)
   p.from_port    = pid;
 
   if (port.source_ready || !port.queue.empty()) { // (a port that has started a packet holds none)
-    port.wake_pending = true;
-    sched_.at(port.free_at, this, kTxDone, pid);
+    // (A host's port, whose endpoint may have more: a switch's port holds no source.)
+    const std::size_t h = port.queue.empty() && !sched_.causes() ? topo_.host_or_none(port.vertex)
+                                                                   : topo::Topology::kNotAHost;
+    Endpoint* ep        = h != topo::Topology::kNotAHost ? endpoints_[h] : nullptr;
+    if (ep && ep->idle_until_told()) {
+      port.source_ready = false; // the question's place kept, the question not asked (Endpoint::idle_until_told)
+      port.skipped_pull = sched_.reserve_place();
+      ep->pull_skipped(port.free_at, port.skipped_pull);
+    } else {
+      port.wake_pending = true;
+      sched_.at(port.free_at, this, kTxDone, pid);
+    }
   }
   if (trace_)
     trace_->span(port.vertex, 100 + port.index, fmt::format("{}->{} #{}", p.src, p.dst, p.seq), t0, t0 + ser,

@@ -56,6 +56,9 @@ struct alignas(64) Port {
   std::uint64_t reserved = 0;             ///< lossless: bytes upstream ports have sent toward this queue
   SimTime paused_since;
   std::vector<std::uint32_t> blocked;     ///< upstream ports waiting for room in this queue
+  /// Host ports: the place (Scheduler::reserve_place) of the question at free_at not asked, its endpoint having said
+  /// that it is idle until it calls tx_ready() (Endpoint::idle_until_told); 0: none.
+  std::uint64_t skipped_pull = 0;
   Rng rng;                           ///< this cable's fault stream
 };
 

@@ -45,6 +45,10 @@ struct Probe final : Endpoint {
     return p;
   }
   bool may_have_more() const override { return !says_when_empty || !out.empty(); }
+  bool idle = false; ///< say when out is empty that the port need not ask (Endpoint::idle_until_told)
+  std::size_t skipped = 0;
+  bool idle_until_told() const override { return idle && out.empty(); }
+  void pull_skipped(SimTime, std::uint64_t) override { ++skipped; }
   /// A packet of `bytes` on the wire; at flow fidelity it may stand for segments of `segment` wire bytes.
   void send(HostId dst, std::uint32_t bytes, std::uint32_t seq, std::uint64_t flow = 0, std::uint32_t segment = 0)
   {

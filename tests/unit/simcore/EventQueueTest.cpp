@@ -109,3 +109,46 @@ TEST(EventQueue, CalendarQueueGrowsAndShrinksItsYear)
   }
   EXPECT_GT(q.rebuilds(), grown); // halved again while draining
 }
+
+// An event's place reserved before the event (Scheduler::reserve_place): a key older than the newest, pushed later
+// at a date not before the present, still comes out in (date, key) order, in the current date's bucket too.
+TEST(EventQueue, AReservedKeyPushedLateTakesItsPlace)
+{
+  for (std::uint64_t seed : {4, 5, 6}) {
+    RadixQueue q;
+    CalendarQueue c;
+    std::set<std::pair<std::int64_t, std::uint64_t>> ref;
+    std::vector<QueueEntry> reserved;
+    nafsim::Rng rng(seed, 1);
+    std::int64_t now  = 0;
+    std::uint64_t key = 1;
+    for (int step = 0; step < 20000; ++step) {
+      const auto r = rng.below(10);
+      if (r < 4 || ref.empty()) {
+        const std::int64_t t = now + (rng.chance(0.3) ? 0 : static_cast<std::int64_t>(rng.below(1000)));
+        if (rng.chance(0.2)) {
+          reserved.push_back(QueueEntry{t, key++}); // its place now, the entry later (or never)
+        } else {
+          q.push(QueueEntry{t, key});
+          c.push(QueueEntry{t, key});
+          ref.emplace(t, key++);
+        }
+      } else if (r < 6 && !reserved.empty()) {
+        const std::size_t i = rng.below(reserved.size());
+        const QueueEntry e  = reserved[i];
+        reserved.erase(reserved.begin() + static_cast<std::ptrdiff_t>(i));
+        if (e.t >= now && rng.chance(0.7)) {
+          q.push(e);
+          c.push(e);
+          ref.emplace(e.t, e.key);
+        }
+      } else {
+        const QueueEntry e = q.pop(), f = c.pop();
+        ASSERT_EQ(std::make_pair(e.t, e.key), *ref.begin()) << "step " << step;
+        ASSERT_EQ(std::make_pair(f.t, f.key), *ref.begin()) << "step " << step;
+        ref.erase(ref.begin());
+        now = e.t;
+      }
+    }
+  }
+}

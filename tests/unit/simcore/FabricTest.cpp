@@ -107,6 +107,32 @@ TEST(Fabric, AnEndpointWithNothingLeftSparesItsPortTheQuestion)
   EXPECT_EQ(told.output, "7 events, 0:480000 1:560000 ");
 }
 
+TEST(Fabric, AnIdleEndpointsQuestionIsAskedInItsPlaceOnlyWhenItGetsMore)
+{
+  // An endpoint that may have more but is idle until it says so (Endpoint::idle_until_told): the port keeps the
+  // place of its question at the free date and asks nothing; a packet posted before that date is asked for in that
+  // place (same dates as always asking), one posted after it starts at once. Packets at 0, 40 ns (the first on the
+  // wire until 80 ns) and 1 us: the questions after the second and third are spared.
+  auto run = [](bool idle) {
+    return nafsim::testing::run_isolated([idle] {
+      World w(star(2), netcfg(Forwarding::StoreAndForward));
+      w.probes[0]->idle = idle;
+      w.run([&] {
+        w.probes[0]->send(1, 1000, 0);
+        w.sim.scheduler().call_at(SimTime::ns(40), [&] { w.probes[0]->send(1, 1000, 1); });
+        w.sim.scheduler().call_at(SimTime::ns(1000), [&] { w.probes[0]->send(1, 1000, 2); });
+      });
+      return fmt::format("{} events, {} skipped, {}", w.sim.scheduler().events_processed(), w.probes[0]->skipped,
+                         arrivals(w, 1));
+    });
+  };
+  auto asks = run(false), idle = run(true);
+  ASSERT_EQ(asks.exit_code, 0) << asks.output;
+  ASSERT_EQ(idle.exit_code, 0) << idle.output;
+  EXPECT_EQ(asks.output, "12 events, 0 skipped, 0:480000 1:560000 2:1480000 ");
+  EXPECT_EQ(idle.output, "10 events, 3 skipped, 0:480000 1:560000 2:1480000 ");
+}
+
 TEST(Fabric, AHostThatTakesPacketsAheadSpendsNoEventOnTheirArrival)
 {
   // An endpoint that does nothing at an arrival but pass the packet into a fixed-latency receive pipe (the NIC

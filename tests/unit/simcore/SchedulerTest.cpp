@@ -311,3 +311,42 @@ TEST(Scheduler, ACancelledEventsSlotIsTakenAtOnceAndItsOldEntryRunsNothing)
   EXPECT_EQ(s.now(), SimTime::ps(900)) << "a cancelled event never advances the clock";
   s.cancel(late); // already ran: no effect
 }
+
+// A place reserved among a date's events (Scheduler::reserve_place) and filled later (at_reserved) runs where an
+// event scheduled at the reservation would have: before the events of its date scheduled after the reservation,
+// after those scheduled before; passed() says, from inside each, whether that place has run.
+TEST(Scheduler, AReservedPlaceRunsWhereItsEventWouldHave)
+{
+  struct Log final : EventHandler {
+    Scheduler* s = nullptr;
+    std::uint64_t place = 0;
+    std::string got;
+    void on_event(std::uint32_t kind, std::uint64_t) override
+    {
+      got += fmt::format("{}@{}{} ", static_cast<char>(kind), s->now().ps(), s->passed(SimTime::ps(10), place) ? "+" : "-");
+    }
+  } log;
+  Scheduler s;
+  log.s = &s;
+  struct Script final : EventHandler {
+    Scheduler* s = nullptr;
+    Log* log     = nullptr;
+    void on_event(std::uint32_t kind, std::uint64_t) override
+    {
+      if (kind == 0) {                       // at 0: w before the reservation, x after it, all at 10
+        s->at(SimTime::ps(10), log, 'w');
+        log->place = s->reserve_place();
+        s->at(SimTime::ps(10), log, 'x');
+        s->at(SimTime::ps(5), this, 1);
+      } else {                               // at 5: the reserved place filled
+        s->at_reserved(SimTime::ps(10), log->place, log, 'r');
+        s->at(SimTime::ps(10), log, 'y');
+      }
+    }
+  } script;
+  script.s   = &s;
+  script.log = &log;
+  s.at(SimTime::zero(), &script, 0);
+  s.run_standalone();
+  EXPECT_EQ(log.got, "w@10- r@10- x@10+ y@10+ ");
+}
