@@ -7,6 +7,7 @@
 #include "tests/support/Isolated.hpp"
 
 #include <deque>
+#include <functional>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -81,30 +82,36 @@ TEST(Fabric, IdlePortsCostOneEventPerHop)
   EXPECT_EQ(r.output, "4 hops, 6 events, 0:1260000 ");
 }
 
+namespace {
+/// Host 0 of a two-host star posts 1000 B packets to host 1 at `posts_ns` (a packet i at each), its probe set by
+/// `setup`; returns "E events, S skipped, " and host 1's arrivals (S: the questions its port did not ask).
+std::string posted(std::vector<double> posts_ns, std::function<void(Probe&)> setup)
+{
+  auto r = nafsim::testing::run_isolated([posts_ns, setup] {
+    World w(star(2), netcfg(Forwarding::StoreAndForward));
+    setup(*w.probes[0]);
+    w.run([&] {
+      for (std::uint32_t i = 0; i < posts_ns.size(); ++i)
+        w.sim.scheduler().call_at(SimTime::ns(posts_ns[i]), [&w, i] { w.probes[0]->send(1, 1000, i); });
+    });
+    return fmt::format("{} events, {} skipped, {}", w.sim.scheduler().events_processed(), w.probes[0]->skipped,
+                       arrivals(w, 1));
+  });
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return r.output;
+}
+} // namespace
+
 TEST(Fabric, AnEndpointWithNothingLeftSparesItsPortTheQuestion)
 {
   // An endpoint that says it has nothing left after a packet (Endpoint::may_have_more) calls tx_ready() for its
   // next one: the port asks it nothing when it is free. Two packets, the second posted while the first is on the
   // wire, leave back to back as before; the ports' "anything more?" events go (2 -> 1: the first packet's is still
   // needed, for the packet posted behind it; the second's was the one spared).
-  auto run = [](bool says_when_empty) {
-    return nafsim::testing::run_isolated([says_when_empty] {
-      World w(star(2), netcfg(Forwarding::StoreAndForward));
-      w.probes[0]->says_when_empty = says_when_empty;
-      w.run([&] {
-        w.probes[0]->send(1, 1000, 0);
-        w.sim.scheduler().call_at(SimTime::ns(40), [&] { w.probes[0]->send(1, 1000, 1); });
-      });
-      return fmt::format("{} events, {}", w.sim.scheduler().events_processed(), arrivals(w, 1));
-    });
-  };
-  auto asks = run(false), told = run(true);
-  ASSERT_EQ(asks.exit_code, 0) << asks.output;
-  ASSERT_EQ(told.exit_code, 0) << told.output;
   // S = 80 ns, P = 10 ns, L = 300 ns: packet i leaves at i S and arrives (i+2) S + 2P + L later.
-  // Events: the script, the second post, 2 x 2 arrivals, and the port's wake-ups (after each packet / only the first).
-  EXPECT_EQ(asks.output, "8 events, 0:480000 1:560000 ");
-  EXPECT_EQ(told.output, "7 events, 0:480000 1:560000 ");
+  // Events: the script, the two posts, 2 x 2 arrivals, and the port's wake-ups (after each packet / only the first).
+  EXPECT_EQ(posted({0, 40}, [](Probe&) {}), "9 events, 0 skipped, 0:480000 1:560000 ");
+  EXPECT_EQ(posted({0, 40}, [](Probe& p) { p.says_when_empty = true; }), "8 events, 0 skipped, 0:480000 1:560000 ");
 }
 
 TEST(Fabric, AnIdleEndpointsQuestionIsAskedInItsPlaceOnlyWhenItGetsMore)
@@ -113,24 +120,9 @@ TEST(Fabric, AnIdleEndpointsQuestionIsAskedInItsPlaceOnlyWhenItGetsMore)
   // place of its question at the free date and asks nothing; a packet posted before that date is asked for in that
   // place (same dates as always asking), one posted after it starts at once. Packets at 0, 40 ns (the first on the
   // wire until 80 ns) and 1 us: the questions after the second and third are spared.
-  auto run = [](bool idle) {
-    return nafsim::testing::run_isolated([idle] {
-      World w(star(2), netcfg(Forwarding::StoreAndForward));
-      w.probes[0]->idle = idle;
-      w.run([&] {
-        w.probes[0]->send(1, 1000, 0);
-        w.sim.scheduler().call_at(SimTime::ns(40), [&] { w.probes[0]->send(1, 1000, 1); });
-        w.sim.scheduler().call_at(SimTime::ns(1000), [&] { w.probes[0]->send(1, 1000, 2); });
-      });
-      return fmt::format("{} events, {} skipped, {}", w.sim.scheduler().events_processed(), w.probes[0]->skipped,
-                         arrivals(w, 1));
-    });
-  };
-  auto asks = run(false), idle = run(true);
-  ASSERT_EQ(asks.exit_code, 0) << asks.output;
-  ASSERT_EQ(idle.exit_code, 0) << idle.output;
-  EXPECT_EQ(asks.output, "12 events, 0 skipped, 0:480000 1:560000 2:1480000 ");
-  EXPECT_EQ(idle.output, "10 events, 3 skipped, 0:480000 1:560000 2:1480000 ");
+  EXPECT_EQ(posted({0, 40, 1000}, [](Probe&) {}), "13 events, 0 skipped, 0:480000 1:560000 2:1480000 ");
+  EXPECT_EQ(posted({0, 40, 1000}, [](Probe& p) { p.idle = true; }),
+            "11 events, 3 skipped, 0:480000 1:560000 2:1480000 ");
 }
 
 TEST(Fabric, AHostThatTakesPacketsAheadSpendsNoEventOnTheirArrival)
