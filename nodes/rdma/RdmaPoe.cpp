@@ -1,6 +1,7 @@
 #include "nodes/rdma/RdmaPoe.hpp"
 #include "nodes/transport/EngineCause.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <stdexcept>
 #include <utility>
@@ -93,12 +94,7 @@ bool RdmaPoe::idle_until_told() const
   // that gives them a packet comes through want_tx(), which calls tx_ready().
   if (!ctrl_.empty() || !staged_.empty() || flow_)
     return false;
-  for (QpId id : data_rr_) {
-    const Qp& q = qps_[id];
-    if (q.rsp.front_response() || q.rsp.has_output() || q.req.peek(SimTime::max()))
-      return false;
-  }
-  return true;
+  return std::none_of(data_rr_.begin(), data_rr_.end(), [&](QpId id) { return has_output(qps_[id]); });
 }
 
 void RdmaPoe::settle_skipped_pull()
@@ -175,8 +171,7 @@ void RdmaPoe::execute(QpId qp, Actions& acts)
   }
   if (tx)
     want_tx(qp);
-  else if (skipped_place_ != 0 && q.in_data && !sched_.passed(skipped_at_, skipped_place_) &&
-           (q.rsp.front_response() || q.rsp.has_output() || q.req.peek(SimTime::max())))
+  else if (skipped_place_ != 0 && q.in_data && !sched_.passed(skipped_at_, skipped_place_) && has_output(q))
     fabric_.tx_ready(host_); // given something without a want_tx (an RNR NAK's rewind): asked in its place after all
 }
 

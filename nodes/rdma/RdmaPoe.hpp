@@ -206,6 +206,11 @@ private:
   SimTime skipped_at_;
   std::uint64_t skipped_place_ = 0;
   void settle_skipped_pull();
+  /// A READ response, an acknowledgement or a request packet to send, at any date (an RNR wait aside).
+  static bool has_output(const Qp& q)
+  {
+    return q.rsp.front_response() || q.rsp.has_output() || q.req.peek(SimTime::max());
+  }
   Fifo<Staged> staged_; ///< (a ring buffer: a deque allocated a block every few packets)
   std::uint64_t staged_bytes_ = 0;
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};

@@ -288,18 +288,11 @@ void Fabric::start_tx(std::uint32_t pid)
 
 void Fabric::transmit(std::uint32_t pid, std::uint32_t slot)
 {
-  Port& port   = ports_[pid];
-  Packet& p    = pool_[slot];
-  SimTime t0   = std::max(sched_.now(), p.not_before);
-  SimTime ser  = port.line.time_for(Bytes{p.wire_bytes});
-  port.free_at = t0 + ser;
-  ++port.tx_packets;
-  port.tx_bytes += p.wire_bytes;
-  ++totals_.packet_hops;
-  ++p.hops;
-  p.tail_arrival = t0 + ser + port.propagation;
-  p.at_vertex    = port.peer;
-  p.from_port    = pid;
+  Port& port  = ports_[pid];
+  Packet& p   = pool_[slot];
+  SimTime t0  = std::max(sched_.now(), p.not_before);
+  SimTime ser = port.line.time_for(Bytes{p.wire_bytes});
+  put_on_cable(pid, p, t0, ser);
 
   if (port.source_ready || !port.queue.empty()) { // (a port that has started a packet holds none)
     // (A host's port, whose endpoint may have more: a switch's port holds no source.)
@@ -374,25 +367,36 @@ bool Fabric::pass_last_hop(std::uint32_t slot, SimTime decide)
     return false;
   // forward() at `decide`, with its reserved room ...
   out.reserved -= p.wire_bytes;
-  p.next_port  = kNone;
-  p.not_before = decide;
-  SimTime ser  = out.line.time_for(Bytes{p.wire_bytes});
-  if (cfg_.switch_.forwarding == Forwarding::CutThrough)
-    p.not_before = std::max(p.not_before, p.tail_arrival + cfg_.switch_.latency - ser);
+  p.next_port         = kNone;
+  p.not_before        = leave_after(out, p, decide);
   out.max_queue_bytes = std::max(out.max_queue_bytes, out.queued_bytes + p.wire_bytes);
   // ... start_tx() taking it off the queue at once, and transmit() onto the host's cable.
-  out.free_at = p.not_before + ser;
-  ++out.tx_packets;
-  out.tx_bytes += p.wire_bytes;
-  ++totals_.packet_hops;
+  put_on_cable(pid, p, p.not_before, out.line.time_for(Bytes{p.wire_bytes}));
   ++totals_.passed_hops;
-  ++p.hops;
-  p.tail_arrival = p.not_before + ser + out.propagation;
   p.head_arrival = p.tail_arrival;
-  p.at_vertex    = out.peer;
-  p.from_port    = pid;
   hand_over_ahead(slot, p.tail_arrival, WireCause{});
   return true;
+}
+
+SimTime Fabric::leave_after(const Port& out, const Packet& p, SimTime decided) const
+{
+  if (cfg_.switch_.forwarding != Forwarding::CutThrough)
+    return decided;
+  // The last bit cannot leave before it came in (matters when the output is faster).
+  return std::max(decided, p.tail_arrival + cfg_.switch_.latency - out.line.time_for(Bytes{p.wire_bytes}));
+}
+
+void Fabric::put_on_cable(std::uint32_t pid, Packet& p, SimTime t0, SimTime ser)
+{
+  Port& port   = ports_[pid];
+  port.free_at = t0 + ser;
+  ++port.tx_packets;
+  port.tx_bytes += p.wire_bytes;
+  ++totals_.packet_hops;
+  ++p.hops;
+  p.tail_arrival = t0 + ser + port.propagation;
+  p.at_vertex    = port.peer;
+  p.from_port    = pid;
 }
 
 void Fabric::on_event(std::uint32_t kind, std::uint64_t arg)
@@ -552,12 +556,7 @@ void Fabric::forward(std::uint32_t slot)
   } else {
     out = port_id(v, choose_port(v, p));
   }
-  p.not_before     = sched_.now();
-  if (cfg_.switch_.forwarding == Forwarding::CutThrough) {
-    // The last bit cannot leave before it came in (matters when the output is faster).
-    SimTime ser_out = ports_[out].line.time_for(Bytes{p.wire_bytes});
-    p.not_before    = std::max(p.not_before, p.tail_arrival + cfg_.switch_.latency - ser_out);
-  }
+  p.not_before = leave_after(ports_[out], p, sched_.now());
   if (reserved) {
     Port& port = ports_[out];
     port.queue.push_back(slot);

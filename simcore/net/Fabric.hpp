@@ -103,6 +103,10 @@ private:
   /// The last switch hop of packet `slot`, just started toward the switch before its host and due there at `decide`,
   /// taken now when nothing can tell it from the arrival event it replaces: see Fabric.cpp. True if taken.
   bool pass_last_hop(std::uint32_t slot, SimTime decide);
+  /// When a packet decided on at `decided` may start on switch port `out` (cut-through: not before its last bit is in).
+  SimTime leave_after(const Port& out, const Packet& p, SimTime decided) const;
+  /// Packet `p` starts on port `pid` at `t0` for `ser`: the port's free date and counters, the packet's hop and tail.
+  void put_on_cable(std::uint32_t pid, Packet& p, SimTime t0, SimTime ser);
   /// Per switch: the shortest time from a packet starting on a cable into it to its forwarding decision there
   /// (lookahead_), and what its input cables can start in a window (the sum of their rates, bytes per ps, and their
   /// number), for packets between a minimum and a largest Ethernet frame on the wire (min_wire_, max_wire_), which
