@@ -49,7 +49,7 @@ struct MpiConfig {
   mpi::Library library = mpi::Library::OpenMpi;
   Bytes eager_threshold{8192};
   Bytes eager_buffer{8192 + 64};
-  unsigned eager_buffers = 4096;
+  unsigned eager_buffers = 4095; // UCX RC RX_QUEUE_LEN (accl-cpu-cx5)
   Bytes header{64};
   Bytes fragment{0};
   template <class V> void describe(V& v)
@@ -61,8 +61,10 @@ struct MpiConfig {
             "ones go rendezvous (request-to-send, the receiver READs the sender's buffer, then a finish message)");
     v.field("eager_buffer", eager_buffer, "size of one pre-posted receive bounce buffer (>= eager_threshold + header)");
     v.field("eager_buffers", eager_buffers,
-            "pre-posted receive bounce buffers per rank (shared receive queue); none free: the NIC back-pressures "
-            "the sender (RNR)",
+            "pre-posted receives per rank, each with a bounce buffer (UCX's shared receive queue, RX_QUEUE_LEN); "
+            "none posted: the NIC back-pressures the sender (RNR). A receive is posted again when the CPU polls its "
+            "arrival; an unexpected arrival keeps its buffer and another is posted in its place "
+            "(nodes/host/ReceiveQueue.hpp)",
             config::Limits::at_least(1));
     v.field("header", header, "bytes of the MPI/transport header on every eager, request-to-send and finish message");
     v.field("fragment", fragment,

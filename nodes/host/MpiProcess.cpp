@@ -48,21 +48,18 @@ struct MpiProcess::Call {
 
 MpiProcess::MpiProcess(net::HostId id, const HostNodeConfig& cfg, Scheduler& sched, Poe& nic, QpOf qp_of,
                        DataPlane* data)
-    : id_(id), cfg_(cfg), sched_(sched), nic_(nic), qp_of_(std::move(qp_of)), data_(data)
+    : id_(id), cfg_(cfg), sched_(sched), nic_(nic), qp_of_(std::move(qp_of)), data_(data), rq_(cfg_.mpi.eager_buffers)
 {
-  free_bounce_.resize(cfg_.mpi.eager_buffers);
-  for (std::uint32_t i = 0; i < cfg_.mpi.eager_buffers; ++i)
-    free_bounce_[i] = cfg_.mpi.eager_buffers - 1 - i;
   nic_.set_recv_provider([this](const roce::AppHeader&) {
     roce::RecvOffer o;
-    if (free_bounce_.empty()) {
+    const std::optional<std::uint32_t> buf = rq_.take(sched_.now());
+    if (!buf) {
       ++c_.bounce_refusals;
       o.status = roce::RecvOffer::Status::NotReady;
       return o;
     }
-    std::uint32_t idx = free_bounce_.back();
-    free_bounce_.pop_back();
-    c_.bounce_max_used = std::max<std::uint64_t>(c_.bounce_max_used, cfg_.mpi.eager_buffers - free_bounce_.size());
+    const std::uint32_t idx = *buf;
+    c_.bounce_max_used      = rq_.max_in_use();
     o.status           = roce::RecvOffer::Status::Ready;
     o.recv.wr_id       = idx;
     o.recv.local_addr  = kBounceBase + idx * cfg_.mpi.eager_buffer.count;
@@ -150,6 +147,7 @@ void MpiProcess::on_fragment(const Key& k, const roce::InboundMessage& m)
     ++c_.unexpected;
   }
   if (!f.recv) {
+    hold_bounce(bounce);
     f.held.emplace_back(bounce, bytes);
     return;
   }
@@ -235,7 +233,15 @@ void MpiProcess::recv(net::HostId peer, std::uint64_t seq, PostedRecv r)
 
 void MpiProcess::release_bounce(std::uint64_t idx)
 {
-  free_bounce_.push_back(static_cast<std::uint32_t>(idx));
+  rq_.release(static_cast<std::uint32_t>(idx));
+}
+
+void MpiProcess::hold_bounce(std::uint64_t idx)
+{
+  // The CPU polls the arrival once the work queued before it is done (it charges nothing for queueing it: the
+  // receive, when posted, pays recv_overhead).
+  rq_.hold(static_cast<std::uint32_t>(idx), std::max(sched_.now(), cpu_free_));
+  c_.unexpected_held_max = rq_.max_held();
 }
 
 void MpiProcess::check_size(net::HostId src, std::uint64_t seq, std::uint64_t bytes, std::uint64_t expected) const
@@ -313,6 +319,7 @@ void MpiProcess::on_inbound(net::HostId src, const roce::InboundMessage& m)
     return;
   }
   ++c_.unexpected;
+  hold_bounce(m.recv_wr_id);
   unexpected_.emplace(k, a);
 }
 

@@ -17,6 +17,7 @@
 #include "nodes/memory/DataPlane.hpp"
 #include "nodes/cclo/Plugins.hpp"
 #include "nodes/host/HostNodeConfig.hpp"
+#include "nodes/host/ReceiveQueue.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
 #include "protocols/collectives/Schedule.hpp"
 
@@ -45,7 +46,8 @@ struct MpiCounters {
   std::uint64_t bytes_sent        = 0; ///< payload bytes of sends
   std::uint64_t bytes_copied      = 0; ///< CPU copies (bounce buffers, local copies)
   std::uint64_t bytes_reduced     = 0;
-  std::uint64_t bounce_max_used   = 0;
+  std::uint64_t bounce_max_used   = 0; ///< posted receives at most taken at once (ReceiveQueue::max_in_use)
+  std::uint64_t unexpected_held_max = 0; ///< bounce buffers at most held by unexpected arrivals at once
   std::uint64_t bounce_refusals   = 0; ///< arrivals refused (RNR) for want of a free bounce buffer
   std::uint64_t fragments_sent    = 0; ///< SENDs of eager messages larger than mpi.fragment
   SimTime cpu_busy;
@@ -144,6 +146,8 @@ private:
   /// Message `seq` from `src` carries `bytes`; its receive expects `expected`: they must agree.
   void check_size(net::HostId src, std::uint64_t seq, std::uint64_t bytes, std::uint64_t expected) const;
   void release_bounce(std::uint64_t idx);
+  /// An unexpected arrival keeps its bounce buffer; its receive is posted again when the CPU polls it.
+  void hold_bounce(std::uint64_t idx);
   void issue(const std::shared_ptr<Call>& call, std::uint32_t i);
   /// The schedule operations that receive (and reduce, or forward, what they received).
   void issue_receive(const std::shared_ptr<Call>& call, std::uint32_t i);
@@ -161,7 +165,7 @@ private:
   QpOf qp_of_;
   DataPlane* data_;
   SimTime cpu_free_;
-  std::vector<std::uint32_t> free_bounce_;
+  ReceiveQueue rq_; ///< the pre-posted receives and their bounce buffers
   std::uint64_t msg_counter_ = 0;
   std::uint64_t wr_counter_  = 0;
   /// Per matching context: the messages sent to / received from each host so far.

@@ -52,6 +52,7 @@ struct Completion {
   unsigned attempts   = 0; ///< failures: timeouts or RNR NAKs endured
   std::optional<std::uint64_t> stream_byte; ///< TCP failures: the first unacknowledged stream byte (psn unused)
   std::uint64_t msg = 0;                    ///< the work request's `msg` (RoCE: its engine's in-flight record)
+  SimTime stalled{}; ///< RNR failures under rnr_retry_limit 7: how long the same packet was refused (rnr_stall)
 };
 /// A sentence describing a failed completion, for error reports.
 std::string describe_failure(const Completion& c);

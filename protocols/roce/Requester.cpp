@@ -1,6 +1,7 @@
 #include "protocols/roce/Requester.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <stdexcept>
 #include <string>
 
@@ -16,8 +17,14 @@ std::string describe_failure(const Completion& c)
              " after " + std::to_string(c.attempts) +
              " retransmission timeout(s); the retry limit is exhausted";
     case Status::RnrRetryExceeded:
+      if (c.stalled > SimTime{}) // rnr_retry_limit 7: retrying for ever, stopped by rnr_stall
+        return "receiver not ready for PSN " + std::to_string(c.psn) + ": refused by " + std::to_string(c.attempts) +
+               " RNR NAK(s) over " + fmt::format("{:g}", c.stalled.us()) +
+               " us (rnr_stall): the receiver never posted a receive for it, a simulated deadlock (the receiver "
+               "waits for something that cannot arrive while its receives are full); give the receiver more "
+               "receive buffers, or raise rnr_stall if it only drains slowly";
       return "receiver not ready (no receive posted, no free buffer) for PSN " + std::to_string(c.psn) + " after " +
-             std::to_string(c.attempts) + " RNR NAK(s)";
+             std::to_string(c.attempts) + " RNR NAK(s): the rnr_retry_limit is exhausted (7: retry for ever)";
     case Status::LocalLengthError: return "message longer than the posted receive";
     case Status::Flushed: return "flushed: the queue pair failed earlier";
   }
@@ -256,7 +263,11 @@ void Requester::on_ack(const AckPacket& a, SimTime now, Actions& out)
       if (!rnr_since_ || rnr_since_->first != a.psn)
         rnr_since_ = std::pair{a.psn, now};
       else if (cfg_.rnr_stall > SimTime{} && now - rnr_since_->second >= cfg_.rnr_stall) {
+        const std::size_t first = out.size();
         fail(Status::RnrRetryExceeded, a.psn, cur_wr_ < wrs_.size() ? wrs_[cur_wr_].rnr_retries : 0, out);
+        for (std::size_t i = first; i < out.size(); ++i)
+          if (auto* c = std::get_if<Completion>(&out[i]); c && c->status == Status::RnrRetryExceeded)
+            c->stalled = now - rnr_since_->second;
         return;
       }
       rnr_until_ = now + cfg_.rnr_timeout;

@@ -65,6 +65,23 @@ TEST(Mpi, BounceBufferExhaustionBackPressuresButDelivers)
   EXPECT_LE(run.tables.at("mpi_counters").num(0, "bounce_max_used"), 2);
 }
 
+// Unexpected arrivals keep their bounce buffers, not their posted receives (UCX posts a fresh buffer in their place,
+// nodes/host/ReceiveQueue.hpp): a gather of 64 KiB in fragments on 8 ranks with 2 receives posted is refused (RNR)
+// while the root's CPU is behind, but completes with more buffers held than receives posted. When each unexpected
+// fragment held a posted receive, the root waited for rank 1's fragments behind two held by later ranks, and the run
+// failed after 6,031 RNR NAKs.
+TEST(Mpi, UnexpectedArrivalsHoldBuffersNotTheReceiveQueue)
+{
+  auto run = run_scenario_isolated(
+      mpi_scenario(R"("collective": "gather", "ranks": 8, "sizes": ["64KiB"], "verify": true)",
+                   R"(, "node": {"host": {"mpi": {"eager_buffers": 2}}})"));
+  ASSERT_TRUE(run.ok) << run.error;
+  auto const& k = run.tables.at("mpi_counters");
+  EXPECT_GT(k.sum("bounce_refusals"), 0);
+  EXPECT_LE(k.num(0, "bounce_max_used"), 2);
+  EXPECT_GT(k.num(0, "unexpected_held_max"), 2);
+}
+
 // F2F: FPGA -> host copy, MPI, host -> FPGA copy, next-kernel invocation; the invocation is the
 // CCLO's Coyote NOP (ACCL+ section 5's approximation) and the phases add up to the total.
 TEST(Mpi, FpgaDataStagingPhasesAddUp)

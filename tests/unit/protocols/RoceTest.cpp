@@ -587,6 +587,8 @@ TEST(RoceSend, RnrRetryLimitFails)
   w.run();
   ASSERT_EQ(w.completions.size(), 1u);
   EXPECT_EQ(w.completions[0].status, Status::RnrRetryExceeded);
+  EXPECT_EQ(w.completions[0].stalled, SimTime{}); // the limit ran out, not rnr_stall
+  EXPECT_NE(describe_failure(w.completions[0]).find("rnr_retry_limit is exhausted"), std::string::npos);
 }
 
 TEST(RoceSend, RnrRetryCountSevenRetriesForever)
@@ -608,6 +610,25 @@ TEST(RoceSend, RnrRetryCountSevenRetriesForever)
   w.run();
   ASSERT_EQ(w.completions.size(), 1u);
   EXPECT_EQ(w.completions[0].status, Status::Success);
+}
+
+TEST(RoceSend, ARefusalThatNeverEndsIsReportedAsADeadlockWithItsRemedy)
+{
+  // Retrying for ever on a receive that is never posted: after rnr_stall the queue pair fails, and the report says
+  // how long, that it is a deadlock, and what to change (not only "receiver not ready").
+  RoceConfig c;
+  c.rnr_retry_limit = 7;
+  c.rnr_stall       = SimTime::us(1000);
+  Wire2 w(c);
+  w.post(Verb::Send, 100, 1);
+  w.run(SimTime::us(5000));
+  ASSERT_EQ(w.completions.size(), 1u);
+  EXPECT_EQ(w.completions[0].status, Status::RnrRetryExceeded);
+  EXPECT_GE(w.completions[0].stalled, SimTime::us(1000));
+  const std::string why = describe_failure(w.completions[0]);
+  EXPECT_NE(why.find("deadlock"), std::string::npos) << why;
+  EXPECT_NE(why.find("rnr_stall"), std::string::npos) << why;
+  EXPECT_NE(why.find("more receive buffers"), std::string::npos) << why;
 }
 
 TEST(RoceSend, RnrBackPressureDoesNotSpendTheAdaptiveBudget)
