@@ -246,6 +246,20 @@ void MpiBench::report(const nodes::Cluster& c, results::ResultSink& sink, std::v
                                     : std::string()));
   if (cfg_.verify)
     summary.push_back("  every output checked against the collective's definition (verify): all correct");
+  // Arrivals the NICs refused for want of a posted receive: the latencies then carry RNR waits, and a reader should
+  // know what drove them and what the model leaves out there.
+  std::uint64_t refused = 0;
+  for (auto h : comm_)
+    if (const nodes::MpiProcess* p = c.at<nodes::HostNode>(h).mpi())
+      refused += p->counters().bounce_refusals;
+  if (refused > 0) {
+    const nodes::HostNodeConfig& hc = c.at<nodes::HostNode>(comm_[0]).config();
+    summary.push_back(fmt::format(
+        "  note: {} arrival(s) refused with an RNR NAK (receive queue empty: node.host.mpi.eager_buffers {}), each "
+        "resent after node.host.rdma.rnr_timeout ({:g} us); UCX's credit flow control (min(512, queue) messages "
+        "per sender between grants) is not modeled: mpi_counters.csv bounce_refusals, workloads/mpi/README.md",
+        refused, hc.mpi.eager_buffers, hc.rdma.rnr_timeout.us()));
+  }
   summary.push_back(fmt::format("  {:>10}  {:>28}  {:>12}", "bytes", "library algorithm (schedule)", "latency_us"));
   for (std::size_t si = 0; si < sizes_.size(); ++si) {
     auto v = by_size[sizes_[si]];
