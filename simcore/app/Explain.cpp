@@ -74,6 +74,37 @@ WhatIf data_mover_what_if(const std::string& detail)
     return {{m + "cclo.dmp.issue_cycles=0"}, "moves issued in no time", {}};
   return {{}, {}, fmt::format("no what-if for the data mover's '{}'", detail)};
 }
+
+/// The RDMA engines' waits on a timer: what removes the wait, not the engines' pipelines.
+WhatIf roce_timer_what_if(const std::string& detail, const nlohmann::json& platform)
+{
+  const std::string fpga = "platform.node.fpga.rdma.", host = "platform.node.host.rdma.";
+  if (has(detail, "RNR timer")) // a SEND refused for want of a posted receive, resent after the timer
+    return {{fpga + "rnr_timeout=0s", host + "rnr_timeout=0s"},
+            "receiver-not-ready NAKs resent at once (no RNR timer; the refusals remain: a receive queue that never "
+            "runs empty, node.host.mpi.eager_buffers or the CCLO's Rx buffers, removes them)",
+            {}};
+  if (has(detail, "ACK coalescing timer"))
+    return {{fpga + "ack_every=1", host + "ack_every=1"}, "every packet acknowledged at once (ack_every 1)", {}};
+  // A retransmission timeout: a packet lost to the injected faults or to a full switch queue.
+  WhatIf w;
+  const nlohmann::json net = platform.value("network", nlohmann::json::object());
+  const nlohmann::json faults = net.value("faults", nlohmann::json::object());
+  for (const char* rate : {"loss_rate", "corruption_rate", "duplicate_rate", "reorder_rate"})
+    if (faults.value(rate, 0.0) > 0)
+      w.sets.push_back(fmt::format("platform.network.faults.{}=0", rate));
+  if (!faults.value("drops", nlohmann::json::array()).empty())
+    w.sets.push_back("platform.network.faults.drops=[]");
+  if (!w.sets.empty())
+    w.meaning = "the network without its injected faults";
+  if (net.value("switch", nlohmann::json::object()).value("flow_control", "drop") == "drop") {
+    w.sets.push_back("platform.network.switch.flow_control=lossless");
+    w.meaning += w.meaning.empty() ? "lossless switches (no queue drops)" : ", lossless switches (no queue drops)";
+  }
+  if (w.sets.empty())
+    w.why_not = fmt::format("no what-if for the RDMA engines' '{}': the network neither injects faults nor drops", detail);
+  return w;
+}
 } // namespace
 
 WhatIf ideal_what_if(const std::string& resource, const std::string& detail, const std::string& platform_json)
@@ -102,6 +133,8 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
              "platform.node.host.pcie.bandwidth=1000Tbps"},
             "the RDMA engines' payload reads (device memory, PCIe) with no latency at 1,000 Tb/s",
             {}};
+  if (resource == "RoCE POE" && (has(detail, "timer") || has(detail, "timeout")))
+    return roce_timer_what_if(detail, platform);
   if (resource == "RoCE POE") // the FPGA's POE and the hosts' RDMA NICs alike
     return {{"platform.node.fpga.poe.tx_latency=0s", "platform.node.fpga.poe.rx_latency=0s",
              "platform.node.host.nic.tx_latency=0s", "platform.node.host.nic.rx_latency=0s"},

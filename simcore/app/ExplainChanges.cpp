@@ -45,8 +45,16 @@ void platform_changes(const nlohmann::json& sc, bool fpga, std::vector<Change>& 
     out.push_back({fmt::format("switch latency {} (half)", format_time(SimTime::ps(parse_time(lat).ps() / 2))),
                    {"platform.network.switch.latency=" + format_time(SimTime::ps(parse_time(lat).ps() / 2))},
                    "switch"});
-  if (!fpga)
+  if (!fpga) {
+    // The hosts' MPI over RDMA: its receive queue's length is a setting of the library (UCX_RC_RX_QUEUE_LEN); while
+    // it runs empty the NICs refuse arrivals (RNR NAKs) and the senders wait out the RNR timer.
+    const std::string queue = str(p, {"node", "host", "mpi", "eager_buffers"});
+    if (!queue.empty() && str(p, {"node", "host", "transport"}) != "tcp")
+      out.push_back({fmt::format("a receive queue of {} (2x)", std::stoull(queue) * 2),
+                     {"platform.node.host.mpi.eager_buffers=" + std::to_string(std::stoull(queue) * 2)},
+                     "rx"});
     return;
+  }
   const std::string m = "platform.node.fpga.";
   const std::string rd = str(p, {"node", "fpga", "device_memory", "read_bandwidth"});
   const std::string wr = str(p, {"node", "fpga", "device_memory", "write_bandwidth"});

@@ -1,7 +1,7 @@
 #pragma once
 // What `nafsim explain --propose` / `--goal` tries: the changes a user can make to a scenario's platform and
 // workload (a CCLO build, an algorithm, bigger Rx buffers, 2x link rate, 2x memory bandwidth, a 2x wider datapath,
-// half the switch latency; for MPI the library's algorithm and segment size), each a --set list to paste, and which
+// half the switch latency; for MPI the library's algorithm and segment size and, over RDMA, a 2x receive queue), each a --set list to paste, and which
 // of them cannot go together (one build, one algorithm at a time).
 
 #include <nlohmann/json.hpp>
