@@ -61,10 +61,10 @@ struct MpiConfig {
             "ones go rendezvous (request-to-send, the receiver READs the sender's buffer, then a finish message)");
     v.field("eager_buffer", eager_buffer, "size of one pre-posted receive bounce buffer (>= eager_threshold + header)");
     v.field("eager_buffers", eager_buffers,
-            "pre-posted receives per rank, each with a bounce buffer (UCX's shared receive queue, RX_QUEUE_LEN); "
-            "none posted: the NIC back-pressures the sender (RNR). A receive is posted again when the CPU polls its "
-            "arrival; an unexpected arrival keeps its buffer and another is posted in its place "
-            "(nodes/host/ReceiveQueue.hpp)",
+            "pre-posted receives per rank, each with a bounce buffer (UCX's shared receive queue, RX_QUEUE_LEN; over "
+            "TCP the buffers MPICH reads the socket into); none posted: the NIC back-pressures the sender (RNR; over "
+            "TCP the stream stalls). A receive is posted again when the CPU polls its arrival; an unexpected arrival "
+            "keeps its buffer and another is posted in its place (nodes/host/ReceiveQueue.hpp)",
             config::Limits::at_least(1));
     v.field("header", header, "bytes of the MPI/transport header on every eager, request-to-send and finish message");
     v.field("fragment", fragment,

@@ -60,6 +60,7 @@ MpiProcess::MpiProcess(net::HostId id, const HostNodeConfig& cfg, Scheduler& sch
     }
     const std::uint32_t idx = *buf;
     c_.bounce_max_used      = rq_.max_in_use();
+    c_.bounce_buffers_max   = rq_.max_buffers();
     o.status           = roce::RecvOffer::Status::Ready;
     o.recv.wr_id       = idx;
     o.recv.local_addr  = kBounceBase + idx * cfg_.mpi.eager_buffer.count;
@@ -241,7 +242,6 @@ void MpiProcess::hold_bounce(std::uint64_t idx)
   // The CPU polls the arrival once the work queued before it is done (it charges nothing for queueing it: the
   // receive, when posted, pays recv_overhead).
   rq_.hold(static_cast<std::uint32_t>(idx), std::max(sched_.now(), cpu_free_));
-  c_.unexpected_held_max = rq_.max_held();
 }
 
 void MpiProcess::check_size(net::HostId src, std::uint64_t seq, std::uint64_t bytes, std::uint64_t expected) const

@@ -47,7 +47,7 @@ struct MpiCounters {
   std::uint64_t bytes_copied      = 0; ///< CPU copies (bounce buffers, local copies)
   std::uint64_t bytes_reduced     = 0;
   std::uint64_t bounce_max_used   = 0; ///< posted receives at most taken at once (ReceiveQueue::max_in_use)
-  std::uint64_t unexpected_held_max = 0; ///< bounce buffers at most held by unexpected arrivals at once
+  std::uint64_t bounce_buffers_max = 0; ///< bounce buffers at most in use at once (ReceiveQueue::max_buffers)
   std::uint64_t bounce_refusals   = 0; ///< arrivals refused (RNR) for want of a free bounce buffer
   std::uint64_t fragments_sent    = 0; ///< SENDs of eager messages larger than mpi.fragment
   SimTime cpu_busy;

@@ -18,12 +18,16 @@
 // gather of 64 KiB on 8 ranks with 2 receives posted failed after thousands of RNR NAKs).
 // ASSUMPTION: a receive is posted again at the poll that took its arrival; UCX posts in batches (RX_MAX_BATCH, 16)
 // once that many are free, a delay of at most a batch's polls that only a queue nearly empty would notice.
-// Not modeled: UCX's RC flow control (FC_ENABLE, a window of 512 credits per endpoint granted back as the receiver
-// polls), which keeps senders from reaching an empty queue at all while fewer than queue_len / 512 peers send.
+// Not modeled: UCX's RC flow control (FC_ENABLE: each sender may send min(512, queue length) messages before the
+// receiver grants it more as it polls), which keeps the queue from emptying while the senders' windows together fit
+// in it (senders x window <= queue length: 8 senders with the preset's 4,095).
+// Over TCP (MPICH) the same queue stands for the buffers MPICH reads the socket into; an arrival finding none stalls
+// the stream until one is free (TcpPoe).
 
 #include "simcore/units/Units.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -33,7 +37,7 @@ namespace nafsim::nodes {
 
 class ReceiveQueue {
 public:
-  explicit ReceiveQueue(std::uint32_t posted) : capacity_(posted), free_(posted), held_slot_(posted, 0)
+  explicit ReceiveQueue(std::uint32_t posted) : capacity_(posted), free_(posted), state_(posted, kFree)
   {
     pool_.resize(posted);
     for (std::uint32_t i = 0; i < posted; ++i)
@@ -50,13 +54,14 @@ public:
     max_in_use_ = std::max<std::uint64_t>(max_in_use_, capacity_ - free_);
     std::uint32_t buf;
     if (pool_.empty()) { // every buffer held: the pool grows
-      buf = static_cast<std::uint32_t>(held_slot_.size());
-      held_slot_.push_back(0);
+      buf = static_cast<std::uint32_t>(state_.size());
+      state_.push_back(kFree);
     } else {
       buf = pool_.back();
       pool_.pop_back();
     }
-    held_slot_[buf] = 1;
+    state_[buf]  = kTaken;
+    max_buffers_    = std::max<std::uint64_t>(max_buffers_, ++buffers_out_);
     return buf;
   }
 
@@ -64,11 +69,13 @@ public:
   /// its receive is posted again now if it has not been already (hold).
   void release(std::uint32_t buf)
   {
-    if (held_slot_[buf])
+    assert(buf < state_.size() && state_[buf] != kFree && "a buffer released twice");
+    --buffers_out_;
+    if (state_[buf] == kTaken)
       ++free_;
     else
       --held_;
-    held_slot_[buf] = 0;
+    state_[buf] = kFree;
     pool_.push_back(buf);
   }
 
@@ -76,17 +83,22 @@ public:
   /// another buffer at `repost` (when the CPU polls it; not before the dates given before: one CPU polls in order).
   void hold(std::uint32_t buf, SimTime repost)
   {
-    if (!held_slot_[buf])
-      return;
-    held_slot_[buf] = 0;
-    reposts_.push_back(std::max(repost, reposts_.empty() ? repost : reposts_.back()));
+    assert(buf < state_.size() && state_[buf] != kFree && "a free buffer held");
+    if (state_[buf] != kTaken)
+      return; // held already
+    state_[buf] = kHeld;
+    assert((reposts_.empty() || reposts_.back() <= repost) && "one CPU polls its arrivals in order");
+    reposts_.push_back(repost);
     max_held_ = std::max<std::uint64_t>(max_held_, ++held_);
   }
 
   /// Posted receives at most taken at once (the queue's length bounds it).
   std::uint64_t max_in_use() const { return max_in_use_; }
-  /// Buffers at most held by unexpected messages at once (memory beyond the posted receives).
+  /// Buffers at most held by unexpected messages at once.
   std::uint64_t max_held() const { return max_held_; }
+  /// Bounce buffers at most in use at once (arrivals not yet handled and unexpected ones held): the memory the
+  /// library had allocated for receiving, beyond the posted receives when unexpected messages held theirs.
+  std::uint64_t max_buffers() const { return max_buffers_; }
 
 private:
   void repost_due(SimTime now)
@@ -99,9 +111,10 @@ private:
   std::uint32_t capacity_;
   std::uint32_t free_;                  ///< receives posted and not taken
   std::vector<std::uint32_t> pool_;     ///< free buffers, the last released first
-  std::vector<std::uint8_t> held_slot_; ///< per buffer: it still holds the receive it arrived in
+  enum State : std::uint8_t { kFree, kTaken, kHeld };
+  std::vector<State> state_;            ///< per buffer: in the pool, holding the receive it arrived in, or held
   std::deque<SimTime> reposts_;         ///< receives handed back by unexpected arrivals, by the date they are posted
-  std::uint64_t held_ = 0, max_in_use_ = 0, max_held_ = 0;
+  std::uint64_t held_ = 0, max_in_use_ = 0, max_held_ = 0, buffers_out_ = 0, max_buffers_ = 0;
 };
 
 } // namespace nafsim::nodes

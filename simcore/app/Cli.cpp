@@ -299,8 +299,8 @@ struct ExplainCommand final : Command {
         ->check(CLI::Range(1u, 8u));
     explain->add_flag("--propose", explain_opt.propose,
                       "also try the changes a user can make (a CCLO build, an algorithm, 2x links, 2x memory bandwidth, a "
-                      "2x datapath, half the switch latency, bigger Rx buffers; for MPI the library's algorithm, the receive queue and "
-                      "segment size), each alone, ranked by speedup, each with its --set list");
+                      "2x datapath, half the switch latency, bigger Rx buffers; for MPI the library's algorithm, segment size and, "
+                      "over RDMA, the receive queue), each alone, ranked by speedup, each with its --set list");
     explain->add_option("--goal", goal,
                         "with --propose: search combinations of up to three changes for this speedup (e.g. 2x), each "
                         "combination run to confirm it")

@@ -97,12 +97,20 @@ WhatIf roce_timer_what_if(const std::string& detail, const nlohmann::json& platf
     w.sets.push_back("platform.network.faults.drops=[]");
   if (!w.sets.empty())
     w.meaning = "the network without its injected faults";
-  if (net.value("switch", nlohmann::json::object()).value("flow_control", "drop") == "drop") {
-    w.sets.push_back("platform.network.switch.flow_control=lossless");
-    w.meaning += w.meaning.empty() ? "lossless switches (no queue drops)" : ", lossless switches (no queue drops)";
-  }
+  auto also = [&](std::string s, const char* meaning) {
+    w.sets.push_back(std::move(s));
+    w.meaning += w.meaning.empty() ? meaning : std::string(", ") + meaning;
+  };
+  if (net.value("switch", nlohmann::json::object()).value("flow_control", "drop") == "drop")
+    also("platform.network.switch.flow_control=lossless", "lossless switches (no queue drops)");
+  const std::string routing = net.value("routing", "ecmp");
+  if (routing == "spray" || routing == "adaptive") // reordered packets: go-back-N leaves a tail to the timer
+    also("platform.network.routing=ecmp", "one path per flow (ECMP: no reordering)");
   if (w.sets.empty())
-    w.why_not = fmt::format("no what-if for the RDMA engines' '{}': the network neither injects faults nor drops", detail);
+    w.why_not = fmt::format("no what-if for the RDMA engines' '{}': the network neither injects faults, drops nor "
+                            "reorders; a timeout there is one too short for the queues (spurious resends: the rdma "
+                            "timeouts, adaptive_timeout_initial)",
+                            detail);
   return w;
 }
 } // namespace

@@ -254,11 +254,18 @@ void MpiBench::report(const nodes::Cluster& c, results::ResultSink& sink, std::v
       refused += p->counters().bounce_refusals;
   if (refused > 0) {
     const nodes::HostNodeConfig& hc = c.at<nodes::HostNode>(comm_[0]).config();
-    summary.push_back(fmt::format(
-        "  note: {} arrival(s) refused with an RNR NAK (receive queue empty: node.host.mpi.eager_buffers {}), each "
-        "resent after node.host.rdma.rnr_timeout ({:g} us); UCX's credit flow control (min(512, queue) messages "
-        "per sender between grants) is not modeled: mpi_counters.csv bounce_refusals, workloads/mpi/README.md",
-        refused, hc.mpi.eager_buffers, hc.rdma.rnr_timeout.us()));
+    if (hc.transport == nodes::Transport::Tcp) // the stream stalls and is polled again
+      summary.push_back(fmt::format(
+          "  note: {} poll(s) of a TCP stream found no free receive buffer (node.host.mpi.eager_buffers {}): the "
+          "stream stalled until one was handed back: mpi_counters.csv bounce_refusals, workloads/mpi/README.md",
+          refused, hc.mpi.eager_buffers));
+    else
+      summary.push_back(fmt::format(
+          "  note: {} arrival(s) refused with an RNR NAK (receive queue empty: node.host.mpi.eager_buffers {}), "
+          "each resent after node.host.rdma.rnr_timeout ({:g} us); UCX's credit flow control (each sender "
+          "min(512, queue) messages between grants) is not modeled: mpi_counters.csv bounce_refusals, "
+          "workloads/mpi/README.md",
+          refused, hc.mpi.eager_buffers, hc.rdma.rnr_timeout.us()));
   }
   summary.push_back(fmt::format("  {:>10}  {:>28}  {:>12}", "bytes", "library algorithm (schedule)", "latency_us"));
   for (std::size_t si = 0; si < sizes_.size(); ++si) {

@@ -71,7 +71,7 @@ TEST(Explain, ATimersWaitIsLiftedByWhatEndsIt)
   // A timeout on a tail-drop fabric with injected loss: both removed; on lossless switches without faults, nothing
   // to lift, and it says so.
   auto lossy = app::ideal_what_if("RoCE POE", "retransmission timeout",
-                                  R"({"network": {"faults": {"loss_rate": 0.01, "drops": [{"every": 3}]},
+                                  R"({"network": {"faults": {"loss_rate": 0.01, "drops": [{"src": 0, "dst": 1, "seq": 3, "count": 1}]},
                                                    "switch": {"flow_control": "drop"}}})");
   EXPECT_TRUE(sets(lossy, "platform.network.faults.loss_rate=0"));
   EXPECT_TRUE(sets(lossy, "platform.network.faults.drops=[]"));
@@ -79,7 +79,10 @@ TEST(Explain, ATimersWaitIsLiftedByWhatEndsIt)
   EXPECT_FALSE(sets(lossy, "platform.network.faults.reorder_rate=0")) << "only the faults it has";
   auto clean = app::ideal_what_if("RoCE POE", "retransmission timeout", R"({"network": {"switch": {"flow_control": "lossless"}}})");
   EXPECT_TRUE(clean.sets.empty());
-  EXPECT_NE(clean.why_not.find("neither injects faults nor drops"), std::string::npos);
+  EXPECT_NE(clean.why_not.find("neither injects faults, drops nor reorders"), std::string::npos);
+  auto sprayed = app::ideal_what_if("RoCE POE", "retransmission timeout",
+                                    R"({"network": {"routing": "spray", "switch": {"flow_control": "lossless"}}})");
+  EXPECT_EQ(sprayed.sets, std::vector<std::string>{"platform.network.routing=ecmp"}) << "reordering: one path per flow";
   auto pipe = app::ideal_what_if("RoCE POE", "receive pipeline", kPlatform);
   EXPECT_TRUE(sets(pipe, "platform.node.host.nic.rx_latency=0s")) << "the pipelines keep theirs";
 }
