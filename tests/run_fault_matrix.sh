@@ -140,6 +140,11 @@ for c in bcast scatter gather allgather reduce allreduce reduce-scatter alltoall
       clean_t=$t
       continue
     fi
+    if [ -z "$clean" ]; then # the clean run failed (reported above): nothing to compare with
+      echo "mpi 1MiB $c $f: $n packets (the clean run failed: no ratio)"
+      tally["mpi 1MiB ${f%%=*} verified"]=$(( ${tally["mpi 1MiB ${f%%=*} verified"]:-0} + 1 ))
+      continue
+    fi
     ratio=$(awk -v n="$n" -v c="$clean" 'BEGIN { printf "%.2f", n / c }')
     tratio=$(awk -v n="$t" -v c="$clean_t" 'BEGIN { printf "%.2f", n / c }')
     echo "mpi 1MiB $c $f: $n packets, ${ratio}x a clean run's; ${t} us simulated, ${tratio}x its time"

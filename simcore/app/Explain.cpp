@@ -33,6 +33,8 @@ bool has(const std::string& s, const char* part)
 
 WhatIf wire_what_if(const std::string& detail, const nlohmann::json& platform)
 {
+  if (has(detail, "fault injection")) // a packet held back by the injected reordering: faster links change nothing
+    return {{"platform.network.faults.reorder_rate=0"}, "the network without its injected reordering", {}};
   WhatIf w;
   const double rate = parse_rate(platform.at("network").at("link").at("rate").get<std::string>()).bps * 10;
   w.sets.push_back("platform.network.link.rate=" + format_rate(BitsPerSecond{rate}));
@@ -75,18 +77,10 @@ WhatIf data_mover_what_if(const std::string& detail)
   return {{}, {}, fmt::format("no what-if for the data mover's '{}'", detail)};
 }
 
-/// The RDMA engines' waits on a timer: what removes the wait, not the engines' pipelines.
-WhatIf roce_timer_what_if(const std::string& detail, const nlohmann::json& platform)
+/// A transport's retransmission timeout: what lost or reordered the packet it waited for (the injected faults, a
+/// full switch queue, packets sprayed over paths), not the engine.
+WhatIf loss_what_if(const std::string& engine, const std::string& detail, const nlohmann::json& platform)
 {
-  const std::string fpga = "platform.node.fpga.rdma.", host = "platform.node.host.rdma.";
-  if (has(detail, "RNR timer")) // a SEND refused for want of a posted receive, resent after the timer
-    return {{fpga + "rnr_timeout=0s", host + "rnr_timeout=0s"},
-            "receiver-not-ready NAKs resent at once (no RNR timer; the refusals remain: a receive queue that never "
-            "runs empty, node.host.mpi.eager_buffers or the CCLO's Rx buffers, removes them)",
-            {}};
-  if (has(detail, "ACK coalescing timer"))
-    return {{fpga + "ack_every=1", host + "ack_every=1"}, "every packet acknowledged at once (ack_every 1)", {}};
-  // A retransmission timeout: a packet lost to the injected faults or to a full switch queue.
   WhatIf w;
   const nlohmann::json net = platform.value("network", nlohmann::json::object());
   const nlohmann::json faults = net.value("faults", nlohmann::json::object());
@@ -107,11 +101,53 @@ WhatIf roce_timer_what_if(const std::string& detail, const nlohmann::json& platf
   if (routing == "spray" || routing == "adaptive") // reordered packets: go-back-N leaves a tail to the timer
     also("platform.network.routing=ecmp", "one path per flow (ECMP: no reordering)");
   if (w.sets.empty())
-    w.why_not = fmt::format("no what-if for the RDMA engines' '{}': the network neither injects faults, drops nor "
-                            "reorders; a timeout there is one too short for the queues (spurious resends: the rdma "
-                            "timeouts, adaptive_timeout_initial)",
-                            detail);
+    w.why_not = fmt::format("no what-if for the {}'s '{}': the network neither injects faults, drops nor reorders; a "
+                            "timeout there is one too short for the queues (spurious resends: the transport's "
+                            "timeouts)",
+                            engine, detail);
   return w;
+}
+
+/// The NIC engines (the FPGA's RoCE, TCP and UDP offload engines, the hosts' RDMA NICs and kernel TCP): a wait on a
+/// timer is lifted by what ends it, any other step by pipelines with no latency.
+WhatIf engine_what_if(const std::string& engine, const std::string& detail, const nlohmann::json& platform)
+{
+  if (has(detail, "retransmission timeout"))
+    return loss_what_if(engine, detail, platform);
+  const std::string rdma = "platform.node.fpga.rdma.", host_rdma = "platform.node.host.rdma.";
+  const std::string tcp = "platform.node.fpga.tcp.", host_tcp = "platform.node.host.tcp.";
+  if (has(detail, "RNR timer")) // a SEND refused for want of a posted receive, resent after the timer
+    return {{rdma + "rnr_timeout=0s", host_rdma + "rnr_timeout=0s"},
+            "receiver-not-ready NAKs resent at once (no RNR timer; the refusals remain: a receive queue that never "
+            "runs empty, node.host.mpi.eager_buffers or the CCLO's Rx buffers, removes them)",
+            {}};
+  if (has(detail, "ACK coalescing timer"))
+    return {{rdma + "ack_every=1", host_rdma + "ack_every=1"}, "every packet acknowledged at once (ack_every 1)", {}};
+  if (has(detail, "delayed ACK"))
+    return {{tcp + "delayed_ack=0s", host_tcp + "delayed_ack=0s"}, "every TCP segment acknowledged at once", {}};
+  if (has(detail, "write request status"))
+    return {{tcp + "tx_status_latency=0s", host_tcp + "tx_status_latency=0s"},
+            "TCP writes with no request-to-status handshake",
+            {}};
+  if (has(detail, "through the transmit buffer")) { // TcpPoe::payload_ready: the handshake, the write, the read back
+    const std::string mem = "platform.node.fpga.device_memory.";
+    return {{tcp + "tx_status_latency=0s", host_tcp + "tx_status_latency=0s", mem + "write_bandwidth=1000Tbps",
+             mem + "read_bandwidth=1000Tbps", mem + "channel_bandwidth=1000Tbps", mem + "write_latency=0s",
+             mem + "read_latency=0s"},
+            "TCP writes with no request-to-status handshake and the transmit buffer written and read back at 1,000 "
+            "Tb/s with no latency",
+            {}};
+  }
+  if (has(detail, "consumer poll")) // a stream stalled for a receive buffer, looked at again after the poll
+    return {{"platform.node.fpga.poe.consumer_poll=0s", "platform.node.host.nic.consumer_poll=0s"},
+            "a stalled stream looked at again at once (no consumer poll)",
+            {}};
+  if (has(detail, "pipeline") || has(detail, "completion notice")) // the engine's own fixed latencies
+    return {{"platform.node.fpga.poe.tx_latency=0s", "platform.node.fpga.poe.rx_latency=0s",
+             "platform.node.host.nic.tx_latency=0s", "platform.node.host.nic.rx_latency=0s"},
+            "the " + engine + "'s transmit and receive pipelines with no latency",
+            {}};
+  return {{}, {}, fmt::format("no what-if for the {}'s '{}'", engine, detail)};
 }
 } // namespace
 
@@ -141,13 +177,10 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
              "platform.node.host.pcie.bandwidth=1000Tbps"},
             "the RDMA engines' payload reads (device memory, PCIe) with no latency at 1,000 Tb/s",
             {}};
-  if (resource == "RoCE POE" && (has(detail, "timer") || has(detail, "timeout")))
-    return roce_timer_what_if(detail, platform);
-  if (resource == "RoCE POE") // the FPGA's POE and the hosts' RDMA NICs alike
-    return {{"platform.node.fpga.poe.tx_latency=0s", "platform.node.fpga.poe.rx_latency=0s",
-             "platform.node.host.nic.tx_latency=0s", "platform.node.host.nic.rx_latency=0s"},
-            "the RDMA engines' transmit and receive pipelines with no latency",
-            {}};
+  if (resource == "RoCE POE" || resource == "TCP POE" || resource == "UDP POE") // FPGA engines and host NICs alike
+    return engine_what_if(resource, detail, platform);
+  if (resource == "connectionless NI" && has(detail, "retransmission timeout"))
+    return loss_what_if(resource, detail, platform);
   const std::string cpu = "platform.node.host.cpu.";
   if (resource == "host CPU" && has(detail, "MPI library"))
     return {{cpu + "send_overhead=0s", cpu + "recv_overhead=0s", cpu + "memcpy_rate=1000Tbps", cpu + "reduce_rate=1000Tbps"},

@@ -85,6 +85,23 @@ TEST(Explain, ATimersWaitIsLiftedByWhatEndsIt)
   EXPECT_EQ(sprayed.sets, std::vector<std::string>{"platform.network.routing=ecmp"}) << "reordering: one path per flow";
   auto pipe = app::ideal_what_if("RoCE POE", "receive pipeline", kPlatform);
   EXPECT_TRUE(sets(pipe, "platform.node.host.nic.rx_latency=0s")) << "the pipelines keep theirs";
+  // The TCP engines (the DLRM platform's): their timers too, their pipelines, and no what-if for what is not one.
+  EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "delayed ACK", kPlatform), "platform.node.fpga.tcp.delayed_ack=0s"));
+  EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "write request status", kPlatform),
+                   "platform.node.host.tcp.tx_status_latency=0s"));
+  EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "consumer poll", kPlatform), "platform.node.fpga.poe.consumer_poll=0s"));
+  EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "receive pipeline", kPlatform), "platform.node.fpga.poe.rx_latency=0s"));
+  EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "retransmission timeout", R"({"network": {"faults": {"loss_rate": 0.05}}})"),
+                   "platform.network.faults.loss_rate=0"));
+  auto buffer = app::ideal_what_if("TCP POE", "payload through the transmit buffer", kPlatform);
+  EXPECT_TRUE(sets(buffer, "platform.node.fpga.tcp.tx_status_latency=0s"));
+  EXPECT_TRUE(sets(buffer, "platform.node.fpga.device_memory.write_bandwidth=1000Tbps"));
+  auto taken = app::ideal_what_if("TCP POE", "last write taken by the stack", kPlatform);
+  EXPECT_TRUE(taken.sets.empty()) << "not a pipeline: no what-if rather than a wrong one";
+  EXPECT_NE(taken.why_not.find("last write taken"), std::string::npos);
+  // A packet the injected reordering held back: the reordering removed, not faster links.
+  auto held = app::ideal_what_if("wire", "fault injection: delayed packet", kPlatform);
+  EXPECT_EQ(held.sets, std::vector<std::string>{"platform.network.faults.reorder_rate=0"});
 }
 
 // MPI over RDMA: the receive queue's length is a change to propose (UCX_RC_RX_QUEUE_LEN); over TCP it is not read.
