@@ -344,8 +344,9 @@ void MpiProcess::on_completion(const roce::Completion& c)
   });
 }
 
-void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm,
-                     DataType dtype, RankBuffers* bufs, const RunOptions& opt)
+std::shared_ptr<MpiProcess::Call> MpiProcess::begin(ActorId actor, const coll::Schedule& s,
+                                                    const std::vector<net::HostId>& comm, DataType dtype,
+                                                    RankBuffers* bufs, const RunOptions& opt)
 {
   if (opt.context >= kContexts)
     throw std::invalid_argument(fmt::format("MPI matching context {} beyond the {} modeled", opt.context, kContexts));
@@ -356,9 +357,8 @@ void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
   call->dtype = dtype;
   call->eb    = s.call.elem_bytes;
   call->bufs  = bufs;
-  const std::size_t n = s.ops.size();
-  call->remaining     = n;
-  call->actor         = ctx.id();
+  call->remaining = s.ops.size();
+  call->actor     = actor;
   if (bufs)
     for (int k = 0; k < 3; ++k)
       bufs->buf[static_cast<int>(Buf::Scratch0) + k].resize(s.scratch[k] * call->eb);
@@ -366,15 +366,54 @@ void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
   call->context = static_cast<std::uint64_t>(opt.context) << kContextShift;
   call->eager   = opt.eager;
   call->order.emplace(s, [&](int r) { return comm.at(static_cast<std::size_t>(r)); }, seqs.first, seqs.second);
-  static const std::uint32_t overhead = cause_what("host CPU", "MPI call overhead");
-  if (!opt.local)
-    ctx.sleep_for(cfg_.cpu.call_overhead, CauseLabel::at_host(overhead, id_));
+  return call;
+}
+
+void MpiProcess::start(const std::shared_ptr<Call>& call)
+{
   call->order->start([&](std::uint32_t i) { issue(call, i); });
+}
+
+CauseLabel MpiProcess::call_overhead_label() const
+{
+  static const std::uint32_t overhead = cause_what("host CPU", "MPI call overhead");
+  return CauseLabel::at_host(overhead, id_);
+}
+
+std::string MpiProcess::waiting_for(const Call& call) const
+{
+  const coll::Schedule& s = call.s;
+  return fmt::format("MPI rank {} on host {}: {} of {} ({}) with {} of {} steps outstanding", s.rank, id_,
+                     coll::collective_name(s.call.collective), format_bytes(Bytes{s.call.bytes()}),
+                     coll::algorithm_name(s.algorithm), call.remaining, s.ops.size());
+}
+
+void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm,
+                     DataType dtype, RankBuffers* bufs, const RunOptions& opt)
+{
+  auto call = begin(ctx.id(), s, comm, dtype, bufs, opt);
+  if (!opt.local)
+    ctx.sleep_for(cfg_.cpu.call_overhead, call_overhead_label());
+  start(call);
   while (call->remaining > 0) {
     call->waiting = true;
-    ctx.block(WaitReason([&] { return fmt::format("MPI rank {} on host {}: {} of {} ({}) with {} of {} steps outstanding", s.rank, id_,
-                          coll::collective_name(s.call.collective), format_bytes(Bytes{s.call.bytes()}),
-                          coll::algorithm_name(s.algorithm), call->remaining, n); }));
+    ctx.block(WaitReason([&] { return waiting_for(*call); }));
+  }
+}
+
+Task<> MpiProcess::run_task(TaskContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm,
+                            DataType dtype, RankBuffers* bufs, RunOptions opt)
+{
+  auto call = begin(ctx.id(), s, comm, dtype, bufs, opt);
+  if (!opt.local) {
+    const CauseLabel label = call_overhead_label();
+    co_await ctx.sleep_for(cfg_.cpu.call_overhead, label);
+  }
+  start(call);
+  auto why = [&] { return waiting_for(*call); };
+  while (call->remaining > 0) {
+    call->waiting = true;
+    co_await ctx.block(why);
   }
 }
 

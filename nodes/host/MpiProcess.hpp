@@ -86,6 +86,10 @@ public:
   {
     run(ctx, s, comm, dtype, bufs, RunOptions{});
   }
+  /// The same from a task actor (Scheduler::spawn_task: engine-free worlds, tests/support/HostWorld.hpp). `s` and
+  /// `comm` are copied before the first wait; `bufs` must outlive the task.
+  Task<> run_task(TaskContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm, DataType dtype,
+                  RankBuffers* bufs, RunOptions opt);
 
   /// Notices of the host's NIC.
   void on_completion(const roce::Completion& c);
@@ -143,6 +147,13 @@ private:
   /// Receive message `seq` from `peer` into `addr`.
   void recv(net::HostId peer, std::uint64_t seq, PostedRecv r);
   void match(const Arrival& a, PostedRecv r);
+  /// run() and run_task(): the call's record made (its matching numbers taken), then its first ops issued.
+  std::shared_ptr<Call> begin(ActorId actor, const coll::Schedule& s, const std::vector<net::HostId>& comm,
+                              DataType dtype, RankBuffers* bufs, const RunOptions& opt);
+  void start(const std::shared_ptr<Call>& call);
+  CauseLabel call_overhead_label() const;
+  /// What a rank blocked in a call waits for (a deadlock's report).
+  std::string waiting_for(const Call& call) const;
   /// Message `seq` from `src` carries `bytes`; its receive expects `expected`: they must agree.
   void check_size(net::HostId src, std::uint64_t seq, std::uint64_t bytes, std::uint64_t expected) const;
   void release_bounce(std::uint64_t idx);

@@ -1,7 +1,6 @@
 #include "tests/support/NodeWorld.hpp"
 
-#include "simcore/app/Scenario.hpp"
-#include "workloads/WorkloadRegistry.hpp"
+#include "tests/support/WorldPlatform.hpp"
 
 #include <cstring>
 #include <fmt/format.h>
@@ -10,17 +9,9 @@ namespace nafsim::testing {
 
 NodeWorld::NodeWorld(const std::string& platform, bool real_data)
 {
-  // The platform goes through the scenario loader (presets, overrides, validation) with a placeholder workload.
-  auto doc = config::parse_json_text(
-      fmt::format(R"({{"name": "node-world", "platform": {},
-                       "workload": {{"kind": "collective", "collective": "nop", "ranks": 2}}}})",
-                  platform),
-      "node-world.json");
-  workloads::WorkloadRegistry reg;
-  workloads::register_all_workloads(reg);
-  auto sc = app::load_scenario_doc(doc, "node-world.json", ".", {}, reg);
-  cfg_     = std::make_unique<nodes::PlatformConfig>(sc.platform);
-  cluster_ = std::make_unique<nodes::Cluster>(*cfg_, sched_, sc.header.seed, false);
+  auto p   = load_world_platform(platform, R"({"kind": "collective", "collective": "nop", "ranks": 2})", "node-world");
+  cfg_     = std::move(p.cfg);
+  cluster_ = std::make_unique<nodes::Cluster>(*cfg_, sched_, p.seed, false);
   if (real_data)
     cluster_->carry_data();
 }
