@@ -87,7 +87,8 @@ public:
     run(ctx, s, comm, dtype, bufs, RunOptions{});
   }
   /// The same from a task actor (Scheduler::spawn_task: engine-free worlds, tests/support/HostWorld.hpp). `s` and
-  /// `comm` are copied before the first wait; `bufs` must outlive the task.
+  /// `comm` are copied when the task starts (a Task starts when awaited), so they must live until then; `bufs` until
+  /// it ends.
   Task<> run_task(TaskContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm, DataType dtype,
                   RankBuffers* bufs, RunOptions opt);
 

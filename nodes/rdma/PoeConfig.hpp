@@ -20,7 +20,8 @@ struct PoeConfig {
     v.field("consumer_poll", consumer_poll,
             "TCP and UDP engines: a stream stalled because its consumer had no room (no free Rx buffer) offers its "
             "next message again after this (the hardware resumes when a buffer frees; the model looks this often, so "
-            "a resume is late by at most this)");
+            "a resume is late by at most this); at least 1 ns: 0 would look again at the same instant for ever",
+            config::Limits::at_least(1e-9));
   }
 };
 

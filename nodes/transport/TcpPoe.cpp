@@ -121,7 +121,13 @@ void TcpPoe::execute(QpId s, tcp::Actions& acts)
 
 void TcpPoe::notify_after_writes(Notice n)
 {
-  notices_.push(std::move(n), writes_done_);
+  // (Critical paths) a notice that waits, waits for the payload's writes, as the RoCE engine's.
+  notices_.push(std::move(n), writes_done_, [&] {
+    static const std::uint32_t writes = cause_what(
+        "TCP POE", fmt::format("payload written to memory at {:.1f} Gb/s before the completion",
+                               memory_.engine(Engine::PoeWrite).bandwidth().bps / 1e9));
+    return CauseLabel::at_host(writes, host_);
+  });
 }
 
 void TcpPoe::hand_over(Notice& n, SimTime now)

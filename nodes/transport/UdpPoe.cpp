@@ -101,7 +101,13 @@ void UdpPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCaus
 
 void UdpPoe::notify_after_writes(net::HostId peer, bool inbound, roce::Completion c, roce::InboundMessage m)
 {
-  notices_.push(Notice{peer, inbound, c, m}, writes_done_);
+  // (Critical paths) a notice that waits, waits for the payload's writes, as the RoCE engine's.
+  notices_.push(Notice{peer, inbound, c, m}, writes_done_, [&] {
+    static const std::uint32_t writes = cause_what(
+        "UDP POE", fmt::format("payload written to memory at {:.1f} Gb/s before the completion",
+                               memory_.engine(Engine::PoeWrite).bandwidth().bps / 1e9));
+    return CauseLabel::at_host(writes, host_);
+  });
 }
 
 void UdpPoe::hand_over(Notice& n)

@@ -129,18 +129,28 @@ WhatIf engine_what_if(const std::string& engine, const std::string& detail, cons
     return {{tcp + "tx_status_latency=0s", host_tcp + "tx_status_latency=0s"},
             "TCP writes with no request-to-status handshake",
             {}};
-  if (has(detail, "through the transmit buffer")) { // TcpPoe::payload_ready: the handshake, the write, the read back
-    const std::string mem = "platform.node.fpga.device_memory.";
+  const std::string mem = "platform.node.fpga.device_memory.", fpga_pcie = "platform.node.fpga.pcie.",
+                    host_pcie = "platform.node.host.pcie.", copy = "platform.node.host.socket_copy_rate=1000Tbps";
+  if (has(detail, "written to memory")) // the payload's writes before its completion: the card's memory, PCIe
+    return {{mem + "write_bandwidth=1000Tbps", mem + "channel_bandwidth=1000Tbps", mem + "write_latency=0s",
+             fpga_pcie + "bandwidth=1000Tbps", fpga_pcie + "write_latency=0s", host_pcie + "bandwidth=1000Tbps",
+             host_pcie + "write_latency=0s", copy},
+            "payload writes into memory (device memory, PCIe, a host kernel's socket copy) at 1,000 Tb/s with no "
+            "latency (a host memory's own engine rate stays)",
+            {}};
+  if (has(detail, "through the transmit buffer")) // TcpPoe::payload_ready: the handshake, the copy in, the read back
     return {{tcp + "tx_status_latency=0s", host_tcp + "tx_status_latency=0s", mem + "write_bandwidth=1000Tbps",
              mem + "read_bandwidth=1000Tbps", mem + "channel_bandwidth=1000Tbps", mem + "write_latency=0s",
-             mem + "read_latency=0s"},
-            "TCP writes with no request-to-status handshake and the transmit buffer written and read back at 1,000 "
-            "Tb/s with no latency",
+             mem + "read_latency=0s", fpga_pcie + "bandwidth=1000Tbps", fpga_pcie + "read_latency=0s",
+             host_pcie + "bandwidth=1000Tbps", host_pcie + "read_latency=0s", copy},
+            "TCP writes with no request-to-status handshake and the transmit buffer filled and read back at 1,000 "
+            "Tb/s with no latency (device memory, PCIe, a host kernel's socket copy; a host memory's own engine "
+            "rate stays)",
             {}};
-  }
   if (has(detail, "consumer poll")) // a stream stalled for a receive buffer, looked at again after the poll
-    return {{"platform.node.fpga.poe.consumer_poll=0s", "platform.node.host.nic.consumer_poll=0s"},
-            "a stalled stream looked at again at once (no consumer poll)",
+    return {{"platform.node.fpga.poe.consumer_poll=1ns", "platform.node.host.nic.consumer_poll=1ns"},
+            "a stalled stream looked at again every nanosecond (its wait for a free receive buffer stays: more "
+            "receive buffers remove it)",
             {}};
   if (has(detail, "pipeline") || has(detail, "completion notice")) // the engine's own fixed latencies
     return {{"platform.node.fpga.poe.tx_latency=0s", "platform.node.fpga.poe.rx_latency=0s",
@@ -164,12 +174,6 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
     return data_mover_what_if(detail);
   if (resource == "wire" || resource == "switch")
     return wire_what_if(detail, platform);
-  if (resource == "RoCE POE" && has(detail, "written to memory"))
-    return {{"platform.node.fpga.device_memory.write_bandwidth=1000Tbps",
-             "platform.node.fpga.device_memory.channel_bandwidth=1000Tbps",
-             "platform.node.fpga.device_memory.write_latency=0s"},
-            "device-memory writes at 1,000 Tb/s with no latency",
-            {}};
   if (resource == "RoCE POE" && has(detail, "read from memory")) // the engine fetching the payload itself
     return {{"platform.node.fpga.device_memory.read_latency=0s", "platform.node.fpga.device_memory.read_bandwidth=1000Tbps",
              "platform.node.fpga.device_memory.channel_bandwidth=1000Tbps", "platform.node.fpga.pcie.read_latency=0s",

@@ -89,13 +89,20 @@ TEST(Explain, ATimersWaitIsLiftedByWhatEndsIt)
   EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "delayed ACK", kPlatform), "platform.node.fpga.tcp.delayed_ack=0s"));
   EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "write request status", kPlatform),
                    "platform.node.host.tcp.tx_status_latency=0s"));
-  EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "consumer poll", kPlatform), "platform.node.fpga.poe.consumer_poll=0s"));
+  EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "consumer poll", kPlatform), "platform.node.fpga.poe.consumer_poll=1ns"))
+      << "a poll of 0 would look again at the same instant for ever (PoeConfig refuses it)";
   EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "receive pipeline", kPlatform), "platform.node.fpga.poe.rx_latency=0s"));
   EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "retransmission timeout", R"({"network": {"faults": {"loss_rate": 0.05}}})"),
                    "platform.network.faults.loss_rate=0"));
   auto buffer = app::ideal_what_if("TCP POE", "payload through the transmit buffer", kPlatform);
   EXPECT_TRUE(sets(buffer, "platform.node.fpga.tcp.tx_status_latency=0s"));
   EXPECT_TRUE(sets(buffer, "platform.node.fpga.device_memory.write_bandwidth=1000Tbps"));
+  EXPECT_TRUE(sets(buffer, "platform.node.host.socket_copy_rate=1000Tbps")) << "MPICH hosts: the kernel's copy in";
+  EXPECT_TRUE(sets(buffer, "platform.node.host.pcie.read_latency=0s")) << "... and the NIC's read back over PCIe";
+  // The TCP and UDP engines label a completion waiting for its payload's writes as the RoCE engine does.
+  auto written = app::ideal_what_if("TCP POE", "payload written to memory at 128.0 Gb/s before the completion", kPlatform);
+  EXPECT_TRUE(sets(written, "platform.node.fpga.device_memory.write_bandwidth=1000Tbps"));
+  EXPECT_TRUE(sets(written, "platform.node.host.pcie.write_latency=0s"));
   auto taken = app::ideal_what_if("TCP POE", "last write taken by the stack", kPlatform);
   EXPECT_TRUE(taken.sets.empty()) << "not a pipeline: no what-if rather than a wrong one";
   EXPECT_NE(taken.why_not.find("last write taken"), std::string::npos);
