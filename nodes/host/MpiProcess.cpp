@@ -391,9 +391,10 @@ std::string MpiProcess::waiting_for(const Call& call) const
 void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm,
                      DataType dtype, RankBuffers* bufs, const RunOptions& opt)
 {
-  auto call = begin(ctx.id(), s, comm, dtype, bufs, opt);
+  auto call              = begin(ctx.id(), s, comm, dtype, bufs, opt);
+  const CauseLabel label = call_overhead_label(); // interned at every call's start, local or not, as always
   if (!opt.local)
-    ctx.sleep_for(cfg_.cpu.call_overhead, call_overhead_label());
+    ctx.sleep_for(cfg_.cpu.call_overhead, label);
   start(call);
   while (call->remaining > 0) {
     call->waiting = true;
@@ -404,11 +405,10 @@ void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
 Task<> MpiProcess::run_task(TaskContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm,
                             DataType dtype, RankBuffers* bufs, RunOptions opt)
 {
-  auto call = begin(ctx.id(), s, comm, dtype, bufs, opt);
-  if (!opt.local) {
-    const CauseLabel label = call_overhead_label();
+  auto call              = begin(ctx.id(), s, comm, dtype, bufs, opt);
+  const CauseLabel label = call_overhead_label();
+  if (!opt.local)
     co_await ctx.sleep_for(cfg_.cpu.call_overhead, label);
-  }
   start(call);
   auto why = [&] { return waiting_for(*call); };
   while (call->remaining > 0) {
