@@ -19,8 +19,10 @@ struct WhatIf {
   std::string why_not;
 };
 /// The what-if for a bottleneck (`resource`, `detail` as critical_path.csv writes them) on the platform `platform`
-/// (the resolved scenario's platform section, from metadata.json).
-WhatIf ideal_what_if(const std::string& resource, const std::string& detail, const std::string& platform_json);
+/// (the resolved scenario's platform section, from metadata.json) and, for the application kernels, its workload
+/// section `workload_json`.
+WhatIf ideal_what_if(const std::string& resource, const std::string& detail, const std::string& platform_json,
+                     const std::string& workload_json = "{}");
 
 struct ExplainOptions {
   std::string scenario;

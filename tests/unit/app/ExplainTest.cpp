@@ -109,6 +109,10 @@ TEST(Explain, ATimersWaitIsLiftedByWhatEndsIt)
   // A packet the injected reordering held back: the reordering removed, not faster links.
   auto held = app::ideal_what_if("wire", "fault injection: delayed packet", kPlatform);
   EXPECT_EQ(held.sets, std::vector<std::string>{"platform.network.faults.reorder_rate=0"});
+  // An application kernel (DLRM's FC layers): its clock 10x, read from the run's workload.
+  auto kernel = app::ideal_what_if("FPGA kernel", "fc2 2048x512", kPlatform, R"({"kernel": {"clock": "115MHz"}})");
+  EXPECT_EQ(kernel.sets, std::vector<std::string>{"workload.kernel.clock=1.15GHz"});
+  EXPECT_TRUE(app::ideal_what_if("FPGA kernel", "fc2 2048x512", kPlatform).sets.empty()) << "no kernel: none";
 }
 
 // MPI over RDMA: the receive queue's length is a change to propose (UCX_RC_RX_QUEUE_LEN); over TCP it is not read.
