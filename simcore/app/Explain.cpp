@@ -180,6 +180,11 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
     return kernel_what_if(detail, nlohmann::json::parse(workload_json));
   const auto platform = nlohmann::json::parse(platform_json);
   const std::string fw = "platform.node.fpga.cclo.firmware.";
+  if (resource == "firmware" && (detail == "call" || detail == "finalize")) // the calibrated invocation's own part
+    return {{}, {}, fmt::format("no what-if for the firmware's '{}': it is part of the invocation latency the presets are "
+                                "calibrated on (node.fpga.cclo.invocation: its measured spread needs call and "
+                                "finalize inside it), so it cannot be lifted alone",
+                                detail)};
   if (resource == "firmware") // call and finalize stay: the host invocation's calibration holds them
     return {{fw + "move=0", fw + "notify=0", fw + "poll=0", fw + "entry=0", fw + "retry=0", fw + "step=0"},
             "the micro-controller's primitives free (call and finalize kept: the invocation latencies are calibrated "

@@ -49,6 +49,10 @@ TEST(Explain, EachBottleneckHasItsWhatIf)
   EXPECT_TRUE(sets(writes, "platform.node.fpga.device_memory.write_bandwidth=1000Tbps"));
   auto fw = app::ideal_what_if("firmware", "lookup", kPlatform);
   EXPECT_TRUE(sets(fw, "platform.node.fpga.cclo.firmware.poll=0"));
+  // The call primitive is inside the calibrated invocation: named as such, not "lifted" by the other primitives.
+  auto call = app::ideal_what_if("firmware", "call", kPlatform);
+  EXPECT_TRUE(call.sets.empty());
+  EXPECT_NE(call.why_not.find("invocation latency"), std::string::npos);
   auto poe_read = app::ideal_what_if("RoCE POE", "payload read from memory", kPlatform);
   EXPECT_TRUE(sets(poe_read, "platform.node.fpga.device_memory.read_latency=0s"));
   auto drv = app::ideal_what_if("host driver", "copy call overhead", kPlatform);
