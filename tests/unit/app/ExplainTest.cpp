@@ -66,56 +66,72 @@ TEST(Explain, EachBottleneckHasItsWhatIf)
 // gather held 99 % of its time on RNR timers gained 0.1 % from pipelines with no latency).
 TEST(Explain, ATimersWaitIsLiftedByWhatEndsIt)
 {
-  auto rnr = app::ideal_what_if("RoCE POE", "RNR timer", kPlatform);
-  EXPECT_TRUE(sets(rnr, "platform.node.host.rdma.rnr_timeout=0s"));
-  EXPECT_TRUE(sets(rnr, "platform.node.fpga.rdma.rnr_timeout=0s"));
-  EXPECT_FALSE(sets(rnr, "platform.node.host.nic.rx_latency=0s"));
-  auto ack = app::ideal_what_if("RoCE POE", "ACK coalescing timer", kPlatform);
-  EXPECT_TRUE(sets(ack, "platform.node.fpga.rdma.ack_every=1"));
-  // A timeout on a tail-drop fabric with injected loss: both removed; on lossless switches without faults, nothing
-  // to lift, and it says so.
-  auto lossy = app::ideal_what_if("RoCE POE", "retransmission timeout",
-                                  R"({"network": {"faults": {"loss_rate": 0.01, "drops": [{"src": 0, "dst": 1, "seq": 3, "count": 1}]},
-                                                   "switch": {"flow_control": "drop"}}})");
-  EXPECT_TRUE(sets(lossy, "platform.network.faults.loss_rate=0"));
-  EXPECT_TRUE(sets(lossy, "platform.network.faults.drops=[]"));
-  EXPECT_TRUE(sets(lossy, "platform.network.switch.flow_control=lossless"));
-  EXPECT_FALSE(sets(lossy, "platform.network.faults.reorder_rate=0")) << "only the faults it has";
-  auto clean = app::ideal_what_if("RoCE POE", "retransmission timeout", R"({"network": {"switch": {"flow_control": "lossless"}}})");
-  EXPECT_TRUE(clean.sets.empty());
-  EXPECT_NE(clean.why_not.find("neither injects faults, drops nor reorders"), std::string::npos);
+  struct Case {
+    const char* resource;
+    const char* detail;
+    std::string platform;
+    std::vector<std::string> lifts;     ///< every one of these --set
+    std::vector<std::string> not_these; ///< and none of these
+    const char* why;
+  };
+  const std::string lossy = R"({"network": {"faults": {"loss_rate": 0.01, "drops": [{"src": 0, "dst": 1, "seq": 3,
+                              "count": 1}]}, "switch": {"flow_control": "drop"}}})";
+  const std::vector<Case> cases{
+      {"RoCE POE", "RNR timer", kPlatform,
+       {"platform.node.host.rdma.rnr_timeout=0s", "platform.node.fpga.rdma.rnr_timeout=0s"},
+       {"platform.node.host.nic.rx_latency=0s"}, "the timer, not the pipelines"},
+      {"RoCE POE", "ACK coalescing timer", kPlatform, {"platform.node.fpga.rdma.ack_every=1"}, {}, "acknowledged at once"},
+      {"RoCE POE", "retransmission timeout", lossy,
+       {"platform.network.faults.loss_rate=0", "platform.network.faults.drops=[]",
+        "platform.network.switch.flow_control=lossless"},
+       {"platform.network.faults.reorder_rate=0"}, "the faults it has and the tail drops, only those"},
+      {"RoCE POE", "receive pipeline", kPlatform, {"platform.node.host.nic.rx_latency=0s"}, {}, "pipelines keep theirs"},
+      // The TCP engines (the DLRM platform's): their timers too, and their pipelines.
+      {"TCP POE", "delayed ACK", kPlatform, {"platform.node.fpga.tcp.delayed_ack=0s"}, {}, "the delayed ACK"},
+      {"TCP POE", "write request status", kPlatform, {"platform.node.host.tcp.tx_status_latency=0s"}, {}, "handshake"},
+      {"TCP POE", "consumer poll", kPlatform, {"platform.node.fpga.poe.consumer_poll=1ns"}, {},
+       "a poll of 0 would look again at the same instant for ever (PoeConfig refuses it)"},
+      {"TCP POE", "receive pipeline", kPlatform, {"platform.node.fpga.poe.rx_latency=0s"}, {}, "pipelines"},
+      {"TCP POE", "retransmission timeout", R"({"network": {"faults": {"loss_rate": 0.05}}})",
+       {"platform.network.faults.loss_rate=0"}, {}, "loss removed"},
+      {"TCP POE", "payload through the transmit buffer", kPlatform,
+       {"platform.node.fpga.tcp.tx_status_latency=0s", "platform.node.fpga.device_memory.write_bandwidth=1000Tbps",
+        "platform.node.host.socket_copy_rate=1000Tbps", "platform.node.host.pcie.read_latency=0s"},
+       {}, "the handshake, the copy in (MPICH hosts: the kernel's), the read back (hosts: over PCIe)"},
+      // The TCP and UDP engines label a completion waiting for its payload's writes as the RoCE engine does.
+      {"TCP POE", "payload written to memory at 128.0 Gb/s before the completion", kPlatform,
+       {"platform.node.fpga.device_memory.write_bandwidth=1000Tbps", "platform.node.host.pcie.write_latency=0s"}, {},
+       "the payload's writes, on cards and hosts"},
+  };
+  for (auto const& c : cases) {
+    const app::WhatIf w = app::ideal_what_if(c.resource, c.detail, c.platform);
+    for (auto const& s : c.lifts)
+      EXPECT_TRUE(sets(w, s)) << c.resource << ", " << c.detail << ": " << s << " (" << c.why << ")";
+    for (auto const& s : c.not_these)
+      EXPECT_FALSE(sets(w, s)) << c.resource << ", " << c.detail << ": " << s << " (" << c.why << ")";
+  }
+}
+
+// What a bottleneck's what-if is exactly, or why there is none.
+TEST(Explain, AWhatIfIsExactlyWhatEndsTheWaitOrNone)
+{
   auto sprayed = app::ideal_what_if("RoCE POE", "retransmission timeout",
                                     R"({"network": {"routing": "spray", "switch": {"flow_control": "lossless"}}})");
   EXPECT_EQ(sprayed.sets, std::vector<std::string>{"platform.network.routing=ecmp"}) << "reordering: one path per flow";
-  auto pipe = app::ideal_what_if("RoCE POE", "receive pipeline", kPlatform);
-  EXPECT_TRUE(sets(pipe, "platform.node.host.nic.rx_latency=0s")) << "the pipelines keep theirs";
-  // The TCP engines (the DLRM platform's): their timers too, their pipelines, and no what-if for what is not one.
-  EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "delayed ACK", kPlatform), "platform.node.fpga.tcp.delayed_ack=0s"));
-  EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "write request status", kPlatform),
-                   "platform.node.host.tcp.tx_status_latency=0s"));
-  EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "consumer poll", kPlatform), "platform.node.fpga.poe.consumer_poll=1ns"))
-      << "a poll of 0 would look again at the same instant for ever (PoeConfig refuses it)";
-  EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "receive pipeline", kPlatform), "platform.node.fpga.poe.rx_latency=0s"));
-  EXPECT_TRUE(sets(app::ideal_what_if("TCP POE", "retransmission timeout", R"({"network": {"faults": {"loss_rate": 0.05}}})"),
-                   "platform.network.faults.loss_rate=0"));
-  auto buffer = app::ideal_what_if("TCP POE", "payload through the transmit buffer", kPlatform);
-  EXPECT_TRUE(sets(buffer, "platform.node.fpga.tcp.tx_status_latency=0s"));
-  EXPECT_TRUE(sets(buffer, "platform.node.fpga.device_memory.write_bandwidth=1000Tbps"));
-  EXPECT_TRUE(sets(buffer, "platform.node.host.socket_copy_rate=1000Tbps")) << "MPICH hosts: the kernel's copy in";
-  EXPECT_TRUE(sets(buffer, "platform.node.host.pcie.read_latency=0s")) << "... and the NIC's read back over PCIe";
-  // The TCP and UDP engines label a completion waiting for its payload's writes as the RoCE engine does.
-  auto written = app::ideal_what_if("TCP POE", "payload written to memory at 128.0 Gb/s before the completion", kPlatform);
-  EXPECT_TRUE(sets(written, "platform.node.fpga.device_memory.write_bandwidth=1000Tbps"));
-  EXPECT_TRUE(sets(written, "platform.node.host.pcie.write_latency=0s"));
-  auto taken = app::ideal_what_if("TCP POE", "last write taken by the stack", kPlatform);
-  EXPECT_TRUE(taken.sets.empty()) << "not a pipeline: no what-if rather than a wrong one";
-  EXPECT_NE(taken.why_not.find("last write taken"), std::string::npos);
   // A packet the injected reordering held back: the reordering removed, not faster links.
-  auto held = app::ideal_what_if("wire", "fault injection: delayed packet", kPlatform);
-  EXPECT_EQ(held.sets, std::vector<std::string>{"platform.network.faults.reorder_rate=0"});
+  EXPECT_EQ(app::ideal_what_if("wire", "fault injection: delayed packet", kPlatform).sets,
+            std::vector<std::string>{"platform.network.faults.reorder_rate=0"});
   // An application kernel (DLRM's FC layers): its clock 10x, read from the run's workload.
-  auto kernel = app::ideal_what_if("FPGA kernel", "fc2 2048x512", kPlatform, R"({"kernel": {"clock": "115MHz"}})");
-  EXPECT_EQ(kernel.sets, std::vector<std::string>{"workload.kernel.clock=1.15GHz"});
+  EXPECT_EQ(app::ideal_what_if("FPGA kernel", "fc2 2048x512", kPlatform, R"({"kernel": {"clock": "115MHz"}})").sets,
+            std::vector<std::string>{"workload.kernel.clock=1.15GHz"});
+  // None: a timeout on lossless switches without faults or reordering, an engine step that is neither a timer nor a
+  // pipeline, a kernel the workload does not describe.
+  auto clean = app::ideal_what_if("RoCE POE", "retransmission timeout", R"({"network": {"switch": {"flow_control": "lossless"}}})");
+  EXPECT_TRUE(clean.sets.empty());
+  EXPECT_NE(clean.why_not.find("neither injects faults, drops nor reorders"), std::string::npos);
+  auto taken = app::ideal_what_if("TCP POE", "last write taken by the stack", kPlatform);
+  EXPECT_TRUE(taken.sets.empty()) << "no what-if rather than a wrong one";
+  EXPECT_NE(taken.why_not.find("last write taken"), std::string::npos);
   EXPECT_TRUE(app::ideal_what_if("FPGA kernel", "fc2 2048x512", kPlatform).sets.empty()) << "no kernel: none";
 }
 
