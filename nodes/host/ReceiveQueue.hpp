@@ -20,7 +20,7 @@
 // once that many are free, a delay of at most a batch's polls that only a queue nearly empty would notice.
 // Not modeled: UCX's RC flow control (FC_ENABLE: each sender may send min(512, queue length) messages before the
 // receiver grants it more as it polls), which keeps the queue from emptying while the senders' windows together fit
-// in it (senders x window <= queue length: 8 senders with the preset's 4,095).
+// in it (senders x window <= queue length: the 7 senders to one rank of an 8-rank job, 3,584 of the preset's 4,095).
 // Over TCP (MPICH) the same queue stands for the buffers MPICH reads the socket into; an arrival finding none stalls
 // the stream until one is free (TcpPoe).
 
