@@ -201,6 +201,15 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
              "platform.node.host.pcie.bandwidth=1000Tbps"},
             "the RDMA engines' payload reads (device memory, PCIe) with no latency at 1,000 Tb/s",
             {}};
+  if (resource == "payload stream") // a NIC engine's staged packet waiting for its bytes from their source
+    return {{"platform.node.fpga.device_memory.read_bandwidth=1000Tbps",
+             "platform.node.fpga.device_memory.channel_bandwidth=1000Tbps",
+             "platform.node.fpga.device_memory.read_latency=0s", "platform.node.fpga.cclo.dmp.width_bytes=1024",
+             "platform.node.fpga.pcie.bandwidth=1000Tbps", "platform.node.fpga.pcie.read_latency=0s",
+             "platform.node.host.pcie.bandwidth=1000Tbps", "platform.node.host.pcie.read_latency=0s"},
+            "the payload's source at 1,000 Tb/s with no latency (device-memory and PCIe reads, the widest CCLO "
+            "datapath accepted)",
+            {}};
   if (resource == "RoCE POE" || resource == "TCP POE" || resource == "UDP POE") // FPGA engines and host NICs alike
     return engine_what_if(resource, detail, platform);
   if (resource == "connectionless NI" && has(detail, "retransmission timeout"))

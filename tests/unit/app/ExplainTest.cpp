@@ -102,6 +102,11 @@ TEST(Explain, ATimersWaitIsLiftedByWhatEndsIt)
       {"TCP POE", "payload written to memory at 128.0 Gb/s before the completion", kPlatform,
        {"platform.node.fpga.device_memory.write_bandwidth=1000Tbps", "platform.node.host.pcie.write_latency=0s"}, {},
        "the payload's writes, on cards and hosts"},
+      // A staged packet waiting for its bytes: their source, not the engine.
+      {"payload stream", "bytes not yet streamed to the NIC", kPlatform,
+       {"platform.node.fpga.device_memory.read_bandwidth=1000Tbps", "platform.node.fpga.cclo.dmp.width_bytes=1024",
+        "platform.node.host.pcie.read_latency=0s"},
+       {"platform.node.fpga.poe.tx_latency=0s"}, "the data mover's or the host DMA's reads"},
   };
   for (auto const& c : cases) {
     const app::WhatIf w = app::ideal_what_if(c.resource, c.detail, c.platform);
