@@ -120,6 +120,29 @@ WhatIf kernel_what_if(const std::string& detail, const nlohmann::json& workload)
   return {{"workload.kernel.clock=" + faster}, "the application kernels at 10x their clock (" + faster + ")", {}};
 }
 
+/// A payload's reads or writes (`dir`: "read" or "write") through device memory and the card's and the host's PCIe,
+/// at 1,000 Tb/s with no latency.
+std::vector<std::string> payload_path(const std::string& dir)
+{
+  const std::string mem = "platform.node.fpga.device_memory.";
+  std::vector<std::string> sets{mem + dir + "_latency=0s", mem + dir + "_bandwidth=1000Tbps",
+                                mem + "channel_bandwidth=1000Tbps"};
+  for (const std::string pcie : {"platform.node.fpga.pcie.", "platform.node.host.pcie."}) {
+    sets.push_back(pcie + dir + "_latency=0s");
+    sets.push_back(pcie + "bandwidth=1000Tbps");
+  }
+  return sets;
+}
+
+/// `sets` and then those of `more` it does not have yet (a bandwidth both lists lift is set once).
+std::vector<std::string> with(std::vector<std::string> sets, const std::vector<std::string>& more)
+{
+  for (auto const& s : more)
+    if (std::find(sets.begin(), sets.end(), s) == sets.end())
+      sets.push_back(s);
+  return sets;
+}
+
 /// The NIC engines (the FPGA's RoCE, TCP and UDP offload engines, the hosts' RDMA NICs and kernel TCP): a wait on a
 /// timer is lifted by what ends it, any other step by pipelines with no latency.
 WhatIf engine_what_if(const std::string& engine, const std::string& detail, const nlohmann::json& platform)
@@ -141,20 +164,15 @@ WhatIf engine_what_if(const std::string& engine, const std::string& detail, cons
     return {{tcp + "tx_status_latency=0s", host_tcp + "tx_status_latency=0s"},
             "TCP writes with no request-to-status handshake",
             {}};
-  const std::string mem = "platform.node.fpga.device_memory.", fpga_pcie = "platform.node.fpga.pcie.",
-                    host_pcie = "platform.node.host.pcie.", copy = "platform.node.host.socket_copy_rate=1000Tbps";
   if (has(detail, "written to memory")) // the payload's writes before its completion: the card's memory, PCIe
-    return {{mem + "write_bandwidth=1000Tbps", mem + "channel_bandwidth=1000Tbps", mem + "write_latency=0s",
-             fpga_pcie + "bandwidth=1000Tbps", fpga_pcie + "write_latency=0s", host_pcie + "bandwidth=1000Tbps",
-             host_pcie + "write_latency=0s", copy},
+    return {with(payload_path("write"), {"platform.node.host.socket_copy_rate=1000Tbps"}),
             "payload writes into memory (device memory, PCIe, a host kernel's socket copy) at 1,000 Tb/s with no "
             "latency (a host memory's own engine rate stays)",
             {}};
   if (has(detail, "through the transmit buffer")) // TcpPoe::payload_ready: the handshake, the copy in, the read back
-    return {{tcp + "tx_status_latency=0s", host_tcp + "tx_status_latency=0s", mem + "write_bandwidth=1000Tbps",
-             mem + "read_bandwidth=1000Tbps", mem + "channel_bandwidth=1000Tbps", mem + "write_latency=0s",
-             mem + "read_latency=0s", fpga_pcie + "bandwidth=1000Tbps", fpga_pcie + "read_latency=0s",
-             host_pcie + "bandwidth=1000Tbps", host_pcie + "read_latency=0s", copy},
+    return {with(with({tcp + "tx_status_latency=0s", host_tcp + "tx_status_latency=0s"}, payload_path("read")),
+                 {"platform.node.fpga.device_memory.write_bandwidth=1000Tbps",
+                  "platform.node.fpga.device_memory.write_latency=0s", "platform.node.host.socket_copy_rate=1000Tbps"}),
             "TCP writes with no request-to-status handshake and the transmit buffer filled and read back at 1,000 "
             "Tb/s with no latency (device memory, PCIe, a host kernel's socket copy; a host memory's own engine "
             "rate stays)",
@@ -195,18 +213,11 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
   if (resource == "wire" || resource == "switch")
     return wire_what_if(detail, platform);
   if (resource == "RoCE POE" && has(detail, "read from memory")) // the engine fetching the payload itself
-    return {{"platform.node.fpga.device_memory.read_latency=0s", "platform.node.fpga.device_memory.read_bandwidth=1000Tbps",
-             "platform.node.fpga.device_memory.channel_bandwidth=1000Tbps", "platform.node.fpga.pcie.read_latency=0s",
-             "platform.node.fpga.pcie.bandwidth=1000Tbps", "platform.node.host.pcie.read_latency=0s",
-             "platform.node.host.pcie.bandwidth=1000Tbps"},
+    return {payload_path("read"),
             "the RDMA engines' payload reads (device memory, PCIe) with no latency at 1,000 Tb/s",
             {}};
   if (resource == "payload stream") // a NIC engine's staged packet waiting for its bytes from their source
-    return {{"platform.node.fpga.device_memory.read_bandwidth=1000Tbps",
-             "platform.node.fpga.device_memory.channel_bandwidth=1000Tbps",
-             "platform.node.fpga.device_memory.read_latency=0s", "platform.node.fpga.cclo.dmp.width_bytes=1024",
-             "platform.node.fpga.pcie.bandwidth=1000Tbps", "platform.node.fpga.pcie.read_latency=0s",
-             "platform.node.host.pcie.bandwidth=1000Tbps", "platform.node.host.pcie.read_latency=0s"},
+    return {with(payload_path("read"), {"platform.node.fpga.cclo.dmp.width_bytes=1024"}),
             "the payload's source at 1,000 Tb/s with no latency (device-memory and PCIe reads, the widest CCLO "
             "datapath accepted)",
             {}};
