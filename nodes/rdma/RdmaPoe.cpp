@@ -180,9 +180,8 @@ void RdmaPoe::notify_after_writes(Notice n)
   // Notifications leave in order, each once every payload before it is in memory; (critical paths) a notice that
   // waits, waits for the payload's writes.
   auto why = [&] {
-    static const std::uint32_t writes = cause_what(
-        "RoCE POE", fmt::format("payload written to memory at {:.1f} Gb/s before the completion",
-                                memory_.engine(Engine::PoeWrite).bandwidth().bps / 1e9));
+    static const std::uint32_t writes =
+        payload_writes_cause("RoCE POE", memory_.engine(Engine::PoeWrite).bandwidth().bps / 1e9);
     return CauseLabel::at_host(writes, host_);
   };
   // An inbound message its listener takes a fixed delay later (the CCLO's Rx parse) goes then, in one event (a

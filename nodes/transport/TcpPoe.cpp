@@ -123,9 +123,8 @@ void TcpPoe::notify_after_writes(Notice n)
 {
   // (Critical paths) a notice that waits, waits for the payload's writes, as the RoCE engine's.
   notices_.push(std::move(n), writes_done_, [&] {
-    static const std::uint32_t writes = cause_what(
-        "TCP POE", fmt::format("payload written to memory at {:.1f} Gb/s before the completion",
-                               memory_.engine(Engine::PoeWrite).bandwidth().bps / 1e9));
+    static const std::uint32_t writes =
+        payload_writes_cause("TCP POE", memory_.engine(Engine::PoeWrite).bandwidth().bps / 1e9);
     return CauseLabel::at_host(writes, host_);
   });
 }

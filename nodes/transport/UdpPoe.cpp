@@ -103,9 +103,8 @@ void UdpPoe::notify_after_writes(net::HostId peer, bool inbound, roce::Completio
 {
   // (Critical paths) a notice that waits, waits for the payload's writes, as the RoCE engine's.
   notices_.push(Notice{peer, inbound, c, m}, writes_done_, [&] {
-    static const std::uint32_t writes = cause_what(
-        "UDP POE", fmt::format("payload written to memory at {:.1f} Gb/s before the completion",
-                               memory_.engine(Engine::PoeWrite).bandwidth().bps / 1e9));
+    static const std::uint32_t writes =
+        payload_writes_cause("UDP POE", memory_.engine(Engine::PoeWrite).bandwidth().bps / 1e9);
     return CauseLabel::at_host(writes, host_);
   });
 }
