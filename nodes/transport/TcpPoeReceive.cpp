@@ -66,7 +66,7 @@ void TcpPoe::consume(QpId s)
   Session& ss = sessions_[s];
   while (ss.consumed < ss.delivered && !ss.stalled) {
     if (!ss.current && !open_record(s))
-      return;
+      break; // stalled: what it consumed so far (a reopened window's update) is still executed below
     RxRecord& r         = *ss.current;
     std::uint64_t end   = r.head.start + r.head.bytes;
     std::uint64_t upto  = std::min(ss.delivered, end);

@@ -111,6 +111,8 @@ public:
   bool idle() const { return snd_una_ == write_end_; }
   const ConnectionCounters& counters() const { return c_; }
   std::uint64_t cwnd() const { return cwnd_; }
+  /// The window the peer last advertised.
+  std::uint64_t peer_window() const { return peer_window_; }
 
 private:
   /// on_segment's sending half: the acknowledgement and the window the segment carries.
