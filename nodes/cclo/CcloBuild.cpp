@@ -23,13 +23,22 @@ void apply_build(CcloConfig& cfg, unsigned ranks)
   }
 }
 
-std::string describe_build(const CcloConfig& cfg)
+std::string describe_build(const CcloConfig& cfg, Transport transport)
 {
   if (cfg.build == CcloBuild::Custom)
     return {};
-  return fmt::format("CCLO build {} (as the ACCL+ benchmark built it): {} Rx buffers of {}, max_eager_size {}, "
-                     "max_rendezvous_size {}",
-                     config::enum_name(cfg.build), cfg.rx_buffers.count, format_bytes(cfg.rx_buffers.size),
+  // The benchmark built both on Coyote's RDMA stack; over another transport the registers and Rx buffers are its,
+  // the system is not (TCP and UDP have no rendezvous: every message goes eager through the Rx buffers).
+  std::string how = "as the ACCL+ benchmark built it";
+  if (transport != Transport::Roce)
+    how = fmt::format("the ACCL+ benchmark built it over RDMA, not over {}: a system it did not build{}",
+                      config::enum_name(transport),
+                      cfg.build == CcloBuild::Rendezvous && (transport == Transport::Tcp || transport == Transport::Udp)
+                          ? fmt::format(", and {} has no rendezvous: every message goes eager through these Rx "
+                                        "buffers", config::enum_name(transport))
+                          : "");
+  return fmt::format("CCLO build {} ({}): {} Rx buffers of {}, max_eager_size {}, max_rendezvous_size {}",
+                     config::enum_name(cfg.build), how, cfg.rx_buffers.count, format_bytes(cfg.rx_buffers.size),
                      format_bytes(cfg.tuning.max_eager_size), format_bytes(cfg.tuning.max_rendezvous_size));
 }
 
@@ -54,6 +63,18 @@ std::string segmentation_note(const CcloConfig& cfg, std::uint64_t largest, bool
                      format_bytes(Bytes{largest}), format_bytes(cfg.rx_buffers.size), config::enum_name(cfg.build),
                      forced ? ", the eager protocol forced: a system the benchmark did not build" : "", segments,
                      whole);
+}
+
+} // namespace nafsim::nodes
+
+namespace nafsim::nodes {
+
+std::string forced_rendezvous_note(const CcloConfig& cfg)
+{
+  if (cfg.build != CcloBuild::Eager)
+    return {};
+  return "the rendezvous protocol forced on build eager: a system the benchmark did not build (it ran rendezvous on "
+         "its rendezvous build: platform.node.fpga.cclo.build: rendezvous)";
 }
 
 } // namespace nafsim::nodes

@@ -7,6 +7,7 @@
 // mpi_size Rx buffers of 64 B and max_rendezvous_size = the segment size.
 
 #include "nodes/cclo/CcloConfig.hpp"
+#include "nodes/platform/TransportKind.hpp"
 
 #include <string>
 
@@ -17,11 +18,13 @@ inline constexpr std::uint64_t kBuildSegment = 4ULL << 20;
 
 /// Set rx_buffers and the protocol registers as `cfg.build` says for a communicator of `ranks` (custom: unchanged).
 void apply_build(CcloConfig& cfg, unsigned ranks);
-/// One line saying what the build set ("" for custom).
-std::string describe_build(const CcloConfig& cfg);
+/// One line saying what the build set ("" for custom), and whether the benchmark built it over `transport`.
+std::string describe_build(const CcloConfig& cfg, Transport transport);
 /// When eager messages of up to `largest` bytes ran through Rx buffers smaller than them: one line saying how many
 /// Rx-buffer segments such a message took and which build runs it whole ("" when every eager message fit one Rx
 /// buffer). `forced`: the workload forced the eager protocol (not the build's own choice).
 std::string segmentation_note(const CcloConfig& cfg, std::uint64_t largest, bool forced);
+/// When the workload forced the rendezvous protocol: one line if the build is the eager one ("" otherwise).
+std::string forced_rendezvous_note(const CcloConfig& cfg);
 
 } // namespace nafsim::nodes

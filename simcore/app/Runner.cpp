@@ -133,7 +133,7 @@ void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluste
     transports += " (unused: no packet crossed the network)";
   out.push_back(fmt::format("platform {}: {} {}; transport {}", sc.platform.name,
                             config::enum_name(sc.platform.topology.kind), topo.describe(), transports));
-  if (auto build = nodes::describe_build(nodes::fpga_config(sc.platform.node).cclo); !build.empty())
+  if (auto build = nodes::describe_build(nodes::fpga_config(sc.platform.node).cclo, nodes::fpga_config(sc.platform.node).transport); !build.empty())
     out.push_back("  " + build);
   if (sc.platform.network.fidelity == net::Fidelity::Flow) // (its packets are flows: one per message the engines send)
     out.push_back(fmt::format("simulated {}: {} flows, {} flow-hops (flow fidelity: a message crosses its path "

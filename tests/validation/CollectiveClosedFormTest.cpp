@@ -149,4 +149,19 @@ TEST(Builds, EagerVsRendezvousAsTheBuildsRanAndAForcedProtocolSaysWhatItRan)
   EXPECT_TRUE(said(forced, "platform.node.fpga.cclo.build: eager"));
   EXPECT_TRUE(said(eager, "CCLO build eager (as the ACCL+ benchmark built it): 10 Rx buffers of 4MiB"));
   EXPECT_FALSE(said(eager, "segments each"));
+  EXPECT_FALSE(said(eager, "did not build"));
+  // The other way round, rendezvous forced on the eager build, is a system the benchmark did not build either; and
+  // it built both builds over RDMA only: over TCP the rendezvous build sends every message eager through its 64 B
+  // Rx buffers, and the run says so.
+  auto forced_rndzv = run({"platform.node.fpga.cclo.build=eager", "workload.protocol=rendezvous"});
+  ASSERT_TRUE(forced_rndzv.ok) << forced_rndzv.error;
+  EXPECT_EQ(forced_rndzv.tables.at("collective").rows[0].at("protocol"), "rendezvous");
+  EXPECT_TRUE(said(forced_rndzv, "the rendezvous protocol forced on build eager: a system the benchmark did not build"));
+  auto tcp = nafsim::testing::run_scenario_isolated(
+      R"({"name": "b", "platform": "accl-xrt-u55c", "workload": {"kind": "collective", "collective": "gather",
+          "ranks": 3, "sizes": ["4KiB"], "verify": false}})",
+      {"platform.node.fpga.cclo.build=rendezvous"});
+  ASSERT_TRUE(tcp.ok) << tcp.error;
+  EXPECT_EQ(tcp.tables.at("collective").rows[0].at("protocol"), "eager");
+  EXPECT_TRUE(said(tcp, "not over tcp: a system it did not build, and tcp has no rendezvous"));
 }

@@ -479,6 +479,9 @@ void CollectiveBench::report_summary(const nodes::Cluster& c, const BySize& by_s
                                            cfg_.protocol == ProtocolChoice::Eager);
       !note.empty())
     summary.push_back("  " + note);
+  if (cfg_.protocol == ProtocolChoice::Rendezvous)
+    if (auto note = nodes::forced_rendezvous_note(nodes::fpga_config(c.config().node).cclo); !note.empty())
+      summary.push_back("  " + note);
   if (cfg_.invocation == nodes::InvocationPath::Kernel)
     return;
   // Host invocations vary from call to call (platform.node.fpga.cclo.invocation.jitter): their spread.
