@@ -409,6 +409,12 @@ std::string Scheduler::deadlock_report() const
                         format_time(now_), live_normal_)
           : fmt::format("simulated deadlock at t={}: no event is pending, yet {} actor(s) wait forever:",
                         format_time(now_), live_);
+  return s + blocked_actors();
+}
+
+std::string Scheduler::blocked_actors() const
+{
+  std::string s;
   for (auto const& a : actors_)
     if (a.state == ActorState::Blocked)
       s += fmt::format("\n  - {}{}: {}", a.name,
@@ -489,8 +495,10 @@ void Scheduler::loop()
     if (SimTime::ps(e.t) > limit_) {
       error_ = std::make_exception_ptr(SimulationError(
           fmt::format("simulated time limit {} reached with work still pending (raise the scenario's "
-                      "max_sim_time, e.g. --set max_sim_time=1000s, if the run is expected to take longer)",
-                      format_time(limit_))));
+                      "max_sim_time, e.g. --set max_sim_time=1000s, if the run is expected to take longer; if what "
+                      "waits below never moves, the run is stuck: events still come, from polls or timers, but "
+                      "nothing progresses). What waits then:{}",
+                      format_time(limit_), blocked_actors())));
       break;
     }
     now_ = SimTime::ps(e.t);

@@ -232,6 +232,8 @@ private:
   void wait_for_running_actors();
   void flush_pending();
   std::string deadlock_report() const;
+  /// The actors blocked, each with what it waits for, and the notes (deadlock_report, the time limit).
+  std::string blocked_actors() const;
 
   SimTime now_;
   SimTime limit_ = SimTime::max();

@@ -187,6 +187,9 @@ TEST(Scheduler, TimeLimitStopsRunawayRuns)
       while (true)
         ctx.sleep_for(SimTime::us(1));
     });
+    // A run stuck with events still coming (a poll that never finds what it polls for) reaches the limit too: the
+    // message says what waits then, as a deadlock's report does.
+    sim.scheduler().spawn("client", h, [&](ActorContext& ctx) { ctx.block("a reply the poll never brings"); });
     try {
       sim.run(h);
     } catch (const SimulationError& e) {
@@ -196,6 +199,7 @@ TEST(Scheduler, TimeLimitStopsRunawayRuns)
   });
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("simulated time limit 10us reached"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("- client: a reply the poll never brings"), std::string::npos) << r.output;
 }
 
 TEST(Scheduler, ActorsCanSpawnActors)
