@@ -365,6 +365,19 @@ TEST(Chakra, BadTracesAreErrorsNamingTheFileAndNode)
   add_int(odd, "comm_type", 42);
   add_int(odd, "comm_size", 8);
   run({{odd}, {odd}}, "unknown collective type 42");
+  // Bytes that are no node in the middle of a file (a varint longer than 64 bits, then a node): an error in both modes,
+  // never the file's end (read whole, the trace had silently lost the nodes after them).
+  for (bool stream : {false, true}) {
+    for (unsigned r = 0; r < 2; ++r)
+      write_rank(dir / fmt::format("v.{}.et", r), {collective(1, pb::ALL_REDUCE, 1024)});
+    std::ofstream(dir / "v.1.et", std::ios::binary | std::ios::app) << std::string(11, '\xff') << std::string(3, '\x02');
+    auto v = run_scenario_isolated(scenario(dir / "v", 4, stream ? R"(, "ranks": 2, "stream": true)" : R"(, "ranks": 2)"));
+    EXPECT_FALSE(v.ok) << stream;
+    EXPECT_NE(v.error.find("v.1.et"), std::string::npos) << v.error;
+    EXPECT_NE(v.error.find("a length varint overflows 64 bits"), std::string::npos) << v.error;
+  }
+  fs::remove_all(dir);
+  fs::create_directories(dir);
   // A missing rank file.
   write_rank(dir / "t.0.et", {});
   auto t = run_scenario_isolated(scenario(dir / "t", 4, R"(, "ranks": 2)"));

@@ -1,14 +1,11 @@
 #include "workloads/chakra/ChakraTrace.hpp"
 
 #include "workloads/chakra/ChakraNodes.hpp"
-
-#include <google/protobuf/io/zero_copy_stream_impl.h>
-#include <google/protobuf/util/delimited_message_util.h>
+#include "workloads/chakra/RankReader.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <map>
 #include <queue>
 #include <unordered_map>
@@ -25,28 +22,11 @@ constexpr std::size_t kMaxNodesPerRank = 4'000'000;
 
 std::vector<pb::Node> read_rank(const std::string& file)
 {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw config::ConfigError(file, "", "cannot open this rank's trace file (a trace is <prefix>.<rank>.et for every "
-                                        "rank; check workload.trace and workload.ranks)");
-  google::protobuf::io::IstreamInputStream zin(&in);
-  pb::GlobalMetadata meta;
-  bool eof = false;
-  if (!google::protobuf::util::ParseDelimitedFromZeroCopyStream(&meta, &zin, &eof))
-    throw config::ConfigError(file, "", eof ? "empty file: a Chakra trace starts with its GlobalMetadata"
-                                            : "not a Chakra trace: its first message is not a length-delimited "
-                                              "GlobalMetadata");
+  // The streamed replay's reader (RankReader: the framing checked in one place, a varint overflow or a length
+  // beyond the file an error naming the node's position, never the end of the trace).
+  RankReader in(file);
   std::vector<pb::Node> nodes;
-  for (;;) {
-    pb::Node n;
-    if (!google::protobuf::util::ParseDelimitedFromZeroCopyStream(&n, &zin, &eof)) {
-      if (eof)
-        break;
-      throw config::ConfigError(file, "",
-                                fmt::format("truncated or corrupt message after {} node(s) (the last read: id {}): "
-                                            "each node is a varint length and that many bytes of a Node",
-                                            nodes.size(), nodes.empty() ? 0 : nodes.back().id()));
-    }
+  for (pb::Node n; in.next(n);) {
     if (nodes.size() == kMaxNodesPerRank)
       throw config::ConfigError(file, "", fmt::format("more than {} nodes in one rank's file: nafsim refuses traces "
                                                       "this large (split the run or shorten the trace)",
