@@ -253,6 +253,21 @@ TEST(Chakra, ComputeNodesReplayTheirDurationOrRunThroughTheEnginesComputeModel)
   ASSERT_TRUE(l.ok) << l.error;
   EXPECT_NEAR(duration(l), nafsim::nodes::FpgaKernel({}, k).roofline(0, 1 << 30, 32).total.us(), 1e-3);
   EXPECT_NEAR(duration(l), (1 << 30) / (32 * 14.375e9) * 1e6, 1e-2);
+  // A compute node with a duration and no work to model (as Chakra's PyTorch converter writes them): `model` replays
+  // its duration, and the summary counts it (it ran for no time, unsaid, before); one with neither takes no time.
+  for (unsigned r = 0; r < 2; ++r) {
+    auto n = make_node(1, pb::COMP_NODE, "kernel");
+    n.set_duration_micros(9);
+    write_rank(dir / fmt::format("c.{}.et", r), {n, make_node(2, pb::COMP_NODE, "empty", {1})});
+  }
+  auto d = run_scenario_isolated(on("cclo", "model"));
+  ASSERT_TRUE(d.ok) << d.error;
+  EXPECT_NEAR(duration(d), 9.0, 1e-4);
+  EXPECT_NEAR(d.tables.at("program_ops").num(1, "duration_us"), 0.0, 1e-9);
+  bool said = false;
+  for (auto const& line : d.summary)
+    said = said || line.find("2 compute node(s) with no work to model") != std::string::npos;
+  EXPECT_TRUE(said);
   fs::remove_all(dir);
 }
 

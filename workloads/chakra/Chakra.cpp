@@ -77,6 +77,11 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
                                   program_->plan().cfg.ranks, replicated));
   if (auto r = repairs_line(repairs(), stream_ != nullptr); !r.empty())
     summary.push_back(r);
+  if (auto n = repairs().durations_replayed; n > 0)
+    summary.push_back(fmt::format("  compute: model: {} compute node(s) with no work to model (no num_ops or "
+                                  "tensor_size, as Chakra's PyTorch converter writes them) replayed their recorded "
+                                  "durations",
+                                  n));
   if (stream_) {
     summary.push_back(sends);
     summary.push_back(order);

@@ -264,6 +264,11 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
         l.ops     = static_cast<double>(work("num_ops"));
         l.touched = work("tensor_size");
         l.kind    = l.ops > 0 || l.touched > 0 ? ProgramOpKind::Compute : ProgramOpKind::Wait;
+        if (l.kind == ProgramOpKind::Wait && n.duration_micros() > 0) { // nothing to model: what it took, replayed
+          l.kind     = ProgramOpKind::Compute;
+          l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
+          ++c.repairs.durations_replayed;
+        }
       }
       break;
     case pb::COMM_SEND_NODE:
@@ -311,6 +316,10 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
       } else if (bytes && *bytes > 0) {
         l.kind    = ProgramOpKind::Compute;
         l.touched = static_cast<std::uint64_t>(*bytes);
+      } else if (n.duration_micros() > 0) { // compute: model, and no bytes to model: what it took, replayed
+        l.kind     = ProgramOpKind::Compute;
+        l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
+        ++c.repairs.durations_replayed;
       }
       break;
     }
