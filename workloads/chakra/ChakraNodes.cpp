@@ -236,6 +236,56 @@ int peer_of(const Ctx& c, unsigned r, const pb::Node& n, const char* key)
     throw node_error(c, r, n, key, fmt::format("the peer must be another of the trace's {} ranks", c.ranks));
   return static_cast<int>(*p);
 }
+
+/// A compute node's time: its recorded duration (compute: replay), or its work (num_ops, tensor_size) through the
+/// engine's compute model (model; a node with no work to model replays its duration, counted).
+void compute_work(const Ctx& c, unsigned r, const pb::Node& n, Local& l)
+{
+  auto replay = [&] {
+    l.kind     = ProgramOpKind::Compute;
+    l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
+  };
+  if (c.cfg.compute == ChakraCompute::Replay) {
+    if (n.duration_micros() > 0)
+      replay();
+    return;
+  }
+  auto work = [&](const char* key) {
+    auto v = int_attr(n, key);
+    if (v && *v < 0)
+      throw node_error(c, r, n, key, "a compute node's work must not be negative");
+    return static_cast<std::uint64_t>(v.value_or(0));
+  };
+  l.ops     = static_cast<double>(work("num_ops"));
+  l.touched = work("tensor_size");
+  if (l.ops > 0 || l.touched > 0) {
+    l.kind = ProgramOpKind::Compute;
+  } else if (n.duration_micros() > 0) { // nothing to model: what it took, replayed
+    replay();
+    ++c.repairs.durations_replayed;
+  }
+}
+
+/// Device-memory traffic: its recorded duration when replaying one, else its bytes (tensor_size) streamed through
+/// the engine's compute model's memory (HBM on the FPGA, DRAM on the host; without bytes, its duration, counted).
+void memory_work(const Ctx& c, unsigned r, const pb::Node& n, Local& l)
+{
+  auto bytes = int_attr(n, "tensor_size");
+  if (bytes && *bytes < 0)
+    throw node_error(c, r, n, "tensor_size", "a memory node's bytes must not be negative");
+  if (c.cfg.compute == ChakraCompute::Replay && n.duration_micros() > 0) {
+    l.kind     = ProgramOpKind::Compute;
+    l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
+  } else if (bytes && *bytes > 0) {
+    l.kind    = ProgramOpKind::Compute;
+    l.touched = static_cast<std::uint64_t>(*bytes);
+  } else if (n.duration_micros() > 0) { // compute: model, and no bytes to model: what it took, replayed
+    l.kind     = ProgramOpKind::Compute;
+    l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
+    ++c.repairs.durations_replayed;
+  }
+}
+
 } // namespace
 
 Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
@@ -250,27 +300,7 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
     return static_cast<std::uint64_t>(*s);
   };
   switch (n.type()) {
-    case pb::COMP_NODE:
-      if (c.cfg.compute == ChakraCompute::Replay) {
-        l.kind     = n.duration_micros() > 0 ? ProgramOpKind::Compute : ProgramOpKind::Wait;
-        l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
-      } else {
-        auto work = [&](const char* key) {
-          auto v = int_attr(n, key);
-          if (v && *v < 0)
-            throw node_error(c, r, n, key, "a compute node's work must not be negative");
-          return static_cast<std::uint64_t>(v.value_or(0));
-        };
-        l.ops     = static_cast<double>(work("num_ops"));
-        l.touched = work("tensor_size");
-        l.kind    = l.ops > 0 || l.touched > 0 ? ProgramOpKind::Compute : ProgramOpKind::Wait;
-        if (l.kind == ProgramOpKind::Wait && n.duration_micros() > 0) { // nothing to model: what it took, replayed
-          l.kind     = ProgramOpKind::Compute;
-          l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
-          ++c.repairs.durations_replayed;
-        }
-      }
-      break;
+    case pb::COMP_NODE: compute_work(c, r, n, l); break;
     case pb::COMM_SEND_NODE:
     case pb::COMM_RECV_NODE: {
       const bool send = n.type() == pb::COMM_SEND_NODE;
@@ -304,25 +334,7 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
       break;
     }
     case pb::MEM_LOAD_NODE:
-    case pb::MEM_STORE_NODE: {
-      // Device-memory traffic: its recorded duration when replaying one, else its bytes (tensor_size) streamed
-      // through the engine's compute model's memory (HBM on the FPGA, DRAM on the host).
-      auto bytes = int_attr(n, "tensor_size");
-      if (bytes && *bytes < 0)
-        throw node_error(c, r, n, "tensor_size", "a memory node's bytes must not be negative");
-      if (c.cfg.compute == ChakraCompute::Replay && n.duration_micros() > 0) {
-        l.kind     = ProgramOpKind::Compute;
-        l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
-      } else if (bytes && *bytes > 0) {
-        l.kind    = ProgramOpKind::Compute;
-        l.touched = static_cast<std::uint64_t>(*bytes);
-      } else if (n.duration_micros() > 0) { // compute: model, and no bytes to model: what it took, replayed
-        l.kind     = ProgramOpKind::Compute;
-        l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
-        ++c.repairs.durations_replayed;
-      }
-      break;
-    }
+    case pb::MEM_STORE_NODE: memory_work(c, r, n, l); break;
     case pb::METADATA_NODE: break; // communicators: read_metadata_groups
     default: throw node_error(c, r, n, "type", fmt::format("node type {} cannot run", static_cast<int>(n.type())));
   }
