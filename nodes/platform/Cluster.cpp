@@ -40,6 +40,19 @@ Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed
   sched.add_deadlock_note([this] { return transport_report(); });
 }
 
+std::string Cluster::more_nodes_advice(std::string_view k, unsigned ranks) const
+{
+  const std::size_t have = positions(k).size();
+  if (have == nodes_.size())
+    return fmt::format("raise platform.topology.hosts from {} to at least {} (or run fewer ranks)", nodes_.size(),
+                       ranks);
+  if (have > 0)
+    return fmt::format("the other {} position(s) hold other kinds: list more '{}' positions in platform.node.kinds, "
+                       "or raise platform.topology.hosts and list them there",
+                       nodes_.size() - have, k);
+  return fmt::format("set platform.node.kind to '{}' (or list '{}' positions in platform.node.kinds)", k, k);
+}
+
 std::vector<std::size_t> Cluster::positions(std::string_view k) const
 {
   std::vector<std::size_t> v;

@@ -40,6 +40,10 @@ public:
   const NodeKindRegistry& kinds_known() const { return known_; }
   /// The positions holding nodes of kind `k`, in order.
   std::vector<std::size_t> positions(std::string_view k) const;
+  /// What to change when `ranks` ranks need nodes of kind `k` and fewer are there (a config error's advice): raise
+  /// platform.topology.hosts when every node is of that kind, else list more positions of it in
+  /// platform.node.kinds (or raise the hosts), or set platform.node.kind when none is.
+  std::string more_nodes_advice(std::string_view k, unsigned ranks) const;
   /// The node at position `i`, whatever its kind.
   Node& at(std::size_t i) { return *nodes_.at(i); }
   const Node& at(std::size_t i) const { return *nodes_.at(i); }

@@ -286,10 +286,8 @@ void CollectiveBench::start(nodes::Cluster& c)
   auto fpgas = c.positions(nodes::FpgaNode::kKind);
   if (cfg_.ranks > fpgas.size())
     throw config::ConfigError("", "/workload/ranks",
-                              fmt::format("{} ranks requested, but the platform has {} FPGA node(s){}", cfg_.ranks,
-                                          fpgas.size(),
-                                          fpgas.size() < c.size() ? " (the others are CPU hosts: see platform.node.kinds)"
-                                                                  : ""));
+                              fmt::format("{} ranks requested, but the platform has {} FPGA node(s): {}", cfg_.ranks,
+                                          fpgas.size(), c.more_nodes_advice(nodes::FpgaNode::kKind, cfg_.ranks)));
   if (cfg_.collective == BenchOp::SendRecv && cfg_.ranks != 2)
     throw config::ConfigError("", "/workload/ranks", "sendrecv runs between ranks 0 and 1: set ranks to 2");
   if (cfg_.root >= cfg_.ranks)

@@ -62,10 +62,10 @@ void FcLayer::start(nodes::Cluster& c)
   if (cfg_.ranks > nodes.size())
     throw config::ConfigError(
         "", "/workload/ranks",
-        fmt::format("{} ranks requested, but the platform has {} {} node(s) (reduction = {} runs on {}); use a preset "
-                    "with more nodes or set platform.node.kind",
+        fmt::format("{} ranks requested, but the platform has {} {} node(s) (reduction = {} runs on {}): {}",
                     cfg_.ranks, nodes.size(), accl ? "FPGA" : "host", config::enum_name(cfg_.reduction),
-                    accl ? "FPGA nodes (a host driving its FPGA's CCLO)" : "host nodes (software MPI)"));
+                    accl ? "FPGA nodes (a host driving its FPGA's CCLO)" : "host nodes (software MPI)",
+                    c.more_nodes_advice(accl ? nodes::FpgaNode::kKind : nodes::HostNode::kKind, cfg_.ranks)));
   comm_.clear();
   for (unsigned r = 0; r < cfg_.ranks; ++r)
     comm_.push_back(static_cast<net::HostId>(nodes[r]));

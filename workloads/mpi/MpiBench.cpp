@@ -128,9 +128,9 @@ void MpiBench::start(nodes::Cluster& c)
   auto hosts = c.positions(nodes::HostNode::kKind);
   if (cfg_.ranks > hosts.size())
     throw config::ConfigError("", "/workload/ranks",
-                              fmt::format("{} MPI ranks requested, but the platform has {} host (CPU) node(s); set "
-                                          "platform.node.kind to 'host' or list host positions in platform.node.kinds",
-                                          cfg_.ranks, hosts.size()));
+                              fmt::format("{} MPI ranks requested, but the platform has {} host (CPU) node(s): {}",
+                                          cfg_.ranks, hosts.size(),
+                                          c.more_nodes_advice(nodes::HostNode::kKind, cfg_.ranks)));
   if (cfg_.collective == BenchOp::SendRecv && cfg_.ranks != 2)
     throw config::ConfigError("", "/workload/ranks", "sendrecv runs between ranks 0 and 1: set ranks to 2");
   if (cfg_.root >= cfg_.ranks)

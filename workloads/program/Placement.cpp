@@ -36,9 +36,9 @@ std::vector<net::HostId> place_ranks(const nodes::Cluster& c, ProgramEngine engi
   }
   if (ranks > nodes.size())
     throw config::ConfigError("", "/workload/ranks",
-                              fmt::format("{} ranks, but the platform has {} {} node(s) (engine {}: set "
-                                          "platform.node.kind, or list positions of that kind in platform.node.kinds)",
-                                          ranks, nodes.size(), what, config::enum_name(engine)));
+                              fmt::format("{} ranks, but the platform has {} {} node(s) (engine {}): {}", ranks,
+                                          nodes.size(), what, config::enum_name(engine),
+                                          c.more_nodes_advice(kind, ranks)));
   for (unsigned r = 0; r < ranks; ++r)
     hosts.push_back(static_cast<net::HostId>(nodes[r]));
   return hosts;

@@ -377,6 +377,14 @@ TEST_F(Robustness, FailureMessagesTellTheTruth)
   EXPECT_EQ(t.rc, 3) << t.err;
   EXPECT_NE(t.err.find("raise the scenario's max_sim_time"), std::string::npos) << t.err;
   EXPECT_EQ(t.err.find("--max-sim-time"), std::string::npos) << t.err;
+  // More ranks than nodes of the kind: the advice is the change that fits them (the node kind was already right).
+  auto more = run_out({scenario("workloads/mpi/example.json"), "--set", "workload.ranks=11"});
+  EXPECT_EQ(more.rc, 2) << more.err;
+  EXPECT_NE(more.err.find("raise platform.topology.hosts from 10 to at least 11"), std::string::npos) << more.err;
+  EXPECT_EQ(more.err.find("set platform.node.kind"), std::string::npos) << more.err;
+  auto mixed = run_out({scenario("workloads/mpi/mixed.json"), "--set", "workload.ranks=15"});
+  EXPECT_EQ(mixed.rc, 2) << mixed.err;
+  EXPECT_NE(mixed.err.find("list more 'host' positions in platform.node.kinds"), std::string::npos) << mixed.err;
   // Retries exhausted on a network that lost nothing: said, with the reason (timeouts below the delivery time).
   auto slow = run_out({scenario(kExample), "--set", "platform.network.link.rate=1Mbps"});
   EXPECT_EQ(slow.rc, 3) << slow.err;
