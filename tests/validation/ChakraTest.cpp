@@ -373,7 +373,23 @@ TEST(Chakra, BadTracesAreErrorsNamingTheFileAndNode)
   run({{self}, {}}, "depends on itself (workload.strict is true", false, strict);
   run({{make_node(1, pb::COMP_NODE, "x", {7})}, {}}, "depends on node 7, which this file does not hold", false, strict);
   run({{make_node(1, pb::COMP_NODE, "a", {2}), make_node(2, pb::COMP_NODE, "b", {1})}, {}}, "dependency cycle");
+  // The node named is on the cycle (not one that only waits for it), with the cycle and the field.
+  run({{make_node(5, pb::COMP_NODE, "x", {2}), make_node(1, pb::COMP_NODE, "a", {2}),
+        make_node(2, pb::COMP_NODE, "b", {1})},
+       {}},
+      "node 2 ('b'), data_deps: is on a dependency cycle (each waits for the next: 2 -> 1 -> 2)");
   run({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_REDUCE, 1024)}}, "t.0.et", true);
+  // A receive without its send, or of another size: the receiver's file and node, and the sizes in bytes.
+  auto snd = make_node(1, pb::COMM_SEND_NODE, "send");
+  add_int(snd, "comm_dst", 1);
+  add_int(snd, "comm_size", 64);
+  auto rcv = make_node(1, pb::COMM_RECV_NODE, "recv");
+  add_int(rcv, "comm_src", 0);
+  add_int(rcv, "comm_size", 128);
+  run({{snd}, {rcv}}, "t.1.et: node 1 ('recv'), comm_size: rank 1 receives 128 bytes from rank 0 (tag 0), but the "
+                      "matching send (node 1 of t.0.et) sends 64 bytes");
+  run({{}, {rcv}}, "t.1.et: node 1 ('recv'): rank 1 receives message 1 from rank 0 with tag 0, but rank 0 sends it "
+                   "only 0");
   run({{collective(1, pb::ALL_REDUCE, 1024)}, {}}, "calls 0 collective(s)");
   run({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_GATHER, 1024)}}, "the same collectives");
   auto odd = make_node(1, pb::COMM_COLL_NODE, "odd");

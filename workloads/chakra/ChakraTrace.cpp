@@ -36,6 +36,32 @@ std::vector<pb::Node> read_rank(const std::string& file)
   return nodes;
 }
 
+/// Nodes left unplaced by the topological order (`pos` SIZE_MAX) each wait for another unplaced one: following those
+/// waits from any of them comes back to a node, which is on a cycle; the error names it, the cycle, and the field.
+[[noreturn]] void throw_cycle(const Ctx& c, unsigned r, const std::vector<pb::Node>& nodes,
+                              const std::vector<std::vector<std::size_t>>& deps, const std::vector<std::size_t>& pos)
+{
+  std::size_t at = 0;
+  while (pos[at] != SIZE_MAX)
+    ++at;
+  std::vector<std::size_t> path, seen(nodes.size(), SIZE_MAX);
+  while (seen[at] == SIZE_MAX) {
+    seen[at] = path.size();
+    path.push_back(at);
+    at = *std::find_if(deps[at].begin(), deps[at].end(), [&](std::size_t d) { return pos[d] == SIZE_MAX; });
+  }
+  std::vector<std::size_t> cycle(path.begin() + static_cast<std::ptrdiff_t>(seen[at]), path.end());
+  std::string ids;
+  for (auto i : cycle)
+    ids += fmt::format("{} -> ", nodes[i].id());
+  const pb::Node& n    = nodes[cycle.front()];
+  const std::uint64_t next = nodes[cycle.size() > 1 ? cycle[1] : cycle.front()].id();
+  const bool ctrl = std::find(n.ctrl_deps().begin(), n.ctrl_deps().end(), next) != n.ctrl_deps().end();
+  throw node_error(c, r, n, ctrl ? "ctrl_deps" : "data_deps",
+                   fmt::format("is on a dependency cycle (each waits for the next: {}{}): none of them can ever run",
+                               ids, n.id()));
+}
+
 /// Rank r's nodes as Locals in a dependency order (ties by id). Dependencies on absent nodes or on the node itself
 /// and a CPU operator's dependency on its own GPU kernel are repaired (or, strict, errors); other cycles are errors.
 std::vector<Local> rank_graph(const Ctx& c, unsigned r, const std::vector<pb::Node>& nodes)
@@ -106,9 +132,7 @@ std::vector<Local> rank_graph(const Ctx& c, unsigned r, const std::vector<pb::No
         ready.emplace(nodes[u].id(), u);
   }
   if (out.size() < nodes.size())
-    for (std::size_t i = 0; i < nodes.size(); ++i)
-      if (pos[i] == SIZE_MAX)
-        throw node_error(c, r, nodes[i], "ctrl_deps", "is on a dependency cycle: it can never run");
+    throw_cycle(c, r, nodes, deps, pos);
   return out;
 }
 
@@ -317,7 +341,22 @@ ProgramPlan load_chakra(const ChakraConfig& cfg, ChakraRepairs* repairs)
     p.ops.push_back(std::move(o));
   }
   size_buffers(p, eb);
-  p.check_messages();
+  // Errors name the trace's file and node, and counts in bytes.
+  auto node_of = [&](std::size_t k, unsigned r) -> const pb::Node& {
+    for (auto [pr, i] : g[at[k]].parts)
+      if (pr == r)
+        return *locals[pr][i].node;
+    return *locals[g[at[k]].parts[0].first][g[at[k]].parts[0].second].node;
+  };
+  ProgramPlan::OpPlaces places;
+  places.error = [&](std::size_t k, unsigned r, const std::string& field, const std::string& msg) {
+    return node_error(c, r, node_of(k, r), field == "count" ? "comm_size" : field, msg);
+  };
+  places.name = [&](std::size_t k, unsigned r) {
+    return fmt::format("node {} of {}", node_of(k, r).id(), std::filesystem::path(c.file(r)).filename().string());
+  };
+  places.unit_bytes = eb;
+  p.check_messages(places);
   if (repairs)
     *repairs = c.repairs;
   return p;

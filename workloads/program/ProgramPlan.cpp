@@ -265,7 +265,21 @@ void stream_waits(ProgramPlan& p)
 
 void ProgramPlan::check_messages() const
 {
+  check_messages(OpPlaces{});
+}
+
+void ProgramPlan::check_messages(const OpPlaces& places) const
+{
   const ProgramPlan& p = *this;
+  auto error = [&](std::size_t op, unsigned rank, const std::string& field, const std::string& msg) {
+    return places.error ? places.error(op, rank, field, msg) : op_error(op, field, msg);
+  };
+  auto name  = [&](std::size_t op, unsigned rank) {
+    return places.name ? places.name(op, rank) : fmt::format("ops/{}", op);
+  };
+  auto count = [&](std::uint64_t n) {
+    return places.unit_bytes ? fmt::format("{} bytes", n * places.unit_bytes) : fmt::format("{} elements", n);
+  };
   using Key = std::tuple<unsigned, unsigned, std::uint32_t>; // sender, receiver, tag
   std::map<Key, std::vector<std::pair<std::size_t, std::uint64_t>>> sends, recvs;
   for (auto const& o : p.ops)
@@ -283,20 +297,21 @@ void ProgramPlan::check_messages() const
     for (std::size_t k = 0; k < rs.size(); ++k) {
       auto [from, to, tag] = key;
       if (k >= ss.size())
-        throw op_error(rs[k].first, "", fmt::format("rank {} receives message {} from rank {} with tag {}, but rank {} "
-                                                    "sends it only {} with that tag: the run would wait forever",
-                                                    to, k + 1, from, tag, from, ss.size()));
+        throw error(rs[k].first, to, "",
+                    fmt::format("rank {} receives message {} from rank {} with tag {}, but rank {} sends it only {} "
+                                "with that tag: the run would wait forever",
+                                to, k + 1, from, tag, from, ss.size()));
       if (ss[k].second != rs[k].second)
-        throw op_error(rs[k].first, "count",
-                       fmt::format("rank {} receives {} elements from rank {} (tag {}), but the matching send (ops/{}) "
-                                   "sends {}: give both the same count",
-                                   to, rs[k].second, from, tag, ss[k].first, ss[k].second));
+        throw error(rs[k].first, to, "count",
+                    fmt::format("rank {} receives {} from rank {} (tag {}), but the matching send ({}) sends {}: give "
+                                "both the same count",
+                                to, count(rs[k].second), from, tag, name(ss[k].first, from), count(ss[k].second)));
       if (p.cfg.verify && ss[k].first > rs[k].first) // ProgramReference runs the list in order
-        throw op_error(rs[k].first, "",
-                       fmt::format("verify: rank {} receives message {} from rank {} with tag {}, whose send (ops/{}) "
-                                   "is listed after it, so the reference, which follows the list, cannot know it: "
-                                   "list the send first (the ranks still run in any order) or set verify false",
-                                   to, k + 1, from, tag, ss[k].first));
+        throw error(rs[k].first, to, "",
+                    fmt::format("verify: rank {} receives message {} from rank {} with tag {}, whose send ({}) is "
+                                "listed after it, so the reference, which follows the list, cannot know it: list the "
+                                "send first (the ranks still run in any order) or set verify false",
+                                to, k + 1, from, tag, name(ss[k].first, from)));
     }
   }
 }

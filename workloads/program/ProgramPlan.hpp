@@ -6,6 +6,7 @@
 #include "nodes/cclo/Cclo.hpp"
 #include "workloads/program/ProgramConfig.hpp"
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -43,7 +44,18 @@ struct ProgramPlan {
 
   /// Resolve `cfg` (throws config::ConfigError with /workload/... paths).
   static ProgramPlan resolve(const ProgramConfig& cfg);
+  /// How check_messages names an operation in its errors: a program's by its /workload/ops path and counts in
+  /// elements (the default); a trace's by its file and node, and counts in bytes.
+  struct OpPlaces {
+    /// The error at operation `op` (as rank `rank` runs it), field `field` ("count" or "").
+    std::function<config::ConfigError(std::size_t op, unsigned rank, const std::string& field,
+                                      const std::string& msg)>
+        error;
+    std::function<std::string(std::size_t op, unsigned rank)> name; ///< e.g. "ops/3"
+    unsigned unit_bytes = 0; ///< counts said in bytes of this many per element (0: in elements)
+  };
   /// Every receive matched to the send it takes (in list order per sender, receiver and tag), with the same count.
+  void check_messages(const OpPlaces& places) const;
   void check_messages() const;
   /// The rank of program rank `r` in communicator `comm` (-1: not a member).
   int rank_in(std::size_t comm, unsigned r) const;
