@@ -274,6 +274,28 @@ void size_buffers(ProgramPlan& p, unsigned eb)
   p.buffer_addr = {nodes::Cclo::kUserBase, nodes::Cclo::kUserBase + (in * eb + 4095) / 4096 * 4096};
 }
 
+/// ProgramPlan::check_messages on the plan's operations (op k is g[at[k]]), its errors naming the trace's file and
+/// node, and counts in bytes.
+void check_messages(const Ctx& c, const ProgramPlan& p, const std::vector<Global>& g, const std::vector<std::size_t>& at,
+                    const std::vector<std::vector<Local>>& locals, unsigned eb)
+{
+  auto node_of = [&](std::size_t k, unsigned r) -> const pb::Node& {
+    for (auto [pr, i] : g[at[k]].parts)
+      if (pr == r)
+        return *locals[pr][i].node;
+    return *locals[g[at[k]].parts[0].first][g[at[k]].parts[0].second].node;
+  };
+  ProgramPlan::OpPlaces places;
+  places.error = [&](std::size_t k, unsigned r, const std::string& field, const std::string& msg) {
+    return node_error(c, r, node_of(k, r), field == "count" ? "comm_size" : field, msg);
+  };
+  places.name = [&](std::size_t k, unsigned r) {
+    return fmt::format("node {} of {}", node_of(k, r).id(), std::filesystem::path(c.file(r)).filename().string());
+  };
+  places.unit_bytes = eb;
+  p.check_messages(places);
+}
+
 } // namespace
 
 ProgramPlan load_chakra(const ChakraConfig& cfg, ChakraRepairs* repairs)
@@ -341,22 +363,7 @@ ProgramPlan load_chakra(const ChakraConfig& cfg, ChakraRepairs* repairs)
     p.ops.push_back(std::move(o));
   }
   size_buffers(p, eb);
-  // Errors name the trace's file and node, and counts in bytes.
-  auto node_of = [&](std::size_t k, unsigned r) -> const pb::Node& {
-    for (auto [pr, i] : g[at[k]].parts)
-      if (pr == r)
-        return *locals[pr][i].node;
-    return *locals[g[at[k]].parts[0].first][g[at[k]].parts[0].second].node;
-  };
-  ProgramPlan::OpPlaces places;
-  places.error = [&](std::size_t k, unsigned r, const std::string& field, const std::string& msg) {
-    return node_error(c, r, node_of(k, r), field == "count" ? "comm_size" : field, msg);
-  };
-  places.name = [&](std::size_t k, unsigned r) {
-    return fmt::format("node {} of {}", node_of(k, r).id(), std::filesystem::path(c.file(r)).filename().string());
-  };
-  places.unit_bytes = eb;
-  p.check_messages(places);
+  check_messages(c, p, g, at, locals, eb);
   if (repairs)
     *repairs = c.repairs;
   return p;
