@@ -18,6 +18,8 @@
 #include "simcore/engine/SlotPool.hpp"
 
 #include <deque>
+#include <unordered_map>
+#include <unordered_set>
 #include <fmt/format.h>
 #include <initializer_list>
 #include <stdexcept>
@@ -60,6 +62,13 @@ public:
   std::uint64_t stream_received(int id) const;
   /// Block the caller (a kernel reading the stream) until stream `id` has received `bytes` in all.
   void wait_stream(ActorContext& ctx, int id, std::uint64_t bytes);
+  /// Keep, from now on, which of the messages posted are not yet acknowledged (what wait_delivered reads; off
+  /// unless a workload asks: a set entry per message in flight).
+  void track_delivery() { track_delivery_ = true; }
+  /// Wait until the last message posted to host `peer` so far (and so, in a connection's order, every one before
+  /// it) is acknowledged by the peer's transport: delivered, as a trace's send completes in ASTRA-sim (its callback
+  /// at delivery). At once over a transport that acknowledges nothing (UDP) or when nothing was posted.
+  void wait_delivered(ActorContext& ctx, std::uint32_t peer);
   /// How the host driver syncs host buffers with the card (XRT calls on host data); by default a bare DMA.
   void set_buffer_sync(HostInvocation::Sync sync) { inv_.set_sync(std::move(sync)); }
 
@@ -157,7 +166,11 @@ private:
 
   std::unordered_map<std::uint64_t, std::function<void()>> on_write_done_; ///< unordered links: WRITE wr -> notice
   std::unordered_map<int, std::uint64_t> stream_bytes_; ///< kernel stream id -> bytes stream_put delivered
-  std::vector<ActorId> stream_readers_;                 ///< callers waiting for a stream's data
+  std::vector<ActorId> stream_readers_;
+  bool track_delivery_ = false;
+  std::unordered_set<std::uint64_t> unacked_;                  ///< track_delivery: messages posted, not acknowledged
+  std::unordered_map<std::uint32_t, std::uint64_t> last_posted_; ///< track_delivery: per peer, its last message
+  std::vector<ActorId> delivery_waiters_;                      ///< callers in wait_delivered                 ///< callers waiting for a stream's data
 };
 
 } // namespace nafsim::nodes

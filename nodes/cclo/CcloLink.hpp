@@ -26,6 +26,9 @@ struct CcloLink {
   /// Messages on a connection arrive in the order posted (RoCE RC): the WRITE's completion notice can follow it
   /// at once. Otherwise (the connectionless transport) it is sent once the WRITE has completed.
   bool ordered = false;
+  /// The transport reports a message's completion once the peer acknowledged its last byte (RoCE RC, TCP, the
+  /// connectionless transport); UDP acknowledges nothing.
+  bool acknowledges = false;
   /// Who places incoming SENDs (the Rx system: Rx buffers or the control slot).
   std::function<void(roce::RecvProvider)> set_recv_provider;
   /// The transport carries the rendezvous protocol's one-sided WRITE (RDMA). Over TCP and UDP the

@@ -103,6 +103,10 @@ void MpiProcess::post_send(net::HostId peer, std::uint64_t length, const roce::A
   PayloadSource inline_data;
   if (fits_inline(length)) // the CPU wrote the data into the work request
     inline_data = [this](std::uint64_t, std::uint32_t) { return sched_.now(); };
+  if (track_delivery_) {
+    unacked_.emplace(wr.wr_id, true);
+    last_posted_[peer] = wr.wr_id;
+  }
   nic_.post_send(qp_of_(peer), wr, std::move(inline_data));
 }
 
@@ -323,10 +327,28 @@ void MpiProcess::on_inbound(net::HostId src, const roce::InboundMessage& m)
   unexpected_.emplace(k, a);
 }
 
+void MpiProcess::wait_delivered(ActorContext& ctx, net::HostId peer)
+{
+  auto it = last_posted_.find(peer);
+  if (it == last_posted_.end())
+    return;
+  const std::uint64_t last = it->second;
+  while (unacked_.count(last) > 0) {
+    delivery_waiters_.push_back(ctx.id());
+    ctx.block(WaitReason([this, peer] {
+      return fmt::format("MPI host {}: a send waits for its delivery (its last message's acknowledgement from host {})",
+                         id_, peer);
+    }));
+  }
+}
+
 void MpiProcess::on_completion(const roce::Completion& c)
 {
   if (c.status != roce::Status::Success)
     throw SimulationError(fmt::format("MPI host {}: {}", id_, roce::describe_failure(c)));
+  if (track_delivery_ && unacked_.erase(c.wr_id) > 0)
+    for (auto a : std::exchange(delivery_waiters_, {}))
+      sched_.wake(a);
   auto it = reads_.find(c.wr_id);
   if (it == reads_.end())
     return; // SEND completions: eager sends completed when copied, control messages need nothing

@@ -94,6 +94,13 @@ public:
 
   /// Notices of the host's NIC.
   void on_completion(const roce::Completion& c);
+  /// Keep, from now on, which SENDs posted are not yet acknowledged (what wait_delivered reads; off unless a
+  /// workload asks).
+  void track_delivery() { track_delivery_ = true; }
+  /// Wait until the last SEND posted to host `peer` so far (and so every one before it, in the connection's order)
+  /// is acknowledged by the peer's NIC: delivered, as a trace's send completes in ASTRA-sim (its callback at
+  /// delivery). At once when nothing was posted.
+  void wait_delivered(ActorContext& ctx, net::HostId peer);
   void on_inbound(net::HostId src, const roce::InboundMessage& m);
 
   const MpiCounters& counters() const { return c_; }
@@ -185,7 +192,11 @@ private:
   std::map<Key, PostedRecv> posted_;
   std::map<Key, Arrival> unexpected_;
   std::unordered_map<std::uint64_t, std::function<void()>> awaiting_fin_; ///< by message id
-  std::unordered_map<std::uint64_t, Read> reads_;                         ///< by work request id
+  std::unordered_map<std::uint64_t, Read> reads_;
+  bool track_delivery_ = false;
+  std::unordered_map<std::uint64_t, bool> unacked_;             ///< track_delivery: SENDs posted, not acknowledged
+  std::unordered_map<net::HostId, std::uint64_t> last_posted_; ///< track_delivery: per peer, its last SEND
+  std::vector<ActorId> delivery_waiters_;                      ///< callers in wait_delivered                         ///< by work request id
   std::map<Key, Fragments> fragments_;
   MpiCounters c_;
 };

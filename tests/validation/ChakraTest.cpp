@@ -172,6 +172,42 @@ TEST(Chakra, ASendBeforeItsDependentReceiveRunsAsTheProducersMeanIt)
   fs::remove_all(dir);
 }
 
+TEST(Chakra, ASendCompletesAtDeliveryAsAstraSimsCallbackWhetherOrNotItsReceiveIsPosted)
+{
+  // Rank 0 sends 256 KiB to rank 1, whose receive is posted only after 300 us of compute. ASTRA-sim completes the
+  // send when its data is delivered (semantics.md section 3), with or without the receive: on either engine, read
+  // whole or streamed, the send ends after its 21 us of wire at 100 Gb/s (it ended before the data had left: on the
+  // MPI engine when UCX had posted its last fragment) and long before the receive is posted. (The data waits in the
+  // receiver's Rx buffers, or bounce buffers, which hold it; 1 MiB would fill the default build's 16 x 32 KiB and be
+  // delivered only once the receive frees them.)
+  auto dir  = scratch("delivery");
+  auto send = make_node(1, pb::COMM_SEND_NODE, "send");
+  add_int(send, "comm_size", 256 << 10);
+  add_int(send, "comm_dst", 1);
+  auto busy = make_node(1, pb::COMP_NODE, "busy");
+  busy.set_duration_micros(300);
+  auto recv = make_node(2, pb::COMM_RECV_NODE, "recv", {1});
+  add_int(recv, "comm_size", 256 << 10);
+  add_int(recv, "comm_src", 0);
+  write_rank(dir / "d.0.et", {send});
+  write_rank(dir / "d.1.et", {busy, recv});
+  const double wire_us = (256 << 10) * 8 / 100e3;
+  for (const char* engine : {"cclo", "mpi"})
+    for (bool stream : {false, true}) {
+      const std::string platform = std::string(engine) == "mpi" ? R"("preset": "accl-cpu-cx5")"
+                                                                : R"("preset": "accl-coyote-u55c")";
+      auto t = run_scenario_isolated(fmt::format(R"({{"name": "d", "platform": {{{}, "topology": {{"kind": "star",
+          "hosts": 2}}}}, "workload": {{"kind": "chakra", "engine": "{}", "trace": "{}", "stream": {}}}}})",
+                                                 platform, engine, (dir / "d").string(), stream));
+      ASSERT_TRUE(t.ok) << t.error;
+      const double sent = t.tables.at("program_ranks").num(0, "end_us");
+      EXPECT_GT(sent, wire_us) << engine << " stream " << stream;
+      EXPECT_LT(sent, wire_us + 20) << engine << " stream " << stream;
+      EXPECT_GT(t.tables.at("program_ranks").num(1, "end_us"), 300) << engine;
+    }
+  fs::remove_all(dir);
+}
+
 TEST(Chakra, TheSameTraceRunsOnTheMpiBaselineInTheMpiWorkloadsTime)
 {
   auto dir = scratch("mpi");

@@ -60,9 +60,8 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
   const std::string name       = std::filesystem::path(cfg_.trace).filename().string();
   const std::string sends =
       cfg_.sends == ChakraSends::Eager
-          ? "  sends: eager (each completes whether or not its receive is posted, as ASTRA-sim and PyTorch mean a "
-            "trace's send, once its engine has taken its data: before delivery, where ASTRA-sim's callback waits for "
-            "it; workload.sends: blocking runs the engine's own protocol)"
+          ? "  sends: eager (each completes once its data is delivered, whether or not its receive is posted, as "
+            "ASTRA-sim and PyTorch mean a trace's send; workload.sends: blocking runs the engine's own protocol)"
           : "  sends: blocking (the engine's own protocol: above its eager limit a send waits for its receive)";
   const std::string order = fmt::format(
       "  compute_order: {}",
@@ -122,7 +121,8 @@ std::string Chakra::deadlock_advice() const
     return {};
   return "the trace ran with workload.sends: blocking, where a send above the engine's eager limit waits for its "
          "receive; if a rank's receive depends on its own send (as in ASTRA-sim's rings), set workload.sends: eager "
-         "(the default, the trace's producers' meaning: a send completes whether or not its receive is posted)";
+         "(the default, the trace's producers' meaning: a send completes once its data is delivered, whether or not its "
+         "receive is posted)";
 }
 
 } // namespace nafsim::workloads

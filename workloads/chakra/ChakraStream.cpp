@@ -6,6 +6,7 @@
 #include "workloads/program/ComputeTime.hpp"
 #include "workloads/program/Placement.hpp"
 #include "workloads/program/ProgramPlan.hpp"
+#include "workloads/program/SendDelivery.hpp"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -112,6 +113,8 @@ void ChakraStream::start(nodes::Cluster& c)
   hosts_ = place_ranks(c, cfg_.engine, ctx_.ranks, cfg_.positions);
   if (cfg_.engine == ProgramEngine::Mpi)
     mpi_ = std::make_unique<MpiEngine>(c);
+  if (cfg_.sends == ChakraSends::Eager) // sends complete at delivery, as ASTRA-sim's callback (SendDelivery.hpp)
+    track_delivery(c, cfg_.engine, hosts_);
   std::vector<std::uint32_t> pids;
   for (auto h : hosts_)
     pids.push_back(c.trace_pid(h));
@@ -229,6 +232,8 @@ void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, 
                                           rank, res.error));
       algorithm = coll::algorithm_name(res.algorithm);
     }
+    if (n.kind == ProgramOpKind::Send && cfg_.sends == ChakraSends::Eager) // done at delivery (SendDelivery.hpp)
+      wait_delivered(ctx, c, cfg_.engine, hosts_[rank], hosts_[static_cast<std::size_t>(n.peer)]);
   }
   t.advance(ctx.now());
   (comp ? t.in_compute : t.in_comm) -= wait ? 0 : 1;

@@ -331,8 +331,10 @@ ProgramPlan load_chakra(const ChakraConfig& cfg, ChakraRepairs* repairs)
     ProgramOp po;
     po.op       = op.kind;
     po.tag      = first.tag;
-    if (is_p2p(op.kind) && cfg.sends == ChakraSends::Eager)
-      po.protocol = ProtocolChoice::Eager;
+    if (is_p2p(op.kind) && cfg.sends == ChakraSends::Eager) {
+      po.protocol    = ProtocolChoice::Eager;
+      po.at_delivery = op.kind == ProgramOpKind::Send; // done at delivery, as ASTRA-sim's callback
+    }
     po.duration = first.duration;
     po.operations = first.ops;
     po.bytes      = Bytes{first.touched};

@@ -9,6 +9,7 @@
 #include "nodes/host/HostNode.hpp"
 #include "workloads/program/ComputeTime.hpp"
 #include "workloads/program/Placement.hpp"
+#include "workloads/program/SendDelivery.hpp"
 #include "workloads/collective/Verify.hpp"
 
 #include <algorithm>
@@ -68,6 +69,8 @@ void Program::start(nodes::Cluster& c)
     MpiEngine::check(plan_);
     mpi_ = std::make_unique<MpiEngine>(c);
   }
+  if (std::any_of(plan_.cfg.ops.begin(), plan_.cfg.ops.end(), [](auto const& k) { return k.at_delivery; }))
+    track_delivery(c, plan_.cfg.engine, hosts_);
   const auto& rx = nodes::fpga_config(c.config().node).cclo.rx_buffers.size;
   for (auto const& o : plan_.ops) // ACCL's stream_put does not segment: one Rx buffer's worth at most
     if (o.kind == ProgramOpKind::StreamPut && o.count * nodes::dtype_bytes(plan_.cfg.dtype) > rx.count)
@@ -155,6 +158,8 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
     rec.protocol  = coll::protocol_name(res.protocol);
     rec.algorithm = coll::algorithm_name(res.algorithm);
   }
+  if (o.kind == ProgramOpKind::Send && plan_.cfg.ops[o.index].at_delivery) // done once its data is delivered
+    wait_delivered(ctx, c, plan_.cfg.engine, hosts_[rank], hosts_[static_cast<std::size_t>(o.peer[rank])]);
   rec.end = ctx.now();
   rec.ran = true;
   ++ops_done_;

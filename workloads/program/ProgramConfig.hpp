@@ -127,6 +127,9 @@ struct ProgramOp {
   double operations = 0;
   Bytes bytes{0};
   std::vector<unsigned> after;
+  /// A send that completes once its data is delivered (acknowledged by the peer's transport), as a Chakra trace's
+  /// send completes in ASTRA-sim; set by the chakra workload, not a program field.
+  bool at_delivery = false;
   template <class V> void describe(V& v)
   {
     v.field("op", op, "what it does: a CCLO collective on `comm`, copy / combine (local), send / recv to a peer, "
