@@ -208,6 +208,36 @@ TEST(Chakra, ASendCompletesAtDeliveryAsAstraSimsCallbackWhetherOrNotItsReceiveIs
   fs::remove_all(dir);
 }
 
+TEST(Chakra, SendsThatNoReceiveTakesAreSaid)
+{
+  // A send without its receive runs (ASTRA-sim completes it at delivery) and the summary says so, in both modes; one
+  // larger than the receiver's buffers stalls, and the failure names it.
+  auto dir = scratch("unmatched");
+  auto run = [&](std::int64_t bytes, bool stream) {
+    auto send = make_node(1, pb::COMM_SEND_NODE, "lonely");
+    add_int(send, "comm_size", bytes);
+    add_int(send, "comm_dst", 1);
+    write_rank(dir / "u.0.et", {send});
+    write_rank(dir / "u.1.et", {make_node(1, pb::COMP_NODE, "idle")});
+    return run_scenario_isolated(scenario(dir / "u", 4, stream ? R"(, "ranks": 2, "stream": true)" : R"(, "ranks": 2)"));
+  };
+  auto said = [](const ScenarioRun& r, const std::string& what) {
+    return std::any_of(r.summary.begin(), r.summary.end(), [&](auto const& l) { return l.find(what) != std::string::npos; });
+  };
+  auto whole = run(4096, false);
+  ASSERT_TRUE(whole.ok) << whole.error;
+  EXPECT_TRUE(said(whole, "1 send(s) that no receive of the trace takes (the first: node 1 of u.0.et (4096 bytes to "
+                          "rank 1, tag 0))"));
+  auto streamed = run(4096, true);
+  ASSERT_TRUE(streamed.ok) << streamed.error;
+  EXPECT_TRUE(said(streamed, "1 send(s) that no receive of the trace takes (the first: rank 0's send of 4096 bytes"));
+  auto big = run(8 << 20, false);
+  EXPECT_FALSE(big.ok);
+  EXPECT_NE(big.error.find("1 send(s) of the trace have no receive (the first: node 1 of u.0.et"), std::string::npos)
+      << big.error;
+  fs::remove_all(dir);
+}
+
 TEST(Chakra, TheSameTraceRunsOnTheMpiBaselineInTheMpiWorkloadsTime)
 {
   auto dir = scratch("mpi");

@@ -20,6 +20,15 @@ void Chakra::start(nodes::Cluster& c)
     stream_->start(c);
   else
     program_->start(c);
+  // (Read whole: known before the run.) A run that stalls names the trace's sends that no receive takes.
+  if (auto const& r = repairs(); r.unmatched_sends > 0)
+    c.scheduler().add_failure_note([n = r.unmatched_sends, first = r.first_unmatched](const std::string& failure) {
+      if (failure.find("deadlock") == std::string::npos && failure.find("not ready") == std::string::npos)
+        return std::string();
+      return fmt::format("{} send(s) of the trace have no receive (the first: {}): their data waits in the receivers' "
+                         "buffers, and once those are full their senders wait for ever; give each its COMM_RECV_NODE",
+                         n, first);
+    });
 }
 
 const ChakraRepairs& Chakra::repairs() const
@@ -77,6 +86,8 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
                                   program_->plan().cfg.ranks, replicated));
   if (auto r = repairs_line(repairs(), stream_ != nullptr); !r.empty())
     summary.push_back(r);
+  if (auto const& r = repairs(); r.unmatched_sends > 0)
+    summary.push_back(chakra::unmatched_sends_line(r.unmatched_sends, r.first_unmatched));
   if (auto n = repairs().durations_replayed; n > 0)
     summary.push_back(fmt::format("  compute: model: {} compute node(s) with no work to model (no num_ops or "
                                   "tensor_size, as Chakra's PyTorch converter writes them) replayed their recorded "
@@ -121,8 +132,8 @@ std::string Chakra::deadlock_advice() const
     return {};
   return "the trace ran with workload.sends: blocking, where a send above the engine's eager limit waits for its "
          "receive; if a rank's receive depends on its own send (as in ASTRA-sim's rings), set workload.sends: eager "
-         "(the default, the trace's producers' meaning: a send completes once its data is delivered, whether or not its "
-         "receive is posted)";
+         "(the default, the trace's producers' meaning: a send completes once its data is delivered, whether or not "
+         "its receive is posted)";
 }
 
 } // namespace nafsim::workloads

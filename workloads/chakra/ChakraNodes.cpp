@@ -404,4 +404,11 @@ std::optional<std::pair<int, std::int64_t>> lane_key(ChakraComputeOrder order, c
   return std::pair{cpu ? 0 : 1, int_attr(n, cpu ? "tid" : "stream").value_or(0)};
 }
 
+std::string unmatched_sends_line(std::uint64_t n, const std::string& first)
+{
+  return fmt::format("  {} send(s) that no receive of the trace takes (the first: {}): each completed at delivery, "
+                     "as ASTRA-sim completes a send without its receive; its data stays in the receiver's buffers",
+                     n, first);
+}
+
 } // namespace nafsim::workloads::chakra

@@ -78,4 +78,7 @@ bool is_cpu_op(const pb::Node& n);
 /// nodes and for `dependencies`.
 std::optional<std::pair<int, std::int64_t>> lane_key(ChakraComputeOrder order, const pb::Node& n);
 
+/// The summary's line on a trace's sends that no receive takes (`n` of them, the first described).
+std::string unmatched_sends_line(std::uint64_t n, const std::string& first);
+
 } // namespace nafsim::workloads::chakra

@@ -474,6 +474,15 @@ void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
 
 void ChakraStream::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
+  std::uint64_t unmatched = 0; // sends no receive took: still waiting in the matching queues at the end
+  std::string first;
+  for (auto const& [key, q] : messages_)
+    for (auto const& [send, bytes] : q)
+      if (send && unmatched++ == 0)
+        first = fmt::format("rank {}'s send of {} bytes to rank {}, tag {}", std::get<0>(key), bytes,
+                            std::get<1>(key), std::get<2>(key));
+  if (unmatched > 0)
+    summary.push_back(unmatched_sends_line(unmatched, first));
   results::Table rk("program_ranks", {"rank", "position", "operations", "end_us", "communication_us", "compute_us",
                                      "exposed_communication_us"});
   SimTime last;

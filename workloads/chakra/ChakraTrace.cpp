@@ -275,16 +275,17 @@ void size_buffers(ProgramPlan& p, unsigned eb)
 }
 
 /// ProgramPlan::check_messages on the plan's operations (op k is g[at[k]]), its errors naming the trace's file and
-/// node, and counts in bytes.
+/// node, and counts in bytes; the sends no receive takes are counted in `c.repairs` (the first described).
 void check_messages(const Ctx& c, const ProgramPlan& p, const std::vector<Global>& g, const std::vector<std::size_t>& at,
                     const std::vector<std::vector<Local>>& locals, unsigned eb)
 {
-  auto node_of = [&](std::size_t k, unsigned r) -> const pb::Node& {
+  auto local_of_op = [&](std::size_t k, unsigned r) -> const Local& {
     for (auto [pr, i] : g[at[k]].parts)
       if (pr == r)
-        return *locals[pr][i].node;
-    return *locals[g[at[k]].parts[0].first][g[at[k]].parts[0].second].node;
+        return locals[pr][i];
+    return locals[g[at[k]].parts[0].first][g[at[k]].parts[0].second];
   };
+  auto node_of = [&](std::size_t k, unsigned r) -> const pb::Node& { return *local_of_op(k, r).node; };
   ProgramPlan::OpPlaces places;
   places.error = [&](std::size_t k, unsigned r, const std::string& field, const std::string& msg) {
     return node_error(c, r, node_of(k, r), field == "count" ? "comm_size" : field, msg);
@@ -293,7 +294,11 @@ void check_messages(const Ctx& c, const ProgramPlan& p, const std::vector<Global
     return fmt::format("node {} of {}", node_of(k, r).id(), std::filesystem::path(c.file(r)).filename().string());
   };
   places.unit_bytes = eb;
-  p.check_messages(places);
+  auto left = p.check_messages(places);
+  c.repairs.unmatched_sends = left.size();
+  if (!left.empty())
+    c.repairs.first_unmatched = fmt::format("{} ({} bytes to rank {}, tag {})", places.name(left[0].op, left[0].from),
+                                            local_of_op(left[0].op, left[0].from).bytes, left[0].to, left[0].tag);
 }
 
 } // namespace

@@ -263,12 +263,12 @@ void stream_waits(ProgramPlan& p)
 // every receive needs a send, or the run would wait forever; to verify, the send comes first in the list.
 } // namespace
 
-void ProgramPlan::check_messages() const
+std::vector<ProgramPlan::Unmatched> ProgramPlan::check_messages() const
 {
-  check_messages(OpPlaces{});
+  return check_messages(OpPlaces{});
 }
 
-void ProgramPlan::check_messages(const OpPlaces& places) const
+std::vector<ProgramPlan::Unmatched> ProgramPlan::check_messages(const OpPlaces& places) const
 {
   const ProgramPlan& p = *this;
   auto error = [&](std::size_t op, unsigned rank, const std::string& field, const std::string& msg) {
@@ -314,6 +314,13 @@ void ProgramPlan::check_messages(const OpPlaces& places) const
                                 to, k + 1, from, tag, name(ss[k].first, from)));
     }
   }
+  std::vector<Unmatched> left;
+  for (auto const& [key, ss] : sends) {
+    auto it = recvs.find(key);
+    for (std::size_t k = it == recvs.end() ? 0 : it->second.size(); k < ss.size(); ++k)
+      left.push_back({ss[k].first, std::get<0>(key), std::get<1>(key), std::get<2>(key), ss[k].second});
+  }
+  return left;
 }
 
 ProgramPlan ProgramPlan::resolve(const ProgramConfig& cfg)

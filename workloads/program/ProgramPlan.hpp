@@ -54,9 +54,17 @@ struct ProgramPlan {
     std::function<std::string(std::size_t op, unsigned rank)> name; ///< e.g. "ops/3"
     unsigned unit_bytes = 0; ///< counts said in bytes of this many per element (0: in elements)
   };
-  /// Every receive matched to the send it takes (in list order per sender, receiver and tag), with the same count.
-  void check_messages(const OpPlaces& places) const;
-  void check_messages() const;
+  /// A send no receive takes: the operation, its sender and receiver (program ranks), tag and count.
+  struct Unmatched {
+    std::size_t op = 0;
+    unsigned from = 0, to = 0;
+    std::uint32_t tag   = 0;
+    std::uint64_t count = 0;
+  };
+  /// Every receive matched to the send it takes (in list order per sender, receiver and tag), with the same count;
+  /// returns the sends left over (no receive takes them).
+  std::vector<Unmatched> check_messages(const OpPlaces& places) const;
+  std::vector<Unmatched> check_messages() const;
   /// The rank of program rank `r` in communicator `comm` (-1: not a member).
   int rank_in(std::size_t comm, unsigned r) const;
   /// The collective call program rank `r` makes for `o` (not for compute).
