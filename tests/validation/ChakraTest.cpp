@@ -337,6 +337,34 @@ TEST(Chakra, ComputeNodesReplayTheirDurationOrRunThroughTheEnginesComputeModel)
   fs::remove_all(dir);
 }
 
+TEST(Chakra, CollectivesOfTwoGroupsListedInOppositeOrdersRunReadWholeAndStreamedSaysWhy)
+{
+  // Two groups of the same two ranks (the second lists them the other way round), their collectives listed in
+  // opposite id orders on the two ranks, no dependency
+  // between them (ASTRA-sim runs them side by side). Read whole they run in one order both ranks keep; streamed, each
+  // rank issues its ready collectives in id order, which deadlocks the CCLO (one call at a time), and the report says
+  // to read the trace whole.
+  auto dir = scratch("orders");
+  auto meta = make_node(9, pb::METADATA_NODE, "process groups");
+  meta.mutable_inputs()->set_values(R"([{"pg_name": "a", "ranks": [0, 1]}, {"pg_name": "b", "ranks": [1, 0]}])");
+  auto in = [](std::uint64_t id, const char* group) {
+    auto n   = collective(id, pb::ALL_REDUCE, 65536);
+    auto* pg = n.add_attr();
+    pg->set_name("pg_name");
+    pg->set_string_val(group);
+    return n;
+  };
+  write_rank(dir / "o.0.et", {meta, in(1, "a"), in(2, "b")});
+  write_rank(dir / "o.1.et", {meta, in(1, "b"), in(2, "a")});
+  auto whole = run_scenario_isolated(scenario(dir / "o", 4, R"(, "ranks": 2)"));
+  ASSERT_TRUE(whole.ok) << whole.error;
+  auto streamed = run_scenario_isolated(scenario(dir / "o", 4, R"(, "ranks": 2, "stream": true)"));
+  EXPECT_FALSE(streamed.ok);
+  EXPECT_EQ(streamed.error_kind, "deadlock") << streamed.error;
+  EXPECT_NE(streamed.error.find("read whole (workload.stream: false)"), std::string::npos) << streamed.error;
+  fs::remove_all(dir);
+}
+
 TEST(Chakra, CommunicatorsFromMetadataNodesAndReplicatedSymmetricTraces)
 {
   // PyTorch's converter declares process groups in a METADATA_NODE's inputs.values.

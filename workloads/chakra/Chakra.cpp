@@ -128,9 +128,16 @@ std::optional<unsigned> Chakra::rank_count() const
 
 std::string Chakra::deadlock_advice() const
 {
+  // Streamed, a rank's ready collectives are issued in id order; read whole, in one order every rank keeps.
+  const std::string streamed =
+      stream_ ? "the trace was streamed: each rank issues its ready collectives in id order, and the CCLO runs one call "
+                "at a time, so two communicators' collectives listed in opposite orders on their common ranks, with "
+                "no dependency between them, wait for each other; read whole (workload.stream: false), the trace's "
+                "collectives run in one order every rank keeps"
+              : "";
   if (cfg_.sends != ChakraSends::Blocking)
-    return {};
-  return "the trace ran with workload.sends: blocking, where a send above the engine's eager limit waits for its "
+    return streamed;
+  return (streamed.empty() ? "" : streamed + "\n") + "the trace ran with workload.sends: blocking, where a send above the engine's eager limit waits for its "
          "receive; if a rank's receive depends on its own send (as in ASTRA-sim's rings), set workload.sends: eager "
          "(the default, the trace's producers' meaning: a send completes once its data is delivered, whether or not "
          "its receive is posted)";
