@@ -117,12 +117,13 @@ void Cclo::wait_stream(ActorContext& ctx, int id, std::uint64_t bytes)
 
 void Cclo::wait_delivered(ActorContext& ctx, std::uint32_t peer)
 {
-  auto it = last_posted_.find(peer);
-  if (it == last_posted_.end())
+  auto it = delivery_.find(peer);
+  if (it == delivery_.end())
     return;
-  const std::uint64_t last = it->second;
-  while (unacked_.count(last) > 0) {
-    delivery_waiters_.push_back(ctx.id());
+  Delivery& d              = it->second;
+  const std::uint64_t last = d.last;
+  while (!d.unacked.empty() && *d.unacked.begin() <= last) {
+    d.waiters.push_back(ctx.id());
     ctx.block(WaitReason([this, peer] {
       return fmt::format("host {}: a send waits for its delivery (its last message's acknowledgement from host {})",
                          host_, peer);
@@ -252,8 +253,10 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
 void Cclo::post(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()> accepted)
 {
   if (track_delivery_ && link_.acknowledges) {
-    unacked_.insert(wr.wr_id);
-    last_posted_[peer] = wr.wr_id;
+    Delivery& d = delivery_[peer];
+    d.unacked.insert(wr.wr_id);
+    d.last = wr.wr_id;
+    peer_of_wr_.emplace(wr.wr_id, peer);
   }
   if (core_.trace) { // the Tx system's track: each message from its post to the transport taking its last byte
     static constexpr const char* kinds[] = {"?", "eager", "rendezvous init", "rendezvous done", "notify"};
@@ -350,9 +353,14 @@ bool Cclo::on_completion(const roce::Completion& c)
 {
   if ((c.wr_id & kWrBase) == 0)
     return false;
-  if (track_delivery_ && unacked_.erase(c.wr_id) > 0)
-    for (auto a : std::exchange(delivery_waiters_, {}))
-      sched_.wake(a);
+  if (auto it = peer_of_wr_.find(c.wr_id); it != peer_of_wr_.end()) { // track_delivery
+    Delivery& d = delivery_[it->second];
+    d.unacked.erase(c.wr_id);
+    peer_of_wr_.erase(it);
+    if (c.status == roce::Status::Success) // (a failure fails the run below: nobody is told it was delivered)
+      for (auto a : std::exchange(d.waiters, {}))
+        sched_.wake(a);
+  }
   if (c.status == roce::Status::Success) {
     if (auto it = on_write_done_.find(c.wr_id); it != on_write_done_.end()) {
       static const std::uint32_t tx = cause_what("Tx system", "notification header");

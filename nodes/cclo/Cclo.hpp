@@ -18,8 +18,8 @@
 #include "simcore/engine/SlotPool.hpp"
 
 #include <deque>
+#include <set>
 #include <unordered_map>
-#include <unordered_set>
 #include <fmt/format.h>
 #include <initializer_list>
 #include <stdexcept>
@@ -65,9 +65,9 @@ public:
   /// Keep, from now on, which of the messages posted are not yet acknowledged (what wait_delivered reads; off
   /// unless a workload asks: a set entry per message in flight).
   void track_delivery() { track_delivery_ = true; }
-  /// Wait until the last message posted to host `peer` so far (and so, in a connection's order, every one before
-  /// it) is acknowledged by the peer's transport: delivered, as a trace's send completes in ASTRA-sim (its callback
-  /// at delivery). At once over a transport that acknowledges nothing (UDP) or when nothing was posted.
+  /// Wait until every message posted to host `peer` so far is acknowledged by the peer's transport (later ones need
+  /// not be): delivered, as a trace's send completes in ASTRA-sim (its callback at delivery). At once over a
+  /// transport whose acknowledgement does not tell delivery (CcloLink::acknowledges) or when nothing was posted.
   void wait_delivered(ActorContext& ctx, std::uint32_t peer);
   /// How the host driver syncs host buffers with the card (XRT calls on host data); by default a bare DMA.
   void set_buffer_sync(HostInvocation::Sync sync) { inv_.set_sync(std::move(sync)); }
@@ -166,11 +166,17 @@ private:
 
   std::unordered_map<std::uint64_t, std::function<void()>> on_write_done_; ///< unordered links: WRITE wr -> notice
   std::unordered_map<int, std::uint64_t> stream_bytes_; ///< kernel stream id -> bytes stream_put delivered
-  std::vector<ActorId> stream_readers_;
+  std::vector<ActorId> stream_readers_;                 ///< callers waiting for a stream's data
+  // track_delivery: per peer, its messages posted and not yet acknowledged (by id: ids grow as they are posted), the
+  // last one posted, and the callers in wait_delivered; the peer of each message in flight.
+  struct Delivery {
+    std::set<std::uint64_t> unacked;
+    std::uint64_t last = 0;
+    std::vector<ActorId> waiters;
+  };
   bool track_delivery_ = false;
-  std::unordered_set<std::uint64_t> unacked_;                  ///< track_delivery: messages posted, not acknowledged
-  std::unordered_map<std::uint32_t, std::uint64_t> last_posted_; ///< track_delivery: per peer, its last message
-  std::vector<ActorId> delivery_waiters_;                      ///< callers in wait_delivered                 ///< callers waiting for a stream's data
+  std::unordered_map<std::uint32_t, Delivery> delivery_;
+  std::unordered_map<std::uint64_t, std::uint32_t> peer_of_wr_;
 };
 
 } // namespace nafsim::nodes

@@ -26,8 +26,10 @@ struct CcloLink {
   /// Messages on a connection arrive in the order posted (RoCE RC): the WRITE's completion notice can follow it
   /// at once. Otherwise (the connectionless transport) it is sent once the WRITE has completed.
   bool ordered = false;
-  /// The transport reports a message's completion once the peer acknowledged its last byte (RoCE RC, TCP, the
-  /// connectionless transport); UDP acknowledges nothing.
+  /// The transport reports a message's completion once the peer acknowledged its last byte, promptly enough to stand
+  /// for its delivery (RoCE RC, the connectionless transport). ASSUMPTION: not TCP, whose stack acknowledges a lone
+  /// segment only after its delayed-ACK time (44 us on the XRT preset), which would stand for a later delivery than
+  /// the one the trace means; nor UDP, which acknowledges nothing.
   bool acknowledges = false;
   /// Who places incoming SENDs (the Rx system: Rx buffers or the control slot).
   std::function<void(roce::RecvProvider)> set_recv_provider;

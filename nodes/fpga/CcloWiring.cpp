@@ -101,7 +101,7 @@ CcloLink engine_link(Cluster& c, const FpgaNodeConfig& fpga, FpgaNode& n, std::s
   // packetizer status, tcp_path.md section 1); UDP: the last byte produced.
   link.reports_acceptance = fpga.transport == Transport::Roce || fpga.transport == Transport::Tcp;
   link.ordered            = true; // a RoCE queue pair, a TCP session (UDP runs no rendezvous)
-  link.acknowledges       = fpga.transport == Transport::Roce || fpga.transport == Transport::Tcp;
+  link.acknowledges       = fpga.transport == Transport::Roce;
   link.set_recv_provider = [&n](roce::RecvProvider p) { n.transport().set_recv_provider(std::move(p)); };
   link.rendezvous = fpga.transport == Transport::Roce;
   link.transport  = config::enum_name(fpga.transport);

@@ -24,6 +24,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <memory>
 #include <unordered_map>
@@ -95,11 +96,11 @@ public:
   /// Notices of the host's NIC.
   void on_completion(const roce::Completion& c);
   /// Keep, from now on, which SENDs posted are not yet acknowledged (what wait_delivered reads; off unless a
-  /// workload asks).
-  void track_delivery() { track_delivery_ = true; }
-  /// Wait until the last SEND posted to host `peer` so far (and so every one before it, in the connection's order)
-  /// is acknowledged by the peer's NIC: delivered, as a trace's send completes in ASTRA-sim (its callback at
-  /// delivery). At once when nothing was posted.
+  /// workload asks). Over RoCE only (ASSUMPTION, as CcloLink::acknowledges: a TCP stack's delayed ACK would stand
+  /// for a later delivery).
+  void track_delivery() { track_delivery_ = cfg_.transport == Transport::Roce; }
+  /// Wait until every SEND posted to host `peer` so far is acknowledged by the peer's NIC: delivered, as a trace's
+  /// send completes in ASTRA-sim (its callback at delivery). At once when nothing was posted or nothing is tracked.
   void wait_delivered(ActorContext& ctx, net::HostId peer);
   void on_inbound(net::HostId src, const roce::InboundMessage& m);
 
@@ -192,11 +193,17 @@ private:
   std::map<Key, PostedRecv> posted_;
   std::map<Key, Arrival> unexpected_;
   std::unordered_map<std::uint64_t, std::function<void()>> awaiting_fin_; ///< by message id
-  std::unordered_map<std::uint64_t, Read> reads_;
+  std::unordered_map<std::uint64_t, Read> reads_; ///< by work request id
+  // track_delivery: per peer, its SENDs posted and not yet acknowledged (by id: ids grow as they are posted), the
+  // last one posted, and the callers in wait_delivered; the peer of each SEND in flight.
+  struct Delivery {
+    std::set<std::uint64_t> unacked;
+    std::uint64_t last = 0;
+    std::vector<ActorId> waiters;
+  };
   bool track_delivery_ = false;
-  std::unordered_map<std::uint64_t, bool> unacked_;             ///< track_delivery: SENDs posted, not acknowledged
-  std::unordered_map<net::HostId, std::uint64_t> last_posted_; ///< track_delivery: per peer, its last SEND
-  std::vector<ActorId> delivery_waiters_;                      ///< callers in wait_delivered                         ///< by work request id
+  std::unordered_map<net::HostId, Delivery> delivery_;
+  std::unordered_map<std::uint64_t, net::HostId> peer_of_wr_;
   std::map<Key, Fragments> fragments_;
   MpiCounters c_;
 };

@@ -284,7 +284,7 @@ std::string TcpPoe::in_flight() const
   for (std::size_t i = 0; i < sessions_.size(); ++i) {
     auto const& ss = sessions_[i];
     if (!ss.tx.empty())
-      s += fmt::format("{}session {} to host {}: {} message(s) unacknowledged from stream byte {} ({} B written, "
+      s += fmt::format("{}session {} to host {}: {} message(s) unacknowledged from stream byte {} ({} B outstanding, "
                        "the peer's window {} B, cwnd {} B{})",
                        s.empty() ? "" : "; ", i, ss.peer, ss.tx.size(), ss.conn.unacknowledged(),
                        ss.conn.write_end() - ss.conn.unacknowledged(), ss.conn.peer_window(), ss.conn.cwnd(),

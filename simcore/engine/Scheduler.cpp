@@ -497,8 +497,9 @@ void Scheduler::loop()
           fmt::format("simulated time limit {} reached with work still pending (raise the scenario's "
                       "max_sim_time, e.g. --set max_sim_time=1000s, if the run is expected to take longer; if what "
                       "waits below never moves, the run is stuck: events still come, from polls or timers, but "
-                      "nothing progresses). What waits then:{}",
-                      format_time(limit_), blocked_actors())));
+                      "nothing progresses).{}",
+                      format_time(limit_),
+                      blocked_actors().empty() ? std::string() : " What waits then:" + blocked_actors())));
       break;
     }
     now_ = SimTime::ps(e.t);

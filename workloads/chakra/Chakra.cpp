@@ -69,8 +69,9 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
   const std::string name       = std::filesystem::path(cfg_.trace).filename().string();
   const std::string sends =
       cfg_.sends == ChakraSends::Eager
-          ? "  sends: eager (each completes once its data is delivered, whether or not its receive is posted, as "
-            "ASTRA-sim and PyTorch mean a trace's send; workload.sends: blocking runs the engine's own protocol)"
+          ? "  sends: eager (each completes once its data is in the receiver's buffers, whether or not its receive is "
+            "posted, as ASTRA-sim and PyTorch mean a trace's send: over RoCE at its acknowledgement, over TCP and UDP "
+            "when the engine took it; workload.sends: blocking runs the engine's own protocol)"
           : "  sends: blocking (the engine's own protocol: above its eager limit a send waits for its receive)";
   const std::string order = fmt::format(
       "  compute_order: {}",
@@ -89,7 +90,7 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
   if (auto const& r = repairs(); r.unmatched_sends > 0)
     summary.push_back(chakra::unmatched_sends_line(r.unmatched_sends, r.first_unmatched));
   if (auto n = repairs().durations_replayed; n > 0)
-    summary.push_back(fmt::format("  compute: model: {} compute node(s) with no work to model (no num_ops or "
+    summary.push_back(fmt::format("  compute: model: {} compute or memory node(s) with no work to model (no num_ops or "
                                   "tensor_size, as Chakra's PyTorch converter writes them) replayed their recorded "
                                   "durations",
                                   n));

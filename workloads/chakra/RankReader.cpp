@@ -38,7 +38,7 @@ std::optional<std::uint64_t> RankReader::length()
                                                        count_));
     }
     const auto b = static_cast<unsigned char>(buf_[pos_++]);
-    if (shift >= 63 && (b & 0x7E) != 0)
+    if (shift >= 63 && (b & 0xFE) != 0) // the tenth byte holds bit 63 only, and ends the varint
       throw config::ConfigError(file_, "", fmt::format("corrupt after {} node(s): a length varint overflows 64 bits",
                                                        count_));
     v |= static_cast<std::uint64_t>(b & 0x7F) << shift;

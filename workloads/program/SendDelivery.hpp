@@ -3,9 +3,10 @@
 // callback at the analytical backend's arrival, at ns-3's last ACK; shared/reference/chakra/semantics.md section 3),
 // not when the engine has taken its data. The ranks' engines (the CCLO, the hosts' MPI library) keep which of their
 // messages are not yet acknowledged by the peer's transport, and such a send, once its engine's call is done,
-// waits for the acknowledgement of the last message it posted to its peer (in a connection's order, every one before
-// it is acknowledged then too). ASSUMPTION: delivery is the transport's acknowledgement (RoCE RC, TCP, the
-// connectionless transport); over UDP, which acknowledges nothing, the send completes when its engine took its data.
+// waits until every message its engine had posted to its peer by then is acknowledged (later ones need not be).
+// ASSUMPTION: delivery is the transport's acknowledgement where it comes promptly (RoCE RC, the connectionless
+// transport); over TCP (whose stack acknowledges a lone segment only after its 44 us delayed-ACK time, which would
+// stand for a later delivery) and UDP (no acknowledgement) the send completes when its engine took its data.
 
 #include "nodes/platform/Cluster.hpp"
 #include "workloads/program/ProgramConfig.hpp"
