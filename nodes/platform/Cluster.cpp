@@ -43,9 +43,18 @@ Cluster::Cluster(const PlatformConfig& cfg, Scheduler& sched, std::uint64_t seed
 std::string Cluster::more_nodes_advice(std::string_view k, unsigned ranks) const
 {
   const std::size_t have = positions(k).size();
-  if (have == nodes_.size())
-    return fmt::format("raise platform.topology.hosts from {} to at least {} (or run fewer ranks)", nodes_.size(),
-                       ranks);
+  if (have == nodes_.size()) {
+    auto const& t = cfg_.topology;
+    unsigned radix = t.fat_tree.k;
+    while (t.kind == topo::Kind::FatTree && static_cast<std::uint64_t>(radix) * radix * radix / 4 < ranks)
+      radix += 2;
+    return fmt::format("raise platform.topology.hosts from {} to at least {}{} (or run fewer ranks)", nodes_.size(),
+                       ranks,
+                       radix != t.fat_tree.k ? fmt::format(", and platform.topology.fat_tree.k from {} to {} (a "
+                                                           "k-ary fat-tree holds k^3/4 hosts)",
+                                                           t.fat_tree.k, radix)
+                                             : "");
+  }
   if (have > 0)
     return fmt::format("the other {} position(s) hold other kinds: list more '{}' positions in platform.node.kinds, "
                        "or raise platform.topology.hosts and list them there",

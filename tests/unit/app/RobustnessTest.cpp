@@ -385,6 +385,10 @@ TEST_F(Robustness, FailureMessagesTellTheTruth)
   auto mixed = run_out({scenario("workloads/mpi/mixed.json"), "--set", "workload.ranks=15"});
   EXPECT_EQ(mixed.rc, 2) << mixed.err;
   EXPECT_NE(mixed.err.find("list more 'host' positions in platform.node.kinds"), std::string::npos) << mixed.err;
+  auto tree = run_out({scenario(kExample), "--set", "platform.topology.kind=fat-tree", "--set",
+                       "platform.topology.hosts=16", "--set", "workload.ranks=20"});
+  EXPECT_EQ(tree.rc, 2) << tree.err;
+  EXPECT_NE(tree.err.find("and platform.topology.fat_tree.k from 4 to 6"), std::string::npos) << tree.err;
   // Retries exhausted on a network that lost nothing: said, with the reason (timeouts below the delivery time).
   auto slow = run_out({scenario(kExample), "--set", "platform.network.link.rate=1Mbps"});
   EXPECT_EQ(slow.rc, 3) << slow.err;
