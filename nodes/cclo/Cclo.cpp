@@ -117,18 +117,7 @@ void Cclo::wait_stream(ActorContext& ctx, int id, std::uint64_t bytes)
 
 void Cclo::wait_delivered(ActorContext& ctx, std::uint32_t peer)
 {
-  auto it = delivery_.find(peer);
-  if (it == delivery_.end())
-    return;
-  Delivery& d              = it->second;
-  const std::uint64_t last = d.last;
-  while (!d.unacked.empty() && *d.unacked.begin() <= last) {
-    d.waiters.push_back(ctx.id());
-    ctx.block(WaitReason([this, peer] {
-      return fmt::format("host {}: a send waits for its delivery (its last message's acknowledgement from host {})",
-                         host_, peer);
-    }));
-  }
+  delivery_.wait(ctx, peer, fmt::format("host {}", host_));
 }
 
 void Cclo::start()
@@ -252,12 +241,8 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
 
 void Cclo::post(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource source, std::function<void()> accepted)
 {
-  if (track_delivery_ && link_.acknowledges) {
-    Delivery& d = delivery_[peer];
-    d.unacked.insert(wr.wr_id);
-    d.last = wr.wr_id;
-    peer_of_wr_.emplace(wr.wr_id, peer);
-  }
+  if (track_delivery_ && link_.acknowledges)
+    delivery_.posted(peer, wr.wr_id);
   if (core_.trace) { // the Tx system's track: each message from its post to the transport taking its last byte
     static constexpr const char* kinds[] = {"?", "eager", "rendezvous init", "rendezvous done", "notify"};
     const auto type       = static_cast<std::uint8_t>((wr.header[0] >> 32) & 0xFF);
@@ -353,14 +338,7 @@ bool Cclo::on_completion(const roce::Completion& c)
 {
   if ((c.wr_id & kWrBase) == 0)
     return false;
-  if (auto it = peer_of_wr_.find(c.wr_id); it != peer_of_wr_.end()) { // track_delivery
-    Delivery& d = delivery_[it->second];
-    d.unacked.erase(c.wr_id);
-    peer_of_wr_.erase(it);
-    if (c.status == roce::Status::Success) // (a failure fails the run below: nobody is told it was delivered)
-      for (auto a : std::exchange(d.waiters, {}))
-        sched_.wake(a);
-  }
+  delivery_.completed(sched_, c.wr_id, c.status == roce::Status::Success); // (track_delivery)
   if (c.status == roce::Status::Success) {
     if (auto it = on_write_done_.find(c.wr_id); it != on_write_done_.end()) {
       static const std::uint32_t tx = cause_what("Tx system", "notification header");

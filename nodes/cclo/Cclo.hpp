@@ -14,11 +14,11 @@
 #include "nodes/cclo/RxBufferManager.hpp"
 #include "nodes/memory/DataPlane.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
+#include "nodes/transport/DeliveryFence.hpp"
 #include "protocols/collectives/Selection.hpp"
 #include "simcore/engine/SlotPool.hpp"
 
 #include <deque>
-#include <set>
 #include <unordered_map>
 #include <fmt/format.h>
 #include <initializer_list>
@@ -167,16 +167,8 @@ private:
   std::unordered_map<std::uint64_t, std::function<void()>> on_write_done_; ///< unordered links: WRITE wr -> notice
   std::unordered_map<int, std::uint64_t> stream_bytes_; ///< kernel stream id -> bytes stream_put delivered
   std::vector<ActorId> stream_readers_;                 ///< callers waiting for a stream's data
-  // track_delivery: per peer, its messages posted and not yet acknowledged (by id: ids grow as they are posted), the
-  // last one posted, and the callers in wait_delivered; the peer of each message in flight.
-  struct Delivery {
-    std::set<std::uint64_t> unacked;
-    std::uint64_t last = 0;
-    std::vector<ActorId> waiters;
-  };
   bool track_delivery_ = false;
-  std::unordered_map<std::uint32_t, Delivery> delivery_;
-  std::unordered_map<std::uint64_t, std::uint32_t> peer_of_wr_;
+  DeliveryFence delivery_; ///< track_delivery: the messages each peer has not yet acknowledged
 };
 
 } // namespace nafsim::nodes

@@ -103,12 +103,8 @@ void MpiProcess::post_send(net::HostId peer, std::uint64_t length, const roce::A
   PayloadSource inline_data;
   if (fits_inline(length)) // the CPU wrote the data into the work request
     inline_data = [this](std::uint64_t, std::uint32_t) { return sched_.now(); };
-  if (track_delivery_) {
-    Delivery& d = delivery_[peer];
-    d.unacked.insert(wr.wr_id);
-    d.last = wr.wr_id;
-    peer_of_wr_.emplace(wr.wr_id, peer);
-  }
+  if (track_delivery_)
+    delivery_.posted(peer, wr.wr_id);
   nic_.post_send(qp_of_(peer), wr, std::move(inline_data));
 }
 
@@ -331,31 +327,14 @@ void MpiProcess::on_inbound(net::HostId src, const roce::InboundMessage& m)
 
 void MpiProcess::wait_delivered(ActorContext& ctx, net::HostId peer)
 {
-  auto it = delivery_.find(peer);
-  if (it == delivery_.end())
-    return;
-  Delivery& d              = it->second;
-  const std::uint64_t last = d.last;
-  while (!d.unacked.empty() && *d.unacked.begin() <= last) {
-    d.waiters.push_back(ctx.id());
-    ctx.block(WaitReason([this, peer] {
-      return fmt::format("MPI host {}: a send waits for its delivery (its last message's acknowledgement from host {})",
-                         id_, peer);
-    }));
-  }
+  delivery_.wait(ctx, peer, fmt::format("MPI host {}", id_));
 }
 
 void MpiProcess::on_completion(const roce::Completion& c)
 {
   if (c.status != roce::Status::Success)
     throw SimulationError(fmt::format("MPI host {}: {}", id_, roce::describe_failure(c)));
-  if (auto it = peer_of_wr_.find(c.wr_id); it != peer_of_wr_.end()) { // track_delivery
-    Delivery& d = delivery_[it->second];
-    d.unacked.erase(c.wr_id);
-    peer_of_wr_.erase(it);
-    for (auto a : std::exchange(d.waiters, {}))
-      sched_.wake(a);
-  }
+  delivery_.completed(sched_, c.wr_id, true); // (track_delivery)
   auto it = reads_.find(c.wr_id);
   if (it == reads_.end())
     return; // SEND completions: eager sends completed when copied, control messages need nothing

@@ -19,12 +19,12 @@
 #include "nodes/host/HostNodeConfig.hpp"
 #include "nodes/host/ReceiveQueue.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
+#include "nodes/transport/DeliveryFence.hpp"
 #include "protocols/collectives/Schedule.hpp"
 
 #include <array>
 #include <functional>
 #include <map>
-#include <set>
 #include <optional>
 #include <memory>
 #include <unordered_map>
@@ -194,16 +194,8 @@ private:
   std::map<Key, Arrival> unexpected_;
   std::unordered_map<std::uint64_t, std::function<void()>> awaiting_fin_; ///< by message id
   std::unordered_map<std::uint64_t, Read> reads_; ///< by work request id
-  // track_delivery: per peer, its SENDs posted and not yet acknowledged (by id: ids grow as they are posted), the
-  // last one posted, and the callers in wait_delivered; the peer of each SEND in flight.
-  struct Delivery {
-    std::set<std::uint64_t> unacked;
-    std::uint64_t last = 0;
-    std::vector<ActorId> waiters;
-  };
   bool track_delivery_ = false;
-  std::unordered_map<net::HostId, Delivery> delivery_;
-  std::unordered_map<std::uint64_t, net::HostId> peer_of_wr_;
+  DeliveryFence delivery_; ///< track_delivery: the SENDs each peer has not yet acknowledged
   std::map<Key, Fragments> fragments_;
   MpiCounters c_;
 };

@@ -38,6 +38,17 @@ pb::Node collective(std::uint64_t id, pb::CollectiveCommType t, std::int64_t byt
   return n;
 }
 
+/// A send of `bytes` to rank `peer` (send) or a receive of them from it.
+pb::Node p2p(std::uint64_t id, bool send, std::int64_t bytes, std::int64_t peer, std::vector<std::uint64_t> deps = {},
+             const std::string& name = "")
+{
+  auto n = make_node(id, send ? pb::COMM_SEND_NODE : pb::COMM_RECV_NODE, name.empty() ? (send ? "send" : "recv") : name,
+                     deps);
+  add_int(n, send ? "comm_dst" : "comm_src", peer);
+  add_int(n, "comm_size", bytes);
+  return n;
+}
+
 std::string scenario(const fs::path& prefix, unsigned hosts, const std::string& extra = "")
 {
   return fmt::format(R"({{"name": "chakra-test", "platform": {{"preset": "accl-coyote-u55c",
@@ -181,14 +192,10 @@ TEST(Chakra, ASendCompletesAtDeliveryAsAstraSimsCallbackWhetherOrNotItsReceiveIs
   // receiver's Rx buffers, or bounce buffers, which hold it; 1 MiB would fill the default build's 16 x 32 KiB and be
   // delivered only once the receive frees them.)
   auto dir  = scratch("delivery");
-  auto send = make_node(1, pb::COMM_SEND_NODE, "send");
-  add_int(send, "comm_size", 256 << 10);
-  add_int(send, "comm_dst", 1);
+  auto send = p2p(1, true, 256 << 10, 1);
   auto busy = make_node(1, pb::COMP_NODE, "busy");
   busy.set_duration_micros(300);
-  auto recv = make_node(2, pb::COMM_RECV_NODE, "recv", {1});
-  add_int(recv, "comm_size", 256 << 10);
-  add_int(recv, "comm_src", 0);
+  auto recv = p2p(2, false, 256 << 10, 0, {1});
   write_rank(dir / "d.0.et", {send});
   write_rank(dir / "d.1.et", {busy, recv});
   const double wire_us = (256 << 10) * 8 / 100e3;
@@ -207,14 +214,8 @@ TEST(Chakra, ASendCompletesAtDeliveryAsAstraSimsCallbackWhetherOrNotItsReceiveIs
     }
   // Over TCP a send completes when its engine took its data (SendDelivery.hpp's ASSUMPTION): a 1 KiB send is not
   // held for the 44 us the receiver's stack waits before it acknowledges a lone segment.
-  auto small = make_node(1, pb::COMM_SEND_NODE, "send");
-  add_int(small, "comm_size", 1024);
-  add_int(small, "comm_dst", 1);
-  auto take = make_node(1, pb::COMM_RECV_NODE, "recv");
-  add_int(take, "comm_size", 1024);
-  add_int(take, "comm_src", 0);
-  write_rank(dir / "s.0.et", {small});
-  write_rank(dir / "s.1.et", {take});
+  write_rank(dir / "s.0.et", {p2p(1, true, 1024, 1)});
+  write_rank(dir / "s.1.et", {p2p(1, false, 1024, 0)});
   auto tcp = run_scenario_isolated(fmt::format(R"({{"name": "d", "platform": {{"preset": "accl-xrt-u55c",
       "topology": {{"kind": "star", "hosts": 2}}}}, "workload": {{"kind": "chakra", "trace": "{}"}}}})",
                                                (dir / "s").string()));
@@ -229,10 +230,7 @@ TEST(Chakra, SendsThatNoReceiveTakesAreSaid)
   // larger than the receiver's buffers stalls, and the failure names it.
   auto dir = scratch("unmatched");
   auto run = [&](std::int64_t bytes, bool stream) {
-    auto send = make_node(1, pb::COMM_SEND_NODE, "lonely");
-    add_int(send, "comm_size", bytes);
-    add_int(send, "comm_dst", 1);
-    write_rank(dir / "u.0.et", {send});
+    write_rank(dir / "u.0.et", {p2p(1, true, bytes, 1, {}, "lonely")});
     write_rank(dir / "u.1.et", {make_node(1, pb::COMP_NODE, "idle")});
     return run_scenario_isolated(scenario(dir / "u", 4, stream ? R"(, "ranks": 2, "stream": true)" : R"(, "ranks": 2)"));
   };
@@ -489,12 +487,8 @@ TEST(Chakra, BadTracesAreErrorsNamingTheFileAndNode)
       "node 2 ('b'), data_deps: is on a dependency cycle (each waits for the next: 2 -> 1 -> 2)");
   run({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_REDUCE, 1024)}}, "t.0.et", true);
   // A receive without its send, or of another size: the receiver's file and node, and the sizes in bytes.
-  auto snd = make_node(1, pb::COMM_SEND_NODE, "send");
-  add_int(snd, "comm_dst", 1);
-  add_int(snd, "comm_size", 64);
-  auto rcv = make_node(1, pb::COMM_RECV_NODE, "recv");
-  add_int(rcv, "comm_src", 0);
-  add_int(rcv, "comm_size", 128);
+  auto snd = p2p(1, true, 64, 1);
+  auto rcv = p2p(1, false, 128, 0);
   run({{snd}, {rcv}}, "t.1.et: node 1 ('recv'), comm_size: rank 1 receives 128 bytes from rank 0 (tag 0), but the "
                       "matching send (node 1 of t.0.et) sends 64 bytes");
   run({{}, {rcv}}, "t.1.et: node 1 ('recv'): rank 1 receives message 1 from rank 0 with tag 0, but rank 0 sends it "
@@ -572,13 +566,7 @@ TEST(Chakra, AStreamedReplayTakesTheWholeTracesTimesAndChecksAsItGoes)
   bad({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_REDUCE, 1024)}}, "truncated", true);
   bad({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_GATHER, 1024)}}, "call different collectives");
   bad({{collective(1, pb::ALL_REDUCE, 1024)}, {}}, "deadlock"); // rank 1 never joins: the run says who waits
-  auto snd = make_node(1, pb::COMM_SEND_NODE, "send");
-  add_int(snd, "comm_dst", 1);
-  add_int(snd, "comm_size", 64);
-  auto rcv = make_node(1, pb::COMM_RECV_NODE, "recv");
-  add_int(rcv, "comm_src", 0);
-  add_int(rcv, "comm_size", 128);
-  bad({{snd}, {rcv}}, "the matching");
+  bad({{p2p(1, true, 64, 1)}, {p2p(1, false, 128, 0)}}, "the matching");
   fs::remove_all(dir);
 }
 

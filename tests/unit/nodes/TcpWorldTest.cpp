@@ -43,6 +43,14 @@ Sent send(const std::string& p, std::uint64_t bytes)
   return {res[0].finished - res[0].started, res[1].finished - res[1].started, c.write_requests, c.refused_writes};
 }
 
+/// Fill the calls' inputs (`n` elements), run them and expect each to end without an error.
+void run_clean(NodeWorld& w, const std::vector<nodes::CcloCall>& calls, std::uint64_t n)
+{
+  w.fill_inputs(calls, n);
+  for (auto const& x : w.run(calls))
+    EXPECT_EQ(x.error, "");
+}
+
 } // namespace
 
 TEST(TcpWorld, OneWriteRequestOutstandingPacesTheSender)
@@ -95,10 +103,7 @@ TEST(TcpWorld, ASharedReceiveFifoThatFillsDropsSegmentsAndTheDataStillArrives)
     std::vector<nodes::CcloCall> calls{w.call(Collective::Recv, 5, 0, n, 1)};
     for (int r = 1; r < 5; ++r)
       calls.push_back(w.call(Collective::Send, 5, r, n, 0));
-    w.fill_inputs(calls, n);
-    auto res = w.run(calls);
-    for (auto const& x : res)
-      EXPECT_EQ(x.error, "");
+    run_clean(w, calls, n);
     auto out = w.read(0, calls[0].dst_addr, n);
     for (std::uint64_t i = 0; i < n; i += 1021)
       EXPECT_EQ(out[i], static_cast<float>(1000 + i % 1000)) << i;
@@ -149,10 +154,7 @@ TEST(TcpWorld, AWindowReopenedByAConsumerThatThenStallsIsAnnounced)
   std::vector<nodes::CcloCall> calls;
   for (int r = 0; r < 3; ++r)
     calls.push_back(w.call(Collective::Gather, 3, r, n, 0));
-  w.fill_inputs(calls, n);
-  auto res = w.run(calls);
-  for (auto const& x : res)
-    EXPECT_EQ(x.error, "");
+  run_clean(w, calls, n);
   auto out = w.read(0, calls[0].dst_addr, 3 * n);
   for (std::uint64_t i = 0; i < 3 * n; i += 1021)
     EXPECT_EQ(out[i], static_cast<float>((i / n) * 1000 + (i % n) % 1000)) << i;

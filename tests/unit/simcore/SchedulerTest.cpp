@@ -2,6 +2,7 @@
 #include "simcore/engine/Simulation.hpp"
 #include "simcore/topo/SimgridPlatform.hpp"
 #include "tests/support/Isolated.hpp"
+#include "tests/support/OneHost.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -10,14 +11,9 @@
 using namespace nafsim;
 using nafsim::testing::run_isolated;
 
+using nafsim::testing::one_host;
+
 namespace {
-simgrid::s4u::Host* one_host()
-{
-  topo::TopologyConfig t;
-  t.hosts = 2;
-  static topo::Topology topo = topo::Topology::build(t, BitsPerSecond{1e9}, SimTime::ns(1));
-  return topo::build_simgrid_platform(topo)[0];
-}
 /// A background DMA ("dma") on `h`: descriptors of 20 ns until `done`, then `drain` for the last one.
 void background_dma(Simulation& sim, simgrid::s4u::Host* h, const bool& done, SimTime drain = SimTime::zero())
 {
