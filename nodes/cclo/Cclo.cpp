@@ -338,7 +338,8 @@ bool Cclo::on_completion(const roce::Completion& c)
 {
   if ((c.wr_id & kWrBase) == 0)
     return false;
-  delivery_.completed(sched_, c.wr_id, c.status == roce::Status::Success); // (track_delivery)
+  if (track_delivery_)
+    delivery_.completed(sched_, c.wr_id, c.status == roce::Status::Success);
   if (c.status == roce::Status::Success) {
     if (auto it = on_write_done_.find(c.wr_id); it != on_write_done_.end()) {
       static const std::uint32_t tx = cause_what("Tx system", "notification header");

@@ -334,7 +334,8 @@ void MpiProcess::on_completion(const roce::Completion& c)
 {
   if (c.status != roce::Status::Success)
     throw SimulationError(fmt::format("MPI host {}: {}", id_, roce::describe_failure(c)));
-  delivery_.completed(sched_, c.wr_id, true); // (track_delivery)
+  if (track_delivery_)
+    delivery_.completed(sched_, c.wr_id, true);
   auto it = reads_.find(c.wr_id);
   if (it == reads_.end())
     return; // SEND completions: eager sends completed when copied, control messages need nothing
