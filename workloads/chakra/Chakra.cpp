@@ -70,8 +70,8 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
   const std::string sends =
       cfg_.sends == ChakraSends::Eager
           ? "  sends: eager (each completes once its data is in the receiver's buffers, whether or not its receive is "
-            "posted, as ASTRA-sim and PyTorch mean a trace's send: over RoCE at its acknowledgement, over TCP and UDP "
-            "when the engine took it; workload.sends: blocking runs the engine's own protocol)"
+            "posted, as ASTRA-sim and PyTorch mean a trace's send: at its acknowledgement, over TCP and UDP when the "
+            "engine took it; workload.sends: blocking runs the engine's own protocol)"
           : "  sends: blocking (the engine's own protocol: above its eager limit a send waits for its receive)";
   const std::string order = fmt::format(
       "  compute_order: {}",
@@ -131,17 +131,19 @@ std::string Chakra::deadlock_advice() const
 {
   // Streamed, a rank's ready collectives are issued in id order; read whole, in one order every rank keeps.
   const std::string streamed =
-      stream_ ? "the trace was streamed: each rank issues its ready collectives in id order, and the CCLO runs one call "
-                "at a time, so two communicators' collectives listed in opposite orders on their common ranks, with "
-                "no dependency between them, wait for each other; read whole (workload.stream: false), the trace's "
-                "collectives run in one order every rank keeps"
+      stream_ ? "the trace was streamed, where each rank issues its ready collectives in id order and its engine runs "
+                "one call at a time: if two communicators' collectives are listed in opposite orders on their common "
+                "ranks with no dependency between them, they wait for each other; read whole (workload.stream: "
+                "false), the trace's collectives run in one order every rank keeps"
               : "";
   if (cfg_.sends != ChakraSends::Blocking)
     return streamed;
-  return (streamed.empty() ? "" : streamed + "\n") + "the trace ran with workload.sends: blocking, where a send above the engine's eager limit waits for its "
-         "receive; if a rank's receive depends on its own send (as in ASTRA-sim's rings), set workload.sends: eager "
-         "(the default, the trace's producers' meaning: a send completes once its data is delivered, whether or not "
-         "its receive is posted)";
+  const std::string blocking =
+      "the trace ran with workload.sends: blocking, where a send above the engine's eager limit waits for its "
+      "receive; if a rank's receive depends on its own send (as in ASTRA-sim's rings), set workload.sends: eager (the "
+      "default, the trace's producers' meaning: a send completes once its data is delivered, whether or not its "
+      "receive is posted)";
+  return streamed.empty() ? blocking : streamed + "\n" + blocking;
 }
 
 } // namespace nafsim::workloads
