@@ -493,13 +493,13 @@ void Scheduler::loop()
     payloads_[slot].key = 0;
     free_payloads_.push_back(slot);
     if (SimTime::ps(e.t) > limit_) {
+      const std::string waiting = blocked_actors();
       error_ = std::make_exception_ptr(SimulationError(
           fmt::format("simulated time limit {} reached with work still pending (raise the scenario's "
                       "max_sim_time, e.g. --set max_sim_time=1000s, if the run is expected to take longer; if what "
                       "waits below never moves, the run is stuck: events still come, from polls or timers, but "
                       "nothing progresses).{}",
-                      format_time(limit_),
-                      blocked_actors().empty() ? std::string() : " What waits then:" + blocked_actors())));
+                      format_time(limit_), waiting.empty() ? std::string() : " What waits then:" + waiting)));
       break;
     }
     now_ = SimTime::ps(e.t);

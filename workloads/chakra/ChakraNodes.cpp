@@ -273,16 +273,14 @@ void memory_work(const Ctx& c, unsigned r, const pb::Node& n, Local& l)
   auto bytes = int_attr(n, "tensor_size");
   if (bytes && *bytes < 0)
     throw node_error(c, r, n, "tensor_size", "a memory node's bytes must not be negative");
-  if (c.cfg.compute == ChakraCompute::Replay && n.duration_micros() > 0) {
-    l.kind     = ProgramOpKind::Compute;
-    l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
-  } else if (bytes && *bytes > 0) {
+  const bool replay = c.cfg.compute == ChakraCompute::Replay;
+  if (bytes && *bytes > 0 && !(replay && n.duration_micros() > 0)) {
     l.kind    = ProgramOpKind::Compute;
     l.touched = static_cast<std::uint64_t>(*bytes);
-  } else if (n.duration_micros() > 0) { // compute: model, and no bytes to model: what it took, replayed
+  } else if (n.duration_micros() > 0) { // replayed; under model only when it has no bytes to model (counted)
     l.kind     = ProgramOpKind::Compute;
     l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
-    ++c.repairs.durations_replayed;
+    c.repairs.durations_replayed += replay ? 0 : 1;
   }
 }
 
