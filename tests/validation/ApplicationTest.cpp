@@ -4,6 +4,7 @@
 // presets.
 #include "tests/support/RunScenario.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
@@ -113,7 +114,30 @@ TEST(Dlrm, StreamRunsAtTheBottleneckStage)
   const std::string b = run.tables.at("dlrm_systems").rows[0].at("bottleneck");
   EXPECT_NE(b.find("fc2"), std::string::npos) << b;
   EXPECT_NEAR(fpga(run, "throughput_per_s") / fpga(run, "bottleneck_bound_per_s"), 1.0, 0.01);
+  EXPECT_LE(fpga(run, "throughput_per_s"), fpga(run, "bottleneck_bound_per_s") * (1 + 1e-6));
   EXPECT_GT(fpga(run, "latency_us"), 0.0);
+}
+
+// The throughput is a steady state's: one stage serves one inference at a time, so no window of the stream may
+// run faster than its bottleneck. Measured up to the last inference it did (108,663/s against 107,880/s with one
+// column block: the last inference, nothing queued behind it, completed 3.9 us early); a stream too short for a
+// steady state is said to be one.
+TEST(Dlrm, ThroughputNeverExceedsTheBottlenecksRate)
+{
+  for (unsigned blocks : {1u, 2u}) {
+    auto run = run_scenario_isolated(kDlrm, {fmt::format("workload.partition.fc1_column_blocks={}", blocks),
+                                             "workload.inferences=120"});
+    ASSERT_TRUE(run.ok) << run.error;
+    const double thru = fpga(run, "throughput_per_s"), bound = fpga(run, "bottleneck_bound_per_s");
+    EXPECT_LE(thru, bound * (1 + 1e-6)) << blocks << " column block(s)";
+    EXPECT_GT(thru, bound * 0.99) << blocks << " column block(s): a kernel-bound stream runs at its bound";
+  }
+  auto brief = run_scenario_isolated(kDlrm, {"workload.inferences=2"});
+  ASSERT_TRUE(brief.ok) << brief.error;
+  std::string all;
+  for (auto const& l : brief.summary)
+    all += l + "\n";
+  EXPECT_NE(all.find("too short for a steady state"), std::string::npos) << all;
 }
 
 // Scaling FC1 (the checkerboard's column blocks x embedding nodes): 4 FC1 nodes leave FC1 the
