@@ -9,6 +9,7 @@ struct PoeConfig {
   SimTime rx_latency = SimTime::ns(200);
   Bytes tx_prefetch{32 * 1024};
   SimTime consumer_poll = SimTime::us(1);
+  SimTime consumer_stall = SimTime::us(100000);
   template <class V> void describe(V& v)
   {
     v.field("tx_latency", tx_latency, "from a packet being scheduled to its first byte leaving the POE "
@@ -22,6 +23,10 @@ struct PoeConfig {
             "next message again after this (the hardware resumes when a buffer frees; the model looks this often, so "
             "a resume is late by at most this); at least 1 ns: 0 would look again at the same instant for ever",
             config::Limits::at_least(1e-9));
+    v.field("consumer_stall", consumer_stall,
+            "TCP engine: a stream whose next message its consumer refused (no free Rx buffer) this long is reported as "
+            "a simulated deadlock (the buffers never drain: every peer waits for another whose buffers are full) "
+            "instead of being offered again every consumer_poll until the time limit, as RoCE's rnr_stall; 0: never");
   }
 };
 

@@ -142,6 +142,7 @@ private:
     EventId ack_event    = 0; ///< its timer's event, while pending
     bool ack_event_live  = false;
     bool stalled  = false;
+    std::optional<SimTime> stalled_since{}; ///< its next message refused by the consumer since then (consumer_stall)
     bool in_ctrl  = false;
     bool in_data  = false;
     bool timer_live = false;
@@ -187,6 +188,8 @@ private:
   /// Session `s`'s next record starts at the consumed byte: find where it goes (a SEND asks the receive
   /// provider). False when there is no room yet (the stream stalls and polls again).
   bool open_record(QpId s);
+  /// consumer_stall ran out on a stream's next message: the run stops with a deadlock report.
+  void report_consumer_deadlock(const Session& ss, std::uint64_t bytes);
   /// A record wholly consumed: a SEND or WRITE told, a READ request served, a READ response completed.
   void record_done(QpId s, RxRecord done);
   void refill(SimTime now);

@@ -27,9 +27,16 @@ bool TcpPoe::open_record(QpId s)
         ss.heads.emplace(r.head.start, r.head);
         ss.stalled = true;
         ++c_.consumer_stalls;
+        if (!ss.stalled_since)
+          ss.stalled_since = sched_.now();
+        if (timing_.consumer_stall > SimTime{} && sched_.now() - *ss.stalled_since >= timing_.consumer_stall) {
+          report_consumer_deadlock(ss, r.head.bytes);
+          return false;
+        }
         sched_.after(timing_.consumer_poll, this, kPoll, s);
         return false;
       }
+      ss.stalled_since.reset();
       if (o.status == roce::RecvOffer::Status::Unclaimed)
         throw SimulationError(fmt::format("host {}: a {}-byte message from host {} arrived and nothing receives "
                                           "messages on this engine",
@@ -48,6 +55,21 @@ bool TcpPoe::open_record(QpId s)
   }
   ss.current = r;
   return true;
+}
+
+void TcpPoe::report_consumer_deadlock(const Session& ss, std::uint64_t bytes)
+{
+  // The hardware would hang with its streams stalled; the model polls, so events would still come until the time
+  // limit: stop here, with what every actor waits for.
+  sched_.fail(std::make_exception_ptr(DeadlockError(fmt::format(
+      "simulated deadlock at t={}: host {}'s TCP engine has offered a {}-byte message from host {} to its consumer "
+      "for {} (consumer_stall) and found no free receive buffer (an Rx buffer of the CCLO) all that time: the "
+      "buffers never drain, as every peer waits for another whose buffers are full (the streams poll, so events "
+      "still come, but nothing moves). Give the consumer more room (the CCLO: platform.node.fpga.cclo.rx_buffers."
+      "count), or raise consumer_stall (platform.node.fpga.poe, on hosts platform.node.host.nic) if it only drains "
+      "slowly (a receiver computing longer than that before it takes its messages). What waits then:{}",
+      format_time(sched_.now()), host_, bytes, ss.peer, format_time(sched_.now() - *ss.stalled_since),
+      sched_.blocked_actors()))));
 }
 
 bool TcpPoe::fifo_room(SimTime now)

@@ -162,3 +162,35 @@ TEST(TcpWorld, AWindowReopenedByAConsumerThatThenStallsIsAnnounced)
   for (std::size_t r = 1; r < 3; ++r)
     EXPECT_EQ(w.cluster().tcp(r)->counters().tcp.timeouts, 0u); // no loss: nothing waited for a timer
 }
+
+TEST(TcpWorld, StreamsWhoseConsumerNeverDrainsAreReportedAsADeadlock)
+{
+  // A 4-rank all-to-all of 1 MiB per peer, eager through the preset's Rx buffers (16 x 32 KiB): every rank sends
+  // before it receives, the buffers fill with other peers' segments, every stream stalls on its consumer and every
+  // sender on a closed window. The hardware hangs; the streams would be offered again every consumer_poll until the
+  // time limit (100 s of polls took 42 s of CPU). After consumer_stall (here 1 ms) of the same refusal, the run
+  // stops with a deadlock that says so.
+  NodeWorld w(R"({"preset": "accl-xrt-u55c", "topology": {"kind": "star", "hosts": 4},
+                  "node": {"fpga": {"poe": {"consumer_stall": "1ms"}}}})");
+  const std::uint64_t n = 1024 * 1024 / 4;
+  std::vector<nodes::CcloCall> calls;
+  for (int r = 0; r < 4; ++r)
+    calls.push_back(w.call(Collective::AllToAll, 4, r, n, 0));
+  w.fill_inputs(calls, n);
+  w.scheduler().set_time_limit(SimTime::us(50000)); // (without the bound: the time limit's SimulationError)
+  try {
+    w.run(calls);
+    FAIL() << "the all-to-all ended";
+  } catch (const DeadlockError& e) {
+    const std::string why = e.what();
+    EXPECT_NE(why.find("consumer_stall"), std::string::npos) << why;
+    EXPECT_NE(why.find("rx_buffers.count"), std::string::npos) << why;
+    EXPECT_NE(why.find("waits for its data movements"), std::string::npos) << why; // what every actor waits for
+  }
+  EXPECT_GE(w.scheduler().now(), SimTime::us(1000));
+  EXPECT_LT(w.scheduler().now(), SimTime::us(3000)); // (the stalls begin within the first millisecond)
+  // With room for every peer's message the same calls end (the advice works).
+  NodeWorld roomy(R"({"preset": "accl-xrt-u55c", "topology": {"kind": "star", "hosts": 4},
+                      "node": {"fpga": {"poe": {"consumer_stall": "1ms"}, "cclo": {"rx_buffers": {"count": 96}}}}})");
+  run_clean(roomy, calls, n);
+}
