@@ -21,11 +21,11 @@ class MpiCollective : public ::testing::TestWithParam<const char*> {};
 
 } // namespace
 
-// A blocking MPI_Send goes eager up to UCX's 256 KiB (UCX_RNDV_SEND_NBR_THRESH), as 8 KiB fragments above one
-// segment; one byte more goes rendezvous: the receiver READs it.
+// A blocking MPI_Send goes eager below UCX's 256 KiB (UCX_RNDV_SEND_NBR_THRESH: rendezvous at length >= it), as
+// 8 KiB fragments above one segment; 256 KiB itself goes rendezvous: the receiver READs it.
 TEST(Mpi, EagerCopiesRendezvousReads)
 {
-  auto run = run_scenario_isolated(mpi_scenario(R"("collective": "sendrecv", "sizes": ["256KiB", "262148B"])"));
+  auto run = run_scenario_isolated(mpi_scenario(R"("collective": "sendrecv", "sizes": ["262140B", "256KiB"])"));
   ASSERT_TRUE(run.ok) << run.error;
   auto const& r = run.tables.at("mpi_counters");
   ASSERT_EQ(r.rows.size(), 2u);
@@ -33,9 +33,9 @@ TEST(Mpi, EagerCopiesRendezvousReads)
   EXPECT_EQ(r.num(0, "rendezvous_sent"), 1);
   EXPECT_EQ(r.num(1, "eager_received"), 1);
   EXPECT_EQ(r.num(1, "reads"), 1);
-  EXPECT_EQ(r.num(0, "fragments_sent"), 32); // 256 KiB in 8 KiB fragments
+  EXPECT_EQ(r.num(0, "fragments_sent"), 32); // 256 KiB - 4 B in 8 KiB fragments
   // The eager message is copied twice (into the sender's bounce buffers, out of the receiver's).
-  EXPECT_EQ(r.num(0, "bytes_copied") + r.num(1, "bytes_copied"), 2.0 * 262144);
+  EXPECT_EQ(r.num(0, "bytes_copied") + r.num(1, "bytes_copied"), 2.0 * 262140);
 }
 
 // The fragments of an eager message are copied out as they arrive, so the copies overlap the wire: 64 KiB in
