@@ -110,6 +110,15 @@ CcloLink engine_link(Cluster& c, const FpgaNodeConfig& fpga, FpgaNode& n, std::s
 
 } // namespace
 
+std::size_t cclos_made(const Cluster& c)
+{
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if (auto const* f = c.find<FpgaNode>(i); f && f->cclo())
+      ++n;
+  return n;
+}
+
 Cclo& cclo_of(Cluster& c, std::size_t i)
 {
   FpgaNode& n = c.at<FpgaNode>(i);

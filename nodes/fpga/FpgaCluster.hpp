@@ -12,6 +12,8 @@ namespace nafsim::nodes {
 /// The collective engine of FPGA node `i`, made (its link to the node's transport wired, its firmware started) on
 /// first use; a config error naming /platform/node/kinds/<i> if the node there is not an FPGA.
 Cclo& cclo_of(Cluster& c, std::size_t i);
+/// How many of the cluster's FPGAs have run a CCLO so far (made by cclo_of).
+std::size_t cclos_made(const Cluster& c);
 /// Throw a config error unless the cluster's FPGAs (if any) run the RoCE POE (`workload` names who needs it).
 void require_roce(const Cluster& c, const std::string& workload);
 /// Throw a config error unless the cluster's FPGAs (if any) run the connectionless transport.

@@ -145,6 +145,8 @@ int sweep_command(const std::string& file, unsigned jobs, const std::string& out
                            s.already, s.succeeded, s.failed, fmt::join(s.merged_files, ", "), opt.out_dir.string());
   for (auto const& f : s.failures)
     std::cout << "  failed " << f << "\n";
+  for (auto const& u : s.unread)
+    std::cout << "  warning: " << u << "\n";
   if (s.interrupted) {
     std::cout << "interrupted: run the same command again to resume\n";
     return 130;

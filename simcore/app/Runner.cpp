@@ -1,10 +1,12 @@
 #include "simcore/app/Runner.hpp"
 
 #include "nodes/cclo/CcloBuild.hpp"
+#include "nodes/fpga/FpgaCluster.hpp"
 #include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "nodes/fpga/FpgaTables.hpp"
 #include "nodes/platform/ClusterReport.hpp"
 #include "simcore/app/Progress.hpp"
+#include "simcore/app/UnreadSettings.hpp"
 #include "simcore/engine/Simulation.hpp"
 
 #include <algorithm>
@@ -133,8 +135,10 @@ void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluste
     transports += " (unused: no packet crossed the network)";
   out.push_back(fmt::format("platform {}: {} {}; transport {}", sc.platform.name,
                             config::enum_name(sc.platform.topology.kind), topo.describe(), transports));
-  if (auto build = nodes::describe_build(nodes::fpga_config(sc.platform.node).cclo, nodes::fpga_config(sc.platform.node).transport); !build.empty())
-    out.push_back("  " + build);
+  // The CCLO build, where a CCLO ran (a cluster of MPI hosts has none, whatever the fpga section says).
+  if (auto const& fpga = nodes::fpga_config(sc.platform.node); nodes::cclos_made(cluster) > 0)
+    if (auto build = nodes::describe_build(fpga.cclo, fpga.transport); !build.empty())
+      out.push_back("  " + build);
   if (sc.platform.network.fidelity == net::Fidelity::Flow) // (its packets are flows: one per message the engines send)
     out.push_back(fmt::format("simulated {}: {} flows, {} flow-hops (flow fidelity: a message crosses its path "
                               "as one flow; nothing is queued or dropped)",
@@ -193,6 +197,22 @@ void flow_hints(const Scenario& sc, const nodes::Cluster& cluster, const net::Fa
         "(platform.network.switch.flow_control)",
         work.over_buffer.small_buffer_ports, work.over_buffer.buffer, net::DropTailWatch::kFewSegments,
         work.over_buffer.segment));
+}
+
+/// The settings given by path that nothing in the run read (UnreadSettings.hpp), the last given per path.
+Json unread_settings(const Scenario& sc, const nodes::Cluster& cluster)
+{
+  Json out = Json::array();
+  for (std::size_t i = 0; i < sc.path_sets.size(); ++i) {
+    auto const& ps = sc.path_sets[i];
+    const bool later = std::any_of(sc.path_sets.begin() + static_cast<std::ptrdiff_t>(i) + 1, sc.path_sets.end(),
+                                   [&](auto const& o) { return o.path == ps.path; });
+    if (later)
+      continue;
+    if (std::string why = unread_reason(cluster, sc.workload_kind, ps.path); !why.empty())
+      out.push_back({{"path", ps.path}, {"set_by", ps.where}, {"why", why}});
+  }
+  return out;
 }
 
 } // namespace
@@ -267,6 +287,9 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   rep.packet_hops       = totals.packet_hops;
 
   Json meta = run_metadata(sc, sim, *cluster, totals, work, command_line, rep, sink);
+  const Json unread = unread_settings(sc, *cluster);
+  if (!unread.empty())
+    meta["unread_settings"] = unread;
   if (trace.messages()) {
     meta["trace"] = {{"file", "trace.json"}, {"events", trace.size()}, {"truncated", trace.truncated()}};
     sink.add_file("trace.json", trace.json());
@@ -275,6 +298,10 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
   sink.commit();
 
   summarize_platform(sc, sim, *cluster, totals, rep.summary);
+  for (auto const& u : unread)
+    rep.summary.push_back(fmt::format("warning: {} was read by nothing in this run: {}; the results are the same as "
+                                      "without it",
+                                      u["set_by"].get<std::string>(), u["why"].get<std::string>()));
   flow_hints(sc, *cluster, work, rep.summary);
   for (auto& l : lines)
     rep.summary.push_back(std::move(l));

@@ -180,9 +180,10 @@ Json resolve_platform(const Json& doc, PlatformSet ps, const std::string& origin
 }
 
 /// The scenario's overrides, then the command line's --set, then --seed.
-void apply_overrides(const Json& doc, const ScenarioOptions& opt, const std::string& origin, Json& resolved,
-                     config::Origins& origins)
+std::vector<Scenario::PathSet> apply_overrides(const Json& doc, const ScenarioOptions& opt, const std::string& origin,
+                                               Json& resolved, config::Origins& origins)
 {
+  std::vector<Scenario::PathSet> sets;
   // A path must start at a key a scenario has (overrides aside: they are not set by a path): an unknown one would be
   // added to the scenario and read by nothing.
   auto check_root = [](const std::string& path, const std::string& where, const std::string& json_path) {
@@ -199,6 +200,7 @@ void apply_overrides(const Json& doc, const ScenarioOptions& opt, const std::str
     for (auto it = doc["overrides"].begin(); it != doc["overrides"].end(); ++it) {
       check_root(it.key(), origin, "/overrides/" + it.key());
       config::set_dotted(resolved, it.key(), it.value(), origins, origin + " (overrides." + it.key() + ")");
+      sets.push_back({it.key(), origin + " (overrides." + it.key() + ")"});
     }
   }
   for (auto const& s : opt.sets) {
@@ -211,9 +213,11 @@ void apply_overrides(const Json& doc, const ScenarioOptions& opt, const std::str
       throw ConfigError(where, "", "expected path=value, e.g. --set platform.network.link.rate=25Gbps");
     check_root(s.substr(0, eq), where, "");
     config::set_dotted(resolved, s.substr(0, eq), config::parse_cli_value(s.substr(eq + 1), where), origins, where);
+    sets.push_back({s.substr(0, eq), where});
   }
   if (opt.seed)
     resolved["seed"] = *opt.seed;
+  return sets;
 }
 
 /// The workload made from its section (sc.workload, sc.workload_kind); returns its settings as resolved.
@@ -304,9 +308,10 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
   }
   resolved["platform"] = std::move(platform);
   resolved["workload"] = doc["workload"];
-  apply_overrides(doc, opt, origin, resolved, origins);
+  auto path_sets = apply_overrides(doc, opt, origin, resolved, origins);
 
   Scenario sc;
+  sc.path_sets = std::move(path_sets);
   Json header = Json::object();
   for (auto const* k : {"name", "description", "seed", "max_sim_time", "critical_path"})
     if (resolved.contains(k))

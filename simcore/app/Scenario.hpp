@@ -47,6 +47,13 @@ struct Scenario {
   std::unique_ptr<workloads::Workload> workload;
   config::Json resolved; ///< the complete scenario after overrides, defaults included
   config::Origins origins; ///< where each part came from (for errors found later)
+  /// The settings given by path (the scenario's `overrides`, `--set`, a sweep's axes), each with where it came
+  /// from: a run says which of them nothing read (UnreadSettings.hpp).
+  struct PathSet {
+    std::string path;  ///< dotted, e.g. platform.network.flow_sharing
+    std::string where; ///< "--set platform.network.flow_sharing=input-ports", "file.json (overrides.x)"
+  };
+  std::vector<PathSet> path_sets;
 };
 
 /// Load and validate a scenario file.

@@ -429,7 +429,49 @@ SweepSummary SweepRunner::run()
   if (!failures.empty() || opt_.ranks == 1)
     write_failures(failures);
   sum.merged_files = merge();
+  sum.unread       = unread_settings();
   return sum;
+}
+
+std::vector<std::string> SweepRunner::unread_settings() const
+{
+  struct Unread {
+    std::vector<std::size_t> points;
+    std::string why; ///< the first point's
+  };
+  std::map<std::string, Unread> by_path;
+  std::size_t ran = 0;
+  for (auto const& p : spec_.points) {
+    const fs::path meta = opt_.out_dir / "points" / point_name(p.index) / "metadata.json";
+    std::error_code ec;
+    if (!fs::is_regular_file(meta, ec))
+      continue;
+    ++ran;
+    Json m;
+    try {
+      m = config::load_json_file(meta.string());
+    } catch (const config::ConfigError&) {
+      continue;
+    }
+    for (auto const& u : m.value("unread_settings", Json::array())) {
+      Unread& e = by_path[u.value("path", std::string())];
+      if (e.points.empty())
+        e.why = u.value("why", std::string());
+      e.points.push_back(p.index);
+    }
+  }
+  std::vector<std::string> out;
+  for (auto const& [path, e] : by_path) {
+    std::string which;
+    for (std::size_t i = 0; i < e.points.size() && i < 8; ++i)
+      which += (i ? ", " : "") + std::to_string(e.points[i]);
+    if (e.points.size() > 8)
+      which += ", ...";
+    out.push_back(fmt::format("{}: read by nothing in {} of {} point(s) ({}): {}; those points' results are the same as "
+                              "without it",
+                              path, e.points.size(), ran, which, e.why));
+  }
+  return out;
 }
 
 std::vector<std::string> SweepRunner::merge() const

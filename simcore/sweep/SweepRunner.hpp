@@ -46,6 +46,9 @@ struct SweepSummary {
   bool interrupted      = false;
   std::vector<std::string> failures; ///< "point N (axis=value, ...): error"
   std::vector<std::string> merged_files;
+  /// Settings that nothing read in some points (their metadata's unread_settings), one line per path: which points
+  /// and why, e.g. "platform.network.flow_sharing: read by nothing in 2 of 4 points (0, 2): the network ran at ...".
+  std::vector<std::string> unread;
 };
 
 /// How a point's process ended, from its wait status: "exit 3", or "killed by signal 9 (SIGKILL: out of memory, or
@@ -63,6 +66,8 @@ public:
   SweepSummary run();
   /// Regenerate the merged tables from the completed points.
   std::vector<std::string> merge() const;
+  /// SweepSummary::unread, from the points' metadata.
+  std::vector<std::string> unread_settings() const;
 
 private:
   std::string point_name(std::size_t i) const;

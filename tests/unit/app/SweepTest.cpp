@@ -331,3 +331,23 @@ TEST(SweepRun, MergeOnlyNeedsASweep)
   EXPECT_NE(slurp(d / "stderr.txt").find("holds no sweep (no sweep.json): nothing to merge"), std::string::npos);
   fs::remove_all(d);
 }
+
+// An axis that some points do not read (the flow solver's fraction at packet fidelity) gives those points one run's
+// results whatever its value: the sweep says which points, and why.
+TEST(SweepRun, AnAxisSomePointsReadNothingOfIsSaid)
+{
+  fs::path d = scratch("unread");
+  std::ofstream(d / "s.json") << R"({
+    "name": "u",
+    "base": {"platform": {"preset": "single-switch", "topology": {"hosts": 2}},
+             "workload": {"kind": "sendrecv", "sizes": ["1KiB"]}},
+    "axes": [{"path": "platform.network.fidelity", "values": ["packet", "flow"]},
+             {"path": "platform.network.flow_resolve_fraction", "values": [0.05]}]})";
+  auto r = run_cli(d, "sweep s.json --jobs 2");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("warning: platform.network.flow_resolve_fraction: read by nothing in 1 of 2 point(s) (0): the "
+                       "network ran at packet fidelity"),
+            std::string::npos)
+      << r.out;
+  fs::remove_all(d);
+}

@@ -1,0 +1,154 @@
+// Settings a run read nothing of (UnreadSettings.hpp): one rule per part of the platform that a run may not build,
+// each with the condition, read off the built cluster, under which nothing reads that part.
+#include "simcore/app/UnreadSettings.hpp"
+
+#include "nodes/fpga/FpgaCluster.hpp"
+#include "nodes/host/HostNode.hpp"
+#include "nodes/platform/Cluster.hpp"
+
+#include <fmt/format.h>
+
+#include <functional>
+
+namespace nafsim::app {
+namespace {
+
+using nodes::Cluster;
+
+/// `dotted` is `prefix` or lies under it.
+bool under(std::string_view dotted, std::string_view prefix)
+{
+  return dotted == prefix || (dotted.size() > prefix.size() && dotted.substr(0, prefix.size()) == prefix &&
+                              dotted[prefix.size()] == '.');
+}
+
+/// Whether some FPGA of the cluster has `has` (an engine, a CCLO).
+bool any_fpga(const Cluster& c, const std::function<bool(const nodes::FpgaNode&)>& has)
+{
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if (auto const* f = c.find<nodes::FpgaNode>(i); f && has(*f))
+      return true;
+  return false;
+}
+
+/// What the cluster's nodes are, for the reasons: "its 8 nodes are hosts", "its FPGAs run roce".
+std::string nodes_are(const Cluster& c)
+{
+  const std::size_t fpgas = c.positions(nodes::FpgaNode::kKind).size();
+  if (fpgas == 0)
+    return fmt::format("its {} nodes are all hosts", c.size());
+  std::string transports;
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if (auto const* f = c.find<nodes::FpgaNode>(i)) {
+      const std::string t = config::enum_name(f->transport_kind());
+      if (transports.find(t) == std::string::npos)
+        transports += (transports.empty() ? "" : ", ") + t;
+    }
+  return fmt::format("its FPGAs run {}", transports);
+}
+
+/// The topology section of kind `k`, when the cluster is wired otherwise.
+std::string other_topology(const Cluster& c, topo::Kind k)
+{
+  const topo::Kind is = c.config().topology.kind;
+  return is == k ? std::string()
+                 : fmt::format("the topology is a {}; platform.topology.kind: {} reads it", config::enum_name(is),
+                               config::enum_name(k));
+}
+
+struct Rule {
+  const char* prefix;
+  std::function<std::string(const Cluster&, std::string_view workload)> unread; ///< why, or "" if it may be read
+};
+
+const std::vector<Rule>& rules()
+{
+  static const std::vector<Rule> r{
+      {"platform.network.flow_resolve_fraction",
+       [](const Cluster& c, std::string_view) {
+         return c.config().network.fidelity == net::Fidelity::Packet
+                    ? std::string("the network ran at packet fidelity; the flow solver reads it (platform.network."
+                                  "fidelity: flow)")
+                    : std::string();
+       }},
+      {"platform.network.flow_sharing",
+       [](const Cluster& c, std::string_view) {
+         return c.config().network.fidelity == net::Fidelity::Packet
+                    ? std::string("the network ran at packet fidelity; the flow solver reads it (platform.network."
+                                  "fidelity: flow)")
+                    : std::string();
+       }},
+      {"platform.network.switch.alpha",
+       [](const Cluster& c, std::string_view) {
+         return c.config().network.switch_.shared_buffer.count == 0
+                    ? std::string("the switches have a buffer per port (switch.shared_buffer 0); alpha sets a shared "
+                                  "buffer's dynamic thresholds")
+                    : std::string();
+       }},
+      {"platform.topology.leaf_spine",
+       [](const Cluster& c, std::string_view) { return other_topology(c, topo::Kind::LeafSpine); }},
+      {"platform.topology.fat_tree",
+       [](const Cluster& c, std::string_view) { return other_topology(c, topo::Kind::FatTree); }},
+      {"platform.topology.chain",
+       [](const Cluster& c, std::string_view) { return other_topology(c, topo::Kind::Chain); }},
+      {"platform.node.fpga.cclo", // (but its invocation and firmware costs: unread_reason)
+       [](const Cluster& c, std::string_view) {
+         return nodes::cclos_made(c) > 0 ? std::string()
+                    : fmt::format("no node ran a CCLO ({})", nodes_are(c));
+       }},
+      {"platform.node.fpga.tcp",
+       [](const Cluster& c, std::string_view) {
+         return any_fpga(c, [](auto const& f) { return f.tcp() != nullptr; })
+                    ? std::string()
+                    : fmt::format("no FPGA ran the TCP engine ({}; platform.node.fpga.transport: tcp runs it)",
+                                  nodes_are(c));
+       }},
+      {"platform.node.fpga.udp",
+       [](const Cluster& c, std::string_view) {
+         return any_fpga(c, [](auto const& f) { return f.udp() != nullptr; })
+                    ? std::string()
+                    : fmt::format("no FPGA ran the UDP engine ({}; platform.node.fpga.transport: udp runs it)",
+                                  nodes_are(c));
+       }},
+      {"platform.node.fpga.connectionless",
+       [](const Cluster& c, std::string_view) {
+         return any_fpga(c, [](auto const& f) { return f.lant() != nullptr; })
+                    ? std::string()
+                    : fmt::format("no FPGA ran the connectionless transport ({}; platform.node.fpga.transport: "
+                                  "connectionless runs it)",
+                                  nodes_are(c));
+       }},
+      {"platform.node.host.tcp",
+       [](const Cluster& c, std::string_view) {
+         for (std::size_t i = 0; i < c.size(); ++i)
+           if (c.find<nodes::HostNode>(i) && c.tcp(i))
+             return std::string();
+         return c.positions(nodes::HostNode::kKind).empty()
+                    ? fmt::format("the cluster has no host nodes ({})", nodes_are(c))
+                    : std::string("no host ran kernel TCP (platform.node.host.transport: tcp runs it)");
+       }},
+      {"platform.node.portals",
+       [](const Cluster&, std::string_view workload) {
+         return workload.substr(0, 8) == "portals_"
+                    ? std::string()
+                    : fmt::format("only the portals workloads read it (this run's: {})", workload);
+       }},
+  };
+  return r;
+}
+
+} // namespace
+
+std::string unread_reason(const Cluster& c, std::string_view workload_kind, std::string_view dotted)
+{
+  // The CCLO's invocation and firmware call costs are read by the MPI benchmark without a CCLO (the next kernel's
+  // invocation): not claimed unread.
+  if (under(dotted, "platform.node.fpga.cclo.invocation") || under(dotted, "platform.node.fpga.cclo.firmware"))
+    return {};
+  for (auto const& r : rules())
+    if (under(dotted, r.prefix))
+      return r.unread(c, workload_kind);
+  return {};
+}
+
+} // namespace nafsim::app
