@@ -22,6 +22,8 @@ HostNode::HostNode(net::HostId id, const NodeConfig& cfg, Scheduler& sched, net:
       // Socket buffers in host memory; the kernel copies user bytes in and out at socket_copy_rate.
       tcp_ = std::make_unique<TcpPoe>(id, cfg_.nic, cfg_.tcp, sched, fabric, memory_, *this, kHostMemory | (1ULL << 42),
                                       cfg_.socket_copy_rate);
+      tcp_->name_consumer("a bounce buffer of the MPI library", "platform.node.host.mpi.eager_buffers",
+                          "platform.node.host.nic.consumer_stall");
       fabric.attach(id, tcp_.get());
       break;
     default:

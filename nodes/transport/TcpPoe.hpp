@@ -31,6 +31,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <string>
 #include <unordered_map>
 
 namespace nafsim::nodes {
@@ -57,6 +58,12 @@ public:
   /// Open the local end of a session to `peer` whose end there is `remote` (the driver sets up both
   /// ends when the communicator is built). Throws std::length_error beyond max_sessions.
   QpId open_session(net::HostId peer, QpId remote);
+  /// What the consumer's room is and the settings that size it and the stall bound, for the deadlock report
+  /// (defaults: the CCLO's Rx buffers on an FPGA).
+  void name_consumer(std::string room, std::string room_setting, std::string stall_setting)
+  {
+    consumer_ = {std::move(room), std::move(room_setting), std::move(stall_setting)};
+  }
   std::size_t session_count() const { return sessions_.size(); }
   const tcp::Connection& connection(QpId s) const { return sessions_.at(s).conn; }
 
@@ -189,7 +196,15 @@ private:
   /// provider). False when there is no room yet (the stream stalls and polls again).
   bool open_record(QpId s);
   /// consumer_stall ran out on a stream's next message: the run stops with a deadlock report.
-  void report_consumer_deadlock(const Session& ss, std::uint64_t bytes);
+  void report_consumer_deadlock(const Session& ss, std::uint64_t bytes, SimTime since);
+  struct ConsumerNames {
+    std::string room          = "an Rx buffer of the CCLO";
+    std::string room_setting  = "platform.node.fpga.cclo.rx_buffers.count";
+    std::string stall_setting = "platform.node.fpga.poe.consumer_stall";
+  } consumer_;
+  /// consumer_stall counts from here: the consumer's last acceptance of a message (on any session), or the last poll
+  /// that found an actor asleep.
+  SimTime consumer_live_{};
   /// A record wholly consumed: a SEND or WRITE told, a READ request served, a READ response completed.
   void record_done(QpId s, RxRecord done);
   void refill(SimTime now);

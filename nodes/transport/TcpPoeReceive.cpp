@@ -29,14 +29,20 @@ bool TcpPoe::open_record(QpId s)
         ++c_.consumer_stalls;
         if (!ss.stalled_since)
           ss.stalled_since = sched_.now();
-        if (timing_.consumer_stall > SimTime{} && sched_.now() - *ss.stalled_since >= timing_.consumer_stall) {
-          report_consumer_deadlock(ss, r.head.bytes);
+        // Stuck, not slow: for consumer_stall the consumer took nothing on any session and no poll found an actor
+        // asleep (a rank computing before it takes its messages frees room after it wakes).
+        if (sched_.actors_sleeping())
+          consumer_live_ = sched_.now();
+        const SimTime since = std::max(*ss.stalled_since, consumer_live_);
+        if (timing_.consumer_stall > SimTime{} && sched_.now() - since >= timing_.consumer_stall) {
+          report_consumer_deadlock(ss, r.head.bytes, since);
           return false;
         }
         sched_.after(timing_.consumer_poll, this, kPoll, s);
         return false;
       }
       ss.stalled_since.reset();
+      consumer_live_ = sched_.now();
       if (o.status == roce::RecvOffer::Status::Unclaimed)
         throw SimulationError(fmt::format("host {}: a {}-byte message from host {} arrived and nothing receives "
                                           "messages on this engine",
@@ -57,18 +63,18 @@ bool TcpPoe::open_record(QpId s)
   return true;
 }
 
-void TcpPoe::report_consumer_deadlock(const Session& ss, std::uint64_t bytes)
+void TcpPoe::report_consumer_deadlock(const Session& ss, std::uint64_t bytes, SimTime since)
 {
   // The hardware would hang with its streams stalled; the model polls, so events would still come until the time
   // limit: stop here, with what every actor waits for.
   sched_.fail(std::make_exception_ptr(DeadlockError(fmt::format(
       "simulated deadlock at t={}: host {}'s TCP engine has offered a {}-byte message from host {} to its consumer "
-      "for {} (consumer_stall) and found no free receive buffer (an Rx buffer of the CCLO) all that time: the "
-      "buffers never drain, as every peer waits for another whose buffers are full (the streams poll, so events "
-      "still come, but nothing moves). Give the consumer more room (the CCLO: platform.node.fpga.cclo.rx_buffers."
-      "count), or raise consumer_stall (platform.node.fpga.poe, on hosts platform.node.host.nic) if it only drains "
-      "slowly (a receiver computing longer than that before it takes its messages). What waits then:{}",
-      format_time(sched_.now()), host_, bytes, ss.peer, format_time(sched_.now() - *ss.stalled_since),
+      "since {} and found no free receive buffer ({}), and for {} ({}) its consumer took no message on any session "
+      "while no actor slept: the buffers never drain, as every peer waits for another whose buffers are "
+      "full (the streams poll, so events still come, but nothing moves). Give the consumer more room ({}), or "
+      "raise {} if it only drains slowly. What waits then:{}",
+      format_time(sched_.now()), host_, bytes, ss.peer, format_time(*ss.stalled_since), consumer_.room,
+      format_time(sched_.now() - since), consumer_.stall_setting, consumer_.room_setting, consumer_.stall_setting,
       sched_.blocked_actors()))));
 }
 

@@ -142,9 +142,10 @@ const std::vector<Rule>& rules()
 std::string unread_reason(const Cluster& c, std::string_view workload_kind, std::string_view dotted)
 {
   // The CCLO's invocation and firmware call costs are read by the MPI benchmark without a CCLO (the next kernel's
-  // invocation): not claimed unread.
-  if (under(dotted, "platform.node.fpga.cclo.invocation") || under(dotted, "platform.node.fpga.cclo.firmware"))
-    return {};
+  // invocation): not claimed unread, nor is a setting of the whole section that holds them (it replaces them).
+  for (auto const* read : {"platform.node.fpga.cclo.invocation", "platform.node.fpga.cclo.firmware"})
+    if (under(dotted, read) || under(read, dotted))
+      return {};
   for (auto const& r : rules())
     if (under(dotted, r.prefix))
       return r.unread(c, workload_kind);

@@ -82,6 +82,8 @@ public:
     auto a = static_cast<ActorId>(actor);
     if (s_.actors_[a].role == ActorRole::Background)
       --s_.background_sleeps_;
+    else
+      --s_.sleeps_;
     s_.wake(a);
   }
 
@@ -288,6 +290,8 @@ void TaskContext::suspend_until(SimTime t, std::coroutine_handle<> h, CauseLabel
 {
   if (sched_.actors_[id_].role == ActorRole::Background)
     ++sched_.background_sleeps_;
+  else
+    ++sched_.sleeps_;
   sched_.at(std::max(t, now()), sched_.waker_.get(), 0, id_, label);
   sched_.task_block(id_, h, "sleeping");
 }
@@ -346,6 +350,8 @@ void ActorContext::sleep_until(SimTime t, CauseLabel label)
 {
   if (sched_.actors_[id_].role == ActorRole::Background)
     ++sched_.background_sleeps_;
+  else
+    ++sched_.sleeps_;
   sched_.at(std::max(t, now()), sched_.waker_.get(), 0, id_, label);
   block("sleeping");
 }

@@ -154,6 +154,9 @@ public:
 
   /// Stop the run with this error (re-thrown by run()).
   void fail(std::exception_ptr e);
+  /// Whether an actor that is not a background one sleeps (a wake-up of one is pending): the run is not stuck,
+  /// whatever polls meanwhile (a rank computing before it takes its messages).
+  bool actors_sleeping() const { return sleeps_ > 0; }
   /// The actors blocked, each with what it waits for, and the notes (deadlock_report, the time limit).
   std::string blocked_actors() const;
   /// Bring SimGrid's clock to the kernel's date before actors run (for SimGrid's log lines, which print
@@ -255,6 +258,7 @@ private:
   int live_    = 0;           ///< actors not finished, daemons aside
   int live_normal_ = 0;       ///< ... of them normal (not background)
   std::size_t background_sleeps_ = 0; ///< pending events that wake a background actor
+  std::size_t sleeps_            = 0; ///< pending events that wake another actor (actors_sleeping)
   std::exception_ptr error_;
   std::uint64_t events_  = 0;
   std::uint64_t wakeups_ = 0;

@@ -244,7 +244,7 @@ void Dlrm::report(const nodes::Cluster& c, results::ResultSink& sink, std::vecto
   report_critical_paths(c, sink, summary);
   summary.push_back(fmt::format("  bottleneck (largest demand per inference): {}; alone it would allow {:.0f}/s", worst.what,
                                 bound));
-  if (throughput > bound * (1 + 1e-9)) // (a steady state cannot: one stage serves one inference at a time)
+  if (bound > 0 && throughput > bound * (1 + 1e-9)) // (a steady state cannot: one stage serves one inference at a time)
     summary.push_back(fmt::format("  the stream is too short for a steady state: its {} inferences ran faster than the "
                                   "bottleneck allows, overlapping the pipeline's fill and drain; raise "
                                   "workload.inferences (e.g. to 200) for a throughput",

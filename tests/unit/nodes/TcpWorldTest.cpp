@@ -194,3 +194,23 @@ TEST(TcpWorld, StreamsWhoseConsumerNeverDrainsAreReportedAsADeadlock)
                       "node": {"fpga": {"poe": {"consumer_stall": "1ms"}, "cclo": {"rx_buffers": {"count": 96}}}}})");
   run_clean(roomy, calls, n);
 }
+
+TEST(TcpWorld, AConsumerThatIsOnlyLateIsNotADeadlock)
+{
+  // Rank 1 receives 150 ms after rank 0 sends 1 MiB (a rank computing first): its 16 x 32 KiB Rx buffers fill and
+  // the stream stalls far longer than consumer_stall (1 ms), but rank 1 sleeps meanwhile and takes the message when
+  // it wakes. That is a slow consumer, not a deadlock (the bound counted the stall alone at first and reported one).
+  NodeWorld w(R"({"preset": "accl-xrt-u55c", "topology": {"kind": "star", "hosts": 2},
+                  "node": {"fpga": {"poe": {"consumer_stall": "1ms"}}}})");
+  const std::uint64_t n = 1024 * 1024 / 4;
+  std::vector<nodes::CcloCall> calls{w.call(Collective::Send, 2, 0, n, 1), w.call(Collective::Recv, 2, 1, n, 0)};
+  w.fill_inputs({calls[0]}, n);
+  auto res = w.run(calls, {SimTime::zero(), SimTime::us(150000)});
+  EXPECT_EQ(res[0].error, "");
+  EXPECT_EQ(res[1].error, "");
+  EXPECT_GT(res[1].finished, SimTime::us(150000));
+  auto out = w.read(1, calls[1].dst_addr, n);
+  for (std::uint64_t i = 0; i < n; i += 1021)
+    EXPECT_EQ(out[i], static_cast<float>(i % 1000)) << i;
+  EXPECT_GT(w.cluster().tcp(1)->counters().consumer_stalls, 0u);
+}
