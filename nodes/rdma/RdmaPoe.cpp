@@ -542,8 +542,12 @@ void RdmaPoe::receive(SimTime now, std::uint64_t place)
         using T = std::decay_t<decltype(pkt)>;
         if constexpr (std::is_same_v<T, RequestPacket>)
           q.rsp.on_request(pkt, now, scratch_);
-        else if constexpr (std::is_same_v<T, AckPacket>)
+        else if constexpr (std::is_same_v<T, AckPacket>) {
+          // A receiver refusing while an actor sleeps may take the packet once it wakes: slow, not stuck.
+          if (pkt.syndrome == roce::Syndrome::NakRnr && sched_.actors_sleeping())
+            q.req.still_live(now);
           q.req.on_ack(pkt, now, scratch_);
+        }
         else
           q.req.on_read_response(pkt, now, scratch_);
       },

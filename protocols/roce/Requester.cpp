@@ -19,8 +19,8 @@ std::string describe_failure(const Completion& c)
     case Status::RnrRetryExceeded:
       if (c.stalled > SimTime{}) // rnr_retry_limit 7: retrying for ever, stopped by rnr_stall
         return "receiver not ready for PSN " + std::to_string(c.psn) + ": refused by " + std::to_string(c.attempts) +
-               " RNR NAK(s) over " + fmt::format("{:g}", c.stalled.us()) +
-               " us (rnr_stall): the receiver never posted a receive for it, a simulated deadlock (the receiver "
+               " RNR NAK(s), the last " + fmt::format("{:g}", c.stalled.us()) +
+               " us while nothing else could run (rnr_stall): the receiver never posted a receive for it, a simulated deadlock (the receiver "
                "waits for something that cannot arrive while its receives are full); give the receiver more "
                "receive buffers, or raise rnr_stall if it only drains slowly";
       return "receiver not ready (no receive posted, no free buffer) for PSN " + std::to_string(c.psn) + " after " +

@@ -47,6 +47,13 @@ public:
   /// Take the packet peek() offered.
   void commit(SimTime now, Actions& out);
   void on_ack(const AckPacket& a, SimTime now, Actions& out);
+  /// Something outside the queue pair can still free the receiver's room (its engine saw an actor asleep, a rank
+  /// computing before it posts): rnr_stall counts from `now`, not from the first refusal.
+  void still_live(SimTime now)
+  {
+    if (rnr_since_)
+      rnr_since_->second = now;
+  }
   void on_read_response(const ReadResponsePacket& r, SimTime now, Actions& out);
   void on_timer(std::uint64_t token, SimTime now, Actions& out);
 

@@ -69,7 +69,8 @@ struct RoceConfig {
             config::Limits::between(0, 7));
     v.field("rnr_stall", rnr_stall,
             "with rnr_retry_limit 7 (retry forever): a queue pair whose same packet is refused by receiver-not-ready "
-            "NAKs this long fails, reported as the receiver's buffers never draining (a simulated deadlock: every "
+            "NAKs this long, while no actor of the run sleeps (a rank computing before it posts), fails, reported as the "
+            "receiver's buffers never draining (a simulated deadlock: every "
             "peer waits for another whose buffers are full) instead of retrying for ever; 0: never");
     v.field("ooo_read_responses", ooo_read_responses,
             "out-of-order data placement of READ responses: a response ahead of a gap is placed at its offset and "

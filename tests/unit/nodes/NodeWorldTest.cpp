@@ -171,6 +171,31 @@ TEST(NodeWorld, TooFewRxBuffersBackPressureTheSenderUntilTheReceiverCopiesOut)
     ASSERT_EQ(out[i], input(0, i)) << i;
 }
 
+TEST(NodeWorld, AReceiverRefusingWhileItsRankComputesIsSlowNotStuck)
+{
+  // The same back-pressure for longer than rnr_stall (here 1 ms): the receive is posted 5 ms after the send (its
+  // rank computing first), and RNR NAKs refuse the segments meanwhile. The rank sleeps, so the refusals are not a
+  // deadlock (the queue pair failed here at first: "the receiver never posted a receive for it"). (The bound itself:
+  // RoceTest, on a scripted wire.)
+  const std::string p = R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2},
+                           "node": {"fpga": {"rdma": {"rnr_stall": "1ms"},
+                                             "cclo": {"rx_buffers": {"count": 2, "size": "1KiB"}}}}})";
+  const std::uint64_t n = 2048;
+  NodeWorld w(p);
+  auto send = w.call(Collective::Send, 2, 0, n, 1);
+  auto recv = w.call(Collective::Recv, 2, 1, n, 0);
+  send.protocol = recv.protocol = coll::Protocol::Eager;
+  w.fill_inputs({send}, n);
+  auto res = w.run({send, recv}, {SimTime::zero(), SimTime::us(5000)});
+  EXPECT_EQ(res[0].error, "");
+  EXPECT_EQ(res[1].error, "");
+  EXPECT_GT(res[1].finished, SimTime::us(5000));
+  EXPECT_GT(w.cclo(1).counters().rx_refusals, 1u);
+  auto out = w.read(1, recv.dst_addr, n);
+  for (std::uint64_t i = 0; i < n; i += 101)
+    ASSERT_EQ(out[i], input(0, i)) << i;
+}
+
 TEST(NodeWorld, AReceiveWithoutASendIsADiagnosedDeadlock)
 {
   NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
