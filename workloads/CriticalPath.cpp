@@ -270,6 +270,21 @@ void report_bench_paths(const CausalGraph& g, const std::vector<std::uint32_t>& 
   paths.write(sink);
 }
 
+void report_run_path(const CausalGraph& g, const std::vector<std::uint32_t>& hosts, unsigned last,
+                     std::uint32_t end_cause, SimTime end, results::ResultSink& sink, std::vector<std::string>& summary)
+{
+  const auto rank_of = rank_in(hosts);
+  CriticalPath p     = CriticalPath::walk(g, end_cause, SimTime{}, end);
+  p.rank             = static_cast<int>(last);
+  CriticalPathTable table({"rank"});
+  table.add({std::to_string(last)}, p, rank_of);
+  table.write(sink);
+  summary.push_back(fmt::format("  critical path of the run, to rank {}'s end (the last; critical_path.csv): {}", last,
+                                p.summary()));
+  summary.push_back("  " + p.bottleneck(g, rank_of));
+  summary.push_back("  " + p.steps_line(rank_of));
+}
+
 const CriticalPath& median_path(std::vector<CriticalPath>& paths)
 {
   std::stable_sort(paths.begin(), paths.end(),

@@ -126,4 +126,10 @@ void report_bench_paths(const CausalGraph& g, const std::vector<std::uint32_t>& 
                         const std::function<SlowestCall(std::size_t sample)>& slowest, bool by_rank,
                         results::ResultSink& sink, std::vector<std::string>& summary);
 
+/// The critical path of a whole run of ranks (a program, a Chakra trace): the chain that set when the last rank
+/// ended, from the run's start (time 0) to rank `last`'s last record `end_cause` at `end`, into critical_path.csv
+/// (keys: rank) and three summary lines; `hosts` are the ranks' positions (the paths' places).
+void report_run_path(const CausalGraph& g, const std::vector<std::uint32_t>& hosts, unsigned last,
+                     std::uint32_t end_cause, SimTime end, results::ResultSink& sink, std::vector<std::string>& summary);
+
 } // namespace nafsim::workloads

@@ -374,8 +374,8 @@ std::uint32_t RdmaPoe::stage_request(QpId id, const roce::RequestPacket& p, SimT
     if (o.accepted && p.data.offset + len >= o.length) { // the last byte enters the transmit path
       if (flow_) // ... once the wire has drained to within tx_prefetch of it (see pull())
         accepted = std::exchange(o.accepted, nullptr);
-      else if (trace_ || sched_.causes())
-        sched_.call_at(std::max(now, payload), std::exchange(o.accepted, nullptr));
+      else if (trace_ || sched_.causes()) // (its wait: the payload read into the transmit path)
+        sched_.call_at(std::max(now, payload), std::exchange(o.accepted, nullptr), accept_cause());
       else // (told at the end of the pull)
         accepted_.emplace_back(std::max(now, payload), std::exchange(o.accepted, nullptr));
     }
@@ -429,8 +429,15 @@ void RdmaPoe::sent(Staged& done, std::uint64_t payload, const net::Packet& pkt, 
                        static_cast<double>(std::max<std::uint64_t>(payload, 1));
     SimTime at = std::max(done.tail, now + transmit_time(Bytes{static_cast<std::uint64_t>(left_wire)},
                                                          fabric_.config().link.rate));
-    sched_.call_at(at, std::move(done.accepted));
+    sched_.call_at(at, std::move(done.accepted), accept_cause());
   }
+}
+
+CauseLabel RdmaPoe::accept_cause() const
+{
+  // The payload-stream wake-up's own words: the message's last byte waited for its read from memory.
+  static const std::uint32_t stream = cause_what("payload stream", "bytes not yet streamed to the NIC");
+  return CauseLabel::at_host(stream, host_);
 }
 
 std::optional<net::Packet> RdmaPoe::pull()

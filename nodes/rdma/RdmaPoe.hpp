@@ -87,6 +87,8 @@ public:
 
 private:
   enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kRnrTimer, kNotify, kAckTimer, kLateNotice };
+  /// (Critical paths) what a send's acceptance, told through its own event, waited for.
+  CauseLabel accept_cause() const;
   struct Qp {
     net::HostId peer;
     QpId remote_qpn;

@@ -771,3 +771,40 @@ TEST(Chakra, ConverterProcessGroupsAndSendsWithoutPeersOnTwoRankGroups)
   EXPECT_NE(bad.error.find("group '0' has 3 ranks"), std::string::npos) << bad.error;
   fs::remove_all(dir);
 }
+
+// --critical-path on a trace (it wrote nothing, silently): the chain that set the last rank's end, from the start, adds
+// up to that end, every segment labelled, read whole or streamed, on the CCLO and on MPI hosts.
+TEST(Chakra, TheCriticalPathOfATraceAddsUpToItsEnd)
+{
+  const fs::path dir = scratch("cp");
+  std::vector<std::vector<pb::Node>> ranks;
+  for (unsigned r = 0; r < 4; ++r)
+    ranks.push_back(ring_rank(r, 4, 2 + r));
+  for (unsigned r = 0; r < 4; ++r)
+    write_rank(dir / fmt::format("ring.{}.et", r), ranks[r]);
+  for (const char* extra : {R"(, "ranks": 4)", R"(, "ranks": 4, "stream": true)", R"(, "ranks": 4, "engine": "mpi")"}) {
+    SCOPED_TRACE(extra);
+    std::string sc = scenario(dir / "ring", 4, extra);
+    if (std::string(extra).find("mpi") != std::string::npos)
+      sc.replace(sc.find("accl-coyote-u55c"), 16, "accl-cpu-cx5");
+    auto run = run_scenario_isolated(sc, {}, "off", true);
+    ASSERT_TRUE(run.ok) << run.error;
+    ASSERT_TRUE(run.tables.count("critical_path"));
+    auto const& rk = run.tables.at("program_ranks");
+    double end = 0;
+    for (std::size_t i = 0; i < rk.rows.size(); ++i)
+      end = std::max(end, rk.num(i, "end_us"));
+    double sum = 0;
+    auto const& cp = run.tables.at("critical_path");
+    for (auto const& row : cp.rows) {
+      sum += std::stod(row.at("duration_us"));
+      EXPECT_NE(row.at("resource"), "other") << row.at("detail");
+    }
+    EXPECT_NEAR(sum, end, 5e-5);
+    std::string all;
+    for (auto const& l : run.summary)
+      all += l + "\n";
+    EXPECT_NE(all.find("critical path of the run"), std::string::npos) << all;
+  }
+  fs::remove_all(dir);
+}

@@ -2,6 +2,7 @@
 
 #include "nodes/fpga/FpgaCluster.hpp"
 #include "nodes/host/HostCluster.hpp"
+#include "workloads/CriticalPath.hpp"
 #include "workloads/chakra/RankReader.hpp"
 #include "workloads/program/ComputeTime.hpp"
 #include "workloads/program/Placement.hpp"
@@ -238,7 +239,10 @@ void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, 
   t.advance(ctx.now());
   (comp ? t.in_compute : t.in_comm) -= wait ? 0 : 1;
   ++t.operations;
-  t.end = std::max(t.end, ctx.now());
+  if (ctx.now() >= t.end) {
+    t.end       = ctx.now();
+    t.end_cause = ctx.scheduler().cause_mark();
+  }
   if (trace_->on() && !wait)
     trace_->end(rank, lane, n.name.empty() ? fmt::format("{} (node {})", config::enum_name(n.kind), n.id)
                                            : fmt::format("{} (node {})", n.name, n.id),
@@ -472,7 +476,7 @@ void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
   }
 }
 
-void ChakraStream::report(const nodes::Cluster&, results::ResultSink& sink, std::vector<std::string>& summary) const
+void ChakraStream::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
   std::uint64_t unmatched = 0; // sends no receive took: still waiting in the matching queues at the end
   std::string first;
@@ -510,6 +514,9 @@ void ChakraStream::report(const nodes::Cluster&, results::ResultSink& sink, std:
                                 mpi_ ? fmt::format("MPI on CPU hosts, {}", config::enum_name(mpi_->library()))
                                      : std::string("CCLO on FPGAs"),
                                 ctx_.comms.size(), last.us(), slowest));
+  if (const CausalGraph* g = c.scheduler().causes())
+    report_run_path(*g, std::vector<std::uint32_t>(hosts_.begin(), hosts_.end()), slowest, totals_[slowest].end_cause,
+                    last, sink, summary);
 }
 
 } // namespace nafsim::workloads

@@ -42,6 +42,7 @@ private:
   struct Totals {
     std::uint64_t operations = 0;
     SimTime end, last, communication, compute, exposed;
+    std::uint32_t end_cause = 0; ///< the causal record of its last end (--critical-path)
     int in_comm = 0, in_compute = 0;
     /// Time passes to `t`: add it to what was in flight.
     void advance(SimTime t);

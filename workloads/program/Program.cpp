@@ -1,5 +1,7 @@
 #include "workloads/program/Program.hpp"
 
+#include "workloads/CriticalPath.hpp"
+
 #include "nodes/cclo/CallPlan.hpp"
 #include "nodes/cclo/CcloBuild.hpp"
 #include "nodes/fpga/FpgaCluster.hpp"
@@ -160,8 +162,9 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
   }
   if (o.kind == ProgramOpKind::Send && plan_.cfg.ops[o.index].at_delivery) // done once its data is delivered
     wait_delivered(ctx, c, plan_.cfg.engine, hosts_[rank], hosts_[static_cast<std::size_t>(o.peer[rank])]);
-  rec.end = ctx.now();
-  rec.ran = true;
+  rec.end       = ctx.now();
+  rec.end_cause = ctx.scheduler().cause_mark();
+  rec.ran       = true;
   ++ops_done_;
   if (trace_->on())
     trace_->end(rank, lane, o.name.empty() ? fmt::format("{} (op {})", config::enum_name(o.kind), o.index) : o.name,
@@ -428,9 +431,11 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
                                      "exposed_communication_us"});
   const unsigned eb = nodes::dtype_bytes(plan_.cfg.dtype);
   SimTime last;
-  unsigned slowest = 0;
+  unsigned slowest          = 0;
+  std::uint32_t last_cause = 0;
   for (unsigned r = 0; r < plan_.cfg.ranks; ++r) {
     SimTime end;
+    std::uint32_t end_cause = 0;
     std::vector<std::pair<SimTime, SimTime>> comm, comp; // intervals of calls in flight, of compute
     std::uint64_t n = 0;
     for (auto [op, j] : mine_[r]) {
@@ -441,7 +446,10 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
       ++n;
       if (o.kind != ProgramOpKind::Wait)
         (o.kind == ProgramOpKind::Compute ? comp : comm).emplace_back(rec.start, rec.end);
-      end = std::max(end, rec.end);
+      if (rec.end >= end) {
+        end       = rec.end;
+        end_cause = rec.end_cause;
+      }
       t.row()
           .add(static_cast<std::uint64_t>(o.index))
           .add(config::enum_name(o.kind))
@@ -467,8 +475,9 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
         .add(length(comp_u).us(), 4)
         .add((length(comm_u) - overlap(comm_u, comp_u)).us(), 4);
     if (end > last) {
-      last    = end;
-      slowest = r;
+      last       = end;
+      slowest    = r;
+      last_cause = end_cause;
     }
   }
   // Eager messages cut into Rx-buffer segments (CCLO engine only): said, with the build that runs them whole.
@@ -494,6 +503,9 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
                                 reference_ ? fmt::format("; verified: {} elements checked after every operation",
                                                          checked_)
                                            : ""));
+  if (const CausalGraph* g = c.scheduler().causes())
+    report_run_path(*g, std::vector<std::uint32_t>(hosts_.begin(), hosts_.end()), slowest, last_cause, last, sink,
+                    summary);
 }
 
 } // namespace nafsim::workloads

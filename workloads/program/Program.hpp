@@ -36,6 +36,7 @@ public:
 private:
   struct Record {
     SimTime start, end;
+    std::uint32_t end_cause = 0; ///< the causal record of its end (--critical-path)
     bool started = false;
     bool ran     = false;
     std::string protocol, algorithm;
