@@ -57,27 +57,34 @@ std::string other_topology(const Cluster& c, topo::Kind k)
 }
 
 struct Rule {
-  const char* prefix;
+  std::string prefix;
   std::function<std::string(const Cluster&, std::string_view workload)> unread; ///< why, or "" if it may be read
 };
+
+/// The flow solver's settings, at packet fidelity.
+std::string at_packet_fidelity(const Cluster& c, std::string_view)
+{
+  return c.config().network.fidelity == net::Fidelity::Packet
+             ? std::string("the network ran at packet fidelity; the flow solver reads it (platform.network.fidelity: "
+                           "flow)")
+             : std::string();
+}
+
+/// The section of an FPGA transport (`platform.node.fpga.<transport>`), read where some FPGA runs its engine (`has`).
+Rule fpga_transport(const char* transport, const char* engine, bool (*has)(const nodes::FpgaNode&))
+{
+  return {fmt::format("platform.node.fpga.{}", transport), [transport, engine, has](const Cluster& c, std::string_view) {
+            return any_fpga(c, has) ? std::string()
+                                    : fmt::format("no FPGA ran {} ({}; platform.node.fpga.transport: {} runs it)",
+                                                  engine, nodes_are(c), transport);
+          }};
+}
 
 const std::vector<Rule>& rules()
 {
   static const std::vector<Rule> r{
-      {"platform.network.flow_resolve_fraction",
-       [](const Cluster& c, std::string_view) {
-         return c.config().network.fidelity == net::Fidelity::Packet
-                    ? std::string("the network ran at packet fidelity; the flow solver reads it (platform.network."
-                                  "fidelity: flow)")
-                    : std::string();
-       }},
-      {"platform.network.flow_sharing",
-       [](const Cluster& c, std::string_view) {
-         return c.config().network.fidelity == net::Fidelity::Packet
-                    ? std::string("the network ran at packet fidelity; the flow solver reads it (platform.network."
-                                  "fidelity: flow)")
-                    : std::string();
-       }},
+      {"platform.network.flow_resolve_fraction", at_packet_fidelity},
+      {"platform.network.flow_sharing", at_packet_fidelity},
       {"platform.network.switch.alpha",
        [](const Cluster& c, std::string_view) {
          return c.config().network.switch_.shared_buffer.count == 0
@@ -96,28 +103,10 @@ const std::vector<Rule>& rules()
          return nodes::cclos_made(c) > 0 ? std::string()
                     : fmt::format("no node ran a CCLO ({})", nodes_are(c));
        }},
-      {"platform.node.fpga.tcp",
-       [](const Cluster& c, std::string_view) {
-         return any_fpga(c, [](auto const& f) { return f.tcp() != nullptr; })
-                    ? std::string()
-                    : fmt::format("no FPGA ran the TCP engine ({}; platform.node.fpga.transport: tcp runs it)",
-                                  nodes_are(c));
-       }},
-      {"platform.node.fpga.udp",
-       [](const Cluster& c, std::string_view) {
-         return any_fpga(c, [](auto const& f) { return f.udp() != nullptr; })
-                    ? std::string()
-                    : fmt::format("no FPGA ran the UDP engine ({}; platform.node.fpga.transport: udp runs it)",
-                                  nodes_are(c));
-       }},
-      {"platform.node.fpga.connectionless",
-       [](const Cluster& c, std::string_view) {
-         return any_fpga(c, [](auto const& f) { return f.lant() != nullptr; })
-                    ? std::string()
-                    : fmt::format("no FPGA ran the connectionless transport ({}; platform.node.fpga.transport: "
-                                  "connectionless runs it)",
-                                  nodes_are(c));
-       }},
+      fpga_transport("tcp", "the TCP engine", [](const nodes::FpgaNode& f) { return f.tcp() != nullptr; }),
+      fpga_transport("udp", "the UDP engine", [](const nodes::FpgaNode& f) { return f.udp() != nullptr; }),
+      fpga_transport("connectionless", "the connectionless transport",
+                     [](const nodes::FpgaNode& f) { return f.lant() != nullptr; }),
       {"platform.node.host.tcp",
        [](const Cluster& c, std::string_view) {
          for (std::size_t i = 0; i < c.size(); ++i)

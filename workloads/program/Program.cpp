@@ -423,6 +423,22 @@ SimTime overlap(const Spans& a, const Spans& b)
 }
 } // namespace
 
+void Program::note_segments(const nodes::Cluster& c, std::vector<std::string>& summary) const
+{
+  // Eager messages cut into Rx-buffer segments (CCLO engine only): said, with the build that runs them whole.
+  const unsigned eb     = nodes::dtype_bytes(plan_.cfg.dtype);
+  std::uint64_t largest = 0;
+  bool forced           = false;
+  for (auto const& o : plan_.ops)
+    for (auto const& rec : records_[o.index])
+      if (rec.ran && rec.protocol == "eager" && o.kind != ProgramOpKind::StreamPut) {
+        largest = std::max(largest, o.count * eb);
+        forced  = forced || plan_.cfg.ops[o.index].protocol == ProtocolChoice::Eager;
+      }
+  if (auto note = nodes::segmentation_note(nodes::fpga_config(c.config().node).cclo, largest, forced); !note.empty())
+    summary.push_back("  " + note);
+}
+
 void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const
 {
   results::Table t("program_ops", {"op", "kind", "name", "comm", "rank", "position", "count", "bytes", "protocol", "algorithm",
@@ -480,19 +496,8 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
       last_cause = end_cause;
     }
   }
-  // Eager messages cut into Rx-buffer segments (CCLO engine only): said, with the build that runs them whole.
-  if (!mpi_) {
-    std::uint64_t largest = 0;
-    bool forced           = false;
-    for (auto const& o : plan_.ops)
-      for (auto const& rec : records_[o.index])
-        if (rec.ran && rec.protocol == "eager" && o.kind != ProgramOpKind::StreamPut) {
-          largest = std::max(largest, o.count * eb);
-          forced  = forced || plan_.cfg.ops[o.index].protocol == ProtocolChoice::Eager;
-        }
-    if (auto note = nodes::segmentation_note(nodes::fpga_config(c.config().node).cclo, largest, forced); !note.empty())
-      summary.push_back("  " + note);
-  }
+  if (!mpi_)
+    note_segments(c, summary);
   sink.add(std::move(t));
   sink.add(std::move(rk));
   summary.push_back(fmt::format("program: {} operations on {} ranks ({}; {} communicator(s)), done at {:.3f} us (rank {} "

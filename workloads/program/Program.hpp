@@ -51,6 +51,8 @@ private:
   /// Rank `rank`, the j-th of those that run `o`, runs it.
   void execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, std::size_t j, unsigned rank);
   void place(const nodes::Cluster& c);
+  /// The summary's note on eager messages cut into Rx-buffer segments (CCLO engine).
+  void note_segments(const nodes::Cluster& c, std::vector<std::string>& summary) const;
   /// Where rank `rank`'s actors run (its FPGA's or its host's SimGrid host).
   simgrid::s4u::Host* sim_host(nodes::Cluster& c, unsigned rank) const;
   void fill_buffers(nodes::Cluster& c);
