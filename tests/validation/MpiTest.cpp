@@ -38,6 +38,19 @@ TEST(Mpi, EagerCopiesRendezvousReads)
   EXPECT_EQ(r.num(0, "bytes_copied") + r.num(1, "bytes_copied"), 2.0 * 262140);
 }
 
+// MPICH's CH3 sends eager while the message and its packet header fit its 128 KiB threshold (mpid_send.c): 128 KiB
+// itself goes rendezvous on the MPICH-over-TCP preset, the largest eager message is 128 KiB less the header.
+TEST(Mpi, MpichSendsEagerWhileMessageAndHeaderFitItsThreshold)
+{
+  auto run = run_scenario_isolated(
+      R"({"platform": {"preset": "accl-cpu-mpich-tcp"},
+          "workload": {"kind": "mpi", "collective": "sendrecv", "sizes": ["131008B", "128KiB"]}})");
+  ASSERT_TRUE(run.ok) << run.error;
+  auto const& r = run.tables.at("mpi_counters");
+  EXPECT_EQ(r.num(0, "eager_sent"), 1);
+  EXPECT_EQ(r.num(0, "rendezvous_sent"), 1);
+}
+
 // The fragments of an eager message are copied out as they arrive, so the copies overlap the wire: 64 KiB in
 // fragments arrives sooner than as one SEND copied whole at both ends, and each fragment needs one bounce buffer.
 TEST(Mpi, EagerFragmentsPipelineTheCopiesWithTheWire)
