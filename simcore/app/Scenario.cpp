@@ -187,6 +187,10 @@ std::vector<Scenario::PathSet> apply_overrides(const Json& doc, const ScenarioOp
   // A path must start at a key a scenario has (overrides aside: they are not set by a path): an unknown one would be
   // added to the scenario and read by nothing.
   auto check_root = [](const std::string& path, const std::string& where, const std::string& json_path) {
+    if (path == "platform.preset") // (a platform document's own key, not a path into the platform)
+      throw ConfigError(where, json_path.empty() ? "/platform/preset" : json_path,
+                        "a preset is named by the path 'platform' itself: --set platform=<preset> (e.g. --set "
+                        "platform=accl-xrt-u55c) replaces the scenario's preset and keeps its inline keys");
     const std::string root = path.substr(0, path.find('.'));
     if (root == "overrides" || !is_top_level(root))
       throw ConfigError(where, json_path.empty() ? "/" + root : json_path,

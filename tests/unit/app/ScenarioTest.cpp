@@ -63,6 +63,15 @@ TEST(Scenario, PresetInlinePatchOverridesAndSetInOrder)
   EXPECT_TRUE(sc.platform_sources.contains("network.link.rate"));
 }
 
+// `--set platform.preset=X` reads as the way to swap a preset; the error says which path does it (it listed the
+// platform's keys, none of which names a preset).
+TEST(Scenario, APresetSetByItsKeyNamesThePathThatSetsIt)
+{
+  const std::string e = error(kOk, {"platform.preset=accl-xrt-u55c"});
+  EXPECT_NE(e.find("--set platform=<preset>"), std::string::npos) << e;
+  EXPECT_EQ(load(kOk, {"platform=accl-xrt-u55c"}).platform.name, "accl-xrt-u55c");
+}
+
 TEST(Scenario, EveryPresetLoads)
 {
   for (auto const& name : app::preset_names())
