@@ -11,7 +11,10 @@
 # cases with that sharing (platform.network.flow_sharing; default per-flow), FLOW_RESOLVE=0.05 with that resolve
 # fraction (platform.network.flow_resolve_fraction; default 0, exact), SHARED_BUFFER=40MB with every switch's output
 # queues sharing that buffer by dynamic thresholds (platform.network.switch.shared_buffer; default 0, the preset's
-# port_buffer each). Writes OUTDIR/flow-accuracy.csv and prints it.
+# port_buffer each). FAST_FORWARD=16 measures the fast-forward instead of the flow fidelity: the second run of each
+# case is at packet fidelity with trains of up to that many packets (platform.network.fast_forward.train), its columns
+# and files named ff (the drop-tail cases, which the fast-forward refuses, left empty). Writes OUTDIR/flow-accuracy.csv and
+# prints it.
 set -eu
 nafsim=$1
 out=$2
@@ -21,11 +24,22 @@ skip_flow=${SKIP_FLOW:-}
 sharing=${FLOW_SHARING:-per-flow}
 resolve=${FLOW_RESOLVE:-0}
 shared=${SHARED_BUFFER:-0}
+ff=${FAST_FORWARD:-0}
+second=flow
+[ "$ff" != 0 ] && second=ff
+# The network section of a case's second run (flow fidelity, or packets fast-forwarded).
+second_net() { # FLOW_CONTROL
+  if [ "$ff" != 0 ]; then
+    echo "\"fidelity\": \"packet\", \"fast_forward\": {\"train\": $ff},"
+  else
+    echo "\"fidelity\": \"flow\", \"flow_sharing\": \"$sharing\", \"flow_resolve_fraction\": $resolve,"
+  fi
+}
 mkdir -p "$out"
 k=4
 while [ $((k * k * k / 4)) -lt "$ranks" ]; do k=$((k + 2)); done
 csv="$out/flow-accuracy.csv"
-echo "case,ranks,size,packet_us,flow_us,flow_error_pct,packet_wall_s,flow_wall_s,packet_drops,flow_ports_over_buffer" \
+echo "case,ranks,size,packet_us,${second}_us,${second}_error_pct,packet_wall_s,${second}_wall_s,packet_drops,${second}_ports_over_buffer" \
   > "$csv"
 wall() { grep -o '"wall_seconds": [0-9.e-]*' "$1/metadata.json" | awk '{print $2}'; }
 drops() { grep -o '"queue_drops": [0-9]*' "$1/metadata.json" | awk '{print $2}'; }
@@ -52,12 +66,14 @@ slowest() { # TRAFFIC_CSV: the last node's completion (time_us)
   awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m }' "$1"
 }
 for coll in bcast scatter gather allgather reduce allreduce reduce-scatter alltoall; do
-  for fid in packet flow; do
-    if [ "$fid" = flow ] && skipped "$coll"; then continue; fi
+  for fid in packet $second; do
+    if [ "$fid" != packet ] && skipped "$coll"; then continue; fi
+    net="\"fidelity\": \"packet\","
+    [ "$fid" != packet ] && net=$(second_net)
     cat > "$out/$coll-$fid.json" <<JSON
 {"name": "accuracy-$coll-$fid", "platform": {"preset": "accl-coyote-u55c",
  "topology": {"kind": "fat-tree", "hosts": $ranks, "fat_tree": {"k": $k}},
- "network": {"fidelity": "$fid", "flow_sharing": "$sharing", "flow_resolve_fraction": $resolve,
+ "network": {$net
    "switch": {"shared_buffer": "$shared"}}},
  "workload": {"kind": "collective", "collective": "$coll", "ranks": $ranks, "sizes": ["$size"], "verify": false}}
 JSON
@@ -67,27 +83,34 @@ JSON
     row "$coll" "$(latency "$out/$coll-packet/collective.csv")" "" "$out/$coll-packet" ""
     continue
   fi
-  row "$coll" "$(latency "$out/$coll-packet/collective.csv")" "$(latency "$out/$coll-flow/collective.csv")" \
-    "$out/$coll-packet" "$out/$coll-flow"
+  row "$coll" "$(latency "$out/$coll-packet/collective.csv")" "$(latency "$out/$coll-$second/collective.csv")" \
+    "$out/$coll-packet" "$out/$coll-$second"
 done
 leaves=$(( (ranks + 15) / 16 ))
 for pattern in random-permutation incast; do
   name=permutation
   [ "$pattern" = incast ] && name=incast
   for fc in lossless drop; do
-    for fid in packet flow; do
+    for fid in packet $second; do
+      if [ "$fid" != packet ] && [ "$ff" != 0 ] && [ "$fc" = drop ]; then continue; fi
+      net="\"fidelity\": \"packet\","
+      [ "$fid" != packet ] && net=$(second_net)
       cat > "$out/$name-$fc-$fid.json" <<JSON
 {"name": "accuracy-$name-$fc-$fid", "platform": {"preset": "accl-coyote-u55c",
  "topology": {"kind": "leaf-spine", "hosts": $((leaves * 16)), "leaf_spine": {"hosts_per_leaf": 16, "spines": 2,
    "oversubscription": 4}},
- "network": {"fidelity": "$fid", "flow_sharing": "$sharing", "flow_resolve_fraction": $resolve,
+ "network": {$net
    "switch": {"flow_control": "$fc", "shared_buffer": "$shared"}}},
  "workload": {"kind": "traffic", "pattern": "$pattern", "message": "$size", "messages": 16, "window": 4}}
 JSON
       run "$name-$fc-$fid"
     done
+    if [ "$ff" != 0 ] && [ "$fc" = drop ]; then
+      row "$name-4to1-$fc" "$(slowest "$out/$name-$fc-packet/traffic.csv")" "" "$out/$name-$fc-packet" ""
+      continue
+    fi
     row "$name-4to1-$fc" "$(slowest "$out/$name-$fc-packet/traffic.csv")" \
-      "$(slowest "$out/$name-$fc-flow/traffic.csv")" "$out/$name-$fc-packet" "$out/$name-$fc-flow"
+      "$(slowest "$out/$name-$fc-$second/traffic.csv")" "$out/$name-$fc-packet" "$out/$name-$fc-$second"
   done
 done
 cat "$csv"

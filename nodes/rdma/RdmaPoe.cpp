@@ -1,5 +1,6 @@
 #include "nodes/rdma/RdmaPoe.hpp"
 #include "nodes/transport/EngineCause.hpp"
+#include "protocols/roce/Train.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -28,6 +29,9 @@ RdmaPoe::RdmaPoe(net::HostId host, const PoeConfig& poe, const RoceConfig& rc, S
     // sequence number, acknowledged once it is all in, which under sharing may take longer than the
     // packet-level timeouts (set for a packet's round trip).
     roce_.timeouts = {SimTime::from_seconds(1e5)};
+  } else {
+    ff_train_  = fabric.config().fast_forward.train;
+    ff_window_ = fabric.config().fast_forward.window;
   }
 }
 
@@ -144,7 +148,7 @@ void RdmaPoe::execute(QpId qp, Actions& acts)
     } else if (auto* c = std::get_if<Completion>(&a)) {
       notify_after_writes(Notice{qp, false, *c, {}});
     } else if (auto* p = std::get_if<PlaceData>(&a)) {
-      SimTime now = sched_.now();
+      SimTime now = placing_.on ? placing_date(*p) : sched_.now(); // (a train's member: when it would have come)
       SimTime done;
       if (flow_ && p->seg.length > wire_mtu_ && rx_head_ < now) {
         // Flow fidelity: the data was written as it came in, from its first segment on.
@@ -407,12 +411,27 @@ std::optional<net::Packet> RdmaPoe::pull_control()
       continue;
     }
     q.rsp.pop_front();
+    ++(ack->syndrome == Syndrome::Ack ? c_.acks_sent : c_.naks_sent);
+    // (fast-forward: it may stand for the ACKs of a train's members, folded into it)
+    const auto count = static_cast<std::uint16_t>(1 + q.ack_weight); // (at most fast_forward.train)
+    q.ack_weight     = 0;
     if (q.rsp.has_output()) {
       q.in_ctrl = true;
       ctrl_.push_back(id);
     }
-    ++(ack->syndrome == Syndrome::Ack ? c_.acks_sent : c_.naks_sent);
-    return make_packet(q, Wire{*ack});
+    net::Packet pkt = make_packet(q, Wire{*ack});
+    if (count > 1) {
+      pkt.wire_bytes *= count;
+      pkt.train = count;
+    }
+    if (ff_train_ > 1) { // an ACK right behind a data packet keeps the port busy: the run of data goes on after it
+      const SimTime now = sched_.now();
+      if (now == run_end_)
+        run_end_ = now + transmit_time(Bytes{pkt.wire_bytes}, fabric_.config().link.rate);
+      else
+        run_qp_ = kNoRun;
+    }
+    return pkt;
   }
   return std::nullopt;
 }
@@ -489,6 +508,8 @@ std::optional<net::Packet> RdmaPoe::pull_staged()
     }
     Staged done = std::move(staged_.front());
     staged_.pop_front();
+    std::uint16_t members = 1;
+    std::uint32_t wire    = 0;
     if (done.request) {
       auto const& r = std::get<RequestPacket>(done.pkt);
       staged_bytes_ -= r.data.length;
@@ -498,14 +519,21 @@ std::optional<net::Packet> RdmaPoe::pull_staged()
       else
         q.max_tx_psn = r.psn;
       q.sent_any = true;
+      if (ff_train_ > 1)
+        members = gather_train(done, now, wire);
     } else {
       staged_bytes_ -= std::get<ReadResponsePacket>(done.pkt).data.length;
       --q.staged_responses;
       ++c_.responses_sent;
+      run_qp_ = kNoRun;
     }
     refill(now);
     std::uint64_t payload = done.request ? std::get<RequestPacket>(done.pkt).data.length : 0;
     net::Packet pkt       = make_packet(q, std::move(done.pkt), done.tail);
+    if (members > 1) { // a train, carried by its last member
+      pkt.wire_bytes = wire;
+      pkt.train      = members;
+    }
     sent(done, payload, pkt, now);
     return pkt;
   }
@@ -517,7 +545,7 @@ std::optional<net::Packet> RdmaPoe::pull_staged()
 
 void RdmaPoe::deliver(net::Packet&& p)
 {
-  ++c_.packets_received;
+  c_.packets_received += std::max<std::uint16_t>(1, p.train);
   if (p.corrupted) { // ICRC mismatch: silently discarded (IBA 9.7.5.1.1)
     ++c_.corrupted_dropped;
     return;
@@ -527,7 +555,7 @@ void RdmaPoe::deliver(net::Packet&& p)
 
 void RdmaPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCause& wire)
 {
-  ++c_.packets_received; // (ahead only on a fabric without faults: never corrupted)
+  c_.packets_received += std::max<std::uint16_t>(1, p.train); // (ahead only without faults: never corrupted)
   rx_pipe_.push_ahead(std::move(p), arrival, cfg_.rx_latency, wire);
 }
 
@@ -543,6 +571,8 @@ void RdmaPoe::receive(SimTime now, std::uint64_t place)
   QpId id = packet_qp(*w);
   if (id >= qps_.size())
     throw SimulationError(fmt::format("host {} received a packet for unknown queue pair {}", host_, id));
+  if (p.train > 1 && std::holds_alternative<RequestPacket>(*w))
+    return receive_train(id, place, now);
   Qp& q = qps_[id];
   std::visit(
       [&](auto const& pkt) {

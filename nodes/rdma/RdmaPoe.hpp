@@ -113,6 +113,9 @@ private:
     EventId timer_event = 0;
     std::uint64_t rnr_token = 0;
     std::uint64_t ack_token = 0; ///< the responder's latest ACK-coalescing timer
+    /// Fast-forward: the acknowledgements of a train's members the responder folded into one queued ACK (it folds
+    /// those that wait together), which goes as a train standing for them all (their wire bytes).
+    std::uint32_t ack_weight = 0;
   };
   struct Staged {
     roce::Wire pkt;
@@ -145,6 +148,29 @@ private:
   void sent(Staged& done, std::uint64_t payload, const net::Packet& pkt, SimTime now);
   /// An arrived packet, after the receive pipeline: to its queue pair's responder or requester.
   void receive(SimTime now, std::uint64_t place);
+
+  // Fast-forward (net::FastForwardConfig, RdmaTrain.cpp): a steady queue pair's packets leave as trains.
+  /// `done`, a request just taken off the staged queue at `now`: the run of back-to-back packets it continues and,
+  /// once the run is `ff_window_` long, the staged packets of its message behind it that ride with it (taken off
+  /// the queue; `done` becomes the train's last member, which carries it). Returns the members (1: none) and sets
+  /// `wire` to their bytes on the wire.
+  std::uint16_t gather_train(Staged& done, SimTime now, std::uint32_t& wire);
+  /// A request train at the end of the receive pipeline (`place`): each member to the responder, in order, and its
+  /// data written at the date its own receive event would have had.
+  void receive_train(QpId id, std::uint64_t place, SimTime now);
+  unsigned ff_train_ = 0, ff_window_ = 0;
+  static constexpr QpId kNoRun = ~QpId{0};
+  QpId run_qp_      = kNoRun; ///< the queue pair whose packets the port has been sending back to back
+  unsigned run_len_ = 0;      ///< ... how many
+  SimTime run_end_;           ///< ... and when the last one's last bit leaves
+  /// While a train's actions execute: the dates its members' receive events would have had (PlaceData by offset).
+  struct TrainPlacing {
+    bool on = false;
+    std::uint64_t msg = 0, first_offset = 0;
+    std::uint32_t count = 0;
+    SimTime last, step, last_step; ///< the last member's date; a middle member's time on the wire; the last one's
+  } placing_;
+  SimTime placing_date(const roce::PlaceData& p) const;
   void on_retransmit_timer(QpId id, SimTime now);
   /// A completion or an inbound message, once the memory writes before it are done: traced, then told.
   void notify(SimTime now);

@@ -25,6 +25,7 @@ void Responder::queue_ack(Psn psn, Syndrome s, Actions& out)
   if (!out_.empty())
     if (auto* last = std::get_if<AckPacket>(&out_.back())) {
       *last = AckPacket{remote_qp_, psn, s};
+      ++c_.acks_coalesced;
       out.push_back(WantTx{}); // the queue may have been left idle behind a READ response
       return;
     }

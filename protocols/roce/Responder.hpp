@@ -23,6 +23,7 @@ struct ResponderCounters {
   std::uint64_t duplicates       = 0;
   std::uint64_t out_of_sequence  = 0;
   std::uint64_t ack_events        = 0;
+  std::uint64_t acks_coalesced    = 0; ///< ACKs/NAKs folded into one still waiting at the tail of the queue
   std::uint64_t naks_sent        = 0;
   std::uint64_t rnr_naks_sent    = 0;
   std::uint64_t read_requests    = 0;
@@ -72,6 +73,10 @@ public:
   /// Remove the front packet (after front_ack() or front_response()).
   void pop_front();
   bool has_output() const { return !out_.empty(); }
+  /// Packets waiting to leave (ACK/NAKs and READ responses).
+  std::size_t queued() const { return out_.size(); }
+  /// Whether the last of them is an ACK/NAK (a new one would be folded into it).
+  bool ack_at_tail() const { return !out_.empty() && std::holds_alternative<AckPacket>(out_.back()); }
   /// Bumped when a repeated READ request restarts the responses at a PSN.
   std::uint32_t epoch() const { return epoch_; }
   /// Whether a READ response at `psn`, taken (front_response, pop_front) at epoch `taken_at` and not yet

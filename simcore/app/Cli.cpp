@@ -362,8 +362,9 @@ struct BenchCommand final : Command {
                       "(one message per Rx-buffer segment and ring step; default 256; 0: none)")
         ->check(CLI::Range(0u, 1u << 16));
     bench->add_option("--fidelity", bench_fidelity,
-                      "collectives: network fidelities to run each point at, packet and/or flow (default packet)")
-        ->check(CLI::IsMember({"packet", "flow"}));
+                      "collectives: network fidelities to run each point at, packet, flow and/or fast-forward (packet "
+                      "fidelity with platform.network.fast_forward.train 16; default packet)")
+        ->check(CLI::IsMember({"packet", "flow", "fast-forward"}));
     bench->add_option("--nodes", bench_sizes, "cluster sizes (default 16 256 1024)")
         ->check(CLI::Range(2u, 1u << 16)); // at most topology.hosts allows
     bench->add_option("--total", bench_total, "traffic of a run, split over the nodes (default 4GiB)");

@@ -19,10 +19,14 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
 {
   check_drop_rules();
   lossless_ = cfg.switch_.flow_control == FlowControl::Lossless;
+  fast_forward_ = cfg.fast_forward.train > 1;
   sched.add_failure_note([this](const std::string& failure) { return failure_note(failure); });
   build_ports(seed);
   min_wire_ = cfg.ethernet.wire_bytes(0);
-  max_wire_ = cfg.ethernet.wire_bytes(cfg.ethernet.max_l3());
+  // (a train, fast_forward, is as long as its packets back to back: what an input cable can have started toward a
+  // switch is bounded by one train, where it was one frame)
+  max_frame_ = cfg.ethernet.wire_bytes(cfg.ethernet.max_l3());
+  max_wire_  = max_frame_ * std::max(1u, cfg.fast_forward.train);
   bound_hops();
   if (cfg.switch_.shared_buffer.count > 0) {
     shared_ = cfg.switch_.shared_buffer.count;
@@ -271,10 +275,20 @@ void Fabric::start_tx(std::uint32_t pid)
     // packet, which the bottleneck's busy share over a call (workloads/CriticalPath.hpp) counts.
     port.source_ready = port.source_ready || sched_.causes() || endpoints_[h]->may_have_more();
     ++totals_.injected;
-    if ((next->wire_bytes < min_wire_ || next->wire_bytes > max_wire_) && frames_[h])
-      throw std::logic_error(fmt::format("host {}'s endpoint promised Ethernet frames (Endpoint::sends_frames) but "
-                                         "handed over a packet of {} B on the wire, outside {} to {} B",
-                                         h, next->wire_bytes, min_wire_, max_wire_));
+    if (next->train > 1) {
+      ++totals_.trains;
+      totals_.train_packets += next->train;
+    }
+    if (frames_[h]) { // (a train: frames back to back, up to fast_forward.train of them)
+      const std::uint32_t frames = std::max<std::uint32_t>(1, next->train);
+      if (next->wire_bytes < min_wire_ || next->wire_bytes > std::uint64_t{max_frame_} * frames ||
+          frames > std::max(1u, cfg_.fast_forward.train))
+        throw std::logic_error(fmt::format("host {}'s endpoint promised Ethernet frames (Endpoint::sends_frames) but "
+                                           "handed over a packet of {} B on the wire standing for {} frame(s), outside "
+                                           "{} to {} B each (at most {} per train)",
+                                           h, next->wire_bytes, frames, min_wire_, max_frame_,
+                                           std::max(1u, cfg_.fast_forward.train)));
+    }
     next->not_before = sched_.now();
     slot             = store(std::move(*next));
   } else {
@@ -390,6 +404,8 @@ void Fabric::put_on_cable(std::uint32_t pid, Packet& p, SimTime t0, SimTime ser)
 {
   Port& port   = ports_[pid];
   port.free_at = t0 + ser;
+  if (fast_forward_)
+    port.last_flow = p.flow;
   ++port.tx_packets;
   port.tx_bytes += p.wire_bytes;
   ++totals_.packet_hops;
@@ -501,25 +517,57 @@ void Fabric::handle(std::uint32_t slot)
   hand_over(slot);
 }
 
-std::uint32_t Fabric::choose_port(std::uint32_t vertex, const Packet& p)
+std::uint32_t Fabric::fixed_port(std::uint32_t vertex, const Packet& p) const
 {
   auto hops = routes_.next_hops(vertex, p.dst);
   if (hops.empty())
     throw SimulationError(fmt::format("no route from '{}' to host {}", topo_.info(vertex).name, p.dst));
   if (hops.size() == 1)
     return hops[0];
+  if (cfg_.routing == RoutingMode::DModK) {
+    std::uint64_t d = p.dst;
+    for (unsigned t = 1; t < topo_.tier(vertex); ++t)
+      d /= hops.size();
+    return hops[d % hops.size()];
+  }
+  const std::uint64_t h = Rng::mix(p.flow * 0x100000001B3ULL + p.src * 31 + p.dst, vertex);
+  const std::size_t n   = hops.size(); // a power of two (a fat-tree of even k / 2 ports up): a mask, not a division
+  return hops[(n & (n - 1)) == 0 ? h & (n - 1) : h % n];
+}
+
+bool Fabric::path_clear(HostId src, HostId dst, std::uint64_t flow) const
+{
+  Packet probe;
+  probe.src = src;
+  probe.dst = dst;
+  probe.flow = flow;
+  if (ports_[host_port_[src]].peer_is_host) // a cable between two hosts carries no other flow
+    return true;
+  std::uint32_t v = ports_[host_port_[src]].peer;
+  for (;;) {
+    const Port& out = ports_[port_id(v, fixed_port(v, probe))];
+    if (!out.queue.empty() || out.held != kNone || !out.blocked.empty() ||
+        (serializing(out) && out.last_flow != flow))
+      return false;
+    if (out.peer_is_host)
+      return true;
+    v = out.peer;
+  }
+}
+
+std::uint32_t Fabric::choose_port(std::uint32_t vertex, const Packet& p)
+{
+  if (cfg_.routing == RoutingMode::Ecmp || cfg_.routing == RoutingMode::DModK)
+    return fixed_port(vertex, p);
+  auto hops = routes_.next_hops(vertex, p.dst);
+  if (hops.empty())
+    throw SimulationError(fmt::format("no route from '{}' to host {}", topo_.info(vertex).name, p.dst));
+  if (hops.size() == 1)
+    return hops[0];
   switch (cfg_.routing) {
-    case RoutingMode::Ecmp: {
-      const std::uint64_t h = Rng::mix(p.flow * 0x100000001B3ULL + p.src * 31 + p.dst, vertex);
-      const std::size_t n   = hops.size(); // a power of two (a fat-tree of even k / 2 ports up): a mask, not a division
-      return hops[(n & (n - 1)) == 0 ? h & (n - 1) : h % n];
-    }
-    case RoutingMode::DModK: {
-      std::uint64_t d = p.dst;
-      for (unsigned t = 1; t < topo_.tier(vertex); ++t)
-        d /= hops.size();
-      return hops[d % hops.size()];
-    }
+    case RoutingMode::Ecmp:
+    case RoutingMode::DModK:
+      break;
     case RoutingMode::Spray:
       return hops[switch_rng_[vertex].below(hops.size())];
     case RoutingMode::Adaptive: {

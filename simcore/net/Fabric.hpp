@@ -42,6 +42,8 @@ struct FabricTotals {
   std::uint64_t corrupted    = 0; ///< corruptions injected (a corrupted packet may still be lost later)
   std::uint64_t corrupted_delivered = 0; ///< corrupted packets handed to endpoints
   std::uint64_t passed_hops  = 0; ///< switch hops taken in the event of the hop before (Fabric::pass_last_hop)
+  std::uint64_t trains        = 0; ///< fast_forward: packets pulled from endpoints that stood for several
+  std::uint64_t train_packets = 0; ///< ... and the packets they stood for
 };
 
 class Fabric final : public EventHandler {
@@ -54,6 +56,11 @@ public:
   void attach(HostId h, Endpoint* ep);
   /// The endpoint of host `h` has a packet to send: its port pulls it when free.
   void tx_ready(HostId h);
+  /// Fast-forward (NetworkConfig::fast_forward): whether the path a packet of `flow` from host `src` to `dst` takes
+  /// holds nothing of another flow now, past `src`'s own port: at every switch port on it no queue, no parked or
+  /// waiting packet, and nothing on the wire but that flow's own (what is already on its way toward those ports, its
+  /// reserved room, is not seen). ECMP and d-mod-k routing only (one path per flow).
+  bool path_clear(HostId src, HostId dst, std::uint64_t flow) const;
   /// Record packet transmissions and drops (when the trace level is `packets`).
   void set_trace(results::Trace* t);
 
@@ -115,7 +122,7 @@ private:
   std::vector<SimTime> lookahead_;
   std::vector<double> in_bytes_per_ps_;
   std::vector<std::uint32_t> in_cables_;
-  std::uint32_t min_wire_ = 0, max_wire_ = 0;
+  std::uint32_t min_wire_ = 0, max_wire_ = 0, max_frame_ = 0; ///< (max_wire_: a train's, fast_forward)
   /// Something waits for port `pid`: start it now if it is idle, else make it take the next packet when free.
   void kick(std::uint32_t pid);
   bool serializing(const Port& p) const { return p.wake_pending || p.pulling || sched_.now() < p.free_at; }
@@ -123,6 +130,9 @@ private:
   void handle(std::uint32_t slot);
   void forward(std::uint32_t slot);
   std::uint32_t choose_port(std::uint32_t vertex, const Packet& p);
+  /// choose_port for the routings that keep a flow on one path (ECMP, d-mod-k): no state changes.
+  std::uint32_t fixed_port(std::uint32_t vertex, const Packet& p) const;
+  bool fast_forward_ = false; ///< trains may be on the wire: ports keep the flow they started last
   void enqueue(std::uint32_t port, std::uint32_t slot);
   /// Lossless: reserve room for `slot` in its output queue at the next switch, or park it.
   bool reserve_downstream(std::uint32_t pid, std::uint32_t slot);

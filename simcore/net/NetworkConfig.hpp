@@ -1,6 +1,8 @@
 #pragma once
 #include "simcore/config/Schema.hpp"
 
+#include <fmt/format.h>
+
 namespace nafsim::net {
 
 enum class Forwarding { CutThrough, StoreAndForward };
@@ -138,6 +140,27 @@ struct FaultConfig {
   }
 };
 
+/// Steady states fast-forwarded as trains (issue 53; simcore/net/README.md, "Steady states fast-forwarded"): opt-in.
+struct FastForwardConfig {
+  unsigned train  = 0; ///< packets per train at most; 0: off
+  unsigned window = 8; ///< a queue pair's packets that must have left back to back before its next ones may ride
+  template <class V> void describe(V& v)
+  {
+    v.field("train", train,
+            "0: off (every packet crosses the fabric on its own). n >= 2: a RoCE queue pair whose last `window` "
+            "packets left back to back at the line rate sends up to n of the next packets of the same message "
+            "(after its first), staged and ready by their turn on the wire, as one train: one transmission per "
+            "port, one receive event, its acknowledgements as one; packet fidelity on lossless cut-through "
+            "switches without faults only. Error and speed measured in simcore/net/README.md",
+            config::Limits::between(0, 64));
+    v.field("window", window,
+            "fast_forward: packets of a queue pair that must have left back to back (the port busy with them and "
+            "the NIC's acknowledgements only) before trains form; an idle moment, a READ response or another queue "
+            "pair's packet starts the count again",
+            config::Limits::between(1, 1 << 16));
+  }
+};
+
 struct NetworkConfig {
   Fidelity fidelity = Fidelity::Packet;
   FlowSharing flow_sharing = FlowSharing::PerFlow;
@@ -147,8 +170,40 @@ struct NetworkConfig {
   EthernetConfig ethernet;
   RoutingMode routing = RoutingMode::Ecmp;
   FaultConfig faults;
+  FastForwardConfig fast_forward;
   config::FieldProblem check() const
   {
+    if (fast_forward.train == 1)
+      return {"fast_forward/train", "a train of 1 packet is no train: give 0 (off) or at least 2 (e.g. 16)"};
+    if (fast_forward.train > 1) {
+      const char* why = fidelity == Fidelity::Flow ? "flow fidelity has no packets to fast-forward"
+                        : faults.any() ? "a train would take one fault decision for all its packets (remove the faults)"
+                        : switch_.flow_control != FlowControl::Lossless
+                            ? "a drop-tail queue would drop a train's packets as one (use switch.flow_control lossless)"
+                        : switch_.forwarding != Forwarding::CutThrough
+                            ? "a store-and-forward switch would hold a whole train at every hop where its packets "
+                              "pipeline (use switch.forwarding cut-through)"
+                        : routing == RoutingMode::Spray || routing == RoutingMode::Adaptive
+                            ? "spray and adaptive routing choose a port per packet; a train would take one (use "
+                              "routing ecmp or dmodk)"
+                            : nullptr;
+      if (why)
+        return {"fast_forward/train", std::string("fast_forward needs packet fidelity on lossless cut-through "
+                                                  "switches without faults, one path per flow: ") +
+                                          why + "; or set it to 0"};
+      // (a port's room: its buffer, or with a shared buffer what the dynamic threshold leaves one port at most)
+      const std::uint64_t longest = std::uint64_t{fast_forward.train} * ethernet.wire_bytes(ethernet.max_l3());
+      const double room = switch_.shared_buffer.count > 0
+                              ? static_cast<double>(switch_.shared_buffer.count) * switch_.alpha / (1 + switch_.alpha)
+                              : static_cast<double>(switch_.port_buffer.count);
+      if (room > 0 && static_cast<double>(longest) > room)
+        return {"fast_forward/train",
+                fmt::format("a train of {} packets ({} on the wire at the largest frame) would not fit a switch's "
+                            "output queue ({}): a lossless port would take it into an empty queue only, holding "
+                            "the others back where its packets would not; give fewer packets per train",
+                            fast_forward.train, format_bytes(Bytes{longest}),
+                            format_bytes(Bytes{static_cast<std::uint64_t>(room)}))};
+    }
     if (fidelity == Fidelity::Flow && faults.any())
       return {"fidelity", "the flow fidelity loses nothing: it cannot inject faults (platform.network.faults sets "
                           "some); use fidelity \"packet\" to study faults, or remove the faults"};
@@ -186,6 +241,9 @@ struct NetworkConfig {
     v.field("routing", routing, "ecmp: one path per flow (hash); dmodk: one path per destination (up-port = destination / n^(tier-1) mod n, the InfiniBand fat-tree rule: contention-free for shift permutations); spray: random equal-cost port per packet; "
                                 "adaptive: least-occupied equal-cost port per packet (spray and adaptive reorder)");
     v.field("faults", faults, "fault injection");
+    v.field("fast_forward", fast_forward,
+            "opt-in speed-up at packet fidelity: steady streams of RoCE packets cross the fabric as trains "
+            "(simcore/net/README.md: its error and speed)");
   }
 };
 

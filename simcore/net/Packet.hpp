@@ -31,6 +31,9 @@ struct Packet {
 
   // Set by the fabric while the packet crosses it.
   std::uint16_t hops = 0;
+  /// Fast-forward (NetworkConfig::fast_forward): the packets this one stands for, sent back to back (its wire bytes
+  /// are theirs); 0 or 1: itself alone.
+  std::uint16_t train = 0;
   SimTime tail_arrival;
   SimTime head_arrival; ///< flow fidelity: when its first segment was in (packet fidelity: = tail_arrival)
   SimTime not_before;

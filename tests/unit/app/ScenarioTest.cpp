@@ -122,7 +122,8 @@ TEST(Scenario, BadInputIsExplained)
             "platform.network.link.rate)");
   EXPECT_EQ(error(kOk, {"platform.network.lnk.rate=1Gbps"}),
             "--set platform.network.lnk.rate=1Gbps: /platform/network/lnk: unknown key 'lnk' (did you mean 'link'?); "
-            "allowed keys here: fidelity, flow_sharing, flow_resolve_fraction, link, switch, ethernet, routing, faults (see `nafsim params`)");
+            "allowed keys here: fidelity, flow_sharing, flow_resolve_fraction, link, switch, ethernet, routing, faults, "
+            "fast_forward (see `nafsim params`)");
   EXPECT_EQ(error(R"({"platform": {"topology": {"hosts": 2}, "sources": {"network.link.speed": "x"}},
                       "workload": {"kind": "sendrecv"}})"),
             "s.json: /sources/network.link.speed: 'network.link.speed' names no platform parameter (see `nafsim params "

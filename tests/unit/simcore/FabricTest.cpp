@@ -510,3 +510,35 @@ TEST(Fabric, ALastHopNothingCanReachFirstIsTakenWithTheHopBefore)
   EXPECT_EQ(unframed.passed, 0u);
   EXPECT_EQ(unframed.what, random_lossless(Forwarding::CutThrough, std::uint64_t{1} << 20, true).what);
 }
+
+TEST(Fabric, APathIsClearOnlyOfTheFlowsOwnPackets)
+{
+  // Fast-forward's condition for a train (Fabric::path_clear): past the sender's own port, no switch port on the
+  // path queues, parks or sends anything of another flow.
+  auto r = nafsim::testing::run_isolated([] {
+    NetworkConfig n              = netcfg(Forwarding::CutThrough);
+    n.switch_.flow_control       = FlowControl::Lossless;
+    n.fast_forward.train         = 16;
+    World w(star(3), n);
+    std::string seen;
+    auto look = [&](const char* when) {
+      seen += fmt::format("{}: 1->0 {}, 2->0 {}; ", when, w.fabric->path_clear(1, 0, 1), w.fabric->path_clear(2, 0, 2));
+    };
+    w.run([&] {
+      look("idle");
+      for (std::uint32_t i = 0; i < 10; ++i) // 320 ns each on the wire: 3.2 us of flow 1 toward host 0
+        w.probes[1]->send(0, 4000, i, 1);
+      w.sim.scheduler().call_at(SimTime::us(1), [&] {
+        look("flow 1 on the wire");
+        for (std::uint32_t i = 0; i < 10; ++i)
+          w.probes[2]->send(0, 4000, i, 2);
+      });
+      w.sim.scheduler().call_at(SimTime::us(2), [&] { look("both queued"); });
+      w.sim.scheduler().call_at(SimTime::us(100), [&] { look("done"); });
+    });
+    return seen;
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "idle: 1->0 true, 2->0 true; flow 1 on the wire: 1->0 true, 2->0 false; "
+                      "both queued: 1->0 false, 2->0 false; done: 1->0 true, 2->0 true; ");
+}
