@@ -1,18 +1,22 @@
 // Fast-forward of a steady queue pair's packets as trains (net::FastForwardConfig; simcore/net/README.md,
 // "Steady states fast-forwarded"): the RDMA engine's side. A queue pair whose last `window` packets left back to back
 // (each pulled the moment the port finished the one before, nothing but the NIC's ACKs sent between, so nothing on
-// its path held it back), and whose path holds nothing of another flow (net::Fabric::path_clear), sends the staged packets of its message behind it, each ready by the time its turn on the wire
-// would come, as one transmission; its receiver takes them in one event, writes each packet's data at the date its
-// own receive event would have had, and acknowledges them with one cumulative ACK (the responder folds the ACKs that
-// wait together), which stands for their ACKs on the wire. What a train does not see:
-// an ACK this engine must send while the train is on the wire waits for its end (in packet mode it would go between
-// two of its packets), and a packet of another flow reaching a port of its path while it crosses waits behind the
-// whole train; and the transmit path, which stages up to tx_prefetch of payload ahead of the wire, stages the packets
-// behind a train's at its start rather than as each of its packets leaves, so their payload reads are issued up
-// to a train's time early (with the line as the bottleneck, their dates do not bind); the members' ACK, folded into
-// one that stands for their bytes on the wire, reaches the requester its members' ACK times late (about 100 ns for
-// 16 at 100 Gb/s); and the members' responder steps are all taken at the last one's date (with ack_every > 1 an
-// ACK-coalescing timer starts up to a train's time late). Those are the fast-forward's error, measured in the README.
+// its path held it back), and whose path holds nothing of another flow (net::Fabric::path_clear), sends the staged
+// packets of its message behind it, each ready by the time its turn on the wire would come, as one transmission;
+// its receiver takes them in one event, writes each packet's data at the date its own receive event would have had,
+// and acknowledges them with one cumulative ACK (the responder folds the ACKs that wait together), which stands for
+// their ACKs on the wire.
+// What a train does not see, the fast-forward's error (measured in the README):
+// - an ACK this engine must send while the train is on the wire waits for its end (packet by packet it would go
+//   between two of its packets), and a packet of another flow reaching a port of its path while it crosses waits
+//   behind the whole train;
+// - the transmit path, which stages up to tx_prefetch of payload ahead of the wire, stages the packets behind a
+//   train's at its start rather than as each member leaves: their payload reads are issued up to a train's time early
+//   (with the line as the bottleneck, their dates do not bind);
+// - the members' ACK, folded into one that stands for their bytes on the wire, reaches the requester its members' ACK
+//   times late (about 100 ns for 16 at 100 Gb/s);
+// - the members' responder steps are all taken at the last one's date (with ack_every > 1 an ACK-coalescing timer
+//   starts up to a train's time late).
 #include "nodes/rdma/RdmaPoe.hpp"
 #include "protocols/roce/Train.hpp"
 
@@ -33,7 +37,8 @@ std::uint16_t RdmaPoe::gather_train(Staged& done, SimTime now, std::uint32_t& wi
   }
   std::uint16_t members = 1;
   Qp& q                 = qps_[done.qp];
-  if (run_len_ >= ff_window_ && may_ride(std::get<RequestPacket>(done.pkt)) && fabric_.path_clear(host_, q.peer, q.flow)) {
+  if (run_len_ >= ff_window_ && may_ride(std::get<RequestPacket>(done.pkt)) &&
+      fabric_.path_clear(host_, q.peer, q.flow)) {
     while (members < ff_train_) {
       if (staged_.empty()) // the transmit path stages the packets behind as the train's take the wire (see above)
         refill(now);
@@ -80,7 +85,9 @@ void RdmaPoe::receive_train(QpId id, std::uint64_t place, SimTime now)
   // Packet by packet each member's ACK would have left on its own before the next member came: the ACK they were
   // folded into stands for them, when it is the one to leave next (a positive ACK alone in the queue, no READ
   // response staged ahead of it).
-  const std::uint64_t merged = q.rsp.counters().acks_coalesced - folded - (waiting ? 1 : 0);
+  // (no ACK at all among them, with ack_every above the train's length: nothing folded, nothing to stand for)
+  const std::uint64_t folds  = q.rsp.counters().acks_coalesced - folded;
+  const std::uint64_t merged = folds > (waiting ? 1u : 0u) ? folds - (waiting ? 1u : 0u) : 0;
   auto next                  = q.rsp.front_ack();
   if (merged > 0 && q.rsp.queued() == 1 && next && next->syndrome == Syndrome::Ack && q.staged_responses == 0)
     q.ack_weight = std::min<std::uint32_t>(q.ack_weight + static_cast<std::uint32_t>(merged), ff_train_ - 1);

@@ -68,7 +68,8 @@ TEST(FastForward, AnAllreduceCrossesAsTrainsWithTheSameBytesAndNearlyTheSameEnd)
   EXPECT_GT(trains.totals.trains, 0u);
   // the packets the trains stood for are about those sent one by one, data and acknowledgements alike (not exactly:
   // the responder folds the ACKs that wait together, which it does at other moments when the dates differ)
-  const auto stood_for = static_cast<double>(trains.totals.injected - trains.totals.trains + trains.totals.train_packets);
+  const auto stood_for =
+      static_cast<double>(trains.totals.injected - trains.totals.trains + trains.totals.train_packets);
   EXPECT_NEAR(stood_for / static_cast<double>(packets.totals.injected), 1.0, 0.01) << stood_for;
   EXPECT_LT(trains.totals.injected * 5, packets.totals.injected);
   EXPECT_LT(trains.events * 3, packets.events);
