@@ -71,6 +71,8 @@ public:
   // net::Endpoint
   void deliver(net::Packet&& p) override;
   bool takes_ahead() const override { return true; }
+  /// A train of fast_forward.train packets of a full MTU (RdmaTrain.cpp); 0 without the fast-forward.
+  std::uint32_t longest_wire() const override;
   void deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCause& wire) override;
   std::optional<net::Packet> pull() override;
   /// Nothing to acknowledge, staged or waiting in a queue pair: the next packet comes with a want_tx().

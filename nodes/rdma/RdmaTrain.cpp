@@ -24,6 +24,15 @@ namespace nafsim::nodes {
 
 using namespace roce;
 
+std::uint32_t RdmaPoe::longest_wire() const
+{
+  if (ff_train_ < 2)
+    return 0;
+  // (every member a full packet with the largest headers a request carries: a bound, never short of a train)
+  const std::uint64_t l3 = roce_.base_header.count + roce_.reth.count + wire_mtu_;
+  return ff_train_ * fabric_.config().ethernet.wire_bytes(l3);
+}
+
 std::uint16_t RdmaPoe::gather_train(Staged& done, SimTime now, std::uint32_t& wire)
 {
   auto const& eth            = fabric_.config().ethernet;

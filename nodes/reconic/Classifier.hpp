@@ -131,6 +131,7 @@ public:
   std::optional<net::Packet> pull() override;
   bool may_have_more() const override { return rdma_.may_have_more() || host_.may_have_more(); }
   bool sends_frames() const override { return true; } ///< (its RoCE engine and host stack both do)
+  std::uint32_t longest_wire() const override { return rdma_.longest_wire(); } ///< (its RoCE engine's trains)
   // EventHandler
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 

@@ -160,11 +160,11 @@ void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluste
         "packet: simcore/net/README.md)",
         train, sc.platform.network.fast_forward.window, totals.trains, totals.train_packets, stood_for,
         stood_for > 0 ? 100.0 * static_cast<double>(totals.train_packets) / static_cast<double>(stood_for) : 0.0));
-    // Where few packets rode, it only costs: a queue that cannot hold a train from every input cable no longer
-    // takes a packet's last switch hop in the hop before (Fabric::pass_last_hop), about 2 events more per message.
+    // Where few packets rode, it gains nothing, and where a queue cannot hold a train from every input cable it
+    // costs: no packet's last switch hop is taken in the hop before (Fabric::pass_last_hop), 2 events more per message.
     if (totals.train_packets * 10 < stood_for)
       out.push_back("  few packets rode in trains (messages of a few packets, or queue pairs taking turns on a NIC): "
-                    "the fast-forward gains nothing here and costs events; set platform.network.fast_forward.train "
+                    "the fast-forward gains nothing here and may cost events; set platform.network.fast_forward.train "
                     "0 for this traffic");
   }
 }

@@ -44,6 +44,10 @@ public:
   /// to): the bounds the fabric's lookahead rests on (Fabric::pass_last_hop, which no hop takes while an attached
   /// endpoint does not promise it). Asked once, when the endpoint is attached.
   virtual bool sends_frames() const { return false; }
+  /// The most wire bytes one packet of this endpoint may stand for when it is longer than a frame: a fast-forward
+  /// train (NetworkConfig::fast_forward); 0: frames only. The bound of what an input cable starts toward a switch
+  /// (Fabric::pass_last_hop). Asked once, when the endpoint is attached.
+  virtual std::uint32_t longest_wire() const { return 0; }
   /// Asked right after pull() handed over a packet, when may_have_more() said yes: whether a pull when the port is
   /// free would nonetheless find nothing unless the endpoint calls tx_ready() first, and change nothing but what
   /// the endpoint can apply later (pull_skipped). The port then asks no question at its free date.

@@ -24,9 +24,9 @@ Fabric::Fabric(const topo::Topology& topo, const NetworkConfig& cfg, Scheduler& 
   build_ports(seed);
   min_wire_ = cfg.ethernet.wire_bytes(0);
   // (a train, fast_forward, is as long as its packets back to back: what an input cable can have started toward a
-  // switch is bounded by one train, where it was one frame)
+  // switch is bounded by the longest an attached endpoint sends, where it was one frame: attach())
   max_frame_ = cfg.ethernet.wire_bytes(cfg.ethernet.max_l3());
-  max_wire_  = max_frame_ * std::max(1u, cfg.fast_forward.train);
+  max_wire_  = max_frame_;
   bound_hops();
   if (cfg.switch_.shared_buffer.count > 0) {
     shared_ = cfg.switch_.shared_buffer.count;
@@ -174,6 +174,8 @@ void Fabric::attach(HostId h, Endpoint* ep)
   endpoints_[h] = ep;
   ahead_[h]     = ep != nullptr && ep->takes_ahead();
   frames_[h]    = ep == nullptr || ep->sends_frames();
+  if (ep)
+    max_wire_ = std::max(max_wire_, ep->longest_wire());
   if (!frames_[h])
     ++unframed_;
 }

@@ -122,7 +122,7 @@ private:
   std::vector<SimTime> lookahead_;
   std::vector<double> in_bytes_per_ps_;
   std::vector<std::uint32_t> in_cables_;
-  std::uint32_t min_wire_ = 0, max_wire_ = 0, max_frame_ = 0; ///< (max_wire_: a train's, fast_forward)
+  std::uint32_t min_wire_ = 0, max_wire_ = 0, max_frame_ = 0; ///< (max_wire_: an endpoint's longest, a train's)
   /// Something waits for port `pid`: start it now if it is idle, else make it take the next packet when free.
   void kick(std::uint32_t pid);
   bool serializing(const Port& p) const { return p.wake_pending || p.pulling || sched_.now() < p.free_at; }
