@@ -519,11 +519,17 @@ void Fabric::handle(std::uint32_t slot)
   hand_over(slot);
 }
 
+std::span<const std::uint16_t> Fabric::hops_to(std::uint32_t vertex, HostId dst) const
+{
+  auto hops = routes_.next_hops(vertex, dst);
+  if (hops.empty())
+    throw SimulationError(fmt::format("no route from '{}' to host {}", topo_.info(vertex).name, dst));
+  return hops;
+}
+
 std::uint32_t Fabric::fixed_port(std::uint32_t vertex, const Packet& p) const
 {
-  auto hops = routes_.next_hops(vertex, p.dst);
-  if (hops.empty())
-    throw SimulationError(fmt::format("no route from '{}' to host {}", topo_.info(vertex).name, p.dst));
+  auto hops = hops_to(vertex, p.dst);
   if (hops.size() == 1)
     return hops[0];
   if (cfg_.routing == RoutingMode::DModK) {
@@ -561,36 +567,27 @@ std::uint32_t Fabric::choose_port(std::uint32_t vertex, const Packet& p)
 {
   if (cfg_.routing == RoutingMode::Ecmp || cfg_.routing == RoutingMode::DModK)
     return fixed_port(vertex, p);
-  auto hops = routes_.next_hops(vertex, p.dst);
-  if (hops.empty())
-    throw SimulationError(fmt::format("no route from '{}' to host {}", topo_.info(vertex).name, p.dst));
+  auto hops = hops_to(vertex, p.dst);
   if (hops.size() == 1)
     return hops[0];
-  switch (cfg_.routing) {
-    case RoutingMode::Ecmp:
-    case RoutingMode::DModK:
-      break;
-    case RoutingMode::Spray:
-      return hops[switch_rng_[vertex].below(hops.size())];
-    case RoutingMode::Adaptive: {
-      std::uint64_t best = UINT64_MAX;
-      std::uint32_t pick = hops[0];
-      std::uint64_t ties = 0;
-      for (auto h : hops) {
-        Port const& port = ports_[port_id(vertex, h)];
-        std::uint64_t load = port.queued_bytes + (serializing(port) ? 1 : 0);
-        if (load < best) {
-          best = load;
-          pick = h;
-          ties = 1;
-        } else if (load == best && switch_rng_[vertex].below(++ties) == 0) {
-          pick = h;
-        }
-      }
-      return pick;
+  if (cfg_.routing == RoutingMode::Spray)
+    return hops[switch_rng_[vertex].below(hops.size())];
+  // Adaptive: the least occupied port, ties broken at random.
+  std::uint64_t best = UINT64_MAX;
+  std::uint32_t pick = hops[0];
+  std::uint64_t ties = 0;
+  for (auto h : hops) {
+    Port const& port = ports_[port_id(vertex, h)];
+    std::uint64_t load = port.queued_bytes + (serializing(port) ? 1 : 0);
+    if (load < best) {
+      best = load;
+      pick = h;
+      ties = 1;
+    } else if (load == best && switch_rng_[vertex].below(++ties) == 0) {
+      pick = h;
     }
   }
-  return hops[0];
+  return pick;
 }
 
 void Fabric::forward(std::uint32_t slot)

@@ -27,6 +27,7 @@
 #include <memory>
 #include <array>
 #include <queue>
+#include <span>
 #include <vector>
 
 namespace nafsim::net {
@@ -130,6 +131,8 @@ private:
   void handle(std::uint32_t slot);
   void forward(std::uint32_t slot);
   std::uint32_t choose_port(std::uint32_t vertex, const Packet& p);
+  /// The equal-cost next hops from `vertex` toward host `dst` (none: a routing error, thrown).
+  std::span<const std::uint16_t> hops_to(std::uint32_t vertex, HostId dst) const;
   /// choose_port for the routings that keep a flow on one path (ECMP, d-mod-k): no state changes.
   std::uint32_t fixed_port(std::uint32_t vertex, const Packet& p) const;
   bool fast_forward_ = false; ///< trains may be on the wire: ports keep the flow they started last
