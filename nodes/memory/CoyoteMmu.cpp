@@ -113,8 +113,8 @@ CoyoteMmu::Plan CoyoteMmu::plan(Machine& m, unsigned lane, SimTime t0, std::uint
     held_.emplace_back(st.lock, st.lock + lock_len);
     t = st.lock + lock_len;
     if (look_up) // MUTEX .. CHECK found the page, or not
-      faults_.push_back(lookup(a / page_bytes));
-    st.fault = faults_[k];
+      faults_.push_back(lookup(a / page_bytes) ? 1 : 0);
+    st.fault = faults_[k] != 0;
     if (st.fault) { // the driver answers, then the lookup is made again
       t += cfg_.page_fault;
       st.relock = lock_at(t);
@@ -127,7 +127,8 @@ CoyoteMmu::Plan CoyoteMmu::plan(Machine& m, unsigned lane, SimTime t0, std::uint
     const SimTime free_slot = std::max(t, ring[slot]); // SEND: a free slot among those in flight to the lane
     p.slot_wait += free_slot - t;
     st.send = t = free_slot;
-    slot    = (slot + 1) % ring.size();
+    if (++slot == ring.size()) // (a wrap, not a division: this is per fragment)
+      slot = 0;
     t += cycles(1); // the SEND cycle; a further fragment goes back to MUTEX
     steps_.push_back(st);
     a += st.bytes;
@@ -176,7 +177,8 @@ Stream CoyoteMmu::request(Dir dir, unsigned lane, SimTime now, std::uint64_t add
       ++counters_.page_faults;
     Stream s  = issue(st.send, st.addr, Bytes{st.bytes});
     ring[idx] = s.last;
-    idx       = (idx + 1) % ring.size();
+    if (++idx == ring.size())
+      idx = 0;
     ++counters_.fragments;
     if (first)
       out = s;

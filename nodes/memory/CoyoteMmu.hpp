@@ -175,7 +175,7 @@ private:
     bool fault;
   };
   std::vector<Step> steps_;
-  std::vector<bool> faults_;
+  std::vector<std::uint8_t> faults_; ///< (bytes, not vector<bool>: read once per fragment)
   std::vector<std::pair<SimTime, SimTime>> held_;
   /// A request's cycles planned from `t0` (the machine taking it in IDLE then), its lookups in the TLB mutex's
   /// gaps: fills steps_ and held_ (and faults_ on the first plan, `look_up`); returns when the plan ends and

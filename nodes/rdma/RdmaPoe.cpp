@@ -288,10 +288,10 @@ void RdmaPoe::refill(SimTime now)
         }
     }
     QpId id = data_rr_[pick];
-    if (pick == 0) // (the usual choice: deque::erase is a general, slower path)
+    if (pick == 0) // (the usual choice)
       data_rr_.pop_front();
     else
-      data_rr_.erase(data_rr_.begin() + static_cast<std::ptrdiff_t>(pick));
+      data_rr_.erase(pick);
     Qp& q = qps_[id];
     q.in_data = false;
     std::uint32_t len = 0;

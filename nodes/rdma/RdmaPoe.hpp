@@ -230,7 +230,7 @@ private:
   }
   std::vector<Qp> qps_;
   Fifo<QpId> ctrl_;
-  std::deque<QpId> data_rr_;
+  Fifo<QpId> data_rr_;
   /// The pull the port did not make (pull_skipped): due at skipped_at_, in place skipped_place_ (0: none). Past that
   /// place, its one effect is applied before the engine's next step (settle_skipped_pull).
   SimTime skipped_at_;

@@ -40,25 +40,6 @@ const char* opcode_name(Opcode o)
   return "?";
 }
 
-namespace {
-std::uint64_t mix(std::uint64_t x)
-{
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-std::uint64_t prefix(std::uint64_t msg, std::uint64_t at)
-{
-  return at == 0 ? 0 : mix(mix(msg) ^ at);
-}
-} // namespace
-
-std::uint64_t range_checksum(std::uint64_t msg, std::uint64_t begin, std::uint64_t end)
-{
-  return prefix(msg, end) - prefix(msg, begin);
-}
-
 std::uint64_t l3_bytes(const Wire& w, const RoceConfig& cfg)
 {
   struct Size {

@@ -52,7 +52,25 @@ struct Segment {
 /// Simulated content checksum of bytes [begin, end) of message `msg`. It is additive over
 /// adjacent ranges, so a message's checksum does not depend on how it was segmented, while a
 /// missing, duplicated or corrupted segment changes the sum.
-std::uint64_t range_checksum(std::uint64_t msg, std::uint64_t begin, std::uint64_t end);
+namespace detail {
+/// splitmix64's finalizer.
+constexpr std::uint64_t mix(std::uint64_t x)
+{
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+} // namespace detail
+/// (The checksum of [0, at) is mix(mix(msg) ^ at), 0 for at = 0; inline, with mix(msg) taken once: every packet's
+/// segment is made with one.)
+inline std::uint64_t range_checksum(std::uint64_t msg, std::uint64_t begin, std::uint64_t end)
+{
+  const std::uint64_t m = detail::mix(msg);
+  const std::uint64_t to   = end == 0 ? 0 : detail::mix(m ^ end);
+  const std::uint64_t from = begin == 0 ? 0 : detail::mix(m ^ begin);
+  return to - from;
+}
 inline Segment make_segment(std::uint64_t msg, std::uint64_t offset, std::uint32_t length)
 {
   return Segment{msg, offset, length, range_checksum(msg, offset, offset + length)};

@@ -6,6 +6,8 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <type_traits>
 #include <memory>
 #include <stdexcept>
 #include <utility>
@@ -66,6 +68,15 @@ public:
     head_ = (head_ + 1) & (cap_ - 1);
     --size_;
   }
+  /// Take out the element at `i`, the ones behind it moving up one place (their order kept).
+  void erase(std::size_t i)
+  {
+    assert(i < size_);
+    for (std::size_t j = i; j + 1 < size_; ++j)
+      (*this)[j] = std::move((*this)[j + 1]);
+    slot(head_ + size_ - 1)->~T();
+    --size_;
+  }
   void clear()
   {
     while (size_ > 0)
@@ -82,6 +93,12 @@ public:
 
   template <class Q, class V> class Iter {
   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type        = std::remove_const_t<V>;
+    using difference_type   = std::ptrdiff_t;
+    using pointer           = V*;
+    using reference         = V&;
+    Iter() = default;
     Iter(Q* q, std::size_t i) : q_(q), i_(i) {}
     V& operator*() const { return (*q_)[i_]; }
     V* operator->() const { return &(*q_)[i_]; }
@@ -90,12 +107,18 @@ public:
       ++i_;
       return *this;
     }
+    Iter operator++(int)
+    {
+      Iter was = *this;
+      ++i_;
+      return was;
+    }
     bool operator==(const Iter& o) const { return i_ == o.i_; }
     bool operator!=(const Iter& o) const { return i_ != o.i_; }
 
   private:
-    Q* q_;
-    std::size_t i_;
+    Q* q_          = nullptr;
+    std::size_t i_ = 0;
   };
   using iterator       = Iter<Fifo, T>;
   using const_iterator = Iter<const Fifo, const T>;

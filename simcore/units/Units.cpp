@@ -10,7 +10,7 @@
 
 namespace nafsim {
 
-SimTime transmit_time(Bytes b, BitsPerSecond r)
+SimTime transmit_time_divided(Bytes b, BitsPerSecond r)
 {
   // Exact integer arithmetic when the rate is a whole number of bits per second (every preset),
   // so that n packets of equal size take exactly n times one packet.
@@ -41,6 +41,26 @@ LineRate::LineRate(BitsPerSecond r) : rate_(r)
     __extension__ using U128 = unsigned __int128;
     mul_ = static_cast<std::uint64_t>(((U128{1} << shift_) + den_ - 1) / den_); // < 2^64 (see Units.hpp)
   }
+}
+
+SimTime transmit_time(Bytes b, BitsPerSecond r)
+{
+  // The few rates a run serializes at (its links, memories, engines), each prepared once as a LineRate: a 128-bit
+  // division costs about 130 instructions, time_for a multiplication (equal to the division: Units.hpp). Four
+  // entries, replaced in turn; a rate that is not a whole number of bits per second is divided every time.
+  struct Prepared {
+    std::array<double, 4> bps{-1.0, -1.0, -1.0, -1.0};
+    std::array<LineRate, 4> line{};
+    unsigned next = 0;
+  };
+  thread_local Prepared cache;
+  for (unsigned i = 0; i < 4; ++i)
+    if (cache.bps[i] == r.bps)
+      return cache.line[i].exact(b) ? cache.line[i].time_for(b) : transmit_time_divided(b, r);
+  const unsigned i = cache.next++ & 3u;
+  cache.bps[i]     = r.bps;
+  cache.line[i]    = LineRate{r};
+  return cache.line[i].exact(b) ? cache.line[i].time_for(b) : transmit_time_divided(b, r);
 }
 
 SimTime cycles_time(Cycles c, Hertz f)

@@ -96,6 +96,8 @@ struct Cycles {
 
 /// Time to serialize `b` bytes at rate `r`, rounded to the nearest picosecond.
 SimTime transmit_time(Bytes b, BitsPerSecond r);
+/// The same by a 128-bit division every time (transmit_time prepares recent rates as LineRates, equal to it).
+SimTime transmit_time_divided(Bytes b, BitsPerSecond r);
 /// Duration of `c` cycles of a clock at `f`, rounded to the nearest picosecond.
 SimTime cycles_time(Cycles c, Hertz f);
 /// A rate prepared for repeated serialization times: picoseconds per byte as an exact fraction
@@ -105,13 +107,15 @@ class LineRate {
 public:
   LineRate() = default;
   explicit LineRate(BitsPerSecond r);
+  /// Whether time_for(b) is the multiplication (else it divides).
+  bool exact(Bytes b) const { return den_ != 0 && b.count < limit_; }
   SimTime time_for(Bytes b) const
   {
     if (den_ != 0 && b.count < limit_) { // (b * num + den / 2) / den, the division as a multiplication (below)
       __extension__ using U128 = unsigned __int128;
       return SimTime::ps(static_cast<std::int64_t>((U128{b.count * num_ + den_ / 2} * mul_) >> shift_));
     }
-    return transmit_time(b, rate_);
+    return transmit_time_divided(b, rate_);
   }
   BitsPerSecond rate() const { return rate_; }
 

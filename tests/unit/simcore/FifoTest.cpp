@@ -1,6 +1,7 @@
 #include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/SlotPool.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <gtest/gtest.h>
 #include <memory>
@@ -39,6 +40,30 @@ TEST(Fifo, BehavesAsADequeUsedAsAQueue)
   for (std::size_t i = 0; i < d.size(); ++i) {
     EXPECT_EQ(copy[i], d[i]);
     EXPECT_EQ(moved[i], d[i]);
+  }
+}
+
+TEST(Fifo, ErasesFromAnyPlaceAsADequeDoes)
+{
+  // Erasing at the front, the back and between, with the ring wrapped around (the RoCE engine's round robin takes a
+  // queue pair out of its middle).
+  Fifo<std::string> f;
+  std::deque<std::string> d;
+  unsigned n = 0;
+  for (int round = 0; round < 60; ++round) {
+    for (int i = 0; i < round % 4 + 2; ++i) {
+      f.push_back("s" + std::to_string(n));
+      d.push_back("s" + std::to_string(n++));
+    }
+    const std::size_t at = static_cast<std::size_t>(round * 7) % d.size();
+    f.erase(at);
+    d.erase(d.begin() + static_cast<std::ptrdiff_t>(at));
+    if (round % 3 == 0) {
+      f.pop_front();
+      d.pop_front();
+    }
+    ASSERT_EQ(f.size(), d.size());
+    ASSERT_TRUE(std::equal(f.begin(), f.end(), d.begin(), d.end()));
   }
 }
 

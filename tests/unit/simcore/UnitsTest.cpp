@@ -1,3 +1,4 @@
+#include <array>
 #include "simcore/units/Units.hpp"
 
 #include <gtest/gtest.h>
@@ -71,7 +72,7 @@ TEST(Units, LineRateMatchesTransmitTimeExactly)
   for (double bps : {10e9, 25e9, 100e9, 128e9, 400e9, 56e9, 1e15, 3e9 + 7})
     for (std::uint64_t b : {0ULL, 1ULL, 64ULL, 4178ULL, 1ULL << 20, 123456789ULL}) {
       LineRate l{BitsPerSecond{bps}};
-      EXPECT_EQ(l.time_for(Bytes{b}), transmit_time(Bytes{b}, BitsPerSecond{bps})) << bps << " " << b;
+      EXPECT_EQ(l.time_for(Bytes{b}), transmit_time_divided(Bytes{b}, BitsPerSecond{bps})) << bps << " " << b;
     }
 }
 
@@ -89,9 +90,21 @@ TEST(Units, LineRateDivisionByMultiplicationIsExactOnRandomRatesAndSizes)
       // (sizes whose time the clock holds: under 2^63 ps)
       auto most       = std::min<std::uint64_t>(1ULL << 40, static_cast<std::uint64_t>(bps) * 1000000ULL);
       std::uint64_t b = next() % (i % 3 == 0 ? std::min<std::uint64_t>(10000ULL, most) : most);
-      ASSERT_EQ(l.time_for(Bytes{b}), transmit_time(Bytes{b}, BitsPerSecond{bps})) << bps << " " << b;
+      ASSERT_EQ(l.time_for(Bytes{b}), transmit_time_divided(Bytes{b}, BitsPerSecond{bps})) << bps << " " << b;
       ++checked;
     }
   }
   EXPECT_GT(checked, 90000);
+}
+
+TEST(Units, TransmitTimeThroughItsPreparedRatesIsTheDivision)
+{
+  // transmit_time keeps four recent rates prepared: rates taken in turn, more of them than it keeps (each
+  // replacing one), whole and fractional, sizes below and above a prepared rate's multiplication limit.
+  const std::array<double, 7> rates{100e9, 25e9, 12.5e9 + 0.5, 1e15, 3e9 + 7, 100e9, 56e9};
+  for (int round = 0; round < 3; ++round)
+    for (double bps : rates)
+      for (std::uint64_t b : {0ULL, 1ULL, 64ULL, 4178ULL, 1ULL << 20, 123456789ULL, 1ULL << 40})
+        ASSERT_EQ(transmit_time(Bytes{b}, BitsPerSecond{bps}), transmit_time_divided(Bytes{b}, BitsPerSecond{bps}))
+            << bps << " " << b;
 }
