@@ -25,7 +25,6 @@
 #include "simcore/net/Fabric.hpp"
 #include "simcore/results/Trace.hpp"
 
-#include <deque>
 #include <unordered_map>
 #include <vector>
 
