@@ -81,7 +81,7 @@ Operand FirmwareCall::from_rx(int rank)
   return Operand{OperandKind::RxBuffer, 0, h, core_.next_in_seq(h, call_.tag), call_.compress};
 }
 
-std::vector<std::pair<std::uint64_t, std::uint64_t>> FirmwareCall::segments(std::uint64_t count) const
+coll::Segments FirmwareCall::segments(std::uint64_t count) const
 {
   return coll::segments(count, seg_);
 }

@@ -46,7 +46,7 @@ public:
   /// The operand slot reading the next eager message from `rank` (matched on its sequence number).
   Operand from_rx(int rank);
   /// Eager segments of `count` elements (one Rx buffer each; streams are never cut).
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> segments(std::uint64_t count) const;
+  coll::Segments segments(std::uint64_t count) const;
   Move eager_to(int rank, Move m);
   Move write_to(const RndzvNotice& where, std::uint64_t offset_elems, Move m);
   const CcloCall& call() const { return call_; }

@@ -8,18 +8,6 @@
 
 namespace nafsim::nodes {
 
-unsigned dtype_bytes(DataType t)
-{
-  switch (t) {
-    case DataType::Float16: return 2;
-    case DataType::Float32:
-    case DataType::Int32: return 4;
-    case DataType::Float64:
-    case DataType::Int64: return 8;
-  }
-  return 4;
-}
-
 const char* dtype_name(DataType t)
 {
   switch (t) {

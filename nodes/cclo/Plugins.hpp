@@ -15,7 +15,18 @@ namespace nafsim::nodes {
 
 enum class DataType : std::uint8_t { Float16, Float32, Float64, Int32, Int64 };
 
-unsigned dtype_bytes(DataType t);
+/// (inline: the data mover asks it several times per move)
+constexpr unsigned dtype_bytes(DataType t)
+{
+  switch (t) {
+    case DataType::Float16: return 2;
+    case DataType::Float32:
+    case DataType::Int32: return 4;
+    case DataType::Float64:
+    case DataType::Int64: return 8;
+  }
+  return 4;
+}
 const char* dtype_name(DataType t);
 
 /// IEEE 754 binary16 <-> binary32; float_to_half rounds to nearest, ties to even (overflow -> inf).

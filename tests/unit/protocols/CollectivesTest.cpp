@@ -285,3 +285,25 @@ TEST(MpiOrder, StartsEachOpOnceAndReceivesAfterTheirSendIsPosted)
   EXPECT_EQ(order.recv_seq(1), 1u);
   EXPECT_EQ(out.at(1), 7u);
 }
+
+TEST(Segments, CutATransferAsTheFirmwareDoes)
+{
+  // Every piece in order, their counts summing to the transfer, all but the last of the segment's size; one piece
+  // when the segment is 0 or at least the transfer; one empty piece for an empty transfer.
+  for (std::uint64_t count : {0ULL, 1ULL, 7ULL, 8ULL, 9ULL, 1000ULL, 1ULL << 40})
+    for (std::uint64_t seg : {0ULL, 1ULL, 3ULL, 8ULL, 1000ULL, 1ULL << 41}) {
+      if (seg > 0 && count / seg > 1000)
+        continue; // (billions of pieces)
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> want;
+      if (seg == 0 || count <= seg)
+        want.emplace_back(0, count);
+      else
+        for (std::uint64_t off = 0; off < count; off += seg)
+          want.emplace_back(off, std::min(seg, count - off));
+      const Segments s = segments(count, seg);
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> got(s.begin(), s.end());
+      EXPECT_EQ(got, want) << count << " in " << seg;
+      ASSERT_EQ(s.size(), want.size());
+      EXPECT_EQ(s[s.size() - 1], want.back());
+    }
+}
