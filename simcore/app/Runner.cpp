@@ -229,7 +229,7 @@ Json unread_settings(const Scenario& sc, const nodes::Cluster& cluster)
                                    [&](auto const& o) { return o.path == ps.path; });
     if (later)
       continue;
-    if (std::string why = unread_reason(cluster, sc.workload_kind, ps.path); !why.empty())
+    if (std::string why = unread_reason(cluster, *sc.workload, sc.workload_kind, ps.path); !why.empty())
       out.push_back({{"path", ps.path}, {"set_by", ps.where}, {"why", why}});
   }
   return out;

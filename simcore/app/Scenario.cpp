@@ -180,6 +180,20 @@ Json resolve_platform(const Json& doc, PlatformSet ps, const std::string& origin
 }
 
 /// The scenario's overrides, then the command line's --set, then --seed.
+/// The settings a path set gives, for the unread-settings check: the path itself, or, for an object, each key it gives
+/// at any depth (a whole section set by `--set 'platform.node.fpga={...}'` is judged key by key; named by the key
+/// and by the set that gave it).
+void add_path_sets(std::vector<Scenario::PathSet>& sets, const std::string& path, const Json& value,
+                   const std::string& where, bool nested = false)
+{
+  if (!value.is_object() || value.empty()) {
+    sets.push_back({path, nested ? path + " (given by " + where + ")" : where});
+    return;
+  }
+  for (auto it = value.begin(); it != value.end(); ++it)
+    add_path_sets(sets, path + "." + it.key(), it.value(), where, true);
+}
+
 std::vector<Scenario::PathSet> apply_overrides(const Json& doc, const ScenarioOptions& opt, const std::string& origin,
                                                Json& resolved, config::Origins& origins)
 {
@@ -204,7 +218,7 @@ std::vector<Scenario::PathSet> apply_overrides(const Json& doc, const ScenarioOp
     for (auto it = doc["overrides"].begin(); it != doc["overrides"].end(); ++it) {
       check_root(it.key(), origin, "/overrides/" + it.key());
       config::set_dotted(resolved, it.key(), it.value(), origins, origin + " (overrides." + it.key() + ")");
-      sets.push_back({it.key(), origin + " (overrides." + it.key() + ")"});
+      add_path_sets(sets, it.key(), it.value(), origin + " (overrides." + it.key() + ")");
     }
   }
   for (auto const& s : opt.sets) {
@@ -216,8 +230,9 @@ std::vector<Scenario::PathSet> apply_overrides(const Json& doc, const ScenarioOp
     if (eq == std::string::npos || eq == 0)
       throw ConfigError(where, "", "expected path=value, e.g. --set platform.network.link.rate=25Gbps");
     check_root(s.substr(0, eq), where, "");
-    config::set_dotted(resolved, s.substr(0, eq), config::parse_cli_value(s.substr(eq + 1), where), origins, where);
-    sets.push_back({s.substr(0, eq), where});
+    const Json value = config::parse_cli_value(s.substr(eq + 1), where);
+    config::set_dotted(resolved, s.substr(0, eq), value, origins, where);
+    add_path_sets(sets, s.substr(0, eq), value, where);
   }
   if (opt.seed)
     resolved["seed"] = *opt.seed;

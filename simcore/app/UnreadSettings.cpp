@@ -5,6 +5,7 @@
 #include "nodes/fpga/FpgaCluster.hpp"
 #include "nodes/host/HostNode.hpp"
 #include "nodes/platform/Cluster.hpp"
+#include "workloads/Workload.hpp"
 
 #include <fmt/format.h>
 
@@ -139,6 +140,15 @@ std::string unread_reason(const Cluster& c, std::string_view workload_kind, std:
     if (under(dotted, r.prefix))
       return r.unread(c, workload_kind);
   return {};
+}
+
+std::string unread_reason(const Cluster& c, const workloads::Workload& w, std::string_view workload_kind,
+                          std::string_view dotted)
+{
+  constexpr std::string_view kWorkload = "workload.";
+  if (dotted.substr(0, kWorkload.size()) == kWorkload)
+    return w.unread_reason(dotted.substr(kWorkload.size()));
+  return unread_reason(c, workload_kind, dotted);
 }
 
 } // namespace nafsim::app

@@ -182,6 +182,28 @@ std::string bench_role(BenchOp op, unsigned rank, unsigned root)
   }
 }
 
+std::string bench_unread_reason(BenchOp op, const std::vector<Bytes>& sizes, std::string_view key)
+{
+  const std::string_view top = key.substr(0, key.find('.'));
+  const std::string name     = std::string(config::enum_name(op));
+  if (top == "func" && op != BenchOp::Reduce && op != BenchOp::AllReduce && op != BenchOp::ReduceScatter &&
+      op != BenchOp::Combine)
+    return fmt::format("{} reduces nothing (reduce, allreduce, reduce-scatter and combine read it)", name);
+  if ((top == "min_size" || top == "max_size") && !sizes.empty())
+    return "workload.sizes lists the sizes (min_size and max_size make the list only when sizes is empty)";
+  return {};
+}
+
+std::string CollectiveBench::unread_reason(std::string_view key) const
+{
+  const std::string_view top = key.substr(0, key.find('.'));
+  if (top == "mpi_message_latency" && cfg_.pre_barrier == PreBarrier::None)
+    return "no barrier runs before the calls (pre_barrier none; pre_barrier mpi or cclo times its messages with it)";
+  if (top == "placement" && !cfg_.positions.empty())
+    return "workload.positions places the ranks (placement applies only when positions is empty)";
+  return bench_unread_reason(cfg_.collective, cfg_.sizes, key);
+}
+
 SimTime CollectiveBench::mpi_barrier_exit(unsigned rank) const
 {
   // When each host leaves MPI_Barrier, after the first, in messages of L = mpi_message_latency: Open MPI 4.1's tuned

@@ -93,6 +93,9 @@ coll::Collective collective_of(BenchOp op, unsigned rank);
 std::optional<coll::Algorithm> algorithm_of(AlgorithmChoice a);
 /// What rank `rank` is in a benchmark of `op` rooted at `root` (the role column of the per-rank tables).
 std::string bench_role(BenchOp op, unsigned rank, unsigned root);
+/// Why a benchmark of `op` over the sizes `sizes` (empty: min_size doubling to max_size) reads nothing of its
+/// setting `key` (func, min_size or max_size; a root is always read: the tables' root_latency_us is its rank's), or "" (Workload::unread_reason).
+std::string bench_unread_reason(BenchOp op, const std::vector<Bytes>& sizes, std::string_view key);
 
 struct CollectiveBenchConfig {
   BenchOp collective = BenchOp::SendRecv;
@@ -155,6 +158,7 @@ public:
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
   std::optional<unsigned> rank_count() const override { return cfg_.ranks; }
+  std::string unread_reason(std::string_view key) const override;
   std::optional<double> progress() const override
   {
     const std::size_t all = results_.empty() ? 0 : results_.size() * results_.front().size();

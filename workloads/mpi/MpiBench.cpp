@@ -123,6 +123,16 @@ mpi::MpiPlan MpiBench::plan_for(const coll::CollectiveCall& call, std::size_t si
   return *plan;
 }
 
+std::string MpiBench::unread_reason(std::string_view key) const
+{
+  const std::string_view top = key.substr(0, key.find('.'));
+  if (top == "chain_fanout" && cfg_.library_algorithm != "chain")
+    return "no chain is forced (library_algorithm chain reads it; the fixed rules' chains run one)";
+  if (top == "knomial_radix" && cfg_.library_algorithm != "knomial")
+    return "no k-nomial broadcast is forced (library_algorithm knomial reads it)";
+  return bench_unread_reason(cfg_.collective, cfg_.sizes, key);
+}
+
 void MpiBench::start(nodes::Cluster& c)
 {
   auto hosts = c.positions(nodes::HostNode::kKind);

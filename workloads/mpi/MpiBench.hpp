@@ -106,6 +106,7 @@ public:
   void start(nodes::Cluster& cluster) override;
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
+  std::string unread_reason(std::string_view key) const override;
   std::optional<double> progress() const override
   {
     const std::size_t all = times_.empty() ? 0 : times_.size() * times_.front().size();

@@ -3,6 +3,8 @@
 #include "simcore/app/UnreadSettings.hpp"
 #include "tests/support/NodeWorld.hpp"
 #include "tests/support/RunScenario.hpp"
+#include "workloads/collective/CollectiveBench.hpp"
+#include "workloads/mpi/MpiBench.hpp"
 
 #include <gtest/gtest.h>
 
@@ -78,4 +80,65 @@ TEST(UnreadSettings, ARunsSummarySaysSo)
       << all;
   EXPECT_EQ(all.find("send_overhead"), std::string::npos) << all;
   EXPECT_EQ(all.find("CCLO build"), std::string::npos) << all;
+}
+
+// A benchmark judges its own settings: one that its other settings make moot is unread, and only then.
+TEST(UnreadSettings, AWorkloadSaysWhichOfItsSettingsItsOtherSettingsMakeMoot)
+{
+  workloads::CollectiveBenchConfig cfg;
+  cfg.collective = workloads::BenchOp::AllGather;
+  cfg.sizes      = {Bytes{1024}};
+  cfg.positions  = {0, 1};
+  const workloads::CollectiveBench allgather(cfg);
+  EXPECT_NE(allgather.unread_reason("func").find("allgather reduces nothing"), std::string::npos);
+  EXPECT_NE(allgather.unread_reason("min_size").find("workload.sizes lists the sizes"), std::string::npos);
+  EXPECT_NE(allgather.unread_reason("max_size"), "");
+  EXPECT_NE(allgather.unread_reason("placement").find("workload.positions"), std::string::npos);
+  EXPECT_NE(allgather.unread_reason("mpi_message_latency").find("pre_barrier none"), std::string::npos);
+  for (auto const* read : {"root", "sizes", "sizes.0", "positions.1", "dtype", "iterations", "protocol", "funcx"})
+    EXPECT_EQ(allgather.unread_reason(read), "") << read; // (root: root_latency_us is its rank's)
+
+  cfg.collective  = workloads::BenchOp::AllReduce;
+  cfg.sizes       = {};
+  cfg.positions   = {};
+  cfg.pre_barrier = workloads::PreBarrier::Mpi;
+  const workloads::CollectiveBench allreduce(cfg);
+  for (auto const* read : {"func", "min_size", "max_size", "placement", "mpi_message_latency"})
+    EXPECT_EQ(allreduce.unread_reason(read), "") << read;
+
+  workloads::MpiBenchConfig m;
+  m.collective = workloads::BenchOp::Bcast;
+  const workloads::MpiBench fixed(m);
+  EXPECT_NE(fixed.unread_reason("chain_fanout").find("library_algorithm chain"), std::string::npos);
+  EXPECT_NE(fixed.unread_reason("knomial_radix").find("library_algorithm knomial"), std::string::npos);
+  EXPECT_NE(fixed.unread_reason("func").find("bcast reduces nothing"), std::string::npos);
+  m.library_algorithm = "knomial";
+  const workloads::MpiBench knomial(m);
+  EXPECT_EQ(knomial.unread_reason("knomial_radix"), "");
+  EXPECT_NE(knomial.unread_reason("chain_fanout"), "");
+}
+
+// A whole section set at once is judged key by key (it was judged as its section's path, which no rule is under),
+// and a workload's settings are judged in a run: its summary names each key nothing read and the set that gave it.
+TEST(UnreadSettings, AWholeSectionIsJudgedKeyByKeyAndTheWorkloadsSettingsToo)
+{
+  const std::string coyote = R"({"name": "u", "platform": {"preset": "accl-coyote-u55c"},
+                                 "workload": {"kind": "collective", "collective": "allgather", "ranks": 2,
+                                              "sizes": ["1KiB"]}})";
+  auto run = run_scenario_isolated(
+      coyote, {R"(platform.node.fpga={"tcp": {"rx_fifo": "1MiB"}, "rdma": {"mtu": "4KiB"}})", "workload.func=max",
+               "workload.mpi_message_latency=2us", "workload.iterations=1"});
+  ASSERT_TRUE(run.ok) << run.error;
+  std::string all;
+  for (auto const& l : run.summary)
+    all += l + "\n";
+  EXPECT_NE(all.find("warning: platform.node.fpga.tcp.rx_fifo (given by --set platform.node.fpga={"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("no FPGA ran the TCP engine"), std::string::npos) << all;
+  EXPECT_EQ(all.find("rdma.mtu"), std::string::npos) << all;
+  EXPECT_NE(all.find("warning: --set workload.func=max was read by nothing in this run: allgather reduces nothing"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("warning: --set workload.mpi_message_latency=2us was read by nothing"), std::string::npos) << all;
+  EXPECT_EQ(all.find("workload.iterations"), std::string::npos) << all;
 }
