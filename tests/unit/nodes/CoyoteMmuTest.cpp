@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 using namespace nafsim;
@@ -156,6 +157,47 @@ TEST(CoyoteMmu, AHitMakesAPageTheMostRecentlyUsedOfItsSet)
   EXPECT_EQ(touch(4), 1u) << "page 4 was evicted";
   EXPECT_EQ(touch(1), 0u) << "set 1 untouched by set 0's evictions";
   EXPECT_EQ(touch(5), 0u);
+}
+
+// The faults of many random look-ups, through both directions' machines, against a least-recently-used TLB kept
+// here: each set's pages in least- to most-recently used order, a page's first use mapped (no fault), a later miss a
+// fault. Pages of few sets and often one of the last two again (a shortcut for those was measured: a set shared by
+// the last two must not take the older one as the most recently used).
+TEST(CoyoteMmu, ThePagesFaultAsALeastRecentlyUsedTlbWhateverTheOrderOfLookUps)
+{
+  for (unsigned sets : {1u, 2u, 3u})
+    for (unsigned ways : {1u, 2u, 4u}) {
+      auto c     = enabled();
+      c.tlb_sets = sets;
+      c.tlb_ways = ways;
+      CoyoteMmu mmu(c, kClock);
+      Recorder r;
+      std::vector<std::vector<std::uint64_t>> tlb(sets); // per set, least recently used first
+      std::vector<bool> mapped(16, false);
+      std::uint64_t faults = 0, x = 12345 + sets * 7 + ways, last[2] = {0, 0};
+      SimTime t;
+      for (int i = 0; i < 4000; ++i) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        // Often one of the last pages again, else any of 16.
+        const std::uint64_t page = (x >> 60) < 6 ? last[(x >> 59) & 1] : (x >> 33) % 16;
+        last[1] = last[0];
+        last[0] = page;
+        auto& set = tlb[page % sets];
+        if (auto it = std::find(set.begin(), set.end(), page); it != set.end()) {
+          set.erase(it);
+        } else {
+          faults += mapped[page] ? 1 : 0;
+          mapped[page] = true;
+          if (set.size() == ways)
+            set.erase(set.begin());
+        }
+        set.push_back(page);
+        mmu.request(i % 3 ? CoyoteMmu::Dir::Read : CoyoteMmu::Dir::Write, 1, t, page * c.page.count, Bytes{64}, r);
+        t += SimTime::us(1000);
+        ASSERT_EQ(mmu.counters().page_faults, faults) << sets << " sets, " << ways << " ways, look-up " << i;
+      }
+      EXPECT_GT(faults, 100u);
+    }
 }
 
 TEST(CoyoteMmu, TheMemorySystemRoutesTheDataMoverAndThePoeThroughIt)
