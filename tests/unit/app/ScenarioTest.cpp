@@ -72,6 +72,31 @@ TEST(Scenario, APresetSetByItsKeyNamesThePathThatSetsIt)
   EXPECT_EQ(load(kOk, {"platform=accl-xrt-u55c"}).platform.name, "accl-xrt-u55c");
 }
 
+// An object given at a path patches what is there key by key, as an inline platform patches its preset: it replaced
+// the section, every key it left out back at its default (the Coyote preset's MMU off, said by nothing). A workload
+// of another kind replaces the workload; each key given is a setting of its own for the unread-settings check.
+TEST(Scenario, AnObjectSetPatchesWhatIsThereKeyByKey)
+{
+  auto sc = load(kOk, {R"(platform.node.fpga={"tcp": {"rx_fifo": "1MiB"}, "mmu": {"tlb_ways": 4}})"});
+  auto const& fpga = nodes::fpga_config(sc.platform.node);
+  EXPECT_TRUE(fpga.mmu.enabled) << "the preset's key the object left out";
+  EXPECT_EQ(fpga.mmu.tlb_ways, 4u);
+  EXPECT_EQ(fpga.tcp.rx_fifo.count, 1u << 20);
+  ASSERT_EQ(sc.path_sets.size(), 2u);
+  EXPECT_EQ(sc.path_sets[0].path, "platform.node.fpga.tcp.rx_fifo");
+  EXPECT_EQ(sc.path_sets[0].where, R"(platform.node.fpga.tcp.rx_fifo (given by --set platform.node.fpga={"tcp": )"
+                                   R"({"rx_fifo": "1MiB"}, "mmu": {"tlb_ways": 4}}))");
+  EXPECT_EQ(sc.path_sets[1].path, "platform.node.fpga.mmu.tlb_ways");
+  const char* sendrecv = R"({"platform": "accl-coyote-u55c", "workload": {"kind": "sendrecv", "dst": 1}})";
+  EXPECT_EQ(load(sendrecv, {R"(workload={"max_size": "1MiB"})"}).resolved["workload"]["dst"], 1) << "patched";
+  auto other = load(sendrecv, {R"(workload={"kind": "collective", "collective": "allreduce", "ranks": 2})"});
+  EXPECT_EQ(other.workload_kind, "collective") << "replaced: sendrecv's dst means nothing to a collective";
+  EXPECT_TRUE(nodes::fpga_config(load(kOk, {"platform.node.fpga.mmu={}"}).platform.node).mmu.enabled)
+      << "an empty object patches nothing";
+  // Not an object where one is: the schema's error, as before.
+  EXPECT_NE(error(kOk, {"platform.node.fpga=3"}).find("/platform/node/fpga"), std::string::npos);
+}
+
 TEST(Scenario, EveryPresetLoads)
 {
   for (auto const& name : app::preset_names())

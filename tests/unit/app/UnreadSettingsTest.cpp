@@ -109,17 +109,36 @@ TEST(UnreadSettings, AWorkloadSaysWhichOfItsSettingsItsOtherSettingsMakeMoot)
   workloads::MpiBenchConfig m;
   m.collective = workloads::BenchOp::Bcast;
   const workloads::MpiBench fixed(m);
-  EXPECT_NE(fixed.unread_reason("chain_fanout").find("library_algorithm chain"), std::string::npos);
-  EXPECT_NE(fixed.unread_reason("knomial_radix").find("library_algorithm knomial"), std::string::npos);
+  EXPECT_NE(fixed.unread_reason("chain_fanout").find("no Open MPI algorithm is forced"), std::string::npos);
+  EXPECT_NE(fixed.unread_reason("knomial_radix").find("no Open MPI algorithm is forced"), std::string::npos);
   EXPECT_NE(fixed.unread_reason("func").find("bcast reduces nothing"), std::string::npos);
-  m.library_algorithm = "knomial";
-  const workloads::MpiBench knomial(m);
-  EXPECT_EQ(knomial.unread_reason("knomial_radix"), "");
-  EXPECT_NE(knomial.unread_reason("chain_fanout"), "");
+  // A forced algorithm reads both, even one that names neither: nonoverlapping's reduce part runs the tuned rules'
+  // chain at 4 ranks and 8 KiB (chain_fanout 4 -> 1: 22.4 -> 30.2 us), its bcast part their k-nomial tree at 8.
+  m.collective        = workloads::BenchOp::AllReduce;
+  m.library_algorithm = "nonoverlapping";
+  const workloads::MpiBench composite(m);
+  EXPECT_EQ(composite.unread_reason("chain_fanout"), "");
+  EXPECT_EQ(composite.unread_reason("knomial_radix"), "");
 }
 
-// A whole section set at once is judged key by key (it was judged as its section's path, which no rule is under),
-// and a workload's settings are judged in a run: its summary names each key nothing read and the set that gave it.
+// The case above run: a forced composite allreduce reads chain_fanout (its reduce part's chain), so no warning, and
+// the results move with it.
+TEST(UnreadSettings, AForcedCompositeReadsTheChainFanoutOfItsParts)
+{
+  const std::string mpi = R"({"name": "u", "platform": {"preset": "accl-cpu-cx5"},
+                              "workload": {"kind": "mpi", "collective": "allreduce", "ranks": 4, "sizes": ["8KiB"],
+                                           "library_algorithm": "nonoverlapping"}})";
+  auto four = run_scenario_isolated(mpi, {"workload.chain_fanout=4"});
+  auto one  = run_scenario_isolated(mpi, {"workload.chain_fanout=1"});
+  ASSERT_TRUE(four.ok && one.ok) << four.error << one.error;
+  EXPECT_NE(four.tables.at("mpi").rows.at(0).at("latency_us"), one.tables.at("mpi").rows.at(0).at("latency_us"));
+  for (auto const& l : one.summary)
+    EXPECT_EQ(l.find("chain_fanout"), std::string::npos) << l;
+}
+
+// A whole section set at once patches it and is judged key by key (it was judged as its section's path, which no
+// rule is under), and a workload's settings are judged in a run: its summary names each key nothing read and the set
+// that gave it, and the results are those of the run without them.
 TEST(UnreadSettings, AWholeSectionIsJudgedKeyByKeyAndTheWorkloadsSettingsToo)
 {
   const std::string coyote = R"({"name": "u", "platform": {"preset": "accl-coyote-u55c"},
@@ -141,4 +160,9 @@ TEST(UnreadSettings, AWholeSectionIsJudgedKeyByKeyAndTheWorkloadsSettingsToo)
       << all;
   EXPECT_NE(all.find("warning: --set workload.mpi_message_latency=2us was read by nothing"), std::string::npos) << all;
   EXPECT_EQ(all.find("workload.iterations"), std::string::npos) << all;
+  auto without = run_scenario_isolated(coyote);
+  ASSERT_TRUE(without.ok) << without.error;
+  EXPECT_EQ(run.tables.at("collective").rows.at(0).at("latency_us"),
+            without.tables.at("collective").rows.at(0).at("latency_us"));
+  EXPECT_EQ(run.tables.count("mmu"), 1u) << "the preset's MMU kept";
 }
