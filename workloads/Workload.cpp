@@ -7,6 +7,13 @@
 
 namespace nafsim::workloads {
 
+std::string size_bounds_unread(std::string_view head, bool listed)
+{
+  return listed && (head == "min_size" || head == "max_size")
+             ? "workload.sizes lists the sizes (min_size and max_size make the list only when sizes is empty)"
+             : std::string();
+}
+
 std::vector<std::uint64_t> message_sizes(const std::vector<Bytes>& sizes, Bytes min, Bytes max,
                                          std::uint64_t first_step)
 {

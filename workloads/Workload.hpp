@@ -44,6 +44,14 @@ public:
 std::vector<std::uint64_t> message_sizes(const std::vector<Bytes>& sizes, Bytes min, Bytes max,
                                          std::uint64_t first_step);
 
+/// The first part of a workload setting's key ("background" of "background.size"): what Workload::unread_reason
+/// judges by.
+inline std::string_view key_head(std::string_view key) { return key.substr(0, key.find('.')); }
+
+/// Workload::unread_reason of a size sweep's bounds: why `min_size` or `max_size` (`head`) is read by nothing when
+/// the sizes are `listed`, or "".
+std::string size_bounds_unread(std::string_view head, bool listed);
+
 /// Throw config::ConfigError at /workload/<key> unless host `node` exists on the platform.
 void check_node(const nodes::Cluster& c, unsigned node, const char* key);
 

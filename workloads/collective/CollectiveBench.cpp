@@ -189,9 +189,7 @@ std::string bench_unread_reason(BenchOp op, const std::vector<Bytes>& sizes, std
   if (top == "func" && op != BenchOp::Reduce && op != BenchOp::AllReduce && op != BenchOp::ReduceScatter &&
       op != BenchOp::Combine)
     return fmt::format("{} reduces nothing (reduce, allreduce, reduce-scatter and combine read it)", name);
-  if ((top == "min_size" || top == "max_size") && !sizes.empty())
-    return "workload.sizes lists the sizes (min_size and max_size make the list only when sizes is empty)";
-  return {};
+  return size_bounds_unread(top, !sizes.empty());
 }
 
 std::string CollectiveBench::unread_reason(std::string_view key) const

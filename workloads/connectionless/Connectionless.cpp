@@ -16,6 +16,21 @@ using lant::Notify;
 
 Connectionless::Connectionless(const ConnectionlessConfig& cfg) : cfg_(cfg) {}
 
+std::string Connectionless::unread_reason(std::string_view key) const
+{
+  const std::string_view k = key_head(key);
+  const bool stream        = cfg_.mode == ClMode::Stream;
+  if (!stream && (k == "operations" || k == "window" || k == "pattern" || k == "poster" || k == "stream_notify"))
+    return "only stream mode reads it (mode latency)";
+  if (stream && (k == "src" || k == "iterations" || k == "notify" || k == "gap" || k == "background"))
+    return "only latency mode reads it (mode stream)";
+  if (stream && k == "dst" && cfg_.pattern == ClPattern::Random)
+    return "each command draws a random peer (pattern random; dst is many-to-one's receiver)";
+  if (!stream && key == "background.size" && cfg_.background.load == 0)
+    return "no background load runs (background.load 0)";
+  return size_bounds_unread(k, !cfg_.sizes.empty());
+}
+
 unsigned Connectionless::segments_of(std::uint64_t bytes) const
 {
   auto const& lt = transport_.large_transfer;

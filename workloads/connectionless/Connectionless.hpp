@@ -105,6 +105,7 @@ class Connectionless final : public Workload {
 public:
   explicit Connectionless(const ConnectionlessConfig& cfg);
   void start(nodes::Cluster& cluster) override;
+  std::string unread_reason(std::string_view key) const override;
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
 

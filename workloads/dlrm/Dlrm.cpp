@@ -34,6 +34,15 @@ bool is_call(DlrmOpKind k)
 
 Dlrm::Dlrm(const DlrmConfig& cfg) : cfg_(cfg) {}
 
+std::string Dlrm::unread_reason(std::string_view key) const
+{
+  if (key == "kernel.dsps")
+    return "each layer's kernel takes its DSPs from workload.dsps";
+  if (key == "model.embedding_bytes" && !cfg_.model.table_bytes.empty())
+    return "workload.model.table_bytes gives each table's size";
+  return {};
+}
+
 void Dlrm::start(nodes::Cluster& c)
 {
   auto const& fpga = nodes::fpga_config(c.config().node);

@@ -18,6 +18,7 @@ class Dlrm final : public Workload {
 public:
   explicit Dlrm(const DlrmConfig& cfg);
   void start(nodes::Cluster& cluster) override;
+  std::string unread_reason(std::string_view key) const override;
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
 

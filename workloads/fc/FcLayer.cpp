@@ -19,6 +19,13 @@ namespace {
 constexpr std::uint64_t kResultOffset = 1ULL << 34; // ACCL+ result buffer, 16 GiB above the operand
 } // namespace
 
+std::string FcLayer::unread_reason(std::string_view key) const
+{
+  return key_head(key) == "extra_copy" && cfg_.reduction == FcReduction::Mpi
+             ? "software MPI reduces (reduction mpi); extra_copy is the ACCL reduction's copy"
+             : std::string();
+}
+
 FcLayer::FcLayer(const FcLayerConfig& cfg) : cfg_(cfg)
 {
   if (cfg_.sizes.empty())

@@ -60,6 +60,7 @@ class FcLayer final : public Workload {
 public:
   explicit FcLayer(const FcLayerConfig& cfg);
   void start(nodes::Cluster& cluster) override;
+  std::string unread_reason(std::string_view key) const override;
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
 

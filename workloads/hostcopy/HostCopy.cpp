@@ -8,6 +8,11 @@
 
 namespace nafsim::workloads {
 
+std::string HostCopy::unread_reason(std::string_view key) const
+{
+  return size_bounds_unread(key_head(key), !cfg_.sizes.empty());
+}
+
 void HostCopy::start(nodes::Cluster& c)
 {
   check_node(c, cfg_.node, "node");

@@ -27,6 +27,7 @@ class HostCopy final : public Workload {
 public:
   explicit HostCopy(const HostCopyConfig& cfg) : cfg_(cfg) {}
   void start(nodes::Cluster& cluster) override;
+  std::string unread_reason(std::string_view key) const override;
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
 

@@ -39,6 +39,14 @@ portals::Window md_window(std::uint64_t p)
 }
 } // namespace
 
+std::string PortalsMpiBench::unread_reason(std::string_view key) const
+{
+  const std::string_view k = key_head(key);
+  return (k == "md_particles" || k == "md_steps") && cfg_.pattern != PortalsPattern::GaMd
+             ? "only the Global Arrays molecular dynamics reads it (pattern ga_md)"
+             : std::string();
+}
+
 PortalsMpiBench::PortalsMpiBench(const PortalsMpiConfig& cfg) : cfg_(cfg)
 {
   if (cfg_.protocols.empty())

@@ -59,6 +59,7 @@ class PortalsMpiBench final : public Workload {
 public:
   explicit PortalsMpiBench(const PortalsMpiConfig& cfg);
   void start(nodes::Cluster& cluster) override;
+  std::string unread_reason(std::string_view key) const override;
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
 

@@ -9,6 +9,15 @@
 
 namespace nafsim::workloads {
 
+std::string UnexpectedQueue::unread_reason(std::string_view key) const
+{
+  const std::string_view k = key_head(key);
+  return (k == "min_messages" || k == "max_messages") && !cfg_.messages.empty()
+             ? "workload.messages lists the queue lengths (min_messages and max_messages make the list only when "
+               "messages is empty)"
+             : std::string();
+}
+
 UnexpectedQueue::UnexpectedQueue(const UnexpectedQueueConfig& cfg) : cfg_(cfg)
 {
   if (!cfg_.messages.empty()) {

@@ -32,6 +32,7 @@ class UnexpectedQueue final : public Workload {
 public:
   explicit UnexpectedQueue(const UnexpectedQueueConfig& cfg);
   void start(nodes::Cluster& cluster) override;
+  std::string unread_reason(std::string_view key) const override;
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
 

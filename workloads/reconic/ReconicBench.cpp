@@ -12,6 +12,24 @@
 
 namespace nafsim::workloads {
 
+std::string ReconicBench::unread_reason(std::string_view key) const
+{
+  const std::string_view k = key_head(key);
+  const ReconicTest t      = cfg_.test;
+  const bool doorbells     = t == ReconicTest::Rdma || t == ReconicTest::Classifier;
+  if ((k == "mode" || k == "batch") && !doorbells)
+    return "only the rdma and classifier tests ring doorbells (test " + std::string(config::enum_name(t)) + ")";
+  if (k == "batch" && cfg_.mode == ReconicMode::Single)
+    return "one work request per doorbell (mode single)";
+  if ((k == "mm_rows" || k == "mm_inner" || k == "mm_cols" || k == "completion") && t != ReconicTest::LookasideMm)
+    return "only the lookaside matrix multiply reads it (test lookaside_mm)";
+  if (k == "queue_pairs" && (t == ReconicTest::Dma || t == ReconicTest::HostAccess))
+    return "no queue pair is used (test " + std::string(config::enum_name(t)) + ")";
+  if ((k == "sizes" || k == "min_size" || k == "max_size") && t == ReconicTest::LookasideMm)
+    return "the matrices' tiles set the bytes (test lookaside_mm)";
+  return size_bounds_unread(k, !cfg_.sizes.empty());
+}
+
 ReconicBench::ReconicBench(const ReconicBenchConfig& cfg)
     : cfg_(cfg), sizes_(message_sizes(cfg.sizes, cfg.min_size, cfg.max_size, 1))
 {

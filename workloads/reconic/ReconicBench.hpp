@@ -100,6 +100,7 @@ class ReconicBench final : public Workload {
 public:
   explicit ReconicBench(const ReconicBenchConfig& cfg);
   void start(nodes::Cluster& cluster) override;
+  std::string unread_reason(std::string_view key) const override;
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
 

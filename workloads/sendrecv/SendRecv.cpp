@@ -12,6 +12,11 @@ namespace nafsim::workloads {
 
 using roce::Verb;
 
+std::string SendRecv::unread_reason(std::string_view key) const
+{
+  return size_bounds_unread(key_head(key), !cfg_.sizes.empty());
+}
+
 SendRecv::SendRecv(const SendRecvConfig& cfg)
     : cfg_(cfg), sizes_(message_sizes(cfg.sizes, cfg.min_size, cfg.max_size, 1))
 {

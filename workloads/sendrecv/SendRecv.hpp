@@ -46,6 +46,7 @@ class SendRecv final : public Workload {
 public:
   explicit SendRecv(const SendRecvConfig& cfg);
   void start(nodes::Cluster& cluster) override;
+  std::string unread_reason(std::string_view key) const override;
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
 

@@ -10,6 +10,13 @@
 
 namespace nafsim::workloads {
 
+std::string Traffic::unread_reason(std::string_view key) const
+{
+  return key_head(key) == "window" && cfg_.window >= cfg_.messages
+             ? "every message is in flight at once (window >= messages)"
+             : std::string();
+}
+
 void Traffic::start(nodes::Cluster& c)
 {
   nodes::require_roce(c, "traffic workload");

@@ -43,6 +43,7 @@ class Traffic final : public Workload {
 public:
   explicit Traffic(const TrafficConfig& cfg) : cfg_(cfg) {}
   void start(nodes::Cluster& cluster) override;
+  std::string unread_reason(std::string_view key) const override;
   void report(const nodes::Cluster& cluster, results::ResultSink& sink,
               std::vector<std::string>& summary) const override;
 

@@ -5,6 +5,15 @@
 #include "tests/support/RunScenario.hpp"
 #include "workloads/collective/CollectiveBench.hpp"
 #include "workloads/mpi/MpiBench.hpp"
+#include "workloads/connectionless/Connectionless.hpp"
+#include "workloads/dlrm/Dlrm.hpp"
+#include "workloads/fc/FcLayer.hpp"
+#include "workloads/hostcopy/HostCopy.hpp"
+#include "workloads/portals/PortalsMpiBench.hpp"
+#include "workloads/portals/UnexpectedQueue.hpp"
+#include "workloads/reconic/ReconicBench.hpp"
+#include "workloads/sendrecv/SendRecv.hpp"
+#include "workloads/traffic/Traffic.hpp"
 
 #include <gtest/gtest.h>
 
@@ -165,4 +174,104 @@ TEST(UnreadSettings, AWholeSectionIsJudgedKeyByKeyAndTheWorkloadsSettingsToo)
   EXPECT_EQ(run.tables.at("collective").rows.at(0).at("latency_us"),
             without.tables.at("collective").rows.at(0).at("latency_us"));
   EXPECT_EQ(run.tables.count("mmu"), 1u) << "the preset's MMU kept";
+}
+
+// Every other workload with a setting its other settings make moot says so, and only then (each claim checked by a
+// pair of runs whose tables came out byte-identical when it was written).
+TEST(UnreadSettings, EachWorkloadJudgesTheSettingsItsModeOrListsMakeMoot)
+{
+  using namespace workloads;
+  {
+    SendRecvConfig c;
+    EXPECT_EQ(SendRecv(c).unread_reason("min_size"), "");
+    c.sizes = {Bytes{64}};
+    EXPECT_NE(SendRecv(c).unread_reason("max_size").find("workload.sizes lists the sizes"), std::string::npos);
+    EXPECT_EQ(SendRecv(c).unread_reason("sizes"), "");
+    HostCopyConfig h;
+    h.sizes = {Bytes{64}};
+    EXPECT_NE(HostCopy(h).unread_reason("min_size"), "");
+  }
+  {
+    TrafficConfig c; // 8 messages, 4 in flight
+    EXPECT_EQ(Traffic(c).unread_reason("window"), "");
+    c.window = 8;
+    EXPECT_NE(Traffic(c).unread_reason("window").find("in flight at once"), std::string::npos);
+  }
+  {
+    FcLayerConfig c;
+    EXPECT_EQ(FcLayer(c).unread_reason("extra_copy"), "");
+    c.reduction = FcReduction::Mpi;
+    EXPECT_NE(FcLayer(c).unread_reason("extra_copy").find("software MPI reduces"), std::string::npos);
+  }
+  {
+    ConnectionlessConfig c; // latency mode
+    for (auto const* k : {"operations", "window", "pattern", "poster", "stream_notify"})
+      EXPECT_NE(Connectionless(c).unread_reason(k).find("only stream mode"), std::string::npos) << k;
+    EXPECT_NE(Connectionless(c).unread_reason("background.size").find("background.load 0"), std::string::npos);
+    for (auto const* k : {"src", "dst", "iterations", "notify", "gap", "background.load", "min_size"})
+      EXPECT_EQ(Connectionless(c).unread_reason(k), "") << k;
+    c.background.load = 0.5;
+    EXPECT_EQ(Connectionless(c).unread_reason("background.size"), "");
+    c.mode = ClMode::Stream;
+    for (auto const* k : {"src", "iterations", "notify", "gap", "background.size", "background.load"})
+      EXPECT_NE(Connectionless(c).unread_reason(k).find("only latency mode"), std::string::npos) << k;
+    for (auto const* k : {"operations", "window", "pattern", "dst"})
+      EXPECT_EQ(Connectionless(c).unread_reason(k), "") << k;
+    c.pattern = ClPattern::Random;
+    EXPECT_NE(Connectionless(c).unread_reason("dst").find("random peer"), std::string::npos);
+  }
+  {
+    ReconicBenchConfig c; // the RDMA test, batched
+    for (auto const* k : {"mode", "batch", "queue_pairs", "min_size", "op"})
+      EXPECT_EQ(ReconicBench(c).unread_reason(k), "") << k;
+    for (auto const* k : {"mm_rows", "mm_inner", "mm_cols", "completion"})
+      EXPECT_NE(ReconicBench(c).unread_reason(k).find("lookaside_mm"), std::string::npos) << k;
+    c.mode = ReconicMode::Single;
+    EXPECT_NE(ReconicBench(c).unread_reason("batch").find("mode single"), std::string::npos);
+    c.test = ReconicTest::Dma;
+    for (auto const* k : {"mode", "batch", "queue_pairs"})
+      EXPECT_NE(ReconicBench(c).unread_reason(k).find("test dma"), std::string::npos) << k;
+    c.test = ReconicTest::LookasideMm;
+    EXPECT_EQ(ReconicBench(c).unread_reason("mm_rows"), "");
+    EXPECT_NE(ReconicBench(c).unread_reason("sizes").find("tiles"), std::string::npos);
+  }
+  {
+    PortalsMpiConfig c; // alltoall
+    EXPECT_NE(PortalsMpiBench(c).unread_reason("md_steps").find("pattern ga_md"), std::string::npos);
+    c.pattern = PortalsPattern::GaMd;
+    EXPECT_EQ(PortalsMpiBench(c).unread_reason("md_steps"), "");
+    UnexpectedQueueConfig u;
+    EXPECT_EQ(UnexpectedQueue(u).unread_reason("min_messages"), "");
+    u.messages = {4};
+    EXPECT_NE(UnexpectedQueue(u).unread_reason("max_messages").find("workload.messages"), std::string::npos);
+  }
+  {
+    DlrmConfig c;
+    EXPECT_NE(Dlrm(c).unread_reason("kernel.dsps").find("workload.dsps"), std::string::npos);
+    EXPECT_EQ(Dlrm(c).unread_reason("kernel.clock"), "");
+    EXPECT_EQ(Dlrm(c).unread_reason("model.embedding_bytes"), "");
+    c.model.table_bytes = {Bytes{1 << 20}};
+    EXPECT_NE(Dlrm(c).unread_reason("model.embedding_bytes").find("table_bytes"), std::string::npos);
+  }
+}
+
+// One of them run: the connectionless latency benchmark with a stream setting warns, and its tables are those of the
+// run without it.
+TEST(UnreadSettings, AConnectionlessStreamSettingInLatencyModeIsSaidAndChangesNothing)
+{
+  const std::string lat = R"({"name": "u", "platform": {"preset": "lant-zcu102"},
+                              "workload": {"kind": "connectionless", "mode": "latency", "sizes": ["1KiB"],
+                                           "iterations": 2}})";
+  auto with    = run_scenario_isolated(lat, {"workload.operations=7", "workload.poster=accelerator"});
+  auto without = run_scenario_isolated(lat);
+  ASSERT_TRUE(with.ok && without.ok) << with.error << without.error;
+  std::string all;
+  for (auto const& l : with.summary)
+    all += l + "\n";
+  EXPECT_NE(all.find("--set workload.poster=accelerator was read by nothing in this run: only stream mode reads it"),
+            std::string::npos)
+      << all;
+  ASSERT_EQ(with.tables.size(), without.tables.size());
+  for (auto const& [name, t] : with.tables)
+    EXPECT_EQ(t.rows, without.tables.at(name).rows) << name;
 }
