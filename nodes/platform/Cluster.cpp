@@ -81,7 +81,8 @@ const Node& Cluster::checked(std::size_t i, std::string_view want) const
   auto a_node = [](const NodeKindEntry* e, std::string_view name) {
     return e ? e->a_node : fmt::format("a '{}'", name);
   };
-  throw config::ConfigError("", fmt::format("/platform/node/kinds/{}", i),
+  // (the key that made the host that kind: its entry of kinds, or kind when no list is given)
+  throw config::ConfigError("", i < cfg_.node.kinds.size() ? fmt::format("/platform/node/kinds/{}", i) : "/platform/node/kind",
                             fmt::format("host {} is {} node, but {} node is needed there: change the platform's node "
                                         "kinds (or the workload's ranks / system)",
                                         i, a_node(is, n.kind()), a_node(need, want)));

@@ -196,27 +196,50 @@ const Json* at_dotted(const Json& doc, const std::string& path)
   }
 }
 
-/// Set `value` at `path` of `resolved` (set_dotted) and record what it gives in `sets` (the unread-settings check).
-/// An object given where an object is (or nothing yet) patches it key by key, as an inline platform patches its
-/// preset: `--set 'platform.node.fpga={"tcp": {"rx_fifo": "1MiB"}}'` is `--set platform.node.fpga.tcp.rx_fifo=1MiB`
-/// (it replaced the section, every key of the preset it left out back at its default: the Coyote preset's MMU off, a
-/// 2-rank allgather 47 % faster, said by nothing). So each key it gives is a setting of its own, named by the key and
-/// the set that gave it. A workload of another kind replaces the workload (the other kind's keys mean nothing to it).
+/// Record in `sets` what a path set gives, for the unread-settings check: the path, or each key of an object at any
+/// depth (named by the key and the set that gave it).
+void record_path_sets(std::vector<Scenario::PathSet>& sets, const std::string& path, const Json& value,
+                      const std::string& where, bool nested)
+{
+  if (!value.is_object() || value.empty()) {
+    sets.push_back({path, nested ? path + " (given by " + where + ")" : where});
+    return;
+  }
+  for (auto it = value.begin(); it != value.end(); ++it)
+    record_path_sets(sets, path + "." + it.key(), it.value(), where, true);
+}
+
+/// Set `value` at `path` of `resolved` (set_dotted) and record what it gives (record_path_sets). A non-empty object
+/// given where an object is (or nothing yet) patches it key by key, as an inline platform patches its preset:
+/// `--set 'platform.node.fpga={"tcp": {"rx_fifo": "1MiB"}}'` is `--set platform.node.fpga.tcp.rx_fifo=1MiB` (it
+/// replaced the section, every key of the preset it left out back at its default: the Coyote preset's MMU off, a
+/// 2-rank allgather 47 % faster, said by nothing). These replace: an empty object (the section back at its
+/// defaults), a workload of another kind (the other kind's keys mean nothing to it), the platform itself (as `--set
+/// platform=` does) and any value that is not an object.
 void apply_path_set(Json& resolved, const std::string& path, const Json& value, config::Origins& origins,
                     const std::string& where, std::vector<Scenario::PathSet>& sets, bool nested = false)
 {
   const Json* now         = at_dotted(resolved, path);
   const bool another_kind = path == "workload" && value.is_object() && value.contains("kind") && now &&
                             now->is_object() && now->value("kind", Json()) != value["kind"];
-  const bool patch = value.is_object() && (!now || now->is_object()) && !another_kind;
-  if (!patch || value.empty()) { // (an empty object patches nothing; where nothing was, it is made, for the schema)
-    if (!patch || !now)
-      config::set_dotted(resolved, path, value, origins, where);
-    sets.push_back({path, nested ? path + " (given by " + where + ")" : where});
+  const bool patch = value.is_object() && !value.empty() && (!now || now->is_object()) && !another_kind &&
+                     path != "platform";
+  if (!patch) {
+    config::set_dotted(resolved, path, value, origins, where);
+    record_path_sets(sets, path, value, where, nested);
     return;
   }
-  for (auto it = value.begin(); it != value.end(); ++it)
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    // (a key is one name: one with a dot would be taken as a path, and an inline object refuses it)
+    if (it.key().empty() || it.key().find('.') != std::string::npos) {
+      std::string pointer = "/" + path;
+      std::replace(pointer.begin(), pointer.end(), '.', '/');
+      throw ConfigError(where, pointer,
+                        "unknown key '" + it.key() + "': a key of an object is one name; write nested objects ({\"a\": "
+                        "{\"b\": 1}}) or the dotted path in the path itself (" + path + ".a.b=1)");
+    }
     apply_path_set(resolved, path + "." + it.key(), it.value(), origins, where, sets, true);
+  }
 }
 
 std::vector<Scenario::PathSet> apply_overrides(const Json& doc, const ScenarioOptions& opt, const std::string& origin,

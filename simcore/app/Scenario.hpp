@@ -48,8 +48,8 @@ struct Scenario {
   config::Json resolved; ///< the complete scenario after overrides, defaults included
   config::Origins origins; ///< where each part came from (for errors found later)
   /// The settings given by path (the scenario's `overrides`, `--set`, a sweep's axes), each with where it came
-  /// from: a run says which of them nothing read (UnreadSettings.hpp). An object given at a path patches what is
-  /// there, so it is held key by key (each key it gives, at any depth, named "<key> (given by <where>)").
+  /// from: a run says which of them nothing read (UnreadSettings.hpp). An object given at a path is held key by key
+  /// (each key it gives, at any depth, named "<key> (given by <where>)"); it patches what is there (apply_path_set).
   struct PathSet {
     std::string path;  ///< dotted, e.g. platform.network.flow_sharing
     std::string where; ///< "--set platform.network.flow_sharing=input-ports", "file.json (overrides.x)"

@@ -132,8 +132,8 @@ const std::vector<Rule>& rules()
 std::string unread_reason(const Cluster& c, std::string_view workload_kind, std::string_view dotted)
 {
   // The CCLO's invocation and firmware call costs are read by the MPI benchmark without a CCLO (the next kernel's
-  // invocation): not claimed unread, nor is a setting of a section that holds them (a value that is not an object,
-  // which replaces them; an object is judged key by key).
+  // invocation): not claimed unread, nor is a setting of a section that holds them (an empty object or a value that
+  // is not an object, which replace them; another object is judged key by key).
   for (auto const* read : {"platform.node.fpga.cclo.invocation", "platform.node.fpga.cclo.firmware"})
     if (under(dotted, read) || under(read, dotted))
       return {};

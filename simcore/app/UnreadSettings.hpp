@@ -7,7 +7,7 @@
 // The rules name a part of the platform by its section and the condition under which nothing reads it; a setting
 // outside every rule is taken as read (no rule, no claim). A workload judges its own settings (a reduction function
 // on an allgather, min_size beside a list of sizes). A setting of a whole section (`--set 'platform.node.fpga={...}'`)
-// patches it, so it is judged key by key, each key it gives (Scenario::path_sets holds them one by one).
+// is judged key by key, each key it gives (Scenario::path_sets holds them one by one): it patches the section.
 
 #include <string>
 #include <string_view>

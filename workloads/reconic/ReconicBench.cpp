@@ -18,7 +18,8 @@ std::string ReconicBench::unread_reason(std::string_view key) const
   const ReconicTest t      = cfg_.test;
   const bool doorbells     = t == ReconicTest::Rdma || t == ReconicTest::Classifier;
   if ((k == "mode" || k == "batch") && !doorbells)
-    return "only the rdma and classifier tests ring doorbells (test " + std::string(config::enum_name(t)) + ")";
+    return "only the rdma and classifier tests put one or several work requests behind a doorbell (test " +
+           std::string(config::enum_name(t)) + ")";
   if (k == "batch" && cfg_.mode == ReconicMode::Single)
     return "one work request per doorbell (mode single)";
   if ((k == "mm_rows" || k == "mm_inner" || k == "mm_cols" || k == "completion") && t != ReconicTest::LookasideMm)

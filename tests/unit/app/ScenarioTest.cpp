@@ -91,8 +91,13 @@ TEST(Scenario, AnObjectSetPatchesWhatIsThereKeyByKey)
   EXPECT_EQ(load(sendrecv, {R"(workload={"max_size": "1MiB"})"}).resolved["workload"]["dst"], 1) << "patched";
   auto other = load(sendrecv, {R"(workload={"kind": "collective", "collective": "allreduce", "ranks": 2})"});
   EXPECT_EQ(other.workload_kind, "collective") << "replaced: sendrecv's dst means nothing to a collective";
-  EXPECT_TRUE(nodes::fpga_config(load(kOk, {"platform.node.fpga.mmu={}"}).platform.node).mmu.enabled)
-      << "an empty object patches nothing";
+  EXPECT_FALSE(nodes::fpga_config(load(kOk, {"platform.node.fpga.mmu={}"}).platform.node).mmu.enabled)
+      << "an empty object: the section back at its defaults";
+  ASSERT_EQ(other.path_sets.size(), 3u) << "a replacing object's keys are judged one by one too";
+  EXPECT_EQ(other.path_sets[1].path, "workload.collective");
+  // A key is one name (a dotted one was taken as a path; an inline object refuses it).
+  const std::string dotted = error(kOk, {R"(platform.network={"link.rate": "10Gbps"})"});
+  EXPECT_NE(dotted.find("/platform/network: unknown key 'link.rate'"), std::string::npos) << dotted;
   // Not an object where one is: the schema's error, as before.
   EXPECT_NE(error(kOk, {"platform.node.fpga=3"}).find("/platform/node/fpga"), std::string::npos);
 }
@@ -169,6 +174,13 @@ TEST(Scenario, PlatformErrorsFoundWhenBuildingNameTheirSource)
       R"({"platform": {"preset": "fat-tree", "topology": {"hosts": 200}}, "workload": {"kind": "sendrecv"}})");
   EXPECT_EQ(full.error, "test-scenario.json: /platform/topology/hosts: a 8-ary fat-tree holds at most 128 hosts, 200 "
                         "requested; raise fat_tree.k");
+  // A node of the wrong kind names the key that made it so (it named /platform/node/kinds/0, which no one gave, and
+  // so blamed the preset).
+  auto kind = nafsim::testing::run_scenario_isolated(
+      R"({"platform": "lant-zcu102", "workload": {"kind": "connectionless", "sizes": ["1KiB"]}})",
+      {R"(platform.node={"kind": "host"})"});
+  EXPECT_EQ(kind.error.rfind(R"(--set platform.node={"kind": "host"}: /platform/node/kind: host 0 is)", 0), 0u)
+      << kind.error;
 }
 
 TEST(Scenario, TheCliExitsWithTwoAndWritesNothing)
