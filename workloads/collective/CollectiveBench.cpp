@@ -189,6 +189,9 @@ std::string bench_unread_reason(BenchOp op, const std::vector<Bytes>& sizes, std
   if (top == "func" && op != BenchOp::Reduce && op != BenchOp::AllReduce && op != BenchOp::ReduceScatter &&
       op != BenchOp::Combine)
     return fmt::format("{} reduces nothing (reduce, allreduce, reduce-scatter and combine read it)", name);
+  if ((top == "sizes" || top == "min_size" || top == "max_size") &&
+      (op == BenchOp::Barrier || op == BenchOp::Nop))
+    return fmt::format("{} moves no data (its calls are made with 0 bytes)", name);
   return size_bounds_unread(top, !sizes.empty());
 }
 

@@ -114,6 +114,10 @@ TEST(UnreadSettings, AWorkloadSaysWhichOfItsSettingsItsOtherSettingsMakeMoot)
   const workloads::CollectiveBench allreduce(cfg);
   for (auto const* read : {"func", "min_size", "max_size", "placement", "mpi_message_latency"})
     EXPECT_EQ(allreduce.unread_reason(read), "") << read;
+  cfg.collective = workloads::BenchOp::Barrier;
+  const workloads::CollectiveBench barrier(cfg);
+  for (auto const* k : {"sizes", "min_size", "max_size"})
+    EXPECT_NE(barrier.unread_reason(k).find("barrier moves no data"), std::string::npos) << k;
 
   workloads::MpiBenchConfig m;
   m.collective = workloads::BenchOp::Bcast;
@@ -128,6 +132,8 @@ TEST(UnreadSettings, AWorkloadSaysWhichOfItsSettingsItsOtherSettingsMakeMoot)
   const workloads::MpiBench composite(m);
   EXPECT_EQ(composite.unread_reason("chain_fanout"), "");
   EXPECT_EQ(composite.unread_reason("knomial_radix"), "");
+  m.collective = workloads::BenchOp::Barrier;
+  EXPECT_NE(workloads::MpiBench(m).unread_reason("sizes").find("barrier moves no data"), std::string::npos);
 }
 
 // The case above run: a forced composite allreduce reads chain_fanout (its reduce part's chain), so no warning, and
