@@ -29,9 +29,9 @@ public:
   /// While it runs: the share of its work done (a long run's progress line; nothing: not known).
   virtual std::optional<double> progress() const { return std::nullopt; }
   /// After a run: why nothing in it read the workload setting at `key` (its dotted path under `workload`, e.g.
-  /// "root" or "sizes.0"), or "" when it may have been read (simcore/app/UnreadSettings.hpp). A setting the
-  /// workload's own other settings make moot (a reduction function on an allgather, min_size beside a list of sizes) gives the
-  /// same results for every value: a sweep over it would read as "it changes nothing".
+  /// "func" or "background.size"), or "" when it may have been read (simcore/app/UnreadSettings.hpp). A setting
+  /// the workload's own other settings make moot (a reduction function on an allgather, min_size beside a list of
+  /// sizes) gives the same results for every value: a sweep over it would read as "it changes nothing".
   virtual std::string unread_reason(std::string_view key) const
   {
     (void)key;

@@ -179,7 +179,6 @@ Json resolve_platform(const Json& doc, PlatformSet ps, const std::string& origin
   return platform;
 }
 
-/// The scenario's overrides, then the command line's --set, then --seed.
 /// The value at dotted `path` in `doc`, or nullptr.
 const Json* at_dotted(const Json& doc, const std::string& path)
 {
@@ -242,6 +241,7 @@ void apply_path_set(Json& resolved, const std::string& path, const Json& value, 
   }
 }
 
+/// The scenario's overrides, then the command line's --set, then --seed.
 std::vector<Scenario::PathSet> apply_overrides(const Json& doc, const ScenarioOptions& opt, const std::string& origin,
                                                Json& resolved, config::Origins& origins)
 {

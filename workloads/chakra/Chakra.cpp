@@ -1,3 +1,4 @@
+#include "workloads/program/ComputeTime.hpp"
 #include "workloads/chakra/Chakra.hpp"
 
 #include <algorithm>
@@ -120,6 +121,13 @@ config::Json Chakra::metadata() const
   config::Json m;
   m["chakra_repairs"] = rep;
   return m;
+}
+
+std::string Chakra::unread_reason(std::string_view key) const
+{
+  constexpr std::string_view kModel = "model.";
+  return key.substr(0, kModel.size()) == kModel ? compute_model_unread(cfg_.engine, key.substr(kModel.size()))
+                                                : std::string();
 }
 
 std::optional<unsigned> Chakra::rank_count() const

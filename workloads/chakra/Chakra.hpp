@@ -19,6 +19,7 @@ public:
   std::string deadlock_advice() const override;
   config::Json metadata() const override;
   std::optional<unsigned> rank_count() const override;
+  std::string unread_reason(std::string_view key) const override;
   /// What the loader repaired (workload.strict false).
   const ChakraRepairs& repairs() const;
 

@@ -184,7 +184,7 @@ std::string bench_role(BenchOp op, unsigned rank, unsigned root)
 
 std::string bench_unread_reason(BenchOp op, const std::vector<Bytes>& sizes, std::string_view key)
 {
-  const std::string_view top = key.substr(0, key.find('.'));
+  const std::string_view top = key_head(key);
   const std::string name     = std::string(config::enum_name(op));
   if (top == "func" && op != BenchOp::Reduce && op != BenchOp::AllReduce && op != BenchOp::ReduceScatter &&
       op != BenchOp::Combine)
@@ -197,7 +197,7 @@ std::string bench_unread_reason(BenchOp op, const std::vector<Bytes>& sizes, std
 
 std::string CollectiveBench::unread_reason(std::string_view key) const
 {
-  const std::string_view top = key.substr(0, key.find('.'));
+  const std::string_view top = key_head(key);
   if (top == "mpi_message_latency" && cfg_.pre_barrier == PreBarrier::None)
     return "no barrier runs before the calls (pre_barrier none; pre_barrier mpi or cclo times its messages with it)";
   if (top == "placement" && !cfg_.positions.empty())

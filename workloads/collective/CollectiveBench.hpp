@@ -94,7 +94,8 @@ std::optional<coll::Algorithm> algorithm_of(AlgorithmChoice a);
 /// What rank `rank` is in a benchmark of `op` rooted at `root` (the role column of the per-rank tables).
 std::string bench_role(BenchOp op, unsigned rank, unsigned root);
 /// Why a benchmark of `op` over the sizes `sizes` (empty: min_size doubling to max_size) reads nothing of its
-/// setting `key` (func, sizes, min_size or max_size; a root is always read: the tables' root_latency_us is its rank's), or "" (Workload::unread_reason).
+/// setting `key` (func, sizes, min_size or max_size; a root is always read: the tables' root_latency_us is its
+/// rank's), or "" (Workload::unread_reason).
 std::string bench_unread_reason(BenchOp op, const std::vector<Bytes>& sizes, std::string_view key);
 
 struct CollectiveBenchConfig {

@@ -125,7 +125,7 @@ mpi::MpiPlan MpiBench::plan_for(const coll::CollectiveCall& call, std::size_t si
 
 std::string MpiBench::unread_reason(std::string_view key) const
 {
-  const std::string_view top = key.substr(0, key.find('.'));
+  const std::string_view top = key_head(key);
   // (A forced algorithm passes both to its schedule: a composite's reduce and bcast parts, chosen by the tuned
   // rules, may run a chain or a k-nomial tree with them, so only the library's own decision leaves them unread.)
   if ((top == "chain_fanout" || top == "knomial_radix") && cfg_.library_algorithm.empty())

@@ -25,4 +25,14 @@ SimTime compute_time(const nodes::Cluster& c, ProgramEngine engine, const Progra
       .total;
 }
 
+std::string compute_model_unread(ProgramEngine engine, std::string_view key)
+{
+  const std::string_view head = key.substr(0, key.find('.'));
+  if (engine == ProgramEngine::Mpi && (head == "kernel" || head == "hbm_channels"))
+    return "compute runs on the hosts' cores (engine mpi); the FPGA's kernel reads it (engine cclo)";
+  if (engine == ProgramEngine::Cclo && head == "threads")
+    return "compute runs on the FPGA's kernel (engine cclo); the hosts' cores read it (engine mpi)";
+  return {};
+}
+
 } // namespace nafsim::workloads

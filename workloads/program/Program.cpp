@@ -28,6 +28,13 @@ namespace nafsim::workloads {
 
 Program::Program(const ProgramConfig& cfg) : plan_(ProgramPlan::resolve(cfg)) {}
 
+std::string Program::unread_reason(std::string_view key) const
+{
+  constexpr std::string_view kCompute = "compute.";
+  return key.substr(0, kCompute.size()) == kCompute ? compute_model_unread(plan_.cfg.engine, key.substr(kCompute.size()))
+                                                     : std::string();
+}
+
 Program::Program(ProgramPlan plan) : plan_(std::move(plan)) {}
 
 void Program::place(const nodes::Cluster& c)

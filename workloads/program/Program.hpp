@@ -25,6 +25,7 @@ public:
   const ProgramPlan& plan() const { return plan_; }
   void report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const override;
   std::optional<unsigned> rank_count() const override { return plan_.cfg.ranks; }
+  std::string unread_reason(std::string_view key) const override;
   std::optional<double> progress() const override
   {
     std::size_t all = 0;

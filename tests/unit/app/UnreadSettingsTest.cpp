@@ -9,6 +9,7 @@
 #include "workloads/dlrm/Dlrm.hpp"
 #include "workloads/fc/FcLayer.hpp"
 #include "workloads/hostcopy/HostCopy.hpp"
+#include "workloads/program/ComputeTime.hpp"
 #include "workloads/portals/PortalsMpiBench.hpp"
 #include "workloads/portals/UnexpectedQueue.hpp"
 #include "workloads/reconic/ReconicBench.hpp"
@@ -259,6 +260,19 @@ TEST(UnreadSettings, EachWorkloadJudgesTheSettingsItsModeOrListsMakeMoot)
     c.model.table_bytes = {Bytes{1 << 20}};
     EXPECT_NE(Dlrm(c).unread_reason("model.embedding_bytes").find("table_bytes"), std::string::npos);
   }
+}
+
+// A program's (or a Chakra trace's) compute model: the FPGA kernel's keys under the MPI engine, the hosts' threads
+// under the CCLO's (ComputeTime.cpp returns before reading them).
+TEST(UnreadSettings, AComputeModelsKeysOfTheOtherEngineAreSaid)
+{
+  using workloads::ProgramEngine;
+  EXPECT_NE(workloads::compute_model_unread(ProgramEngine::Mpi, "kernel.clock").find("engine mpi"), std::string::npos);
+  EXPECT_NE(workloads::compute_model_unread(ProgramEngine::Mpi, "hbm_channels"), "");
+  EXPECT_EQ(workloads::compute_model_unread(ProgramEngine::Mpi, "threads"), "");
+  EXPECT_NE(workloads::compute_model_unread(ProgramEngine::Cclo, "threads").find("engine cclo"), std::string::npos);
+  EXPECT_EQ(workloads::compute_model_unread(ProgramEngine::Cclo, "kernel.dsps"), "");
+  EXPECT_EQ(workloads::compute_model_unread(ProgramEngine::Cclo, "hbm_channels"), "");
 }
 
 // One of them run: the connectionless latency benchmark with a stream setting warns, and its tables are those of the
