@@ -231,9 +231,7 @@ void apply_path_set(Json& resolved, const std::string& path, const Json& value, 
   for (auto it = value.begin(); it != value.end(); ++it) {
     // (a key is one name: one with a dot would be taken as a path, and an inline object refuses it)
     if (it.key().empty() || it.key().find('.') != std::string::npos) {
-      std::string pointer = "/" + path;
-      std::replace(pointer.begin(), pointer.end(), '.', '/');
-      throw ConfigError(where, pointer,
+      throw ConfigError(where, config::dotted_to_pointer(path),
                         "unknown key '" + it.key() + "': a key of an object is one name; write nested objects ({\"a\": "
                         "{\"b\": 1}}) or the dotted path in the path itself (" + path + ".a.b=1)");
     }

@@ -125,9 +125,7 @@ config::Json Chakra::metadata() const
 
 std::string Chakra::unread_reason(std::string_view key) const
 {
-  constexpr std::string_view kModel = "model.";
-  return key.substr(0, kModel.size()) == kModel ? compute_model_unread(cfg_.engine, key.substr(kModel.size()))
-                                                : std::string();
+  return compute_model_unread(cfg_.engine, "model", key);
 }
 
 std::optional<unsigned> Chakra::rank_count() const

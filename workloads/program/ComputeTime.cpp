@@ -25,8 +25,11 @@ SimTime compute_time(const nodes::Cluster& c, ProgramEngine engine, const Progra
       .total;
 }
 
-std::string compute_model_unread(ProgramEngine engine, std::string_view key)
+std::string compute_model_unread(ProgramEngine engine, std::string_view section, std::string_view key)
 {
+  if (key.size() <= section.size() || key.substr(0, section.size()) != section || key[section.size()] != '.')
+    return {};
+  key.remove_prefix(section.size() + 1);
   const std::string_view head = key.substr(0, key.find('.'));
   if (engine == ProgramEngine::Mpi && (head == "kernel" || head == "hbm_channels"))
     return "compute runs on the hosts' cores (engine mpi); the FPGA's kernel reads it (engine cclo)";

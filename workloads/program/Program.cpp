@@ -30,9 +30,7 @@ Program::Program(const ProgramConfig& cfg) : plan_(ProgramPlan::resolve(cfg)) {}
 
 std::string Program::unread_reason(std::string_view key) const
 {
-  constexpr std::string_view kCompute = "compute.";
-  return key.substr(0, kCompute.size()) == kCompute ? compute_model_unread(plan_.cfg.engine, key.substr(kCompute.size()))
-                                                     : std::string();
+  return compute_model_unread(plan_.cfg.engine, "compute", key);
 }
 
 Program::Program(ProgramPlan plan) : plan_(std::move(plan)) {}

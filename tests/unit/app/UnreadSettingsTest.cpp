@@ -267,12 +267,14 @@ TEST(UnreadSettings, EachWorkloadJudgesTheSettingsItsModeOrListsMakeMoot)
 TEST(UnreadSettings, AComputeModelsKeysOfTheOtherEngineAreSaid)
 {
   using workloads::ProgramEngine;
-  EXPECT_NE(workloads::compute_model_unread(ProgramEngine::Mpi, "kernel.clock").find("engine mpi"), std::string::npos);
-  EXPECT_NE(workloads::compute_model_unread(ProgramEngine::Mpi, "hbm_channels"), "");
-  EXPECT_EQ(workloads::compute_model_unread(ProgramEngine::Mpi, "threads"), "");
-  EXPECT_NE(workloads::compute_model_unread(ProgramEngine::Cclo, "threads").find("engine cclo"), std::string::npos);
-  EXPECT_EQ(workloads::compute_model_unread(ProgramEngine::Cclo, "kernel.dsps"), "");
-  EXPECT_EQ(workloads::compute_model_unread(ProgramEngine::Cclo, "hbm_channels"), "");
+  EXPECT_NE(workloads::compute_model_unread(ProgramEngine::Mpi, "compute", "compute.kernel.clock").find("engine mpi"), std::string::npos);
+  EXPECT_NE(workloads::compute_model_unread(ProgramEngine::Mpi, "model", "model.hbm_channels"), "");
+  EXPECT_EQ(workloads::compute_model_unread(ProgramEngine::Mpi, "compute", "compute.threads"), "");
+  EXPECT_NE(workloads::compute_model_unread(ProgramEngine::Cclo, "model", "model.threads").find("engine cclo"), std::string::npos);
+  EXPECT_EQ(workloads::compute_model_unread(ProgramEngine::Cclo, "compute", "compute.kernel.dsps"), "");
+  EXPECT_EQ(workloads::compute_model_unread(ProgramEngine::Cclo, "compute", "compute.hbm_channels"), "");
+  EXPECT_EQ(workloads::compute_model_unread(ProgramEngine::Cclo, "compute", "model.threads"), "") << "another section";
+  EXPECT_EQ(workloads::compute_model_unread(ProgramEngine::Cclo, "model", "modelx.threads"), "");
 }
 
 // One of them run: the connectionless latency benchmark with a stream setting warns, and its tables are those of the
