@@ -18,12 +18,17 @@ struct OmpiOptions {
   std::uint64_t segment_bytes = 0;
   /// Chains of the chain algorithms; 0 is forced to 1 (a pipeline), as the fixed rules' faninout 0 is.
   int chain_fanout = 0;
-  /// Radix of the k-nomial broadcast (coll_tuned_bcast_knomial_radix, default 4).
+  /// Radix of the k-nomial broadcast (coll_tuned_bcast_knomial_radix, default 4: one MCA parameter for every
+  /// k-nomial broadcast, the fixed rules' and a composite's part too).
   int knomial_radix = 4;
   /// Composites (allreduce nonoverlapping, reduce_scatter non-overlapping): the reduce and bcast algorithms
-  /// the library's own decisions pick for the parts.
+  /// the library's own decisions pick for the parts, with the segment sizes those decisions pass (4.1's rules: 0).
+  /// The parts reach coll/tuned's decision (comm->c_coll->coll_reduce, coll_bcast), not the composite's forced
+  /// parameters: they run with these segments and faninout 0 whatever segment_bytes and chain_fanout say.
   std::string reduce_part = "linear";
   std::string bcast_part  = "basic_linear";
+  std::uint64_t reduce_part_segment_bytes = 0;
+  std::uint64_t bcast_part_segment_bytes  = 0;
 };
 
 struct AlgorithmOptions {

@@ -68,6 +68,37 @@ std::string ompi_effective(const CollectiveCall& call, const OmpiOptions& opt)
   return name;
 }
 
+OmpiReads ompi_reads(const CollectiveCall& call, const OmpiOptions& opt)
+{
+  OmpiReads r;
+  if (call.size <= 1)
+    return r;
+  const std::string name = ompi_effective(call, opt);
+  auto tree              = [&](const std::string& n) {
+    return n == "chain" || n == "pipeline" || n == "binary_tree" || n == "binary" || n == "binomial" ||
+           n == "knomial";
+  };
+  switch (call.collective) {
+    case Collective::Bcast:
+      r.segment_size  = tree(name);
+      r.chain_fanout  = name == "chain";
+      r.knomial_radix = name == "knomial";
+      break;
+    case Collective::Reduce:
+      r.segment_size = tree(name);
+      r.chain_fanout = name == "chain";
+      break;
+    case Collective::Gather: r.segment_size = name == "linear_sync"; break;
+    case Collective::AllReduce:
+      // The segment size decides whether the segmented ring runs as the ring (ompi_effective).
+      r.segment_size  = opt.name == "segmented_ring";
+      r.knomial_radix = name == "nonoverlapping" && opt.bcast_part == "knomial";
+      break;
+    default: break;
+  }
+  return r;
+}
+
 namespace detail {
 
 void build_openmpi(Builder& b, const CollectiveCall& call, int rank, const OmpiOptions& opt)

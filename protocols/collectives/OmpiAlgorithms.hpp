@@ -26,4 +26,16 @@ std::uint64_t ompi_segment_count(std::uint64_t segment_bytes, unsigned elem_byte
 /// allgather to Bruck on a non-power-of-two communicator). The schedules do the same; this names it.
 std::string ompi_effective(const CollectiveCall& call, const OmpiOptions& opt);
 
+/// Which of coll/tuned's parameters the algorithm `opt.name` reads for `call` (a value not read changes nothing):
+/// the segment size (the tree broadcasts and reductions, the synchronised linear gather, the segmented ring), the
+/// chain fanout (the chain broadcast and reduction), the k-nomial radix (a k-nomial broadcast, the algorithm's or
+/// a composite's part). A composite's parts read neither the segment size nor the fanout: they are the library's
+/// own decisions (OmpiOptions::reduce_part).
+struct OmpiReads {
+  bool segment_size  = false;
+  bool chain_fanout  = false;
+  bool knomial_radix = false;
+};
+OmpiReads ompi_reads(const CollectiveCall& call, const OmpiOptions& opt);
+
 } // namespace nafsim::coll

@@ -194,11 +194,24 @@ void allreduce_rabenseifner(Ctx& c, std::uint64_t n)
   }
 }
 
+/// The options a composite's part runs with: the library's own decision for it, called as its fixed rules call
+/// every algorithm (the part's own segment size, faninout 0), not with the composite's forced parameters; the
+/// k-nomial radix is one MCA parameter for all.
+OmpiOptions part_options(const OmpiOptions& o, std::uint64_t segment_bytes)
+{
+  OmpiOptions part   = o;
+  part.segment_bytes = segment_bytes;
+  part.chain_fanout  = 0;
+  return part;
+}
+
 /// The composites: the library's own reduce to rank 0, then its broadcast (allreduce nonoverlapping)
 /// or a linear scatter (reduce_scatter non-overlapping: coll_scatterv, which coll/basic runs linearly).
 void reduce_then(Ctx& c, std::uint64_t total, Slice reduced, const std::string& reduce_alg)
 {
-  reduce(c, reduce_alg, 0, total, in(0, total), reduced);
+  const OmpiOptions opt = part_options(c.opt, c.opt.reduce_part_segment_bytes);
+  Ctx part{c.m, c.p, c.r, c.eb, opt};
+  reduce(part, reduce_alg, 0, total, in(0, total), reduced);
 }
 
 } // namespace
@@ -226,7 +239,9 @@ void allreduce(Ctx& c, const std::string& name, std::uint64_t n)
   if (name == "nonoverlapping" || name == "basic_linear") {
     const bool linear = name == "basic_linear";
     reduce_then(c, n, out(0, n), linear ? "linear" : c.opt.reduce_part);
-    return bcast(c, linear ? "basic_linear" : c.opt.bcast_part, 0, n, out(0, n), out(0, n));
+    const OmpiOptions opt = part_options(c.opt, c.opt.bcast_part_segment_bytes);
+    Ctx part{c.m, c.p, c.r, c.eb, opt};
+    return bcast(part, linear ? "basic_linear" : c.opt.bcast_part, 0, n, out(0, n), out(0, n));
   }
   not_modeled("allreduce", name);
 }

@@ -91,7 +91,7 @@ Mapping mpich_mapping(Collective c, const std::string& name)
 }
 
 /// OpenMPI's choice `name` (with its segment size) as its own algorithm (Algorithm::OpenMpi), when nafsim has it;
-/// the parts of the composites are the library's own decisions for them (`lib`'s rules, run unsegmented).
+/// the parts of the composites are the library's own decisions for them (`lib`'s rules, with their segment sizes).
 /// nullopt: not modeled (a substitution follows).
 std::optional<coll::OmpiOptions> ompi_own(const coll::CollectiveCall& c, const std::string& name,
                                           std::uint64_t segment_bytes = 0, Library lib = Library::OpenMpi)
@@ -101,8 +101,8 @@ std::optional<coll::OmpiOptions> ompi_own(const coll::CollectiveCall& c, const s
   o.segment_bytes = segment_bytes;
   const auto ranks = static_cast<unsigned>(c.size);
   auto part        = [&](Collective coll, std::uint64_t bytes) {
-    return lib == Library::OpenMpi20 ? ompi_classic_select(coll, ranks, bytes, c.count).name
-                                     : ompi_tuned_select(coll, ranks, bytes).name;
+    return lib == Library::OpenMpi20 ? ompi_classic_select(coll, ranks, bytes, c.count)
+                                     : ompi_tuned_select(coll, ranks, bytes);
   };
   if (c.collective == Collective::Reduce && name == "rabenseifner") {
     // ompi_coll_base_reduce_intra_redscat_gather hands fewer elements than p' to the linear reduce.
@@ -111,11 +111,18 @@ std::optional<coll::OmpiOptions> ompi_own(const coll::CollectiveCall& c, const s
     o.name = "linear";
   }
   if (c.collective == Collective::AllReduce && name == "nonoverlapping") {
-    o.reduce_part = part(Collective::Reduce, c.bytes());
-    o.bcast_part  = part(Collective::Bcast, c.bytes());
+    const auto reduce_part      = part(Collective::Reduce, c.bytes());
+    const auto bcast_part       = part(Collective::Bcast, c.bytes());
+    o.reduce_part               = reduce_part.name;
+    o.reduce_part_segment_bytes = reduce_part.segment_bytes;
+    o.bcast_part                = bcast_part.name;
+    o.bcast_part_segment_bytes  = bcast_part.segment_bytes;
   }
-  if (c.collective == Collective::ReduceScatter && name == "non-overlapping")
-    o.reduce_part = part(Collective::Reduce, c.bytes() * static_cast<std::uint64_t>(c.size));
+  if (c.collective == Collective::ReduceScatter && name == "non-overlapping") {
+    const auto reduce_part      = part(Collective::Reduce, c.bytes() * static_cast<std::uint64_t>(c.size));
+    o.reduce_part               = reduce_part.name;
+    o.reduce_part_segment_bytes = reduce_part.segment_bytes;
+  }
   if (!coll::ompi_has(c.collective, o.name) || (o.name == "two_proc" && c.size != 2) ||
       !coll::ompi_has(Collective::Reduce, o.reduce_part) || !coll::ompi_has(Collective::Bcast, o.bcast_part))
     return std::nullopt;
@@ -177,10 +184,6 @@ MpiPlan plan_collective(Library lib, const coll::CollectiveCall& c)
     if (auto own = ompi_own(c, ch.name, ch.segment_bytes, lib)) {
       plan.algorithm    = Algorithm::OpenMpi;
       plan.options.ompi = *own;
-      if (own->name == "nonoverlapping" &&
-          (ompi_classic_select(Collective::Reduce, ranks, c.bytes(), c.count).segment_bytes > 0 ||
-           ompi_classic_select(Collective::Bcast, ranks, c.bytes(), c.count).segment_bytes > 0))
-        plan.substitution = "reduce and bcast parts run unsegmented";
       return plan;
     }
     m = ompi_mapping(c.collective, plan.library_algorithm);

@@ -101,8 +101,12 @@ mpi::MpiPlan MpiBench::plan_for(const coll::CollectiveCall& call, std::size_t si
     plan.algorithm         = *forced;
     return plan;
   }
-  if (cfg_.library_algorithm.empty())
-    return mpi::plan_collective(library_, call);
+  if (cfg_.library_algorithm.empty()) {
+    auto plan = mpi::plan_collective(library_, call);
+    // coll_tuned_bcast_knomial_radix is one MCA parameter: it reaches the k-nomial broadcasts the rules pick too.
+    plan.options.ompi.knomial_radix = static_cast<int>(cfg_.knomial_radix);
+    return plan;
+  }
   auto plan = mpi::plan_openmpi(call, cfg_.library_algorithm);
   if (!plan) {
     std::string names;
@@ -126,11 +130,42 @@ mpi::MpiPlan MpiBench::plan_for(const coll::CollectiveCall& call, std::size_t si
 std::string MpiBench::unread_reason(std::string_view key) const
 {
   const std::string_view top = key_head(key);
-  // (A forced algorithm passes both to its schedule: a composite's reduce and bcast parts, chosen by the tuned
-  // rules, may run a chain or a k-nomial tree with them, so only the library's own decision leaves them unread.)
-  if ((top == "chain_fanout" || top == "knomial_radix") && cfg_.library_algorithm.empty())
-    return "no Open MPI algorithm is forced (library_algorithm empty: the fixed rules' chains run one, their "
-           "k-nomial trees radix 4; a forced algorithm reads it)";
+  const bool segment = top == "segment_size", fanout = top == "chain_fanout", radix = top == "knomial_radix";
+  if ((segment || fanout) && cfg_.library_algorithm.empty())
+    return fmt::format("no Open MPI algorithm is forced (library_algorithm empty: the fixed rules call every "
+                       "algorithm with {}, as coll/tuned's do)",
+                       segment ? "segment size 0" : "faninout 0, one chain");
+  // Which of coll/tuned's parameters the algorithms of this run read. A forced algorithm's segment size and fanout
+  // are its own to read; the k-nomial broadcasts come from the plans (the library's choices, made at the start).
+  const bool started = plans_.size() == sizes_.size();
+  if (segment || fanout || (radix && started)) {
+    bool read = false;
+    for (std::size_t si = 0; si < sizes_.size() && !read; ++si) {
+      coll::OmpiOptions opt;
+      if (started) {
+        if (plans_[si].algorithm != coll::Algorithm::OpenMpi)
+          continue;
+        opt = plans_[si].options.ompi;
+      }
+      if (!cfg_.library_algorithm.empty())
+        opt.name = cfg_.library_algorithm; // the forced name, before a hand-over (the segmented ring's to the ring)
+      coll::CollectiveCall call = make_call(0, sizes_[si]);
+      call.size                 = static_cast<int>(cfg_.ranks);
+      const auto r              = coll::ompi_reads(call, opt);
+      read         = segment ? r.segment_size : fanout ? r.chain_fanout : r.knomial_radix;
+    }
+    if (!read && segment)
+      return fmt::format("Open MPI's {} {} reads no segment size (the tree broadcasts and reductions, the "
+                         "synchronised linear gather and the segmented ring do; a composite's parts run with the "
+                         "library's own decisions)",
+                         config::enum_name(cfg_.collective), cfg_.library_algorithm);
+    if (!read && fanout)
+      return fmt::format("Open MPI's {} {} runs no chain of its own (only a forced chain broadcast or reduction reads "
+                         "it; a composite's parts are the library's own decisions, called with faninout 0: one chain)",
+                         config::enum_name(cfg_.collective), cfg_.library_algorithm);
+    if (!read)
+      return "no k-nomial broadcast ran (neither the algorithm of a call nor a composite's broadcast part)";
+  }
   return bench_unread_reason(cfg_.collective, cfg_.sizes, key);
 }
 

@@ -78,13 +78,15 @@ struct MpiBenchConfig {
             "the error lists each collective's); Open MPI libraries only (openmpi, openmpi-2.0)");
     v.field("segment_size", segment_size,
             "with library_algorithm: the segment size of the tree and ring algorithms "
-            "(coll_tuned_<collective>_algorithm_segmentsize); 0: unsegmented, as the 4.1 fixed rules run them",
+            "(coll_tuned_<collective>_algorithm_segmentsize); 0: unsegmented, as the 4.1 fixed rules run them (a "
+            "composite's parts, the library's own decisions, run with their rules' segments whatever it says)",
             config::Limits::between(0, 1ULL << 34));
     v.field("chain_fanout", chain_fanout,
             "with library_algorithm chain: the number of chains (coll_tuned_<collective>_algorithm_chain_fanout, "
-            "Open MPI's default 4; the fixed rules' choice of chain runs one)",
+            "Open MPI's default 4; the fixed rules' choice of chain, and a composite's parts, run one)",
             config::Limits::between(1, 32));
-    v.field("knomial_radix", knomial_radix, "the k-nomial broadcast's radix (coll_tuned_bcast_knomial_radix)",
+    v.field("knomial_radix", knomial_radix, "the k-nomial broadcast's radix (coll_tuned_bcast_knomial_radix: one MCA parameter for every k-nomial "
+            "broadcast, those the fixed rules pick and a composite's broadcast part too)",
             config::Limits::between(2, 64));
     v.field("pre_barrier", pre_barrier,
             "before each timed call: none (every rank's call starts at the same instant) or mpi (the library's "

@@ -122,34 +122,73 @@ TEST(UnreadSettings, AWorkloadSaysWhichOfItsSettingsItsOtherSettingsMakeMoot)
 
   workloads::MpiBenchConfig m;
   m.collective = workloads::BenchOp::Bcast;
+  m.ranks      = 8;
   const workloads::MpiBench fixed(m);
   EXPECT_NE(fixed.unread_reason("chain_fanout").find("no Open MPI algorithm is forced"), std::string::npos);
-  EXPECT_NE(fixed.unread_reason("knomial_radix").find("no Open MPI algorithm is forced"), std::string::npos);
+  EXPECT_NE(fixed.unread_reason("segment_size").find("segment size 0"), std::string::npos);
+  EXPECT_EQ(fixed.unread_reason("knomial_radix"), ""); // the library's choices decide it: made when the run starts
   EXPECT_NE(fixed.unread_reason("func").find("bcast reduces nothing"), std::string::npos);
-  // A forced algorithm reads both, even one that names neither: nonoverlapping's reduce part runs the tuned rules'
-  // chain at 4 ranks and 8 KiB (chain_fanout 4 -> 1: 22.4 -> 30.2 us), its bcast part their k-nomial tree at 8.
+  // A forced chain reads its fanout and segments; a composite reads neither (its parts are the library's own
+  // decisions, called with faninout 0 and their rules' segments), a ring no segment size, a segmented ring one.
+  m.library_algorithm = "chain";
+  EXPECT_EQ(workloads::MpiBench(m).unread_reason("chain_fanout"), "");
+  EXPECT_EQ(workloads::MpiBench(m).unread_reason("segment_size"), "");
   m.collective        = workloads::BenchOp::AllReduce;
   m.library_algorithm = "nonoverlapping";
   const workloads::MpiBench composite(m);
-  EXPECT_EQ(composite.unread_reason("chain_fanout"), "");
-  EXPECT_EQ(composite.unread_reason("knomial_radix"), "");
+  EXPECT_NE(composite.unread_reason("chain_fanout").find("runs no chain of its own"), std::string::npos);
+  EXPECT_NE(composite.unread_reason("segment_size").find("reads no segment size"), std::string::npos);
+  m.library_algorithm = "ring";
+  EXPECT_NE(workloads::MpiBench(m).unread_reason("segment_size").find("allreduce ring reads no segment size"),
+            std::string::npos);
+  m.library_algorithm = "segmented_ring";
+  EXPECT_EQ(workloads::MpiBench(m).unread_reason("segment_size"), "");
   m.collective = workloads::BenchOp::Barrier;
   EXPECT_NE(workloads::MpiBench(m).unread_reason("sizes").find("barrier moves no data"), std::string::npos);
 }
 
-// The case above run: a forced composite allreduce reads chain_fanout (its reduce part's chain), so no warning, and
-// the results move with it.
-TEST(UnreadSettings, AForcedCompositeReadsTheChainFanoutOfItsParts)
+// The case above run: a forced composite allreduce's parts are the library's own decisions, called as its fixed rules
+// call them (coll/tuned's reduce_intra_do_this(..., alg, 0, 0, 0)): its reduce part's chain at 4 ranks and 8 KiB runs
+// one chain whatever chain_fanout says (it ran chain_fanout's chains, 4 by default: 22.421 against 30.247 us), and
+// the warning says so. The k-nomial radix is one MCA parameter: it reaches a k-nomial broadcast the rules pick.
+TEST(UnreadSettings, AForcedCompositesPartsAreTheLibrarysOwnDecisions)
 {
   const std::string mpi = R"({"name": "u", "platform": {"preset": "accl-cpu-cx5"},
                               "workload": {"kind": "mpi", "collective": "allreduce", "ranks": 4, "sizes": ["8KiB"],
                                            "library_algorithm": "nonoverlapping"}})";
   auto four = run_scenario_isolated(mpi, {"workload.chain_fanout=4"});
   auto one  = run_scenario_isolated(mpi, {"workload.chain_fanout=1"});
-  ASSERT_TRUE(four.ok && one.ok) << four.error << one.error;
-  EXPECT_NE(four.tables.at("mpi").rows.at(0).at("latency_us"), one.tables.at("mpi").rows.at(0).at("latency_us"));
+  auto none = run_scenario_isolated(mpi);
+  ASSERT_TRUE(four.ok && one.ok && none.ok) << four.error << one.error << none.error;
+  EXPECT_EQ(four.tables.at("mpi").rows.at(0).at("latency_us"), one.tables.at("mpi").rows.at(0).at("latency_us"));
+  EXPECT_EQ(none.tables.at("mpi").rows.at(0).at("latency_us"), one.tables.at("mpi").rows.at(0).at("latency_us"));
+  std::string said;
   for (auto const& l : one.summary)
-    EXPECT_EQ(l.find("chain_fanout"), std::string::npos) << l;
+    said += l + "\n";
+  EXPECT_NE(said.find("warning: --set workload.chain_fanout=1 was read by nothing in this run: Open MPI's allreduce "
+                      "nonoverlapping runs no chain of its own"),
+            std::string::npos)
+      << said;
+
+  // 48 ranks, 64 KiB: coll/tuned's fixed rules pick the k-nomial broadcast, which runs with the radix given (1 KiB:
+  // the binomial tree, and nothing reads the radix).
+  const std::string bcast = R"({"name": "u", "platform": {"preset": "accl-cpu-cx5", "topology": {"hosts": 64}},
+                                "workload": {"kind": "mpi", "collective": "bcast", "ranks": 48, "sizes": ["64KiB"]}})";
+  auto radix4 = run_scenario_isolated(bcast, {"workload.knomial_radix=4"});
+  auto radix2 = run_scenario_isolated(bcast, {"workload.knomial_radix=2"});
+  ASSERT_TRUE(radix4.ok && radix2.ok) << radix4.error << radix2.error;
+  EXPECT_EQ(radix4.tables.at("mpi").rows.at(0).at("library_algorithm"), "knomial");
+  EXPECT_NE(radix4.tables.at("mpi").rows.at(0).at("latency_us"), radix2.tables.at("mpi").rows.at(0).at("latency_us"));
+  for (auto const& l : radix2.summary)
+    EXPECT_EQ(l.find("knomial_radix"), std::string::npos) << l;
+  auto unread = run_scenario_isolated(bcast, {"workload.knomial_radix=2", "workload.sizes=[\"1KiB\"]"});
+  ASSERT_TRUE(unread.ok) << unread.error;
+  said.clear();
+  for (auto const& l : unread.summary)
+    said += l + "\n";
+  EXPECT_NE(said.find("workload.knomial_radix=2 was read by nothing in this run: no k-nomial broadcast ran"),
+            std::string::npos)
+      << said;
 }
 
 // A whole section set at once patches it and is judged key by key (it was judged as its section's path, which no

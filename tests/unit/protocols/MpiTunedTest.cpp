@@ -211,6 +211,37 @@ TEST(MpiPlan, LibraryChoiceToSchedule)
         }
 }
 
+// The composites' parts are the library's own decisions for them, with the segment sizes those decisions pass: Open
+// MPI 2.0's rules pick nonoverlapping for an allreduce with fewer elements than ranks (50,000 ranks, 50,000 doubles),
+// and its reduce part is their binomial tree in 1 KiB segments, its bcast part their pipeline in 8 KiB ones (they
+// ran unsegmented, said as a substitution); 4.1's rules pass no segment size (a forced nonoverlapping's reduce part at
+// 4 ranks and 8 KiB: their chain, unsegmented).
+TEST(MpiPlan, TheCompositesPartsRunAsTheLibrarysDecisionsCallThem)
+{
+  coll::CollectiveCall call;
+  call.collective = Collective::AllReduce;
+  call.size       = 50000;
+  call.count      = 50000;
+  call.elem_bytes = 8;
+  const auto classic = mpi::plan_collective(mpi::Library::OpenMpi20, call);
+  EXPECT_EQ(classic.algorithm, coll::Algorithm::OpenMpi);
+  EXPECT_EQ(classic.options.ompi.name, "nonoverlapping");
+  EXPECT_EQ(classic.substitution, "");
+  EXPECT_EQ(classic.options.ompi.reduce_part, "binomial");
+  EXPECT_EQ(classic.options.ompi.reduce_part_segment_bytes, 1024U);
+  EXPECT_EQ(classic.options.ompi.bcast_part, "pipeline");
+  EXPECT_EQ(classic.options.ompi.bcast_part_segment_bytes, 8192U);
+
+  call.size       = 4;
+  call.count      = 2048;
+  call.elem_bytes = 4;
+  const auto forced = mpi::plan_openmpi(call, "nonoverlapping");
+  ASSERT_TRUE(forced.has_value());
+  EXPECT_EQ(forced->options.ompi.reduce_part, "chain");
+  EXPECT_EQ(forced->options.ompi.reduce_part_segment_bytes, 0U);
+  EXPECT_EQ(forced->options.ompi.bcast_part_segment_bytes, 0U);
+}
+
 TEST(MpiPlan, OpenMpiRunsEveryFixedRuleChoiceOnTwoToSixteenRanks)
 {
   // Issue 27: every algorithm OpenMPI 4.1's fixed rules pick for communicators of 2-16 ranks runs as itself,

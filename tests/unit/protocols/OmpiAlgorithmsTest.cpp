@@ -8,6 +8,10 @@
 #include "protocols/collectives/OmpiTopology.hpp"
 #include "protocols/collectives/SymbolicRun.hpp"
 
+#include <algorithm>
+#include <map>
+#include <utility>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -122,6 +126,99 @@ TEST(OmpiAlgorithms, EveryAlgorithmComputesItsCollective)
     }
   }
   EXPECT_GT(checked, 10000);
+}
+
+/// Whether two ranks' schedules make the same calls (every op, its buffers, its order, the scratch they need).
+static bool same_calls(const std::vector<Schedule>& a, const std::vector<Schedule>& b)
+{
+  auto same_slice = [](const Slice& x, const Slice& y) {
+    return x.buf == y.buf && x.offset == y.offset && x.count == y.count;
+  };
+  if (a.size() != b.size())
+    return false;
+  for (std::size_t r = 0; r < a.size(); ++r) {
+    if (a[r].ops.size() != b[r].ops.size() || !std::equal(std::begin(a[r].scratch), std::end(a[r].scratch),
+                                                          std::begin(b[r].scratch)))
+      return false;
+    for (std::size_t i = 0; i < a[r].ops.size(); ++i) {
+      const Op &x = a[r].ops[i], &y = b[r].ops[i];
+      if (x.kind != y.kind || x.peer != y.peer || x.peer2 != y.peer2 || !same_slice(x.a, y.a) ||
+          !same_slice(x.b, y.b) || !same_slice(x.dst, y.dst) || x.deps != y.deps || x.addr_group != y.addr_group ||
+          x.remote_offset != y.remote_offset)
+        return false;
+    }
+  }
+  return true;
+}
+
+// ompi_reads says which of coll/tuned's parameters an algorithm reads, for the unread-settings warning: where it says
+// one is not read, every rank's schedule is the same call for call with another value of it; and where it says read,
+// some case of the algorithm changes with it (else the claim would be too timid to mean anything). A composite's
+// parts (allreduce nonoverlapping, reduce_scatter non-overlapping) are the library's own decisions, run with their
+// segment size and faninout 0 whatever the composite's own parameters.
+TEST(OmpiAlgorithms, TheParametersAnAlgorithmIsSaidNotToReadChangeNothing)
+{
+  const Collective all[] = {Collective::Bcast,     Collective::Reduce,        Collective::Gather,
+                            Collective::Scatter,   Collective::AllReduce,     Collective::AllGather,
+                            Collective::AllToAll,  Collective::ReduceScatter, Collective::Barrier};
+  enum Param { Segment, Fanout, Radix };
+  auto with = [](OmpiOptions o, Param what, bool other) {
+    if (what == Segment)
+      o.segment_bytes = other ? 36 : 0;
+    if (what == Fanout)
+      o.chain_fanout = other ? 3 : 0;
+    if (what == Radix)
+      o.knomial_radix = other ? 2 : 4;
+    return o;
+  };
+  std::map<std::string, int> moved; // algorithm and parameter said read -> cases where a change moved the schedule
+  int checked = 0;
+  for (Collective coll : all) {
+    for (auto const& name : ompi_algorithms(coll)) {
+      for (auto const& [reduce_part, bcast_part] :
+           {std::pair<std::string, std::string>{"chain", "knomial"}, {"binomial", "chain"}}) {
+        for (int p : {2, 5, 8, 11}) {
+          if (name == "two_proc" && p != 2)
+            continue;
+          for (std::uint64_t count : {1ULL, 7ULL, 64ULL}) {
+            for (int root : {0, p - 1}) {
+              if (!rooted(coll) && root != 0)
+                continue;
+              CollectiveCall call{coll, p, root, coll == Collective::Barrier ? 0 : count, 4, ReduceFunc::Sum};
+              OmpiOptions o;
+              o.name        = name;
+              o.reduce_part = reduce_part;
+              o.bcast_part  = bcast_part;
+              const OmpiReads reads = ompi_reads(call, o);
+              for (Param what : {Segment, Fanout, Radix}) {
+                const bool read = what == Segment ? reads.segment_size
+                                  : what == Fanout ? reads.chain_fanout
+                                                   : reads.knomial_radix;
+                AlgorithmOptions a, b;
+                a.ompi = with(o, what, false);
+                b.ompi = with(o, what, true);
+                // As the workloads run a forced name: its hand-over for the segment size in force.
+                a.ompi.name = ompi_effective(call, a.ompi);
+                b.ompi.name = ompi_effective(call, b.ompi);
+                const bool same = same_calls(all_ranks(call, a), all_ranks(call, b));
+                const auto what_s = fmt::format("{} {} ({} / {}) p={} count={} root={} parameter {}",
+                                                collective_name(coll), name, reduce_part, bcast_part, p, count, root,
+                                                static_cast<int>(what));
+                if (!read)
+                  ASSERT_TRUE(same) << what_s << " is said not to be read, and changes the schedule";
+                else
+                  moved[fmt::format("{} {} {}", collective_name(coll), name, static_cast<int>(what))] += same ? 0 : 1;
+                ++checked;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  for (auto const& [what, n] : moved)
+    EXPECT_GT(n, 0) << what << " is said to be read, and no case moved with it";
 }
 
 TEST(OmpiAlgorithms, RecursiveDoublingFoldsTheRanksBeyondAPowerOfTwo)
