@@ -18,7 +18,7 @@ struct OmpiOptions {
   std::uint64_t segment_bytes = 0;
   /// Chains of the chain algorithms; 0 is forced to 1 (a pipeline), as the fixed rules' faninout 0 is.
   int chain_fanout = 0;
-  /// Radix of the k-nomial broadcast (coll_tuned_bcast_knomial_radix, default 4: one MCA parameter for every
+  /// Radix of the k-nomial broadcast (coll_tuned_bcast_algorithm_knomial_radix, default 4: one MCA parameter for every
   /// k-nomial broadcast, the fixed rules' and a composite's part too).
   int knomial_radix = 4;
   /// Composites (allreduce nonoverlapping, reduce_scatter non-overlapping): the reduce and bcast algorithms

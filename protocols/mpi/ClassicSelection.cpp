@@ -146,4 +146,16 @@ TunedChoice ompi_classic_select(Collective c, unsigned ranks, std::uint64_t byte
   throw std::invalid_argument(fmt::format("Open MPI's tuned rules have no decision for {}", coll::collective_name(c)));
 }
 
+bool ompi_after_2_0(Collective collective, const std::string& name)
+{
+  switch (collective) {
+    case Collective::Bcast: return name == "knomial" || name == "scatter_allgather" || name == "scatter_allgather_ring";
+    case Collective::Reduce:
+    case Collective::AllReduce: return name == "rabenseifner";
+    case Collective::ReduceScatter: return name == "butterfly";
+    case Collective::Scatter: return name == "linear_nb";
+    default: return false;
+  }
+}
+
 } // namespace nafsim::mpi

@@ -23,6 +23,9 @@ struct Mapping {
   const char* substitution; ///< nullptr: nafsim runs the library's algorithm itself
 };
 
+/// The nafsim schedule `m` for the library's algorithm `library_algorithm` (one it does not model as itself).
+MpiPlan mapped(const coll::CollectiveCall& c, const std::string& library_algorithm, Mapping m);
+
 bool pof2(int p)
 {
   return p > 0 && (p & (p - 1)) == 0;
@@ -143,11 +146,16 @@ std::uint64_t decision_bytes(Library lib, const coll::CollectiveCall& c)
   }
 }
 
-std::optional<MpiPlan> plan_openmpi(const coll::CollectiveCall& c, const std::string& name)
+std::optional<MpiPlan> plan_openmpi(const coll::CollectiveCall& c, const std::string& name, Library lib)
 {
-  auto own = ompi_own(c, name);
-  if (!own)
+  auto own = ompi_own(c, name, 0, lib);
+  if (!own) {
+    // nonoverlapping whose part (the library's own decision) nafsim does not model runs as the library's choice of
+    // it does (plan_collective), said as a substitution.
+    if (c.collective == Collective::AllReduce && name == "nonoverlapping" && c.size > 1)
+      return mapped(c, name, ompi_mapping(c.collective, name));
     return std::nullopt;
+  }
   MpiPlan plan;
   plan.library_algorithm = name;
   plan.algorithm         = Algorithm::OpenMpi;
@@ -189,7 +197,7 @@ MpiPlan plan_collective(Library lib, const coll::CollectiveCall& c)
     m = ompi_mapping(c.collective, plan.library_algorithm);
   } else if (lib == Library::OpenMpi) {
     plan.library_algorithm = ompi_tuned_select(c.collective, ranks, bytes).name;
-    if (auto own = plan_openmpi(c, plan.library_algorithm))
+    if (auto own = plan_openmpi(c, plan.library_algorithm, lib))
       return *own;
     m = ompi_mapping(c.collective, plan.library_algorithm);
   } else {
@@ -201,7 +209,16 @@ MpiPlan plan_collective(Library lib, const coll::CollectiveCall& c)
     plan.library_algorithm = mpich_select(mc);
     m                      = mpich_mapping(c.collective, plan.library_algorithm);
   }
-  plan.algorithm = m.algorithm;
+  return mapped(c, plan.library_algorithm, m);
+}
+
+namespace {
+
+MpiPlan mapped(const coll::CollectiveCall& c, const std::string& library_algorithm, Mapping m)
+{
+  MpiPlan plan;
+  plan.library_algorithm = library_algorithm;
+  plan.algorithm         = m.algorithm;
   if (m.substitution)
     plan.substitution = m.substitution;
   // The libraries run recursive doubling / halving on any size (extra steps fold the ranks above the
@@ -222,5 +239,7 @@ MpiPlan plan_collective(Library lib, const coll::CollectiveCall& c)
     throw std::logic_error("MPI plan not runnable: " + why);
   return plan;
 }
+
+} // namespace
 
 } // namespace nafsim::mpi

@@ -29,8 +29,10 @@ struct MpiPlan {
 MpiPlan plan_collective(Library lib, const coll::CollectiveCall& call);
 
 /// Open MPI's algorithm `name` (coll/tuned's name, as coll_tuned_<collective>_algorithm forces it) for
-/// `call`, as Open MPI runs it, or nullopt if nafsim does not model that algorithm.
-std::optional<MpiPlan> plan_openmpi(const coll::CollectiveCall& call, const std::string& name);
+/// `call`, as Open MPI `lib` runs it (a composite's parts are `lib`'s own decisions), or nullopt if nafsim does not
+/// model that algorithm.
+std::optional<MpiPlan> plan_openmpi(const coll::CollectiveCall& call, const std::string& name,
+                                    Library lib = Library::OpenMpi);
 
 /// The schedule that runs, for tables: an algorithm name, or "openmpi:<name>" for Open MPI's own algorithm.
 std::string schedule_name(const MpiPlan& plan);

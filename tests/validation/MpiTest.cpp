@@ -280,6 +280,23 @@ TEST(Mpi, ForcingErrorsNameTheOption)
                                                   R"(, "node": {"host": {"mpi": {"library": "mpich"}}})"));
   EXPECT_FALSE(mpich.ok);
   EXPECT_NE(mpich.error.find("Open MPI only"), std::string::npos) << mpich.error;
+  // Open MPI 2.0's coll/tuned has no k-nomial broadcast (added in 2018): forcing it there runs a library nobody built.
+  auto classic = run_scenario_isolated(mpi_scenario(R"("collective": "bcast", "ranks": 4, "library_algorithm": "knomial")",
+                                                    R"(, "node": {"host": {"mpi": {"library": "openmpi-2.0"}}})"));
+  EXPECT_FALSE(classic.ok);
+  EXPECT_NE(classic.error.find("/workload/library_algorithm"), std::string::npos) << classic.error;
+  EXPECT_NE(classic.error.find("Open MPI 2.0 (platform.node.host.mpi.library openmpi-2.0) has no bcast algorithm "
+                               "'knomial'"),
+            std::string::npos)
+      << classic.error;
+  // A forced composite under 2.0 takes its parts from 2.0's rules (4 ranks, 8 KiB: a binomial reduce and the split
+  // binary tree broadcast, not modeled: binomial trees, said), not 4.1's (a one-chain reduce: 30.247 us).
+  auto composite = run_scenario_isolated(
+      mpi_scenario(R"("collective": "allreduce", "ranks": 4, "sizes": ["8KiB"], "library_algorithm": "nonoverlapping")",
+                   R"(, "node": {"host": {"mpi": {"library": "openmpi-2.0"}}})"));
+  ASSERT_TRUE(composite.ok) << composite.error;
+  EXPECT_EQ(composite.tables.at("mpi").rows.at(0).at("substitution"),
+            "reduce + bcast whose parts are not all modeled run as binomial trees");
 }
 
 // Issue 28: the hosts' RoCE recovers from reordering as an RC NIC does (one sequence-error NAK per gap, go-back-N,

@@ -5,6 +5,7 @@
 
 #include "nodes/fpga/FpgaNode.hpp"
 #include "protocols/collectives/OmpiAlgorithms.hpp"
+#include "protocols/mpi/ClassicSelection.hpp"
 #include "simcore/config/ConfigError.hpp"
 
 #include <algorithm>
@@ -103,11 +104,17 @@ mpi::MpiPlan MpiBench::plan_for(const coll::CollectiveCall& call, std::size_t si
   }
   if (cfg_.library_algorithm.empty()) {
     auto plan = mpi::plan_collective(library_, call);
-    // coll_tuned_bcast_knomial_radix is one MCA parameter: it reaches the k-nomial broadcasts the rules pick too.
+    // coll_tuned_bcast_algorithm_knomial_radix is one MCA parameter: it reaches the k-nomial broadcasts the rules pick too.
     plan.options.ompi.knomial_radix = static_cast<int>(cfg_.knomial_radix);
     return plan;
   }
-  auto plan = mpi::plan_openmpi(call, cfg_.library_algorithm);
+  if (library_ == mpi::Library::OpenMpi20 && mpi::ompi_after_2_0(call.collective, cfg_.library_algorithm))
+    throw config::ConfigError(
+        "", "/workload/library_algorithm",
+        fmt::format("Open MPI 2.0 (platform.node.host.mpi.library openmpi-2.0) has no {} algorithm '{}': it came to "
+                    "coll/tuned after 2.0. Set the library to openmpi (4.1), or force one 2.0 has",
+                    config::enum_name(cfg_.collective), cfg_.library_algorithm));
+  auto plan = mpi::plan_openmpi(call, cfg_.library_algorithm, library_);
   if (!plan) {
     std::string names;
     for (auto const& n : coll::ompi_algorithms(call.collective))
@@ -138,6 +145,8 @@ std::string MpiBench::unread_reason(std::string_view key) const
   // Which of coll/tuned's parameters the algorithms of this run read. A forced algorithm's segment size and fanout
   // are its own to read; the k-nomial broadcasts come from the plans (the library's choices, made at the start).
   const bool started = plans_.size() == sizes_.size();
+  if ((segment || fanout || radix) && cfg_.ranks <= 1)
+    return "one rank runs no algorithm (Open MPI's collectives on one rank copy their buffers)";
   if (segment || fanout || (radix && started)) {
     bool read = false;
     for (std::size_t si = 0; si < sizes_.size() && !read; ++si) {

@@ -212,7 +212,7 @@ TEST(MpiPlan, LibraryChoiceToSchedule)
 }
 
 // The composites' parts are the library's own decisions for them, with the segment sizes those decisions pass: Open
-// MPI 2.0's rules pick nonoverlapping for an allreduce with fewer elements than ranks (50,000 ranks, 50,000 doubles),
+// MPI 2.0's rules pick nonoverlapping for an allreduce with no more elements than ranks (50,000 ranks, 50,000 doubles),
 // and its reduce part is their binomial tree in 1 KiB segments, its bcast part their pipeline in 8 KiB ones (they
 // ran unsegmented, said as a substitution); 4.1's rules pass no segment size (a forced nonoverlapping's reduce part at
 // 4 ranks and 8 KiB: their chain, unsegmented).
@@ -240,6 +240,17 @@ TEST(MpiPlan, TheCompositesPartsRunAsTheLibrarysDecisionsCallThem)
   EXPECT_EQ(forced->options.ompi.reduce_part, "chain");
   EXPECT_EQ(forced->options.ompi.reduce_part_segment_bytes, 0U);
   EXPECT_EQ(forced->options.ompi.bcast_part_segment_bytes, 0U);
+  // Forced under Open MPI 2.0, its parts are 2.0's decisions: the binomial reduce (p < 8, under 20,480 B) and the
+  // split binary tree broadcast, which nafsim does not model: the reduce + bcast of binomial trees, said.
+  const auto classic_forced = mpi::plan_openmpi(call, "nonoverlapping", mpi::Library::OpenMpi20);
+  ASSERT_TRUE(classic_forced.has_value());
+  EXPECT_EQ(classic_forced->algorithm, coll::Algorithm::ReduceBcast);
+  EXPECT_EQ(classic_forced->substitution, "reduce + bcast whose parts are not all modeled run as binomial trees");
+  call.count = 100; // 400 B: 2.0's linear reduce and binomial bcast, both modeled
+  const auto classic_small = mpi::plan_openmpi(call, "nonoverlapping", mpi::Library::OpenMpi20);
+  ASSERT_TRUE(classic_small.has_value());
+  EXPECT_EQ(classic_small->options.ompi.reduce_part, "linear");
+  EXPECT_EQ(classic_small->options.ompi.bcast_part, "binomial");
 }
 
 TEST(MpiPlan, OpenMpiRunsEveryFixedRuleChoiceOnTwoToSixteenRanks)

@@ -219,6 +219,19 @@ TEST(OmpiAlgorithms, TheParametersAnAlgorithmIsSaidNotToReadChangeNothing)
   EXPECT_GT(checked, 1000);
   for (auto const& [what, n] : moved)
     EXPECT_GT(n, 0) << what << " is said to be read, and no case moved with it";
+
+  // The parts' own segment sizes reach them.
+  CollectiveCall call{Collective::AllReduce, 5, 0, 64, 4, ReduceFunc::Sum};
+  AlgorithmOptions whole, reduce_cut, bcast_cut;
+  whole.ompi.name        = "nonoverlapping";
+  whole.ompi.reduce_part = "chain";
+  whole.ompi.bcast_part  = "binomial";
+  reduce_cut = bcast_cut = whole;
+  reduce_cut.ompi.reduce_part_segment_bytes = 36;
+  bcast_cut.ompi.bcast_part_segment_bytes   = 36;
+  EXPECT_FALSE(same_calls(all_ranks(call, whole), all_ranks(call, reduce_cut)));
+  EXPECT_FALSE(same_calls(all_ranks(call, whole), all_ranks(call, bcast_cut)));
+  EXPECT_FALSE(same_calls(all_ranks(call, reduce_cut), all_ranks(call, bcast_cut)));
 }
 
 TEST(OmpiAlgorithms, RecursiveDoublingFoldsTheRanksBeyondAPowerOfTwo)
