@@ -23,11 +23,27 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
     , data_(data)
     , inv_(cfg.invocation, cfg.rx_buffers, std::uint64_t{cfg.firmware.call} + cfg.firmware.finalize, clock,
            Rng(seed, Rng::mix(0x1417E, host)))
-    , rbm_(cfg.rx_buffers, 0)
+    , rbm_(cfg.rx_buffers, 0, cfg.txrx.header.count)
 {
   if (auto why = HostInvocation::check(cfg.invocation, std::uint64_t{cfg.firmware.call} + cfg.firmware.finalize, clock);
       !why.empty())
     throw config::ConfigError("", "/platform/node/fpga/cclo/invocation", why);
+  // The driver sets both thresholds at initialisation; the firmware refuses an eager limit below an Rx buffer
+  // (HOUSEKEEP_EAGER_MAX_SIZE: EAGER_THRESHOLD_INVALID) and a rendezvous limit not above the eager one
+  // (RENDEZVOUS_THRESHOLD_INVALID), and the driver throws.
+  if (cfg.tuning.max_eager_size.count < cfg.rx_buffers.size.count)
+    throw config::ConfigError(
+        "", "/platform/node/fpga/cclo/tuning/max_eager_size",
+        fmt::format("max_eager_size {} is below rx_buffers.size {}: the CCLO firmware refuses it "
+                    "(EAGER_THRESHOLD_INVALID, the driver's initialisation fails): raise max_eager_size to at least "
+                    "rx_buffers.size, or lower rx_buffers.size",
+                    format_bytes(cfg.tuning.max_eager_size), format_bytes(cfg.rx_buffers.size)));
+  if (cfg.tuning.max_rendezvous_size.count <= cfg.tuning.max_eager_size.count)
+    throw config::ConfigError(
+        "", "/platform/node/fpga/cclo/tuning/max_rendezvous_size",
+        fmt::format("max_rendezvous_size {} is not above max_eager_size {}: the CCLO firmware refuses it "
+                    "(RENDEZVOUS_THRESHOLD_INVALID, the driver's initialisation fails): raise max_rendezvous_size",
+                    format_bytes(cfg.tuning.max_rendezvous_size), format_bytes(cfg.tuning.max_eager_size)));
   inv_.set_sync([this](ActorContext& ctx, std::uint64_t bytes, bool to_host) {
     static const std::uint32_t sync = cause_what("invocation", "host buffer sync (DMA)");
     ctx.sleep_until(to_host ? mem_.dma_to_host(ctx.now(), Bytes{bytes}) : mem_.dma_to_device(ctx.now(), Bytes{bytes}),
@@ -39,7 +55,7 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
   // 2 MiB boundary each, so that a transfer into one never spans more pages than it would there.
   constexpr std::uint64_t kPage = 2ULL << 20;
   auto page_up         = [](std::uint64_t x) { return (x + kPage - 1) / kPage * kPage; };
-  std::uint64_t rx_end = std::uint64_t{cfg.rx_buffers.count} * cfg.rx_buffers.size.count;
+  std::uint64_t rx_end = std::uint64_t{cfg.rx_buffers.count} * rbm_.stride();
   spare_base_          = page_up(rx_end);
   spare_stride_        = page_up(cfg.tuning.max_rendezvous_size.count);
   control_addr_        = spare_base_ + 3 * spare_stride_;
@@ -55,7 +71,8 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
     auto const& rx = config().rx_buffers;
     fail(fmt::format("host {}: {}. An eager call that receives from P peers at once can hold P x ceil(message / "
                      "rx_buffers.size) buffers (here {} x {}): raise platform.node.fpga.cclo.rx_buffers.count to that, "
-                     "or rx_buffers.size to the message size so that each takes one buffer and P buffers do{}",
+                     "or rx_buffers.size to the message size (and tuning.max_eager_size to at least that: the firmware refuses an "
+                     "eager limit below an Rx buffer) so that each takes one buffer and P buffers do{}",
                      host_, why, rx.count, format_bytes(rx.size),
                      link_.rendezvous ? ", or let the rendezvous protocol carry the large messages (its WRITEs need "
                                         "no Rx buffer)"

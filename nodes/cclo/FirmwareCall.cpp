@@ -21,8 +21,10 @@ FirmwareCall::FirmwareCall(Firmware& fw, CcloPending& p)
   res_stream_    = call_.result_location.value_or(call_.location) == DataLocation::Stream;
   stream_        = op_stream_ || res_stream_ || call_.remote_stream >= 0; // stream_put's result is a stream
   eb_            = cc.elem_bytes;
-  wire_eb_       = call_.compress ? 2 : eb_;
-  seg_           = std::max<std::uint64_t>(1, core_.cfg.rx_buffers.size.count / wire_eb_);
+  // A segment is an Rx buffer's size over the call's *uncompressed* element size, compressed or not: the firmware's
+  // max_seg_count = eager_rx_buf_size / datatype_nbytes, datatype_nbytes the arithmetic configuration's first word
+  // (uncompressed_elem_bytes), so a compressed segment fills half an Rx buffer.
+  seg_ = std::max<std::uint64_t>(1, core_.cfg.rx_buffers.size.count / eb_);
   CallPlan plan = plan_call(call_, c_.config(), c_.link());
   sel_   = plan.sel;
   rndzv_ = plan.rendezvous;

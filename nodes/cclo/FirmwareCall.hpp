@@ -110,7 +110,7 @@ private:
   bool stream_ = false;     ///< an operand or the result is a stream (the firmware then runs eager)
   bool op_stream_ = false;  ///< the operand (Buf::Input) is a stream
   bool res_stream_ = false; ///< the result (Buf::Output) is a stream
-  std::uint64_t eb_ = 4, wire_eb_ = 4, seg_ = 1;
+  std::uint64_t eb_ = 4, seg_ = 1;
   unsigned& step_;
   std::optional<coll::Schedule> schedule_; ///< algorithms the firmware lacks: run by the schedule executor
   int rank_ = 0, size_ = 1;

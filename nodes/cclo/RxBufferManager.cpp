@@ -5,10 +5,11 @@
 
 namespace nafsim::nodes {
 
-RxBufferManager::RxBufferManager(const RxBufferConfig& cfg, std::uint64_t base) : size_(cfg.size.count)
+RxBufferManager::RxBufferManager(const RxBufferConfig& cfg, std::uint64_t base, std::uint64_t header)
+    : size_(cfg.size.count), header_(header)
 {
   for (unsigned i = 0; i < cfg.count; ++i)
-    bufs_.push_back(Entry{base + i * size_});
+    bufs_.push_back(Entry{base + i * stride()});
 }
 
 std::optional<std::size_t> RxBufferManager::take_free()

@@ -15,7 +15,11 @@ namespace nafsim::nodes {
 
 class RxBufferManager {
 public:
-  RxBufferManager(const RxBufferConfig& cfg, std::uint64_t base_addr);
+  /// `header`: bytes the transport writes ahead of a buffer's data (a SEND lands whole, its header first); each
+  /// buffer's slot holds them, so that a full buffer's message does not spill into the next one.
+  RxBufferManager(const RxBufferConfig& cfg, std::uint64_t base_addr, std::uint64_t header = 0);
+  /// Bytes from one buffer's address to the next's.
+  std::uint64_t stride() const { return size_ + header_; }
   std::size_t count() const { return bufs_.size(); }
   std::uint64_t size() const { return size_; }
   std::uint64_t address(std::size_t i) const { return bufs_.at(i).addr; }
@@ -48,6 +52,7 @@ private:
     std::uint64_t bytes = 0;
   };
   std::uint64_t size_;
+  std::uint64_t header_ = 0;
   std::vector<Entry> bufs_;
   std::size_t in_use_ = 0, max_in_use_ = 0;
   std::uint64_t refusals_ = 0;

@@ -57,14 +57,19 @@ Selection cclo_select(const CollectiveCall& c, const CcloTuning& t, bool compres
       throw std::invalid_argument(why);
     s.algorithm = *force_algorithm;
   }
-  // Eager messages are cut to the Rx buffer size; compressed elements take 2 bytes on the wire.
-  s.options.segment_elems = rndzv ? 0 : t.rx_buffer_size / (compressed ? 2 : c.elem_bytes);
+  // Eager messages are cut into segments of an Rx buffer's size in uncompressed elements (the firmware's
+  // eager_rx_buf_size / datatype_nbytes, compressed or not: a compressed segment fills half a buffer).
+  s.options.segment_elems = rndzv ? 0 : t.rx_buffer_size / c.elem_bytes;
   s.options.gather_fanin  = bytes > t.gather_flat_tree_max_count ? t.gather_flat_tree_max_fanin : 0;
-  // Composites decide their parts the way the firmware's reduce and bcast do on the same call.
+  // Composites decide their parts the way the firmware's reduce() and broadcast() do on the same call, by the call's
+  // protocol: rendezvous, the tuning registers' trees; eager (a composite forced onto an eager call: the firmware
+  // runs one only in rendezvous), their eager algorithms, the ring chain and the flat segmented broadcast, which read
+  // no register. (The firmware's reduce_scatter decides its reduce part's protocol on count x ranks; a schedule
+  // carries one protocol, the call's.)
   std::uint64_t reduce_bytes =
       c.collective == Collective::ReduceScatter ? bytes * static_cast<std::uint64_t>(c.size) : bytes;
-  s.options.reduce_sub = reduce_choice(c, reduce_bytes, t);
-  s.options.bcast_sub  = bcast_choice(c, t);
+  s.options.reduce_sub = rndzv ? reduce_choice(c, reduce_bytes, t) : Algorithm::Ring;
+  s.options.bcast_sub  = rndzv ? bcast_choice(c, t) : Algorithm::Flat;
   return s;
 }
 

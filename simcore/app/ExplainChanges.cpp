@@ -86,11 +86,23 @@ void platform_changes(const nlohmann::json& sc, bool fpga, std::vector<Change>& 
     if (build != b)
       out.push_back({fmt::format("the CCLO's {} build", b), {fmt::format("{}cclo.build={}", m, b)}, "build"});
   if (build == "custom" || build.empty()) {
-    const std::string rx = str(p, {"node", "fpga", "cclo", "rx_buffers", "size"});
-    if (!rx.empty())
-      out.push_back({fmt::format("Rx buffers of {} (2x)", format_bytes(Bytes{parse_bytes(rx).count * 2})),
-                     {fmt::format("{}cclo.rx_buffers.size={}", m, format_bytes(Bytes{parse_bytes(rx).count * 2}))},
-                     "rx"});
+    const std::string rx    = str(p, {"node", "fpga", "cclo", "rx_buffers", "size"});
+    const std::string eager = str(p, {"node", "fpga", "cclo", "tuning", "max_eager_size"});
+    if (!rx.empty()) {
+      const Bytes twice{parse_bytes(rx).count * 2};
+      Change c{fmt::format("Rx buffers of {} (2x)", format_bytes(twice)),
+               {fmt::format("{}cclo.rx_buffers.size={}", m, format_bytes(twice))},
+               "rx"};
+      // The firmware refuses an eager limit below an Rx buffer: a larger buffer takes the limit with it.
+      if (!eager.empty() && parse_bytes(eager).count < twice.count) {
+        c.name += fmt::format(", and max_eager_size {} with them (the firmware's floor)", format_bytes(twice));
+        c.sets.push_back(fmt::format("{}cclo.tuning.max_eager_size={}", m, format_bytes(twice)));
+        const std::string rndzv = str(p, {"node", "fpga", "cclo", "tuning", "max_rendezvous_size"});
+        if (!rndzv.empty() && parse_bytes(rndzv).count <= twice.count)
+          c.sets.push_back(fmt::format("{}cclo.tuning.max_rendezvous_size={}", m, format_bytes(Bytes{twice.count * 2})));
+      }
+      out.push_back(c);
+    }
   }
 }
 

@@ -339,20 +339,20 @@ TEST(Program, AVerifyFailureFromTheProgramsOwnRaceNamesTheOperations)
   EXPECT_NE(m.error.find("both use buffer 'b'"), std::string::npos) << m.error;
 }
 
-TEST(Program, AnEagerCallTheConnectionlessTransportCannotPlaceIsRefusedBeforeTheRun)
+TEST(Program, AForcedEagerCallOverTheConnectionlessTransportTravelsInRxBufferSegments)
 {
-  // A forced eager bcast of 32 KiB: its one segment and the header exceed the 32 KiB registration range. It ended in
-  // an internal error in the middle of the run; the collective workload already refused it up front.
+  // A forced eager bcast of 32 KiB. Its one 32 KiB segment and the header exceeded the 32 KiB registration range,
+  // refused before the run; the preset's Rx buffers are now 16 KiB (the firmware refuses an eager limit below an Rx
+  // buffer, and the eager limit is 16 KiB for the registration range), so it travels as two segments that fit.
   const std::string s = R"({"platform": {"preset": "lant-zcu102", "topology": {"kind": "star", "hosts": 2}},
-      "workload": {"kind": "program", "ranks": 2,
+      "workload": {"kind": "program", "ranks": 2, "verify": true,
         "buffers": [{"name": "a", "elements": 8192}, {"name": "b", "elements": 8192}],
         "ops": [%s]}})";
   auto with = [&](const std::string& op) { return std::string(s).replace(s.find("%s"), 2, op); };
   auto e = run_scenario_isolated(with(R"({"op": "bcast", "src": "a", "dst": "b", "root": 0, "protocol": "eager"})"));
-  ASSERT_FALSE(e.ok);
-  EXPECT_NE(e.error.find("/workload/ops/0/protocol"), std::string::npos) << e.error;
-  EXPECT_NE(e.error.find("connectionless transport, which places at most 32KiB"), std::string::npos) << e.error;
-  // The firmware's own choice (rendezvous above max_eager_size) runs it.
+  ASSERT_TRUE(e.ok) << e.error;
+  EXPECT_TRUE(verified(e));
+  // The firmware's own choice (rendezvous above max_eager_size) runs it too.
   auto r = run_scenario_isolated(with(R"({"op": "bcast", "src": "a", "dst": "b", "root": 0})"));
   EXPECT_TRUE(r.ok) << r.error;
 }

@@ -123,7 +123,8 @@ TEST(TcpTransport, SerialTransmitCommandsFinishTheRanksInTurn)
 {
   auto ends = [](bool serial) {
     auto run = run_scenario_isolated(
-        R"({"platform": {"preset": "accl-xrt-u55c", "node": {"fpga": {"cclo": {"rx_buffers": {"count": 10, "size": "4MiB"}}}}},
+        R"({"platform": {"preset": "accl-xrt-u55c", "node": {"fpga": {"cclo": {"rx_buffers": {"count": 10, "size": "4MiB"},
+            "tuning": {"max_eager_size": "4MiB", "max_rendezvous_size": "8MiB"}}}}},
             "workload": {"kind": "collective", "collective": "bcast", "ranks": 8, "sizes": ["4MiB"], "verify": true}})",
         serial ? std::vector<std::string>{"platform.node.fpga.tcp.serial_tx=true"}
                : std::vector<std::string>{"platform.node.fpga.tcp.serial_tx=false",

@@ -360,7 +360,7 @@ TEST(CcloDiagnosis, TooFewRxBuffersEndsWithAClearError)
   EXPECT_NE(run.error.find("raise platform.node.fpga.cclo.rx_buffers.count"), std::string::npos) << run.error;
   EXPECT_NE(run.error.find("let the rendezvous protocol carry"), std::string::npos) << run.error;
   // Over TCP there is no rendezvous to advise (it did); the sizing advice, applied (96 KiB buffers, one per message,
-  // 8 of them for 7 peers), runs.
+  // 8 of them for 7 peers, and the eager limit raised with them, as the advice says), runs.
   auto tcp = run_scenario_isolated(bench("alltoall", 8, "", R"(, "node": {"fpga": {"transport": "tcp",
       "cclo": {"rx_buffers": {"count": 2, "size": "32KiB"}}}})"));
   ASSERT_FALSE(tcp.ok);
@@ -368,8 +368,79 @@ TEST(CcloDiagnosis, TooFewRxBuffersEndsWithAClearError)
   EXPECT_NE(tcp.error.find("(over tcp the CCLO runs every call eager: no rendezvous)"), std::string::npos) << tcp.error;
   EXPECT_EQ(tcp.error.find("let the rendezvous protocol"), std::string::npos) << tcp.error;
   auto sized = run_scenario_isolated(bench("alltoall", 8, "", R"(, "node": {"fpga": {"transport": "tcp",
-      "cclo": {"rx_buffers": {"count": 8, "size": "96KiB"}}}})"));
+      "cclo": {"rx_buffers": {"count": 8, "size": "96KiB"}, "tuning": {"max_eager_size": "96KiB"}}}})"));
   expect_verified(sized, "sized as advised");
+  EXPECT_NE(tcp.error.find("tuning.max_eager_size to at least that"), std::string::npos) << tcp.error;
+}
+
+// The firmware cuts an eager message into segments of eager_rx_buf_size / datatype_nbytes elements, datatype_nbytes
+// the arithmetic configuration's uncompressed element size: a compressed float32 segment holds as many elements as an
+// uncompressed one and fills half an Rx buffer. nafsim cut compressed messages by the fp16 size (segments twice as
+// long: a compressed 1 MiB allreduce on 8 ranks 1329 us with half the messages; the firmware's segments: 2303 us).
+TEST(CcloCompression, ACompressedSegmentHoldsAnRxBufferOfUncompressedElements)
+{
+  const std::string bcast = R"({"name": "c", "platform": {"preset": "accl-coyote-u55c", "topology": {"hosts": 8}},
+      "workload": {"kind": "collective", "collective": "bcast", "ranks": 8, "sizes": ["64KiB"], "verify": true}})";
+  auto compressed = run_scenario_isolated(bcast, {"workload.compress=true"});
+  auto plain      = run_scenario_isolated(bcast, {"workload.protocol=eager"});
+  expect_verified(compressed, "compressed");
+  expect_verified(plain, "eager");
+  auto root_messages = [](const ScenarioRun& r) { return r.tables.at("cclo").rows.at(0).at("tx_eager_messages"); };
+  EXPECT_EQ(root_messages(plain), "14"); // 7 peers x two 32 KiB segments
+  EXPECT_EQ(root_messages(compressed), root_messages(plain));
+}
+
+// A composite forced onto an eager call (the firmware runs reduce + bcast only in rendezvous) runs the parts the
+// firmware's reduce() and broadcast() pick for an eager call, the ring chain and the flat broadcast, which read no
+// tuning register; it ran the rendezvous registers' trees (16 KiB on 8 ranks: 57.2 us, 48.4 with
+// bcast_flat_tree_max_ranks 8, 72.1 with reduce_flat_tree_max_count 1 MiB).
+TEST(CcloComposite, AForcedCompositeOnAnEagerCallRunsTheEagerParts)
+{
+  const std::string allreduce = R"({"name": "c", "platform": {"preset": "accl-coyote-u55c", "topology": {"hosts": 8}},
+      "workload": {"kind": "collective", "collective": "allreduce", "ranks": 8, "sizes": ["16KiB"], "verify": true,
+                   "algorithm": "reduce-bcast"}})";
+  auto base  = run_scenario_isolated(allreduce);
+  auto bcast = run_scenario_isolated(allreduce, {"platform.node.fpga.cclo.tuning.bcast_flat_tree_max_ranks=8"});
+  auto red   = run_scenario_isolated(allreduce, {"platform.node.fpga.cclo.tuning.reduce_flat_tree_max_count=1MiB"});
+  expect_verified(base, "reduce-bcast");
+  expect_verified(bcast, "bcast register");
+  expect_verified(red, "reduce register");
+  auto latency = [](const ScenarioRun& r) { return r.tables.at("collective").rows.at(0).at("latency_us"); };
+  EXPECT_EQ(base.tables.at("collective").rows.at(0).at("protocol"), "eager");
+  EXPECT_EQ(latency(bcast), latency(base));
+  EXPECT_EQ(latency(red), latency(base));
+  // In rendezvous (64 KiB) the registers pick the parts.
+  auto big  = run_scenario_isolated(allreduce, {"workload.sizes=[\"64KiB\"]"});
+  auto flat = run_scenario_isolated(allreduce, {"workload.sizes=[\"64KiB\"]",
+                                                "platform.node.fpga.cclo.tuning.bcast_flat_tree_max_ranks=8"});
+  expect_verified(big, "rendezvous");
+  expect_verified(flat, "rendezvous, flat bcast");
+  EXPECT_EQ(big.tables.at("collective").rows.at(0).at("protocol"), "rendezvous");
+  EXPECT_NE(latency(flat), latency(big));
+}
+
+// The driver sets both thresholds at initialisation and throws on the firmware's refusal: an eager limit below an Rx
+// buffer, a rendezvous limit not above the eager one; and the firmware's all-to-all has no compressed or streamed form.
+TEST(CcloDiagnosis, WhatTheFirmwareRefusesIsRefused)
+{
+  const std::string a2a = R"({"name": "c", "platform": {"preset": "accl-coyote-u55c", "topology": {"hosts": 4}},
+      "workload": {"kind": "collective", "collective": "alltoall", "ranks": 4, "sizes": ["4KiB"]}})";
+  auto eager = run_scenario_isolated(a2a, {"platform.node.fpga.cclo.tuning.max_eager_size=16KiB"});
+  ASSERT_FALSE(eager.ok);
+  EXPECT_NE(eager.error.find("/platform/node/fpga/cclo/tuning/max_eager_size: max_eager_size 16KiB is below "
+                             "rx_buffers.size 32KiB: the CCLO firmware refuses it (EAGER_THRESHOLD_INVALID"),
+            std::string::npos)
+      << eager.error;
+  auto rndzv = run_scenario_isolated(a2a, {"platform.node.fpga.cclo.tuning.max_rendezvous_size=32KiB"});
+  ASSERT_FALSE(rndzv.ok);
+  EXPECT_NE(rndzv.error.find("RENDEZVOUS_THRESHOLD_INVALID"), std::string::npos) << rndzv.error;
+  auto compressed = run_scenario_isolated(a2a, {"workload.compress=true"});
+  ASSERT_FALSE(compressed.ok);
+  EXPECT_NE(compressed.error.find("the CCLO firmware's all-to-all runs neither compressed nor streamed operands"),
+            std::string::npos)
+      << compressed.error;
+  auto forced = run_scenario_isolated(a2a, {"workload.compress=true", "workload.algorithm=flat"});
+  EXPECT_TRUE(forced.ok) << "a forced schedule of nafsim's runs: " << forced.error;
 }
 
 TEST(CcloDiagnosis, ImpossibleCallsAreRefusedWithTheReason)

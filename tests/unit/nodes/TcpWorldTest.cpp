@@ -17,7 +17,7 @@ std::string platform(const std::string& tcp, const std::string& propagation = "1
 {
   return fmt::format(R"({{"preset": "accl-xrt-u55c", "topology": {{"kind": "star", "hosts": 2}},
                          "network": {{"link": {{"propagation": "{}"}}}},
-                         "node": {{"fpga": {{"cclo": {{"rx_buffers": {{"count": 4, "size": "4MiB"}}}}, "tcp": {{{}}}}}}}}})",
+                         "node": {{"fpga": {{"cclo": {{"rx_buffers": {{"count": 4, "size": "4MiB"}}, "tuning": {{"max_eager_size": "4MiB", "max_rendezvous_size": "8MiB"}}}}, "tcp": {{{}}}}}}}}})",
                      propagation, tcp);
 }
 
@@ -97,7 +97,7 @@ TEST(TcpWorld, ASharedReceiveFifoThatFillsDropsSegmentsAndTheDataStillArrives)
   auto run = [](const std::string& fifo) {
     NodeWorld w(fmt::format(R"({{"preset": "accl-xrt-u55c", "topology": {{"kind": "star", "hosts": 5}},
         "node": {{"fpga": {{"device_memory": {{"write_bandwidth": "20Gbps"}},
-                  "cclo": {{"rx_buffers": {{"count": 8, "size": "4MiB"}}}}, "tcp": {{"rx_fifo": "{}"}}}}}}}})",
+                  "cclo": {{"rx_buffers": {{"count": 8, "size": "4MiB"}}, "tuning": {{"max_eager_size": "4MiB", "max_rendezvous_size": "8MiB"}}}}, "tcp": {{"rx_fifo": "{}"}}}}}}}})",
                             fifo));
     const std::uint64_t n = 256 * 1024 / 4;
     std::vector<nodes::CcloCall> calls{w.call(Collective::Recv, 5, 0, n, 1)};
