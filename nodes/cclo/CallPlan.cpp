@@ -135,14 +135,10 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& 
   // An eager message travels in segments of at most one Rx buffer, each a SEND with the CCLO's header that the
   // transport must be able to place (the connectionless transport registers it at its receiver).
   if (p.error.empty() && !p.rendezvous && link.max_send != 0) {
-    // (Streamed operands go unsegmented: the firmware's max_seg_count is the whole count for a stream.)
-    const bool stream       = call.location == DataLocation::Stream ||
-                        call.result_location.value_or(call.location) == DataLocation::Stream || call.remote_stream >= 0;
-    const std::uint64_t all = call.call.count * call.call.elem_bytes;
-    const std::uint64_t seg = (stream ? all : std::min(all, cfg.rx_buffers.size.count)) + cfg.txrx.header.count;
+    const std::uint64_t seg = std::min(call.call.count * call.call.elem_bytes, cfg.rx_buffers.size.count) +
+                              cfg.txrx.header.count;
     if (call.call.count != 0 && seg > link.max_send)
-      p.error = fmt::format("its eager segments of {} (one Rx buffer or the whole message, a streamed one whole, and "
-                            "the {} header) cannot be "
+      p.error = fmt::format("its eager segments of {} (one Rx buffer or the whole message, and the {} header) cannot be "
                             "placed over {}, which places at most {}: {}",
                             format_bytes(Bytes{seg}), format_bytes(cfg.txrx.header), link.transport,
                             format_bytes(Bytes{link.max_send}), link.max_send_fix);

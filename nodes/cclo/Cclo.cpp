@@ -369,7 +369,8 @@ bool Cclo::on_completion(const roce::Completion& c)
                    roce::describe_failure(c)) +
        (c.status == roce::Status::RnrRetryExceeded
               ? fmt::format(" (the receiver had no free Rx buffer: {} buffers of {}, never freed while its peers' "
-                            "eager segments waited: raise rx_buffers.count, or lower max_eager_size, or run the eager "
+                            "eager segments waited: raise rx_buffers.count, or lower max_eager_size (with rx_buffers.size "
+                            "no larger: the firmware refuses an eager limit below an Rx buffer), or run the eager "
                             "build, platform.node.fpga.cclo.build: eager, whose Rx buffers hold a message whole)",
                             cfg_.rx_buffers.count, format_bytes(cfg_.rx_buffers.size))
               : std::string()));

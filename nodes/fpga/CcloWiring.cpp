@@ -23,8 +23,9 @@ CcloLink connectionless_link(const FpgaNodeConfig& fpga, LantNi& nref)
     throw config::ConfigError(
         "", "/platform/node/fpga/cclo/tuning/max_eager_size",
         fmt::format("over the connectionless transport an eager message (max_eager_size {} + the {} header) must "
-                    "fit the registration range ({} with {}-bit masks of {} packets{}): lower max_eager_size or "
-                    "raise connectionless.transport.bitmask_bits",
+                    "fit the registration range ({} with {}-bit masks of {} packets{}): lower max_eager_size (and "
+                    "rx_buffers.size with it: the firmware refuses an eager limit below an Rx buffer) or raise "
+                    "connectionless.transport.bitmask_bits",
                     format_bytes(cc.tuning.max_eager_size), format_bytes(cc.txrx.header),
                     format_bytes(Bytes{tc.max_registered()}), tc.bitmask_bits,
                     format_bytes(tc.packet_payload), tc.registration ? "" : "; registration is off"));

@@ -279,7 +279,9 @@ void CollectiveBench::check_buffers(const nodes::Cluster& c) const
                         format_bytes(Bytes{sizes_[i]}), format_bytes(Bytes{seg}),
                         stream ? "; streamed operands always travel eager" : "",
                         format_bytes(Bytes{tc.max_registered()}),
-                        stream ? "use device or host memory, " : "use protocol auto (the firmware's max_eager_size), "));
+                        stream ? "use device or host memory, "
+                               : "use protocol auto (the firmware's max_eager_size, which must be at least "
+                                 "rx_buffers.size), "));
     }
   }
   // make_call lays out each rank's operand at its base and its result kDstOffset above: a buffer past that

@@ -158,6 +158,31 @@ TEST(Explain, ProposesALongerReceiveQueueForMpiOverRdma)
   EXPECT_FALSE(has_queue(app::actionable_changes(scenario("tcp"))));
 }
 
+// Larger Rx buffers take the eager limit with them when it would fall below them (the firmware refuses an eager limit
+// below an Rx buffer: proposing the buffers alone proposed a run that cannot start).
+TEST(Explain, LargerRxBuffersTakeTheEagerLimitWithThem)
+{
+  auto scenario = [](const char* eager, const char* rndzv) {
+    return nlohmann::json::parse(fmt::format(
+        R"({{"workload": {{"kind": "collective", "collective": "allreduce"}}, "platform": {{"network": {{}},
+            "node": {{"fpga": {{"cclo": {{"build": "custom", "rx_buffers": {{"size": "32KiB"}},
+            "tuning": {{"max_eager_size": "{}", "max_rendezvous_size": "{}"}}}}}}}}}}}})",
+        eager, rndzv));
+  };
+  auto rx = [](const std::vector<app::Change>& v) {
+    for (auto const& c : v)
+      if (c.group == "rx")
+        return c.sets;
+    return std::vector<std::string>{};
+  };
+  EXPECT_EQ(rx(app::actionable_changes(scenario("32KiB", "64KiB"))),
+            (std::vector<std::string>{"platform.node.fpga.cclo.rx_buffers.size=64KiB",
+                                      "platform.node.fpga.cclo.tuning.max_eager_size=64KiB",
+                                      "platform.node.fpga.cclo.tuning.max_rendezvous_size=128KiB"}));
+  EXPECT_EQ(rx(app::actionable_changes(scenario("1MiB", "4MiB"))),
+            (std::vector<std::string>{"platform.node.fpga.cclo.rx_buffers.size=64KiB"}));
+}
+
 TEST(Explain, NamesTheBottleneckAndTheGainOfLiftingIt)
 {
   fs::path d = fs::temp_directory_path() / fmt::format("nafsim-explain-{}", ::getpid());

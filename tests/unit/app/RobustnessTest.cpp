@@ -215,8 +215,6 @@ TEST_F(Robustness, BadInputIsExitTwoWithItsPath)
       {"register_min above the CCLO's smallest message (was exit 1 mid-run)",
        {"--set", "platform.node.fpga.connectionless.transport.register_min=1KiB"},
        "workloads/collective/allreduce-connectionless.json", "/platform/node/fpga/connectionless/transport/register_min"},
-      {"streamed operands in eager segments the connectionless transport cannot place (was exit 1; the fuzzer)",
-       {"--set", "workload.location=stream"}, "workloads/collective/allreduce-connectionless.json", "/workload/location"},
       {"a cut-through header larger than any frame (was accepted)",
        {"--set", "platform.network.switch.cut_through_header=1GiB"}, kExample,
        "/platform/network/switch/cut_through_header"},

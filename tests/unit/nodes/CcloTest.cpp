@@ -130,6 +130,20 @@ TEST(MemoryImage, SparsePagesReadZeroUntilWritten)
   EXPECT_EQ(m.read(1ULL << 40, 8), std::vector<std::byte>(8)); // never written
 }
 
+// A SEND lands whole, its header first (nafsim's transport model): each buffer's slot holds the header too, so a
+// segment that fills its buffer does not write into the next one.
+TEST(RxBufferManager, BuffersLieTheirSizeAndTheHeaderApart)
+{
+  RxBufferConfig cfg;
+  cfg.count = 3;
+  cfg.size  = Bytes{1024};
+  const RxBufferManager rbm(cfg, 0x1000, 64);
+  EXPECT_EQ(rbm.stride(), 1088u);
+  EXPECT_EQ(rbm.address(0), 0x1000u);
+  EXPECT_EQ(rbm.address(2), 0x1000u + 2 * 1088u);
+  EXPECT_EQ(rbm.size(), 1024u);
+}
+
 TEST(RxBufferManager, MatchesOnSourceAndSequenceAndRefusesWhenFull)
 {
   RxBufferConfig cfg;
