@@ -104,8 +104,14 @@ void Dlrm::start(nodes::Cluster& c)
 
 void Dlrm::notify()
 {
+  // Woken in the order the operations were spawned, node by node in the plan's order: operations of one node that
+  // become ready at the same instant reach its CCLO in the order of its program (the slice's receive before the
+  // partials', as a kernel that needs the slice first issues them). Woken in the order they had blocked, they took
+  // turns: a probe whose partial receive went first held the CCLO until the previous column's FC1 was done (46.245
+  // against 40.140 us, probe after probe, so the mean moved with the number of probes).
   auto w = std::move(waiters_);
   waiters_.clear();
+  std::sort(w.begin(), w.end());
   for (auto a : w)
     sched_->wake(a);
 }
