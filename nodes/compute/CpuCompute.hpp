@@ -32,19 +32,28 @@ struct CpuComputeConfig {
   SimTime parallel_region = SimTime::us(2);
   template <class V> void describe(V& v)
   {
-    v.field("cores", cores, "physical cores (EPYC 7302: 16)", config::Limits::between(1, 4096));
-    v.field("frequency", frequency, "core clock under load (EPYC 7302: 3.0 GHz base, 3.3 GHz boost)");
+    v.field("cores", cores,
+            "physical cores (the ACCL+ hosts' EPYC 7302: 16; the DLRM baseline sets its Xeon 8259CL's)",
+            config::Limits::between(1, 4096));
+    v.field("frequency", frequency,
+            "core clock under load (the ACCL+ hosts' EPYC 7302: 3.0 GHz base, 3.3 GHz boost; the DLRM baseline "
+            "sets its Xeon 8259CL's)");
     v.field("simd_flops_per_cycle", simd_flops_per_cycle,
             "single-precision flops one core retires per cycle (Zen 2: two 256-bit FMA pipes = 2 x 8 lanes x 2)",
             config::Limits::at_least(1));
-    v.field("l2", l2, "L2 capacity of all cores together (EPYC 7302: 16 x 512 KiB = 8 MiB; ACCL+ section 6.2: 8 MB)");
+    v.field("l2", l2,
+            "L2 capacity of all cores together (the ACCL+ hosts' EPYC 7302: 16 x 512 KiB = 8 MiB, ACCL+ section "
+            "6.2's FC-on-CPU experiment: 8 MB; the DLRM baseline sets its Xeon 8259CL's)");
     v.field("l2_bytes_per_cycle", l2_bytes_per_cycle, "bytes one core streams from its L2 per cycle (Zen 2: 64)",
             config::Limits::at_least(1));
-    v.field("l3", l3, "L3 capacity of all cores together (EPYC 7302: 128 MiB; ACCL+ section 6.2: 128 MB)");
+    v.field("l3", l3,
+            "L3 capacity of all cores together (the ACCL+ hosts' EPYC 7302: 128 MiB, ACCL+ section 6.2's "
+            "FC-on-CPU experiment: 128 MB; the DLRM baseline sets its Xeon 8259CL's)");
     v.field("l3_bytes_per_cycle", l3_bytes_per_cycle, "bytes one core streams from the L3 per cycle (Zen 2: 32)",
             config::Limits::at_least(1));
     v.field("dram_bandwidth", dram_bandwidth,
-            "the socket's DRAM bandwidth (EPYC 7302: 8 channels DDR4-3200 = 204.8 GB/s peak)");
+            "the socket's DRAM bandwidth (the ACCL+ hosts' EPYC 7302: 8 channels DDR4-3200 = 204.8 GB/s "
+            "peak; the DLRM baseline sets its Xeon 8259CL's)");
     v.field("dram_bandwidth_per_core", dram_bandwidth_per_core,
             "what one core's streams draw from DRAM with the hardware prefetchers (ASSUMPTION: 20 GB/s, the order "
             "of single-core STREAM on server cores)");

@@ -100,14 +100,15 @@ struct DlrmConfig {
                               "kernel.dsps is ignored: see dsps");
     v.field("dsps", dsps,
             "DSP slices of each FC layer's kernel on one FPGA (one per layer; defaults from ACCL+ Table 3: FC1 580.1 % "
-            "of 9024 over 8 FPGAs = 6544 each, FC2 85.1 % = 7680, FC3 16.1 % = 1453)");
+            "of 9024 over 8 FPGAs = 6544 each, ASSUMPTION: split evenly; FC2 85.1 % = 7680, FC3 16.1 % = 1453)");
     v.field("inferences", inferences, "inferences streamed back to back (throughput)",
             config::Limits::between(2, 1000000));
     v.field("latency_probes", latency_probes,
             "inferences issued one at a time, each after the previous one left, before the stream (latency)",
             config::Limits::between(1, 100000));
     v.field("stream_depth", stream_depth,
-            "results a kernel may run ahead of its consumers on the same FPGA (the depth of the streams between kernels)",
+            "results a kernel may run ahead of its consumers on the same FPGA (the depth of the streams between "
+            "kernels; ASSUMPTION: 2, a double buffer, the paper gives none)",
             config::Limits::between(1, 1024));
     v.field("credits", credits,
             "messages a sending kernel may have in flight to a receiving kernel on another FPGA that it has not taken "
