@@ -139,9 +139,9 @@ std::string MpiBench::unread_reason(std::string_view key) const
   const std::string_view top = key_head(key);
   const bool segment = top == "segment_size", fanout = top == "chain_fanout", radix = top == "knomial_radix";
   if ((segment || fanout) && cfg_.library_algorithm.empty())
-    return fmt::format("no Open MPI algorithm is forced (library_algorithm empty: the fixed rules call every "
-                       "algorithm with {}, as coll/tuned's do)",
-                       segment ? "segment size 0" : "faninout 0, one chain");
+    return fmt::format("no Open MPI algorithm is forced (library_algorithm empty: the library's fixed rules give "
+                       "each algorithm its {}, as coll/tuned's do)",
+                       segment ? "segment size (4.1's: 0)" : "faninout (0: one chain)");
   // Which of coll/tuned's parameters the algorithms of this run read. A forced algorithm's segment size and fanout
   // are its own to read; the k-nomial broadcasts come from the plans (the library's choices, made at the start).
   const bool started = plans_.size() == sizes_.size();
