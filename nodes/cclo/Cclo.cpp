@@ -71,8 +71,9 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
     auto const& rx = config().rx_buffers;
     fail(fmt::format("host {}: {}. An eager call that receives from P peers at once can hold P x ceil(message / "
                      "rx_buffers.size) buffers (here {} x {}): raise platform.node.fpga.cclo.rx_buffers.count to that, "
-                     "or rx_buffers.size to the message size (and tuning.max_eager_size to at least that: the firmware refuses an "
-                     "eager limit below an Rx buffer) so that each takes one buffer and P buffers do{}",
+                     "or rx_buffers.size to the message size (and tuning.max_eager_size to at least that: the "
+                     "firmware refuses an eager limit below an Rx buffer) so that each takes one buffer and P buffers "
+                     "do{}",
                      host_, why, rx.count, format_bytes(rx.size),
                      link_.rendezvous ? ", or let the rendezvous protocol carry the large messages (its WRITEs need "
                                         "no Rx buffer)"
@@ -369,8 +370,9 @@ bool Cclo::on_completion(const roce::Completion& c)
                    roce::describe_failure(c)) +
        (c.status == roce::Status::RnrRetryExceeded
               ? fmt::format(" (the receiver had no free Rx buffer: {} buffers of {}, never freed while its peers' "
-                            "eager segments waited: raise rx_buffers.count, or lower max_eager_size (with rx_buffers.size "
-                            "no larger: the firmware refuses an eager limit below an Rx buffer), or run the eager "
+                            "eager segments waited: raise rx_buffers.count, or lower max_eager_size (with "
+                            "rx_buffers.size no larger: the firmware refuses an eager limit below an Rx buffer), or "
+                            "run the eager "
                             "build, platform.node.fpga.cclo.build: eager, whose Rx buffers hold a message whole)",
                             cfg_.rx_buffers.count, format_bytes(cfg_.rx_buffers.size))
               : std::string()));

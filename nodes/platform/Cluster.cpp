@@ -82,7 +82,9 @@ const Node& Cluster::checked(std::size_t i, std::string_view want) const
     return e ? e->a_node : fmt::format("a '{}'", name);
   };
   // (the key that made the host that kind: its entry of kinds, or kind when no list is given)
-  throw config::ConfigError("", i < cfg_.node.kinds.size() ? fmt::format("/platform/node/kinds/{}", i) : "/platform/node/kind",
+  throw config::ConfigError("",
+                            i < cfg_.node.kinds.size() ? fmt::format("/platform/node/kinds/{}", i)
+                                                       : std::string("/platform/node/kind"),
                             fmt::format("host {} is {} node, but {} node is needed there: change the platform's node "
                                         "kinds (or the workload's ranks / system)",
                                         i, a_node(is, n.kind()), a_node(need, want)));

@@ -107,6 +107,11 @@ std::optional<coll::OmpiOptions> ompi_own(const coll::CollectiveCall& c, const s
     return lib == Library::OpenMpi20 ? ompi_classic_select(coll, ranks, bytes, c.count)
                                      : ompi_tuned_select(coll, ranks, bytes);
   };
+  auto reduce_part = [&](std::uint64_t bytes) {
+    const auto ch               = part(Collective::Reduce, bytes);
+    o.reduce_part               = ch.name;
+    o.reduce_part_segment_bytes = ch.segment_bytes;
+  };
   if (c.collective == Collective::Reduce && name == "rabenseifner") {
     // ompi_coll_base_reduce_intra_redscat_gather hands fewer elements than p' to the linear reduce.
     if (c.count >= static_cast<std::uint64_t>(coll::ompi::floor_power_of_two(std::max(c.size, 1))))
@@ -114,18 +119,13 @@ std::optional<coll::OmpiOptions> ompi_own(const coll::CollectiveCall& c, const s
     o.name = "linear";
   }
   if (c.collective == Collective::AllReduce && name == "nonoverlapping") {
-    const auto reduce_part      = part(Collective::Reduce, c.bytes());
-    const auto bcast_part       = part(Collective::Bcast, c.bytes());
-    o.reduce_part               = reduce_part.name;
-    o.reduce_part_segment_bytes = reduce_part.segment_bytes;
-    o.bcast_part                = bcast_part.name;
-    o.bcast_part_segment_bytes  = bcast_part.segment_bytes;
+    reduce_part(c.bytes());
+    const auto bcast_part      = part(Collective::Bcast, c.bytes());
+    o.bcast_part               = bcast_part.name;
+    o.bcast_part_segment_bytes = bcast_part.segment_bytes;
   }
-  if (c.collective == Collective::ReduceScatter && name == "non-overlapping") {
-    const auto reduce_part      = part(Collective::Reduce, c.bytes() * static_cast<std::uint64_t>(c.size));
-    o.reduce_part               = reduce_part.name;
-    o.reduce_part_segment_bytes = reduce_part.segment_bytes;
-  }
+  if (c.collective == Collective::ReduceScatter && name == "non-overlapping")
+    reduce_part(c.bytes() * static_cast<std::uint64_t>(c.size));
   if (!coll::ompi_has(c.collective, o.name) || (o.name == "two_proc" && c.size != 2) ||
       !coll::ompi_has(Collective::Reduce, o.reduce_part) || !coll::ompi_has(Collective::Bcast, o.bcast_part))
     return std::nullopt;

@@ -99,7 +99,8 @@ void platform_changes(const nlohmann::json& sc, bool fpga, std::vector<Change>& 
         c.sets.push_back(fmt::format("{}cclo.tuning.max_eager_size={}", m, format_bytes(twice)));
         const std::string rndzv = str(p, {"node", "fpga", "cclo", "tuning", "max_rendezvous_size"});
         if (!rndzv.empty() && parse_bytes(rndzv).count <= twice.count)
-          c.sets.push_back(fmt::format("{}cclo.tuning.max_rendezvous_size={}", m, format_bytes(Bytes{twice.count * 2})));
+          c.sets.push_back(
+              fmt::format("{}cclo.tuning.max_rendezvous_size={}", m, format_bytes(Bytes{twice.count * 2})));
       }
       out.push_back(c);
     }

@@ -104,7 +104,8 @@ mpi::MpiPlan MpiBench::plan_for(const coll::CollectiveCall& call, std::size_t si
   }
   if (cfg_.library_algorithm.empty()) {
     auto plan = mpi::plan_collective(library_, call);
-    // coll_tuned_bcast_algorithm_knomial_radix is one MCA parameter: it reaches the k-nomial broadcasts the rules pick too.
+    // coll_tuned_bcast_algorithm_knomial_radix is one MCA parameter: it reaches the k-nomial broadcasts the rules
+    // pick too.
     plan.options.ompi.knomial_radix = static_cast<int>(cfg_.knomial_radix);
     return plan;
   }
@@ -161,7 +162,7 @@ std::string MpiBench::unread_reason(std::string_view key) const
       coll::CollectiveCall call = make_call(0, sizes_[si]);
       call.size                 = static_cast<int>(cfg_.ranks);
       const auto r              = coll::ompi_reads(call, opt);
-      read         = segment ? r.segment_size : fanout ? r.chain_fanout : r.knomial_radix;
+      read                      = segment ? r.segment_size : fanout ? r.chain_fanout : r.knomial_radix;
     }
     if (!read && segment)
       return fmt::format("Open MPI's {} {} reads no segment size (the tree broadcasts and reductions, the "

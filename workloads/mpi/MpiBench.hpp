@@ -75,8 +75,9 @@ struct MpiBenchConfig {
             "coll_tuned_<collective>_algorithm does (bcast: basic_linear, chain, pipeline, binary_tree, binomial, "
             "knomial, scatter_allgather, scatter_allgather_ring; reduce: linear, chain, pipeline, binary, binomial; "
             "allreduce: basic_linear, nonoverlapping, recursive_doubling, ring, segmented_ring, rabenseifner; ... "
-            "the error lists each collective's); Open MPI libraries only (openmpi, openmpi-2.0: without the algorithms added "
-            "after 2.0, the k-nomial and scatter-allgather broadcasts, Rabenseifner, butterfly, linear_nb)");
+            "the error lists each collective's); Open MPI libraries only (openmpi, openmpi-2.0: without the "
+            "algorithms added after 2.0, the k-nomial and scatter-allgather broadcasts, Rabenseifner, butterfly, "
+            "linear_nb)");
     v.field("segment_size", segment_size,
             "with library_algorithm: the segment size of the tree and ring algorithms "
             "(coll_tuned_<collective>_algorithm_segmentsize); 0: unsegmented, as the 4.1 fixed rules run them (a "
@@ -86,8 +87,9 @@ struct MpiBenchConfig {
             "with library_algorithm chain: the number of chains (coll_tuned_<collective>_algorithm_chain_fanout, "
             "Open MPI's default 4; the fixed rules' choice of chain, and a composite's parts, run one)",
             config::Limits::between(1, 32));
-    v.field("knomial_radix", knomial_radix, "the k-nomial broadcast's radix (coll_tuned_bcast_algorithm_knomial_radix: one MCA parameter for every k-nomial "
-            "broadcast, those the fixed rules pick and a composite's broadcast part too)",
+    v.field("knomial_radix", knomial_radix,
+            "the k-nomial broadcast's radix (coll_tuned_bcast_algorithm_knomial_radix: one MCA parameter for every "
+            "k-nomial broadcast, those the fixed rules pick and a composite's broadcast part too)",
             config::Limits::between(2, 64));
     v.field("pre_barrier", pre_barrier,
             "before each timed call: none (every rank's call starts at the same instant) or mpi (the library's "

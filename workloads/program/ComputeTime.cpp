@@ -4,6 +4,7 @@
 #include "nodes/compute/FpgaKernel.hpp"
 #include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "nodes/host/HostNodeConfig.hpp"
+#include "workloads/Workload.hpp"
 
 namespace nafsim::workloads {
 
@@ -30,7 +31,7 @@ std::string compute_model_unread(ProgramEngine engine, std::string_view section,
   if (key.size() <= section.size() || key.substr(0, section.size()) != section || key[section.size()] != '.')
     return {};
   key.remove_prefix(section.size() + 1);
-  const std::string_view head = key.substr(0, key.find('.'));
+  const std::string_view head = key_head(key);
   if (engine == ProgramEngine::Mpi && (head == "kernel" || head == "hbm_channels"))
     return "compute runs on the hosts' cores (engine mpi); the FPGA's kernel reads it (engine cclo)";
   if (engine == ProgramEngine::Cclo && head == "threads")
