@@ -1,5 +1,7 @@
 #include "nodes/cclo/CallPlan.hpp"
 
+#include "nodes/cclo/DataMover.hpp"
+
 #include <fmt/format.h>
 
 namespace nafsim::nodes {
@@ -44,6 +46,59 @@ bool firmware_runs(Collective c, Algorithm a, bool rndzv)
   }
   return false;
 }
+
+namespace {
+/// Elements one of the firmware's eager moves reads from the Rx buffers in one go (0: it cuts its blocks into
+/// single Rx buffers itself): scatter(), gather(), allgather(), the reduce chain (fused_recv_reduce[_send]) and
+/// reduce_scatter() receive a block per move; allreduce() a chunk of its segment, the whole count when it streams.
+std::uint64_t eager_block(const coll::CollectiveCall& cc, bool op_stream)
+{
+  if (cc.size < 2)
+    return 0;
+  switch (cc.collective) {
+    case Collective::Scatter:
+    case Collective::Gather:
+    case Collective::AllGather:
+    case Collective::Reduce:
+    case Collective::ReduceScatter: return cc.count;
+    case Collective::AllReduce: return op_stream ? (cc.count + cc.size - 1) / cc.size : 0;
+    default: return 0;
+  }
+}
+
+/// Why a block of `block` elements cannot be read in one move by the data mover (dma_mover.cpp), or "". The Rx buffers
+/// it fills: whole ones of its bytes on the wire, as the data mover cuts a block; but the eager reduce's first hop is
+/// send(), which cuts segments of max_seg_count = eager_rx_buf_size / datatype_nbytes elements, datatype_nbytes the
+/// uncompressed size (a compressed segment half fills its buffer), and the next rank reads them in one move.
+/// `rendezvous`: whether the call could go rendezvous instead (an RDMA link, no compression, no stream).
+std::string block_fits(const CcloCall& call, const CcloConfig& cfg, std::uint64_t block, bool rendezvous)
+{
+  const std::uint64_t size  = cfg.rx_buffers.size.count;
+  const std::uint64_t bytes = block * (call.compress ? 2 : call.call.elem_bytes);
+  const std::uint64_t seg   = std::max<std::uint64_t>(1, size / call.call.elem_bytes);
+  const std::uint64_t n     = call.call.collective == Collective::Reduce ? (block + seg - 1) / seg
+                                                                         : (bytes + size - 1) / size;
+  const std::uint64_t most  = std::min<std::uint64_t>(DataMover::kMaxRxPieces, cfg.rx_buffers.count);
+  if (n <= most)
+    return {};
+  const std::string what = fmt::format("the eager {} receives each block of {} in one data-mover move, which needs "
+                                       "{} Rx buffers of {} at once",
+                                       coll::collective_name(call.call.collective), format_bytes(Bytes{bytes}), n,
+                                       format_bytes(cfg.rx_buffers.size));
+  const std::uint64_t want = (n * size + most - 1) / most; // Rx-buffer size that makes the block fill `most`
+  const std::string fix =
+      fmt::format("raise rx_buffers.size (and max_eager_size with it) to at least {}{}",
+                  format_bytes(Bytes{(want + 1023) / 1024 * 1024}),
+                  rendezvous ? ", or let the message go rendezvous (max_eager_size below it)" : "");
+  if (n > DataMover::kMaxRxPieces)
+    return fmt::format("{}: the data mover takes at most {} per move (its Rx-buffer release FIFO is {} deep: \"the "
+                       "maximum message size is 64 segments\", dma_mover.cpp); {}",
+                       what, DataMover::kMaxRxPieces, DataMover::kMaxRxPieces, fix);
+  return fmt::format("{}, and holds them until its result starts, but the node has {} (an Rx-buffer deadlock); raise "
+                     "rx_buffers.count to at least {}, or {}",
+                     what, cfg.rx_buffers.count, n, fix);
+}
+} // namespace
 
 CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_link, const std::string& transport)
 {
@@ -143,6 +198,12 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& 
                             format_bytes(Bytes{seg}), format_bytes(cfg.txrx.header), link.transport,
                             format_bytes(Bytes{link.max_send}), link.max_send_fix);
   }
+  // A block the firmware hands the data mover whole must fit the Rx buffers one move can hold.
+  const bool op_stream = call.location == DataLocation::Stream;
+  const bool stream    = op_stream || call.result_location.value_or(call.location) == DataLocation::Stream ||
+                      call.remote_stream >= 0;
+  if (p.error.empty() && p.firmware && !p.rendezvous)
+    p.error = block_fits(call, cfg, eager_block(call.call, op_stream), link.rendezvous && !call.compress && !stream);
   return p;
 }
 

@@ -66,20 +66,7 @@ Cclo::Cclo(net::HostId host, const CcloConfig& cfg, Hertz clock,
                                      data ? &data->memory.at(host) : nullptr);
   fw_  = std::make_unique<Firmware>(*this, &dispatch_call);
   dmp_->set_host(host);
-  dmp_->on_deadlock([this](std::string why) {
-    // How to size the Rx buffers: every peer's eager message may land before the one the moves need next.
-    auto const& rx = config().rx_buffers;
-    fail(fmt::format("host {}: {}. An eager call that receives from P peers at once can hold P x ceil(message / "
-                     "rx_buffers.size) buffers (here {} x {}): raise platform.node.fpga.cclo.rx_buffers.count to that, "
-                     "or rx_buffers.size to the message size (and tuning.max_eager_size to at least that: the "
-                     "firmware refuses an eager limit below an Rx buffer) so that each takes one buffer and P buffers "
-                     "do{}",
-                     host_, why, rx.count, format_bytes(rx.size),
-                     link_.rendezvous ? ", or let the rendezvous protocol carry the large messages (its WRITEs need "
-                                        "no Rx buffer)"
-                                      : fmt::format(" (over {} the CCLO runs every call eager: no rendezvous)",
-                                                    link_.transport)));
-  });
+  dmp_->on_deadlock([this](std::string why, bool fifo) { on_dmp_stuck(why, fifo); });
   // A failure while no call runs (a session that gave up after its data was handed over, say) is
   // reported by the next call; if the run stalls first, the deadlock report names it as the cause.
   sched.add_deadlock_note([this] {
@@ -184,6 +171,30 @@ std::vector<std::byte> Cclo::take_payload(std::uint64_t msg)
   auto v = std::move(it->second);
   data_->payloads.erase(it);
   return v;
+}
+
+void Cclo::on_dmp_stuck(const std::string& why, bool fifo)
+{
+  auto const& rx = config().rx_buffers;
+  if (fifo) { // a block of more than 64 Rx buffers: only larger buffers or the rendezvous protocol help
+    fail(fmt::format("host {}: {}. Raise platform.node.fpga.cclo.rx_buffers.size (and tuning.max_eager_size with "
+                     "it) so that a block fills at most {} buffers{}",
+                     host_, why, DataMover::kMaxRxPieces,
+                     link_.rendezvous ? ", or let the rendezvous protocol carry the large messages" : ""));
+    return;
+  }
+  // How to size the Rx buffers: every peer's eager message may land before the one the moves need next, and a move
+  // reading a block holds all of the block's buffers until its result starts.
+  fail(fmt::format("host {}: {}. An eager call that receives from P peers at once can hold P x ceil(message / "
+                   "rx_buffers.size) buffers, and a move reading a block larger than a buffer holds all of them at "
+                   "once (the node has {} of {}): raise platform.node.fpga.cclo.rx_buffers.count to that, or "
+                   "rx_buffers.size to the message size (and tuning.max_eager_size to at least that: the firmware "
+                   "refuses an eager limit below an Rx buffer) so that each takes one buffer and P buffers do{}",
+                   host_, why, rx.count, format_bytes(rx.size),
+                   link_.rendezvous ? ", or let the rendezvous protocol carry the large messages (its WRITEs need "
+                                      "no Rx buffer)"
+                                    : fmt::format(" (over {} the CCLO runs every call eager: no rendezvous)",
+                                                  link_.transport)));
 }
 
 void Cclo::fail(std::string why)

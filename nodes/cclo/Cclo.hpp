@@ -106,6 +106,8 @@ public:
   void wake_firmware() override;
   /// Record a failure: the running call reports it, a deadlock report names it.
   void fail(std::string why);
+  /// The data mover can never progress (DataMover::on_deadlock): fail with the fix.
+  void on_dmp_stuck(const std::string& why, bool fifo);
 
 private:
   using Msg     = CcloMsg;

@@ -8,7 +8,6 @@
 #include "nodes/cclo/Plugins.hpp"
 #include "nodes/cclo/RndzvQueue.hpp"
 #include "protocols/collectives/Selection.hpp"
-#include "simcore/engine/FlatIndex.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/net/Packet.hpp"
 #include "simcore/results/Trace.hpp"
@@ -145,31 +144,6 @@ struct CcloCore {
   std::uint32_t trace_pid = 0;                          ///< the node's process in the trace
   std::string error;                                    ///< the first failure (a transport error, a deadlock)
   CcloCounters counters;
-
-  /// Eager sequence numbers, per peer host and tag (tag 0 keeps the plain per-peer count).
-  std::uint64_t next_out_seq(std::uint32_t peer, std::uint32_t tag) { return next_seq(out_seq, peer, tag); }
-  std::uint64_t next_in_seq(std::uint32_t peer, std::uint32_t tag) { return next_seq(in_seq, peer, tag); }
-
-private:
-  /// Counters exist only for the (peer, tag) pairs a node talks to: memory grows with active peers, not ranks. An
-  /// open-addressing index to each pair's count (a look-up per eager message; FlatIndex.hpp).
-  struct SeqCounters {
-    FlatIndex index; ///< (peer host << 32 | tag) -> its count in `counts`
-    std::vector<std::uint64_t> counts;
-  };
-  static std::uint64_t next_seq(SeqCounters& c, std::uint32_t peer, std::uint32_t tag)
-  {
-    const std::uint64_t key = (std::uint64_t{peer} << 32) | tag;
-    std::uint32_t id        = c.index.find(key);
-    if (id == FlatIndex::kNone) {
-      id = static_cast<std::uint32_t>(c.counts.size());
-      c.index.set(key, id);
-      c.counts.push_back(0);
-    }
-    const std::uint64_t n = ++c.counts[id];
-    return tag == 0 ? n : (std::uint64_t{tag} << 48) | n;
-  }
-  SeqCounters out_seq, in_seq; ///< by (peer host, tag)
 };
 
 } // namespace nafsim::nodes

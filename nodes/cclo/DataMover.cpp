@@ -39,8 +39,10 @@ std::string DataMover::waiting() const
   if (!waiting_rx_ || queue_.empty())
     return {};
   auto const& m = queue_.front().m;
-  return fmt::format("the data mover waits for message {} from host {} in the Rx buffers ({})", m.op1.seq,
-                     m.op1.src_host, rbm_.describe());
+  return fmt::format("the data mover waits for message {} from host {} in the Rx buffers{} ({})",
+                     in_seq_.peek(m.op1.src_host, m.tag), m.op1.src_host,
+                     head_pieces_ ? fmt::format(", holding {} for the move's earlier pieces", head_pieces_) : "",
+                     rbm_.describe());
 }
 
 std::uint32_t DataMover::engine_cause(const Pace& p, bool to_network)
@@ -61,10 +63,10 @@ std::uint32_t DataMover::first_byte_cause()
   return id;
 }
 
-void DataMover::finish_at(SimTime t, std::function<void()> fn, const Pace* engine, SimTime first,
-                          std::optional<std::size_t> rx, std::uint64_t addr, std::vector<std::byte> out)
+void DataMover::finish_at(SimTime t, std::function<void()> fn, const Pace* engine, SimTime first, RxHold rx,
+                          std::uint64_t addr, std::vector<std::byte> out)
 {
-  const std::uint32_t slot = done_.put(Done{std::move(fn), rx, addr, std::move(out)});
+  const std::uint32_t slot = done_.put(Done{std::move(fn), std::move(rx), addr, std::move(out)});
   if (sched_.causes()) {
     if (done_cause_.size() <= slot)
       done_cause_.resize(slot + 1);
@@ -94,8 +96,7 @@ void DataMover::on_event(std::uint32_t kind, std::uint64_t arg)
   Done d = done_.take(static_cast<std::uint32_t>(arg));
   if (image_ && !d.out.empty())
     image_->write(d.addr, d.out);
-  if (d.rx)
-    rbm_.release(*d.rx);
+  d.rx.each([&](std::size_t i) { rbm_.release(i); });
   if (d.fn)
     d.fn();
 }
@@ -113,37 +114,76 @@ void DataMover::try_start()
       }
       return;
     }
-    std::optional<std::size_t> rx;
     if (m.op1.kind == OperandKind::RxBuffer) {
-      rx = rbm_.seek(m.op1.src_host, m.op1.seq);
-      if (!rx) {
-        if (!waiting_rx_) {
-          waiting_rx_    = true;
-          waiting_since_ = sched_.now();
-        }
-        // Moves run in order and only they free Rx buffers: if every buffer holds some other
-        // complete message, the one this move needs can never land (its sender is back-pressured
-        // forever). The hardware would hang; the model reports it.
-        if (rbm_.all_waiting() && on_deadlock_) {
-          auto fn = std::move(on_deadlock_);
-          on_deadlock_ = nullptr;
-          fn(fmt::format("Rx-buffer deadlock: the data mover must next read message {} from host {}, but all {} Rx "
-                         "buffers hold other complete messages ({}), and buffers are freed only by moves, which run "
-                         "in order; the sender is back-pressured forever",
-                         m.op1.seq, m.op1.src_host, rbm_.count(), rbm_.describe()));
-        }
+      if (!seek_pieces(m, t))
         return;
-      }
-      if (waiting_rx_) {
-        c_.rx_waits += sched_.now() - waiting_since_;
-        waiting_rx_ = false;
-      }
-      t += cycle_ * seek_cycles_; // the data mover finds the message in the Rx-buffer list
+      t = head_seeks_done_;
     }
     Queued q = std::move(queue_.front());
     queue_.pop_front();
-    start(q.m, std::move(q.on_done), t, rx);
+    RxHold rx = std::move(head_rx_);
+    head_rx_  = {};
+    head_pieces_ = 0;
+    start(q.m, std::move(q.on_done), t, std::move(rx));
   }
+}
+
+bool DataMover::seek_pieces(Move& m, SimTime t)
+{
+  // instruction_decode's seek loop: the Rx buffers holding the move's next sequence numbers from its source, one
+  // after the other (each seek_cycles), until they hold the bytes it reads; each buffer is taken as it is found.
+  if (!head_seeking_) {
+    head_seeking_    = true;
+    head_left_       = m.slot_bytes(m.op1.compressed);
+    head_seeks_done_ = t;
+  }
+  do {
+    const std::uint64_t seq = in_seq_.peek(m.op1.src_host, m.tag);
+    auto rx                 = head_pieces_ == kMaxRxPieces ? std::nullopt : rbm_.seek(m.op1.src_host, seq);
+    if (!rx) {
+      if (!waiting_rx_) {
+        waiting_rx_    = true;
+        waiting_since_ = sched_.now();
+      }
+      // Moves run in order and only they free Rx buffers: if every buffer holds some other complete message or
+      // an earlier piece of this move, the one it needs can never land (its sender is back-pressured forever).
+      // The hardware would hang; the model reports it.
+      const bool full = head_pieces_ == kMaxRxPieces;
+      if ((full || rbm_.all_waiting(head_pieces_)) && on_deadlock_) {
+        auto fn      = std::move(on_deadlock_);
+        on_deadlock_ = nullptr;
+        fn(full ? fmt::format("the data mover is stuck: a move reading {} B from host {} needs more than {} Rx buffers "
+                              "of {} B, and the data mover queues each buffer's index for release in a {}-deep FIFO "
+                              "that only the move's end drains (dma_mover.cpp: \"the maximum message size is 64 "
+                              "segments\")",
+                              m.slot_bytes(m.op1.compressed), m.op1.src_host, kMaxRxPieces, rbm_.size(), kMaxRxPieces)
+                : fmt::format("Rx-buffer deadlock: the data mover must next read message {} from host {}, but all {} "
+                              "Rx buffers hold {}complete messages ({}), and buffers are freed only by moves, which "
+                              "run in order{}; the sender is back-pressured forever",
+                              seq, m.op1.src_host, rbm_.count(),
+                              head_pieces_ ? "the move's earlier pieces or other " : "other ", rbm_.describe(),
+                              head_pieces_ ? " (a move reads every Rx buffer of its block before its result starts)"
+                                           : ""),
+           full);
+      }
+      return false;
+    }
+    in_seq_.take(m.op1.src_host, m.tag);
+    if (head_pieces_++ == 0) {
+      head_rx_.first = rx;
+      m.op1.seq      = seq;
+    } else {
+      head_rx_.more.push_back(*rx);
+    }
+    head_left_ -= std::min(head_left_, rbm_.bytes(*rx));
+    head_seeks_done_ = std::max(head_seeks_done_, t) + cycle_ * seek_cycles_;
+  } while (head_left_ > 0);
+  head_seeking_ = false;
+  if (waiting_rx_) {
+    c_.rx_waits += sched_.now() - waiting_since_;
+    waiting_rx_ = false;
+  }
+  return true;
 }
 
 DataMover::Pace DataMover::pace(const Move& m, std::uint64_t op1_addr) const
@@ -189,21 +229,31 @@ DataMover::Pace DataMover::pace(const Move& m, std::uint64_t op1_addr) const
   return bottleneck;
 }
 
-void DataMover::start(const Move& m, std::function<void()> on_done, SimTime t, std::optional<std::size_t> rx)
+void DataMover::start(const Move& m, std::function<void()> on_done, SimTime t, RxHold rx)
 {
   SimTime issue = t + cycle_ * cfg_.issue_cycles;
   issue_free_   = issue;
   const std::uint64_t b0       = m.slot_bytes(m.op0.compressed);
   const std::uint64_t b1       = m.slot_bytes(m.op1.compressed);
   const std::uint64_t br       = m.result_bytes();
-  const std::uint64_t op1_addr = rx ? rbm_.address(*rx) : m.op1.addr;
+  const std::uint64_t op1_addr = rx.first ? rbm_.address(*rx.first) : m.op1.addr;
   const Pace p                 = pace(m, op1_addr);
 
   SimTime first = issue;
   if (m.op0.kind == OperandKind::Memory)
     first = std::max(first, mem_.read(Engine::Op0Read, issue, m.op0.addr, Bytes{b0}, p.rate(b0)).first);
-  if (m.op1.kind == OperandKind::Memory || m.op1.kind == OperandKind::RxBuffer)
+  if (m.op1.kind == OperandKind::Memory || (m.op1.kind == OperandKind::RxBuffer && rx.more.empty())) {
     first = std::max(first, mem_.read(Engine::Op1Read, issue, op1_addr, Bytes{b1}, p.rate(b1)).first);
+  } else if (m.op1.kind == OperandKind::RxBuffer) { // one read per Rx buffer, back to back at the stream's rate
+    SimTime first1 = SimTime::max();
+    std::uint64_t left = b1;
+    rx.each([&](std::size_t i) {
+      const std::uint64_t b = std::min(left, rbm_.bytes(i));
+      left -= b;
+      first1 = std::min(first1, mem_.read(Engine::Op1Read, issue, rbm_.address(i), Bytes{b}, p.rate(b1)).first);
+    });
+    first = std::max(first, first1);
+  }
   first += cycle_ * cfg_.pipeline_cycles;
   const SimTime dur  = transmit_time(Bytes{p.bytes}, p.bw);
   const SimTime last = first + dur;
@@ -219,45 +269,73 @@ void DataMover::start(const Move& m, std::function<void()> on_done, SimTime t, s
   // Real data: the operands are read as the move starts; results land when the move completes.
   std::vector<std::byte> out;
   if (image_)
-    out = compute(m, op1_addr);
-  complete(m, std::move(on_done), rx, first, last, p, std::move(out));
+    out = compute(m, rx);
+  complete(m, std::move(on_done), std::move(rx), first, last, p, std::move(out));
 }
 
-void DataMover::complete(const Move& m, std::function<void()> done, std::optional<std::size_t> rx, SimTime first,
-                         SimTime last, const Pace& p, std::vector<std::byte> out)
+void DataMover::complete(const Move& m, std::function<void()> done, RxHold rx, SimTime first, SimTime last,
+                         const Pace& p, std::vector<std::byte> out)
 {
   const std::uint64_t br = m.result_bytes();
   // When the move is over: its result in the memory image (real data), its Rx buffer (if any) freed, then the
   // firmware told.
   switch (m.res) {
-    case ResultKind::None: finish_at(last, std::move(done), &p, first, rx); break;
+    case ResultKind::None: finish_at(last, std::move(done), &p, first, std::move(rx)); break;
     case ResultKind::Stream:
     case ResultKind::Memory: {
       SimTime w = m.res == ResultKind::Memory ? mem_.write(Engine::ResWrite, first, m.res_addr, Bytes{br}, p.rate(br)).last
                                               : last;
       if (m.res == ResultKind::Memory && br > 0)
         writes_.push_back({m.res_addr, br, w});
-      finish_at(w, std::move(done), &p, first, rx, m.res_addr, std::move(out));
+      finish_at(w, std::move(done), &p, first, std::move(rx), m.res_addr, std::move(out));
       break;
     }
     case ResultKind::Eager:
     case ResultKind::Rendezvous: {
-      // The Rx buffer (if any) is free once read; the move completes with the packetizer's status, when the
+      // The Rx buffers (if any) are free once read; the move completes with the packetizer's status, when the
       // transport has taken the last byte.
-      if (rx) // (without one the event would do nothing: none is made)
-        finish_at(last, nullptr, &p, first, rx);
+      if (rx.first) // (without one the event would do nothing: none is made)
+        finish_at(last, nullptr, &p, first, std::move(rx));
       // The firmware is told in the transport's own event (a no-op if no one waits).
       std::function<void()> accepted = done ? std::move(done) : std::function<void()>([] {});
-      const Stream data{first, last, p.rate(br),
-                        sched_.causes() ? engine_cause(p, true) : 0,
-                        first_byte_cause()};
-      if (m.res == ResultKind::Eager)
-        tx_.send_eager(m.peer, m.seq, br, data, std::move(out), std::move(accepted), m.remote_stream);
-      else
+      if (m.res == ResultKind::Eager) {
+        send_pieces(m, br, first, last, p, std::move(out), std::move(accepted));
+      } else {
+        const Stream data{first, last, p.rate(br), sched_.causes() ? engine_cause(p, true) : 0, first_byte_cause()};
         tx_.write_rendezvous(m.peer, m.res_addr, br, data, std::move(out), std::move(accepted));
+      }
       break;
     }
   }
+}
+
+void DataMover::send_pieces(const Move& m, std::uint64_t bytes, SimTime first, SimTime last, const Pace& p,
+                            std::vector<std::byte> out, std::function<void()> accepted)
+{
+  // eth_cmd_execute: one message per max_seg_len bytes of the result, the communicator's segment size for the peer,
+  // which ACCL's applications set to the Rx buffers' size (rank_t's max_segment_size = rxbuf_size in its tests;
+  // ASSUMPTION: so here, every node's Rx buffers being this node's size); each
+  // takes the next sequence number (a stream_put's keep its place in the peer's stream data and take none). The
+  // packetizer's status for the last one completes the move; the others' are not waited for.
+  const BitsPerSecond rate = p.rate(bytes);
+  const std::uint32_t cause = sched_.causes() ? engine_cause(p, true) : 0;
+  const std::uint64_t seg   = std::max<std::uint64_t>(1, rbm_.size());
+  std::uint64_t off         = 0;
+  do {
+    const std::uint64_t b = std::min(seg, bytes - off);
+    const bool end        = off + b == bytes;
+    const Stream data{off == 0 ? first : first + transmit_time(Bytes{off}, rate),
+                      end ? last : first + transmit_time(Bytes{off + b}, rate), rate, cause, first_byte_cause()};
+    std::vector<std::byte> piece;
+    if (!out.empty())
+      piece = end && off == 0 ? std::move(out)
+                               : std::vector<std::byte>(out.begin() + static_cast<std::ptrdiff_t>(off),
+                                                        out.begin() + static_cast<std::ptrdiff_t>(off + b));
+    const std::uint64_t seq = m.remote_stream >= 0 ? m.seq + off : out_seq_.take(m.peer, m.tag);
+    tx_.send_eager(m.peer, seq, b, data, std::move(piece), end ? std::move(accepted) : std::function<void()>([] {}),
+                   m.remote_stream);
+    off += b;
+  } while (off < bytes);
 }
 
 void DataMover::trace_move(const Move& m, SimTime first, SimTime last)
@@ -297,12 +375,23 @@ void DataMover::trace_move(const Move& m, SimTime first, SimTime last)
                            results[static_cast<int>(m.res)], m.peer));
 }
 
-std::vector<std::byte> DataMover::compute(const Move& m, std::uint64_t op1_addr) const
+std::vector<std::byte> DataMover::compute(const Move& m, const RxHold& rx) const
 {
   const std::uint64_t full = m.slot_bytes(false);
-  // An operand slot as elements of the move's type (decompressed if it arrives as fp16).
+  // An operand slot as elements of the move's type (decompressed if it arrives as fp16); on receive, the bytes of
+  // its Rx buffers in order.
   auto operand = [&](const Operand& o, std::uint64_t addr) {
-    auto raw = image_->read(addr, m.slot_bytes(o.compressed));
+    std::vector<std::byte> raw;
+    if (o.kind == OperandKind::RxBuffer) {
+      std::uint64_t left = m.slot_bytes(o.compressed);
+      rx.each([&](std::size_t i) {
+        auto part = image_->read(rbm_.address(i), std::min(left, rbm_.bytes(i)));
+        left -= part.size();
+        raw.insert(raw.end(), part.begin(), part.end());
+      });
+    } else {
+      raw = image_->read(addr, m.slot_bytes(o.compressed));
+    }
     if (!o.compressed)
       return raw;
     std::vector<std::byte> v(full);
@@ -313,13 +402,13 @@ std::vector<std::byte> DataMover::compute(const Move& m, std::uint64_t op1_addr)
   const bool has0 = m.op0.kind != OperandKind::None, has1 = m.op1.kind != OperandKind::None;
   if (m.reduce && has0 && has1) {
     auto a = operand(m.op0, m.op0.addr);
-    auto b = operand(m.op1, op1_addr);
+    auto b = operand(m.op1, m.op1.addr);
     v.resize(full);
     reduce(m.func, m.dtype, a, b, v);
   } else if (has0) {
     v = operand(m.op0, m.op0.addr);
   } else if (has1) {
-    v = operand(m.op1, op1_addr);
+    v = operand(m.op1, m.op1.addr);
   } else {
     v.resize(full);
   }

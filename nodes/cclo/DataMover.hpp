@@ -6,10 +6,16 @@
 // Moves are issued in order and pipelined: a move is one stream through the engines it uses, as fast
 // as the slowest allows (memory or PCIe port, the 64 B/cycle datapath and plugins, the network); a
 // compressed slot carries half the bytes of its fp32 elements.
+// A move larger than an Rx buffer is the data mover's to cut (dma_mover.cpp @bf51613): an eager result leaves as
+// one message per Rx buffer's worth of its bytes (eth_cmd_execute: a header and a sequence number each); an operand
+// "on receive" reads as many Rx buffers as its bytes need, found one after the other (instruction_decode's seek
+// loop), and its result starts only once the last one is found (the result's command follows the loop), every
+// buffer held until the move retires. Sequence numbers are taken as moves are decoded (SeqNumbers.hpp).
 
 #include "nodes/cclo/CcloConfig.hpp"
 #include "nodes/cclo/Plugins.hpp"
 #include "nodes/cclo/RxBufferManager.hpp"
+#include "nodes/cclo/SeqNumbers.hpp"
 #include "nodes/memory/MemoryImage.hpp"
 #include "nodes/memory/MemorySystem.hpp"
 #include "simcore/engine/Fifo.hpp"
@@ -29,7 +35,7 @@ struct Operand {
   OperandKind kind = OperandKind::None;
   std::uint64_t addr = 0;      ///< Memory (Stream: where the kernel's data lives, for real-data runs)
   std::uint32_t src_host = 0;  ///< RxBuffer: the message's sender
-  std::uint64_t seq = 0;       ///< RxBuffer: its sequence number
+  std::uint64_t seq = 0;       ///< RxBuffer: its (first) sequence number, set by the data mover as it decodes the move
   bool compressed = false;     ///< fp16 on this slot for fp32 elements (decompressed on the way in)
 };
 
@@ -38,7 +44,9 @@ struct Move {
   ResultKind res = ResultKind::None;
   std::uint64_t res_addr = 0;  ///< Memory: local; Rendezvous: the peer's
   std::uint32_t peer = 0;      ///< Eager / Rendezvous destination host
-  std::uint64_t seq = 0;       ///< Eager: sequence number of the message
+  std::uint64_t seq = 0;       ///< Eager: unused, the data mover numbers the messages as it decodes the move; a
+                               ///< stream_put's: where the peer keeps the stream's data, set by the firmware
+  std::uint32_t tag = 0;       ///< Eager / RxBuffer: the call's tag (whose sequence numbers the messages take)
   std::uint64_t count = 0;     ///< elements of each operand and of the result
   DataType dtype = DataType::Float32;
   bool reduce = false;         ///< op0 and op1 through the reduction plugin
@@ -85,8 +93,12 @@ public:
   /// A message completed in an Rx buffer: a waiting move may find it, and starts at once, in the caller's event (the
   /// Rx system's; no retry event of its own at the same date, issue 53), unless a retry is already due.
   void rx_arrived();
-  /// Called once if the data mover can never progress (its next message can get no Rx buffer).
-  void on_deadlock(std::function<void(std::string)> fn) { on_deadlock_ = std::move(fn); }
+  /// The most Rx buffers one move may read: instruction_decode queues each buffer's index for release in a 64-deep
+  /// FIFO that only the move's retirement drains ("the maximum message size is 64 segments", dma_mover.cpp).
+  static constexpr std::size_t kMaxRxPieces = 64;
+  /// Called once if the data mover can never progress: its next message can get no Rx buffer, or (`fifo` true) its
+  /// move needs more than kMaxRxPieces buffers.
+  void on_deadlock(std::function<void(std::string, bool fifo)> fn) { on_deadlock_ = std::move(fn); }
   std::size_t queued() const { return queue_.size(); }
   const DmpCounters& counters() const { return c_; }
   /// What the head move waits for, if it waits (diagnoses).
@@ -107,7 +119,23 @@ public:
 private:
   enum EventKind : std::uint32_t { kTry, kDone };
   void try_start();
-  void start(const Move& m, std::function<void()> on_done, SimTime t, std::optional<std::size_t> rx);
+  /// The Rx buffers a move reads (its pieces, in order): the first inline, any others beside it (a move of one piece,
+  /// nearly every move, allocates nothing).
+  struct RxHold {
+    std::optional<std::size_t> first;
+    std::vector<std::size_t> more;
+    template <class F> void each(F&& f) const
+    {
+      if (first)
+        f(*first);
+      for (auto i : more)
+        f(i);
+    }
+  };
+  /// Start the head move at `t`, reading Rx buffers `rx` (if any).
+  void start(const Move& m, std::function<void()> on_done, SimTime t, RxHold rx);
+  /// Find the head move's next Rx buffers; false while one has not arrived (or the data mover is stuck).
+  bool seek_pieces(Move& m, SimTime t);
   /// A stream is paced by its bottleneck: the leg (engine and the bytes it carries) that needs the longest;
   /// every other leg runs at the same element rate.
   struct Pace {
@@ -125,13 +153,16 @@ private:
   Pace pace(const Move& m, std::uint64_t op1_addr) const;
   /// Schedule what happens when the move's stream [first, last] is over: its result written or handed to the
   /// packetizer, its Rx buffer (if any) freed, the firmware told.
-  void complete(const Move& m, std::function<void()> done, std::optional<std::size_t> rx, SimTime first,
-                SimTime last, const Pace& p, std::vector<std::byte> out);
-  /// At `t`: write `out` at `addr` in the memory image (real-data runs, a result to memory), free Rx buffer `rx`
+  void complete(const Move& m, std::function<void()> done, RxHold rx, SimTime first, SimTime last, const Pace& p,
+                std::vector<std::byte> out);
+  /// Hand an eager result to the Tx system: one message per Rx buffer's worth of its bytes.
+  void send_pieces(const Move& m, std::uint64_t bytes, SimTime first, SimTime last, const Pace& p,
+                   std::vector<std::byte> out, std::function<void()> accepted);
+  /// At `t`: write `out` at `addr` in the memory image (real-data runs, a result to memory), free Rx buffers `rx`
   /// (if any), then run `fn` (if any): a delay spent on `engine` after the stream's first byte at `first` (critical
   /// paths; null: no delay worth naming).
   void finish_at(SimTime t, std::function<void()> fn, const Pace* engine = nullptr, SimTime first = {},
-                 std::optional<std::size_t> rx = {}, std::uint64_t addr = 0, std::vector<std::byte> out = {});
+                 RxHold rx = {}, std::uint64_t addr = 0, std::vector<std::byte> out = {});
   /// Critical paths: what a move's first byte waits for (the memory's latency, the datapath's pipeline).
   static std::uint32_t first_byte_cause();
   /// Critical paths: a move's stream, paced by `p` (to the network: an eager message or a rendezvous write).
@@ -144,7 +175,7 @@ private:
   };
   std::vector<EngineCause> engine_causes_;
   /// What the move outputs, from its operands' bytes (real-data runs).
-  std::vector<std::byte> compute(const Move& m, std::uint64_t op1_addr) const;
+  std::vector<std::byte> compute(const Move& m, const RxHold& rx) const;
 
   DmpConfig cfg_;
   unsigned seek_cycles_;
@@ -164,12 +195,20 @@ private:
   SimTime busy_until_; ///< end of the latest streaming interval counted in c_.busy
   bool waiting_rx_ = false;
   SimTime waiting_since_;
+  SeqNumbers in_seq_, out_seq_; ///< by (peer host, tag)
+  /// The head move's Rx buffers found so far (its pieces, in order), the bytes it still needs, and when the seeks so
+  /// far are done (one after the other, seek_cycles each).
+  RxHold head_rx_;
+  std::size_t head_pieces_ = 0;
+  std::uint64_t head_left_ = 0;
+  bool head_seeking_       = false;
+  SimTime head_seeks_done_;
   bool try_scheduled_ = false;
   /// What a move's completion does (finish_at), by slot: its result written to the memory image, the Rx buffer it
   /// frees, then `fn` (kept here, not captured in a closure around `fn`, so that completions need no allocation).
   struct Done {
     std::function<void()> fn;
-    std::optional<std::size_t> rx;
+    RxHold rx;                    ///< the Rx buffers it frees
     std::uint64_t addr = 0;       ///< image writes: where
     std::vector<std::byte> out{}; ///< ... and what (empty: none)
   };
@@ -189,7 +228,7 @@ private:
   std::vector<SimTime> lane_end_; ///< traced runs: when the last move on each track ends
   bool plugin_named_ = false;
   void trace_move(const Move& m, SimTime first, SimTime last);
-  std::function<void(std::string)> on_deadlock_;
+  std::function<void(std::string, bool)> on_deadlock_;
 };
 
 } // namespace nafsim::nodes

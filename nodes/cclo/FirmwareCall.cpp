@@ -79,8 +79,8 @@ void FirmwareCall::result_to(Move& m, const Slice& sl) const
 
 Operand FirmwareCall::from_rx(int rank)
 {
-  std::uint32_t h = host(rank);
-  return Operand{OperandKind::RxBuffer, 0, h, core_.next_in_seq(h, call_.tag), call_.compress};
+  // Its sequence number is the data mover's to take as it decodes the move (under the move's tag).
+  return Operand{OperandKind::RxBuffer, 0, host(rank), 0, call_.compress};
 }
 
 coll::Segments FirmwareCall::segments(std::uint64_t count) const
@@ -95,13 +95,12 @@ Move FirmwareCall::eager_to(int rank, Move m)
   m.res            = ResultKind::Eager;
   m.res_compressed = call_.compress;
   m.peer           = host(rank);
+  m.tag            = call_.tag;
   if (call_.remote_stream >= 0) { // stream_put: for the peer's kernel stream, matched by no receive
     m.remote_stream = static_cast<std::int16_t>(call_.remote_stream);
     m.seq           = call_.dst_addr + (m.op0.addr - call_.src_addr); // this segment's place in the peer's stream data
-    return m;
   }
-  m.seq = core_.next_out_seq(m.peer, call_.tag);
-  return m;
+  return m; // (its sequence number: the data mover's to take as it decodes the move)
 }
 
 Move FirmwareCall::write_to(const RndzvNotice& where, std::uint64_t offset_elems, Move m)
@@ -182,38 +181,31 @@ Task<> FirmwareCall::finish_window(unsigned& pending)
 
 Task<unsigned> FirmwareCall::start_eager(int rank, const Slice& src)
 {
-  unsigned n = 0;
-  for (auto [off, cnt] : segments(src.count)) {
-    Move m;
-    m.op0   = operand(sub(src, off, cnt));
-    m.count = cnt;
-    co_await fw_.start_move(eager_to(rank, std::move(m)));
-    ++n;
-  }
-  co_return n;
+  Move m;
+  m.op0   = operand(src);
+  m.count = src.count;
+  co_await fw_.start_move(eager_to(rank, std::move(m)));
+  co_return 1;
 }
 
 Task<unsigned> FirmwareCall::start_recv(int rank, const Slice& dst, const Slice* combine_with, int send_to)
 {
-  unsigned n = 0;
-  for (auto [off, cnt] : segments(dst.count)) {
-    Move m;
-    m.op1   = from_rx(rank);
-    m.count = cnt;
-    m.dtype = call_.dtype;
-    if (combine_with) {
-      m.op0    = operand(sub(*combine_with, off, cnt));
-      m.reduce = true;
-      m.func   = call_.call.func;
-    }
-    if (send_to >= 0)
-      m = eager_to(send_to, std::move(m));
-    else
-      result_to(m, sub(dst, off, cnt));
-    co_await fw_.start_move(std::move(m));
-    ++n;
+  Move m;
+  m.op1   = from_rx(rank);
+  m.tag   = call_.tag;
+  m.count = dst.count;
+  m.dtype = call_.dtype;
+  if (combine_with) {
+    m.op0    = operand(*combine_with);
+    m.reduce = true;
+    m.func   = call_.call.func;
   }
-  co_return n;
+  if (send_to >= 0)
+    m = eager_to(send_to, std::move(m));
+  else
+    result_to(m, dst);
+  co_await fw_.start_move(std::move(m));
+  co_return 1;
 }
 
 Task<> FirmwareCall::end_moves(unsigned n)

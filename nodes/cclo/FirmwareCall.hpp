@@ -92,11 +92,13 @@ private:
   Move copy_move(const coll::Slice& a, const coll::Slice& dst) const;
   Task<> finish_window(unsigned& pending);
   Task<> window(unsigned& pending, unsigned limit);
-  /// Start the eager sends of `src` to `rank` (one move per Rx-buffer segment); returns the moves issued.
+  /// Start the eager send of block `src` to `rank`: one move, which the data mover cuts into one message per Rx
+  /// buffer (the firmware's scatter, gather, allgather and reduce-scatter do not segment); returns the moves issued.
   Task<unsigned> start_eager(int rank, const coll::Slice& src);
   Task<> start_eager_segment(int rank, const coll::Slice& piece);
-  /// Start the moves taking the next eager message(s) from `rank` (one per segment of `dst`), combined
-  /// with `combine_with` if given, into `dst` or, if `send_to` >= 0, on to that rank; returns the moves.
+  /// Start the move taking the eager message(s) of block `dst` from `rank`, combined with `combine_with` if given,
+  /// into `dst` or, if `send_to` >= 0, on to that rank: one move, which reads as many Rx buffers as the block
+  /// fills, its result starting once the last has come (DataMover.hpp); returns the moves issued.
   Task<unsigned> start_recv(int rank, const coll::Slice& dst, const coll::Slice* combine_with, int send_to);
   Task<> end_moves(unsigned n);
 

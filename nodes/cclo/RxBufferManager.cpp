@@ -58,12 +58,12 @@ void RxBufferManager::release(std::size_t i)
     on_change_(in_use_);
 }
 
-bool RxBufferManager::all_waiting() const
+bool RxBufferManager::all_waiting(std::size_t held) const
 {
+  std::size_t reserved = 0;
   for (auto const& e : bufs_)
-    if (e.state != State::Reserved)
-      return false;
-  return !bufs_.empty();
+    reserved += e.state == State::Reserved;
+  return !bufs_.empty() && reserved + held == bufs_.size();
 }
 
 std::string RxBufferManager::describe() const

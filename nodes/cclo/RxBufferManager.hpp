@@ -32,8 +32,11 @@ public:
   std::optional<std::size_t> seek(std::uint32_t src_host, std::uint64_t seq);
   void release(std::size_t i);
 
-  /// Every buffer holds a complete message waiting to be read (none free, filling or being read).
-  bool all_waiting() const;
+  /// The bytes of the message in buffer `i`.
+  std::uint64_t bytes(std::size_t i) const { return bufs_.at(i).bytes; }
+  /// Every buffer holds a complete message waiting to be read (none free, filling or being read), but `held` ones
+  /// being read by a move that waits for more (the data mover's head move, holding its earlier pieces).
+  bool all_waiting(std::size_t held = 0) const;
   std::size_t in_use() const { return in_use_; }
   std::size_t max_in_use() const { return max_in_use_; }
   std::uint64_t refusals() const { return refusals_; }

@@ -48,6 +48,7 @@ Task<> ScheduleExecutor::submit(std::size_t i, const Move& move)
   Move m               = move;
   m.dtype              = call.dtype;
   m.func               = call.call.func;
+  m.tag                = call.tag;
   ++st_->ops[i].pending;
   ++st_->inflight;
   std::function<void()> done = [st = st_, i] {

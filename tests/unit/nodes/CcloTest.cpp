@@ -3,6 +3,7 @@
 // every element type and reduction, compression, host and stream data, and the algorithms the
 // firmware lacks, must deliver exactly what the collective defines. Plus the per-block statistics
 // and the diagnosis of an impossible configuration.
+#include "nodes/cclo/CallPlan.hpp"
 #include "nodes/cclo/Plugins.hpp"
 #include "nodes/cclo/RxBufferManager.hpp"
 #include "nodes/memory/MemoryImage.hpp"
@@ -455,6 +456,58 @@ TEST(CcloDiagnosis, WhatTheFirmwareRefusesIsRefused)
       << compressed.error;
   auto forced = run_scenario_isolated(a2a, {"workload.compress=true", "workload.algorithm=flat"});
   EXPECT_TRUE(forced.ok) << "a forced schedule of nafsim's runs: " << forced.error;
+}
+
+// scatter(), gather(), allgather(), the eager reduce's chain and reduce_scatter() read a block per data-mover move,
+// which holds its Rx buffers until its result starts and can queue at most 64 of them for release: a block the node
+// cannot hold is refused before the run, with the fix (engine-free: plan_call is pure).
+TEST(CcloDiagnosis, AnEagerBlockTheDataMoverCannotHoldIsRefusedBeforeTheRun)
+{
+  nodes::CcloConfig cfg; // 16 Rx buffers of 32 KiB
+  auto plan = [&](coll::Collective c, std::uint64_t bytes, bool compress = false,
+                  const nodes::CcloLink& link = nodes::CcloLink{}) {
+    nodes::CcloCall k;
+    k.call.collective = c;
+    k.call.count      = bytes / 4;
+    k.call.size       = 4;
+    for (int r = 0; r < 4; ++r)
+      k.comm.push_back(static_cast<net::HostId>(r));
+    k.protocol = coll::Protocol::Eager;
+    k.compress = compress;
+    return nodes::plan_call(k, cfg, link).error;
+  };
+  for (auto c : {coll::Collective::Scatter, coll::Collective::Gather, coll::Collective::AllGather,
+                 coll::Collective::Reduce, coll::Collective::ReduceScatter}) {
+    const std::string what = coll::collective_name(c);
+    EXPECT_EQ(plan(c, 16 * 32768), "") << what;
+    const std::string e = plan(c, 16 * 32768 + 4);
+    EXPECT_NE(e.find("needs 17 Rx buffers of 32KiB at once"), std::string::npos) << what << ": " << e;
+    EXPECT_NE(e.find("raise rx_buffers.count to at least 17"), std::string::npos) << what << ": " << e;
+    EXPECT_NE(e.find("or let the message go rendezvous"), std::string::npos) << what << ": " << e;
+    // Compressed, a block is half the bytes on the wire, whole Rx buffers of them as the data mover cuts it; but the
+    // reduce's first hop is send(), whose segments of an Rx buffer's worth of float32 elements fill half a buffer.
+    const std::string z = plan(c, 32 * 32768, true);
+    if (c == coll::Collective::Reduce) {
+      EXPECT_NE(z.find("needs 32 Rx buffers"), std::string::npos) << z;
+      EXPECT_EQ(z.find("rendezvous"), std::string::npos) << "compressed data travels eager only: " << z;
+    } else {
+      EXPECT_EQ(z, "") << what;
+    }
+  }
+  // Send / recv, bcast and allreduce cut their messages into single Rx buffers themselves.
+  for (auto c : {coll::Collective::Send, coll::Collective::Bcast, coll::Collective::AllReduce})
+    EXPECT_EQ(plan(c, 100 * 32768), "") << coll::collective_name(c);
+  // Over TCP every call is eager: the advice does not offer rendezvous.
+  nodes::CcloLink tcp;
+  tcp.rendezvous = false;
+  tcp.transport  = "tcp";
+  const std::string t = plan(coll::Collective::Gather, 17 * 32768, false, tcp);
+  EXPECT_NE(t.find("raise rx_buffers.count to at least 17"), std::string::npos) << t;
+  EXPECT_EQ(t.find("rendezvous"), std::string::npos) << t;
+  cfg.rx_buffers.count = 100;
+  const std::string e = plan(coll::Collective::Gather, 65 * 32768);
+  EXPECT_NE(e.find("the data mover takes at most 64 per move"), std::string::npos) << e;
+  EXPECT_NE(e.find("to at least 33KiB"), std::string::npos) << e;
 }
 
 TEST(CcloDiagnosis, ImpossibleCallsAreRefusedWithTheReason)

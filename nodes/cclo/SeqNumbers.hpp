@@ -1,0 +1,46 @@
+#pragma once
+// Eager sequence numbers, taken as the data mover takes them (dma_mover.cpp's instruction_decode reads
+// RANK_INBOUND_SEQ_OFFSET / RANK_OUTBOUND_SEQ_OFFSET of the communicator when it decodes a move and writes them back
+// advanced by the Rx buffers it consumed / the messages it cut): a move's numbers are taken in decode order, one per
+// piece, not when the firmware issues it. The hardware keeps one count per peer rank (the tag only goes into the
+// seek); nafsim keeps one per peer host and tag, so that calls of several communicators or tags between the same
+// two nodes keep their own order (its matching's choice, unchanged here).
+
+#include "simcore/engine/FlatIndex.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace nafsim::nodes {
+
+class SeqNumbers {
+public:
+  /// The number the next message with `peer` under `tag` carries (tag 0 keeps the plain per-peer count).
+  std::uint64_t peek(std::uint32_t peer, std::uint32_t tag) const
+  {
+    const std::uint32_t id = index_.find(key(peer, tag));
+    return value(tag, (id == FlatIndex::kNone ? 0 : counts_[id]) + 1);
+  }
+  /// Take it: the next message's number.
+  std::uint64_t take(std::uint32_t peer, std::uint32_t tag) { return value(tag, ++count(peer, tag)); }
+
+private:
+  static std::uint64_t value(std::uint32_t tag, std::uint64_t n) { return tag == 0 ? n : (std::uint64_t{tag} << 48) | n; }
+  /// Counters exist only for the (peer, tag) pairs a node talks to: memory grows with active peers, not ranks. An
+  /// open-addressing index to each pair's count (a look-up per eager message; FlatIndex.hpp).
+  static std::uint64_t key(std::uint32_t peer, std::uint32_t tag) { return (std::uint64_t{peer} << 32) | tag; }
+  std::uint64_t& count(std::uint32_t peer, std::uint32_t tag)
+  {
+    std::uint32_t id = index_.find(key(peer, tag));
+    if (id == FlatIndex::kNone) {
+      id = static_cast<std::uint32_t>(counts_.size());
+      index_.set(key(peer, tag), id);
+      counts_.push_back(0);
+    }
+    return counts_[id];
+  }
+  FlatIndex index_; ///< (peer host << 32 | tag) -> its count in `counts_`
+  std::vector<std::uint64_t> counts_;
+};
+
+} // namespace nafsim::nodes
