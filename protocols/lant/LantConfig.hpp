@@ -114,6 +114,13 @@ struct LantConfig {
     return register_max.count == 0 ? cap : std::min(cap, register_max.count);
   }
   /// Whether an operation of `bytes` can be registered at the receiver.
+  /// The largest operation a command of `bytes` issues: a segment when it goes to the Large Transfer queue.
+  std::uint64_t largest_operation(std::uint64_t bytes) const
+  {
+    if (large_transfer.threshold.count > 0 && bytes > large_transfer.threshold.count)
+      return std::min(bytes, large_transfer.segment.count);
+    return bytes;
+  }
   bool registrable(std::uint64_t bytes) const
   {
     return registration && bytes <= max_registered() && bytes >= register_min.count;

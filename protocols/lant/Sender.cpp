@@ -34,9 +34,7 @@ bool Sender::post(const Command& c, SimTime, Actions& out)
         "a message lands where the receiver's registration puts it; send smaller messages or widen the bitmask",
         self_, c.id, c.bytes, cfg_.register_min.count, cfg_.max_registered(), cfg_.registration ? "on" : "off"));
   if (c.notify == Notify::Receiver) {
-    std::uint64_t seg = c.bytes;
-    if (cfg_.large_transfer.threshold.count > 0 && c.bytes > cfg_.large_transfer.threshold.count)
-      seg = std::min(seg, cfg_.large_transfer.segment.count);
+    const std::uint64_t seg = cfg_.largest_operation(c.bytes);
     if (!cfg_.registrable(seg))
       throw ProtocolError(fmt::format(
           "node {}: command {} asks for receive-side notification of {} bytes, outside the registration range "
@@ -105,6 +103,9 @@ bool Sender::start_operation(SimTime now)
     head.offset += seg;
     o.final = head.offset == cmd.bytes;
     ++c_.segments;
+    auto& sg = open_segments_[cmd.id];
+    ++sg.open;
+    sg.last_issued = o.final;
   } else {
     o.local         = cmd.local_addr;
     o.remote        = cmd.remote_addr;
@@ -206,6 +207,11 @@ void Sender::fail(std::uint64_t op, const std::string& why, Actions& out)
   out.emplace_back(LocalNotice{LocalNotice::Kind::Failed, o.command,
                                fmt::format("node {}: operation {} ({} bytes to node {}, command {}) failed: {}", self_,
                                            op, o.bytes, o.dst, o.command, why)});
+  if (auto s = open_segments_.find(o.command); s != open_segments_.end()) {
+    s->second.failed = true;
+    if (--s->second.open == 0 && s->second.last_issued)
+      open_segments_.erase(s);
+  }
   if (current_ == op)
     current_ = std::nullopt;
   ops_.erase(it);
@@ -257,7 +263,15 @@ void Sender::on_ack(const AckPacket& a, SimTime now, Actions& out)
   }
   ++o.acked;
   if (o.acked == o.count && o.next == o.count) {
-    if (o.final) // every packet acknowledged: the sender's local completion
+    // Every packet acknowledged: the sender's local completion, for a segmented command once its last operation has
+    // been issued (the paper's "special status flag" deasserted) and every one of its operations is acknowledged.
+    bool whole = o.final;
+    if (auto s = open_segments_.find(o.command); s != open_segments_.end()) {
+      whole = --s->second.open == 0 && s->second.last_issued && !s->second.failed;
+      if (s->second.open == 0 && s->second.last_issued)
+        open_segments_.erase(s);
+    }
+    if (whole)
       out.emplace_back(LocalNotice{LocalNotice::Kind::Complete, o.command, {}});
     if (!o.registered) {
       // The receiver learns of it from our notification, one trip later; it is acknowledged

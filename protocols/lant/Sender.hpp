@@ -114,6 +114,14 @@ private:
   unsigned rr_ = 0;
   std::uint64_t next_op_ = 1;
   std::unordered_map<std::uint64_t, Op> ops_;
+  /// A segmented command's operations whose packets are not all acknowledged yet, by command id: its local completion
+  /// waits for the last of them (a lost packet of an earlier segment can outlive the final segment).
+  struct Segmented {
+    unsigned open  = 0;     ///< operations issued and not all acknowledged
+    bool last_issued = false; ///< the final one has been issued
+    bool failed      = false; ///< one of them failed (reported): no completion follows
+  };
+  std::unordered_map<std::uint64_t, Segmented> open_segments_;
   std::optional<std::uint64_t> current_; ///< operation the DMA engine is packetizing
   bool current_starts_ = false;
   std::unordered_map<std::uint64_t, Txn> txns_;

@@ -236,4 +236,10 @@ TEST(Connectionless, WrongTransportIsAClearConfigError)
   ASSERT_FALSE(none.ok);
   EXPECT_EQ(none.error_kind, "config");
   EXPECT_NE(none.error.find("/workload/notify: nothing to measure"), std::string::npos) << none.error;
+  // A command cut into segments the receiver can register is measured as the sender posts it (the whole command's
+  // size was checked, and the run refused with that advice).
+  auto segmented = run_scenario_isolated(R"({"platform": {"preset": "lant-zcu102", "node": {"fpga": {"connectionless":
+      {"transport": {"large_transfer": {"threshold": "64KiB", "segment": "32KiB"}}}}}},
+      "workload": {"kind": "connectionless", "notify": ["receiver"], "sizes": ["128KiB"]}})");
+  ASSERT_TRUE(segmented.ok) << segmented.error;
 }

@@ -105,8 +105,10 @@ void Connectionless::start_latency(nodes::Cluster& c)
       any = any || measured(bytes, kind);
   if (!any)
     throw config::ConfigError("", "/workload/notify",
-                              fmt::format("nothing to measure: 'receiver' notification needs sizes within the "
-                                          "registration range [{}, {}] bytes; add 'sender' or smaller sizes",
+                              fmt::format("nothing to measure: 'receiver' notification needs operations within the "
+                                          "registration range [{}, {}] bytes (a command above "
+                                          "large_transfer.threshold issues segments of large_transfer.segment); "
+                                          "add 'sender', or use smaller sizes or segments",
                                           transport_.register_min.count,
                                           transport_.registration ? transport_.max_registered() : 0));
   s.spawn("cl-src", c.at<nodes::FpgaNode>(cfg_.src).host(), [this, &c](ActorContext& ctx) { run_latency_source(ctx, c); });

@@ -236,6 +236,35 @@ TEST(LantSender, SenderNotificationIsResentUntilAcknowledged)
   EXPECT_EQ(s.next_deadline(), SimTime::max());
 }
 
+TEST(LantSender, ASegmentedCommandCompletesOnceEverySegmentIsAcknowledged)
+{
+  // Paper section 3.1: the last segment's operation carries no "special status flag", so the full transfer's local
+  // completion can be formed; a packet of an earlier segment still unacknowledged (lost, to be retransmitted) holds
+  // it back. nafsim raised it with the final segment's last acknowledgement, 91 us before the lost packet was resent.
+  LantConfig c                = small_config();
+  c.large_transfer.threshold  = Bytes{64 * 1024};
+  c.large_transfer.segment    = Bytes{32 * 1024};
+  c.op_table_entries          = 1024;
+  c.transaction_table_entries = 1 << 20;
+  Sender s(c, 0);
+  Actions a;
+  ASSERT_TRUE(s.post(cmd(1, 128 * 1024), SimTime{}, a));
+  auto pk = drain(s, SimTime{}, a);
+  ASSERT_EQ(s.counters().operations, 4u);
+  const auto first_op = pk.front().pkt.op;
+  a.clear();
+  for (auto const& p : pk)
+    if (!(p.pkt.op == first_op && p.pkt.index == 5)) // packet 5 of the first segment is lost
+      s.on_ack(AckPacket{p.pkt.op, p.pkt.index, false}, SimTime::us(1), a);
+  EXPECT_TRUE(all_of<LocalNotice>(a).empty()) << "the first segment is not acknowledged yet";
+  a.clear();
+  s.on_ack(AckPacket{first_op, 5, false}, SimTime::us(100), a); // its retransmission acknowledged
+  auto notes = all_of<LocalNotice>(a);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].kind, LocalNotice::Kind::Complete);
+  EXPECT_EQ(notes[0].command, 1u);
+}
+
 TEST(LantSender, TimeoutAndNackRetransmitThenRetryLimitFails)
 {
   LantConfig c     = small_config();
