@@ -321,6 +321,20 @@ TEST(Chakra, ComputeNodesReplayTheirDurationOrRunThroughTheEnginesComputeModel)
   auto m = run_scenario_isolated(on("mpi", "model"));
   ASSERT_TRUE(m.ok) << m.error;
   EXPECT_NEAR(duration(m), cpu.total.us(), 1e-3);
+  // A CPU operator replays its duration under `model` too: ASTRA-sim's workload layer models only the accelerator's
+  // nodes ("comp node on cpu ... should run with replay"); it took the kernel's roofline here.
+  for (unsigned r = 0; r < 2; ++r) {
+    auto n = make_node(1, pb::COMP_NODE, "cpu_op");
+    n.set_duration_micros(7);
+    add_int(n, "num_ops", 2'000'000'000);
+    auto* c = n.add_attr();
+    c->set_name("is_cpu_op");
+    c->set_bool_val(true);
+    write_rank(dir / fmt::format("c.{}.et", r), {n});
+  }
+  auto cpu_op = run_scenario_isolated(on("cclo", "model"));
+  ASSERT_TRUE(cpu_op.ok) << cpu_op.error;
+  EXPECT_NEAR(duration(cpu_op), 7.0, 1e-4);
   // A memory node: its bytes streamed from HBM over the kernel's 32 channels (460 GB/s), replayed or modeled alike
   // when it has no duration.
   for (unsigned r = 0; r < 2; ++r) {
@@ -806,5 +820,90 @@ TEST(Chakra, TheCriticalPathOfATraceAddsUpToItsEnd)
       all += l + "\n";
     EXPECT_NE(all.find("critical path of the run"), std::string::npos) << all;
   }
+  fs::remove_all(dir);
+}
+
+// A process group named by an integer id (as some generators write pg_name) is the group of that id; a collective
+// spanning only some of ASTRA-sim's network dimensions (involved_dim) without a group has no ranks nafsim could give
+// it and is refused, where it ran on every rank, unsaid.
+TEST(Chakra, IntegerGroupIdsNameTheirGroupAndPartialDimensionsWithoutAGroupAreRefused)
+{
+  auto dir = scratch("groups");
+  {
+    std::ofstream g(dir / "groups.json");
+    g << R"({"1": [0, 1], "2": [2, 3]})";
+  }
+  const std::string groups = fmt::format(R"(, "comm_groups": "{}")", (dir / "groups.json").string());
+  auto traces = [&](auto&& set) {
+    std::vector<std::vector<pb::Node>> ranks;
+    for (unsigned r = 0; r < 4; ++r) {
+      auto n = collective(1, pb::ALL_REDUCE, 65536);
+      set(n, r);
+      ranks.push_back({n});
+    }
+    return ranks;
+  };
+  auto named = run_trace(dir, "s", traces([](pb::Node& n, unsigned r) {
+                           auto* a = n.add_attr();
+                           a->set_name("pg_name");
+                           a->set_string_val(r < 2 ? "1" : "2");
+                         }),
+                         groups);
+  auto ids = run_trace(dir, "i", traces([](pb::Node& n, unsigned r) { add_int(n, "pg_name", r < 2 ? 1 : 2); }), groups);
+  auto all = run_trace(dir, "a", traces([](pb::Node&, unsigned) {}), groups);
+  ASSERT_TRUE(named.ok) << named.error;
+  ASSERT_TRUE(ids.ok) << ids.error;
+  ASSERT_TRUE(all.ok) << all.error;
+  EXPECT_EQ(last_end(ids), last_end(named));
+  EXPECT_NE(last_end(all), last_end(named)) << "two 2-rank groups, not one 4-rank allreduce";
+  auto dims = [&](bool second) {
+    return traces([second](pb::Node& n, unsigned) {
+      auto* a = n.add_attr();
+      a->set_name("involved_dim");
+      a->mutable_bool_list()->add_values(true);
+      a->mutable_bool_list()->add_values(second);
+    });
+  };
+  auto partial = run_trace(dir, "p", dims(false), groups);
+  ASSERT_FALSE(partial.ok);
+  EXPECT_NE(partial.error.find("involved_dim: the collective spans only some of ASTRA-sim's network dimensions "
+                               "([true, false])"),
+            std::string::npos)
+      << partial.error;
+  EXPECT_NE(partial.error.find("name the ranks it spans as a communicator"), std::string::npos) << partial.error;
+  auto every = run_trace(dir, "e", dims(true), groups);
+  ASSERT_TRUE(every.ok) << every.error;
+  EXPECT_EQ(last_end(every), last_end(all));
+  fs::remove_all(dir);
+}
+
+// A rank's receive and an independent send, both ready at the start: ASTRA-sim posts the receive without taking the
+// rank's communication slot, so the send leaves at once. On the CCLO an eager receive holds the call FIFO until its
+// data comes; called in node-id order the send waited 214 us behind a receive whose data came at 200 us, and the
+// time depended only on how the trace numbered the two nodes.
+TEST(Chakra, AReceiveReadyWithASendIsCalledAfterItWhateverTheirIds)
+{
+  auto dir   = scratch("recvlast");
+  auto late  = make_node(1, pb::COMP_NODE, "late");
+  late.set_duration_micros(200);
+  auto trace = [&](bool recv_first) {
+    return std::vector<std::vector<pb::Node>>{
+        {p2p(recv_first ? 1 : 2, false, 65536, 1), p2p(recv_first ? 2 : 1, true, 65536, 2)},
+        {late, p2p(2, true, 65536, 0, {1})},
+        {p2p(1, false, 65536, 0)}};
+  };
+  auto end_of_rank2 = [](const ScenarioRun& r) {
+    auto const& t = r.tables.at("program_ops");
+    for (std::size_t i = 0; i < t.rows.size(); ++i)
+      if (t.rows[i].at("rank") == "2")
+        return t.num(i, "end_us");
+    return -1.0;
+  };
+  auto first = run_trace(dir, "f", trace(true), "");
+  auto second = run_trace(dir, "s", trace(false), "");
+  ASSERT_TRUE(first.ok) << first.error;
+  ASSERT_TRUE(second.ok) << second.error;
+  EXPECT_LT(end_of_rank2(first), 50.0) << "the send does not wait for the receive listed before it";
+  EXPECT_EQ(end_of_rank2(first), end_of_rank2(second));
   fs::remove_all(dir);
 }

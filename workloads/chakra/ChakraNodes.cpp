@@ -245,7 +245,9 @@ void compute_work(const Ctx& c, unsigned r, const pb::Node& n, Local& l)
     l.kind     = ProgramOpKind::Compute;
     l.duration = SimTime::us(static_cast<double>(n.duration_micros()));
   };
-  if (c.cfg.compute == ChakraCompute::Replay) {
+  // A CPU operator replays its duration under either mode (ASTRA-sim's workload layer: "comp node on cpu ... should
+  // run with replay", issue_replay); only the accelerator's nodes have their work modelled.
+  if (c.cfg.compute == ChakraCompute::Replay || is_cpu_op(n)) {
     if (n.duration_micros() > 0)
       replay();
     return;
@@ -284,6 +286,39 @@ void memory_work(const Ctx& c, unsigned r, const pb::Node& n, Local& l)
   }
 }
 
+/// A collective's process group (pg_name: a string, or an integer group id as some generators write it; "": every
+/// rank). One spanning only some of ASTRA-sim's network dimensions (involved_dim / involve_dims, a bool list) without
+/// a group is refused: nafsim's topologies have no dimensions to map it to.
+std::string group_of(const Ctx& c, unsigned r, const pb::Node& n)
+{
+  std::string group;
+  if (auto const* pg = attr(n, "pg_name")) {
+    if (pg->value_case() == pb::AttributeProto::kStringVal)
+      group = pg->string_val();
+    else if (auto id = int_attr(n, "pg_name"); id && pg->value_case() != pb::AttributeProto::kBoolVal)
+      group = std::to_string(*id);
+    else
+      throw node_error(c, r, n, "pg_name", "a process group is named by a string (or an integer id), not this kind");
+  }
+  for (const char* key : {"involved_dim", "involve_dims"}) {
+    auto const* d = attr(n, key);
+    if (!d || d->value_case() != pb::AttributeProto::kBoolList || !group.empty())
+      continue;
+    auto const& v = d->bool_list().values();
+    if (std::find(v.begin(), v.end(), false) == v.end())
+      continue;
+    std::string dims;
+    for (bool b : v)
+      dims += fmt::format("{}{}", dims.empty() ? "" : ", ", b ? "true" : "false");
+    throw node_error(c, r, n, key,
+                     fmt::format("the collective spans only some of ASTRA-sim's network dimensions ([{}]); nafsim's "
+                                 "topologies have no dimensions to map them to: name the ranks it spans as a "
+                                 "communicator (pg_name, with workload.comm_groups)",
+                                 dims));
+  }
+  return group;
+}
+
 } // namespace
 
 Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
@@ -313,11 +348,12 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
       if (l.kind == ProgramOpKind::Wait)
         break; // a collective of no known type, skipped (repaired)
       l.bytes = l.kind == ProgramOpKind::Barrier ? 0 : size();
-      if (auto const* pg = attr(n, "pg_name"); pg && !pg->string_val().empty()) {
-        auto it = std::find(c.comm_names.begin(), c.comm_names.end(), pg->string_val());
+      const std::string group = group_of(c, r, n);
+      if (!group.empty()) {
+        auto it = std::find(c.comm_names.begin(), c.comm_names.end(), group);
         if (it == c.comm_names.end())
           throw node_error(c, r, n, "pg_name", fmt::format("no communicator group '{}' (give workload.comm_groups)",
-                                                           pg->string_val()));
+                                                           group));
         l.comm = static_cast<std::size_t>(it - c.comm_names.begin());
       }
       auto const& m = c.comms[l.comm];

@@ -9,6 +9,7 @@
 #include "workloads/program/ProgramPlan.hpp"
 #include "workloads/program/SendDelivery.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -458,7 +459,10 @@ void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
       run.complete(n.id, n.lane);
       continue;
     }
-    for (; !run.ready.empty(); run.ready.pop_front()) { // several at once: each in an actor of its own
+    // Several at once: each in an actor of its own, the receives last (ProgramPlan::receives_last).
+    std::stable_partition(run.ready.begin(), run.ready.end(),
+                          [](const Node& n) { return n.kind != ProgramOpKind::Recv; });
+    for (; !run.ready.empty(); run.ready.pop_front()) {
       ++running;
       c.scheduler().spawn(fmt::format("chakra-rank-{}-node-{}", rank, run.ready.front().id), host,
                           [&, n = std::move(run.ready.front())](ActorContext& a) {

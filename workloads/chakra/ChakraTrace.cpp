@@ -329,6 +329,7 @@ ProgramPlan load_chakra(const ChakraConfig& cfg, ChakraRepairs* repairs)
   p.cfg.compute   = cfg.model;
   p.comms         = c.comms;
   p.comm_names    = c.comm_names;
+  p.receives_last = true;
   const unsigned eb = nodes::dtype_bytes(cfg.dtype);
   for (std::size_t k = 0; k < at.size(); ++k) {
     Global const& op   = g[at[k]];

@@ -295,9 +295,13 @@ void Program::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
       complete(k);
       continue;
     }
-    while (!ready.empty()) {
-      const std::size_t k = ready.top();
-      ready.pop();
+    std::vector<std::size_t> now;
+    for (; !ready.empty(); ready.pop())
+      now.push_back(ready.top());
+    if (plan_.receives_last)
+      std::stable_partition(now.begin(), now.end(),
+                            [&](std::size_t k) { return plan_.ops[mine[k].first].kind != ProgramOpKind::Recv; });
+    for (const std::size_t k : now) {
       ++running;
       c.scheduler().spawn(fmt::format("program-rank-{}-op-{}", rank, mine[k].first), sim_host(c, rank),
                           [&, k](ActorContext& a) {

@@ -41,6 +41,10 @@ struct ProgramPlan {
   std::vector<std::uint64_t> buffer_addr;     ///< device address of each buffer (the same on every rank)
   std::vector<int> stream_ids;                ///< kernel stream id of each buffer (-1: not a stream)
   std::vector<PlannedOp> ops;
+  /// Of the operations a rank finds ready at one instant, start its receives after the others (a trace's, whose
+  /// list order is no one's: ASTRA-sim posts a receive without taking the rank's communication slot, so a send or a
+  /// collective ready with it does not queue behind it in the CCLO's call FIFO). A program keeps its list order.
+  bool receives_last = false;
 
   /// Resolve `cfg` (throws config::ConfigError with /workload/... paths).
   static ProgramPlan resolve(const ProgramConfig& cfg);
