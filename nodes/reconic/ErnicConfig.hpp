@@ -20,7 +20,6 @@ enum class MemPlace { Host, Device };
 struct ErnicConfig {
   unsigned qps      = 32;
   unsigned sq_depth = 64;
-  Bytes wqe_bytes{64};
   unsigned first_wqe_cycles = 170;
   unsigned next_wqe_cycles  = 10;
   unsigned wqe_cycles       = 68;
@@ -38,10 +37,6 @@ struct ErnicConfig {
             "WQEs a send queue holds (rdma_test: qdepth 64); a batch is at "
             "most this",
             config::Limits::between(1, 65536));
-    v.field("wqe_bytes", wqe_bytes,
-            "size of one work queue element (ERNIC: 64 B; its fetch time is "
-            "first_wqe_cycles / next_wqe_cycles)",
-            config::Limits::between(16, 4096));
     v.field("first_wqe_cycles", first_wqe_cycles,
             "cycles from the doorbell to the first WQE of a burst from host "
             "memory, through the PCIe slave bridge "

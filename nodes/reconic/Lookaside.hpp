@@ -17,7 +17,7 @@ namespace nafsim::nodes {
 struct LookasideConfig {
   unsigned array            = 16;
   unsigned pipeline_cycles  = 10;
-  unsigned control_words    = 8;
+  unsigned control_words    = 6;
   SimTime interrupt_latency = SimTime::us(5);
   template <class V> void describe(V& v)
   {
@@ -27,7 +27,8 @@ struct LookasideConfig {
             "cycles for the systolic loop's pipeline to fill and drain (ASSUMPTION: the HLS loop's depth)",
             config::Limits::between(0, 1 << 20));
     v.field("control_words", control_words,
-            "32-bit words of one control message (work id, argument count, three addresses, three sizes)",
+            "32-bit words of one control message (RecoNIC's ctl_cmd_t, control_api.c issue_ctl_cmd: the command's "
+            "size, the three arrays' base addresses, a_row | a_col, b_col | work_id)",
             config::Limits::between(1, 1024));
     v.field("interrupt_latency", interrupt_latency,
             "from the status FIFO's interrupt to the waiting host thread running (MSI-X, handler, wake-up)");
