@@ -110,13 +110,13 @@ SimTime PortalsNi::walk(const char* list, unsigned visited, std::size_t entries)
   return t;
 }
 
-SimTime PortalsNi::reserve(Unit u, SimTime walk, std::uint64_t copy, bool command)
+SimTime PortalsNi::reserve(Unit u, SimTime walk, std::uint64_t copy, bool command, SimTime not_before)
 {
   const SimTime cmd = command ? cpu_.cycles(pcfg_.command_cycles) : SimTime{};
   const SimTime cp  = copy_time(copy);
   c_.bytes_copied += copy;
   c_.commands += cmd, c_.walks += walk, c_.copies += cp;
-  const SimTime now = clock_.now();
+  const SimTime now = std::max(clock_.now(), not_before); // (an operation waiting for the host starts after it)
   if (!pcfg_.concurrent) { // one processor runs everything in turn
     const SimTime start = std::max(now, unit_free_[0]);
     unit_free_[0]       = start + cmd + walk + cp;
@@ -299,15 +299,15 @@ void PortalsNi::on_put(int from, const PortalsWire& w)
   // PAC's message buffer for incoming Puts holds nodes x MAX_MSG_SIZE bytes; past that the host is
   // interrupted to make room (3.2.2).
   const std::uint64_t in_buffer = cfg_.header.count + w.bytes;
-  SimTime extra{};
+  SimTime room{}; // when the host has made room: the Put starts then (a wait, not list-manager work)
   if (cfg_.engine == PortalsEngine::Pac) {
     buffered_ += in_buffer;
     if (buffered_ > static_cast<std::uint64_t>(nodes_) * cfg_.max_msg_size.count)
-      extra = interrupt_host() - clock_.now(); // the message waits for the host to make room
+      room = interrupt_host(); // the message waits for the host to make room
   }
   const std::size_t entries = mu_.size(List::Priority) + mu_.size(List::Overflow);
   Arrival a                 = mu_.arrive(h);
-  const SimTime wt          = walk("pr", a.visited, entries) + extra;
+  const SimTime wt          = walk("pr", a.visited, entries);
   if (a.kind == Arrival::Kind::Dropped)
     throw SimulationError(fmt::format("Portals on node {}: a message from node {} ({} B, match bits {:#x}) was "
                                       "dropped: {} (raise node.portals.list_entries)",
@@ -333,7 +333,7 @@ void PortalsNi::on_put(int from, const PortalsWire& w)
             self_, cfg_.unexpected_store.count, h.carried, from));
     }
     cpu_.touch("um", mu_.size(List::Unexpected));
-    const SimTime end = reserve(kPut, wt, keep);
+    const SimTime end = reserve(kPut, wt, keep, true, room);
     after(end, [this, in_buffer] { buffered_ -= std::min(buffered_, in_buffer); });
     if (!dropped)
       ack_at(end, from, w); // a dropped payload is not acknowledged: the initiator waits for the Get
@@ -341,7 +341,7 @@ void PortalsNi::on_put(int from, const PortalsWire& w)
   }
   ++c_.expected;
   const std::uint64_t id = a.user;
-  const SimTime end      = reserve(kPut, wt, a.bytes);
+  const SimTime end      = reserve(kPut, wt, a.bytes, true, room);
   ack_at(end, from, w);
   after(end, [this, h, id, a, in_buffer] {
     buffered_ -= std::min(buffered_, in_buffer);

@@ -163,7 +163,7 @@ private:
   };
   /// Reserve the engine for a command of unit `u`: `walk` on the list manager, `copy` bytes copied;
   /// returns when it is done.
-  SimTime reserve(Unit u, SimTime walk, std::uint64_t copy, bool command = true);
+  SimTime reserve(Unit u, SimTime walk, std::uint64_t copy, bool command = true, SimTime not_before = {});
   void after(SimTime t, std::function<void()> fn);
   /// A host command (`walk_t` of list walks) that sends `w` to `dst` when the engine has run it.
   void post_and_send(int dst, const PortalsWire& w, SimTime walk_t, Done sent);

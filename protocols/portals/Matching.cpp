@@ -139,6 +139,22 @@ Arrival MatchingUnit::arrive(const Header& h)
     }
     return r;
   }
+  // A header without payload (a rendezvous's, eager limit 0) needs no overflow buffer: only its UM entry is saved
+  // (PAC 5.5: "in the case of unexpected messages without payloads only the UM list is traversed so as to save the
+  // header"; it "will never have to traverse the large OF list").
+  if (h.carried == 0) {
+    if (used() >= cfg_.entries) {
+      r.why = "the list pool is full (" + std::to_string(cfg_.entries) + " entries): no room for the header";
+      return r;
+    }
+    r.kind = Arrival::Kind::Unexpected;
+    Node um;
+    um.seq       = next_seq_++;
+    um.me.source = h.source;
+    um.header    = h;
+    insert(List::Unexpected, std::move(um));
+    return r;
+  }
   // The overflow list: a buffer for the unexpected payload, and a UM entry for the header.
   f = search(of_, h.source, [&](const Node& n) { return n.me.matches(h) && fits(n); }, r.visited);
   if (!f.in) {

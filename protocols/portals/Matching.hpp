@@ -71,12 +71,12 @@ enum class List { Priority, Overflow, Unexpected };
 struct Arrival {
   enum class Kind { Expected, Unexpected, Dropped };
   Kind kind = Kind::Dropped;
-  std::uint64_t user   = 0; ///< Expected: the PR entry; Unexpected: the OF entry
+  std::uint64_t user   = 0; ///< Expected: the PR entry; Unexpected: the OF entry (none for a header alone)
   std::uint64_t addr   = 0; ///< where the carried bytes land (entry start + offset)
   std::uint64_t bytes  = 0; ///< carried bytes that fit (the rest is truncated)
   std::int32_t ct      = -1;
   bool unlinked        = false; ///< the entry was used up
-  unsigned visited     = 0;     ///< entries visited (PR, then OF)
+  unsigned visited     = 0;     ///< entries visited (PR, then OF unless the message carries nothing)
   std::string why;              ///< Dropped: why
 };
 

@@ -196,7 +196,13 @@ TEST(PortalsMpi, AFullMessageBufferInterruptsTheHost)
   auto const& b = tight.tables.at("portals_mpi");
   EXPECT_EQ(a.num(0, "interrupts"), 0);
   EXPECT_GE(b.num(0, "interrupts"), 8 * 6);
-  EXPECT_GT(b.num(0, "time_us"), a.num(0, "time_us") + 6 * 1.0); // at least six 1 us interrupts in a row somewhere
+  // A Put waits for the host's handler (1 us each, one after the other on the host), not the list manager: the
+  // walks are what the lists cost, alike in both runs, and the waits overlap the Put subsystem's 8 KiB copies but for
+  // the first. (The wait was booked as list-walk time, holding the shared list manager, counted twice with the
+  // interrupts: 56.6 us of walks, 23.6 us in all.)
+  EXPECT_NEAR(b.num(0, "walks_us"), a.num(0, "walks_us"), 1e-3);
+  EXPECT_NEAR(b.num(0, "interrupts_us"), b.num(0, "interrupts"), 1e-3);
+  EXPECT_GE(b.num(0, "time_us"), a.num(0, "time_us") + 1.0 - 1e-3);
   // Software Portals has no such buffer.
   auto sw = run_scenario_isolated(
       mpi_over_portals("pac-32", 8, "arm_a9", false, "alltoall", R"("eager")", R"(, "max_msg_size": "64B")"));

@@ -101,6 +101,28 @@ TEST(PortalsMatching, UnexpectedPayloadsFillOverflowBuffersThenAreDropped)
   EXPECT_EQ(mu.size(List::Unexpected), 3u);
 }
 
+TEST(PortalsMatching, AnUnexpectedHeaderWithoutPayloadWalksNoOverflowList)
+{
+  // PAC 5.5: "in the case of unexpected messages without payloads only the UM list is traversed so as to save the
+  // header"; the OF list is walked (and a buffer taken) only for a payload.
+  MatchingUnit mu;
+  for (std::uint64_t i = 0; i < 10; ++i)
+    mu.append_overflow(overflow(i, 64, static_cast<ProcessId>(100 + i))); // the first nine match nothing from 0
+  auto header = message(0, 5, 4096);
+  header.carried = 0;
+  auto a = mu.arrive(header);
+  EXPECT_EQ(a.kind, Arrival::Kind::Unexpected);
+  EXPECT_EQ(a.visited, 0u);
+  EXPECT_EQ(a.bytes, 0u);
+  EXPECT_EQ(mu.size(List::Unexpected), 1u);
+  auto ap = mu.append_priority(receive(0, 5, 1));
+  EXPECT_TRUE(ap.found_unexpected);
+  EXPECT_EQ(ap.header.length, 4096u);
+  auto p = mu.arrive(message(0, 6, 32)); // with a payload: the overflow list is searched
+  EXPECT_EQ(p.kind, Arrival::Kind::Dropped) << "no overflow entry takes node 0's payload";
+  EXPECT_EQ(p.visited, 10u);
+}
+
 TEST(PortalsMatching, UnexpectedThenAppendFindsTheOldestMatchingHeader)
 {
   MatchingUnit mu;
