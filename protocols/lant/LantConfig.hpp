@@ -18,7 +18,10 @@ struct LargeTransferConfig {
     v.field("threshold", threshold,
             "commands larger than this go to the Large Transfer queue and are cut into segments (0 = never); the "
             "paper leaves it to the programmer (section 3.1)");
-    v.field("segment", segment, "segment size N: the queue head stays for ceil(M/N) issues (paper Fig 3: 64 KB)",
+    v.field("segment", segment,
+            "segment size N: the queue head stays for ceil(M/N) issues (paper Fig 3: 64 KB); a segment above the "
+            "registration range (bitmask_bits x packet_payload: 32 KiB by default) is notified by its sender, a trip "
+            "later, not registered",
             config::Limits::at_least(1));
   }
 };

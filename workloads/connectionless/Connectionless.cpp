@@ -374,7 +374,8 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
 {
   check_delivered(c);
   auto const& tc = transport_;
-  auto area      = lant::registration_area(tc.registration_entries, tc.bitmask_bits);
+  auto area      = lant::registration_area(tc.registration_entries, tc.bitmask_bits, tc.escape_packets,
+                                           tc.packet_payload.count);
   summary.push_back(fmt::format(
       "registration module: {} entries x {} bits (registers up to {}): ~{:.0f} LUTs ({:.2f} %), ~{:.1f} BRAM36 "
       "({:.2f} %) of a ZCU102 [model fitted to Lant et al. Table 1{}]",
