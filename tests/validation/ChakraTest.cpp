@@ -907,3 +907,37 @@ TEST(Chakra, AReceiveReadyWithASendIsCalledAfterItWhateverTheirIds)
   EXPECT_EQ(end_of_rank2(first), end_of_rank2(second));
   fs::remove_all(dir);
 }
+
+// comm_type written as the enum's name runs as its number; it was ignored and the node typed from its name (here
+// "coll", which names no collective: skipped, and the summary said the attribute was missing).
+TEST(Chakra, ACollectiveTypeGivenByNameRunsAsItsNumber)
+{
+  auto dir = scratch("ctname");
+  auto traces = [&](auto&& set) {
+    std::vector<std::vector<pb::Node>> ranks;
+    for (unsigned r = 0; r < 4; ++r) {
+      auto n = make_node(1, pb::COMM_COLL_NODE, "coll");
+      add_int(n, "comm_size", 65536);
+      set(n);
+      ranks.push_back({n});
+    }
+    return ranks;
+  };
+  auto named_attr = [](const char* v) {
+    return [v](pb::Node& n) {
+      auto* a = n.add_attr();
+      a->set_name("comm_type");
+      a->set_string_val(v);
+    };
+  };
+  auto number = run_trace(dir, "n", traces([](pb::Node& n) { add_int(n, "comm_type", pb::ALL_REDUCE); }), "");
+  auto name   = run_trace(dir, "s", traces(named_attr("ALL_REDUCE")), "");
+  ASSERT_TRUE(number.ok) << number.error;
+  ASSERT_TRUE(name.ok) << name.error;
+  EXPECT_EQ(last_end(name), last_end(number));
+  EXPECT_GT(last_end(name), 0.0);
+  auto bad = run_trace(dir, "b", traces(named_attr("ALLREDUCE_PLEASE")), "");
+  ASSERT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("comm_type: a collective's type is a CollectiveCommType"), std::string::npos) << bad.error;
+  fs::remove_all(dir);
+}
