@@ -25,7 +25,9 @@ public:
   std::uint64_t take(std::uint32_t peer, std::uint32_t tag) { return value(tag, ++count(peer, tag)); }
 
 private:
-  static std::uint64_t value(std::uint32_t tag, std::uint64_t n) { return tag == 0 ? n : (std::uint64_t{tag} << 48) | n; }
+  /// A message's number: its tag in the upper 32 bits (a tag above 16 bits shifted by 48 lost its upper bits and
+  /// could take another tag's numbers), the count in the lower 32 (4 billion messages per peer and tag).
+  static std::uint64_t value(std::uint32_t tag, std::uint64_t n) { return tag == 0 ? n : (std::uint64_t{tag} << 32) | n; }
   /// Counters exist only for the (peer, tag) pairs a node talks to: memory grows with active peers, not ranks. An
   /// open-addressing index to each pair's count (a look-up per eager message; FlatIndex.hpp).
   static std::uint64_t key(std::uint32_t peer, std::uint32_t tag) { return (std::uint64_t{peer} << 32) | tag; }

@@ -941,3 +941,27 @@ TEST(Chakra, ACollectiveTypeGivenByNameRunsAsItsNumber)
   EXPECT_NE(bad.error.find("comm_type: a collective's type is a CollectiveCommType"), std::string::npos) << bad.error;
   fs::remove_all(dir);
 }
+
+// A receive and an allreduce with the same peer, ready together on rank 0, and on rank 1 a send followed by the
+// allreduce: the CCLO numbers a peer's eager messages in call order per tag, and with the trace's sends on the
+// collectives' tag the two calls took each other's messages in one order or the other (a deadlock, or data paired
+// wrongly). A trace's point-to-point messages travel under their own tag on the CCLO: both orders run, alike.
+TEST(Chakra, APointToPointMessageAndACollectiveWithTheSamePeerDoNotTakeEachOthersData)
+{
+  auto dir   = scratch("p2pcoll");
+  auto trace = [&](bool recv_first) {
+    return std::vector<std::vector<pb::Node>>{
+        {p2p(recv_first ? 1 : 2, false, 65536, 1), collective(recv_first ? 2 : 1, pb::ALL_REDUCE, 4096)},
+        {p2p(1, true, 65536, 0), collective(2, pb::ALL_REDUCE, 4096, {1})}};
+  };
+  auto a = run_trace(dir, "a", trace(true), "");
+  auto b = run_trace(dir, "b", trace(false), "");
+  ASSERT_TRUE(a.ok) << a.error;
+  ASSERT_TRUE(b.ok) << b.error;
+  EXPECT_EQ(last_end(a), last_end(b));
+  // With blocking sends (64 KiB goes rendezvous) the receive, called first, announces its buffer and waits in the
+  // retry queue: the allreduce behind it runs.
+  auto blocking = run_trace(dir, "c", trace(true), R"(, "sends": "blocking")");
+  ASSERT_TRUE(blocking.ok) << blocking.error;
+  fs::remove_all(dir);
+}

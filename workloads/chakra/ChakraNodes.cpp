@@ -13,6 +13,8 @@ namespace {
 ProgramOpKind collective_kind(const Ctx& c, unsigned r, const pb::Node& n)
 {
   auto t = int_attr(n, "comm_type");
+  if (auto const* a = attr(n, "comm_type"); a && a->value_case() == pb::AttributeProto::kBoolVal)
+    t.reset(); // (int_attr reads a bool as 0 or 1: not a type)
   if (auto const* a = attr(n, "comm_type"); a && !t) { // its name (ALL_REDUCE, ...), or another kind: an error
     pb::CollectiveCommType v{};
     if (a->value_case() != pb::AttributeProto::kStringVal || !pb::CollectiveCommType_Parse(a->string_val(), &v))
@@ -347,7 +349,10 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
       l.kind          = send ? ProgramOpKind::Send : ProgramOpKind::Recv;
       l.peer          = peer_of(c, r, n, send ? "comm_dst" : "comm_src");
       l.bytes         = size();
-      l.tag           = static_cast<std::uint32_t>(int_attr(n, "comm_tag").value_or(0));
+      const std::int64_t tag = int_attr(n, "comm_tag").value_or(0);
+      if (tag < 0 || tag >= std::int64_t{0xFFFFFFFF})
+        throw node_error(c, r, n, "comm_tag", "a tag is a number from 0 to 4294967294");
+      l.tag = static_cast<std::uint32_t>(tag);
       break;
     }
     case pb::COMM_COLL_NODE: {

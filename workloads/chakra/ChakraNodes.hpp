@@ -15,6 +15,10 @@
 
 namespace nafsim::workloads::chakra {
 
+/// What a trace's send or receive adds to its tag on the CCLO, apart from the collectives' tag 0
+/// (ProgramPlan::p2p_tag_base: why).
+inline constexpr std::uint32_t kP2pTagBase = 1;
+
 namespace pb = ChakraProtoMsg;
 
 std::string rank_file(const std::string& prefix, unsigned r);

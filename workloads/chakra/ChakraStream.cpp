@@ -225,7 +225,7 @@ void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, 
       call.src_addr = nodes::Cclo::kUserBase;
       call.dst_addr = nodes::Cclo::kUserBase + (1ULL << 33); // 8 GiB above: no operand reaches it
       call.dtype    = cfg_.dtype;
-      call.tag      = n.tag;
+      call.tag      = n.tag + (p2p ? kP2pTagBase : 0); // (ProgramPlan::p2p_tag_base)
       if (p2p && cfg_.sends == ChakraSends::Eager)
         call.protocol = coll::Protocol::Eager;
       auto res      = nodes::cclo_of(c, hosts_[rank]).call(ctx, call);
@@ -459,9 +459,10 @@ void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
       run.complete(n.id, n.lane);
       continue;
     }
-    // Several at once: each in an actor of its own, the receives last (ProgramPlan::receives_last).
-    std::stable_partition(run.ready.begin(), run.ready.end(),
-                          [](const Node& n) { return n.kind != ProgramOpKind::Recv; });
+    // Several at once: each in an actor of its own, eager receives last (ProgramPlan::receives_last).
+    if (cfg_.sends == ChakraSends::Eager)
+      std::stable_partition(run.ready.begin(), run.ready.end(),
+                            [](const Node& n) { return n.kind != ProgramOpKind::Recv; });
     for (; !run.ready.empty(); run.ready.pop_front()) {
       ++running;
       c.scheduler().spawn(fmt::format("chakra-rank-{}-node-{}", rank, run.ready.front().id), host,

@@ -329,7 +329,8 @@ ProgramPlan load_chakra(const ChakraConfig& cfg, ChakraRepairs* repairs)
   p.cfg.compute   = cfg.model;
   p.comms         = c.comms;
   p.comm_names    = c.comm_names;
-  p.receives_last = true;
+  p.receives_last = cfg.sends == ChakraSends::Eager; // (ProgramPlan::receives_last)
+  p.p2p_tag_base  = kP2pTagBase;
   const unsigned eb = nodes::dtype_bytes(cfg.dtype);
   for (std::size_t k = 0; k < at.size(); ++k) {
     Global const& op   = g[at[k]];

@@ -431,7 +431,7 @@ nodes::CcloCall ProgramPlan::cclo_call(const PlannedOp& o, unsigned r, const std
   c.algorithm = algorithm_of(k.algorithm);
   c.dtype     = cfg.dtype;
   c.compress  = k.compress;
-  c.tag       = k.tag;
+  c.tag       = k.tag + (p2p ? p2p_tag_base : 0);
   if (o.kind == ProgramOpKind::StreamPut) { // ACCL: a send with RES_STREAM, the stream id as its tag
     c.remote_stream = stream_ids.at(static_cast<std::size_t>(o.dst));
     c.tag           = static_cast<std::uint32_t>(c.remote_stream);

@@ -41,10 +41,18 @@ struct ProgramPlan {
   std::vector<std::uint64_t> buffer_addr;     ///< device address of each buffer (the same on every rank)
   std::vector<int> stream_ids;                ///< kernel stream id of each buffer (-1: not a stream)
   std::vector<PlannedOp> ops;
-  /// Of the operations a rank finds ready at one instant, start its receives after the others (a trace's, whose
-  /// list order is no one's: ASTRA-sim posts a receive without taking the rank's communication slot, so a send or a
-  /// collective ready with it does not queue behind it in the CCLO's call FIFO). A program keeps its list order.
+  /// Of the operations a rank finds ready at one instant, start its receives after the others (a trace's with eager
+  /// sends, whose list order is no one's: ASTRA-sim posts a receive without taking the rank's communication slot,
+  /// and an eager receive holds the CCLO's call FIFO until its data comes; a rendezvous receive goes to the retry
+  /// queue at once, and called last behind a collective it could deadlock, so traces with blocking sends keep their
+  /// order). A program keeps its list order.
   bool receives_last = false;
+  /// Added to a send's or receive's tag on the CCLO (a trace's: 1). A trace's point-to-point messages are matched
+  /// apart from its collectives (ASTRA-sim runs them by different mechanisms), while the CCLO numbers a peer's eager
+  /// messages in call order per tag: sharing the collectives' tag 0, a receive and a collective with the same peer
+  /// called in different orders on the two ranks took each other's messages. ASSUMPTION: the ACCL program such a
+  /// replay stands for gives its point-to-point traffic a tag (or a communicator) of its own.
+  std::uint32_t p2p_tag_base = 0;
 
   /// Resolve `cfg` (throws config::ConfigError with /workload/... paths).
   static ProgramPlan resolve(const ProgramConfig& cfg);
