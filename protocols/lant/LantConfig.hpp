@@ -19,9 +19,9 @@ struct LargeTransferConfig {
             "commands larger than this go to the Large Transfer queue and are cut into segments (0 = never); the "
             "paper leaves it to the programmer (section 3.1)");
     v.field("segment", segment,
-            "segment size N: the queue head stays for ceil(M/N) issues (paper Fig 3: 64 KB); a segment above the "
-            "registration range (bitmask_bits x packet_payload: 32 KiB by default) is notified by its sender, a trip "
-            "later, not registered",
+            "segment size N: the queue head stays for ceil(M/N) issues (paper Fig 3: 64 KB); a segment outside the "
+            "registration range (up to bitmask_bits x packet_payload: 32 KiB by default) cannot be registered: with "
+            "notify auto its sender notifies the receiver, a trip later; notify receiver refuses the command",
             config::Limits::at_least(1));
   }
 };
@@ -116,7 +116,6 @@ struct LantConfig {
     std::uint64_t cap = std::uint64_t{bitmask_bits} * packet_payload.count;
     return register_max.count == 0 ? cap : std::min(cap, register_max.count);
   }
-  /// Whether an operation of `bytes` can be registered at the receiver.
   /// The largest operation a command of `bytes` issues: a segment when it goes to the Large Transfer queue.
   std::uint64_t largest_operation(std::uint64_t bytes) const
   {
@@ -124,6 +123,7 @@ struct LantConfig {
       return std::min(bytes, large_transfer.segment.count);
     return bytes;
   }
+  /// Whether an operation of `bytes` can be registered at the receiver.
   bool registrable(std::uint64_t bytes) const
   {
     return registration && bytes <= max_registered() && bytes >= register_min.count;

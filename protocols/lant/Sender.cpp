@@ -209,7 +209,9 @@ void Sender::fail(std::uint64_t op, const std::string& why, Actions& out)
                                            op, o.bytes, o.dst, o.command, why)});
   if (auto s = open_segments_.find(o.command); s != open_segments_.end()) {
     s->second.failed = true;
-    if (--s->second.open == 0 && s->second.last_issued)
+    if (!o.data_acked) // (a segment whose data was acknowledged, failing on its notification, was counted off)
+      --s->second.open;
+    if (s->second.open == 0 && s->second.last_issued)
       open_segments_.erase(s);
   }
   if (current_ == op)
@@ -265,7 +267,8 @@ void Sender::on_ack(const AckPacket& a, SimTime now, Actions& out)
   if (o.acked == o.count && o.next == o.count) {
     // Every packet acknowledged: the sender's local completion, for a segmented command once its last operation has
     // been issued (the paper's "special status flag" deasserted) and every one of its operations is acknowledged.
-    bool whole = o.final;
+    bool whole   = o.final;
+    o.data_acked = true;
     if (auto s = open_segments_.find(o.command); s != open_segments_.end()) {
       whole = --s->second.open == 0 && s->second.last_issued && !s->second.failed;
       if (s->second.open == 0 && s->second.last_issued)

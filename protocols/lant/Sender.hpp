@@ -92,6 +92,7 @@ private:
     bool registered       = false;
     bool final            = true; ///< the command's last (or only) operation: raises local completion
     bool message          = false;
+    bool data_acked       = false; ///< every packet acknowledged (counted off its command's open segments)
     Header header{};
   };
   struct Txn {

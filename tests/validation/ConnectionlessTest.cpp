@@ -242,4 +242,8 @@ TEST(Connectionless, WrongTransportIsAClearConfigError)
       {"transport": {"large_transfer": {"threshold": "64KiB", "segment": "32KiB"}}}}}},
       "workload": {"kind": "connectionless", "notify": ["receiver"], "sizes": ["128KiB"]}})");
   ASSERT_TRUE(segmented.ok) << segmented.error;
+  auto const& t = segmented.tables.at("connectionless");
+  ASSERT_FALSE(t.rows.empty());
+  for (auto const& row : t.rows)
+    EXPECT_EQ(row.at("notify"), "registered") << "every 32 KiB segment registered at the receiver";
 }
