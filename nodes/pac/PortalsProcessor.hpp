@@ -12,6 +12,8 @@
 #include "simcore/config/Schema.hpp"
 #include "simcore/units/Units.hpp"
 
+#include <string>
+
 namespace nafsim::nodes {
 
 struct PortalsProcessorConfig {
@@ -26,6 +28,7 @@ struct PortalsProcessorConfig {
   bool constant_copy = false;
   double copy_cycles = 10;
   bool concurrent    = false;
+  bool operator==(const PortalsProcessorConfig&) const = default;
   template <class V> void describe(V& v)
   {
     v.field("clock", clock, "clock of the processor running Portals");
@@ -82,6 +85,18 @@ struct PortalsConfig {
   const PortalsProcessorConfig& of(PortalsEngine e) const
   {
     return e == PortalsEngine::Pac ? pac : e == PortalsEngine::ArmA9 ? arm_a9 : e8400;
+  }
+  /// Why the engine the nodes run has no costs of its own ("": it has): every engine's defaults are the same
+  /// placeholders, so a run on them would time PAC as software and the comparison the workloads exist for says 1.0x.
+  std::string engine_problem() const
+  {
+    if (!(of(engine) == PortalsProcessorConfig{}))
+      return {};
+    static constexpr const char* names[] = {"pac", "arm_a9", "e8400"};
+    return std::string("node.portals.") + names[static_cast<int>(engine)] +
+           " has no costs of its own (the defaults are the same placeholders for every engine: 1 GHz, 1000 cycles a "
+           "command, 20 an entry): run on a preset that gives them (pac-32, pac-128 and their -ovp forms, from the "
+           "PAC paper) or set node.portals." + names[static_cast<int>(engine)];
   }
   template <class V> void describe(V& v)
   {

@@ -88,6 +88,8 @@ void PortalsMpiBench::check_settings(const nodes::PortalsConfig& pc) const
                               fmt::format("nas_ft on {} ranks: FT class S runs on up to 64 ranks (1-D layout) or a "
                                           "multiple of 64 (2-D layout, 64 x ranks/64): choose such a number",
                                           ranks_));
+  if (auto why = pc.engine_problem(); !why.empty())
+    throw config::ConfigError("", "/platform/node/portals/engine", why);
   if (pc.max_msg_size.count < 1 || (pc.unexpected_store.count % pc.store_block.count) != 0)
     throw config::ConfigError("", "/platform/node/portals/unexpected_store",
                               "the unexpected store must be a power-of-two multiple of store_block");

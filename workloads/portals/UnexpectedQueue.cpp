@@ -40,6 +40,8 @@ void UnexpectedQueue::start(nodes::Cluster& c)
     throw config::ConfigError("", "/platform/topology/hosts",
                               "the unexpected-queue benchmark needs node 0 and at least one sender: give 2 or more "
                               "hosts");
+  if (auto why = nodes::portals_config(c.config().node).engine_problem(); !why.empty())
+    throw config::ConfigError("", "/platform/node/portals/engine", why);
   const auto senders = static_cast<unsigned>(c.size() - 1);
   c.scheduler().spawn("portals-uq", c.kernel_host(), [this, &c, senders](ActorContext& ctx) {
     run(ctx, nodes::portals_config(c.config().node), senders);

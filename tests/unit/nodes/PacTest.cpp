@@ -347,3 +347,18 @@ TEST(PortalsMpi, TimeSlicesNeedTheUntimedFabric)
   EXPECT_NE(big.error.find("/platform/node/portals/quantum"), std::string::npos) << big.error;
   EXPECT_NE(big.error.find("take a shorter quantum"), std::string::npos) << big.error;
 }
+
+TEST(PortalsUq, AnEngineWithoutCostsOfItsOwnIsRefused)
+{
+  // Every engine's defaults are the same placeholders: on a platform that gives none (single-switch), PAC, the A9
+  // and the E8400 timed alike (12,707.5 us for 1,024 messages each, a 1.0x "speed-up"), unsaid.
+  for (const char* engine : {"pac", "arm_a9", "e8400"}) {
+    auto r = run_scenario_isolated(R"({"name": "uq", "platform": "single-switch",
+        "workload": {"kind": "portals_uq", "messages": [16]}})",
+                                   {std::string("platform.node.portals.engine=") + engine});
+    ASSERT_FALSE(r.ok) << engine;
+    EXPECT_NE(r.error.find(std::string("node.portals.") + engine + " has no costs of its own"), std::string::npos)
+        << r.error;
+  }
+  EXPECT_TRUE(run_scenario_isolated(uq("arm_a9", false, "16")).ok) << "the pac presets give every engine its costs";
+}
