@@ -965,3 +965,46 @@ TEST(Chakra, APointToPointMessageAndACollectiveWithTheSamePeerDoNotTakeEachOther
   ASSERT_TRUE(blocking.ok) << blocking.error;
   fs::remove_all(dir);
 }
+
+// Streamed, a rank reads 256 nodes ahead: a node ready beyond them starts when the window reaches it (the README's
+// ASSUMPTION). A chain of 300 compute nodes of 1 us and, after it in the file, a node of 10 us that waits for
+// nothing: read whole it runs at 0; streamed the window reads it once 45 chain nodes are done (one read per node
+// done past the first 256), 45 us late, and the run says so. Without that node nothing is said.
+TEST(Chakra, ANodeTheStreamedWindowHoldsBackIsSaid)
+{
+  auto dir = scratch("window");
+  std::vector<pb::Node> nodes;
+  for (std::uint64_t id = 1; id <= 300; ++id) {
+    nodes.push_back(make_node(id, pb::COMP_NODE, "chain", id == 1 ? std::vector<std::uint64_t>{}
+                                                                   : std::vector<std::uint64_t>{id - 1}));
+    nodes.back().set_duration_micros(1);
+  }
+  auto alone = make_node(301, pb::COMP_NODE, "alone");
+  alone.set_duration_micros(10);
+  auto says = [](const ScenarioRun& r) {
+    for (auto const& l : r.summary)
+      if (l.find("stream window:") != std::string::npos)
+        return l;
+    return std::string();
+  };
+  const std::string order = R"(, "compute_order": "dependencies", "stream": true)";
+  auto without = run_trace(dir, "w", {nodes}, order);
+  ASSERT_TRUE(without.ok) << without.error;
+  EXPECT_EQ(says(without), "");
+  EXPECT_EQ(without.metadata.at("workload").at("stream_window_late_nodes"), 0);
+  nodes.push_back(alone);
+  auto with = run_trace(dir, "w", {nodes}, order);
+  ASSERT_TRUE(with.ok) << with.error;
+  EXPECT_NE(says(with).find("1 node(s) were ready before the 256-node window read them and started late, by up to "
+                            "45.000 us (rank 0's node 301)"),
+            std::string::npos)
+      << says(with);
+  EXPECT_EQ(with.metadata.at("workload").at("stream_window_late_nodes"), 1);
+  EXPECT_NEAR(with.metadata.at("workload").at("stream_window_late_most_us").get<double>(), 45.0, 1e-9);
+  EXPECT_NEAR(with.tables.at("program_ranks").num(0, "end_us"), 300.0, 1e-4); // the chain's end either way
+  auto whole = run_trace(dir, "w", {nodes}, R"(, "compute_order": "dependencies")");
+  ASSERT_TRUE(whole.ok) << whole.error;
+  EXPECT_EQ(says(whole), "");
+  EXPECT_FALSE(whole.metadata.at("workload").contains("stream_window_late_nodes"));
+  fs::remove_all(dir);
+}

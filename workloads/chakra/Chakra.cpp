@@ -120,6 +120,10 @@ config::Json Chakra::metadata() const
   rep["collectives_skipped"]         = r.collectives_skipped;
   config::Json m;
   m["chakra_repairs"] = rep;
+  if (stream_) {
+    m["stream_window_late_nodes"] = stream_->window_late_nodes();
+    m["stream_window_late_most_us"] = stream_->window_late_most().us();
+  }
   return m;
 }
 

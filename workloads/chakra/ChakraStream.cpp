@@ -268,6 +268,12 @@ struct ChakraStream::RankRun {
   std::map<std::pair<int, std::int64_t>, std::int64_t> lanes; ///< (cpu / gpu, thread / stream) -> lane
   bool end = false;
   pb::Node pn;
+  SimTime now; ///< the instant of the reading and completions at hand (run_rank sets it)
+  // The window's effect (ASSUMPTION in the README): when the nodes done lately finished (the last kRecent), so that
+  // a node read ready at a later instant than its last dependency finished is known to have started late.
+  static constexpr std::size_t kRecent = 4096;
+  std::unordered_map<std::uint64_t, SimTime> finished_at;
+  std::deque<std::uint64_t> finished_order;
 
   RankRun(ChakraStream& st, unsigned r) : s(st), rank(r), reader(rank_file_of(st.cfg_, r)) {}
 
@@ -293,6 +299,7 @@ struct ChakraStream::RankRun {
            is_cpu_op(pn), -1};
     if (auto key = lane_key(s.cfg_.compute_order, pn))
       n.lane = lanes.emplace(*key, static_cast<std::int64_t>(lanes.size())).first->second;
+    SimTime ready_at; // when its dependencies done by now had all finished
     for (auto const* deps : {&pn.ctrl_deps(), &pn.data_deps()})
       for (auto d : *deps) {
         if (d == n.id) {
@@ -300,7 +307,12 @@ struct ChakraStream::RankRun {
                  "the dependency dropped", &ChakraRepairs::self_deps);
           continue;
         }
-        if (done.contains(d) || std::find(n.deps.begin(), n.deps.end(), d) != n.deps.end())
+        if (done.contains(d)) {
+          if (auto f = finished_at.find(d); f != finished_at.end())
+            ready_at = std::max(ready_at, f->second);
+          continue; // a dependency done before kRecent others leaves ready_at below its end: `late` is an upper bound
+        }
+        if (std::find(n.deps.begin(), n.deps.end(), d) != n.deps.end())
           continue;
         if (break_cycle(n, d))
           continue;
@@ -308,6 +320,8 @@ struct ChakraStream::RankRun {
         users[d].push_back(n.id);
       }
     n.missing = n.deps.size();
+    if (n.missing == 0 && now > ready_at)
+      s.window_late_.note(rank, n.id, now - ready_at);
     if (n.missing == 0)
       make_ready(std::move(n));
     else
@@ -390,6 +404,12 @@ struct ChakraStream::RankRun {
   void complete(std::uint64_t id, std::int64_t lane)
   {
     done.insert(id);
+    finished_at[id] = now;
+    finished_order.push_back(id);
+    if (finished_order.size() > kRecent) {
+      finished_at.erase(finished_order.front());
+      finished_order.pop_front();
+    }
     if (lane >= 0)
       busy.erase(lane);
     auto it = users.find(id);
@@ -439,6 +459,7 @@ void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
   const ActorId self  = ctx.id();
   auto* host          = mpi_ ? c.at<nodes::HostNode>(hosts_[rank]).host() : c.at<nodes::FpgaNode>(hosts_[rank]).host();
   for (;;) {
+    run.now = ctx.now();
     // Read a window ahead; further only while nothing can run.
     auto read_ahead = [&] { return run.waiting.size() + run.ready.size() + run.held_count; };
     while (!run.end && (read_ahead() < kWindow || (run.ready.empty() && run.held_count == 0 && running == 0))) {
@@ -456,6 +477,7 @@ void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
       Node n = std::move(run.ready.front());
       run.ready.pop_front();
       execute(ctx, c, rank, n);
+      run.now = ctx.now();
       run.complete(n.id, n.lane);
       continue;
     }
@@ -476,6 +498,7 @@ void ChakraStream::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
     ctx.wait_until([&] { return !finished.empty(); }, WaitReason([rank, &running] {
                      return fmt::format("trace rank {} waits for its {} node(s) in flight", rank, running);
                    }));
+    run.now = ctx.now();
     for (auto [id, lane] : std::exchange(finished, {}))
       run.complete(id, lane);
   }
@@ -492,6 +515,11 @@ void ChakraStream::report(const nodes::Cluster& c, results::ResultSink& sink, st
                             std::get<1>(key), std::get<2>(key));
   if (unmatched > 0)
     summary.push_back(unmatched_sends_line(unmatched, first));
+  if (auto const& w = window_late_; w.nodes > 0)
+    summary.push_back(fmt::format("  stream window: {} node(s) were ready before the {}-node window read them and "
+                                  "started late, by up to {:.3f} us (rank {}'s node {}); read whole (workload.stream: "
+                                  "false) they start when ready",
+                                  w.nodes, kWindow, w.most.us(), w.rank, w.id));
   results::Table rk("program_ranks", {"rank", "position", "operations", "end_us", "communication_us", "compute_us",
                                      "exposed_communication_us"});
   SimTime last;

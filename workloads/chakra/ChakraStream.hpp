@@ -33,6 +33,9 @@ public:
   void start(nodes::Cluster& c);
   void report(const nodes::Cluster& c, results::ResultSink& sink, std::vector<std::string>& summary) const;
   unsigned ranks() const { return ctx_.ranks; }
+  /// Nodes the window held back (ready before it read them), and the longest such wait.
+  std::uint64_t window_late_nodes() const { return window_late_.nodes; }
+  SimTime window_late_most() const { return window_late_.most; }
   /// What was repaired so far (workload.strict false).
   const ChakraRepairs& repairs() const { return ctx_.repairs; }
 
@@ -73,6 +76,21 @@ private:
   std::map<std::tuple<unsigned, unsigned, std::uint32_t>, std::deque<std::pair<bool, std::uint64_t>>> messages_;
   std::vector<Totals> totals_;
   std::uint64_t nodes_read_ = 0;
+  /// Nodes read ready at a later instant than their dependencies had finished (or than 0, without any): held back
+  /// by the window, where read whole they start at once.
+  struct WindowLate {
+    std::uint64_t nodes = 0, id = 0; ///< how many, and the node of the longest wait
+    unsigned rank       = 0;
+    SimTime most;
+    void note(unsigned r, std::uint64_t node, SimTime late)
+    {
+      if (nodes++ == 0 || late > most) {
+        most = late;
+        rank = r;
+        id   = node;
+      }
+    }
+  } window_late_;
 };
 
 } // namespace nafsim::workloads
