@@ -1006,5 +1006,20 @@ TEST(Chakra, ANodeTheStreamedWindowHoldsBackIsSaid)
   ASSERT_TRUE(whole.ok) << whole.error;
   EXPECT_EQ(says(whole), "");
   EXPECT_FALSE(whole.metadata.at("workload").contains("stream_window_late_nodes"));
+  // A node listed first that waits only for an id the file lacks: streamed, the id is known absent at the file's end,
+  // reached once the chain's 46th node is done (256 of the 301 nodes read at 0, one more per node done, then the
+  // end); read whole the dependency is dropped before the run and the node runs at 0.
+  nodes.pop_back();
+  nodes.insert(nodes.begin(), make_node(302, pb::COMP_NODE, "orphan", {999}));
+  nodes.front().set_duration_micros(10);
+  auto orphan = run_trace(dir, "w", {nodes}, order);
+  ASSERT_TRUE(orphan.ok) << orphan.error;
+  EXPECT_EQ(says(orphan), "");
+  bool said = false;
+  for (auto const& l : orphan.summary)
+    said = said || l.find("1 node(s) waiting for ids their file does not hold started at the end of their file, late "
+                          "by up to 46.000 us (rank 0's node 302)") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_EQ(orphan.metadata.at("workload").at("stream_absent_late_nodes"), 1);
   fs::remove_all(dir);
 }

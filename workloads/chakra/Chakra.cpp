@@ -123,6 +123,8 @@ config::Json Chakra::metadata() const
   if (stream_) {
     m["stream_window_late_nodes"] = stream_->window_late_nodes();
     m["stream_window_late_most_us"] = stream_->window_late_most().us();
+    m["stream_absent_late_nodes"]   = stream_->absent_late_nodes();
+    m["stream_absent_late_most_us"] = stream_->absent_late_most().us();
   }
   return m;
 }

@@ -72,6 +72,7 @@ struct ChakraStream::Node {
   std::size_t missing = 0;
   bool cpu = false;       ///< a CPU operator (is_cpu_op), else a GPU node
   std::int64_t lane = -1; ///< compute and memory nodes: the rank's lane (compute_order), -1 none
+  SimTime ready_at;       ///< when its dependencies done so far had finished (see RankRun::finished_at)
 };
 
 void ChakraStream::Totals::advance(SimTime t)
@@ -296,10 +297,9 @@ struct ChakraStream::RankRun {
     read_metadata_groups(s.ctx_, rank, pn);
     const Local l = local_of(s.ctx_, rank, pn);
     Node n{pn.id(), pn.name(), l.kind, l.comm, l.bytes, l.peer, l.tag, l.duration, l.ops, l.touched, {}, 0,
-           is_cpu_op(pn), -1};
+           is_cpu_op(pn), -1, SimTime{}};
     if (auto key = lane_key(s.cfg_.compute_order, pn))
       n.lane = lanes.emplace(*key, static_cast<std::int64_t>(lanes.size())).first->second;
-    SimTime ready_at; // when its dependencies done by now had all finished
     for (auto const* deps : {&pn.ctrl_deps(), &pn.data_deps()})
       for (auto d : *deps) {
         if (d == n.id) {
@@ -309,7 +309,7 @@ struct ChakraStream::RankRun {
         }
         if (done.contains(d)) {
           if (auto f = finished_at.find(d); f != finished_at.end())
-            ready_at = std::max(ready_at, f->second);
+            n.ready_at = std::max(n.ready_at, f->second);
           continue; // a dependency done before kRecent others leaves ready_at below its end: `late` is an upper bound
         }
         if (std::find(n.deps.begin(), n.deps.end(), d) != n.deps.end())
@@ -320,8 +320,8 @@ struct ChakraStream::RankRun {
         users[d].push_back(n.id);
       }
     n.missing = n.deps.size();
-    if (n.missing == 0 && now > ready_at)
-      s.window_late_.note(rank, n.id, now - ready_at);
+    if (n.missing == 0 && now > n.ready_at)
+      s.window_late_.note(rank, n.id, now - n.ready_at);
     if (n.missing == 0)
       make_ready(std::move(n));
     else
@@ -373,6 +373,8 @@ struct ChakraStream::RankRun {
         }
     std::sort(freed.begin(), freed.end());
     for (auto id : freed) {
+      if (auto const& w = waiting.at(id); now > w.ready_at)
+        s.absent_late_.note(rank, id, now - w.ready_at);
       make_ready(std::move(waiting.at(id)));
       waiting.erase(id);
     }
@@ -417,6 +419,8 @@ struct ChakraStream::RankRun {
       return;
     for (auto u : it->second) {
       auto w = waiting.find(u);
+      if (w != waiting.end())
+        w->second.ready_at = now;
       if (w != waiting.end() && --w->second.missing == 0) {
         make_ready(std::move(w->second));
         waiting.erase(w);
@@ -520,6 +524,11 @@ void ChakraStream::report(const nodes::Cluster& c, results::ResultSink& sink, st
                                   "started late, by up to {:.3f} us (rank {}'s node {}); read whole (workload.stream: "
                                   "false) they start when ready",
                                   w.nodes, kWindow, w.most.us(), w.rank, w.id));
+  if (auto const& w = absent_late_; w.nodes > 0)
+    summary.push_back(fmt::format("  stream: {} node(s) waiting for ids their file does not hold started at the end of "
+                                  "their file, late by up to {:.3f} us (rank {}'s node {}); read whole they start "
+                                  "when ready",
+                                  w.nodes, w.most.us(), w.rank, w.id));
   results::Table rk("program_ranks", {"rank", "position", "operations", "end_us", "communication_us", "compute_us",
                                      "exposed_communication_us"});
   SimTime last;

@@ -36,6 +36,9 @@ public:
   /// Nodes the window held back (ready before it read them), and the longest such wait.
   std::uint64_t window_late_nodes() const { return window_late_.nodes; }
   SimTime window_late_most() const { return window_late_.most; }
+  /// Nodes that waited for their file's end to drop a dependency it does not hold, and the longest such wait.
+  std::uint64_t absent_late_nodes() const { return absent_late_.nodes; }
+  SimTime absent_late_most() const { return absent_late_.most; }
   /// What was repaired so far (workload.strict false).
   const ChakraRepairs& repairs() const { return ctx_.repairs; }
 
@@ -91,6 +94,7 @@ private:
       }
     }
   } window_late_;
+  WindowLate absent_late_; ///< nodes made ready at their file's end, their absent dependencies dropped
 };
 
 } // namespace nafsim::workloads
