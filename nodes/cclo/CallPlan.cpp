@@ -104,9 +104,7 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_
 {
   CallPlan p;
   auto const& cc       = call.call;
-  const bool op_stream = call.location == DataLocation::Stream;
-  const bool res_stream = call.result_location.value_or(call.location) == DataLocation::Stream;
-  const bool stream     = op_stream || res_stream || call.remote_stream >= 0; // stream_put's result is a stream
+  const bool stream     = call.streams();
   const std::uint64_t eb = cc.elem_bytes;
   std::optional<coll::Protocol> force = call.protocol;
   if (call.remote_stream >= 0 && (cc.collective != Collective::Send || call.remote_stream > 246)) {
@@ -199,11 +197,9 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& 
                             format_bytes(Bytes{link.max_send}), link.max_send_fix);
   }
   // A block the firmware hands the data mover whole must fit the Rx buffers one move can hold.
-  const bool op_stream = call.location == DataLocation::Stream;
-  const bool stream    = op_stream || call.result_location.value_or(call.location) == DataLocation::Stream ||
-                      call.remote_stream >= 0;
   if (p.error.empty() && p.firmware && !p.rendezvous)
-    p.error = block_fits(call, cfg, eager_block(call.call, op_stream), link.rendezvous && !call.compress && !stream);
+    p.error = block_fits(call, cfg, eager_block(call.call, call.operand_streamed()),
+                         link.rendezvous && !call.compress && !call.streams());
   return p;
 }
 

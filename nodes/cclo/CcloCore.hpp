@@ -79,6 +79,13 @@ struct CcloCall {
   /// the stream id as its tag), no receive posted there; dst_addr is where the receiver's stream data is kept (real-
   /// data runs). -1: an ordinary call.
   int remote_stream = -1;
+
+  /// The operand comes from a kernel stream (ACCL's OP0_STREAM).
+  bool operand_streamed() const { return location == DataLocation::Stream; }
+  /// The result goes to a kernel stream (RES_STREAM).
+  bool result_streamed() const { return result_location.value_or(location) == DataLocation::Stream; }
+  /// Either end is a stream: stream_put's result is the peer's stream.
+  bool streams() const { return operand_streamed() || result_streamed() || remote_stream >= 0; }
 };
 
 struct CcloResult {

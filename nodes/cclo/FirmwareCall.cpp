@@ -17,9 +17,9 @@ FirmwareCall::FirmwareCall(Firmware& fw, CcloPending& p)
   auto const& cc = call_.call;
   rank_          = call_.rank;
   size_          = cc.size;
-  op_stream_     = call_.location == DataLocation::Stream;
-  res_stream_    = call_.result_location.value_or(call_.location) == DataLocation::Stream;
-  stream_        = op_stream_ || res_stream_ || call_.remote_stream >= 0; // stream_put's result is a stream
+  op_stream_     = call_.operand_streamed();
+  res_stream_    = call_.result_streamed();
+  stream_        = call_.streams();
   eb_            = cc.elem_bytes;
   // A segment is an Rx buffer's size over the call's *uncompressed* element size, compressed or not: the firmware's
   // max_seg_count = eager_rx_buf_size / datatype_nbytes, datatype_nbytes the arithmetic configuration's first word
