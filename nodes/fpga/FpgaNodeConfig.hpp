@@ -61,7 +61,9 @@ struct FpgaNodeConfig {
   }
   template <class V> void describe(V& v)
   {
-    v.field("clock", clock, "clock of the network/collective shell (CCLO, POE)");
+    v.field("clock", clock, "clock of the shell: the CCLO's cycles, the memory system's (MMU), the connectionless NI's "
+                            "and the packet classifier's; the RDMA and TCP engines' timings are given as times and do "
+                            "not follow it");
     v.field("device_memory", device_memory, "FPGA device memory (HBM/DDR) as seen by one data mover");
     v.field("pcie", pcie, "the PCIe link to host memory (Coyote: direct access from the FPGA)");
     v.field("mmu", mmu, "Coyote's memory management unit: the TLB state machines every CCLO and RDMA-stack memory "

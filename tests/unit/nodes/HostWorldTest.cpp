@@ -41,10 +41,13 @@ void expect_gathered(const std::vector<HostWorld::Rank>& ranks, std::uint64_t bl
 // Open MPI's binomial gather of 64 KiB per rank on 8 hosts: the root takes its subtrees in order, so later ones
 // arrive unexpected. With two receives posted, the arrivals beyond them are refused (RNR) and resent, the unexpected
 // ones keep their buffers while fresh receives are posted, and every byte arrives. (When an unexpected arrival held
-// its posted receive, the root waited for rank 1 behind two held by later ranks: a deadlock.)
+// its posted receive, the root waited for rank 1 behind two held by later ranks: a deadlock.) The hosts sit five to a
+// leaf under a spine, so that the subtrees beyond it come late enough for later ones to arrive unexpected (on one
+// switch the root's receives keep up with them).
 TEST(HostWorld, AGatherWhoseRootPostsTwoReceivesDeliversEveryByte)
 {
-  HostWorld w(R"({"preset": "accl-cpu-cx5", "node": {"host": {"mpi": {"eager_buffers": 2}}}})");
+  HostWorld w(R"({"preset": "accl-cpu-cx5", "node": {"host": {"mpi": {"eager_buffers": 2}}},
+                  "topology": {"leaf_spine": {"hosts_per_leaf": 5}}})");
   const std::uint64_t count = 16384; // 64 KiB of float32 per rank
   auto ranks                = w.run(gather(8, count), coll::Algorithm::OpenMpi, ompi("binomial"));
   expect_gathered(ranks, count * 4);
