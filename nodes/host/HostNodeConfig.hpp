@@ -80,7 +80,8 @@ struct HostNodeConfig {
   PcieConfig pcie;
   PoeConfig nic;
   Bytes inline_max{0};
-  roce::RoceConfig rdma;
+  /// A commodity NIC: a timeout goes back N, as the InfiniBand specification has it (Coyote resends its oldest packet).
+  roce::RoceConfig rdma{.timeout_resend = roce::TimeoutResend::All};
   unsigned initial_psn = 0;
   CpuConfig cpu;
   Transport transport = Transport::Roce;
