@@ -1,6 +1,7 @@
 #include "simcore/topo/Topology.hpp"
 
 #include "simcore/config/ConfigError.hpp"
+#include "simcore/units/Units.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -39,6 +40,20 @@ void Topology::build_leaf_spine(const TopologyConfig& cfg, BitsPerSecond link_ra
   unsigned leaves  = (n + ls.hosts_per_leaf - 1) / ls.hosts_per_leaf;
   double parallel  = ls.hosts_per_leaf * link_rate.bps / (ls.spines * ls.uplink_rate.bps * ls.oversubscription);
   unsigned links   = std::max(1u, static_cast<unsigned>(std::lround(parallel)));
+  // Whole cables only: a ratio they cannot give is refused, not rounded (4:1 was built for 3, 6 or 8, unsaid), unless
+  // both are non-blocking (one cable per spine already gives the leaf more up than down: 1:1 asked, 0.5:1 built).
+  const double built    = ls.oversubscription * parallel / links;
+  const bool nonblocking = built <= 1 + 1e-9 && ls.oversubscription <= 1 + 1e-9;
+  if (leaves > 1 && links <= 64 && !nonblocking && std::abs(built / ls.oversubscription - 1) > 1e-9) {
+    auto ratio = [&](unsigned k) { return ls.oversubscription * parallel / k; };
+    const unsigned lo = std::max(1u, static_cast<unsigned>(std::floor(parallel))), hi = lo + 1;
+    throw config::ConfigError("", "/platform/topology/leaf_spine/oversubscription",
+              fmt::format("{:g}:1 needs {:.3g} parallel cables from each leaf to each spine ({} hosts per leaf at {} "
+                          "over {} spine(s) of {} uplinks); whole cables give {:.4g}:1 ({} per spine) or {:.4g}:1 "
+                          "({}): set one of those, or change uplink_rate, spines or hosts_per_leaf",
+                          ls.oversubscription, parallel, ls.hosts_per_leaf, format_rate(link_rate), ls.spines,
+                          format_rate(ls.uplink_rate), ratio(lo), lo, ratio(hi), hi));
+  }
   if (links > 64)
     throw config::ConfigError("", "/platform/topology/leaf_spine",
               fmt::format("{} parallel links per leaf-spine pair would be needed; raise uplink_rate, spines "

@@ -17,7 +17,9 @@ struct LeafSpineConfig {
             config::Limits::between(1, 4096)); // beyond any leaf switch's radix
     v.field("oversubscription", oversubscription,
             "leaf downlink / uplink capacity ratio; sets the number of parallel leaf-spine links "
-            "(hosts_per_leaf * link rate / (spines * uplink_rate * oversubscription), at least 1)",
+            "(hosts_per_leaf * link rate / (spines * uplink_rate * oversubscription)), which must be a whole number "
+            "when there is more than one leaf (a ratio whole cables cannot give is refused, with the nearest that "
+            "they can), or below 1 with a ratio of at most 1 (one cable per spine: non-blocking)",
             config::Limits::between(0.01, 1000));
     v.field("uplink_rate", uplink_rate, "rate of each leaf-spine link");
   }

@@ -65,6 +65,16 @@ TEST(Topology, LeafSpineWithParallelUplinks)
 
   c.leaf_spine.oversubscription = 4;
   EXPECT_EQ(boost::num_edges(make(c).graph()), 20u + 3 * 2 * 1) << "4:1 oversubscribed: one link per pair";
+  // 3:1 would need 1.33 cables per leaf-spine pair: refused with the ratios whole cables give (4:1 was built).
+  c.leaf_spine.oversubscription = 3;
+  try {
+    make(c);
+    ADD_FAILURE() << "3:1 built";
+  } catch (const config::ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("/platform/topology/leaf_spine/oversubscription"), std::string::npos) << what;
+    EXPECT_NE(what.find("whole cables give 4:1 (1 per spine) or 2:1 (2)"), std::string::npos) << what;
+  }
 }
 
 TEST(Topology, FatTree)
@@ -159,6 +169,7 @@ TEST(Topology, PerLeafRoutingEqualsAllPairsSearch)
   c.hosts                     = 23;
   c.leaf_spine.hosts_per_leaf = 4;
   c.leaf_spine.spines         = 3;
+  c.leaf_spine.oversubscription = 4.0 / 3; // one cable per spine (1:1 would need 1.33)
   cases.push_back(c);
   c.kind       = Kind::FatTree;
   c.hosts      = 50; // partial last pod
