@@ -3,11 +3,9 @@
 # (eager and rendezvous where the transport has it), under 5 % loss + 2 % duplication + 5 % reordering +
 # 1 % corruption on every cable, every output verified. Each run must end
 #  - verified (exit 0, "all correct"), or
-#  - with a failure the model's rules explain (exit 3): the retry limit of TCP, or of Coyote's RoCE, with the losses
-#    that caused it (Coyote's timer resends the oldest unacknowledged packet alone, so at these rates a packet or
-#    its ACK lost at five timeouts in a row happens: the stack then stops, "TODO shut QP down"; nafsim reports it),
+#  - with a failure the model's rules explain (exit 3): the retry limit of TCP with the losses that caused it,
 #    or, for UDP (no recovery at all), a detected deadlock naming the lost packets.
-# The connectionless transport recovers from all of these faults at these rates: it must verify.
+# RoCE and the connectionless transport recover from all of these faults at these rates: they must verify.
 # Never an internal error (exit 1), a signal, or a partial output directory.
 # Usage: run_fault_matrix.sh NAFSIM [SEEDS...]
 set -uo pipefail
@@ -52,8 +50,7 @@ for transport in roce tcp udp connectionless; do
       elif [ $rc -eq 3 ]; then
         if [ -e "$out" ]; then
           verdict="BAD: exit 3 left output in $out"
-        elif { [ $transport = tcp ] || [ $transport = roce ]; } && grep -q "retry limit is exhausted" "$log" \
-             && grep -q "network faults injected" "$log"; then
+        elif [ $transport = tcp ] && grep -q "retry limit is exhausted" "$log" && grep -q "network faults injected" "$log"; then
           verdict="retry limit"
         elif [ $transport = udp ] && grep -q "deadlock" "$log" && grep -q "packet(s) lost" "$log"; then
           verdict="deadlock after loss"

@@ -80,8 +80,7 @@ struct HostNodeConfig {
   PcieConfig pcie;
   PoeConfig nic;
   Bytes inline_max{0};
-  /// A commodity NIC: a timeout goes back N, as the InfiniBand specification has it (Coyote resends its oldest packet).
-  roce::RoceConfig rdma{.timeout_resend = roce::TimeoutResend::All};
+  roce::RoceConfig rdma;
   unsigned initial_psn = 0;
   CpuConfig cpu;
   Transport transport = Transport::Roce;

@@ -138,11 +138,6 @@ void Requester::commit(SimTime now, Actions& out)
     high_psn_ = top;
   sent_any_ = true;
   ++c_.packets_committed;
-  if (resume_) { // the oldest packet resent: on with the new ones (unless the cursor is past them already)
-    if (psn_lt(cursor_psn(), *resume_))
-      seek(*resume_);
-    resume_.reset();
-  }
   if (!timer_running_) {
     progress_at_ = now; // the wait for an acknowledgement starts
     restart_timer(now, out);
@@ -170,13 +165,6 @@ void Requester::progressed(SimTime now)
 
 void Requester::rewind_to(Psn p)
 {
-  resume_.reset(); // a NAK's or a timeout's go-back-N: from `p` on
-  seek(p);
-  ++c_.rewinds;
-}
-
-void Requester::seek(Psn p)
-{
   cur_wr_  = wrs_.size();
   cur_pkt_ = 0;
   for (std::size_t i = 0; i < wrs_.size(); ++i) {
@@ -188,6 +176,7 @@ void Requester::seek(Psn p)
     }
   }
   ++epoch_;
+  ++c_.rewinds;
 }
 
 void Requester::complete_front(Actions& out)
@@ -404,10 +393,7 @@ void Requester::on_timer(std::uint64_t token, SimTime now, Actions& out)
     fail(Status::RetryExceeded, una_, retries_, out);
     return;
   }
-  const Psn cursor = cursor_psn();
   rewind_to(una_);
-  if (cfg_.timeout_resend == TimeoutResend::Oldest && psn_lt(una_, cursor))
-    resume_ = cursor; // Coyote's timer event resends the head of the list only
   restart_timer(now, out);
   out.push_back(WantTx{});
 }
@@ -415,7 +401,6 @@ void Requester::on_timer(std::uint64_t token, SimTime now, Actions& out)
 void Requester::fail(Status s, Psn psn, unsigned attempts, Actions& out)
 {
   state_ = State::Error;
-  resume_.reset();
   bool first = true;
   for (auto const& w : wrs_) {
     out.push_back(

@@ -85,7 +85,6 @@ private:
   Psn last_psn(const Pending& p) const { return psn_add(p.first, p.npkts - 1); }
   bool anything_unacked() const;
   void rewind_to(Psn p);
-  void seek(Psn p); ///< the send cursor to `p` (the end when no work request holds it)
   void ack_through(Psn p, SimTime now, Actions& out);
   void complete_front(Actions& out);
   void restart_timer(SimTime now, Actions& out);
@@ -103,8 +102,6 @@ private:
   Psn una_;                      ///< oldest unacknowledged PSN
   std::size_t cur_wr_   = 0;     ///< send cursor: work request index in wrs_
   std::uint32_t cur_pkt_ = 0;    ///< send cursor: packet within it
-  /// timeout_resend oldest: where the cursor goes back to once the oldest unacknowledged packet has been resent.
-  std::optional<Psn> resume_;
   Psn high_psn_         = 0;
   bool sent_any_        = false;
   unsigned retries_     = 0;

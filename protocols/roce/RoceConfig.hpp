@@ -6,22 +6,13 @@
 
 namespace nafsim::roce {
 
-/// What a retransmission timeout resends.
-enum class TimeoutResend {
-  Oldest, ///< the oldest unacknowledged packet only, the send cursor left where it was (Coyote's retransmitter)
-  All     ///< every packet from the oldest unacknowledged on (go-back-N, as the InfiniBand specification's NICs)
-};
-
 struct RoceConfig {
   Bytes mtu{4096};
   Bytes base_header{44};
   Bytes reth{16};
   Bytes aeth{4};
   unsigned max_outstanding = 16;
-  // Coyote's TIME_1ms, TIME_5ms, TIME_10ms count 6.4 ns cycles and the core runs at its 250 MHz network clock:
-  // x 0.625 (platforms/accl-coyote-u55c.json's source).
-  std::vector<SimTime> timeouts{SimTime::us(625), SimTime::us(3125), SimTime::us(6250)};
-  TimeoutResend timeout_resend = TimeoutResend::Oldest;
+  std::vector<SimTime> timeouts{SimTime::us(1000), SimTime::us(5000), SimTime::us(10000)};
   unsigned retry_limit = 4;
   unsigned ack_every   = 1;
   SimTime ack_timeout  = SimTime::zero();
@@ -50,7 +41,7 @@ struct RoceConfig {
   template <class V> void describe(V& v)
   {
     v.field("mtu", mtu, "path MTU: payload bytes per packet, one of InfiniBand's 256, 512, 1024, 2048, 4096",
-            config::Limits::between(256, 9000));
+            config::Limits::between(256, 4096));
     v.field("base_header", base_header, "IPv4 (20) + UDP (8) + BTH (12) + ICRC (4) bytes in every packet");
     v.field("reth", reth, "RDMA extended header bytes (first/only WRITE packet, READ request)");
     v.field("aeth", aeth, "ACK extended header bytes (ACK/NAK, first/last/only READ response)");
@@ -59,13 +50,8 @@ struct RoceConfig {
             config::Limits::between(1, 4096));
     v.field("timeouts", timeouts,
             "retransmission timeout after 0, 1, 2, ... consecutive timeouts (the last repeats); Coyote's "
-            "transport_timer counts 1 ms, 5 ms, 10 ms in 6.4 ns cycles, 625 us, 3.125 ms, 6.25 ms at its 250 MHz. With "
-            "adaptive_retransmission only the last counts: the queue pair's timeout, the cap of the adaptive ones");
-    v.field("timeout_resend", timeout_resend,
-            "what a timeout resends: oldest, the oldest unacknowledged packet only, new packets going on behind it "
-            "(Coyote's retransmitter: a timer event resends the head of the queue pair's list, so k packets lost at a "
-            "message's end cost k timeouts); all, every packet from the oldest unacknowledged one on (go-back-N, "
-            "as InfiniBand NICs do). A NAK resends from its PSN on either way");
+            "transport_timer uses 1 ms, 5 ms, 10 ms. With adaptive_retransmission only the last counts: the queue "
+            "pair's timeout, the cap of the adaptive ones");
     v.field("retry_limit", retry_limit,
             "consecutive timeouts tolerated; one more fails the queue pair with an error (Coyote's timer stops "
             "after 4). With adaptive_retransmission: the queue pair fails at the first timeout once nothing has "
@@ -108,10 +94,3 @@ struct RoceConfig {
 };
 
 } // namespace nafsim::roce
-
-namespace nafsim::config {
-template <> struct EnumNames<roce::TimeoutResend> {
-  static constexpr std::array list{std::pair{roce::TimeoutResend::Oldest, "oldest"},
-                                   std::pair{roce::TimeoutResend::All, "all"}};
-};
-} // namespace nafsim::config

@@ -34,7 +34,9 @@ struct SwitchConfig {
     v.field("flow_control", flow_control,
             "drop: a full output queue tail-drops (Ethernet without PFC); lossless: link-level flow control, a port "
             "sends a packet only when the output queue it goes to at the next switch has room for it, else it waits "
-            "(head-of-line blocking; as credit-based HPC links, InfiniBand, PFC)");
+            "(head-of-line blocking; as credit-based HPC links and InfiniBand do; for Ethernet's PFC an ideal "
+            "stand-in: one class, no pause/resume thresholds per input port, headroom or pause-frame delay, so the "
+            "back-pressure starts only once the whole output queue is full: simcore/net/README.md)");
     v.field("forwarding", forwarding, "cut-through starts forwarding once the header is in; store-and-forward waits "
                                       "for the whole packet");
     v.field("latency", latency, "forwarding latency from decision point (header or tail in) to output start");

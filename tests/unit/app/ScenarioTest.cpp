@@ -135,7 +135,7 @@ TEST(Scenario, BadInputIsExplained)
             "s.json: /workload/min_size: min_size 8KiB is larger than max_size 4KiB");
   EXPECT_EQ(error(kOk, {"platform.node.fpga.rdma.mtu=100000"}),
             "--set platform.node.fpga.rdma.mtu=100000: /platform/node/fpga/rdma/mtu: value 100000 is out of range; "
-            "allowed: 256B to 9000B");
+            "allowed: 256B to 4KiB");
   EXPECT_EQ(error(kOk, {"platform.node.fpga.rdma.timeouts=1ms"}),
             "--set platform.node.fpga.rdma.timeouts=1ms: /platform/node/fpga/rdma/timeouts: expected a list ([...]), got "
             "\"1ms\"");

@@ -21,7 +21,6 @@ struct Wire2 {
   SimTime delay = SimTime::ns(500);
   std::multimap<SimTime, std::uint64_t> timers;
   std::vector<Completion> completions;
-  std::vector<SimTime> completed_at; ///< when each completion came
   std::vector<InboundMessage> inbound;
   std::map<std::uint64_t, std::uint64_t> placed_bytes; // addr -> bytes placed (counts duplicates)
   std::vector<bool> placed_commands;                   // PlaceData::command, in order
@@ -37,10 +36,8 @@ struct Wire2 {
     for (auto& a : acts) {
       if (auto* t = std::get_if<ArmTimer>(&a))
         timers.emplace(t->at, t->token);
-      else if (auto* c = std::get_if<Completion>(&a)) {
+      else if (auto* c = std::get_if<Completion>(&a))
         completions.push_back(*c);
-        completed_at.push_back(now);
-      }
       else if (auto* p = std::get_if<PlaceData>(&a)) {
         placed_bytes[p->addr] += p->seg.length;
         placed_commands.push_back(p->command);
@@ -210,82 +207,8 @@ TEST(RoceWrite, LostLastPacketRecoversByTimeout)
   ASSERT_EQ(w.completions.size(), 1u);
   EXPECT_EQ(w.completions[0].status, Status::Success);
   EXPECT_EQ(w.req.counters().timeouts, 1u);
-  EXPECT_GE(w.now, SimTime::us(625)) << "Coyote's first timeout: its 1 ms at 250 MHz";
+  EXPECT_GE(w.now, SimTime::us(1000)) << "Coyote's first timeout is 1 ms";
   EXPECT_EQ(w.inbound.size(), 1u);
-}
-
-// Coyote's retransmitter resends only the head of a queue pair's list on a timer event (timeout_resend oldest): the
-// last three packets of a write lost once cost three timeouts, one packet each; go-back-N (all) resends the three
-// after one timeout. Either way each packet is sent twice and the write completes.
-TEST(RoceWrite, ATimeoutResendsTheOldestPacketOnlyAsCoyotesRetransmitterDoes)
-{
-  for (auto mode : {TimeoutResend::Oldest, TimeoutResend::All}) {
-    RoceConfig c;
-    c.timeout_resend = mode;
-    Wire2 w(c);
-    std::set<Psn> dropped;
-    w.drop_request = [&](const RequestPacket& p) { return p.psn >= 1 && dropped.insert(p.psn).second; };
-    w.post(Verb::Write, 4 * 4096, 1);
-    w.run();
-    const bool oldest = mode == TimeoutResend::Oldest;
-    ASSERT_EQ(w.completions.size(), 1u);
-    EXPECT_EQ(w.completions[0].status, Status::Success);
-    EXPECT_EQ(w.req.counters().timeouts, oldest ? 3u : 1u);
-    ASSERT_EQ(w.sent_requests.size(), 7u);
-    for (std::size_t i = 4; i < 7; ++i) // the resends, in order
-      EXPECT_EQ(w.sent_requests[i].psn, static_cast<Psn>(i - 3));
-    // Each timeout is the first one again: an ACK of progress resets the count (625 us at 250 MHz).
-    EXPECT_GE(w.completed_at[0], SimTime::us(oldest ? 3 * 625 : 625));
-    EXPECT_LT(w.completed_at[0], SimTime::us(oldest ? 3 * 625 + 20 : 625 + 20));
-    EXPECT_EQ(w.placed_bytes.at(0x8000 + 3 * 4096), 4096u); // the last packet placed once
-  }
-}
-
-// Under random loss of requests and acknowledgements (10 % each way), either way of resending completes every write
-// in order (each loss recovered by a NAK or a timeout; no run of retry_limit + 1 timeouts without progress).
-TEST(RoceWrite, EitherTimeoutResendRecoversFromRandomLossBothWays)
-{
-  for (auto mode : {TimeoutResend::Oldest, TimeoutResend::All})
-    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-      RoceConfig c;
-      c.timeout_resend = mode;
-      Wire2 w(c);
-      std::uint64_t x = seed * 0x9E3779B97F4A7C15ull;
-      auto lost       = [&x] {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        return x % 10 == 0;
-      };
-      w.drop_request  = [&](const RequestPacket&) { return lost(); };
-      w.drop_response = [&](const Wire&) { return lost(); };
-      for (std::uint64_t id = 1; id <= 6; ++id)
-        w.post(Verb::Write, 5 * 4096 + 100, id, 0x1000, 0x100000 * id);
-      w.run(SimTime::us(1e7));
-      ASSERT_EQ(w.completions.size(), 6u) << static_cast<int>(mode) << " seed " << seed;
-      for (std::size_t i = 0; i < 6; ++i)
-        EXPECT_EQ(w.completions[i].status, Status::Success)
-            << static_cast<int>(mode) << " seed " << seed << ": " << describe_failure(w.completions[i]);
-    }
-}
-
-// A NAK goes back N whatever timeout_resend says: packet 1 of 4 lost, packet 2 refused out of order and NAKed; the
-// requester resends 1, 2 and 3 without a timeout.
-TEST(RoceWrite, ANakGoesBackNWhenTimeoutsResendTheOldestOnly)
-{
-  RoceConfig c;
-  c.timeout_resend = TimeoutResend::Oldest;
-  Wire2 w(c);
-  bool dropped = false;
-  w.drop_request = [&](const RequestPacket& p) { return p.psn == 1 && !std::exchange(dropped, true); };
-  w.post(Verb::Write, 4 * 4096, 1);
-  w.run();
-  ASSERT_EQ(w.completions.size(), 1u);
-  EXPECT_EQ(w.completions[0].status, Status::Success);
-  EXPECT_EQ(w.req.counters().timeouts, 0u);
-  EXPECT_LT(w.completed_at[0], SimTime::us(100));
-  // 0, 1 (lost), 2 (refused: the NAK comes back before 3 leaves), then 1, 2, 3.
-  ASSERT_EQ(w.sent_requests.size(), 6u);
-  EXPECT_EQ(w.sent_requests[3].psn, 1u);
-  EXPECT_EQ(w.sent_requests[5].psn, 3u);
 }
 
 TEST(RoceWrite, RetryLimitFailsTheQueuePairWithAnError)
@@ -304,8 +227,8 @@ TEST(RoceWrite, RetryLimitFailsTheQueuePairWithAnError)
   EXPECT_EQ(w.completions[1].status, Status::Flushed);
   EXPECT_EQ(w.req.counters().timeouts, 4u);
   EXPECT_EQ(w.req.state(), Requester::State::Error);
-  // Timeouts escalate 0.625 ms, 3.125 ms, 6.25 ms, 6.25 ms (Coyote's 1, 5, 10 ms at 250 MHz).
-  EXPECT_GE(w.now, SimTime::us(16250));
+  // Timeouts escalate 1 ms, 5 ms, 10 ms, 10 ms.
+  EXPECT_GE(w.now, SimTime::us(26000));
   Actions acts;
   w.req.post(WorkRequest{3, Verb::Write, 0, 0, 8, 3}, w.now, acts);
   ASSERT_EQ(acts.size(), 1u);
@@ -808,7 +731,6 @@ TEST(RoceWrite, ARetransmissionOvertakenAgainWaitsForTheTimeoutUnderGoBackN)
   // again, so the retransmitted 1-2 are dropped silently (that NAK is already sent); the late PSN 0 fills the gap and
   // is acknowledged. Nothing is lost, yet nothing asks for PSNs 1-2 again: only the transport timer does.
   RoceConfig cfg;
-  cfg.timeout_resend = TimeoutResend::All; // the hosts' NICs
   Requester req(cfg, 2, 0);
   Responder rsp(cfg, 1, 0);
   SimTime now;
