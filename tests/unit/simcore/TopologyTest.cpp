@@ -75,6 +75,10 @@ TEST(Topology, LeafSpineWithParallelUplinks)
     EXPECT_NE(what.find("/platform/topology/leaf_spine/oversubscription"), std::string::npos) << what;
     EXPECT_NE(what.find("whole cables give 4:1 (1 per spine) or 2:1 (2)"), std::string::npos) << what;
   }
+  c.leaf_spine.hosts_per_leaf   = 4;
+  c.leaf_spine.spines           = 3;
+  c.leaf_spine.oversubscription = 1.333; // 4/3 as typed: one cable per spine
+  EXPECT_EQ(boost::num_edges(make(c).graph()), 20u + 5 * 3 * 1);
 }
 
 TEST(Topology, FatTree)
