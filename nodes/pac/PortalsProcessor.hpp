@@ -88,16 +88,7 @@ struct PortalsConfig {
   }
   /// Why the engine the nodes run has no costs of its own ("": it has): every engine's defaults are the same
   /// placeholders, so a run on them would time PAC as software and the comparison the workloads exist for says 1.0x.
-  std::string engine_problem() const
-  {
-    if (!(of(engine) == PortalsProcessorConfig{}))
-      return {};
-    static constexpr const char* names[] = {"pac", "arm_a9", "e8400"};
-    return std::string("node.portals.") + names[static_cast<int>(engine)] +
-           " has no costs of its own (the defaults are the same placeholders for every engine: 1 GHz, 1000 cycles a "
-           "command, 20 an entry): run on a preset that gives them (pac-32, pac-128 and their -ovp forms, from the "
-           "PAC paper) or set node.portals." + names[static_cast<int>(engine)];
-  }
+  std::string engine_problem() const; // (below: it names the engine's section by its enum name)
   template <class V> void describe(V& v)
   {
     v.field("engine", engine, "who runs Portals on the nodes: pac (the accelerator), arm_a9 or e8400 (software)");
@@ -173,4 +164,19 @@ template <> struct EnumNames<nodes::PortalsFabricKind> {
                                    std::pair{nodes::PortalsFabricKind::Network, "network"},
                                    std::pair{nodes::PortalsFabricKind::Untimed, "untimed"}};
 };
+} // namespace nafsim::config
+
+namespace nafsim::nodes {
+inline std::string PortalsConfig::engine_problem() const
+{
+  if (!(of(engine) == PortalsProcessorConfig{}))
+    return {};
+  const std::string section = std::string("node.portals.") + config::enum_name(engine); // its section is its name
+  return section + " has no costs of its own (the defaults are the same placeholders for every engine: 1 GHz, 1000 "
+                   "cycles a command, 20 an entry): run on a preset that gives them (pac-32, pac-128 and their -ovp "
+                   "forms, from the PAC paper) or set " + section;
+}
+} // namespace nafsim::nodes
+
+namespace nafsim::config {
 } // namespace nafsim::config

@@ -13,14 +13,16 @@ namespace {
 ProgramOpKind collective_kind(const Ctx& c, unsigned r, const pb::Node& n)
 {
   auto t = int_attr(n, "comm_type");
-  if (auto const* a = attr(n, "comm_type"); a && a->value_case() == pb::AttributeProto::kBoolVal)
-    t.reset(); // (int_attr reads a bool as 0 or 1: not a type)
-  if (auto const* a = attr(n, "comm_type"); a && !t) { // its name (ALL_REDUCE, ...), or another kind: an error
-    pb::CollectiveCommType v{};
-    if (a->value_case() != pb::AttributeProto::kStringVal || !pb::CollectiveCommType_Parse(a->string_val(), &v))
-      throw node_error(c, r, n, "comm_type",
-                       "a collective's type is a CollectiveCommType: its number (0-9) or its name (ALL_REDUCE, ...)");
-    t = v;
+  if (auto const* a = attr(n, "comm_type")) {
+    if (a->value_case() == pb::AttributeProto::kBoolVal)
+      t.reset(); // (int_attr reads a bool as 0 or 1: not a type)
+    if (!t) { // its name (ALL_REDUCE, ...), or another kind: an error
+      pb::CollectiveCommType v{};
+      if (a->value_case() != pb::AttributeProto::kStringVal || !pb::CollectiveCommType_Parse(a->string_val(), &v))
+        throw node_error(c, r, n, "comm_type",
+                         "a collective's type is a CollectiveCommType: its number (0-9) or its name (ALL_REDUCE, ...)");
+      t = v;
+    }
   }
   if (!t) {
     // Chakra's converter types a collective by its kernel's name; a node that lost its comm_type is typed the same
