@@ -85,7 +85,8 @@ CcloLink connectionless_link(const FpgaNodeConfig& fpga, LantNi& nref)
   return link;
 }
 
-/// The CCLO's link over its node's engine (RoCE, TCP, UDP): each transfer posted on the node's connection to the peer.
+/// The CCLO's link over its node's engine (RoCE, TCP, UDP): each transfer posted on the node's connection to the peer
+/// (over TCP the session this rank opened to it: ACCL's openCon, tcp_path.md section 1).
 CcloLink engine_link(Cluster& c, const FpgaNodeConfig& fpga, FpgaNode& n, std::size_t i)
 {
   CcloLink link;
@@ -94,7 +95,7 @@ CcloLink engine_link(Cluster& c, const FpgaNodeConfig& fpga, FpgaNode& n, std::s
     if (fpga.transport == Transport::Roce)
       n.poe().post_send(c.connection(i, peer), wr, std::move(source), std::move(accepted));
     else if (fpga.transport == Transport::Tcp)
-      n.tcp()->post_send(c.connection(i, peer), wr, std::move(source), std::move(accepted));
+      n.tcp()->post_send(c.own_connection(i, peer), wr, std::move(source), std::move(accepted));
     else
       n.transport().post_send(c.connection(i, peer), wr, std::move(source));
   };
@@ -137,6 +138,25 @@ Cclo& cclo_of(Cluster& c, std::size_t i)
     n.cclo()->start();
   }
   return *n.cclo();
+}
+
+void check_communicator(const Cluster& c, const std::vector<net::HostId>& hosts)
+{
+  auto const ranks = hosts.size();
+  for (net::HostId h : hosts) {
+    const FpgaNode& n = c.at<FpgaNode>(h);
+    if (n.config().transport == Transport::Tcp && ranks > 1) {
+      auto const need = 2 * (ranks - 1), have = std::size_t{n.config().tcp.max_sessions};
+      if (need > have)
+        throw config::ConfigError(
+            "", n.config_path() + "/tcp/max_sessions",
+            fmt::format("a communicator of {} CCLO ranks over TCP holds {} sessions on each FPGA (ACCL's openCon opens "
+                        "one from every rank to every other and accepts the peer's: two per pair), more than the {} "
+                        "the stack holds: use at most {} ranks, or raise max_sessions (the stack's "
+                        "TCP_STACK_MAX_SESSIONS build setting; ACCL+ section 4.3: 1,000)",
+                        ranks, need, have, have / 2 + 1));
+    }
+  }
 }
 
 } // namespace nafsim::nodes

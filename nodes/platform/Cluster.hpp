@@ -70,6 +70,11 @@ public:
   /// MPI's): a queue pair over RoCE, a session over TCP (opened with its peer on first use), the
   /// peer's number over UDP.
   QpId connection(std::size_t from, std::size_t to);
+  /// The connection `from` sends to `to` on when each end opens its own (ACCL's openCon: every rank opens a TCP
+  /// session to every other, sends on the one it opened and receives on the peer's, so a pair holds two, each
+  /// carrying one direction's data and the other's pure ACKs): over TCP a session opened for this direction alone;
+  /// over RoCE and UDP what connection() gives.
+  QpId own_connection(std::size_t from, std::size_t to);
   /// The TCP / UDP engine of position `i`, if it runs one.
   const TcpPoe* tcp(std::size_t i) const;
   const UdpPoe* udp(std::size_t i) const;
@@ -106,6 +111,8 @@ private:
   }
   /// A new queue pair: its numbers on `from` and on `to`.
   std::pair<QpId, QpId> add_qp_pair(std::size_t from, std::size_t to);
+  /// A new TCP session between `from` and `to`: its numbers on `from` and on `to` (a config error at max_sessions).
+  std::pair<QpId, QpId> open_sessions(std::size_t from, std::size_t to);
   PlatformConfig cfg_;
   Scheduler& sched_;
   std::uint64_t seed_;
@@ -119,6 +126,8 @@ private:
   // cost 2 % of a 256-rank all-to-all in cache misses).
   // (positions are below 2^16: topology.hosts' limit)
   static std::uint64_t pair_key(std::size_t from, std::size_t to) { return std::uint64_t{from} << 32 | to; }
+  /// own_connection's sessions: keyed apart from connection()'s (positions are below 2^16).
+  static std::uint64_t own_key(std::size_t from, std::size_t to) { return pair_key(from, to) | std::uint64_t{1} << 63; }
   FlatIndex qps_;
   FlatIndex sessions_;
   std::string transport_report() const;

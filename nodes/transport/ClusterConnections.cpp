@@ -46,6 +46,25 @@ QpId Cluster::connection(std::size_t from, std::size_t to)
   }
   if (const std::uint32_t q = sessions_.find(pair_key(from, to)); q != FlatIndex::kNone)
     return q;
+  auto [sa, sb] = open_sessions(from, to);
+  sessions_.set(pair_key(from, to), sa);
+  sessions_.set(pair_key(to, from), sb);
+  return sa;
+}
+
+QpId Cluster::own_connection(std::size_t from, std::size_t to)
+{
+  if (transport_kind(from) != Transport::Tcp || transport_kind(to) != Transport::Tcp)
+    return connection(from, to);
+  if (const std::uint32_t q = sessions_.find(own_key(from, to)); q != FlatIndex::kNone)
+    return q;
+  QpId sa = open_sessions(from, to).first;
+  sessions_.set(own_key(from, to), sa);
+  return sa;
+}
+
+std::pair<QpId, QpId> Cluster::open_sessions(std::size_t from, std::size_t to)
+{
   TcpPoe& ta = *nodes_[from]->tcp();
   TcpPoe& tb = *nodes_[to]->tcp();
   QpId sa = 0, sb = 0;
@@ -60,9 +79,7 @@ QpId Cluster::connection(std::size_t from, std::size_t to)
                                           "max_sessions or use fewer ranks",
                                           e.what()));
   }
-  sessions_.set(pair_key(from, to), sa);
-  sessions_.set(pair_key(to, from), sb);
-  return sa;
+  return {sa, sb};
 }
 
 std::string Cluster::transport_report() const

@@ -123,7 +123,8 @@ struct TcpConfig {
     v.field("out_of_order", out_of_order,
             "keep segments that arrive beyond a hole (the stack's optional out-of-order processing); otherwise "
             "they are dropped and the sender goes back to the hole");
-    v.field("max_sessions", max_sessions, "connections the engine holds (the hardware stack: 1,000)",
+    v.field("max_sessions", max_sessions, "connections the engine holds (the hardware stack: 1,000; the CCLO's communicator of N ranks "
+            "opens 2 (N - 1), MPI's N - 1)",
             config::Limits::between(1, 1 << 20));
     v.field("initial_window", initial_window, "congestion window of a new session, in segments (RFC 6928; no restart after idle is modeled)",
             config::Limits::between(1, 1 << 16));

@@ -87,6 +87,23 @@ TEST(TcpTransport, RendezvousIsRefusedClearlyAndSessionsAreLimited)
   ASSERT_FALSE(few.ok);
   EXPECT_EQ(few.error_kind, "config");
   EXPECT_NE(few.error.find("/platform/node/fpga/tcp/max_sessions"), std::string::npos) << few.error;
+
+  // ACCL's openCon opens two sessions per pair when the communicator is built, whatever the collective then uses:
+  // 4 ranks need 6 sessions on each FPGA, so 5 are refused even for a broadcast that would open only 3.
+  auto bcast = [](unsigned sessions) {
+    return run_scenario_isolated(fmt::format(
+        R"({{"platform": {{"preset": "accl-xrt-u55c", "node": {{"fpga": {{"tcp": {{"max_sessions": {}}}}}}}}},
+            "workload": {{"kind": "collective", "collective": "bcast", "ranks": 4, "sizes": ["1KiB"]}}}})",
+        sessions));
+  };
+  auto five = bcast(5);
+  ASSERT_FALSE(five.ok);
+  EXPECT_EQ(five.error_kind, "config");
+  EXPECT_NE(five.error.find("/platform/node/fpga/tcp/max_sessions"), std::string::npos) << five.error;
+  EXPECT_NE(five.error.find("4 CCLO ranks over TCP holds 6 sessions"), std::string::npos) << five.error;
+  EXPECT_NE(five.error.find("use at most 3 ranks"), std::string::npos) << five.error;
+  auto six = bcast(6);
+  EXPECT_TRUE(six.ok) << six.error;
 }
 
 TEST(UdpTransport, DeliversWhenNothingIsLost)

@@ -124,6 +124,8 @@ void ChakraStream::start(nodes::Cluster& c)
   trace_ = std::make_unique<ProgramTrace>(c.trace(), std::move(pids));
   totals_.assign(ctx_.ranks, {});
   calls_made_.assign(ctx_.ranks, {});
+  if (!mpi_)
+    nodes::check_communicator(c, hosts_);
   for (unsigned r = 0; r < ctx_.ranks; ++r) {
     if (mpi_)
       nodes::mpi_of(c, hosts_[r]);

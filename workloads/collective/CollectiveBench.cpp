@@ -358,6 +358,7 @@ void CollectiveBench::start(nodes::Cluster& c)
     }
   unsigned participants = cfg_.collective == BenchOp::Nop ? 1 : cfg_.ranks;
   results_.assign(sizes_.size() * cfg_.iterations, std::vector<nodes::CcloResult>(participants));
+  nodes::check_communicator(c, comm_);
   for (unsigned r = 0; r < participants; ++r) {
     nodes::cclo_of(c, comm_[r]);
     c.scheduler().spawn(fmt::format("bench-rank-{}", r), c.at<nodes::FpgaNode>(comm_[r]).host(),

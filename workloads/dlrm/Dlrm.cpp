@@ -93,6 +93,7 @@ void Dlrm::start(nodes::Cluster& c)
   done_at_.assign(total(), SimTime{});
   done_cause_.assign(total(), 0);
   sched_ = &c.scheduler();
+  nodes::check_communicator(c, hosts_);
   for (unsigned n = 0; n < plan_.nodes.size(); ++n) {
     nodes::cclo_of(c, hosts_[n]);
     for (unsigned j = 0; j < plan_.nodes[n].ops.size(); ++j)

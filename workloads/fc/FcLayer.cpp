@@ -93,6 +93,8 @@ void FcLayer::start(nodes::Cluster& c)
       samples_.push_back(std::move(s));
     }
   }
+  if (accl)
+    nodes::check_communicator(c, comm_);
   for (unsigned r = 0; r < cfg_.ranks; ++r) {
     if (accl)
       nodes::cclo_of(c, comm_[r]);

@@ -131,6 +131,8 @@ void Program::start(nodes::Cluster& c)
     for (std::size_t j = 0; j < o.runs.size(); ++j)
       mine_[o.runs[j]].emplace_back(o.index, j);
   }
+  if (!mpi_)
+    nodes::check_communicator(c, hosts_);
   for (unsigned r = 0; r < pc.ranks; ++r) {
     if (mpi_)
       nodes::mpi_of(c, hosts_[r]);

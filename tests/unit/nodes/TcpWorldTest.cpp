@@ -141,6 +141,34 @@ TEST(TcpWorld, ADelayedAckThatASegmentCarriedLeavesNoTimerBehind)
   EXPECT_GT(lone_end - lone, SimTime::us(40)) << "a lone segment's ACK waits for the delay";
 }
 
+TEST(TcpWorld, EachRankSendsOnTheSessionItOpenedAndAcksOnItsPeers)
+{
+  // ACCL's openCon: every rank opens a session to every other and sends on it, receiving on the one its peer opened
+  // (tcp_path.md section 1). In a 2-rank allreduce both ranks send to each other: each FPGA holds two sessions, one
+  // carrying only its data out (nothing comes back on it to acknowledge), the other only its ACKs of the peer's data
+  // (an ACK cannot ride the reverse data, which leaves on the other session).
+  NodeWorld w(platform(""));
+  const std::uint64_t n = 256;
+  std::vector<nodes::CcloCall> calls{w.call(Collective::AllReduce, 2, 0, n), w.call(Collective::AllReduce, 2, 1, n)};
+  w.fill_inputs(calls, n);
+  for (auto const& r : w.run(calls))
+    EXPECT_EQ(r.error, "");
+  for (std::size_t node = 0; node < 2; ++node) {
+    auto const& tcp = *w.cluster().tcp(node);
+    ASSERT_EQ(tcp.session_count(), 2u) << "node " << node;
+    unsigned data_only = 0, acks_only = 0;
+    for (nodes::QpId s = 0; s < 2; ++s) {
+      auto const& c = tcp.connection(s).counters();
+      if (c.segments_sent > 0 && c.acks_sent == 0)
+        ++data_only;
+      if (c.acks_sent > 0 && c.segments_sent == 0) // segments_sent counts data segments
+        ++acks_only;
+    }
+    EXPECT_EQ(data_only, 1u) << "node " << node;
+    EXPECT_EQ(acks_only, 1u) << "node " << node;
+  }
+}
+
 TEST(TcpWorld, AWindowReopenedByAConsumerThatThenStallsIsAnnounced)
 {
   // 256 KiB from rank 1 to rank 0 through Rx buffers of 256 B (the preset's count): the receiver's recv() takes the
