@@ -8,8 +8,8 @@ Connection::Connection(const TcpConfig& cfg)
     : cfg_(cfg)
     , mss_(cfg.mss())
     , peer_window_(cfg.max_window()) // both ends run the same engine: the peer's first window is its buffer
-    , cwnd_(cfg.initial_window * cfg.mss())
-    , ssthresh_(UINT64_MAX)
+    , cwnd_(cfg.initial_cwnd.count ? cfg.initial_cwnd.count : cfg.initial_window * cfg.mss())
+    , ssthresh_(cfg.ssthresh.count ? cfg.ssthresh.count : UINT64_MAX)
     , rto_(cfg.rto_after(0, cfg.rto_initial))
 {
 }
@@ -128,6 +128,24 @@ void Connection::on_segment(const Segment& s, SimTime now, Actions& out, bool ta
   on_data(s, now, out, take_data);
 }
 
+void Connection::grow_cwnd(std::uint64_t acked)
+{
+  // Slow start: RFC 5681 grows by what the ACK covers (at most a segment) while cwnd < ssthresh; a fixed increment
+  // (the hardware stack's MSS whatever the ACK covers) only while the window stays within ssthresh, as the stack
+  // tests cwnd <= ssthresh - MSS (rx_engine.cpp 1057-1064).
+  const std::uint64_t step = cfg_.cwnd_increment.count;
+  if (step ? cwnd_ <= ssthresh_ - std::min(ssthresh_, step) : cwnd_ < ssthresh_) {
+    cwnd_ += step ? step : std::min(acked, mss_);
+    return;
+  }
+  // Congestion avoidance: RFC 5681's MSS x MSS / cwnd per ACK, or a fixed increment (the stack's 365 B), while cwnd
+  // is within cwnd_max (the stack tests before it adds, so cwnd may end a step above it).
+  if (cfg_.cwnd_max.count && cwnd_ > cfg_.cwnd_max.count)
+    return;
+  cwnd_ += cfg_.avoidance_increment.count ? cfg_.avoidance_increment.count
+                                          : std::max<std::uint64_t>(1, mss_ * mss_ / cwnd_);
+}
+
 void Connection::on_ack(const Segment& s, SimTime now, Actions& out)
 {
   // Sending half: the acknowledgement and the window the segment carries.
@@ -140,12 +158,8 @@ void Connection::on_ack(const Segment& s, SimTime now, Actions& out)
     dupacks_            = 0;
     retries_            = 0;
     rto_                = cfg_.rto_after(0, cfg_.rto_initial);
-    if (cfg_.congestion_control) {
-      if (cwnd_ < ssthresh_)
-        cwnd_ += cfg_.cwnd_increment.count ? cfg_.cwnd_increment.count : std::min(acked, mss_); // slow start
-      else
-        cwnd_ += std::max<std::uint64_t>(1, mss_ * mss_ / cwnd_); // congestion avoidance
-    }
+    if (cfg_.congestion_control)
+      grow_cwnd(acked);
     peer_window_ = s.window;
     out.emplace_back(Acked{snd_una_});
     if (snd_una_ < snd_max_)

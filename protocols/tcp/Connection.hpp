@@ -117,6 +117,8 @@ public:
 private:
   /// on_segment's sending half: the acknowledgement and the window the segment carries.
   void on_ack(const Segment& s, SimTime now, Actions& out);
+  /// A new ACK's growth of the congestion window (slow start, then congestion avoidance up to cwnd_max).
+  void grow_cwnd(std::uint64_t acked);
   /// on_segment's receiving half: the segment's data (if any) and how it is answered.
   void on_data(const Segment& s, SimTime now, Actions& out, bool take_data);
   /// Bytes [seq, end) beyond a hole, merged into the held ranges.

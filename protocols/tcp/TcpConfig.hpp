@@ -31,6 +31,10 @@ struct TcpConfig {
   bool write_within_window = false;
   SimTime delayed_ack{};
   Bytes cwnd_increment{0};
+  Bytes initial_cwnd{0};
+  Bytes ssthresh{0};
+  Bytes avoidance_increment{0};
+  Bytes cwnd_max{0};
   Bytes retransmit_window{0};
   Bytes rx_fifo{0};
   Bytes rx_fifo_min_free{24000};
@@ -57,6 +61,9 @@ struct TcpConfig {
     for (std::size_t i = 0; i < rto_steps.size(); ++i)
       if (rto_steps[i] <= SimTime::zero())
         return {"rto_steps/" + std::to_string(i), "a retransmission timeout must be longer than 0 (e.g. \"625ms\")"};
+    if (initial_cwnd.count > 0 && initial_window != TcpConfig{}.initial_window)
+      return {"initial_window", "set initial_cwnd (bytes) or initial_window (segments), not both: initial_cwnd "
+                                "replaces initial_window; set initial_cwnd to 0 to use segments"};
     if (rto_max < rto_initial)
       return {"rto_max", "the ceiling of the retransmission timeout (" + format_time(rto_max) +
                              ") is below its first value rto_initial (" + format_time(rto_initial) +
@@ -99,6 +106,20 @@ struct TcpConfig {
     v.field("cwnd_increment", cwnd_increment,
             "slow start: bytes the congestion window grows per new ACK (the hardware stack: one 4096 B MSS whatever "
             "the ACK covers); 0: the bytes it acknowledges, at most one segment (RFC 5681)");
+    v.field("initial_cwnd", initial_cwnd,
+            "congestion window of a new session in bytes, in place of initial_window's segments (the hardware "
+            "stack: 14,600 B, its 10 x 1460 whatever the MSS); 0: initial_window segments");
+    v.field("ssthresh", ssthresh,
+            "slow-start threshold of a new session (the hardware stack: 0xFFFF = 65,535 B); with cwnd_increment "
+            "the window grows by it only while it stays within ssthresh (cwnd <= ssthresh - increment, the stack's "
+            "test); 0: none until a loss sets one");
+    v.field("avoidance_increment", avoidance_increment,
+            "congestion avoidance: bytes the window grows per new ACK beyond slow start (the hardware stack: 365 B); "
+            "0: MSS x MSS / cwnd (RFC 5681)");
+    v.field("cwnd_max", cwnd_max,
+            "congestion avoidance grows the window only while it is at most this (the hardware stack's "
+            "CONGESTION_WINDOW_MAX, its buffer less 2,048 B: 63,488 B without window scaling); 0: no limit but "
+            "the peer's window");
     v.field("retransmit_window", retransmit_window,
             "the congestion window after any retransmission, a timeout's or a fast one's (the hardware stack: "
             "its initial 14,600 B); 0: RFC 5681 (one segment after a timeout, ssthresh after a fast retransmit)");

@@ -385,6 +385,39 @@ TEST(Tcp, SlowStartGrowsByTheConfiguredIncrementPerAck)
   }
 }
 
+TEST(Tcp, TheHardwareStacksWindowStopsGrowingAboveCongestionWindowMax)
+{
+  // fpga-network-stack (tcp_path.md section 2; rx_engine.cpp 1057-1064): from 14,600 B the window grows by 4,096 B
+  // per new ACK while cwnd <= 0xFFFF - 4,096, so twelve ACKs take it to 63,752 B; beyond slow start it grows by 365 B
+  // only while cwnd <= CONGESTION_WINDOW_MAX (63,488 B), which it already exceeds: it stays there, below the peer's
+  // 65,535 B window. Without the maximum, congestion avoidance goes on adding 365 B per ACK.
+  for (std::uint64_t max : {63488ULL, 0ULL}) {
+    TcpConfig cfg;
+    cfg.packet              = Bytes{1576};
+    cfg.window_scaling      = false;
+    cfg.tx_buffer           = Bytes{65536};
+    cfg.rx_buffer           = Bytes{65536};
+    cfg.initial_cwnd        = Bytes{14600};
+    cfg.ssthresh            = Bytes{65535};
+    cfg.cwnd_increment      = Bytes{4096};
+    cfg.avoidance_increment = Bytes{365};
+    cfg.cwnd_max            = Bytes{max};
+    Pair p(cfg);
+    EXPECT_EQ(p.c[0].cwnd(), 14600u);
+    p.write(0, 1 << 20);
+    p.run();
+    EXPECT_EQ(p.delivered[1], 1u << 20);
+    if (max)
+      EXPECT_EQ(p.c[0].cwnd(), 14600u + 12 * 4096);
+    else
+      EXPECT_GT(p.c[0].cwnd(), 14600u + 12 * 4096 + 10 * 365);
+  }
+  TcpConfig both;
+  both.initial_cwnd   = Bytes{14600};
+  both.initial_window = 4;
+  EXPECT_EQ(both.check().field, "initial_window") << "initial_cwnd replaces initial_window: setting both is refused";
+}
+
 // The hardware stack resets its congestion window to 14,600 B after any retransmission (tcp_path.md, Congestion
 // control: tx_sar_table.cpp 95), where RFC 5681 goes to one segment after a timeout and to ssthresh after a fast
 // retransmit.
