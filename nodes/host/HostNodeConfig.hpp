@@ -88,6 +88,13 @@ struct HostNodeConfig {
   BitsPerSecond socket_copy_rate{1e15}; // the top of the accepted range: copies cost nothing (8 ns per MiB)
   MpiConfig mpi;
   CpuComputeConfig compute;
+  config::FieldProblem check() const
+  {
+    if (tcp.tx_bypass)
+      return {"tcp/tx_bypass", "the kernel TCP stack sends from its socket buffers, which the NIC reads over PCIe: "
+                               "tx_bypass is the FPGA stack's (platform.node.fpga.tcp); set it to false here"};
+    return {};
+  }
   template <class V> void describe(V& v)
   {
     v.field("transport", transport,

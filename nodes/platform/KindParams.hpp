@@ -37,6 +37,9 @@ public:
     if (held_)
       held_->describe(v);
   }
+  /// The section's own cross-field check (its struct's check(), when it has one), run by the parser as every config
+  /// struct's is once its fields are read.
+  config::FieldProblem check() const { return held_ ? held_->check() : config::FieldProblem{}; }
   /// The section as the kind that registered it made it (T is that kind's config struct; a logic error if not).
   template <class T> const T& as() const { return held<T>().value; }
   template <class T> T& as() { return const_cast<Held<T>&>(std::as_const(*this).held<T>()).value; }
@@ -49,6 +52,7 @@ private:
     virtual void describe(config::Reader&)        = 0;
     virtual void describe(config::Writer&)        = 0;
     virtual void describe(config::Lister&)        = 0;
+    virtual config::FieldProblem check() const    = 0;
   };
   template <class T> struct Held final : Base {
     explicit Held(T v) : value(std::move(v)) {}
@@ -57,6 +61,13 @@ private:
     void describe(config::Reader& v) override { value.describe(v); }
     void describe(config::Writer& v) override { value.describe(v); }
     void describe(config::Lister& v) override { value.describe(v); }
+    config::FieldProblem check() const override
+    {
+      if constexpr (config::SelfChecked<T>)
+        return value.check();
+      else
+        return {};
+    }
     T value;
   };
   template <class T> const Held<T>& held() const

@@ -31,7 +31,7 @@ SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, Sim
   if (seg.seq + seg.len <= ss.max_sent) // a retransmission: from the transmit buffer
     return read_back(now);
   // First transmission: the application's bytes go into the transmit buffer (on a host: the kernel
-  // copies them from the user buffer), then out of it.
+  // copies them from the user buffer), then out of it, or (tx_bypass) out beside it.
   SimTime in = now;
   for (auto const& r : ss.tx) {
     std::uint64_t a = std::max(seg.seq, r.head.start), b = std::min(seg.seq + seg.len, r.head.start + r.head.bytes);
@@ -61,7 +61,9 @@ SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, Sim
   ss.max_sent = std::max(ss.max_sent, seg.seq + seg.len);
   if (host)
     return read_back(in);
-  return read_back(memory_.write_done(Engine::TxBufWrite, in, slot, Bytes{seg.len}));
+  const SimTime stored = memory_.write_done(Engine::TxBufWrite, in, slot, Bytes{seg.len});
+  // tx_bypass: the segment leaves from the application's stream; the buffer's copy serves retransmissions only.
+  return cfg_.tx_bypass ? in : read_back(stored);
 }
 
 void TcpPoe::cancel_delayed_ack(Session& ss)

@@ -29,6 +29,7 @@ struct TcpConfig {
   BitsPerSecond app_rate{128e9};
   bool segment_per_write   = false;
   bool write_within_window = false;
+  bool tx_bypass           = false;
   SimTime delayed_ack{};
   Bytes cwnd_increment{0};
   Bytes initial_cwnd{0};
@@ -99,6 +100,11 @@ struct TcpConfig {
             "true: the stack accepts a write only when the send window (min of congestion and peer window, less "
             "the bytes unacknowledged) has room for it, so a write goes out at once (the hardware stack's "
             "application interface); false: writes fill the transmit buffer and wait there for the window");
+    v.field("tx_bypass", tx_bypass,
+            "a segment's first transmission leaves from the application's data stream while a copy is written to "
+            "the transmit buffer for retransmissions (the hardware stack with TCP_NODELAY: tx_app_stream_if.cpp "
+            "313-318, tx_engine.cpp 1735-1741); false: written to the buffer and read back from it (an FPGA "
+            "engine only: a host's NIC reads the kernel's socket buffers)");
     v.field("delayed_ack", delayed_ack,
             "an in-order data segment is acknowledged with the next one (an ACK every second segment) or, alone, "
             "after this delay; a segment out of order or dropped is acknowledged at once (the hardware stack's "

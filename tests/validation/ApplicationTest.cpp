@@ -107,7 +107,7 @@ TEST(Dlrm, Fig15PartitionMovesThePapersMessages)
 // Every latency probe alike, whatever their number: a node's operations ready at one instant reach its CCLO in its
 // program's order (the slice's receive before the partials'). They took turns: the probes alternated 40.140 and
 // 46.245 us, and the reported mean moved with latency_probes (1: 40.140, 3: 42.175, 10: 43.193). (38.510 us since the
-// XRT preset's FPGAs share one switch.)
+// XRT preset's FPGAs share one switch; 33.453 us since TCP segments leave by the stack's bypass, tcp.tx_bypass.)
 TEST(Dlrm, EveryLatencyProbeTakesTheSameTime)
 {
   for (const char* probes : {"1", "4"}) {
@@ -117,7 +117,7 @@ TEST(Dlrm, EveryLatencyProbeTakesTheSameTime)
     for (auto const& r : run.tables.at("dlrm").rows)
       if (r.at("phase") == "latency")
         latencies.insert(r.at("latency_us"));
-    EXPECT_EQ(latencies, (std::set<std::string>{"38.5095"})) << probes << " probe(s)";
+    EXPECT_EQ(latencies, (std::set<std::string>{"33.4531"})) << probes << " probe(s)";
   }
 }
 
