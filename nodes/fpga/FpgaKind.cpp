@@ -18,7 +18,12 @@ void check_fpga_frames(const PlatformConfig& cfg)
   auto const& f   = fpga_config(cfg.node);
   switch (f.transport) {
     case Transport::Roce: check_roce_frame(eth, f.rdma, "/platform/node/fpga"); break;
-    case Transport::Tcp: check_frame(eth, f.tcp.packet.count, "a TCP segment", "/platform/node/fpga/tcp/packet"); break;
+    case Transport::Tcp:
+      check_frame(eth, f.tcp.packet.count, "a TCP segment", "/platform/node/fpga/tcp/packet");
+      if (f.tcp.loss_recovery == tcp::LossRecovery::Toe)
+        check_frame(eth, f.tcp.headers.count + f.tcp.rt_segment(), "a retransmitted TCP segment",
+                    "/platform/node/fpga/tcp/retransmit_segment");
+      break;
     case Transport::Udp: check_frame(eth, f.udp.packet.count, "a UDP datagram", "/platform/node/fpga/udp/packet"); break;
     case Transport::Connectionless: {
       auto const& t = f.connectionless.transport;

@@ -93,6 +93,9 @@ struct HostNodeConfig {
     if (tcp.tx_bypass)
       return {"tcp/tx_bypass", "the kernel TCP stack sends from its socket buffers, which the NIC reads over PCIe: "
                                "tx_bypass is the FPGA stack's (platform.node.fpga.tcp); set it to false here"};
+    if (tcp.loss_recovery == tcp::LossRecovery::Toe)
+      return {"tcp/loss_recovery", "toe is the FPGA stack's loss recovery (platform.node.fpga.tcp); the kernel TCP "
+                                   "stack goes back to the first unacknowledged byte: set go-back-n here"};
     return {};
   }
   template <class V> void describe(V& v)

@@ -35,6 +35,9 @@ std::optional<Connection::Next> Connection::next() const
 {
   if (failed_)
     return std::nullopt;
+  if (burst_next_ < burst_end_) // from the transmit buffer, inside the window already (tx_engine.cpp, RT)
+    return Next{burst_next_, static_cast<std::uint32_t>(std::min(cfg_.rt_segment(), burst_end_ - burst_next_)), true,
+                false, true};
   if (snd_nxt_ < write_end_) {
     std::uint64_t allowed = std::min<std::uint64_t>(peer_window_, cfg_.tx_buffer.count);
     if (cfg_.congestion_control)
@@ -65,6 +68,12 @@ Segment Connection::commit(SimTime now, Actions& out)
     if (n->probe) {
       probe_pending_ = false;
       ++c_.probes;
+    } else if (n->burst) {
+      burst_next_ += n->len;
+      ++c_.segments_sent;
+      ++c_.retransmitted;
+      if (!timer_on_)
+        arm(now, out);
     } else {
       snd_nxt_ += n->len;
       snd_max_ = std::max(snd_max_, snd_nxt_);
@@ -158,6 +167,8 @@ void Connection::on_ack(const Segment& s, SimTime now, Actions& out)
     dupacks_            = 0;
     retries_            = 0;
     rto_                = cfg_.rto_after(0, cfg_.rto_initial);
+    fast_retransmitted_ = false;
+    burst_next_         = std::max(burst_next_, snd_una_); // a burst's bytes acknowledged meanwhile are not resent
     if (cfg_.congestion_control)
       grow_cwnd(acked);
     peer_window_ = s.window;
@@ -168,10 +179,19 @@ void Connection::on_ack(const Segment& s, SimTime now, Actions& out)
       stop_timer();
     out.emplace_back(WantTx{});
   } else if (!failed_ && s.ack == snd_una_) {
-    bool grew = s.window > peer_window_;
-    if (s.len == 0 && !s.probe && snd_una_ < snd_max_ && s.window == peer_window_) {
+    bool grew       = s.window > peer_window_;
+    const bool toe  = cfg_.loss_recovery == LossRecovery::Toe;
+    if (toe && snd_una_ < snd_max_)
+      restart_timer(now, out); // every ACK restarts the stack's timer (rx_engine: rxRetransmitTimerUpdate)
+    if (s.len == 0 && !s.probe && snd_una_ < snd_max_ && (toe || s.window == peer_window_)) {
       ++c_.duplicate_acks;
-      if (++dupacks_ == cfg_.dupack_threshold) { // fast retransmit: go back to the hole
+      if (toe) {
+        if (++dupacks_ >= cfg_.dupack_threshold && !fast_retransmitted_) { // once per hole (fastRetransmitted)
+          ++c_.fast_retransmits;
+          fast_retransmitted_ = true;
+          start_burst(out);
+        }
+      } else if (++dupacks_ == cfg_.dupack_threshold) { // fast retransmit: go back to the hole
         ++c_.fast_retransmits;
         std::uint64_t flight = snd_max_ - snd_una_;
         ssthresh_            = std::max(flight / 2, 2 * mss_);
@@ -281,11 +301,23 @@ void Connection::on_timer(std::uint64_t token, SimTime now, Actions& out)
     }
     ++c_.timeouts;
     std::uint64_t flight = snd_max_ - snd_una_;
-    ssthresh_            = std::max(flight / 2, 2 * mss_);
-    if (cfg_.congestion_control)
-      cwnd_ = cfg_.retransmit_window.count ? cfg_.retransmit_window.count : mss_;
-    snd_nxt_ = snd_una_;
-    dupacks_ = 0;
+    if (cfg_.loss_recovery == LossRecovery::Toe) {
+      // The stack cuts the windows at the first timeout since an ACK only, in its own MSS (tx_engine.cpp RT:
+      // rt_count == 1), and resends a burst; the send point stays.
+      const std::uint64_t seg = cfg_.rt_segment();
+      if (retries_ == 1) {
+        ssthresh_ = flight > 4 * seg ? flight / 2 : 2 * seg;
+        if (cfg_.congestion_control)
+          cwnd_ = cfg_.retransmit_window.count ? cfg_.retransmit_window.count : mss_;
+      }
+      start_burst(out);
+    } else {
+      ssthresh_ = std::max(flight / 2, 2 * mss_);
+      if (cfg_.congestion_control)
+        cwnd_ = cfg_.retransmit_window.count ? cfg_.retransmit_window.count : mss_;
+      snd_nxt_ = snd_una_;
+      dupacks_ = 0;
+    }
     rto_     = cfg_.rto_after(retries_, std::min(rto_ * 2, cfg_.rto_max));
     arm(now, out); // the next timeout (doubled, or the table's next) runs from now
     out.emplace_back(WantTx{});
@@ -294,6 +326,21 @@ void Connection::on_timer(std::uint64_t token, SimTime now, Actions& out)
     arm(now, out);
     out.emplace_back(WantTx{});
   }
+}
+
+void Connection::start_burst(Actions& out)
+{
+  burst_next_ = snd_una_;
+  burst_end_  = snd_una_ + std::min<std::uint64_t>(snd_nxt_ - snd_una_, std::uint64_t{cfg_.retransmit_burst} *
+                                                                            cfg_.rt_segment());
+  out.emplace_back(WantTx{});
+}
+
+void Connection::restart_timer(SimTime now, Actions& out)
+{
+  retries_ = 0;
+  rto_     = cfg_.rto_after(0, cfg_.rto_initial);
+  arm(now, out);
 }
 
 void Connection::consumed(std::uint64_t bytes, Actions& out)

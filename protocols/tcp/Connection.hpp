@@ -80,6 +80,7 @@ public:
     std::uint32_t len = 0;
     bool retransmission = false;
     bool probe          = false;
+    bool burst          = false; ///< loss_recovery toe: a segment of the retransmission burst
   };
   /// The data segment (or zero-window probe) the window allows next, if any.
   std::optional<Next> next() const;
@@ -126,6 +127,11 @@ private:
   void arm(SimTime now, Actions& out);
   std::uint64_t room() const;
   void stop_timer() { ++token_; timer_on_ = false; }
+  /// loss_recovery toe: resend a burst from the first unacknowledged byte (the send point stays where it is).
+  void start_burst(Actions& out);
+  /// loss_recovery toe: the ACK that every ACK is to the retransmission timer (restarted at its first value, the
+  /// retries cleared; stopped once nothing is unacknowledged).
+  void restart_timer(SimTime now, Actions& out);
 
   TcpConfig cfg_;
   std::uint64_t mss_;
@@ -141,6 +147,8 @@ private:
   bool timer_on_       = false;
   bool probe_pending_  = false;
   bool failed_         = false;
+  std::uint64_t burst_next_ = 0, burst_end_ = 0; ///< loss_recovery toe: the burst still to send
+  bool fast_retransmitted_  = false;             ///< loss_recovery toe: this hole's fast retransmit is done
   // Receiving half.
   std::uint64_t rcv_nxt_ = 0, held_ = 0, ooo_bytes_ = 0;
   std::map<std::uint64_t, std::uint64_t> ooo_; ///< start -> end of held out-of-order ranges

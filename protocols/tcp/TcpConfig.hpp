@@ -5,9 +5,16 @@
 
 #include "simcore/config/Schema.hpp"
 
+#include <array>
+#include <utility>
 #include <vector>
 
 namespace nafsim::tcp {
+
+/// How a sender recovers a loss: go-back-n (the send point moves back to the first unacknowledged byte and
+/// everything after it is sent again; the window is cut at every retransmission), or toe (the fpga-network-stack
+/// hardware: a retransmission event resends a burst from the first unacknowledged byte while the stream goes on).
+enum class LossRecovery { GoBackN, Toe };
 
 struct TcpConfig {
   Bytes packet{1536};
@@ -37,11 +44,16 @@ struct TcpConfig {
   Bytes avoidance_increment{0};
   Bytes cwnd_max{0};
   Bytes retransmit_window{0};
+  LossRecovery loss_recovery = LossRecovery::GoBackN;
+  Bytes retransmit_segment{0};
+  unsigned retransmit_burst = 4;
   Bytes rx_fifo{0};
   Bytes rx_fifo_min_free{24000};
 
   /// Payload bytes per segment.
   std::uint64_t mss() const { return packet.count - headers.count; }
+  /// Payload bytes per retransmitted segment (loss_recovery toe).
+  std::uint64_t rt_segment() const { return retransmit_segment.count ? retransmit_segment.count : mss(); }
   /// Largest window the peer may advertise (65535 without window scaling, RFC 7323).
   /// The first retransmission timeout, and the one after `timeouts` consecutive timeouts.
   SimTime rto_after(unsigned timeouts, SimTime doubled) const
@@ -126,9 +138,24 @@ struct TcpConfig {
             "congestion avoidance grows the window only while it is at most this (the hardware stack's "
             "CONGESTION_WINDOW_MAX, its buffer less 2,048 B: 63,488 B without window scaling); 0: no limit but "
             "the peer's window");
+    v.field("loss_recovery", loss_recovery,
+            "go-back-n: a fast retransmit or a timeout moves the send point back to the first unacknowledged byte "
+            "and sends everything after it again, the window cut each time (retransmit_window); toe: the hardware "
+            "stack's (tcp_path.md section 2, tx_engine.cpp metaLoader RT): each fast retransmit (one per hole until "
+            "a new ACK) and each timeout resends retransmit_burst segments of retransmit_segment from the first "
+            "unacknowledged byte while new data goes on from where it was, the window and ssthresh cut only at the "
+            "first timeout since an ACK, and every ACK, duplicate or new, restarts the timer at its first value");
+    v.field("retransmit_segment", retransmit_segment,
+            "loss_recovery toe: payload of a retransmitted segment (the hardware stack's MSS, 4096 B in ACCL's "
+            "builds); 0: the segment size, packet - headers");
+    v.field("retransmit_burst", retransmit_burst,
+            "loss_recovery toe: segments one retransmission event resends (the hardware stack: 4, its metaLoader's "
+            "two-bit segment count)",
+            config::Limits::between(1, 1 << 16));
     v.field("retransmit_window", retransmit_window,
-            "the congestion window after any retransmission, a timeout's or a fast one's (the hardware stack: "
-            "its initial 14,600 B); 0: RFC 5681 (one segment after a timeout, ssthresh after a fast retransmit)");
+            "the congestion window after a retransmission, a timeout's or a fast one's (loss_recovery toe: the "
+            "first timeout's since an ACK only; the hardware stack: its initial 14,600 B); 0: RFC 5681 (one "
+            "segment after a timeout, ssthresh after a fast retransmit)");
     v.field("rx_fifo", rx_fifo,
             "one receive FIFO shared by every session, between the stack and the application: a data segment is "
             "taken only while more than rx_fifo_min_free of it is free, else dropped and answered by a duplicate ACK "
@@ -173,3 +200,10 @@ struct TcpConfig {
 };
 
 } // namespace nafsim::tcp
+
+namespace nafsim::config {
+template <> struct EnumNames<tcp::LossRecovery> {
+  static constexpr std::array list{std::pair{tcp::LossRecovery::GoBackN, "go-back-n"},
+                                   std::pair{tcp::LossRecovery::Toe, "toe"}};
+};
+} // namespace nafsim::config

@@ -159,23 +159,29 @@ TEST(Tcp, SlowStartLimitsTheFirstFlight)
   EXPECT_GT(p.c[0].cwnd(), cfg.initial_window * cfg.mss());
 }
 
-TEST(Tcp, OneLostSegmentIsFastRetransmittedWithoutTimeout)
+/// Node 0 writes `segments` full segments, the sixth lost once: recovered by one fast retransmit, no timeout.
+static void lose_the_sixth_segment(Pair& p, std::uint64_t segments)
 {
-  Pair p;
   bool once = true;
-  p.drop    = [&](int from, const Segment& s) {
+  p.drop    = [&p, once](int from, const Segment& s) mutable {
     if (from == 0 && s.len > 0 && s.seq == 5 * p.cfg.mss() && once) {
       once = false;
       return true;
     }
     return false;
   };
-  p.write(0, 40 * p.cfg.mss());
+  p.write(0, segments * p.cfg.mss());
   p.run();
-  EXPECT_EQ(p.delivered[1], 40 * p.cfg.mss());
+  EXPECT_EQ(p.delivered[1], segments * p.cfg.mss());
   EXPECT_FALSE(p.overlap);
   EXPECT_EQ(p.c[0].counters().fast_retransmits, 1u);
   EXPECT_EQ(p.c[0].counters().timeouts, 0u);
+}
+
+TEST(Tcp, OneLostSegmentIsFastRetransmittedWithoutTimeout)
+{
+  Pair p;
+  lose_the_sixth_segment(p, 40);
   EXPECT_GE(p.c[1].counters().out_of_order_dropped, 1u); // without out-of-order holding, beyond the hole is dropped
 }
 
@@ -200,6 +206,26 @@ TEST(Tcp, OutOfOrderHoldingKeepsSegmentsBeyondAHole)
   EXPECT_EQ(p.c[1].counters().out_of_order_dropped, 0u);
 }
 
+/// 5 % loss, 3 % duplication, 5 % late by 3 us on both directions, each side writing its bytes (ACKs ride on data
+/// too); everything must arrive and be acknowledged exactly once, with retransmissions.
+static void run_under_random_faults(Pair& p, std::uint64_t seed, std::uint64_t from0, std::uint64_t from1)
+{
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  p.drop = [&](int, const Segment&) { return u(rng) < 0.05; };
+  p.dup  = [&](int, const Segment&) { return u(rng) < 0.03; };
+  p.late = [&](int, const Segment&) { return u(rng) < 0.05 ? SimTime::us(3) : SimTime{}; };
+  p.write(0, from0);
+  p.write(1, from1);
+  p.run();
+  EXPECT_EQ(p.delivered[1], from0);
+  EXPECT_EQ(p.delivered[0], from1);
+  EXPECT_EQ(p.acked[0], from0);
+  EXPECT_EQ(p.acked[1], from1);
+  EXPECT_FALSE(p.overlap);
+  EXPECT_GT(p.c[0].counters().retransmitted, 0u);
+}
+
 TEST(Tcp, ExactlyOnceUnderRandomLossDuplicationAndReordering)
 {
   for (bool ooo : {false, true}) {
@@ -208,23 +234,76 @@ TEST(Tcp, ExactlyOnceUnderRandomLossDuplicationAndReordering)
     cfg.out_of_order = ooo;
     cfg.retry_limit  = 100;
     Pair p(cfg);
-    std::mt19937_64 rng(7);
-    std::uniform_real_distribution<double> u(0, 1);
-    p.drop = [&](int, const Segment&) { return u(rng) < 0.05; };
-    p.dup  = [&](int, const Segment&) { return u(rng) < 0.03; };
-    p.late = [&](int, const Segment&) { return u(rng) < 0.05 ? SimTime::us(3) : SimTime{}; };
-    // Both directions carry data (ACKs ride on data segments too).
-    p.write(0, 3'000'000);
-    p.write(1, 1'000'000);
-    p.run();
-    EXPECT_EQ(p.delivered[1], 3'000'000u);
-    EXPECT_EQ(p.delivered[0], 1'000'000u);
-    EXPECT_EQ(p.acked[0], 3'000'000u);
-    EXPECT_EQ(p.acked[1], 1'000'000u);
-    EXPECT_FALSE(p.overlap);
-    EXPECT_GT(p.c[0].counters().retransmitted, 0u);
+    run_under_random_faults(p, 7, 3'000'000, 1'000'000);
     EXPECT_GT(p.c[1].counters().duplicates, 0u);
   }
+}
+
+namespace {
+/// The hardware stack's loss recovery (fpga-network-stack tx_engine.cpp RT, rx_engine.cpp): bursts of 4 x 4096 B.
+TcpConfig toe_config()
+{
+  TcpConfig cfg;
+  cfg.packet             = Bytes{1576}; // 1536 B segments
+  cfg.loss_recovery      = LossRecovery::Toe;
+  cfg.retransmit_segment = Bytes{4096};
+  cfg.retransmit_burst   = 4;
+  cfg.retransmit_window  = Bytes{14600};
+  return cfg;
+}
+} // namespace
+
+TEST(Tcp, TheHardwareStacksFastRetransmitResendsOneBurstAndKeepsItsWindow)
+{
+  // Twelve segments, the sixth lost: the stack resends one burst from the hole to where it had sent (10,752 B, in
+  // 4096 B segments: three) and keeps its window; go-back-N resends the seven 1536 B segments from the hole and cuts
+  // its window to retransmit_window.
+  auto run = [](TcpConfig cfg) {
+    Pair p(cfg);
+    lose_the_sixth_segment(p, 12);
+    return std::pair{p.c[0].counters().retransmitted, p.c[0].cwnd()};
+  };
+  TcpConfig gbn     = toe_config();
+  gbn.loss_recovery = LossRecovery::GoBackN;
+  auto [toe_resent, toe_cwnd] = run(toe_config());
+  auto [gbn_resent, gbn_cwnd] = run(gbn);
+  EXPECT_EQ(toe_resent, 3u);
+  EXPECT_EQ(gbn_resent, 7u);
+  EXPECT_GT(toe_cwnd, gbn_cwnd);
+}
+
+TEST(Tcp, TheHardwareStacksHolesBeyondABurstNeedMoreEvents)
+{
+  // Every third of the first 60 data segments lost: a burst covers 16 KiB from its hole, the stream goes on from
+  // where it was, the data beyond the burst (dropped by the receiver, no out-of-order holding) waits for the next
+  // event: another fast retransmit once a new ACK has cleared the last one, or a timeout. Everything arrives once.
+  TcpConfig cfg   = toe_config();
+  cfg.retry_limit = 100;
+  cfg.rto_initial = SimTime::us(200);
+  Pair p(cfg);
+  unsigned sent = 0, lost = 0;
+  p.drop = [&](int from, const Segment& s) {
+    if (from != 0 || s.len == 0 || ++sent > 60 || sent % 3 != 2)
+      return false;
+    ++lost;
+    return true;
+  };
+  p.write(0, 200 * p.cfg.mss());
+  p.run();
+  EXPECT_EQ(lost, 20u);
+  EXPECT_EQ(p.delivered[1], 200 * p.cfg.mss());
+  EXPECT_EQ(p.acked[0], 200 * p.cfg.mss());
+  EXPECT_FALSE(p.overlap);
+  EXPECT_GT(p.c[0].counters().fast_retransmits, 1u);
+}
+
+TEST(Tcp, TheHardwareStacksRecoveryIsExactlyOnceUnderRandomFaults)
+{
+  TcpConfig cfg   = toe_config();
+  cfg.retry_limit = 1000;
+  cfg.rto_initial = SimTime::us(50);
+  Pair p(cfg);
+  run_under_random_faults(p, 11, 1'000'000, 300'000);
 }
 
 // Node 0 writes 1000 B into a black hole until its session gives up after cfg.retry_limit (4) timeouts.
