@@ -81,7 +81,9 @@ void Topology::build_leaf_spine(const TopologyConfig& cfg, BitsPerSecond link_ra
   std::vector<Vertex> leaf, spine;
   for (unsigned l = 0; l < leaves; ++l)
     leaf.push_back(t.add_vertex(VertexKind::Switch, fmt::format("leaf{}", l), 1));
-  for (unsigned s = 0; s < ls.spines; ++s)
+  // One leaf holds every host: no traffic leaves it, and no spine is built (an unconnected one was counted as a
+  // switch of the platform).
+  for (unsigned s = 0; leaves > 1 && s < ls.spines; ++s)
     spine.push_back(t.add_vertex(VertexKind::Switch, fmt::format("spine{}", s), 2));
   for (unsigned i = 0; i < n; ++i)
     t.connect(hosts[i], leaf[i / ls.hosts_per_leaf], link_rate, prop);

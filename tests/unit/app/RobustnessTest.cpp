@@ -189,6 +189,8 @@ TEST_F(Robustness, BadInputIsExitTwoWithItsPath)
        "--set platform.node.fpga.tcp.max_sessions=1: /platform/node/fpga/tcp/max_sessions"},
       {"the FPGA stack's transmit bypass on a host's kernel TCP", {"--set", "platform.node.host.tcp.tx_bypass=true"},
        kExample, "/platform/node/host/tcp/tx_bypass"},
+      {"the FPGA stack's loss recovery on a host's kernel TCP", {"--set", "platform.node.host.tcp.loss_recovery=toe"},
+       kExample, "/platform/node/host/tcp/loss_recovery"},
       {"RecoNIC's classifier without the RoCE engine (a node kind's own check)",
        {"--set", "platform.node.fpga.transport=tcp", "--set", "platform.node.fpga.classifier.enabled=true"}, kExample,
        "/platform/node/fpga/classifier/enabled"},

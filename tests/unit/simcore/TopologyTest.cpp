@@ -45,6 +45,18 @@ TEST(Topology, Star)
   EXPECT_EQ(r.distance(2, 2), 0u);
 }
 
+TEST(Topology, ALeafSpineOfOneLeafIsThatSwitchAlone)
+{
+  // The ACCL+ presets' 10 nodes on one leaf of a leaf-spine: no traffic leaves it, and no spine is built or counted.
+  auto one = make(leaf_spine(10, 10));
+  EXPECT_EQ(one.switch_count(), 1u);
+  EXPECT_EQ(one.describe(), "10 hosts, 1 switch, 10 cables");
+  RoutingTable r(one);
+  EXPECT_EQ(r.distance(0, 9), 2u);
+  auto two = make(leaf_spine(11, 10));
+  EXPECT_EQ(two.switch_count(), 2u + TopologyConfig{}.leaf_spine.spines) << "two leaves and the spines";
+}
+
 TEST(Topology, LeafSpineWithParallelUplinks)
 {
   TopologyConfig c;
