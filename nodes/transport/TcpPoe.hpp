@@ -8,7 +8,8 @@
 // record's header.
 // Transmit: every byte written by the application goes to the session's transmit buffer in memory
 // (the retransmission buffer: `buffer_base` + session x tx_buffer) and is read back from it for
-// transmission and every retransmission; an application whose record does not fit the free buffer
+// transmission (or, tx_bypass, sent from the application's stream beside that copy) and for every
+// retransmission (not before its copy is stored); an application whose record does not fit the free buffer
 // space waits for ACKs. The port pulls pure ACKs first, then data segments round robin over the
 // sessions, staged up to `tx_prefetch` bytes ahead while their bytes come from memory.
 // Receive: segments are acted on `rx_latency` after their last bit; in-order bytes stream to where
@@ -138,6 +139,7 @@ private:
     std::deque<TxRecord> tx{}; ///< stream order; leaves when acknowledged
     std::size_t unwritten = 0; ///< index in tx of the first record not completely written
     std::uint64_t max_sent = 0;
+    SimTime stored{}; ///< tx_bypass: when the buffer's copy of the bytes sent so far is written
     std::map<std::uint64_t, RecordHead> heads{}; ///< incoming, by start
     std::uint64_t delivered = 0, consumed = 0;
     std::optional<RxRecord> current{};

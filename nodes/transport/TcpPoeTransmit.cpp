@@ -28,8 +28,8 @@ SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, Sim
   auto read_back = [&](SimTime at) {
     return memory_.read_done(host ? Engine::PoeRead : Engine::TxBufRead, at, slot, Bytes{seg.len});
   };
-  if (seg.seq + seg.len <= ss.max_sent) // a retransmission: from the transmit buffer
-    return read_back(now);
+  if (seg.seq + seg.len <= ss.max_sent) // a retransmission: from the transmit buffer, once its copy is there
+    return read_back(cfg_.tx_bypass ? std::max(now, ss.stored) : now);
   // First transmission: the application's bytes go into the transmit buffer (on a host: the kernel
   // copies them from the user buffer), then out of it, or (tx_bypass) out beside it.
   SimTime in = now;
@@ -63,6 +63,7 @@ SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, Sim
     return read_back(in);
   const SimTime stored = memory_.write_done(Engine::TxBufWrite, in, slot, Bytes{seg.len});
   // tx_bypass: the segment leaves from the application's stream; the buffer's copy serves retransmissions only.
+  ss.stored = std::max(ss.stored, stored);
   return cfg_.tx_bypass ? in : read_back(stored);
 }
 

@@ -8,7 +8,7 @@ Connection::Connection(const TcpConfig& cfg)
     : cfg_(cfg)
     , mss_(cfg.mss())
     , peer_window_(cfg.max_window()) // both ends run the same engine: the peer's first window is its buffer
-    , cwnd_(cfg.initial_cwnd.count ? cfg.initial_cwnd.count : cfg.initial_window * cfg.mss())
+    , cwnd_(cfg.first_cwnd())
     , ssthresh_(cfg.ssthresh.count ? cfg.ssthresh.count : UINT64_MAX)
     , rto_(cfg.rto_after(0, cfg.rto_initial))
 {
@@ -139,11 +139,13 @@ void Connection::on_segment(const Segment& s, SimTime now, Actions& out, bool ta
 
 void Connection::grow_cwnd(std::uint64_t acked)
 {
-  // Slow start: RFC 5681 grows by what the ACK covers (at most a segment) while cwnd < ssthresh; a fixed increment
-  // (the hardware stack's MSS whatever the ACK covers) only while the window stays within ssthresh, as the stack
-  // tests cwnd <= ssthresh - MSS (rx_engine.cpp 1057-1064).
+  // Slow start: RFC 5681 grows by what the ACK covers (at most a segment) while cwnd < ssthresh. A fixed increment
+  // (the hardware stack's MSS whatever the ACK covers) does so too, but on the hardware stack (loss_recovery toe, or
+  // its initial ssthresh given) only while the window stays within ssthresh, as the stack tests cwnd <= ssthresh - MSS
+  // (rx_engine.cpp 1057-1064).
   const std::uint64_t step = cfg_.cwnd_increment.count;
-  if (step ? cwnd_ <= ssthresh_ - std::min(ssthresh_, step) : cwnd_ < ssthresh_) {
+  const bool stack_test    = step && (cfg_.loss_recovery == LossRecovery::Toe || cfg_.ssthresh.count > 0);
+  if (stack_test ? cwnd_ <= ssthresh_ - std::min(ssthresh_, step) : cwnd_ < ssthresh_) {
     cwnd_ += step ? step : std::min(acked, mss_);
     return;
   }
@@ -183,6 +185,8 @@ void Connection::on_ack(const Segment& s, SimTime now, Actions& out)
     const bool toe  = cfg_.loss_recovery == LossRecovery::Toe;
     if (toe && snd_una_ < snd_max_)
       restart_timer(now, out); // every ACK restarts the stack's timer (rx_engine: rxRetransmitTimerUpdate)
+    // The stack counts an ACK without data as a duplicate whatever window it carries (rx_engine.cpp: ackNumb ==
+    // prevAck && prevAck != nextByte && length == 0); RFC 5681 not when it updates the window.
     if (s.len == 0 && !s.probe && snd_una_ < snd_max_ && (toe || s.window == peer_window_)) {
       ++c_.duplicate_acks;
       if (toe) {

@@ -1,8 +1,9 @@
 #pragma once
 // One TCP session as a plain state machine (no engine): the sending half (stream written by the
 // application, send window = min(peer window, congestion window, transmit buffer), retransmission
-// timer with doubling timeout, fast retransmit on duplicate ACKs, go-back to the first unacknowledged
-// byte as the hardware stacks do, zero-window probes) and the receiving half (in-order delivery,
+// timer with doubling timeout, fast retransmit on duplicate ACKs, loss recovery by going back to the first
+// unacknowledged byte or, loss_recovery toe, by the hardware stack's bursts from it while the stream goes on,
+// zero-window probes) and the receiving half (in-order delivery,
 // optional out-of-order holding, a window that shrinks with bytes the consumer has not taken, an ACK
 // for every segment, piggybacked on data when there is data to send).
 

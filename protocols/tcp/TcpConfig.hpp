@@ -24,7 +24,7 @@ struct TcpConfig {
   bool window_scaling     = true;
   bool out_of_order       = false;
   unsigned max_sessions   = 1000;
-  unsigned initial_window = 10;
+  unsigned initial_window = 0;
   bool congestion_control = true;
   unsigned dupack_threshold = 3;
   SimTime rto_initial = SimTime::us(1000);
@@ -52,6 +52,11 @@ struct TcpConfig {
 
   /// Payload bytes per segment.
   std::uint64_t mss() const { return packet.count - headers.count; }
+  /// A new session's congestion window: initial_cwnd, or initial_window segments (10 when neither is given).
+  std::uint64_t first_cwnd() const
+  {
+    return initial_cwnd.count ? initial_cwnd.count : std::uint64_t{initial_window ? initial_window : 10} * mss();
+  }
   /// Payload bytes per retransmitted segment (loss_recovery toe).
   std::uint64_t rt_segment() const { return retransmit_segment.count ? retransmit_segment.count : mss(); }
   /// Largest window the peer may advertise (65535 without window scaling, RFC 7323).
@@ -74,9 +79,19 @@ struct TcpConfig {
     for (std::size_t i = 0; i < rto_steps.size(); ++i)
       if (rto_steps[i] <= SimTime::zero())
         return {"rto_steps/" + std::to_string(i), "a retransmission timeout must be longer than 0 (e.g. \"625ms\")"};
-    if (initial_cwnd.count > 0 && initial_window != TcpConfig{}.initial_window)
+    if (initial_cwnd.count > 0 && initial_window > 0)
       return {"initial_window", "set initial_cwnd (bytes) or initial_window (segments), not both: initial_cwnd "
                                 "replaces initial_window; set initial_cwnd to 0 to use segments"};
+    if (!congestion_control && (initial_cwnd.count || initial_window || ssthresh.count || cwnd_max.count ||
+                                avoidance_increment.count || cwnd_increment.count))
+      return {"congestion_control", "the congestion window's settings (initial_cwnd, initial_window, ssthresh, "
+                                    "cwnd_increment, avoidance_increment, cwnd_max) act only with congestion control: "
+                                    "set congestion_control to true, or them to 0"};
+    if (loss_recovery == LossRecovery::GoBackN && (retransmit_segment.count || retransmit_burst != 4))
+      return {"loss_recovery", "retransmit_segment and retransmit_burst size the hardware stack's retransmission "
+                               "bursts (loss_recovery toe); go-back-n resends everything from the hole in ordinary "
+                               "segments: set loss_recovery to toe, or retransmit_segment to 0B and retransmit_burst "
+                               "to 4 (their defaults)"};
     if (rto_max < rto_initial)
       return {"rto_max", "the ceiling of the retransmission timeout (" + format_time(rto_max) +
                              ") is below its first value rto_initial (" + format_time(rto_initial) +
@@ -177,11 +192,14 @@ struct TcpConfig {
     v.field("out_of_order", out_of_order,
             "keep segments that arrive beyond a hole (the stack's optional out-of-order processing); otherwise "
             "they are dropped and the sender goes back to the hole");
-    v.field("max_sessions", max_sessions, "connections the engine holds (the hardware stack: 1,000; the CCLO's communicator of N ranks "
-            "opens 2 (N - 1), MPI's N - 1)",
+    v.field("max_sessions", max_sessions,
+            "connections the engine holds (the hardware stack: 1,000; the CCLO's communicator of N ranks opens "
+            "2 (N - 1), MPI's N - 1)",
             config::Limits::between(1, 1 << 20));
-    v.field("initial_window", initial_window, "congestion window of a new session, in segments (RFC 6928; no restart after idle is modeled)",
-            config::Limits::between(1, 1 << 16));
+    v.field("initial_window", initial_window,
+            "congestion window of a new session, in segments (RFC 6928; no restart after idle is modeled); 0: 10, "
+            "or initial_cwnd's bytes",
+            config::Limits::between(0, 1 << 16));
     v.field("congestion_control", congestion_control,
             "Reno slow start / congestion avoidance; off: only the receive window and tx_buffer limit the sender");
     v.field("dupack_threshold", dupack_threshold,

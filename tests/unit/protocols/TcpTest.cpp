@@ -153,10 +153,10 @@ TEST(Tcp, SlowStartLimitsTheFirstFlight)
   p.write(0, 1 << 20);
   // Before any ACK can come back only initial_window segments may be out.
   p.run(SimTime::us(99));
-  EXPECT_EQ(p.c[0].counters().segments_sent, cfg.initial_window);
+  EXPECT_EQ(p.c[0].counters().segments_sent, cfg.first_cwnd() / cfg.mss()); // RFC 6928's 10
   p.run();
   EXPECT_EQ(p.delivered[1], 1u << 20);
-  EXPECT_GT(p.c[0].cwnd(), cfg.initial_window * cfg.mss());
+  EXPECT_GT(p.c[0].cwnd(), cfg.first_cwnd());
 }
 
 /// Node 0 writes `segments` full segments, the sixth lost once: recovered by one fast retransmit, no timeout.
@@ -269,6 +269,7 @@ TEST(Tcp, TheHardwareStacksFastRetransmitResendsOneBurstAndKeepsItsWindow)
   auto [gbn_resent, gbn_cwnd] = run(gbn);
   EXPECT_EQ(toe_resent, 3u);
   EXPECT_EQ(gbn_resent, 7u);
+  EXPECT_GE(toe_cwnd, toe_config().first_cwnd()) << "never cut below where it started";
   EXPECT_GT(toe_cwnd, gbn_cwnd);
 }
 
@@ -295,6 +296,7 @@ TEST(Tcp, TheHardwareStacksHolesBeyondABurstNeedMoreEvents)
   EXPECT_EQ(p.acked[0], 200 * p.cfg.mss());
   EXPECT_FALSE(p.overlap);
   EXPECT_GT(p.c[0].counters().fast_retransmits, 1u);
+  EXPECT_GT(p.c[0].counters().retransmitted, 4u) << "more than one burst";
 }
 
 TEST(Tcp, TheHardwareStacksRecoveryIsExactlyOnceUnderRandomFaults)
@@ -415,7 +417,7 @@ TEST(Tcp, WindowSpaceIsTheSendWindowLessTheBytesUnacknowledged)
   cfg.window_scaling = false;
   cfg.rx_buffer      = Bytes{64 * 1024};
   Pair p(cfg);
-  const std::uint64_t first = cfg.initial_window * cfg.mss();
+  const std::uint64_t first = cfg.first_cwnd();
   EXPECT_EQ(p.c[0].window_space(), first);
   p.delay = SimTime::us(10);
   p.write(0, 5000);
