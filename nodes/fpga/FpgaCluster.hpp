@@ -16,7 +16,10 @@ Cclo& cclo_of(Cluster& c, std::size_t i);
 /// Check what building a communicator of CCLO ranks (`hosts`: each rank's position) asks of the FPGAs, as ACCL's
 /// driver builds it: over TCP its openCon opens a session from every rank to every other and accepts the peer's
 /// (tcp_path.md section 1), 2 (N - 1) sessions on each FPGA; a config error at tcp/max_sessions when a stack holds
-/// fewer (the model opens each session on its first use).
+/// fewer (the model opens each session on its first use). Workloads call it on their world: ACCL's sub-communicators
+/// open no sessions of their own (Xilinx/ACCL: `open_con` runs once, on the global communicator, behind a driver-wide
+/// flag; `create_communicator` copies the session ids openCon stored, read back from the device, `communicator.cpp`
+/// 49-76; no test or example of the repository, nor its DLRM, opens one for a sub-communicator).
 void check_communicator(const Cluster& c, const std::vector<net::HostId>& hosts);
 /// How many of the cluster's FPGAs have run a CCLO so far (made by cclo_of).
 std::size_t cclos_made(const Cluster& c);
