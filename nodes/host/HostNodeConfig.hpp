@@ -96,6 +96,10 @@ struct HostNodeConfig {
     if (tcp.loss_recovery == tcp::LossRecovery::Toe)
       return {"tcp/loss_recovery", "toe is the FPGA stack's loss recovery (platform.node.fpga.tcp); the kernel TCP "
                                    "stack goes back to the first unacknowledged byte: set go-back-n here"};
+    if (!tcp.accept_overlap)
+      return {"tcp/accept_overlap", "a kernel TCP receiver keeps the new bytes of a segment overlapping bytes it has "
+                                    "(RFC 793); dropping it whole is the FPGA stack's rule (platform.node.fpga.tcp): "
+                                    "set it to true here"};
     return {};
   }
   template <class V> void describe(V& v)

@@ -233,7 +233,9 @@ void Connection::on_data(const Segment& s, SimTime now, Actions& out, bool take_
   std::uint64_t end = s.seq + s.len;
   // Every data segment is answered: at once, or (delayed_ack, an in-order segment the buffer takes) with the
   // next one, or alone after the delay.
-  const bool in_order = s.seq <= rcv_nxt_ && end > rcv_nxt_ && end - rcv_nxt_ <= room();
+  // (without accept_overlap a segment overlapping bytes already received is dropped as one beyond a hole is)
+  const bool overlap_dropped = !cfg_.accept_overlap && s.seq < rcv_nxt_ && end > rcv_nxt_;
+  const bool in_order = s.seq <= rcv_nxt_ && end > rcv_nxt_ && end - rcv_nxt_ <= room() && !overlap_dropped;
   if (cfg_.delayed_ack > SimTime::zero() && in_order && !ack_armed_) {
     ack_armed_ = true;
     out.emplace_back(ArmAckTimer{now + cfg_.delayed_ack, ++ack_token_});
@@ -244,6 +246,10 @@ void Connection::on_data(const Segment& s, SimTime now, Actions& out, bool take_
   }
   if (end <= rcv_nxt_) {
     ++c_.duplicates;
+    return;
+  }
+  if (overlap_dropped) { // the hardware stack takes a segment only at the next expected byte
+    ++c_.out_of_order_dropped;
     return;
   }
   if (s.seq > rcv_nxt_) { // beyond a hole

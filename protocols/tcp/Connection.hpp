@@ -57,7 +57,7 @@ struct ConnectionCounters {
   std::uint64_t duplicate_acks     = 0; ///< received
   std::uint64_t duplicates         = 0; ///< received segments with nothing new
   std::uint64_t out_of_order_held  = 0;
-  std::uint64_t out_of_order_dropped = 0;
+  std::uint64_t out_of_order_dropped = 0; ///< segments not at the next expected byte dropped (see accept_overlap)
   std::uint64_t refused_full       = 0; ///< data segments dropped by a full receive FIFO
   std::uint64_t window_dropped     = 0; ///< received segments beyond the advertised window
 };

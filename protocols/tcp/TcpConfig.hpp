@@ -23,6 +23,7 @@ struct TcpConfig {
   Bytes rx_buffer{1 << 20};
   bool window_scaling     = true;
   bool out_of_order       = false;
+  bool accept_overlap     = true;
   unsigned max_sessions   = 1000;
   unsigned initial_window = 0;
   bool congestion_control = true;
@@ -192,6 +193,11 @@ struct TcpConfig {
     v.field("out_of_order", out_of_order,
             "keep segments that arrive beyond a hole (the stack's optional out-of-order processing); otherwise "
             "they are dropped and the sender goes back to the hole");
+    v.field("accept_overlap", accept_overlap,
+            "take the new bytes of a segment that starts below the next expected byte (a retransmission after a "
+            "lost or late ACK; RFC 793 trims it, as Linux does); false: the hardware stack's rule, a data segment is "
+            "taken only if it starts exactly at the next expected byte, else dropped and answered by a duplicate "
+            "ACK (rx_engine.cpp: seqNumb == rxSar.recvd)");
     v.field("max_sessions", max_sessions,
             "connections the engine holds (the hardware stack: 1,000; the CCLO's communicator of N ranks opens "
             "2 (N - 1), MPI's N - 1)",

@@ -191,6 +191,8 @@ TEST_F(Robustness, BadInputIsExitTwoWithItsPath)
        kExample, "/platform/node/host/tcp/tx_bypass"},
       {"the FPGA stack's loss recovery on a host's kernel TCP", {"--set", "platform.node.host.tcp.loss_recovery=toe"},
        kExample, "/platform/node/host/tcp/loss_recovery"},
+      {"the FPGA stack's receive rule on a host's kernel TCP",
+       {"--set", "platform.node.host.tcp.accept_overlap=false"}, kExample, "/platform/node/host/tcp/accept_overlap"},
       {"RecoNIC's classifier without the RoCE engine (a node kind's own check)",
        {"--set", "platform.node.fpga.transport=tcp", "--set", "platform.node.fpga.classifier.enabled=true"}, kExample,
        "/platform/node/fpga/classifier/enabled"},

@@ -301,11 +301,51 @@ TEST(Tcp, TheHardwareStacksHolesBeyondABurstNeedMoreEvents)
 
 TEST(Tcp, TheHardwareStacksRecoveryIsExactlyOnceUnderRandomFaults)
 {
-  TcpConfig cfg   = toe_config();
-  cfg.retry_limit = 1000;
-  cfg.rto_initial = SimTime::us(50);
-  Pair p(cfg);
-  run_under_random_faults(p, 11, 1'000'000, 300'000);
+  for (bool accept_overlap : {true, false}) {
+    SCOPED_TRACE(accept_overlap ? "overlaps trimmed" : "overlaps dropped, as the stack's receiver does");
+    TcpConfig cfg      = toe_config();
+    cfg.retry_limit    = 1000;
+    cfg.rto_initial    = SimTime::us(50);
+    cfg.accept_overlap = accept_overlap;
+    Pair p(cfg);
+    run_under_random_faults(p, 11, 1'000'000, 300'000);
+  }
+}
+
+TEST(Tcp, ARetransmissionOverlappingReceivedBytesIsDroppedWholeByTheHardwareStack)
+{
+  // Three 1536 B segments: the first arrives but its ACK is lost, the other two are lost. The timeout resends 4096 B
+  // from the first unacknowledged byte, overlapping the 1536 B the receiver has. Linux's rule keeps its new bytes
+  // (one timeout, then the last 512 B); the hardware stack's drops it whole and answers with a duplicate ACK, the
+  // rest of the burst lands beyond the hole and is dropped too, and a second timeout resends from 1536 B.
+  auto run = [](bool accept_overlap) {
+    TcpConfig cfg      = toe_config();
+    cfg.accept_overlap = accept_overlap;
+    Pair p(cfg);
+    bool ack_lost = false, first[3] = {true, true, true};
+    p.drop = [&](int from, const Segment& s) {
+      if (from == 1 && s.len == 0 && !ack_lost)
+        return ack_lost = true;
+      if (from == 0 && s.len == 1536 && s.seq / 1536 < 3 && first[s.seq / 1536]) {
+        first[s.seq / 1536] = false;
+        return s.seq > 0;
+      }
+      return false;
+    };
+    p.write(0, 3 * 1536);
+    p.run();
+    EXPECT_EQ(p.delivered[1], 3u * 1536);
+    EXPECT_EQ(p.acked[0], 3u * 1536);
+    EXPECT_FALSE(p.overlap);
+    return std::tuple{p.c[0].counters().timeouts, p.c[1].counters().out_of_order_dropped, p.now};
+  };
+  auto [linux_timeouts, linux_dropped, linux_end] = run(true);
+  auto [toe_timeouts, toe_dropped, toe_end]       = run(false);
+  EXPECT_EQ(linux_timeouts, 1u);
+  EXPECT_EQ(toe_timeouts, 2u);
+  EXPECT_EQ(linux_dropped, 0u);
+  EXPECT_EQ(toe_dropped, 2u) << "the overlapping segment and the one beyond the hole it left";
+  EXPECT_GT(toe_end, linux_end);
 }
 
 // Node 0 writes 1000 B into a black hole until its session gives up after cfg.retry_limit (4) timeouts.
