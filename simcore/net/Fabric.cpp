@@ -398,8 +398,15 @@ SimTime Fabric::leave_after(const Port& out, const Packet& p, SimTime decided) c
 {
   if (cfg_.switch_.forwarding != Forwarding::CutThrough)
     return decided;
-  // The last bit cannot leave before it came in (matters when the output is faster).
-  return std::max(decided, p.tail_arrival + cfg_.switch_.latency - out.line.time_for(Bytes{p.wire_bytes}));
+  const Bytes b{p.wire_bytes};
+  const SimTime out_ser = out.line.time_for(b);
+  // Onto a faster port a packet cannot be cut through (its bytes would run out mid-frame): the switch stores it
+  // whole first, as switches that cut through do between ports of one speed or onto slower ones (Extreme's EXOS
+  // manual: "store-and-forward switching will automatically be used" from a lower-speed port to a higher-speed one).
+  if (out_ser < ports_[p.from_port].line.time_for(b))
+    return std::max(decided, p.tail_arrival + cfg_.switch_.latency);
+  // The last bit cannot leave before it came in.
+  return std::max(decided, p.tail_arrival + cfg_.switch_.latency - out_ser);
 }
 
 void Fabric::put_on_cable(std::uint32_t pid, Packet& p, SimTime t0, SimTime ser)

@@ -165,7 +165,8 @@ void Fabric::flow_begin(std::uint32_t slot, std::uint32_t lane, std::uint32_t ca
     if (cfg_.switch_.forwarding == Forwarding::CutThrough) {
       SimTime decide =
           std::min(head + port.line.time_for(cfg_.switch_.cut_through_header), tail) + cfg_.switch_.latency;
-      start = std::max(decide, tail + cfg_.switch_.latency - ser_out);
+      // (onto a faster port the segment is stored whole first, as Fabric::leave_after times a packet)
+      start = std::max(decide, tail + cfg_.switch_.latency - (ser_out < ser ? SimTime::zero() : ser_out));
     } else {
       start = tail + cfg_.switch_.latency;
     }

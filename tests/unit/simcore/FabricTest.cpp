@@ -64,6 +64,33 @@ TEST(Fabric, CutThroughClosedForm)
   EXPECT_EQ(r.output, "0:405120 1:485120 2:565120 ");
 }
 
+TEST(Fabric, CutThroughOntoAFasterPortStoresThePacketFirst)
+{
+  // Two leaves of one host each at 100 Gb/s, one spine at 400 Gb/s. The first leaf cannot cut a packet through onto
+  // its faster uplink (its bytes would run out mid-frame): it sends it once its tail is in plus the latency. The
+  // spine (400 -> 400) and the second leaf (400 -> 100) cut through.
+  auto r = nafsim::testing::run_isolated([] {
+    topo::TopologyConfig t;
+    t.kind                       = topo::Kind::LeafSpine;
+    t.hosts                      = 2;
+    t.leaf_spine.hosts_per_leaf  = 1;
+    t.leaf_spine.spines          = 1;
+    t.leaf_spine.uplink_rate     = BitsPerSecond{400e9};
+    World w(t, netcfg(Forwarding::CutThrough));
+    w.run([&] {
+      for (std::uint32_t i = 0; i < 3; ++i)
+        w.probes[0]->send(1, 1000, i);
+    });
+    return arrivals(w, 1);
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // 1000 B: 80 ns at 100 Gb/s, 20 ns at 400; P 10 ns, L 300 ns, 64 B: 5.12 / 1.28 ns. Packet 0: its tail at the
+  // first leaf at 90, so it leaves at 90 + 300 = 390 (cut through, 370: the last bit leaving as it came in);
+  // decided at the spine at 390 + 10 + 1.28 + 300 = 701.28, at the second leaf 311.28 later = 1012.56; in at
+  // 1012.56 + 80 + 10 = 1102.56 ns. The next packets follow at the first cable's pace, 80 ns.
+  EXPECT_EQ(r.output, "0:1102560 1:1182560 2:1262560 ");
+}
+
 TEST(Fabric, IdlePortsCostOneEventPerHop)
 {
   // A port takes its next packet through an event only when one waits for it: a lone packet crossing three
