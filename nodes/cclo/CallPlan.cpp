@@ -98,6 +98,52 @@ std::string block_fits(const CcloCall& call, const CcloConfig& cfg, std::uint64_
                      "rx_buffers.count to at least {}, or {}",
                      what, cfg.rx_buffers.count, n, fix);
 }
+
+/// Why the firmware's eager ring allreduce cannot run `call`'s count, or "". allreduce() (ccl_offload_control.c)
+/// cuts the count into segments of max_seg_count = eager_rx_buf_size / datatype_nbytes elements rounded down to a
+/// multiple of the rank count P (the whole count when operand 0 streams), and each segment of n elements into P chunks:
+/// P - 1 of bulk_count = ceil(n / P) and the last of tail_count = n - bulk_count (P - 1), both `unsigned int`. A
+/// max_seg_count of 0 never ends its loop; a tail below 0 wraps to about 4 G elements (chunks past the data, then one
+/// move of the wrapped count). Neither is a run nafsim can time: the hardware would hang or move what it was not given.
+/// (A tail of exactly 0, a count that ends on a whole chunk, sends empty messages and is run as the firmware runs it.)
+std::string ring_chunks(const CcloCall& call, const CcloConfig& cfg, bool rendezvous)
+{
+  auto const& cc = call.call;
+  if (cc.collective != Collective::AllReduce || cc.size < 2 || cc.count == 0)
+    return {};
+  const std::uint64_t p  = cc.size;
+  const std::uint64_t eb = std::max<std::uint64_t>(1, cc.elem_bytes);
+  const std::uint64_t rx = cfg.rx_buffers.size.count / eb;
+  const std::uint64_t seg = call.operand_streamed() ? cc.count : rx - rx % p;
+  // (rendezvous needs max_eager_size below the call, and the firmware takes no limit below an Rx buffer: the smallest
+  // a build has is the rendezvous build's 64 B)
+  const std::string other =
+      rendezvous && cc.count * eb > 64
+          ? fmt::format(", or let it go rendezvous (reduce then broadcast: a build whose max_eager_size is below {}, "
+                        "such as platform.node.fpga.cclo.build: rendezvous)",
+                        format_bytes(Bytes{cc.count * eb}))
+          : "";
+  if (seg == 0)
+    return fmt::format("the firmware's eager ring allreduce cuts its data into segments of an Rx buffer's elements "
+                       "rounded down to a multiple of the {} ranks: {} elements of {} B ({}) make 0, and its loop "
+                       "never ends (ccl_offload_control.c allreduce()); raise rx_buffers.size to at least {}{}",
+                       p, rx, eb, format_bytes(cfg.rx_buffers.size), format_bytes(Bytes{p * eb}), other);
+  const std::uint64_t last = cc.count % seg;
+  if (last == 0)
+    return {};
+  const std::uint64_t bulk = (last + p - 1) / p;
+  if (last >= bulk * (p - 1))
+    return {};
+  const std::uint64_t fits = (cc.count + p - 1) / p * p; // the next count that cuts into whole chunks
+  const std::string what   = cc.count > seg ? fmt::format("the {} elements of its last segment", last)
+                                            : fmt::format("its {} elements", last);
+  return fmt::format("the firmware's eager ring allreduce on {} ranks gives {} of them a chunk of ceil({} / {}) = {} "
+                     "element(s) of {} and the last rank the rest, {} - {} x {}: an unsigned count below 0 "
+                     "(ccl_offload_control.c allreduce(): tail_count wraps to about 4 G elements, and the chunks past "
+                     "the data are read from beyond the buffers), a run nafsim cannot time; use a count whose last "
+                     "segment leaves the last rank a chunk, such as a multiple of {} ({} elements instead of {}){}",
+                     p, p - 1, last, p, bulk, what, last, p - 1, bulk, p, fits, cc.count, other);
+}
 } // namespace
 
 CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_link, const std::string& transport)
@@ -200,6 +246,8 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& 
   if (p.error.empty() && p.firmware && !p.rendezvous)
     p.error = block_fits(call, cfg, eager_block(call.call, call.operand_streamed()),
                          link.rendezvous && !call.compress && !call.streams());
+  if (p.error.empty() && p.firmware && !p.rendezvous)
+    p.error = ring_chunks(call, cfg, link.rendezvous && !call.compress && !call.streams());
   return p;
 }
 

@@ -3,6 +3,7 @@
 #include "nodes/cclo/FirmwareCall.hpp"
 
 #include <fmt/format.h>
+#include <stdexcept>
 
 namespace nafsim::nodes {
 
@@ -135,9 +136,11 @@ Task<FwStatus> FirmwareCall::allreduce()
   // reduce-scatter (rank r ends with chunk r + 1) and a ring allgather of the reduced chunks.
   const int next = mod(rank_ + 1, size_), prev = mod(rank_ - 1, size_);
   const auto p   = static_cast<std::uint64_t>(size_);
-  std::uint64_t max_seg = stream_ ? n : seg_ - seg_ % p;
+  // (max_seg_count = count when operand 0 streams, OP0_STREAM; a count the firmware cannot cut, a segment of 0 or a
+  // last chunk below 0, was refused by plan_call: CallPlan.cpp ring_chunks)
+  const std::uint64_t max_seg = op_stream_ ? n : seg_ - seg_ % p;
   if (max_seg == 0)
-    max_seg = p;
+    throw std::logic_error("allreduce: a ring segment of 0 elements reached the firmware");
   for (auto [base, elems] : coll::segments(n, max_seg)) {
     const std::uint64_t bulk = (elems + p - 1) / p;
     auto count_of = [&](int c) {

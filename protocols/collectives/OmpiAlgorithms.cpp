@@ -19,7 +19,7 @@ const std::vector<std::string>& ompi_algorithms(Collective c)
        {"basic_linear", "nonoverlapping", "recursive_doubling", "ring", "segmented_ring", "rabenseifner"}},
       {Collective::Gather, {"basic_linear", "binomial", "linear_sync"}},
       {Collective::Scatter, {"basic_linear", "binomial", "linear_nb"}},
-      {Collective::AllGather, {"bruck", "recursive_doubling", "ring", "two_proc"}},
+      {Collective::AllGather, {"bruck", "recursive_doubling", "ring", "two_proc", "neighbor"}},
       {Collective::AllToAll, {"linear", "pairwise", "modified_bruck", "linear_sync", "two_proc"}},
       {Collective::ReduceScatter, {"non-overlapping", "recursive_halving", "ring", "butterfly"}},
       {Collective::Barrier, {"linear", "double_ring", "recursive_doubling", "bruck", "two_proc", "tree"}},
@@ -63,6 +63,8 @@ std::string ompi_effective(const CollectiveCall& call, const OmpiOptions& opt)
   }
   if (call.collective == Collective::AllGather && name == "recursive_doubling" && pof2 != p)
     name = "bruck";
+  if (call.collective == Collective::AllGather && name == "neighbor" && p % 2 != 0)
+    name = "ring"; // ompi_coll_base_allgather_intra_neighborexchange: "odd size %d, switching to ring algorithm"
   if (call.collective == Collective::Bcast && (name == "scatter_allgather" || name == "scatter_allgather_ring") && n < p)
     name = "basic_linear";
   return name;

@@ -289,7 +289,27 @@ void allgather(Ctx& c, const std::string& name, std::uint64_t n)
     }
     return;
   }
-  if (name == "ring") { // ompi_coll_base_allgather_intra_ring
+  if (name == "neighbor" && p % 2 == 0) {
+    // ompi_coll_base_allgather_intra_neighborexchange (Chen et al., HPCAsia'05): an even rank pairs first with its
+    // right neighbour, an odd one with its left; after one block with that neighbour, p / 2 - 1 steps exchange two
+    // blocks, alternately with the other neighbour and the first, each step forwarding the pair received in the one
+    // before (odd sizes run the ring, as the source switches to it).
+    m.copy(in(0, n), block(r));
+    const bool even     = r % 2 == 0;
+    const int nb[2]     = {even ? mod(r + 1, p) : mod(r - 1, p), even ? mod(r - 1, p) : mod(r + 1, p)};
+    const int offset[2] = {even ? 2 : -2, even ? -2 : 2};
+    int recv_from[2]    = {even ? r : nb[0], even ? r : nb[0]};
+    m.sendrecv(r, nb[0], block(r), nb[0], block(nb[0]));
+    int send_from = even ? r : recv_from[0];
+    for (int i = 1; i < p / 2; ++i) {
+      const int par  = i % 2;
+      recv_from[par] = mod(recv_from[par] + offset[par], p);
+      m.sendrecv(r, nb[par], block(send_from, 2), nb[par], block(recv_from[par], 2));
+      send_from = recv_from[par];
+    }
+    return;
+  }
+  if (name == "ring" || name == "neighbor") { // ompi_coll_base_allgather_intra_ring (neighbor: on an odd size)
     m.copy(in(0, n), block(r));
     for (int i = 0; i < p - 1; ++i)
       m.sendrecv(r, mod(r + 1, p), block(mod(r - i, p)), mod(r - 1, p), block(mod(r - i - 1, p)));

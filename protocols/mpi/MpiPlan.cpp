@@ -51,7 +51,7 @@ Mapping ompi_mapping(Collective c, const std::string& name)
         return {Algorithm::ReduceBcast, "reduce + bcast whose parts are not all modeled run as binomial trees"};
       break;
     case Collective::AllGather:
-      if (name == "neighbor" || name == "linear")
+      if (name == "linear")
         return {Algorithm::Ring, "run as a ring"};
       break;
     default: break;

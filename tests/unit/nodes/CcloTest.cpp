@@ -175,14 +175,18 @@ TEST(RxBufferManager, MatchesOnSourceAndSequenceAndRefusesWhenFull)
 
 namespace {
 
-/// An 8-host cluster of ACCL+ nodes; `extra` adds workload fields.
+/// An 8-host cluster of ACCL+ nodes; `extra` adds workload fields. Sizes from one small message to three Rx buffers'
+/// worth; an allreduce's are ones the firmware's eager ring can cut on 5 to 8 ranks in every type (8 B leaves its last
+/// rank a chunk below 0 on 4 ranks and more, 96 KiB on 5: CallPlan.cpp ring_chunks).
 std::string bench(const std::string& collective, int ranks, const std::string& extra, const std::string& platform = "")
 {
+  const char* sizes = collective == "allreduce" ? R"(["512B", "1KiB", "40KiB", "80KiB"])"
+                                                : R"(["8B", "1KiB", "40KiB", "96KiB"])";
   return fmt::format(R"({{"name": "cclo-test",
       "platform": {{"preset": "accl-coyote-u55c", "topology": {{"kind": "star", "hosts": 8}} {}}},
       "workload": {{"kind": "collective", "collective": "{}", "ranks": {}, "verify": true,
-                    "sizes": ["8B", "1KiB", "40KiB", "96KiB"] {}}}}})",
-                     platform, collective, ranks, extra);
+                    "sizes": {} {}}}}})",
+                     platform, collective, ranks, sizes, extra);
 }
 
 void expect_verified(const ScenarioRun& run, const std::string& what)
@@ -223,7 +227,8 @@ class EveryCollective : public ::testing::TestWithParam<std::tuple<std::string, 
 TEST_P(EveryCollective, DeliversTheRightBytes)
 {
   auto [collective, protocol] = GetParam();
-  // 5 ranks (not a power of two) and 8; 40 KiB and 96 KiB cross the 32 KiB Rx-buffer segmentation.
+  // 5 ranks (not a power of two) and 8; 40 KiB and 96 KiB (allreduce: 80 KiB) cross the 32 KiB Rx-buffer
+  // segmentation.
   for (int ranks : {5, 8}) {
     if (collective == "sendrecv" && ranks != 5)
       continue;
@@ -508,6 +513,48 @@ TEST(CcloDiagnosis, AnEagerBlockTheDataMoverCannotHoldIsRefusedBeforeTheRun)
   const std::string e = plan(coll::Collective::Gather, 65 * 32768);
   EXPECT_NE(e.find("the data mover takes at most 64 per move"), std::string::npos) << e;
   EXPECT_NE(e.find("to at least 33KiB"), std::string::npos) << e;
+}
+
+// The firmware's eager ring allreduce gives P - 1 ranks ceil(n / P) elements of a segment of n and the last rank
+// n - ceil(n / P) (P - 1), an unsigned count (ccl_offload_control.c allreduce()): below 0 it wraps, and a run the
+// hardware cannot make is refused before it starts, with a count that runs; a last chunk of exactly 0 runs.
+TEST(CcloDiagnosis, AnEagerRingAllreduceWhoseLastChunkWouldWrapIsRefused)
+{
+  nodes::CcloConfig cfg; // 16 Rx buffers of 32 KiB: segments of 8,192 float32 elements rounded down to the ranks
+  auto plan = [&](std::uint64_t count, unsigned ranks, const nodes::CcloLink& link = nodes::CcloLink{}) {
+    nodes::CcloCall k;
+    k.call.collective = coll::Collective::AllReduce;
+    k.call.count      = count;
+    k.call.size       = ranks;
+    for (unsigned r = 0; r < ranks; ++r)
+      k.comm.push_back(static_cast<net::HostId>(r));
+    k.protocol = coll::Protocol::Eager;
+    return nodes::plan_call(k, cfg, link).error;
+  };
+  EXPECT_EQ(plan(16, 8), "");   // 2 x 7 + 2
+  EXPECT_EQ(plan(14, 8), "");   // 2 x 7 + 0: an empty last chunk, as the firmware sends it
+  EXPECT_EQ(plan(1024, 1024), "");
+  const std::string small = plan(16, 1024); // 64 B on 1,024 ranks: 1 x 1,023 > 16
+  EXPECT_NE(small.find("ceil(16 / 1024) = 1 element(s) of its 16 elements"), std::string::npos) << small;
+  EXPECT_NE(small.find("16 - 1023 x 1: an unsigned count below 0"), std::string::npos) << small;
+  EXPECT_NE(small.find("a multiple of 1024 (1024 elements instead of 16)"), std::string::npos) << small;
+  EXPECT_EQ(small.find("rendezvous"), std::string::npos) << "64 B is eager in every build: " << small;
+  EXPECT_NE(plan(1025, 1024).find("or let it go rendezvous"), std::string::npos);
+  EXPECT_NE(plan(1, 8), "");
+  EXPECT_NE(plan(1025, 1024), "") << "ceil(1025 / 1024) = 2, 2 x 1,023 > 1,025";
+  // Only the last segment can wrap: a whole segment is a multiple of the ranks. 8,192 - 8,192 % 24 = 8,184 per
+  // segment; 8,184 + 30 leaves a last segment of 30 on 24 ranks: 2 x 23 > 30.
+  EXPECT_EQ(plan(8184 * 3, 24), "");
+  const std::string seg = plan(8184 + 30, 24);
+  EXPECT_NE(seg.find("the 30 elements of its last segment"), std::string::npos) << seg;
+  // More ranks than an Rx buffer's elements: no segment at all, the firmware's loop never ends.
+  const std::string none = plan(9000 * 4, 9000);
+  EXPECT_NE(none.find("make 0, and its loop never ends"), std::string::npos) << none;
+  // Over TCP the advice does not offer rendezvous.
+  nodes::CcloLink tcp;
+  tcp.rendezvous = false;
+  tcp.transport  = "tcp";
+  EXPECT_EQ(plan(16, 1024, tcp).find("rendezvous"), std::string::npos);
 }
 
 TEST(CcloDiagnosis, ImpossibleCallsAreRefusedWithTheReason)

@@ -177,6 +177,16 @@ TEST(MpiPlan, LibraryChoiceToSchedule)
   r = plan(Library::OpenMpi, Collective::AllGather, 6, 4096);
   EXPECT_EQ(r.library_algorithm, "recursive_doubling");
   EXPECT_EQ(r.options.ompi.name, "bruck");
+  // 4.1 picks the neighbor exchange for a 1 KiB block on 64 ranks (coll_tuned_decision_fixed.c): it runs as itself,
+  // and on 65 ranks as the ring it hands over to, neither a substitution.
+  r = plan(Library::OpenMpi, Collective::AllGather, 64, 1024);
+  EXPECT_EQ(r.library_algorithm, "neighbor");
+  EXPECT_EQ(r.options.ompi.name, "neighbor");
+  EXPECT_TRUE(r.substitution.empty()) << r.substitution;
+  r = plan(Library::OpenMpi, Collective::AllGather, 65, 1024);
+  EXPECT_EQ(r.library_algorithm, "neighbor");
+  EXPECT_EQ(r.options.ompi.name, "ring");
+  EXPECT_TRUE(r.substitution.empty()) << r.substitution;
   // Composites take the library's own decisions for their parts (reached by forcing the composite: with
   // commutative operations the fixed rules pick it for no size nafsim's types can make).
   nafsim::coll::CollectiveCall rs;

@@ -128,6 +128,31 @@ TEST(OmpiAlgorithms, EveryAlgorithmComputesItsCollective)
   EXPECT_GT(checked, 10000);
 }
 
+// coll_base_allgather.c's neighbor exchange on 6 ranks (the source's example): one block with the first neighbour
+// (even ranks: the right one), then p / 2 - 1 = 2 steps of two blocks, alternately with the other neighbour and the
+// first: rank 0 sends to 1, 5, 1 and rank 3 to 2, 4, 2, three messages where the ring sends five; on 7 ranks it is the
+// ring, as the source switches to it on an odd size.
+TEST(OmpiAlgorithms, NeighborExchangeAllgatherTakesHalfTheRingsSteps)
+{
+  auto sends = [](int p, int r) {
+    CollectiveCall call{Collective::AllGather, p, 0, 8, 4, ReduceFunc::Sum};
+    std::vector<std::pair<int, std::uint64_t>> v;
+    for (auto const& op : build_schedule(call, Algorithm::OpenMpi, Protocol::Eager, r, ompi_opt("neighbor")).ops)
+      if (op.kind == OpKind::Send)
+        v.emplace_back(op.peer, op.a.count);
+    return v;
+  };
+  using V = std::vector<std::pair<int, std::uint64_t>>;
+  EXPECT_EQ(sends(6, 0), (V{{1, 8}, {5, 16}, {1, 16}}));
+  EXPECT_EQ(sends(6, 3), (V{{2, 8}, {4, 16}, {2, 16}}));
+  EXPECT_EQ(sends(64, 10).size(), 32u);
+  EXPECT_EQ(sends(7, 0).size(), 6u) << "the ring on an odd size";
+  CollectiveCall seven{Collective::AllGather, 7, 0, 8, 4, ReduceFunc::Sum};
+  OmpiOptions o;
+  o.name = "neighbor";
+  EXPECT_EQ(ompi_effective(seven, o), "ring");
+}
+
 /// Whether two ranks' schedules make the same calls (every op, its buffers, its order, the scratch they need).
 static bool same_calls(const std::vector<Schedule>& a, const std::vector<Schedule>& b)
 {
