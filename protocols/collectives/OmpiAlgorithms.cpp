@@ -14,7 +14,7 @@ const std::vector<std::string>& ompi_algorithms(Collective c)
       {Collective::Bcast,
        {"basic_linear", "chain", "pipeline", "binary_tree", "binomial", "knomial", "scatter_allgather",
         "scatter_allgather_ring"}},
-      {Collective::Reduce, {"linear", "chain", "pipeline", "binary", "binomial"}},
+      {Collective::Reduce, {"linear", "chain", "pipeline", "binary", "binomial", "in-order_binary"}},
       {Collective::AllReduce,
        {"basic_linear", "nonoverlapping", "recursive_doubling", "ring", "segmented_ring", "rabenseifner"}},
       {Collective::Gather, {"basic_linear", "binomial", "linear_sync"}},
@@ -78,7 +78,7 @@ OmpiReads ompi_reads(const CollectiveCall& call, const OmpiOptions& opt)
   const std::string name = ompi_effective(call, opt);
   auto tree              = [&](const std::string& n) {
     return n == "chain" || n == "pipeline" || n == "binary_tree" || n == "binary" || n == "binomial" ||
-           n == "knomial";
+           n == "knomial" || n == "in-order_binary";
   };
   switch (call.collective) {
     case Collective::Bcast:

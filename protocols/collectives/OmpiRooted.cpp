@@ -200,6 +200,27 @@ void reduce(Ctx& c, const std::string& name, int root, std::uint64_t n, Slice sr
     return;
   if (name == "linear")
     return reduce_linear(c, root, n, src, dst);
+  if (name == "in-order_binary") {
+    // ompi_coll_base_reduce_intra_in_order_binary: the generic reduction over the in-order binary tree, whose root
+    // is rank p - 1 (io_root) to keep the operations' order; another root gets the result from it, io_root reducing
+    // into a temporary buffer.
+    const int io_root      = c.p - 1;
+    const auto t           = ompi::build_in_order_bintree(c.p, c.r);
+    const std::uint64_t sc = ompi_segment_count(c.opt.segment_bytes, c.eb, n);
+    if (root == io_root)
+      return reduce_generic(c, t, io_root, n, sc, src, dst);
+    Slice result = dst;
+    if (c.r == io_root) {
+      result = scratch(0, 0, n); // (the generic reduction's accumulator on its own root is what it is given)
+      c.m.builder().need_scratch(0, n);
+    }
+    reduce_generic(c, t, io_root, n, sc, src, result);
+    if (c.r == io_root)
+      c.m.send(root, result);
+    else if (c.r == root)
+      c.m.recv(io_root, dst);
+    return;
+  }
   auto t = tree_of(c, Collective::Reduce, name, root);
   if (!t)
     throw std::invalid_argument("Open MPI reduce algorithm '" + name + "' is not modeled");

@@ -94,6 +94,41 @@ Tree build_bmtree(int size, int rank, int root)
   return t;
 }
 
+Tree build_in_order_bintree(int size, int rank)
+{
+  Tree t;
+  int myrank = rank, parent = size - 1, delta = 0;
+  for (;;) {
+    const int rightsize = size >> 1;
+    int lchild = -1, rchild = -1;
+    if (size - 1 > 0) {
+      lchild = parent - 1;
+      if (lchild > 0)
+        rchild = rightsize - 1;
+    }
+    if (myrank == parent) { // tree_next[0] the left child, tree_next[1] the right one
+      if (lchild >= 0)
+        t.children.push_back(lchild + delta);
+      if (rchild >= 0)
+        t.children.push_back(rchild + delta);
+      return t;
+    }
+    if (myrank > rchild) { // the left subtree: shift its ranks down
+      if (myrank == lchild)
+        t.parent = parent + delta;
+      size   = size - rightsize - 1;
+      delta  = delta + rightsize;
+      myrank = myrank - rightsize;
+      parent = size - 1;
+    } else { // the right subtree
+      if (myrank == rchild)
+        t.parent = parent + delta;
+      size   = rightsize;
+      parent = rchild;
+    }
+  }
+}
+
 Tree build_in_order_bmtree(int size, int rank, int root)
 {
   Tree t;

@@ -20,6 +20,9 @@ Tree build_bmtree(int size, int rank, int root);
 /// ompi_coll_base_topo_build_in_order_bmtree: binomial tree, children vrank + 1, 2, 4, ...
 /// (reduce binomial, gather and scatter binomial).
 Tree build_in_order_bmtree(int size, int rank, int root);
+/// ompi_coll_base_topo_build_in_order_bintree: a binary tree rooted at rank size - 1 whatever the operation's root,
+/// its left subtree the ranks just below the parent, its right the lowest (reduce in-order_binary).
+Tree build_in_order_bintree(int size, int rank);
 /// ompi_coll_base_topo_build_kmtree: k-nomial tree of `radix` (bcast knomial).
 Tree build_kmtree(int size, int rank, int root, int radix);
 /// ompi_coll_base_topo_build_chain: `fanout` chains from the root (fanout < 1 is forced to 1, a

@@ -41,8 +41,6 @@ Mapping ompi_mapping(Collective c, const std::string& name)
         return {Algorithm::Binomial, "split binary tree run as an unsegmented binomial tree"};
       break;
     case Collective::Reduce:
-      if (name == "in-order_binary")
-        return {Algorithm::Binomial, "in-order binary tree run as a binomial tree"};
       if (name == "rabenseifner")
         return {Algorithm::Binomial, "Rabenseifner (reduce-scatter + gather) run as a binomial tree"};
       break;

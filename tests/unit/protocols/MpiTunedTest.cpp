@@ -183,6 +183,11 @@ TEST(MpiPlan, LibraryChoiceToSchedule)
   EXPECT_EQ(r.library_algorithm, "neighbor");
   EXPECT_EQ(r.options.ompi.name, "neighbor");
   EXPECT_TRUE(r.substitution.empty()) << r.substitution;
+  // ... and the in-order binary reduce for 8 KiB on 256 ranks (rooted at rank 255, which sends the result to the root).
+  r = plan(Library::OpenMpi, Collective::Reduce, 256, 8192);
+  EXPECT_EQ(r.library_algorithm, "in-order_binary");
+  EXPECT_EQ(r.options.ompi.name, "in-order_binary");
+  EXPECT_TRUE(r.substitution.empty()) << r.substitution;
   r = plan(Library::OpenMpi, Collective::AllGather, 65, 1024);
   EXPECT_EQ(r.library_algorithm, "neighbor");
   EXPECT_EQ(r.options.ompi.name, "ring");

@@ -61,6 +61,19 @@ int sends_of(const Schedule& s)
 
 TEST(OmpiTopology, TreesMatchTheSourceExamples)
 {
+  // in-order bintree, rooted at size - 1 (coll_base_topo.c's pictures): size 3: 2 -> 1 0; size 4: 3 -> 2 1, 1 -> 0;
+  // size 9: 8 -> 7 3; 7 -> 6 5; 3 -> 2 1; 5 -> 4; 1 -> 0.
+  EXPECT_EQ(ompi::build_in_order_bintree(3, 2).children, (std::vector<int>{1, 0}));
+  EXPECT_EQ(ompi::build_in_order_bintree(4, 3).children, (std::vector<int>{2, 1}));
+  EXPECT_EQ(ompi::build_in_order_bintree(4, 1).children, (std::vector<int>{0}));
+  EXPECT_EQ(ompi::build_in_order_bintree(4, 0).parent, 1);
+  std::vector<int> up;
+  for (int r = 0; r < 9; ++r)
+    up.push_back(ompi::build_in_order_bintree(9, r).parent);
+  EXPECT_EQ(up, (std::vector<int>{1, 3, 3, 8, 5, 7, 7, 8, -1}));
+  EXPECT_EQ(ompi::build_in_order_bintree(9, 8).children, (std::vector<int>{7, 3}));
+  EXPECT_EQ(ompi::build_in_order_bintree(9, 7).children, (std::vector<int>{6, 5}));
+  EXPECT_EQ(ompi::build_in_order_bintree(9, 3).children, (std::vector<int>{2, 1}));
   // coll_base_topo.c: fanout 2, size 7: 0 -> 1 2; 1 -> 3 5; 2 -> 4 6.
   EXPECT_EQ(ompi::build_tree(2, 7, 0, 0).children, (std::vector<int>{1, 2}));
   EXPECT_EQ(ompi::build_tree(2, 7, 1, 0).children, (std::vector<int>{3, 5}));
