@@ -13,7 +13,7 @@ const std::vector<std::string>& ompi_algorithms(Collective c)
   static const std::map<Collective, std::vector<std::string>> names{
       {Collective::Bcast,
        {"basic_linear", "chain", "pipeline", "binary_tree", "binomial", "knomial", "scatter_allgather",
-        "scatter_allgather_ring"}},
+        "scatter_allgather_ring", "split_binary_tree"}},
       {Collective::Reduce, {"linear", "chain", "pipeline", "binary", "binomial", "in-order_binary"}},
       {Collective::AllReduce,
        {"basic_linear", "nonoverlapping", "recursive_doubling", "ring", "segmented_ring", "rabenseifner"}},
@@ -78,7 +78,7 @@ OmpiReads ompi_reads(const CollectiveCall& call, const OmpiOptions& opt)
   const std::string name = ompi_effective(call, opt);
   auto tree              = [&](const std::string& n) {
     return n == "chain" || n == "pipeline" || n == "binary_tree" || n == "binary" || n == "binomial" ||
-           n == "knomial" || n == "in-order_binary";
+           n == "knomial" || n == "in-order_binary" || n == "split_binary_tree";
   };
   switch (call.collective) {
     case Collective::Bcast:

@@ -59,6 +59,68 @@ void bcast_generic(Ctx& c, const ompi::Tree& t, int root, std::uint64_t n, std::
     send_to_children(m, t, seg(dst, nseg - 1));
 }
 
+/// ompi_coll_base_bcast_intra_split_bintree: the root splits the message in two halves (the first one the larger) and
+/// sends the first down the left subtree of its binary tree (odd shifted ranks), the second down the right one (even),
+/// in segments, with blocking sends; an inner node forwards each segment of its half to its children as the next
+/// arrives. Then every rank swaps halves with its pair in the other subtree (rank + 1 on the left, rank - 1 on the
+/// right); on an even size the root sends the second half to the last rank, which has no pair. A message too small to
+/// split into segments goes down a pipeline (the chain of fanout 1).
+void bcast_split_bintree(Ctx& c, int root, std::uint64_t n, Slice src, Slice dst)
+{
+  MpiProgram& m = c.m;
+  const int p = c.p, r = c.r;
+  const std::uint64_t eb        = c.eb;
+  const std::uint64_t counts[2] = {(n + 1) / 2, n - (n + 1) / 2};
+  std::uint64_t segsize         = c.opt.segment_bytes;
+  std::uint64_t segcount[2]     = {counts[0], counts[1]};
+  if (segsize > 0) {
+    segsize     = std::max(segsize, eb); // (pushed up to hold one element)
+    segcount[0] = segcount[1] = segsize / eb;
+  }
+  if (counts[0] == 0 || counts[1] == 0 || segsize > counts[0] * eb || segsize > counts[1] * eb)
+    return bcast_generic(c, ompi::build_chain(1, p, r, root), root, n, ompi_segment_count(segsize, c.eb, n), src,
+                         dst);
+  const Slice mine      = r == root ? src : dst;
+  const Slice half[2]   = {sub(mine, 0, counts[0]), sub(mine, counts[0], counts[1])};
+  const std::uint64_t nseg[2] = {segments_of(counts[0], segcount[0]), segments_of(counts[1], segcount[1])};
+  auto seg = [&](int h, std::uint64_t i) { return piece(half[h], i, segcount[h], counts[h]); };
+  const ompi::Tree t = ompi::build_tree(2, p, r, root);
+  const int lr       = ((r + p - root) % p + 1) % 2; // 0: the left subtree, 1: the right one (the root's)
+  if (r == root) {
+    for (std::uint64_t i = 0; i < nseg[0]; ++i)
+      for (std::size_t k = 0; k < t.children.size() && k < 2; ++k)
+        if (i < nseg[k])
+          m.send(t.children[k], seg(static_cast<int>(k), i));
+  } else if (!t.children.empty()) {
+    Req base = m.irecv(t.parent, seg(lr, 0));
+    for (std::uint64_t i = 1; i < nseg[lr]; ++i) {
+      const Req next = m.irecv(t.parent, seg(lr, i));
+      m.wait(base);
+      for (int child : t.children)
+        m.send(child, seg(lr, i - 1));
+      base = next;
+    }
+    m.wait(base);
+    for (int child : t.children)
+      m.send(child, seg(lr, nseg[lr] - 1));
+  } else {
+    for (std::uint64_t i = 0; i < nseg[lr]; ++i)
+      m.recv(t.parent, seg(lr, i));
+  }
+  const int pair = lr == 0 ? (r + 1) % p : (r + p - 1) % p;
+  const int last = (root + p - 1) % p;
+  if (p % 2 != 0) {
+    if (r != root)
+      m.sendrecv(r, pair, half[lr], pair, half[1 - lr]);
+  } else if (r == root) {
+    m.send(last, half[1]);
+  } else if (r == last) {
+    m.recv(root, half[1]);
+  } else {
+    m.sendrecv(r, pair, half[lr], pair, half[1 - lr]);
+  }
+}
+
 /// ompi_coll_base_bcast_intra_basic_linear: the root posts a send to every rank, in rank order.
 void bcast_linear(Ctx& c, int root, Slice src, Slice dst)
 {
@@ -184,6 +246,8 @@ void bcast(Ctx& c, const std::string& name, int root, std::uint64_t n, Slice src
     return bcast_linear(c, root, src, dst); // the scatter-allgather broadcasts hand fewer than p elements to it
   if (name == "scatter_allgather" || name == "scatter_allgather_ring")
     return bcast_scatter_allgather(c, root, n, src, dst, name == "scatter_allgather_ring");
+  if (name == "split_binary_tree")
+    return bcast_split_bintree(c, root, n, src, dst);
   auto t = tree_of(c, Collective::Bcast, name, root);
   if (!t)
     throw std::invalid_argument("Open MPI bcast algorithm '" + name + "' is not modeled");

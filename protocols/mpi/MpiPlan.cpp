@@ -36,10 +36,6 @@ bool pof2(int p)
 Mapping ompi_mapping(Collective c, const std::string& name)
 {
   switch (c) {
-    case Collective::Bcast:
-      if (name == "split_binary_tree")
-        return {Algorithm::Binomial, "split binary tree run as an unsegmented binomial tree"};
-      break;
     case Collective::Reduce:
       if (name == "rabenseifner")
         return {Algorithm::Binomial, "Rabenseifner (reduce-scatter + gather) run as a binomial tree"};

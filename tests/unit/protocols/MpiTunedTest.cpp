@@ -188,6 +188,11 @@ TEST(MpiPlan, LibraryChoiceToSchedule)
   EXPECT_EQ(r.library_algorithm, "in-order_binary");
   EXPECT_EQ(r.options.ompi.name, "in-order_binary");
   EXPECT_TRUE(r.substitution.empty()) << r.substitution;
+  // ... and the split binary tree broadcast for 16 KiB on 256 ranks.
+  r = plan(Library::OpenMpi, Collective::Bcast, 256, 16384);
+  EXPECT_EQ(r.library_algorithm, "split_binary_tree");
+  EXPECT_EQ(r.options.ompi.name, "split_binary_tree");
+  EXPECT_TRUE(r.substitution.empty()) << r.substitution;
   r = plan(Library::OpenMpi, Collective::AllGather, 65, 1024);
   EXPECT_EQ(r.library_algorithm, "neighbor");
   EXPECT_EQ(r.options.ompi.name, "ring");
@@ -256,11 +261,14 @@ TEST(MpiPlan, TheCompositesPartsRunAsTheLibrarysDecisionsCallThem)
   EXPECT_EQ(forced->options.ompi.reduce_part_segment_bytes, 0U);
   EXPECT_EQ(forced->options.ompi.bcast_part_segment_bytes, 0U);
   // Forced under Open MPI 2.0, its parts are 2.0's decisions: the binomial reduce (p < 8, under 20,480 B) and the
-  // split binary tree broadcast, which nafsim does not model: the reduce + bcast of binomial trees, said.
+  // split binary tree broadcast in 1 KiB segments (2,048 B to 370,728 B), each run as itself.
   const auto classic_forced = mpi::plan_openmpi(call, "nonoverlapping", mpi::Library::OpenMpi20);
   ASSERT_TRUE(classic_forced.has_value());
-  EXPECT_EQ(classic_forced->algorithm, coll::Algorithm::ReduceBcast);
-  EXPECT_EQ(classic_forced->substitution, "reduce + bcast whose parts are not all modeled run as binomial trees");
+  EXPECT_EQ(classic_forced->algorithm, coll::Algorithm::OpenMpi);
+  EXPECT_EQ(classic_forced->substitution, "");
+  EXPECT_EQ(classic_forced->options.ompi.reduce_part, "binomial");
+  EXPECT_EQ(classic_forced->options.ompi.bcast_part, "split_binary_tree");
+  EXPECT_EQ(classic_forced->options.ompi.bcast_part_segment_bytes, 1024U);
   call.count = 100; // 400 B: 2.0's linear reduce and binomial bcast, both modeled
   const auto classic_small = mpi::plan_openmpi(call, "nonoverlapping", mpi::Library::OpenMpi20);
   ASSERT_TRUE(classic_small.has_value());

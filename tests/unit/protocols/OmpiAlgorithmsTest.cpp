@@ -166,6 +166,30 @@ TEST(OmpiAlgorithms, NeighborExchangeAllgatherTakesHalfTheRingsSteps)
   EXPECT_EQ(ompi_effective(seven, o), "ring");
 }
 
+// coll_base_bcast.c's split binary tree on 6 ranks, 16 elements, no segments: the root sends the first half down the
+// left subtree (to 1) and the second down the right (to 2), then, the size being even, the second half to rank 5,
+// whose pair would be the root; rank 1 forwards its half to its children 3 and 5 and swaps halves with its pair 2;
+// rank 3, a leaf, swaps with 4. One element cannot be split: the pipeline carries it.
+TEST(OmpiAlgorithms, SplitBinaryTreeBroadcastSendsHalvesDownTheSubtreesThenSwapsThem)
+{
+  auto sends = [](int p, int r, std::uint64_t count) {
+    CollectiveCall call{Collective::Bcast, p, 0, count, 4, ReduceFunc::Sum};
+    std::vector<std::pair<int, std::uint64_t>> v;
+    for (auto const& op :
+         build_schedule(call, Algorithm::OpenMpi, Protocol::Eager, r, ompi_opt("split_binary_tree")).ops)
+      if (op.kind == OpKind::Send)
+        v.emplace_back(op.peer, op.a.count);
+    return v;
+  };
+  using V = std::vector<std::pair<int, std::uint64_t>>;
+  EXPECT_EQ(sends(6, 0, 16), (V{{1, 8}, {2, 8}, {5, 8}}));
+  EXPECT_EQ(sends(6, 1, 16), (V{{3, 8}, {5, 8}, {2, 8}}));
+  EXPECT_EQ(sends(6, 3, 16), (V{{4, 8}}));
+  EXPECT_EQ(sends(6, 5, 16), (V{})) << "the last rank only receives (its half, then the root's second half)";
+  EXPECT_EQ(sends(5, 0, 15), (V{{1, 8}, {2, 7}})) << "an odd size: the root has no pair";
+  EXPECT_EQ(sends(5, 0, 1), (V{{1, 1}})) << "one element: the pipeline";
+}
+
 /// Whether two ranks' schedules make the same calls (every op, its buffers, its order, the scratch they need).
 static bool same_calls(const std::vector<Schedule>& a, const std::vector<Schedule>& b)
 {
@@ -392,7 +416,7 @@ TEST(OmpiAlgorithms, ProgramOrderWaitsForSendsToComplete)
 TEST(OmpiAlgorithms, UnknownNamesAndSizesAreErrors)
 {
   CollectiveCall call{Collective::Bcast, 4, 0, 16, 4, ReduceFunc::Sum};
-  EXPECT_THROW(build_schedule(call, Algorithm::OpenMpi, Protocol::Eager, 0, ompi_opt("split_binary_tree")),
+  EXPECT_THROW(build_schedule(call, Algorithm::OpenMpi, Protocol::Eager, 0, ompi_opt("no_such_tree")),
                std::invalid_argument);
   CollectiveCall ag{Collective::AllGather, 3, 0, 16, 4, ReduceFunc::Sum};
   EXPECT_THROW(build_schedule(ag, Algorithm::OpenMpi, Protocol::Eager, 0, ompi_opt("two_proc")), std::invalid_argument);
