@@ -144,6 +144,50 @@ std::string ring_chunks(const CcloCall& call, const CcloConfig& cfg, bool rendez
                      "segment leaves the last rank a chunk, such as a multiple of {} ({} elements instead of {}){}",
                      p, p - 1, last, p, bulk, what, last, p - 1, bulk, p, fits, cc.count, other);
 }
+
+/// Why the firmware's rendezvous gather cannot announce its slots for `call`, or "". gather() (ccl_offload_control.c)
+/// walks src_rank up from 0: at the outer loop it steps over the root, but its inner loop `while(num_pending <
+/// max_fanin)` announces to consecutive ranks without looking at the root or at the communicator's end (max_fanin:
+/// gather_flat_tree_max_fanin above gather_flat_tree_max_count bytes, else P - 1). An announcement to the root itself
+/// or past the last rank is never completed: the root busy-waits for ever, and the rank it skipped for it too.
+std::string gather_slots(const coll::CollectiveCall& cc, unsigned fanin_option)
+{
+  const int p = cc.size, root = cc.root;
+  if (p < 2)
+    return {};
+  const int fanin = fanin_option == 0 ? p - 1 : static_cast<int>(fanin_option);
+  int pending = 0, initiated = 0, completed = 0, src = 0;
+  while (completed < p - 1) {
+    if (initiated < p - 1) {
+      if (src == root) {
+        ++src;
+      } else {
+        while (pending < fanin) {
+          if (src == root || src >= p)
+            return fmt::format(
+                "the firmware's rendezvous gather announces its slots to ranks 0, 1, 2, ... at most {} at a time, and "
+                "its inner loop steps over neither the root nor the communicator's end (ccl_offload_control.c gather(): "
+                "`while(num_pending < max_fanin)`): with root {} on {} ranks it would announce a slot to {} and wait "
+                "for a completion that never comes (the hardware hangs), so nafsim cannot time it; root 0 announces "
+                "past no one while the fan-in ({}{}) is below the rank count, or let the blocks go eager (max_eager_size "
+                "at least {})",
+                fanin, root, p, src == root ? "the root itself" : fmt::format("rank {}, past the last", src), fanin,
+                fanin_option == 0 ? ": P - 1 for blocks up to gather_flat_tree_max_count"
+                                  : ": gather_flat_tree_max_fanin above gather_flat_tree_max_count",
+                format_bytes(Bytes{cc.bytes()}));
+          ++initiated;
+          ++pending;
+          ++src;
+        }
+      }
+    }
+    if (pending > 0) {
+      --pending;
+      ++completed;
+    }
+  }
+  return {};
+}
 } // namespace
 
 CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_link, const std::string& transport)
@@ -248,6 +292,8 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& 
                          link.rendezvous && !call.compress && !call.streams());
   if (p.error.empty() && p.firmware && !p.rendezvous)
     p.error = ring_chunks(call, cfg, link.rendezvous && !call.compress && !call.streams());
+  if (p.error.empty() && p.firmware && p.rendezvous && call.call.collective == Collective::Gather)
+    p.error = gather_slots(call.call, p.sel.options.gather_fanin);
   return p;
 }
 

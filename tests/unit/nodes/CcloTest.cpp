@@ -237,8 +237,11 @@ TEST_P(EveryCollective, DeliversTheRightBytes)
     // flight needs its own Rx buffer, or the data mover deadlocks (see CcloDiagnosis).
     std::string buffers =
         collective == "alltoall" && protocol == "eager" ? R"(, "node": {"fpga": {"cclo": {"rx_buffers": {"count": 64}}}})" : "";
-    auto run = run_scenario_isolated(bench(
-        collective, r, fmt::format(R"(, "protocol": "{}", "iterations": 2, "root": {})", protocol, r > 2 ? 2 : 0), buffers));
+    // (a gather's root is the last rank: the firmware's rendezvous gather cannot announce its slots around a root
+    // in the middle, CallPlan.cpp gather_slots)
+    const int root = r > 2 ? (collective == "gather" ? r - 1 : 2) : 0;
+    auto run       = run_scenario_isolated(bench(
+        collective, r, fmt::format(R"(, "protocol": "{}", "iterations": 2, "root": {})", protocol, root), buffers));
     expect_verified(run, fmt::format("{} {} on {} ranks", collective, protocol, r));
   }
 }
@@ -555,6 +558,32 @@ TEST(CcloDiagnosis, AnEagerRingAllreduceWhoseLastChunkWouldWrapIsRefused)
   tcp.rendezvous = false;
   tcp.transport  = "tcp";
   EXPECT_EQ(plan(16, 1024, tcp).find("rendezvous"), std::string::npos);
+}
+
+// gather() announces rendezvous slots from rank 0 up, stepping over the root only between bursts of at most max_fanin
+// announcements: a root the burst reaches, or a burst past the last rank, would hang the hardware, and is refused.
+TEST(CcloDiagnosis, ARendezvousGatherWhoseSlotsWouldReachTheRootIsRefused)
+{
+  nodes::CcloConfig cfg; // the upstream driver's tuning: fan-in 2 above 32 KiB
+  auto plan = [&](int ranks, int root, std::uint64_t bytes) {
+    nodes::CcloCall k;
+    k.call.collective = coll::Collective::Gather;
+    k.call.count      = bytes / 4;
+    k.call.size       = ranks;
+    k.call.root       = root;
+    for (int r = 0; r < ranks; ++r)
+      k.comm.push_back(static_cast<net::HostId>(r));
+    k.protocol = coll::Protocol::Rendezvous;
+    return nodes::plan_call(k, cfg, nodes::CcloLink{}).error;
+  };
+  EXPECT_EQ(plan(8, 0, 4096), "");
+  EXPECT_EQ(plan(8, 7, 4096), "");
+  const std::string mid = plan(8, 3, 4096); // fan-in 7 from rank 0: 0, 1, 2, 3 = the root
+  EXPECT_NE(mid.find("with root 3 on 8 ranks it would announce a slot to the root itself"), std::string::npos) << mid;
+  EXPECT_EQ(plan(8, 3, 65536), "") << "fan-in 2: the bursts 0 1, 2, then the root is stepped over";
+  EXPECT_NE(plan(8, 1, 65536).find("to the root itself"), std::string::npos) << "the burst 0 1 reaches root 1";
+  const std::string two = plan(2, 0, 65536); // fan-in 2 on 2 ranks: rank 1, then rank 2
+  EXPECT_NE(two.find("to rank 2, past the last"), std::string::npos) << two;
 }
 
 TEST(CcloDiagnosis, ImpossibleCallsAreRefusedWithTheReason)

@@ -52,14 +52,16 @@ TEST(NodeWorld, AllreduceSumsEveryRanksBytesEagerAndRendezvous)
 }
 
 namespace {
-/// Every collective on 4 ranks (root 2) of `platform`, blocks of `n` floats, under each protocol: the right bytes.
+/// Every collective on 4 ranks (root 2; a rendezvous gather's 3) of `platform`, blocks of `n` floats, under each protocol: the right bytes.
 void check_every_collective(const char* platform, std::uint64_t n, std::initializer_list<coll::Protocol> protocols)
 {
   for (auto proto : protocols)
     for (auto c : {Collective::Bcast, Collective::Scatter, Collective::Gather, Collective::AllGather, Collective::Reduce,
                    Collective::ReduceScatter, Collective::AllReduce, Collective::AllToAll}) {
       NodeWorld w(platform);
-      const int root  = 2;
+      // (the firmware's rendezvous gather cannot announce its slots around a root in the middle: the last rank here;
+      // CallPlan.cpp gather_slots)
+      const int root  = c == Collective::Gather && proto == coll::Protocol::Rendezvous ? 3 : 2;
       const bool many = c == Collective::Scatter || c == Collective::ReduceScatter || c == Collective::AllToAll;
       auto calls      = calls_for(w, c, 4, n, proto, root);
       w.fill_inputs(calls, many ? 4 * n : n);
