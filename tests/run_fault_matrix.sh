@@ -35,7 +35,11 @@ for transport in roce tcp udp connectionless; do
     for seed in "${seeds[@]}"; do
       out=$work/out-$transport-$c-$seed
       log=$work/log-$transport-$c-$seed
-      "$nafsim" run "$scenario" "${extra[@]}" "${faults[@]}" --seed "$seed" --set workload.collective=$c \
+      # The firmware's all-to-all writes through the rendezvous protocol only: over a transport without RDMA WRITE
+      # nafsim's flat schedule runs it when forced (CallPlan.cpp).
+      forced=()
+      [ "$c" = alltoall ] && [ $transport != roce ] && forced=(--set workload.algorithm=flat)
+      "$nafsim" run "$scenario" "${extra[@]}" "${forced[@]}" "${faults[@]}" --seed "$seed" --set workload.collective=$c \
         --set workload.ranks=$ranks --set 'workload.sizes=["1KiB","64KiB"]' --set workload.verify=true \
         --set max_sim_time=10s --out "$out" > "$log" 2>&1
       rc=$?
@@ -83,7 +87,9 @@ for c in sendrecv bcast scatter gather allgather reduce allreduce reduce-scatter
   for seed in "${seeds[@]}"; do
     out=$work/out-xrt-$c-$seed
     log=$work/log-xrt-$c-$seed
-    "$nafsim" run "$root/workloads/collective/gather-xrt-tcp.json" "${faults[@]}" --seed "$seed" \
+    forced=()
+    [ "$c" = alltoall ] && forced=(--set workload.algorithm=flat) # (no all-to-all in the firmware over TCP, above)
+    "$nafsim" run "$root/workloads/collective/gather-xrt-tcp.json" "${forced[@]}" "${faults[@]}" --seed "$seed" \
       --set workload.collective=$c --set workload.ranks=$ranks --set 'workload.sizes=["1KiB","64KiB"]' \
       --set workload.verify=true --set max_sim_time=1000s --out "$out" > "$log" 2>&1
     rc=$?

@@ -188,6 +188,32 @@ std::string gather_slots(const coll::CollectiveCall& cc, unsigned fanin_option)
   }
   return {};
 }
+/// What the firmware has no function for, whatever the tuning, or "": a stream_put other than a send to a kernel
+/// stream; an all-to-all of compressed or streamed operands or over a link without RDMA WRITE (unless an algorithm is
+/// forced: a schedule of nafsim's).
+std::string no_firmware_function(const CcloCall& call, bool stream, bool rendezvous_link, const std::string& transport)
+{
+  auto const& cc = call.call;
+  if (call.remote_stream >= 0 && (cc.collective != Collective::Send || call.remote_stream > 246))
+    return fmt::format("stream_put is a send to a kernel stream of id 0 to 246 (ACCL's limit), not a {} to stream {}",
+                       coll::collective_name(cc.collective), call.remote_stream);
+  // ccl_offload_control.c all_to_all(): uncompressed, unstreamed operands only (else COLLECTIVE_NOT_IMPLEMENTED). A
+  // forced algorithm is a schedule of nafsim's, which the executor runs whatever the firmware has.
+  if (cc.collective == Collective::AllToAll && cc.size > 1 && !call.algorithm && (call.compress || stream))
+    return fmt::format("the CCLO firmware's all-to-all runs neither compressed nor streamed operands (it answers "
+                       "COLLECTIVE_NOT_IMPLEMENTED): drop {}, or force an algorithm to run a schedule of nafsim's",
+                       call.compress ? "compress" : "the stream");
+  // all_to_all() writes every block through the rendezvous protocol whatever its size (its test `(bytes_count >
+  // max_eager_size) &&` is commented out): over a link without RDMA WRITE the firmware has no all-to-all to run.
+  if (cc.collective == Collective::AllToAll && cc.size > 1 && !call.algorithm && !rendezvous_link)
+    return fmt::format("the CCLO firmware's all-to-all always writes its blocks through the rendezvous protocol "
+                       "(ccl_offload_control.c all_to_all(): its size test is commented out), which {} cannot "
+                       "carry (no RDMA WRITE), so ACCL over {} has none: force an algorithm (workload.algorithm: "
+                       "flat) to run a schedule of nafsim's, or use transport roce",
+                       transport, transport);
+  return {};
+}
+
 } // namespace
 
 CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_link, const std::string& transport)
@@ -197,19 +223,8 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_
   const bool stream     = call.streams();
   const std::uint64_t eb = cc.elem_bytes;
   std::optional<coll::Protocol> force = call.protocol;
-  if (call.remote_stream >= 0 && (cc.collective != Collective::Send || call.remote_stream > 246)) {
-    p.error = fmt::format("stream_put is a send to a kernel stream of id 0 to 246 (ACCL's limit), not a {} to stream {}",
-                          coll::collective_name(cc.collective), call.remote_stream);
+  if (p.error = no_firmware_function(call, stream, rendezvous_link, transport); !p.error.empty())
     return p;
-  }
-  // ccl_offload_control.c all_to_all(): uncompressed, unstreamed operands only (else COLLECTIVE_NOT_IMPLEMENTED). A
-  // forced algorithm is a schedule of nafsim's, which the executor runs whatever the firmware has.
-  if (cc.collective == Collective::AllToAll && cc.size > 1 && !call.algorithm && (call.compress || stream)) {
-    p.error = fmt::format("the CCLO firmware's all-to-all runs neither compressed nor streamed operands (it answers "
-                          "COLLECTIVE_NOT_IMPLEMENTED): drop {}, or force an algorithm to run a schedule of nafsim's",
-                          call.compress ? "compress" : "the stream");
-    return p;
-  }
   if (!rendezvous_link) {
     if (force == coll::Protocol::Rendezvous) {
       p.error = fmt::format("the nodes run {}, which has no RDMA WRITE: the CCLO runs every call eager over it (force "

@@ -384,13 +384,14 @@ TEST(CcloDiagnosis, TooFewRxBuffersEndsWithAClearError)
   EXPECT_NE(run.error.find("let the rendezvous protocol carry"), std::string::npos) << run.error;
   // Over TCP there is no rendezvous to advise (it did); the sizing advice, applied (96 KiB buffers, one per message,
   // 8 of them for 7 peers, and the eager limit raised with them, as the advice says), runs.
-  auto tcp = run_scenario_isolated(bench("alltoall", 8, "", R"(, "node": {"fpga": {"transport": "tcp",
+  // (over TCP the firmware has no all-to-all, its own being rendezvous only: nafsim's flat schedule, forced)
+  auto tcp = run_scenario_isolated(bench("alltoall", 8, R"(, "algorithm": "flat")", R"(, "node": {"fpga": {"transport": "tcp",
       "cclo": {"rx_buffers": {"count": 2, "size": "32KiB"}}}})"));
   ASSERT_FALSE(tcp.ok);
   EXPECT_NE(tcp.error.find("Rx-buffer deadlock"), std::string::npos) << tcp.error;
   EXPECT_NE(tcp.error.find("(over tcp the CCLO runs every call eager: no rendezvous)"), std::string::npos) << tcp.error;
   EXPECT_EQ(tcp.error.find("let the rendezvous protocol"), std::string::npos) << tcp.error;
-  auto sized = run_scenario_isolated(bench("alltoall", 8, "", R"(, "node": {"fpga": {"transport": "tcp",
+  auto sized = run_scenario_isolated(bench("alltoall", 8, R"(, "algorithm": "flat")", R"(, "node": {"fpga": {"transport": "tcp",
       "cclo": {"rx_buffers": {"count": 8, "size": "96KiB"}, "tuning": {"max_eager_size": "96KiB"}}}})"));
   expect_verified(sized, "sized as advised");
   EXPECT_NE(tcp.error.find("tuning.max_eager_size to at least that"), std::string::npos) << tcp.error;

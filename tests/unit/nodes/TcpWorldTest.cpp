@@ -214,8 +214,10 @@ TEST(TcpWorld, StreamsWhoseConsumerNeverDrainsAreReportedAsADeadlock)
                   "node": {"fpga": {"poe": {"consumer_stall": "1ms"}}}})");
   const std::uint64_t n = 1024 * 1024 / 4;
   std::vector<nodes::CcloCall> calls;
-  for (int r = 0; r < 4; ++r)
+  for (int r = 0; r < 4; ++r) {
     calls.push_back(w.call(Collective::AllToAll, 4, r, n, 0));
+    calls.back().algorithm = coll::Algorithm::Flat; // (the firmware's is rendezvous only: over TCP nafsim's, forced)
+  }
   w.fill_inputs(calls, n);
   w.scheduler().set_time_limit(SimTime::us(50000)); // (without the bound: the time limit's SimulationError)
   try {
