@@ -38,7 +38,7 @@ for transport in roce tcp udp connectionless; do
       # The firmware's all-to-all writes through the rendezvous protocol only: over a transport without RDMA WRITE
       # nafsim's flat schedule runs it when forced (CallPlan.cpp).
       forced=()
-      [ "$c" = alltoall ] && [ $transport != roce ] && forced=(--set workload.algorithm=flat)
+      [ "$c" = alltoall ] && { [ $transport = tcp ] || [ $transport = udp ]; } && forced=(--set workload.algorithm=flat)
       "$nafsim" run "$scenario" "${extra[@]}" "${forced[@]}" "${faults[@]}" --seed "$seed" --set workload.collective=$c \
         --set workload.ranks=$ranks --set 'workload.sizes=["1KiB","64KiB"]' --set workload.verify=true \
         --set max_sim_time=10s --out "$out" > "$log" 2>&1

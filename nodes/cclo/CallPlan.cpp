@@ -126,11 +126,13 @@ std::string ring_chunks(const CcloCall& call, const CcloConfig& cfg, bool rendez
   if (seg == 0)
     return fmt::format("the firmware's eager ring allreduce cuts its data into segments of an Rx buffer's elements "
                        "rounded down to a multiple of the {} ranks: {} elements of {} B ({}) make 0, and its loop "
-                       "never ends (ccl_offload_control.c allreduce()); raise rx_buffers.size to at least {}{}",
+                       "never ends (ccl_offload_control.c allreduce()); raise rx_buffers.size (and max_eager_size "
+                       "with it) to at least {}{}",
                        p, rx, eb, format_bytes(cfg.rx_buffers.size), format_bytes(Bytes{p * eb}), other);
-  const std::uint64_t last = cc.count % seg;
+  // (a whole segment unstreamed is a multiple of P, its chunks whole; streamed, the count is one segment)
+  std::uint64_t last = cc.count % seg;
   if (last == 0)
-    return {};
+    last = seg;
   const std::uint64_t bulk = (last + p - 1) / p;
   if (last >= bulk * (p - 1))
     return {};
@@ -145,36 +147,38 @@ std::string ring_chunks(const CcloCall& call, const CcloConfig& cfg, bool rendez
                      p, p - 1, last, p, bulk, what, last, p - 1, bulk, p, fits, cc.count, other);
 }
 
-/// Why the firmware's rendezvous gather cannot announce its slots for `call`, or "". gather() (ccl_offload_control.c)
-/// walks src_rank up from 0: at the outer loop it steps over the root, but its inner loop `while(num_pending <
-/// max_fanin)` announces to consecutive ranks without looking at the root or at the communicator's end (max_fanin:
-/// gather_flat_tree_max_fanin above gather_flat_tree_max_count bytes, else P - 1). An announcement to the root itself
-/// or past the last rank is never completed: the root busy-waits for ever, and the rank it skipped for it too.
+/// Why the firmware's rendezvous gather cannot be timed for `call`, or "". gather() (ccl_offload_control.c) walks
+/// src_rank up from 0: at its outer step it steps over the root, but its inner loop `while(num_pending < max_fanin)`
+/// announces to consecutive ranks without looking at the root or at the communicator's end (max_fanin:
+/// gather_flat_tree_max_fanin above gather_flat_tree_max_count bytes, else P - 1), counting such an announcement as
+/// pending and initiated although no completion will answer it. Run on the call's counts: a wait with no announced
+/// rank left to complete it, or a loop that can announce no more, hangs the hardware; an announcement to the root
+/// itself or past the last rank that does not hang still leaves a stray notice in a queue (the root's own, or that of
+/// whatever session the word past the communicator names), which a later call may take.
 std::string gather_slots(const coll::CollectiveCall& cc, unsigned fanin_option)
 {
   const int p = cc.size, root = cc.root;
   if (p < 2)
     return {};
   const int fanin = fanin_option == 0 ? p - 1 : static_cast<int>(fanin_option);
-  int pending = 0, initiated = 0, completed = 0, src = 0;
-  while (completed < p - 1) {
+  int pending = 0, initiated = 0, completed = 0, src = 0, outstanding = 0, stray = -1;
+  bool hangs = false;
+  for (int step = 0; completed < p - 1 && !hangs; ++step) {
+    if (step > 4 * p) { // no announcement and no completion possible: the loop spins for ever
+      hangs = true;
+      break;
+    }
     if (initiated < p - 1) {
       if (src == root) {
         ++src;
       } else {
         while (pending < fanin) {
-          if (src == root || src >= p)
-            return fmt::format(
-                "the firmware's rendezvous gather announces its slots to ranks 0, 1, 2, ... at most {} at a time, and "
-                "its inner loop steps over neither the root nor the communicator's end (ccl_offload_control.c gather(): "
-                "`while(num_pending < max_fanin)`): with root {} on {} ranks it would announce a slot to {} and wait "
-                "for a completion that never comes (the hardware hangs), so nafsim cannot time it; root 0 announces "
-                "past no one while the fan-in ({}{}) is below the rank count, or let the blocks go eager (max_eager_size "
-                "at least {})",
-                fanin, root, p, src == root ? "the root itself" : fmt::format("rank {}, past the last", src), fanin,
-                fanin_option == 0 ? ": P - 1 for blocks up to gather_flat_tree_max_count"
-                                  : ": gather_flat_tree_max_fanin above gather_flat_tree_max_count",
-                format_bytes(Bytes{cc.bytes()}));
+          if (src == root || src >= p) {
+            if (stray < 0)
+              stray = src;
+          } else {
+            ++outstanding;
+          }
           ++initiated;
           ++pending;
           ++src;
@@ -182,11 +186,31 @@ std::string gather_slots(const coll::CollectiveCall& cc, unsigned fanin_option)
       }
     }
     if (pending > 0) {
+      if (outstanding == 0) {
+        hangs = true;
+        break;
+      }
+      --outstanding;
       --pending;
       ++completed;
     }
   }
-  return {};
+  if (!hangs && stray < 0)
+    return {};
+  const std::string whom = stray == root ? "the root itself" : fmt::format("rank {}, past the last", stray);
+  return fmt::format(
+      "the firmware's rendezvous gather announces its slots to ranks 0, 1, 2, ... at most {} at a time, and its inner "
+      "loop steps over neither the root nor the communicator's end (ccl_offload_control.c gather(): `while(num_pending "
+      "< max_fanin)`): with root {} on {} ranks it announces a slot to {}{}, so nafsim cannot time it; root 0 or {} "
+      "with a fan-in ({}{}) below the rank count announces to no one else, or let the blocks go eager (max_eager_size "
+      "at least {})",
+      fanin, root, p, whom,
+      hangs ? " and then waits for a completion no rank will send (the hardware hangs)"
+            : ", a notice no one expects, left in a queue where a later call may take it",
+      p - 1, fanin,
+      fanin_option == 0 ? ": P - 1 for blocks up to gather_flat_tree_max_count"
+                        : ": gather_flat_tree_max_fanin above gather_flat_tree_max_count",
+      format_bytes(Bytes{cc.bytes()}));
 }
 /// What the firmware has no function for, whatever the tuning, or "": a stream_put other than a send to a kernel
 /// stream; an all-to-all of compressed or streamed operands or over a link without RDMA WRITE (unless an algorithm is

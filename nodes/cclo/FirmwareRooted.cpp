@@ -201,7 +201,9 @@ Task<FwStatus> FirmwareCall::gather()
       co_return FwStatus::Done;
     }
     // Root: copy its own block, announce slots to at most `fanin` ranks at a time, busy-wait for each
-    // completion (any rank's) before announcing the next.
+    // completion (any rank's) before announcing the next. As the firmware's loop: the root is stepped over at the
+    // outer step, which then waits for a completion before the next burst (the bursts that would reach the root or
+    // pass the last rank were refused before the run: CallPlan.cpp gather_slots).
     co_await fw_.start_move(copy_move(src, slot(root)));
     const unsigned fanin =
         sel_.options.gather_fanin == 0 ? static_cast<unsigned>(size_ - 1) : sel_.options.gather_fanin;
@@ -209,19 +211,23 @@ Task<FwStatus> FirmwareCall::gather()
     int next           = 0;
     while (completed < static_cast<unsigned>(size_ - 1)) {
       co_await fw_.charge(fw_.costs().step);
-      while (initiated < static_cast<unsigned>(size_ - 1) && pending < fanin) {
+      if (initiated < static_cast<unsigned>(size_ - 1)) {
         if (next == rank_) {
           ++next;
-          continue;
+        } else {
+          while (pending < fanin && next < size_ && next != rank_) {
+            co_await fw_.send_address(host(next), addr(slot(next)), bytes);
+            ++initiated;
+            ++pending;
+            ++next;
+          }
         }
-        co_await fw_.send_address(host(next), addr(slot(next)), bytes);
-        ++initiated;
-        ++pending;
-        ++next;
       }
-      co_await fw_.spin(completion_from(-1, 0, bytes), [&] { return where() + ": the blocks it announced"; });
-      --pending;
-      ++completed;
+      if (pending > 0) {
+        co_await fw_.spin(completion_from(-1, 0, bytes), [&] { return where() + ": the blocks it announced"; });
+        --pending;
+        ++completed;
+      }
     }
     co_await fw_.end_move();
     co_return FwStatus::Done;

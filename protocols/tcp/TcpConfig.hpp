@@ -195,9 +195,9 @@ struct TcpConfig {
             "they are dropped and the sender goes back to the hole");
     v.field("accept_overlap", accept_overlap,
             "take the new bytes of a segment that starts below the next expected byte (a retransmission after a "
-            "lost or late ACK; RFC 793 trims it, as Linux does); false: the hardware stack's rule, a data segment is "
-            "taken only if it starts exactly at the next expected byte, else dropped and answered by a duplicate "
-            "ACK (rx_engine.cpp: seqNumb == rxSar.recvd)");
+            "lost or late ACK; RFC 793 trims it, as Linux does); false: the hardware stack's rule, such a segment is "
+            "dropped whole and answered by a duplicate ACK (rx_engine.cpp takes a segment only if seqNumb == "
+            "rxSar.recvd; segments beyond a hole follow out_of_order)");
     v.field("max_sessions", max_sessions,
             "connections the engine holds (the hardware stack: 1,000; the CCLO's communicator of N ranks opens "
             "2 (N - 1), MPI's N - 1)",

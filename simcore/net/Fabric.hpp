@@ -10,7 +10,8 @@
 //   tail arrival      = t0 + S + P
 //   store-and-forward : the next switch decides at tail + L and may start at once;
 //   cut-through       : it decides at t0 + P + H/R + L (H = cut_through_header bytes) and starts
-//                       no earlier than tail + L - S_out (its last bit cannot leave before it came in).
+//                       no earlier than tail + L - S_out (its last bit cannot leave before it came in); onto
+//                       a faster port no earlier than tail + L (stored whole first, as switches do).
 // Hosts receive a packet at its tail arrival.
 
 #include "simcore/engine/Scheduler.hpp"
