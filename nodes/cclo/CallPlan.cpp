@@ -212,6 +212,7 @@ std::string gather_slots(const coll::CollectiveCall& cc, unsigned fanin_option)
                         : ": gather_flat_tree_max_fanin above gather_flat_tree_max_count",
       format_bytes(Bytes{cc.bytes()}));
 }
+
 /// What the firmware has no function for, whatever the tuning, or "": a stream_put other than a send to a kernel
 /// stream; an all-to-all of compressed or streamed operands or over a link without RDMA WRITE (unless an algorithm is
 /// forced: a schedule of nafsim's).
