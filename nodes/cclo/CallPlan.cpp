@@ -213,12 +213,28 @@ std::string gather_slots(const coll::CollectiveCall& cc, unsigned fanin_option)
       format_bytes(Bytes{cc.bytes()}));
 }
 
-/// What the firmware has no function for, whatever the tuning, or "": a stream_put other than a send to a kernel
-/// stream; an all-to-all of compressed or streamed operands or over a link without RDMA WRITE (unless an algorithm is
+/// What the firmware has no function for, whatever the tuning, or "": a count or an offset beyond 32 bits; a stream_put
+/// other than a send to a kernel stream; an all-to-all of compressed or streamed operands or over a link without RDMA WRITE (unless an algorithm is
 /// forced: a schedule of nafsim's).
 std::string no_firmware_function(const CcloCall& call, bool stream, bool rendezvous_link, const std::string& transport)
 {
   auto const& cc = call.call;
+  // The call's count is a 32-bit word and every function computes `unsigned int bytes_count = datatype_nbytes*count`;
+  // scatter, gather, allgather and all_to_all address rank r's block at `r*bytes_count`, in 32 bits too.
+  constexpr std::uint64_t k32 = std::uint64_t{1} << 32;
+  const std::uint64_t bytes   = cc.count * cc.elem_bytes;
+  const bool blocks = cc.collective == Collective::Scatter || cc.collective == Collective::Gather ||
+                      cc.collective == Collective::AllGather || cc.collective == Collective::AllToAll;
+  const std::uint64_t reach = blocks && cc.size > 1 ? bytes * static_cast<std::uint64_t>(cc.size - 1) : bytes;
+  if (cc.count >= k32 || bytes >= k32 || reach >= k32)
+    return fmt::format("the CCLO takes a call's count as a 32-bit word and computes its bytes{} in 32 bits "
+                       "(ccl_offload_control.c: `unsigned int bytes_count = datatype_nbytes*count`): {} wraps, so the "
+                       "firmware would move what it was not asked to; split the call into calls below 4 GiB{}",
+                       blocks ? " and each rank's block offset" : "",
+                       blocks && bytes < k32 ? fmt::format("the last block's offset, {} x {}", cc.size - 1,
+                                                           format_bytes(Bytes{bytes}))
+                                             : format_bytes(Bytes{bytes}),
+                       blocks ? " in all" : "");
   if (call.remote_stream >= 0 && (cc.collective != Collective::Send || call.remote_stream > 246))
     return fmt::format("stream_put is a send to a kernel stream of id 0 to 246 (ACCL's limit), not a {} to stream {}",
                        coll::collective_name(cc.collective), call.remote_stream);

@@ -593,6 +593,29 @@ TEST(CcloDiagnosis, ARendezvousGatherWhoseSlotsWouldReachTheRootIsRefused)
   EXPECT_NE(plan(8, 6, 65536).find("to rank 8, past the last, a notice"), std::string::npos);
 }
 
+// The CCLO's count and its byte counts and block offsets are 32-bit words (ccl_offload_control.c): what does not fit
+// would wrap, and is refused before the run.
+TEST(CcloDiagnosis, CallsBeyondThirtyTwoBitsAreRefused)
+{
+  nodes::CcloConfig cfg;
+  auto plan = [&](coll::Collective c, int ranks, std::uint64_t bytes) {
+    nodes::CcloCall k;
+    k.call.collective = c;
+    k.call.count      = bytes / 4;
+    k.call.size       = ranks;
+    for (int r = 0; r < ranks; ++r)
+      k.comm.push_back(static_cast<net::HostId>(r));
+    return nodes::plan_call(k, cfg, nodes::CcloLink{}).error;
+  };
+  constexpr std::uint64_t GiB = 1ULL << 30;
+  EXPECT_EQ(plan(coll::Collective::Bcast, 4, 4 * GiB - 1024), "");
+  EXPECT_NE(plan(coll::Collective::Bcast, 4, 4 * GiB).find("computes its bytes in 32 bits"), std::string::npos);
+  EXPECT_NE(plan(coll::Collective::AllReduce, 4, 8 * GiB).find("8GiB wraps"), std::string::npos);
+  EXPECT_EQ(plan(coll::Collective::Gather, 4, GiB), "") << "the last block at 3 GiB";
+  const std::string g = plan(coll::Collective::Gather, 5, GiB);
+  EXPECT_NE(g.find("the last block's offset, 4 x 1GiB"), std::string::npos) << g;
+}
+
 TEST(CcloDiagnosis, ImpossibleCallsAreRefusedWithTheReason)
 {
   auto run = run_scenario_isolated(bench("allreduce", 4, R"(, "algorithm": "ring", "protocol": "rendezvous")"));
