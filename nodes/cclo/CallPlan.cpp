@@ -350,6 +350,18 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& 
     p.error = ring_chunks(call, cfg, link.rendezvous && !call.compress && !call.streams());
   if (p.error.empty() && p.firmware && p.rendezvous && call.call.collective == Collective::Gather)
     p.error = gather_slots(call.call, p.sel.options.gather_fanin);
+  // reduce()'s eager ring: the rank after the root calls send() with `stream & OP0_STREAM` alone, and send() takes
+  // the rendezvous protocol above max_eager_size when nothing streams: a call eager only because its result streams
+  // would have that rank write rendezvous into a ring that receives eager (the hardware hangs).
+  const std::uint64_t bytes = call.call.count * call.call.elem_bytes;
+  if (p.error.empty() && p.firmware && !p.rendezvous && call.call.collective == Collective::Reduce &&
+      call.call.size > 1 && call.result_streamed() && !call.operand_streamed() && !call.compress &&
+      bytes > cfg.tuning.max_eager_size.count)
+    p.error = fmt::format("the firmware's eager reduce ring has the rank after the root send its operand with send(), "
+                          "which sees only an operand stream (ccl_offload_control.c reduce(): `stream & OP0_STREAM`): "
+                          "with only the result streamed, {} above max_eager_size {} goes rendezvous into a ring that "
+                          "receives eager (the hardware hangs); stream the operand too, or keep the result in memory",
+                          format_bytes(Bytes{bytes}), format_bytes(cfg.tuning.max_eager_size));
   return p;
 }
 

@@ -616,6 +616,32 @@ TEST(CcloDiagnosis, CallsBeyondThirtyTwoBitsAreRefused)
   EXPECT_NE(g.find("the last block's offset, 4 x 1GiB"), std::string::npos) << g;
 }
 
+// reduce()'s eager ring: the rank after the root sends with send(), which looks at an operand stream only, so a
+// reduce eager only because its result streams would go rendezvous there above max_eager_size, and is refused.
+TEST(CcloDiagnosis, AReduceEagerOnlyForItsResultStreamIsRefusedAboveTheEagerLimit)
+{
+  nodes::CcloConfig cfg; // max_eager_size 32 KiB
+  auto plan = [&](std::uint64_t bytes, nodes::DataLocation result, nodes::DataLocation operand) {
+    nodes::CcloCall k;
+    k.call.collective = coll::Collective::Reduce;
+    k.call.count      = bytes / 4;
+    k.call.size       = 4;
+    for (int r = 0; r < 4; ++r)
+      k.comm.push_back(static_cast<net::HostId>(r));
+    k.location        = operand;
+    k.result_location = result;
+    return nodes::plan_call(k, cfg, nodes::CcloLink{}).error;
+  };
+  using L = nodes::DataLocation;
+  EXPECT_EQ(plan(16384, L::Stream, L::Device), "") << "below the eager limit send() stays eager";
+  const std::string e = plan(65536, L::Stream, L::Device);
+  EXPECT_NE(e.find("with only the result streamed, 64KiB above max_eager_size 32KiB goes rendezvous"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(plan(65536, L::Stream, L::Stream), "") << "an operand stream keeps send() eager";
+  EXPECT_EQ(plan(65536, L::Device, L::Device), "") << "nothing streamed: the rendezvous reduce";
+}
+
 TEST(CcloDiagnosis, ImpossibleCallsAreRefusedWithTheReason)
 {
   auto run = run_scenario_isolated(bench("allreduce", 4, R"(, "algorithm": "ring", "protocol": "rendezvous")"));
