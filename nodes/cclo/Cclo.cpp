@@ -234,8 +234,12 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
     dev.dst_addr = kStagingBase + kStagingSpan;
     inv_.run_syncs(ctx, syncs.to_device, false);
     traced("sync host buffers to the card");
-    if (data_)
+    if (data_) {
       data_->memory.at(host_).write(dev.src_addr, data_->memory.at(host_).read(c.src_addr, in_bytes));
+      // combine's second operand is its result buffer's content (xrt_syncs: both operands go to the card)
+      if (c.call.collective == coll::Collective::Combine)
+        data_->memory.at(host_).write(dev.dst_addr, data_->memory.at(host_).read(c.dst_addr, out_bytes));
+    }
   }
   static const std::uint32_t request = cause_what("invocation", "request path");
   ctx.sleep_for(req, CauseLabel::at_host(request, host_));

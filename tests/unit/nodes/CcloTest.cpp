@@ -304,6 +304,17 @@ TEST(CcloData, HostAndStreamOperands)
     }
 }
 
+// Host data through XRT is staged through device buffers (the driver syncs both of combine's operands): combine reads
+// its second operand from the staged result buffer, which held nothing of the host's until 2026-12-06 (wrong data,
+// caught by verify on the XRT preset).
+TEST(CcloData, XrtStagesEveryOperandOfHostData)
+{
+  for (auto coll : {"combine", "copy", "allreduce", "gather"}) {
+    auto run = run_scenario_isolated(bench(coll, 4, R"(, "location": "host", "invocation": "xrt")"));
+    expect_verified(run, fmt::format("{} of host data through XRT", coll));
+  }
+}
+
 TEST(CcloData, AlgorithmsTheFirmwareLacks)
 {
   struct Case {
