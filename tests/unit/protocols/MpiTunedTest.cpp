@@ -177,26 +177,25 @@ TEST(MpiPlan, LibraryChoiceToSchedule)
   r = plan(Library::OpenMpi, Collective::AllGather, 6, 4096);
   EXPECT_EQ(r.library_algorithm, "recursive_doubling");
   EXPECT_EQ(r.options.ompi.name, "bruck");
-  // 4.1 picks the neighbor exchange for a 1 KiB block on 64 ranks (coll_tuned_decision_fixed.c): it runs as itself,
-  // and on 65 ranks as the ring it hands over to, neither a substitution.
-  r = plan(Library::OpenMpi, Collective::AllGather, 64, 1024);
-  EXPECT_EQ(r.library_algorithm, "neighbor");
-  EXPECT_EQ(r.options.ompi.name, "neighbor");
-  EXPECT_TRUE(r.substitution.empty()) << r.substitution;
-  // ... and the in-order binary reduce for 8 KiB on 256 ranks (rooted at rank 255, which sends the result to the root).
-  r = plan(Library::OpenMpi, Collective::Reduce, 256, 8192);
-  EXPECT_EQ(r.library_algorithm, "in-order_binary");
-  EXPECT_EQ(r.options.ompi.name, "in-order_binary");
-  EXPECT_TRUE(r.substitution.empty()) << r.substitution;
-  // ... and the split binary tree broadcast for 16 KiB on 256 ranks.
-  r = plan(Library::OpenMpi, Collective::Bcast, 256, 16384);
-  EXPECT_EQ(r.library_algorithm, "split_binary_tree");
-  EXPECT_EQ(r.options.ompi.name, "split_binary_tree");
-  EXPECT_TRUE(r.substitution.empty()) << r.substitution;
-  r = plan(Library::OpenMpi, Collective::AllGather, 65, 1024);
-  EXPECT_EQ(r.library_algorithm, "neighbor");
-  EXPECT_EQ(r.options.ompi.name, "ring");
-  EXPECT_TRUE(r.substitution.empty()) << r.substitution;
+  // Beyond 16 ranks 4.1 picks the neighbor exchange (1 KiB blocks, 64 ranks; on 65 the ring it hands over to), the
+  // in-order binary reduce (8 KiB, 256 ranks; rooted at rank 255, which sends the result to the root) and the split
+  // binary tree broadcast (16 KiB, 256 ranks) (coll_tuned_decision_fixed.c): each runs as itself, not a substitution.
+  struct Pick {
+    Collective c;
+    int ranks;
+    std::uint64_t bytes;
+    const char* library;
+    const char* runs;
+  };
+  for (auto k : {Pick{Collective::AllGather, 64, 1024, "neighbor", "neighbor"},
+                 Pick{Collective::AllGather, 65, 1024, "neighbor", "ring"},
+                 Pick{Collective::Reduce, 256, 8192, "in-order_binary", "in-order_binary"},
+                 Pick{Collective::Bcast, 256, 16384, "split_binary_tree", "split_binary_tree"}}) {
+    r = plan(Library::OpenMpi, k.c, k.ranks, k.bytes);
+    EXPECT_EQ(r.library_algorithm, k.library) << k.ranks;
+    EXPECT_EQ(r.options.ompi.name, k.runs) << k.ranks;
+    EXPECT_TRUE(r.substitution.empty()) << r.substitution;
+  }
   // Composites take the library's own decisions for their parts (reached by forcing the composite: with
   // commutative operations the fixed rules pick it for no size nafsim's types can make).
   nafsim::coll::CollectiveCall rs;
