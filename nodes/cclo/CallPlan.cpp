@@ -213,6 +213,40 @@ std::string gather_slots(const coll::CollectiveCall& cc, unsigned fanin_option)
       format_bytes(Bytes{cc.bytes()}));
 }
 
+/// Why a kernel stream cannot feed the firmware's own function for `call`, or "". The firmware's bcast, scatter, gather,
+/// allgather, allreduce and reduce_scatter read and write memory whatever the stream flags (ccl_offload_control.c: none
+/// of their moves is MOVE_STREAM; the flags only keep them eager, and in broadcast() and allreduce() make an operand
+/// stream one segment), and ACCL's host driver has no streamed form of them (accl.hpp: send, recv, stream_put, the
+/// copies and reduce; a kernel's accl_hls commands carry any flags, and combine() streams its first operand and
+/// result). On one rank allreduce() and reduce_scatter() are a copy(), which streams.
+std::string memory_only(const CcloCall& call)
+{
+  auto const& cc = call.call;
+  const char* fn = nullptr;
+  switch (cc.collective) {
+    case Collective::Bcast: fn = "broadcast"; break;
+    case Collective::Scatter: fn = "scatter"; break;
+    case Collective::Gather: fn = "gather"; break;
+    case Collective::AllGather: fn = "allgather"; break;
+    case Collective::AllReduce: fn = cc.size > 1 ? "allreduce" : nullptr; break;
+    case Collective::ReduceScatter: fn = cc.size > 1 ? "reduce_scatter" : nullptr; break;
+    default: break;
+  }
+  if (fn == nullptr || !(call.operand_streamed() || call.result_streamed()))
+    return {};
+  const char* what = call.operand_streamed() && call.result_streamed() ? "its operand and its result"
+                     : call.operand_streamed()                        ? "its operand"
+                                                                      : "its result";
+  const char* name = coll::collective_name(cc.collective);
+  return fmt::format("the CCLO firmware's {} reads and writes memory whatever the stream flags (ccl_offload_control.c "
+                     "{}(): none of its moves is MOVE_STREAM; the flags only keep it eager), so a kernel that sets them "
+                     "(accl_hls) gets memory moved, and ACCL's host driver has no streamed {}: the firmware streams only "
+                     "send, recv, stream_put, copy, combine and reduce. Here {} "
+                     "would stream: keep it in memory (device or host) and copy it from or into the stream around the "
+                     "call, or force an algorithm (a schedule of nafsim's, which streams)",
+                     name, fn, name, what);
+}
+
 /// What the firmware has no function for, whatever the tuning, or "": a count or an offset beyond 32 bits; a stream_put
 /// other than a send to a kernel stream; an all-to-all of compressed or streamed operands or over a link without RDMA WRITE (unless an algorithm is
 /// forced: a schedule of nafsim's).
@@ -331,6 +365,11 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_
 CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& link)
 {
   CallPlan p = plan_call(call, cfg, link.rendezvous, link.transport);
+  // A stream the firmware's function would not read or write: the call cannot mean what it says.
+  if (p.error.empty() && p.firmware) {
+    p.error          = memory_only(call);
+    p.stream_refused = !p.error.empty();
+  }
   // An eager message travels in segments of at most one Rx buffer, each a SEND with the CCLO's header that the
   // transport must be able to place (the connectionless transport registers it at its receiver).
   if (p.error.empty() && !p.rendezvous && link.max_send != 0) {

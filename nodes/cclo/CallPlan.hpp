@@ -17,6 +17,7 @@ struct CallPlan {
   bool firmware   = false;    ///< the firmware's own function runs it (no schedule built)
   coll::Schedule schedule;     ///< otherwise: the schedule the executor runs
   std::string error;           ///< why it cannot run ("" : it can)
+  bool stream_refused = false; ///< the error is a kernel stream the firmware's function never reads or writes
 };
 
 /// The firmware's tuning registers as the selection reads them (a reduce_flat_tree_max_count of 0 is the driver's

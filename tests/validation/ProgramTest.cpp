@@ -250,8 +250,9 @@ TEST(Program, EachRankHasATrackInTheChromeTraceWithLanesForConcurrentOperations)
 
 TEST(Program, OperandsInHostMemoryAndKernelStreamsVerify)
 {
-  // A device-to-host copy, an allreduce from host memory into a kernel's stream, one from the stream (the kernel
-  // kept it: a loopback) into device memory, and the stream copied back to the host: every result checked.
+  // A device-to-host copy, an allreduce between device buffers, the host data copied into a kernel's stream, a reduce
+  // from the stream (the kernel kept it: a loopback) into device memory, and the stream copied back to the host: every
+  // result checked.
   auto r = run_scenario_isolated(program(
       4,
       R"({"name": "d", "elements": 65536}, {"name": "d2", "elements": 65536, "init": "zero"},
@@ -259,23 +260,68 @@ TEST(Program, OperandsInHostMemoryAndKernelStreamsVerify)
          {"name": "k", "elements": 65536, "memory": "stream", "init": "zero"})",
       R"({"op": "copy", "src": "d", "dst": "h"},
          {"op": "allreduce", "src": "d", "dst": "d2"},
-         {"op": "allreduce", "src": "h", "dst": "k"},
-         {"op": "allreduce", "src": "k", "dst": "d2"},
+         {"op": "copy", "src": "h", "dst": "k"},
+         {"op": "reduce", "src": "k", "dst": "d2", "root": 0},
          {"op": "copy", "src": "k", "dst": "h"})"));
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(verified(r));
   auto const& t = r.tables.at("program_ops");
-  for (int op : {2, 3}) // a stream operand or result: the firmware runs the call eager, whatever the size
-    for (auto i : rows_of(t, op))
-      EXPECT_EQ(t.rows[i].at("protocol"), "eager");
-  for (auto i : rows_of(t, 1)) // the same call between device buffers goes rendezvous at 256 KiB
+  for (auto i : rows_of(t, 3)) // a stream operand: the firmware runs the call eager, whatever the size
+    EXPECT_EQ(t.rows[i].at("protocol"), "eager");
+  for (auto i : rows_of(t, 1)) // the same size between device buffers goes rendezvous at 256 KiB
     EXPECT_EQ(t.rows[i].at("protocol"), "rendezvous");
   // Forcing rendezvous on a stream is refused before the run.
   auto f = run_scenario_isolated(program(
       2, R"({"name": "a", "elements": 64}, {"name": "k", "elements": 64, "memory": "stream"})",
-      R"({"op": "allreduce", "src": "a", "dst": "k", "protocol": "rendezvous"})"));
+      R"({"op": "reduce", "src": "a", "dst": "k", "root": 0, "protocol": "rendezvous"})"));
   ASSERT_FALSE(f.ok);
   EXPECT_NE(f.error.find("/workload/ops/0/protocol"), std::string::npos) << f.error;
+  // The firmware's allreduce reads and writes memory whatever the stream flags: a result into a stream is refused,
+  // at the operand that streams.
+  auto a = run_scenario_isolated(program(
+      2, R"({"name": "a", "elements": 64}, {"name": "k", "elements": 64, "memory": "stream"})",
+      R"({"op": "allreduce", "src": "a", "dst": "k"})"));
+  ASSERT_FALSE(a.ok);
+  EXPECT_NE(a.error.find("/workload/ops/0/dst"), std::string::npos) << a.error;
+  EXPECT_NE(a.error.find("ACCL's host driver has no streamed allreduce"), std::string::npos) << a.error;
+}
+
+// The firmware's send() and recv() each choose their protocol by their own bytes and flags: a send of 64 KiB from
+// device memory goes rendezvous, a receive into a kernel stream eager, and the hardware would hang. Refused before
+// the run at the end that departs from the size rule; both ends streamed, or within max_eager_size, run.
+TEST(Program, ASendAndItsReceiveMustTakeOneProtocol)
+{
+  const std::string bufs = R"({"name": "a", "elements": 16384}, {"name": "k", "elements": 16384, "memory": "stream",
+      "init": "zero"}, {"name": "b", "elements": 16384, "init": "zero"})";
+  auto into_stream = run_scenario_isolated(program(
+      2, bufs, R"({"op": "send", "peer": 1, "ranks": [0], "src": "a"}, {"op": "recv", "peer": 0, "ranks": [1], "dst": "k"})"));
+  ASSERT_FALSE(into_stream.ok);
+  EXPECT_EQ(into_stream.error_kind, "config");
+  EXPECT_NE(into_stream.error.find("/workload/ops/1/dst"), std::string::npos) << into_stream.error;
+  EXPECT_NE(into_stream.error.find("rank 0's send (ops/0) of 64KiB goes rendezvous (above max_eager_size 32KiB), but "
+                                   "rank 1's receive (ops/1) goes eager (a kernel stream at its end"),
+            std::string::npos)
+      << into_stream.error;
+  EXPECT_NE(into_stream.error.find("waits for a destination address the eager receive never sends"), std::string::npos)
+      << into_stream.error;
+  auto from_stream = run_scenario_isolated(program(
+      2, bufs, R"({"op": "send", "peer": 1, "ranks": [0], "src": "k"}, {"op": "recv", "peer": 0, "ranks": [1], "dst": "b"})"));
+  ASSERT_FALSE(from_stream.ok);
+  EXPECT_NE(from_stream.error.find("/workload/ops/0/src"), std::string::npos) << from_stream.error;
+  EXPECT_NE(from_stream.error.find("waits for a completion notice the eager send never sends"), std::string::npos)
+      << from_stream.error;
+  auto forced = run_scenario_isolated(program(
+      2, bufs, R"({"op": "send", "peer": 1, "ranks": [0], "src": "a", "protocol": "eager"},
+                  {"op": "recv", "peer": 0, "ranks": [1], "dst": "b"})"));
+  ASSERT_FALSE(forced.ok);
+  EXPECT_NE(forced.error.find("/workload/ops/0/protocol"), std::string::npos) << forced.error;
+  for (auto ops : {R"({"op": "send", "peer": 1, "ranks": [0], "src": "k"}, {"op": "recv", "peer": 0, "ranks": [1], "dst": "k"})",
+                   R"({"op": "send", "peer": 1, "ranks": [0], "src": "a", "count": 8192},
+                      {"op": "recv", "peer": 0, "ranks": [1], "dst": "k", "count": 8192})"}) {
+    auto ok = run_scenario_isolated(program(2, bufs, ops));
+    ASSERT_TRUE(ok.ok) << ok.error;
+    EXPECT_TRUE(verified(ok));
+  }
 }
 
 TEST(Program, StreamPutDeliversIntoThePeersKernelStreamWithoutAReceive)

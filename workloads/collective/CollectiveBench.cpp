@@ -346,7 +346,8 @@ void CollectiveBench::start(nodes::Cluster& c)
       auto plan        = nodes::plan_call(make_call(r, sizes_[i]), cclo.config(), cclo.link());
       if (plan.error.empty())
         continue;
-      const char* path = cfg_.compress                                  ? "/workload/compress"
+      const char* path = plan.stream_refused                            ? "/workload/location"
+                         : cfg_.compress                                ? "/workload/compress"
                          : cfg_.algorithm != AlgorithmChoice::Auto      ? "/workload/algorithm"
                          : cfg_.protocol != ProtocolChoice::Auto      ? "/workload/protocol"
                          : cfg_.location == nodes::DataLocation::Stream ? "/workload/location"

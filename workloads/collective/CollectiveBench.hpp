@@ -144,7 +144,8 @@ struct CollectiveBenchConfig {
     v.field("func", func, "reduction function");
     v.field("protocol", protocol, "auto: the firmware's choice; eager / rendezvous: forced");
     v.field("algorithm", algorithm, "auto: the firmware's choice; or force one (errors if it cannot run the call)");
-    v.field("location", location, "operands in device memory, host memory (over PCIe) or kernel streams");
+    v.field("location", location, "operands in device memory, host memory (over PCIe) or kernel streams (sendrecv and reduce, "
+                                   "as ACCL streams them, or a forced algorithm)");
     v.field("invocation", invocation, "who calls the CCLO: an FPGA kernel, the Coyote host driver, or the XRT driver");
     v.field("compress", compress, "float32 data travels as float16 (the CCLO's compression plugins); eager only");
     v.field("verify", verify, "carry real bytes: fill every input with a known pattern, check every output against "

@@ -69,6 +69,94 @@ simgrid::s4u::Host* Program::sim_host(nodes::Cluster& c, unsigned rank) const
   return mpi_ ? c.at<nodes::HostNode>(hosts_[rank]).host() : c.at<nodes::FpgaNode>(hosts_[rank]).host();
 }
 
+// Operations whose protocol or algorithm is forced, or that read or write a kernel stream, planned as the firmware
+// will plan them (nodes/cclo/CallPlan.hpp): one that cannot run fails here, before the run and under --check-only.
+// (The others take the firmware's own choice, which always runs.) Then every message's send and receive must take
+// one protocol: the firmware's send() and recv() each decide by their own bytes and flags (ccl_offload_control.c:
+// `(bytes_count > max_eager_size) && (compression == NO_COMPRESSION) && (stream == NO_STREAM)`), and a rendezvous
+// send waits for an address that an eager receive never sends, while the receive waits for an eager message that
+// never comes: the hardware hangs.
+void Program::check_calls(nodes::Cluster& c) const
+{
+  auto const& pc = plan_.cfg;
+  for (auto const& o : plan_.ops) {
+    if (o.kind == ProgramOpKind::Compute || o.kind == ProgramOpKind::Wait)
+      continue;
+    auto const& k = pc.ops[o.index];
+    const bool streams = plan_.location(o.src) == nodes::DataLocation::Stream ||
+                         plan_.location(o.dst) == nodes::DataLocation::Stream;
+    const bool forced = k.algorithm != AlgorithmChoice::Auto || k.protocol == ProtocolChoice::Rendezvous ||
+                        (k.protocol == ProtocolChoice::Eager && !is_p2p(o.kind)); // an eager send always runs
+    if (!forced && !streams && !k.compress)
+      continue;
+    for (unsigned r : o.runs) {
+      auto p                 = planned(c, o, r);
+      const bool dst_streams = plan_.location(o.dst) == nodes::DataLocation::Stream;
+      const char* streamed   = dst_streams && plan_.location(o.src) != nodes::DataLocation::Stream ? "dst" : "src";
+      if (!p.error.empty())
+        throw config::ConfigError("", fmt::format("/workload/ops/{}/{}", o.index,
+                                                  p.stream_refused                     ? streamed
+                                                  : k.algorithm != AlgorithmChoice::Auto ? "algorithm"
+                                                  : k.protocol != ProtocolChoice::Auto ? "protocol"
+                                                  : k.compress                         ? "compress"
+                                                                                       : "src"),
+                                  fmt::format("on rank {}: {}", r, p.error));
+    }
+  }
+  check_message_protocols(c);
+}
+
+nodes::CallPlan Program::planned(nodes::Cluster& c, const PlannedOp& o, unsigned r) const
+{
+  auto const& cclo = nodes::cclo_of(c, hosts_[r]);
+  return nodes::plan_call(plan_.cclo_call(o, r, hosts_), cclo.config(), cclo.link());
+}
+
+void Program::check_message_protocols(nodes::Cluster& c) const
+{
+  auto const& pc = plan_.cfg;
+  for (auto const& m : plan_.messages()) {
+    auto const& so = plan_.ops[m.send];
+    auto const& ro = plan_.ops[m.recv];
+    auto ps = planned(c, so, m.from), pr = planned(c, ro, m.to);
+    if (!ps.error.empty() || !pr.error.empty() || ps.rendezvous == pr.rendezvous)
+      continue;
+    // Why each end takes its protocol; the end that departs from the size rule is the one to name.
+    auto streamed = [&](const PlannedOp& o) {
+      return plan_.location(o.kind == ProgramOpKind::Send ? o.src : o.dst) == nodes::DataLocation::Stream;
+    };
+    auto why = [&](const PlannedOp& o, bool rndzv) -> std::string {
+      auto const& k = pc.ops[o.index];
+      if (k.protocol != ProtocolChoice::Auto)
+        return "forced (its protocol)";
+      if (streamed(o))
+        return "a kernel stream at its end, which the firmware never moves rendezvous";
+      if (k.compress)
+        return "compressed";
+      auto const& t = nodes::cclo_of(c, hosts_[o.kind == ProgramOpKind::Send ? m.from : m.to]).config().tuning;
+      return fmt::format("{} max_eager_size {}", rndzv ? "above" : "not above", format_bytes(t.max_eager_size));
+    };
+    auto departs = [&](const PlannedOp& o) {
+      return pc.ops[o.index].protocol != ProtocolChoice::Auto || streamed(o) || pc.ops[o.index].compress;
+    };
+    const PlannedOp& at = departs(ro) ? ro : so;
+    const char* field   = pc.ops[at.index].protocol != ProtocolChoice::Auto ? "protocol"
+                          : streamed(at)                                      ? (&at == &ro ? "dst" : "src")
+                                                                               : "compress";
+    throw config::ConfigError(
+        "", fmt::format("/workload/ops/{}/{}", at.index, field),
+        fmt::format("rank {}'s send (ops/{}) of {} goes {} ({}), but rank {}'s receive (ops/{}) goes {} ({}): the "
+                    "firmware's {} waits for a {} the {} never sends (the hardware hangs); give both ends one "
+                    "protocol: stream both or neither, force both or neither, or keep the message within "
+                    "max_eager_size",
+                    m.from, m.send, format_bytes(Bytes{so.count * nodes::dtype_bytes(pc.dtype)}),
+                    ps.rendezvous ? "rendezvous" : "eager", why(so, ps.rendezvous), m.to, m.recv,
+                    pr.rendezvous ? "rendezvous" : "eager", why(ro, pr.rendezvous),
+                    ps.rendezvous ? "send" : "receive", ps.rendezvous ? "destination address" : "completion notice",
+                    ps.rendezvous ? "eager receive" : "eager send"));
+  }
+}
+
 void Program::start(nodes::Cluster& c)
 {
   place(c);
@@ -94,32 +182,8 @@ void Program::start(nodes::Cluster& c)
     c.carry_data();
     fill_buffers(c);
   }
-  // Operations whose protocol or algorithm is forced, or that read or write a kernel stream, planned as the firmware
-  // will plan them (nodes/cclo/CallPlan.hpp): one that cannot run fails here, before the run and under
-  // --check-only. (The others take the firmware's own choice, which always runs.)
   if (!mpi_)
-    for (auto const& o : plan_.ops) {
-      if (o.kind == ProgramOpKind::Compute || o.kind == ProgramOpKind::Wait)
-        continue;
-      auto const& k = pc.ops[o.index];
-      const bool streams = plan_.location(o.src) == nodes::DataLocation::Stream ||
-                           plan_.location(o.dst) == nodes::DataLocation::Stream;
-      const bool forced = k.algorithm != AlgorithmChoice::Auto || k.protocol == ProtocolChoice::Rendezvous ||
-                          (k.protocol == ProtocolChoice::Eager && !is_p2p(o.kind)); // an eager send always runs
-      if (!forced && !streams && !k.compress)
-        continue;
-      for (unsigned r : o.runs) {
-        auto const& cclo = nodes::cclo_of(c, hosts_[r]);
-        auto p           = nodes::plan_call(plan_.cclo_call(o, r, hosts_), cclo.config(), cclo.link());
-        if (!p.error.empty())
-          throw config::ConfigError("", fmt::format("/workload/ops/{}/{}", o.index,
-                                                    k.algorithm != AlgorithmChoice::Auto ? "algorithm"
-                                                    : k.protocol != ProtocolChoice::Auto ? "protocol"
-                                                    : k.compress                         ? "compress"
-                                                                                         : "src"),
-                                    fmt::format("on rank {}: {}", r, p.error));
-      }
-    }
+    check_calls(c);
   std::vector<std::uint32_t> pids;
   for (auto h : hosts_)
     pids.push_back(c.trace_pid(h));

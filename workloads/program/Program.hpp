@@ -5,6 +5,7 @@
 // phases; on the FPGAs' CCLOs or on the hosts' MPI library (MpiEngine). Each rank runs the operations it takes part in, in list order, one after the other. With `verify` every
 // operation's result is checked on every rank against the program run on plain numbers (ProgramReference).
 
+#include "nodes/cclo/CallPlan.hpp"
 #include "workloads/Workload.hpp"
 #include "workloads/program/MpiEngine.hpp"
 #include "workloads/program/ProgramPlan.hpp"
@@ -83,6 +84,12 @@ private:
   /// Every member calls a communicator's collectives in one order (MPI's rule and the CCLO's): throws naming the two
   /// operations when rank `rank`'s next one there is not the one its peers called at that place.
   void check_call_order(const PlannedOp& o, unsigned rank);
+  /// Every call planned as its firmware will plan it, and every message's send and receive in one protocol (throws
+  /// config::ConfigError naming the operation).
+  void check_calls(nodes::Cluster& c) const;
+  void check_message_protocols(nodes::Cluster& c) const;
+  /// Operation `o` as program rank `r`'s CCLO will plan it.
+  nodes::CallPlan planned(nodes::Cluster& c, const PlannedOp& o, unsigned r) const;
 };
 
 } // namespace nafsim::workloads

@@ -259,15 +259,46 @@ void stream_waits(ProgramPlan& p)
   }
 }
 
-// Each receive takes the next message its peer sends it with its tag (in list order): the counts must agree, and
-// every receive needs a send, or the run would wait forever; to verify, the send comes first in the list.
+using MessageKey   = std::tuple<unsigned, unsigned, std::uint32_t>; // sender, receiver, tag
+using MessageQueue = std::map<MessageKey, std::vector<std::pair<std::size_t, std::uint64_t>>>; // (op, count)
+
+/// The sends and the receives of every (sender, receiver, tag), each in list order.
+std::pair<MessageQueue, MessageQueue> message_queues(const ProgramPlan& p)
+{
+  MessageQueue sends, recvs;
+  for (auto const& o : p.ops)
+    if (o.kind == ProgramOpKind::Send || o.kind == ProgramOpKind::Recv)
+      for (unsigned r : o.runs) {
+        const auto peer = static_cast<unsigned>(o.peer[r]);
+        const auto tag  = p.cfg.ops[o.index].tag;
+        if (o.kind == ProgramOpKind::Send)
+          sends[{r, peer, tag}].emplace_back(o.index, o.count);
+        else
+          recvs[{peer, r, tag}].emplace_back(o.index, o.count);
+      }
+  return {std::move(sends), std::move(recvs)};
+}
 } // namespace
+
+std::vector<ProgramPlan::Message> ProgramPlan::messages() const
+{
+  auto [sends, recvs] = message_queues(*this);
+  std::vector<Message> out;
+  for (auto const& [key, rs] : recvs) {
+    auto const& ss = sends[key];
+    for (std::size_t k = 0; k < std::min(rs.size(), ss.size()); ++k)
+      out.push_back({ss[k].first, rs[k].first, std::get<0>(key), std::get<1>(key)});
+  }
+  return out;
+}
 
 std::vector<ProgramPlan::Unmatched> ProgramPlan::check_messages() const
 {
   return check_messages(OpPlaces{});
 }
 
+// Each receive takes the next message its peer sends it with its tag (in list order): the counts must agree, and
+// every receive needs a send, or the run would wait forever; to verify, the send comes first in the list.
 std::vector<ProgramPlan::Unmatched> ProgramPlan::check_messages(const OpPlaces& places) const
 {
   const ProgramPlan& p = *this;
@@ -280,18 +311,7 @@ std::vector<ProgramPlan::Unmatched> ProgramPlan::check_messages(const OpPlaces& 
   auto count = [&](std::uint64_t n) {
     return places.unit_bytes ? fmt::format("{} bytes", n * places.unit_bytes) : fmt::format("{} elements", n);
   };
-  using Key = std::tuple<unsigned, unsigned, std::uint32_t>; // sender, receiver, tag
-  std::map<Key, std::vector<std::pair<std::size_t, std::uint64_t>>> sends, recvs;
-  for (auto const& o : p.ops)
-    if (o.kind == ProgramOpKind::Send || o.kind == ProgramOpKind::Recv)
-      for (unsigned r : o.runs) {
-        const auto peer = static_cast<unsigned>(o.peer[r]);
-        const auto tag  = p.cfg.ops[o.index].tag;
-        if (o.kind == ProgramOpKind::Send)
-          sends[{r, peer, tag}].emplace_back(o.index, o.count);
-        else
-          recvs[{peer, r, tag}].emplace_back(o.index, o.count);
-      }
+  auto [sends, recvs] = message_queues(p);
   for (auto const& [key, rs] : recvs) {
     auto const& ss = sends[key];
     for (std::size_t k = 0; k < rs.size(); ++k) {

@@ -77,6 +77,13 @@ struct ProgramPlan {
   /// returns the sends left over (no receive takes them).
   std::vector<Unmatched> check_messages(const OpPlaces& places) const;
   std::vector<Unmatched> check_messages() const;
+  /// A receive and the send whose message it takes (operation indices, program ranks).
+  struct Message {
+    std::size_t send = 0, recv = 0;
+    unsigned from = 0, to = 0;
+  };
+  /// Every receive with the send it takes, as check_messages matches them.
+  std::vector<Message> messages() const;
   /// The rank of program rank `r` in communicator `comm` (-1: not a member).
   int rank_in(std::size_t comm, unsigned r) const;
   /// The collective call program rank `r` makes for `o` (not for compute).

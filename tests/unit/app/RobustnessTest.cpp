@@ -550,8 +550,11 @@ TEST_F(Robustness, SettingsThatCannotWorkFailCheckOnlyAndTheirAdviceAppliedRuns)
        {"workload.algorithm=ring", "workload.protocol=eager"}},
       {{"platform=accl-xrt-u55c", "workload.protocol=rendezvous"}, "/workload/protocol", "force protocol eager",
        {"platform=accl-xrt-u55c", "workload.protocol=eager"}},
-      {{"workload.location=stream", "workload.protocol=rendezvous"}, "/workload/protocol", "eager only",
-       {"workload.location=stream", "workload.protocol=eager"}},
+      {{"workload.collective=reduce", "workload.location=stream", "workload.protocol=rendezvous"},
+       "/workload/protocol", "eager only", {"workload.collective=reduce", "workload.location=stream",
+       "workload.protocol=eager"}},
+      {{"workload.location=stream"}, "/workload/location", "copy it from or into the stream",
+       {"workload.location=stream", "workload.algorithm=recursive-doubling"}},
   };
   for (auto const& c : cases) {
     std::vector<std::string> args{scenario(kExample), "--check-only", "--set", "workload.sizes=[\"4KiB\"]"};
@@ -588,7 +591,8 @@ TEST_F(Robustness, SettingsThatCannotWorkFailCheckOnlyAndTheirAdviceAppliedRuns)
   fs::remove_all(out());
   // The CCLO's barrier before each call moves no data: it runs with streamed operands too.
   auto stream = run_out({scenario(kExample), "--set", "workload.sizes=[\"4KiB\"]", "--set", "workload.location=stream",
-                         "--set", "workload.pre_barrier=cclo", "--set", "workload.verify=false"});
+                         "--set", "workload.collective=reduce", "--set", "workload.pre_barrier=cclo", "--set",
+                         "workload.verify=false"});
   EXPECT_EQ(stream.rc, 0) << stream.err;
   fs::remove_all(out());
   // A program operation whose forced algorithm cannot run its call.

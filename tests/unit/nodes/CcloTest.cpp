@@ -296,12 +296,57 @@ TEST(CcloData, CompressedCollectivesDeliverAndHalveTheWire)
 
 TEST(CcloData, HostAndStreamOperands)
 {
-  for (auto loc : {"host", "stream"})
-    for (auto coll : {"bcast", "reduce", "allreduce", "gather"}) {
-      std::string proto = std::string(loc) == "stream" ? R"(, "protocol": "eager")" : "";
-      auto run          = run_scenario_isolated(bench(coll, 4, fmt::format(R"(, "location": "{}"{})", loc, proto)));
-      expect_verified(run, fmt::format("{} {}", loc, coll));
-    }
+  for (auto coll : {"bcast", "reduce", "allreduce", "gather"}) {
+    auto run = run_scenario_isolated(bench(coll, 4, R"(, "location": "host")"));
+    expect_verified(run, fmt::format("host {}", coll));
+  }
+  // A kernel stream feeds the firmware's send, recv and reduce (ACCL's streamed calls); its other collectives read
+  // and write memory whatever the stream flags, so a stream there is refused, unless a forced algorithm runs a
+  // schedule of nafsim's.
+  auto reduce = run_scenario_isolated(bench("reduce", 4, R"(, "location": "stream", "protocol": "eager")"));
+  expect_verified(reduce, "stream reduce");
+  for (auto coll : {"bcast", "allreduce", "gather"}) {
+    auto run = run_scenario_isolated(bench(coll, 4, R"(, "location": "stream")"));
+    ASSERT_FALSE(run.ok) << coll;
+    EXPECT_EQ(run.error_kind, "config") << coll;
+    EXPECT_NE(run.error.find("/workload/location"), std::string::npos) << run.error;
+    EXPECT_NE(run.error.find("reads and writes memory whatever the stream flags"), std::string::npos) << run.error;
+  }
+  auto forced = run_scenario_isolated(bench("bcast", 4, R"(, "location": "stream", "algorithm": "binomial")"));
+  expect_verified(forced, "stream bcast by nafsim's binomial schedule");
+}
+
+// Which calls a kernel stream can feed (plan_call is pure): the firmware's own functions that stream, and on one rank
+// allreduce() and reduce_scatter(), which are a copy().
+TEST(CcloDiagnosis, AStreamOnlyFeedsTheFirmwareFunctionsThatStream)
+{
+  nodes::CcloConfig cfg;
+  using L = nodes::DataLocation;
+  auto plan = [&](coll::Collective c, int ranks, L operand, L result) {
+    nodes::CcloCall k;
+    k.call.collective = c;
+    k.call.count      = 256;
+    k.call.size       = ranks;
+    for (int r = 0; r < ranks; ++r)
+      k.comm.push_back(static_cast<net::HostId>(r));
+    k.location        = operand;
+    k.result_location = result;
+    return nodes::plan_call(k, cfg, nodes::CcloLink{});
+  };
+  using C = coll::Collective;
+  for (auto c : {C::Reduce, C::Copy, C::Combine})
+    EXPECT_EQ(plan(c, 4, L::Stream, L::Stream).error, "") << coll::collective_name(c);
+  for (auto c : {C::Bcast, C::Scatter, C::Gather, C::AllGather, C::AllReduce, C::ReduceScatter}) {
+    auto p = plan(c, 4, L::Device, L::Stream);
+    EXPECT_TRUE(p.stream_refused) << coll::collective_name(c) << ": " << p.error;
+    EXPECT_NE(p.error.find("Here its result would stream"), std::string::npos) << p.error;
+    EXPECT_EQ(plan(c, 4, L::Device, L::Device).error, "") << coll::collective_name(c);
+  }
+  EXPECT_NE(plan(C::AllReduce, 4, L::Stream, L::Device).error.find("allreduce(): none of its moves is MOVE_STREAM"),
+            std::string::npos);
+  EXPECT_EQ(plan(C::AllReduce, 1, L::Stream, L::Stream).error, "") << "one rank: allreduce() is a copy()";
+  EXPECT_EQ(plan(C::ReduceScatter, 1, L::Stream, L::Device).error, "") << "one rank: reduce_scatter() is a copy()";
+  EXPECT_TRUE(plan(C::Bcast, 1, L::Stream, L::Stream).stream_refused) << "broadcast() never streams";
 }
 
 // Host data through XRT is staged through device buffers (the driver syncs both of combine's operands): combine reads
