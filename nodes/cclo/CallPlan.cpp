@@ -247,6 +247,33 @@ std::string memory_only(const CcloCall& call)
                      name, fn, name, what);
 }
 
+/// Why a call of count 0 cannot be timed, or "". ACCL's host driver returns before calling the CCLO for a collective
+/// of count 0 (accl.cpp bcast, scatter, gather, allgather, reduce, allreduce, reduce_scatter, alltoall: `if (count ==
+/// 0) { std::cerr << "ACCL: zero size buffer" ...; return nullptr; }`); send, recv, copy, combine, nop and barrier go
+/// through. A kernel's call reaches the firmware, whose eager reduce ring then hangs: the rank after the root send()s,
+/// which cuts a count of 0 into no segment and sends nothing, while the next rank waits for its message.
+std::string zero_count(const CcloCall& call, bool firmware_eager)
+{
+  auto const& cc = call.call;
+  if (cc.count != 0)
+    return {};
+  const bool driver_returns = cc.collective == Collective::Bcast || cc.collective == Collective::Scatter ||
+                              cc.collective == Collective::Gather || cc.collective == Collective::AllGather ||
+                              cc.collective == Collective::Reduce || cc.collective == Collective::AllReduce ||
+                              cc.collective == Collective::ReduceScatter || cc.collective == Collective::AllToAll;
+  const char* name = coll::collective_name(cc.collective);
+  if (driver_returns && call.path != InvocationPath::Kernel)
+    return fmt::format("ACCL's host driver makes no {} call of count 0 (accl.cpp: `if (count == 0)` it prints "
+                       "\"ACCL: zero size buffer\" and returns no request), so there is nothing on the CCLO to time: "
+                       "give at least one element (a nop times the call itself)",
+                       name);
+  if (cc.collective == Collective::Reduce && cc.size > 1 && firmware_eager)
+    return "the firmware's eager reduce ring hangs on a count of 0: the rank after the root send()s, which cuts it "
+           "into no segment and sends nothing, while the next rank waits for its message (ccl_offload_control.c "
+           "reduce(), send()); give at least one element";
+  return {};
+}
+
 /// What the firmware has no function for, whatever the tuning, or "": a count or an offset beyond 32 bits; a stream_put
 /// other than a send to a kernel stream; an all-to-all of compressed or streamed operands or over a link without RDMA WRITE (unless an algorithm is
 /// forced: a schedule of nafsim's).
@@ -365,6 +392,8 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_
 CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& link)
 {
   CallPlan p = plan_call(call, cfg, link.rendezvous, link.transport);
+  if (p.error.empty())
+    p.error = zero_count(call, p.firmware && !p.rendezvous);
   // A stream the firmware's function would not read or write: the call cannot mean what it says.
   if (p.error.empty() && p.firmware) {
     p.error          = memory_only(call);

@@ -21,6 +21,9 @@ Task<FwStatus> FirmwareCall::send(int dst, const Slice& src)
     co_await fw_.move(write_to(*a, 0, std::move(m)));
     co_return FwStatus::Done;
   }
+  // send(): `nseg = (count+max_seg_count-1)/max_seg_count` segments, none for a count of 0 (no move, no message).
+  if (src.count == 0)
+    co_return FwStatus::Done;
   unsigned pending = 0;
   for (auto [off, cnt] : segments(src.count)) {
     co_await start_eager_segment(dst, sub(src, off, cnt));
@@ -56,6 +59,8 @@ Task<FwStatus> FirmwareCall::recv(int src, const Slice& dst)
 {
   if (rndzv_)
     co_return co_await rendezvous_recv(src, dst);
+  if (dst.count == 0) // recv(): no segment of a count of 0, as send()
+    co_return FwStatus::Done;
   unsigned pending = 0;
   for (auto [off, cnt] : segments(dst.count)) {
     co_await start_recv(src, sub(dst, off, cnt), nullptr, -1);
@@ -104,7 +109,10 @@ Task<FwStatus> FirmwareCall::broadcast(int root, Algorithm alg, const Slice& src
     co_return co_await write_as_addresses_come(static_cast<unsigned>(size_ - 1), 0, [&](int) { return src; });
   }
   // Eager: segment by segment, the root sends to every rank (a zero-length move to itself), with up to
-  // 9 statuses outstanding; a receiver moves each segment out of its Rx buffer, one blocking move each.
+  // 9 statuses outstanding; a receiver moves each segment out of its Rx buffer, one blocking move each. A count of 0
+  // is no segment (`while(elems_remaining > 0)`): no move at all.
+  if (n == 0)
+    co_return FwStatus::Done;
   unsigned pending = 0;
   for (auto [off, cnt] : segments(n)) {
     if (is_root) {

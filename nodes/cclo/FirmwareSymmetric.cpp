@@ -139,6 +139,8 @@ Task<FwStatus> FirmwareCall::allreduce()
   // (max_seg_count = count when operand 0 streams, OP0_STREAM; a count the firmware cannot cut, a segment of 0 or a
   // last chunk below 0, was refused by plan_call: CallPlan.cpp ring_chunks)
   const std::uint64_t max_seg = op_stream_ ? n : seg_ - seg_ % p;
+  if (n == 0) // `for (elems_remaining = count; elems_remaining > 0; ...)`: no segment, no move
+    co_return FwStatus::Done;
   if (max_seg == 0)
     throw std::logic_error("allreduce: a ring segment of 0 elements reached the firmware");
   for (auto [base, elems] : coll::segments(n, max_seg)) {

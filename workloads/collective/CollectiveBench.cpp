@@ -346,12 +346,13 @@ void CollectiveBench::start(nodes::Cluster& c)
       auto plan        = nodes::plan_call(make_call(r, sizes_[i]), cclo.config(), cclo.link());
       if (plan.error.empty())
         continue;
-      const char* path = plan.stream_refused                            ? "/workload/location"
-                         : cfg_.compress                                ? "/workload/compress"
-                         : cfg_.algorithm != AlgorithmChoice::Auto      ? "/workload/algorithm"
-                         : cfg_.protocol != ProtocolChoice::Auto      ? "/workload/protocol"
-                         : cfg_.location == nodes::DataLocation::Stream ? "/workload/location"
-                                                                        : "/workload/collective";
+      const std::string path = plan.stream_refused                            ? "/workload/location"
+                               : sizes_[i] == 0                                ? size_path(cfg_.sizes, i)
+                               : cfg_.compress                                ? "/workload/compress"
+                               : cfg_.algorithm != AlgorithmChoice::Auto      ? "/workload/algorithm"
+                               : cfg_.protocol != ProtocolChoice::Auto      ? "/workload/protocol"
+                               : cfg_.location == nodes::DataLocation::Stream ? "/workload/location"
+                                                                              : "/workload/collective";
       throw config::ConfigError("", path, sizes_.size() > 1 || cfg_.ranks > 2
                                               ? fmt::format("size {}, rank {}: {}", format_bytes(Bytes{sizes_[i]}), r,
                                                             plan.error)

@@ -698,6 +698,39 @@ TEST(CcloDiagnosis, AReduceEagerOnlyForItsResultStreamIsRefusedAboveTheEagerLimi
   EXPECT_EQ(plan(65536, L::Device, L::Device), "") << "nothing streamed: the rendezvous reduce";
 }
 
+// A count of 0: ACCL's host driver returns before calling the CCLO for a collective (so nothing is timed), and the
+// firmware's eager reduce ring hangs on it (the rank after the root sends nothing); the rest runs (plan_call is pure).
+TEST(CcloDiagnosis, ACountOfZeroIsRefusedWhereNoCallOrAHangWouldFollow)
+{
+  nodes::CcloConfig cfg;
+  auto plan = [&](coll::Collective c, int ranks, nodes::InvocationPath path) {
+    nodes::CcloCall k;
+    k.call.collective = c;
+    k.call.count      = 0;
+    k.call.size       = ranks;
+    k.call.root       = c == coll::Collective::Send || c == coll::Collective::Recv ? 1 : 0;
+    for (int r = 0; r < ranks; ++r)
+      k.comm.push_back(static_cast<net::HostId>(r));
+    k.path = path;
+    return nodes::plan_call(k, cfg, nodes::CcloLink{}).error;
+  };
+  using C = coll::Collective;
+  using P = nodes::InvocationPath;
+  for (auto c : {C::Bcast, C::Scatter, C::Gather, C::AllGather, C::Reduce, C::AllReduce, C::ReduceScatter, C::AllToAll})
+    for (auto path : {P::Coyote, P::Xrt}) {
+      const std::string e = plan(c, 4, path);
+      EXPECT_NE(e.find(fmt::format("ACCL's host driver makes no {} call of count 0", coll::collective_name(c))),
+                std::string::npos)
+          << e;
+    }
+  for (auto c : {C::Send, C::Recv, C::Copy, C::Combine, C::Barrier, C::Nop})
+    EXPECT_EQ(plan(c, 2, P::Coyote), "") << coll::collective_name(c);
+  for (auto c : {C::Bcast, C::Scatter, C::Gather, C::AllGather, C::AllReduce, C::ReduceScatter})
+    EXPECT_EQ(plan(c, 4, P::Kernel), "") << coll::collective_name(c) << ": a kernel's call runs";
+  EXPECT_NE(plan(C::Reduce, 4, P::Kernel).find("hangs on a count of 0"), std::string::npos);
+  EXPECT_EQ(plan(C::Reduce, 1, P::Kernel), "") << "one rank: a copy";
+}
+
 TEST(CcloDiagnosis, ImpossibleCallsAreRefusedWithTheReason)
 {
   auto run = run_scenario_isolated(bench("allreduce", 4, R"(, "algorithm": "ring", "protocol": "rendezvous")"));

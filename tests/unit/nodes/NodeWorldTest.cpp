@@ -161,6 +161,35 @@ TEST(NodeWorld, AllToAllKeepsAtMostTwoWritesOutstanding)
   }
 }
 
+// A count of 0 (ccl_offload_control.c): send() and recv() cut it into no segment, and the eager broadcast() and
+// allreduce() loop while elements remain: no move, no message, the call done after its firmware steps. scatter()
+// does not segment: its root still moves a block of 0 elements to each rank, an empty message.
+TEST(NodeWorld, ACountOfZeroMovesWhatTheFirmwareMoves)
+{
+  {
+    NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
+    auto res = w.run({w.call(Collective::Send, 2, 0, 0, 1), w.call(Collective::Recv, 2, 1, 0, 0)});
+    for (int n = 0; n < 2; ++n) {
+      EXPECT_EQ(res[static_cast<std::size_t>(n)].error, "");
+      EXPECT_EQ(w.cclo(static_cast<std::size_t>(n)).dmp().counters().moves, 0u) << n;
+      EXPECT_EQ(w.cclo(static_cast<std::size_t>(n)).counters().eager_messages, 0u) << n;
+    }
+  }
+  for (auto c : {Collective::Bcast, Collective::AllReduce, Collective::Scatter}) {
+    NodeWorld w(kStar4);
+    auto res = w.run(calls_for(w, c, 4, 0, coll::Protocol::Eager));
+    std::uint64_t moves = 0, messages = 0;
+    for (std::size_t n = 0; n < 4; ++n) {
+      EXPECT_EQ(res[n].error, "") << coll::collective_name(c);
+      moves += w.cclo(n).dmp().counters().moves;
+      messages += w.cclo(n).counters().eager_messages;
+    }
+    const bool scatter = c == Collective::Scatter;
+    EXPECT_EQ(messages, scatter ? 3u : 0u) << coll::collective_name(c);
+    EXPECT_EQ(moves, scatter ? 7u : 0u) << coll::collective_name(c) << ": the root's four moves, a receive each";
+  }
+}
+
 TEST(NodeWorld, ARendezvousReceiveBeforeItsSendWaitsInTheRetryQueue)
 {
   // recv() announces its buffer and returns NOT_READY until the WRITE's completion notice: the call is retried.
