@@ -50,8 +50,9 @@ bool firmware_runs(Collective c, Algorithm a, bool rndzv)
 namespace {
 /// Elements one of the firmware's eager moves reads from the Rx buffers in one go (0: it cuts its blocks into
 /// single Rx buffers itself): scatter(), gather(), allgather(), the reduce chain (fused_recv_reduce[_send]) and
-/// reduce_scatter() receive a block per move; allreduce() a chunk of its segment, the whole count when it streams.
-std::uint64_t eager_block(const coll::CollectiveCall& cc, bool op_stream)
+/// reduce_scatter() receive a block per move; allreduce() cuts its own segments into chunks of an Rx buffer at most (a
+/// streamed operand, one segment of the whole count, is refused on more than one rank: memory_only).
+std::uint64_t eager_block(const coll::CollectiveCall& cc)
 {
   if (cc.size < 2)
     return 0;
@@ -61,7 +62,6 @@ std::uint64_t eager_block(const coll::CollectiveCall& cc, bool op_stream)
     case Collective::AllGather:
     case Collective::Reduce:
     case Collective::ReduceScatter: return cc.count;
-    case Collective::AllReduce: return op_stream ? (cc.count + cc.size - 1) / cc.size : 0;
     default: return 0;
   }
 }
@@ -101,7 +101,8 @@ std::string block_fits(const CcloCall& call, const CcloConfig& cfg, std::uint64_
 
 /// Why the firmware's eager ring allreduce cannot run `call`'s count, or "". allreduce() (ccl_offload_control.c)
 /// cuts the count into segments of max_seg_count = eager_rx_buf_size / datatype_nbytes elements rounded down to a
-/// multiple of the rank count P (the whole count when operand 0 streams), and each segment of n elements into P chunks:
+/// multiple of the rank count P (the whole count when operand 0 streams: refused on more than one rank, memory_only),
+/// and each segment of n elements into P chunks:
 /// P - 1 of bulk_count = ceil(n / P) and the last of tail_count = n - bulk_count (P - 1), both `unsigned int`. A
 /// max_seg_count of 0 never ends its loop; a tail below 0 wraps to about 4 G elements (chunks past the data, then one
 /// move of the wrapped count). Neither is a run nafsim can time: the hardware would hang or move what it was not given.
@@ -114,7 +115,7 @@ std::string ring_chunks(const CcloCall& call, const CcloConfig& cfg, bool rendez
   const std::uint64_t p  = cc.size;
   const std::uint64_t eb = std::max<std::uint64_t>(1, cc.elem_bytes);
   const std::uint64_t rx = cfg.rx_buffers.size.count / eb;
-  const std::uint64_t seg = call.operand_streamed() ? cc.count : rx - rx % p;
+  const std::uint64_t seg = rx - rx % p;
   // (rendezvous needs max_eager_size below the call, and the firmware takes no limit below an Rx buffer: the smallest
   // a build has is the rendezvous build's 64 B)
   const std::string other =
@@ -129,7 +130,7 @@ std::string ring_chunks(const CcloCall& call, const CcloConfig& cfg, bool rendez
                        "never ends (ccl_offload_control.c allreduce()); raise rx_buffers.size (and max_eager_size "
                        "with it) to at least {}{}",
                        p, rx, eb, format_bytes(cfg.rx_buffers.size), format_bytes(Bytes{p * eb}), other);
-  // (a whole segment unstreamed is a multiple of P, its chunks whole; streamed, the count is one segment)
+  // (a whole segment is a multiple of P, its chunks whole)
   std::uint64_t last = cc.count % seg;
   if (last == 0)
     last = seg;
@@ -392,8 +393,10 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_
 CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& link)
 {
   CallPlan p = plan_call(call, cfg, link.rendezvous, link.transport);
-  if (p.error.empty())
-    p.error = zero_count(call, p.firmware && !p.rendezvous);
+  if (p.error.empty()) {
+    p.error         = zero_count(call, p.firmware && !p.rendezvous);
+    p.count_refused = !p.error.empty();
+  }
   // A stream the firmware's function would not read or write: the call cannot mean what it says.
   if (p.error.empty() && p.firmware) {
     p.error          = memory_only(call);
@@ -412,7 +415,7 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& 
   }
   // A block the firmware hands the data mover whole must fit the Rx buffers one move can hold.
   if (p.error.empty() && p.firmware && !p.rendezvous)
-    p.error = block_fits(call, cfg, eager_block(call.call, call.operand_streamed()),
+    p.error = block_fits(call, cfg, eager_block(call.call),
                          link.rendezvous && !call.compress && !call.streams());
   if (p.error.empty() && p.firmware && !p.rendezvous)
     p.error = ring_chunks(call, cfg, link.rendezvous && !call.compress && !call.streams());

@@ -136,9 +136,10 @@ Task<FwStatus> FirmwareCall::allreduce()
   // reduce-scatter (rank r ends with chunk r + 1) and a ring allgather of the reduced chunks.
   const int next = mod(rank_ + 1, size_), prev = mod(rank_ - 1, size_);
   const auto p   = static_cast<std::uint64_t>(size_);
-  // (max_seg_count = count when operand 0 streams, OP0_STREAM; a count the firmware cannot cut, a segment of 0 or a
-  // last chunk below 0, was refused by plan_call: CallPlan.cpp ring_chunks)
-  const std::uint64_t max_seg = op_stream_ ? n : seg_ - seg_ % p;
+  // (max_seg_count = count when operand 0 streams, OP0_STREAM: refused on more than one rank, CallPlan.cpp
+  // memory_only; a count the firmware cannot cut, a segment of 0 or a last chunk below 0, was refused by plan_call:
+  // CallPlan.cpp ring_chunks)
+  const std::uint64_t max_seg = seg_ - seg_ % p;
   if (n == 0) // `for (elems_remaining = count; elems_remaining > 0; ...)`: no segment, no move
     co_return FwStatus::Done;
   if (max_seg == 0)

@@ -95,6 +95,10 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
                                   "tensor_size, as Chakra's PyTorch converter writes them) replayed their recorded "
                                   "durations",
                                   n));
+  if (auto n = repairs().empty_collectives; n > 0)
+    summary.push_back(fmt::format("  {} collective node(s) of 0 bytes (counted on each rank) made no CCLO call "
+                                  "(ACCL's driver makes none for a count of 0) and were done at once",
+                                  n));
   if (stream_) {
     summary.push_back(sends);
     summary.push_back(order);
@@ -119,7 +123,8 @@ config::Json Chakra::metadata() const
   rep["comm_types_from_names"]       = r.comm_type_from_name;
   rep["collectives_skipped"]         = r.collectives_skipped;
   config::Json m;
-  m["chakra_repairs"] = rep;
+  m["chakra_repairs"]    = rep;
+  m["empty_collectives"] = r.empty_collectives;
   if (stream_) {
     m["stream_window_late_nodes"] = stream_->window_late_nodes();
     m["stream_window_late_most_us"] = stream_->window_late_most().us();

@@ -31,6 +31,9 @@ struct ChakraRepairs {
   /// compute: model, compute nodes with no work to model (no num_ops, no tensor_size: Chakra's PyTorch converter
   /// writes none) that replayed their recorded durations. Not a repair of the trace (not in total(), not strict's).
   std::uint64_t durations_replayed = 0;
+  /// Collective nodes of 0 bytes on the CCLOs, counted on each rank (not a repair either): ACCL's driver makes no
+  /// call for a count of 0 (accl.cpp: "zero size buffer"), so neither does the replay; each is done at once.
+  std::uint64_t empty_collectives = 0;
   /// Sends that no receive of the trace takes (not a repair either): how many, and the first, described.
   std::uint64_t unmatched_sends = 0;
   std::string first_unmatched;

@@ -379,6 +379,12 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
       // each rank keeps, or each peer gets, 1/N: the CCLO's per-rank count is that share. Other types: as given.
       if (l.kind == ProgramOpKind::ReduceScatter || l.kind == ProgramOpKind::AllToAll)
         l.bytes /= m.size();
+      // ACCL's driver makes no call for a collective of count 0 (accl.cpp: "zero size buffer"), so the replay on the
+      // CCLOs makes none (from a kernel the firmware's eager reduce ring would hang on it): done at once, counted.
+      if (l.bytes == 0 && l.kind != ProgramOpKind::Barrier && c.cfg.engine == ProgramEngine::Cclo) {
+        ++c.repairs.empty_collectives;
+        l.kind = ProgramOpKind::Wait;
+      }
       break;
     }
     case pb::MEM_LOAD_NODE:

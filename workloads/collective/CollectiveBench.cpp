@@ -347,7 +347,8 @@ void CollectiveBench::start(nodes::Cluster& c)
       if (plan.error.empty())
         continue;
       const std::string path = plan.stream_refused                            ? "/workload/location"
-                               : sizes_[i] == 0                                ? size_path(cfg_.sizes, i)
+                               : plan.count_refused ? (cfg_.sizes.empty() ? std::string("/workload/min_size")
+                                                                          : size_path(cfg_.sizes, i))
                                : cfg_.compress                                ? "/workload/compress"
                                : cfg_.algorithm != AlgorithmChoice::Auto      ? "/workload/algorithm"
                                : cfg_.protocol != ProtocolChoice::Auto      ? "/workload/protocol"

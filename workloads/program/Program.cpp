@@ -118,13 +118,19 @@ void Program::check_message_protocols(nodes::Cluster& c) const
   for (auto const& m : plan_.messages()) {
     auto const& so = plan_.ops[m.send];
     auto const& ro = plan_.ops[m.recv];
-    auto ps = planned(c, so, m.from), pr = planned(c, ro, m.to);
-    if (!ps.error.empty() || !pr.error.empty() || ps.rendezvous == pr.rendezvous)
-      continue;
-    // Why each end takes its protocol; the end that departs from the size rule is the one to name.
+    // Why each end takes its protocol; the end that departs from the size rule is the one to name. Two ends that
+    // follow it (the same count, every node's tuning the same) take the same protocol: not planned.
     auto streamed = [&](const PlannedOp& o) {
       return plan_.location(o.kind == ProgramOpKind::Send ? o.src : o.dst) == nodes::DataLocation::Stream;
     };
+    auto departs = [&](const PlannedOp& o) {
+      return pc.ops[o.index].protocol != ProtocolChoice::Auto || streamed(o) || pc.ops[o.index].compress;
+    };
+    if (!departs(so) && !departs(ro))
+      continue;
+    auto ps = planned(c, so, m.from), pr = planned(c, ro, m.to);
+    if (!ps.error.empty() || !pr.error.empty() || ps.rendezvous == pr.rendezvous)
+      continue;
     auto why = [&](const PlannedOp& o, bool rndzv) -> std::string {
       auto const& k = pc.ops[o.index];
       if (k.protocol != ProtocolChoice::Auto)
@@ -135,9 +141,6 @@ void Program::check_message_protocols(nodes::Cluster& c) const
         return "compressed";
       auto const& t = nodes::cclo_of(c, hosts_[o.kind == ProgramOpKind::Send ? m.from : m.to]).config().tuning;
       return fmt::format("{} max_eager_size {}", rndzv ? "above" : "not above", format_bytes(t.max_eager_size));
-    };
-    auto departs = [&](const PlannedOp& o) {
-      return pc.ops[o.index].protocol != ProtocolChoice::Auto || streamed(o) || pc.ops[o.index].compress;
     };
     const PlannedOp& at = departs(ro) ? ro : so;
     const char* field   = pc.ops[at.index].protocol != ProtocolChoice::Auto ? "protocol"

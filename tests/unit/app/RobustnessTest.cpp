@@ -555,6 +555,8 @@ TEST_F(Robustness, SettingsThatCannotWorkFailCheckOnlyAndTheirAdviceAppliedRuns)
        "workload.protocol=eager"}},
       {{"workload.location=stream"}, "/workload/location", "copy it from or into the stream",
        {"workload.location=stream", "workload.algorithm=recursive-doubling"}},
+      {{"workload.invocation=coyote", "workload.sizes=[\"0B\"]"}, "/workload/sizes/0", "give at least one element",
+       {"workload.invocation=coyote"}},
   };
   for (auto const& c : cases) {
     std::vector<std::string> args{scenario(kExample), "--check-only", "--set", "workload.sizes=[\"4KiB\"]"};
