@@ -164,7 +164,9 @@ std::string schedule_name(const MpiPlan& plan)
   return coll::algorithm_name(plan.algorithm);
 }
 
-MpiPlan plan_collective(Library lib, const coll::CollectiveCall& c)
+namespace {
+/// The library's own choice for `call` (its tables, its algorithm or nafsim's closest schedule).
+MpiPlan library_plan(Library lib, const coll::CollectiveCall& c)
 {
   MpiPlan plan;
   switch (c.collective) {
@@ -204,6 +206,20 @@ MpiPlan plan_collective(Library lib, const coll::CollectiveCall& c)
     m                      = mpich_mapping(c.collective, plan.library_algorithm);
   }
   return mapped(c, plan.library_algorithm, m);
+}
+} // namespace
+
+MpiPlan plan_collective(Library lib, const coll::CollectiveCall& c)
+{
+  MpiPlan plan = library_plan(lib, c);
+  // The library returns before its collective component for a count of 0 (but a barrier's, and a message's): the
+  // schedule is not run (MpiProcess::run), and the tables say so.
+  if (c.count == 0 && c.collective != Collective::Barrier && c.collective != Collective::Send &&
+      c.collective != Collective::Recv) {
+    plan.library_algorithm = "none: count 0 (the library returns at once)";
+    plan.substitution.clear();
+  }
+  return plan;
 }
 
 namespace {

@@ -1,5 +1,6 @@
 // The hosts' MPI library engine-free: a HostWorld (tests/support/HostWorld.hpp) of CPU hosts with RDMA NICs on the
 // kernel's clock, in-process, each rank a task actor with real bytes.
+#include "protocols/mpi/MpiPlan.hpp"
 #include "tests/support/HostWorld.hpp"
 
 #include <fmt/format.h>
@@ -37,6 +38,36 @@ void expect_gathered(const std::vector<HostWorld::Rank>& ranks, std::uint64_t bl
       ASSERT_EQ(out[r * block + i], static_cast<std::byte>((r * 31 + i) % 256)) << "rank " << r << " byte " << i;
 }
 } // namespace
+
+// A collective of count 0: the library returns before its collective component (Open MPI 4.1's ompi/mpi/c
+// `if (0 == count) return MPI_SUCCESS`, MPICH's intra_auto alike): the call's overhead, no message, and the tables
+// say so; a barrier still synchronises.
+TEST(HostWorld, ACollectiveOfCountZeroReturnsAtOnceButABarrierSynchronises)
+{
+  for (auto coll : {coll::Collective::AllReduce, coll::Collective::Gather, coll::Collective::AllToAll}) {
+    coll::CollectiveCall c;
+    c.collective = coll;
+    c.size       = 8;
+    c.count      = 0;
+    auto plan    = mpi::plan_collective(mpi::Library::OpenMpi, c);
+    EXPECT_EQ(plan.library_algorithm, "none: count 0 (the library returns at once)");
+    HostWorld w(kStar8);
+    auto ranks = w.run(c, plan.algorithm, plan.options);
+    for (std::size_t r = 0; r < 8; ++r) {
+      EXPECT_LT(ranks[r].end, SimTime::us(1)) << coll::collective_name(coll) << " rank " << r;
+      EXPECT_EQ(w.mpi(r).counters().eager_sent + w.mpi(r).counters().rendezvous_sent, 0u);
+      EXPECT_EQ(w.mpi(r).counters().calls, 1u);
+    }
+  }
+  coll::CollectiveCall b;
+  b.collective = coll::Collective::Barrier;
+  b.size       = 8;
+  auto plan    = mpi::plan_collective(mpi::Library::OpenMpi, b);
+  HostWorld w(kStar8);
+  auto ranks = w.run(b, plan.algorithm, plan.options);
+  EXPECT_GT(w.mpi(0).counters().eager_sent, 0u) << "a barrier's messages";
+  EXPECT_GT(ranks[0].end, SimTime::us(1));
+}
 
 // Open MPI's binomial gather of 64 KiB per rank on 8 hosts: the root takes its subtrees in order, so later ones
 // arrive unexpected. With two receives posted, the arrivals beyond them are refused (RNR) and resent, the unexpected
