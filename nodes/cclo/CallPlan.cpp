@@ -397,6 +397,14 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& 
     p.error         = zero_count(call, p.firmware && !p.rendezvous);
     p.count_refused = !p.error.empty();
   }
+  // allgather() has no one-rank case (reduce(), allreduce(), reduce_scatter() and all_to_all() have one): with one
+  // rank its ring's next and previous rank is itself, and it sends its block to itself as a remote message
+  // (RES_REMOTE; rendezvous: an address to itself, then a write) over a session ACCL never opens (openCon skips the
+  // local rank).
+  if (p.error.empty() && p.firmware && call.call.collective == Collective::AllGather && call.call.size == 1)
+    p.error = "the firmware's allgather has no one-rank case: its ring's next rank is itself, to which it sends its "
+              "block as a remote message over a session ACCL never opens (openCon skips the local rank); on one rank "
+              "copy the block instead";
   // A stream the firmware's function would not read or write: the call cannot mean what it says.
   if (p.error.empty() && p.firmware) {
     p.error          = memory_only(call);

@@ -128,13 +128,30 @@ Task<> Firmware::send_address(std::uint32_t peer, std::uint64_t addr, std::uint6
 Task<std::optional<RndzvNotice>> Firmware::lookup(const NoticeMatch& match)
 {
   co_await charge(costs().poll, "lookup");
-  unsigned examined = 0;
+  unsigned examined = 0, put_back = 0;
   seen_             = core_.arrivals;
-  auto r            = core_.rndzv.take(match, examined);
+  auto r            = core_.rndzv.take(match, examined, put_back);
+  if (put_back > 0 && match.type == RndzvNotice::Type::Done && match.src == NoticeMatch::kAny)
+    throw SimulationError(any_completion_corrupts(put_back));
   co_await charge(examined * costs().entry, "lookup: queue walk");
   if (r)
     ++core_.counters.polls;
   co_return r;
+}
+
+std::string Firmware::any_completion_corrupts(unsigned put_back) const
+{
+  return fmt::format(
+      "the CCLO firmware of host {} waits for any write's completion and walks past {} notice(s) set aside "
+      "earlier ({}); its rendezvous_get_any_completion() puts each back as 9 words where it read 7 "
+      "(ccl_offload_control.c @622bdbe: `putd(CMD_RNDZV_PENDING, host); putd(CMD_RNDZV_PENDING, count);` twice), "
+      "so the hardware's pending queue holds stray words from here on, its next walk misreads the notices behind "
+      "them (a lost address or completion: a hang), and nafsim cannot time what follows. A notice is set aside when "
+      "it comes for a later step while this one waits (an allreduce's broadcast addresses during its flat reduce, a "
+      "next call's during an all-to-all or gather): let the reduce run as a tree (cclo.tuning."
+      "reduce_flat_tree_max_count below the size, or reduce_flat_tree_max_ranks below the rank count), keep the call "
+      "eager (max_eager_size at least its size), or separate back-to-back calls (workload.pre_barrier)",
+      core_.host, put_back, core_.rndzv.describe());
 }
 
 Task<> Firmware::wait_aligned(SimTime failed_at, SimTime pass, WaitText what)

@@ -11,7 +11,9 @@ Task<FwStatus> dispatch_call(Firmware& fw, CcloPending& p)
   if (!call.ok())
     co_return FwStatus::Done;
   fw.set_waits_for({});
-  const bool barrier = call.call().call.collective == coll::Collective::Barrier;
+  // barrier(): `if(world.size == 1){ return NO_ERROR; }` comes before `flush_retries = true`: a one-rank barrier
+  // neither waits for the retry queue nor changes which queue the firmware serves first.
+  const bool barrier = call.call().call.collective == coll::Collective::Barrier && call.call().call.size > 1;
   if (barrier && fw.barrier_waits_for_retries())
     co_return FwStatus::NotReady;
   FwStatus st = FwStatus::Done;

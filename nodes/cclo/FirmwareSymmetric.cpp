@@ -16,7 +16,7 @@ Task<FwStatus> FirmwareCall::allgather()
   const int next = mod(rank_ + 1, size_), prev = mod(rank_ - 1, size_);
   const Slice src = in(0, n);
   auto slot       = [&](int r) { return out(n * static_cast<std::uint64_t>(r), n); };
-  if (size_ == 1) {
+  if (size_ == 1) { // (plan_call refuses the firmware's: it has no one-rank case; the executor's schedules use this)
     co_await fw_.move(copy_move(src, slot(0)));
     co_return FwStatus::Done;
   }

@@ -29,8 +29,9 @@ public:
   void push(const RndzvNotice& n) { arrived_.push_back(n); }
 
   /// The firmware's lookup for the first notice `match` accepts (removed from the queues); `examined`
-  /// is increased by the entries touched (walked in the pending queue, or popped from the arrivals).
-  template <class Match> std::optional<RndzvNotice> take(Match match, unsigned& examined)
+  /// is increased by the entries touched (walked in the pending queue, or popped from the arrivals), `put_back` by
+  /// the pending ones walked past and put back.
+  template <class Match> std::optional<RndzvNotice> take(Match match, unsigned& examined, unsigned& put_back)
   {
     for (std::size_t i = 0, n = pending_.size(); i < n; ++i) {
       RndzvNotice e = pending_.front();
@@ -39,6 +40,7 @@ public:
       if (match(e))
         return e;
       pending_.push_back(e);
+      ++put_back;
     }
     while (!arrived_.empty()) {
       RndzvNotice e = arrived_.front();
@@ -49,6 +51,11 @@ public:
       pending_.push_back(e);
     }
     return std::nullopt;
+  }
+  template <class Match> std::optional<RndzvNotice> take(Match match, unsigned& examined)
+  {
+    unsigned put_back = 0;
+    return take(match, examined, put_back);
   }
 
   /// Whether some queued notice matches (no reordering, no cost: for diagnoses and the schedule

@@ -651,6 +651,24 @@ TEST(CcloDiagnosis, ARendezvousGatherWhoseSlotsWouldReachTheRootIsRefused)
 
 // The CCLO's count and its byte counts and block offsets are 32-bit words (ccl_offload_control.c): what does not fit
 // would wrap, and is refused before the run.
+// allgather() has no one-rank case: it would send its block to itself over a session ACCL never opens. The
+// collectives with one (a copy) run.
+TEST(CcloDiagnosis, AOneRankAllgatherIsRefused)
+{
+  nodes::CcloConfig cfg;
+  auto plan = [&](coll::Collective c) {
+    nodes::CcloCall k;
+    k.call.collective = c;
+    k.call.count      = 256;
+    k.call.size       = 1;
+    k.comm.push_back(0);
+    return nodes::plan_call(k, cfg, nodes::CcloLink{}).error;
+  };
+  EXPECT_NE(plan(coll::Collective::AllGather).find("has no one-rank case"), std::string::npos);
+  for (auto c : {coll::Collective::AllReduce, coll::Collective::Reduce, coll::Collective::ReduceScatter})
+    EXPECT_EQ(plan(c), "") << coll::collective_name(c);
+}
+
 TEST(CcloDiagnosis, CallsBeyondThirtyTwoBitsAreRefused)
 {
   nodes::CcloConfig cfg;

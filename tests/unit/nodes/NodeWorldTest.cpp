@@ -271,6 +271,51 @@ TEST(NodeWorld, AReceiverRefusingWhileItsRankComputesIsSlowNotStuck)
     ASSERT_EQ(out[i], input(0, i)) << i;
 }
 
+// rendezvous_get_any_completion() (ccl_offload_control.c @622bdbe) puts a notice it walks past back into the pending
+// queue as 9 words where it read 7. A rendezvous allreduce whose reduce is flat on 8 ranks: the broadcast's addresses
+// of the ranks done first come while the root still waits for the others' writes, are set aside, and the root's next
+// wait walks past them. The hardware's queue is corrupt from then on: the run stops and says why. As a tree (the
+// preset's tuning: flat up to 3 ranks) the root never waits for any completion, and the run completes.
+TEST(NodeWorld, AnyCompletionWalkingPastASetAsideNoticeStopsTheRun)
+{
+  const char* flat = R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 8},
+                         "node": {"fpga": {"cclo": {"tuning": {"reduce_flat_tree_max_ranks": 8}}}}})";
+  const char* tree = R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 8}})";
+  {
+    NodeWorld w(flat);
+    try {
+      w.run(calls_for(w, Collective::AllReduce, 8, 16384, coll::Protocol::Rendezvous));
+      FAIL() << "the root's queue walk was expected to stop the run";
+    } catch (const SimulationError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("puts each back as 9 words where it read 7"), std::string::npos) << m;
+      EXPECT_NE(m.find("an address from host"), std::string::npos) << m;
+    }
+  }
+  NodeWorld w(tree);
+  auto res = w.run(calls_for(w, Collective::AllReduce, 8, 16384, coll::Protocol::Rendezvous));
+  for (auto const& r : res)
+    EXPECT_EQ(r.error, "");
+}
+
+// barrier() returns on a one-rank communicator before it sets flush_retries: it does not wait for the calls in the
+// retry queue (a rendezvous receive called just before it, whose send comes 50 us later), as a barrier of more ranks
+// does.
+TEST(NodeWorld, AOneRankBarrierDoesNotWaitForTheRetryQueue)
+{
+  NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
+  auto recv = w.call(Collective::Recv, 2, 1, 16384, 0);
+  auto send = w.call(Collective::Send, 2, 0, 16384, 1);
+  recv.protocol = send.protocol = coll::Protocol::Rendezvous;
+  auto alone = w.call(Collective::Barrier, 1, 0, 0);
+  alone.comm = nodes::Communicator(std::vector<net::HostId>{recv.comm[1]}); // the receiver's node alone
+  auto res = w.run({recv, alone, send}, {SimTime::zero(), SimTime::zero(), SimTime::us(50)});
+  for (auto const& r : res)
+    EXPECT_EQ(r.error, "");
+  EXPECT_LT(res[1].finished, SimTime::us(10)) << "the one-rank barrier did not wait for the receive's retries";
+  EXPECT_GT(res[0].finished, SimTime::us(50));
+}
+
 TEST(NodeWorld, AReceiveWithoutASendIsADiagnosedDeadlock)
 {
   NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
