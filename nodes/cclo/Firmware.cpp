@@ -150,7 +150,8 @@ std::string Firmware::any_completion_corrupts(unsigned put_back) const
       "it comes for a later step while this one waits (an allreduce's broadcast addresses during its flat reduce, a "
       "next call's during an all-to-all or gather): let the reduce run as a tree (cclo.tuning."
       "reduce_flat_tree_max_count below the size, or reduce_flat_tree_max_ranks below the rank count), keep the call "
-      "eager (max_eager_size at least its size), or separate back-to-back calls (workload.pre_barrier)",
+      "eager (max_eager_size at least its size), or separate back-to-back calls by a barrier (the collective "
+      "workload's pre_barrier, a program's barrier operation)",
       core_.host, put_back, core_.rndzv.describe());
 }
 
