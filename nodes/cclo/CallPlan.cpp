@@ -251,8 +251,12 @@ std::string memory_only(const CcloCall& call)
 /// Why a call of count 0 cannot be timed, or "". ACCL's host driver returns before calling the CCLO for a collective
 /// of count 0 (accl.cpp bcast, scatter, gather, allgather, reduce, allreduce, reduce_scatter, alltoall: `if (count ==
 /// 0) { std::cerr << "ACCL: zero size buffer" ...; return nullptr; }`); send, recv, copy, combine, nop and barrier go
-/// through. A kernel's call reaches the firmware, whose eager reduce ring then hangs: the rank after the root send()s,
-/// which cuts a count of 0 into no segment and sends nothing, while the next rank waits for its message.
+/// through. A kernel's call reaches the firmware. Its eager send() and recv() cut a count of 0 into no segment and its
+/// eager broadcast() and allreduce() loop while elements remain: no move. Every other call of more than one rank
+/// issues moves of 0 elements, which the data mover runs dry (dma_mover.cpp: `bool dry_run = (insn.count == 0)`: no
+/// message, no write, no completion notice), and a dry move that receives (MOVE_ON_RECV) never returns its status
+/// (its check_dma1_rx stays set with no read to answer it): the call hangs, as a rendezvous one waits for a write's
+/// completion notice that never comes.
 std::string zero_count(const CcloCall& call, bool firmware_eager)
 {
   auto const& cc = call.call;
@@ -268,11 +272,18 @@ std::string zero_count(const CcloCall& call, bool firmware_eager)
                        "\"ACCL: zero size buffer\" and returns no request), so there is nothing on the CCLO to time: "
                        "give at least one element (a nop times the call itself)",
                        name);
-  if (cc.collective == Collective::Reduce && cc.size > 1 && firmware_eager)
-    return "the firmware's eager reduce ring hangs on a count of 0: the rank after the root send()s, which cuts it "
-           "into no segment and sends nothing, while the next rank waits for its message (ccl_offload_control.c "
-           "reduce(), send()); give at least one element";
-  return {};
+  const bool p2p      = cc.collective == Collective::Send || cc.collective == Collective::Recv;
+  const bool no_moves = (p2p || cc.collective == Collective::Bcast || cc.collective == Collective::AllReduce) &&
+                        firmware_eager;
+  const bool local    = cc.collective == Collective::Copy || cc.collective == Collective::Combine ||
+                        cc.collective == Collective::Nop || cc.collective == Collective::Barrier;
+  if (cc.size <= 1 || no_moves || local)
+    return {};
+  return fmt::format("a {} of count 0 hangs the CCLO: the data mover runs its moves of 0 elements dry (dma_mover.cpp: "
+                     "`dry_run = (insn.count == 0)`: no message, no write, no completion notice), and a dry move that "
+                     "receives never returns its status, nor does a rendezvous wait for a write's completion end; "
+                     "give at least one element",
+                     name);
 }
 
 /// What the firmware has no function for, whatever the tuning, or "": a count or an offset beyond 32 bits; a stream_put

@@ -716,8 +716,9 @@ TEST(CcloDiagnosis, AReduceEagerOnlyForItsResultStreamIsRefusedAboveTheEagerLimi
   EXPECT_EQ(plan(65536, L::Device, L::Device), "") << "nothing streamed: the rendezvous reduce";
 }
 
-// A count of 0: ACCL's host driver returns before calling the CCLO for a collective (so nothing is timed), and the
-// firmware's eager reduce ring hangs on it (the rank after the root sends nothing); the rest runs (plan_call is pure).
+// A count of 0: ACCL's host driver returns before calling the CCLO for a collective (so nothing is timed); from a
+// kernel the firmware issues no move for send, recv and the eager bcast and allreduce, and every other call of more
+// than one rank hangs on the data mover's dry receives (plan_call is pure).
 TEST(CcloDiagnosis, ACountOfZeroIsRefusedWhereNoCallOrAHangWouldFollow)
 {
   nodes::CcloConfig cfg;
@@ -743,10 +744,14 @@ TEST(CcloDiagnosis, ACountOfZeroIsRefusedWhereNoCallOrAHangWouldFollow)
     }
   for (auto c : {C::Send, C::Recv, C::Copy, C::Combine, C::Barrier, C::Nop})
     EXPECT_EQ(plan(c, 2, P::Coyote), "") << coll::collective_name(c);
-  for (auto c : {C::Bcast, C::Scatter, C::Gather, C::AllGather, C::AllReduce, C::ReduceScatter})
-    EXPECT_EQ(plan(c, 4, P::Kernel), "") << coll::collective_name(c) << ": a kernel's call runs";
-  EXPECT_NE(plan(C::Reduce, 4, P::Kernel).find("hangs on a count of 0"), std::string::npos);
+  for (auto c : {C::Bcast, C::AllReduce})
+    EXPECT_EQ(plan(c, 4, P::Kernel), "") << coll::collective_name(c) << ": eager, the firmware issues no move";
+  for (auto c : {C::Scatter, C::Gather, C::AllGather, C::Reduce, C::ReduceScatter, C::AllToAll}) {
+    const std::string e = plan(c, 4, P::Kernel);
+    EXPECT_NE(e.find("of count 0 hangs the CCLO"), std::string::npos) << coll::collective_name(c) << ": " << e;
+  }
   EXPECT_EQ(plan(C::Reduce, 1, P::Kernel), "") << "one rank: a copy";
+  EXPECT_EQ(plan(C::Scatter, 1, P::Kernel), "") << "one rank: a local move, run dry";
 }
 
 TEST(CcloDiagnosis, ImpossibleCallsAreRefusedWithTheReason)

@@ -163,7 +163,8 @@ TEST(NodeWorld, AllToAllKeepsAtMostTwoWritesOutstanding)
 
 // A count of 0 (ccl_offload_control.c): send() and recv() cut it into no segment, and the eager broadcast() and
 // allreduce() loop while elements remain: no move, no message, the call done after its firmware steps. scatter()
-// does not segment: its root still moves a block of 0 elements to each rank, an empty message.
+// does not segment: its moves of 0 elements run dry in the data mover, whose dry receive never returns its status,
+// so the call is refused.
 TEST(NodeWorld, ACountOfZeroMovesWhatTheFirmwareMoves)
 {
   {
@@ -175,19 +176,19 @@ TEST(NodeWorld, ACountOfZeroMovesWhatTheFirmwareMoves)
       EXPECT_EQ(w.cclo(static_cast<std::size_t>(n)).counters().eager_messages, 0u) << n;
     }
   }
-  for (auto c : {Collective::Bcast, Collective::AllReduce, Collective::Scatter}) {
+  for (auto c : {Collective::Bcast, Collective::AllReduce}) {
     NodeWorld w(kStar4);
     auto res = w.run(calls_for(w, c, 4, 0, coll::Protocol::Eager));
-    std::uint64_t moves = 0, messages = 0;
     for (std::size_t n = 0; n < 4; ++n) {
       EXPECT_EQ(res[n].error, "") << coll::collective_name(c);
-      moves += w.cclo(n).dmp().counters().moves;
-      messages += w.cclo(n).counters().eager_messages;
+      EXPECT_EQ(w.cclo(n).dmp().counters().moves, 0u) << coll::collective_name(c);
+      EXPECT_EQ(w.cclo(n).counters().eager_messages, 0u) << coll::collective_name(c);
     }
-    const bool scatter = c == Collective::Scatter;
-    EXPECT_EQ(messages, scatter ? 3u : 0u) << coll::collective_name(c);
-    EXPECT_EQ(moves, scatter ? 7u : 0u) << coll::collective_name(c) << ": the root's four moves, a receive each";
   }
+  NodeWorld w(kStar4);
+  auto res = w.run(calls_for(w, Collective::Scatter, 4, 0, coll::Protocol::Eager));
+  for (std::size_t n = 0; n < 4; ++n)
+    EXPECT_NE(res[n].error.find("of count 0 hangs the CCLO"), std::string::npos) << res[n].error;
 }
 
 TEST(NodeWorld, ARendezvousReceiveBeforeItsSendWaitsInTheRetryQueue)
