@@ -159,6 +159,8 @@ std::optional<MpiPlan> plan_openmpi(const coll::CollectiveCall& c, const std::st
 
 std::string schedule_name(const MpiPlan& plan)
 {
+  if (!plan.runs)
+    return "none";
   if (plan.algorithm == Algorithm::OpenMpi)
     return "openmpi:" + plan.options.ompi.name;
   return coll::algorithm_name(plan.algorithm);
@@ -218,6 +220,7 @@ MpiPlan plan_collective(Library lib, const coll::CollectiveCall& c)
       c.collective != Collective::Recv) {
     plan.library_algorithm = "none: count 0 (the library returns at once)";
     plan.substitution.clear();
+    plan.runs = false;
   }
   return plan;
 }

@@ -22,6 +22,8 @@ struct MpiPlan {
   /// Empty when the schedule is the library's algorithm; otherwise what differs (e.g. "binary tree
   /// run as a binomial tree").
   std::string substitution;
+  /// False when the library returns at once, before its collective component (a count of 0): no schedule runs.
+  bool runs = true;
 };
 
 /// The plan of `lib` for `call` (CollectiveCall counts as the collective workload does: elements
@@ -34,7 +36,8 @@ MpiPlan plan_collective(Library lib, const coll::CollectiveCall& call);
 std::optional<MpiPlan> plan_openmpi(const coll::CollectiveCall& call, const std::string& name,
                                     Library lib = Library::OpenMpi);
 
-/// The schedule that runs, for tables: an algorithm name, or "openmpi:<name>" for Open MPI's own algorithm.
+/// The schedule that runs, for tables: an algorithm name, "openmpi:<name>" for Open MPI's own algorithm, or "none"
+/// when the library returns at once.
 std::string schedule_name(const MpiPlan& plan);
 
 /// The message size the library's decision looks at, for `call` (see TunedSelection.hpp).

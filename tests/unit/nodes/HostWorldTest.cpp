@@ -51,6 +51,7 @@ TEST(HostWorld, ACollectiveOfCountZeroReturnsAtOnceButABarrierSynchronises)
     c.count      = 0;
     auto plan    = mpi::plan_collective(mpi::Library::OpenMpi, c);
     EXPECT_EQ(plan.library_algorithm, "none: count 0 (the library returns at once)");
+    EXPECT_EQ(mpi::schedule_name(plan), "none");
     HostWorld w(kStar8);
     auto ranks = w.run(c, plan.algorithm, plan.options);
     for (std::size_t r = 0; r < 8; ++r) {
