@@ -118,12 +118,12 @@ public:
   /// barrier(): the retry queue is flushed before the barrier runs: true (what it waits for noted) while retried
   /// calls remain; new calls are taken again once barrier_done().
   bool barrier_waits_for_retries();
-  /// Why the run stops when rendezvous_get_any_completion() walks past `put_back` pending notices (the firmware puts
-  /// each back as 9 words where it read 7: its queue is corrupt from then on).
-  std::string any_completion_corrupts(unsigned put_back) const;
   void barrier_done() { flush_retries_ = false; }
 
 private:
+  /// Why the run stops when rendezvous_get_any_completion() walks past `put_back` pending notices (the firmware puts
+  /// each back as 9 words where it read 7: its queue is corrupt from then on).
+  std::string any_completion_corrupts(unsigned put_back) const;
   struct Retry {
     std::shared_ptr<CcloPending> call;
     std::uint64_t seen = 0;   ///< notifications that had arrived at its last lookup

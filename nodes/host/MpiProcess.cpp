@@ -1,6 +1,7 @@
 #include "nodes/host/MpiProcess.hpp"
 
 #include "protocols/collectives/MpiOrder.hpp"
+#include "protocols/mpi/MpiPlan.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -397,23 +398,10 @@ std::string MpiProcess::waiting_for(const Call& call) const
                      coll::algorithm_name(s.algorithm), call.remaining, s.ops.size());
 }
 
-namespace {
-/// Whether the library returns before its collective component (no message): a collective of count 0 but a barrier
-/// (Open MPI 4.1 ompi/mpi/c: bcast.c, reduce.c, allreduce.c `if (0 == count) return MPI_SUCCESS`, gather.c,
-/// scatter.c, allgather.c, alltoall.c on their counts, reduce_scatter.c when every count is 0; MPICH's
-/// MPIR_*_intra_auto alike). A send or receive of 0 bytes is still a message (ob1 sends its header).
-bool returns_at_once(const coll::Schedule& s)
-{
-  const auto c = s.call.collective;
-  return s.call.count == 0 && c != coll::Collective::Send && c != coll::Collective::Recv &&
-         c != coll::Collective::Barrier;
-}
-} // namespace
-
 void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm,
                      DataType dtype, RankBuffers* bufs, const RunOptions& opt)
 {
-  if (returns_at_once(s)) {
+  if (mpi::returns_at_once(s.call)) { // the library returns at once: its call's overhead only
     ++c_.calls;
     if (!opt.local)
       ctx.sleep_for(cfg_.cpu.call_overhead, call_overhead_label());
@@ -433,7 +421,7 @@ void MpiProcess::run(ActorContext& ctx, const coll::Schedule& s, const std::vect
 Task<> MpiProcess::run_task(TaskContext& ctx, const coll::Schedule& s, const std::vector<net::HostId>& comm,
                             DataType dtype, RankBuffers* bufs, RunOptions opt)
 {
-  if (returns_at_once(s)) {
+  if (mpi::returns_at_once(s.call)) { // the library returns at once: its call's overhead only
     ++c_.calls;
     if (!opt.local)
       co_await ctx.sleep_for(cfg_.cpu.call_overhead, call_overhead_label());

@@ -211,13 +211,17 @@ MpiPlan library_plan(Library lib, const coll::CollectiveCall& c)
 }
 } // namespace
 
+bool returns_at_once(const coll::CollectiveCall& c)
+{
+  return c.count == 0 && c.collective != Collective::Barrier && c.collective != Collective::Send &&
+         c.collective != Collective::Recv;
+}
+
 MpiPlan plan_collective(Library lib, const coll::CollectiveCall& c)
 {
   MpiPlan plan = library_plan(lib, c);
-  // The library returns before its collective component for a count of 0 (but a barrier's, and a message's): the
-  // schedule is not run (MpiProcess::run), and the tables say so.
-  if (c.count == 0 && c.collective != Collective::Barrier && c.collective != Collective::Send &&
-      c.collective != Collective::Recv) {
+  // The schedule is not run (MpiProcess::run), and the tables say so.
+  if (returns_at_once(c)) {
     plan.library_algorithm = "none: count 0 (the library returns at once)";
     plan.substitution.clear();
     plan.runs = false;

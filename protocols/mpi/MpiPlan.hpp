@@ -26,6 +26,12 @@ struct MpiPlan {
   bool runs = true;
 };
 
+/// Whether the libraries return before their collective component, sending nothing: a collective of count 0 but a
+/// barrier (Open MPI 4.1 ompi/mpi/c: bcast.c, reduce.c, allreduce.c `if (0 == count) return MPI_SUCCESS`, gather.c,
+/// scatter.c, allgather.c, alltoall.c on their counts, reduce_scatter.c when every count is 0; MPICH's
+/// MPIR_*_intra_auto alike). A send or receive of 0 bytes is still a message (ob1 sends its header).
+bool returns_at_once(const coll::CollectiveCall& call);
+
 /// The plan of `lib` for `call` (CollectiveCall counts as the collective workload does: elements
 /// per rank's block). Throws std::invalid_argument for calls MPI has no collective for (copy, ...).
 MpiPlan plan_collective(Library lib, const coll::CollectiveCall& call);
