@@ -533,6 +533,46 @@ TEST(Chakra, IntegerGroupIdsNameTheirGroupAndPartialDimensionsWithoutAGroupAreRe
   fs::remove_all(dir);
 }
 
+// An all-gather on a process group of one member (PyTorch records one for a parallelism of one) is a copy of the
+// rank's shard to both producers (NCCL copies with one rank). The firmware has no one-rank allgather, so the replay
+// runs the CCLO's copy, says so, and counts it; before, the run failed with the firmware's reason, which a trace's
+// user cannot act on. Groups of more members keep their allgather.
+TEST(Chakra, AnAllgatherOnAGroupOfOneMemberIsTheCclosCopy)
+{
+  auto dir = scratch("onemember");
+  {
+    std::ofstream g(dir / "groups.json");
+    g << R"({"a": [0], "b": [1], "c": [2], "d": [3]})";
+  }
+  const std::string groups = fmt::format(R"(, "comm_groups": "{}")", (dir / "groups.json").string());
+  std::vector<std::vector<pb::Node>> ranks;
+  for (unsigned r = 0; r < 4; ++r) {
+    auto own = collective(1, pb::ALL_GATHER, 65536);
+    auto* a  = own.add_attr();
+    a->set_name("pg_name");
+    a->set_string_val(std::string(1, static_cast<char>('a' + r)));
+    ranks.push_back({own, collective(2, pb::ALL_GATHER, 65536, {1})});
+  }
+  for (const char* mode : {"", R"(, "stream": true)"}) {
+    auto t = run_trace(dir, "t", ranks, groups + mode);
+    ASSERT_TRUE(t.ok) << mode << ": " << t.error;
+    EXPECT_EQ(t.metadata.at("workload").at("one_member_allgathers"), 4) << mode;
+    bool said = false;
+    for (auto const& l : t.summary)
+      said = said || l.find("4 all-gather node(s) on a group of one member ran as the CCLO's copy") != std::string::npos;
+    EXPECT_TRUE(said) << mode;
+    if (*mode != 0)
+      continue;
+    auto const& ops = t.tables.at("program_ops");
+    std::map<std::string, int> kinds;
+    for (auto const& row : ops.rows)
+      ++kinds[row.at("kind")];
+    EXPECT_EQ(kinds["copy"], 4) << "each rank's own group";
+    EXPECT_EQ(kinds["allgather"], 4) << "the four ranks' allgather on every rank";
+  }
+  fs::remove_all(dir);
+}
+
 // A rank's receive and an independent send, both ready at the start: ASTRA-sim posts the receive without taking the
 // rank's communication slot, so the send leaves at once. On the CCLO an eager receive holds the call FIFO until its
 // data comes; called in node-id order the send waited 214 us behind a receive whose data came at 200 us, and the

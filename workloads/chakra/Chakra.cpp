@@ -99,6 +99,10 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
     summary.push_back(fmt::format("  {} collective node(s) of 0 bytes (counted on each rank) made no CCLO call "
                                   "(ACCL's driver makes none for a count of 0) and were done at once",
                                   n));
+  if (auto n = repairs().one_member_allgathers; n > 0)
+    summary.push_back(fmt::format("  {} all-gather node(s) on a group of one member ran as the CCLO's copy of the "
+                                  "shard (what NCCL does with one rank; the firmware has no one-rank allgather)",
+                                  n));
   if (stream_) {
     summary.push_back(sends);
     summary.push_back(order);
@@ -125,6 +129,7 @@ config::Json Chakra::metadata() const
   config::Json m;
   m["chakra_repairs"]    = rep;
   m["empty_collectives"] = r.empty_collectives;
+  m["one_member_allgathers"] = r.one_member_allgathers;
   if (stream_) {
     m["stream_window_late_nodes"] = stream_->window_late_nodes();
     m["stream_window_late_most_us"] = stream_->window_late_most().us();

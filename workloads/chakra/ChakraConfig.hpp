@@ -34,6 +34,8 @@ struct ChakraRepairs {
   /// Collective nodes of 0 bytes on the CCLOs, counted on each rank (not a repair either): ACCL's driver makes no
   /// call for a count of 0 (accl.cpp: "zero size buffer"), so neither does the replay; each is done at once.
   std::uint64_t empty_collectives = 0;
+  /// All-gathers on a group of one member on the CCLOs, counted (not a repair either): run as the CCLO's copy.
+  std::uint64_t one_member_allgathers = 0;
   /// Sends that no receive of the trace takes (not a repair either): how many, and the first, described.
   std::uint64_t unmatched_sends = 0;
   std::string first_unmatched;
