@@ -29,6 +29,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace simgrid::s4u {
@@ -198,6 +199,20 @@ public:
   std::uint64_t task_resumes() const { return task_resumes_; }
   /// Largest number of events pending at once (cancelled ones included until their date).
   std::size_t peak_pending_events() const { return peak_pending_; }
+  /// One T per run, shared by every component that asks for it: made at the first request, destroyed with the
+  /// scheduler. For state that components of one kind keep together rather than each its own (the receive pipes'
+  /// packet store, nodes/transport/RxPipe.hpp).
+  template <class T> T& shared()
+  {
+    static const char tag = 0; // one address per T
+    for (auto& [k, obj] : shared_)
+      if (k == &tag)
+        return *static_cast<T*>(obj.get());
+    SharedPtr obj(new T(), [](void* x) { delete static_cast<T*>(x); });
+    T& t = *static_cast<T*>(obj.get());
+    shared_.emplace_back(&tag, std::move(obj));
+    return t;
+  }
   /// Count the events by what handles them from now on (EventProfile); profile() is null until then.
   void profile_events() { profile_ = std::make_unique<EventProfile>(); }
   const EventProfile* profile() const { return profile_.get(); }
@@ -205,6 +220,8 @@ public:
 private:
   friend class ActorContext;
   friend class TaskContext;
+  using SharedPtr = std::unique_ptr<void, void (*)(void*)>;
+  std::vector<std::pair<const void*, SharedPtr>> shared_; ///< shared<T>(): per T, its tag's address and its object
   // Pending events are 16-byte entries (date, insertion order << 24 | payload slot) in the event queue
   // (EventQueue.hpp: a radix heap), taken in (date, key) order: ties run in scheduling order.
   using Entry = QueueEntry;
