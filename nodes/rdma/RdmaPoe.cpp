@@ -561,8 +561,9 @@ void RdmaPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCau
 
 void RdmaPoe::receive(SimTime now, std::uint64_t place)
 {
-  // Read in place: packets enter the pipe from the fabric's steps (an arrival, a cable's start, a flow's end), never
-  // while this engine handles one (its own packets go to other hosts).
+  // Read in place, and released after the last read: the run's pipes share one store whose place freed last is the
+  // next any NIC fills (RxPipe::Store), so nothing may read the packet once it is released; execute() below, which
+  // may send packets, reads only the actions, which hold copies.
   const net::Packet& p = rx_pipe_.at(place);
   auto* w              = p.body.get<Wire>();
   if (!w)
