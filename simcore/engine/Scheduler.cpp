@@ -377,8 +377,12 @@ void Scheduler::flush_pending()
   while (!pending_.empty() && !error_) {
     if (follow_clock_)
       sync_simgrid_clock();
-    auto batch = std::move(pending_);
-    pending_.clear();
+    std::vector<ActorId> batch;
+    if (!spare_batches_.empty()) {
+      batch = std::move(spare_batches_.back());
+      spare_batches_.pop_back();
+    }
+    batch.swap(pending_); // pending_ keeps the spare's storage for the wake-ups to come
     // The actors run in the order they were woken, each until it waits: a task actor resumed here, a run of
     // consecutive SimGrid actors released together.
     for (std::size_t k = 0; k < batch.size() && !error_;) {
@@ -403,6 +407,8 @@ void Scheduler::flush_pending()
       sync_->all_blocked->acquire();
       k = end;
     }
+    batch.clear();
+    spare_batches_.push_back(std::move(batch));
   }
 }
 

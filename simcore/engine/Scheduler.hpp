@@ -271,6 +271,9 @@ private:
   std::vector<std::uint32_t> free_payloads_;
   std::vector<ActorSlot> actors_;
   std::vector<ActorId> pending_;
+  /// Emptied batches of flush_pending() kept with their storage (it nests: a resumed task may flush): moving pending_
+  /// out left it without storage, and the next wake-ups allocated it again, about two allocations per CCLO message.
+  std::vector<std::vector<ActorId>> spare_batches_;
   int running_ = 0;
   int live_    = 0;           ///< actors not finished, daemons aside
   int live_normal_ = 0;       ///< ... of them normal (not background)
