@@ -101,7 +101,8 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
                                   n));
   if (auto n = repairs().one_member_allgathers; n > 0)
     summary.push_back(fmt::format("  {} all-gather node(s) on a group of one member ran as the CCLO's copy of the "
-                                  "shard (what NCCL does with one rank; the firmware has no one-rank allgather)",
+                                  "shard (as NCCL copies an out-of-place all-gather on one rank; the firmware has no "
+                                  "one-rank allgather)",
                                   n));
   if (stream_) {
     summary.push_back(sends);

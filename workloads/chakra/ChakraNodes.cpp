@@ -385,9 +385,10 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
         ++c.repairs.empty_collectives;
         l.kind = ProgramOpKind::Wait;
       }
-      // An all-gather on a group of one member is a copy of the rank's shard to its output to both producers (NCCL
-      // copies the buffer when it has one rank; a process group of one is what PyTorch records for a parallelism of
-      // one). The firmware has no one-rank allgather (CallPlan.cpp), so the replay on the CCLOs runs the CCLO's copy.
+      // An all-gather on a group of one member (PyTorch records such a group for a parallelism of one) copies the
+      // rank's shard to its output when it is out of place, as NCCL does on one rank (README.md: the ASSUMPTION, and
+      // what an in-place call and ASTRA-sim do). The firmware has no one-rank allgather (CallPlan.cpp), so the replay
+      // on the CCLOs runs the CCLO's copy.
       if (l.kind == ProgramOpKind::AllGather && m.size() == 1 && c.cfg.engine == ProgramEngine::Cclo) {
         ++c.repairs.one_member_allgathers;
         l.kind = ProgramOpKind::Copy;
