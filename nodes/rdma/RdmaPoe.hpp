@@ -53,6 +53,8 @@ public:
   /// Create the local end of a queue pair to `peer` (the other end is created on the peer's POE
   /// with the numbers swapped). Returns the local queue pair number.
   QpId create_qp(net::HostId peer, QpId remote_qpn, roce::Psn initial_psn);
+  /// The configured path MTU (payload bytes per packet on the wire), whatever the fidelity.
+  Bytes path_mtu() const { return Bytes{wire_mtu_}; }
   void post_send(QpId qp, const roce::WorkRequest& wr, PayloadSource source = {}) override;
   /// As post_send; `accepted` runs when the POE has taken the message's last payload byte into its transmit
   /// path (staged at most tx_prefetch bytes ahead of the wire, and produced by `source`).

@@ -6,6 +6,7 @@
 #include "nodes/transport/TcpPoe.hpp"
 #include "nodes/transport/UdpPoe.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 #include <stdexcept>
@@ -19,6 +20,17 @@ std::pair<QpId, QpId> Cluster::add_qp_pair(std::size_t from, std::size_t to)
   nodes_[to]->require_rdma("RDMA queue-pair user");
   RdmaPoe& a   = poe(from);
   RdmaPoe& b   = poe(to);
+  // A queue pair carries one path MTU at both ends (the requester cuts a READ's responses into the packets it
+  // expects by it, the responder sends them by its own): the connection manager sets the smaller on both. Each
+  // engine here has one for all its queue pairs, so two ends that differ are refused rather than run with
+  // READs that complete after part of their data.
+  if (a.path_mtu() != b.path_mtu())
+    throw config::ConfigError(
+        "", nodes_[from]->config_path() + "/rdma/mtu",
+        fmt::format("host {} ({}/rdma/mtu = {}) and host {} ({}/rdma/mtu = {}) are connected by RoCE: both ends of a "
+                    "queue pair use one path MTU; set the two alike (a connection manager takes the smaller, {})",
+                    from, nodes_[from]->config_path(), format_bytes(a.path_mtu()), to, nodes_[to]->config_path(),
+                    format_bytes(b.path_mtu()), format_bytes(std::min(a.path_mtu(), b.path_mtu()))));
   QpId qb = static_cast<QpId>(b.qp_count());
   auto psn = static_cast<roce::Psn>(nodes_[from]->initial_psn()); // both ends of a queue pair start at the same PSN
   QpId qa = a.create_qp(static_cast<net::HostId>(to), qb, psn);

@@ -40,7 +40,8 @@ struct RoceConfig {
 
   template <class V> void describe(V& v)
   {
-    v.field("mtu", mtu, "path MTU: payload bytes per packet, one of InfiniBand's 256, 512, 1024, 2048, 4096",
+    v.field("mtu", mtu, "path MTU: payload bytes per packet, one of InfiniBand's 256, 512, 1024, 2048, 4096 "
+                            "(both ends of a queue pair need the same)",
             config::Limits::between(256, 4096));
     v.field("base_header", base_header, "IPv4 (20) + UDP (8) + BTH (12) + ICRC (4) bytes in every packet");
     v.field("reth", reth, "RDMA extended header bytes (first/only WRITE packet, READ request)");

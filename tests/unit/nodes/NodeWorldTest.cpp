@@ -1,6 +1,7 @@
 // The CCLO firmware engine-free: a NodeWorld (tests/support/NodeWorld.hpp) of two to eight nodes on the kernel's
 // clock, in-process. Every collective through the firmware with real bytes, eager and rendezvous; the retry queue;
 // the notification queues; the Rx-buffer back-pressure; a deadlock diagnosed.
+#include "simcore/config/ConfigError.hpp"
 #include "simcore/results/Trace.hpp"
 #include "tests/support/NodeWorld.hpp"
 
@@ -482,4 +483,28 @@ TEST(NodeWorld, AStepsCyclesGoWithItsMovesIssueMovingNoDate)
   }
   EXPECT_GT(wakeups[1], 0u);
   EXPECT_LT(wakeups[0], wakeups[1]);
+}
+
+TEST(NodeWorld, TheTwoEndsOfAQueuePairCarryOnePathMtu)
+{
+  // RecoNIC's FPGA and a host NIC: a READ's responses are cut by the responder's MTU and counted by the requester's,
+  // so ends that differ would complete READs after part of their data. Refused with both settings and the fix.
+  const std::string platform = R"({"preset": "reconic-u250", "topology": {"kind": "star", "hosts": 2},
+      "node": {"kinds": ["fpga", "host"], "host": {"rdma": {"mtu": "%"}}}})";
+  auto with_host_mtu = [&](const char* mtu) {
+    std::string p = platform;
+    p.replace(p.find('%'), 1, mtu);
+    return p;
+  };
+  NodeWorld differ(with_host_mtu("1KiB"));
+  try {
+    differ.cluster().connection(0, 1);
+    FAIL() << "a queue pair between 4 KiB and 1 KiB path MTUs was connected";
+  } catch (const config::ConfigError& e) {
+    EXPECT_EQ(e.json_path(), "/platform/node/fpga/rdma/mtu");
+    EXPECT_NE(e.message().find("/platform/node/host/rdma/mtu = 1KiB"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("set the two alike"), std::string::npos) << e.message();
+  }
+  NodeWorld same(with_host_mtu("4KiB"));
+  EXPECT_NO_THROW(same.cluster().connection(0, 1));
 }
