@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
+#include <limits>
 
 namespace nafsim::nodes {
 
@@ -45,8 +47,23 @@ FpgaKernelTime FpgaKernel::roofline(double flops, std::uint64_t bytes, unsigned 
 {
   FpgaKernelTime t;
   if (flops > 0) {
-    const auto macs  = static_cast<std::uint64_t>(std::ceil(flops / 2));
-    const auto issue = (macs + macs_per_cycle() - 1) / macs_per_cycle() * k_.ii;
+    // From about 3.7e19 operations the multiply-adds are beyond 64 bits, and a cast would wrap them to a short
+    // kernel; the cycles are checked the same way. Counts that large are far beyond the clock at any kernel rate.
+    const double macs_needed = std::ceil(flops / 2);
+    const std::uint64_t mpc  = macs_per_cycle();
+    auto beyond              = [&] {
+      return TimeRangeError(fmt::format("a kernel of {:g} operations at {} multiply-adds per cycle is beyond the "
+                                        "simulator's clock (about 106 days in picoseconds): a count too large for "
+                                        "the kernel's rate",
+                                        flops, mpc));
+    };
+    if (!(macs_needed < 1.8e19))
+      throw beyond();
+    const auto macs            = static_cast<std::uint64_t>(macs_needed);
+    const std::uint64_t blocks = macs / mpc + (macs % mpc != 0);
+    if (blocks > (std::numeric_limits<std::uint64_t>::max() - k_.pipeline_depth) / std::max(1U, k_.ii))
+      throw beyond();
+    const auto issue = blocks * k_.ii;
     t.compute        = cycles(issue + k_.pipeline_depth);
   }
   if (bytes > 0) {

@@ -5,6 +5,7 @@
 #include "nodes/compute/FpgaKernel.hpp"
 
 #include <gtest/gtest.h>
+#include <limits>
 
 using namespace nafsim;
 using namespace nafsim::nodes;
@@ -122,4 +123,19 @@ TEST(Roofline, AKernelKnownByItsWorkTakesTheSlowerOfArithmeticAndMemory)
   auto e = cpu.roofline(1e6, 204'800'000'000ULL, 16); // all cores: the socket's 204.8 GB/s, not 16 x 20
   EXPECT_EQ(e.memory, SimTime::from_seconds(1.0));
   EXPECT_EQ(e.total, e.memory + cfg.parallel_region);
+}
+
+TEST(Roofline, AKernelBeyondTheClockFailsWhateverItsCount)
+{
+  // From about 3.7e19 operations the multiply-adds are beyond 64 bits: a cast wrapped them to a kernel of a quarter
+  // of a microsecond. Every count beyond the clock is an error, the largest ones too.
+  FpgaFabricConfig fabric;
+  FpgaKernelConfig k;
+  k.dsps = fabric.dsps;
+  FpgaKernel f(fabric, k);
+  EXPECT_THROW(f.roofline(1.1e19, 0, 1), TimeRangeError);
+  EXPECT_THROW(f.roofline(1e20, 0, 1), TimeRangeError);
+  EXPECT_THROW(f.roofline(1e30, 0, 1), TimeRangeError);
+  EXPECT_THROW(f.roofline(std::numeric_limits<double>::infinity(), 0, 1), TimeRangeError);
+  EXPECT_GT(f.roofline(1e15, 0, 1).total, SimTime::from_seconds(1.0)); // large, within the clock: its time
 }
