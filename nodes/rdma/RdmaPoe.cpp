@@ -71,6 +71,11 @@ void RdmaPoe::post_send(QpId qp, const WorkRequest& wr, PayloadSource source)
 
 void RdmaPoe::post_send(QpId qp, const WorkRequest& wr, PayloadSource source, std::function<void()> accepted)
 {
+  if (wr.length > roce::kMaxMessage)
+    throw SimulationError(fmt::format("host {}: a RoCE work request of {} is above RoCE's largest message, 2 GiB "
+                                      "(InfiniBand's 2^31 B; its packets would outrun the 24-bit sequence numbers): "
+                                      "send it as several messages of at most 2 GiB",
+                                      host_, format_bytes(Bytes{wr.length})));
   std::uint32_t slot = outgoing_.find(wr.msg);
   if (slot == FlatIndex::kNone) {
     slot = out_pool_.acquire();

@@ -6,6 +6,11 @@
 
 namespace nafsim::roce {
 
+/// The largest message a work request may carry: 2^31 bytes (InfiniBand's maximum message size, which RoCE keeps).
+/// It is also this model's limit: at the smallest path MTU (256 B) such a message is 2^23 packets, half the 24-bit
+/// PSN space, the most a requester can have unacknowledged before its PSNs look old to the responder.
+constexpr std::uint64_t kMaxMessage = 1ULL << 31;
+
 struct RoceConfig {
   Bytes mtu{4096};
   Bytes base_header{44};

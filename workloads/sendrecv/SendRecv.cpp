@@ -29,6 +29,12 @@ void SendRecv::start(nodes::Cluster& c)
   check_node(c, cfg_.dst, "dst");
   if (cfg_.src == cfg_.dst)
     throw config::ConfigError("", "/workload/dst", "src and dst must be different nodes");
+  for (std::size_t i = 0; i < sizes_.size(); ++i)
+    if (sizes_[i] > roce::kMaxMessage)
+      throw config::ConfigError("", cfg_.sizes.empty() ? std::string("/workload/max_size") : size_path(cfg_.sizes, i),
+                                fmt::format("a message of {} is above RoCE's largest, 2 GiB (InfiniBand's 2^31 B): "
+                                            "give sizes of at most 2GiB",
+                                            format_bytes(Bytes{sizes_[i]})));
   c.scheduler().spawn("sendrecv-src", c.at<nodes::FpgaNode>(cfg_.src).host(), [this, &c](ActorContext& ctx) { run_source(ctx, c); });
   if (cfg_.op != Verb::Read)
     c.scheduler().spawn("sendrecv-dst", c.at<nodes::FpgaNode>(cfg_.dst).host(),

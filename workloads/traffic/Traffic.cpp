@@ -23,6 +23,11 @@ void Traffic::start(nodes::Cluster& c)
   const std::size_t n = c.size();
   if (n < 2)
     throw config::ConfigError("", "/platform/topology/hosts", "the traffic workload needs at least 2 hosts");
+  if (cfg_.message.count > roce::kMaxMessage)
+    throw config::ConfigError("", "/workload/message",
+                              fmt::format("a message of {} is above RoCE's largest, 2 GiB (InfiniBand's 2^31 B): "
+                                          "send more messages of at most 2GiB (workload.messages)",
+                                          format_bytes(cfg_.message)));
   nodes_.assign(n, {});
   std::vector<std::size_t> partner(n);
   switch (cfg_.pattern) {

@@ -1,6 +1,7 @@
 // The CCLO firmware engine-free: a NodeWorld (tests/support/NodeWorld.hpp) of two to eight nodes on the kernel's
 // clock, in-process. Every collective through the firmware with real bytes, eager and rendezvous; the retry queue;
 // the notification queues; the Rx-buffer back-pressure; a deadlock diagnosed.
+#include "nodes/rdma/RdmaPoe.hpp"
 #include "simcore/config/ConfigError.hpp"
 #include "simcore/results/Trace.hpp"
 #include "tests/support/NodeWorld.hpp"
@@ -507,4 +508,19 @@ TEST(NodeWorld, TheTwoEndsOfAQueuePairCarryOnePathMtu)
   }
   NodeWorld same(with_host_mtu("4KiB"));
   EXPECT_NO_THROW(same.cluster().connection(0, 1));
+}
+
+TEST(NodeWorld, AWorkRequestAboveRocesLargestMessageIsRefused)
+{
+  // InfiniBand's largest message, 2^31 B, is also where a requester's packets at a 256 B MTU would fill half the
+  // 24-bit PSN space: beyond it the responder took new PSNs for old ones and the run ended in a "deadlock".
+  NodeWorld w(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
+  const auto qp = w.cluster().connection(0, 1);
+  roce::WorkRequest wr{1, roce::Verb::Write, 0, 0, roce::kMaxMessage + 1, 1};
+  try {
+    w.cluster().poe(0).post_send(qp, wr);
+    FAIL() << "a work request of 2 GiB + 1 B was posted";
+  } catch (const SimulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 2 GiB"), std::string::npos) << e.what();
+  }
 }

@@ -197,3 +197,17 @@ TEST(Trace, RecordsEveryWorkRequestAndPacket)
   auto quiet = run_scenario_isolated(star_scenario("write", "512"));
   EXPECT_TRUE(quiet.trace.is_null()) << "no trace unless asked";
 }
+
+TEST(RdmaPoe, WorkloadMessagesAboveRocesLargestAreRefusedWithTheirPath)
+{
+  auto send = run_scenario_isolated(star_scenario("write", "1024, 3221225472"));
+  ASSERT_FALSE(send.ok);
+  EXPECT_EQ(send.error_kind, "config");
+  EXPECT_NE(send.error.find("/workload/sizes/1"), std::string::npos) << send.error;
+  EXPECT_NE(send.error.find("at most 2GiB"), std::string::npos) << send.error;
+  auto traffic = run_scenario_isolated(R"({"platform": {"topology": {"kind": "star", "hosts": 2}},
+      "workload": {"kind": "traffic", "message": "33GiB"}})");
+  ASSERT_FALSE(traffic.ok);
+  EXPECT_EQ(traffic.error_kind, "config");
+  EXPECT_NE(traffic.error.find("/workload/message"), std::string::npos) << traffic.error;
+}
