@@ -443,11 +443,22 @@ TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)
                {"op": "recv", "ranks": [1], "peer": 0, "dst": "b"}, {"op": "send", "ranks": [0], "peer": 1, "src": "a"})",
             "/workload/ops/2"},
            {R"({"op": "barrier"}, {"op": "wait", "after": [1]})", "/workload/ops/1/after/0"},
+           // one buffer read and written over ranges that overlap without being the same: no one result
+           {R"({"op": "copy", "src": "a", "dst": "a", "count": 8, "dst_offset": 4})", "/workload/ops/0/dst_offset"},
+           {R"({"op": "combine", "src": "a", "dst": "a", "count": 8, "src_offset": 2})", "/workload/ops/0/dst_offset"},
+           {R"({"op": "allgather", "src": "a", "dst": "a", "count": 16})", "/workload/ops/0/dst_offset"},
            {R"({"op": "compute", "ranks": [0], "duration": "1us"}, {"op": "wait", "after": [0]})", "/workload/ops/1/after/0"}}) {
     auto r = run_scenario_isolated(program(2, bufs, c.ops));
     ASSERT_FALSE(r.ok) << c.ops;
     EXPECT_EQ(r.error_kind, "config") << r.error;
     EXPECT_NE(r.error.find(c.path), std::string::npos) << r.error;
+  }
+  // The same range read and written (in place) has one meaning, and disjoint ranges of one buffer too.
+  for (const char* ops : {R"({"op": "allreduce", "src": "a", "dst": "a"})",
+                          R"({"op": "combine", "src": "a", "dst": "a", "count": 8})",
+                          R"({"op": "copy", "src": "a", "dst": "a", "count": 8, "dst_offset": 8})"}) {
+    auto ok = run_scenario_isolated(program(2, bufs, ops));
+    EXPECT_TRUE(ok.ok) << ops << ": " << ok.error;
   }
   // Without verify the list's order between ranks is free: a receive may come before its send.
   auto r = run_scenario_isolated(program(

@@ -231,9 +231,24 @@ void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& name
                                    r, key[0] == 's' ? "reads" : "writes", need, names[static_cast<std::size_t>(b)],
                                    p.cfg.buffers[static_cast<std::size_t>(b)].elements));
     };
-    const int cr = is_p2p(kind) ? 0 : p.rank_in(o.comm, r);
-    check(o.src, coll::input_elements(cc, cr), "src");
-    check(o.dst, kind == ProgramOpKind::StreamPut ? o.count : coll::output_elements(cc, cr), "dst");
+    const int cr              = is_p2p(kind) ? 0 : p.rank_in(o.comm, r);
+    const std::uint64_t in_n  = coll::input_elements(cc, cr);
+    const std::uint64_t out_n = kind == ProgramOpKind::StreamPut ? o.count : coll::output_elements(cc, cr);
+    check(o.src, in_n, "src");
+    check(o.dst, out_n, "dst");
+    // One buffer read and written over ranges that overlap without being the same: the data mover (or the MPI
+    // library) streams the read and the write, so what lands depends on their timing, as memcpy's result on
+    // overlapping ranges does. The same range (in place) has one meaning and is kept.
+    const std::uint64_t s0 = o.src_off, s1 = s0 + in_n, d0 = o.dst_off, d1 = d0 + out_n;
+    if (reads && writes && o.src >= 0 && o.src == o.dst && p.location(o.src) != nodes::DataLocation::Stream &&
+        in_n > 0 && out_n > 0 && !(s0 == d0 && s1 == d1) && s0 < d1 && d0 < s1)
+      throw op_error(i, "dst_offset",
+                     fmt::format("rank {} reads elements {}..{} of buffer '{}' and writes {}..{} of it: the ranges "
+                                 "overlap without being the same, and the read and the write stream side by side, "
+                                 "so the result would depend on their timing (as memcpy's on overlapping ranges); "
+                                 "write to a range of its own or to another buffer, or give both the same range "
+                                 "(in place)",
+                                 r, s0, s1 - 1, names[static_cast<std::size_t>(o.src)], d0, d1 - 1));
   }
   if (kind == ProgramOpKind::StreamPut && p.stream_ids.at(static_cast<std::size_t>(o.dst)) < 0)
     throw op_error(i, "dst", fmt::format("stream_put delivers into the peer's kernel stream: '{}' is not a buffer with "
