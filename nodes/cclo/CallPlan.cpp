@@ -376,9 +376,12 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_
   }
   for (int k = 0; k < 3; ++k)
     if (p.schedule.scratch[k] * eb > cfg.tuning.max_rendezvous_size.count) {
-      p.error = fmt::format("{} needs {} of spare buffer {}, but max_rendezvous_size is {}",
+      p.error = fmt::format("{} needs {} of spare buffer {}, but max_rendezvous_size is {} (the driver makes each "
+                            "spare buffer that large): raise platform.node.fpga.cclo.tuning.max_rendezvous_size to at "
+                            "least {}, or call with fewer elements",
                             coll::collective_name(cc.collective), format_bytes(Bytes{p.schedule.scratch[k] * eb}), k + 1,
-                            format_bytes(cfg.tuning.max_rendezvous_size));
+                            format_bytes(cfg.tuning.max_rendezvous_size),
+                            format_bytes(Bytes{p.schedule.scratch[k] * eb}));
       return p;
     }
   if (stream && p.rendezvous) {

@@ -77,6 +77,17 @@ TEST(FcLayer, ClearErrors)
   auto tiny = run_scenario_isolated(kFc, {"workload.sizes=[2]"});
   ASSERT_FALSE(tiny.ok);
   EXPECT_NE(tiny.error.find("/workload/sizes/0"), std::string::npos) << tiny.error;
+  // A reduce the firmware cannot run is refused before the run, at the setting that sized it, with the fix (it
+  // failed mid-run, with neither, after --check-only had passed it).
+  auto large = run_scenario_isolated(kFc, {"workload.outputs=2000000"});
+  ASSERT_FALSE(large.ok);
+  EXPECT_EQ(large.error_kind, "config") << large.error;
+  EXPECT_NE(large.error.find("/workload/outputs"), std::string::npos) << large.error;
+  EXPECT_NE(large.error.find("raise platform.node.fpga.cclo.tuning.max_rendezvous_size to at least"), std::string::npos)
+      << large.error;
+  auto fixed = run_scenario_isolated(kFc, {"workload.outputs=2000000", "workload.sizes=[4096]", "workload.iterations=1",
+                                           "platform.node.fpga.cclo.tuning.max_rendezvous_size=8MiB"});
+  EXPECT_TRUE(fixed.ok) << fixed.error;
 }
 
 namespace {

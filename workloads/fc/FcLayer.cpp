@@ -4,6 +4,7 @@
 #include "nodes/host/HostCluster.hpp"
 #include "workloads/CriticalPath.hpp"
 
+#include "nodes/cclo/CallPlan.hpp"
 #include "nodes/cclo/Cclo.hpp"
 #include "nodes/host/MpiProcess.hpp"
 #include "simcore/config/ConfigError.hpp"
@@ -62,6 +63,19 @@ coll::CollectiveCall FcLayer::reduce_call(std::uint64_t out) const
   return call;
 }
 
+nodes::CcloCall FcLayer::cclo_call(unsigned rank, std::uint64_t out) const
+{
+  nodes::CcloCall cc;
+  cc.call     = reduce_call(out);
+  cc.comm     = comm_;
+  cc.rank     = static_cast<int>(rank);
+  cc.location = nodes::DataLocation::Host;
+  cc.path     = nodes::InvocationPath::Coyote;
+  cc.src_addr = nodes::kHostMemory;
+  cc.dst_addr = nodes::kHostMemory + kResultOffset;
+  return cc;
+}
+
 void FcLayer::start(nodes::Cluster& c)
 {
   const bool accl = cfg_.reduction == FcReduction::Accl;
@@ -93,8 +107,22 @@ void FcLayer::start(nodes::Cluster& c)
       samples_.push_back(std::move(s));
     }
   }
-  if (accl)
+  if (accl) {
     nodes::check_communicator(c, comm_);
+    // What the firmware cannot run is said before the run, at the setting that makes it (as the collective
+    // workload does): the reduce's size comes from `outputs`, or from the size when outputs is 0.
+    for (std::size_t i = 0; i < cfg_.sizes.size() && cfg_.ranks > 1; ++i) {
+      const std::uint64_t m = cfg_.outputs == 0 ? cfg_.sizes[i] : cfg_.outputs;
+      for (unsigned r = 0; r < cfg_.ranks; ++r) {
+        auto const& cclo = nodes::cclo_of(c, comm_[r]);
+        auto plan        = nodes::plan_call(cclo_call(r, m), cclo.config(), cclo.link());
+        if (!plan.error.empty())
+          throw config::ConfigError("", cfg_.outputs == 0 ? fmt::format("/workload/sizes/{}", i) : "/workload/outputs",
+                                    fmt::format("the reduce of {} outputs ({}) on rank {}: {}", m,
+                                                format_bytes(Bytes{m * 4}), r, plan.error));
+      }
+    }
+  }
   for (unsigned r = 0; r < cfg_.ranks; ++r) {
     if (accl)
       nodes::cclo_of(c, comm_[r]);
@@ -165,15 +193,7 @@ void FcLayer::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
           ctx.sleep_for(cp.total, CauseLabel::at_host(copy, comm_[rank]));
           t.copies += cp.total;
         }
-        nodes::CcloCall cc;
-        cc.call     = call;
-        cc.comm     = comm_;
-        cc.rank     = static_cast<int>(rank);
-        cc.location = nodes::DataLocation::Host;
-        cc.path     = nodes::InvocationPath::Coyote;
-        cc.src_addr = nodes::kHostMemory;
-        cc.dst_addr = nodes::kHostMemory + kResultOffset;
-        auto res    = nodes::cclo_of(c, comm_[rank]).call(ctx, cc);
+        auto res = nodes::cclo_of(c, comm_[rank]).call(ctx, cclo_call(rank, m));
         if (!res.error.empty())
           throw SimulationError(fmt::format("fc: reduce of {} on rank {}: {}", format_bytes(Bytes{m * 4}), rank,
                                             res.error));

@@ -10,6 +10,7 @@
 // iteration left in them (the MPI library's buffers included: that is the cache pressure the paper
 // names).
 
+#include "nodes/cclo/CcloCore.hpp"
 #include "nodes/compute/CpuCompute.hpp"
 #include "protocols/mpi/MpiPlan.hpp"
 #include "workloads/StartLine.hpp"
@@ -86,6 +87,8 @@ private:
   std::uint64_t columns(unsigned rank, std::uint64_t in) const;
   unsigned threads(const nodes::Cluster& c) const;
   coll::CollectiveCall reduce_call(std::uint64_t out) const;
+  /// Rank `rank`'s CCLO call of the reduce of `out` outputs (host buffers, the Coyote invocation).
+  nodes::CcloCall cclo_call(unsigned rank, std::uint64_t out) const;
   void pollute_with_mpi(nodes::CpuCache& cache, const coll::Schedule& s, std::uint64_t call_index,
                         std::uint64_t eager_threshold) const;
 
