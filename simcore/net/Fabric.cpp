@@ -80,12 +80,23 @@ std::string Fabric::failure_note(const std::string& failure) const
   } else if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0) {
     const auto& eth           = cfg_.ethernet;
     const std::uint64_t frame = eth.max_frame.count + eth.preamble.count + eth.ifg.count;
+    const SimTime serialize   = transmit_time(Bytes{frame}, cfg_.link.rate);
+    const SimTime fixed       = cfg_.link.propagation + cfg_.switch_.latency; // per cable and switch, whatever the size
+    // The timeouts are the fix that always holds; which part of the network to speed up instead depends on what
+    // dominates a hop: the largest frame's serialization (the link's rate) or the fixed delays.
+    const std::string faster =
+        serialize >= fixed
+            ? fmt::format("raise platform.network.link.rate ({}: the largest frame, {} B on the wire, takes {} to "
+                          "cross one cable)",
+                          format_rate(cfg_.link.rate), frame, format_time(serialize))
+            : fmt::format("lower platform.network.link.propagation ({}) or platform.network.switch.latency ({}), "
+                          "which dominate each hop (the largest frame takes {} to cross a cable)",
+                          format_time(cfg_.link.propagation), format_time(cfg_.switch_.latency), format_time(serialize));
     s += fmt::format("{}the network lost no packet ({} sent, 0 dropped by queues or faults): the transport's "
-                     "retransmission timeouts were shorter than delivery and acknowledgement took (at link.rate {}, "
-                     "the largest frame, {} B on the wire, takes {} to cross one cable); raise platform.network.link.rate or the "
-                     "transport's timeouts",
-                     s.empty() ? "" : "\n", t.injected, format_rate(cfg_.link.rate), frame,
-                     format_time(transmit_time(Bytes{frame}, cfg_.link.rate)));
+                     "retransmission timeouts were shorter than delivery and acknowledgement took. Give the "
+                     "transport longer timeouts (RoCE: the node's rdma.timeouts, e.g. platform.node.fpga.rdma.timeouts; "
+                     "TCP: tcp.rto_initial and tcp.rto_max), or {}",
+                     s.empty() ? "" : "\n", t.injected, faster);
   }
   return s;
 }

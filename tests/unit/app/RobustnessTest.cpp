@@ -405,7 +405,15 @@ TEST_F(Robustness, FailureMessagesTellTheTruth)
   auto slow = run_out({scenario(kExample), "--set", "platform.network.link.rate=1Mbps"});
   EXPECT_EQ(slow.rc, 3) << slow.err;
   EXPECT_NE(slow.err.find("the network lost no packet"), std::string::npos) << slow.err;
-  EXPECT_NE(slow.err.find("raise platform.network.link.rate or the transport's timeouts"), std::string::npos);
+  EXPECT_NE(slow.err.find("Give the transport longer timeouts (RoCE: the node's rdma.timeouts"), std::string::npos)
+      << slow.err;
+  EXPECT_NE(slow.err.find("or raise platform.network.link.rate (1Mbps"), std::string::npos) << slow.err;
+  // Far, not slow: a faster link would not help; the advice names the delay that dominates a hop.
+  auto far = run_out({scenario(kExample), "--set", "platform.network.link.propagation=10ms"});
+  EXPECT_EQ(far.rc, 3) << far.err;
+  EXPECT_NE(far.err.find("Give the transport longer timeouts"), std::string::npos) << far.err;
+  EXPECT_NE(far.err.find("or lower platform.network.link.propagation (10ms)"), std::string::npos) << far.err;
+  EXPECT_EQ(far.err.find("raise platform.network.link.rate"), std::string::npos) << far.err;
   // Reordered, nothing lost: the advice is about the faults and the transport's recovery, not the link's rate.
   auto reordered = run_out({scenario("workloads/mpi/example.json"), "--set", "workload.collective=allgather", "--set",
                             "workload.ranks=4", "--set", "workload.sizes=[\"1MiB\"]", "--set",
