@@ -290,7 +290,7 @@ PathTotals path_totals(const fs::path& dir)
   if (!fs::exists(dir / "critical_path.csv"))
     throw config::ConfigError("explain", "",
                               "the scenario's workload reports no critical paths (critical_path.csv): explain needs "
-                              "one that does (collective, mpi, sendrecv, connectionless, fc or dlrm)");
+                              "one that does (collective, mpi, sendrecv, connectionless, fc, dlrm or program)");
   auto t = results::read_csv(dir / "critical_path.csv");
   std::map<std::string, double> m;
   PathTotals p;
@@ -305,7 +305,8 @@ PathTotals path_totals(const fs::path& dir)
 }
 
 /// The calls' latencies a run reports, by size: the collective and mpi workloads' (latency_us by bytes), the fc
-/// layer's (total_us by input size), DLRM's probes (latency_us of the "latency" phase).
+/// layer's (total_us by input size), DLRM's probes (latency_us of the "latency" phase), a program's end (end_us of
+/// its last rank).
 struct Latencies {
   std::string key = "bytes";
   std::map<std::uint64_t, double> median;
@@ -338,6 +339,16 @@ Latencies latencies(const fs::path& dir)
       std::sort(xs.begin(), xs.end());
       l.median[k] = xs[xs.size() / 2];
     }
+    return l;
+  }
+  // A program: its run's length, to the last rank's end (its critical path ends there too).
+  if (fs::exists(dir / "program_ranks.csv")) {
+    auto t = results::read_csv(dir / "program_ranks.csv");
+    Latencies l;
+    l.key = "program";
+    for (std::size_t i = 0; i < t.rows.size(); ++i)
+      l.median[0] = std::max(l.median[0], std::stod(t.cell(i, "end_us")));
+    l.calls = t.rows.empty() ? 0 : 1;
     return l;
   }
   return {};
@@ -512,7 +523,7 @@ void propose(const ExplainOptions& opt, const fs::path& out, const Latencies& be
 
 namespace {
 /// The workloads that record critical paths (their report_critical_paths), which explain reads.
-const std::vector<std::string> kExplained{"collective", "mpi", "sendrecv", "connectionless", "fc", "dlrm"};
+const std::vector<std::string> kExplained{"collective", "mpi", "sendrecv", "connectionless", "fc", "dlrm", "program"};
 } // namespace
 
 int explain_into(const ExplainOptions& opt, const Scenario& sc, const fs::path& out);
@@ -552,8 +563,10 @@ int explain_into(const ExplainOptions& opt, const Scenario& sc, const fs::path& 
   if (paths.by_detail.empty())
     throw config::ConfigError("explain", "", "the calls took no time: nothing to explain");
   const Latencies before = latencies(out / "baseline");
-  std::cout << fmt::format("scenario {}: critical paths of {} call(s), {:.3f} us in all\n", sc.header.name,
-                           before.calls, paths.total);
+  std::cout << (before.key == "program"
+                    ? fmt::format("scenario {}: the program's critical path, {:.3f} us\n", sc.header.name, paths.total)
+                    : fmt::format("scenario {}: critical paths of {} call(s), {:.3f} us in all\n", sc.header.name,
+                                  before.calls, paths.total));
   // Each step makes the bottleneck left by the steps before ideal too (the limits it reveals are often close), from
   // the platform the last run simulated (links 10x faster again if the wire is still the limit).
   std::vector<std::string> lifted;

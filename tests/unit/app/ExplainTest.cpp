@@ -209,6 +209,18 @@ TEST(Explain, NamesTheBottleneckAndTheGainOfLiftingIt)
     "workload": {"kind": "hostcopy"}})";
   auto bad = run_cli(d, "explain hc.json --out ex2");
   EXPECT_EQ(bad.code, 2) << bad.out;
+  // A program records its critical path too: explain takes its end as the latency (it refused programs, saying
+  // they record none).
+  std::ofstream(d / "pg.json") << R"({"name": "pg", "platform": "accl-coyote-u55c",
+    "workload": {"kind": "program", "ranks": 2, "buffers": [{"name": "a", "elements": 1024}, {"name": "b", "elements": 1024}],
+                 "ops": [{"op": "allreduce", "src": "a", "dst": "b"}]}})";
+  auto pg = run_cli(d, "explain pg.json --out ex5");
+  ASSERT_EQ(pg.code, 0) << pg.out;
+  EXPECT_NE(pg.out.find("the program's critical path"), std::string::npos) << pg.out;
+  at = pg.out.find("         0  ");
+  ASSERT_NE(at, std::string::npos) << pg.out;
+  ASSERT_EQ(std::sscanf(pg.out.c_str() + at, " 0 %lf %lf %lf", &before, &after, &gain), 3) << pg.out;
+  EXPECT_LT(after, before);
   EXPECT_EQ(run_cli(d, "explain ar.json --steps 0 --out ex3").code, 2) << "steps 1 to 8";
   // A baseline that fails in simulation (links so slow that the transport gives up) is a simulated failure.
   EXPECT_EQ(run_cli(d, "explain ar.json --set platform.network.link.rate=1kbps --out ex4").code, 3);
