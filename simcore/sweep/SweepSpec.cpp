@@ -220,9 +220,23 @@ SweepSpec SweepSpec::from_json(const Json& doc, const std::string& origin, const
   for (std::size_t i = 0; i < doc["axes"].size(); ++i) {
     const std::string ptr = fmt::format("/axes/{}", i);
     Axis axis             = read_axis(doc["axes"][i], origin, ptr, s.max_points);
-    for (auto const& prev : s.axes)
+    // One axis inside another (platform.network and platform.network.link.rate): each point would set the inner
+    // value twice and the later axis would win, while the table still labelled the points by both.
+    auto inside = [](const std::string& outer, const std::string& inner) {
+      return inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
+             (inner[outer.size()] == '.' || inner[outer.size()] == '[');
+    };
+    for (std::size_t j = 0; j < s.axes.size(); ++j) {
+      auto const& prev = s.axes[j];
       if (prev.path == axis.path)
         throw ConfigError(origin, ptr + "/path", "axis '" + axis.path + "' appears twice");
+      if (inside(prev.path, axis.path) || inside(axis.path, prev.path))
+        throw ConfigError(origin, ptr + "/path",
+                          fmt::format("axis '{}' overlaps axis {} ('{}'): one sets a value inside the other, so a "
+                                      "point's value would come from whichever is applied last; sweep the inner "
+                                      "value alone, or put it into the outer axis' values",
+                                      axis.path, j, prev.path));
+    }
     s.axes.push_back(std::move(axis));
   }
   if (s.zip)

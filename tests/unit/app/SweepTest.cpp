@@ -99,6 +99,19 @@ TEST(SweepSpec, BadSweepsAreExplained)
             "s.json: /axes/0/range: give exactly one of step (arithmetic) or factor (geometric)");
   EXPECT_EQ(error_of(R"({"axes": []})"),
             "s.json: /base: missing: a scenario file (relative to the sweep file) or a scenario object");
+  // An axis inside another, in either order: the later one's value won and the table labelled points by both.
+  for (const char* axes : {R"([{"path": "platform.network.link.rate", "values": ["50Gbps"]},
+                               {"path": "platform.network", "values": [{"link": {"rate": "25Gbps"}}]}])",
+                           R"([{"path": "platform.network", "values": [{"link": {"rate": "25Gbps"}}]},
+                               {"path": "platform.network.link.rate", "values": ["50Gbps"]}])"}) {
+    const std::string e = error_of(std::string(R"({"base": {}, "axes": )") + axes + "}");
+    EXPECT_NE(e.find("s.json: /axes/1/path: axis '"), std::string::npos) << e;
+    EXPECT_NE(e.find("overlaps axis 0"), std::string::npos) << e;
+  }
+  // A common prefix that is not a parent is no overlap.
+  EXPECT_EQ(error_of(R"({"base": {}, "axes": [{"path": "workload.size", "values": [1]},
+                                               {"path": "workload.sizes", "values": [[1]]}]})"),
+            "no error");
 }
 
 TEST(SweepRun, FailedPointIsReportedAndTheSweepCarriesOn)
