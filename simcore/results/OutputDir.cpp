@@ -11,6 +11,7 @@
 #include <climits>
 #include <unistd.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace fs = std::filesystem;
 
@@ -65,28 +66,49 @@ bool empty_dir(const fs::path& p)
 
 } // namespace
 
-bool is_run_result_dir(const fs::path& dir)
+namespace {
+/// Why `dir` is not a directory a run wrote whole: "" when it is; else no nafsim metadata, or the entries (up to
+/// three) that its run did not write.
+std::string not_a_run_dir(const fs::path& dir)
 {
   std::error_code ec;
+  const std::string no_meta = "it has no nafsim metadata.json";
   if (!fs::is_regular_file(dir / "metadata.json", ec))
-    return false;
+    return no_meta;
   config::Json meta;
   try {
     meta = config::load_json_file((dir / "metadata.json").string());
   } catch (const std::exception&) {
-    return false;
+    return no_meta;
   }
   if (!meta.is_object() || !meta.contains("nafsim_version") || !meta.contains("files") || !meta["files"].is_array())
-    return false;
+    return no_meta;
   std::set<std::string> ours;
   for (auto const& f : meta["files"])
     if (f.is_string())
       ours.insert(f.get<std::string>());
-  // Only the files that run wrote: anything else (a user's notes, a folder) makes it not ours to replace.
+  // Only the files that run wrote: anything else (a user's notes, a plot, a folder) makes it not ours to replace.
+  std::vector<std::string> theirs;
+  std::size_t count = 0;
   for (auto const& e : fs::directory_iterator(dir, ec))
-    if (!e.is_regular_file(ec) || !ours.count(e.path().filename().string()))
-      return false;
-  return !ec;
+    if (!e.is_regular_file(ec) || !ours.count(e.path().filename().string())) {
+      if (theirs.size() < 3)
+        theirs.push_back(e.path().filename().string());
+      ++count;
+    }
+  if (ec)
+    return fmt::format("it cannot be listed ({})", ec.message());
+  if (count == 0)
+    return "";
+  return fmt::format("it holds {} that its run did not write ({}{})", count == 1 ? "an entry" : "entries",
+                     fmt::join(theirs, ", "), count > theirs.size() ? fmt::format(" and {} more", count - theirs.size())
+                                                                    : std::string());
+}
+} // namespace
+
+bool is_run_result_dir(const fs::path& dir)
+{
+  return not_a_run_dir(dir).empty();
 }
 
 fs::path checked_run_dir(const fs::path& requested, const std::string& origin, const std::string& json_path)
@@ -109,12 +131,13 @@ fs::path checked_run_dir(const fs::path& requested, const std::string& origin, c
     throw config::ConfigError(origin, json_path,
                               fmt::format("{} exists and is not a directory; results go to a directory: name a new one",
                                           p.string()));
-  if (!empty_dir(p) && !is_run_result_dir(p))
+  if (const std::string why = empty_dir(p) ? std::string() : not_a_run_dir(p); !why.empty())
     throw config::ConfigError(origin, json_path,
-                              fmt::format("{} exists and is not a nafsim result directory (no nafsim metadata.json, or "
-                                          "entries that run did not write); nafsim replaces its result directory whole and never deletes "
-                                          "what it did not write: name a new folder or an earlier result directory",
-                                          p.string()));
+                              fmt::format("{} exists and is not a nafsim result directory: {}; nafsim replaces its "
+                                          "result directory whole and never deletes what it did not write: {}name a "
+                                          "new folder or an earlier result directory",
+                                          p.string(), why,
+                                          why.rfind("it holds", 0) == 0 ? "move them out, or " : ""));
   return shown(requested);
 }
 

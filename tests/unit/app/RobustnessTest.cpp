@@ -327,6 +327,9 @@ TEST_F(Robustness, OutDotWritesIntoAnEmptyOrEarlierResultDirectoryOnly)
   auto c = run({scenario(kExample), "--out", "."}, dir_ / "here");
   EXPECT_EQ(c.rc, 2) << c.err;
   EXPECT_EQ(slurp(dir_ / "here/user.txt"), "mine");
+  // The error names what blocks (a plot written beside the tables, say): the folder is an earlier result otherwise.
+  EXPECT_NE(c.err.find("it holds an entry that its run did not write (user.txt)"), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("move them out, or name a new folder"), std::string::npos) << c.err;
 }
 
 TEST_F(Robustness, AFullDiskIsExitFourWithNothingPartial)
