@@ -108,9 +108,16 @@ TEST(SweepSpec, BadSweepsAreExplained)
     EXPECT_NE(e.find("s.json: /axes/1/path: axis '"), std::string::npos) << e;
     EXPECT_NE(e.find("overlaps axis 0"), std::string::npos) << e;
   }
-  // A common prefix that is not a parent is no overlap.
+  // A common prefix that is not a parent is no overlap; nor is an outer axis whose values leave the inner value to
+  // the inner axis (a preset's name, or other keys patched).
   EXPECT_EQ(error_of(R"({"base": {}, "axes": [{"path": "workload.size", "values": [1]},
                                                {"path": "workload.sizes", "values": [[1]]}]})"),
+            "no error");
+  EXPECT_EQ(error_of(R"({"base": {}, "axes": [{"path": "platform", "values": ["pac-32", "pac-32-ovp"]},
+                                               {"path": "platform.topology.hosts", "values": [32, 128]}]})"),
+            "no error");
+  EXPECT_EQ(error_of(R"({"base": {}, "axes": [{"path": "platform.network", "values": [{"fidelity": "flow"}]},
+                                               {"path": "platform.network.link.rate", "values": ["50Gbps"]}]})"),
             "no error");
 }
 
