@@ -40,6 +40,12 @@ grep -q "^bcast-flow,8," results/figures/scale.csv
 # `scale` asked for without benchmark output: exit code 2, saying what to run.
 expect_exit2 "scale without bench output" nobench.err "$nafsim" figures scale --source "$root" --out "$work/nobench/figures"
 grep -q "nafsim bench" nobench.err
+# Only the packet network's bench (plain `nafsim bench`): exit code 2 naming the missing one (it failed in gnuplot).
+mkdir -p "$work/hopsonly" && cp "$work/results/bench/bench.csv" "$work/hopsonly/"
+expect_exit2 "scale with one bench" onebench.err "$nafsim" figures scale --source "$root" --bench "$work/hopsonly" \
+  --out "$work/onebench/figures"
+grep -q "bench_collectives.csv is missing" onebench.err
+test ! -e "$work/onebench"
 echo "ok scale needs bench output"
 # An unknown figure: exit code 2 and the list of figures.
 expect_exit2 "an unknown figure" bad.err "$nafsim" figures nosuch --source "$root" --out "$work/x"

@@ -157,10 +157,15 @@ bool draw_scale(const FigureOptions& opt, const fs::path& dir, const std::string
                 std::string& error)
 {
   const fs::path hops_csv = opt.bench / "bench.csv", coll_csv = opt.bench / "bench_collectives.csv";
-  if (!fs::exists(hops_csv) && !fs::exists(coll_csv)) {
-    error = fmt::format("neither {} nor {} exists: run `nafsim bench --suite all` first (or name its output with "
-                        "--bench DIR)",
-                        hops_csv.string(), coll_csv.string());
+  // Its three panels need both benches: a panel with no series fails inside gnuplot ("all points y value
+  // undefined"), after a half-drawn figure.
+  if (!fs::exists(hops_csv) || !fs::exists(coll_csv)) {
+    error = fmt::format("{}: the figure draws both benches (the packet network's and the collectives'): run `nafsim "
+                        "bench --suite all` first (or name its output with --bench DIR)",
+                        !fs::exists(hops_csv) && !fs::exists(coll_csv)
+                            ? fmt::format("neither {} nor {} exists", hops_csv.string(), coll_csv.string())
+                            : fmt::format("{} does not exist",
+                                          (fs::exists(hops_csv) ? coll_csv : hops_csv).string()));
     return false;
   }
   results::Table t("scale", {"series", "x", "wall_s", "process_s", "mhops_per_s", "bytes_per_node"});
@@ -474,13 +479,19 @@ int run_figures(const FigureOptions& opt, const workloads::WorkloadRegistry& reg
     throw config::ConfigError("nafsim figures", "",
                               fmt::format("{} not found: run from the nafsim source tree or pass --source DIR",
                                           dir.string()));
-  // The figure `scale` draws `nafsim bench` output: asked for by name, it must be there.
-  const bool bench_present = fs::exists(opt.bench / "bench.csv") || fs::exists(opt.bench / "bench_collectives.csv");
+  // The figure `scale` draws `nafsim bench` output, both benches (a panel without its bench fails in gnuplot):
+  // asked for by name, they must be there.
+  const bool hops = fs::exists(opt.bench / "bench.csv"), colls = fs::exists(opt.bench / "bench_collectives.csv");
+  const bool bench_present = hops && colls;
   if (scale && !bench_present && !opt.names.empty())
     throw config::ConfigError("nafsim figures scale", "",
-                              fmt::format("no benchmark output in {} (bench.csv, bench_collectives.csv): run `nafsim "
-                                          "bench --suite all` first, or name its output directory with --bench DIR",
-                                          opt.bench.string()));
+                              fmt::format("{} benchmark output in {} ({}): run `nafsim bench --suite all` first (it "
+                                          "writes both bench.csv and bench_collectives.csv), or name its output "
+                                          "directory with --bench DIR",
+                                          hops || colls ? "incomplete" : "no", opt.bench.string(),
+                                          hops    ? "bench_collectives.csv is missing"
+                                          : colls ? "bench.csv is missing"
+                                                  : "bench.csv, bench_collectives.csv"));
   FigureRun run{opt, reg, dir, rel.empty() || rel == "." ? "" : rel.generic_string() + "/",
                 Reference::load(opt.reference), {}, false};
   if (!run.ref.present)
