@@ -158,14 +158,11 @@ bool draw_scale(const FigureOptions& opt, const fs::path& dir, const std::string
 {
   const fs::path hops_csv = opt.bench / "bench.csv", coll_csv = opt.bench / "bench_collectives.csv";
   // Its three panels need both benches: a panel with no series fails inside gnuplot ("all points y value
-  // undefined"), after a half-drawn figure.
+  // undefined"), after a half-drawn figure. (figures_command refuses this first when `scale` is asked for.)
   if (!fs::exists(hops_csv) || !fs::exists(coll_csv)) {
-    error = fmt::format("{}: the figure draws both benches (the packet network's and the collectives'): run `nafsim "
-                        "bench --suite all` first (or name its output with --bench DIR)",
-                        !fs::exists(hops_csv) && !fs::exists(coll_csv)
-                            ? fmt::format("neither {} nor {} exists", hops_csv.string(), coll_csv.string())
-                            : fmt::format("{} does not exist",
-                                          (fs::exists(hops_csv) ? coll_csv : hops_csv).string()));
+    error = fmt::format("{} or {} does not exist: run `nafsim bench --suite all` first (or name its output with "
+                        "--bench DIR)",
+                        hops_csv.string(), coll_csv.string());
     return false;
   }
   results::Table t("scale", {"series", "x", "wall_s", "process_s", "mhops_per_s", "bytes_per_node"});

@@ -172,6 +172,56 @@ void product_points(SweepSpec& s, const std::string& origin)
 
 } // namespace
 
+namespace {
+/// An axis inside another whose values set it too ({"link": {"rate": ...}} on platform.network, and
+/// platform.network.link.rate): each point would set the inner value twice, the axis applied last would win, and the
+/// merged table would still label the points by both. An outer axis that names a preset, or patches other keys,
+/// leaves the inner value to the inner axis and is fine. (The same path twice is refused too.)
+void check_not_overlapping(const std::vector<Axis>& axes, const Axis& axis, const std::string& origin,
+                           const std::string& ptr)
+{
+  auto inside = [](const std::string& outer, const std::string& inner) {
+    return inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
+           (inner[outer.size()] == '.' || inner[outer.size()] == '[');
+  };
+  // Whether value `v` of the outer axis sets the key path `rest` (dotted; a list index ends the walk: it is taken
+  // as set whenever the list is).
+  auto sets = [](const config::Json& v, const std::string& rest) {
+    const config::Json* at = &v;
+    std::size_t from = 0;
+    while (from < rest.size()) {
+      const std::size_t end = rest.find_first_of(".[", from);
+      const std::string key = rest.substr(from, end == std::string::npos ? std::string::npos : end - from);
+      if (!at->is_object() || !at->contains(key))
+        return false;
+      at = &(*at)[key];
+      if (end == std::string::npos || rest[end] == '[')
+        return true;
+      from = end + 1;
+    }
+    return true;
+  };
+  auto overlapping = [&](const Axis& outer, const Axis& inner) {
+    if (!inside(outer.path, inner.path))
+      return false;
+    const std::string rest = inner.path.substr(outer.path.size() + (inner.path[outer.path.size()] == '.' ? 1 : 0));
+    return std::any_of(outer.values.begin(), outer.values.end(), [&](auto const& v) { return sets(v, rest); });
+  };
+  for (std::size_t j = 0; j < axes.size(); ++j) {
+    auto const& prev = axes[j];
+    if (prev.path == axis.path)
+      throw ConfigError(origin, ptr + "/path", "axis '" + axis.path + "' appears twice");
+    if (overlapping(prev, axis) || overlapping(axis, prev))
+      throw ConfigError(origin, ptr + "/path",
+                        fmt::format("axis '{}' overlaps axis {} ('{}'): the outer one's values set the inner value "
+                                    "too, so a point's value would come from whichever is applied last; sweep the "
+                                    "inner value alone, or leave it out of the outer axis' values",
+                                    axis.path, j, prev.path));
+  }
+}
+
+} // namespace
+
 SweepSpec SweepSpec::from_json(const Json& doc, const std::string& origin, const std::string& base_dir,
                                std::optional<std::size_t> max_points_option)
 {
@@ -221,48 +271,7 @@ SweepSpec SweepSpec::from_json(const Json& doc, const std::string& origin, const
   for (std::size_t i = 0; i < doc["axes"].size(); ++i) {
     const std::string ptr = fmt::format("/axes/{}", i);
     Axis axis             = read_axis(doc["axes"][i], origin, ptr, s.max_points);
-    // One axis inside another whose values set it too ({"link": {"rate": ...}} on platform.network, and
-    // platform.network.link.rate): each point would set the inner value twice, the axis applied last would win, and
-    // the merged table would still label the points by both. An outer axis that names a preset, or patches other
-    // keys, leaves the inner value to the inner axis and is fine.
-    auto inside = [](const std::string& outer, const std::string& inner) {
-      return inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
-             (inner[outer.size()] == '.' || inner[outer.size()] == '[');
-    };
-    // Whether value `v` of the outer axis sets the key path `rest` (dotted; a list index ends the walk: it is taken
-    // as set whenever the list is).
-    auto sets = [](const config::Json& v, const std::string& rest) {
-      const config::Json* at = &v;
-      std::size_t from = 0;
-      while (from < rest.size()) {
-        const std::size_t end = rest.find_first_of(".[", from);
-        const std::string key = rest.substr(from, end == std::string::npos ? std::string::npos : end - from);
-        if (!at->is_object() || !at->contains(key))
-          return false;
-        at = &(*at)[key];
-        if (end == std::string::npos || rest[end] == '[')
-          return true;
-        from = end + 1;
-      }
-      return true;
-    };
-    auto overlapping = [&](const Axis& outer, const Axis& inner) {
-      if (!inside(outer.path, inner.path))
-        return false;
-      const std::string rest = inner.path.substr(outer.path.size() + (inner.path[outer.path.size()] == '.' ? 1 : 0));
-      return std::any_of(outer.values.begin(), outer.values.end(), [&](auto const& v) { return sets(v, rest); });
-    };
-    for (std::size_t j = 0; j < s.axes.size(); ++j) {
-      auto const& prev = s.axes[j];
-      if (prev.path == axis.path)
-        throw ConfigError(origin, ptr + "/path", "axis '" + axis.path + "' appears twice");
-      if (overlapping(prev, axis) || overlapping(axis, prev))
-        throw ConfigError(origin, ptr + "/path",
-                          fmt::format("axis '{}' overlaps axis {} ('{}'): the outer one's values set the inner value "
-                                      "too, so a point's value would come from whichever is applied last; sweep the "
-                                      "inner value alone, or leave it out of the outer axis' values",
-                                      axis.path, j, prev.path));
-    }
+    check_not_overlapping(s.axes, axis, origin, ptr);
     s.axes.push_back(std::move(axis));
   }
   if (s.zip)
