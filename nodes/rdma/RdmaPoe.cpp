@@ -29,6 +29,9 @@ RdmaPoe::RdmaPoe(net::HostId host, const PoeConfig& poe, const RoceConfig& rc, S
     // sequence number, acknowledged once it is all in, which under sharing may take longer than the
     // packet-level timeouts (set for a packet's round trip).
     roce_.timeouts = {SimTime::from_seconds(1e5)};
+    // Adaptive retransmission (the hosts' ConnectX) would start its own shorter timer (256 us first) under that
+    // one: a READ response longer than it was re-requested, nothing having been lost.
+    roce_.adaptive_retransmission = false;
   } else {
     ff_train_  = fabric.config().fast_forward.train;
     ff_window_ = fabric.config().fast_forward.window;
