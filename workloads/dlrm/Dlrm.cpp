@@ -247,7 +247,9 @@ void Dlrm::report(const nodes::Cluster& c, results::ResultSink& sink, std::vecto
   const double throughput  = static_cast<double>(to - from) / (done_at_[to] - done_at_[from]).seconds();
   const SimTime elapsed    = done_at_[total() - 1] - stream_start_;
 
-  const Bottleneck worst = report_stages(sink, elapsed);
+  Bottleneck worst = report_stages(sink, elapsed);
+  if (const Bottleneck link = link_demand(c); link.us > worst.us)
+    worst = link;
   const double bound     = worst.us > 0 ? 1e6 / worst.us : 0; // what the bottleneck alone would allow, per second
   const std::vector<DlrmCpuBatch> cpu = report_systems(sink, latency_us, throughput, worst, bound);
 
@@ -267,7 +269,8 @@ void Dlrm::report(const nodes::Cluster& c, results::ResultSink& sink, std::vecto
                                   cfg_.inferences));
   else if (throughput < 0.95 * bound)
     summary.push_back("  the stream runs below that bound: the stages' coupling (the CCLO calls waiting on each other: the "
-                      "reduce at its root, the credit loop between kernels) limits it, not one stage");
+                      "reduce at its root, the credit loop between kernels; messages sharing links) limits it, not one "
+                      "stage or link alone");
   summary.push_back(fmt::format("  {:>8} {:>14} {:>18} {:>16} {:>18}", "cpu batch", "latency_us", "inferences/s",
                                 "fpga_lat_ratio", "fpga_thru_ratio"));
   for (auto const& r : cpu)
@@ -294,6 +297,28 @@ double Dlrm::report_inferences(results::ResultSink& sink) const
   }
   sink.add(std::move(inf));
   return probe_sum / cfg_.latency_probes;
+}
+
+Dlrm::Bottleneck Dlrm::link_demand(const nodes::Cluster& c) const
+{
+  // Every inference moves the same messages, so a cable direction's wire bytes (frames, headers, the transport's
+  // acknowledgements) over all inferences are its load per inference; at its line rate that is a demand like a
+  // stage's (a slow network makes a link the bottleneck before any kernel or CCLO).
+  Bottleneck worst;
+  auto const& topo = c.topology();
+  for (auto const& port : c.fabric().ports()) {
+    if (port.tx_bytes == 0 || port.rate.bps <= 0)
+      continue;
+    const double bytes = static_cast<double>(port.tx_bytes) / static_cast<double>(total());
+    const double us    = bytes * 8 / port.rate.bps * 1e6;
+    if (us > worst.us) {
+      worst.us   = us;
+      worst.what = fmt::format("the link {} -> {}: {:.0f} B on the wire per inference at {}, {:.3f} us",
+                               topo.info(port.vertex).name, topo.info(port.peer).name, bytes, format_rate(port.rate),
+                               us);
+    }
+  }
+  return worst;
 }
 
 Dlrm::Bottleneck Dlrm::report_stages(results::ResultSink& sink, SimTime elapsed) const

@@ -56,6 +56,8 @@ private:
   /// dlrm_stages.csv (per op its demand per inference and its occupancy over the stream, `elapsed`); returns the
   /// bottleneck.
   Bottleneck report_stages(results::ResultSink& sink, SimTime elapsed) const;
+  /// The busiest cable direction's time per inference (its wire bytes over all inferences, at its rate).
+  Bottleneck link_demand(const nodes::Cluster& c) const;
   /// dlrm_systems.csv (the FPGA system and the CPU baseline per batch size); returns the CPU baseline's batches.
   std::vector<DlrmCpuBatch> report_systems(results::ResultSink& sink, double latency_us, double throughput,
                                            const Bottleneck& worst, double bound) const;
