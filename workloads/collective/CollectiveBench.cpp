@@ -192,6 +192,10 @@ std::string bench_unread_reason(BenchOp op, const std::vector<Bytes>& sizes, std
   if ((top == "sizes" || top == "min_size" || top == "max_size") &&
       (op == BenchOp::Barrier || op == BenchOp::Nop))
     return fmt::format("{} moves no data (its calls are made with 0 bytes)", name);
+  if (top == "protocol" && (op == BenchOp::Barrier || op == BenchOp::Nop))
+    return fmt::format("{} has one way whatever the protocol (the firmware's barrier sends its notifications through "
+                       "the rendezvous path; a nop moves nothing)",
+                       name);
   return size_bounds_unread(top, !sizes.empty());
 }
 
