@@ -338,12 +338,13 @@ void CriticalPathTable::add(const std::vector<std::string>& key_values, const Cr
                             const std::function<int(std::uint32_t host)>& rank_of)
 {
   // A row of `t` for the call: its key values, then the row's number, start, duration and share of the latency
-  // (us with 6 decimals are exact, 1 ps: the durations add up to the latency).
+  // (us with 6 decimals are exact, 1 ps: the durations add up to the latency; the share in % with 4 decimals, so
+  // that a path of a thousand segments still adds up to 100 % within 0.1 %: with 2 they summed to 95.7 %).
   auto timed = [&](results::Table& t, unsigned k, SimTime begin, SimTime end) -> results::Table& {
     t.row();
     for (std::size_t i = 0; i < keys_; ++i)
       t.add(key_values.at(i));
-    return t.add(k).add((begin - p.start).us(), 6).add((end - begin).us(), 6).add(share(end - begin, p.latency()), 2);
+    return t.add(k).add((begin - p.start).us(), 6).add((end - begin).us(), 6).add(share(end - begin, p.latency()), 4);
   };
   unsigned k = 0;
   for (auto const& s : p.segments) {
