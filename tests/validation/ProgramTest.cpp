@@ -466,3 +466,42 @@ TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)
       R"(, "verify": false)"));
   EXPECT_TRUE(r.ok) << r.error;
 }
+
+// Compute phases by their work each take the whole engine (the roofline's ASSUMPTION: the FPGA's one user kernel
+// with every DSP and HBM channel, or every host core), so two at once on one rank run one after the other: they each
+// took 1 ms at the kernel's whole rate side by side, twice its peak. Phases with a duration keep it, side by side;
+// on a host, phases of half the cores run two at once, each at half the rate.
+TEST(Program, ComputePhasesByWorkShareTheirRanksEngine)
+{
+  const std::string bufs = R"({"name": "x", "elements": 16})";
+  auto end_of = [](const ScenarioRun& r) {
+    double end = 0;
+    for (std::size_t i = 0; i < r.tables.at("program_ops").rows.size(); ++i)
+      end = std::max(end, r.tables.at("program_ops").num(i, "end_us"));
+    return end;
+  };
+  // 1.128e9 operations: 1 ms at 2256 multiply-adds per cycle at 250 MHz (plus 65 cycles).
+  const std::string two = R"({"op": "compute", "duration": "1us"},
+      {"op": "compute", "operations": 1128000000, "after": [0]}, {"op": "compute", "operations": 1128000000, "after": [0]},
+      {"op": "wait", "after": [1, 2]})";
+  auto fpga = run_scenario_isolated(program(1, bufs, two));
+  ASSERT_TRUE(fpga.ok) << fpga.error;
+  EXPECT_NEAR(end_of(fpga), 1 + 2 * 1000.256, 0.01);
+  const std::string timed = R"({"op": "compute", "duration": "1us"},
+      {"op": "compute", "duration": "1ms", "after": [0]}, {"op": "compute", "duration": "1ms", "after": [0]},
+      {"op": "wait", "after": [1, 2]})";
+  auto given = run_scenario_isolated(program(1, bufs, timed));
+  ASSERT_TRUE(given.ok) << given.error;
+  EXPECT_NEAR(end_of(given), 1001.0, 0.01);
+  // A host of 16 cores: phases of all cores one after the other, of 8 cores two at once.
+  const std::string host = R"({"op": "compute", "duration": "1us"},
+      {"op": "compute", "operations": 1536000000, "after": [0]}, {"op": "compute", "operations": 1536000000, "after": [0]},
+      {"op": "wait", "after": [1, 2]})";
+  auto all = run_scenario_isolated(program(1, bufs, host, "", "mpi"));
+  ASSERT_TRUE(all.ok) << all.error;
+  auto half = run_scenario_isolated(program(1, bufs, host, R"(, "compute": {"threads": 8})", "mpi"));
+  ASSERT_TRUE(half.ok) << half.error;
+  // 1.536e9 operations: 1 ms on the 16 cores' 1.536 TFLOP/s, 2 ms on 8, plus the 2 us fork and join.
+  EXPECT_NEAR(end_of(all), 1 + 2 * 1002.0, 0.01);
+  EXPECT_NEAR(end_of(half), 1 + 2002.0, 0.01);
+}

@@ -123,6 +123,7 @@ void ChakraStream::start(nodes::Cluster& c)
     pids.push_back(c.trace_pid(h));
   trace_ = std::make_unique<ProgramTrace>(c.trace(), std::move(pids));
   totals_.assign(ctx_.ranks, {});
+  compute_free_.assign(ctx_.ranks, std::vector<SimTime>(compute_slots(c, cfg_.engine, cfg_.model), SimTime{}));
   calls_made_.assign(ctx_.ranks, {});
   if (!mpi_)
     nodes::check_communicator(c, hosts_);
@@ -193,8 +194,9 @@ void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, 
   (comp ? t.in_compute : t.in_comm) += wait ? 0 : 1;
   std::string algorithm;
   if (comp) {
-    ctx.sleep_for(compute_time(c, cfg_.engine, cfg_.model, n.duration, n.ops, n.touched),
-                  CauseLabel::at_host(busy, hosts_[rank]));
+    const SimTime d = compute_time(c, cfg_.engine, cfg_.model, n.duration, n.ops, n.touched);
+    ctx.sleep_until(compute_end(s, d, n.duration == SimTime{}, compute_free_[rank]),
+                    CauseLabel::at_host(busy, hosts_[rank]));
   } else if (!wait) {
     const unsigned eb = nodes::dtype_bytes(cfg_.dtype);
     const bool p2p    = is_p2p(n.kind);

@@ -78,6 +78,7 @@ private:
   /// Per (sender, receiver, tag): bytes of sends (positive count) or receives not yet matched.
   std::map<std::tuple<unsigned, unsigned, std::uint32_t>, std::deque<std::pair<bool, std::uint64_t>>> messages_;
   std::vector<Totals> totals_;
+  std::vector<std::vector<SimTime>> compute_free_; ///< per rank, when each compute slot is free (compute_end)
   std::uint64_t nodes_read_ = 0;
   /// Nodes read ready at a later instant than their dependencies had finished (or than 0, without any): held back
   /// by the window, where read whole they start at once.

@@ -6,6 +6,8 @@
 #include "nodes/host/HostNodeConfig.hpp"
 #include "workloads/Workload.hpp"
 
+#include <algorithm>
+
 namespace nafsim::workloads {
 
 SimTime compute_time(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m, SimTime duration,
@@ -24,6 +26,23 @@ SimTime compute_time(const nodes::Cluster& c, ProgramEngine engine, const Progra
   return nodes::FpgaKernel(fabric, kernel)
       .roofline(operations, bytes, m.hbm_channels == 0 ? fabric.hbm_channels : m.hbm_channels)
       .total;
+}
+
+unsigned compute_slots(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m)
+{
+  if (engine != ProgramEngine::Mpi)
+    return 1;
+  const unsigned cores = nodes::host_config(c.config().node).compute.cores;
+  return std::max(1U, m.threads == 0 ? 1U : cores / std::min(m.threads, cores));
+}
+
+SimTime compute_end(SimTime now, SimTime t, bool by_work, std::vector<SimTime>& free_at)
+{
+  if (!by_work || t == SimTime{} || free_at.empty()) // (a phase with no work waits for nothing)
+    return now + t;
+  auto slot = std::min_element(free_at.begin(), free_at.end());
+  *slot     = std::max(now, *slot) + t;
+  return *slot;
 }
 
 std::string compute_model_unread(ProgramEngine engine, std::string_view section, std::string_view key)

@@ -11,6 +11,16 @@ namespace nafsim::workloads {
 SimTime compute_time(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& model, SimTime duration,
                      double operations, std::uint64_t bytes);
 
+/// How many compute phases by work one rank runs at once: the FPGA has one user kernel (every DSP and HBM channel,
+/// the roofline's ASSUMPTION), so one; the host as many as its cores hold phases of `threads` cores.
+unsigned compute_slots(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& model);
+
+/// When a compute phase of `t`, started at `now`, ends. A phase given by its work (`by_work`: no duration) takes one
+/// of the rank's compute slots (`free_at`: when each is free; updated), the earliest free, so phases beyond the slots
+/// wait in the order they start (two on one FPGA kernel run one after the other, not each at the kernel's whole
+/// rate). A phase whose duration is given ends after it, beside anything else (the user said how long it takes).
+SimTime compute_end(SimTime now, SimTime t, bool by_work, std::vector<SimTime>& free_at);
+
 /// Workload::unread_reason of the workload setting `key` for a compute model held in the workload's `section`
 /// ("compute" of a program, "model" of a Chakra trace): the FPGA kernel's keys ("<section>.kernel.clock",
 /// "<section>.hbm_channels") when the engine is MPI, the hosts' "<section>.threads" when it is the CCLO; "" otherwise.

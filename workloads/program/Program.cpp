@@ -38,6 +38,8 @@ Program::Program(ProgramPlan plan) : plan_(std::move(plan)) {}
 void Program::place(const nodes::Cluster& c)
 {
   hosts_ = place_ranks(c, plan_.cfg.engine, plan_.cfg.ranks, plan_.cfg.positions);
+  compute_free_.assign(hosts_.size(),
+                       std::vector<SimTime>(compute_slots(c, plan_.cfg.engine, plan_.cfg.compute), SimTime{}));
 }
 
 void Program::fill_buffers(nodes::Cluster& c)
@@ -222,8 +224,9 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
   const std::size_t lane = trace_->on() ? trace_->begin(rank) : 0;
   if (o.kind == ProgramOpKind::Compute) {
     auto const& k = plan_.cfg.ops[o.index];
-    ctx.sleep_for(compute_time(c, plan_.cfg.engine, plan_.cfg.compute, k.duration, k.operations, k.bytes.count),
-                  CauseLabel::at_host(busy, hosts_[rank]));
+    const SimTime t = compute_time(c, plan_.cfg.engine, plan_.cfg.compute, k.duration, k.operations, k.bytes.count);
+    ctx.sleep_until(compute_end(ctx.now(), t, k.duration == SimTime{}, compute_free_[rank]),
+                    CauseLabel::at_host(busy, hosts_[rank]));
   } else if (o.kind != ProgramOpKind::Wait && mpi_) {
     rec.algorithm = mpi_->run(ctx, c, plan_, o, rank, hosts_, reference_ != nullptr);
   } else if (o.kind != ProgramOpKind::Wait) {

@@ -66,6 +66,7 @@ private:
 
   ProgramPlan plan_;
   std::vector<net::HostId> hosts_;                 ///< FPGA position of each program rank
+  std::vector<std::vector<SimTime>> compute_free_; ///< per rank, when each compute slot is free (compute_end)
   std::unique_ptr<ProgramReference> reference_;    ///< with verify
   std::unique_ptr<MpiEngine> mpi_;                 ///< engine mpi
   std::unique_ptr<ProgramTrace> trace_;            ///< each rank's track in the Chrome trace
