@@ -17,6 +17,7 @@ Chakra::Chakra(const ChakraConfig& cfg) : cfg_(cfg)
 
 void Chakra::start(nodes::Cluster& c)
 {
+  check_compute_model(c, cfg_.engine, cfg_.model, "/workload/model");
   if (stream_)
     stream_->start(c);
   else

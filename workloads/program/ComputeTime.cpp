@@ -4,7 +4,10 @@
 #include "nodes/compute/FpgaKernel.hpp"
 #include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "nodes/host/HostNodeConfig.hpp"
+#include "simcore/config/ConfigError.hpp"
 #include "workloads/Workload.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -26,6 +29,23 @@ SimTime compute_time(const nodes::Cluster& c, ProgramEngine engine, const Progra
   return nodes::FpgaKernel(fabric, kernel)
       .roofline(operations, bytes, m.hbm_channels == 0 ? fabric.hbm_channels : m.hbm_channels)
       .total;
+}
+
+void check_compute_model(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m, const std::string& at)
+{
+  if (engine == ProgramEngine::Mpi)
+    return;
+  auto const& fabric = nodes::fpga_config(c.config().node).fabric;
+  if (m.kernel.dsps > fabric.dsps)
+    throw config::ConfigError("", at + "/kernel/dsps",
+                              fmt::format("{} DSP slices for the kernel, but the device (platform.node.fpga.fabric) "
+                                          "has {}: give at most {} (0: all of them)",
+                                          m.kernel.dsps, fabric.dsps, fabric.dsps));
+  if (m.hbm_channels > fabric.hbm_channels)
+    throw config::ConfigError("", at + "/hbm_channels",
+                              fmt::format("{} HBM channels for the kernel, but the device (platform.node.fpga.fabric) "
+                                          "has {}: give at most {} (0: all of them)",
+                                          m.hbm_channels, fabric.hbm_channels, fabric.hbm_channels));
 }
 
 unsigned compute_slots(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m)

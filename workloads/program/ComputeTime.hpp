@@ -11,6 +11,11 @@ namespace nafsim::workloads {
 SimTime compute_time(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& model, SimTime duration,
                      double operations, std::uint64_t bytes);
 
+/// Refuse a model the device cannot hold: more DSP slices or HBM channels for the FPGA's kernel than the device has
+/// (`at`: the model's JSON path, "/workload/compute" or "/workload/model"). Engine mpi: nothing to check here.
+void check_compute_model(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& model,
+                         const std::string& at);
+
 /// How many compute phases by work one rank runs at once: the FPGA has one user kernel (every DSP and HBM channel,
 /// the roofline's ASSUMPTION), so one; the host as many as its cores hold phases of `threads` cores.
 unsigned compute_slots(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& model);

@@ -164,6 +164,7 @@ void Program::check_message_protocols(nodes::Cluster& c) const
 
 void Program::start(nodes::Cluster& c)
 {
+  check_compute_model(c, plan_.cfg.engine, plan_.cfg.compute, "/workload/compute");
   place(c);
   if (plan_.cfg.engine == ProgramEngine::Mpi) {
     MpiEngine::check(plan_);
