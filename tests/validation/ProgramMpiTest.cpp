@@ -116,3 +116,24 @@ TEST(ProgramMpi, AnEngineWithoutItsNodesIsAConfigError)
   ASSERT_FALSE(s.ok);
   EXPECT_NE(s.error.find("/workload/buffers/1/memory"), std::string::npos) << s.error;
 }
+
+// The library picks its algorithm and protocol itself: a forced one was ignored while the op named it (a ring
+// allreduce ran Rabenseifner, a rendezvous send went eager). An eager send stays: a buffered send, as run.
+TEST(ProgramMpi, ChoicesTheLibraryMakesItselfAreRefusedWhereGiven)
+{
+  const std::string bufs = R"({"name": "a", "elements": 16384}, {"name": "b", "elements": 16384})";
+  for (auto [ops, path] :
+       {std::pair{R"({"op": "allreduce", "src": "a", "dst": "b", "algorithm": "ring"})", "/workload/ops/0/algorithm"},
+        std::pair{R"({"op": "allreduce", "src": "a", "dst": "b", "protocol": "eager"})", "/workload/ops/0/protocol"},
+        std::pair{R"({"op": "send", "ranks": [0], "peer": 1, "src": "a", "protocol": "rendezvous"},
+                     {"op": "recv", "ranks": [1], "peer": 0, "dst": "b", "protocol": "rendezvous"})",
+                  "/workload/ops/0/protocol"}}) {
+    auto r = run_scenario_isolated(program(4, bufs, ops, "", "mpi"));
+    ASSERT_FALSE(r.ok) << ops;
+    EXPECT_EQ(r.error_kind, "config") << r.error;
+    EXPECT_NE(r.error.find(path), std::string::npos) << r.error;
+  }
+  auto eager = run_scenario_isolated(program(2, bufs, R"({"op": "send", "ranks": [0], "peer": 1, "src": "a", "protocol": "eager"},
+      {"op": "recv", "ranks": [1], "peer": 0, "dst": "b", "protocol": "eager"})", "", "mpi"));
+  EXPECT_TRUE(eager.ok) << eager.error;
+}

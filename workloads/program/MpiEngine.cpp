@@ -32,6 +32,20 @@ void MpiEngine::check(const ProgramPlan& plan)
       throw config::ConfigError("", fmt::format("/workload/ops/{}/compress", o.index),
                                 "compression is the CCLO's plugin; the MPI library sends data as it is: set compress "
                                 "false for the MPI engine");
+    // The library picks its protocol (eager_threshold) and its algorithm (its selection rules) itself: a choice
+    // forced here would be ignored while the results named the op as given.
+    // (An eager send is one it can make whatever the size: a buffered send, kept.)
+    const ProtocolChoice pc = plan.cfg.ops[o.index].protocol;
+    if (pc == ProtocolChoice::Rendezvous || (pc == ProtocolChoice::Eager && !is_p2p(o.kind)))
+      throw config::ConfigError("", fmt::format("/workload/ops/{}/protocol", o.index),
+                                "the MPI library picks eager or rendezvous by its eager threshold "
+                                "(platform.node.host.mpi.eager_threshold), and forces only a send eager (a buffered "
+                                "send): leave protocol auto here for the MPI engine, or move the threshold");
+    if (plan.cfg.ops[o.index].algorithm != AlgorithmChoice::Auto)
+      throw config::ConfigError("", fmt::format("/workload/ops/{}/algorithm", o.index),
+                                "the MPI library picks its algorithm by its own selection rules "
+                                "(platform.node.host.mpi.library); leave algorithm auto for the MPI engine (the mpi "
+                                "workload forces one: workload.library_algorithm)");
     if (is_p2p(o.kind) &&
         p2p_context(plan.cfg.ops[o.index].tag) >= nodes::MpiProcess::kContexts)
       throw config::ConfigError("", fmt::format("/workload/ops/{}/tag", o.index),
