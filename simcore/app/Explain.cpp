@@ -290,7 +290,7 @@ PathTotals path_totals(const fs::path& dir)
   if (!fs::exists(dir / "critical_path.csv"))
     throw config::ConfigError("explain", "",
                               "the scenario's workload reports no critical paths (critical_path.csv): explain needs "
-                              "one that does (collective, mpi, sendrecv, connectionless, fc, dlrm or program)");
+                              "one that does (collective, mpi, sendrecv, connectionless, fc, dlrm, program or chakra)");
   auto t = results::read_csv(dir / "critical_path.csv");
   std::map<std::string, double> m;
   PathTotals p;
@@ -341,7 +341,7 @@ Latencies latencies(const fs::path& dir)
     }
     return l;
   }
-  // A program: its run's length, to the last rank's end (its critical path ends there too).
+  // A program or a trace: its run's length, to the last rank's end (its critical path ends there too).
   if (fs::exists(dir / "program_ranks.csv")) {
     auto t = results::read_csv(dir / "program_ranks.csv");
     Latencies l;
@@ -523,7 +523,8 @@ void propose(const ExplainOptions& opt, const fs::path& out, const Latencies& be
 
 namespace {
 /// The workloads that record critical paths (their report_critical_paths), which explain reads.
-const std::vector<std::string> kExplained{"collective", "mpi", "sendrecv", "connectionless", "fc", "dlrm", "program"};
+const std::vector<std::string> kExplained{"collective", "mpi",  "sendrecv", "connectionless",
+                                          "fc",         "dlrm", "program",  "chakra"};
 } // namespace
 
 int explain_into(const ExplainOptions& opt, const Scenario& sc, const fs::path& out);
@@ -564,7 +565,8 @@ int explain_into(const ExplainOptions& opt, const Scenario& sc, const fs::path& 
     throw config::ConfigError("explain", "", "the calls took no time: nothing to explain");
   const Latencies before = latencies(out / "baseline");
   std::cout << (before.key == "program"
-                    ? fmt::format("scenario {}: the program's critical path, {:.3f} us\n", sc.header.name, paths.total)
+                    ? fmt::format("scenario {}: the critical path to its last rank's end, {:.3f} us\n", sc.header.name,
+                                  paths.total)
                     : fmt::format("scenario {}: critical paths of {} call(s), {:.3f} us in all\n", sc.header.name,
                                   before.calls, paths.total));
   // Each step makes the bottleneck left by the steps before ideal too (the limits it reveals are often close), from

@@ -152,7 +152,12 @@ std::vector<Change> actionable_changes(const nlohmann::json& scenario)
     for (const char* seg : {"16KiB", "64KiB"})
       out.push_back({fmt::format("segments of {}", seg), {fmt::format("workload.segment_size={}", seg)}, "segment"});
   }
-  platform_changes(scenario, kind != "mpi", out);
+  // The hosts' MPI runs the calls for the mpi workload, a program or trace on the MPI engine, and an fc layer reduced
+  // by MPI: their changes are the hosts' (the FPGA's, proposed there before, changed nothing).
+  const bool on_hosts = kind == "mpi" ||
+                        ((kind == "program" || kind == "chakra") && str(scenario, {"workload", "engine"}) == "mpi") ||
+                        (kind == "fc" && str(scenario, {"workload", "reduction"}) == "mpi");
+  platform_changes(scenario, !on_hosts, out);
   return out;
 }
 
