@@ -88,7 +88,10 @@ int ring(unsigned p, std::uint64_t bytes, const std::string& prefix, std::uint64
       std::vector<std::uint64_t> before;
       if (last != 0)
         before.push_back(last);
-      if (step < p - 1 && compute_us > 0 && step > 0) { // the reduction of the chunk received last step
+      // The reduction of the chunk received the step before: after each of the reduce-scatter's p - 1 steps, the
+      // last one's before the first all-gather step sends the finished chunk (p - 2 of them, the last left out,
+      // before 2026-12-06).
+      if (step > 0 && step < p && compute_us > 0) {
         auto c = make_node(id++, pb::COMP_NODE, "reduce-chunk", before);
         c.set_duration_micros(compute_us);
         nodes.push_back(c);
