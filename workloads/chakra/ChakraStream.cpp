@@ -191,7 +191,10 @@ void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, 
   const bool wait  = n.kind == ProgramOpKind::Wait;
   const std::size_t lane = trace_->on() && !wait ? trace_->begin(rank) : 0;
   t.advance(s);
-  (comp ? t.in_compute : t.in_comm) += wait ? 0 : 1;
+  // On the MPI engine a copy (a one-member all-gather's) is the CPU's own loop, not a call: counted as compute.
+  const bool counted_comp = comp || (cfg_.engine == ProgramEngine::Mpi &&
+                                     (n.kind == ProgramOpKind::Copy || n.kind == ProgramOpKind::Combine));
+  (counted_comp ? t.in_compute : t.in_comm) += wait ? 0 : 1;
   std::string algorithm;
   if (comp) {
     const SimTime d = compute_time(c, cfg_.engine, cfg_.model, n.duration, n.ops, n.touched);
@@ -243,7 +246,7 @@ void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, 
       wait_delivered(ctx, c, cfg_.engine, hosts_[rank], hosts_[static_cast<std::size_t>(n.peer)]);
   }
   t.advance(ctx.now());
-  (comp ? t.in_compute : t.in_comm) -= wait ? 0 : 1;
+  (counted_comp ? t.in_compute : t.in_comm) -= wait ? 0 : 1;
   ++t.operations;
   if (ctx.now() >= t.end) {
     t.end       = ctx.now();
