@@ -337,6 +337,11 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_
   const bool stream     = call.streams();
   const std::uint64_t eb = cc.elem_bytes;
   std::optional<coll::Protocol> force = call.protocol;
+  // A barrier has one way in the firmware (its notifications through the rendezvous path, or eager over a link
+  // without WRITE) and a nop moves nothing: a protocol the caller forces changes neither, so neither is named after
+  // it (a forced eager barrier reported "eager/flat" with the same times). The link's own forcing still applies.
+  if (cc.collective == coll::Collective::Barrier || cc.collective == coll::Collective::Nop)
+    force.reset();
   if (p.error = no_firmware_function(call, stream, rendezvous_link, transport); !p.error.empty())
     return p;
   if (!rendezvous_link) {

@@ -32,9 +32,7 @@ Selection cclo_select(const CollectiveCall& c, const CcloTuning& t, bool compres
     s.protocol = Protocol::Rendezvous; // notifications through the rendezvous path
   else
     s.protocol = (bytes > t.max_eager_size && plain) ? Protocol::Rendezvous : Protocol::Eager;
-  // A barrier has one way in the firmware (notifications through the rendezvous path) and a nop moves nothing: a
-  // forced protocol changes neither, so neither is named after it.
-  if (force_protocol && c.collective != Collective::Barrier && c.collective != Collective::Nop)
+  if (force_protocol)
     s.protocol = *force_protocol;
   bool rndzv = s.protocol == Protocol::Rendezvous;
 

@@ -506,11 +506,13 @@ void CollectiveBench::report_summary(const nodes::Cluster& c, const BySize& by_s
   for (auto const& [bytes, s] : by_size)
     if (s.how.rfind("eager/", 0) == 0)
       largest_eager = std::max(largest_eager, bytes);
+  // (A barrier or a nop ignores a forced protocol: no note about a forced one for them.)
+  const bool forced = cfg_.collective != BenchOp::Barrier && cfg_.collective != BenchOp::Nop;
   if (auto note = nodes::segmentation_note(nodes::fpga_config(c.config().node).cclo, largest_eager,
-                                           cfg_.protocol == ProtocolChoice::Eager);
+                                           forced && cfg_.protocol == ProtocolChoice::Eager);
       !note.empty())
     summary.push_back("  " + note);
-  if (cfg_.protocol == ProtocolChoice::Rendezvous)
+  if (forced && cfg_.protocol == ProtocolChoice::Rendezvous)
     if (auto note = nodes::forced_rendezvous_note(nodes::fpga_config(c.config().node).cclo); !note.empty())
       summary.push_back("  " + note);
   if (cfg_.invocation == nodes::InvocationPath::Kernel)

@@ -46,6 +46,30 @@ TEST(CcloDiagnosis, AStreamOnlyFeedsTheFirmwareFunctionsThatStream)
   EXPECT_TRUE(plan(C::Bcast, 1, L::Stream, L::Stream).stream_refused) << "broadcast() never streams";
 }
 
+// A barrier has one way in the firmware and a nop moves nothing: a protocol the caller forces is not named after
+// them (a forced eager barrier reported "eager/flat" with the same times); a link without WRITE still makes them eager.
+TEST(CcloDiagnosis, AForcedProtocolIsNotNamedOnABarrierOrANop)
+{
+  nodes::CcloConfig cfg;
+  auto plan = [&](coll::Collective c, coll::Protocol forced, bool rdma) {
+    nodes::CcloCall k;
+    k.call.collective = c;
+    k.call.size       = 4;
+    k.call.count      = c == coll::Collective::Bcast ? 256 : 0;
+    for (int r = 0; r < 4; ++r)
+      k.comm.push_back(static_cast<net::HostId>(r));
+    k.protocol = forced;
+    return nodes::plan_call(k, cfg, rdma, rdma ? "roce" : "tcp");
+  };
+  using C = coll::Collective;
+  using P = coll::Protocol;
+  EXPECT_TRUE(plan(C::Barrier, P::Eager, true).rendezvous);
+  EXPECT_FALSE(plan(C::Barrier, P::Rendezvous, false).rendezvous) << "over TCP every call is eager";
+  EXPECT_EQ(plan(C::Barrier, P::Rendezvous, false).error, "");
+  EXPECT_FALSE(plan(C::Nop, P::Rendezvous, true).rendezvous);
+  EXPECT_TRUE(plan(C::Bcast, P::Rendezvous, true).rendezvous) << "a collective that moves data keeps what is forced";
+}
+
 TEST(CcloDiagnosis, TooFewRxBuffersEndsWithAClearError)
 {
   // Eager all-to-all with one Rx buffer: each receiver's data mover takes messages in rank order,

@@ -212,14 +212,6 @@ TEST(Collectives, FirmwareSelectionRules)
   auto f = cclo_select(CollectiveCall{Collective::AllReduce, 8, 0, 1024, 4, ReduceFunc::Sum}, t, false, false,
                        Protocol::Rendezvous, Algorithm::Rabenseifner);
   EXPECT_EQ(f.algorithm, Algorithm::Rabenseifner);
-  // A barrier has one way (its notifications through the rendezvous path), a nop moves nothing: a forced protocol is
-  // not named after what did not change (a forced eager barrier reported "eager/flat" with the same times).
-  auto b = cclo_select(CollectiveCall{Collective::Barrier, 8, 0, 0, 4, ReduceFunc::Sum}, t, false, false,
-                       Protocol::Eager);
-  EXPECT_EQ(b.protocol, Protocol::Rendezvous);
-  auto n = cclo_select(CollectiveCall{Collective::Nop, 8, 0, 0, 4, ReduceFunc::Sum}, t, false, false,
-                       Protocol::Rendezvous);
-  EXPECT_EQ(n.protocol, Protocol::Eager);
   EXPECT_THROW(cclo_select(CollectiveCall{Collective::AllReduce, 6, 0, 1024, 4, ReduceFunc::Sum}, t, false, false,
                            std::nullopt, Algorithm::RecursiveDoubling),
                std::invalid_argument);
