@@ -238,9 +238,15 @@ void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& name
     check(o.dst, out_n, "dst");
     // One buffer read and written over ranges that overlap without being the same: the data mover (or the MPI
     // library) streams the read and the write, so what lands depends on their timing, as memcpy's result on
-    // overlapping ranges does. The same range (in place) has one meaning and is kept.
+    // overlapping ranges does. The same range (in place) has one meaning and is kept. Only for operations every rank
+    // both reads and writes with: a rooted collective's extents are the root's (non-roots read or write only), and
+    // at root 0 the in-place patterns of gather and scatter (the root's block at the start) are an identity.
+    const bool both_everywhere = kind == ProgramOpKind::Copy || kind == ProgramOpKind::Combine ||
+                                 kind == ProgramOpKind::AllGather || kind == ProgramOpKind::AllReduce ||
+                                 kind == ProgramOpKind::ReduceScatter || kind == ProgramOpKind::AllToAll;
     const std::uint64_t s0 = o.src_off, s1 = s0 + in_n, d0 = o.dst_off, d1 = d0 + out_n;
-    if (reads && writes && o.src >= 0 && o.src == o.dst && p.location(o.src) != nodes::DataLocation::Stream &&
+    if (both_everywhere && reads && writes && o.src >= 0 && o.src == o.dst &&
+        p.location(o.src) != nodes::DataLocation::Stream &&
         in_n > 0 && out_n > 0 && !(s0 == d0 && s1 == d1) && s0 < d1 && d0 < s1)
       throw op_error(i, "dst_offset",
                      fmt::format("rank {} reads elements {}..{} of buffer '{}' and writes {}..{} of it: the ranges "
