@@ -187,6 +187,8 @@ void check_not_overlapping(const std::vector<Axis>& axes, const Axis& axis, cons
   // Whether value `v` of the outer axis sets the key path `rest` (dotted; a list index ends the walk: it is taken
   // as set whenever the list is).
   auto sets = [](const config::Json& v, const std::string& rest) {
+    if (v.is_object() && v.empty()) // {} puts the section back to its defaults (apply_path_set), the inner value too
+      return true;
     const config::Json* at = &v;
     std::size_t from = 0;
     while (from < rest.size()) {
@@ -205,7 +207,10 @@ void check_not_overlapping(const std::vector<Axis>& axes, const Axis& axis, cons
     if (!inside(outer.path, inner.path))
       return false;
     const std::string rest = inner.path.substr(outer.path.size() + (inner.path[outer.path.size()] == '.' ? 1 : 0));
-    return std::any_of(outer.values.begin(), outer.values.end(), [&](auto const& v) { return sets(v, rest); });
+    // (A workload object that names its kind replaces the workload whole, as another kind's would.)
+    return std::any_of(outer.values.begin(), outer.values.end(), [&](auto const& v) {
+      return sets(v, rest) || (outer.path == "workload" && v.is_object() && v.contains("kind"));
+    });
   };
   for (std::size_t j = 0; j < axes.size(); ++j) {
     auto const& prev = axes[j];

@@ -108,6 +108,11 @@ TEST(SweepSpec, BadSweepsAreExplained)
     EXPECT_NE(e.find("s.json: /axes/1/path: axis '"), std::string::npos) << e;
     EXPECT_NE(e.find("overlaps axis 0"), std::string::npos) << e;
   }
+  // An empty object puts the section back to its defaults, the inner value too.
+  EXPECT_NE(error_of(R"({"base": {}, "axes": [{"path": "platform.network.link.rate", "values": ["50Gbps"]},
+                                               {"path": "platform.network", "values": [{}]}]})")
+                .find("overlaps axis 0"),
+            std::string::npos);
   // A common prefix that is not a parent is no overlap; nor is an outer axis whose values leave the inner value to
   // the inner axis (a preset's name, or other keys patched).
   EXPECT_EQ(error_of(R"({"base": {}, "axes": [{"path": "workload.size", "values": [1]},
