@@ -191,9 +191,7 @@ void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, 
   const bool wait  = n.kind == ProgramOpKind::Wait;
   const std::size_t lane = trace_->on() && !wait ? trace_->begin(rank) : 0;
   t.advance(s);
-  // On the MPI engine a copy (a one-member all-gather's) is the CPU's own loop, not a call: counted as compute.
-  const bool counted_comp = comp || (cfg_.engine == ProgramEngine::Mpi &&
-                                     (n.kind == ProgramOpKind::Copy || n.kind == ProgramOpKind::Combine));
+  const bool counted_comp = counts_as_compute(cfg_.engine, n.kind); // (an MPI engine's copy: the CPU's loop)
   (counted_comp ? t.in_compute : t.in_comm) += wait ? 0 : 1;
   std::string algorithm;
   if (comp) {

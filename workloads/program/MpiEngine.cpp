@@ -59,7 +59,7 @@ std::string MpiEngine::run(ActorContext& ctx, nodes::Cluster& c, const ProgramPl
                            unsigned rank, const std::vector<net::HostId>& hosts, bool data) const
 {
   const bool p2p   = is_p2p(o.kind);
-  const bool local = o.kind == ProgramOpKind::Copy || o.kind == ProgramOpKind::Combine;
+  const bool local = is_local(o.kind);
   MpiCall call;
   call.cc = plan.call(o, rank);
   for (unsigned m : plan.comms.at(p2p || local ? 0 : o.comm))

@@ -542,11 +542,8 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
       if (!rec.ran)
         continue;
       ++n;
-      // On the MPI engine a copy or combine is the CPU's own loop, not a call (on the CCLO it is one).
-      const bool cpu_loop = plan_.cfg.engine == ProgramEngine::Mpi &&
-                            (o.kind == ProgramOpKind::Copy || o.kind == ProgramOpKind::Combine);
       if (o.kind != ProgramOpKind::Wait)
-        (o.kind == ProgramOpKind::Compute || cpu_loop ? comp : comm).emplace_back(rec.start, rec.end);
+        (counts_as_compute(plan_.cfg.engine, o.kind) ? comp : comm).emplace_back(rec.start, rec.end);
       if (rec.end >= end) {
         end       = rec.end;
         end_cause = rec.end_cause;

@@ -35,13 +35,22 @@ coll::Collective collective_of(ProgramOpKind k)
 
 bool is_collective(ProgramOpKind k)
 {
-  return k != ProgramOpKind::Copy && k != ProgramOpKind::Combine && !is_p2p(k) && k != ProgramOpKind::Compute &&
-         k != ProgramOpKind::Wait;
+  return !is_local(k) && !is_p2p(k) && k != ProgramOpKind::Compute && k != ProgramOpKind::Wait;
 }
 
 bool is_p2p(ProgramOpKind k)
 {
   return k == ProgramOpKind::Send || k == ProgramOpKind::Recv || k == ProgramOpKind::StreamPut;
+}
+
+bool is_local(ProgramOpKind k)
+{
+  return k == ProgramOpKind::Copy || k == ProgramOpKind::Combine;
+}
+
+bool counts_as_compute(ProgramEngine engine, ProgramOpKind k)
+{
+  return k == ProgramOpKind::Compute || (engine == ProgramEngine::Mpi && is_local(k));
 }
 
 namespace {
@@ -241,7 +250,7 @@ void resolve_operands(const ProgramPlan& p, const std::vector<std::string>& name
     // overlapping ranges does. The same range (in place) has one meaning and is kept. Only for operations every rank
     // both reads and writes with: a rooted collective's extents are the root's (non-roots read or write only), and
     // at root 0 the in-place patterns of gather and scatter (the root's block at the start) are an identity.
-    const bool both_everywhere = kind == ProgramOpKind::Copy || kind == ProgramOpKind::Combine ||
+    const bool both_everywhere = is_local(kind) ||
                                  kind == ProgramOpKind::AllGather || kind == ProgramOpKind::AllReduce ||
                                  kind == ProgramOpKind::ReduceScatter || kind == ProgramOpKind::AllToAll;
     const std::uint64_t s0 = o.src_off, s1 = s0 + in_n, d0 = o.dst_off, d1 = d0 + out_n;

@@ -102,6 +102,11 @@ coll::Collective collective_of(ProgramOpKind k);
 bool is_collective(ProgramOpKind k);
 /// Between two ranks: send, recv, stream_put.
 bool is_p2p(ProgramOpKind k);
+/// On the rank's own buffers: copy, combine (a CCLO call on the FPGA; on the MPI engine the CPU's own loop).
+bool is_local(ProgramOpKind k);
+/// Whether the op is the rank computing, as program_ranks.csv counts it: a compute phase, or on the MPI engine a
+/// local op (the CPU's loop, no call; on the CCLO a local op is a call).
+bool counts_as_compute(ProgramEngine engine, ProgramOpKind k);
 /// Whether it reads a source buffer (`src`) and writes a result buffer (`dst`).
 bool reads_buffer(ProgramOpKind k);
 bool writes_buffer(ProgramOpKind k);
