@@ -64,15 +64,19 @@ bool empty_dir(const fs::path& p)
   return fs::is_empty(p, ec) && !ec;
 }
 
-} // namespace
+/// Why a directory is not one a run wrote whole (`why` empty when it is); `foreign`: because of entries its run did
+/// not write (which the user can move out), not for want of nafsim metadata.
+struct RunDirCheck {
+  std::string why;
+  bool foreign = false;
+};
 
-namespace {
-/// Why `dir` is not a directory a run wrote whole: "" when it is; else no nafsim metadata, or the entries (up to
-/// three) that its run did not write.
-std::string not_a_run_dir(const fs::path& dir)
+/// Whether `dir` is a directory a run wrote whole: no nafsim metadata, or the entries (up to three named) that its
+/// run did not write, say why not.
+RunDirCheck not_a_run_dir(const fs::path& dir)
 {
   std::error_code ec;
-  const std::string no_meta = "it has no nafsim metadata.json";
+  const RunDirCheck no_meta{"it has no nafsim metadata.json"};
   if (!fs::is_regular_file(dir / "metadata.json", ec))
     return no_meta;
   config::Json meta;
@@ -97,18 +101,19 @@ std::string not_a_run_dir(const fs::path& dir)
       ++count;
     }
   if (ec)
-    return fmt::format("it cannot be listed ({})", ec.message());
+    return {fmt::format("it cannot be listed ({})", ec.message())};
   if (count == 0)
-    return "";
-  return fmt::format("it holds {} that its run did not write ({}{})", count == 1 ? "an entry" : "entries",
-                     fmt::join(theirs, ", "), count > theirs.size() ? fmt::format(" and {} more", count - theirs.size())
-                                                                    : std::string());
+    return {};
+  return {fmt::format("it holds {} that its run did not write ({}{})", count == 1 ? "an entry" : "entries",
+                      fmt::join(theirs, ", "),
+                      count > theirs.size() ? fmt::format(" and {} more", count - theirs.size()) : std::string()),
+          true};
 }
 } // namespace
 
 bool is_run_result_dir(const fs::path& dir)
 {
-  return not_a_run_dir(dir).empty();
+  return not_a_run_dir(dir).why.empty();
 }
 
 fs::path checked_run_dir(const fs::path& requested, const std::string& origin, const std::string& json_path)
@@ -131,13 +136,12 @@ fs::path checked_run_dir(const fs::path& requested, const std::string& origin, c
     throw config::ConfigError(origin, json_path,
                               fmt::format("{} exists and is not a directory; results go to a directory: name a new one",
                                           p.string()));
-  if (const std::string why = empty_dir(p) ? std::string() : not_a_run_dir(p); !why.empty())
+  if (const RunDirCheck check = empty_dir(p) ? RunDirCheck{} : not_a_run_dir(p); !check.why.empty())
     throw config::ConfigError(origin, json_path,
                               fmt::format("{} exists and is not a nafsim result directory: {}; nafsim replaces its "
                                           "result directory whole and never deletes what it did not write: {}name a "
                                           "new folder or an earlier result directory",
-                                          p.string(), why,
-                                          why.rfind("it holds", 0) == 0 ? "move them out, or " : ""));
+                                          p.string(), check.why, check.foreign ? "move them out, or " : ""));
   return shown(requested);
 }
 
