@@ -52,6 +52,10 @@ struct MpiConfig {
   unsigned eager_buffers = 4095; // UCX RC RX_QUEUE_LEN (accl-cpu-cx5)
   Bytes header{64};
   Bytes fragment{0};
+  // UCX's rendezvous GET splits a transfer by its transport's max_get_zcopy (ucp_ep.c: rndv.max_get_zcopy), which
+  // rc_mlx5 sets to the port's max_msg_sz (rc_iface.c: cap.get.max_zcopy): 1 GiB on ConnectX-4/5 (2^log_max_msg,
+  // log_max_msg = 30; ibv_devinfo's max_msg_sz 0x40000000).
+  Bytes max_read{1ULL << 30};
   template <class V> void describe(V& v)
   {
     v.field("library", library, "openmpi (4.1's coll/tuned decision tables), openmpi-2.0 (the classic coll/tuned "
@@ -73,6 +77,10 @@ struct MpiConfig {
             "receiver matches the message by its first fragment and copies every fragment into the user buffer as it "
             "arrives (progress_overhead each after the first); 0: every eager message is one SEND into one bounce "
             "buffer");
+    v.field("max_read", max_read,
+            "the largest READ a rendezvous posts: a larger transfer is read as several READs of at most this size, "
+            "posted together (UCX's max_get_zcopy, the NIC's largest message: 1 GiB on ConnectX-4/5)",
+            config::Limits::between(1, 1ULL << 31));
   }
 };
 

@@ -276,19 +276,25 @@ void MpiProcess::match(const Arrival& a, PostedRecv r)
     });
     return;
   }
-  // Request-to-send: READ the sender's buffer into the receive buffer.
+  // Request-to-send: READ the sender's buffer into the receive buffer, in READs of at most mpi.max_read posted
+  // together (UCX's rendezvous GET); they complete in order on the queue pair, the last one's completion the transfer's.
   cpu(cfg_.cpu.progress_overhead, [this, a, bytes, msg, r = std::move(r)]() mutable {
     release_bounce(a.m.recv_wr_id);
-    roce::WorkRequest wr;
-    wr.wr_id       = (static_cast<std::uint64_t>(id_) << 40) | ++wr_counter_;
-    wr.verb        = roce::Verb::Read;
-    wr.local_addr  = r.addr;
-    wr.remote_addr = a.m.header[2];
-    wr.length      = bytes;
-    wr.msg         = next_msg(); // the READ's own id in the NIC (the data's payload stays under `msg`)
-    ++c_.reads;
-    reads_.emplace(wr.wr_id, Read{a.src, msg, std::move(r)});
-    nic_.post_send(qp_of_(a.src), wr);
+    const std::uint64_t most = cfg_.mpi.max_read.count;
+    const std::uint64_t n    = std::max<std::uint64_t>(1, (bytes + most - 1) / most);
+    for (std::uint64_t i = 0, off = 0; i < n; ++i, off += most) {
+      roce::WorkRequest wr;
+      wr.wr_id       = (static_cast<std::uint64_t>(id_) << 40) | ++wr_counter_;
+      wr.verb        = roce::Verb::Read;
+      wr.local_addr  = r.addr + off;
+      wr.remote_addr = a.m.header[2] + off;
+      wr.length      = std::min(most, bytes - off);
+      wr.msg         = next_msg(); // the READ's own id in the NIC (the data's payload stays under `msg`)
+      ++c_.reads;
+      if (i + 1 == n)
+        reads_.emplace(wr.wr_id, Read{a.src, msg, std::move(r)});
+      nic_.post_send(qp_of_(a.src), wr);
+    }
   });
 }
 

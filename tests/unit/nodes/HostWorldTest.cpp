@@ -131,3 +131,29 @@ TEST(HostWorld, AtFlowFidelityNoRetransmissionTimerFiresOnALosslessNetwork)
   }
   EXPECT_NEAR(end[1].us(), end[0].us(), 0.01 * end[0].us());
 }
+
+// A rendezvous transfer larger than the NIC's largest message is read as several READs posted together (UCX's GET
+// split by max_get_zcopy): a 3 GiB message was one READ above RoCE's 2 GiB and failed when posted. With max_read at
+// 64 KiB the binomial gather of 1 MiB per rank reads every subtree's block in pieces, puts every byte in its place,
+// and takes about as long as in one READ each (the pieces pipeline on the queue pair).
+TEST(HostWorld, ARendezvousTransferAboveTheLargestReadIsReadInPieces)
+{
+  const std::uint64_t count = 1 << 18; // 1 MiB of float32 per rank
+  HostWorld whole(kStar8);
+  auto one = whole.run(gather(8, count), coll::Algorithm::OpenMpi, ompi("binomial"));
+  expect_gathered(one, count * 4);
+  HostWorld split(R"({"preset": "accl-cpu-cx5", "topology": {"kind": "star", "hosts": 8},
+                      "node": {"host": {"mpi": {"max_read": "64KiB"}}}})");
+  auto pieces = split.run(gather(8, count), coll::Algorithm::OpenMpi, ompi("binomial"));
+  expect_gathered(pieces, count * 4);
+  std::uint64_t reads_whole = 0, reads_split = 0;
+  for (std::size_t r = 0; r < 8; ++r) {
+    reads_whole += whole.mpi(r).counters().reads;
+    reads_split += split.mpi(r).counters().reads;
+  }
+  // The binomial gather's 7 transfers carry 1 + 2 + 4 blocks into the root and 1 + 2 + 1 elsewhere: 12 MiB, 192
+  // pieces of 64 KiB.
+  EXPECT_EQ(reads_whole, 7u);
+  EXPECT_EQ(reads_split, 192u);
+  EXPECT_NEAR(pieces[0].end.us(), one[0].end.us(), 0.02 * one[0].end.us());
+}
