@@ -328,6 +328,22 @@ std::string no_firmware_function(const CcloCall& call, bool stream, bool rendezv
   return {};
 }
 
+/// Whether the rendezvous writes of `s` (each block is one WRITE) fit the link's largest request, or why not.
+std::string write_fits(const CcloCall& call, const coll::Schedule& s, const CcloLink& link)
+{
+  std::uint64_t most = 0;
+  for (auto const& op : s.ops)
+    if (op.kind == coll::OpKind::Send || op.kind == coll::OpKind::CombineSend)
+      most = std::max(most, op.a.count * call.call.elem_bytes);
+  if (most <= link.max_write)
+    return {};
+  return fmt::format("its rendezvous writes a block of {} as one RDMA WRITE over {}, which takes at most {} per "
+                     "request ({}): split the call into calls whose blocks are at most {}, or force protocol eager "
+                     "(Rx-buffer segments)",
+                     format_bytes(Bytes{most}), link.transport, format_bytes(Bytes{link.max_write}), link.max_write_why,
+                     format_bytes(Bytes{link.max_write}));
+}
+
 } // namespace
 
 CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, bool rendezvous_link, const std::string& transport)
@@ -439,6 +455,10 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& 
                             "placed over {}, which places at most {}: {}",
                             format_bytes(Bytes{seg}), format_bytes(cfg.txrx.header), link.transport,
                             format_bytes(Bytes{link.max_send}), link.max_send_fix);
+  }
+  if (p.error.empty() && p.rendezvous && link.max_write != 0) {
+    p.error         = write_fits(call, p.schedule, link);
+    p.count_refused = !p.error.empty();
   }
   // A block the firmware hands the data mover whole must fit the Rx buffers one move can hold.
   if (p.error.empty() && p.firmware && !p.rendezvous)

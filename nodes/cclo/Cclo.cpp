@@ -343,6 +343,11 @@ void Cclo::send_eager(std::uint32_t peer, std::uint64_t seq, std::uint64_t bytes
 void Cclo::write_rendezvous(std::uint32_t peer, std::uint64_t remote_addr, std::uint64_t bytes, Stream data,
                             std::vector<std::byte> payload, std::function<void()> accepted)
 {
+  if (link_.max_write != 0 && bytes > link_.max_write) // plan_call refuses the calls whose blocks are this large
+    throw SimulationError(fmt::format("CCLO on host {}: a rendezvous WRITE of {} to rank {} is more than one request "
+                                      "over {} carries, {} ({}): split the call",
+                                      host_, format_bytes(Bytes{bytes}), peer, link_.transport,
+                                      format_bytes(Bytes{link_.max_write}), link_.max_write_why));
   ++core_.counters.rendezvous_writes;
   SimTime tx = cycles(cfg_.txrx.tx_cycles);
   roce::WorkRequest wr;

@@ -42,6 +42,15 @@ struct CcloLink {
   /// (the connectionless transport's registration range); 0: any size.
   std::uint64_t max_send = 0;
   std::string max_send_fix;
+  /// The largest rendezvous WRITE the transport takes in one request, and where that limit comes from; 0: any size.
+  std::uint64_t max_write = 0;
+  std::string max_write_why;
 };
+
+/// Coyote's RDMA requests carry their length in LEN_BITS = 28 bits (lynx_pkg.sv; ACCL's Coyote adapter,
+/// cyt.h: CYT_LEN_BITS 28, assigns the CCLO's 32-bit length to it): one WRITE of at most 256 MiB - 1 B. Neither the
+/// firmware (a rendezvous block is one start_move), the Tx system (rdma_sq_handler.cpp: `rdma_req.len =
+/// cmd_in_word.count`) nor Coyote splits a larger one: the length is cut to its low 28 bits.
+inline constexpr std::uint64_t kCoyoteMaxWrite = (std::uint64_t{1} << 28) - 1;
 
 } // namespace nafsim::nodes

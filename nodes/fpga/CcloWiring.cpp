@@ -107,6 +107,11 @@ CcloLink engine_link(Cluster& c, const FpgaNodeConfig& fpga, FpgaNode& n, std::s
   link.set_recv_provider = [&n](roce::RecvProvider p) { n.transport().set_recv_provider(std::move(p)); };
   link.rendezvous = fpga.transport == Transport::Roce;
   link.transport  = config::enum_name(fpga.transport);
+  if (fpga.transport == Transport::Roce) {
+    link.max_write     = kCoyoteMaxWrite;
+    link.max_write_why = "Coyote's RDMA requests carry a 28-bit length (LEN_BITS = 28, ACCL's cyt adapter "
+                         "CYT_LEN_BITS 28), which nothing splits: the hardware would cut the length to its low 28 bits";
+  }
   return link;
 }
 

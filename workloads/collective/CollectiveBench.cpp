@@ -351,8 +351,9 @@ void CollectiveBench::start(nodes::Cluster& c)
       if (plan.error.empty())
         continue;
       const std::string path = plan.stream_refused                            ? "/workload/location"
-                               : plan.count_refused ? (cfg_.sizes.empty() ? std::string("/workload/min_size")
-                                                                          : size_path(cfg_.sizes, i))
+                               : plan.count_refused ? (!cfg_.sizes.empty() ? size_path(cfg_.sizes, i)
+                                                       : sizes_[i] == 0 ? std::string("/workload/min_size")
+                                                                        : std::string("/workload/max_size"))
                                : cfg_.compress                                ? "/workload/compress"
                                : cfg_.algorithm != AlgorithmChoice::Auto      ? "/workload/algorithm"
                                : cfg_.protocol != ProtocolChoice::Auto      ? "/workload/protocol"

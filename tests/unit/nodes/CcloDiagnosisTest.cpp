@@ -361,3 +361,45 @@ TEST(CcloDiagnosis, ImpossibleCallsAreRefusedWithTheReason)
   EXPECT_EQ(c.error_kind, "config");
   EXPECT_NE(c.error.find("/workload/compress"), std::string::npos) << c.error;
 }
+
+// The firmware writes a rendezvous block as one RDMA WRITE (ccl_offload_control.c: one start_move per peer;
+// rdma_sq_handler.cpp: `rdma_req.len = cmd_in_word.count`), and Coyote's requests carry a 28-bit length that nothing
+// splits: a block of 256 MiB or more is refused before the run (it failed when posted above 2 GiB, and ran between
+// 256 MiB and 2 GiB as a WRITE the hardware would cut to its low 28 bits). A scatter's blocks count one by one.
+TEST(CcloDiagnosis, ARendezvousBlockBeyondCoyotesLengthFieldIsRefused)
+{
+  nodes::CcloConfig cfg;
+  nodes::CcloLink coyote;
+  coyote.max_write     = nodes::kCoyoteMaxWrite;
+  coyote.max_write_why = "28-bit length";
+  auto plan = [&](coll::Collective c, std::uint64_t bytes) {
+    nodes::CcloCall k;
+    k.call.collective = c;
+    k.call.count      = bytes / 4;
+    k.call.size       = 4;
+    for (int r = 0; r < 4; ++r)
+      k.comm.push_back(static_cast<net::HostId>(r));
+    k.protocol = coll::Protocol::Rendezvous;
+    k.rank     = c == coll::Collective::Gather ? 1 : 0; // a call is planned for its rank: the gather's root only reads
+    return nodes::plan_call(k, cfg, coyote);
+  };
+  for (auto c : {coll::Collective::Send, coll::Collective::Bcast, coll::Collective::Scatter,
+                 coll::Collective::Gather}) {
+    const std::string what = coll::collective_name(c);
+    EXPECT_EQ(plan(c, 128 << 20).error, "") << what;
+    auto p = plan(c, 256 << 20);
+    EXPECT_NE(p.error.find("a block of 256MiB as one RDMA WRITE"), std::string::npos) << what << ": " << p.error;
+    EXPECT_NE(p.error.find("at most 268435455B"), std::string::npos) << p.error;
+    EXPECT_TRUE(p.count_refused) << "the size is what to change";
+  }
+  // Eager, the same call moves in Rx-buffer segments; and a link without the limit (the default) takes it.
+  nodes::CcloCall k;
+  k.call.collective = coll::Collective::Send;
+  k.call.count      = (256 << 20) / 4;
+  k.call.size       = 2;
+  k.comm            = {0, 1};
+  k.protocol        = coll::Protocol::Eager;
+  EXPECT_EQ(nodes::plan_call(k, cfg, coyote).error, "");
+  k.protocol = coll::Protocol::Rendezvous;
+  EXPECT_EQ(nodes::plan_call(k, cfg, nodes::CcloLink{}).error, "");
+}
