@@ -236,7 +236,7 @@ struct RunCommand final : Command {
     run->add_flag("--critical-path", critical_path,
                   "record every event's cause and write each call's critical path (critical_path.csv: the chain of "
                   "activities that set its latency, each with its resource and place; critical_path_steps.csv: the "
-                  "same by node and switch) and its summary, bottleneck and longest step (24 bytes of memory per "
+                  "same by node and switch) and its summary, bottleneck and longest step (40 bytes of memory per "
                   "simulated event)");
     run->add_flag("--event-profile", event_profile,
                   "count the run's events by the component that handled them (metadata.json event_profile: handler, "
@@ -292,9 +292,14 @@ struct ExplainCommand final : Command {
   {
     auto* explain = cli.add_subcommand("explain", "run a scenario with its critical paths, name the bottleneck, rerun it "
                                                   "with that resource made ideal and report what each call would gain");
-    explain->add_option("scenario", explain_opt.scenario, "scenario JSON file (a collective workload)")->required();
+    explain->add_option("scenario", explain_opt.scenario,
+                        "scenario JSON file (a collective, mpi, sendrecv, connectionless, fc, dlrm, program or chakra "
+                        "workload)")
+        ->required();
     explain->add_option("--set", explain_opt.sets, "override a parameter in both runs (repeatable)");
-    explain->add_option("--out", explain_opt.out, "folder of the two runs (default results/explain-<scenario name>)")
+    explain->add_option("--out", explain_opt.out,
+                        "folder of its runs: the baseline, each step's ideal run, each change proposed (default "
+                        "results/explain-<scenario name>)")
         ->check([](const std::string& v) { return v.empty() ? std::string("an empty folder name") : std::string(); });
     explain->add_option("--steps", explain_opt.steps,
                         "make the bottleneck ideal, then the one that leaves, and so on: this many times (default 1)")
@@ -304,7 +309,7 @@ struct ExplainCommand final : Command {
                       "2x datapath, half the switch latency, bigger Rx buffers; for MPI the library's algorithm, segment size and, "
                       "over RDMA, the receive queue), each alone, ranked by speedup, each with its --set list");
     explain->add_option("--goal", goal,
-                        "with --propose: search combinations of up to three changes for this speedup (e.g. 2x), each "
+                        "proposes (as --propose does) and searches combinations of up to three changes for this speedup (e.g. 2x), each "
                         "combination run to confirm it")
         ->check([](const std::string& v) {
           char* end      = nullptr;
