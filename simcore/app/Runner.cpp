@@ -259,6 +259,11 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
                        const RunOptions& options)
 {
   results::Trace trace(options.trace);
+  // --critical-path is the scenario's critical_path: metadata.json records it, so that rerunning it writes the paths.
+  if (options.critical_path) {
+    sc.header.critical_path     = true;
+    sc.resolved["critical_path"] = true;
+  }
   Simulation sim(log_settings, sc.platform.topology.hosts);
   sim.scheduler().set_time_limit(sc.header.max_sim_time);
   if (options.wall_limit > 0)
@@ -268,7 +273,7 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
     cluster = std::make_unique<nodes::Cluster>(sc.platform, sim.scheduler(), sc.header.seed);
     if (trace.messages())
       cluster->enable_trace(trace);
-    if (options.critical_path || sc.header.critical_path)
+    if (sc.header.critical_path)
       sim.scheduler().record_causes();
     if (options.event_profile)
       sim.scheduler().profile_events();
@@ -323,11 +328,22 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
                                       "without it",
                                       u["set_by"].get<std::string>(), u["why"].get<std::string>()));
   flow_hints(sc, *cluster, work, rep.summary);
+  const auto& tables = sink.tables();
+  if (sc.header.critical_path && std::none_of(tables.begin(), tables.end(), [](auto const& t) {
+        return t.name() == "critical_path";
+      }))
+    rep.summary.push_back(fmt::format("warning: {} asked for critical paths, but the {} workload records none (the "
+                                      "collective, mpi, sendrecv, connectionless, fc, dlrm, program and chakra "
+                                      "workloads do): none was written",
+                                      options.critical_path ? "--critical-path" : "critical_path",
+                                      sc.workload_kind));
   for (auto& l : lines)
     rep.summary.push_back(std::move(l));
   std::string files;
-  for (auto const& t : sink.tables())
+  for (auto const& t : tables)
     files += t.name() + ".csv, ";
+  for (auto const& f : sink.files())
+    files += f.first + ", ";
   rep.summary.push_back(fmt::format("results in {}/ ({}metadata.json)", out_dir.string(), files));
   return rep;
 }

@@ -19,6 +19,7 @@ public:
   /// Another file of the run (e.g. trace.json), written with the tables.
   void add_file(std::string name, std::string text) { files_.emplace_back(std::move(name), std::move(text)); }
   const std::vector<Table>& tables() const { return tables_; }
+  const std::vector<std::pair<std::string, std::string>>& files() const { return files_; }
   const std::filesystem::path& dir() const { return dir_; }
   /// Write everything; replaces an earlier result directory of the same name.
   void commit() const;

@@ -121,6 +121,14 @@ void Traffic::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
   summary.push_back(fmt::format("traffic: {} nodes, pattern {}, {} x {} per node, window {}", nodes_.size(),
                                 config::enum_name(cfg_.pattern), cfg_.messages, format_bytes(cfg_.message),
                                 cfg_.window));
+  // The RoCE engine keeps at most max_outstanding work requests of a queue pair in flight and holds the rest posted
+  // (Coyote's RDMA_N_WR_OUTSTANDING): a wider window changes nothing beyond it.
+  const unsigned outstanding = nodes::fpga_config(c.config().node).rdma.max_outstanding;
+  if (cfg_.window > outstanding && cfg_.messages > outstanding)
+    summary.push_back(fmt::format("  note: window {} is wider than the {} messages a queue pair keeps in flight "
+                                  "(platform.node.fpga.rdma.max_outstanding): the rest wait posted; raise it for a "
+                                  "wider window",
+                                  cfg_.window, outstanding));
   // The mean of the nodes' own rates (each node's bytes over its own time) rewards unfairness: under an incast the
   // early finishers' rates add up beyond the shared link. The aggregate (all bytes over the time to the last
   // completion) is what the network delivered.

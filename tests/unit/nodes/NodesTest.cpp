@@ -211,3 +211,28 @@ TEST(RdmaPoe, WorkloadMessagesAboveRocesLargestAreRefusedWithTheirPath)
   EXPECT_EQ(traffic.error_kind, "config");
   EXPECT_NE(traffic.error.find("/workload/message"), std::string::npos) << traffic.error;
 }
+
+// A traffic window wider than the queue pair's max_outstanding: the engine holds the rest posted, so the window's
+// width beyond it changes nothing (16, 32 and 64 ran at the same rate while the summary named 64); the summary says so.
+// And --critical-path on a workload that records no critical path says none was written (it was silent), while
+// metadata.json records the request, so that rerunning it asks again.
+TEST(RdmaPoe, ATrafficWindowBeyondTheOutstandingLimitIsNamed)
+{
+  const std::string s = R"({"platform": {"topology": {"kind": "star", "hosts": 2}},
+      "workload": {"kind": "traffic", "message": "4KiB", "messages": 64, "window": 32}})";
+  auto has = [](const ScenarioRun& r, const std::string& text) {
+    for (auto const& l : r.summary)
+      if (l.find(text) != std::string::npos)
+        return true;
+    return false;
+  };
+  auto wide = run_scenario_isolated(s, {}, "off", true);
+  ASSERT_TRUE(wide.ok) << wide.error;
+  EXPECT_TRUE(has(wide, "window 32 is wider than the 16 messages a queue pair keeps in flight")) << wide.summary.size();
+  EXPECT_TRUE(has(wide, "asked for critical paths, but the traffic workload records none"));
+  EXPECT_EQ(wide.metadata.at("scenario").value("critical_path", false), true);
+  auto deep = run_scenario_isolated(s, {"platform.node.fpga.rdma.max_outstanding=32"});
+  ASSERT_TRUE(deep.ok) << deep.error;
+  EXPECT_FALSE(has(deep, "is wider than"));
+  EXPECT_FALSE(has(deep, "critical paths"));
+}
