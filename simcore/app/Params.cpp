@@ -19,7 +19,7 @@ void print_params(std::ostream& out, const std::string& prefix, const std::optio
   nodes::PlatformConfig platform;
   config::Json sources = config::Json::object();
   if (preset) {
-    config::Json j = preset_json(*preset, "--preset", "");
+    config::Json j = preset_json(*preset, "--preset", "", true);
     if (j.contains("sources")) {
       sources = j["sources"];
       j.erase("sources");

@@ -25,7 +25,7 @@ std::vector<std::string> preset_names()
   return n;
 }
 
-Json preset_json(const std::string& name, const std::string& origin, const std::string& pointer)
+Json preset_json(const std::string& name, const std::string& origin, const std::string& pointer, bool names_only)
 {
   for (auto const& p : embedded_presets())
     if (p.name == name)
@@ -35,7 +35,9 @@ Json preset_json(const std::string& name, const std::string& origin, const std::
     valid += (valid.empty() ? "" : ", ") + n;
   throw ConfigError(origin, pointer,
                     "unknown platform preset '" + name + "'; presets: " + valid +
-                        " (or give a path ending in .json, or an inline object)");
+                        (names_only ? std::string(" (params lists a preset by its name; a platform file's values are "
+                                                  "its preset's with the file's changes)")
+                                    : std::string(" (or give a path ending in .json, or an inline object)")));
 }
 
 namespace {

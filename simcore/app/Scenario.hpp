@@ -65,7 +65,9 @@ Scenario load_scenario_doc(const config::Json& doc, const std::string& origin, c
                            const ScenarioOptions& opt, const workloads::WorkloadRegistry& reg);
 
 /// The JSON of a platform preset by name; throws ConfigError listing the presets.
-config::Json preset_json(const std::string& name, const std::string& origin, const std::string& pointer);
+/// `names_only`: the caller takes a preset's name alone (`params --preset`), so the error offers no file or object.
+config::Json preset_json(const std::string& name, const std::string& origin, const std::string& pointer,
+                         bool names_only = false);
 std::vector<std::string> preset_names();
 
 } // namespace nafsim::app
