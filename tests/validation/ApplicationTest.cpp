@@ -235,4 +235,37 @@ TEST(Dlrm, ClearErrors)
   auto dsps = run_scenario_isolated(kDlrm, {"workload.dsps=[6544, 7680]"});
   ASSERT_FALSE(dsps.ok);
   EXPECT_NE(dsps.error.find("/workload/dsps"), std::string::npos) << dsps.error;
+  // Fewer DSPs than one multiply-add takes (4) build none: 1, 4 and 7 DSPs ran as one multiply-add alike.
+  auto few = run_scenario_isolated(kDlrm, {"workload.dsps=[6544, 7680, 3]"});
+  ASSERT_FALSE(few.ok);
+  EXPECT_NE(few.error.find("/workload/dsps/2"), std::string::npos) << few.error;
+  EXPECT_NE(few.error.find("between one multiply-add's 4"), std::string::npos) << few.error;
+}
+
+// Tables too large for an embedding node's HBM: the advice names a count of nodes that fits them (it said "at least
+// 3" from the tables' total, which 4 uneven tables of 10 GB on 3 nodes do not fit: the first node still held two),
+// and names table_nodes when they were placed by hand.
+TEST(Dlrm, AnHbmOverflowNamesAFixThatWorks)
+{
+  const std::vector<std::string> four = {"workload.model.tables=4",
+                                         "workload.model.table_bytes=[\"10GB\",\"10GB\",\"10GB\",\"10GB\"]",
+                                         "workload.partition.fc1_column_blocks=1", "workload.inferences=20"};
+  auto with = [&](std::vector<std::string> more) {
+    auto all = four;
+    all.insert(all.end(), more.begin(), more.end());
+    return run_scenario_isolated(kDlrm, all);
+  };
+  auto two = with({"workload.partition.embedding_nodes=2"});
+  ASSERT_FALSE(two.ok);
+  EXPECT_NE(two.error.find("/workload/partition/embedding_nodes"), std::string::npos) << two.error;
+  EXPECT_NE(two.error.find("(4 is the fewest"), std::string::npos) << two.error;
+  auto three = with({"workload.partition.embedding_nodes=3"});
+  ASSERT_FALSE(three.ok) << "3 nodes hold the tables in runs of 2, 1, 1";
+  EXPECT_NE(three.error.find("(4 is the fewest"), std::string::npos) << three.error;
+  auto fixed = with({"workload.partition.embedding_nodes=4"});
+  EXPECT_TRUE(fixed.ok) << fixed.error;
+  auto by_hand = with({"workload.partition.embedding_nodes=4", "workload.partition.table_nodes=[0,0,1,2]"});
+  ASSERT_FALSE(by_hand.ok);
+  EXPECT_NE(by_hand.error.find("/workload/partition/table_nodes"), std::string::npos) << by_hand.error;
+  EXPECT_NE(by_hand.error.find("place fewer of its tables on it"), std::string::npos) << by_hand.error;
 }

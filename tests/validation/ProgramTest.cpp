@@ -507,8 +507,10 @@ TEST(Program, ComputePhasesByWorkShareTheirRanksEngine)
   // 1.536e9 operations: 1 ms on the 16 cores' 1.536 TFLOP/s, 2 ms on 8, plus the 2 us fork and join.
   EXPECT_NEAR(end_of(all), 1 + 2 * 1002.0, 0.01);
   EXPECT_NEAR(end_of(half), 1 + 2002.0, 0.01);
-  // A kernel of more DSP slices or HBM channels than the device has is refused (10x the DSPs ran 10x faster).
+  // A kernel of more DSP slices or HBM channels than the device has is refused (10x the DSPs ran 10x faster), and
+  // one of fewer DSP slices than a multiply-add takes (3 of 4 ran as one multiply-add).
   for (auto [set, path] : {std::pair{R"(, "compute": {"kernel": {"dsps": 90240}})", "/workload/compute/kernel/dsps"},
+                           std::pair{R"(, "compute": {"kernel": {"dsps": 3}})", "/workload/compute/kernel/dsps"},
                            std::pair{R"(, "compute": {"hbm_channels": 320})", "/workload/compute/hbm_channels"}}) {
     auto over = run_scenario_isolated(program(1, bufs, two, set));
     ASSERT_FALSE(over.ok) << set;

@@ -265,8 +265,8 @@ void Dlrm::report(const nodes::Cluster& c, results::ResultSink& sink, std::vecto
   if (bound > 0 && throughput > bound * (1 + 1e-9)) // (a steady state cannot: one stage serves one inference at a time)
     summary.push_back(fmt::format("  the stream is too short for a steady state: its {} inferences ran faster than the "
                                   "bottleneck allows, overlapping the pipeline's fill and drain; raise "
-                                  "workload.inferences (e.g. to 200) for a throughput",
-                                  cfg_.inferences));
+                                  "workload.inferences (e.g. to {}) for a throughput",
+                                  cfg_.inferences, std::max<std::uint64_t>(200, 5 * std::uint64_t{cfg_.inferences})));
   else if (throughput < 0.95 * bound)
     summary.push_back("  the stream runs below that bound: the stages' coupling (the CCLO calls waiting on each other: the "
                       "reduce at its root, the credit loop between kernels; messages sharing links) limits it, not one "

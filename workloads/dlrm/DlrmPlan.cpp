@@ -32,12 +32,15 @@ void check_partition(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fabri
     throw config::ConfigError("", "/workload/dsps",
                               fmt::format("{} DSP budgets for {} FC layers: give one per layer", cfg.dsps.size(),
                                           m.fc.size()));
+  // (a multiply-add takes kernel.dsps_per_mac DSP slices: fewer than that build no multiply-add, which the kernel
+  // model rounded up to one)
   for (std::size_t i = 0; i < cfg.dsps.size(); ++i)
-    if (cfg.dsps[i] == 0 || cfg.dsps[i] > fabric.dsps)
+    if (cfg.dsps[i] < cfg.kernel.dsps_per_mac || cfg.dsps[i] > fabric.dsps)
       throw config::ConfigError("", fmt::format("/workload/dsps/{}", i),
-                                fmt::format("{} DSPs: a layer's kernel uses between 1 and the device's {} "
+                                fmt::format("{} DSPs: a layer's kernel uses between one multiply-add's {} "
+                                            "(workload.kernel.dsps_per_mac) and the device's {} "
                                             "(platform.node.fpga.fabric.dsps)",
-                                            cfg.dsps[i], fabric.dsps));
+                                            cfg.dsps[i], cfg.kernel.dsps_per_mac, fabric.dsps));
   if (!m.table_bytes.empty() && m.table_bytes.size() != m.tables)
     throw config::ConfigError("", "/workload/model/table_bytes",
                               fmt::format("{} sizes for {} tables: give one per table or none", m.table_bytes.size(),
@@ -88,7 +91,6 @@ private:
   const unsigned E, C, layers_;
   const std::uint64_t vec_;
   std::vector<unsigned> node_of_; ///< each table's embedding node
-  std::uint64_t all_tables_ = 0;
   std::vector<unsigned> group_;
   DlrmPlan plan_;
 
@@ -115,8 +117,6 @@ private:
         node_of_[t] = static_cast<unsigned>(std::uint64_t{t} * E / m_.tables);
       }
     }
-    for (unsigned t = 0; t < m_.tables; ++t)
-      all_tables_ += size_of(t);
   }
 
   nodes::FpgaKernel kernel(unsigned layer) const
@@ -174,11 +174,7 @@ private:
       throw config::ConfigError("", "/workload/partition/table_nodes",
                                 fmt::format("embedding node {} holds no table: every embedding node needs one", r));
     if (e.hbm_bytes > fabric_.hbm.count)
-      throw config::ConfigError(
-          "", "/workload/partition/embedding_nodes",
-          fmt::format("embedding node {} holds {} of tables, its HBM {} (platform.node.fpga.fabric.hbm): spread the "
-                      "tables over more embedding nodes (at least {})",
-                      r, format_bytes(Bytes{e.hbm_bytes}), format_bytes(fabric_.hbm), all_tables_ / fabric_.hbm.count + 1));
+      throw_hbm_overflow(r, e.hbm_bytes);
     const std::uint64_t slice = slice_of(r);
     DlrmOp lookup;
     lookup.kind     = DlrmOpKind::Lookup;
@@ -194,6 +190,36 @@ private:
     else
       comm(e, DlrmOpKind::Send, kTagPartial, fmt::format("send partial to fc1 r{} c{}", r, C - 1), partner(r, C - 1),
            fc1_block(0) * kElem, {fc});
+  }
+
+  /// Embedding node r's tables overflow its HBM: what to change. Tables placed by table_nodes are moved there; the
+  /// default placement (contiguous runs of tables) names the fewest embedding nodes whose runs all fit, or the table
+  /// no node can hold.
+  [[noreturn]] void throw_hbm_overflow(unsigned r, std::uint64_t bytes) const
+  {
+    const std::string held = fmt::format("embedding node {} holds {} of tables, its HBM {} (platform.node.fpga.fabric.hbm)",
+                                         r, format_bytes(Bytes{bytes}), format_bytes(fabric_.hbm));
+    if (!cfg_.partition.table_nodes.empty())
+      throw config::ConfigError("", "/workload/partition/table_nodes",
+                                held + ": place fewer of its tables on it");
+    for (unsigned t = 0; t < m_.tables; ++t)
+      if (size_of(t) > fabric_.hbm.count)
+        throw config::ConfigError("", "/workload/model/table_bytes",
+                                  fmt::format("{}: table {} alone ({}) is larger than one FPGA's HBM, which no "
+                                              "placement changes; split it or give a larger HBM",
+                                              held, t, format_bytes(Bytes{size_of(t)})));
+    for (unsigned n = E + 1; n <= m_.tables; ++n) {
+      std::vector<std::uint64_t> load(n, 0);
+      for (unsigned t = 0; t < m_.tables; ++t)
+        load[static_cast<unsigned>(std::uint64_t{t} * n / m_.tables)] += size_of(t);
+      if (*std::max_element(load.begin(), load.end()) <= fabric_.hbm.count)
+        throw config::ConfigError("", "/workload/partition/embedding_nodes",
+                                  fmt::format("{}: spread the tables over more embedding nodes ({} is the fewest "
+                                              "whose tables, placed in runs as by default, all fit)",
+                                              held, n));
+    }
+    throw config::ConfigError("", "/workload/partition/table_nodes",
+                              held + ": no number of embedding nodes fits the tables in runs; place them with table_nodes");
   }
 
   /// Row r's embedding slice, in elements (its tables' vectors).

@@ -41,6 +41,11 @@ void check_compute_model(const nodes::Cluster& c, ProgramEngine engine, const Pr
                               fmt::format("{} DSP slices for the kernel, but the device (platform.node.fpga.fabric) "
                                           "has {}: give at most {} (0: all of them)",
                                           m.kernel.dsps, fabric.dsps, fabric.dsps));
+  if (m.kernel.dsps != 0 && m.kernel.dsps < m.kernel.dsps_per_mac)
+    throw config::ConfigError("", at + "/kernel/dsps",
+                              fmt::format("{} DSP slices build no multiply-add, which takes {} "
+                                          "(kernel.dsps_per_mac): give at least {} (0: all of the device's)",
+                                          m.kernel.dsps, m.kernel.dsps_per_mac, m.kernel.dsps_per_mac));
   if (m.hbm_channels > fabric.hbm_channels)
     throw config::ConfigError("", at + "/hbm_channels",
                               fmt::format("{} HBM channels for the kernel, but the device (platform.node.fpga.fabric) "
