@@ -294,8 +294,16 @@ private:
     if constexpr (Described<T>) {
       read(j, member, p, origins_);
     } else if constexpr (IsVector<T>::value) {
-      if (!j.is_array())
-        throw ConfigError(origins_.of(p), p, "expected a list ([...]), got " + j.dump());
+      if (!j.is_array()) {
+        // (--set takes a value that is not JSON as a text: a list of unquoted texts, [4KiB], arrives as one)
+        const bool unquoted = j.is_string() && !j.get_ref<const std::string&>().empty() &&
+                              j.get_ref<const std::string&>().front() == '[';
+        throw ConfigError(origins_.of(p), p,
+                          "expected a list ([...]), got " + j.dump() +
+                              (unquoted ? ": a list is JSON, so its texts are quoted, e.g. '[\"4KiB\", \"1MiB\"]' "
+                                          "on the command line"
+                                        : ""));
+      }
       T out;
       for (std::size_t i = 0; i < j.size(); ++i) {
         typename IsVector<T>::Elem e{};

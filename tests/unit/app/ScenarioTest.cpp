@@ -139,6 +139,10 @@ TEST(Scenario, BadInputIsExplained)
   EXPECT_EQ(error(kOk, {"platform.node.fpga.rdma.timeouts=1ms"}),
             "--set platform.node.fpga.rdma.timeouts=1ms: /platform/node/fpga/rdma/timeouts: expected a list ([...]), got "
             "\"1ms\"");
+  // A list of unquoted texts is no JSON, so it arrives as one text: the error says how to write it.
+  EXPECT_EQ(error(kOk, {"platform.node.fpga.rdma.timeouts=[1ms]"}),
+            "--set platform.node.fpga.rdma.timeouts=[1ms]: /platform/node/fpga/rdma/timeouts: expected a list ([...]), "
+            "got \"[1ms]\": a list is JSON, so its texts are quoted, e.g. '[\"4KiB\", \"1MiB\"]' on the command line");
   EXPECT_EQ(error(kOk, {"workload.size"}),
             "--set workload.size: expected path=value, e.g. --set platform.network.link.rate=25Gbps");
   // A path that starts at no key of a scenario (it was added and read by nothing).
