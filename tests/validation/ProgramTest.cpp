@@ -507,6 +507,15 @@ TEST(Program, ComputePhasesByWorkShareTheirRanksEngine)
   // 1.536e9 operations: 1 ms on the 16 cores' 1.536 TFLOP/s, 2 ms on 8, plus the 2 us fork and join.
   EXPECT_NEAR(end_of(all), 1 + 2 * 1002.0, 0.01);
   EXPECT_NEAR(end_of(half), 1 + 2002.0, 0.01);
+  // Three memory-bound phases of 100 MB on 5 cores each run at once (16 / 5 slots), sharing the socket's 204.8 GB/s
+  // of DRAM: they cannot end before 300 MB / 204.8 GB/s = 1464.84 us (each at 100 GB/s, they ended at 1006 us).
+  const std::string streams = R"({"op": "compute", "duration": "1us"},
+      {"op": "compute", "bytes": "100MB", "after": [0]}, {"op": "compute", "bytes": "100MB", "after": [0]},
+      {"op": "compute", "bytes": "100MB", "after": [0]}, {"op": "wait", "after": [1, 2, 3]})";
+  auto shared = run_scenario_isolated(program(1, bufs, streams, R"(, "compute": {"threads": 5})", "mpi"));
+  ASSERT_TRUE(shared.ok) << shared.error;
+  EXPECT_GE(end_of(shared), 1 + 3e8 / 204.8e9 * 1e6);
+  EXPECT_NEAR(end_of(shared), 1 + 3e8 / 204.8e9 * 1e6 + 2, 0.01) << "together at the socket's rate, plus fork/join";
   // A kernel of more DSP slices or HBM channels than the device has is refused (10x the DSPs ran 10x faster), and
   // one of fewer DSP slices than a multiply-add takes (3 of 4 ran as one multiply-add).
   for (auto [set, path] : {std::pair{R"(, "compute": {"kernel": {"dsps": 90240}})", "/workload/compute/kernel/dsps"},
