@@ -13,7 +13,9 @@ cd "$work"
 sweep="$root/workloads/sendrecv/sweep-example.json"
 "$nafsim" sweep "$sweep" --out one --jobs 2 > one.log
 
-for task in 5 6; do
+# Task 6 (rank 1) first, then task 5, then task 6 again (a task is resumed by running it again): any rank may finish
+# first (when only rank 0 wrote sweep.json, rank 1's merged tables made the directory no sweep's for the others).
+for task in 6 5 6; do
   SLURM_ARRAY_TASK_ID=$task SLURM_ARRAY_TASK_MIN=5 SLURM_ARRAY_TASK_COUNT=2 \
     "$nafsim" sweep "$sweep" --out array --jobs 1 > "array-$task.log"
 done

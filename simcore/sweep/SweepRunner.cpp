@@ -182,8 +182,9 @@ void SweepRunner::prepare_directory()
       points.push_back({{"point", p.index}, {"values", vals}});
     }
     manifest["points"] = points;
-    if (opt_.rank == 0)
-      results::write_file_atomic(mpath, manifest.dump(2) + "\n");
+    // Every rank writes it (the same text, atomically): when only rank 0 did, a rank that finished first left its
+    // merged tables in a directory without it, which rank 0, --merge-only and a rerun then refused as no sweep's.
+    results::write_file_atomic(mpath, manifest.dump(2) + "\n");
   }
   // Leftovers of interrupted points (partial result directories, ".<point>.partial-<pid>") are discarded; under
   // mpirun only this rank's own: a sibling rank may be writing one of its points right now.
