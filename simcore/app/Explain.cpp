@@ -465,7 +465,10 @@ void propose(const ExplainOptions& opt, const fs::path& out, const Latencies& be
   std::vector<Tried> ran;
   std::vector<std::string> refused;
   std::size_t n = 0;
-  auto attempt = [&](const std::vector<std::string>& sets, const std::string& name) -> std::optional<Gain> {
+  // A setting the run read by nothing (a CCLO's on nodes that run none) changes nothing: it is dropped from the
+  // change's --set list, and a change all of whose settings went unread is named as not applicable (it ranked as
+  // 1.00x, and combinations carried it into the lists to paste).
+  auto attempt = [&](std::vector<std::string>& sets, std::string& name) -> std::optional<Gain> {
     const fs::path dir = out / "changes" / fmt::format("{:03}", n++);
     try {
       run_child(opt, sets, dir, false);
@@ -476,10 +479,25 @@ void propose(const ExplainOptions& opt, const fs::path& out, const Latencies& be
       refused.push_back(name + " (the run fails)");
       return std::nullopt;
     }
+    std::ifstream meta(dir / "metadata.json");
+    std::string why;
+    for (auto const& u : nlohmann::json::parse(meta).value("unread_settings", nlohmann::json::array())) {
+      const std::string path = u.value("path", std::string());
+      const auto before_size = sets.size();
+      std::erase_if(sets, [&](const std::string& s) { return s.substr(0, s.find('=')) == path; });
+      if (sets.size() != before_size && why.empty())
+        why = u.value("why", std::string());
+    }
+    if (sets.empty()) {
+      refused.push_back(fmt::format("{} (read by nothing: {})", name, why));
+      return std::nullopt;
+    }
+    if (!why.empty())
+      name += fmt::format(" (part read by nothing: {})", why);
     return gain_of(before, latencies(dir));
   };
   fs::create_directories(out / "changes");
-  for (auto const& c : changes)
+  for (auto c : changes)
     if (auto g = attempt(c.sets, c.name))
       ran.push_back({c, *g});
   std::stable_sort(ran.begin(), ran.end(), [](auto const& a, auto const& b) { return a.gain.geo > b.gain.geo; });
@@ -514,7 +532,7 @@ void propose(const ExplainOptions& opt, const fs::path& out, const Latencies& be
       sets.insert(sets.end(), t->change.sets.begin(), t->change.sets.end());
       names.push_back(t->change.name);
     }
-    const std::string name = fmt::format("{}", fmt::join(names, " + "));
+    std::string name = fmt::format("{}", fmt::join(names, " + "));
     ++runs;
     auto g = attempt(sets, name);
     if (!g)

@@ -320,3 +320,24 @@ TEST(Explain, DlrmsBottleneckIsWeighedOnItsLatencyProbes)
   EXPECT_NEAR(total / calls, median, 0.05 * median) << r.out;
   fs::remove_all(d);
 }
+
+// On nodes that run no CCLO (sendrecv over the RoCE engine), the CCLO's changes are read by nothing: they are named
+// as not applicable, and dropped from the lists to paste (they ranked as 1.00x, and "all 2x" carried the datapath).
+TEST(Explain, ProposesNoChangeTheScenarioDoesNotRead)
+{
+  fs::path d = fs::temp_directory_path() / fmt::format("nafsim-explain-unread-{}", ::getpid());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  auto r = run_cli(d, "explain " + (fs::path(NAFSIM_SOURCE_DIR) / "workloads/sendrecv/example.json").string() +
+                          " --set workload.sizes=[\\\"64KiB\\\"] --propose --out ex");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("the CCLO's eager build (read by nothing: no node ran a CCLO"), std::string::npos) << r.out;
+  const auto table = r.out.find("changes, each alone");
+  const auto na    = r.out.find("not applicable:");
+  ASSERT_NE(table, std::string::npos) << r.out;
+  ASSERT_NE(na, std::string::npos) << r.out;
+  const std::string ranked = r.out.substr(table, na - table);
+  EXPECT_EQ(ranked.find("cclo."), std::string::npos) << "no CCLO setting in a list to paste: " << ranked;
+  EXPECT_EQ(ranked.find("the CCLO's"), std::string::npos) << ranked;
+  fs::remove_all(d);
+}
