@@ -43,7 +43,7 @@ struct PortalsMpiConfig {
     v.field("protocols", protocols,
             "MPI point-to-point protocols to compare, each run in turn: \"eager\" (the whole message in one Put), "
             "\"rendezvous:<eager_limit>\" (the host Gets the rest) or \"triggered:<eager_limit>\" (a triggered Get)");
-    v.field("iterations", iterations, "times the pattern runs per protocol (the time is the mean)",
+    v.field("iterations", iterations, "times the pattern runs per protocol (the time, counts and engine times are the means per iteration)",
             config::Limits::between(1, 1000));
     v.field("md_particles", md_particles, "ga_md: particles of the global array (3 doubles each)",
             config::Limits::between(1, 1 << 24));

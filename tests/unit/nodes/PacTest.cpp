@@ -133,6 +133,24 @@ TEST(PortalsMpi, TriggeredRendezvousGetsWithoutTheHostPlainRendezvousInterruptsI
   }
 }
 
+// Several iterations: the time is their mean, and so are the counts and engine times (they were the sums, so the
+// busiest engine was busy 19 us in a run of 8.2 us): the same per iteration as one iteration's, and the busiest engine
+// busy no longer than the time.
+TEST(PortalsMpi, CountsAreMeansPerIterationAsTheTimeIs)
+{
+  auto one   = run_scenario_isolated(mpi_over_portals("pac-32", 4, "pac", false, "alltoall", R"("eager")"));
+  auto three = run_scenario_isolated(mpi_over_portals("pac-32", 4, "pac", false, "alltoall", R"("eager")"),
+                                     {"workload.iterations=3"});
+  ASSERT_TRUE(one.ok) << one.error;
+  ASSERT_TRUE(three.ok) << three.error;
+  auto const& a = one.tables.at("portals_mpi");
+  auto const& b = three.tables.at("portals_mpi");
+  EXPECT_EQ(b.num(0, "puts"), a.num(0, "puts"));
+  EXPECT_EQ(a.num(0, "puts"), 4 * 3);
+  EXPECT_NEAR(b.num(0, "engine_busy_us"), a.num(0, "engine_busy_us"), 0.01 * a.num(0, "engine_busy_us"));
+  EXPECT_LE(b.num(0, "busiest_engine_us"), b.num(0, "time_us"));
+}
+
 TEST(PortalsMpi, UnexpectedPayloadsWaitInTheStoreAndAFullStoreIsReported)
 {
   // DT's black-hole graph (class S): four sources each send the sink a length (4 B) and a 55,296 B array; the sink
