@@ -134,6 +134,9 @@ private:
   SimTime phy_tx_, phy_rx_;
   Scheduler& sched_;
   net::Fabric& fabric_;
+  /// Flow fidelity: when the NI's line is free of the packets it handed over (see on_line).
+  SimTime line_free_;
+  SimTime on_line(const net::Packet& p, SimTime now);
   MemorySystem& memory_;
   lant::Sender tx_;
   lant::Receiver rx_;
