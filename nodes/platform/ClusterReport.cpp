@@ -8,7 +8,8 @@ void add_ports(const Cluster& c, results::ResultSink& sink)
 {
   auto const& topo = c.topology();
   results::Table ports("ports", {"element", "port", "peer", "rate_gbps", "tx_packets", "tx_bytes", "queue_drops",
-                                 "fault_drops", "corrupted", "duplicated", "max_queue_bytes"});
+                                 "fault_drops", "corrupted", "duplicated", "held_back", "max_queue_bytes", "pauses",
+                                 "paused_us"});
   for (auto const& p : c.fabric().ports()) {
     auto const& k = p.counters;
     ports.row()
@@ -22,7 +23,10 @@ void add_ports(const Cluster& c, results::ResultSink& sink)
         .add(k.fault_drops)
         .add(k.corrupted)
         .add(k.duplicated)
-        .add(p.max_queue_bytes);
+        .add(k.held_back)
+        .add(p.max_queue_bytes)
+        .add(k.pauses)
+        .add(k.paused.us(), 3);
   }
   sink.add(std::move(ports));
 }

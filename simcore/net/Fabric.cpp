@@ -683,7 +683,10 @@ void Fabric::enqueue(std::uint32_t pid, std::uint32_t slot)
   Port& port = ports_[pid];
   auto bytes = pool_[slot].wire_bytes;
   std::uint64_t occupancy = port.queued_bytes + bytes;
-  if (port.capacity > 0 && !fits(port, port.queued_bytes, bytes)) {
+  // Under lossless flow control the room reserved for packets on their way here is taken: a packet that arrives
+  // without a reservation (a cable's duplicate) fits beside them or is dropped (it was queued into their room, and the
+  // queue grew past port_buffer with nothing dropped). Without flow control nothing is reserved.
+  if (port.capacity > 0 && !fits(port, port.queued_bytes + port.reserved, bytes)) {
     ++port.counters.queue_drops;
     if (trace_)
       trace_->instant(port.vertex, 100 + port.index, "tail drop", sched_.now());
