@@ -225,10 +225,16 @@ void Sender::retransmit(std::uint64_t k, Txn& t, SimTime, Actions& out, const ch
   if (t.queued)
     return;
   if (++t.retries > cfg_.retry_limit) {
+    // What the last retransmission answered says where to look: a NACK is the receiver's CRC check failing (the
+    // packet arrived corrupted); a timeout, a packet or its acknowledgement lost on the way (the network's drops are
+    // named in the run's note) or refused at the receiver (its registration table or escape channel full).
+    const bool nack = std::string_view(why).find("NACK") != std::string_view::npos;
     fail(k >> 24,
-         fmt::format("packet {} was not acknowledged after {} retransmissions (last cause: {}); the receiver is "
-                     "unreachable or keeps dropping it (registration table or escape channel full?)",
-                     k & 0xFFFFFF, cfg_.retry_limit, why),
+         fmt::format("packet {} was not acknowledged after {} retransmissions (last cause: {}); {}", k & 0xFFFFFF,
+                     cfg_.retry_limit, why,
+                     nack ? "the receiver keeps finding it corrupted (its CRC check fails: the network's corruption)"
+                          : "it or its acknowledgement keeps being lost on the way (the network's drops) or refused "
+                            "at the receiver (its registration table or escape channel full)"),
          out);
     return;
   }

@@ -248,3 +248,39 @@ TEST(Connectionless, WrongTransportIsAClearConfigError)
   for (auto const& row : t.rows)
     EXPECT_EQ(row.at("notify"), "registered") << "every 32 KiB segment registered at the receiver";
 }
+
+// Failures and settings say what they are: a packet that every try finds corrupted is the CRC check failing (it
+// asked whether the registration table was full); switch queues' drops are named with their fix; with registration
+// off, receiver notification cannot be measured whatever the sizes, and the summary says registration is off.
+TEST(Connectionless, FailuresAndRegistrationOffAreNamedForWhatTheyAre)
+{
+  auto crc = run_scenario_isolated(R"({"platform": {"preset": "lant-zcu102",
+        "network": {"faults": {"corruption_rate": 1}}},
+      "workload": {"kind": "connectionless", "sizes": ["4KiB"], "notify": ["sender"], "iterations": 1}})");
+  ASSERT_FALSE(crc.ok);
+  EXPECT_NE(crc.error.find("the receiver keeps finding it corrupted"), std::string::npos) << crc.error;
+  EXPECT_EQ(crc.error.find("registration table"), std::string::npos) << crc.error;
+  auto drops = run_scenario_isolated(R"({"platform": {"preset": "lant-zcu102", "topology": {"hosts": 8,
+        "chain": {"switches": 1}},
+        "network": {"switch": {"flow_control": "drop", "port_buffer": "4KiB"}},
+        "node": {"fpga": {"connectionless": {"transport": {"retry_limit": 1}}}}},
+      "workload": {"kind": "connectionless", "mode": "stream", "pattern": "many-to-one", "operations": 400,
+                   "window": 8, "sizes": ["512B", "16KiB", "40KiB"]}})");
+  ASSERT_FALSE(drops.ok);
+  EXPECT_NE(drops.error.find("switch queues dropped"), std::string::npos) << drops.error;
+  EXPECT_NE(drops.error.find("flow_control lossless"), std::string::npos) << drops.error;
+  const std::string off_platform = R"({"platform": {"preset": "lant-zcu102",
+        "node": {"fpga": {"connectionless": {"transport": {"registration": false}}}}},)";
+  auto off = run_scenario_isolated(off_platform + R"("workload": {"kind": "connectionless", "sizes": ["64B"],
+                   "notify": ["receiver"], "iterations": 1}})");
+  ASSERT_FALSE(off.ok);
+  EXPECT_NE(off.error.find("registration is off"), std::string::npos) << off.error;
+  EXPECT_EQ(off.error.find("smaller sizes"), std::string::npos) << off.error;
+  auto sender = run_scenario_isolated(off_platform + R"("workload": {"kind": "connectionless", "sizes": ["64B"],
+                   "notify": ["sender"], "iterations": 1}})");
+  ASSERT_TRUE(sender.ok) << sender.error;
+  bool said = false;
+  for (auto const& l : sender.summary)
+    said = said || l.find("registration module: off") != std::string::npos;
+  EXPECT_TRUE(said);
+}

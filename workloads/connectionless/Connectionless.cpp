@@ -103,14 +103,18 @@ void Connectionless::start_latency(nodes::Cluster& c)
   for (auto bytes : sizes_)
     for (Notify kind : cfg_.notify)
       any = any || measured(bytes, kind);
+  if (!any && !transport_.registration)
+    throw config::ConfigError("", "/workload/notify",
+                              "nothing to measure: 'receiver' notification needs registered operations, and "
+                              "registration is off (platform.node.fpga.connectionless.transport.registration false): "
+                              "add 'sender', or turn registration on");
   if (!any)
     throw config::ConfigError("", "/workload/notify",
                               fmt::format("nothing to measure: 'receiver' notification needs operations within the "
                                           "registration range [{}, {}] bytes (a command above "
                                           "large_transfer.threshold issues segments of large_transfer.segment); "
                                           "add 'sender', or use smaller sizes or segments",
-                                          transport_.register_min.count,
-                                          transport_.registration ? transport_.max_registered() : 0));
+                                          transport_.register_min.count, transport_.max_registered()));
   s.spawn("cl-src", c.at<nodes::FpgaNode>(cfg_.src).host(), [this, &c](ActorContext& ctx) { run_latency_source(ctx, c); });
   s.spawn("cl-dst", c.at<nodes::FpgaNode>(cfg_.dst).host(), [this, &c](ActorContext& ctx) { run_latency_sink(ctx, c); });
   if (cfg_.background.load > 0) {
@@ -376,7 +380,10 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
   auto const& tc = transport_;
   auto area      = lant::registration_area(tc.registration_entries, tc.bitmask_bits, tc.escape_packets,
                                            tc.packet_payload.count);
-  summary.push_back(fmt::format(
+  if (!tc.registration)
+    summary.push_back("registration module: off (every operation is notified by its sender)");
+  else
+    summary.push_back(fmt::format(
       "registration module: {} entries x {} bits (registers up to {}): ~{:.0f} LUTs ({:.2f} %), ~{:.1f} BRAM36 "
       "({:.2f} %) of a ZCU102 [model fitted to Lant et al. Table 1{}]",
       tc.registration_entries, tc.bitmask_bits, format_bytes(Bytes{tc.max_registered()}), area.luts,
