@@ -104,6 +104,30 @@ const std::vector<Rule>& rules()
          return nodes::cclos_made(c) > 0 ? std::string()
                     : fmt::format("no node ran a CCLO ({})", nodes_are(c));
        }},
+      {"platform.network.switch",
+       [](const Cluster& c, std::string_view) {
+         return c.topology().switch_count() == 0 ? std::string("the topology has no switch (its hosts share one cable)")
+                                                 : std::string();
+       }},
+      {"platform.network.faults.reorder_delay",
+       [](const Cluster& c, std::string_view) {
+         return c.config().network.faults.reorder_rate == 0
+                    ? std::string("faults.reorder_rate is 0: no packet is held back")
+                    : std::string();
+       }},
+      {"platform.network.fast_forward.window",
+       [](const Cluster& c, std::string_view) {
+         return c.config().network.fast_forward.train == 0
+                    ? std::string("fast_forward.train is 0: no train is formed")
+                    : std::string();
+       }},
+      {"platform.node.fpga.rdma",
+       [](const Cluster& c, std::string_view) {
+         return any_fpga(c, [](const nodes::FpgaNode& f) { return f.transport_kind() == nodes::Transport::Roce; })
+                    ? std::string()
+                    : fmt::format("no FPGA ran the RoCE engine ({}; platform.node.fpga.transport: roce runs it)",
+                                  nodes_are(c));
+       }},
       fpga_transport("tcp", "the TCP engine", [](const nodes::FpgaNode& f) { return f.tcp() != nullptr; }),
       fpga_transport("udp", "the UDP engine", [](const nodes::FpgaNode& f) { return f.udp() != nullptr; }),
       fpga_transport("connectionless", "the connectionless transport",

@@ -336,3 +336,25 @@ TEST(UnreadSettings, AConnectionlessStreamSettingInLatencyModeIsSaidAndChangesNo
   for (auto const& [name, t] : with.tables)
     EXPECT_EQ(t.rows, without.tables.at(name).rows) << name;
 }
+
+// The FPGA's RoCE section where no FPGA runs RoCE, a reorder delay without reordering, a fast-forward window without
+// trains, and the switches' settings where there is no switch: each was silent (the connectionless examples ran
+// byte-identical with rdma.mtu, reorder_delay, fast_forward.window or switch.latency changed).
+TEST(UnreadSettings, SettingsThatOtherSettingsOrTheTopologyMakeMoot)
+{
+  NodeWorld lant(R"({"preset": "lant-zcu102"})");
+  EXPECT_NE(unread_reason(lant.cluster(), "connectionless", "platform.node.fpga.rdma.mtu").find("no FPGA ran the RoCE"),
+            std::string::npos);
+  EXPECT_NE(unread_reason(lant.cluster(), "connectionless", "platform.network.switch.latency").find("no switch"),
+            std::string::npos);
+  EXPECT_NE(unread_reason(lant.cluster(), "connectionless", "platform.network.faults.reorder_delay"), "");
+  EXPECT_NE(unread_reason(lant.cluster(), "connectionless", "platform.network.fast_forward.window"), "");
+  NodeWorld roce(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2},
+                    "network": {"faults": {"reorder_rate": 0.01}}})");
+  for (auto const* p : {"platform.node.fpga.rdma.mtu", "platform.network.switch.latency",
+                        "platform.network.faults.reorder_delay"})
+    EXPECT_EQ(unread_reason(roce.cluster(), "collective", p), "") << p;
+  NodeWorld trains(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2},
+                      "network": {"fast_forward": {"train": 8}}})");
+  EXPECT_EQ(unread_reason(trains.cluster(), "collective", "platform.network.fast_forward.window"), "");
+}
