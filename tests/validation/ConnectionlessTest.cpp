@@ -284,3 +284,21 @@ TEST(Connectionless, FailuresAndRegistrationOffAreNamedForWhatTheyAre)
     said = said || l.find("registration module: off") != std::string::npos;
   EXPECT_TRUE(said);
 }
+
+// A duplicate held back longer than the receiver's completed-operation filter registers its operation again: the run
+// ends with a table entry held, or the operation delivered twice; the failure now names the two settings (it named
+// the entries alone).
+TEST(Connectionless, ALateDuplicateBeyondTheFilterNamesBothSettings)
+{
+  auto run = run_scenario_isolated(R"({"platform": {"preset": "lant-zcu102", "topology": {"hosts": 8,
+        "chain": {"switches": 1}}, "network": {"faults": {"reorder_rate": 0.2, "reorder_delay": "3ms",
+        "duplicate_rate": 0.2}}},
+      "workload": {"kind": "connectionless", "mode": "stream", "pattern": "random", "operations": 300,
+                   "min_size": "64B", "max_size": "40KiB"}})");
+  ASSERT_FALSE(run.ok);
+  EXPECT_TRUE(run.error.find("ends the run holding") != std::string::npos ||
+              run.error.find("delivered again after it had finished") != std::string::npos)
+      << run.error;
+  EXPECT_NE(run.error.find("completed_filter_time 1ms"), std::string::npos) << run.error;
+  EXPECT_NE(run.error.find("faults.reorder_delay (3ms)"), std::string::npos) << run.error;
+}

@@ -43,6 +43,14 @@ void Connectionless::start(nodes::Cluster& c)
 {
   nodes::require_connectionless(c, "connectionless workload");
   transport_ = nodes::fpga_config(c.config().node).connectionless.transport;
+  // The receiver forgets a completed operation completed_filter_time after it completed; a copy of one of its packets
+  // that the network holds back longer registers it again (delivered twice, or a table entry never released).
+  if (auto const& f = c.config().network.faults; f.reorder_rate > 0 && f.reorder_delay > transport_.completed_filter_time)
+    late_copy_ = fmt::format(": a packet held back up to faults.reorder_delay ({}) can arrive after its operation left "
+                             "the receiver's completed-operation filter (completed_filter_time {}) and register it "
+                             "again; raise platform.node.fpga.connectionless.transport.completed_filter_time above the "
+                             "longest delay",
+                             format_time(f.reorder_delay), format_time(transport_.completed_filter_time));
   check_node(c, cfg_.dst, "dst");
   if (c.size() < 2)
     throw config::ConfigError("", "/platform/topology/hosts", "the connectionless workload needs at least 2 hosts");
@@ -192,8 +200,8 @@ void Connectionless::record_delivery(const nodes::ReceiveNotice& n, std::uint32_
   auto it = ops_.find(n.msg);
   if (it == ops_.end() && cfg_.mode == ClMode::Stream && n.msg >= 1 && n.msg <= finished_.size() && finished_[n.msg - 1])
     throw SimulationError(fmt::format("connectionless: operation {} (node {} -> node {}) was delivered again after it "
-                                      "had finished: exactly-once delivery is violated",
-                                      n.msg, n.src, at));
+                                      "had finished: exactly-once delivery is violated{}",
+                                      n.msg, n.src, at, late_copy_));
   if (it == ops_.end() || it->second.dst != at || it->second.src != n.src)
     throw SimulationError(fmt::format("connectionless: node {} was notified of an operation nobody sent to it "
                                       "(content {}, from node {})",
@@ -413,7 +421,7 @@ void Connectionless::check_delivered(const nodes::Cluster& c) const
   if (cfg_.background.load == 0 || cfg_.mode == ClMode::Stream) // (the background load runs in latency mode only)
     for (std::uint32_t n = 0; n < c.size(); ++n)
       if (auto l = c.at<nodes::FpgaNode>(n).lant()->leaks(); !l.empty())
-        throw SimulationError(fmt::format("connectionless: node {} ends the run holding {}", n, l));
+        throw SimulationError(fmt::format("connectionless: node {} ends the run holding {}{}", n, l, late_copy_));
 }
 
 void Connectionless::report_latency(const nodes::Cluster& c, results::ResultSink& sink,

@@ -166,6 +166,9 @@ private:
   ConnectionlessConfig cfg_;
   std::vector<std::uint64_t> sizes_;
   lant::LantConfig transport_;
+  /// When the network may hold a packet back longer than the receiver keeps a completed operation in its filter:
+  /// why a late copy of it may register it again (else "").
+  std::string late_copy_;
   std::map<std::uint64_t, Op> ops_; ///< by command id (= content id)
   std::vector<Draw> draws_;      ///< stream: by command id - 1
   std::vector<bool> finished_;   ///< stream: by command id - 1
