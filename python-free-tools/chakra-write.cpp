@@ -37,11 +37,13 @@ bool write(const std::string& prefix, unsigned rank, const std::vector<pb::Node>
   return ok;
 }
 
-int usage()
+/// The usage on stderr (exit 2, a wrong command line), or on stdout when asked for (--help: exit 0).
+int usage(bool asked = false)
 {
-  std::fprintf(stderr, "usage: nafsim-chakra-write collective KIND RANKS BYTES PREFIX [COUNT [COMPUTE_US [COMPUTES]]]\n"
-                       "       nafsim-chakra-write ring RANKS BYTES PREFIX [COMPUTE_US]\n");
-  return 2;
+  std::fprintf(asked ? stdout : stderr,
+               "usage: nafsim-chakra-write collective KIND RANKS BYTES PREFIX [COUNT [COMPUTE_US [COMPUTES]]]\n"
+               "       nafsim-chakra-write ring RANKS BYTES PREFIX [COMPUTE_US]\n");
+  return asked ? 0 : 2;
 }
 
 int collective(const std::string& kind, unsigned p, std::uint64_t bytes, const std::string& prefix,
@@ -122,6 +124,8 @@ int ring(unsigned p, std::uint64_t bytes, const std::string& prefix, std::uint64
 int main(int argc, char** argv)
 {
   std::vector<std::string> a(argv + 1, argv + argc);
+  if (a.size() == 1 && (a[0] == "--help" || a[0] == "-h"))
+    return usage(true);
   try {
     if (a.size() >= 5 && a.size() <= 8 && a[0] == "collective" && std::stoul(a[2]) >= 1)
       return collective(a[1], static_cast<unsigned>(std::stoul(a[2])), std::stoull(a[3]), a[4],

@@ -231,7 +231,7 @@ struct RunCommand final : Command {
                   "every second, else a line every 10 s)");
     run->add_option("--wall-limit", wall_limit,
                     "stop the run (exit 3, nothing written) once this many seconds of wall-clock time have passed since it "
-                    "started (its setup included; checked as its events run)")
+                    "started (its setup included; checked as its events run); 0, the default: no limit")
         ->check(CLI::Range(0.0, 1e9));
     run->add_flag("--critical-path", critical_path,
                   "record every event's cause and write each call's critical path (critical_path.csv: the chain of "
