@@ -456,6 +456,33 @@ std::vector<Combo> combinations(const std::vector<Tried>& ran)
   return combos;
 }
 
+/// Rank the changes run alone by speedup and print them, then those that did not apply.
+void rank_and_print(const fs::path& out, std::vector<Tried>& ran, const std::vector<std::string>& refused)
+{
+  std::stable_sort(ran.begin(), ran.end(), [](auto const& a, auto const& b) { return a.gain.geo > b.gain.geo; });
+  std::cout << fmt::format("changes, each alone (speedup: the sizes' geometric mean; runs in {}):\n",
+                           (out / "changes").string());
+  for (auto const& t : ran)
+    std::cout << fmt::format("  {:>6.2f}x  {:<48}  {}\n", t.gain.geo, t.change.name, sets_text(t.change.sets));
+  if (!refused.empty())
+    std::cout << fmt::format("  not applicable: {}\n", fmt::join(refused, "; "));
+}
+
+/// Drop from `sets` what the run in `dir` read by nothing (its metadata's unread_settings); why the first went unread.
+std::string drop_unread(const fs::path& dir, std::vector<std::string>& sets)
+{
+  std::ifstream meta(dir / "metadata.json");
+  std::string why;
+  for (auto const& u : nlohmann::json::parse(meta).value("unread_settings", nlohmann::json::array())) {
+    const std::string path = u.value("path", std::string());
+    const auto before      = sets.size();
+    std::erase_if(sets, [&](const std::string& s) { return s.substr(0, s.find('=')) == path; });
+    if (sets.size() != before && why.empty())
+      why = u.value("why", std::string());
+  }
+  return why;
+}
+
 /// Run each actionable change alone, rank them, and with a goal search combinations of up to three.
 void propose(const ExplainOptions& opt, const fs::path& out, const Latencies& before)
 {
@@ -479,15 +506,7 @@ void propose(const ExplainOptions& opt, const fs::path& out, const Latencies& be
       refused.push_back(name + " (the run fails)");
       return std::nullopt;
     }
-    std::ifstream meta(dir / "metadata.json");
-    std::string why;
-    for (auto const& u : nlohmann::json::parse(meta).value("unread_settings", nlohmann::json::array())) {
-      const std::string path = u.value("path", std::string());
-      const auto before_size = sets.size();
-      std::erase_if(sets, [&](const std::string& s) { return s.substr(0, s.find('=')) == path; });
-      if (sets.size() != before_size && why.empty())
-        why = u.value("why", std::string());
-    }
+    const std::string why = drop_unread(dir, sets);
     if (sets.empty()) {
       refused.push_back(fmt::format("{} (read by nothing: {})", name, why));
       return std::nullopt;
@@ -500,13 +519,7 @@ void propose(const ExplainOptions& opt, const fs::path& out, const Latencies& be
   for (auto c : changes)
     if (auto g = attempt(c.sets, c.name))
       ran.push_back({c, *g});
-  std::stable_sort(ran.begin(), ran.end(), [](auto const& a, auto const& b) { return a.gain.geo > b.gain.geo; });
-  std::cout << fmt::format("changes, each alone (speedup: the sizes' geometric mean; runs in {}):\n",
-                           (out / "changes").string());
-  for (auto const& t : ran)
-    std::cout << fmt::format("  {:>6.2f}x  {:<48}  {}\n", t.gain.geo, t.change.name, sets_text(t.change.sets));
-  if (!refused.empty())
-    std::cout << fmt::format("  not applicable: {}\n", fmt::join(refused, "; "));
+  rank_and_print(out, ran, refused);
   if (opt.goal <= 0)
     return;
   // Combinations of the changes that help, the most promising first, each run: at most 20 runs.

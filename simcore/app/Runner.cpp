@@ -254,6 +254,33 @@ std::string check_scenario(Scenario& sc, const std::vector<std::string>& log_set
   }
 }
 
+namespace {
+
+/// The summary's last lines: a critical path asked of a workload that records none, the workload's own lines, and
+/// the files written.
+void written_summary(const Scenario& sc, const RunOptions& options, const results::ResultSink& sink,
+                     std::vector<std::string>& lines, std::vector<std::string>& summary)
+{
+  const auto& tables = sink.tables();
+  if (sc.header.critical_path && std::none_of(tables.begin(), tables.end(), [](auto const& t) {
+        return t.name() == "critical_path";
+      }))
+    summary.push_back(fmt::format("warning: {} asked for critical paths, but the {} workload records none (the "
+                                  "collective, mpi, sendrecv, connectionless, fc, dlrm, program and chakra workloads "
+                                  "do): none was written",
+                                  options.critical_path ? "--critical-path" : "critical_path", sc.workload_kind));
+  for (auto& l : lines)
+    summary.push_back(std::move(l));
+  std::string files;
+  for (auto const& t : tables)
+    files += t.name() + ".csv, ";
+  for (auto const& f : sink.files())
+    files += f.first + ", ";
+  summary.push_back(fmt::format("results in {}/ ({}metadata.json)", sink.dir().string(), files));
+}
+
+} // namespace
+
 RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
                        const std::vector<std::string>& log_settings, const std::vector<std::string>& command_line,
                        const RunOptions& options)
@@ -328,23 +355,7 @@ RunReport run_scenario(Scenario& sc, const std::filesystem::path& out_dir,
                                       "without it",
                                       u["set_by"].get<std::string>(), u["why"].get<std::string>()));
   flow_hints(sc, *cluster, work, rep.summary);
-  const auto& tables = sink.tables();
-  if (sc.header.critical_path && std::none_of(tables.begin(), tables.end(), [](auto const& t) {
-        return t.name() == "critical_path";
-      }))
-    rep.summary.push_back(fmt::format("warning: {} asked for critical paths, but the {} workload records none (the "
-                                      "collective, mpi, sendrecv, connectionless, fc, dlrm, program and chakra "
-                                      "workloads do): none was written",
-                                      options.critical_path ? "--critical-path" : "critical_path",
-                                      sc.workload_kind));
-  for (auto& l : lines)
-    rep.summary.push_back(std::move(l));
-  std::string files;
-  for (auto const& t : tables)
-    files += t.name() + ".csv, ";
-  for (auto const& f : sink.files())
-    files += f.first + ", ";
-  rep.summary.push_back(fmt::format("results in {}/ ({}metadata.json)", out_dir.string(), files));
+  written_summary(sc, options, sink, lines, rep.summary);
   return rep;
 }
 
