@@ -97,4 +97,19 @@ expect_error "huge.csv: gnuplot could not draw this data" "$dir/huge.csv" --x by
 [ "$(ls -A "$dir" | grep -c nafsim)" -eq 0 ] || fail "a failing plot left a partial drawing beside --out: $(ls -A "$dir")"
 after=$(ls -d "${TMPDIR:-/tmp}"/nafsim-plot-* 2>/dev/null | wc -l)
 [ "$after" -le "$before" ] || fail "a failing plot left its scratch folder behind"
+# A plot drawn beside a run's CSV (the default) is listed in the run's folder, which a rerun with the same --out still
+# replaces whole, plots and all (the README's example made it a user's folder, refused on rerun).
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$nafsim" run "$root/workloads/sendrecv/example.json" --quiet --out "$dir/run" > /dev/null
+"$nafsim" plot "$dir/run/sendrecv.csv" --x bytes --y latency_us > /dev/null
+"$nafsim" plot "$dir/run/sendrecv.csv" --x bytes --y latency_us --logx --out "$dir/run/log.svg" > /dev/null
+[ -f "$dir/run/sendrecv-latency_us-vs-bytes.png" ] || fail "no default plot beside the CSV"
+grep -qx "log.svg" "$dir/run/.nafsim-plots" || fail "the second plot is not listed: $(cat "$dir/run/.nafsim-plots")"
+"$nafsim" run "$root/workloads/sendrecv/example.json" --quiet --out "$dir/run" > /dev/null ||
+  fail "a rerun into a run folder holding its plots was refused"
+[ ! -e "$dir/run/log.svg" ] && [ ! -e "$dir/run/.nafsim-plots" ] || fail "the rerun kept the old plots"
+echo mine > "$dir/run/notes.txt"
+if "$nafsim" run "$root/workloads/sendrecv/example.json" --quiet --out "$dir/run" > /dev/null 2>&1; then
+  fail "a rerun replaced a folder holding a user's file"
+fi
 echo "plot ok"

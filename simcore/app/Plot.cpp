@@ -340,11 +340,15 @@ int plot_command(const PlotOptions& o)
   }
   const Filters filters = check_columns(t, o);
   const fs::path out    = output_path(o);
+  // (asked before drawing: a plot already in a run's folder makes it no run's until it is listed)
+  const bool in_run_dir = results::is_run_result_dir(fs::absolute(out).parent_path());
   std::size_t kept = 0, empty = 0;
   Panels panels = group_rows(t, o, filters, kept, empty);
   const std::size_t n = panels.size();
   const std::size_t cols = n <= 1 ? 1 : n <= 4 ? 2 : 3, rows = (n + cols - 1) / cols;
   draw(gnuplot_script(panels, o, cols, rows), out, cols, rows, o.csv);
+  if (in_run_dir) // a rerun of that run replaces its folder whole, plots and all (they drew its old results)
+    results::note_plot_in_run_dir(out);
   std::size_t nseries = 0;
   for (auto const& [pname, panel] : panels)
     nseries += panel.series.size();

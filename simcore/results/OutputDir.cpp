@@ -91,6 +91,13 @@ RunDirCheck not_a_run_dir(const fs::path& dir)
   for (auto const& f : meta["files"])
     if (f.is_string())
       ours.insert(f.get<std::string>());
+  // The plots `nafsim plot` drew beside the tables (its list names them) are nafsim's too.
+  if (std::ifstream plots(dir / kPlotsList); plots) {
+    ours.insert(kPlotsList);
+    for (std::string name; std::getline(plots, name);)
+      if (!name.empty())
+        ours.insert(name);
+  }
   // Only the files that run wrote: anything else (a user's notes, a plot, a folder) makes it not ours to replace.
   std::vector<std::string> theirs;
   std::size_t count = 0;
@@ -114,6 +121,17 @@ RunDirCheck not_a_run_dir(const fs::path& dir)
 bool is_run_result_dir(const fs::path& dir)
 {
   return not_a_run_dir(dir).why.empty();
+}
+
+void note_plot_in_run_dir(const fs::path& plot)
+{
+  const fs::path dir     = absolute_normal(plot).parent_path();
+  const std::string name = plot.filename().string();
+  std::ifstream in(dir / kPlotsList);
+  for (std::string line; std::getline(in, line);)
+    if (line == name)
+      return;
+  std::ofstream(dir / kPlotsList, std::ios::app) << name << "\n";
 }
 
 fs::path checked_run_dir(const fs::path& requested, const std::string& origin, const std::string& json_path)

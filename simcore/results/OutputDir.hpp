@@ -25,6 +25,13 @@ std::filesystem::path absolute_normal(const std::filesystem::path& p);
 
 bool is_run_result_dir(const std::filesystem::path& dir);
 
+/// The list of plots `nafsim plot` drew into a run's result directory (one file name per line): they are nafsim's,
+/// so the directory stays one a rerun replaces whole (the README's plot beside its CSV made it a user's folder).
+inline constexpr const char* kPlotsList = ".nafsim-plots";
+/// Note that `nafsim plot` drew `plot` in a run's result directory (the caller asks is_run_result_dir first: the
+/// new plot itself, not yet listed, makes the folder no run's).
+void note_plot_in_run_dir(const std::filesystem::path& plot);
+
 /// The result directory `requested` made absolute and normal ("." and "results/x/" work), checked so that
 /// replacing it can only replace an earlier run's results: throws config::ConfigError with `origin`
 /// ("--out" or the scenario file) when it is a file, or a directory that is neither empty nor a run result.
