@@ -242,6 +242,22 @@ TEST(Dlrm, ClearErrors)
   EXPECT_NE(few.error.find("between one multiply-add's 4"), std::string::npos) << few.error;
 }
 
+// With one credit a call's shortest run includes its wait for the receiver, so the bound is the credit loop's (the
+// run named the FC2 node's CCLO, 12.775 us of "demand" against 1.54 us at 4 credits, without a word): it says so.
+TEST(Dlrm, OneCreditSaysItsBoundIsTheCreditLoops)
+{
+  auto one = run_scenario_isolated(kDlrm, {"workload.credits=1"});
+  ASSERT_TRUE(one.ok) << one.error;
+  bool said = false;
+  for (auto const& l : one.summary)
+    said = said || l.find("the bound is the credit loop's") != std::string::npos;
+  EXPECT_TRUE(said);
+  auto four = run_scenario_isolated(kDlrm);
+  ASSERT_TRUE(four.ok) << four.error;
+  for (auto const& l : four.summary)
+    EXPECT_EQ(l.find("the bound is the credit loop's"), std::string::npos) << l;
+}
+
 // Tables too large for an embedding node's HBM: the advice names a count of nodes that fits them (it said "at least
 // 3" from the tables' total, which 4 uneven tables of 10 GB on 3 nodes do not fit: the first node still held two),
 // and names table_nodes when they were placed by hand.

@@ -267,6 +267,10 @@ void Dlrm::report(const nodes::Cluster& c, results::ResultSink& sink, std::vecto
                                   "bottleneck allows, overlapping the pipeline's fill and drain; raise "
                                   "workload.inferences (e.g. to {}) for a throughput",
                                   cfg_.inferences, std::max<std::uint64_t>(200, 5 * std::uint64_t{cfg_.inferences})));
+  else if (cfg_.credits == 1) // (the coupling note below does not fire: the bound was measured with the waits in it)
+    summary.push_back("  with credits 1 a sender may be one message ahead of its receiver, so its next call waits for "
+                      "the receiver to take the previous one and the calls' shortest runs include that wait: the bound "
+                      "is the credit loop's, not one stage's (raise workload.credits to see the stages' own demands)");
   else if (throughput < 0.95 * bound)
     summary.push_back("  the stream runs below that bound: the stages' coupling (the CCLO calls waiting on each other: the "
                       "reduce at its root, the credit loop between kernels; messages sharing links) limits it, not one "
