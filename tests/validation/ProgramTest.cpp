@@ -508,7 +508,9 @@ TEST(Program, ComputePhasesByWorkShareTheirRanksEngine)
   EXPECT_NEAR(end_of(all), 1 + 2 * 1002.0, 0.01);
   EXPECT_NEAR(end_of(half), 1 + 2002.0, 0.01);
   // Three memory-bound phases of 100 MB on 5 cores each run at once (16 / 5 slots), sharing the socket's 204.8 GB/s
-  // of DRAM: they cannot end before 300 MB / 204.8 GB/s = 1464.84 us (each at 100 GB/s, they ended at 1006 us).
+  // of DRAM: they cannot end before 300 MB / 204.8 GB/s = 1464.84 us (each at 100 GB/s, they ended at 1006 us). One
+  // alone streams at its 5 cores' 100 GB/s (1000 us; a static third of the socket made it 1464 us), and one of three
+  // that starts later runs at the socket's share while the others stream, then faster.
   const std::string streams = R"({"op": "compute", "duration": "1us"},
       {"op": "compute", "bytes": "100MB", "after": [0]}, {"op": "compute", "bytes": "100MB", "after": [0]},
       {"op": "compute", "bytes": "100MB", "after": [0]}, {"op": "wait", "after": [1, 2, 3]})";
@@ -516,6 +518,22 @@ TEST(Program, ComputePhasesByWorkShareTheirRanksEngine)
   ASSERT_TRUE(shared.ok) << shared.error;
   EXPECT_GE(end_of(shared), 1 + 3e8 / 204.8e9 * 1e6);
   EXPECT_NEAR(end_of(shared), 1 + 3e8 / 204.8e9 * 1e6 + 2, 0.01) << "together at the socket's rate, plus fork/join";
+  const std::string lone = R"({"op": "compute", "duration": "1us"},
+      {"op": "compute", "bytes": "100MB", "after": [0]}, {"op": "wait", "after": [1]})";
+  auto alone = run_scenario_isolated(program(1, bufs, lone, R"(, "compute": {"threads": 5})", "mpi"));
+  ASSERT_TRUE(alone.ok) << alone.error;
+  EXPECT_NEAR(end_of(alone), 1 + 1000 + 2, 0.01);
+  // Two at once from 1 us (100 GB/s each: their cores' rate fits the socket), a third from 501 us: the three share
+  // 204.8 GB/s until the first two end, then the third streams at 100 GB/s. Bytes: the first two have 50 MB left at
+  // 501 us, done at 501 + 50e6 / 68.27e9 s = 1233.4 us (+2 us fork/join: 1235.4); the third has streamed 50 MB by
+  // then (at 68.27 GB/s from 501 us), the rest at 100 GB/s: 1233.4 + 500 = 1733.4 us, 1735.4 with its fork/join.
+  const std::string staggered = R"({"op": "compute", "duration": "1us"},
+      {"op": "compute", "bytes": "100MB", "after": [0]}, {"op": "compute", "bytes": "100MB", "after": [0]},
+      {"op": "compute", "duration": "500us", "after": [0]}, {"op": "compute", "bytes": "100MB", "after": [3]},
+      {"op": "wait", "after": [1, 2, 4]})";
+  auto later = run_scenario_isolated(program(1, bufs, staggered, R"(, "compute": {"threads": 5})", "mpi"));
+  ASSERT_TRUE(later.ok) << later.error;
+  EXPECT_NEAR(end_of(later), 501 + 50e6 / (204.8e9 / 3) * 1e6 + 500 + 2, 0.05);
   // A kernel of more DSP slices or HBM channels than the device has is refused (10x the DSPs ran 10x faster), and
   // one of fewer DSP slices than a multiply-add takes (3 of 4 ran as one multiply-add).
   for (auto [set, path] : {std::pair{R"(, "compute": {"kernel": {"dsps": 90240}})", "/workload/compute/kernel/dsps"},

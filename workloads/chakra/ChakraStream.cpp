@@ -5,6 +5,7 @@
 #include "workloads/CriticalPath.hpp"
 #include "workloads/chakra/RankReader.hpp"
 #include "workloads/program/ComputeTime.hpp"
+#include "workloads/program/DramShare.hpp"
 #include "workloads/program/Placement.hpp"
 #include "workloads/program/ProgramPlan.hpp"
 #include "workloads/program/SendDelivery.hpp"
@@ -124,6 +125,10 @@ void ChakraStream::start(nodes::Cluster& c)
   trace_ = std::make_unique<ProgramTrace>(c.trace(), std::move(pids));
   totals_.assign(ctx_.ranks, {});
   compute_free_.assign(ctx_.ranks, std::vector<SimTime>(compute_slots(c, cfg_.engine, cfg_.model), SimTime{}));
+  dram_.clear();
+  if (compute_slots(c, cfg_.engine, cfg_.model) > 1)
+    for (unsigned r = 0; r < ctx_.ranks; ++r)
+      dram_.push_back(make_dram_share(c, cfg_.engine, cfg_.model));
   calls_made_.assign(ctx_.ranks, {});
   if (!mpi_)
     nodes::check_communicator(c, hosts_);
@@ -195,9 +200,8 @@ void ChakraStream::execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, 
   (counted_comp ? t.in_compute : t.in_comm) += wait ? 0 : 1;
   std::string algorithm;
   if (comp) {
-    const SimTime d = compute_time(c, cfg_.engine, cfg_.model, n.duration, n.ops, n.touched);
-    ctx.sleep_until(compute_end(s, d, n.duration == SimTime{}, compute_free_[rank]),
-                    CauseLabel::at_host(busy, hosts_[rank]));
+    run_compute(ctx, c, cfg_.engine, cfg_.model, s, {n.duration, n.ops, n.touched}, compute_free_[rank],
+                dram_.empty() ? nullptr : dram_[rank].get(), CauseLabel::at_host(busy, hosts_[rank]));
   } else if (!wait) {
     const unsigned eb = nodes::dtype_bytes(cfg_.dtype);
     const bool p2p    = is_p2p(n.kind);

@@ -9,6 +9,7 @@
 // summed as the run goes), the summary and, with --trace, each rank's track; no per-operation table (a trace this
 // size would write one row per node).
 
+#include "workloads/program/DramShare.hpp"
 #include "nodes/cclo/Cclo.hpp"
 #include "workloads/Workload.hpp"
 #include "workloads/chakra/ChakraNodes.hpp"
@@ -79,6 +80,7 @@ private:
   std::map<std::tuple<unsigned, unsigned, std::uint32_t>, std::deque<std::pair<bool, std::uint64_t>>> messages_;
   std::vector<Totals> totals_;
   std::vector<std::vector<SimTime>> compute_free_; ///< per rank, when each compute slot is free (compute_end)
+  std::vector<std::unique_ptr<DramShare>> dram_;    ///< per rank, host phases side by side (run_compute); or none
   std::uint64_t nodes_read_ = 0;
   /// Nodes read ready at a later instant than their dependencies had finished (or than 0, without any): held back
   /// by the window, where read whole they start at once.

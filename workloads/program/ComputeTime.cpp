@@ -4,6 +4,7 @@
 #include "nodes/compute/FpgaKernel.hpp"
 #include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "nodes/host/HostNodeConfig.hpp"
+#include "workloads/program/DramShare.hpp"
 #include "simcore/config/ConfigError.hpp"
 #include "workloads/Workload.hpp"
 
@@ -19,12 +20,7 @@ SimTime compute_time(const nodes::Cluster& c, ProgramEngine engine, const Progra
   if (duration > SimTime{})
     return duration;
   if (engine == ProgramEngine::Mpi) {
-    // Phases side by side (compute_slots) share the socket's DRAM: each slot's cores draw at most their share of it
-    // (ASSUMPTION: a phase alone does not borrow the idle slots' share), so slots busy at once never draw more than
-    // the socket (three phases of 5 of 16 cores streamed 300 GB/s from 204.8 GB/s).
-    nodes::CpuComputeConfig host = nodes::host_config(c.config().node).compute;
-    host.dram_bandwidth.bps /= compute_slots(c, engine, m);
-    const nodes::CpuCompute cpu(host);
+    const nodes::CpuCompute cpu(nodes::host_config(c.config().node).compute);
     return cpu.roofline(operations, bytes, m.threads == 0 ? cpu.config().cores : m.threads).total;
   }
   auto const& fabric = nodes::fpga_config(c.config().node).fabric;
@@ -64,6 +60,36 @@ unsigned compute_slots(const nodes::Cluster& c, ProgramEngine engine, const Prog
     return 1;
   const unsigned cores = nodes::host_config(c.config().node).compute.cores;
   return std::max(1U, m.threads == 0 ? 1U : cores / std::min(m.threads, cores));
+}
+
+std::unique_ptr<DramShare> make_dram_share(nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m)
+{
+  const unsigned slots = compute_slots(c, engine, m);
+  if (slots <= 1)
+    return nullptr;
+  return std::make_unique<DramShare>(c.scheduler(), nodes::host_config(c.config().node).compute.dram_bandwidth.bps / 8,
+                                     slots);
+}
+
+void run_compute(ActorContext& ctx, const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m,
+                 SimTime start, const ComputeWork& w, std::vector<SimTime>& free_at, DramShare* dram,
+                 const CauseLabel& busy)
+{
+  const bool by_work = w.duration == SimTime{};
+  if (dram && by_work && (w.operations > 0 || w.bytes > 0)) {
+    auto const& host   = nodes::host_config(c.config().node).compute;
+    const unsigned t   = std::clamp(m.threads == 0 ? host.cores : m.threads, 1U, host.cores);
+    const nodes::CpuCompute cpu(host);
+    DramShare::Phase p;
+    p.compute = cpu.flops_time(w.operations, t);
+    p.bytes   = static_cast<double>(w.bytes);
+    p.cap     = std::min(host.dram_bandwidth.bps, t * host.dram_bandwidth_per_core.bps) / 8;
+    p.extra   = t > 1 ? host.parallel_region : SimTime{};
+    dram->run(ctx, start, p, busy);
+    return;
+  }
+  const SimTime d = compute_time(c, engine, m, w.duration, w.operations, w.bytes);
+  ctx.sleep_until(compute_end(start, d, by_work, free_at), busy);
 }
 
 SimTime compute_end(SimTime now, SimTime t, bool by_work, std::vector<SimTime>& free_at)

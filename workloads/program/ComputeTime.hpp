@@ -6,6 +6,8 @@
 #include "nodes/platform/Cluster.hpp"
 #include "workloads/program/ProgramConfig.hpp"
 
+#include <memory>
+
 namespace nafsim::workloads {
 
 SimTime compute_time(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& model, SimTime duration,
@@ -25,6 +27,22 @@ unsigned compute_slots(const nodes::Cluster& c, ProgramEngine engine, const Prog
 /// wait in the order they start (two on one FPGA kernel run one after the other, not each at the kernel's whole
 /// rate). A phase whose duration is given ends after it, beside anything else (the user said how long it takes).
 SimTime compute_end(SimTime now, SimTime t, bool by_work, std::vector<SimTime>& free_at);
+
+class DramShare;
+/// The rank's DRAM shared by host phases side by side (engine mpi, compute_slots > 1; DramShare.hpp), else null.
+std::unique_ptr<DramShare> make_dram_share(nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m);
+
+/// A compute phase: its `duration`, or (0) its work.
+struct ComputeWork {
+  SimTime duration;
+  double operations   = 0;
+  std::uint64_t bytes = 0;
+};
+/// Run a compute phase on ctx's actor from `start` until it ends: by work beside other phases on `dram` (when the
+/// rank has one), else its compute_time on the earliest free slot of `free_at` (compute_end).
+void run_compute(ActorContext& ctx, const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m,
+                 SimTime start, const ComputeWork& w, std::vector<SimTime>& free_at, DramShare* dram,
+                 const CauseLabel& busy);
 
 /// Workload::unread_reason of the workload setting `key` for a compute model held in the workload's `section`
 /// ("compute" of a program, "model" of a Chakra trace): the FPGA kernel's keys ("<section>.kernel.clock",

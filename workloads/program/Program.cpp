@@ -10,6 +10,7 @@
 #include "nodes/fpga/FpgaNode.hpp"
 #include "nodes/host/HostNode.hpp"
 #include "workloads/program/ComputeTime.hpp"
+#include "workloads/program/DramShare.hpp"
 #include "workloads/program/Placement.hpp"
 #include "workloads/program/SendDelivery.hpp"
 #include "workloads/collective/Verify.hpp"
@@ -166,6 +167,10 @@ void Program::start(nodes::Cluster& c)
 {
   check_compute_model(c, plan_.cfg.engine, plan_.cfg.compute, "/workload/compute");
   place(c);
+  dram_.clear();
+  if (compute_slots(c, plan_.cfg.engine, plan_.cfg.compute) > 1)
+    for (std::size_t r = 0; r < hosts_.size(); ++r)
+      dram_.push_back(make_dram_share(c, plan_.cfg.engine, plan_.cfg.compute));
   if (plan_.cfg.engine == ProgramEngine::Mpi) {
     MpiEngine::check(plan_);
     mpi_ = std::make_unique<MpiEngine>(c);
@@ -225,9 +230,8 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
   const std::size_t lane = trace_->on() ? trace_->begin(rank) : 0;
   if (o.kind == ProgramOpKind::Compute) {
     auto const& k = plan_.cfg.ops[o.index];
-    const SimTime t = compute_time(c, plan_.cfg.engine, plan_.cfg.compute, k.duration, k.operations, k.bytes.count);
-    ctx.sleep_until(compute_end(ctx.now(), t, k.duration == SimTime{}, compute_free_[rank]),
-                    CauseLabel::at_host(busy, hosts_[rank]));
+    run_compute(ctx, c, plan_.cfg.engine, plan_.cfg.compute, ctx.now(), {k.duration, k.operations, k.bytes.count},
+                compute_free_[rank], dram_.empty() ? nullptr : dram_[rank].get(), CauseLabel::at_host(busy, hosts_[rank]));
   } else if (o.kind != ProgramOpKind::Wait && mpi_) {
     rec.algorithm = mpi_->run(ctx, c, plan_, o, rank, hosts_, reference_ != nullptr);
   } else if (o.kind != ProgramOpKind::Wait) {

@@ -5,6 +5,7 @@
 // phases; on the FPGAs' CCLOs or on the hosts' MPI library (MpiEngine). Each rank runs the operations it takes part in, in list order, one after the other. With `verify` every
 // operation's result is checked on every rank against the program run on plain numbers (ProgramReference).
 
+#include "workloads/program/DramShare.hpp"
 #include "nodes/cclo/CallPlan.hpp"
 #include "workloads/Workload.hpp"
 #include "workloads/program/MpiEngine.hpp"
@@ -67,6 +68,7 @@ private:
   ProgramPlan plan_;
   std::vector<net::HostId> hosts_;                 ///< FPGA position of each program rank
   std::vector<std::vector<SimTime>> compute_free_; ///< per rank, when each compute slot is free (compute_end)
+  std::vector<std::unique_ptr<DramShare>> dram_;    ///< per rank, host phases side by side (run_compute); or none
   std::unique_ptr<ProgramReference> reference_;    ///< with verify
   std::unique_ptr<MpiEngine> mpi_;                 ///< engine mpi
   std::unique_ptr<ProgramTrace> trace_;            ///< each rank's track in the Chrome trace
