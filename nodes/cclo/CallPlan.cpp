@@ -458,7 +458,7 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& 
   }
   if (p.error.empty() && p.rendezvous && link.max_write != 0) {
     p.error         = write_fits(call, p.schedule, link);
-    p.count_refused = !p.error.empty();
+    p.write_refused = !p.error.empty();
   }
   // A block the firmware hands the data mover whole must fit the Rx buffers one move can hold.
   if (p.error.empty() && p.firmware && !p.rendezvous)

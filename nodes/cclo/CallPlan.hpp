@@ -18,8 +18,8 @@ struct CallPlan {
   coll::Schedule schedule;     ///< otherwise: the schedule the executor runs
   std::string error;           ///< why it cannot run ("" : it can)
   bool stream_refused = false; ///< the error is a kernel stream the firmware's function never reads or writes
-  bool count_refused  = false; ///< the error is the call's count: 0 (no driver call, or a firmware that hangs on
-                               ///< it), or a rendezvous block larger than the link's largest WRITE
+  bool count_refused  = false; ///< the error is a count of 0 (no driver call, or a firmware that hangs on it)
+  bool write_refused  = false; ///< the error is a rendezvous block larger than the link's largest WRITE
 };
 
 /// The firmware's tuning registers as the selection reads them (a reduce_flat_tree_max_count of 0 is the driver's

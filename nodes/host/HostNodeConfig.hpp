@@ -79,7 +79,8 @@ struct MpiConfig {
             "buffer");
     v.field("max_read", max_read,
             "the largest READ a rendezvous posts: a larger transfer is read as several READs of at most this size, "
-            "posted together (UCX's max_get_zcopy, the NIC's largest message: 1 GiB on ConnectX-4/5)",
+            "posted together (UCX's max_get_zcopy, the NIC's largest message: 1 GiB on ConnectX-4/5); transport "
+            "roce only",
             config::Limits::between(1, 1ULL << 31));
   }
 };

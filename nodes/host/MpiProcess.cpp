@@ -280,7 +280,9 @@ void MpiProcess::match(const Arrival& a, PostedRecv r)
   // together (UCX's rendezvous GET); they complete in order on the queue pair, the last one's completion the transfer's.
   cpu(cfg_.cpu.progress_overhead, [this, a, bytes, msg, r = std::move(r)]() mutable {
     release_bounce(a.m.recv_wr_id);
-    const std::uint64_t most = cfg_.mpi.max_read.count;
+    // (over TCP the model's rendezvous read is the socket's, which no NIC message size limits)
+    const std::uint64_t most =
+        cfg_.transport == Transport::Roce ? cfg_.mpi.max_read.count : std::max<std::uint64_t>(bytes, 1);
     const std::uint64_t n    = std::max<std::uint64_t>(1, (bytes + most - 1) / most);
     for (std::uint64_t i = 0, off = 0; i < n; ++i, off += most) {
       roce::WorkRequest wr;

@@ -265,9 +265,9 @@ void written_summary(const Scenario& sc, const RunOptions& options, const result
   if (sc.header.critical_path && std::none_of(tables.begin(), tables.end(), [](auto const& t) {
         return t.name() == "critical_path";
       }))
-    summary.push_back(fmt::format("warning: {} asked for critical paths, but the {} workload records none (the "
-                                  "collective, mpi, sendrecv, connectionless, fc, dlrm, program and chakra workloads "
-                                  "do): none was written",
+    summary.push_back(fmt::format("warning: {} asked for critical paths, but the {} workload records none in this run "
+                                  "(the collective, mpi, sendrecv, fc, dlrm, program and chakra workloads do, and "
+                                  "connectionless in latency mode): none was written",
                                   options.critical_path ? "--critical-path" : "critical_path", sc.workload_kind));
   for (auto& l : lines)
     summary.push_back(std::move(l));

@@ -69,11 +69,14 @@ std::string Fabric::failure_note(const std::string& failure) const
                        failure.find("retransmission") != std::string::npos;
   const FabricTotals t = totals();
   if (gave_up && t.queue_drops > 0)
-    s += fmt::format("{}switch queues dropped {} packet(s) (their port_buffer full{}): lossless switches "
-                     "(platform.network.switch.flow_control lossless) or a larger platform.network.switch.port_buffer "
-                     "keep them",
-                     s.empty() ? "" : "\n", t.queue_drops,
-                     cfg_.switch_.flow_control == FlowControl::Lossless ? ", a duplicate beyond the room reserved" : "");
+    s += cfg_.switch_.flow_control == FlowControl::Lossless
+             ? fmt::format("{}lossless switch queues dropped {} duplicate(s) that found no room beside the room reserved "
+                           "(a larger platform.network.switch.port_buffer, or a lower faults.duplicate_rate, keeps them)",
+                           s.empty() ? "" : "\n", t.queue_drops)
+             : fmt::format("{}switch queues dropped {} packet(s) (their port_buffer full): lossless switches "
+                           "(platform.network.switch.flow_control lossless) or a larger "
+                           "platform.network.switch.port_buffer keep them",
+                           s.empty() ? "" : "\n", t.queue_drops);
   if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0 && (t.held_back > 0 || t.duplicates > 0)) {
     // Nothing lost, but reordered or duplicated: the recovery, not the link's speed, is what gave up.
     s += fmt::format("{}the network lost no packet ({} sent, 0 dropped), but it reordered {} and duplicated {}: the "

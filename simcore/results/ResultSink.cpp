@@ -48,8 +48,11 @@ void rename_or_throw(const fs::path& from, const fs::path& to)
 
 void write_file_atomic(const fs::path& path, const std::string& text)
 {
+  // (the host's name too: ranks of one sweep on several machines may share a file system and a process id)
+  char host[64] = {};
+  ::gethostname(host, sizeof host - 1);
   fs::path tmp = path;
-  tmp += fmt::format(".tmp-{}", ::getpid());
+  tmp += fmt::format(".tmp-{}-{}", host, ::getpid());
   try {
     write_plain(tmp, text);
     rename_or_throw(tmp, path);

@@ -301,4 +301,6 @@ TEST(Connectionless, ALateDuplicateBeyondTheFilterNamesBothSettings)
       << run.error;
   EXPECT_NE(run.error.find("completed_filter_time 1ms"), std::string::npos) << run.error;
   EXPECT_NE(run.error.find("faults.reorder_delay (3ms)"), std::string::npos) << run.error;
+  // (held back at the end of each of the path's 2 cables: the filter must outlast 6 ms; at 4 ms the run still failed)
+  EXPECT_NE(run.error.find("completed_filter_time above 6ms"), std::string::npos) << run.error;
 }

@@ -351,7 +351,8 @@ void CollectiveBench::start(nodes::Cluster& c)
       if (plan.error.empty())
         continue;
       const std::string path = plan.stream_refused                            ? "/workload/location"
-                               : plan.count_refused ? (!cfg_.sizes.empty() ? size_path(cfg_.sizes, i)
+                               : plan.count_refused || plan.write_refused
+                                   ? (!cfg_.sizes.empty() ? size_path(cfg_.sizes, i)
                                                        : sizes_[i] == 0 ? std::string("/workload/min_size")
                                                                         : std::string("/workload/max_size"))
                                : cfg_.compress                                ? "/workload/compress"

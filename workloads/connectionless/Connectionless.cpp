@@ -44,13 +44,22 @@ void Connectionless::start(nodes::Cluster& c)
   nodes::require_connectionless(c, "connectionless workload");
   transport_ = nodes::fpga_config(c.config().node).connectionless.transport;
   // The receiver forgets a completed operation completed_filter_time after it completed; a copy of one of its packets
-  // that the network holds back longer registers it again (delivered twice, or a table entry never released).
-  if (auto const& f = c.config().network.faults; f.reorder_rate > 0 && f.reorder_delay > transport_.completed_filter_time)
-    late_copy_ = fmt::format(": a packet held back up to faults.reorder_delay ({}) can arrive after its operation left "
-                             "the receiver's completed-operation filter (completed_filter_time {}) and register it "
-                             "again; raise platform.node.fpga.connectionless.transport.completed_filter_time above the "
-                             "longest delay",
-                             format_time(f.reorder_delay), format_time(transport_.completed_filter_time));
+  // that the network holds back longer registers it again (delivered twice, or a table entry never released). Faults
+  // apply at the end of each cable, so a packet may be held back once per cable of its path.
+  if (auto const& f = c.config().network.faults; f.reorder_rate > 0) {
+    unsigned cables = 1;
+    for (std::size_t a = 0; a < c.size() && a < 64; ++a)
+      for (std::size_t b = 0; b < c.size(); ++b)
+        cables = std::max(cables, c.fabric().routes().distance(a, b));
+    const SimTime longest = SimTime::ps(f.reorder_delay.ps() * cables);
+    if (longest >= transport_.completed_filter_time)
+      late_copy_ = fmt::format(": a packet held back up to faults.reorder_delay ({}) at the end of each of up to {} "
+                               "cable(s), {} in all, can arrive after its operation left the receiver's "
+                               "completed-operation filter (completed_filter_time {}) and register it again; raise "
+                               "platform.node.fpga.connectionless.transport.completed_filter_time above {}",
+                               format_time(f.reorder_delay), cables, format_time(longest),
+                               format_time(transport_.completed_filter_time), format_time(longest));
+  }
   check_node(c, cfg_.dst, "dst");
   if (c.size() < 2)
     throw config::ConfigError("", "/platform/topology/hosts", "the connectionless workload needs at least 2 hosts");

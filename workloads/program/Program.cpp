@@ -74,7 +74,8 @@ simgrid::s4u::Host* Program::sim_host(nodes::Cluster& c, unsigned rank) const
 
 // Operations whose protocol or algorithm is forced, or that read or write a kernel stream, planned as the firmware
 // will plan them (nodes/cclo/CallPlan.hpp): one that cannot run fails here, before the run and under --check-only.
-// (The others take the firmware's own choice, which always runs.) Then every message's send and receive must take
+// (The others take the firmware's own choice, which runs, unless a rendezvous block is beyond what one RDMA WRITE
+// carries: operations that large are planned too.) Then every message's send and receive must take
 // one protocol: the firmware's send() and recv() each decide by their own bytes and flags (ccl_offload_control.c:
 // `(bytes_count > max_eager_size) && (compression == NO_COMPRESSION) && (stream == NO_STREAM)`), and a rendezvous
 // send waits for an address that an eager receive never sends, while the receive waits for an eager message that
@@ -90,7 +91,8 @@ void Program::check_calls(nodes::Cluster& c) const
                          plan_.location(o.dst) == nodes::DataLocation::Stream;
     const bool forced = k.algorithm != AlgorithmChoice::Auto || k.protocol == ProtocolChoice::Rendezvous ||
                         (k.protocol == ProtocolChoice::Eager && !is_p2p(o.kind)); // an eager send always runs
-    if (!forced && !streams && !k.compress)
+    const bool large = o.count * nodes::dtype_bytes(pc.dtype) > nodes::kCoyoteMaxWrite; // (plan_call decides)
+    if (!forced && !streams && !k.compress && !large)
       continue;
     for (unsigned r : o.runs) {
       auto p                 = planned(c, o, r);
@@ -99,6 +101,7 @@ void Program::check_calls(nodes::Cluster& c) const
       if (!p.error.empty())
         throw config::ConfigError("", fmt::format("/workload/ops/{}/{}", o.index,
                                                   p.stream_refused                     ? streamed
+                                                  : p.write_refused                    ? "protocol"
                                                   : k.algorithm != AlgorithmChoice::Auto ? "algorithm"
                                                   : k.protocol != ProtocolChoice::Auto ? "protocol"
                                                   : k.compress                         ? "compress"

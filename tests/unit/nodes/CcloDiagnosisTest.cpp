@@ -390,7 +390,7 @@ TEST(CcloDiagnosis, ARendezvousBlockBeyondCoyotesLengthFieldIsRefused)
     auto p = plan(c, 256 << 20);
     EXPECT_NE(p.error.find("a block of 256MiB as one RDMA WRITE"), std::string::npos) << what << ": " << p.error;
     EXPECT_NE(p.error.find("at most 268435455B"), std::string::npos) << p.error;
-    EXPECT_TRUE(p.count_refused) << "the size is what to change";
+    EXPECT_TRUE(p.write_refused) << "the size is what to change";
   }
   // Eager, the same call moves in Rx-buffer segments; and a link without the limit (the default) takes it.
   nodes::CcloCall k;
