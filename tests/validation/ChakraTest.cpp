@@ -661,3 +661,24 @@ TEST(Chakra, APointToPointMessageAndACollectiveWithTheSamePeerDoNotTakeEachOther
   ASSERT_TRUE(blocking.ok) << blocking.error;
   fs::remove_all(dir);
 }
+
+// Two ranks that each receive (ready at once) before the send their peer waits for: ASTRA-sim posts the receives
+// without blocking and runs it; on the CCLO a receive holds the rank's calls, so it waits for ever, as the hardware
+// would. The deadlock report now says why and what runs it (the hosts' MPI); it offered only the streamed reader's
+// advice about two communicators' collectives, which this trace does not have.
+TEST(Chakra, AReceiveBeforeTheSendItsPeerAwaitsNamesTheCclosCallOrder)
+{
+  auto dir = scratch("xchg");
+  std::vector<std::vector<pb::Node>> ranks;
+  for (int r = 0; r < 2; ++r) {
+    auto work = make_node(2, pb::COMP_NODE, "work");
+    work.set_duration_micros(5);
+    ranks.push_back({p2p(1, false, 65536, 1 - r), work, p2p(3, true, 65536, 1 - r, {2})});
+  }
+  auto run = run_trace(dir, "x", ranks, "");
+  ASSERT_FALSE(run.ok);
+  EXPECT_EQ(run.error_kind, "deadlock") << run.error;
+  EXPECT_NE(run.error.find("on the CCLO a receive holds its rank's calls"), std::string::npos) << run.error;
+  EXPECT_NE(run.error.find("workload.engine: mpi"), std::string::npos) << run.error;
+  fs::remove_all(dir);
+}

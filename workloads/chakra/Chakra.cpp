@@ -160,14 +160,26 @@ std::string Chakra::deadlock_advice() const
                 "ranks with no dependency between them, they wait for each other; read whole (workload.stream: "
                 "false), the trace's collectives run in one order every rank keeps"
               : "";
+  // On the CCLO an eager receive holds the rank's call FIFO until its data comes (ACCL's firmware runs calls one at a
+  // time): ASTRA-sim posts a receive without blocking, so a trace where two ranks each receive before they send runs
+  // there and on the hosts' MPI, and waits for ever here.
+  const std::string held =
+      cfg_.engine == ProgramEngine::Cclo
+          ? "on the CCLO a receive holds its rank's calls until its message comes (the firmware runs one call at a "
+            "time): if a rank's receive was called before a send its peer waits for (ready first, with no dependency "
+            "between them: ASTRA-sim posts receives without blocking), the two wait for each other; run the trace "
+            "on the hosts' MPI (workload.engine: mpi), whose receives do not hold the library, or give the receive a "
+            "dependency on the send"
+          : "";
+  auto join = [](std::string a, const std::string& b) { return a.empty() ? b : b.empty() ? a : a + "\n" + b; };
   if (cfg_.sends != ChakraSends::Blocking)
-    return streamed;
+    return join(held, streamed);
   const std::string blocking =
       "the trace ran with workload.sends: blocking, where a send above the engine's eager limit waits for its "
       "receive; if a rank's receive depends on its own send (as in ASTRA-sim's rings), set workload.sends: eager (the "
       "default, the trace's producers' meaning: a send completes once its data is delivered, whether or not its "
       "receive is posted)";
-  return streamed.empty() ? blocking : streamed + "\n" + blocking;
+  return join(join(held, streamed), blocking);
 }
 
 } // namespace nafsim::workloads
