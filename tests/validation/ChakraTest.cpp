@@ -682,3 +682,37 @@ TEST(Chakra, AReceiveBeforeTheSendItsPeerAwaitsNamesTheCclosCallOrder)
   EXPECT_NE(run.error.find("workload.engine: mpi"), std::string::npos) << run.error;
   fs::remove_all(dir);
 }
+
+// What the replay does differently from the producer is said: collectives on a group of one member (a parallelism of
+// one) run as the engine's one-rank call, where ASTRA-sim builds no phase; ASTRA-sim's comm_priority and
+// involved_dim are read by nothing. Both were silent.
+TEST(Chakra, OneMemberCollectivesAndUnreadAttributesAreSaid)
+{
+  auto dir = scratch("onemember");
+  {
+    std::ofstream g(dir / "groups.json");
+    g << R"({"s0": [0], "s1": [1]})";
+  }
+  const std::string groups = fmt::format(R"(, "comm_groups": "{}")", (dir / "groups.json").string());
+  std::vector<std::vector<pb::Node>> ranks;
+  for (unsigned r = 0; r < 2; ++r) {
+    auto n = collective(1, pb::ALL_REDUCE, 65536);
+    auto* a = n.add_attr();
+    a->set_name("pg_name");
+    a->set_string_val(r == 0 ? "s0" : "s1");
+    add_int(n, "comm_priority", 7);
+    ranks.push_back({n});
+  }
+  auto run = run_trace(dir, "o", ranks, groups);
+  ASSERT_TRUE(run.ok) << run.error;
+  auto said = [&](const std::string& text) {
+    for (auto const& l : run.summary)
+      if (l.find(text) != std::string::npos)
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(said("2 collective node(s) on a group of one member ran as the engine's one-rank call"));
+  EXPECT_TRUE(said("2 collective node(s) carry comm_priority, which the replay reads nothing of"));
+  EXPECT_EQ(run.metadata.at("workload").at("one_member_collectives").get<int>(), 2);
+  fs::remove_all(dir);
+}

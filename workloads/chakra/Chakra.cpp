@@ -105,6 +105,16 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
                                   "shard (as NCCL copies an out-of-place all-gather on one rank; the firmware has no "
                                   "one-rank allgather)",
                                   n));
+  if (auto n = repairs().one_member_collectives; n > 0)
+    summary.push_back(fmt::format("  {} collective node(s) on a group of one member ran as the engine's one-rank call "
+                                  "(a local copy of the data; ASTRA-sim builds no phase for them, and an in-place "
+                                  "PyTorch call moves nothing)",
+                                  n));
+  for (auto const& [attribute, n] : repairs().unread_attributes)
+    summary.push_back(fmt::format("  {} collective node(s) carry {}, which the replay reads nothing of (ASTRA-sim's "
+                                  "{}; here collectives run in their ranks' order on their pg_name group)",
+                                  n, attribute,
+                                  attribute == "comm_priority" ? "scheduling priority" : "dimensions a collective spans"));
   if (stream_) {
     summary.push_back(sends);
     summary.push_back(order);
@@ -132,6 +142,9 @@ config::Json Chakra::metadata() const
   m["chakra_repairs"]    = rep;
   m["empty_collectives"] = r.empty_collectives;
   m["one_member_allgathers"] = r.one_member_allgathers;
+  m["one_member_collectives"] = r.one_member_collectives;
+  for (auto const& [attribute, n] : r.unread_attributes)
+    m["unread_attributes"][attribute] = n;
   if (stream_) {
     m["stream_window_late_nodes"] = stream_->window_late_nodes();
     m["stream_window_late_most_us"] = stream_->window_late_most().us();

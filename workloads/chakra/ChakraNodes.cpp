@@ -392,7 +392,14 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
       if (l.kind == ProgramOpKind::AllGather && m.size() == 1 && c.cfg.engine == ProgramEngine::Cclo) {
         ++c.repairs.one_member_allgathers;
         l.kind = ProgramOpKind::Copy;
+      } else if (m.size() == 1 && l.kind != ProgramOpKind::Wait && l.kind != ProgramOpKind::Barrier) {
+        ++c.repairs.one_member_collectives;
       }
+      // ASTRA-sim schedules a collective by its priority and spreads it over the dimensions it involves; the replay
+      // runs collectives in its own order on their group: said, not dropped unsaid.
+      for (const char* unread : {"comm_priority", "involved_dim"})
+        if (attr(n, unread))
+          ++c.repairs.unread_attributes[unread];
       break;
     }
     case pb::MEM_LOAD_NODE:
