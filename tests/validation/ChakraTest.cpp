@@ -716,3 +716,42 @@ TEST(Chakra, OneMemberCollectivesAndUnreadAttributesAreSaid)
   EXPECT_EQ(run.metadata.at("workload").at("one_member_collectives").get<int>(), 2);
   fs::remove_all(dir);
 }
+
+// Integer attributes of another kind: a text tag ran as tag 0, a double comm_size was "missing", an integer pg_name on
+// a send "no pg_name". A whole double is a whole number now, a text is an error naming it, and a send's integer group
+// id names its group as a collective's does.
+TEST(Chakra, IntegerAttributesOfAnotherKindAreReadOrRefusedByName)
+{
+  auto dir = scratch("kinds");
+  auto with = [&](const char* name, auto&& set) {
+    std::vector<std::vector<pb::Node>> ranks{{p2p(1, true, 65536, 1)}, {p2p(1, false, 65536, 0)}};
+    for (auto& rank : ranks) {
+      auto* a = rank[0].add_attr();
+      a->set_name(name);
+      set(*a);
+    }
+    return ranks;
+  };
+  auto text_tag = run_trace(dir, "t", with("comm_tag", [](pb::AttributeProto& a) { a.set_string_val("3"); }), "");
+  ASSERT_FALSE(text_tag.ok);
+  EXPECT_NE(text_tag.error.find("comm_tag holds the text \"3\": give a whole number"), std::string::npos)
+      << text_tag.error;
+  auto whole = run_trace(dir, "w", with("comm_tag", [](pb::AttributeProto& a) { a.set_double_val(3.0); }), "");
+  EXPECT_TRUE(whole.ok) << whole.error;
+  {
+    std::ofstream g(dir / "groups.json");
+    g << R"({"1": [0, 1]})";
+  }
+  std::vector<std::vector<pb::Node>> by_group{{p2p(1, true, 65536, -1)}, {p2p(1, false, 65536, -1)}};
+  for (auto& rank : by_group) {
+    auto& n = rank[0];
+    for (int i = n.attr_size() - 1; i >= 0; --i) // no peer: the two-rank group names it
+      if (n.attr(i).name() == "comm_dst" || n.attr(i).name() == "comm_src")
+        n.mutable_attr()->DeleteSubrange(i, 1);
+    add_int(n, "pg_name", 1);
+  }
+  auto grouped = run_trace(dir, "g", by_group,
+                           fmt::format(R"(, "comm_groups": "{}")", (dir / "groups.json").string()));
+  EXPECT_TRUE(grouped.ok) << grouped.error;
+  fs::remove_all(dir);
+}

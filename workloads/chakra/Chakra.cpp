@@ -112,9 +112,8 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
                                   n));
   for (auto const& [attribute, n] : repairs().unread_attributes)
     summary.push_back(fmt::format("  {} collective node(s) carry {}, which the replay reads nothing of (ASTRA-sim's "
-                                  "{}; here collectives run in their ranks' order on their pg_name group)",
-                                  n, attribute,
-                                  attribute == "comm_priority" ? "scheduling priority" : "dimensions a collective spans"));
+                                  "scheduling priority; here collectives run in their ranks' order)",
+                                  n, attribute));
   if (stream_) {
     summary.push_back(sends);
     summary.push_back(order);

@@ -40,7 +40,7 @@ struct ChakraRepairs {
   /// Other collectives on a group of one member, counted (not a repair): run as the engine's one-rank call (a local
   /// copy), where ASTRA-sim builds no phase and an in-place PyTorch call moves nothing.
   std::uint64_t one_member_collectives = 0;
-  /// Collectives carrying attributes the replay reads nothing of, by name (ASTRA-sim's comm_priority, involved_dim).
+  /// Collectives carrying attributes the replay reads nothing of, by name (ASTRA-sim's comm_priority).
   std::map<std::string, std::uint64_t> unread_attributes;
   /// Sends that no receive of the trace takes (not a repair either): how many, and the first, described.
   std::uint64_t unmatched_sends = 0;

@@ -1,6 +1,7 @@
 #include "workloads/chakra/ChakraNodes.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
@@ -100,6 +101,29 @@ config::ConfigError node_error(const Ctx& c, unsigned r, const pb::Node& n, cons
 {
   return config::ConfigError(c.file(r), fmt::format("node {} ('{}'){}", n.id(), n.name(), field.empty() ? "" : ", " + field),
                              msg);
+}
+
+std::optional<std::int64_t> whole_attr(const Ctx& c, unsigned r, const pb::Node& n, const char* name)
+{
+  const pb::AttributeProto* a = attr(n, name);
+  if (!a)
+    return std::nullopt;
+  using V = pb::AttributeProto;
+  if (a->value_case() == V::kDoubleVal || a->value_case() == V::kFloatVal) {
+    const double d = a->value_case() == V::kDoubleVal ? a->double_val() : a->float_val();
+    if (d == std::floor(d) && std::abs(d) < 9.2e18)
+      return static_cast<std::int64_t>(d);
+  } else if (a->value_case() != V::kBoolVal && a->value_case() != V::kStringVal) {
+    if (auto v = int_attr(n, name))
+      return v;
+  }
+  throw node_error(c, r, n, name,
+                   fmt::format("{} holds {}: give a whole number (an integer attribute)", name,
+                               a->value_case() == V::kStringVal ? fmt::format("the text \"{}\"", a->string_val())
+                               : a->value_case() == V::kBoolVal ? std::string("a bool")
+                               : a->value_case() == V::kDoubleVal || a->value_case() == V::kFloatVal
+                                   ? std::string("a number that is not whole")
+                                   : std::string("a list or another kind")));
 }
 
 void read_groups(Ctx& c)
@@ -214,15 +238,18 @@ void read_metadata_groups(Ctx& c, unsigned r, const pb::Node& n)
 namespace {
 // The peer rank a send (`comm_dst`) or receive (`comm_src`) names, or, without it, the other rank of its two-rank
 // process group (pg_name), as Chakra's PyTorch converter leaves it.
+std::string group_of(const Ctx& c, unsigned r, const pb::Node& n);
+
 int peer_of(const Ctx& c, unsigned r, const pb::Node& n, const char* key)
 {
-  auto p = int_attr(n, key);
+  auto p = whole_attr(c, r, n, key);
   if (!p) {
     // Chakra's PyTorch converter writes a send's or receive's comm_size and pg_name, never its peer
     // (semantics.md section 2): on a process group of two ranks the peer is the other one.
-    auto const* pg = attr(n, "pg_name");
-    auto it = pg ? std::find(c.comm_names.begin(), c.comm_names.end(), pg->string_val()) : c.comm_names.end();
-    if (pg && !pg->string_val().empty() && it != c.comm_names.end()) {
+    auto const* pg          = attr(n, "pg_name");
+    const std::string group = pg ? group_of(c, r, n) : std::string(); // (a string, or an integer group id)
+    auto it = std::find(c.comm_names.begin(), c.comm_names.end(), group);
+    if (pg && !group.empty() && it != c.comm_names.end()) {
       auto const& m = c.comms[static_cast<std::size_t>(it - c.comm_names.begin())];
       if (m.size() == 2 && (m[0] == r || m[1] == r))
         return static_cast<int>(m[0] == r ? m[1] : m[0]);
@@ -230,7 +257,7 @@ int peer_of(const Ctx& c, unsigned r, const pb::Node& n, const char* key)
                        fmt::format("no {}, as Chakra's PyTorch converter writes sends and receives: nafsim pairs "
                                    "them only on a process group of two ranks, and group '{}' has {} ranks{}; give "
                                    "{} (the peer's rank)",
-                                   key, pg->string_val(), m.size(),
+                                   key, group, m.size(),
                                    std::find(m.begin(), m.end(), r) == m.end() ? fmt::format(" without rank {}", r)
                                                                                : "",
                                    key));
@@ -239,8 +266,8 @@ int peer_of(const Ctx& c, unsigned r, const pb::Node& n, const char* key)
                      fmt::format("no {} and no pg_name of a two-rank process group: the peer cannot be told; give "
                                  "{} (the peer's rank){}",
                                  key, key,
-                                 pg && !pg->string_val().empty()
-                                     ? fmt::format(", or declare group '{}' (workload.comm_groups)", pg->string_val())
+                                 pg && !group.empty()
+                                     ? fmt::format(", or declare group '{}' (workload.comm_groups)", group)
                                      : ""));
   }
   if (*p < 0 || *p >= static_cast<std::int64_t>(c.ranks) || *p == static_cast<std::int64_t>(r))
@@ -264,7 +291,7 @@ void compute_work(const Ctx& c, unsigned r, const pb::Node& n, Local& l)
     return;
   }
   auto work = [&](const char* key) {
-    auto v = int_attr(n, key);
+    auto v = whole_attr(c, r, n, key);
     if (v && *v < 0)
       throw node_error(c, r, n, key, "a compute node's work must not be negative");
     return static_cast<std::uint64_t>(v.value_or(0));
@@ -283,7 +310,7 @@ void compute_work(const Ctx& c, unsigned r, const pb::Node& n, Local& l)
 /// the engine's compute model's memory (HBM on the FPGA, DRAM on the host; without bytes, its duration, counted).
 void memory_work(const Ctx& c, unsigned r, const pb::Node& n, Local& l)
 {
-  auto bytes = int_attr(n, "tensor_size");
+  auto bytes = whole_attr(c, r, n, "tensor_size");
   if (bytes && *bytes < 0)
     throw node_error(c, r, n, "tensor_size", "a memory node's bytes must not be negative");
   const bool replay = c.cfg.compute == ChakraCompute::Replay;
@@ -338,7 +365,7 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
   l.node = &n;
   l.kind = ProgramOpKind::Wait;
   auto size = [&] {
-    auto s = int_attr(n, "comm_size");
+    auto s = whole_attr(c, r, n, "comm_size");
     if (!s || *s < 0)
       throw node_error(c, r, n, "comm_size", "a communication node needs a non-negative comm_size (bytes)");
     return static_cast<std::uint64_t>(*s);
@@ -351,7 +378,7 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
       l.kind          = send ? ProgramOpKind::Send : ProgramOpKind::Recv;
       l.peer          = peer_of(c, r, n, send ? "comm_dst" : "comm_src");
       l.bytes         = size();
-      const std::int64_t tag = int_attr(n, "comm_tag").value_or(0);
+      const std::int64_t tag = whole_attr(c, r, n, "comm_tag").value_or(0);
       if (tag < 0 || tag >= std::int64_t{0xFFFFFFFF})
         throw node_error(c, r, n, "comm_tag", "a tag is a number from 0 to 4294967294");
       l.tag = static_cast<std::uint32_t>(tag);
@@ -395,11 +422,10 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
       } else if (m.size() == 1 && l.kind != ProgramOpKind::Wait && l.kind != ProgramOpKind::Barrier) {
         ++c.repairs.one_member_collectives;
       }
-      // ASTRA-sim schedules a collective by its priority and spreads it over the dimensions it involves; the replay
-      // runs collectives in its own order on their group: said, not dropped unsaid.
-      for (const char* unread : {"comm_priority", "involved_dim"})
-        if (attr(n, unread))
-          ++c.repairs.unread_attributes[unread];
+      // ASTRA-sim schedules a collective by its priority; the replay runs collectives in its ranks' order: said, not
+      // dropped unsaid. (involved_dim is read: group_of.)
+      if (attr(n, "comm_priority"))
+        ++c.repairs.unread_attributes["comm_priority"];
       break;
     }
     case pb::MEM_LOAD_NODE:

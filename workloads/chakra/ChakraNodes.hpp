@@ -52,6 +52,9 @@ struct Ctx {
   std::string file(unsigned r) const { return rank_file(cfg.trace, r); }
 };
 
+/// An attribute holding a whole number (any integer kind, or a double with a whole value), or nullopt when absent;
+/// another kind (a text, a bool, a fraction, a list) is a node_error naming it (a text tag was read as tag 0).
+std::optional<std::int64_t> whole_attr(const Ctx& c, unsigned r, const pb::Node& n, const char* name);
 /// An error naming rank r's file, the node (id and name) and the field.
 config::ConfigError node_error(const Ctx& c, unsigned r, const pb::Node& n, const std::string& field,
                                const std::string& msg);
