@@ -19,6 +19,7 @@ void DramShare::run(ActorContext& ctx, SimTime start, const Phase& p, const Caus
     granted_.erase(ctx.id());
   }
   const SimTime began = ctx.now();
+  busy_label_         = busy; // (one rank's phases share one: its host's compute)
   if (p.bytes > 0) {
     advance(began);
     auto it = streaming_.insert(streaming_.end(), Streaming{ctx.id(), p.bytes, std::min(p.cap, socket_)});
@@ -78,7 +79,7 @@ void DramShare::arm(SimTime now)
     return;
   const std::uint64_t g = ++generation_;
   const SimTime at      = now + std::max(SimTime::ps(1), SimTime::ps(static_cast<std::int64_t>(std::ceil(first * 1e12))));
-  sched_.call_at(at, [this, g] { check(g); });
+  sched_.call_at(at, [this, g] { check(g); }, busy_label_);
 }
 
 void DramShare::check(std::uint64_t generation)

@@ -50,6 +50,7 @@ private:
   std::list<Streaming> streaming_;
   SimTime last_;
   std::uint64_t generation_ = 0; ///< of the armed check (an older one finds nothing to do)
+  CauseLabel busy_label_;        ///< the phases' cause (the rank's compute), for the checks that end their streams
 };
 
 } // namespace nafsim::workloads
