@@ -13,6 +13,20 @@ using namespace nafsim::nodes;
 using namespace nafsim::testing;
 using namespace nafsim::testing::cclo;
 
+namespace {
+/// A call of `c` with `count` elements on ranks 0 .. ranks - 1 (rank 0 calling), to plan.
+nodes::CcloCall call_on(coll::Collective c, int ranks, std::uint64_t count)
+{
+  nodes::CcloCall k;
+  k.call.collective = c;
+  k.call.count      = count;
+  k.call.size       = ranks;
+  for (int r = 0; r < ranks; ++r)
+    k.comm.push_back(static_cast<net::HostId>(r));
+  return k;
+}
+} // namespace
+
 // Which calls a kernel stream can feed (plan_call is pure): the firmware's own functions that stream, and on one rank
 // allreduce() and reduce_scatter(), which are a copy().
 TEST(CcloDiagnosis, AStreamOnlyFeedsTheFirmwareFunctionsThatStream)
@@ -20,12 +34,7 @@ TEST(CcloDiagnosis, AStreamOnlyFeedsTheFirmwareFunctionsThatStream)
   nodes::CcloConfig cfg;
   using L = nodes::DataLocation;
   auto plan = [&](coll::Collective c, int ranks, L operand, L result) {
-    nodes::CcloCall k;
-    k.call.collective = c;
-    k.call.count      = 256;
-    k.call.size       = ranks;
-    for (int r = 0; r < ranks; ++r)
-      k.comm.push_back(static_cast<net::HostId>(r));
+    nodes::CcloCall k = call_on(c, ranks, 256);
     k.location        = operand;
     k.result_location = result;
     return nodes::plan_call(k, cfg, nodes::CcloLink{});
@@ -52,13 +61,8 @@ TEST(CcloDiagnosis, AForcedProtocolIsNotNamedOnABarrierOrANop)
 {
   nodes::CcloConfig cfg;
   auto plan = [&](coll::Collective c, coll::Protocol forced, bool rdma) {
-    nodes::CcloCall k;
-    k.call.collective = c;
-    k.call.size       = 4;
-    k.call.count      = c == coll::Collective::Bcast ? 256 : 0;
-    for (int r = 0; r < 4; ++r)
-      k.comm.push_back(static_cast<net::HostId>(r));
-    k.protocol = forced;
+    nodes::CcloCall k = call_on(c, 4, c == coll::Collective::Bcast ? 256 : 0);
+    k.protocol        = forced;
     return nodes::plan_call(k, cfg, rdma, rdma ? "roce" : "tcp");
   };
   using C = coll::Collective;
@@ -128,12 +132,7 @@ TEST(CcloDiagnosis, AnEagerBlockTheDataMoverCannotHoldIsRefusedBeforeTheRun)
   nodes::CcloConfig cfg; // 16 Rx buffers of 32 KiB
   auto plan = [&](coll::Collective c, std::uint64_t bytes, bool compress = false,
                   const nodes::CcloLink& link = nodes::CcloLink{}) {
-    nodes::CcloCall k;
-    k.call.collective = c;
-    k.call.count      = bytes / 4;
-    k.call.size       = 4;
-    for (int r = 0; r < 4; ++r)
-      k.comm.push_back(static_cast<net::HostId>(r));
+    nodes::CcloCall k = call_on(c, 4, bytes / 4);
     k.protocol = coll::Protocol::Eager;
     k.compress = compress;
     return nodes::plan_call(k, cfg, link).error;
@@ -179,13 +178,8 @@ TEST(CcloDiagnosis, AnEagerRingAllreduceWhoseLastChunkWouldWrapIsRefused)
 {
   nodes::CcloConfig cfg; // 16 Rx buffers of 32 KiB: segments of 8,192 float32 elements rounded down to the ranks
   auto plan = [&](std::uint64_t count, unsigned ranks, const nodes::CcloLink& link = nodes::CcloLink{}) {
-    nodes::CcloCall k;
-    k.call.collective = coll::Collective::AllReduce;
-    k.call.count      = count;
-    k.call.size       = ranks;
-    for (unsigned r = 0; r < ranks; ++r)
-      k.comm.push_back(static_cast<net::HostId>(r));
-    k.protocol = coll::Protocol::Eager;
+    nodes::CcloCall k = call_on(coll::Collective::AllReduce, static_cast<int>(ranks), count);
+    k.protocol        = coll::Protocol::Eager;
     return nodes::plan_call(k, cfg, link).error;
   };
   EXPECT_EQ(plan(16, 8), "");   // 2 x 7 + 2
@@ -220,14 +214,9 @@ TEST(CcloDiagnosis, ARendezvousGatherWhoseSlotsWouldReachTheRootIsRefused)
 {
   nodes::CcloConfig cfg; // the upstream driver's tuning: fan-in 2 above 32 KiB
   auto plan = [&](int ranks, int root, std::uint64_t bytes) {
-    nodes::CcloCall k;
-    k.call.collective = coll::Collective::Gather;
-    k.call.count      = bytes / 4;
-    k.call.size       = ranks;
+    nodes::CcloCall k = call_on(coll::Collective::Gather, ranks, bytes / 4);
     k.call.root       = root;
-    for (int r = 0; r < ranks; ++r)
-      k.comm.push_back(static_cast<net::HostId>(r));
-    k.protocol = coll::Protocol::Rendezvous;
+    k.protocol        = coll::Protocol::Rendezvous;
     return nodes::plan_call(k, cfg, nodes::CcloLink{}).error;
   };
   EXPECT_EQ(plan(8, 0, 4096), "");
@@ -270,12 +259,7 @@ TEST(CcloDiagnosis, CallsBeyondThirtyTwoBitsAreRefused)
 {
   nodes::CcloConfig cfg;
   auto plan = [&](coll::Collective c, int ranks, std::uint64_t bytes) {
-    nodes::CcloCall k;
-    k.call.collective = c;
-    k.call.count      = bytes / 4;
-    k.call.size       = ranks;
-    for (int r = 0; r < ranks; ++r)
-      k.comm.push_back(static_cast<net::HostId>(r));
+    nodes::CcloCall k = call_on(c, ranks, bytes / 4);
     return nodes::plan_call(k, cfg, nodes::CcloLink{}).error;
   };
   constexpr std::uint64_t GiB = 1ULL << 30;
@@ -293,12 +277,7 @@ TEST(CcloDiagnosis, AReduceEagerOnlyForItsResultStreamIsRefusedAboveTheEagerLimi
 {
   nodes::CcloConfig cfg; // max_eager_size 32 KiB
   auto plan = [&](std::uint64_t bytes, nodes::DataLocation result, nodes::DataLocation operand) {
-    nodes::CcloCall k;
-    k.call.collective = coll::Collective::Reduce;
-    k.call.count      = bytes / 4;
-    k.call.size       = 4;
-    for (int r = 0; r < 4; ++r)
-      k.comm.push_back(static_cast<net::HostId>(r));
+    nodes::CcloCall k = call_on(coll::Collective::Reduce, 4, bytes / 4);
     k.location        = operand;
     k.result_location = result;
     return nodes::plan_call(k, cfg, nodes::CcloLink{}).error;
@@ -320,14 +299,9 @@ TEST(CcloDiagnosis, ACountOfZeroIsRefusedWhereNoCallOrAHangWouldFollow)
 {
   nodes::CcloConfig cfg;
   auto plan = [&](coll::Collective c, int ranks, nodes::InvocationPath path) {
-    nodes::CcloCall k;
-    k.call.collective = c;
-    k.call.count      = 0;
-    k.call.size       = ranks;
+    nodes::CcloCall k = call_on(c, ranks, 0);
     k.call.root       = c == coll::Collective::Send || c == coll::Collective::Recv ? 1 : 0;
-    for (int r = 0; r < ranks; ++r)
-      k.comm.push_back(static_cast<net::HostId>(r));
-    k.path = path;
+    k.path            = path;
     return nodes::plan_call(k, cfg, nodes::CcloLink{}).error;
   };
   using C = coll::Collective;
@@ -373,12 +347,7 @@ TEST(CcloDiagnosis, ARendezvousBlockBeyondCoyotesLengthFieldIsRefused)
   coyote.max_write     = nodes::kCoyoteMaxWrite;
   coyote.max_write_why = "28-bit length";
   auto plan = [&](coll::Collective c, std::uint64_t bytes) {
-    nodes::CcloCall k;
-    k.call.collective = c;
-    k.call.count      = bytes / 4;
-    k.call.size       = 4;
-    for (int r = 0; r < 4; ++r)
-      k.comm.push_back(static_cast<net::HostId>(r));
+    nodes::CcloCall k = call_on(c, 4, bytes / 4);
     k.protocol = coll::Protocol::Rendezvous;
     k.rank     = c == coll::Collective::Gather ? 1 : 0; // a call is planned for its rank: the gather's root only reads
     return nodes::plan_call(k, cfg, coyote);
