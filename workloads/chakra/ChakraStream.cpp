@@ -125,10 +125,7 @@ void ChakraStream::start(nodes::Cluster& c)
   trace_ = std::make_unique<ProgramTrace>(c.trace(), std::move(pids));
   totals_.assign(ctx_.ranks, {});
   compute_free_.assign(ctx_.ranks, std::vector<SimTime>(compute_slots(c, cfg_.engine, cfg_.model), SimTime{}));
-  dram_.clear();
-  if (compute_slots(c, cfg_.engine, cfg_.model) > 1)
-    for (unsigned r = 0; r < ctx_.ranks; ++r)
-      dram_.push_back(make_dram_share(c, cfg_.engine, cfg_.model));
+  dram_ = dram_shares(c, cfg_.engine, cfg_.model, ctx_.ranks);
   calls_made_.assign(ctx_.ranks, {});
   if (!mpi_)
     nodes::check_communicator(c, hosts_);

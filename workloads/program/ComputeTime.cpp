@@ -62,13 +62,17 @@ unsigned compute_slots(const nodes::Cluster& c, ProgramEngine engine, const Prog
   return std::max(1U, m.threads == 0 ? 1U : cores / std::min(m.threads, cores));
 }
 
-std::unique_ptr<DramShare> make_dram_share(nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m)
+std::vector<std::unique_ptr<DramShare>> dram_shares(nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m,
+                                                    std::size_t ranks)
 {
+  std::vector<std::unique_ptr<DramShare>> shares;
   const unsigned slots = compute_slots(c, engine, m);
   if (slots <= 1)
-    return nullptr;
-  return std::make_unique<DramShare>(c.scheduler(), nodes::host_config(c.config().node).compute.dram_bandwidth.bps / 8,
-                                     slots);
+    return shares;
+  const double socket = nodes::host_config(c.config().node).compute.dram_bandwidth.bps / 8;
+  for (std::size_t r = 0; r < ranks; ++r)
+    shares.push_back(std::make_unique<DramShare>(c.scheduler(), socket, slots));
+  return shares;
 }
 
 void run_compute(ActorContext& ctx, const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m,

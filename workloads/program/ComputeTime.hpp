@@ -29,8 +29,10 @@ unsigned compute_slots(const nodes::Cluster& c, ProgramEngine engine, const Prog
 SimTime compute_end(SimTime now, SimTime t, bool by_work, std::vector<SimTime>& free_at);
 
 class DramShare;
-/// The rank's DRAM shared by host phases side by side (engine mpi, compute_slots > 1; DramShare.hpp), else null.
-std::unique_ptr<DramShare> make_dram_share(nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m);
+/// Each of `ranks` ranks' DRAM shared by host phases side by side (engine mpi, compute_slots > 1; DramShare.hpp), or
+/// none (each rank's phases then take compute_end's slots).
+std::vector<std::unique_ptr<DramShare>> dram_shares(nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m,
+                                                    std::size_t ranks);
 
 /// A compute phase: its `duration`, or (0) its work.
 struct ComputeWork {

@@ -170,10 +170,7 @@ void Program::start(nodes::Cluster& c)
 {
   check_compute_model(c, plan_.cfg.engine, plan_.cfg.compute, "/workload/compute");
   place(c);
-  dram_.clear();
-  if (compute_slots(c, plan_.cfg.engine, plan_.cfg.compute) > 1)
-    for (std::size_t r = 0; r < hosts_.size(); ++r)
-      dram_.push_back(make_dram_share(c, plan_.cfg.engine, plan_.cfg.compute));
+  dram_ = dram_shares(c, plan_.cfg.engine, plan_.cfg.compute, hosts_.size());
   if (plan_.cfg.engine == ProgramEngine::Mpi) {
     MpiEngine::check(plan_);
     mpi_ = std::make_unique<MpiEngine>(c);
