@@ -68,6 +68,14 @@ struct PlatformConfig {
   topo::TopologyConfig topology;
   net::NetworkConfig network;
   NodeConfig node;
+  /// The network's settings that depend on the topology: a train's conditions on switches, where there are some.
+  config::FieldProblem check() const
+  {
+    if (!topology.has_switches())
+      return {};
+    auto pr = network.check_train_switches();
+    return pr.message.empty() ? pr : config::FieldProblem{"network/" + pr.field, pr.message};
+  }
   template <class V> void describe(V& v)
   {
     v.field("name", name, "platform name (a preset's name, or your own)");

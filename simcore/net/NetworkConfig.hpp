@@ -180,31 +180,11 @@ struct NetworkConfig {
     if (fast_forward.train > 1) {
       const char* why = fidelity == Fidelity::Flow ? "flow fidelity has no packets to fast-forward"
                         : faults.any() ? "a train would take one fault decision for all its packets (remove the faults)"
-                        : switch_.flow_control != FlowControl::Lossless
-                            ? "a drop-tail queue would drop a train's packets as one (use switch.flow_control lossless)"
-                        : switch_.forwarding != Forwarding::CutThrough
-                            ? "a store-and-forward switch would hold a whole train at every hop where its packets "
-                              "pipeline (use switch.forwarding cut-through)"
-                        : routing == RoutingMode::Spray || routing == RoutingMode::Adaptive
-                            ? "spray and adaptive routing choose a port per packet; a train would take one (use "
-                              "routing ecmp or dmodk)"
-                            : nullptr;
+                                       : nullptr;
       if (why)
         return {"fast_forward/train", std::string("fast_forward needs packet fidelity on lossless cut-through "
                                                   "switches without faults, one path per flow: ") +
                                           why + "; or set it to 0"};
-      // (a port's room: its buffer, or with a shared buffer what the dynamic threshold leaves one port at most)
-      const std::uint64_t longest = std::uint64_t{fast_forward.train} * ethernet.wire_bytes(ethernet.max_l3());
-      const double room = switch_.shared_buffer.count > 0
-                              ? static_cast<double>(switch_.shared_buffer.count) * switch_.alpha / (1 + switch_.alpha)
-                              : static_cast<double>(switch_.port_buffer.count);
-      if (room > 0 && static_cast<double>(longest) > room)
-        return {"fast_forward/train",
-                fmt::format("a train of {} packets ({} on the wire at the largest frame) would not fit a switch's "
-                            "output queue ({}): a lossless port would take it into an empty queue only, holding "
-                            "the others back where its packets would not; give fewer packets per train",
-                            fast_forward.train, format_bytes(Bytes{longest}),
-                            format_bytes(Bytes{static_cast<std::uint64_t>(room)}))};
     }
     if (fidelity == Fidelity::Flow && faults.any())
       return {"fidelity", "the flow fidelity loses nothing: it cannot inject faults (platform.network.faults sets "
@@ -214,6 +194,38 @@ struct NetworkConfig {
               "a cut-through switch decides on the header of one frame: cut_through_header (" +
                   format_bytes(switch_.cut_through_header) + ") is larger than the largest frame (ethernet.max_frame " +
                   format_bytes(ethernet.max_frame) + "); use forwarding \"store-and-forward\" to wait for whole packets"};
+    return {};
+  }
+  /// fast_forward.train's conditions on the switches (PlatformConfig::check: only on a topology that has some).
+  config::FieldProblem check_train_switches() const
+  {
+    if (fast_forward.train <= 1)
+      return {};
+    const char* why = switch_.flow_control != FlowControl::Lossless
+                          ? "a drop-tail queue would drop a train's packets as one (use switch.flow_control lossless)"
+                      : switch_.forwarding != Forwarding::CutThrough
+                          ? "a store-and-forward switch would hold a whole train at every hop where its packets "
+                            "pipeline (use switch.forwarding cut-through)"
+                      : routing == RoutingMode::Spray || routing == RoutingMode::Adaptive
+                          ? "spray and adaptive routing choose a port per packet; a train would take one (use routing "
+                            "ecmp or dmodk)"
+                          : nullptr;
+    if (why)
+      return {"fast_forward/train", std::string("fast_forward needs packet fidelity on lossless cut-through switches "
+                                                "without faults, one path per flow: ") +
+                                        why + "; or set it to 0"};
+    // (a port's room: its buffer, or with a shared buffer what the dynamic threshold leaves one port at most)
+    const std::uint64_t longest = std::uint64_t{fast_forward.train} * ethernet.wire_bytes(ethernet.max_l3());
+    const double room = switch_.shared_buffer.count > 0
+                            ? static_cast<double>(switch_.shared_buffer.count) * switch_.alpha / (1 + switch_.alpha)
+                            : static_cast<double>(switch_.port_buffer.count);
+    if (room > 0 && static_cast<double>(longest) > room)
+      return {"fast_forward/train",
+              fmt::format("a train of {} packets ({} on the wire at the largest frame) would not fit a switch's "
+                          "output queue ({}): a lossless port would take it into an empty queue only, holding "
+                          "the others back where its packets would not; give fewer packets per train",
+                          fast_forward.train, format_bytes(Bytes{longest}),
+                          format_bytes(Bytes{static_cast<std::uint64_t>(room)}))};
     return {};
   }
   template <class V> void describe(V& v)

@@ -52,6 +52,8 @@ struct TopologyConfig {
   LeafSpineConfig leaf_spine;
   FatTreeConfig fat_tree;
   ChainConfig chain;
+  /// Whether the topology has a switch (all but a chain of none: two hosts on one cable).
+  bool has_switches() const { return kind != Kind::Chain || chain.switches > 0; }
   template <class V> void describe(V& v)
   {
     v.field("kind", kind, "network topology");

@@ -1,6 +1,8 @@
 // Fast-forward (platform.network.fast_forward; nodes/rdma/RdmaTrain.cpp, protocols/roce/Train.hpp) on NodeWorlds:
 // the same bytes and nearly the same dates as packet by packet, in far fewer packets; trains only where the path
 // holds nothing of another flow; a setting it cannot honour refused with the reason.
+#include "nodes/platform/PlatformConfig.hpp"
+#include "simcore/config/Schema.hpp"
 #include "simcore/net/NetworkConfig.hpp"
 #include "tests/support/NodeWorld.hpp"
 
@@ -142,7 +144,8 @@ TEST(FastForward, ASettingItCannotHonourIsRefusedWithItsReason)
     c.switch_.flow_control = net::FlowControl::Lossless;
     c.fast_forward.train   = 16;
     change(c);
-    return c.check();
+    auto pr = c.check();
+    return pr.message.empty() ? c.check_train_switches() : pr;
   };
   EXPECT_TRUE(problem([](net::NetworkConfig&) {}).message.empty());
   auto drop = problem([](net::NetworkConfig& c) { c.switch_.flow_control = net::FlowControl::Drop; });
@@ -160,4 +163,29 @@ TEST(FastForward, ASettingItCannotHonourIsRefusedWithItsReason)
   EXPECT_NE(room.message.find("would not fit"), std::string::npos) << room.message;
   auto one = problem([](net::NetworkConfig& c) { c.fast_forward.train = 1; });
   EXPECT_NE(one.message.find("no train"), std::string::npos) << one.message;
+}
+
+// Two hosts on one cable have no switch: the switches' settings (drop-tail queues, a queue smaller than a train)
+// cannot stop a train there, and a platform read from JSON is not refused for them; with a switch it is, at the
+// setting's JSON path.
+TEST(FastForward, TheSwitchesConditionsHoldOnlyWhereThereAreSwitches)
+{
+  auto read = [](const char* topology) {
+    nodes::PlatformConfig p;
+    config::Origins origins;
+    auto j = config::Json::parse(fmt::format(R"({{"topology": {}, "network": {{"fast_forward": {{"train": 16}},
+      "switch": {{"flow_control": "drop", "port_buffer": "32KiB"}}}}}})",
+                                             topology));
+    config::Reader::read(j, p, "/platform", origins);
+    return p;
+  };
+  nodes::PlatformConfig cable = read(R"({"kind": "chain", "hosts": 2, "chain": {"switches": 0}})");
+  EXPECT_EQ(cable.network.fast_forward.train, 16u);
+  try {
+    read(R"({"kind": "chain", "hosts": 2, "chain": {"switches": 1}})");
+    FAIL() << "a drop-tail switch was given trains";
+  } catch (const config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/platform/network/fast_forward/train"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("lossless"), std::string::npos) << e.what();
+  }
 }
