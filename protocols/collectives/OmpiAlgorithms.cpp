@@ -58,8 +58,10 @@ std::string ompi_effective(const CollectiveCall& call, const OmpiOptions& opt)
   if (call.collective == Collective::AllReduce) {
     if (name == "segmented_ring" && n < p * ompi_segment_count(opt.segment_bytes, call.elem_bytes, n))
       name = "ring";
-    if ((name == "ring" && n < p) || (name == "rabenseifner" && n < pof2))
+    if (name == "ring" && n < p)
       name = "recursive_doubling";
+    if (name == "rabenseifner" && n < pof2) // ompi_coll_base_allreduce_intra_redscat_allgather: "switching to basic
+      name = "basic_linear";                 // linear allreduce"
   }
   if (call.collective == Collective::AllGather && name == "recursive_doubling" && pof2 != p)
     name = "bruck";

@@ -127,15 +127,13 @@ void allreduce_ring(Ctx& c, std::uint64_t n, std::uint64_t phases)
 
 /// ompi_coll_base_allreduce_intra_redscat_allgather (Rabenseifner): fold the first 2 * (p - p') ranks
 /// by halves, reduce-scatter by recursive vector halving and distance doubling, allgather by recursive
-/// doubling in the reverse order, then send the result to the folded ranks. Fewer elements than p':
-/// recursive doubling, as the source does.
+/// doubling in the reverse order, then send the result to the folded ranks. Fewer elements than p': the
+/// linear allreduce (allreduce(), as the source does).
 void allreduce_rabenseifner(Ctx& c, std::uint64_t n)
 {
   MpiProgram& m = c.m;
   const int p = c.p, r = c.r;
   const int pof2 = ompi::floor_power_of_two(p);
-  if (n < static_cast<std::uint64_t>(pof2))
-    return allreduce_recursive_doubling(c, n);
   const Slice rbuf = out(0, n), tmp = scratch(0, 0, n);
   m.builder().need_scratch(0, n);
   m.copy(in(0, n), rbuf);
@@ -227,15 +225,18 @@ void allreduce(Ctx& c, const std::string& name, std::uint64_t n)
   if (name == "segmented_ring") {
     // ompi_coll_base_allreduce_intra_ring_segmented runs the plain ring when count < p * segcount, which
     // is always the case unsegmented (segment size 0, as the fixed rules call it); otherwise it reduces
-    // each ring block in ceil(block / segcount) phases.
+    // each ring block in count / (p * segcount) phases, one more when the rest is at least p elements and
+    // more than half of p * segcount (so a phase may carry more than segcount elements of a block).
     const std::uint64_t segcount = ompi_segment_count(c.opt.segment_bytes, c.eb, n);
-    if (n < static_cast<std::uint64_t>(c.p) * segcount)
+    const std::uint64_t round    = static_cast<std::uint64_t>(c.p) * segcount;
+    if (n < round)
       return allreduce_ring(c, n, 1);
-    const std::uint64_t early = Blocks(n, c.p).early;
-    return allreduce_ring(c, n, early / segcount + (early % segcount != 0 ? 1 : 0));
+    const std::uint64_t rest = n % round;
+    return allreduce_ring(c, n, n / round + (rest >= static_cast<std::uint64_t>(c.p) && rest > round / 2 ? 1 : 0));
   }
   if (name == "rabenseifner")
-    return allreduce_rabenseifner(c, n);
+    return n < static_cast<std::uint64_t>(ompi::floor_power_of_two(c.p)) ? allreduce(c, "basic_linear", n)
+                                                                          : allreduce_rabenseifner(c, n);
   if (name == "nonoverlapping" || name == "basic_linear") {
     const bool linear = name == "basic_linear";
     reduce_then(c, n, out(0, n), linear ? "linear" : c.opt.reduce_part);

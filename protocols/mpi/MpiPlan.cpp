@@ -140,9 +140,10 @@ std::uint64_t decision_bytes(Library lib, const coll::CollectiveCall& c)
   }
 }
 
-std::optional<MpiPlan> plan_openmpi(const coll::CollectiveCall& c, const std::string& name, Library lib)
+std::optional<MpiPlan> plan_openmpi(const coll::CollectiveCall& c, const std::string& name, Library lib,
+                                    std::uint64_t segment_bytes)
 {
-  auto own = ompi_own(c, name, 0, lib);
+  auto own = ompi_own(c, name, segment_bytes, lib);
   if (!own) {
     // nonoverlapping whose part (the library's own decision) nafsim does not model runs as the library's choice of
     // it does (plan_collective), said as a substitution.

@@ -38,9 +38,11 @@ MpiPlan plan_collective(Library lib, const coll::CollectiveCall& call);
 
 /// Open MPI's algorithm `name` (coll/tuned's name, as coll_tuned_<collective>_algorithm forces it) for
 /// `call`, as Open MPI `lib` runs it (a composite's parts are `lib`'s own decisions), or nullopt if nafsim does not
-/// model that algorithm.
+/// model that algorithm. `segment_bytes`: the segment size forced with it (coll_tuned_<collective>_algorithm_
+/// segmentsize; 0: unsegmented), which decides where the algorithm hands the call to another (a segmented ring whose
+/// segments are not smaller than a ring block runs the ring).
 std::optional<MpiPlan> plan_openmpi(const coll::CollectiveCall& call, const std::string& name,
-                                    Library lib = Library::OpenMpi);
+                                    Library lib = Library::OpenMpi, std::uint64_t segment_bytes = 0);
 
 /// The schedule that runs, for tables: an algorithm name, "openmpi:<name>" for Open MPI's own algorithm, or "none"
 /// when the library returns at once.

@@ -115,7 +115,7 @@ mpi::MpiPlan MpiBench::plan_for(const coll::CollectiveCall& call, std::size_t si
         fmt::format("Open MPI 2.0 (platform.node.host.mpi.library openmpi-2.0) has no {} algorithm '{}': it came to "
                     "coll/tuned after 2.0. Set the library to openmpi (4.1), or force one 2.0 has",
                     config::enum_name(cfg_.collective), cfg_.library_algorithm));
-  auto plan = mpi::plan_openmpi(call, cfg_.library_algorithm, library_);
+  auto plan = mpi::plan_openmpi(call, cfg_.library_algorithm, library_, cfg_.segment_size.count);
   if (!plan) {
     std::string names;
     for (auto const& n : coll::ompi_algorithms(call.collective))

@@ -275,6 +275,23 @@ TEST(MpiPlan, TheCompositesPartsRunAsTheLibrarysDecisionsCallThem)
   EXPECT_EQ(classic_small->options.ompi.bcast_part, "binomial");
 }
 
+// A segmented ring forced with its segment size (coll_tuned_allreduce_algorithm_segmentsize) runs segmented where the
+// source does (count >= p x segcount = 4,096 floats on 4 ranks of 1,024-float segments); unsegmented, or on fewer
+// elements, it is the ring.
+// The segment size was given after the plan had already handed the call to the ring, so a forced one never ran.
+TEST(MpiPlan, AForcedSegmentedRingKeepsItsSegmentSize)
+{
+  coll::CollectiveCall call{Collective::AllReduce, 4, 0, 16384, 4, coll::ReduceFunc::Sum};
+  auto segmented = mpi::plan_openmpi(call, "segmented_ring", mpi::Library::OpenMpi, 4096);
+  ASSERT_TRUE(segmented.has_value());
+  EXPECT_EQ(segmented->options.ompi.name, "segmented_ring");
+  EXPECT_EQ(mpi::plan_openmpi(call, "segmented_ring")->options.ompi.name, "ring");
+  call.count = 4096;
+  EXPECT_EQ(mpi::plan_openmpi(call, "segmented_ring", mpi::Library::OpenMpi, 4096)->options.ompi.name, "segmented_ring");
+  call.count = 4095;
+  EXPECT_EQ(mpi::plan_openmpi(call, "segmented_ring", mpi::Library::OpenMpi, 4096)->options.ompi.name, "ring");
+}
+
 TEST(MpiPlan, OpenMpiRunsEveryFixedRuleChoiceOnTwoToSixteenRanks)
 {
   // Issue 27: every algorithm OpenMPI 4.1's fixed rules pick for communicators of 2-16 ranks runs as itself,

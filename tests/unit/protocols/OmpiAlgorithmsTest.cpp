@@ -166,6 +166,47 @@ TEST(OmpiAlgorithms, NeighborExchangeAllgatherTakesHalfTheRingsSteps)
   EXPECT_EQ(ompi_effective(seven, o), "ring");
 }
 
+// coll_base_allreduce.c's Rabenseifner hands fewer elements than p' (the largest power of two <= p) to the linear
+// allreduce ("switching to basic linear allreduce": reduce to rank 0, broadcast from it), not to recursive doubling;
+// the ring hands fewer than p to recursive doubling.
+TEST(OmpiAlgorithms, RabenseifnerOnFewerElementsThanAPowerOfTwoOfRanksRunsTheLinearAllreduce)
+{
+  CollectiveCall four{Collective::AllReduce, 8, 0, 4, 4, ReduceFunc::Sum};
+  EXPECT_EQ(ompi_effective(four, ompi_opt("rabenseifner").ompi), "basic_linear");
+  EXPECT_EQ(ompi_effective(four, ompi_opt("ring").ompi), "recursive_doubling");
+  auto peers = [&](int r) {
+    std::vector<int> v;
+    for (auto const& op : build_schedule(four, Algorithm::OpenMpi, Protocol::Eager, r, ompi_opt("rabenseifner")).ops)
+      if (op.kind == OpKind::Send)
+        v.push_back(op.peer);
+    return v;
+  };
+  EXPECT_EQ(peers(3), (std::vector<int>{0})) << "its block to the root, then the root's result";
+  EXPECT_EQ(peers(0), (std::vector<int>{1, 2, 3, 4, 5, 6, 7}));
+  CollectiveCall eight{Collective::AllReduce, 8, 0, 8, 4, ReduceFunc::Sum};
+  EXPECT_EQ(ompi_effective(eight, ompi_opt("rabenseifner").ompi), "rabenseifner");
+}
+
+// coll_base_allreduce.c's segmented ring reduces each ring block in count / (p x segcount) phases, one more only
+// when the rest is at least p elements and more than half of p x segcount: 4 ranks of 1 MiB segments (262,144
+// floats), 6 MiB is one phase (the rest, 2 MiB, is half), 7 MiB two. A phase is p - 1 sends, the allgather p - 1.
+TEST(OmpiAlgorithms, TheSegmentedRingCountsItsPhasesAsTheSourceDoes)
+{
+  auto sends = [](std::uint64_t mib) {
+    CollectiveCall call{Collective::AllReduce, 4, 0, mib * 262144, 4, ReduceFunc::Sum};
+    std::size_t n = 0;
+    for (auto const& op :
+         build_schedule(call, Algorithm::OpenMpi, Protocol::Eager, 1, ompi_opt("segmented_ring", 1 << 20)).ops)
+      n += op.kind == OpKind::Send;
+    return n;
+  };
+  EXPECT_EQ(sends(3), 6u) << "below p x segcount: the plain ring";
+  EXPECT_EQ(sends(4), 6u);
+  EXPECT_EQ(sends(6), 6u) << "a rest of exactly half adds no phase";
+  EXPECT_EQ(sends(7), 9u);
+  EXPECT_EQ(sends(8), 9u);
+}
+
 // coll_base_bcast.c's split binary tree on 6 ranks, 16 elements, no segments: the root sends the first half down the
 // left subtree (to 1) and the second down the right (to 2), then, the size being even, the second half to rank 5,
 // whose pair would be the root; rank 1 forwards its half to its children 3 and 5 and swaps halves with its pair 2;
