@@ -265,6 +265,21 @@ TEST(Mpi, PreCallBarrierSkewsTheStartsAndEachRankTimesItself)
     EXPECT_EQ(flat.tables.at("mpi_ranks").num(i, "start_us"), 0.0);
 }
 
+// UCX 1.13 sends a tagged message inline while its payload is at most tag.max_eager_short, 226 B on rc_mlx5 (236 B of
+// AM short less 2 B of AM and 8 B of tag header): on accl-cpu-cx5, 224 B (the largest whole float32 count under it)
+// takes the inline post (0.4 us) where 228 B takes the full send path (1 us) and its bounce copy; a 124 B message and a
+// 224 B one differ by their bytes only. (Until 2026-12-06 the preset inlined 124 B of payload at most.)
+TEST(Mpi, UcxsShortSendsGoInlineUpToTheirPayloadLimit)
+{
+  auto run = run_scenario_isolated(
+      mpi_scenario(R"("collective": "sendrecv", "ranks": 2, "sizes": ["124B", "224B", "228B"])"));
+  ASSERT_TRUE(run.ok) << run.error;
+  auto const& t = run.tables.at("mpi");
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_LT(t.num(1, "latency_us") - t.num(0, "latency_us"), 0.1) << "124 B and 224 B both inline";
+  EXPECT_GT(t.num(2, "latency_us") - t.num(1, "latency_us"), 0.6) << "228 B through the full send path";
+}
+
 TEST(Mpi, ForcingErrorsNameTheOption)
 {
   auto unknown = run_scenario_isolated(mpi_scenario(R"("collective": "allgather", "ranks": 4, "library_algorithm": "linear")"));
