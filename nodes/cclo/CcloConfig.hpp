@@ -93,8 +93,10 @@ struct TuningConfig {
   Bytes gather_flat_tree_max_count{32 * 1024};
   template <class V> void describe(V& v)
   {
-    v.field("max_eager_size", max_eager_size, "messages above this go rendezvous (unless compressed or streamed); "
-                                              "firmware default 32 KiB");
+    v.field("max_eager_size", max_eager_size,
+            "messages above this go rendezvous (unless compressed or streamed); 32 KiB is the firmware's built-in "
+            "value (ccl_offload_control.c), which the host driver's ACCL::initialize overwrites (its default 1 KiB, "
+            "with 16 Rx buffers of 1 KiB and 32 KiB rendezvous buffers; the presets set what their builds ran)");
     v.field("max_rendezvous_size", max_rendezvous_size, "size of the three rendezvous spare buffers");
     v.field("bcast_flat_tree_max_ranks", bcast_flat_tree_max_ranks, "rendezvous bcast is flat up to this many ranks, "
                                                                     "a binary tree above", config::Limits::at_least(1));

@@ -72,7 +72,9 @@ void reduce_flat(Builder& b, int p, int root, int r, Slice src, Slice dst, const
     b.send(root, src, after);
     return;
   }
-  b.need_scratch(0, n * p);
+  // Rank i's block lands at n x i (ccl_offload_control.c reduce(): the non-roots' slots only), so a root that is the
+  // last rank needs p - 1 blocks there.
+  b.need_scratch(0, n * static_cast<std::uint64_t>(root == p - 1 ? p - 1 : p));
   b.need_scratch(1, n);
   b.need_scratch(2, n);
   std::vector<std::uint32_t> recvs;

@@ -198,8 +198,8 @@ TEST(Collectives, FirmwareSelectionRules)
   EXPECT_EQ(pick(Collective::AllToAll, 8, 64), "rendezvous/flat") << "all-to-all is always rendezvous";
   EXPECT_EQ(pick(Collective::Barrier, 8, 0), "rendezvous/flat");
 
-  // With 128 KiB > REDUCE_FLAT_TREE_MAX_COUNT the reduce switches to the tree above 4 ranks only;
-  // at 8 KiB (eager) it is the ring chain (ACCL+ Fig. 12).
+  // With 128 KiB > REDUCE_FLAT_TREE_MAX_COUNT the reduce switches to the tree above 4 ranks only; 8 KiB, above a
+  // 4 KiB max_eager_size but within REDUCE_FLAT_TREE_MAX_COUNT (32 KiB), is the rendezvous flat tree.
   t.max_eager_size = 4 * 1024;
   EXPECT_EQ(pick(Collective::Reduce, 8, 8 * 1024), "rendezvous/flat");
   EXPECT_EQ(pick(Collective::Reduce, 5, 128 * 1024), "rendezvous/binomial");
@@ -215,6 +215,19 @@ TEST(Collectives, FirmwareSelectionRules)
   EXPECT_THROW(cclo_select(CollectiveCall{Collective::AllReduce, 6, 0, 1024, 4, ReduceFunc::Sum}, t, false, false,
                            std::nullopt, Algorithm::RecursiveDoubling),
                std::invalid_argument);
+}
+
+// The rendezvous flat reduce writes rank i's block at n x i of the root's first spare buffer (the firmware's reduce():
+// non-roots only): p blocks of room, or p - 1 when the root is the last rank, whose slot nobody writes.
+TEST(Collectives, TheFlatReducesSpareBufferHoldsTheNonRootsBlocksOnly)
+{
+  auto scratch = [](int root) {
+    CollectiveCall c{Collective::Reduce, 4, root, 1024, 4, ReduceFunc::Sum};
+    return build_schedule(c, Algorithm::Flat, Protocol::Rendezvous, root, {}).scratch[0];
+  };
+  EXPECT_EQ(scratch(0), 4u * 1024);
+  EXPECT_EQ(scratch(1), 4u * 1024);
+  EXPECT_EQ(scratch(3), 3u * 1024);
 }
 
 TEST(Collectives, SymbolicRunFindsDeadlocksAndMistakes)
