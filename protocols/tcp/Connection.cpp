@@ -195,8 +195,10 @@ void Connection::on_ack(const Segment& s, SimTime now, Actions& out)
           fast_retransmitted_ = true;
           start_burst(out);
         }
-      } else if (++dupacks_ == cfg_.dupack_threshold) { // fast retransmit: go back to the hole
-        ++c_.fast_retransmits;
+      } else if (++dupacks_ == cfg_.dupack_threshold && (!recover_set_ || snd_una_ > recover_)) {
+        ++c_.fast_retransmits; // fast retransmit: go back to the hole
+        recover_set_ = true;
+        recover_     = snd_max_;
         std::uint64_t flight = snd_max_ - snd_una_;
         ssthresh_            = std::max(flight / 2, 2 * mss_);
         if (cfg_.congestion_control)
@@ -325,8 +327,10 @@ void Connection::on_timer(std::uint64_t token, SimTime now, Actions& out)
       ssthresh_ = std::max(flight / 2, 2 * mss_);
       if (cfg_.congestion_control)
         cwnd_ = cfg_.retransmit_window.count ? cfg_.retransmit_window.count : mss_;
-      snd_nxt_ = snd_una_;
-      dupacks_ = 0;
+      snd_nxt_    = snd_una_;
+      dupacks_    = 0;
+      recover_set_ = true; // (RFC 6582 section 3.2, step 4)
+      recover_     = snd_max_;
     }
     rto_     = cfg_.rto_after(retries_, std::min(rto_ * 2, cfg_.rto_max));
     arm(now, out); // the next timeout (doubled, or the table's next) runs from now

@@ -1,7 +1,8 @@
 #pragma once
 // Parameters of a TCP offload engine: the hardware TCP/IP stack of ACCL's XRT builds (the ETH Zurich
 // fpga-network-stack lineage: Sidler et al. FPL'16, Limago FPL'19), and, with host timings, a kernel
-// TCP stack under software MPI. Defaults are the hardware stack's.
+// TCP stack under software MPI. Defaults are generic (a 1 ms first timeout, go-back-n); the presets set the
+// hardware stack's (accl-xrt-u55c: its timer table, toe recovery) and the host's (accl-cpu-mpich-tcp).
 
 #include "simcore/config/Schema.hpp"
 
@@ -73,7 +74,7 @@ struct TcpConfig {
   config::FieldProblem check() const
   {
     if (rto_initial <= SimTime::zero())
-      return {"rto_initial", "the first retransmission timeout must be longer than 0 (the hardware stack: 1 ms)"};
+      return {"rto_initial", "the first retransmission timeout must be longer than 0 (e.g. \"1ms\")"};
     if (tx_status_latency > SimTime::zero() && !serial_tx)
       return {"tx_status_latency", "a request/status handshake per write is ACCL's tcp_txHandler, which takes one "
                                    "transmit command at a time: set serial_tx to true, or tx_status_latency to 0"};
