@@ -694,6 +694,7 @@ PoeCounters RdmaPoe::counters() const
   PoeCounters c = c_;
   for (auto const& q : qps_) {
     c.timeouts += q.req.counters().timeouts;
+    c.send_timeouts += q.req.counters().send_timeouts;
     c.naks_received += q.req.counters().naks_received;
     c.duplicates_received += q.rsp.counters().duplicates;
     c.out_of_sequence += q.rsp.counters().out_of_sequence;

@@ -40,6 +40,7 @@ struct PoeCounters {
   std::uint64_t packets_received   = 0;
   std::uint64_t corrupted_dropped  = 0;
   std::uint64_t timeouts           = 0;
+  std::uint64_t send_timeouts      = 0; ///< (roce::RequesterCounters::send_timeouts)
   std::uint64_t naks_received      = 0;
   std::uint64_t duplicates_received = 0;
   std::uint64_t out_of_sequence    = 0;

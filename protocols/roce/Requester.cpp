@@ -378,6 +378,8 @@ void Requester::on_timer(std::uint64_t token, SimTime now, Actions& out)
     return;
   }
   ++c_.timeouts;
+  if (std::all_of(wrs_.begin(), wrs_.end(), [](const Pending& w) { return w.wr.verb == Verb::Send; }))
+    ++c_.send_timeouts;
   ++retries_;
   if (cfg_.adaptive_retransmission) {
     // No forward progress for the queue pair's whole retry budget (retry_count x its timeout: the profile's

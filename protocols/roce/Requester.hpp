@@ -23,6 +23,9 @@ namespace nafsim::roce {
 struct RequesterCounters {
   std::uint64_t packets_committed = 0;
   std::uint64_t timeouts          = 0;
+  /// Timeouts with only SENDs posted and not completed: Coyote's stack arms its timer for WRITEs and READ requests
+  /// only (ib_transport_protocol.cpp generate_exh), so there no timer would have fired (protocols/roce/README.md).
+  std::uint64_t send_timeouts     = 0;
   std::uint64_t naks_received     = 0;
   std::uint64_t rnr_naks_received = 0;
   std::uint64_t acks_received     = 0;

@@ -151,6 +151,18 @@ void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluste
     out.push_back(fmt::format("simulated {}: {} packets, {} packet-hops, {} dropped ({} queue, {} faults)",
                               format_time(sim.scheduler().now()), totals.injected, totals.packet_hops,
                               totals.queue_drops + totals.fault_drops, totals.queue_drops, totals.fault_drops));
+  // A SEND resent by a timeout on an FPGA's RoCE engine: the model's timer covers it; Coyote's does not.
+  std::uint64_t send_timeouts = 0;
+  for (std::size_t i = 0; i < cluster.size(); ++i)
+    if (auto const* f = cluster.find<nodes::FpgaNode>(i); f && f->transport_kind() == nodes::Transport::Roce)
+      send_timeouts += f->poe().counters().send_timeouts;
+  if (send_timeouts > 0)
+    out.push_back(fmt::format(
+        "warning: {} retransmission timeout(s) on the FPGAs' RoCE engines resent SENDs (eager messages, rendezvous "
+        "notices) with no WRITE or READ outstanding; Coyote's RDMA stack arms its timer for WRITEs and READ requests "
+        "only (ib_transport_protocol.cpp generate_exh), so on it those losses are never resent and the call would "
+        "hang (protocols/roce/README.md)",
+        send_timeouts));
   // Fast-forward (opt-in): said whenever it is on, with how much of the traffic it carried.
   if (const unsigned train = sc.platform.network.fast_forward.train; train > 1) {
     const std::uint64_t stood_for = totals.injected - totals.trains + totals.train_packets;

@@ -211,6 +211,26 @@ TEST(RoceWrite, LostLastPacketRecoversByTimeout)
   EXPECT_EQ(w.inbound.size(), 1u);
 }
 
+// A timeout with only SENDs outstanding is counted apart: Coyote's stack arms its timer for WRITEs and READ requests
+// only, so there a lost last SEND packet is never resent (the run's summary says so); the model resends it.
+TEST(RoceSend, ATimeoutWithOnlySendsOutstandingIsCountedApart)
+{
+  for (Verb v : {Verb::Send, Verb::Write}) {
+    Wire2 w;
+    int drops      = 0;
+    w.drop_request = [&](const RequestPacket& p) { return p.psn == 2 && drops++ == 0; };
+    Actions posted;
+    w.rsp.post_recv(RecvRequest{77, 0x2000, 3 * 4096}, w.now, posted);
+    w.apply(posted);
+    w.post(v, 3 * 4096, 1);
+    w.run();
+    ASSERT_EQ(w.completions.size(), 1u);
+    EXPECT_EQ(w.completions[0].status, Status::Success);
+    EXPECT_EQ(w.req.counters().timeouts, 1u);
+    EXPECT_EQ(w.req.counters().send_timeouts, v == Verb::Send ? 1u : 0u);
+  }
+}
+
 TEST(RoceWrite, RetryLimitFailsTheQueuePairWithAnError)
 {
   RoceConfig c;
