@@ -195,7 +195,8 @@ void ReconicBench::run_client(ActorContext& ctx, nodes::Cluster& c)
       r.iteration = it;
       r.ops       = per;
       std::vector<roce::WorkRequest> wrs;
-      for (unsigned k = 0; k < per; ++k) { // each WQE its own stretch of the buffers (rdma_test: wqe_idx * payload)
+      for (unsigned k = 0; k < per; ++k) { // ASSUMPTION: each WQE its own stretch of the buffers (read_batch.c gives
+                                           // every WQE the same local buffer and remote offset; no timing depends on it)
         const std::uint64_t id = ++wr;
         wrs.push_back(roce::WorkRequest{id, cfg_.op, place + k * bytes, place + k * bytes, bytes, id});
       }
@@ -278,7 +279,7 @@ void ReconicBench::run_memory(ActorContext& ctx, nodes::Cluster& c)
 void ReconicBench::run_lookaside(ActorContext& ctx, nodes::Cluster& c)
 {
   // RecoNIC Fig. 6: the matrices are in the server's (peer 1's) memory; the client's host READs them into its
-  // card's memory (two WQEs behind one doorbell, CQ polled), sends the kernel a control message, and learns of
+  // card's memory (one READ posted and its CQ polled, then the other), sends the kernel a control message, and learns of
   // the result by polling the status register or by an interrupt.
   nodes::FpgaNode& node = c.at<nodes::FpgaNode>(cfg_.client);
   auto const& fc        = node.config();
@@ -311,19 +312,22 @@ void ReconicBench::run_lookaside(ActorContext& ctx, nodes::Cluster& c)
     r.bytes     = 2 * tile;
     r.iteration = it;
     r.ops       = 1;
-    // 1. Two READs behind one doorbell; the engine's copies land in this card's memory.
-    std::vector<roce::WorkRequest> wrs;
+    // 1. The two READs, each posted and polled on its own (network_systolic_mm.c: create_a_wqe and rdma_post_send
+    //    for A, then for B); the engine's copies land in this card's memory.
     for (unsigned m = 0; m < 2; ++m) {
       const std::uint64_t id = ++wr;
-      wrs.push_back(roce::WorkRequest{id, roce::Verb::Read, local[m], remote[m], tile, id});
+      const Burst b          = run_burst(ctx, c, t, {roce::WorkRequest{id, roce::Verb::Read, local[m], remote[m], tile, id}},
+                                         [&](std::size_t, const roce::Completion& done) {
+                                  if (done.status != roce::Status::Success)
+                                    throw SimulationError(fmt::format(
+                                        "reconic: the READ of matrix {} from node {} failed: {}", m ? 'B' : 'A',
+                                        cfg_.server, roce::describe_failure(done)));
+                                  // The READ delivered these bytes (the RoCE engine checked their checksum).
+                                  mine.write(local[m], peer.read(remote[m], tile));
+                                });
+      if (m == 0)
+        r.rung = b.rung;
     }
-    r.rung         = run_burst(ctx, c, t, wrs, [&](std::size_t m, const roce::Completion& done) {
-               if (done.status != roce::Status::Success)
-                 throw SimulationError(fmt::format("reconic: the READ of matrix {} from node {} failed: {}",
-                                                   m ? 'B' : 'A', cfg_.server, roce::describe_failure(done)));
-               // The READ delivered these bytes (the RoCE engine checked their checksum): they are in memory now.
-               mine.write(local[m], peer.read(remote[m], tile));
-             }).rung;
     r.first_posted = ctx.now(); // operands in; the host sends the control message
     // 2. The control message: posted register writes, one word per cycle after the first reaches the block.
     const SimTime sent = ctx.now();

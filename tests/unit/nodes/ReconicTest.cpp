@@ -211,6 +211,12 @@ TEST(Reconic, LookasideMatmulFetchesByReadComputesAndIsVerified)
     // 164 ns.
     EXPECT_NEAR(t.num(0, "engine_us"), 0.324 + 0.728 + 0.104 + 0.164, 1e-4) << how;
   }
+  // The source posts each matrix's READ and polls its completion before the next (network_systolic_mm.c:
+  // rdma_post_send for A, then for B): the operands take two single READs of a 16 x 16 int32 tile (1 KiB).
+  auto look = run_scenario_isolated(scenario("read", "single", "64", R"(, "test": "lookaside_mm")"));
+  auto one  = run_scenario_isolated(scenario("read", "single", "1024"));
+  ASSERT_TRUE(look.ok && one.ok) << look.error << one.error;
+  EXPECT_NEAR(look.tables.at("reconic").num(0, "fetch_us"), 2 * one.tables.at("reconic").num(0, "total_us"), 1e-4);
 }
 
 TEST(MemoryChannel, EnginesShareOneChannelThroughTheCrossbar)
