@@ -234,7 +234,14 @@ Task<FwStatus> FirmwareCall::run()
     case Collective::Send: co_return co_await send(cc.root, in(0, n));
     case Collective::Recv: co_return co_await recv(cc.root, out(0, n));
     case Collective::Copy: co_await fw_.move(copy_move(in(0, n), out(0, n))); co_return FwStatus::Done;
-    case Collective::Combine: co_await fw_.move(combine_move(in(0, n), out(0, n), out(0, n))); co_return FwStatus::Done;
+    case Collective::Combine: {
+      // The firmware's combine() fetches its second operand from memory (MOVE_IMMEDIATE); only the first may be a
+      // kernel stream, so a result streamed out still reads the second operand's bytes from memory.
+      Move m     = combine_move(in(0, n), out(0, n), out(0, n));
+      m.op1.kind = OperandKind::Memory;
+      co_await fw_.move(m);
+      co_return FwStatus::Done;
+    }
     case Collective::Bcast: co_return co_await broadcast(cc.root, sel_.algorithm, in(0, n), out(0, n));
     case Collective::Scatter: co_return co_await scatter(cc.root, in(0, n * p), out(0, n));
     case Collective::Gather: co_return co_await gather();

@@ -504,9 +504,10 @@ void CollectiveBench::report_summary(const nodes::Cluster& c, const BySize& by_s
   for (auto& [bytes, s] : by_size)
     summary.push_back(fmt::format("  {:>10}  {:>24}  {:>10.3f}  {:>10.3f}  {:>10.3f}", bytes, s.how, median(s.min),
                                   median(s.mean), median(s.max)));
-  std::uint64_t largest_eager = 0; // a size that ran eager, the largest
+  std::uint64_t largest_eager = 0; // a size that ran eager, the largest (a local copy or combine sends nothing)
+  const bool sends = cfg_.ranks > 1 && cfg_.collective != BenchOp::Copy && cfg_.collective != BenchOp::Combine;
   for (auto const& [bytes, s] : by_size)
-    if (s.how.rfind("eager/", 0) == 0)
+    if (sends && s.how.rfind("eager/", 0) == 0)
       largest_eager = std::max(largest_eager, bytes);
   // (A barrier or a nop ignores a forced protocol: no note about a forced one for them.)
   const bool forced = cfg_.collective != BenchOp::Barrier && cfg_.collective != BenchOp::Nop;

@@ -15,8 +15,9 @@
 namespace nafsim::workloads {
 
 enum class DlrmOpKind { Lookup, Compute, Send, Recv, Reduce };
-/// The tags of the messages between two nodes: the CCLO matches eager messages in order per peer and tag,
-/// and a node's kernels send to (receive from) one peer through separate command streams.
+/// The tags of the messages between two nodes: nafsim's CCLO matches eager messages in order per peer and tag
+/// (the hardware per peer only, the tag checked: workloads/dlrm/README.md's ASSUMPTION), and a node's kernels send
+/// to (receive from) one peer through separate command streams.
 enum DlrmTag : std::uint32_t { kTagCollective = 0, kTagSlice = 1, kTagPartial = 2, kTagLayer = 3 };
 
 struct DlrmOp {

@@ -292,6 +292,23 @@ TEST(CcloData, HostAndStreamOperands)
   expect_verified(forced, "stream bcast by nafsim's binomial schedule");
 }
 
+// A combine whose result streams out still reads its second operand from device memory: the firmware's combine()
+// fetches it with MOVE_IMMEDIATE, and the data mover takes a kernel stream as its first operand only. Until
+// 2026-12-06 both operands "streamed": a 1 MiB combine read no byte of memory (66.0 us; now 75.3 us, 1 MiB + 64 KiB
+// read for its two sizes).
+TEST(CcloData, AStreamedCombineReadsItsSecondOperandFromMemory)
+{
+  auto run = run_scenario_isolated(
+      R"({"name": "combine-stream", "platform": "accl-coyote-u55c", "workload": {"kind": "collective",
+          "collective": "combine", "ranks": 1, "sizes": ["64KiB", "1MiB"], "location": "stream", "verify": true}})");
+  expect_verified(run, "streamed combine");
+  EXPECT_EQ(run.tables.at("nodes").num(0, "device_read_bytes"), 65536.0 + 1048576.0);
+  bool said = false; // a local combine sends nothing: no note on Rx-buffer segments
+  for (auto const& l : run.summary)
+    said = said || l.find("went through Rx buffers") != std::string::npos;
+  EXPECT_FALSE(said);
+}
+
 // Host data through XRT is staged through device buffers (the driver syncs both of combine's operands): combine reads
 // its second operand from the staged result buffer, which held nothing of the host's until 2026-12-06 (wrong data,
 // caught by verify on the XRT preset).
