@@ -16,6 +16,7 @@ DataMover::DataMover(const DmpConfig& cfg, unsigned seek_cycles, Hertz clock, Sc
     , rbm_(rbm)
     , tx_(tx)
     , image_(image)
+    , order_(sched.shared<TagOrderWatch>())
 {
 }
 
@@ -169,6 +170,7 @@ bool DataMover::seek_pieces(Move& m, SimTime t)
       return false;
     }
     in_seq_.take(m.op1.src_host, m.tag);
+    order_.taken(m.op1.src_host, host_, m.tag);
     if (head_pieces_++ == 0) {
       head_rx_.first = rx;
       m.op1.seq      = seq;
@@ -332,6 +334,8 @@ void DataMover::send_pieces(const Move& m, std::uint64_t bytes, SimTime first, S
                                : std::vector<std::byte>(out.begin() + static_cast<std::ptrdiff_t>(off),
                                                         out.begin() + static_cast<std::ptrdiff_t>(off + b));
     const std::uint64_t seq = m.remote_stream >= 0 ? m.seq + off : out_seq_.take(m.peer, m.tag);
+    if (m.remote_stream < 0)
+      order_.sent(host_, m.peer, m.tag);
     tx_.send_eager(m.peer, seq, b, data, std::move(piece), end ? std::move(accepted) : std::function<void()>([] {}),
                    m.remote_stream);
     off += b;

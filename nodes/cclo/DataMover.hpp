@@ -16,6 +16,7 @@
 #include "nodes/cclo/Plugins.hpp"
 #include "nodes/cclo/RxBufferManager.hpp"
 #include "nodes/cclo/SeqNumbers.hpp"
+#include "nodes/cclo/TagOrderWatch.hpp"
 #include "nodes/memory/MemoryImage.hpp"
 #include "nodes/memory/MemorySystem.hpp"
 #include "simcore/engine/Fifo.hpp"
@@ -196,6 +197,7 @@ private:
   bool waiting_rx_ = false;
   SimTime waiting_since_;
   SeqNumbers in_seq_, out_seq_; ///< by (peer host, tag)
+  TagOrderWatch& order_;        ///< the run's: the hardware's per-peer numbering of the same messages
   /// The head move's Rx buffers found so far (its pieces, in order), the bytes it still needs, and when the seeks so
   /// far are done (one after the other, seek_cycles each).
   RxHold head_rx_;

@@ -1,6 +1,7 @@
 #include "simcore/app/Runner.hpp"
 
 #include "nodes/cclo/CcloBuild.hpp"
+#include "nodes/cclo/TagOrderWatch.hpp"
 #include "nodes/fpga/FpgaCluster.hpp"
 #include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "nodes/fpga/FpgaTables.hpp"
@@ -163,6 +164,14 @@ void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluste
         "only (ib_transport_protocol.cpp generate_exh), so on it those losses are never resent and the call would "
         "hang (protocols/roce/README.md)",
         send_timeouts));
+  // Eager messages taken out of the order the hardware's per-peer sequence numbers allow (TagOrderWatch.hpp).
+  if (auto const& miss = sim.scheduler().shared<nodes::TagOrderWatch>().miss())
+    out.push_back(fmt::format(
+        "warning: host {} took eager message {} from host {} under tag {}, where host {} had sent it under tag {}: "
+        "nafsim numbers a peer's eager messages per tag, ACCL's data mover per peer with the tag checked "
+        "(dma_mover.cpp rxbuf_seek), so on the hardware that receive would wait for ever; receive a peer's messages "
+        "in the order they are sent (nodes/README.md, Deviations)",
+        miss->to, miss->message, miss->from, miss->taken_tag, miss->from, miss->sent_tag));
   // Fast-forward (opt-in): said whenever it is on, with how much of the traffic it carried.
   if (const unsigned train = sc.platform.network.fast_forward.train; train > 1) {
     const std::uint64_t stood_for = totals.injected - totals.trains + totals.train_packets;
