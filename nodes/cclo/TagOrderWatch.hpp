@@ -5,7 +5,9 @@
 // only in the order they were sent, whatever their tags: where a receiver takes one under another tag than the
 // peer's message of that number, its seek would spin for ever. This watch follows every (sender, receiver) pair's
 // messages in the hardware's numbering and keeps the first place where the model took one the hardware could not,
-// for the run's summary; the model's matching is unchanged.
+// for the run's summary; the model's matching is unchanged. ASSUMPTION: it keys on the hosts, where the hardware
+// counts per communicator too, so it judges only messages of two point-to-point tags (both on the world
+// communicator), never the collectives' tag 0.
 
 #include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/FlatIndex.hpp"
@@ -34,7 +36,10 @@ public:
       return;
     const std::uint32_t sent_tag = p.tags.front();
     p.tags.pop_front();
-    if (sent_tag != tag && !miss_)
+    // A message sent under tag 0 (the collectives' TAG_ANY) matches any seek; a receive under tag 0 may be a
+    // collective of another communicator, whose messages the hardware numbers apart (the watch keys on the hosts):
+    // only two point-to-point tags are told apart for sure.
+    if (sent_tag != tag && sent_tag != 0 && tag != 0 && !miss_)
       miss_ = Miss{from, to, p.taken, sent_tag, tag};
   }
   /// The first message taken out of the hardware's order, if any.

@@ -84,20 +84,24 @@ Segment Connection::commit(SimTime now, Actions& out)
         arm(now, out);
     }
   }
-  s.ack        = rcv_nxt_;
-  s.window     = window();
-  ack_pending_ = false;
-  ack_armed_   = false;
+  s.ack          = rcv_nxt_;
+  s.window       = window();
+  s.dsack        = dsack_pending_;
+  dsack_pending_ = false;
+  ack_pending_   = false;
+  ack_armed_     = false;
   return s;
 }
 
 Segment Connection::take_ack()
 {
   Segment s;
-  s.seq        = snd_nxt_;
-  s.ack        = rcv_nxt_;
-  s.window     = window();
-  ack_pending_ = false;
+  s.seq          = snd_nxt_;
+  s.ack          = rcv_nxt_;
+  s.window       = window();
+  s.dsack        = dsack_pending_;
+  dsack_pending_ = false;
+  ack_pending_   = false;
   ack_armed_   = false;
   ++c_.acks_sent;
   return s;
@@ -195,10 +199,12 @@ void Connection::on_ack(const Segment& s, SimTime now, Actions& out)
           fast_retransmitted_ = true;
           start_burst(out);
         }
-      } else if (++dupacks_ == cfg_.dupack_threshold && (!recover_set_ || snd_una_ > recover_)) {
-        ++c_.fast_retransmits; // fast retransmit: go back to the hole
-        recover_set_ = true;
-        recover_     = snd_max_;
+      } else if (s.dsack) {
+        // The receiver already had the segment this ACK answers (a go-back-n resend of data it held beyond a
+        // hole): D-SACK (RFC 2883, Linux's default) tells the sender, and it is no sign of a loss. Counted, these
+        // went back again at every third (one drop in a 1 MiB host transfer: 87 fast retransmits, 866 us).
+      } else if (++dupacks_ == cfg_.dupack_threshold) { // fast retransmit: go back to the hole
+        ++c_.fast_retransmits;
         std::uint64_t flight = snd_max_ - snd_una_;
         ssthresh_            = std::max(flight / 2, 2 * mss_);
         if (cfg_.congestion_control)
@@ -248,6 +254,7 @@ void Connection::on_data(const Segment& s, SimTime now, Actions& out, bool take_
   }
   if (end <= rcv_nxt_) {
     ++c_.duplicates;
+    dsack_pending_ = true;
     return;
   }
   if (overlap_dropped) { // the hardware stack takes a segment only at the next expected byte
@@ -327,10 +334,8 @@ void Connection::on_timer(std::uint64_t token, SimTime now, Actions& out)
       ssthresh_ = std::max(flight / 2, 2 * mss_);
       if (cfg_.congestion_control)
         cwnd_ = cfg_.retransmit_window.count ? cfg_.retransmit_window.count : mss_;
-      snd_nxt_    = snd_una_;
-      dupacks_    = 0;
-      recover_set_ = true; // (RFC 6582 section 3.2, step 4)
-      recover_     = snd_max_;
+      snd_nxt_ = snd_una_;
+      dupacks_ = 0;
     }
     rto_     = cfg_.rto_after(retries_, std::min(rto_ * 2, cfg_.rto_max));
     arm(now, out); // the next timeout (doubled, or the table's next) runs from now

@@ -150,11 +150,7 @@ private:
   bool failed_         = false;
   std::uint64_t burst_next_ = 0, burst_end_ = 0; ///< loss_recovery toe: the burst still to send
   bool fast_retransmitted_  = false;             ///< loss_recovery toe: this hole's fast retransmit is done
-  // loss_recovery go-back-n: NewReno's `recover` (RFC 6582 section 3.2, step 1): after a fast retransmit or a
-  // timeout, duplicate ACKs start another fast retransmit only once they acknowledge more than was sent before it;
-  // the ACKs that its own resent segments draw (the receiver already held them) do not.
-  bool recover_set_      = false;
-  std::uint64_t recover_ = 0; ///< snd_max at the last fast retransmit or timeout
+  bool dsack_pending_ = false; ///< a segment already had arrived since the last ACK (its ACK says so: D-SACK)
   // Receiving half.
   std::uint64_t rcv_nxt_ = 0, held_ = 0, ooo_bytes_ = 0;
   std::map<std::uint64_t, std::uint64_t> ooo_; ///< start -> end of held out-of-order ranges

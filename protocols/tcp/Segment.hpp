@@ -15,6 +15,7 @@ struct Segment {
   std::uint64_t ack         = 0; ///< next stream byte the sender of this segment expects
   std::uint64_t window      = 0; ///< bytes the sender of this segment can still receive
   bool probe                = false; ///< zero-window probe: the receiver must answer with an ACK
+  bool dsack                = false; ///< the ACK answers a segment its sender already had (D-SACK, RFC 2883)
 };
 
 } // namespace nafsim::tcp

@@ -155,14 +155,15 @@ void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluste
   // A SEND resent by a timeout on an FPGA's RoCE engine: the model's timer covers it; Coyote's does not.
   std::uint64_t send_timeouts = 0;
   for (std::size_t i = 0; i < cluster.size(); ++i)
-    if (auto const* f = cluster.find<nodes::FpgaNode>(i); f && f->transport_kind() == nodes::Transport::Roce)
+    if (auto const* f = cluster.find<nodes::FpgaNode>(i);
+        f && f->transport_kind() == nodes::Transport::Roce && f->config().mmu.enabled) // (Coyote's shell)
       send_timeouts += f->poe().counters().send_timeouts;
   if (send_timeouts > 0)
     out.push_back(fmt::format(
         "warning: {} retransmission timeout(s) on the FPGAs' RoCE engines resent SENDs (eager messages, rendezvous "
-        "notices) with no WRITE or READ outstanding; Coyote's RDMA stack arms its timer for WRITEs and READ requests "
-        "only (ib_transport_protocol.cpp generate_exh), so on it those losses are never resent and the call would "
-        "hang (protocols/roce/README.md)",
+        "notices) with no WRITE or READ outstanding; Coyote's RDMA stack (these FPGAs run Coyote's shell: its MMU is "
+        "on) arms its timer for WRITEs and READ requests only in the versions read (ib_transport_protocol.cpp "
+        "generate_exh), so there those losses are never resent and the call would hang (protocols/roce/README.md)",
         send_timeouts));
   // Eager messages taken out of the order the hardware's per-peer sequence numbers allow (TagOrderWatch.hpp).
   if (auto const& miss = sim.scheduler().shared<nodes::TagOrderWatch>().miss())

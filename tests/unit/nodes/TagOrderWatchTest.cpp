@@ -39,3 +39,15 @@ TEST(TagOrderWatch, AMessageTakenUnderAnotherTagThanTheOneSentWithItsNumberIsFou
   w.taken(0, 4, 1); // later ones do not replace the first
   EXPECT_EQ(w.miss()->message, 2u);
 }
+
+// A collective's message (tag 0, ACCL's TAG_ANY) matches any seek, and a receive under tag 0 may be another
+// communicator's (the hardware counts per communicator): neither is judged.
+TEST(TagOrderWatch, TheCollectivesTagIsNotJudged)
+{
+  TagOrderWatch w;
+  w.sent(0, 4, 0);
+  w.sent(0, 4, 1);
+  w.taken(0, 4, 1);
+  w.taken(0, 4, 0);
+  EXPECT_FALSE(w.miss().has_value());
+}

@@ -207,9 +207,9 @@ TEST(Tcp, OutOfOrderHoldingKeepsSegmentsBeyondAHole)
 }
 
 // Go-back-n with a receiver that holds segments beyond a hole (Linux's): one lost segment is one fast retransmit. The
-// segments resent after the hole are duplicates at the receiver, and each draws an ACK the sender sees as a duplicate
-// of its new first unacknowledged byte; before NewReno's `recover` (RFC 6582) every third of them went back again and
-// halved the window (a 1 MiB host transfer with one drop: 87 fast retransmits, 821 segments resent for 729 sent).
+// segments resent after the hole are duplicates at the receiver, and each draws an ACK the sender saw as a duplicate
+// of its new first unacknowledged byte; every third of them went back again and halved the window (a 1 MiB host
+// transfer with one drop: 87 fast retransmits, 821 segments resent for 729 sent). Those ACKs now say so (D-SACK).
 TEST(Tcp, OneLostSegmentIsOneFastRetransmitWhenTheReceiverHoldsWhatFollows)
 {
   TcpConfig cfg;
@@ -230,6 +230,42 @@ TEST(Tcp, OneLostSegmentIsOneFastRetransmitWhenTheReceiverHoldsWhatFollows)
   EXPECT_EQ(p.c[0].counters().fast_retransmits, 1u);
   EXPECT_EQ(p.c[0].counters().timeouts, 0u);
   EXPECT_LT(p.c[0].counters().retransmitted, 200u) << "at most the flight at the loss is resent, once";
+}
+
+// A second loss right where the first recovery's resends end (the first new segment after them): its duplicate ACKs
+// start a fast retransmit of their own, no timeout (a NewReno `recover` guard made it wait for the timeout: 200 ms on
+// the host preset).
+TEST(Tcp, ALossRightAfterARecoveryIsFastRetransmittedToo)
+{
+  TcpConfig cfg;
+  cfg.out_of_order = true;
+  Pair p(cfg);
+  std::uint64_t top = 0;
+  int phase         = 0;
+  p.drop            = [&](int from, const Segment& s) {
+    if (from != 0 || s.len == 0)
+      return false;
+    if (phase == 0 && s.seq == 100 * p.cfg.mss()) {
+      phase = 1;
+      return true;
+    }
+    if (phase == 1 && s.seq == 100 * p.cfg.mss())
+      phase = 2; // the fast retransmit; `top` is the most sent before it
+    else if (phase == 2 && s.seq >= top) {
+      phase = 3;
+      return true;
+    }
+    if (phase < 2)
+      top = std::max(top, s.seq + s.len);
+    return false;
+  };
+  p.write(0, 400 * cfg.mss());
+  p.run();
+  EXPECT_EQ(phase, 3);
+  EXPECT_EQ(p.delivered[1], 400 * cfg.mss());
+  EXPECT_FALSE(p.overlap);
+  EXPECT_EQ(p.c[0].counters().fast_retransmits, 2u);
+  EXPECT_EQ(p.c[0].counters().timeouts, 0u);
 }
 
 /// 5 % loss, 3 % duplication, 5 % late by 3 us on both directions, each side writing its bytes (ACKs ride on data
