@@ -84,27 +84,27 @@ Segment Connection::commit(SimTime now, Actions& out)
         arm(now, out);
     }
   }
-  s.ack          = rcv_nxt_;
-  s.window       = window();
-  s.dsack        = dsack_pending_;
-  dsack_pending_ = false;
-  ack_pending_   = false;
-  ack_armed_     = false;
+  acknowledge(s);
   return s;
 }
 
 Segment Connection::take_ack()
 {
   Segment s;
-  s.seq          = snd_nxt_;
+  s.seq = snd_nxt_;
+  acknowledge(s);
+  ++c_.acks_sent;
+  return s;
+}
+
+void Connection::acknowledge(Segment& s)
+{
   s.ack          = rcv_nxt_;
   s.window       = window();
   s.dsack        = dsack_pending_;
   dsack_pending_ = false;
   ack_pending_   = false;
-  ack_armed_   = false;
-  ++c_.acks_sent;
-  return s;
+  ack_armed_     = false;
 }
 
 void Connection::on_ack_timer(std::uint64_t token, Actions& out)

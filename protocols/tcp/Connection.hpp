@@ -133,6 +133,8 @@ private:
   /// loss_recovery toe: the ACK that every ACK is to the retransmission timer (restarted at its first value, the
   /// retries cleared; stopped once nothing is unacknowledged).
   void restart_timer(SimTime now, Actions& out);
+  /// What every segment leaving carries of the receiving half (the ACK, the window, D-SACK): no ACK owed after it.
+  void acknowledge(Segment& s);
 
   TcpConfig cfg_;
   std::uint64_t mss_;
