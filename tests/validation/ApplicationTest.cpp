@@ -132,6 +132,21 @@ TEST(Dlrm, Fig15PartitionMovesThePapersMessages)
   EXPECT_EQ(run.tables.at("dlrm").rows.size(), 123u);
 }
 
+// The hardware takes a peer's eager messages in the order they were sent (its sequence numbers count per peer, the
+// tag checked): the row's gathering node must take the embedding node's slices and partials in their send order.
+// With a process per op the model ran a design the hardware cannot ("host 4 took eager message 22 from host 0 under
+// tag 2, where host 0 had sent it under tag 1"); one command stream per peer and direction runs one it can, in the
+// stream and with latency probes, with one credit or many.
+TEST(Dlrm, EveryNodeTakesAPeersMessagesInTheOrderTheyWereSent)
+{
+  for (const char* credits : {"workload.credits=4", "workload.credits=1"}) {
+    auto run = run_scenario_isolated(kDlrm, {credits});
+    ASSERT_TRUE(run.ok) << run.error;
+    for (auto const& line : run.summary)
+      EXPECT_EQ(line.find("took eager message"), std::string::npos) << credits << ": " << line;
+  }
+}
+
 // Every latency probe alike, whatever their number: a node's operations ready at one instant reach its CCLO in its
 // program's order (the slice's receive before the partials'). They took turns: the probes alternated 40.140 and
 // 46.245 us, and the reported mean moved with latency_probes (1: 40.140, 3: 42.175, 10: 43.193). (38.510 us since the

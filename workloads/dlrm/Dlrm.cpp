@@ -94,11 +94,17 @@ void Dlrm::start(nodes::Cluster& c)
   done_cause_.assign(total(), 0);
   sched_ = &c.scheduler();
   nodes::check_communicator(c, hosts_);
+  streams_.clear();
   for (unsigned n = 0; n < plan_.nodes.size(); ++n) {
     nodes::cclo_of(c, hosts_[n]);
-    for (unsigned j = 0; j < plan_.nodes[n].ops.size(); ++j)
-      c.scheduler().spawn(fmt::format("dlrm-n{}-op{}", n, j), c.at<nodes::FpgaNode>(hosts_[n]).host(),
-                          [this, &c, n, j](ActorContext& ctx) { run_op(ctx, c, n, j); });
+    // One process per command stream (a node's sends to one peer in one, its receives from one peer in another:
+    // the hardware takes a peer's messages in the order sent), spawned in the order of their first ops.
+    for (auto& ops : dlrm_streams(plan_.nodes[n])) {
+      auto const& stream = streams_.emplace_back(std::move(ops));
+      c.scheduler().spawn(fmt::format("dlrm-n{}-op{}", n, fmt::join(stream, "+op")),
+                          c.at<nodes::FpgaNode>(hosts_[n]).host(),
+                          [this, &c, n, &stream](ActorContext& ctx) { run_stream(ctx, c, n, stream); });
+    }
   }
   c.scheduler().spawn("dlrm-driver", c.at<nodes::FpgaNode>(hosts_[0]).host(), [this](ActorContext& ctx) { run_driver(ctx); });
 }
@@ -178,41 +184,52 @@ nodes::CcloCall Dlrm::make_call(unsigned node, const DlrmOp& op) const
   return cc;
 }
 
-void Dlrm::run_op(ActorContext& ctx, nodes::Cluster& c, unsigned node, unsigned j)
+void Dlrm::run_stream(ActorContext& ctx, nodes::Cluster& c, unsigned node, const std::vector<unsigned>& stream)
+{
+  std::vector<nodes::CcloCall> calls;
+  std::vector<CauseLabel> kernels;
+  for (auto j : stream) {
+    auto const& op = plan_.nodes[node].ops[j];
+    calls.push_back(is_call(op.kind) ? make_call(node, op) : nodes::CcloCall{});
+    kernels.push_back(c.scheduler().causes() ? CauseLabel::at_host(cause_what("FPGA kernel", op.name), hosts_[node])
+                                             : CauseLabel{});
+  }
+  for (std::uint64_t k = 0; k < total(); ++k)
+    for (std::size_t i = 0; i < stream.size(); ++i)
+      run_op(ctx, c, node, stream[i], k, calls[i], kernels[i]);
+}
+
+void Dlrm::run_op(ActorContext& ctx, nodes::Cluster& c, unsigned node, unsigned j, std::uint64_t k,
+                  const nodes::CcloCall& call, const CauseLabel& kernel)
 {
   auto const& op = plan_.nodes[node].ops[j];
-  const nodes::CcloCall call = is_call(op.kind) ? make_call(node, op) : nodes::CcloCall{};
-  const CauseLabel kernel = c.scheduler().causes() ? CauseLabel::at_host(cause_what("FPGA kernel", op.name), hosts_[node])
-                                                   : CauseLabel{};
-  for (std::uint64_t k = 0; k < total(); ++k) {
-    while (!ready(node, j, k)) {
-      waiters_.push_back(ctx.id());
-      ctx.block(WaitReason([&] { return fmt::format("DLRM {} ({}) waits to start '{}' of inference {}", plan_.nodes[node].role,
-                            node, op.name, k); }));
-    }
-    const bool streaming = k >= cfg_.latency_probes;
-    OpStats& s           = stats_[node][j];
-    if (is_call(op.kind)) {
-      auto res = nodes::cclo_of(c, hosts_[node]).call(ctx, call);
-      if (!res.error.empty())
-        throw SimulationError(fmt::format("DLRM {}: '{}' of inference {}: {}", plan_.nodes[node].role, op.name, k,
-                                          res.error));
-      if (streaming) {
-        s.busy += res.finished - res.started;
-        s.shortest = std::min(s.shortest, res.finished - res.started);
-      }
-    } else {
-      ctx.sleep_for(op.duration, kernel);
-      if (streaming)
-        s.busy += op.duration;
-    }
-    s.done = k + 1;
-    if (node == plan_.final_node && j == plan_.final_op) {
-      done_at_[k]    = ctx.now();
-      done_cause_[k] = ctx.scheduler().cause_mark();
-    }
-    notify();
+  while (!ready(node, j, k)) {
+    waiters_.push_back(ctx.id());
+    ctx.block(WaitReason([&] { return fmt::format("DLRM {} ({}) waits to start '{}' of inference {}", plan_.nodes[node].role,
+                          node, op.name, k); }));
   }
+  const bool streaming = k >= cfg_.latency_probes;
+  OpStats& s           = stats_[node][j];
+  if (is_call(op.kind)) {
+    auto res = nodes::cclo_of(c, hosts_[node]).call(ctx, call);
+    if (!res.error.empty())
+      throw SimulationError(fmt::format("DLRM {}: '{}' of inference {}: {}", plan_.nodes[node].role, op.name, k,
+                                        res.error));
+    if (streaming) {
+      s.busy += res.finished - res.started;
+      s.shortest = std::min(s.shortest, res.finished - res.started);
+    }
+  } else {
+    ctx.sleep_for(op.duration, kernel);
+    if (streaming)
+      s.busy += op.duration;
+  }
+  s.done = k + 1;
+  if (node == plan_.final_node && j == plan_.final_op) {
+    done_at_[k]    = ctx.now();
+    done_cause_[k] = ctx.scheduler().cause_mark();
+  }
+  notify();
 }
 
 void Dlrm::run_driver(ActorContext& ctx)

@@ -1,16 +1,20 @@
 #pragma once
 // Distributed DLRM inference on FPGAs (ACCL+ section 6, Fig. 15 and Fig. 17). The plan (DlrmPlan)
-// gives every FPGA its kernels and CCLO calls per inference; here each of them is a process of its own
-// (the HLS dataflow design: kernels run concurrently, connected by streams `stream_depth` deep), the
-// CCLO calls of one node queue in its CCLO, which runs one at a time, and message kinds between the
-// same two nodes travel under their own tags (ACCL's send/recv tag). First `latency_probes` inferences
-// run one at a time (each issued when the previous one left the last layer: its latency), then
-// `inferences` stream back to back (throughput). The CPU baseline (TensorFlow-Serving-class, batched)
-// comes from the CPU model.
+// gives every FPGA its kernels and CCLO calls per inference; here each kernel and each reduce is a
+// process of its own, as are a node's sends to one peer and its receives from one peer (one command
+// stream each; the HLS dataflow design: kernels run concurrently, connected by streams `stream_depth`
+// deep). The CCLO calls of one node queue in its CCLO, which runs one at a time; message kinds between
+// the same two nodes travel under their own tags (ACCL's send/recv tag) through one command stream per
+// direction, so the receiver takes them in the order they were sent, as the hardware must. First
+// `latency_probes` inferences run one at a time (each issued when the previous one left the last layer:
+// its latency), then `inferences` stream back to back (throughput). The CPU baseline
+// (TensorFlow-Serving-class, batched) comes from the CPU model.
 
 #include "nodes/cclo/CcloCore.hpp"
 #include "workloads/Workload.hpp"
 #include "workloads/dlrm/DlrmPlan.hpp"
+
+#include <deque>
 
 namespace nafsim::workloads {
 
@@ -28,7 +32,11 @@ private:
     SimTime busy;                ///< time it ran during the stream (kernels: compute; calls: in the CCLO)
     SimTime shortest = SimTime::max(); ///< calls: the shortest run in the CCLO during the stream
   };
-  void run_op(ActorContext& ctx, nodes::Cluster& c, unsigned node, unsigned op);
+  /// A command stream's process: its ops in order, inference after inference.
+  void run_stream(ActorContext& ctx, nodes::Cluster& c, unsigned node, const std::vector<unsigned>& stream);
+  /// Op `j` of inference `k`, once ready.
+  void run_op(ActorContext& ctx, nodes::Cluster& c, unsigned node, unsigned j, std::uint64_t k,
+              const nodes::CcloCall& call, const CauseLabel& kernel);
   void run_driver(ActorContext& ctx);
   bool ready(unsigned node, unsigned op, std::uint64_t k) const;
   void notify();
@@ -61,6 +69,7 @@ private:
   /// dlrm_systems.csv (the FPGA system and the CPU baseline per batch size); returns the CPU baseline's batches.
   std::vector<DlrmCpuBatch> report_systems(results::ResultSink& sink, double latency_us, double throughput,
                                            const Bottleneck& worst, double bound) const;
+  std::deque<std::vector<unsigned>> streams_; ///< every node's command streams (dlrm_streams); never moved
   std::vector<ActorId> waiters_;
   Scheduler* sched_ = nullptr;
   SimTime stream_start_;

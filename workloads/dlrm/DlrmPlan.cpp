@@ -3,6 +3,7 @@
 #include "simcore/config/ConfigError.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <fmt/format.h>
 
 namespace nafsim::workloads {
@@ -275,7 +276,61 @@ private:
 DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fabric)
 {
   check_partition(cfg, fabric);
-  return PlanBuilder(cfg, fabric).build();
+  DlrmPlan plan = PlanBuilder(cfg, fabric).build();
+  // Every receive stream expects its peer's messages in the order the peer's send stream issues them (the builder
+  // lists a row's slice before its partial on both ends): otherwise the hardware's seek would wait for ever.
+  for (unsigned from = 0; from < plan.nodes.size(); ++from)
+    for (auto const& op : plan.nodes[from].ops)
+      if (op.kind == DlrmOpKind::Send && dlrm_send_order(plan, from, op.peer) != dlrm_receive_order(plan, from, op.peer))
+        throw std::logic_error(fmt::format("DLRM plan: node {} sends to node {} in another tag order than that node "
+                                           "receives",
+                                           from, op.peer));
+  return plan;
+}
+
+std::vector<std::vector<unsigned>> dlrm_streams(const DlrmNode& node)
+{
+  std::vector<std::vector<unsigned>> streams;
+  std::vector<std::pair<DlrmOpKind, unsigned>> keys; // (Send or Recv, peer) of each stream; Compute for others
+  for (unsigned j = 0; j < node.ops.size(); ++j) {
+    auto const& op = node.ops[j];
+    if (op.kind == DlrmOpKind::Send || op.kind == DlrmOpKind::Recv) {
+      auto it = std::find(keys.begin(), keys.end(), std::pair{op.kind, op.peer});
+      if (it != keys.end()) {
+        streams[static_cast<std::size_t>(it - keys.begin())].push_back(j);
+        continue;
+      }
+      keys.emplace_back(op.kind, op.peer);
+    } else {
+      keys.emplace_back(DlrmOpKind::Compute, 0);
+    }
+    streams.push_back({j});
+  }
+  return streams;
+}
+
+namespace {
+
+std::vector<std::uint32_t> order_of(const DlrmNode& node, DlrmOpKind kind, unsigned peer)
+{
+  std::vector<std::uint32_t> tags;
+  for (auto const& stream : dlrm_streams(node))
+    for (auto j : stream)
+      if (node.ops[j].kind == kind && node.ops[j].peer == peer)
+        tags.push_back(node.ops[j].tag);
+  return tags;
+}
+
+} // namespace
+
+std::vector<std::uint32_t> dlrm_send_order(const DlrmPlan& plan, unsigned from, unsigned to)
+{
+  return order_of(plan.nodes.at(from), DlrmOpKind::Send, to);
+}
+
+std::vector<std::uint32_t> dlrm_receive_order(const DlrmPlan& plan, unsigned from, unsigned to)
+{
+  return order_of(plan.nodes.at(to), DlrmOpKind::Recv, from);
 }
 
 DlrmCpuBatch dlrm_cpu_batch(const DlrmConfig& cfg, unsigned batch)

@@ -15,9 +15,9 @@
 namespace nafsim::workloads {
 
 enum class DlrmOpKind { Lookup, Compute, Send, Recv, Reduce };
-/// The tags of the messages between two nodes: nafsim's CCLO matches eager messages in order per peer and tag
-/// (the hardware per peer only, the tag checked: workloads/dlrm/README.md's ASSUMPTION), and a node's kernels send
-/// to (receive from) one peer through separate command streams.
+/// The tags of the messages between two nodes. The hardware matches a peer's eager messages in the order they were
+/// sent and checks the tag (workloads/dlrm/README.md), so the sends to one peer go through one command stream and
+/// the receives from it through another, in the same order (dlrm_streams).
 enum DlrmTag : std::uint32_t { kTagCollective = 0, kTagSlice = 1, kTagPartial = 2, kTagLayer = 3 };
 
 struct DlrmOp {
@@ -47,6 +47,17 @@ struct DlrmPlan {
 
 /// Build the plan; throws config::ConfigError (JSON paths under /workload) when the model does not fit.
 DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fabric);
+
+/// A node's command streams: the ops one process runs, inference after inference, each stream's ops in plan order.
+/// A node's sends to one peer form one stream and its receives from one peer another, as a design must issue them
+/// for the hardware, which takes a peer's eager messages in the order they were sent whatever their tags; every
+/// other op (kernels, reduces) is a stream of its own.
+std::vector<std::vector<unsigned>> dlrm_streams(const DlrmNode& node);
+
+/// The tags of node `from`'s messages to node `to` in the order its send stream issues them (empty: none).
+std::vector<std::uint32_t> dlrm_send_order(const DlrmPlan& plan, unsigned from, unsigned to);
+/// The tags `to`'s receive stream from `from` expects, in its order.
+std::vector<std::uint32_t> dlrm_receive_order(const DlrmPlan& plan, unsigned from, unsigned to);
 
 /// The CPU baseline's time for one batch (TensorFlow-Serving-class, nodes/compute/CpuCompute).
 struct DlrmCpuBatch {
