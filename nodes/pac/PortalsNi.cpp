@@ -350,10 +350,31 @@ void PortalsNi::on_put(int from, const PortalsWire& w)
   });
 }
 
+void PortalsNi::matched(std::uint64_t recv, const Header& h)
+{
+  auto it = recvs_.find(recv);
+  if (it == recvs_.end())
+    throw SimulationError(fmt::format("Portals on node {}: a message for unknown receive {}", self_, recv));
+  // Portals delivers min(message, entry) bytes (mlength) and the receive completes with them; MPI fails a receive
+  // shorter than its message (MPI_ERR_TRUNCATE), which no model here recovers from.
+  if (h.length > it->second.bytes)
+    throw SimulationError(fmt::format("Portals on node {}: a {} B message from node {} (match bits {:#x}) matched a "
+                                      "{} B receive, which MPI fails as truncated (MPI_ERR_TRUNCATE): post a receive "
+                                      "at least as large as the message",
+                                      self_, h.length, h.source, h.match_bits, it->second.bytes));
+  it->second.bytes = h.length;
+}
+
 void PortalsNi::fetch_rest(const Header& h, std::uint64_t from, std::uint64_t recv, std::int32_t ct, bool interrupt)
 {
-  if (h.length <= from)
+  matched(recv, h);
+  if (h.length <= from) {
+    // All of it came with the Put: a receive long enough for a rendezvous had its counting event and the triggered
+    // Get hanging on it, which nothing fires now (PtlCTFree).
+    if (ct >= 0)
+      cts_.free(ct);
     return;
+  }
   if (ct >= 0) { // the receive's counting event counts this delivery and fires the triggered Get: no host
     for (auto const& op : cts_.inc(ct))
       issue_get(h.source, rndv_bits(h.msg), from, h.length - from, op.user, clock_.now());

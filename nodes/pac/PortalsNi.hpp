@@ -145,6 +145,8 @@ public:
   const portals::MatchingUnit& lists() const { return mu_; }
   /// Operations still in progress (receives waiting, sends not done, Gets outstanding).
   std::size_t outstanding() const { return recvs_.size() + rndv_sends_.size() + gets_.size(); }
+  /// Counting events allocated (the triggered protocol: one per long receive until its Get is issued).
+  std::size_t counting_events_in_use() const { return cts_.in_use(); }
 
 private:
   enum Unit { kHost = 0, kPut = 1, kGet = 2 };
@@ -182,6 +184,9 @@ private:
   /// The bytes of message `h` from `from` on, for receive `recv`: the triggered Get hanging on counting event
   /// `ct`, or else one the host issues (after taking an interrupt if `interrupt`). Nothing if none are left.
   void fetch_rest(const portals::Header& h, std::uint64_t from, std::uint64_t recv, std::int32_t ct, bool interrupt);
+  /// Receive `recv` matched message `h`: it completes with the message's bytes (a longer receive takes the
+  /// message's length); a shorter one is an error (MPI_ERR_TRUNCATE).
+  void matched(std::uint64_t recv, const portals::Header& h);
   /// Issue a Get of [offset, offset + bytes) of `from`'s exposed buffer `bits` for receive `recv`, from `at`
   /// (PAC: in its Get subsystem, whoever asked for it).
   void issue_get(int from, portals::MatchBits bits, std::uint64_t offset, std::uint64_t bytes, std::uint64_t recv,

@@ -4,6 +4,7 @@
 #include "nodes/pac/PortalsNi.hpp"
 #include "nodes/pac/TimeSlices.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 using namespace nafsim;
@@ -20,7 +21,8 @@ struct PortalsWorld {
   std::vector<std::unique_ptr<PortalsNi>> nis;
 
   /// `n` nodes running `engine`; quantum 0: the engine's clock over the untimed bus; else time slices.
-  PortalsWorld(int n, SimTime quantum, PortalsEngine engine = PortalsEngine::Pac, bool constant_copy = false)
+  PortalsWorld(int n, SimTime quantum, PortalsEngine engine = PortalsEngine::Pac, bool constant_copy = false,
+               PortalsProtocol proto = PortalsProtocol::Eager, Bytes eager_limit = Bytes{0})
   {
     cfg.engine                = engine;
     cfg.max_msg_size          = Bytes{1 << 20}; // no message-buffer interrupts in these tests
@@ -36,7 +38,7 @@ struct PortalsWorld {
         clocks.push_back(std::make_unique<SlicedClock>(sched, *slices, static_cast<std::size_t>(i)));
       else
         clocks.push_back(std::make_unique<EngineClock>(sched));
-      nis.push_back(std::make_unique<PortalsNi>(i, n, cfg, PortalsProtocol::Eager, Bytes{0}, *clocks.back(), *fabric));
+      nis.push_back(std::make_unique<PortalsNi>(i, n, cfg, proto, eager_limit, *clocks.back(), *fabric));
     }
   }
   /// Node `from` sends `bytes` to `to` when its clock reads `t`.
@@ -156,4 +158,48 @@ TEST(PortalsWorld, UnexpectedMessagesGrowTheListsEveryReceiveWalks)
   EXPECT_EQ(at_once.expected, 14u);
   EXPECT_EQ(sliced.unexpected, 14u);
   EXPECT_EQ(sliced.expected, 0u);
+}
+
+TEST(PortalsWorld, AReceiveLargerThanItsMessageCompletesWithTheMessage)
+{
+  // Portals delivers min(message, entry) bytes and the receive completes with them; the receive waited for its own
+  // length and never completed. On the triggered protocol a receive above the eager limit holds a counting event
+  // with a Get hanging on it, which a message that came whole must free. Every protocol, the receive posted before
+  // and after the message, a message under and over the 1 KiB eager limit, each into a 16 KiB receive.
+  for (auto proto : {PortalsProtocol::Eager, PortalsProtocol::Rendezvous, PortalsProtocol::Triggered})
+    for (bool receive_first : {true, false})
+      for (std::uint64_t bytes : {512u, 4096u}) {
+        PortalsWorld w(2, SimTime{}, PortalsEngine::Pac, false, proto, Bytes{1024});
+        SimTime got{SimTime::max()};
+        w.recv_at(1, 0, receive_first ? SimTime{} : SimTime::us(50), 16384, &got);
+        w.send_at(0, 1, SimTime::us(1), bytes);
+        w.sched.run_standalone();
+        const std::string what = fmt::format("protocol {}, {} B, receive {}", static_cast<int>(proto), bytes,
+                                             receive_first ? "first" : "after");
+        EXPECT_LT(got, SimTime::max()) << what;
+        EXPECT_EQ(w.nis[1]->outstanding(), 0u) << what;
+        EXPECT_EQ(w.nis[0]->outstanding(), 0u) << what; // a rendezvous send: its buffer read out
+        EXPECT_EQ(w.nis[1]->counting_events_in_use(), 0u) << what;
+        const bool fetched = proto != PortalsProtocol::Eager && bytes > 1024;
+        EXPECT_EQ(w.nis[1]->counters().gets, fetched ? 1u : 0u) << what; // only the rest of a long message
+      }
+}
+
+TEST(PortalsWorld, AReceiveShorterThanItsMessageIsTheTruncationError)
+{
+  for (auto proto : {PortalsProtocol::Eager, PortalsProtocol::Rendezvous, PortalsProtocol::Triggered})
+    for (bool receive_first : {true, false}) {
+      PortalsWorld w(2, SimTime{}, PortalsEngine::Pac, false, proto, Bytes{1024});
+      SimTime got{SimTime::max()};
+      w.recv_at(1, 0, receive_first ? SimTime{} : SimTime::us(50), 2048, &got);
+      w.send_at(0, 1, SimTime::us(1), 4096);
+      try {
+        w.sched.run_standalone();
+        ADD_FAILURE() << "no error, protocol " << static_cast<int>(proto);
+      } catch (const SimulationError& e) {
+        EXPECT_NE(std::string(e.what()).find("4096 B message from node 0"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("2048 B receive"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("MPI_ERR_TRUNCATE"), std::string::npos) << e.what();
+      }
+    }
 }
