@@ -6,7 +6,7 @@
 // seek); nafsim keeps one per peer host and tag, so that calls of several communicators or tags between the same
 // two nodes keep their own order (its matching's choice, unchanged here).
 
-#include "simcore/engine/FlatIndex.hpp"
+#include "simcore/engine/KeyedSlots.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -18,8 +18,8 @@ public:
   /// The number the next message with `peer` under `tag` carries (tag 0 keeps the plain per-peer count).
   std::uint64_t peek(std::uint32_t peer, std::uint32_t tag) const
   {
-    const std::uint32_t id = index_.find(key(peer, tag));
-    return value(tag, (id == FlatIndex::kNone ? 0 : counts_[id]) + 1);
+    const std::uint64_t* n = counts_.find(key(peer, tag));
+    return value(tag, (n ? *n : 0) + 1);
   }
   /// Take it: the next message's number.
   std::uint64_t take(std::uint32_t peer, std::uint32_t tag) { return value(tag, ++count(peer, tag)); }
@@ -31,18 +31,8 @@ private:
   /// Counters exist only for the (peer, tag) pairs a node talks to: memory grows with active peers, not ranks. An
   /// open-addressing index to each pair's count (a look-up per eager message; FlatIndex.hpp).
   static std::uint64_t key(std::uint32_t peer, std::uint32_t tag) { return (std::uint64_t{peer} << 32) | tag; }
-  std::uint64_t& count(std::uint32_t peer, std::uint32_t tag)
-  {
-    std::uint32_t id = index_.find(key(peer, tag));
-    if (id == FlatIndex::kNone) {
-      id = static_cast<std::uint32_t>(counts_.size());
-      index_.set(key(peer, tag), id);
-      counts_.push_back(0);
-    }
-    return counts_[id];
-  }
-  FlatIndex index_; ///< (peer host << 32 | tag) -> its count in `counts_`
-  std::vector<std::uint64_t> counts_;
+  std::uint64_t& count(std::uint32_t peer, std::uint32_t tag) { return counts_[key(peer, tag)]; }
+  KeyedSlots<std::uint64_t> counts_; ///< per (peer host << 32 | tag)
 };
 
 } // namespace nafsim::nodes

@@ -10,7 +10,7 @@
 // communicator), never the collectives' tag 0.
 
 #include "simcore/engine/Fifo.hpp"
-#include "simcore/engine/FlatIndex.hpp"
+#include "simcore/engine/KeyedSlots.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -50,19 +50,8 @@ private:
     Fifo<std::uint32_t> tags; ///< of the messages numbered and not yet taken, in the sender's order
     std::uint64_t taken = 0;
   };
-  Pair& pair(std::uint32_t from, std::uint32_t to)
-  {
-    const std::uint64_t key = (std::uint64_t{from} << 32) | to;
-    std::uint32_t id        = index_.find(key);
-    if (id == FlatIndex::kNone) {
-      id = static_cast<std::uint32_t>(pairs_.size());
-      index_.set(key, id);
-      pairs_.emplace_back();
-    }
-    return pairs_[id];
-  }
-  FlatIndex index_;
-  std::vector<Pair> pairs_;
+  Pair& pair(std::uint32_t from, std::uint32_t to) { return pairs_[(std::uint64_t{from} << 32) | to]; }
+  KeyedSlots<Pair> pairs_;
   std::optional<Miss> miss_;
 };
 

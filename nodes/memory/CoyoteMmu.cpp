@@ -17,10 +17,9 @@ CoyoteMmu::CoyoteMmu(const MmuConfig& cfg, Hertz clock)
 bool CoyoteMmu::lookup(std::uint64_t page)
 {
   const std::uint64_t key = page % cfg_.tlb_sets;
-  std::uint32_t id        = sets_.find(key);
-  if (id == FlatIndex::kNone) {
-    id = static_cast<std::uint32_t>(used_.size());
-    sets_.set(key, id);
+  bool added              = false;
+  const std::uint32_t id  = sets_.find_or_add(key, static_cast<std::uint32_t>(used_.size()), added);
+  if (added) {
     used_.push_back(0);
     ways_.resize(ways_.size() + cfg_.tlb_ways);
   }

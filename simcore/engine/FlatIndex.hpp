@@ -32,6 +32,17 @@ public:
     else
       t_.occupy(i, Slot{key, value});
   }
+  /// The value of `key`; a new key is given `value` first (`added` says which). One probe either way.
+  std::uint32_t find_or_add(std::uint64_t key, std::uint32_t value, bool& added)
+  {
+    assert(value != kNone);
+    t_.reserve_one();
+    const std::size_t i = t_.probe(key, [key](const Slot& s) { return s.key == key; });
+    added               = t_[i].value == kNone;
+    if (added)
+      t_.occupy(i, Slot{key, value});
+    return t_[i].value;
+  }
   /// Removes `key` if present; returns its value, or kNone.
   std::uint32_t erase(std::uint64_t key)
   {

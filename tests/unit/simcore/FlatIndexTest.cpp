@@ -1,6 +1,7 @@
 // The open-addressing index of 64-bit keys: against a std::map through random sets, look-ups and erases (erases
 // from the middle of probe runs shift later keys back), with keys laid out as its users make them.
 #include "simcore/engine/FlatIndex.hpp"
+#include "simcore/engine/KeyedSlots.hpp"
 #include "simcore/engine/Rng.hpp"
 
 #include <gtest/gtest.h>
@@ -28,7 +29,17 @@ TEST(FlatIndex, AgreesWithAMapThroughSetsFindsAndErases)
         ref[k] = v;
         break;
       }
-      case 1: ASSERT_EQ(t.find(k), it == ref.end() ? FlatIndex::kNone : it->second) << "step " << step; break;
+      case 1:
+        if (rng.below(2)) {
+          ASSERT_EQ(t.find(k), it == ref.end() ? FlatIndex::kNone : it->second) << "step " << step;
+        } else { // find_or_add: the value held, or the one given to a new key
+          const auto v = static_cast<std::uint32_t>(rng.below(1u << 30));
+          bool added   = false;
+          ASSERT_EQ(t.find_or_add(k, v, added), it == ref.end() ? v : it->second) << "step " << step;
+          ASSERT_EQ(added, it == ref.end()) << "step " << step;
+          ref.emplace(k, v);
+        }
+        break;
       default:
         ASSERT_EQ(t.erase(k), it == ref.end() ? FlatIndex::kNone : it->second) << "step " << step;
         if (it != ref.end())
@@ -54,4 +65,26 @@ TEST(FlatIndex, AnEmptyIndexFindsAndErasesNothing)
   t.set(0, 3); // key 0 is a key like any other
   EXPECT_EQ(t.find(0), 3u);
   EXPECT_EQ(t.size(), 1u);
+}
+
+TEST(KeyedSlots, MakesAValueOnFirstUseAndFindsItAfter)
+{
+  nafsim::KeyedSlots<std::uint64_t> counts;
+  std::map<std::uint64_t, std::uint64_t> ref;
+  nafsim::Rng rng(9, 0);
+  for (int step = 0; step < 100000; ++step) {
+    const std::uint64_t k = rng.below(40) << 32 | rng.below(40);
+    if (rng.below(2)) {
+      ++counts[k];
+      ++ref[k];
+    } else {
+      const std::uint64_t* n = counts.find(k);
+      auto it                = ref.find(k);
+      ASSERT_EQ(n == nullptr, it == ref.end()) << "step " << step; // a look-up makes nothing
+      if (n) {
+        ASSERT_EQ(*n, it->second) << "step " << step;
+      }
+    }
+    ASSERT_EQ(counts.size(), ref.size());
+  }
 }
