@@ -358,6 +358,41 @@ std::optional<net::Packet> LantNi::pull()
 
 // ---- receive ----------------------------------------------------------------------------------
 
+std::string LantNi::refusals() const
+{
+  // The receiver drops a packet unacknowledged where it has no room or no registration for it; the sender then
+  // retransmits on its timeout, and retries that keep meeting the same refusal end its operation.
+  auto const& r = rx_.counters();
+  auto const& t = cfg_.transport;
+  const std::string at = "platform.node.fpga.connectionless.transport.";
+  std::vector<std::string> why;
+  if (r.registration_full_drops > 0)
+    why.push_back(fmt::format("{} first packet(s) with its registration table full ({} entries; the senders that "
+                              "retry first take the entries freed, so others may starve): raise {}registration_entries, "
+                              "send to it from fewer nodes or with a smaller window at once, or leave those operations "
+                              "unregistered ({}register_min above their size, or registration false)",
+                              r.registration_full_drops, t.registration_entries, at, at, at));
+  if (r.escape_overflow_drops > 0)
+    why.push_back(fmt::format("{} packet(s) with its escape channel full ({} packets): raise {}escape_packets",
+                              r.escape_overflow_drops, t.escape_packets, at));
+  if (r.escape_timeouts > 0 && r.registration_full_drops + r.not_ready_drops > 0)
+    why.push_back(fmt::format("{} packet(s) from its escape channel after {}, most of them behind those first packets "
+                              "(section 3.3: a first packet that never registers)",
+                              r.escape_timeouts, format_time(t.escape_timeout)));
+  else if (r.escape_timeouts > 0 && [&] {
+             const net::FabricTotals f = fabric_.totals(); // (a first packet the network lost: its note says so)
+             return f.queue_drops + f.fault_drops + f.corrupted == 0;
+           }())
+    why.push_back(fmt::format("{} packet(s) whose operation's first packet had not come within the escape channel's "
+                              "{} (section 3.3: a lost or severely delayed first packet): raise {}escape_timeout if "
+                              "the network delays first packets that long",
+                              r.escape_timeouts, format_time(t.escape_timeout), at));
+  if (r.not_ready_drops > 0)
+    why.push_back(fmt::format("{} first packet(s) of messages with no receive buffer free (the CCLO's Rx buffers)",
+                              r.not_ready_drops));
+  return why.empty() ? std::string{} : fmt::format("node {} dropped {}", host_, fmt::join(why, "; "));
+}
+
 void LantNi::deliver(net::Packet&& p)
 {
   rx_pipe_.push(std::move(p), phy_rx_ + cycle_ * static_cast<std::int64_t>(cfg_.rx_pipeline));

@@ -96,6 +96,7 @@ public:
   void deliver(net::Packet&& p) override;
   bool takes_ahead() const override { return true; }
   bool sends_frames() const override { return true; } ///< (packet(): ethernet.wire_bytes)
+  std::string refusals() const override;
   void deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCause& wire) override;
   std::optional<net::Packet> pull() override;
   // EventHandler

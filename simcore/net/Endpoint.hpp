@@ -3,6 +3,7 @@
 #include "simcore/net/Packet.hpp"
 
 #include <optional>
+#include <string>
 
 namespace nafsim::net {
 
@@ -57,6 +58,10 @@ public:
   /// endpoint's next pull is that one); otherwise the endpoint applies its effects at its next step after it
   /// (Scheduler::passed).
   virtual void pull_skipped(SimTime /*at*/, std::uint64_t /*place*/) {}
+  /// The packets this endpoint dropped on arrival for want of room in its own state (a full table, buffer or
+  /// channel, a wait that ran out), each kind with its count and the setting that gives room, for the note of a run
+  /// whose transport gave up (Fabric::failure_note): losses the network did not make. Empty: none.
+  virtual std::string refusals() const { return {}; }
 
 protected:
   ~Endpoint() = default;

@@ -77,7 +77,26 @@ std::string Fabric::failure_note(const std::string& failure) const
                            "(platform.network.switch.flow_control lossless) or a larger "
                            "platform.network.switch.port_buffer keep them",
                            s.empty() ? "" : "\n", t.queue_drops);
-  if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0 && (t.held_back > 0 || t.duplicates > 0)) {
+  // Packets the receiving engines refused (no room in their own tables): those, not the network or the timeouts, are
+  // what the retries kept meeting (the first few receivers named).
+  std::vector<std::string> refused;
+  std::size_t refusing = 0;
+  if (gave_up)
+    for (const Endpoint* ep : endpoints_)
+      if (ep)
+        if (std::string r = ep->refusals(); !r.empty() && refusing++ < 3)
+          refused.push_back(std::move(r));
+  if (refusing > 0) {
+    s += fmt::format("{}the network {} ({} sent, {} dropped by queues or faults); the receiving engines dropped "
+                     "packets they had no room for, unacknowledged, so their senders' retries met the same refusal: "
+                     "{}{}",
+                     s.empty() ? "" : "\n",
+                     t.queue_drops + t.fault_drops + t.corrupted == 0 ? "lost no packet" : "lost packets too",
+                     t.injected, t.queue_drops + t.fault_drops, fmt::join(refused, "; "),
+                     refusing > refused.size() ? fmt::format(" (and {} more receivers)", refusing - refused.size())
+                                               : std::string{});
+  } else if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0 &&
+             (t.held_back > 0 || t.duplicates > 0)) {
     // Nothing lost, but reordered or duplicated: the recovery, not the link's speed, is what gave up.
     s += fmt::format("{}the network lost no packet ({} sent, 0 dropped), but it reordered {} and duplicated {}: the "
                      "transport's go-back-N recovery (each gap or duplicate answered by resending what follows it) "

@@ -94,7 +94,7 @@ TEST(Connectionless, RegistrationGainGrowsWithHopsAndLoad)
 }
 
 // Section 3.2-3.3: the first packet of a registered 4 KiB operation (8 packets) is lost once. The
-// other 7 wait in the escape channel, time out (20 us < the 50 us packet timeout) and are dropped
+// other 7 wait in the escape channel, time out (20 us < the 200 us packet timeout) and are dropped
 // unacknowledged; all 8 are then retransmitted on timeout and the operation completes once.
 TEST(Connectionless, LostFirstPacketSendsTheRestThroughTheEscapeChannel)
 {
@@ -283,6 +283,56 @@ TEST(Connectionless, FailuresAndRegistrationOffAreNamedForWhatTheyAre)
   for (auto const& l : sender.summary)
     said = said || l.find("registration module: off") != std::string::npos;
   EXPECT_TRUE(said);
+}
+
+// More operations in flight into one node than its registration table holds: it drops first packets unacknowledged
+// and the senders that retry first take the entries freed, so one sender exhausts its retries on a network that lost
+// nothing. The note named the transport's timeouts (RoCE's and TCP's settings) as the fix; it names the receiver's
+// refusals now and the settings that give room, each of which runs.
+TEST(Connectionless, ARunEndedByAFullRegistrationTableSaysSo)
+{
+  const std::string many_to_one = R"({"platform": {"preset": "lant-zcu102", "topology": {"hosts": 68,
+        "chain": {"switches": 1}}},
+      "workload": {"kind": "connectionless", "mode": "stream", "pattern": "many-to-one", "operations": 680,
+                   "sizes": ["16KiB"], "window": 2, "poster": "accelerator", "dst": 0}})";
+  auto full = run_scenario_isolated(many_to_one);
+  ASSERT_FALSE(full.ok);
+  EXPECT_NE(full.error.find("the network lost no packet"), std::string::npos) << full.error;
+  EXPECT_NE(full.error.find("with its registration table full (64 entries"), std::string::npos) << full.error;
+  EXPECT_NE(full.error.find("transport.registration_entries"), std::string::npos) << full.error;
+  EXPECT_EQ(full.error.find("Give the transport longer timeouts"), std::string::npos) << full.error;
+  for (const char* room : {"platform.node.fpga.connectionless.transport.registration_entries=128",
+                           "platform.node.fpga.connectionless.transport.registration=false",
+                           "platform.node.fpga.connectionless.transport.register_min=32KiB"}) {
+    auto fixed = run_scenario_isolated(many_to_one, {room});
+    EXPECT_TRUE(fixed.ok) << room << ": " << fixed.error;
+  }
+}
+
+// Escape-channel timeouts on a fault-free network (queues behind adaptive routes delay first packets past the 20 us
+// the channel waits): every such packet is sent again, which the summary says with the setting.
+TEST(Connectionless, EscapeTimeoutsOnAFaultFreeNetworkAreSaidWithTheSetting)
+{
+  const std::string stream = R"({"platform": {"preset": "lant-zcu102", "topology": {"kind": "leaf-spine", "hosts": 16,
+        "leaf_spine": {"hosts_per_leaf": 4, "spines": 4, "uplink_rate": "10Gbps"}}, "network": {"routing": "adaptive"}},
+      "workload": {"kind": "connectionless", "mode": "stream", "pattern": "random", "operations": 4000,
+                   "min_size": "4KiB", "max_size": "32KiB", "window": 4, "poster": "accelerator"}})";
+  auto said = [](const ScenarioRun& r) {
+    for (auto const& l : r.summary)
+      if (l.find("timed out in the escape channel") != std::string::npos)
+        return l.find("transport.escape_timeout") != std::string::npos;
+    return false;
+  };
+  auto short_wait = run_scenario_isolated(stream);
+  ASSERT_TRUE(short_wait.ok) << short_wait.error;
+  EXPECT_GT(short_wait.tables.at("connectionless").num(0, "escape_timeouts"), 0.0);
+  EXPECT_TRUE(said(short_wait));
+  auto long_wait = run_scenario_isolated(stream, {"platform.node.fpga.connectionless.transport.escape_timeout=150us"});
+  ASSERT_TRUE(long_wait.ok) << long_wait.error;
+  EXPECT_EQ(long_wait.tables.at("connectionless").num(0, "escape_timeouts"), 0.0);
+  EXPECT_FALSE(said(long_wait));
+  EXPECT_GT(long_wait.tables.at("connectionless").num(0, "throughput_gbps"),
+            short_wait.tables.at("connectionless").num(0, "throughput_gbps"));
 }
 
 // A duplicate held back longer than the receiver's completed-operation filter registers its operation again: the run

@@ -504,6 +504,7 @@ std::pair<lant::SenderCounters, lant::ReceiverCounters> summed_counters(const no
     rt.escape_overflow_drops += r.escape_overflow_drops;
     rt.duplicates_dropped += r.duplicates_dropped;
     rt.escaped += r.escaped;
+    rt.not_ready_drops += r.not_ready_drops;
   }
   return {st, rt};
 }
@@ -575,6 +576,17 @@ void Connectionless::report_stream(const nodes::Cluster& c, const lant::AreaEsti
       st.retransmitted, st.timeouts, st.nacks_received, st.op_table_stalls, st.op_table_stall_time.us(),
       st.transaction_table_stalls, st.transaction_table_stall_time.us(), rt.registration_full_drops, rt.escaped,
       rt.escape_timeouts, rt.escape_overflow_drops, rt.duplicates_dropped));
+  // Escape-channel timeouts on a network that lost and duplicated nothing and receivers that refused no first
+  // packet: the first packets came, later than the channel waits for them (section 3.3's "severely delayed"), and
+  // every one of those packets was sent again after the packet timeout.
+  if (rt.escape_timeouts > 0 && ft.fault_drops + ft.queue_drops + ft.corrupted + ft.duplicates == 0 &&
+      rt.registration_full_drops + rt.not_ready_drops == 0)
+    summary.push_back(fmt::format(
+        "  the network lost no packet, yet {} packet(s) timed out in the escape channel: their operations' first "
+        "packets came more than its {} after them (queues, other paths) and they were sent again after the {} packet "
+        "timeout; raise platform.node.fpga.connectionless.transport.escape_timeout where the fabric delays packets "
+        "that long",
+        rt.escape_timeouts, format_time(tc.escape_timeout), format_time(tc.packet_timeout)));
 }
 
 void Connectionless::report_critical_paths(const nodes::Cluster& c, results::ResultSink& sink,
