@@ -375,22 +375,18 @@ std::string LantNi::refusals() const
   if (r.escape_overflow_drops > 0)
     why.push_back(fmt::format("{} packet(s) with its escape channel full ({} packets): raise {}escape_packets",
                               r.escape_overflow_drops, t.escape_packets, at));
-  if (r.escape_timeouts > 0 && r.registration_full_drops + r.not_ready_drops > 0)
-    why.push_back(fmt::format("{} packet(s) from its escape channel after {}, most of them behind those first packets "
-                              "(section 3.3: a first packet that never registers)",
-                              r.escape_timeouts, format_time(t.escape_timeout)));
-  else if (r.escape_timeouts > 0 && [&] {
-             const net::FabricTotals f = fabric_.totals(); // (a first packet the network lost: its note says so)
-             return f.queue_drops + f.fault_drops + f.corrupted == 0;
-           }())
-    why.push_back(fmt::format("{} packet(s) whose operation's first packet had not come within the escape channel's "
-                              "{} (section 3.3: a lost or severely delayed first packet): raise {}escape_timeout if "
-                              "the network delays first packets that long",
-                              r.escape_timeouts, format_time(t.escape_timeout), at));
   if (r.not_ready_drops > 0)
-    why.push_back(fmt::format("{} first packet(s) of messages with no receive buffer free (the CCLO's Rx buffers)",
+    why.push_back(fmt::format("{} first packet(s) of messages with no receive buffer free (the CCLO's Rx buffers: "
+                              "raise platform.node.fpga.cclo.rx_buffers.count)",
                               r.not_ready_drops));
-  return why.empty() ? std::string{} : fmt::format("node {} dropped {}", host_, fmt::join(why, "; "));
+  if (why.empty())
+    return {};
+  // The packets behind a first packet that never registered wait in the escape channel and time out there.
+  if (r.escape_timeouts > 0 && r.registration_full_drops + r.not_ready_drops > 0)
+    why.push_back(fmt::format("and {} packet(s) timed out in its escape channel ({}), mostly behind those first "
+                              "packets (section 3.3: a first packet that never registers)",
+                              r.escape_timeouts, format_time(t.escape_timeout)));
+  return fmt::format("node {} refused {}", host_, fmt::join(why, "; "));
 }
 
 void LantNi::deliver(net::Packet&& p)

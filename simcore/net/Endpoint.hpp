@@ -58,9 +58,9 @@ public:
   /// endpoint's next pull is that one); otherwise the endpoint applies its effects at its next step after it
   /// (Scheduler::passed).
   virtual void pull_skipped(SimTime /*at*/, std::uint64_t /*place*/) {}
-  /// The packets this endpoint dropped on arrival for want of room in its own state (a full table, buffer or
-  /// channel, a wait that ran out), each kind with its count and the setting that gives room, for the note of a run
-  /// whose transport gave up (Fabric::failure_note): losses the network did not make. Empty: none.
+  /// The packets this endpoint refused on arrival for want of room in its own state (a full table, buffer or
+  /// channel), each kind with its count and the setting that gives room, for the note of a run whose transport gave
+  /// up on a network that lost nothing (Fabric::failure_note). Empty: none.
   virtual std::string refusals() const { return {}; }
 
 protected:

@@ -77,22 +77,21 @@ std::string Fabric::failure_note(const std::string& failure) const
                            "(platform.network.switch.flow_control lossless) or a larger "
                            "platform.network.switch.port_buffer keep them",
                            s.empty() ? "" : "\n", t.queue_drops);
-  // Packets the receiving engines refused (no room in their own tables): those, not the network or the timeouts, are
-  // what the retries kept meeting (the first few receivers named).
+  // On a network that lost nothing, packets the receiving engines refused (no room in their own tables) are what the
+  // retries kept meeting, not the timeouts (the first few receivers named). Where the network lost packets too, its
+  // losses are the likelier cause and the notes above name them.
+  const bool lost = t.queue_drops + t.fault_drops + t.corrupted > 0;
   std::vector<std::string> refused;
   std::size_t refusing = 0;
-  if (gave_up)
+  if (gave_up && !lost)
     for (const Endpoint* ep : endpoints_)
       if (ep)
         if (std::string r = ep->refusals(); !r.empty() && refusing++ < 3)
           refused.push_back(std::move(r));
   if (refusing > 0) {
-    s += fmt::format("{}the network {} ({} sent, {} dropped by queues or faults); the receiving engines dropped "
-                     "packets they had no room for, unacknowledged, so their senders' retries met the same refusal: "
-                     "{}{}",
-                     s.empty() ? "" : "\n",
-                     t.queue_drops + t.fault_drops + t.corrupted == 0 ? "lost no packet" : "lost packets too",
-                     t.injected, t.queue_drops + t.fault_drops, fmt::join(refused, "; "),
+    s += fmt::format("{}the network lost no packet ({} sent, 0 dropped by queues or faults); receiving engines refused "
+                     "packets, unacknowledged, for want of room, so their senders' retries met the same refusal: {}{}",
+                     s.empty() ? "" : "\n", t.injected, fmt::join(refused, "; "),
                      refusing > refused.size() ? fmt::format(" (and {} more receivers)", refusing - refused.size())
                                                : std::string{});
   } else if (gave_up && t.queue_drops == 0 && t.fault_drops == 0 && t.corrupted == 0 &&
@@ -123,7 +122,8 @@ std::string Fabric::failure_note(const std::string& failure) const
     s += fmt::format("{}the network lost no packet ({} sent, 0 dropped by queues or faults): the transport's "
                      "retransmission timeouts were shorter than delivery and acknowledgement took. Give the "
                      "transport longer timeouts (RoCE: the node's rdma.timeouts, e.g. platform.node.fpga.rdma.timeouts; "
-                     "TCP: tcp.rto_initial and tcp.rto_max), or {}",
+                     "TCP: tcp.rto_initial and tcp.rto_max; connectionless: "
+                     "platform.node.fpga.connectionless.transport.packet_timeout and retry_limit), or {}",
                      s.empty() ? "" : "\n", t.injected, faster);
   }
   return s;

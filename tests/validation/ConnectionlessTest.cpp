@@ -301,6 +301,20 @@ TEST(Connectionless, ARunEndedByAFullRegistrationTableSaysSo)
   EXPECT_NE(full.error.find("with its registration table full (64 entries"), std::string::npos) << full.error;
   EXPECT_NE(full.error.find("transport.registration_entries"), std::string::npos) << full.error;
   EXPECT_EQ(full.error.find("Give the transport longer timeouts"), std::string::npos) << full.error;
+  // Timeouts shorter than delivery on a network that lost nothing, no refusal: the transport's own settings.
+  auto hasty = run_scenario_isolated(many_to_one, {"platform.topology.hosts=8",
+                                                   "platform.node.fpga.connectionless.transport.packet_timeout=3us",
+                                                   "platform.node.fpga.connectionless.transport.retry_limit=2"});
+  ASSERT_FALSE(hasty.ok);
+  EXPECT_NE(hasty.error.find("connectionless: platform.node.fpga.connectionless.transport.packet_timeout"),
+            std::string::npos) << hasty.error;
+  EXPECT_EQ(hasty.error.find("receiving engines refused"), std::string::npos) << hasty.error;
+  // A lossy network: its losses are named, not the receiver's table (too small here too).
+  auto lossy = run_scenario_isolated(many_to_one, {"platform.topology.hosts=8", "platform.network.faults.loss_rate=0.4",
+                                                   "platform.node.fpga.connectionless.transport.registration_entries=8"});
+  ASSERT_FALSE(lossy.ok);
+  EXPECT_NE(lossy.error.find("packet(s) lost"), std::string::npos) << lossy.error;
+  EXPECT_EQ(lossy.error.find("registration table full"), std::string::npos) << lossy.error;
   for (const char* room : {"platform.node.fpga.connectionless.transport.registration_entries=128",
                            "platform.node.fpga.connectionless.transport.registration=false",
                            "platform.node.fpga.connectionless.transport.register_min=32KiB"}) {
