@@ -137,6 +137,27 @@ TEST(Dlrm, Fig15PartitionMovesThePapersMessages)
 // With a process per op the model ran a design the hardware cannot ("host 4 took eager message 22 from host 0 under
 // tag 2, where host 0 had sent it under tag 1"); one command stream per peer and direction runs one it can, in the
 // stream and with latency probes, with one credit or many.
+// The credits bound each send, not each receiver: with four FC1 column blocks the row's gathering node hears from
+// three kernels (the embedding node's slice and partial, two partials), 4 credits x 4 messages fill its 16 Rx buffers
+// and the reduce's contribution finds none. The CCLO's diagnosis named only its own settings; the run's note names
+// the workload's credits that fit, and both fixes run.
+TEST(Dlrm, AnRxBufferDeadlockNamesTheCreditsThatFit)
+{
+  const std::vector<std::string> wide{"workload.partition.embedding_nodes=6", "workload.partition.fc1_column_blocks=4",
+                                      "platform.topology.hosts=40"};
+  auto full = run_scenario_isolated(kDlrm, wide);
+  ASSERT_FALSE(full.ok);
+  EXPECT_NE(full.error.find("Rx-buffer deadlock"), std::string::npos) << full.error;
+  EXPECT_NE(full.error.find("(workload.credits 4 x 4 per inference) of its 16: lower workload.credits to 3"),
+            std::string::npos) << full.error;
+  for (const char* fix : {"workload.credits=3", "platform.node.fpga.cclo.rx_buffers.count=17"}) {
+    auto fixed = wide;
+    fixed.push_back(fix);
+    auto run = run_scenario_isolated(kDlrm, fixed);
+    EXPECT_TRUE(run.ok) << fix << ": " << run.error;
+  }
+}
+
 TEST(Dlrm, EveryNodeTakesAPeersMessagesInTheOrderTheyWereSent)
 {
   for (const char* credits : {"workload.credits=4", "workload.credits=1"}) {

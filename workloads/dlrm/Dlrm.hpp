@@ -38,6 +38,8 @@ private:
   void run_op(ActorContext& ctx, nodes::Cluster& c, unsigned node, unsigned j, std::uint64_t k,
               const nodes::CcloCall& call, const CauseLabel& kernel);
   void run_driver(ActorContext& ctx);
+  /// A failure note for the CCLO's Rx-buffer deadlock: the nodes whose senders' credits may fill their Rx buffers.
+  void note_rx_buffers(nodes::Cluster& c);
   bool ready(unsigned node, unsigned op, std::uint64_t k) const;
   void notify();
   nodes::CcloCall make_call(unsigned node, const DlrmOp& op) const;

@@ -280,11 +280,11 @@ DlrmPlan make_dlrm_plan(const DlrmConfig& cfg, const nodes::FpgaFabricConfig& fa
   // Every receive stream expects its peer's messages in the order the peer's send stream issues them (the builder
   // lists a row's slice before its partial on both ends): otherwise the hardware's seek would wait for ever.
   for (unsigned from = 0; from < plan.nodes.size(); ++from)
-    for (auto const& op : plan.nodes[from].ops)
-      if (op.kind == DlrmOpKind::Send && dlrm_send_order(plan, from, op.peer) != dlrm_receive_order(plan, from, op.peer))
-        throw std::logic_error(fmt::format("DLRM plan: node {} sends to node {} in another tag order than that node "
-                                           "receives",
-                                           from, op.peer));
+    for (unsigned to = 0; to < plan.nodes.size(); ++to)
+      if (dlrm_send_order(plan, from, to) != dlrm_receive_order(plan, from, to))
+        throw std::logic_error(fmt::format("DLRM plan: node {} sends to node {} other messages, or in another tag "
+                                           "order, than that node receives",
+                                           from, to));
   return plan;
 }
 
