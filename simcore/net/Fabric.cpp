@@ -399,7 +399,9 @@ void Fabric::transmit(std::uint32_t pid, std::uint32_t slot)
 // decision), and that changes no reservation's outcome when the queue could hold this packet and everything the
 // switch's input cables can start meanwhile (the capacity check). Off where another component could observe the
 // moment: faults (decided at the arrival), traces, recorded causes (a critical path's hop), shared buffers (the
-// switch-wide occupancy others' admissions read).
+// switch-wide occupancy others' admissions read), and spray or adaptive routing (each switch's port choice per packet
+// draws from its random stream and reads its queues, so an arrival event fewer reorders the draws of other events of
+// the same picosecond: the run differed from the same run with --critical-path or --trace).
 bool Fabric::pass_last_hop(std::uint32_t slot, SimTime decide)
 {
   Packet& p        = pool_[slot];
@@ -407,7 +409,7 @@ bool Fabric::pass_last_hop(std::uint32_t slot, SimTime decide)
   Port& out        = ports_[pid];
   const SimTime now = sched_.now();
   if (!out.peer_is_host || !ahead_[p.dst] || unframed_ > 0 || faults_.active() || trace_ || queue_trace_ || shared_ ||
-      sched_.causes())
+      sched_.causes() || per_packet_routes_)
     return false;
   if (!out.queue.empty() || out.held != kNone || !out.blocked.empty() || out.wake_pending || out.free_at > decide ||
       out.reserved != p.wire_bytes)
@@ -624,7 +626,7 @@ std::uint32_t Fabric::choose_port(std::uint32_t vertex, const Packet& p)
   std::uint64_t ties = 0;
   for (auto h : hops) {
     Port const& port = ports_[port_id(vertex, h)];
-    std::uint64_t load = port.queued_bytes + (serializing(port) ? 1 : 0);
+    std::uint64_t load = port.queued_bytes + port.reserved + (serializing(port) ? 1 : 0);
     if (load < best) {
       best = load;
       pick = h;

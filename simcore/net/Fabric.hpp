@@ -263,6 +263,8 @@ private:
   std::vector<std::uint8_t> ahead_; ///< per host: its endpoint takes packets ahead (hand_over_ahead)
   std::vector<std::uint8_t> frames_; ///< per host: its endpoint sends Ethernet frames only (Endpoint::sends_frames)
   std::uint32_t unframed_ = 0;       ///< hosts whose endpoints do not promise it
+  /// Spray or adaptive routing: a port chosen per packet, by draws and queue reads (no pass_last_hop).
+  bool per_packet_routes_ = cfg_.routing == RoutingMode::Spray || cfg_.routing == RoutingMode::Adaptive;
   std::vector<Rng> switch_rng_;          ///< per vertex: spray / adaptive tie-breaks
   std::vector<Packet> pool_;
   std::vector<std::uint32_t> free_;
