@@ -25,7 +25,7 @@ void add_mpi(const Cluster& c, const std::vector<std::size_t>& at, results::Resu
   results::Table mpi("mpi_counters", {"node", "calls", "eager_sent", "rendezvous_sent", "eager_received", "unexpected",
                                    "reads", "bytes_sent", "bytes_copied", "bytes_reduced", "cpu_busy_us",
                                    "cpu_utilization", "bounce_max_used", "bounce_refusals", "fragments_sent",
-                                   "bounce_buffers_max"});
+                                   "bounce_buffers_max", "progress_held"});
   for (std::size_t i : at) {
     const MpiProcess* p = c.at<HostNode>(i).mpi();
     if (!p)
@@ -47,7 +47,8 @@ void add_mpi(const Cluster& c, const std::vector<std::size_t>& at, results::Resu
         .add(k.bounce_max_used)
         .add(k.bounce_refusals)
         .add(k.fragments_sent)
-        .add(k.bounce_buffers_max);
+        .add(k.bounce_buffers_max)
+        .add(k.progress_held);
   }
   if (mpi.row_count() != 0)
     sink.add(std::move(mpi));

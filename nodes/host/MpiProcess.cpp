@@ -74,11 +74,26 @@ MpiProcess::~MpiProcess() = default;
 
 void MpiProcess::cpu(SimTime cost, std::function<void()> then)
 {
+  if (held_ > 0) { // the rank's thread is computing: no progress until it returns into the library
+    held_work_.emplace_back(cost, std::move(then));
+    ++c_.progress_held;
+    return;
+  }
   SimTime start = std::max(sched_.now(), cpu_free_);
   cpu_free_     = start + cost;
   c_.cpu_busy   = c_.cpu_busy + cost;
   static const std::uint32_t library = cause_what("host CPU", "MPI library: overheads, copies, reductions");
   sched_.call_at(cpu_free_, std::move(then), CauseLabel::at_host(library, id_));
+}
+
+void MpiProcess::release_progress()
+{
+  if (held_ == 0 || --held_ > 0)
+    return;
+  auto work = std::move(held_work_);
+  held_work_.clear();
+  for (auto& [cost, then] : work)
+    cpu(cost, std::move(then));
 }
 
 SimTime MpiProcess::copy_cost(std::uint64_t bytes) const

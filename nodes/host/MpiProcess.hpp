@@ -51,6 +51,7 @@ struct MpiCounters {
   std::uint64_t bounce_buffers_max = 0; ///< bounce buffers at most in use at once (ReceiveQueue::max_buffers)
   std::uint64_t bounce_refusals   = 0; ///< arrivals refused (RNR) for want of a free bounce buffer
   std::uint64_t fragments_sent    = 0; ///< SENDs of eager messages larger than mpi.fragment
+  std::uint64_t progress_held     = 0; ///< CPU steps that waited for a compute phase of every core (hold_progress)
   SimTime cpu_busy;
 };
 
@@ -106,6 +107,13 @@ public:
 
   const MpiCounters& counters() const { return c_; }
   const HostNodeConfig& config() const { return cfg_; }
+
+  /// The rank's thread enters (leaves) a compute phase that takes every core. Open MPI and MPICH over UCX run no
+  /// progress thread by default: the library progresses only inside MPI calls, so none of its CPU work (posts,
+  /// arrivals, a rendezvous' READ, copies, reductions) starts while such a phase runs; what was queued meanwhile
+  /// starts, in order, when the last phase ends. The NIC's own work goes on. Phases nest.
+  void hold_progress() { ++held_; }
+  void release_progress();
 
 private:
   struct Call;
@@ -185,6 +193,8 @@ private:
   QpOf qp_of_;
   DataPlane* data_;
   SimTime cpu_free_;
+  unsigned held_ = 0; ///< compute phases of every core running (hold_progress)
+  std::vector<std::pair<SimTime, std::function<void()>>> held_work_; ///< CPU work queued while held, in order
   ReceiveQueue rq_; ///< the pre-posted receives and their bounce buffers
   std::uint64_t msg_counter_ = 0;
   std::uint64_t wr_counter_  = 0;

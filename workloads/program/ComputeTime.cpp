@@ -54,6 +54,12 @@ void check_compute_model(const nodes::Cluster& c, ProgramEngine engine, const Pr
                                           m.hbm_channels, fabric.hbm_channels, fabric.hbm_channels));
 }
 
+bool takes_every_core(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m)
+{
+  return engine == ProgramEngine::Mpi &&
+         (m.threads == 0 || m.threads >= nodes::host_config(c.config().node).compute.cores);
+}
+
 unsigned compute_slots(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m)
 {
   if (engine != ProgramEngine::Mpi)

@@ -19,6 +19,9 @@ void check_compute_model(const nodes::Cluster& c, ProgramEngine engine, const Pr
                          const std::string& at);
 
 /// How many compute phases by work one rank runs at once: the FPGA has one user kernel (every DSP and HBM channel,
+/// Whether a phase by work on `engine` takes every core of its host (the MPI engine with compute.threads 0 or at
+/// least the cores): the rank's own thread computes, and the MPI library makes no progress meanwhile.
+bool takes_every_core(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m);
 /// the roofline's ASSUMPTION), so one; the host as many as its cores hold phases of `threads` cores.
 unsigned compute_slots(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& model);
 

@@ -230,8 +230,17 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
   const std::size_t lane = trace_->on() ? trace_->begin(rank) : 0;
   if (o.kind == ProgramOpKind::Compute) {
     auto const& k = plan_.cfg.ops[o.index];
+    // On the MPI engine a phase by work on every core holds the rank's thread: the library makes no progress until
+    // it ends (MpiProcess::hold_progress). A phase by duration may be anything (an accelerator's kernel): not held.
+    nodes::MpiProcess* held = k.duration == SimTime{} && takes_every_core(c, plan_.cfg.engine, plan_.cfg.compute)
+                                  ? &nodes::mpi_of(c, hosts_[rank])
+                                  : nullptr;
+    if (held)
+      held->hold_progress();
     run_compute(ctx, c, plan_.cfg.engine, plan_.cfg.compute, ctx.now(), {k.duration, k.operations, k.bytes.count},
                 compute_free_[rank], dram_.empty() ? nullptr : dram_[rank].get(), CauseLabel::at_host(busy, hosts_[rank]));
+    if (held)
+      held->release_progress();
   } else if (o.kind != ProgramOpKind::Wait && mpi_) {
     rec.algorithm = mpi_->run(ctx, c, plan_, o, rank, hosts_, reference_ != nullptr);
   } else if (o.kind != ProgramOpKind::Wait) {
@@ -507,6 +516,22 @@ SimTime overlap(const Spans& a, const Spans& b)
   }
   return t;
 }
+// The MPI engine's calls in flight beside compute phases of every core (`time`, summed over `ranks` ranks), during
+// which the library made no progress (MpiProcess::hold_progress): said, or nothing.
+struct HeldProgress {
+  SimTime time;
+  unsigned ranks = 0;
+  std::string note() const
+  {
+    if (time == SimTime{})
+      return {};
+    return fmt::format("  on {} rank(s) MPI calls were in flight beside compute phases that take every core ({:.3f} us "
+                       "in all): the library made no progress during them (Open MPI and MPICH over UCX run no "
+                       "progress thread by default; mpi_counters.csv progress_held), so their work waited for the "
+                       "phases' end; with compute.threads below the hosts' cores the library keeps a core and goes on",
+                       ranks, time.us());
+  }
+};
 } // namespace
 
 void Program::note_segments(const nodes::Cluster& c, std::vector<std::string>& summary) const
@@ -535,10 +560,13 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
   SimTime last;
   unsigned slowest          = 0;
   std::uint32_t last_cause = 0;
+  const bool every_core = takes_every_core(c, plan_.cfg.engine, plan_.cfg.compute); // (phases that hold MPI)
+  HeldProgress held;
   for (unsigned r = 0; r < plan_.cfg.ranks; ++r) {
     SimTime end;
     std::uint32_t end_cause = 0;
     std::vector<std::pair<SimTime, SimTime>> comm, comp; // intervals of calls in flight, of compute
+    std::vector<std::pair<SimTime, SimTime>> all_cores;  // of compute on every core (MPI engine)
     std::uint64_t n = 0;
     for (auto [op, j] : mine_[r]) {
       auto const& o   = plan_.ops[op];
@@ -548,6 +576,8 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
       ++n;
       if (o.kind != ProgramOpKind::Wait)
         (counts_as_compute(plan_.cfg.engine, o.kind) ? comp : comm).emplace_back(rec.start, rec.end);
+      if (every_core && o.kind == ProgramOpKind::Compute && plan_.cfg.ops[o.index].duration == SimTime{})
+        all_cores.emplace_back(rec.start, rec.end);
       if (rec.end >= end) {
         end       = rec.end;
         end_cause = rec.end_cause;
@@ -568,6 +598,8 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
           .add((rec.end - rec.start).us(), 4);
     }
     auto comm_u = merged(std::move(comm)), comp_u = merged(std::move(comp));
+    if (const SimTime under = overlap(comm_u, merged(std::move(all_cores))); under > SimTime{})
+      held = {held.time + under, held.ranks + 1};
     rk.row()
         .add(r)
         .add(static_cast<unsigned>(hosts_[r]))
@@ -594,6 +626,8 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
                                 reference_ ? fmt::format("; verified: {} elements checked after every operation",
                                                          checked_)
                                            : ""));
+  if (auto note = held.note(); !note.empty())
+    summary.push_back(std::move(note));
   if (const CausalGraph* g = c.scheduler().causes())
     report_run_path(*g, std::vector<std::uint32_t>(hosts_.begin(), hosts_.end()), slowest, last_cause, last, sink,
                     summary);
