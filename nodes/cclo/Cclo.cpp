@@ -223,6 +223,9 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
   // XRT cannot point the CCLO at host buffers (partitioned memory): the driver syncs the operands
   // into device buffers before the call and the results back after it (HostInvocation::xrt_syncs).
   const bool staged = c.path == InvocationPath::Xrt && c.location == DataLocation::Host;
+  // The CCLO at host memory itself (Coyote's unified memory): host data as a location, or buffers at host addresses.
+  if (!staged && (c.location == DataLocation::Host || is_host(c.src_addr) || is_host(c.dst_addr)))
+    ++core_.counters.direct_host_calls;
   CcloCall dev      = c;
   const std::uint64_t eb        = c.call.elem_bytes;
   const std::uint64_t in_bytes  = coll::input_elements(c.call, c.rank) * eb;

@@ -116,6 +116,7 @@ struct CcloCounters {
   std::size_t max_calls_queued = 0;  ///< deepest call FIFO
   std::uint64_t rx_refusals    = 0;  ///< incoming eager messages refused: no free Rx buffer
   std::size_t rx_buffers_max_used = 0;
+  std::uint64_t direct_host_calls = 0; ///< calls on host data the CCLO reads and writes over PCIe itself (not staged)
 };
 
 /// The Tx system's message types (the signature's type field).
