@@ -165,19 +165,18 @@ void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluste
         "on) arms its timer for WRITEs and READ requests only in the versions read (ib_transport_protocol.cpp "
         "generate_exh), so there those losses are never resent and the call would hang (protocols/roce/README.md)",
         send_timeouts));
-  // Host data reached by the CCLO itself on FPGAs without Coyote's unified memory (the MMU off: an XRT shell, whose
-  // memory is partitioned): ACCL's XRT build has no such path; its driver migrates host buffers around each call.
+  // Host data reached by the CCLO itself on FPGAs without Coyote's unified memory (the MMU off): of ACCL's builds
+  // only Coyote's lets the CCLO reach host memory; its XRT build migrates host buffers around each call.
   std::uint64_t direct_host = 0;
   for (std::size_t i = 0; i < cluster.size(); ++i)
     if (auto const* f = cluster.find<nodes::FpgaNode>(i); f && !f->config().mmu.enabled && f->cclo())
       direct_host += f->cclo()->counters().direct_host_calls;
   if (direct_host > 0)
     out.push_back(fmt::format(
-        "warning: {} CCLO call(s) invoked from a kernel read or wrote host buffers over PCIe on FPGAs without Coyote's "
-        "unified memory (mmu off: an XRT shell, whose memory is partitioned); ACCL's XRT build has no such path (its "
-        "driver migrates host buffers to the card around each call: invocation xrt, nodes/README.md), so their "
-        "host-data timing is that of a build nobody made: use device buffers, a Coyote preset, or (the collective "
-        "workload) invocation xrt, which stages them",
+        "warning: {} CCLO call(s) read or wrote host buffers over PCIe on FPGAs without Coyote's unified memory (mmu "
+        "off); of ACCL's builds only Coyote's lets the CCLO reach host memory (its XRT build migrates host buffers to "
+        "the card around each call, as the collective workload's invocation xrt does), so their host-data timing is "
+        "that of a build ACCL does not have: use device buffers, a Coyote preset, or invocation xrt",
         direct_host));
   // Eager messages taken out of the order the hardware's per-peer sequence numbers allow (TagOrderWatch.hpp).
   if (auto const& miss = sim.scheduler().shared<nodes::TagOrderWatch>().miss())

@@ -148,7 +148,8 @@ TEST(Dlrm, AnRxBufferDeadlockNamesTheCreditsThatFit)
   auto full = run_scenario_isolated(kDlrm, wide);
   ASSERT_FALSE(full.ok);
   EXPECT_NE(full.error.find("Rx-buffer deadlock"), std::string::npos) << full.error;
-  EXPECT_NE(full.error.find("(workload.credits 4 x 4 per inference) of its 16: lower workload.credits to 3"),
+  EXPECT_NE(full.error.find("(workload.credits 4 x 4 per inference) beside the 1 its reduce's block takes, of its "
+                            "16: lower workload.credits to 3, or raise platform.node.fpga.cclo.rx_buffers.count to 17"),
             std::string::npos) << full.error;
   for (const char* fix : {"workload.credits=3", "platform.node.fpga.cclo.rx_buffers.count=17"}) {
     auto fixed = wide;
@@ -156,6 +157,17 @@ TEST(Dlrm, AnRxBufferDeadlockNamesTheCreditsThatFit)
     auto run = run_scenario_isolated(kDlrm, fixed);
     EXPECT_TRUE(run.ok) << fix << ": " << run.error;
   }
+  // Smaller Rx buffers: the reduce's 8 KiB block takes 4 of 2 KiB at once, beside 4 x 4 messages of 1-2 buffers.
+  auto small = wide;
+  small.push_back("platform.node.fpga.cclo.rx_buffers.size=2KiB");
+  auto tight = run_scenario_isolated(kDlrm, small);
+  ASSERT_FALSE(tight.ok);
+  const auto at = tight.error.find("raise platform.node.fpga.cclo.rx_buffers.count to ", tight.error.find("DLRM: "));
+  ASSERT_NE(at, std::string::npos) << tight.error;
+  const std::string count = tight.error.substr(at + 50, tight.error.find_first_not_of("0123456789", at + 50) - at - 50);
+  small.push_back("platform.node.fpga.cclo.rx_buffers.count=" + count);
+  auto roomy = run_scenario_isolated(kDlrm, small);
+  EXPECT_TRUE(roomy.ok) << "rx_buffers.count=" << count << ": " << roomy.error;
 }
 
 TEST(Dlrm, EveryNodeTakesAPeersMessagesInTheOrderTheyWereSent)

@@ -330,6 +330,7 @@ ProgramPlan load_chakra(const ChakraConfig& cfg, ChakraRepairs* repairs)
   p.comms         = c.comms;
   p.comm_names    = c.comm_names;
   p.receives_last = cfg.sends == ChakraSends::Eager; // (ProgramPlan::receives_last)
+  p.holds_mpi_progress = false; // (as the streamed replay: its compute nodes are a GPU's kernels)
   p.p2p_tag_base  = kP2pTagBase;
   const unsigned eb = nodes::dtype_bytes(cfg.dtype);
   for (std::size_t k = 0; k < at.size(); ++k) {

@@ -113,26 +113,30 @@ void Dlrm::start(nodes::Cluster& c)
 void Dlrm::note_rx_buffers(nodes::Cluster& c)
 {
   // The credits bound each send, not each receiver: a node that several kernels send to may hold credits x (its
-  // messages per inference, in Rx buffers) eager messages not yet taken, and a message its next call needs (a
-  // reduce contribution) then finds no buffer: the CCLO's Rx-buffer deadlock. Its diagnosis names the CCLO's
+  // messages per inference, in Rx buffers) eager messages not yet taken, and its reduce's move, which holds every Rx
+  // buffer of its block at once, then finds too few: the CCLO's Rx-buffer deadlock. Its diagnosis names the CCLO's
   // settings; this names the workload's.
   std::vector<std::string> over;
   for (unsigned n = 0; n < plan_.nodes.size(); ++n) {
-    auto const& rx = nodes::cclo_of(c, hosts_[n]).config().rx_buffers;
-    std::uint64_t per_credit = 0; // Rx buffers the messages of one inference into n take
+    auto const& rx          = nodes::cclo_of(c, hosts_[n]).config().rx_buffers;
+    const std::uint64_t per = std::max<std::uint64_t>(rx.size.count, 1);
+    std::uint64_t per_credit = 0, reduce = 0; // Rx buffers: one inference's messages into n; n's reduce block
     for (unsigned m = 0; m < plan_.nodes.size(); ++m)
       for (auto const& op : plan_.nodes[m].ops)
         if (op.kind == DlrmOpKind::Send && op.peer == n)
-          per_credit += (op.bytes + rx.size.count - 1) / std::max<std::uint64_t>(rx.size.count, 1);
+          per_credit += (op.bytes + per - 1) / per;
+        else if (op.kind == DlrmOpKind::Reduce && m == n)
+          reduce = std::max(reduce, (op.bytes + per - 1) / per);
     const std::uint64_t held = per_credit * cfg_.credits;
-    if (per_credit == 0 || held < rx.count)
+    if (per_credit == 0 || held + reduce <= rx.count)
       continue;
+    const std::uint64_t fit = rx.count > reduce ? (rx.count - reduce) / per_credit : 0;
     over.push_back(fmt::format(
-        "node {} ({}) may hold {} Rx buffers of messages its kernels have not taken (workload.credits {} x {} per "
-        "inference) of its {}: {}raise platform.node.fpga.cclo.rx_buffers.count above {}",
-        n, plan_.nodes[n].role, held, cfg_.credits, per_credit, rx.count,
-        per_credit < rx.count ? fmt::format("lower workload.credits to {}, or ", (rx.count - 1) / per_credit) : "",
-        held));
+        "host {} (plan node {}, {}) may hold {} Rx buffers of messages its kernels have not taken (workload.credits {} "
+        "x {} per inference) beside the {} its reduce's block takes, of its {}: {}raise "
+        "platform.node.fpga.cclo.rx_buffers.count to {}",
+        hosts_[n], n, plan_.nodes[n].role, held, cfg_.credits, per_credit, reduce, rx.count,
+        fit >= 1 ? fmt::format("lower workload.credits to {}, or ", fit) : "", held + reduce));
   }
   if (!over.empty())
     c.scheduler().add_failure_note([over](const std::string& failure) {

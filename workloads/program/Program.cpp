@@ -232,7 +232,8 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
     auto const& k = plan_.cfg.ops[o.index];
     // On the MPI engine a phase by work on every core holds the rank's thread: the library makes no progress until
     // it ends (MpiProcess::hold_progress). A phase by duration may be anything (an accelerator's kernel): not held.
-    nodes::MpiProcess* held = k.duration == SimTime{} && takes_every_core(c, plan_.cfg.engine, plan_.cfg.compute)
+    nodes::MpiProcess* held = k.duration == SimTime{} && plan_.holds_mpi_progress &&
+                                      takes_every_core(c, plan_.cfg.engine, plan_.cfg.compute)
                                   ? &nodes::mpi_of(c, hosts_[rank])
                                   : nullptr;
     if (held)
@@ -517,7 +518,8 @@ SimTime overlap(const Spans& a, const Spans& b)
   return t;
 }
 // The MPI engine's calls in flight beside compute phases of every core (`time`, summed over `ranks` ranks), during
-// which the library made no progress (MpiProcess::hold_progress): said, or nothing.
+// which the library made no progress (MpiProcess::hold_progress): said, or nothing. Counted on ranks where the library
+// had work held (progress_held): a call in flight may only have waited for its peer meanwhile.
 struct HeldProgress {
   SimTime time;
   unsigned ranks = 0;
@@ -560,7 +562,7 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
   SimTime last;
   unsigned slowest          = 0;
   std::uint32_t last_cause = 0;
-  const bool every_core = takes_every_core(c, plan_.cfg.engine, plan_.cfg.compute); // (phases that hold MPI)
+  const bool every_core = plan_.holds_mpi_progress && takes_every_core(c, plan_.cfg.engine, plan_.cfg.compute);
   HeldProgress held;
   for (unsigned r = 0; r < plan_.cfg.ranks; ++r) {
     SimTime end;
@@ -598,7 +600,8 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
           .add((rec.end - rec.start).us(), 4);
     }
     auto comm_u = merged(std::move(comm)), comp_u = merged(std::move(comp));
-    if (const SimTime under = overlap(comm_u, merged(std::move(all_cores))); under > SimTime{})
+    if (const SimTime under = overlap(comm_u, merged(std::move(all_cores)));
+        under > SimTime{} && c.at<nodes::HostNode>(hosts_[r]).mpi()->counters().progress_held > 0)
       held = {held.time + under, held.ranks + 1};
     rk.row()
         .add(r)

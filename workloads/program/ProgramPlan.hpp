@@ -47,6 +47,9 @@ struct ProgramPlan {
   /// queue at once, and called last behind a collective it could deadlock, so traces with blocking sends keep their
   /// order). A program keeps its list order.
   bool receives_last = false;
+  /// MPI engine: a compute phase by work on every core holds its rank's MPI progress (the rank's own thread
+  /// computes; Program::execute). A trace replay's compute nodes are a GPU's kernels, which hold nothing.
+  bool holds_mpi_progress = true;
   /// Added to a send's or receive's tag on the CCLO (a trace's: 1). A trace's point-to-point messages are matched
   /// apart from its collectives (ASTRA-sim runs them by different mechanisms), while the CCLO numbers a peer's eager
   /// messages in call order per tag: sharing the collectives' tag 0, a receive and a collective with the same peer
