@@ -371,7 +371,7 @@ std::string LantNi::refusals() const
                               "retry first take the entries freed, so others may starve): raise {}registration_entries, "
                               "send to it from fewer nodes or with a smaller window at once, or leave those operations "
                               "unregistered ({}register_min above their size, or registration false)",
-                              r.registration_full_drops, t.registration_entries, at, at, at));
+                              r.registration_full_drops, t.registration_entries, at, at));
   if (r.escape_overflow_drops > 0)
     why.push_back(fmt::format("{} packet(s) with its escape channel full ({} packets): raise {}escape_packets",
                               r.escape_overflow_drops, t.escape_packets, at));

@@ -152,12 +152,18 @@ void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluste
     out.push_back(fmt::format("simulated {}: {} packets, {} packet-hops, {} dropped ({} queue, {} faults)",
                               format_time(sim.scheduler().now()), totals.injected, totals.packet_hops,
                               totals.queue_drops + totals.fault_drops, totals.queue_drops, totals.fault_drops));
-  // A SEND resent by a timeout on an FPGA's RoCE engine: the model's timer covers it; Coyote's does not.
-  std::uint64_t send_timeouts = 0;
+  // Per FPGA, by its shell: a SEND resent by a timeout on a RoCE engine of Coyote's shell (its MMU on: the model's
+  // timer covers it, Coyote's does not); host data reached by the CCLO itself without Coyote's unified memory (the
+  // MMU off: of ACCL's builds only Coyote's lets the CCLO reach host memory; its XRT build migrates host buffers
+  // around each call).
+  std::uint64_t send_timeouts = 0, direct_host = 0;
   for (std::size_t i = 0; i < cluster.size(); ++i)
-    if (auto const* f = cluster.find<nodes::FpgaNode>(i);
-        f && f->transport_kind() == nodes::Transport::Roce && f->config().mmu.enabled) // (Coyote's shell)
-      send_timeouts += f->poe().counters().send_timeouts;
+    if (auto const* f = cluster.find<nodes::FpgaNode>(i); f && f->config().mmu.enabled) {
+      if (f->transport_kind() == nodes::Transport::Roce)
+        send_timeouts += f->poe().counters().send_timeouts;
+    } else if (f && f->cclo()) {
+      direct_host += f->cclo()->counters().direct_host_calls;
+    }
   if (send_timeouts > 0)
     out.push_back(fmt::format(
         "warning: {} retransmission timeout(s) on the FPGAs' RoCE engines resent SENDs (eager messages, rendezvous "
@@ -165,12 +171,6 @@ void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluste
         "on) arms its timer for WRITEs and READ requests only in the versions read (ib_transport_protocol.cpp "
         "generate_exh), so there those losses are never resent and the call would hang (protocols/roce/README.md)",
         send_timeouts));
-  // Host data reached by the CCLO itself on FPGAs without Coyote's unified memory (the MMU off): of ACCL's builds
-  // only Coyote's lets the CCLO reach host memory; its XRT build migrates host buffers around each call.
-  std::uint64_t direct_host = 0;
-  for (std::size_t i = 0; i < cluster.size(); ++i)
-    if (auto const* f = cluster.find<nodes::FpgaNode>(i); f && !f->config().mmu.enabled && f->cclo())
-      direct_host += f->cclo()->counters().direct_host_calls;
   if (direct_host > 0)
     out.push_back(fmt::format(
         "warning: {} CCLO call(s) read or wrote host buffers over PCIe on FPGAs without Coyote's unified memory (mmu "

@@ -232,10 +232,7 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
     auto const& k = plan_.cfg.ops[o.index];
     // On the MPI engine a phase by work on every core holds the rank's thread: the library makes no progress until
     // it ends (MpiProcess::hold_progress). A phase by duration may be anything (an accelerator's kernel): not held.
-    nodes::MpiProcess* held = k.duration == SimTime{} && plan_.holds_mpi_progress &&
-                                      takes_every_core(c, plan_.cfg.engine, plan_.cfg.compute)
-                                  ? &nodes::mpi_of(c, hosts_[rank])
-                                  : nullptr;
+    nodes::MpiProcess* held = holds_mpi_progress(c, o.index) ? &nodes::mpi_of(c, hosts_[rank]) : nullptr;
     if (held)
       held->hold_progress();
     run_compute(ctx, c, plan_.cfg.engine, plan_.cfg.compute, ctx.now(), {k.duration, k.operations, k.bytes.count},
@@ -536,6 +533,12 @@ struct HeldProgress {
 };
 } // namespace
 
+bool Program::holds_mpi_progress(const nodes::Cluster& c, std::size_t index) const
+{
+  return plan_.cfg.ops[index].duration == SimTime{} && plan_.holds_mpi_progress &&
+         takes_every_core(c, plan_.cfg.engine, plan_.cfg.compute);
+}
+
 void Program::note_segments(const nodes::Cluster& c, std::vector<std::string>& summary) const
 {
   // Eager messages cut into Rx-buffer segments (CCLO engine only): said, with the build that runs them whole.
@@ -562,7 +565,6 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
   SimTime last;
   unsigned slowest          = 0;
   std::uint32_t last_cause = 0;
-  const bool every_core = plan_.holds_mpi_progress && takes_every_core(c, plan_.cfg.engine, plan_.cfg.compute);
   HeldProgress held;
   for (unsigned r = 0; r < plan_.cfg.ranks; ++r) {
     SimTime end;
@@ -578,7 +580,7 @@ void Program::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
       ++n;
       if (o.kind != ProgramOpKind::Wait)
         (counts_as_compute(plan_.cfg.engine, o.kind) ? comp : comm).emplace_back(rec.start, rec.end);
-      if (every_core && o.kind == ProgramOpKind::Compute && plan_.cfg.ops[o.index].duration == SimTime{})
+      if (o.kind == ProgramOpKind::Compute && holds_mpi_progress(c, o.index))
         all_cores.emplace_back(rec.start, rec.end);
       if (rec.end >= end) {
         end       = rec.end;

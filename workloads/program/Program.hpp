@@ -56,6 +56,9 @@ private:
   void place(const nodes::Cluster& c);
   /// The summary's note on eager messages cut into Rx-buffer segments (CCLO engine).
   void note_segments(const nodes::Cluster& c, std::vector<std::string>& summary) const;
+  /// Whether operation `index`, a compute phase, holds its rank's MPI progress: on the MPI engine, by work, on every
+  /// core, in a program (not a trace replay: ProgramPlan::holds_mpi_progress).
+  bool holds_mpi_progress(const nodes::Cluster& c, std::size_t index) const;
   /// Where rank `rank`'s actors run (its FPGA's or its host's SimGrid host).
   simgrid::s4u::Host* sim_host(nodes::Cluster& c, unsigned rank) const;
   void fill_buffers(nodes::Cluster& c);
