@@ -200,10 +200,9 @@ DataMover::Pace DataMover::pace(const Move& m, std::uint64_t op1_addr) const
   };
   auto datapath = std::pair{datapath_, "datapath"};
   auto read_bw  = [&](std::uint64_t addr, Engine e) {
-    std::pair r{mem_.engine(e).bandwidth(), e == Engine::Op0Read ? "memory read (operand 0)" : "memory read (operand 1)"};
-    if (is_host(addr) && mem_.pcie_read().bandwidth().bps < r.first.bps)
-      r = {mem_.pcie_read().bandwidth(), "PCIe read"};
-    return r;
+    return std::pair{mem_.read_rate(e, addr), is_host(addr)          ? "PCIe read"
+                                              : e == Engine::Op0Read ? "memory read (operand 0)"
+                                                                     : "memory read (operand 1)"};
   };
   const bool has0 = m.op0.kind != OperandKind::None, has1 = m.op1.kind != OperandKind::None;
   if (has0)
@@ -217,10 +216,7 @@ DataMover::Pace DataMover::pace(const Move& m, std::uint64_t op1_addr) const
   if (m.op1.kind == OperandKind::Memory || m.op1.kind == OperandKind::RxBuffer)
     leg(b1, read_bw(op1_addr, Engine::Op1Read));
   if (m.res == ResultKind::Memory) {
-    std::pair w{mem_.engine(Engine::ResWrite).bandwidth(), "memory write"};
-    if (is_host(m.res_addr) && mem_.pcie_write().bandwidth().bps < w.first.bps)
-      w = {mem_.pcie_write().bandwidth(), "PCIe write"};
-    leg(br, w);
+    leg(br, std::pair{mem_.write_rate(Engine::ResWrite, m.res_addr), is_host(m.res_addr) ? "PCIe write" : "memory write"});
   }
   Pace bottleneck{0, datapath_, "datapath"};
   for (std::size_t i = 0; i < n; ++i)

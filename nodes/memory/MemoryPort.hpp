@@ -23,8 +23,8 @@ struct MemoryConfig {
   BitsPerSecond channel_bandwidth{153.6e9};
   template <class V> void describe(V& v)
   {
-    v.field("read_bandwidth", read_bandwidth, "sustained read bandwidth of one engine");
-    v.field("write_bandwidth", write_bandwidth, "sustained write bandwidth of one engine");
+    v.field("read_bandwidth", read_bandwidth, "sustained read bandwidth of one engine's port into device memory (host memory is read at the PCIe rate)");
+    v.field("write_bandwidth", write_bandwidth, "sustained write bandwidth of one engine's port into device memory (host memory is written at the PCIe rate)");
     v.field("read_latency", read_latency, "time from a read request to its first data");
     v.field("write_latency", write_latency, "time from write data to its completion");
     v.field("shared_channel", shared_channel,

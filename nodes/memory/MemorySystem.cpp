@@ -67,12 +67,13 @@ Stream MemorySystem::device(Engine e, SimTime now, Bytes b, BitsPerSecond cap)
 
 Stream MemorySystem::access(Engine e, MemoryPort& pcie, SimTime now, std::uint64_t addr, Bytes b, BitsPerSecond cap)
 {
-  auto& eng = engines_[static_cast<int>(e)];
   if (!is_host(addr))
     return device(e, now, b, cap);
-  // Host memory: the engine's own width and the shared PCIe direction both limit the stream.
-  BitsPerSecond c = cap.bps < eng.bandwidth().bps ? cap : eng.bandwidth();
-  return pcie.stream(now, b, c);
+  // Host memory: the shared PCIe direction and the caller's cap (its datapath) limit the stream. Not the engine's
+  // device-memory rate: on Coyote a host request leaves the user logic on a host stream (512 bit at 250 MHz) into the
+  // XDMA channel and never reaches the HBM path (card-side clock and width converters, RAMA) those rates describe
+  // (shared/reference/accl/coyote_memory_path.md sections 2 and 4).
+  return pcie.stream(now, b, cap);
 }
 
 SimTime MemorySystem::write_streamed(Engine e, SimTime from, SimTime now, std::uint64_t addr, Bytes b, Bytes tail,
@@ -80,9 +81,7 @@ SimTime MemorySystem::write_streamed(Engine e, SimTime from, SimTime now, std::u
 {
   auto& eng        = engines_[static_cast<int>(e)];
   MemoryPort& bus  = is_host(addr) ? pcie_write_ : eng;
-  BitsPerSecond bw = eng.bandwidth();
-  if (is_host(addr) && pcie_write_.bandwidth().bps < bw.bps)
-    bw = pcie_write_.bandwidth();
+  const BitsPerSecond bw = write_rate(e, addr); // host memory at PCIe's rate, not the device memory's (access())
   const Bytes early{b.count - std::min(b.count, tail.count)};
   const SimTime early_time = transmit_time(early, bw);
   bus.account(early, early_time);

@@ -87,6 +87,16 @@ public:
   };
   DmaStep dma_step(bool to_device, SimTime now, Bytes b, BitsPerSecond cap);
   const MemoryPort& engine(Engine e) const { return engines_[static_cast<int>(e)]; }
+  /// The rate engine `e` reads (writes) `addr` at: its device-memory port's, or for host memory the PCIe direction's
+  /// (a host request never passes the device-memory path).
+  BitsPerSecond read_rate(Engine e, std::uint64_t addr) const
+  {
+    return is_host(addr) ? pcie_read_.bandwidth() : engine(e).bandwidth();
+  }
+  BitsPerSecond write_rate(Engine e, std::uint64_t addr) const
+  {
+    return is_host(addr) ? pcie_write_.bandwidth() : engine(e).bandwidth();
+  }
   const MemoryPort& pcie_read() const { return pcie_read_; }
   const MemoryPort& pcie_write() const { return pcie_write_; }
   /// The shared device-memory channel (nullptr: each engine has its own).

@@ -2,7 +2,8 @@
 // that records what it is handed): a move larger than an Rx buffer as dma_mover.cpp runs it. An eager result leaves
 // as one message per Rx buffer's worth, each with the next sequence number; an operand "on receive" reads its Rx
 // buffers one after the other, its result starting once the last has come; sequence numbers are taken as moves are
-// decoded; the buffers it holds and the 64-deep release FIFO can stop it, and that is diagnosed.
+// decoded; the buffers it holds and the 64-deep release FIFO can stop it, and that is diagnosed. Host memory is reached
+// at PCIe's rate, whatever the device memory's.
 #include "nodes/cclo/DataMover.hpp"
 #include "nodes/memory/MemorySystem.hpp"
 
@@ -42,8 +43,8 @@ struct RecordingTx final : TxSystem {
 };
 
 struct Dmp {
-  explicit Dmp(unsigned buffers, std::uint64_t size)
-      : rbm(RxBufferConfig{buffers, Bytes{size}}, 1ull << 30), mem(MemoryConfig{}, PcieConfig{}),
+  explicit Dmp(unsigned buffers, std::uint64_t size, const MemoryConfig& device = {})
+      : rbm(RxBufferConfig{buffers, Bytes{size}}, 1ull << 30), mem(device, PcieConfig{}),
         dmp(DmpConfig{}, 8, kClock, sched, mem, rbm, tx, nullptr)
   {
     dmp.on_deadlock([this](std::string why, bool fifo) { deadlock = std::move(why), stuck_fifo = fifo; });
@@ -189,4 +190,58 @@ TEST(DataMover, AMoveOfMoreThanSixtyFourRxBuffersIsStuck)
   ok.sched.run_standalone();
   EXPECT_EQ(ok.deadlock, "");
   EXPECT_EQ(ok.tx.sent.size(), 64u);
+}
+
+namespace {
+/// When a 1 MiB copy from device memory into `res_addr` is over, with the device memory's engines writing at `write`.
+SimTime copy_done(std::uint64_t res_addr, BitsPerSecond write)
+{
+  MemoryConfig device;
+  device.write_bandwidth = write;
+  Dmp d(4, 1024, device);
+  Move m;
+  m.op0      = Operand{OperandKind::Memory, 0x1000, 0, 0, false};
+  m.res      = ResultKind::Memory;
+  m.res_addr = res_addr;
+  m.count    = (1u << 20) / 4;
+  SimTime done = SimTime::zero();
+  d.dmp.submit(m, [&] { done = d.sched.now(); });
+  d.sched.run_standalone();
+  return done;
+}
+} // namespace
+
+TEST(MemorySystem, HostMemoryIsReachedAtPciesRateNotTheDeviceMemorys)
+{
+  // On Coyote a host request leaves the user logic on a host stream into the XDMA channel: the device memory's path
+  // (and its rates, calibrated on HBM copies) is not on its way.
+  MemoryConfig device;
+  device.read_bandwidth  = BitsPerSecond{40e9};
+  device.write_bandwidth = BitsPerSecond{50e9};
+  const PcieConfig pcie; // 104 Gb/s each way
+  MemorySystem mem(device, pcie);
+  const Bytes mib{1u << 20};
+  const std::uint64_t host = kHostMemory | 0x1000;
+  EXPECT_EQ(mem.write_done(Engine::ResWrite, SimTime::zero(), host, mib), pcie.write_latency + transmit_time(mib, pcie.bandwidth));
+  EXPECT_EQ(mem.read_done(Engine::Op0Read, SimTime::zero(), host, mib), pcie.read_latency + transmit_time(mib, pcie.bandwidth));
+  EXPECT_EQ(mem.write_done(Engine::PoeWrite, SimTime::zero(), 0x1000, mib),
+            device.write_latency + transmit_time(mib, device.write_bandwidth));
+  EXPECT_EQ(mem.read_rate(Engine::Op0Read, host).bps, pcie.bandwidth.bps);
+  EXPECT_EQ(mem.write_rate(Engine::ResWrite, 0x1000).bps, device.write_bandwidth.bps);
+  // A message that came in over 100 us (flow fidelity) into host memory: all but its last 4 KiB were written as they
+  // came, at PCIe's rate, so they are in when it ends; the last 4 KiB follow.
+  MemorySystem fresh(device, pcie);
+  const Bytes tail{4096};
+  EXPECT_EQ(fresh.write_streamed(Engine::PoeWrite, SimTime::zero(), SimTime::us(100), host, mib, tail),
+            SimTime::us(100) + pcie.write_latency + transmit_time(tail, pcie.bandwidth));
+}
+
+TEST(DataMover, AMoveIntoHostMemoryIsPacedByPcieNotByTheDeviceMemorysWriteRate)
+{
+  const std::uint64_t host = kHostMemory | 0x100000;
+  const SimTime host_slow = copy_done(host, BitsPerSecond{50e9}), host_fast = copy_done(host, BitsPerSecond{128e9});
+  EXPECT_EQ(host_slow, host_fast) << "the device memory's write rate paced a copy into host memory";
+  // Into device memory the write rate is the bottleneck at 50 Gb/s (the read, the datapath and PCIe are faster).
+  const SimTime device_slow = copy_done(0x100000, BitsPerSecond{50e9});
+  EXPECT_GT(device_slow, host_slow + SimTime::us(60)) << "1 MiB at 50 against 104 Gb/s: 87 us more";
 }
