@@ -62,8 +62,9 @@ struct MmuConfig {
             "look up one at a time",
             config::Limits::between(0, 1000));
     v.field("outstanding", outstanding,
-            "DMA requests a state machine keeps in flight per destination (N_TLB_ACTV): host memory, or each card "
-            "stream",
+            "DMA requests (page fragments) a state machine keeps in flight per destination (tlb_fsm.sv's "
+            "N_TLB_ACTV): host memory, or each card stream; not the 4 KiB pieces and 8 credits of the Coyote ACCL "
+            "built (nodes/README.md)",
             config::Limits::between(1, 4096));
     v.field("page", page, "page size of the TLB the buffers are mapped in (TLBL_BITS 21: 2 MiB huge pages)",
             config::Limits::between(4096, 1ULL << 40));

@@ -556,6 +556,16 @@ void Fabric::handle(std::uint32_t slot)
   std::uint32_t v = pool_[slot].at_vertex;
   const std::size_t h = topo_.host_or_none(v);
   if (h == topo::Topology::kNotAHost) {
+    if (pool_[slot].corrupted && cfg_.switch_.forwarding == Forwarding::StoreAndForward) {
+      // A store-and-forward switch checks the whole frame's FCS before it forwards it and drops a corrupted one, lost
+      // on the cable that corrupted it (a cut-through switch has sent the head on already: the receiver drops it).
+      ++ports_[pool_[slot].from_port].counters.fault_drops;
+      release_reservation(pool_[slot]);
+      if (trace_)
+        trace_->instant(v, 100, "dropped by the switch's FCS check", sched_.now());
+      drop(slot);
+      return;
+    }
     forward(slot);
     return;
   }

@@ -306,6 +306,39 @@ TEST(Fabric, RandomFaultsAreCountedPerCable)
   EXPECT_EQ(got, injected + dups - drops);
 }
 
+TEST(Fabric, AStoreAndForwardSwitchDropsACorruptedFrameWhereACutThroughOneForwardsIt)
+{
+  // Every cable corrupts every frame. A store-and-forward switch has the whole frame, checks its FCS and drops it
+  // (lost on the cable that corrupted it: one hop each, nothing reaches host 1); a cut-through switch has sent the
+  // head on before the tail came, and host 1 gets every frame, corrupted (its receiver drops it on the CRC check).
+  // On lossless switches the dropped frame gives its reserved room back: the 50 frames do not stall behind it.
+  auto run = [](Forwarding f, FlowControl fc) {
+    auto r = nafsim::testing::run_isolated([f, fc] {
+      auto n                   = netcfg(f);
+      n.faults.corruption_rate = 1.0;
+      n.switch_.flow_control   = fc;
+      n.switch_.port_buffer    = Bytes{4000};
+      World w(star(2), n, 3);
+      w.run([&] {
+        for (std::uint32_t i = 0; i < 50; ++i)
+          w.probes[0]->send(1, 1000, i);
+      });
+      auto t = w.fabric->totals();
+      std::uint64_t corrupted = 0;
+      for (auto& [tm, p] : w.probes[1]->got)
+        corrupted += p.corrupted ? 1 : 0;
+      return fmt::format("{} injected, {} hops, {} fault drops, {} got, {} corrupted", t.injected, t.packet_hops,
+                         t.fault_drops, w.probes[1]->got.size(), corrupted);
+    });
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return r.output;
+  };
+  EXPECT_EQ(run(Forwarding::StoreAndForward, FlowControl::Drop), "50 injected, 50 hops, 50 fault drops, 0 got, 0 corrupted");
+  EXPECT_EQ(run(Forwarding::StoreAndForward, FlowControl::Lossless),
+            "50 injected, 50 hops, 50 fault drops, 0 got, 0 corrupted");
+  EXPECT_EQ(run(Forwarding::CutThrough, FlowControl::Drop), "50 injected, 100 hops, 0 fault drops, 50 got, 50 corrupted");
+}
+
 // Lossless link-level flow control: an incast like the one that tail-drops above loses nothing;
 // the senders wait instead, the queue never exceeds its capacity. With `buffer` bytes of queue the
 // output port can only be kept busy if the buffer covers the credit loop (a freed slot is refilled
