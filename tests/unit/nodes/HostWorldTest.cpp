@@ -157,3 +157,34 @@ TEST(HostWorld, ARendezvousTransferAboveTheLargestReadIsReadInPieces)
   EXPECT_EQ(reads_split, 192u);
   EXPECT_NEAR(pieces[0].end.us(), one[0].end.us(), 0.02 * one[0].end.us());
 }
+
+// A compute phase of every core holds the rank's MPI progress (MpiProcess::hold_progress: Open MPI and MPICH over
+// UCX run no progress thread): a 1 MiB allreduce on 2 hosts whose rank 1 computes from 0 to 300 us ends only after
+// the phase, with the same bytes; rank 1's library had CPU work held, rank 0's none (it only waits for rank 1).
+TEST(HostWorld, AComputePhaseOfEveryCoreHoldsTheRanksMpiProgressUntilItEnds)
+{
+  constexpr const char* kStar2 = R"({"preset": "accl-cpu-cx5", "topology": {"kind": "star", "hosts": 2}})";
+  coll::CollectiveCall c;
+  c.collective = coll::Collective::AllReduce;
+  c.size       = 2;
+  c.count      = 1 << 18;
+  auto plan    = mpi::plan_collective(mpi::Library::OpenMpi, c);
+  HostWorld free_world(kStar2);
+  auto unheld = free_world.run(c, plan.algorithm, plan.options);
+  const SimTime phase = SimTime::us(300);
+  ASSERT_LT(unheld[1].end, phase) << "the test needs a call shorter than the phase";
+
+  HostWorld w(kStar2);
+  w.mpi(1).hold_progress();
+  w.scheduler().call_at(phase, [&w] { w.mpi(1).release_progress(); });
+  auto held = w.run(c, plan.algorithm, plan.options);
+  for (std::size_t r = 0; r < 2; ++r) {
+    EXPECT_GT(held[r].end, phase) << "rank " << r << " ended during rank 1's phase";
+    EXPECT_EQ(held[r].bufs.buf[static_cast<int>(coll::Buf::Output)],
+              unheld[r].bufs.buf[static_cast<int>(coll::Buf::Output)])
+        << "rank " << r;
+  }
+  EXPECT_GT(w.mpi(1).counters().progress_held, 0u);
+  EXPECT_EQ(w.mpi(0).counters().progress_held, 0u);
+  EXPECT_EQ(free_world.mpi(1).counters().progress_held, 0u);
+}
