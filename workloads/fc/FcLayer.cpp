@@ -256,7 +256,7 @@ void FcLayer::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
   }
   sink.add(std::move(t));
   summary.push_back(fmt::format("fc: y = W x, W column-partitioned over {} rank(s), reduce by {}{}, {} size(s) x {} "
-                                "iteration(s) (the first with cold caches)",
+                                "iteration(s) (the first with cold caches; below, the last: fc.csv has each)",
                                 cfg_.ranks, config::enum_name(cfg_.reduction),
                                 cfg_.reduction == FcReduction::Accl && cfg_.extra_copy ? " with the extra copies" : "",
                                 cfg_.sizes.size(), cfg_.iterations));
