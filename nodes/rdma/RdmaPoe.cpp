@@ -165,7 +165,10 @@ void RdmaPoe::execute(QpId qp, Actions& acts)
       } else {
         done = memory_.write(Engine::PoeWrite, now, p->addr, Bytes{p->seg.length}, MemorySystem::kNoCap, p->command).last;
       }
-      writes_done_ = std::max(writes_done_, done);
+      if (done >= writes_done_) {
+        writes_done_ = done;
+        writes_rate_ = memory_.write_rate(Engine::PoeWrite, p->addr);
+      }
     } else if (auto* m = std::get_if<InboundMessage>(&a)) {
       notify_after_writes(Notice{qp, true, {}, *m});
     } else if (std::holds_alternative<WantTx>(a)) {
@@ -191,11 +194,7 @@ void RdmaPoe::notify_after_writes(Notice n)
 {
   // Notifications leave in order, each once every payload before it is in memory; (critical paths) a notice that
   // waits, waits for the payload's writes.
-  auto why = [&] {
-    static const std::uint32_t writes =
-        payload_writes_cause("RoCE POE", memory_.engine(Engine::PoeWrite).bandwidth().bps / 1e9);
-    return CauseLabel::at_host(writes, host_);
-  };
+  auto why = [&] { return CauseLabel::at_host(payload_writes_cause("RoCE POE", writes_rate_.bps / 1e9), host_); };
   // An inbound message its listener takes a fixed delay later (the CCLO's Rx parse) goes then, in one event (a
   // traced run keeps the two: its trace records each at its own moment, in the order they happen).
   if (n.inbound && !trace_)

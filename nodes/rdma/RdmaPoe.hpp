@@ -248,6 +248,7 @@ private:
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
   RxPipe rx_pipe_{sched_, this, kRx};
   SimTime writes_done_; ///< when every payload written so far is in memory
+  BitsPerSecond writes_rate_{}; ///< (critical paths) the rate of the write that set writes_done_
   NoticeQueue<Notice> notices_{sched_, this, kNotify};
   void hand_over(Notice& n, SimTime now);
   roce::Actions scratch_;

@@ -24,7 +24,7 @@ std::array<std::uint32_t, N> engine_causes(const char* engine, const char* const
 }
 
 /// (Critical paths) what a completion that waits for its payload's writes into memory waits for, the engine writing at
-/// `gbps`: one wording for every engine (each interns it once, at its first waiting completion).
+/// `gbps` (the write that finished last: device memory's rate or PCIe's): one wording for every engine.
 inline std::uint32_t payload_writes_cause(const char* engine, double gbps)
 {
   return cause_what(engine, fmt::format("payload written to memory at {:.1f} Gb/s before the completion", gbps));

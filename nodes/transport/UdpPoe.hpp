@@ -123,6 +123,7 @@ private:
   std::map<std::pair<net::HostId, std::uint64_t>, In> in_;  ///< by (source, message)
   std::set<std::pair<net::HostId, std::uint64_t>> finished_;
   SimTime writes_done_;
+  BitsPerSecond writes_rate_{}; ///< (critical paths) the rate of the write that set writes_done_
   struct Notice {
     net::HostId peer;
     bool inbound;

@@ -435,16 +435,23 @@ bool Fabric::pass_last_hop(std::uint32_t slot, SimTime decide)
   return true;
 }
 
+bool Fabric::stores_whole(const Port& out, const Packet& p) const
+{
+  // Onto a faster port a packet cannot be cut through (its bytes would run out mid-frame): the switch stores it
+  // whole first, as switches that cut through do between ports of one speed or onto slower ones (Extreme's EXOS
+  // manual: "store-and-forward switching will automatically be used" from a lower-speed port to a higher-speed one).
+  const Bytes b{p.wire_bytes};
+  return cfg_.switch_.forwarding != Forwarding::CutThrough ||
+         out.line.time_for(b) < ports_[p.from_port].line.time_for(b);
+}
+
 SimTime Fabric::leave_after(const Port& out, const Packet& p, SimTime decided) const
 {
   if (cfg_.switch_.forwarding != Forwarding::CutThrough)
     return decided;
   const Bytes b{p.wire_bytes};
   const SimTime out_ser = out.line.time_for(b);
-  // Onto a faster port a packet cannot be cut through (its bytes would run out mid-frame): the switch stores it
-  // whole first, as switches that cut through do between ports of one speed or onto slower ones (Extreme's EXOS
-  // manual: "store-and-forward switching will automatically be used" from a lower-speed port to a higher-speed one).
-  if (out_ser < ports_[p.from_port].line.time_for(b))
+  if (stores_whole(out, p))
     return std::max(decided, p.tail_arrival + cfg_.switch_.latency);
   // The last bit cannot leave before it came in.
   return std::max(decided, p.tail_arrival + cfg_.switch_.latency - out_ser);
@@ -556,16 +563,6 @@ void Fabric::handle(std::uint32_t slot)
   std::uint32_t v = pool_[slot].at_vertex;
   const std::size_t h = topo_.host_or_none(v);
   if (h == topo::Topology::kNotAHost) {
-    if (pool_[slot].corrupted && cfg_.switch_.forwarding == Forwarding::StoreAndForward) {
-      // A store-and-forward switch checks the whole frame's FCS before it forwards it and drops a corrupted one, lost
-      // on the cable that corrupted it (a cut-through switch has sent the head on already: the receiver drops it).
-      ++ports_[pool_[slot].from_port].counters.fault_drops;
-      release_reservation(pool_[slot]);
-      if (trace_)
-        trace_->instant(v, 100, "dropped by the switch's FCS check", sched_.now());
-      drop(slot);
-      return;
-    }
     forward(slot);
     return;
   }
@@ -652,14 +649,23 @@ void Fabric::forward(std::uint32_t slot)
 {
   Packet& p        = pool_[slot];
   std::uint32_t v  = p.at_vertex;
-  std::uint32_t out;
-  bool reserved = p.next_port != kNone;
-  if (reserved) { // lossless: room was reserved when the previous hop sent it
-    out         = p.next_port;
+  const bool reserved = p.next_port != kNone; // lossless: room was reserved when the previous hop sent it
+  const std::uint32_t out = reserved ? p.next_port : port_id(v, choose_port(v, p));
+  if (p.corrupted && stores_whole(ports_[out], p)) {
+    // A switch that has the whole frame before it sends it on checks its FCS and drops a corrupted one, lost on the
+    // cable that corrupted it (one that cuts it through has sent its head on before the FCS came: the receiver
+    // drops it on its CRC check).
+    release_reservation(p);
+    faults_.fcs_drop(p);
+    ++totals_.fault_drops;
+    if (trace_)
+      trace_->instant(v, 100, "dropped by the switch's FCS check", sched_.now());
+    drop(slot);
+    return;
+  }
+  if (reserved) {
     p.next_port = kNone;
     ports_[out].reserved -= p.wire_bytes;
-  } else {
-    out = port_id(v, choose_port(v, p));
   }
   p.not_before = leave_after(ports_[out], p, sched_.now());
   if (reserved) {

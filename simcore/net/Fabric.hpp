@@ -114,6 +114,9 @@ private:
   bool pass_last_hop(std::uint32_t slot, SimTime decide);
   /// When a packet decided on at `decided` may start on switch port `out` (cut-through: not before its last bit is in).
   SimTime leave_after(const Port& out, const Packet& p, SimTime decided) const;
+  /// Whether the switch has all of `p` before it sends it on through `out` (store-and-forward, or cut-through onto a
+  /// faster port).
+  bool stores_whole(const Port& out, const Packet& p) const;
   /// Packet `p` starts on port `pid` at `t0` for `ser`: the port's free date and counters, the packet's hop and tail.
   void put_on_cable(std::uint32_t pid, Packet& p, SimTime t0, SimTime ser);
   /// Per switch: the shortest time from a packet starting on a cable into it to its forwarding decision there

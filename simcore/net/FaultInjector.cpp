@@ -83,9 +83,11 @@ std::string FaultInjector::summary() const
   std::sort(lost.begin(), lost.end(), [](auto const& a, auto const& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });
-  std::string s = fmt::format("network faults injected before the failure: {} packet(s) lost ({} by drop rules), {} "
+  std::string s = fmt::format("network faults injected before the failure: {} packet(s) lost ({} by drop rules{}), {} "
                               "corrupted, {} duplicated, {} reordered",
-                              all.lost, rule_drops_, all.corrupted, all.duplicated, all.held_back);
+                              all.lost, rule_drops_,
+                              fcs_drops_ > 0 ? fmt::format(", {} corrupted and dropped by a switch", fcs_drops_) : "",
+                              all.corrupted, all.duplicated, all.held_back);
   for (std::size_t i = 0; i < lost.size() && i < 5; ++i)
     s += fmt::format("{} host {} -> host {}: {}", i == 0 ? "; most lost on" : ",", lost[i].first >> 32,
                      lost[i].first & 0xFFFFFFFF, lost[i].second);

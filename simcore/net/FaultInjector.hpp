@@ -31,6 +31,12 @@ public:
   /// Delay: hand it on `delay` later.
   FaultVerdict on_arrival(Port& port, Packet& p, SimTime& delay);
   std::uint64_t rule_drops() const { return rule_drops_; }
+  /// A corrupted `p` dropped by a switch on its FCS check (it had the whole frame): lost.
+  void fcs_drop(const Packet& p)
+  {
+    ++flow(p).lost;
+    ++fcs_drops_;
+  }
   /// Per (source host << 32 | destination host).
   const std::unordered_map<std::uint64_t, FlowFaults>& flows() const { return flows_; }
   /// One paragraph for failure reports: the faults injected so far and the pairs most hit by loss.
@@ -45,6 +51,7 @@ private:
   std::vector<Rule> rules_;
   bool active_;
   std::uint64_t rule_drops_ = 0;
+  std::uint64_t fcs_drops_ = 0;
   FlowFaults& flow(const Packet& p);
   std::unordered_map<std::uint64_t, FlowFaults> flows_;
 };

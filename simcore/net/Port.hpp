@@ -19,7 +19,7 @@ namespace nafsim::net {
 /// What a port counts that its hop does not touch (tx_packets, tx_bytes and max_queue_bytes are in Port's hot block).
 struct PortCounters {
   std::uint64_t queue_drops = 0; ///< tail drops: the queue was full
-  std::uint64_t fault_drops = 0; ///< lost on this cable (fault injection; a frame it corrupted, at a store-and-forward switch)
+  std::uint64_t fault_drops = 0; ///< lost on this cable (fault injection)
   std::uint64_t corrupted   = 0; ///< corrupted on this cable (fault injection)
   std::uint64_t duplicated  = 0; ///< delivered twice by this cable (fault injection)
   std::uint64_t held_back   = 0; ///< delayed by this cable so that later packets overtake (fault injection)

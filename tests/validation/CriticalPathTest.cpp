@@ -355,3 +355,25 @@ TEST(CriticalPathWalk, ALeadInSpentElsewhereCountsAtItsOwnPlace)
   // Busy on rank 1's cable within the call: 0-7 and 7-9, 9 us of 10.
   EXPECT_EQ(p.bottleneck(g, rank), "bottleneck: wire, host link: 70 % of the path; at rank 1 busy 90 % of the call");
 }
+
+// A notice waiting for its payload's writes names the rate of the write it waits for: host memory's (PCIe, 104 Gb/s
+// on the Coyote preset) for a rendezvous WRITE into host data, the device memory's (98 Gb/s) into device data. (The
+// label was fixed once per run at the device memory's rate.)
+TEST(CriticalPathApplications, PayloadWritesIntoHostMemoryAreNamedAtPciesRate)
+{
+  auto labels = [](const char* location) {
+    auto run = run_scenario_isolated(fmt::format(R"({{"name": "w", "platform": "accl-coyote-u55c",
+        "workload": {{"kind": "collective", "collective": "sendrecv", "ranks": 2, "protocol": "rendezvous",
+                      "location": "{}", "sizes": ["64KiB"], "iterations": 1}}}})",
+                                                 location),
+                                     {}, "off", true);
+    EXPECT_TRUE(run.ok) << run.error;
+    std::set<std::string> rates;
+    for (auto const& row : run.tables.at("critical_path").rows)
+      if (auto d = row.at("detail"); d.find("payload written to memory at ") != std::string::npos)
+        rates.insert(d.substr(d.find(" at ") + 4, d.find(" Gb/s") - d.find(" at ") - 4));
+    return rates;
+  };
+  EXPECT_EQ(labels("host").count("104.0"), 1u);
+  EXPECT_EQ(labels("device"), std::set<std::string>{"98.0"});
+}

@@ -339,6 +339,32 @@ TEST(Fabric, AStoreAndForwardSwitchDropsACorruptedFrameWhereACutThroughOneForwar
   EXPECT_EQ(run(Forwarding::CutThrough, FlowControl::Drop), "50 injected, 100 hops, 0 fault drops, 50 got, 50 corrupted");
 }
 
+TEST(Fabric, ACutThroughSwitchStoringAFrameForAFasterPortDropsItCorrupted)
+{
+  // Two leaves of one host each at 100 Gb/s under a 400 Gb/s spine, every cable corrupting every frame. The first
+  // leaf cannot cut a frame through onto its faster uplink: it stores it whole, so it checks the FCS and drops it
+  // (each frame crosses one cable), where a cut-through hop between equal speeds forwards it (the test above).
+  auto r = nafsim::testing::run_isolated([] {
+    topo::TopologyConfig t;
+    t.kind                      = topo::Kind::LeafSpine;
+    t.hosts                     = 2;
+    t.leaf_spine.hosts_per_leaf = 1;
+    t.leaf_spine.spines         = 1;
+    t.leaf_spine.uplink_rate    = BitsPerSecond{400e9};
+    auto n                      = netcfg(Forwarding::CutThrough);
+    n.faults.corruption_rate    = 1.0;
+    World w(t, n, 3);
+    w.run([&] {
+      for (std::uint32_t i = 0; i < 20; ++i)
+        w.probes[0]->send(1, 1000, i);
+    });
+    auto t2 = w.fabric->totals();
+    return fmt::format("{} hops, {} fault drops, {} got", t2.packet_hops, t2.fault_drops, w.probes[1]->got.size());
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "20 hops, 20 fault drops, 0 got");
+}
+
 // Lossless link-level flow control: an incast like the one that tail-drops above loses nothing;
 // the senders wait instead, the queue never exceeds its capacity. With `buffer` bytes of queue the
 // output port can only be kept busy if the buffer covers the credit loop (a freed slot is refilled
