@@ -163,7 +163,8 @@ private:
             std::function<void()> done, bool eager = false);
   /// Receive message `seq` from `peer` into `addr`.
   void recv(net::HostId peer, std::uint64_t seq, PostedRecv r);
-  void match(const Arrival& a, PostedRecv r);
+  /// `a` meets receive `r`; `posted_first`: the receive was posted before the message arrived (expected).
+  void match(const Arrival& a, PostedRecv r, bool posted_first);
   /// run() and run_task(): the call's record made (its matching numbers taken), then its first ops issued.
   std::shared_ptr<Call> begin(ActorId actor, const coll::Schedule& s, const std::vector<net::HostId>& comm,
                               DataType dtype, RankBuffers* bufs, const RunOptions& opt);

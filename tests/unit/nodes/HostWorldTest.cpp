@@ -188,3 +188,28 @@ TEST(HostWorld, AComputePhaseOfEveryCoreHoldsTheRanksMpiProgressUntilItEnds)
   EXPECT_EQ(w.mpi(0).counters().progress_held, 0u);
   EXPECT_EQ(free_world.mpi(1).counters().progress_held, 0u);
 }
+
+// MPICH over TCP (CH3's nemesis tcp): a message whose receive is posted is read by the kernel straight into the user
+// buffer past its first recv of 1,024 B, which the library copies out of a temporary buffer; an unexpected one waits
+// whole in a temporary buffer and is copied when its receive comes. A 2-rank gather of 64 KiB (eager): the root
+// copies 1,024 - 64 B (the header) of the expected message, and all 64 KiB of one that came before its receive.
+TEST(HostWorld, MpichOverTcpCopiesAnExpectedMessagesFirstRecvOnlyAndAnUnexpectedOneWhole)
+{
+  constexpr const char* kTcp2 = R"({"preset": "accl-cpu-mpich-tcp", "topology": {"kind": "star", "hosts": 2}})";
+  const std::uint64_t block = 64 * 1024;
+  auto copied = [&](SimTime root_late) {
+    HostWorld w(kTcp2);
+    coll::CollectiveCall barrier;
+    barrier.collective = coll::Collective::Barrier;
+    barrier.size       = 2;
+    w.run(barrier, coll::Algorithm::Flat); // both libraries up (their receive buffers posted)
+    const std::uint64_t before = w.mpi(0).counters().bytes_copied;
+    const SimTime now          = w.scheduler().now();
+    auto ranks = w.run(gather(2, block / 4), coll::Algorithm::Flat, {}, {now + root_late, now});
+    expect_gathered(ranks, block);
+    EXPECT_EQ(w.mpi(0).counters().unexpected, root_late > SimTime::zero() ? 1u : 0u);
+    return w.mpi(0).counters().bytes_copied - before;
+  };
+  const std::uint64_t expected = copied(SimTime::zero()), unexpected = copied(SimTime::us(500));
+  EXPECT_EQ(unexpected - expected, block - (1024 - 64));
+}
