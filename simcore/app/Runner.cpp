@@ -173,10 +173,11 @@ void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluste
         send_timeouts));
   if (direct_host > 0)
     out.push_back(fmt::format(
-        "warning: {} CCLO call(s) read or wrote host buffers over PCIe on FPGAs without Coyote's unified memory (mmu "
-        "off); of ACCL's builds only Coyote's lets the CCLO reach host memory (its XRT build migrates host buffers to "
-        "the card around each call, as the collective workload's invocation xrt does), so their host-data timing is "
-        "that of a build ACCL does not have: use device buffers, a Coyote preset, or invocation xrt",
+        "warning: {} CCLO call(s) read or wrote host buffers themselves (platform.node.fpga.pcie) on FPGAs without "
+        "Coyote's unified memory (mmu off); of ACCL's builds only Coyote's lets the CCLO reach host memory (its XRT "
+        "build migrates host buffers to the card around each call, as the collective workload's invocation xrt "
+        "does), so their host-data timing is that of a build ACCL does not have: use device buffers, a Coyote preset, "
+        "or invocation xrt",
         direct_host));
   // Eager messages taken out of the order the hardware's per-peer sequence numbers allow (TagOrderWatch.hpp).
   if (auto const& miss = sim.scheduler().shared<nodes::TagOrderWatch>().miss())
