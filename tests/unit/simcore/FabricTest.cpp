@@ -31,6 +31,18 @@ NetworkConfig netcfg(Forwarding f)
   return n;
 }
 
+/// Two leaves of one host each (100 Gb/s host cables) under one spine at 400 Gb/s.
+topo::TopologyConfig two_leaves_under_a_faster_spine()
+{
+  topo::TopologyConfig t;
+  t.kind                      = topo::Kind::LeafSpine;
+  t.hosts                     = 2;
+  t.leaf_spine.hosts_per_leaf = 1;
+  t.leaf_spine.spines         = 1;
+  t.leaf_spine.uplink_rate    = BitsPerSecond{400e9};
+  return t;
+}
+
 } // namespace
 
 TEST(Fabric, StoreAndForwardClosedForm)
@@ -70,13 +82,7 @@ TEST(Fabric, CutThroughOntoAFasterPortStoresThePacketFirst)
   // its faster uplink (its bytes would run out mid-frame): it sends it once its tail is in plus the latency. The
   // spine (400 -> 400) and the second leaf (400 -> 100) cut through.
   auto r = nafsim::testing::run_isolated([] {
-    topo::TopologyConfig t;
-    t.kind                       = topo::Kind::LeafSpine;
-    t.hosts                      = 2;
-    t.leaf_spine.hosts_per_leaf  = 1;
-    t.leaf_spine.spines          = 1;
-    t.leaf_spine.uplink_rate     = BitsPerSecond{400e9};
-    World w(t, netcfg(Forwarding::CutThrough));
+    World w(two_leaves_under_a_faster_spine(), netcfg(Forwarding::CutThrough));
     w.run([&] {
       for (std::uint32_t i = 0; i < 3; ++i)
         w.probes[0]->send(1, 1000, i);
@@ -345,15 +351,9 @@ TEST(Fabric, ACutThroughSwitchStoringAFrameForAFasterPortDropsItCorrupted)
   // leaf cannot cut a frame through onto its faster uplink: it stores it whole, so it checks the FCS and drops it
   // (each frame crosses one cable), where a cut-through hop between equal speeds forwards it (the test above).
   auto r = nafsim::testing::run_isolated([] {
-    topo::TopologyConfig t;
-    t.kind                      = topo::Kind::LeafSpine;
-    t.hosts                     = 2;
-    t.leaf_spine.hosts_per_leaf = 1;
-    t.leaf_spine.spines         = 1;
-    t.leaf_spine.uplink_rate    = BitsPerSecond{400e9};
-    auto n                      = netcfg(Forwarding::CutThrough);
-    n.faults.corruption_rate    = 1.0;
-    World w(t, n, 3);
+    auto n                   = netcfg(Forwarding::CutThrough);
+    n.faults.corruption_rate = 1.0;
+    World w(two_leaves_under_a_faster_spine(), n, 3);
     w.run([&] {
       for (std::uint32_t i = 0; i < 20; ++i)
         w.probes[0]->send(1, 1000, i);
