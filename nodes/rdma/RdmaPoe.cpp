@@ -165,10 +165,7 @@ void RdmaPoe::execute(QpId qp, Actions& acts)
       } else {
         done = memory_.write(Engine::PoeWrite, now, p->addr, Bytes{p->seg.length}, MemorySystem::kNoCap, p->command).last;
       }
-      if (done >= writes_done_) {
-        writes_done_ = done;
-        writes_rate_ = memory_.write_rate(Engine::PoeWrite, p->addr);
-      }
+      writes_.wrote(done, [&] { return memory_.write_rate(Engine::PoeWrite, p->addr); });
     } else if (auto* m = std::get_if<InboundMessage>(&a)) {
       notify_after_writes(Notice{qp, true, {}, *m});
     } else if (std::holds_alternative<WantTx>(a)) {
@@ -194,14 +191,13 @@ void RdmaPoe::notify_after_writes(Notice n)
 {
   // Notifications leave in order, each once every payload before it is in memory; (critical paths) a notice that
   // waits, waits for the payload's writes.
-  auto why = [&] { return CauseLabel::at_host(payload_writes_cause("RoCE POE", writes_rate_.bps / 1e9), host_); };
   // An inbound message its listener takes a fixed delay later (the CCLO's Rx parse) goes then, in one event (a
   // traced run keeps the two: its trace records each at its own moment, in the order they happen).
   if (n.inbound && !trace_)
     if (PoeListener::Late late = listener_.inbound_delay(n.qp, n.message); late.delay > SimTime{})
-      if (notices_.push_late(n, writes_done_, late.delay, kLateNotice, late.label, why))
+      if (notices_.push_late(n, writes_, late.delay, kLateNotice, late.label))
         return;
-  notices_.push(std::move(n), writes_done_, why);
+  notices_.push(std::move(n), writes_);
 }
 
 void RdmaPoe::arm_timer(QpId qp, const ArmTimer& t)

@@ -247,8 +247,7 @@ private:
   std::uint64_t staged_bytes_ = 0;
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
   RxPipe rx_pipe_{sched_, this, kRx};
-  SimTime writes_done_; ///< when every payload written so far is in memory
-  BitsPerSecond writes_rate_{}; ///< (critical paths) the rate of the write that set writes_done_
+  PayloadWrites writes_{"RoCE POE", host_}; ///< when every payload written so far is in memory
   NoticeQueue<Notice> notices_{sched_, this, kNotify};
   void hand_over(Notice& n, SimTime now);
   roce::Actions scratch_;

@@ -7,7 +7,6 @@
 
 #include <array>
 #include <cstdint>
-#include <fmt/format.h>
 
 namespace nafsim::nodes {
 
@@ -21,13 +20,6 @@ std::array<std::uint32_t, N> engine_causes(const char* engine, const char* const
     ids[k] = k == tx_wake ? cause_what("payload stream", "bytes not yet streamed to the NIC")
                           : cause_what(engine, details[k]);
   return ids;
-}
-
-/// (Critical paths) what a completion that waits for its payload's writes into memory waits for, the engine writing at
-/// `gbps` (the write that finished last: device memory's rate or PCIe's): one wording for every engine.
-inline std::uint32_t payload_writes_cause(const char* engine, double gbps)
-{
-  return cause_what(engine, fmt::format("payload written to memory at {:.1f} Gb/s before the completion", gbps));
 }
 
 } // namespace nafsim::nodes

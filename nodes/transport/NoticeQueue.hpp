@@ -6,6 +6,7 @@
 // nobody else can see the moment between (issue 53; outputs byte-identical). As RxPipe: one element the engines
 // share instead of each rewriting it.
 
+#include "nodes/transport/PayloadWrites.hpp"
 #include "simcore/engine/Fifo.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/engine/SlotPool.hpp"
@@ -41,6 +42,8 @@ public:
     sched_.at(at, owner_, kind_);
   }
   void push(Notice n, SimTime writes_done) { push(std::move(n), writes_done, [] { return CauseLabel{}; }); }
+  /// A notice due once the engine's payload writes so far are in memory (labelled by them when it waits for them).
+  void push(Notice n, const PayloadWrites& w) { push(std::move(n), w.done(), [&] { return w.why(); }); }
 
   /// A notice its consumer takes `delay` after it falls due, with nothing at the due date itself that anyone else
   /// observes (PoeListener::inbound_delay): handed over once, at due + delay, through the owner's event of
@@ -69,6 +72,10 @@ public:
       sched_.at(at + delay, owner_, late_kind, slot);
     }
     return true;
+  }
+  bool push_late(Notice& n, const PayloadWrites& w, SimTime delay, std::uint32_t late_kind, const CauseLabel& consumer)
+  {
+    return push_late(n, w.done(), delay, late_kind, consumer, [&] { return w.why(); });
   }
   /// At the owner's event of `late_kind` with argument `slot`: the notice, and the date it fell due.
   std::pair<Notice, SimTime> take_late(std::uint64_t slot)

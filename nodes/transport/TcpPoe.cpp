@@ -122,8 +122,7 @@ void TcpPoe::execute(QpId s, tcp::Actions& acts)
 void TcpPoe::notify_after_writes(Notice n)
 {
   // (Critical paths) a notice that waits, waits for the payload's writes, as the RoCE engine's.
-  notices_.push(std::move(n), writes_done_,
-                [&] { return CauseLabel::at_host(payload_writes_cause("TCP POE", writes_rate_.bps / 1e9), host_); });
+  notices_.push(std::move(n), writes_);
 }
 
 void TcpPoe::hand_over(Notice& n, SimTime now)

@@ -241,8 +241,7 @@ private:
   std::uint64_t staged_bytes_ = 0;
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
   RxPipe rx_pipe_{sched_, this, kRx};
-  SimTime writes_done_;
-  BitsPerSecond writes_rate_{}; ///< (critical paths) the rate of the write that set writes_done_
+  PayloadWrites writes_{"TCP POE", host_}; ///< when every payload written so far is in memory
   /// rx_fifo: what the shared receive FIFO holds, the bytes taken and not yet written to memory (when each piece's
   /// write ends, in order) and their sum.
   std::deque<std::pair<SimTime, std::uint64_t>> fifo_;

@@ -102,11 +102,10 @@ void TcpPoe::consume(QpId s)
     std::uint64_t piece = upto - ss.consumed;
     if (r.head.kind != RecordKind::ReadRequest) {
       SimTime done = memory_.write(Engine::PoeWrite, sched_.now(), r.addr + off, Bytes{piece}, copy_cap_).last;
-      if (done >= writes_done_) {
-        writes_done_ = done;
+      writes_.wrote(done, [&] {
         const BitsPerSecond w = memory_.write_rate(Engine::PoeWrite, r.addr);
-        writes_rate_ = copy_cap_.bps < w.bps ? copy_cap_ : w;
-      }
+        return copy_cap_.bps < w.bps ? copy_cap_ : w;
+      });
       if (cfg_.rx_fifo.count > 0) {
         fifo_.emplace_back(done, piece);
         fifo_bytes_ += piece;

@@ -102,8 +102,7 @@ void UdpPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCaus
 void UdpPoe::notify_after_writes(net::HostId peer, bool inbound, roce::Completion c, roce::InboundMessage m)
 {
   // (Critical paths) a notice that waits, waits for the payload's writes, as the RoCE engine's.
-  notices_.push(Notice{peer, inbound, c, m}, writes_done_,
-                [&] { return CauseLabel::at_host(payload_writes_cause("UDP POE", writes_rate_.bps / 1e9), host_); });
+  notices_.push(Notice{peer, inbound, c, m}, writes_);
 }
 
 void UdpPoe::hand_over(Notice& n)
@@ -165,10 +164,8 @@ void UdpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
         break;
       }
       std::uint64_t off = std::uint64_t{d->index} * cfg_.fragment_payload();
-      if (const SimTime done = memory_.write_done(Engine::PoeWrite, now, in.addr + off, Bytes{d->len}); done >= writes_done_) {
-        writes_done_ = done;
-        writes_rate_ = memory_.write_rate(Engine::PoeWrite, in.addr);
-      }
+      writes_.wrote(memory_.write_done(Engine::PoeWrite, now, in.addr + off, Bytes{d->len}),
+                    [&] { return memory_.write_rate(Engine::PoeWrite, in.addr); });
       in.checksum += roce::range_checksum(d->msg, off, off + d->len);
       if (r == udp::Reassembly::Outcome::Complete) {
         roce::InboundMessage m;

@@ -1,6 +1,7 @@
 // The FPGA node: memory pipelining and how the RDMA POE composes its latencies.
 #include "nodes/memory/MemoryPort.hpp"
 #include "nodes/transport/NoticeQueue.hpp"
+#include "nodes/transport/PayloadWrites.hpp"
 #include "nodes/transport/RxPipe.hpp"
 #include "tests/support/RunScenario.hpp"
 
@@ -130,6 +131,41 @@ TEST(NoticeQueue, ANoticeItsConsumerTakesLaterGoesOnceAndHoldsTheNextBehindIt)
   EXPECT_EQ(owner.got, "2@300 1@400(due 300) 3@1000(at the event's end) ");
   EXPECT_FALSE(owner.inside_taken_late);
   EXPECT_EQ(sched.events_processed(), 3u); // the notice taken late: one event, not its own and its consumer's
+}
+
+// The NIC engines' payload writes (RdmaPoe, TcpPoe, UdpPoe): a completion waits for the write that ends last, which
+// need not be the last issued (a write into device memory after one into host memory over PCIe), and a waiting
+// notice is labelled with that write's rate, asked only when it ends last.
+TEST(PayloadWrites, TheWriteThatEndsLastSetsTheDateAndItsRateTheLabel)
+{
+  nodes::PayloadWrites w("RoCE POE", 3);
+  int asked = 0;
+  w.wrote(SimTime::ns(500), [&] { ++asked; return BitsPerSecond{104e9}; }); // host memory over PCIe
+  w.wrote(SimTime::ns(400), [&] { ++asked; return BitsPerSecond{98e9}; });  // device memory, issued later, ends sooner
+  EXPECT_EQ(w.done(), SimTime::ns(500));
+  EXPECT_EQ(asked, 1) << "a write ending before the last asks no rate";
+  CauseLabel l = w.why();
+  EXPECT_EQ(l.where, 3);
+  EXPECT_EQ(cause_resource(l.what), "RoCE POE");
+  EXPECT_EQ(cause_detail(l.what), "payload written to memory at 104.0 Gb/s before the completion");
+  w.wrote(SimTime::ns(500), [&] { ++asked; return BitsPerSecond{98e9}; }); // ends with it: the later one names it
+  EXPECT_EQ(cause_detail(w.why().what), "payload written to memory at 98.0 Gb/s before the completion");
+
+  // A notice pushed behind them is due at their date and carries their label when the run records causes.
+  struct Owner final : EventHandler {
+    Scheduler* s = nullptr;
+    nodes::NoticeQueue<int>* q = nullptr;
+    std::string got;
+    void on_event(std::uint32_t, std::uint64_t) override { got += fmt::format("{}@{} ", q->pop(), s->now().ps() / 1000); }
+  };
+  Scheduler sched;
+  Owner owner;
+  nodes::NoticeQueue<int> q(sched, &owner, 0);
+  owner.s = &sched;
+  owner.q = &q;
+  q.push(7, w);
+  sched.run_standalone();
+  EXPECT_EQ(owner.got, "7@500 ");
 }
 
 namespace {

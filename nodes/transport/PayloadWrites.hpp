@@ -1,0 +1,47 @@
+#pragma once
+// When every payload a NIC engine has written into memory so far is there, and (critical paths) the rate of the write
+// that finished last: what the engine's completions wait for before they reach the node (NoticeQueue). One piece the
+// engines share (RdmaPoe, TcpPoe, UdpPoe) instead of each keeping the date and the rate and wording the label.
+
+#include "simcore/engine/CausalGraph.hpp"
+#include "simcore/units/Units.hpp"
+
+#include <cstdint>
+#include <fmt/format.h>
+
+namespace nafsim::nodes {
+
+class PayloadWrites {
+public:
+  /// `engine` names the engine in critical paths ("RoCE POE"); `host` is its node.
+  PayloadWrites(const char* engine, std::uint32_t host) : engine_(engine), host_(host) {}
+
+  /// A payload write into memory ends at `done`; `rate()` (asked only if it ends last so far) is the rate it was
+  /// written at: the device memory's or PCIe's (MemorySystem::write_rate), or a copy engine's below both.
+  template <class Rate>
+  void wrote(SimTime done, Rate&& rate)
+  {
+    if (done >= done_) {
+      done_ = done;
+      rate_ = rate();
+    }
+  }
+
+  /// When every payload written so far is in memory.
+  SimTime done() const { return done_; }
+  /// (Critical paths) what a completion that waits for them waits for: the write that finished last, at its rate.
+  CauseLabel why() const
+  {
+    return CauseLabel::at_host(
+        cause_what(engine_, fmt::format("payload written to memory at {:.1f} Gb/s before the completion", rate_.bps / 1e9)),
+        host_);
+  }
+
+private:
+  const char* engine_;
+  std::uint32_t host_;
+  SimTime done_;
+  BitsPerSecond rate_{};
+};
+
+} // namespace nafsim::nodes
