@@ -286,6 +286,7 @@ void Fabric::kick(std::uint32_t pid)
 void Fabric::start_tx(std::uint32_t pid)
 {
   Port& port = ports_[pid];
+  bool record_busy = false; // (a run that records causes) the port busy with this packet, recorded (kTxBusy)
   std::uint32_t slot;
   if (lossless_ && port.held != kNone) { // waited for room downstream
     slot      = port.held;
@@ -312,9 +313,12 @@ void Fabric::start_tx(std::uint32_t pid)
     if (!next)
       return;
     // Keep pulling after this packet, unless the endpoint has nothing left (it calls tx_ready() for its next one).
-    // A run that records causes keeps the port's question: its event is the record of the port busy with this
-    // packet, which the bottleneck's busy share over a call (workloads/CriticalPath.hpp) counts.
-    port.source_ready = port.source_ready || sched_.causes() || endpoints_[h]->may_have_more();
+    // A run that records causes records the port busy with this packet then too, which the bottleneck's busy share
+    // over a call (workloads/CriticalPath.hpp) counts: an event that asks nothing (kTxBusy), so that the pull after
+    // the endpoint's tx_ready() takes the place among the free date's events it takes unobserved (a question kept
+    // at free_at had pulled ahead of that date's other events: an ECMP traffic run changed with --critical-path).
+    port.source_ready = port.source_ready || endpoints_[h]->may_have_more();
+    record_busy       = sched_.causes() && !port.source_ready;
     ++totals_.injected;
     if (next->train > 1) {
       ++totals_.trains;
@@ -339,6 +343,8 @@ void Fabric::start_tx(std::uint32_t pid)
   if (lossless_ && !port.peer_is_host && !reserve_downstream(pid, slot))
     return; // parked until the next switch's queue drains
   transmit(pid, slot);
+  if (record_busy)
+    sched_.at(port.free_at, this, kTxBusy, pid);
 }
 
 void Fabric::transmit(std::uint32_t pid, std::uint32_t slot)
@@ -481,6 +487,7 @@ void Fabric::on_event(std::uint32_t kind, std::uint64_t arg)
       start_tx(pid);
       break;
     }
+    case kTxBusy: break; // (a run that records causes) the port's busy span recorded, nothing asked
     case kArrive:
       arrive(static_cast<std::uint32_t>(arg));
       break;
@@ -522,7 +529,8 @@ CauseLabel Fabric::cause(std::uint32_t kind, std::uint64_t arg) const
     return known;
   };
   switch (kind) {
-    case kTxDone: return at_port(static_cast<std::uint32_t>(arg), true);
+    case kTxDone:
+    case kTxBusy: return at_port(static_cast<std::uint32_t>(arg), true);
     case kArrive: return at_port(pool_[arg].from_port, false);
     case kHeldBack: return CauseLabel{held};
     default: return CauseLabel{cfg_.flow_sharing == FlowSharing::InputPorts ? flow_by_input : flow};

@@ -90,7 +90,7 @@ public:
 
 private:
   mutable std::vector<std::array<CauseLabel, 2>> port_causes_; ///< per port: hop, busy (critical paths)
-  enum EventKind : std::uint32_t { kTxDone, kArrive, kHeldBack, kFlowSolve, kFlowDone, kFlowDeliver };
+  enum EventKind : std::uint32_t { kTxDone, kArrive, kHeldBack, kFlowSolve, kFlowDone, kFlowDeliver, kTxBusy };
 
   std::uint32_t store(Packet&& p);
   /// The packet in `slot` is lost (a full queue, a fault): its slot is free (what it held goes when the slot is

@@ -196,3 +196,31 @@ TEST(Routing, ASprayedRunIsTheSameWhenItsCriticalPathIsRecorded)
     EXPECT_EQ(plain.tables.at("ports").rows, paths.tables.at("ports").rows) << routing;
   }
 }
+
+// The same on ECMP (no random draw per packet): a host port whose engine had nothing more once a packet left kept,
+// when causes were recorded, a question at the packet's end that pulled ahead of that date's other events, where the
+// run unobserved asks when the engine says it has more, in that call's place. The traffic example with 64 KiB
+// messages on ECMP: node 6's 1 MiB in 266.879 us unobserved, 266.538 us with --critical-path (and a 400 Gb/s uplink's
+// lossless queue peak 4,280 against 4,350 B).
+TEST(Routing, AnEcmpRunIsTheSameWhenItsCriticalPathIsRecorded)
+{
+  const char* traffic = R"({"name": "traffic", "platform": {"preset": "fat-tree", "topology": {"hosts": 16,
+      "fat_tree": {"k": 4}}, "network": {"routing": "ecmp"}},
+      "workload": {"kind": "traffic", "pattern": "shift", "message": "64KiB", "messages": 16, "window": 4}})";
+  auto plain = run_scenario_isolated(traffic);
+  auto paths = run_scenario_isolated(traffic, {}, "off", true);
+  ASSERT_TRUE(plain.ok && paths.ok) << plain.error << paths.error;
+  EXPECT_EQ(plain.tables.at("traffic").rows, paths.tables.at("traffic").rows);
+  EXPECT_EQ(plain.tables.at("ports").rows, paths.tables.at("ports").rows);
+  const std::vector<std::string> uplink{"platform.topology.kind=leaf-spine",
+                                        "platform.topology.leaf_spine.hosts_per_leaf=4",
+                                        "platform.topology.leaf_spine.spines=1",
+                                        "platform.topology.leaf_spine.uplink_rate=400Gbps",
+                                        "platform.network.switch.flow_control=lossless",
+                                        "workload.pattern=random-permutation", "workload.message=1MiB"};
+  auto plain2 = run_scenario_isolated(traffic, uplink);
+  auto paths2 = run_scenario_isolated(traffic, uplink, "off", true);
+  ASSERT_TRUE(plain2.ok && paths2.ok) << plain2.error << paths2.error;
+  EXPECT_EQ(plain2.tables.at("traffic").rows, paths2.tables.at("traffic").rows);
+  EXPECT_EQ(plain2.tables.at("ports").rows, paths2.tables.at("ports").rows);
+}
