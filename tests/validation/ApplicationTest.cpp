@@ -68,6 +68,24 @@ TEST(FcLayer, BreakdownAddsUpAndTheExtraCopyIsSwitchable)
   EXPECT_DOUBLE_EQ(a.num(r, "compute_us"), b.num(r, "compute_us"));
 }
 
+// fc.csv names, on each row, what ran that row's reduce: a 4 KiB reduce of 4 ranks is Open MPI 4.1's chain, a 64 KiB
+// one its binomial tree (the row said the first size's chain on every row before).
+TEST(FcLayer, EachRowNamesTheAlgorithmThatRanItsOwnReduce)
+{
+  const char* mpi = R"({"platform": {"preset": "accl-cpu-cx5"},
+      "workload": {"kind": "fc", "reduction": "mpi", "ranks": 4, "sizes": [1024, 16384], "iterations": 1}})";
+  auto both  = run_scenario_isolated(mpi);
+  auto small = run_scenario_isolated(mpi, {"workload.sizes=[1024]"});
+  auto large = run_scenario_isolated(mpi, {"workload.sizes=[16384]"});
+  ASSERT_TRUE(both.ok && small.ok && large.ok) << both.error << small.error << large.error;
+  auto const& t = both.tables.at("fc");
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0].at("algorithm"), small.tables.at("fc").rows[0].at("algorithm"));
+  EXPECT_EQ(t.rows[1].at("algorithm"), large.tables.at("fc").rows[0].at("algorithm"));
+  EXPECT_NE(t.rows[0].at("algorithm"), t.rows[1].at("algorithm"));
+  EXPECT_EQ(t.rows[1].at("algorithm"), "binomial (openmpi:binomial)");
+}
+
 TEST(FcLayer, ClearErrors)
 {
   auto too_many = run_scenario_isolated(kFc, {"workload.ranks=20"});

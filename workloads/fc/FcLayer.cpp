@@ -197,8 +197,9 @@ void FcLayer::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
         if (!res.error.empty())
           throw SimulationError(fmt::format("fc: reduce of {} on rank {}: {}", format_bytes(Bytes{m * 4}), rank,
                                             res.error));
-        if (rank == 0 && algorithm_.empty())
-          algorithm_ = fmt::format("{}/{}", coll::protocol_name(res.protocol), coll::algorithm_name(res.algorithm));
+        if (rank == 0)
+          samples_[sample].algorithm =
+              fmt::format("{}/{}", coll::protocol_name(res.protocol), coll::algorithm_name(res.algorithm));
         if (cfg_.extra_copy && rank == 0) {
           auto cp = cpu.copy(cache, "accl.result", "y", m * 4);
           ctx.sleep_for(cp.total, CauseLabel::at_host(copy, comm_[rank]));
@@ -207,8 +208,8 @@ void FcLayer::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank)
       } else if (cfg_.ranks > 1) {
         nodes::mpi_of(c, comm_[rank]).run(ctx, mpi_schedule, comm_, nodes::DataType::Float32, nullptr);
         pollute_with_mpi(cache, mpi_schedule, calls, nodes::host_config(c.config().node).mpi.eager_threshold.count);
-        if (rank == 0 && algorithm_.empty())
-          algorithm_ = fmt::format("{} ({})", plans_[si].library_algorithm, mpi::schedule_name(plans_[si]));
+        if (rank == 0)
+          samples_[sample].algorithm = fmt::format("{} ({})", plans_[si].library_algorithm, mpi::schedule_name(plans_[si]));
       }
       t.end       = ctx.now() - t0;
       t.end_cause = ctx.scheduler().cause_mark();
@@ -237,7 +238,7 @@ void FcLayer::report(const nodes::Cluster& c, results::ResultSink& sink, std::ve
     t.row()
         .add("fc")
         .add(config::enum_name(cfg_.reduction))
-        .add(cfg_.ranks > 1 ? algorithm_ : std::string("-"))
+        .add(cfg_.ranks > 1 ? s.algorithm : std::string("-"))
         .add(cfg_.ranks)
         .add(s.in)
         .add(s.out)

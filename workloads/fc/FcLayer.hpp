@@ -82,6 +82,7 @@ private:
     SimTime single_node; ///< the whole layer on one node at this iteration (the model, no network)
     std::string single_level;
     std::vector<RankTimes> ranks;
+    std::string algorithm; ///< what ran this iteration's reduce (rank 0's call: the library's or the CCLO's choice)
   };
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
   std::uint64_t columns(unsigned rank, std::uint64_t in) const;
@@ -96,7 +97,6 @@ private:
   std::vector<net::HostId> comm_;
   std::vector<Sample> samples_;
   std::vector<mpi::MpiPlan> plans_; ///< per size (mpi)
-  std::string algorithm_;          ///< what ran the reduce (first size)
   StartLine start_line_;
 };
 
