@@ -86,13 +86,17 @@ bool is_bytes(const std::string& col)
 
 std::string axis_label(const std::string& column)
 {
+  // Longer suffixes first: a rate per second ends in "_s" too.
   static const std::pair<const char*, const char*> units[] = {
-      {"_us", "us"},   {"_ns", "ns"},     {"_ms", "ms"},       {"_s", "s"},         {"_gbps", "Gb/s"},
-      {"_mbps", "Mb/s"}, {"_pct", "%"},   {"_bytes", "bytes"}, {"_per_s", "per s"}, {"_mib", "MiB"}};
+      {"_gbytes_per_s", "GB/s"}, {"_gbytes_s", "GB/s"}, {"_per_s", "per s"}, {"_us", "us"},   {"_ns", "ns"},
+      {"_ms", "ms"},             {"_s", "s"},           {"_gbps", "Gb/s"},   {"_mbps", "Mb/s"}, {"_pct", "%"},
+      {"_bytes", "bytes"},       {"_mib", "MiB"}};
   if (column == "bytes" || column == "size")
     return "size [bytes]";
   for (auto const& [suffix, unit] : units) {
     const std::string sfx = suffix;
+    if (column == sfx.substr(1))
+      return fmt::format("[{}]", unit); // the unit alone names the column (gbytes_per_s)
     if (column.size() > sfx.size() && column.compare(column.size() - sfx.size(), sfx.size(), sfx) == 0) {
       std::string base = column.substr(0, column.size() - sfx.size());
       std::replace(base.begin(), base.end(), '_', ' ');

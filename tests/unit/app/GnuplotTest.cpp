@@ -42,6 +42,11 @@ TEST(Plot, AxisLabelsCarryTheirUnitsAndBytesReadAsKibAndMib)
   EXPECT_EQ(nafsim::app::axis_label("bytes"), "size [bytes]");
   EXPECT_EQ(nafsim::app::axis_label("ranks"), "ranks");
   EXPECT_EQ(nafsim::app::axis_label("gbps_error_pct"), "gbps error [%]");
+  // A rate per second is not a time in seconds (the "_s" suffix had matched first).
+  EXPECT_EQ(nafsim::app::axis_label("throughput_per_s"), "throughput [per s]");
+  EXPECT_EQ(nafsim::app::axis_label("wall_s"), "wall [s]");
+  EXPECT_EQ(nafsim::app::axis_label("dma_h2c_gbytes_s"), "dma h2c [GB/s]");
+  EXPECT_EQ(nafsim::app::axis_label("gbytes_per_s"), "[GB/s]");
   EXPECT_EQ(nafsim::app::bytes_label(512), "512 B");
   EXPECT_EQ(nafsim::app::bytes_label(4096), "4 KiB");
   EXPECT_EQ(nafsim::app::bytes_label(1 << 20), "1 MiB");
