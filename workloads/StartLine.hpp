@@ -12,7 +12,15 @@ class StartLine {
 public:
   void arrive(ActorContext& ctx, unsigned n)
   {
+    arrive(ctx, n, [] {});
+  }
+  /// As arrive(), the last of `n` running `at_release()` before it releases the others: a moment when every actor
+  /// has arrived and none has gone on (e.g. counters read between a set-up and what is timed after it).
+  template <class F>
+  void arrive(ActorContext& ctx, unsigned n, F&& at_release)
+  {
     if (++arrived_ == n) {
+      at_release();
       arrived_ = 0;
       ++generation_;
       for (auto a : waiting_)

@@ -121,6 +121,19 @@ struct PortalsNiCounters {
     store_peak = std::max(store_peak, o.store_peak);
     commands += o.commands, walks += o.walks, copies += o.copies, interrupts_time += o.interrupts_time;
   }
+  /// What was counted since `before` (an earlier reading of the same node); the store's peak stays the whole run's.
+  PortalsNiCounters since(const PortalsNiCounters& before) const
+  {
+    PortalsNiCounters d = *this;
+    d.puts -= before.puts, d.gets -= before.gets, d.expected -= before.expected, d.unexpected -= before.unexpected;
+    d.payload_dropped -= before.payload_dropped, d.triggered_gets -= before.triggered_gets;
+    d.host_gets -= before.host_gets, d.interrupts -= before.interrupts, d.acks -= before.acks;
+    d.visited -= before.visited, d.missed -= before.missed, d.bytes_copied -= before.bytes_copied;
+    d.one_sided -= before.one_sided;
+    d.commands = commands - before.commands, d.walks = walks - before.walks, d.copies = copies - before.copies;
+    d.interrupts_time = interrupts_time - before.interrupts_time;
+    return d;
+  }
 };
 
 class PortalsNi {

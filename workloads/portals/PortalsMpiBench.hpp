@@ -74,6 +74,8 @@ private:
     nodes::PortalsNiCounters sum; ///< over all nodes
     SimTime busiest;              ///< the busiest node's engine time
     SimTime bus;                  ///< the fabric's time moving the variant's messages
+    nodes::PortalsNiCounters setup; ///< the set-up before the timed iterations (GA_Create), over all nodes
+    SimTime setup_bus;              ///< the fabric's time moving its messages
   };
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
   /// The pattern's rank counts and the Portals engine's store and time slices, checked against each other (a
@@ -100,6 +102,8 @@ private:
   std::vector<SimTime> end_;                             ///< per rank, the current variant's
   mpi::Library library_ = mpi::Library::OpenMpi;         ///< the one in use (workload's or platform's)
   std::vector<Record> records_;
+  std::vector<nodes::PortalsNiCounters> before_; ///< per rank, the current variant's counters after its set-up
+  SimTime bus_start_, bus0_;                     ///< the fabric's bus time at the variant's start, after its set-up
   StartLine line_;
 };
 
