@@ -459,7 +459,7 @@ void Connectionless::report_latency(const nodes::Cluster& c, results::ResultSink
     ++m.second;
   }
   sink.add(std::move(t));
-  summary.push_back(fmt::format("receive latency, node {} -> node {} ({} cable(s){}):", cfg_.src, cfg_.dst, hops,
+  summary.push_back(fmt::format("receive latency, node {} -> node {} ({} cable(s){}), mean over iterations:", cfg_.src, cfg_.dst, hops,
                                 cfg_.background.load > 0
                                     ? fmt::format(", background load {:.0f} %, {} background operations",
                                                   100 * cfg_.background.load, background_ops_)

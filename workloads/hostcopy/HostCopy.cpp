@@ -40,7 +40,7 @@ void HostCopy::report(const nodes::Cluster&, results::ResultSink& sink, std::vec
     first.try_emplace(r.bytes, r.to_host.us(), r.to_device.us());
   }
   sink.add(std::move(t));
-  summary.push_back(fmt::format("host-driver copies on node {} (FPGA -> host, host -> FPGA):", cfg_.node));
+  summary.push_back(fmt::format("host-driver copies on node {} (FPGA -> host, host -> FPGA), the first iteration (hostcopy.csv has each):", cfg_.node));
   for (auto const& [b, v] : first)
     summary.push_back(fmt::format("  {:>9}: {:9.3f} us {:9.3f} us", format_bytes(Bytes{b}), v.first, v.second));
 }

@@ -323,7 +323,7 @@ void MpiBench::report(const nodes::Cluster& c, results::ResultSink& sink, std::v
           "workloads/mpi/README.md",
           refused, hc.mpi.eager_buffers, hc.rdma.rnr_timeout.us()));
   }
-  summary.push_back(fmt::format("  {:>10}  {:>28}  {:>12}", "bytes", "library algorithm (schedule)", "latency_us"));
+  summary.push_back(fmt::format("  {:>10}  {:>28}  {:>12}", "bytes", "library algorithm (schedule)", "median_us"));
   for (std::size_t si = 0; si < sizes_.size(); ++si) {
     auto v = by_size[sizes_[si]];
     std::sort(v.begin(), v.end());
