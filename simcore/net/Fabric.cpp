@@ -280,13 +280,15 @@ void Fabric::kick(std::uint32_t pid)
     return;
   }
   port.wake_pending = true;
-  sched_.at(port.free_at, this, kTxDone, pid);
+  if (port.busy_recorded > 0) // (a run recording causes) the pull waits for the port, busy with the packet it started
+    sched_.at_caused_by(port.busy_cause, port.free_at, this, kTxDone, pid);
+  else
+    sched_.at(port.free_at, this, kTxDone, pid);
 }
 
 void Fabric::start_tx(std::uint32_t pid)
 {
   Port& port = ports_[pid];
-  bool record_busy = false; // (a run that records causes) the port busy with this packet, recorded (kTxBusy)
   std::uint32_t slot;
   if (lossless_ && port.held != kNone) { // waited for room downstream
     slot      = port.held;
@@ -313,12 +315,8 @@ void Fabric::start_tx(std::uint32_t pid)
     if (!next)
       return;
     // Keep pulling after this packet, unless the endpoint has nothing left (it calls tx_ready() for its next one).
-    // A run that records causes records the port busy with this packet then too, which the bottleneck's busy share
-    // over a call (workloads/CriticalPath.hpp) counts: an event that asks nothing (kTxBusy), so that the pull after
-    // the endpoint's tx_ready() takes the place among the free date's events it takes unobserved (a question kept
-    // at free_at had pulled ahead of that date's other events: an ECMP traffic run changed with --critical-path).
+    // (A run that records causes records the port busy with this packet then too: transmit(), kTxBusy.)
     port.source_ready = port.source_ready || endpoints_[h]->may_have_more();
-    record_busy       = sched_.causes() && !port.source_ready;
     ++totals_.injected;
     if (next->train > 1) {
       ++totals_.trains;
@@ -343,8 +341,6 @@ void Fabric::start_tx(std::uint32_t pid)
   if (lossless_ && !port.peer_is_host && !reserve_downstream(pid, slot))
     return; // parked until the next switch's queue drains
   transmit(pid, slot);
-  if (record_busy)
-    sched_.at(port.free_at, this, kTxBusy, pid);
 }
 
 void Fabric::transmit(std::uint32_t pid, std::uint32_t slot)
@@ -368,6 +364,16 @@ void Fabric::transmit(std::uint32_t pid, std::uint32_t slot)
       port.wake_pending = true;
       sched_.at(port.free_at, this, kTxDone, pid);
     }
+  } else if (sched_.causes() && topo_.host_or_none(port.vertex) != topo::Topology::kNotAHost) {
+    // A host port whose engine has nothing more (it calls tx_ready() for its next packet), in a run that records
+    // causes: the port's busy span is recorded (the bottleneck's busy share over a call, workloads/CriticalPath.hpp,
+    // counts it) by an event that asks nothing, so that the pull after the engine's tx_ready() takes the place among
+    // the free date's events it takes unobserved (a question kept at free_at had pulled ahead of that date's other
+    // events: an ECMP traffic run changed with --critical-path). A pull that waits for the port still walks back to
+    // this packet's start (kick()).
+    ++port.busy_recorded;
+    port.busy_cause = sched_.cause_mark();
+    sched_.at(port.free_at, this, kTxBusy, pid);
   }
   if (trace_)
     trace_->span(port.vertex, 100 + port.index, fmt::format("{}->{} #{}", p.src, p.dst, p.seq), t0, t0 + ser,
@@ -487,7 +493,7 @@ void Fabric::on_event(std::uint32_t kind, std::uint64_t arg)
       start_tx(pid);
       break;
     }
-    case kTxBusy: break; // (a run that records causes) the port's busy span recorded, nothing asked
+    case kTxBusy: --ports_[arg].busy_recorded; break; // (a run recording causes) the busy span, recorded
     case kArrive:
       arrive(static_cast<std::uint32_t>(arg));
       break;

@@ -59,6 +59,10 @@ struct alignas(64) Port {
   /// Host ports: the place (Scheduler::reserve_place) of the question at free_at not asked, its endpoint having said
   /// that it is idle until it calls tx_ready() (Endpoint::idle_until_told); 0: none.
   std::uint64_t skipped_pull = 0;
+  /// Host ports, in a run recording causes: the port's busy spans recorded (kTxBusy events pending) with no question
+  /// kept, and the step that started its last packet (a pull that then waits for the port walks back to it).
+  std::uint32_t busy_recorded = 0;
+  std::uint32_t busy_cause    = 0;
   std::uint64_t last_flow    = 0; ///< fast_forward: the flow of the packet it started last (Fabric::path_clear)
   Rng rng;                           ///< this cable's fault stream
 };

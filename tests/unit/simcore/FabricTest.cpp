@@ -147,6 +147,35 @@ TEST(Fabric, AnEndpointWithNothingLeftSparesItsPortTheQuestion)
   EXPECT_EQ(posted({0, 40}, [](Probe& p) { p.says_when_empty = true; }), "8 events, 0 skipped, 0:480000 1:560000 ");
 }
 
+// Recording causes changes neither what an endpoint with nothing left is asked nor when: the port records its busy span
+// with an event that asks nothing, and a packet posted while the port is busy leaves when the port is free, its step
+// caused by the port's busy span (the packet before it started at 0 ns), not by its post at 40 ns. (A kept question
+// had pulled ahead of the free date's other events, and changed an ECMP traffic run; a question made at the post
+// put a TCP transfer's port-bound wait on an ACK's round trip in its critical path.)
+TEST(Fabric, RecordingCausesAsksAnEndpointWithNothingLeftNothingMoreAndBlamesThePortsWait)
+{
+  auto r = nafsim::testing::run_isolated([] {
+    World w(star(2), netcfg(Forwarding::StoreAndForward));
+    w.probes[0]->says_when_empty = true;
+    w.sim.scheduler().record_causes();
+    w.run([&] {
+      w.sim.scheduler().call_at(SimTime::ns(0), [&w] { w.probes[0]->send(1, 1000, 0); });
+      w.sim.scheduler().call_at(SimTime::ns(40), [&w] { w.probes[0]->send(1, 1000, 1); });
+    });
+    // The step at the free date, 80 ns, that starts the second packet: when its cause happened.
+    const CausalGraph& g = *w.sim.scheduler().causes();
+    std::string starts;
+    for (std::uint32_t id = 1; id < g.size(); ++id)
+      if (g.at(id).t == SimTime::ns(80).ps() && cause_detail(g.at(id).label.what).find("busy") != std::string_view::npos)
+        starts += fmt::format("{} ", g.at(g.at(id).parent).t / 1000);
+    return fmt::format("{}| {}", arrivals(w, 1), starts);
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // As AnEndpointWithNothingLeftSparesItsPortTheQuestion's arrivals; two busy steps end at 80 ns (the record and the
+  // second packet's pull), both from the first packet's start at 0 ns.
+  EXPECT_EQ(r.output, "0:480000 1:560000 | 0 0 ");
+}
+
 TEST(Fabric, AnIdleEndpointsQuestionIsAskedInItsPlaceOnlyWhenItGetsMore)
 {
   // An endpoint that may have more but is idle until it says so (Endpoint::idle_until_told): the port keeps the
