@@ -219,7 +219,7 @@ CcloResult Cclo::call(ActorContext& ctx, const CcloCall& c)
     ctx.sleep_for(w, CauseLabel::at_host(warning, host_));
     traced("driver safety warning");
   }
-  const auto [req, rsp] = inv_.latencies(c.path);
+  const auto [req, rsp] = inv_.latencies(c.path, c.call, c.invocation_key);
   // XRT cannot point the CCLO at host buffers (partitioned memory): the driver syncs the operands
   // into device buffers before the call and the results back after it (HostInvocation::xrt_syncs).
   const bool staged = c.path == InvocationPath::Xrt && c.location == DataLocation::Host;

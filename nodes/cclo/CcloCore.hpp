@@ -79,6 +79,9 @@ struct CcloCall {
   /// the stream id as its tag), no receive posted there; dst_addr is where the receiver's stream data is kept (real-
   /// data runs). -1: an ordinary call.
   int remote_stream = -1;
+  /// (Invocation jitter) a workload's name for the call's place, drawn with its signature: a barrier run before each
+  /// call of a benchmark names that call's size, so its draw follows the size and not the calls before (0: none).
+  std::uint64_t invocation_key = 0;
 
   /// The operand comes from a kernel stream (ACCL's OP0_STREAM).
   bool operand_streamed() const { return location == DataLocation::Stream; }

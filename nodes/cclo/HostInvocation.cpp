@@ -11,8 +11,28 @@ using coll::Collective;
 
 HostInvocation::HostInvocation(const InvocationConfig& cfg, const RxBufferConfig& rx, std::uint64_t nop_cycles,
                                Hertz clock, Rng rng)
-    : cfg_(cfg), rx_(rx), nop_fw_(cycles_time(Cycles{nop_cycles}, clock)), rng_(rng)
+    : cfg_(cfg), rx_(rx), nop_fw_(cycles_time(Cycles{nop_cycles}, clock)), seed_(rng.next())
 {
+}
+
+Rng HostInvocation::stream(InvocationPath path, const coll::CollectiveCall& call, std::uint64_t key)
+{
+  const std::array<std::uint64_t, 8> sig{static_cast<std::uint64_t>(call.collective),
+                                         static_cast<std::uint64_t>(call.size),
+                                         static_cast<std::uint64_t>(call.root),
+                                         call.count,
+                                         call.elem_bytes,
+                                         static_cast<std::uint64_t>(call.func),
+                                         static_cast<std::uint64_t>(path),
+                                         key};
+  const std::uint64_t k = calls_[sig]++;
+  // One 64-bit name per (signature, k): each field folded in through the golden-ratio multiply Rng's own seeding
+  // uses, so neighbouring sizes or occurrences land on unrelated streams.
+  std::uint64_t h = 0x243F6A8885A308D3ULL;
+  for (std::uint64_t f : sig)
+    h = (h ^ f) * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+  h = (h ^ k) * 0x9E3779B97F4A7C15ULL;
+  return Rng(seed_, h);
 }
 
 std::string HostInvocation::check(const InvocationConfig& c, std::uint64_t nop_cycles, Hertz clock)
@@ -33,7 +53,7 @@ std::string HostInvocation::check(const InvocationConfig& c, std::uint64_t nop_c
   return one("xrt", c.xrt_min, c.xrt_median, c.xrt_max, c.xrt_request + c.xrt_response + fw);
 }
 
-SimTime HostInvocation::draw(SimTime min, SimTime median, SimTime mean, SimTime max)
+SimTime HostInvocation::draw(Rng& rng, SimTime min, SimTime median, SimTime mean, SimTime max)
 {
   // A shifted log-normal: min + exp(mu + sigma z), with exp(mu) = median - min and exp(sigma^2 / 2) =
   // (mean - min) / (median - min); draws past the maximum are drawn again (the measured range bounds it).
@@ -41,7 +61,7 @@ SimTime HostInvocation::draw(SimTime min, SimTime median, SimTime mean, SimTime 
   const double s2 = 2.0 * std::log((mean - min).seconds() / m);
   const double sigma = std::sqrt(std::max(s2, 0.0));
   for (int attempt = 0; attempt < 64; ++attempt) {
-    const double u1 = 1.0 - rng_.uniform(), u2 = rng_.uniform(); // Box-Muller, u1 in (0, 1]
+    const double u1 = 1.0 - rng.uniform(), u2 = rng.uniform(); // Box-Muller, u1 in (0, 1]
     const double z  = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
     const SimTime t = min + SimTime::from_seconds(m * std::exp(sigma * z));
     if (t <= max)
@@ -50,13 +70,15 @@ SimTime HostInvocation::draw(SimTime min, SimTime median, SimTime mean, SimTime 
   return max;
 }
 
-std::pair<SimTime, SimTime> HostInvocation::latencies(InvocationPath path)
+std::pair<SimTime, SimTime> HostInvocation::latencies(InvocationPath path, const coll::CollectiveCall& call,
+                                                     std::uint64_t key)
 {
   switch (path) {
     case InvocationPath::Kernel: return {cfg_.kernel_request, cfg_.kernel_response};
     case InvocationPath::Coyote:
       if (cfg_.jitter) {
-        const SimTime nop = draw(cfg_.coyote_min, cfg_.coyote_median,
+        Rng rng           = stream(path, call, key);
+        const SimTime nop = draw(rng, cfg_.coyote_min, cfg_.coyote_median,
                                  cfg_.coyote_request + cfg_.coyote_response + nop_fw_, cfg_.coyote_max);
         const SimTime half = SimTime::from_seconds((nop - nop_fw_).seconds() / 2);
         return {half, nop - nop_fw_ - half};
@@ -64,8 +86,9 @@ std::pair<SimTime, SimTime> HostInvocation::latencies(InvocationPath path)
       return {cfg_.coyote_request, cfg_.coyote_response};
     case InvocationPath::Xrt:
       if (cfg_.jitter) {
+        Rng rng = stream(path, call, key);
         const SimTime nop =
-            draw(cfg_.xrt_min, cfg_.xrt_median, cfg_.xrt_request + cfg_.xrt_response + nop_fw_, cfg_.xrt_max);
+            draw(rng, cfg_.xrt_min, cfg_.xrt_median, cfg_.xrt_request + cfg_.xrt_response + nop_fw_, cfg_.xrt_max);
         const SimTime half = SimTime::from_seconds((nop - nop_fw_).seconds() / 2);
         return {half, nop - nop_fw_ - half};
       }

@@ -13,7 +13,9 @@
 #include "simcore/engine/Rng.hpp"
 #include "simcore/engine/Scheduler.hpp"
 
+#include <array>
 #include <functional>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -30,8 +32,12 @@ public:
 
   void set_sync(Sync s) { sync_ = std::move(s); }
 
-  /// The request and response latencies of the next call on `path`.
-  std::pair<SimTime, SimTime> latencies(InvocationPath path);
+  /// The request and response latencies of `call` on `path`. With jitter, the k-th call of the same signature
+  /// (collective, ranks, root, count, element type and function, path) on this node draws from a stream of its own,
+  /// so a call's draw does not depend on which other calls the node made before it (a size's row of a benchmark
+  /// does not move when another size joins the list).
+  /// `key`: the caller's name for the call's place (CcloCall::invocation_key), part of the signature.
+  std::pair<SimTime, SimTime> latencies(InvocationPath path, const coll::CollectiveCall& call, std::uint64_t key = 0);
   /// The sizes of the syncs XRT's driver makes around a call on host buffers: to the card before, back after.
   struct Syncs {
     std::vector<std::uint64_t> to_device, to_host;
@@ -47,13 +53,16 @@ public:
   static std::string check(const InvocationConfig& cfg, std::uint64_t nop_cycles, Hertz clock);
 
 private:
-  /// A draw of a whole NOP (request + firmware + response) on a path with the given spread and mean.
-  SimTime draw(SimTime min, SimTime median, SimTime mean, SimTime max);
+  /// A draw of a whole NOP (request + firmware + response) on a path with the given spread and mean, from `rng`.
+  static SimTime draw(Rng& rng, SimTime min, SimTime median, SimTime mean, SimTime max);
+  /// The stream of the next call of `call`'s signature on `path`.
+  Rng stream(InvocationPath path, const coll::CollectiveCall& call, std::uint64_t key);
 
   InvocationConfig cfg_;
   RxBufferConfig rx_;
   SimTime nop_fw_;
-  Rng rng_;
+  std::uint64_t seed_; ///< drawn from this node's stream: the streams of its call signatures derive from it
+  std::map<std::array<std::uint64_t, 8>, std::uint64_t> calls_; ///< per signature: the calls drawn so far
   Sync sync_;
 };
 

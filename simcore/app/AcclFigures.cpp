@@ -104,12 +104,23 @@ void add_error(double e, double& s, int& n)
 /// The CCLO's rows: each rank's own counter against the per-rank measurements, throughput against Fig. 7's.
 void fig7_cclo_rows(const CsvTable& merged, const Reference& ref, Built& b, Fig7Errors& e)
 {
+  // Each rank's mean over the run's iterations, as the measurements are means over runs (a single iteration is one
+  // draw of the host invocation's jitter, which moves the receiver's counter through the barrier's skew).
   std::map<std::pair<std::string, std::uint64_t>, std::pair<double, double>> lat; // (series, bytes) -> sender, receiver
-  for (auto const& r : first_iterations(merged)) {
+  std::map<std::pair<std::string, std::uint64_t>, std::pair<int, int>> its;
+  for (auto const& r : merged.rows) {
+    if (!r.count("iteration"))
+      continue;
     const std::string series = r.at("protocol") + "/" + r.at("location");
     e.saw(series);
     auto& v = lat[{series, std::stoull(r.at("bytes"))}];
-    (r.at("rank") == "0" ? v.first : v.second) = num(r.at("latency_us"));
+    auto& n = its[{series, std::stoull(r.at("bytes"))}];
+    (r.at("rank") == "0" ? v.first : v.second) += num(r.at("latency_us"));
+    ++(r.at("rank") == "0" ? n.first : n.second);
+  }
+  for (auto& [key, v] : lat) {
+    v.first /= std::max(1, its[key].first);
+    v.second /= std::max(1, its[key].second);
   }
   for (auto const& s : e.order)
     for (auto const& [key, v] : lat) {
@@ -160,7 +171,8 @@ void fig7_gallery(Built& b, Fig7Errors& e)
   g.push_back("Model: calibrated on these very measurements, each rank's own CCLO counter "
               "(`sendrecv_latency_by_rank_us.csv`: rank 0 sends, rank 1 receives), run as the benchmark ran them "
               "(host-invoked, MPI_Barrier and the CCLO's barrier() before each call: the receiver starts after the "
-              "sender by the barrier's release); see `platforms/accl-coyote-u55c.json`. Throughput = size / the "
+              "sender by the barrier's release; each rank's mean over ten iterations, as the measured value is a mean over runs: "
+              "one iteration is one draw of the host invocation's jitter); see `platforms/accl-coyote-u55c.json`. Throughput = size / the "
               "receiver's time, as the benchmark's plot, against `sendrecv_throughput_gbps.csv`. The OpenMPI series: "
               "`platforms/accl-cpu-cx5.json`, calibrated on the MPI send/recv latencies (figure accl-mpi-sendrecv), "
               "so its column here is a check.");

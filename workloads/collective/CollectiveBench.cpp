@@ -231,7 +231,7 @@ SimTime CollectiveBench::mpi_barrier_exit(unsigned rank) const
   return rank < p - q ? l + l : SimTime{};
 }
 
-void CollectiveBench::pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned rank) const
+void CollectiveBench::pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned rank, std::uint64_t bytes) const
 {
   if (cfg_.pre_barrier == PreBarrier::None)
     return;
@@ -242,6 +242,7 @@ void CollectiveBench::pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned
   nodes::CcloCall b = make_call(rank, 0);
   b.call.collective = coll::Collective::Barrier;
   b.call.count      = 0;
+  b.invocation_key  = bytes + 1; // its host-side draw follows the call it comes before (HostInvocation::latencies)
   b.call.root       = 0;
   b.protocol.reset();
   b.algorithm.reset();
@@ -386,7 +387,7 @@ void CollectiveBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
         prepare_data(c, call, it);
       start_line_.arrive(ctx, participants);
       if (participants > 1)
-        pre_barrier(ctx, c, rank);
+        pre_barrier(ctx, c, rank, bytes);
       auto res = nodes::cclo_of(c, comm_[rank]).call(ctx, call);
       if (!res.error.empty())
         throw SimulationError(fmt::format("{} of {} on rank {}: {}", config::enum_name(cfg_.collective),

@@ -195,7 +195,8 @@ private:
   /// When `rank` leaves the MPI barrier, after the first rank.
   SimTime mpi_barrier_exit(unsigned rank) const;
   /// What runs between the start line and the timed call (pre_barrier).
-  void pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned rank) const;
+  /// The barrier before each call of `bytes` (pre_barrier).
+  void pre_barrier(ActorContext& ctx, nodes::Cluster& c, unsigned rank, std::uint64_t bytes) const;
   nodes::CcloCall make_call(unsigned rank, std::uint64_t bytes) const;
   /// Real data: write rank's input pattern and poison its output before the call of `iteration`.
   /// Refuse sizes whose buffers overlap in the fixed layout or, with verify, exceed kVerifyBudget.

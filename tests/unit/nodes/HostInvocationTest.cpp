@@ -27,12 +27,21 @@ InvocationConfig measured()
 
 constexpr std::uint64_t kNopCycles = 77; // call 67 + finalize 10 at 250 MHz: 308 ns
 
+coll::CollectiveCall allreduce(std::uint64_t count)
+{
+  coll::CollectiveCall c;
+  c.collective = coll::Collective::AllReduce;
+  c.size       = 8;
+  c.count      = count;
+  return c;
+}
+
 std::vector<double> draws(InvocationConfig c, InvocationPath path, std::uint64_t seed, int n)
 {
   HostInvocation inv(c, RxBufferConfig{}, kNopCycles, Hertz{250e6}, Rng(seed, 7));
   std::vector<double> v;
   for (int i = 0; i < n; ++i) {
-    auto [req, rsp] = inv.latencies(path);
+    auto [req, rsp] = inv.latencies(path, allreduce(1024));
     v.push_back((req + rsp).us() + 0.308);
   }
   return v;
@@ -126,4 +135,23 @@ TEST(HostInvocation, SafetyWarningAsTheExternalDmaDriverTestsIt)
   EXPECT_EQ(inv.safety_warning(InvocationPath::Coyote, g), SimTime::us(2));
   g.collective = coll::Collective::Bcast;
   EXPECT_EQ(inv.safety_warning(InvocationPath::Coyote, g), SimTime{});
+}
+
+// A call's draw is its own: the k-th call of a signature draws the same whatever other calls the node made before it
+// (one stream per node drawn in call order made a size's row of a benchmark move when another size joined the list,
+// and iteration 0 of a size differ between a run of one iteration and of three).
+TEST(HostInvocation, ACallsDrawDoesNotDependOnTheCallsBeforeIt)
+{
+  auto nop = [](std::pair<SimTime, SimTime> p) { return (p.first + p.second).ps(); };
+  HostInvocation alone(measured(), RxBufferConfig{}, kNopCycles, Hertz{250e6}, Rng(1, 7));
+  HostInvocation after(measured(), RxBufferConfig{}, kNopCycles, Hertz{250e6}, Rng(1, 7));
+  for (std::uint64_t count : {16, 256, 4096}) // other sizes first
+    (void)after.latencies(InvocationPath::Coyote, allreduce(count));
+  (void)after.latencies(InvocationPath::Xrt, allreduce(1024)); // the same call on another path
+  const auto first  = nop(alone.latencies(InvocationPath::Coyote, allreduce(1024)));
+  const auto second = nop(alone.latencies(InvocationPath::Coyote, allreduce(1024)));
+  EXPECT_EQ(nop(after.latencies(InvocationPath::Coyote, allreduce(1024))), first);
+  EXPECT_EQ(nop(after.latencies(InvocationPath::Coyote, allreduce(1024))), second);
+  EXPECT_NE(first, second) << "the iterations of one call still draw apart";
+  EXPECT_NE(nop(alone.latencies(InvocationPath::Coyote, allreduce(2048))), first) << "another size, another stream";
 }
