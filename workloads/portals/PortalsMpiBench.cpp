@@ -203,6 +203,8 @@ void PortalsMpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
     line_.arrive(ctx, ranks_, [&] { bus_start_ = fabric_->bus_time(); });
     nodes::PortalsMpi& mpi = *mpis_[v * ranks_ + rank];
     if (cfg_.pattern == PortalsPattern::GaMd) { // GA_Create: each rank's block under a window, announced
+      if (slices_) // at a round's start, as the timed steps (its engine time then does not follow the variant before)
+        ctx.sleep_until(slices_->round_start(ctx.now()));
       const auto w = md_window(ranks_);
       mpi.ni().window(w.match_bits.at(rank), std::uint64_t{cfg_.md_particles} * 24 / ranks_ + 24);
       collective(ctx, mpi, rank, Collective::AllGather, 1, 8);

@@ -175,6 +175,15 @@ TEST(PortalsMpi, TheSetUpBeforeTheTimedIterationsIsCountedApart)
   auto other = run_scenario_isolated(mpi_over_portals("pac-32", 4, "pac", false, "alltoall", R"("eager")"));
   ASSERT_TRUE(other.ok) << other.error;
   EXPECT_EQ(other.tables.at("portals_mpi").num(0, "setup_puts"), 0) << "no set-up outside ga_md";
+  // On the virtual platform the set-up starts at a round's start, as the steps do: the same for every variant of a
+  // run (it began where the variant before left the slices: 3.946 then 4.374 us on 32 ranks).
+  auto ovp = run_scenario_isolated(
+      mpi_over_portals("pac-32-ovp", 4, "pac", false, "ga_md", R"("eager", "eager")", "", "untimed"));
+  ASSERT_TRUE(ovp.ok) << ovp.error;
+  auto const& o = ovp.tables.at("portals_mpi");
+  ASSERT_EQ(o.rows.size(), 2u);
+  EXPECT_EQ(o.rows[0].at("setup_portals_us"), o.rows[1].at("setup_portals_us"));
+  EXPECT_EQ(o.rows[0].at("time_us"), o.rows[1].at("time_us"));
 }
 
 TEST(PortalsMpi, UnexpectedPayloadsWaitInTheStoreAndAFullStoreIsReported)
