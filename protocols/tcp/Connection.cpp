@@ -77,6 +77,8 @@ Segment Connection::commit(SimTime now, Actions& out)
     } else {
       snd_nxt_ += n->len;
       snd_max_ = std::max(snd_max_, snd_nxt_);
+      if (cfg_.cwnd_validation)
+        note_cwnd_use();
       ++c_.segments_sent;
       if (n->retransmission)
         ++c_.retransmitted;
@@ -141,8 +143,27 @@ void Connection::on_segment(const Segment& s, SimTime now, Actions& out, bool ta
   on_data(s, now, out, take_data);
 }
 
+void Connection::note_cwnd_use()
+{
+  // Linux (tcp_output.c tcp_cwnd_validate, after tcp_write_xmit): the window counts as limiting when the bytes in
+  // flight fill it, or data waits that a full segment more would not fit (Linux: packets in flight >= cwnd, in
+  // packets where this model counts bytes). It keeps, per window of data (until snd_una passes cwnd_usage_seq), that
+  // fact or the most bytes in flight.
+  const std::uint64_t out = snd_nxt_ - snd_una_;
+  const bool limited      = out >= cwnd_ || (write_end_ > snd_nxt_ && out + mss_ > cwnd_);
+  if (snd_una_ >= usage_seq_ || limited || (!cwnd_limited_ && out > max_out_)) {
+    cwnd_limited_ = limited;
+    max_out_      = out;
+    usage_seq_    = snd_nxt_;
+  }
+}
+
 void Connection::grow_cwnd(std::uint64_t acked)
 {
+  // cwnd_validation (Linux's tcp_is_cwnd_limited, called by Reno's and CUBIC's cong_avoid before they grow it): only
+  // a window that limits the sender grows; in slow start one below twice the most in flight of the last window.
+  if (cfg_.cwnd_validation && !cwnd_limited_ && !(cwnd_ < ssthresh_ && cwnd_ < 2 * max_out_))
+    return;
   // Slow start: RFC 5681 grows by what the ACK covers (at most a segment) while cwnd < ssthresh. A fixed increment
   // (the hardware stack's MSS whatever the ACK covers) does so too, but on the hardware stack (loss_recovery toe, or
   // its initial ssthresh given) only while the window stays within ssthresh, as the stack tests cwnd <= ssthresh - MSS

@@ -121,6 +121,8 @@ private:
   void on_ack(const Segment& s, SimTime now, Actions& out);
   /// A new ACK's growth of the congestion window (slow start, then congestion avoidance up to cwnd_max).
   void grow_cwnd(std::uint64_t acked);
+  /// cwnd_validation: after a send, what Linux's tcp_cwnd_validate records of how the window was used.
+  void note_cwnd_use();
   /// on_segment's receiving half: the segment's data (if any) and how it is answered.
   void on_data(const Segment& s, SimTime now, Actions& out, bool take_data);
   /// Bytes [seq, end) beyond a hole, merged into the held ranges.
@@ -143,6 +145,11 @@ private:
   std::uint64_t peer_window_;
   std::deque<std::uint64_t> write_ends_; ///< segment_per_write: ends of the writes not yet acknowledged
   std::uint64_t cwnd_, ssthresh_;
+  /// cwnd_validation (Linux's tcp_cwnd_validate): whether a send in the current window found the congestion window
+  /// full, the most bytes in flight in it, and the sequence number that ends it.
+  bool cwnd_limited_        = false;
+  std::uint64_t max_out_    = 0;
+  std::uint64_t usage_seq_  = 0;
   unsigned dupacks_   = 0;
   unsigned retries_   = 0;
   SimTime rto_;

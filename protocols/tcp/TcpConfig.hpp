@@ -45,6 +45,7 @@ struct TcpConfig {
   Bytes ssthresh{0};
   Bytes avoidance_increment{0};
   Bytes cwnd_max{0};
+  bool cwnd_validation = false;
   Bytes retransmit_window{0};
   LossRecovery loss_recovery = LossRecovery::GoBackN;
   Bytes retransmit_segment{0};
@@ -85,9 +86,10 @@ struct TcpConfig {
       return {"initial_window", "set initial_cwnd (bytes) or initial_window (segments), not both: initial_cwnd "
                                 "replaces initial_window; set initial_cwnd to 0 to use segments"};
     if (!congestion_control && (initial_cwnd.count || initial_window || ssthresh.count || cwnd_max.count ||
-                                avoidance_increment.count || cwnd_increment.count))
+                                avoidance_increment.count || cwnd_increment.count || cwnd_validation))
       return {"congestion_control", "the congestion window's settings (initial_cwnd, initial_window, ssthresh, "
-                                    "cwnd_increment, avoidance_increment, cwnd_max) act only with congestion control: "
+                                    "cwnd_increment, avoidance_increment, cwnd_max, cwnd_validation) act only with "
+                                    "congestion control: "
                                     "set congestion_control to true, or them to 0"};
     if (loss_recovery == LossRecovery::GoBackN && (retransmit_segment.count || retransmit_burst != 4))
       return {"loss_recovery", "retransmit_segment and retransmit_burst size the hardware stack's retransmission "
@@ -155,6 +157,11 @@ struct TcpConfig {
             "congestion avoidance grows the window only while it is at most this (the hardware stack's "
             "CONGESTION_WINDOW_MAX, its buffer less 2,048 B: 63,488 B without window scaling); 0: no limit but "
             "the peer's window");
+    v.field("cwnd_validation", cwnd_validation,
+            "true: the window grows on an ACK only while it limits the sender, as Linux does (tcp_is_cwnd_limited, "
+            "RFC 7661): in slow start while it is below twice the most bytes in flight in the last window, in "
+            "congestion avoidance only if a send found it full; false: at every new ACK (RFC 5681 as written), so "
+            "many small messages open it for a large one");
     v.field("loss_recovery", loss_recovery,
             "go-back-n: a fast retransmit or a timeout moves the send point back to the first unacknowledged byte "
             "and sends everything after it again, the window cut each time (retransmit_window); toe: the hardware "

@@ -656,3 +656,26 @@ TEST(Tcp, AConfiguredRetransmitWindowFollowsTimeoutsAndFastRetransmits)
     }
   }
 }
+
+// Linux grows the window only while it limits the sender (tcp_is_cwnd_limited, RFC 7661): forty messages of 1 KiB,
+// each acknowledged before the next, leave it at its initial 10 segments (in slow start it grows while below twice
+// the most in flight, 2 KiB), where RFC 5681 as written adds each ACK's 1 KiB; a message larger than the window fills
+// it and grows it in both.
+TEST(Tcp, WithCwndValidationSmallMessagesDoNotOpenTheWindow)
+{
+  for (bool validation : {false, true}) {
+    TcpConfig cfg;
+    cfg.cwnd_validation = validation;
+    Pair p(cfg);
+    const std::uint64_t first = p.c[0].cwnd();
+    for (int i = 0; i < 40; ++i) {
+      p.write(0, 1024);
+      p.run();
+    }
+    EXPECT_EQ(p.c[0].cwnd(), validation ? first : first + 40 * 1024) << validation;
+    p.write(0, 1 << 20); // a large message: the window limits it, and grows
+    p.run();
+    EXPECT_EQ(p.delivered[1], 40 * 1024u + (1u << 20));
+    EXPECT_GT(p.c[0].cwnd(), first + 40 * 1024) << validation;
+  }
+}
