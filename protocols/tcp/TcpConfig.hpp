@@ -90,7 +90,7 @@ struct TcpConfig {
       return {"congestion_control", "the congestion window's settings (initial_cwnd, initial_window, ssthresh, "
                                     "cwnd_increment, avoidance_increment, cwnd_max, cwnd_validation) act only with "
                                     "congestion control: "
-                                    "set congestion_control to true, or them to 0"};
+                                    "set congestion_control to true, or them to 0 (cwnd_validation to false)"};
     if (loss_recovery == LossRecovery::GoBackN && (retransmit_segment.count || retransmit_burst != 4))
       return {"loss_recovery", "retransmit_segment and retransmit_burst size the hardware stack's retransmission "
                                "bursts (loss_recovery toe); go-back-n resends everything from the hole in ordinary "

@@ -60,7 +60,7 @@ Built latency_by_size(const std::string& name, const CsvTable& merged, const Com
     sizes.insert(std::stoull(bytes));
     at[{coll, s}][std::stoull(bytes)] = {num(latency), alg};
   };
-  for (auto const& r : first_iterations(merged)) {
+  for (auto const& r : iteration_means(merged)) {
     Scoped l = cclo_latency(r);
     add(r.at("collective"), cclo_series(r), r.at("algorithm"), r.at("bytes"), l.value, l.scope);
   }
@@ -224,13 +224,14 @@ Built fig8(const CsvTable& merged, const Reference& ref)
   b.data   = results::Table("accl-fig8", {"path", "model_us", "measured_us", "error_pct"});
   b.errors = results::Table("accl-fig8-errors", {"path", "model_us", "measured_us", "error_pct"});
   b.gallery.push_back("Host-visible NOP latency (call to completion seen by the caller). Model calibrated on these "
-                      "measurements (firmware call/finalize cycles, invocation path latencies).");
+                      "measurements (firmware call/finalize cycles, invocation path latencies); the model's mean over "
+                      "the sweep's 20 calls, each drawn from the path's measured spread (`invocation.jitter`).");
   b.gallery.push_back("");
   b.gallery.push_back("| path | model us | measured us (mean) | error |");
   b.gallery.push_back("|---|---|---|---|");
   const std::map<std::string, std::string> names{
       {"kernel", "fpga_kernel"}, {"coyote", "coyote_host_driver"}, {"xrt", "xrt_host_driver"}};
-  for (auto const& r : first_iterations(merged)) {
+  for (auto const& r : iteration_means(merged)) {
     std::string path = names.count(r.at("invocation")) ? names.at(r.at("invocation")) : r.at("invocation");
     double m = num(r.at("host_latency_us")), meas = std::nan("");
     if (ref.present)
@@ -259,7 +260,7 @@ Built collectives(const std::string& name, const CsvTable& merged, const Compani
                   "build with 64 B ones, the firmware choosing protocol and algorithm: all-to-all runs rendezvous in "
                   "both); cycle counter (firmware pick-up to finalize) in the benchmark plots' scope: the root's for "
                   "reduce and gather, the mean over the 8 ranks otherwise (column `scope`), with the algorithm the "
-                  "firmware ran. MPI: OpenMPI over the hosts' RDMA NICs with OpenMPI's algorithm choice, run in the "
+                  "firmware ran, averaged over 5 iterations (each draws the host invocations' jitter). MPI: OpenMPI over the hosts' RDMA NICs with OpenMPI's algorithm choice, run in the "
                   "same harness (MPI_Barrier before each call, each rank timing its own call from when it leaves the "
                   "barrier) and shown in the same scope: the root's time for reduce and gather, the mean over the "
                   "ranks otherwise{}. us.",
@@ -282,7 +283,7 @@ Built fig12(const CsvTable& merged, const Companion& mpi)
     std::string algorithm, latency, scope;
   };
   std::vector<Row> rows;
-  for (auto const& r : first_iterations(merged)) {
+  for (auto const& r : iteration_means(merged)) {
     Scoped l = benchmark_scope(r);
     rows.push_back({std::stoull(r.at("bytes")), "cclo-" + benchmark_build(r), std::stoi(r.at("ranks")), r.at("algorithm"),
                     l.value, l.scope});
@@ -305,7 +306,8 @@ Built fig12(const CsvTable& merged, const Companion& mpi)
   g.push_back("Predictions: reduce latency (us) vs ranks, device data for the CCLO (run as the ACCL+ benchmark ran it: "
               "host-invoked, MPI_Barrier and the CCLO's barrier() before each call, the eager build with ranks+2 Rx "
               "buffers of 4 MiB, the rendezvous build with 64 B ones; the root's cycle counter, as the benchmark's "
-              "plots show reduce; the algorithm the firmware selected) and host data for OpenMPI over RDMA NICs "
+              "plots show reduce, averaged over 5 iterations; the algorithm the firmware selected) and host data for "
+              "OpenMPI over RDMA NICs "
               "(the root's time after MPI_Barrier, as the CCLO's; the algorithm OpenMPI's tuned rules selected).");
   g.push_back("");
   std::vector<std::pair<std::string, std::string>> order;
@@ -343,7 +345,7 @@ Built fig9(const CsvTable& merged, const Reference& ref)
   g.push_back("|---|---|---|---|---|---|---|---|");
   double sb = 0, st = 0;
   int n = 0;
-  for (auto const& r : first_iterations(merged)) {
+  for (auto const& r : iteration_means(merged)) {
     std::uint64_t bytes = std::stoull(r.at("bytes"));
     auto& row = b.data.row();
     row.add(bytes).add(size_label(bytes));
@@ -396,7 +398,7 @@ Built fig9_copies(const CsvTable& merged, const Reference& ref)
   g.push_back("|---|---|---|---|---|---|---|");
   double sh = 0, sd = 0;
   int n = 0;
-  for (auto const& r : first_iterations(merged)) {
+  for (auto const& r : iteration_means(merged)) {
     std::uint64_t bytes = std::stoull(r.at("bytes"));
     double h = num(r.at("to_host_us")), d = num(r.at("to_device_us"));
     double mh = ref.f2f(bytes, "fpga_to_host_copy_us"), md = ref.f2f(bytes, "host_to_fpga_copy_us");
@@ -436,7 +438,8 @@ Built fig13(const CsvTable& merged, const Companion& mpi)
       "Predictions: 8-rank gather and reduce over TCP, the CCLO's TCP path calibrated on send/recv only (figure "
       "accl-tcp-sendrecv). CCLO on the XRT platform "
       "(`platforms/accl-xrt-u55c.json`, hardware TCP stack, eager): device data invoked by an FPGA kernel, and host "
-      "data invoked through XRT (45 us) with XRT's staging copies, as the application sees them. MPICH over the "
+      "data invoked through XRT (45 us on average, drawn per call from its measured spread: the mean over 5 "
+      "iterations) with XRT's staging copies, as the application sees them. MPICH over the "
       "hosts' kernel TCP stacks (`platforms/accl-cpu-mpich-tcp.json`, uncalibrated assumptions), host data, from "
       "the common start to the slowest rank's return. us.",
       [](auto const& r) { return Scoped{r.at("latency_us"), "slowest rank"}; });

@@ -8,6 +8,7 @@
 #include "simcore/results/Table.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -138,6 +139,47 @@ inline std::vector<std::map<std::string, std::string>> first_iterations(const Cs
   for (auto const& r : t.rows)
     if (r.count("iteration") && r.at("iteration") == "0")
       v.push_back(r);
+  return v;
+}
+
+/// The first iteration's rows of a merged collective table, each measurement (a column ending in _us, _gbps or
+/// _pct) the mean over the iterations of its point and size: a figure set against measured means over runs compares
+/// means, not one draw of the host invocation's jitter (HostInvocation). A table of one iteration: its rows as they are.
+inline std::vector<std::map<std::string, std::string>> iteration_means(const CsvTable& t)
+{
+  auto measure = [](const std::string& c) {
+    auto ends = [&](const char* s) {
+      const std::string x = s;
+      return c.size() > x.size() && c.compare(c.size() - x.size(), x.size(), x) == 0;
+    };
+    return ends("_us") || ends("_gbps") || ends("_pct");
+  };
+  auto key = [&](const std::map<std::string, std::string>& r) {
+    std::string k;
+    for (auto const& [c, v] : r)
+      if (c != "iteration" && !measure(c))
+        k += c + "=" + v + ";";
+    return k;
+  };
+  std::map<std::string, std::pair<std::map<std::string, double>, int>> sums;
+  for (auto const& r : t.rows) {
+    if (!r.count("iteration"))
+      continue;
+    auto& [sum, n] = sums[key(r)];
+    for (auto const& [c, v] : r)
+      if (measure(c) && !v.empty())
+        sum[c] += std::strtod(v.c_str(), nullptr);
+    ++n;
+  }
+  std::vector<std::map<std::string, std::string>> v;
+  for (auto r : first_iterations(t)) {
+    auto const& [sum, n] = sums.at(key(r));
+    if (n > 1)
+      for (auto& [c, cell] : r)
+        if (measure(c) && !cell.empty())
+          cell = fmt::format("{:.4f}", sum.at(c) / n);
+    v.push_back(std::move(r));
+  }
   return v;
 }
 
