@@ -1,5 +1,6 @@
 // Text that reaches gnuplot: a line break must never end a string literal (it would run the rest as a command).
 #include "simcore/app/Gnuplot.hpp"
+#include "simcore/app/FigureTables.hpp"
 #include "simcore/app/Plot.hpp"
 
 #include <gtest/gtest.h>
@@ -51,4 +52,29 @@ TEST(Plot, AxisLabelsCarryTheirUnitsAndBytesReadAsKibAndMib)
   EXPECT_EQ(nafsim::app::bytes_label(4096), "4 KiB");
   EXPECT_EQ(nafsim::app::bytes_label(1 << 20), "1 MiB");
   EXPECT_EQ(nafsim::app::bytes_label(1.5 * (1 << 30)), "1.5 GiB");
+}
+
+// A figure set against measured means averages the model's iterations of each point and size: the measurements
+// (columns ending _us, _gbps, _pct) are means, the rest (the point's identity) the first iteration's.
+TEST(FigureTables, IterationMeansAverageEachPointsMeasurementsOverItsIterations)
+{
+  nafsim::results::CsvTable t;
+  t.columns = {"collective", "bytes", "iteration", "algorithm", "latency_us", "host_latency_us"};
+  auto row  = [&](const char* c, const char* b, const char* it, const char* lat, const char* host) {
+    t.rows.push_back({{"collective", c}, {"bytes", b}, {"iteration", it}, {"algorithm", "ring"}, {"latency_us", lat},
+                      {"host_latency_us", host}});
+  };
+  row("reduce", "1024", "0", "10.0", "40.0");
+  row("reduce", "1024", "1", "12.0", "50.0");
+  row("reduce", "2048", "0", "20.0", "60.0"); // another size: its own mean
+  row("gather", "1024", "0", "30.0", "70.0");
+  row("gather", "1024", "1", "34.0", "74.0");
+  auto m = nafsim::app::figtab::iteration_means(t);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].at("latency_us"), "11.0000");
+  EXPECT_EQ(m[0].at("host_latency_us"), "45.0000");
+  EXPECT_EQ(m[0].at("iteration"), "0");
+  EXPECT_EQ(m[1].at("latency_us"), "20.0"); // one iteration: as it is
+  EXPECT_EQ(m[2].at("latency_us"), "32.0000");
+  EXPECT_EQ(m[2].at("algorithm"), "ring");
 }
