@@ -679,3 +679,19 @@ TEST(Tcp, WithCwndValidationSmallMessagesDoNotOpenTheWindow)
     EXPECT_GT(p.c[0].cwnd(), first + 40 * 1024) << validation;
   }
 }
+
+// Window validation beside loss recovery (go-back-n moves the send point back, timeouts and fast retransmits cut the
+// window): every byte still arrives exactly once, in both directions, and the window still opens on a long transfer.
+TEST(Tcp, WithCwndValidationRecoveryIsExactlyOnceUnderRandomFaults)
+{
+  for (bool ooo : {false, true}) {
+    SCOPED_TRACE(ooo ? "out-of-order holding" : "in-order only");
+    TcpConfig cfg;
+    cfg.out_of_order    = ooo;
+    cfg.retry_limit     = 100;
+    cfg.cwnd_validation = true;
+    Pair p(cfg);
+    run_under_random_faults(p, 11, 3'000'000, 1'000'000);
+    EXPECT_GT(p.c[0].counters().fast_retransmits + p.c[0].counters().timeouts, 0u);
+  }
+}
