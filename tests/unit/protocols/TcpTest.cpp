@@ -4,6 +4,7 @@
 #include "protocols/tcp/Connection.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <functional>
 #include <gtest/gtest.h>
 #include <map>
@@ -288,17 +289,22 @@ static void run_under_random_faults(Pair& p, std::uint64_t seed, std::uint64_t f
   EXPECT_GT(p.c[0].counters().retransmitted, 0u);
 }
 
+// Also with window validation (cwnd_validation) beside the recovery: go-back-n moves the send point back, timeouts
+// and fast retransmits cut the window.
 TEST(Tcp, ExactlyOnceUnderRandomLossDuplicationAndReordering)
 {
-  for (bool ooo : {false, true}) {
-    SCOPED_TRACE(ooo ? "out-of-order holding" : "in-order only");
-    TcpConfig cfg;
-    cfg.out_of_order = ooo;
-    cfg.retry_limit  = 100;
-    Pair p(cfg);
-    run_under_random_faults(p, 7, 3'000'000, 1'000'000);
-    EXPECT_GT(p.c[1].counters().duplicates, 0u);
-  }
+  for (bool validation : {false, true})
+    for (bool ooo : {false, true}) {
+      SCOPED_TRACE(fmt::format("{}, window validation {}", ooo ? "out-of-order holding" : "in-order only", validation));
+      TcpConfig cfg;
+      cfg.out_of_order    = ooo;
+      cfg.retry_limit     = 100;
+      cfg.cwnd_validation = validation;
+      Pair p(cfg);
+      run_under_random_faults(p, 7, 3'000'000, 1'000'000);
+      EXPECT_GT(p.c[1].counters().duplicates, 0u);
+      EXPECT_GT(p.c[0].counters().fast_retransmits + p.c[0].counters().timeouts, 0u);
+    }
 }
 
 namespace {
@@ -677,21 +683,5 @@ TEST(Tcp, WithCwndValidationSmallMessagesDoNotOpenTheWindow)
     p.run();
     EXPECT_EQ(p.delivered[1], 40 * 1024u + (1u << 20));
     EXPECT_GT(p.c[0].cwnd(), first + 40 * 1024) << validation;
-  }
-}
-
-// Window validation beside loss recovery (go-back-n moves the send point back, timeouts and fast retransmits cut the
-// window): every byte still arrives exactly once, in both directions, and the window still opens on a long transfer.
-TEST(Tcp, WithCwndValidationRecoveryIsExactlyOnceUnderRandomFaults)
-{
-  for (bool ooo : {false, true}) {
-    SCOPED_TRACE(ooo ? "out-of-order holding" : "in-order only");
-    TcpConfig cfg;
-    cfg.out_of_order    = ooo;
-    cfg.retry_limit     = 100;
-    cfg.cwnd_validation = true;
-    Pair p(cfg);
-    run_under_random_faults(p, 11, 3'000'000, 1'000'000);
-    EXPECT_GT(p.c[0].counters().fast_retransmits + p.c[0].counters().timeouts, 0u);
   }
 }
