@@ -602,9 +602,14 @@ std::uint32_t Fabric::fixed_port(std::uint32_t vertex, const Packet& p) const
   if (hops.size() == 1)
     return hops[0];
   if (cfg_.routing == RoutingMode::DModK) {
+    // Up-ports: destination / n^(tier-1) mod n, the fat-tree rule. Going down the path is unique but for parallel
+    // cables to one switch (a leaf-spine whose spines take several cables from each leaf): there the destination's
+    // own digit, mod n, so that a leaf's hosts come in over different cables as they left theirs over different ones
+    // (the tier rule there gave every host of a leaf the same cable).
     std::uint64_t d = p.dst;
-    for (unsigned t = 1; t < topo_.tier(vertex); ++t)
-      d /= hops.size();
+    if (topo_.tier(ports_[port_id(vertex, hops[0])].peer) > topo_.tier(vertex))
+      for (unsigned t = 1; t < topo_.tier(vertex); ++t)
+        d /= hops.size();
     return hops[d % hops.size()];
   }
   const std::uint64_t h = Rng::mix(p.flow * 0x100000001B3ULL + p.src * 31 + p.dst, vertex);

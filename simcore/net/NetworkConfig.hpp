@@ -252,7 +252,7 @@ struct NetworkConfig {
     v.field("link", link, "cables and ports");
     v.field("switch", switch_, "switches");
     v.field("ethernet", ethernet, "Ethernet framing");
-    v.field("routing", routing, "ecmp: one path per flow (hash); dmodk: one path per destination (up-port = destination / n^(tier-1) mod n, the InfiniBand fat-tree rule: contention-free for shift permutations); spray: random equal-cost port per packet; "
+    v.field("routing", routing, "ecmp: one path per flow (hash); dmodk: one path per destination (up-port = destination / n^(tier-1) mod n, the InfiniBand fat-tree rule, and a down cable among a leaf-spine's parallel ones = destination mod n: contention-free for shift permutations); spray: random equal-cost port per packet; "
                                 "adaptive: least-occupied equal-cost port per packet (spray and adaptive reorder)");
     v.field("faults", faults, "fault injection");
     v.field("fast_forward", fast_forward,

@@ -310,6 +310,40 @@ TEST(Fabric, EcmpKeepsOrderSprayReorders)
   EXPECT_NE(spray.output, "200 0") << "per-packet spraying reorders";
 }
 
+// D-mod-k on a leaf-spine whose one spine takes four cables from each leaf: a shift by a leaf's width is
+// contention-free, each host's stream over a cable of its own up and down. The tier rule picked the spine's down
+// cable too (destination / 4 mod 4: the same cable for every host of a leaf), so four streams took four times as long.
+TEST(Fabric, DModKSpreadsALeafsHostsOverParallelCablesBothWays)
+{
+  auto last_arrivals = [](std::uint32_t senders) {
+    return nafsim::testing::run_isolated([senders] {
+      topo::TopologyConfig t;
+      t.kind                        = topo::Kind::LeafSpine;
+      t.hosts                       = 8;
+      t.leaf_spine.hosts_per_leaf   = 4;
+      t.leaf_spine.spines           = 1;
+      t.leaf_spine.oversubscription = 1; // four cables between each leaf and the spine
+      auto n                        = netcfg(Forwarding::CutThrough);
+      n.routing                     = RoutingMode::DModK;
+      World w(t, n);
+      w.run([&] {
+        for (std::uint32_t h = 0; h < senders; ++h)
+          for (std::uint32_t i = 0; i < 50; ++i)
+            w.probes[h]->send(h + 4, 4000, i, h);
+      });
+      std::string s;
+      for (std::uint32_t h = 0; h < senders; ++h)
+        s += fmt::format("{} ", w.probes[h + 4]->got.back().first);
+      return s;
+    });
+  };
+  const auto alone = last_arrivals(1), four = last_arrivals(4);
+  ASSERT_EQ(alone.exit_code, 0) << alone.output;
+  ASSERT_EQ(four.exit_code, 0) << four.output;
+  const std::string one = alone.output;
+  EXPECT_EQ(four.output, one + one + one + one) << "each stream as fast as alone";
+}
+
 TEST(Fabric, RandomFaultsAreCountedPerCable)
 {
   auto r = nafsim::testing::run_isolated([] {
