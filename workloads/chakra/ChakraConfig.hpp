@@ -88,8 +88,9 @@ struct ChakraConfig {
   {
     v.field("engine", engine, "what runs the trace's calls: cclo (the FPGA nodes' CCLOs) or mpi (the CPU host nodes' "
                               "software MPI library: the baseline), so one trace compares the two");
-    v.field("trace", trace, "the trace's path prefix: rank r's file is <trace>.<r>.et (relative to the working "
-                            "directory)");
+    v.field("trace", trace, "the trace's path prefix: rank r's file is <trace>.<r>.et (relative to the folder of "
+                            "the scenario file that names it, to the working directory when given by --set; "
+                            "metadata.json records it absolute)");
     v.field("ranks", ranks, "how many rank files (0: <trace>.0.et, .1.et, ... up to the first one missing)",
             config::Limits::between(0, 65536));
     v.field("comm_groups", comm_groups, "a JSON file {\"<group id>\": [rank, ...], ...} naming the communicators "

@@ -456,6 +456,21 @@ TEST_F(Robustness, CheckOnlyBuildsThePlatformAndWritesNothing)
   EXPECT_FALSE(fs::exists(out()));
 }
 
+// A Chakra scenario run by a relative name from its own folder names its trace relative to that folder; its
+// metadata.json must still find the trace from elsewhere (it recorded "traces/ring8", which the folder above lacks).
+TEST_F(Robustness, AChakraMetadataFileRunsAgainFromAnotherFolder)
+{
+  const fs::path here = dir_ / "scenario";
+  fs::create_directories(here);
+  fs::copy_file(scenario("workloads/chakra/example.json"), here / "example.json");
+  fs::copy(scenario("workloads/chakra/traces"), here / "traces");
+  auto a = run({"example.json", "--out", "first"}, here);
+  ASSERT_EQ(a.rc, 0) << a.err;
+  auto b = run({"scenario/first/metadata.json", "--out", "again"});
+  ASSERT_EQ(b.rc, 0) << b.err;
+  EXPECT_EQ(slurp(dir_ / "again/program_ops.csv"), slurp(here / "first/program_ops.csv"));
+}
+
 TEST_F(Robustness, AMetadataFileRunsAsItsScenarioAndPresetsSwapOnTheCommandLine)
 {
   auto a = run({scenario(kExample), "--out", "first"});
