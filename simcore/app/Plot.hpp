@@ -27,6 +27,10 @@ std::string axis_label(const std::string& column);
 /// A byte count as a tick label: 512 B, 4 KiB, 1 MiB, 1.5 GiB.
 std::string bytes_label(double v);
 
+/// The order of series and panels: numbers by value (2 before 10), quantities with one of nafsim's units by value
+/// within their kind (25Gbps before 100Gbps and 1Tbps, 512B before 4KiB), then text.
+bool natural_less(const std::string& a, const std::string& b);
+
 /// Draw the plot; bad input throws config::ConfigError naming the option (exit 2). Returns 0.
 int plot_command(const PlotOptions& o);
 

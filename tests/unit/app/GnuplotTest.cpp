@@ -54,6 +54,24 @@ TEST(Plot, AxisLabelsCarryTheirUnitsAndBytesReadAsKibAndMib)
   EXPECT_EQ(nafsim::app::bytes_label(1.5 * (1 << 30)), "1.5 GiB");
 }
 
+// Series and panels of a sweep over a quantity come in its order, not its text's: a swept rate "100Gbps" sorted before
+// "25Gbps" as text.
+TEST(Plot, SeriesOfQuantitiesComeInTheirValuesOrder)
+{
+  using nafsim::app::natural_less;
+  EXPECT_TRUE(natural_less("2", "10"));
+  EXPECT_TRUE(natural_less("25Gbps", "100Gbps"));
+  EXPECT_FALSE(natural_less("100Gbps", "25Gbps"));
+  EXPECT_TRUE(natural_less("400Gbps", "1Tbps"));
+  EXPECT_TRUE(natural_less("512B", "4KiB"));
+  EXPECT_TRUE(natural_less("4KiB", "1MiB"));
+  EXPECT_TRUE(natural_less("800ns", "1.5us"));
+  EXPECT_TRUE(natural_less("10", "eager"));   // numbers before text
+  EXPECT_TRUE(natural_less("25Gbps", "ring")); // quantities before text
+  EXPECT_TRUE(natural_less("eager", "rendezvous"));
+  EXPECT_FALSE(natural_less("ring", "ring"));
+}
+
 // A figure set against measured means averages the model's iterations of each point and size: the measurements
 // (columns ending _us, _gbps, _pct) are means, the rest (the point's identity) the first iteration's.
 TEST(FigureTables, IterationMeansAverageEachPointsMeasurementsOverItsIterations)
