@@ -333,6 +333,16 @@ CauseLabel RdmaPoe::staging_cause(bool payload_later, const Outgoing* o) const
                                 SimTime::ps(o->payload_first));
 }
 
+SimTime RdmaPoe::first_segment_read(const Stream& rd, std::uint64_t len) const
+{
+  // A packet is staged once its whole payload is read (packet fidelity: rd.last of its own read); a flow's first
+  // segment is read a segment's time at the stream's rate after its first byte (rd.first alone had it go a segment
+  // early: 0.29 us at 115 Gb/s for 4 KiB).
+  if (len <= wire_mtu_ || rd.rate.bps <= 0)
+    return rd.last;
+  return std::min(rd.last, rd.first + transmit_time(Bytes{wire_mtu_}, rd.rate));
+}
+
 std::uint32_t RdmaPoe::stage_response(QpId id, const roce::PendingResponse& r, SimTime now)
 {
   Qp& q = qps_[id];
@@ -345,7 +355,7 @@ std::uint32_t RdmaPoe::stage_response(QpId id, const roce::PendingResponse& r, S
   ++q.staged_responses;
   Stream rd     = memory_.read(Engine::PoeRead, now, r.addr, Bytes{len}, MemorySystem::kNoCap);
   // Flow fidelity: the message goes once its first segment is read; the rest streams behind it.
-  SimTime ready = std::max(flow_ ? rd.first : rd.last, now + cfg_.tx_latency);
+  SimTime ready = std::max(flow_ ? first_segment_read(rd, len) : rd.last, now + cfg_.tx_latency);
   staged_.push_back(Staged{Wire{r.packet}, ready, std::max(rd.last, now + cfg_.tx_latency), id, q.rsp.epoch(), false,
                            {}, sched_.causes() ? staging_cause(ready > now + cfg_.tx_latency, nullptr) : CauseLabel{}});
   return len;
@@ -372,7 +382,7 @@ std::uint32_t RdmaPoe::stage_request(QpId id, const roce::RequestPacket& p, SimT
       } else {
         Stream rd = memory_.read(Engine::PoeRead, now, o.local_addr + p.data.offset, Bytes{len}, MemorySystem::kNoCap);
         payload   = rd.last;
-        head      = flow_ ? rd.first : rd.last;
+        head      = flow_ ? first_segment_read(rd, len) : rd.last;
       }
       // Flow fidelity: the message goes once its first segment is ready; the rest streams behind it.
       ready = std::max(ready, head);

@@ -197,6 +197,8 @@ private:
   static constexpr std::uint64_t kFlowSegment = 256ULL << 20;
   bool flow_              = false;
   std::uint64_t wire_mtu_ = 0;
+  /// Flow fidelity: when the first segment of a read of `len` payload bytes is in (at most rd.last).
+  SimTime first_segment_read(const Stream& rd, std::uint64_t len) const;
   SimTime rx_head_; ///< flow fidelity: when the packet being received began to come in
   /// Flow fidelity: when the messages handed to the fabric so far would have left at the line rate. The packet
   /// engine stages up to tx_prefetch bytes ahead of the wire in one queue, so a message produced while another

@@ -230,6 +230,12 @@ private:
   /// comes after it anyway), done before a lane is looked up.
   void forget_idle_lanes();
   std::vector<std::uint32_t> path_scratch_;
+  /// A segment's pipeline along path_scratch_ (flow fidelity): when its last bit is at the far end of the last port,
+  /// relative to its start at the sender, and its serialization at the slowest port.
+  struct Pipeline {
+    SimTime tail, slowest_ser;
+  };
+  Pipeline segment_pipeline(std::uint32_t bytes) const;
   void flow_setup();
   /// The fault plan's drop rules name hosts of the topology, two different ones each (a ConfigError otherwise).
   void check_drop_rules() const;
