@@ -13,8 +13,9 @@
 // - the transmit path, which stages up to tx_prefetch of payload ahead of the wire, stages the packets behind a
 //   train's at its start rather than as each member leaves: their payload reads are issued up to a train's time early
 //   (with the line as the bottleneck, their dates do not bind);
-// - the members' ACK, folded into one that stands for their bytes on the wire, reaches the requester its members' ACK
-//   times late (about 100 ns for 16 at 100 Gb/s);
+// - the members' ACKs, folded into one that stands for their bytes on the wire, go after the last member: the
+//   requester takes the cumulative ACK once its first ACK's worth is in (RdmaPoe::deliver_ahead), as packet by
+//   packet, but the reverse direction's wire carries the members' ACKs' bytes then rather than between the members;
 // - the members' responder steps are all taken at the last one's date (with ack_every > 1 an ACK-coalescing timer
 //   starts up to a train's time late).
 #include "nodes/rdma/RdmaPoe.hpp"
