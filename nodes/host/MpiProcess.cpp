@@ -79,11 +79,17 @@ void MpiProcess::cpu(SimTime cost, std::function<void()> then)
     ++c_.progress_held;
     return;
   }
+  // Critical paths: work queued behind the CPU's earlier work walks back through it, to the step that set the CPU
+  // busy (the CPU busy all along, as the fabric's ports do: Fabric::kick). Caused by the step that asked for it, a job
+  // that waited had its path run back through what asked (a packet's arrival: the wire) and a CPU-bound MPI run's
+  // path blamed the network (a Chakra MPI run: "wire 59 %", where ten times the link rate moved nothing).
+  if (cpu_free_ <= sched_.now())
+    busy_cause_ = sched_.cause_mark();
   SimTime start = std::max(sched_.now(), cpu_free_);
   cpu_free_     = start + cost;
   c_.cpu_busy   = c_.cpu_busy + cost;
   static const std::uint32_t library = cause_what("host CPU", "MPI library: overheads, copies, reductions");
-  sched_.call_at(cpu_free_, std::move(then), CauseLabel::at_host(library, id_));
+  sched_.call_at_caused_by(busy_cause_, cpu_free_, std::move(then), CauseLabel::at_host(library, id_));
 }
 
 void MpiProcess::release_progress()

@@ -194,6 +194,7 @@ private:
   QpOf qp_of_;
   DataPlane* data_;
   SimTime cpu_free_;
+  std::uint32_t busy_cause_ = 0; ///< critical paths: the step that set the CPU busy this spell (cpu())
   unsigned held_ = 0; ///< compute phases of every core running (hold_progress)
   std::vector<std::pair<SimTime, std::function<void()>>> held_work_; ///< CPU work queued while held, in order
   ReceiveQueue rq_; ///< the pre-posted receives and their bounce buffers

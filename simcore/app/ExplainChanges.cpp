@@ -46,6 +46,23 @@ void platform_changes(const nlohmann::json& sc, bool fpga, std::vector<Change>& 
                    {"platform.network.switch.latency=" + format_time(SimTime::ps(parse_time(lat).ps() / 2))},
                    "switch"});
   if (!fpga) {
+    // The hosts' CPU, as the MPI library uses it: its copies and reductions (a core's streaming rate), and its
+    // per-message overheads (the library's and the system's calls). A CPU-bound run's what-if frees them all; these
+    // say which half would pay.
+    const std::string cpu  = "platform.node.host.cpu.";
+    const std::string copy = str(p, {"node", "host", "cpu", "memcpy_rate"});
+    const std::string red  = str(p, {"node", "host", "cpu", "reduce_rate"});
+    if (!copy.empty() && !red.empty())
+      out.push_back({fmt::format("the CPU's copies and reductions at 2x ({}, {})", scaled_rate(copy, 2),
+                                 scaled_rate(red, 2)),
+                     {cpu + "memcpy_rate=" + scaled_rate(copy, 2), cpu + "reduce_rate=" + scaled_rate(red, 2)},
+                     "cpu"});
+    Change half{"the MPI library's per-message overheads halved", {}, "overhead"};
+    for (const char* k : {"call_overhead", "send_overhead", "recv_overhead", "progress_overhead"})
+      if (const std::string v = str(p, {"node", "host", "cpu", k}); !v.empty() && parse_time(v) > SimTime{})
+        half.sets.push_back(fmt::format("{}{}={}", cpu, k, format_time(SimTime::ps(parse_time(v).ps() / 2))));
+    if (!half.sets.empty())
+      out.push_back(half);
     // The hosts' MPI over RDMA: its receive queue's length is a setting of the library (UCX_RC_RX_QUEUE_LEN); while
     // it runs empty the NICs refuse arrivals (RNR NAKs) and the senders wait out the RNR timer.
     const std::string queue = str(p, {"node", "host", "mpi", "eager_buffers"});

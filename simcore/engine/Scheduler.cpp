@@ -164,6 +164,11 @@ void Scheduler::call_at(SimTime t, std::function<void()> fn, CauseLabel label)
   at(t, callbacks_.get(), 0, callbacks_->add(std::move(fn)), label);
 }
 
+void Scheduler::call_at_caused_by(std::uint32_t parent, SimTime t, std::function<void()> fn, CauseLabel label)
+{
+  at_caused_by(parent, t, callbacks_.get(), 0, callbacks_->add(std::move(fn)), label);
+}
+
 void Scheduler::record_causes(std::size_t max_records)
 {
   if (!causes_)

@@ -127,6 +127,8 @@ public:
   void cancel(EventId id);
   /// Schedule a callback (convenient; not for per-packet hot paths).
   void call_at(SimTime t, std::function<void()> fn, CauseLabel label = {});
+  /// The same, caused by the step recorded as `parent` (see at_caused_by).
+  void call_at_caused_by(std::uint32_t parent, SimTime t, std::function<void()> fn, CauseLabel label = {});
 
   /// Record the cause of every event and actor step from now on (CausalGraph.hpp): 40 bytes per event, at most
   /// `max_records` of them (past that the run stops with a SimulationError).

@@ -198,6 +198,32 @@ TEST(CriticalPathApplications, MpiCallsAddUp)
   }
 }
 
+// Work queued behind a busy host CPU walks back through the CPU's earlier work, not through what asked for it: two MPI
+// ranks each sending 128 KiB to the other while receiving are CPU-bound (ten times the link rate moves their end by
+// 0.1 %, twice the copy rate by 10 %), and the path says so. Caused by what asked, each queued job's path ran back
+// through a packet's arrival and the path said 60 % wire.
+TEST(CriticalPathApplications, WorkQueuedBehindABusyCpuWalksBackThroughTheCpu)
+{
+  auto run = run_scenario_isolated(R"({"name": "mring", "platform": {"preset": "accl-cpu-cx5",
+        "topology": {"kind": "star", "hosts": 2}},
+      "workload": {"kind": "program", "engine": "mpi", "ranks": 2,
+        "buffers": [{"name": "x", "elements": 32768}, {"name": "y", "elements": 32768, "init": "zero"}],
+        "ops": [{"op": "barrier"},
+                {"op": "send", "shift": 1, "src": "x", "tag": 1, "after": [0]},
+                {"op": "recv", "shift": -1, "dst": "y", "tag": 1, "after": [0]},
+                {"op": "wait", "after": [1, 2]}]}})",
+                                   {}, "off", true);
+  ASSERT_TRUE(run.ok) << run.error;
+  std::map<std::string, double> by;
+  double all = 0;
+  for (auto const& row : run.tables.at("critical_path").rows) {
+    by[row.at("resource")] += std::stod(row.at("duration_us"));
+    all += std::stod(row.at("duration_us"));
+  }
+  EXPECT_GT(by["host CPU"], 0.8 * all) << "host CPU " << by["host CPU"] << " of " << all << " us";
+  EXPECT_LT(by["wire"], 0.1 * all) << "wire " << by["wire"] << " of " << all << " us";
+}
+
 // Flow fidelity: the messages ending at one date share one engine event, whoever set it; each transfer walks back to
 // its own sender. On the ring allgather every hop of the path goes from rank k's send (the data mover reading to the
 // network) over one wire segment (start to delivery) to rank k + 1's receive; the segment names the sharing that

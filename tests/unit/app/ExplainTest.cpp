@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -156,6 +158,24 @@ TEST(Explain, ProposesALongerReceiveQueueForMpiOverRdma)
   };
   EXPECT_TRUE(has_queue(app::actionable_changes(scenario("roce"))));
   EXPECT_FALSE(has_queue(app::actionable_changes(scenario("tcp"))));
+}
+
+// MPI on host CPUs: a CPU-bound run (its bottleneck the library's copies and overheads) gets changes that act on the
+// CPU, the copies and reductions at 2x and the per-message overheads halved (only links, switches and the receive
+// queue were proposed: all 1.00x on a Chakra MPI run the CPU bounds).
+TEST(Explain, ProposesFasterCpuWorkForMpiOnHosts)
+{
+  auto const sc = nlohmann::json::parse(R"({"workload": {"kind": "mpi", "collective": "allreduce"},
+      "platform": {"network": {}, "node": {"host": {"transport": "roce",
+        "cpu": {"memcpy_rate": "200Gbps", "reduce_rate": "133Gbps", "send_overhead": "1us", "recv_overhead": "0s",
+                "call_overhead": "300ns"}}}}})");
+  std::vector<std::vector<std::string>> sets;
+  for (auto const& c : app::actionable_changes(sc))
+    sets.push_back(c.sets);
+  auto has = [&](const std::vector<std::string>& v) { return std::find(sets.begin(), sets.end(), v) != sets.end(); };
+  EXPECT_TRUE(has({"platform.node.host.cpu.memcpy_rate=400Gbps", "platform.node.host.cpu.reduce_rate=266Gbps"}));
+  EXPECT_TRUE(has({"platform.node.host.cpu.call_overhead=150ns", "platform.node.host.cpu.send_overhead=500ns"}))
+      << "a zero overhead is left out";
 }
 
 // Larger Rx buffers take the eager limit with them when it would fall below them (the firmware refuses an eager limit
