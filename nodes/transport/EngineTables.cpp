@@ -6,6 +6,8 @@
 #include "nodes/transport/TcpPoe.hpp"
 #include "nodes/transport/UdpPoe.hpp"
 
+#include <fmt/format.h>
+
 namespace nafsim::nodes {
 
 void add_node_table(const Cluster& c, results::ResultSink& sink)
@@ -98,6 +100,36 @@ void add_transport_tables(const Cluster& c, results::ResultSink& sink)
     sink.add(std::move(tcp));
   if (udp.row_count() != 0)
     sink.add(std::move(udp));
+}
+
+std::vector<std::string> transport_notes(const Cluster& c)
+{
+  std::uint64_t timeouts = 0, fifo = 0, out_of_order = 0, window = 0, fpgas = 0, hosts = 0;
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if (const TcpPoe* t = c.tcp(i)) {
+      auto const& k = t->counters().tcp;
+      timeouts += k.timeouts;
+      fifo += k.refused_full;
+      out_of_order += k.out_of_order_dropped;
+      window += k.window_dropped;
+      (c.at(i).kind() == "fpga" ? fpgas : hosts) += k.timeouts + k.refused_full;
+    }
+  std::vector<std::string> out;
+  if (timeouts == 0 && fifo == 0)
+    return out;
+  std::string line = fmt::format("warning: TCP: {} retransmission timeout(s) on the {}", timeouts,
+                                 fpgas > 0 && hosts > 0 ? "nodes" : fpgas > 0 ? "FPGAs" : "hosts");
+  if (fifo + out_of_order + window > 0)
+    line += fmt::format("; the receiving stacks dropped {} segment(s) themselves ({} at a full shared receive FIFO, "
+                        "{} out of order, {} beyond the window)",
+                        fifo + out_of_order + window, fifo, out_of_order, window);
+  line += "; each timeout waits the stack's timer (an FPGA's tcp.rto_steps start at 0.625 s, Linux's RTO at 200 ms), "
+          "so the run's time may be mostly waiting (tcp_nodes.csv)";
+  if (fifo > 0)
+    line += "; the FIFO fills when the stack's writes to memory fall behind the line (platform.node.fpga.tcp.rx_fifo "
+            "and rx_fifo_min_free size it, device_memory.write_bandwidth drains it; platforms/README.md)";
+  out.push_back(std::move(line));
+  return out;
 }
 
 } // namespace nafsim::nodes

@@ -171,6 +171,8 @@ void summarize_platform(const Scenario& sc, Simulation& sim, const nodes::Cluste
         "on) arms its timer for WRITEs and READ requests only in the versions read (ib_transport_protocol.cpp "
         "generate_exh), so there those losses are never resent and the call would hang (protocols/roce/README.md)",
         send_timeouts));
+  for (auto& line : nodes::transport_notes(cluster))
+    out.push_back(std::move(line));
   if (direct_host > 0)
     out.push_back(fmt::format(
         "warning: {} CCLO call(s) read or wrote host buffers themselves (platform.node.fpga.pcie) on FPGAs without "
