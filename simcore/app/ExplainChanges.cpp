@@ -58,7 +58,7 @@ void platform_changes(const nlohmann::json& sc, bool fpga, std::vector<Change>& 
                      {cpu + "memcpy_rate=" + scaled_rate(copy, 2), cpu + "reduce_rate=" + scaled_rate(red, 2)},
                      "cpu"});
     Change half{"the MPI library's per-message overheads halved", {}, "overhead"};
-    for (const char* k : {"call_overhead", "send_overhead", "recv_overhead", "progress_overhead"})
+    for (const char* k : {"call_overhead", "send_overhead", "inline_send_overhead", "recv_overhead", "progress_overhead"})
       if (const std::string v = str(p, {"node", "host", "cpu", k}); !v.empty() && parse_time(v) > SimTime{})
         half.sets.push_back(fmt::format("{}{}={}", cpu, k, format_time(SimTime::ps(parse_time(v).ps() / 2))));
     if (!half.sets.empty())

@@ -78,11 +78,12 @@ struct NaturalLess {
   }
   bool operator()(const std::string& a, const std::string& b) const
   {
+    // (kind, value, text): a strict weak order, as std::map needs (numbers, then sizes, rates, durations, then text)
     auto va = value(a), vb = value(b);
-    if (va && vb && va->first == vb->first && va->second != vb->second)
-      return va->second < vb->second;
     if (va.has_value() != vb.has_value())
       return va.has_value();
+    if (va && *va != *vb)
+      return *va < *vb;
     return a < b;
   }
 };

@@ -178,7 +178,7 @@ private:
     double remaining = 0;       ///< wire bytes still to leave the sender
     double rate_before = 0;     ///< share it had since `last`, in bytes per picosecond
     SimTime hold;               ///< the last segment cannot leave before this
-    SimTime latency;            ///< last segment: leaving the sender -> all in at the receiver
+    SimTime latency;            ///< a segment's pipeline: start at the sender -> all in at the receiver
     SimTime first_latency;      ///< first segment: start -> all in at the receiver
     std::uint32_t cause    = 0; ///< critical paths: the step its transfer started from (Scheduler::cause_mark)
     std::uint32_t lane     = 0; ///< its sender's and flow identity's (LaneTable: kept until it is delivered)
@@ -231,11 +231,8 @@ private:
   void forget_idle_lanes();
   std::vector<std::uint32_t> path_scratch_;
   /// A segment's pipeline along path_scratch_ (flow fidelity): when its last bit is at the far end of the last port,
-  /// relative to its start at the sender, and its serialization at the slowest port.
-  struct Pipeline {
-    SimTime tail, slowest_ser;
-  };
-  Pipeline segment_pipeline(std::uint32_t bytes) const;
+  /// relative to its start at the sender.
+  SimTime segment_pipeline(std::uint32_t bytes) const;
   void flow_setup();
   /// The fault plan's drop rules name hosts of the topology, two different ones each (a ConfigError otherwise).
   void check_drop_rules() const;

@@ -10,7 +10,8 @@
 //   pipeline to the receiver (computed exactly as the packet fabric times one
 //   packet on an idle path: per cable, propagation; per switch, cut-through or
 //   store-and-forward decision plus latency, the output's serialization) less
-//   its serialization at the path's slowest port, which tf already holds;
+//   its serialization at the port that binds the flow's rate, which tf already
+//   holds (flow_done);
 //   head_arrival = t0 + the first segment's pipeline.
 // On an idle path this is the packet fabric's timing of a back-to-back segment
 // train; under contention the fluid shares replace queues (no queueing delay
@@ -134,22 +135,18 @@ std::uint32_t Fabric::flow_port(std::uint32_t vertex, const Packet& p)
   return port_id(vertex, choose_port(vertex, p));
 }
 
-Fabric::Pipeline Fabric::segment_pipeline(std::uint32_t bytes) const
+SimTime Fabric::segment_pipeline(std::uint32_t bytes) const
 {
   // Port by port of path_scratch_: when the segment's last bit reaches its far end, relative to its start at the
   // sender.
-  Pipeline r;
   SimTime start;
   for (std::size_t i = 0;; ++i) {
     const Port& port   = ports_[path_scratch_[i]];
     const SimTime ser  = port.line.time_for(Bytes{bytes});
     const SimTime head = start + port.propagation;
     const SimTime tail = start + ser + port.propagation;
-    r.slowest_ser      = std::max(r.slowest_ser, ser);
-    if (i + 1 == path_scratch_.size()) {
-      r.tail = tail;
-      return r;
-    }
+    if (i + 1 == path_scratch_.size())
+      return tail;
     const SimTime ser_out = ports_[path_scratch_[i + 1]].line.time_for(Bytes{bytes});
     if (cfg_.switch_.forwarding == Forwarding::CutThrough) {
       SimTime decide =
@@ -185,7 +182,7 @@ void Fabric::flow_begin(std::uint32_t slot, std::uint32_t lane, std::uint32_t ca
       throw SimulationError(fmt::format("routing loop from host {} to host {}", p.src, p.dst));
   }
   const SimTime first_ser = ports_[path_scratch_[0]].line.time_for(Bytes{seg});
-  const Pipeline pipe     = segment_pipeline(seg);
+  const SimTime pipe      = segment_pipeline(seg);
   std::uint32_t id    = sharing_->add(path_scratch_);
   const bool solving  = flow_change();
   if (watch_) {
@@ -209,15 +206,8 @@ void Fabric::flow_begin(std::uint32_t slot, std::uint32_t lane, std::uint32_t ca
   f.remaining     = p.wire_bytes;
   f.rate_before   = 0;
   f.hold          = std::max(now, p.tail_ready) + first_ser;
-  // The last byte leaves the sender at tf at the flow's rate, which the path's slowest port (or the sharing) sets.
-  // Segments leave that port back to back, so the last one is out of it at tf + the segment's pipeline up to there
-  // less its serialization there, and then takes the rest of the pipeline: delivery = tf + the pipeline less the
-  // slowest port's serialization. (Less the sender's, as before 2026-12-07, counted the last segment twice behind a
-  // slower link: a 4 KiB message over 10 Gb/s uplinks 7.77 us against the packets' 4.75 us.) ASSUMPTION: the last
-  // segment as long as the others; a shorter one behind a slower link is dated up to a segment's serialization
-  // there late (4,097 B over 10 Gb/s uplinks +1.2 %; simcore/net/README.md).
-  f.latency       = pipe.tail - pipe.slowest_ser;
-  f.first_latency = pipe.tail;
+  f.latency       = pipe; // less the serialization at the port that sets its pace, at its end (flow_done)
+  f.first_latency = pipe;
   f.cause         = cause == kNoCause ? sched_.cause_mark() : cause;
   f.lane          = lane;
   if (!solving) { // no solve due: it leaves at its equal share until the next one
@@ -331,10 +321,27 @@ void Fabric::flow_done(std::uint32_t id)
     watch_->leave(sharing_->links(id), lane.bytes, lane.pace);
     lane.bytes -= p.wire_bytes;
   }
+  // The last byte leaves the sender at tf at the flow's rate, which the port that binds it sets: segments leave that
+  // port one behind the other, so the last one is out of it at tf + the segment's pipeline up to there less its
+  // serialization there, and then takes the rest of the pipeline. The binding port: the one of least equal share
+  // (capacity over its flows, this one included; of those the slowest), which on an idle path is the slowest port
+  // and under sharing the shared one. (The sender's serialization, subtracted before 2026-12-07, counted the last
+  // segment twice behind a slower link: a 4 KiB message over 10 Gb/s uplinks 7.77 us against the packets' 4.75 us.)
+  const std::uint32_t seg = p.segment_wire_bytes > 0 ? std::min(p.segment_wire_bytes, p.wire_bytes) : p.wire_bytes;
+  std::uint32_t binding   = host_port_[p.src];
+  double least            = -1;
+  for (std::uint32_t l : sharing_->links(id)) {
+    const double share = sharing_->capacity(l) / static_cast<double>(std::max<std::size_t>(1, sharing_->flows_on(l)));
+    if (least < 0 || share < least || (share == least && sharing_->capacity(l) < sharing_->capacity(binding))) {
+      least   = share;
+      binding = l;
+    }
+  }
+  const SimTime latency = f.latency - ports_[binding].line.time_for(Bytes{seg});
   sharing_->remove(id);
   flow_change();
   SimTime left          = std::max(now, f.hold); // the last segment leaves the sender
-  SimTime at            = std::max(left + f.latency, lane.last_delivery);
+  SimTime at            = std::max(left + latency, lane.last_delivery);
   lane.last_delivery    = at;
   lane.active           = false;
   p.head_arrival        = std::min(at, f.started + f.first_latency);

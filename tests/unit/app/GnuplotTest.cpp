@@ -70,6 +70,11 @@ TEST(Plot, SeriesOfQuantitiesComeInTheirValuesOrder)
   EXPECT_TRUE(natural_less("25Gbps", "ring")); // quantities before text
   EXPECT_TRUE(natural_less("eager", "rendezvous"));
   EXPECT_FALSE(natural_less("ring", "ring"));
+  // a strict weak order across kinds (a map's keys): 3 < 4KiB < 16KiB, and not 16KiB < 3 by text
+  EXPECT_TRUE(natural_less("3", "4KiB"));
+  EXPECT_TRUE(natural_less("4KiB", "16KiB"));
+  EXPECT_TRUE(natural_less("3", "16KiB"));
+  EXPECT_FALSE(natural_less("16KiB", "3"));
 }
 
 // A figure set against measured means averages the model's iterations of each point and size: the measurements
