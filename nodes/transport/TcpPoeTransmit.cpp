@@ -136,6 +136,8 @@ std::optional<net::Packet> TcpPoe::pull()
     Session& ss = sessions_[s.session];
     if (s.pkt.seg.len > 0 && s.pkt.seg.seq + s.pkt.seg.len <= ss.conn.unacknowledged()) {
       ++c_.stale_discarded; // acknowledged while staged (a go-back resent it needlessly)
+      if (!s.pkt.seg.probe)
+        ss.conn.withdrawn();
       staged_bytes_ -= s.pkt.seg.len;
       staged_.pop_front();
       refill(now);

@@ -76,6 +76,13 @@ public:
   void write(std::uint64_t bytes, Actions& out);
   std::uint64_t write_end() const { return write_end_; }
   std::uint64_t unacknowledged() const { return snd_una_; }
+  /// A retransmitted segment taken (take_segment) but dropped by its engine before it left, its bytes acknowledged
+  /// meanwhile: it is not counted as sent (segments_sent and retransmitted count what went on the wire).
+  void withdrawn()
+  {
+    --c_.segments_sent;
+    --c_.retransmitted;
+  }
   struct Next {
     std::uint64_t seq = 0;
     std::uint32_t len = 0;
