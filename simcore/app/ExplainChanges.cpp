@@ -27,6 +27,35 @@ std::string scaled_rate(const std::string& rate, double f)
   return rate.empty() ? std::string{} : format_rate(BitsPerSecond{parse_rate(rate).bps * f});
 }
 
+/// The changes a host running MPI offers: its CPU's work and, over RDMA, its library's receive queue.
+void host_changes(const nlohmann::json& p, std::vector<Change>& out)
+{
+  // The hosts' CPU, as the MPI library uses it: its copies and reductions (a core's streaming rate), and its
+  // per-message overheads (the library's and the system's calls). A CPU-bound run's what-if frees them all; these
+  // say which half would pay.
+  const std::string cpu  = "platform.node.host.cpu.";
+  const std::string copy = str(p, {"node", "host", "cpu", "memcpy_rate"});
+  const std::string red  = str(p, {"node", "host", "cpu", "reduce_rate"});
+  if (!copy.empty() && !red.empty())
+    out.push_back({fmt::format("the CPU's copies and reductions at 2x ({}, {})", scaled_rate(copy, 2),
+                               scaled_rate(red, 2)),
+                   {cpu + "memcpy_rate=" + scaled_rate(copy, 2), cpu + "reduce_rate=" + scaled_rate(red, 2)},
+                   "cpu"});
+  Change half{"the MPI library's per-message overheads halved", {}, "overhead"};
+  for (const char* k : {"call_overhead", "send_overhead", "inline_send_overhead", "recv_overhead", "progress_overhead"})
+    if (const std::string v = str(p, {"node", "host", "cpu", k}); !v.empty() && parse_time(v) > SimTime{})
+      half.sets.push_back(fmt::format("{}{}={}", cpu, k, format_time(SimTime::ps(parse_time(v).ps() / 2))));
+  if (!half.sets.empty())
+    out.push_back(half);
+  // The hosts' MPI over RDMA: its receive queue's length is a setting of the library (UCX_RC_RX_QUEUE_LEN); while
+  // it runs empty the NICs refuse arrivals (RNR NAKs) and the senders wait out the RNR timer.
+  const std::string queue = str(p, {"node", "host", "mpi", "eager_buffers"});
+  if (!queue.empty() && str(p, {"node", "host", "transport"}) != "tcp")
+    out.push_back({fmt::format("a receive queue of {} (2x)", std::stoull(queue) * 2),
+                   {"platform.node.host.mpi.eager_buffers=" + std::to_string(std::stoull(queue) * 2)},
+                   "rx"});
+}
+
 void platform_changes(const nlohmann::json& sc, bool fpga, std::vector<Change>& out)
 {
   const nlohmann::json& p = sc.at("platform");
@@ -46,30 +75,7 @@ void platform_changes(const nlohmann::json& sc, bool fpga, std::vector<Change>& 
                    {"platform.network.switch.latency=" + format_time(SimTime::ps(parse_time(lat).ps() / 2))},
                    "switch"});
   if (!fpga) {
-    // The hosts' CPU, as the MPI library uses it: its copies and reductions (a core's streaming rate), and its
-    // per-message overheads (the library's and the system's calls). A CPU-bound run's what-if frees them all; these
-    // say which half would pay.
-    const std::string cpu  = "platform.node.host.cpu.";
-    const std::string copy = str(p, {"node", "host", "cpu", "memcpy_rate"});
-    const std::string red  = str(p, {"node", "host", "cpu", "reduce_rate"});
-    if (!copy.empty() && !red.empty())
-      out.push_back({fmt::format("the CPU's copies and reductions at 2x ({}, {})", scaled_rate(copy, 2),
-                                 scaled_rate(red, 2)),
-                     {cpu + "memcpy_rate=" + scaled_rate(copy, 2), cpu + "reduce_rate=" + scaled_rate(red, 2)},
-                     "cpu"});
-    Change half{"the MPI library's per-message overheads halved", {}, "overhead"};
-    for (const char* k : {"call_overhead", "send_overhead", "inline_send_overhead", "recv_overhead", "progress_overhead"})
-      if (const std::string v = str(p, {"node", "host", "cpu", k}); !v.empty() && parse_time(v) > SimTime{})
-        half.sets.push_back(fmt::format("{}{}={}", cpu, k, format_time(SimTime::ps(parse_time(v).ps() / 2))));
-    if (!half.sets.empty())
-      out.push_back(half);
-    // The hosts' MPI over RDMA: its receive queue's length is a setting of the library (UCX_RC_RX_QUEUE_LEN); while
-    // it runs empty the NICs refuse arrivals (RNR NAKs) and the senders wait out the RNR timer.
-    const std::string queue = str(p, {"node", "host", "mpi", "eager_buffers"});
-    if (!queue.empty() && str(p, {"node", "host", "transport"}) != "tcp")
-      out.push_back({fmt::format("a receive queue of {} (2x)", std::stoull(queue) * 2),
-                     {"platform.node.host.mpi.eager_buffers=" + std::to_string(std::stoull(queue) * 2)},
-                     "rx"});
+    host_changes(p, out);
     return;
   }
   const std::string m = "platform.node.fpga.";
