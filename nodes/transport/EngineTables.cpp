@@ -126,8 +126,9 @@ std::vector<std::string> transport_notes(const Cluster& c)
   line += "; each timeout waits the stack's timer (an FPGA's tcp.rto_steps start at 0.625 s, Linux's RTO at 200 ms), "
           "so the run's time may be mostly waiting (tcp_nodes.csv)";
   if (fifo > 0)
-    line += "; the FIFO fills when the stack's writes to memory fall behind the line (platform.node.fpga.tcp.rx_fifo "
-            "and rx_fifo_min_free size it, device_memory.write_bandwidth drains it; platforms/README.md)";
+    line += "; the FIFO holds what the stack has yet to write to memory, a stalled consumer's backlog included "
+            "(platform.node.fpga.tcp.rx_fifo and rx_fifo_min_free size it, rx_fifo 0B runs without it; whether the "
+            "hardware drops there is open: platforms/README.md)";
   out.push_back(std::move(line));
   return out;
 }
