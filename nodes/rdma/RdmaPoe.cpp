@@ -569,18 +569,8 @@ void RdmaPoe::deliver(net::Packet&& p)
 void RdmaPoe::deliver_ahead(net::Packet&& p, SimTime arrival, const net::WireCause& wire)
 {
   c_.packets_received += std::max<std::uint16_t>(1, p.train); // (ahead only without faults: never corrupted)
-  if (p.train > 1) {
-    // A train's members' ACKs folded into one (RdmaTrain.cpp): its cumulative ACK is the one that went last packet
-    // by packet, right behind the last member, so it is in once its first ACK's worth of bytes is; the rest stands
-    // for the members' earlier ACKs on the wire (and keeps the reverse direction's load). Taken at its tail it had
-    // the requester complete the members' ACKs late (256 KiB with trains of 64: +385 ns on an idle path). The cable
-    // carried nothing else meanwhile, so nothing that arrived on it is overtaken.
-    const auto* w = p.body.get<Wire>();
-    if (w && std::holds_alternative<AckPacket>(*w)) {
-      const BitsPerSecond rate = fabric_.config().link.rate;
-      arrival -= transmit_time(Bytes{p.wire_bytes}, rate) - transmit_time(Bytes{p.wire_bytes / p.train}, rate);
-    }
-  }
+  if (p.train > 1)
+    arrival = train_arrival(p, arrival);
   rx_pipe_.push_ahead(std::move(p), arrival, cfg_.rx_latency, wire);
 }
 

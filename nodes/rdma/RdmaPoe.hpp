@@ -159,6 +159,8 @@ private:
   /// the queue; `done` becomes the train's last member, which carries it). Returns the members (1: none) and sets
   /// `wire` to their bytes on the wire.
   std::uint16_t gather_train(Staged& done, SimTime now, std::uint32_t& wire);
+  /// When a train's receive is due: a folded ACK once its first ACK's worth is in (RdmaTrain.cpp), data at its tail.
+  SimTime train_arrival(const net::Packet& p, SimTime arrival) const;
   /// A request train at the end of the receive pipeline (`place`): each member to the responder, in order, and its
   /// data written at the date its own receive event would have had.
   void receive_train(QpId id, std::uint64_t place, SimTime now);

@@ -47,6 +47,11 @@ SimTime done_at(SimTime now, double remaining, double rate)
   const double ps = rate > 0 ? std::ceil(remaining / rate - 1e-6) : 9e18;
   return now + SimTime::ps(static_cast<std::int64_t>(std::min(ps, 9e18 - static_cast<double>(now.ps()))));
 }
+/// The wire bytes of one of the segments a flow stands for (the whole flow when it is one packet).
+std::uint32_t segment_of(const Packet& p)
+{
+  return p.segment_wire_bytes > 0 ? std::min(p.segment_wire_bytes, p.wire_bytes) : p.wire_bytes;
+}
 } // namespace
 
 void Fabric::flow_setup()
@@ -167,7 +172,7 @@ void Fabric::flow_begin(std::uint32_t slot, std::uint32_t lane, std::uint32_t ca
   // The path, then the pipeline of a segment along it (as Fabric::start_tx and forward time a packet).
   path_scratch_.clear();
   std::uint32_t pid       = host_port_[p.src];
-  const std::uint32_t seg = p.segment_wire_bytes > 0 ? std::min(p.segment_wire_bytes, p.wire_bytes) : p.wire_bytes;
+  const std::uint32_t seg = segment_of(p);
   for (;;) {
     path_scratch_.push_back(pid);
     Port& port = ports_[pid];
@@ -327,7 +332,7 @@ void Fabric::flow_done(std::uint32_t id)
   // (capacity over its flows, this one included; of those the slowest), which on an idle path is the slowest port
   // and under sharing the shared one. (The sender's serialization, subtracted before 2026-12-07, counted the last
   // segment twice behind a slower link: a 4 KiB message over 10 Gb/s uplinks 7.77 us against the packets' 4.75 us.)
-  const std::uint32_t seg = p.segment_wire_bytes > 0 ? std::min(p.segment_wire_bytes, p.wire_bytes) : p.wire_bytes;
+  const std::uint32_t seg = segment_of(p);
   std::uint32_t binding   = host_port_[p.src];
   double least            = -1;
   for (std::uint32_t l : sharing_->links(id)) {
