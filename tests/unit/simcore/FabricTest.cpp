@@ -31,15 +31,24 @@ NetworkConfig netcfg(Forwarding f)
   return n;
 }
 
+/// A leaf-spine of `hosts`, `per_leaf` to a leaf, under `spines` spines (oversubscription: the leaf-spine section's).
+topo::TopologyConfig leaf_spine(std::uint32_t hosts, std::uint32_t per_leaf, std::uint32_t spines,
+                                double oversubscription = 1)
+{
+  topo::TopologyConfig t;
+  t.kind                        = topo::Kind::LeafSpine;
+  t.hosts                       = hosts;
+  t.leaf_spine.hosts_per_leaf   = per_leaf;
+  t.leaf_spine.spines           = spines;
+  t.leaf_spine.oversubscription = oversubscription;
+  return t;
+}
+
 /// Two leaves of one host each (100 Gb/s host cables) under one spine at 400 Gb/s.
 topo::TopologyConfig two_leaves_under_a_faster_spine()
 {
-  topo::TopologyConfig t;
-  t.kind                      = topo::Kind::LeafSpine;
-  t.hosts                     = 2;
-  t.leaf_spine.hosts_per_leaf = 1;
-  t.leaf_spine.spines         = 1;
-  t.leaf_spine.uplink_rate    = BitsPerSecond{400e9};
+  topo::TopologyConfig t   = leaf_spine(2, 1, 1);
+  t.leaf_spine.uplink_rate = BitsPerSecond{400e9};
   return t;
 }
 
@@ -277,15 +286,9 @@ TEST(Fabric, EcmpKeepsOrderSprayReorders)
 {
   auto run_mode = [](RoutingMode mode) {
     return nafsim::testing::run_isolated([mode] {
-      topo::TopologyConfig t;
-      t.kind                      = topo::Kind::LeafSpine;
-      t.hosts                     = 4;
-      t.leaf_spine.hosts_per_leaf = 2;
-      t.leaf_spine.spines         = 4;
-      t.leaf_spine.oversubscription = 0.5;
-      auto n                      = netcfg(Forwarding::CutThrough);
-      n.routing                   = mode;
-      World w(t, n, 7);
+      auto n    = netcfg(Forwarding::CutThrough);
+      n.routing = mode;
+      World w(leaf_spine(4, 2, 4, 0.5), n, 7);
       w.run([&] {
         // Mixed sizes so that paths of different load finish out of order.
         for (std::uint32_t i = 0; i < 200; ++i) {
@@ -317,15 +320,9 @@ TEST(Fabric, DModKSpreadsALeafsHostsOverParallelCablesBothWays)
 {
   auto last_arrivals = [](std::uint32_t senders) {
     return nafsim::testing::run_isolated([senders] {
-      topo::TopologyConfig t;
-      t.kind                        = topo::Kind::LeafSpine;
-      t.hosts                       = 8;
-      t.leaf_spine.hosts_per_leaf   = 4;
-      t.leaf_spine.spines           = 1;
-      t.leaf_spine.oversubscription = 1; // four cables between each leaf and the spine
-      auto n                        = netcfg(Forwarding::CutThrough);
-      n.routing                     = RoutingMode::DModK;
-      World w(t, n);
+      auto n    = netcfg(Forwarding::CutThrough);
+      n.routing = RoutingMode::DModK;
+      World w(leaf_spine(8, 4, 1), n); // four cables between each leaf and the spine
       w.run([&] {
         for (std::uint32_t h = 0; h < senders; ++h)
           for (std::uint32_t i = 0; i < 50; ++i)
