@@ -104,12 +104,17 @@ void add_transport_tables(const Cluster& c, results::ResultSink& sink)
 
 std::vector<std::string> transport_notes(const Cluster& c)
 {
-  std::uint64_t timeouts = 0, fifo = 0, out_of_order = 0, window = 0, fpgas = 0, hosts = 0;
+  std::uint64_t timeouts = 0, fifo = 0, out_of_order = 0, window = 0, fpgas = 0, hosts = 0, stalls = 0;
+  std::string room_setting;
   for (std::size_t i = 0; i < c.size(); ++i)
     if (const TcpPoe* t = c.tcp(i)) {
       auto const& k = t->counters().tcp;
       timeouts += k.timeouts;
       fifo += k.refused_full;
+      if (k.refused_full > 0 && t->counters().consumer_stalls > 0) {
+        stalls += t->counters().consumer_stalls;
+        room_setting = t->consumer_room_setting();
+      }
       out_of_order += k.out_of_order_dropped;
       window += k.window_dropped;
       (c.at(i).kind() == "fpga" ? fpgas : hosts) += k.timeouts + k.refused_full;
@@ -126,9 +131,14 @@ std::vector<std::string> transport_notes(const Cluster& c)
   line += "; each timeout waits the stack's timer (an FPGA's tcp.rto_steps start at 0.625 s, Linux's RTO at 200 ms), "
           "so the run's time may be mostly waiting (tcp_nodes.csv)";
   if (fifo > 0)
-    line += "; the FIFO holds what the stack has yet to write to memory, a stalled consumer's backlog included "
-            "(platform.node.fpga.tcp.rx_fifo and rx_fifo_min_free size it, rx_fifo 0B runs without it; whether the "
-            "hardware drops there is open: platforms/README.md)";
+    line += "; the shared receive FIFO is the stack's only receive buffer (RX_DDR_BYPASS): a segment stays in it "
+            "until the consumer has taken it and it is in memory, and a session's window (tcp.rx_buffer, at most "
+            "65,535 B without window scaling) can be more than the FIFO takes (platform.node.fpga.tcp.rx_fifo and rx_fifo_min_free size it, rx_fifo 0B runs without "
+            "it: platforms/README.md)";
+  if (stalls > 0)
+    line += fmt::format("; the stacks that dropped there had stalled {} time(s) on a consumer with no room, whose "
+                        "streams' segments held the FIFO: more room ({}) keeps them moving",
+                        stalls, room_setting);
   out.push_back(std::move(line));
   return out;
 }

@@ -58,6 +58,8 @@ void TcpPoe::execute(QpId s, tcp::Actions& acts)
       ss.ack_event      = sched_.at(ad->at, this, kAckDelay, s); // (a connection arms one only when none is armed)
       ss.ack_event_live = true;
     } else if (auto* d = std::get_if<tcp::Deliver>(&a)) {
+      if (cfg_.rx_fifo.count > 0)
+        fifo_held_ += d->to - ss.delivered; // in the shared FIFO until the consumer takes it
       ss.delivered = d->to;
       consume(s);
     } else if (auto* k = std::get_if<tcp::Acked>(&a)) {

@@ -14,7 +14,8 @@
 // sessions, staged up to `tx_prefetch` bytes ahead while their bytes come from memory.
 // Receive: segments are acted on `rx_latency` after their last bit; in-order bytes stream to where
 // their record goes; when the consumer has no room (no free Rx buffer) the stream stalls, the bytes
-// stay in the session's receive buffer, its window closes, and the engine offers the record again
+// stay in the session's receive buffer (with `rx_fifo`, the stack's one FIFO shared by every session, which
+// then refuses segments once it is nearly full), its window closes, and the engine offers the record again
 // after `consumer_poll`. Notifications wait until the data they announce is in memory.
 // One class, a file per mechanism: TcpPoeWrites.cpp, TcpPoeTransmit.cpp, TcpPoeReceive.cpp, TcpPoe.cpp (the rest).
 
@@ -65,6 +66,8 @@ public:
   {
     consumer_ = {std::move(room), std::move(room_setting), std::move(stall_setting)};
   }
+  /// The setting that gives the consumer more room (the CCLO's Rx buffers, the MPI library's bounce buffers).
+  const std::string& consumer_room_setting() const { return consumer_.room_setting; }
   std::size_t session_count() const { return sessions_.size(); }
   const tcp::Connection& connection(QpId s) const { return sessions_.at(s).conn; }
 
@@ -242,8 +245,11 @@ private:
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
   RxPipe rx_pipe_{sched_, this, kRx};
   PayloadWrites writes_{"TCP POE", host_}; ///< when every payload written so far is in memory
-  /// rx_fifo: what the shared receive FIFO holds, the bytes taken and not yet written to memory (when each piece's
-  /// write ends, in order) and their sum.
+  /// rx_fifo: what the shared receive FIFO holds. With RX_DDR_BYPASS the FIFO is the stack's only receive buffer
+  /// (shared/reference/accl/tcp_path.md): an accepted segment's bytes are in it until the consumer has read them
+  /// and they are written to memory. `fifo_held_`: accepted and not yet taken by the consumer (a stalled session's
+  /// backlog); `fifo_`: taken, each piece until its write ends (in order), `fifo_bytes_` their sum.
+  std::uint64_t fifo_held_ = 0;
   std::deque<std::pair<SimTime, std::uint64_t>> fifo_;
   std::uint64_t fifo_bytes_ = 0;
   /// rx_fifo: whether the shared receive FIFO has room for a segment now (drops what has been written).

@@ -86,7 +86,8 @@ bool TcpPoe::fifo_room(SimTime now)
     fifo_bytes_ -= fifo_.front().second;
     fifo_.pop_front();
   }
-  return cfg_.rx_fifo.count > fifo_bytes_ && cfg_.rx_fifo.count - fifo_bytes_ > cfg_.rx_fifo_min_free.count;
+  const std::uint64_t held = fifo_held_ + fifo_bytes_;
+  return cfg_.rx_fifo.count > held && cfg_.rx_fifo.count - held > cfg_.rx_fifo_min_free.count;
 }
 
 void TcpPoe::consume(QpId s)
@@ -112,6 +113,8 @@ void TcpPoe::consume(QpId s)
       }
       r.checksum += roce::range_checksum(r.head.msg, off, off + piece);
     }
+    if (cfg_.rx_fifo.count > 0)
+      fifo_held_ -= piece;
     ss.consumed = upto;
     ss.conn.consumed(piece, scratch_);
     if (upto < end)

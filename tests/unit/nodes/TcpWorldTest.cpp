@@ -191,8 +191,10 @@ TEST(TcpWorld, AWindowReopenedByAConsumerThatThenStallsIsAnnounced)
   // the sender, whose writes must fit the window, waiting for an ACK that never came: a deadlock with every Rx buffer
   // free). Every byte arrives. (This was a gather of 256 KiB blocks; the firmware's gather reads a block in one
   // data-mover move, which cannot hold 1,024 Rx buffers: refused now, as the hardware would hang.)
+  // Without the shared receive FIFO (rx_fifo 0B): with it, a stalled stream's backlog holds the FIFO and segments
+  // beyond its room are dropped (the next test), and the sender then waits for timers.
   NodeWorld w(R"({"preset": "accl-xrt-u55c", "topology": {"kind": "star", "hosts": 2},
-                  "node": {"fpga": {"cclo": {"rx_buffers": {"size": "256B"}}}}})");
+                  "node": {"fpga": {"cclo": {"rx_buffers": {"size": "256B"}}, "tcp": {"rx_fifo": "0B"}}}})");
   const std::uint64_t n = 256 * 1024 / 4;
   std::vector<nodes::CcloCall> calls{w.call(Collective::Recv, 2, 0, n, 1), w.call(Collective::Send, 2, 1, n, 0)};
   run_clean(w, calls, n);
@@ -201,6 +203,47 @@ TEST(TcpWorld, AWindowReopenedByAConsumerThatThenStallsIsAnnounced)
     EXPECT_EQ(out[i], static_cast<float>(1000 + i % 1000)) << i;
   EXPECT_GT(w.cluster().tcp(0)->counters().consumer_stalls, 0u);
   EXPECT_EQ(w.cluster().tcp(1)->counters().tcp.timeouts, 0u); // no loss: nothing waited for a timer
+}
+
+TEST(TcpWorld, AStalledStreamsBacklogHoldsTheSharedReceiveFifo)
+{
+  // With RX_DDR_BYPASS the stack's only receive buffer is the shared 64 KiB FIFO (tcp_path.md section 2): a segment
+  // stays in it until the application has read it, and the stack advertises a window of up to 65,535 B per session.
+  // Rank 1 receives 1 MiB 2 ms after rank 0 sends it: its 16 x 32 KiB Rx buffers fill, its CCLO takes nothing more,
+  // and the next window's segments wait in the FIFO, which takes one only while more than 24,000 B of it are free.
+  // So segments are dropped while the stream is stalled, before rank 1 receives anything (the model counted the
+  // backlog only once it was written out, and dropped nothing by then), and the message still arrives whole.
+  const std::uint64_t n = 1024 * 1024 / 4;
+  auto world = [](const std::string& fifo) {
+    return std::make_unique<NodeWorld>(fmt::format(R"({{"preset": "accl-xrt-u55c", "topology": {{"kind": "star", "hosts": 2}},
+                                                      "node": {{"fpga": {{"tcp": {{"rx_fifo": "{}"}}}}}}}})",
+                                                   fifo));
+  };
+  auto calls = [n](NodeWorld& w) {
+    std::vector<nodes::CcloCall> c{w.call(Collective::Send, 2, 0, n, 1), w.call(Collective::Recv, 2, 1, n, 0)};
+    w.fill_inputs({c[0]}, n);
+    return c;
+  };
+  const std::vector<SimTime> starts{SimTime::zero(), SimTime::us(2000)};
+  // Stopped at 1.5 ms, the stream stalled and the receive not yet begun.
+  auto dropped_while_stalled = [&](const std::string& fifo) {
+    auto w = world(fifo);
+    w->scheduler().set_time_limit(SimTime::us(1500));
+    EXPECT_THROW(w->run(calls(*w), starts), SimulationError);
+    EXPECT_GT(w->cluster().tcp(1)->counters().consumer_stalls, 0u);
+    return w->cluster().tcp(1)->counters().tcp.refused_full;
+  };
+  EXPECT_GT(dropped_while_stalled("64KiB"), 0u);
+  EXPECT_EQ(dropped_while_stalled("0B"), 0u); // a buffer per session: nothing dropped
+  // Run to the end: the sender resends what was dropped, and the message arrives whole.
+  auto w = world("64KiB");
+  auto c = calls(*w);
+  for (auto const& r : w->run(c, starts))
+    EXPECT_EQ(r.error, "");
+  auto out = w->read(1, c[1].dst_addr, n);
+  for (std::uint64_t i = 0; i < n; i += 1021)
+    EXPECT_EQ(out[i], static_cast<float>(i % 1000)) << i;
+  EXPECT_GT(w->cluster().tcp(0)->counters().tcp.retransmitted, 0u);
 }
 
 TEST(TcpWorld, StreamsWhoseConsumerNeverDrainsAreReportedAsADeadlock)
