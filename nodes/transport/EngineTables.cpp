@@ -7,6 +7,9 @@
 #include "nodes/transport/UdpPoe.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 namespace nafsim::nodes {
 
@@ -104,16 +107,23 @@ void add_transport_tables(const Cluster& c, results::ResultSink& sink)
 
 std::vector<std::string> transport_notes(const Cluster& c)
 {
-  std::uint64_t timeouts = 0, fifo = 0, out_of_order = 0, window = 0, fpgas = 0, hosts = 0, stalls = 0;
-  std::string room_setting;
+  std::uint64_t timeouts = 0, fifo = 0, out_of_order = 0, window = 0, fpgas = 0, hosts = 0, refused = 0;
+  std::vector<std::string> fifo_kinds, rooms; // the node kinds whose stacks dropped at their FIFO; their consumers' room
+  auto note = [](std::vector<std::string>& v, const std::string& s) {
+    if (std::find(v.begin(), v.end(), s) == v.end())
+      v.push_back(s);
+  };
   for (std::size_t i = 0; i < c.size(); ++i)
     if (const TcpPoe* t = c.tcp(i)) {
       auto const& k = t->counters().tcp;
       timeouts += k.timeouts;
       fifo += k.refused_full;
-      if (k.refused_full > 0 && t->counters().consumer_stalls > 0) {
-        stalls += t->counters().consumer_stalls;
-        room_setting = t->consumer_room_setting();
+      if (k.refused_full > 0) {
+        note(fifo_kinds, std::string(c.at(i).kind()));
+        if (t->counters().consumer_stalls > 0) {
+          refused += t->counters().consumer_stalls;
+          note(rooms, t->consumer_room_setting());
+        }
       }
       out_of_order += k.out_of_order_dropped;
       window += k.window_dropped;
@@ -130,15 +140,23 @@ std::vector<std::string> transport_notes(const Cluster& c)
                         fifo + out_of_order + window, fifo, out_of_order, window);
   line += "; each timeout waits the stack's timer (an FPGA's tcp.rto_steps start at 0.625 s, Linux's RTO at 200 ms), "
           "so the run's time may be mostly waiting (tcp_nodes.csv)";
-  if (fifo > 0)
-    line += "; the shared receive FIFO is the stack's only receive buffer (RX_DDR_BYPASS): a segment stays in it "
-            "until the consumer has taken it and it is in memory, and a session's window (tcp.rx_buffer, at most "
-            "65,535 B without window scaling) can be more than the FIFO takes (platform.node.fpga.tcp.rx_fifo and rx_fifo_min_free size it, rx_fifo 0B runs without "
-            "it: platforms/README.md)";
-  if (stalls > 0)
-    line += fmt::format("; the stacks that dropped there had stalled {} time(s) on a consumer with no room, whose "
-                        "streams' segments held the FIFO: more room ({}) keeps them moving",
-                        stalls, room_setting);
+  if (fifo > 0) {
+    std::vector<std::string> keys;
+    for (auto const& kind : fifo_kinds)
+      keys.push_back(fmt::format("platform.node.{}.tcp.rx_fifo", kind));
+    line += fmt::format("; a segment holds the shared receive FIFO from its acceptance until the consumer has taken "
+                        "it and written it to memory, while a session's window (tcp.rx_buffer) can be more than the "
+                        "FIFO takes{} ({} and rx_fifo_min_free size it, rx_fifo 0B runs without it: "
+                        "platforms/README.md)",
+                        std::find(fifo_kinds.begin(), fifo_kinds.end(), "fpga") != fifo_kinds.end()
+                            ? " (the XRT build's stack keeps no other receive buffer: RX_DDR_BYPASS)"
+                            : "",
+                        fmt::join(keys, ", "));
+  }
+  if (refused > 0)
+    line += fmt::format("; their consumers had no room for a stream's next message ({} refusal(s), one per "
+                        "consumer_poll) while its segments held the FIFO: more room ({}) keeps the streams moving",
+                        refused, fmt::join(rooms, ", "));
   out.push_back(std::move(line));
   return out;
 }

@@ -96,6 +96,10 @@ struct TcpConfig {
                                "bursts (loss_recovery toe); go-back-n resends everything from the hole in ordinary "
                                "segments: set loss_recovery to toe, or retransmit_segment to 0B and retransmit_burst "
                                "to 4 (their defaults)"};
+    if (rx_fifo.count > 0 && out_of_order)
+      return {"rx_fifo", "the shared receive FIFO is the hardware stack's, which takes only the next expected "
+                         "segment (bytes held beyond a hole would enter it all at once, unchecked): set out_of_order "
+                         "to false, or rx_fifo to 0B (each session's rx_buffer alone)"};
     if (rto_max < rto_initial)
       return {"rto_max", "the ceiling of the retransmission timeout (" + format_time(rto_max) +
                              ") is below its first value rto_initial (" + format_time(rto_initial) +
@@ -183,8 +187,10 @@ struct TcpConfig {
     v.field("rx_fifo", rx_fifo,
             "one receive FIFO shared by every session, between the stack and the application: a data segment is "
             "taken only while more than rx_fifo_min_free of it is free, else dropped and answered by a duplicate ACK "
-            "(the hardware stack without its DDR rx buffer); it holds what the engine has not yet written to "
-            "memory; 0: none (each session's rx_buffer alone)");
+            "(the hardware stack without its DDR rx buffer); a segment is in it from its acceptance until the "
+            "consumer has taken it and its write to memory ends (a stream stalled on its consumer holds it; the "
+            "stream FIFOs between the stack and memory counted in it); takes only in-order segments (out_of_order "
+            "false); 0: none (each session's rx_buffer alone)");
     v.field("rx_fifo_min_free", rx_fifo_min_free,
             "rx_fifo: free bytes the FIFO must have to take a segment (the hardware stack: more than 375 words of "
             "64 B)");

@@ -79,7 +79,8 @@ WhatIf data_mover_what_if(const std::string& detail)
 
 /// A transport's retransmission timeout: what lost or reordered the packet it waited for (the injected faults, a
 /// full switch queue, packets sprayed over paths), not the engine.
-WhatIf loss_what_if(const std::string& engine, const std::string& detail, const nlohmann::json& platform)
+WhatIf loss_what_if(const std::string& engine, const std::string& detail, const nlohmann::json& platform,
+                    const RunLosses& losses)
 {
   WhatIf w;
   const nlohmann::json net = platform.value("network", nlohmann::json::object());
@@ -95,8 +96,32 @@ WhatIf loss_what_if(const std::string& engine, const std::string& detail, const 
     w.sets.push_back(std::move(s));
     w.meaning += w.meaning.empty() ? meaning : std::string(", ") + meaning;
   };
-  if (net.value("switch", nlohmann::json::object()).value("flow_control", "drop") == "drop")
+  // The switches' tail drops only where the run had some (a run read without its counters: wherever they can be).
+  if (net.value("switch", nlohmann::json::object()).value("flow_control", "drop") == "drop" &&
+      (!losses.known || losses.queue_drops > 0))
     also("platform.network.switch.flow_control=lossless", "lossless switches (no queue drops)");
+  // A TCP stack's own drops at its shared receive FIFO (the XRT build's): the FIFO without its limit.
+  if (losses.tcp_fifo > 0) {
+    const nlohmann::json node = platform.value("node", nlohmann::json::object());
+    bool any = false;
+    for (const char* kind : {"fpga", "host"}) {
+      const nlohmann::json tcp = node.value(kind, nlohmann::json::object()).value("tcp", nlohmann::json::object());
+      if (tcp.contains("rx_fifo") && tcp.at("rx_fifo").is_string() && parse_bytes(tcp.at("rx_fifo").get<std::string>()).count > 0) {
+        w.sets.push_back(fmt::format("platform.node.{}.tcp.rx_fifo=0B", kind));
+        any = true;
+      }
+    }
+    if (any)
+      w.meaning += (w.meaning.empty() ? "" : ", ") +
+                   fmt::format("the TCP stacks' shared receive FIFOs without their limit (they dropped {} segment(s){})",
+                               losses.tcp_fifo,
+                               losses.tcp_stalls > 0
+                                   ? fmt::format(", their consumers refusing a stream's next message {} time(s) for "
+                                                 "want of room while its segments held them: more Rx buffers keep "
+                                                 "the streams moving, explain --propose tries them",
+                                                 losses.tcp_stalls)
+                                   : std::string{});
+  }
   const std::string routing = net.value("routing", "ecmp");
   if (routing == "spray" || routing == "adaptive") // reordered packets: go-back-N leaves a tail to the timer
     also("platform.network.routing=ecmp", "one path per flow (ECMP: no reordering)");
@@ -145,10 +170,11 @@ std::vector<std::string> with(std::vector<std::string> sets, const std::vector<s
 
 /// The NIC engines (the FPGA's RoCE, TCP and UDP offload engines, the hosts' RDMA NICs and kernel TCP): a wait on a
 /// timer is lifted by what ends it, any other step by pipelines with no latency.
-WhatIf engine_what_if(const std::string& engine, const std::string& detail, const nlohmann::json& platform)
+WhatIf engine_what_if(const std::string& engine, const std::string& detail, const nlohmann::json& platform,
+                      const RunLosses& losses)
 {
   if (has(detail, "retransmission timeout"))
-    return loss_what_if(engine, detail, platform);
+    return loss_what_if(engine, detail, platform, losses);
   const std::string rdma = "platform.node.fpga.rdma.", host_rdma = "platform.node.host.rdma.";
   const std::string tcp = "platform.node.fpga.tcp.", host_tcp = "platform.node.host.tcp.";
   if (has(detail, "RNR timer")) // a SEND refused for want of a posted receive, resent after the timer
@@ -192,7 +218,7 @@ WhatIf engine_what_if(const std::string& engine, const std::string& detail, cons
 } // namespace
 
 WhatIf ideal_what_if(const std::string& resource, const std::string& detail, const std::string& platform_json,
-                     const std::string& workload_json)
+                     const std::string& workload_json, const RunLosses& losses)
 {
   if (resource == "FPGA kernel") // an application kernel (DLRM's): its compute at 10x the clock it was built for
     return kernel_what_if(detail, nlohmann::json::parse(workload_json));
@@ -222,9 +248,9 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
             "datapath accepted)",
             {}};
   if (resource == "RoCE POE" || resource == "TCP POE" || resource == "UDP POE") // FPGA engines and host NICs alike
-    return engine_what_if(resource, detail, platform);
+    return engine_what_if(resource, detail, platform, losses);
   if (resource == "connectionless NI" && has(detail, "retransmission timeout"))
-    return loss_what_if(resource, detail, platform);
+    return loss_what_if(resource, detail, platform, losses);
   const std::string cpu = "platform.node.host.cpu.";
   if (resource == "host CPU" && has(detail, "MPI library"))
     return {{cpu + "send_overhead=0s", cpu + "recv_overhead=0s", cpu + "memcpy_rate=1000Tbps", cpu + "reduce_rate=1000Tbps"},
@@ -387,6 +413,24 @@ std::string workload_of(const fs::path& dir)
 {
   std::ifstream in(dir / "metadata.json");
   return nlohmann::json::parse(in).at("scenario").at("workload").dump();
+}
+
+/// Where a run lost packets: its queues' drops (metadata.json) and its TCP stacks' (tcp_nodes.csv, when it wrote one).
+RunLosses losses_of(const fs::path& dir)
+{
+  RunLosses l;
+  std::ifstream in(dir / "metadata.json");
+  const nlohmann::json packets = nlohmann::json::parse(in).value("packets", nlohmann::json::object());
+  l.queue_drops = packets.value("queue_drops", std::uint64_t{0});
+  l.known       = packets.contains("queue_drops");
+  if (fs::exists(dir / "tcp_nodes.csv")) {
+    const results::CsvTable t = results::read_csv(dir / "tcp_nodes.csv");
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      l.tcp_fifo += std::stoull(t.cell(i, "fifo_dropped"));
+      l.tcp_stalls += std::stoull(t.cell(i, "consumer_stalls"));
+    }
+  }
+  return l;
 }
 
 /// The largest (resource, detail) of `p`, with its share.
@@ -623,7 +667,7 @@ int explain_into(const ExplainOptions& opt, const Scenario& sc, const fs::path& 
   for (unsigned step = 1; step <= opt.steps; ++step) {
     std::cout << fmt::format("bottleneck: {}\n", describe_top(paths));
     auto [resource, detail] = split_key(paths.by_detail.front().first);
-    WhatIf w                = ideal_what_if(resource, detail, platform_of(last), workload_of(last));
+    WhatIf w = ideal_what_if(resource, detail, platform_of(last), workload_of(last), losses_of(last));
     if (w.sets.empty()) {
       std::cout << w.why_not << "\n";
       break;

@@ -5,6 +5,7 @@
 
 #include "workloads/WorkloadRegistry.hpp"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,11 +19,19 @@ struct WhatIf {
   std::string meaning;
   std::string why_not;
 };
+/// Where a run lost packets, from its outputs (metadata.json's packets, tcp_nodes.csv): a retransmission timeout's
+/// what-if lifts what dropped. `known` false: not read (every loss the platform can have is lifted).
+struct RunLosses {
+  bool known                 = false;
+  std::uint64_t queue_drops  = 0; ///< the switches' and ports' queues
+  std::uint64_t tcp_fifo     = 0; ///< TCP stacks' shared receive FIFOs (fifo_dropped)
+  std::uint64_t tcp_stalls   = 0; ///< TCP streams stalled on their consumer (consumer_stalls)
+};
 /// The what-if for a bottleneck (`resource`, `detail` as critical_path.csv writes them) on the platform `platform`
 /// (the resolved scenario's platform section, from metadata.json) and, for the application kernels, its workload
-/// section `workload_json`.
+/// section `workload_json`; `losses`, where the run lost packets.
 WhatIf ideal_what_if(const std::string& resource, const std::string& detail, const std::string& platform_json,
-                     const std::string& workload_json = "{}");
+                     const std::string& workload_json = "{}", const RunLosses& losses = {});
 
 struct ExplainOptions {
   std::string scenario;

@@ -104,6 +104,13 @@ void platform_changes(const nlohmann::json& sc, bool fpga, std::vector<Change>& 
   if (!pcie.empty() && str(sc, {"workload", "location"}) == "host")
     out.push_back({fmt::format("PCIe at {} (2x)", scaled_rate(pcie, 2)), {m + "pcie.bandwidth=" + scaled_rate(pcie, 2)},
                    "pcie"});
+  // The Rx buffers' number (the driver's nbufs): eager messages segmented into more buffers than are free stall
+  // their streams (a TCP stack's shared receive FIFO then drops; RoCE answers RNR).
+  const std::string count = str(p, {"node", "fpga", "cclo", "rx_buffers", "count"});
+  if (!count.empty())
+    out.push_back({fmt::format("{} Rx buffers (2x)", std::stoull(count) * 2),
+                   {fmt::format("{}cclo.rx_buffers.count={}", m, std::stoull(count) * 2)},
+                   "rxcount"});
   const std::string build = str(p, {"node", "fpga", "cclo", "build"});
   for (const char* b : {"eager", "rendezvous"})
     if (build != b)

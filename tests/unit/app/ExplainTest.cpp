@@ -143,6 +143,43 @@ TEST(Explain, AWhatIfIsExactlyWhatEndsTheWaitOrNone)
 }
 
 // MPI over RDMA: the receive queue's length is a change to propose (UCX_RC_RX_QUEUE_LEN); over TCP it is not read.
+// A TCP timeout lifts what dropped in the run: the XRT stacks' own shared receive FIFOs (a gather whose streams
+// stalled on the CCLO's Rx buffers, no switch dropping) are lifted, not the switches, whose lossless what-if changed
+// nothing there; switches that dropped are lifted; a run not read lifts every loss the platform can have.
+TEST(Explain, ATcpTimeoutLiftsWhatDroppedInTheRun)
+{
+  const std::string xrt = R"({"network": {"switch": {"flow_control": "drop"}},
+                              "node": {"fpga": {"tcp": {"rx_fifo": "64KiB"}}, "host": {"tcp": {"rx_fifo": "0B"}}}})";
+  app::RunLosses stack;
+  stack.known      = true;
+  stack.tcp_fifo   = 19;
+  stack.tcp_stalls = 13;
+  const app::WhatIf fifo = app::ideal_what_if("TCP POE", "retransmission timeout", xrt, "{}", stack);
+  EXPECT_EQ(fifo.sets, std::vector<std::string>{"platform.node.fpga.tcp.rx_fifo=0B"});
+  EXPECT_NE(fifo.meaning.find("more Rx buffers"), std::string::npos) << fifo.meaning;
+  app::RunLosses queues;
+  queues.known       = true;
+  queues.queue_drops = 5;
+  EXPECT_EQ(app::ideal_what_if("TCP POE", "retransmission timeout", xrt, "{}", queues).sets,
+            std::vector<std::string>{"platform.network.switch.flow_control=lossless"});
+  EXPECT_EQ(app::ideal_what_if("TCP POE", "retransmission timeout", xrt).sets,
+            std::vector<std::string>{"platform.network.switch.flow_control=lossless"});
+  app::RunLosses none;
+  none.known = true;
+  EXPECT_TRUE(app::ideal_what_if("TCP POE", "retransmission timeout", xrt, "{}", none).sets.empty());
+}
+
+TEST(Explain, ProposesTwiceTheRxBuffers)
+{
+  auto sc = nlohmann::json::parse(R"({"workload": {"kind": "collective", "collective": "gather"}, "platform": {
+      "network": {}, "node": {"fpga": {"cclo": {"build": "custom", "rx_buffers": {"count": 16, "size": "32KiB"}}}}}})");
+  std::vector<std::string> sets;
+  for (auto const& c : app::actionable_changes(sc))
+    if (c.group == "rxcount")
+      sets = c.sets;
+  EXPECT_EQ(sets, std::vector<std::string>{"platform.node.fpga.cclo.rx_buffers.count=32"});
+}
+
 TEST(Explain, ProposesALongerReceiveQueueForMpiOverRdma)
 {
   auto scenario = [](const char* transport) {
