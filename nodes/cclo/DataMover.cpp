@@ -60,7 +60,7 @@ std::uint32_t DataMover::engine_cause(const Pace& p, bool to_network)
 
 std::uint32_t DataMover::first_byte_cause()
 {
-  static const std::uint32_t id = cause_what("data mover", "first byte: memory read latency, datapath pipeline");
+  static const std::uint32_t id = cause_what("data mover", "first byte: issue cycles, memory read latency, datapath pipeline");
   return id;
 }
 

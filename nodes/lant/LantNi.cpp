@@ -220,7 +220,7 @@ void LantNi::execute(Actions& acts)
       control(n->dst, Wire{n->notify}, SimTime{});
     } else if (auto* w = std::get_if<WriteData>(&a)) {
       SimTime done = memory_.write_done(Engine::PoeWrite, sched_.now(), w->addr, Bytes{w->pkt.length});
-      writes_done_ = std::max(writes_done_, done);
+      writes_.wrote(done, [&] { return memory_.write_rate(Engine::PoeWrite, w->addr); });
       written      = done;
       image_[w->addr] = {w->pkt.msg, w->pkt.index};
     } else if (auto* d = std::get_if<Delivered>(&a)) {
@@ -228,11 +228,16 @@ void LantNi::execute(Actions& acts)
                        d->recv_id, d->header};
       if (!rn.verified)
         ++c_.verification_failures;
-      SimTime at = std::max(sched_.now(), writes_done_);
+      SimTime at = std::max(sched_.now(), writes_.done());
       if (!notices_.empty())
         at = std::max(at, notices_.back().first);
       notices_.emplace_back(at, rn);
-      sched_.at(at, this, kNotify);
+      // (Critical paths) one waiting for the payload's writes walks back through them to the step that began them
+      // (as NoticeQueue does for the RDMA, TCP and UDP engines).
+      if (sched_.causes() && at > sched_.now() && at == writes_.done() && writes_.busy_cause() != 0)
+        sched_.at_caused_by(writes_.busy_cause(), at, this, kNotify, 0, writes_.why());
+      else
+        sched_.at(at, this, kNotify);
     } else if (auto* l = std::get_if<LocalNotice>(&a)) {
       if (l->kind == LocalNotice::Kind::Failed)
         throw SimulationError(l->error);

@@ -14,6 +14,7 @@
 #include "nodes/lant/LantNiConfig.hpp"
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/RdmaPoe.hpp"
+#include "nodes/transport/PayloadWrites.hpp"
 #include "nodes/transport/RxPipe.hpp"
 #include "nodes/transport/TxWake.hpp"
 #include "protocols/lant/Receiver.hpp"
@@ -145,7 +146,7 @@ private:
   std::deque<Staged> staged_;
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
   RxPipe rx_pipe_{sched_, this, kRx};
-  SimTime writes_done_;
+  PayloadWrites writes_{sched_, "connectionless NI", host_}; ///< when every payload written so far is in memory
   std::deque<std::pair<SimTime, ReceiveNotice>> notices_; ///< waiting for their data to be in memory
   std::deque<ReceiveNotice> received_;
   std::unordered_map<std::uint64_t, Local> local_;

@@ -251,7 +251,7 @@ private:
   std::uint64_t staged_bytes_ = 0;
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
   RxPipe rx_pipe_{sched_, this, kRx};
-  PayloadWrites writes_{"RoCE POE", host_}; ///< when every payload written so far is in memory
+  PayloadWrites writes_{sched_, "RoCE POE", host_}; ///< when every payload written so far is in memory
   NoticeQueue<Notice> notices_{sched_, this, kNotify};
   void hand_over(Notice& n, SimTime now);
   roce::Actions scratch_;

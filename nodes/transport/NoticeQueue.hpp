@@ -24,8 +24,10 @@ public:
 
   /// A notice, due once `writes_done` and every notice ahead of it have passed. `why()`, asked only when the run
   /// records causes and the notice waits, labels what it waits for (none: the owner's label for `kind`).
+  /// `writes_began` (critical paths): the step that began the writes that end at `writes_done`; a notice whose date
+  /// they set is caused by it (0: by the step running now).
   template <class Why>
-  void push(Notice n, SimTime writes_done, Why&& why)
+  void push(Notice n, SimTime writes_done, Why&& why, std::uint32_t writes_began = 0)
   {
     const SimTime at = due(writes_done);
     if (in_event_ && at == sched_.now() && queued_.empty()) {
@@ -35,15 +37,22 @@ public:
     queued_.emplace_back(at, std::move(n));
     if (sched_.causes() && at > sched_.now()) {
       if (CauseLabel label = why(); label.what != 0) {
-        sched_.at(at, owner_, kind_, 0, label);
+        if (writes_began != 0 && at == writes_done)
+          sched_.at_caused_by(writes_began, at, owner_, kind_, 0, label);
+        else
+          sched_.at(at, owner_, kind_, 0, label);
         return;
       }
     }
     sched_.at(at, owner_, kind_);
   }
   void push(Notice n, SimTime writes_done) { push(std::move(n), writes_done, [] { return CauseLabel{}; }); }
-  /// A notice due once the engine's payload writes so far are in memory (labelled by them when it waits for them).
-  void push(Notice n, const PayloadWrites& w) { push(std::move(n), w.done(), [&] { return w.why(); }); }
+  /// A notice due once the engine's payload writes so far are in memory (labelled by them when it waits for them,
+  /// and then caused by the step that began them).
+  void push(Notice n, const PayloadWrites& w)
+  {
+    push(std::move(n), w.done(), [&] { return w.why(); }, w.busy_cause());
+  }
 
   /// A notice its consumer takes `delay` after it falls due, with nothing at the due date itself that anyone else
   /// observes (PoeListener::inbound_delay): handed over once, at due + delay, through the owner's event of
@@ -54,7 +63,7 @@ public:
   /// hands it over there and the consumer runs its delay itself.
   template <class Why>
   bool push_late(Notice& n, SimTime writes_done, SimTime delay, std::uint32_t late_kind, const CauseLabel& consumer,
-                 Why&& why)
+                 Why&& why, std::uint32_t writes_began = 0)
   {
     const SimTime now = sched_.now();
     const SimTime at  = due(writes_done);
@@ -64,10 +73,17 @@ public:
     late_due_ = std::max(late_due_, at);
     if (sched_.causes()) {
       CauseLabel lead = owner_->cause(kind_, 0);
+      std::uint32_t parent = 0;
       if (at > now)
-        if (CauseLabel label = why(); label.what != 0)
+        if (CauseLabel label = why(); label.what != 0) {
           lead = label;
-      sched_.at(at + delay, owner_, late_kind, slot, CausalGraph::with_lead(consumer, lead, at));
+          if (at == writes_done)
+            parent = writes_began;
+        }
+      if (parent != 0)
+        sched_.at_caused_by(parent, at + delay, owner_, late_kind, slot, CausalGraph::with_lead(consumer, lead, at));
+      else
+        sched_.at(at + delay, owner_, late_kind, slot, CausalGraph::with_lead(consumer, lead, at));
     } else {
       sched_.at(at + delay, owner_, late_kind, slot);
     }
@@ -75,7 +91,7 @@ public:
   }
   bool push_late(Notice& n, const PayloadWrites& w, SimTime delay, std::uint32_t late_kind, const CauseLabel& consumer)
   {
-    return push_late(n, w.done(), delay, late_kind, consumer, [&] { return w.why(); });
+    return push_late(n, w.done(), delay, late_kind, consumer, [&] { return w.why(); }, w.busy_cause());
   }
   /// At the owner's event of `late_kind` with argument `slot`: the notice, and the date it fell due.
   std::pair<Notice, SimTime> take_late(std::uint64_t slot)

@@ -4,6 +4,7 @@
 // engines share (RdmaPoe, TcpPoe, UdpPoe) instead of each keeping the date and the rate and wording the label.
 
 #include "simcore/engine/CausalGraph.hpp"
+#include "simcore/engine/Scheduler.hpp"
 #include "simcore/units/Units.hpp"
 
 #include <cstdint>
@@ -14,13 +15,19 @@ namespace nafsim::nodes {
 class PayloadWrites {
 public:
   /// `engine` names the engine in critical paths ("RoCE POE"); `host` is its node.
-  PayloadWrites(const char* engine, std::uint32_t host) : engine_(engine), host_(host) {}
+  PayloadWrites(Scheduler& sched, const char* engine, std::uint32_t host) : sched_(sched), engine_(engine), host_(host) {}
 
-  /// A payload write into memory ends at `done`; `rate()` (asked only if it ends last so far) is the rate it was
-  /// written at: the device memory's or PCIe's (MemorySystem::write_rate), or a copy engine's below both.
+  /// A payload write into memory, issued now, ends at `done`; `rate()` (asked only if it ends last so far) is the
+  /// rate it was written at: the device memory's or PCIe's (MemorySystem::write_rate), or a copy engine's below both.
   template <class Rate>
   void wrote(SimTime done, Rate&& rate)
   {
+    // (Critical paths) the writes were done by now: a run of writes, each behind the one before, begins with the
+    // step running now. A completion that waits for the run's end walks back to its beginning, through the writes,
+    // not through the last packet's arrival (which blamed the wire for memory slower than the link).
+    // ASSUMPTION: the engine's writes share one port (device memory or PCIe), as its payloads do.
+    if (sched_.causes() && done_ <= sched_.now())
+      busy_cause_ = sched_.cause_mark();
     if (done >= done_) {
       done_ = done;
       rate_ = rate();
@@ -29,6 +36,8 @@ public:
 
   /// When every payload written so far is in memory.
   SimTime done() const { return done_; }
+  /// (Critical paths) the step that began the run of writes ending at done().
+  std::uint32_t busy_cause() const { return busy_cause_; }
   /// (Critical paths) what a completion that waits for them waits for: the write that finished last, at its rate.
   CauseLabel why() const
   {
@@ -38,10 +47,12 @@ public:
   }
 
 private:
+  Scheduler& sched_;
   const char* engine_;
   std::uint32_t host_;
   SimTime done_;
   BitsPerSecond rate_{};
+  std::uint32_t busy_cause_ = 0;
 };
 
 } // namespace nafsim::nodes

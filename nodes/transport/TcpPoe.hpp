@@ -244,7 +244,7 @@ private:
   std::uint64_t staged_bytes_ = 0;
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
   RxPipe rx_pipe_{sched_, this, kRx};
-  PayloadWrites writes_{"TCP POE", host_}; ///< when every payload written so far is in memory
+  PayloadWrites writes_{sched_, "TCP POE", host_}; ///< when every payload written so far is in memory
   /// rx_fifo: what the shared receive FIFO holds. With RX_DDR_BYPASS the FIFO is the stack's only receive buffer
   /// (shared/reference/accl/tcp_path.md): an accepted segment's bytes are in it until the consumer has read them
   /// and they are written to memory. `fifo_held_`: accepted and not yet taken by the consumer (a stalled session's

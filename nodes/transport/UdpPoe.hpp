@@ -122,7 +122,7 @@ private:
   RxPipe rx_pipe_{sched_, this, kRx};
   std::map<std::pair<net::HostId, std::uint64_t>, In> in_;  ///< by (source, message)
   std::set<std::pair<net::HostId, std::uint64_t>> finished_;
-  PayloadWrites writes_{"UDP POE", host_}; ///< when every payload written so far is in memory
+  PayloadWrites writes_{sched_, "UDP POE", host_}; ///< when every payload written so far is in memory
   struct Notice {
     net::HostId peer;
     bool inbound;

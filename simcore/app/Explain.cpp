@@ -57,8 +57,9 @@ WhatIf data_mover_what_if(const std::string& detail)
 {
   const std::string m = "platform.node.fpga.";
   if (has(detail, "first byte"))
-    return {{m + "device_memory.read_latency=0s", m + "pcie.read_latency=0s", m + "cclo.dmp.pipeline_cycles=0"},
-            "memory and PCIe reads with no latency, no datapath pipeline",
+    return {{m + "device_memory.read_latency=0s", m + "pcie.read_latency=0s", m + "cclo.dmp.pipeline_cycles=0",
+             m + "cclo.dmp.issue_cycles=0"},
+            "memory and PCIe reads with no latency, no datapath pipeline, moves issued in no time",
             {}};
   if (has(detail, "memory read"))
     return {{m + "device_memory.read_bandwidth=1000Tbps", m + "device_memory.channel_bandwidth=1000Tbps"},
@@ -248,6 +249,8 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
             "datapath accepted)",
             {}};
   if (resource == "RoCE POE" || resource == "TCP POE" || resource == "UDP POE") // FPGA engines and host NICs alike
+    return engine_what_if(resource, detail, platform, losses);
+  if (resource == "connectionless NI" && has(detail, "written to memory")) // the payload's writes, as the others'
     return engine_what_if(resource, detail, platform, losses);
   if (resource == "connectionless NI" && has(detail, "retransmission timeout"))
     return loss_what_if(resource, detail, platform, losses);

@@ -65,9 +65,9 @@ Built where_time_goes(const CsvTable& merged)
   g.push_back("Predictions (`nafsim run --critical-path`, `critical_path.csv` of each point): the 8-rank allreduce on "
               "accl-coyote-u55c (the firmware's own protocol and algorithm per size), each call's critical path from "
               "the slowest rank's start to its finalize, as shares of its latency per resource; the bottleneck is the "
-              "(resource, detail) with the largest share. A faster link moves the limit into the FPGA: the HBM "
-              "pseudo-channel and datapath feeding the network, and the receiver's writes into memory (see `nafsim "
-              "explain`).");
+              "(resource, detail) with the largest share. Large calls are bound by the receivers' writes into device "
+              "memory (98 Gb/s, just below the 100 Gb/s link), so a 4x faster link barely helps; behind them the HBM "
+              "pseudo-channel and the datapath feeding the network (`nafsim explain --steps`).");
   g.push_back("");
   g.push_back("| link | size | latency us | firmware | data mover | wire | switch | NIC engine | Tx/Rx | other | "
               "bottleneck |");

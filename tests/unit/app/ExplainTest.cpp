@@ -43,8 +43,9 @@ TEST(Explain, EachBottleneckHasItsWhatIf)
   EXPECT_TRUE(sets(hop, "platform.network.switch.latency=0s"));
   auto read = app::ideal_what_if("data mover", "memory read (operand 0) at 115.0 Gb/s (to the network)", kPlatform);
   EXPECT_TRUE(sets(read, "platform.node.fpga.device_memory.read_bandwidth=1000Tbps"));
-  auto first = app::ideal_what_if("data mover", "first byte: memory read latency, datapath pipeline", kPlatform);
+  auto first = app::ideal_what_if("data mover", "first byte: issue cycles, memory read latency, datapath pipeline", kPlatform);
   EXPECT_TRUE(sets(first, "platform.node.fpga.device_memory.read_latency=0s"));
+  EXPECT_TRUE(sets(first, "platform.node.fpga.cclo.dmp.issue_cycles=0")) << "the lead-in counts the move's issue";
   auto dp = app::ideal_what_if("data mover", "datapath at 128.0 Gb/s", kPlatform);
   EXPECT_TRUE(sets(dp, "platform.node.fpga.cclo.dmp.width_bytes=1024"));
   auto writes = app::ideal_what_if("RoCE POE", "payload written to memory at 98.0 Gb/s before the completion", kPlatform);
@@ -250,7 +251,7 @@ TEST(Explain, NamesTheBottleneckAndTheGainOfLiftingIt)
                  "sizes": ["512B"], "iterations": 1}})";
   auto r = run_cli(d, "explain ar.json --out ex");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("bottleneck: data mover, first byte: memory read latency"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bottleneck: data mover, first byte: issue cycles, memory read latency"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("read_latency=0s"), std::string::npos) << r.out;
   // The what-if's latency is below the baseline's: the line after the header reads "512  <before>  <after>  <gain>%".
   auto at = r.out.find("       512  ");

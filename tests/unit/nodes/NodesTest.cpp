@@ -138,7 +138,8 @@ TEST(NoticeQueue, ANoticeItsConsumerTakesLaterGoesOnceAndHoldsTheNextBehindIt)
 // notice is labelled with that write's rate, asked only when it ends last.
 TEST(PayloadWrites, TheWriteThatEndsLastSetsTheDateAndItsRateTheLabel)
 {
-  nodes::PayloadWrites w("RoCE POE", 3);
+  Scheduler clock;
+  nodes::PayloadWrites w(clock, "RoCE POE", 3);
   int asked = 0;
   w.wrote(SimTime::ns(500), [&] { ++asked; return BitsPerSecond{104e9}; }); // host memory over PCIe
   w.wrote(SimTime::ns(400), [&] { ++asked; return BitsPerSecond{98e9}; });  // device memory, issued later, ends sooner
@@ -166,6 +167,59 @@ TEST(PayloadWrites, TheWriteThatEndsLastSetsTheDateAndItsRateTheLabel)
   q.push(7, w);
   sched.run_standalone();
   EXPECT_EQ(owner.got, "7@500 ");
+}
+
+// Memory slower than the link: each packet's payload write waits behind the one before, so a message's completion
+// waits for the run of writes that began with its first packet. Its critical path walks back through those writes
+// to the first arrival (all of it the memory's), not through the last packet's arrival, which blamed the wire for
+// a receive bound by memory (issue 53's audit: RoCE sendrecv with writes at 80 Gb/s, "80 % wire", where twice the
+// links moved nothing and twice the memory 18 %).
+TEST(PayloadWrites, ACompletionBehindARunOfWritesWalksBackToItsBeginning)
+{
+  struct Engine final : EventHandler {
+    Scheduler* s = nullptr;
+    nodes::PayloadWrites* w = nullptr;
+    nodes::NoticeQueue<int>* q = nullptr;
+    SimTime port_free;
+    std::uint32_t done = 0;
+    std::uint32_t arrival = cause_what("test", "packet arrival");
+    void on_event(std::uint32_t kind, std::uint64_t last) override
+    {
+      if (kind == 1) { // the notice
+        q->pop();
+        done = s->cause_mark();
+        return;
+      }
+      port_free = std::max(port_free, s->now()) + SimTime::ns(15); // a packet arrives every 10 ns, written in 15
+      w->wrote(port_free, [] { return BitsPerSecond{80e9}; });
+      if (last)
+        q->push(1, *w);
+    }
+    CauseLabel cause(std::uint32_t, std::uint64_t) const override { return CauseLabel{arrival}; }
+  };
+  Scheduler sched;
+  sched.record_causes();
+  Engine e;
+  nodes::PayloadWrites w(sched, "RoCE POE", 0);
+  nodes::NoticeQueue<int> q(sched, &e, 1);
+  e.s = &sched;
+  e.w = &w;
+  e.q = &q;
+  for (int i = 1; i <= 3; ++i)
+    sched.at(SimTime::ns(10 * i), &e, 0, i == 3);
+  sched.run_standalone();
+  ASSERT_NE(e.done, 0u);
+  auto p = sched.causes()->path(e.done, SimTime{});
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p.back().end, SimTime::ns(55));
+  EXPECT_EQ(p.back().begin, SimTime::ns(10)) << "the writes began with the first packet";
+  EXPECT_EQ(cause_detail(p.back().label.what), "payload written to memory at 80.0 Gb/s before the completion");
+  // A write after the run has ended begins a run of its own: its completion walks back to its own packet.
+  sched.at(SimTime::ns(100), &e, 0, 1);
+  sched.run_standalone();
+  p = sched.causes()->path(e.done, SimTime{});
+  EXPECT_EQ(p.back().begin, SimTime::ns(100));
+  EXPECT_EQ(p.back().end, SimTime::ns(115));
 }
 
 namespace {
