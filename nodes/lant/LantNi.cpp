@@ -219,8 +219,10 @@ void LantNi::execute(Actions& acts)
     } else if (auto* n = std::get_if<SendNotify>(&a)) {
       control(n->dst, Wire{n->notify}, SimTime{});
     } else if (auto* w = std::get_if<WriteData>(&a)) {
-      SimTime done = memory_.write_done(Engine::PoeWrite, sched_.now(), w->addr, Bytes{w->pkt.length});
-      writes_.wrote(done, [&] { return memory_.write_rate(Engine::PoeWrite, w->addr); });
+      const Stream s     = memory_.write(Engine::PoeWrite, sched_.now(), w->addr, Bytes{w->pkt.length},
+                                         MemorySystem::kNoCap);
+      const SimTime done = s.last;
+      writes_.wrote(s.first, done, [&] { return memory_.write_rate(Engine::PoeWrite, w->addr); });
       written      = done;
       image_[w->addr] = {w->pkt.msg, w->pkt.index};
     } else if (auto* d = std::get_if<Delivered>(&a)) {

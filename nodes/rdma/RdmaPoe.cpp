@@ -157,15 +157,18 @@ void RdmaPoe::execute(QpId qp, Actions& acts)
       notify_after_writes(Notice{qp, false, *c, {}});
     } else if (auto* p = std::get_if<PlaceData>(&a)) {
       SimTime now = placing_.on ? placing_date(*p) : sched_.now(); // (a train's member: when it would have come)
-      SimTime done;
+      SimTime first, done;
       if (flow_ && p->seg.length > wire_mtu_ && rx_head_ < now) {
         // Flow fidelity: the data was written as it came in, from its first segment on.
-        done = memory_.write_streamed(Engine::PoeWrite, rx_head_, now, p->addr, Bytes{p->seg.length}, Bytes{wire_mtu_},
-                                      p->command);
+        done = first = memory_.write_streamed(Engine::PoeWrite, rx_head_, now, p->addr, Bytes{p->seg.length},
+                                              Bytes{wire_mtu_}, p->command);
       } else {
-        done = memory_.write(Engine::PoeWrite, now, p->addr, Bytes{p->seg.length}, MemorySystem::kNoCap, p->command).last;
+        const Stream w = memory_.write(Engine::PoeWrite, now, p->addr, Bytes{p->seg.length}, MemorySystem::kNoCap,
+                                       p->command);
+        first = w.first;
+        done  = w.last;
       }
-      writes_.wrote(done, [&] { return memory_.write_rate(Engine::PoeWrite, p->addr); });
+      writes_.wrote(first, done, [&] { return memory_.write_rate(Engine::PoeWrite, p->addr); });
     } else if (auto* m = std::get_if<InboundMessage>(&a)) {
       notify_after_writes(Notice{qp, true, {}, *m});
     } else if (std::holds_alternative<WantTx>(a)) {

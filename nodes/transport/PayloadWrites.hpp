@@ -3,6 +3,7 @@
 // that finished last: what the engine's completions wait for before they reach the node (NoticeQueue). One piece the
 // engines share (RdmaPoe, TcpPoe, UdpPoe) instead of each keeping the date and the rate and wording the label.
 
+#include "nodes/transport/RunStart.hpp"
 #include "simcore/engine/CausalGraph.hpp"
 #include "simcore/engine/Scheduler.hpp"
 #include "simcore/units/Units.hpp"
@@ -15,19 +16,18 @@ namespace nafsim::nodes {
 class PayloadWrites {
 public:
   /// `engine` names the engine in critical paths ("RoCE POE"); `host` is its node.
-  PayloadWrites(Scheduler& sched, const char* engine, std::uint32_t host) : sched_(sched), engine_(engine), host_(host) {}
+  PayloadWrites(Scheduler& sched, const char* engine, std::uint32_t host) : run_(sched), engine_(engine), host_(host) {}
 
-  /// A payload write into memory, issued now, ends at `done`; `rate()` (asked only if it ends last so far) is the
-  /// rate it was written at: the device memory's or PCIe's (MemorySystem::write_rate), or a copy engine's below both.
+  /// A payload write into memory, issued now, its first byte in at `first` and its last at `done`; `rate()` (asked
+  /// only if it ends last so far) is the rate it was written at: the device memory's or PCIe's
+  /// (MemorySystem::write_rate), or a copy engine's below both.
   template <class Rate>
-  void wrote(SimTime done, Rate&& rate)
+  void wrote(SimTime first, SimTime done, Rate&& rate)
   {
-    // (Critical paths) the writes were done by now: a run of writes, each behind the one before, begins with the
-    // step running now. A completion that waits for the run's end walks back to its beginning, through the writes,
-    // not through the last packet's arrival (which blamed the wire for memory slower than the link).
-    // ASSUMPTION: the engine's writes share one port (device memory or PCIe), as its payloads do.
-    if (sched_.causes() && done_ <= sched_.now())
-      busy_cause_ = sched_.cause_mark();
+    // (Critical paths) a completion that waits for a run of writes, each behind the one before, walks back to the
+    // run's beginning, through the writes, not through the last packet's arrival (which blamed the wire for memory
+    // slower than the link).
+    run_.issued(first, done);
     if (done >= done_) {
       done_ = done;
       rate_ = rate();
@@ -37,7 +37,7 @@ public:
   /// When every payload written so far is in memory.
   SimTime done() const { return done_; }
   /// (Critical paths) the step that began the run of writes ending at done().
-  std::uint32_t busy_cause() const { return busy_cause_; }
+  std::uint32_t busy_cause() const { return run_.began(); }
   /// (Critical paths) what a completion that waits for them waits for: the write that finished last, at its rate.
   CauseLabel why() const
   {
@@ -47,12 +47,11 @@ public:
   }
 
 private:
-  Scheduler& sched_;
+  RunStart run_;
   const char* engine_;
   std::uint32_t host_;
   SimTime done_;
   BitsPerSecond rate_{};
-  std::uint32_t busy_cause_ = 0;
 };
 
 } // namespace nafsim::nodes

@@ -102,8 +102,9 @@ void TcpPoe::consume(QpId s)
     std::uint64_t off   = ss.consumed - r.head.start;
     std::uint64_t piece = upto - ss.consumed;
     if (r.head.kind != RecordKind::ReadRequest) {
-      SimTime done = memory_.write(Engine::PoeWrite, sched_.now(), r.addr + off, Bytes{piece}, copy_cap_).last;
-      writes_.wrote(done, [&] {
+      const Stream put   = memory_.write(Engine::PoeWrite, sched_.now(), r.addr + off, Bytes{piece}, copy_cap_);
+      const SimTime done = put.last;
+      writes_.wrote(put.first, done, [&] {
         const BitsPerSecond w = memory_.write_rate(Engine::PoeWrite, r.addr);
         return copy_cap_.bps < w.bps ? copy_cap_ : w;
       });

@@ -164,8 +164,8 @@ void UdpPoe::on_event(std::uint32_t kind, std::uint64_t arg)
         break;
       }
       std::uint64_t off = std::uint64_t{d->index} * cfg_.fragment_payload();
-      writes_.wrote(memory_.write_done(Engine::PoeWrite, now, in.addr + off, Bytes{d->len}),
-                    [&] { return memory_.write_rate(Engine::PoeWrite, in.addr); });
+      const Stream w = memory_.write(Engine::PoeWrite, now, in.addr + off, Bytes{d->len}, MemorySystem::kNoCap);
+      writes_.wrote(w.first, w.last, [&] { return memory_.write_rate(Engine::PoeWrite, in.addr); });
       in.checksum += roce::range_checksum(d->msg, off, off + d->len);
       if (r == udp::Reassembly::Outcome::Complete) {
         roce::InboundMessage m;

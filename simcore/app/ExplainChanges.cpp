@@ -106,8 +106,10 @@ void platform_changes(const nlohmann::json& sc, bool fpga, std::vector<Change>& 
                    "pcie"});
   // The Rx buffers' number (the driver's nbufs): eager messages segmented into more buffers than are free stall
   // their streams (a TCP stack's shared receive FIFO then drops; RoCE answers RNR).
+  // A build sets its own Rx buffers (CcloConfig): the count is a change only where the scenario sizes them.
   const std::string count = str(p, {"node", "fpga", "cclo", "rx_buffers", "count"});
-  if (!count.empty())
+  const std::string built = str(p, {"node", "fpga", "cclo", "build"});
+  if (!count.empty() && (built == "custom" || built.empty()))
     out.push_back({fmt::format("{} Rx buffers (2x)", std::stoull(count) * 2),
                    {fmt::format("{}cclo.rx_buffers.count={}", m, std::stoull(count) * 2)},
                    "rxcount"});

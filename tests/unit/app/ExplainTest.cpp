@@ -179,6 +179,10 @@ TEST(Explain, ProposesTwiceTheRxBuffers)
     if (c.group == "rxcount")
       sets = c.sets;
   EXPECT_EQ(sets, std::vector<std::string>{"platform.node.fpga.cclo.rx_buffers.count=32"});
+  // A build (eager, rendezvous) sets its own: a count proposed there would be a run of the same system.
+  sc["platform"]["node"]["fpga"]["cclo"]["build"] = "rendezvous";
+  for (auto const& c : app::actionable_changes(sc))
+    EXPECT_NE(c.group, "rxcount") << c.name;
 }
 
 TEST(Explain, ProposesALongerReceiveQueueForMpiOverRdma)

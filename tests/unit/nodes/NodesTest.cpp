@@ -141,15 +141,15 @@ TEST(PayloadWrites, TheWriteThatEndsLastSetsTheDateAndItsRateTheLabel)
   Scheduler clock;
   nodes::PayloadWrites w(clock, "RoCE POE", 3);
   int asked = 0;
-  w.wrote(SimTime::ns(500), [&] { ++asked; return BitsPerSecond{104e9}; }); // host memory over PCIe
-  w.wrote(SimTime::ns(400), [&] { ++asked; return BitsPerSecond{98e9}; });  // device memory, issued later, ends sooner
+  w.wrote(SimTime::ns(100), SimTime::ns(500), [&] { ++asked; return BitsPerSecond{104e9}; }); // host memory over PCIe
+  w.wrote(SimTime::ns(300), SimTime::ns(400), [&] { ++asked; return BitsPerSecond{98e9}; }); // device memory, ends sooner
   EXPECT_EQ(w.done(), SimTime::ns(500));
   EXPECT_EQ(asked, 1) << "a write ending before the last asks no rate";
   CauseLabel l = w.why();
   EXPECT_EQ(l.where, 3);
   EXPECT_EQ(cause_resource(l.what), "RoCE POE");
   EXPECT_EQ(cause_detail(l.what), "payload written to memory at 104.0 Gb/s before the completion");
-  w.wrote(SimTime::ns(500), [&] { ++asked; return BitsPerSecond{98e9}; }); // ends with it: the later one names it
+  w.wrote(SimTime::ns(400), SimTime::ns(500), [&] { ++asked; return BitsPerSecond{98e9}; }); // ends with it: it names it
   EXPECT_EQ(cause_detail(w.why().what), "payload written to memory at 98.0 Gb/s before the completion");
 
   // A notice pushed behind them is due at their date and carries their label when the run records causes.
@@ -180,7 +180,7 @@ TEST(PayloadWrites, ACompletionBehindARunOfWritesWalksBackToItsBeginning)
     Scheduler* s = nullptr;
     nodes::PayloadWrites* w = nullptr;
     nodes::NoticeQueue<int>* q = nullptr;
-    SimTime port_free;
+    SimTime port_free, dur, latency; ///< the memory port: each write's time on it, then its latency
     std::uint32_t done = 0;
     std::uint32_t arrival = cause_what("test", "packet arrival");
     void on_event(std::uint32_t kind, std::uint64_t last) override
@@ -190,8 +190,9 @@ TEST(PayloadWrites, ACompletionBehindARunOfWritesWalksBackToItsBeginning)
         done = s->cause_mark();
         return;
       }
-      port_free = std::max(port_free, s->now()) + SimTime::ns(15); // a packet arrives every 10 ns, written in 15
-      w->wrote(port_free, [] { return BitsPerSecond{80e9}; });
+      const SimTime start = std::max(port_free, s->now());
+      port_free           = start + dur;
+      w->wrote(start + latency, port_free + latency, [] { return BitsPerSecond{80e9}; });
       if (last)
         q->push(1, *w);
     }
@@ -205,13 +206,17 @@ TEST(PayloadWrites, ACompletionBehindARunOfWritesWalksBackToItsBeginning)
   e.s = &sched;
   e.w = &w;
   e.q = &q;
+  // A packet arrives every 10 ns and is written in 15 after the memory's latency (5 ns): each write waits for the
+  // one before.
+  e.dur     = SimTime::ns(15);
+  e.latency = SimTime::ns(5);
   for (int i = 1; i <= 3; ++i)
     sched.at(SimTime::ns(10 * i), &e, 0, i == 3);
   sched.run_standalone();
   ASSERT_NE(e.done, 0u);
   auto p = sched.causes()->path(e.done, SimTime{});
   ASSERT_FALSE(p.empty());
-  EXPECT_EQ(p.back().end, SimTime::ns(55));
+  EXPECT_EQ(p.back().end, SimTime::ns(60));
   EXPECT_EQ(p.back().begin, SimTime::ns(10)) << "the writes began with the first packet";
   EXPECT_EQ(cause_detail(p.back().label.what), "payload written to memory at 80.0 Gb/s before the completion");
   // A write after the run has ended begins a run of its own: its completion walks back to its own packet.
@@ -219,7 +224,17 @@ TEST(PayloadWrites, ACompletionBehindARunOfWritesWalksBackToItsBeginning)
   sched.run_standalone();
   p = sched.causes()->path(e.done, SimTime{});
   EXPECT_EQ(p.back().begin, SimTime::ns(100));
-  EXPECT_EQ(p.back().end, SimTime::ns(115));
+  EXPECT_EQ(p.back().end, SimTime::ns(120));
+  // Writes that keep up with the packets but take a long latency (5 ns on the port, 30 after it) overlap without
+  // queueing: latency is no queue, and the completion walks back to the last packet (the wire brought it).
+  e.dur     = SimTime::ns(5);
+  e.latency = SimTime::ns(30);
+  sched.at(SimTime::ns(200), &e, 0, 0);
+  sched.at(SimTime::ns(210), &e, 0, 1);
+  sched.run_standalone();
+  p = sched.causes()->path(e.done, SimTime{});
+  EXPECT_EQ(p.back().begin, SimTime::ns(210));
+  EXPECT_EQ(p.back().end, SimTime::ns(245));
 }
 
 namespace {
