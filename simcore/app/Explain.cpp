@@ -93,39 +93,36 @@ WhatIf loss_what_if(const std::string& engine, const std::string& detail, const 
     w.sets.push_back("platform.network.faults.drops=[]");
   if (!w.sets.empty())
     w.meaning = "the network without its injected faults";
-  auto also = [&](std::string s, const char* meaning) {
-    w.sets.push_back(std::move(s));
-    w.meaning += w.meaning.empty() ? meaning : std::string(", ") + meaning;
+  auto also = [&](const std::vector<std::string>& sets, const std::string& meaning) {
+    w.sets.insert(w.sets.end(), sets.begin(), sets.end());
+    w.meaning += w.meaning.empty() ? meaning : ", " + meaning;
   };
   // The switches' tail drops only where the run had some (a run read without its counters: wherever they can be).
   if (net.value("switch", nlohmann::json::object()).value("flow_control", "drop") == "drop" &&
       (!losses.known || losses.queue_drops > 0))
-    also("platform.network.switch.flow_control=lossless", "lossless switches (no queue drops)");
+    also({"platform.network.switch.flow_control=lossless"}, "lossless switches (no queue drops)");
   // A TCP stack's own drops at its shared receive FIFO (the XRT build's): the FIFO without its limit.
   if (losses.tcp_fifo > 0) {
     const nlohmann::json node = platform.value("node", nlohmann::json::object());
-    bool any = false;
+    std::vector<std::string> fifos;
     for (const char* kind : {"fpga", "host"}) {
       const nlohmann::json tcp = node.value(kind, nlohmann::json::object()).value("tcp", nlohmann::json::object());
-      if (tcp.contains("rx_fifo") && tcp.at("rx_fifo").is_string() && parse_bytes(tcp.at("rx_fifo").get<std::string>()).count > 0) {
-        w.sets.push_back(fmt::format("platform.node.{}.tcp.rx_fifo=0B", kind));
-        any = true;
-      }
+      if (tcp.contains("rx_fifo") && tcp.at("rx_fifo").is_string() && parse_bytes(tcp.at("rx_fifo").get<std::string>()).count > 0)
+        fifos.push_back(fmt::format("platform.node.{}.tcp.rx_fifo=0B", kind));
     }
-    if (any)
-      w.meaning += (w.meaning.empty() ? "" : ", ") +
-                   fmt::format("the TCP stacks' shared receive FIFOs without their limit (they dropped {} segment(s){})",
-                               losses.tcp_fifo,
-                               losses.tcp_stalls > 0
-                                   ? fmt::format(", their consumers refusing a stream's next message {} time(s) for "
-                                                 "want of room while its segments held them: more Rx buffers keep "
-                                                 "the streams moving, explain --propose tries them",
-                                                 losses.tcp_stalls)
-                                   : std::string{});
+    const std::string refusals =
+        losses.tcp_stalls > 0 ? fmt::format(", their consumers refusing a stream's next message {} time(s) for want "
+                                            "of room while its segments held them: more Rx buffers keep the streams "
+                                            "moving, explain --propose tries them",
+                                            losses.tcp_stalls)
+                              : std::string{};
+    if (!fifos.empty())
+      also(fifos, fmt::format("the TCP stacks' shared receive FIFOs without their limit (they dropped {} segment(s){})",
+                              losses.tcp_fifo, refusals));
   }
   const std::string routing = net.value("routing", "ecmp");
   if (routing == "spray" || routing == "adaptive") // reordered packets: go-back-N leaves a tail to the timer
-    also("platform.network.routing=ecmp", "one path per flow (ECMP: no reordering)");
+    also({"platform.network.routing=ecmp"}, "one path per flow (ECMP: no reordering)");
   if (w.sets.empty())
     w.why_not = fmt::format("no what-if for the {}'s '{}': the network neither injects faults, drops nor reorders; a "
                             "timeout there is one too short for the queues (spurious resends: the transport's "
