@@ -74,7 +74,7 @@ void LantNi::submit(Command c, PayloadSource source)
 {
   c.queue = 1;
   if (source)
-    sources_[c.id] = Source{c.local_addr, std::move(source)};
+    sources_[c.id] = Source{c.local_addr, std::move(source), sched_.cause_mark()};
   if (!submitted_.empty() || !tx_.can_post(1, c.bytes, c.message))
     ++c_.post_waits; // waits inside the NI for queue space
   submitted_.push_back(c);
@@ -184,9 +184,24 @@ void LantNi::control(std::uint32_t dst, Wire w, SimTime from)
                           (std::uint64_t{host_} << 32) | dst, 0);
   p.ecc_protected  = true;
   SimTime ready    = std::max(sched_.now(), from) + cycle_ * static_cast<std::int64_t>(cfg_.tx_pipeline) + phy_tx_;
-  if (!ctrl_.empty()) // one control queue, in order
-    ready = std::max(ready, ctrl_.back().first);
-  ctrl_.emplace_back(ready, std::move(p));
+  CauseLabel why{};
+  std::uint32_t parent = Scheduler::kRunningStep;
+  if (sched_.causes()) {
+    // (Critical paths) a control packet's wait is its write response and the transmit pipeline, from the step that
+    // queued it (a packet's receipt), not from the pull that found it not yet ready: an ACK stream paced by the
+    // arriving data was blamed on a "payload stream" the receiver does not have.
+    static const std::uint32_t pipeline = cause_what("connectionless NI", "control packet: transmit pipeline");
+    why    = CauseLabel::at_host(pipeline, host_);
+    if (from > sched_.now())
+      why = CausalGraph::with_lead(why, writes_.why(), from);
+    parent = sched_.cause_mark();
+  }
+  if (!ctrl_.empty() && ctrl_.back().ready >= ready) { // one control queue, in order: behind the one before
+    ready  = ctrl_.back().ready;
+    why    = ctrl_.back().why;
+    parent = ctrl_.back().parent;
+  }
+  ctrl_.push_back(Control{ready, std::move(p), why, parent});
   ++c_.control_packets_sent;
   fabric_.tx_ready(host_);
 }
@@ -236,7 +251,7 @@ void LantNi::execute(Actions& acts)
       notices_.emplace_back(at, rn);
       // (Critical paths) one waiting for the payload's writes walks back through them to the step that began them
       // (as NoticeQueue does for the RDMA, TCP and UDP engines).
-      if (sched_.causes() && at > sched_.now() && at == writes_.done() && writes_.busy_cause() != 0)
+      if (sched_.causes() && at > sched_.now() && at == writes_.done())
         sched_.at_caused_by(writes_.busy_cause(), at, this, kNotify, 0, writes_.why());
       else
         sched_.at(at, this, kNotify);
@@ -289,11 +304,28 @@ void LantNi::refill(SimTime now)
     // leaves after the NI pipeline and the PHY's transmit half.
     SimTime start = now + (t->starts_command ? cycle_ * static_cast<std::int64_t>(cfg_.descriptor_fetch) : SimTime{});
     SimTime data;
-    if (auto src = sources_.find(t->command); src != sources_.end()) // streamed in by another block
-      data = std::max(start, src->second.fn(t->local_addr - src->second.local, t->pkt.length));
-    else
-      data = memory_.read_done(Engine::PoeRead, start, t->local_addr, Bytes{t->pkt.length});
-    staged_.push_back(Staged{*t, std::max(start, data) + cycle_ * static_cast<std::int64_t>(cfg_.tx_pipeline) + phy_tx_});
+    std::uint32_t began = Scheduler::kRunningStep; // (critical paths) what began the payload's way in
+    static const std::uint32_t stream = cause_what("payload stream", "bytes not yet streamed to the NIC");
+    static const std::uint32_t read   = cause_what("connectionless NI", "payload read from memory");
+    static const std::uint32_t pipe   = cause_what("connectionless NI", "transmit pipeline (a command's descriptor fetch)");
+    std::uint32_t what = stream;
+    if (auto src = sources_.find(t->command); src != sources_.end()) { // streamed in by another block
+      data  = std::max(start, src->second.fn(t->local_addr - src->second.local, t->pkt.length));
+      began = src->second.posted;
+    } else {
+      const Stream rd = memory_.read(Engine::PoeRead, start, t->local_addr, Bytes{t->pkt.length}, MemorySystem::kNoCap);
+      payload_reads_.issued(rd.first, rd.last);
+      data  = rd.last;
+      began = payload_reads_.began();
+      what  = read;
+    }
+    // (Critical paths) a packet whose payload came later than the pull that staged it waits from what began that;
+    // otherwise for the descriptor fetch and the transmit pipeline after the pull.
+    const bool payload_later = data > start;
+    const SimTime ready = std::max(start, data) + cycle_ * static_cast<std::int64_t>(cfg_.tx_pipeline) + phy_tx_;
+    staged_.push_back(Staged{*t, ready,
+                             sched_.causes() ? CauseLabel::at_host(payload_later ? what : pipe, host_) : CauseLabel{},
+                             payload_later ? began : Scheduler::kRunningStep});
     took = true;
     if (t->starts_command) {
       wake_waiters(); // a command left its queue: room for a waiting post
@@ -324,14 +356,18 @@ std::optional<net::Packet> LantNi::pull()
 {
   SimTime now = sched_.now();
   SimTime wake = SimTime::max();
+  CauseLabel why{};
+  std::uint32_t parent = Scheduler::kRunningStep;
   if (!ctrl_.empty()) {
-    if (ctrl_.front().first <= now) {
-      net::Packet p = std::move(ctrl_.front().second);
+    if (ctrl_.front().ready <= now) {
+      net::Packet p = std::move(ctrl_.front().p);
       ctrl_.pop_front();
       on_line(p, now);
       return p;
     }
-    wake = ctrl_.front().first;
+    wake   = ctrl_.front().ready;
+    why    = ctrl_.front().why;
+    parent = ctrl_.front().parent;
   }
   refill(now);
   while (!staged_.empty()) {
@@ -343,7 +379,11 @@ std::optional<net::Packet> LantNi::pull()
       continue;
     }
     if (s.ready > now) {
-      wake = std::min(wake, s.ready);
+      if (s.ready < wake) {
+        wake   = s.ready;
+        why    = s.why;
+        parent = s.parent;
+      }
       break;
     }
     Sender::TxPacket t = s.t;
@@ -359,7 +399,7 @@ std::optional<net::Packet> LantNi::pull()
     }
     return p;
   }
-  tx_wake_.at(wake);
+  tx_wake_.at(wake, why, parent);
   return std::nullopt;
 }
 

@@ -16,6 +16,7 @@
 #include "nodes/rdma/RdmaPoe.hpp"
 #include "nodes/transport/PayloadWrites.hpp"
 #include "nodes/transport/RxPipe.hpp"
+#include "nodes/transport/RunStart.hpp"
 #include "nodes/transport/TxWake.hpp"
 #include "protocols/lant/Receiver.hpp"
 #include "protocols/lant/Sender.hpp"
@@ -111,6 +112,15 @@ private:
   struct Staged {
     lant::Sender::TxPacket t;
     SimTime ready;
+    CauseLabel why{}; ///< critical paths: what its ready date waits for
+    std::uint32_t parent = Scheduler::kRunningStep; ///< ... and the step that began it (TxWake::at)
+  };
+  /// A control packet (ACK, NACK, notification) waiting for its write response and the transmit pipeline.
+  struct Control {
+    SimTime ready;
+    net::Packet p;
+    CauseLabel why{};                               ///< critical paths: what its ready date waits for
+    std::uint32_t parent = Scheduler::kRunningStep; ///< ... from the step that queued it
   };
   struct Local {
     SimTime pushed  = SimTime::max();
@@ -142,9 +152,10 @@ private:
   MemorySystem& memory_;
   lant::Sender tx_;
   lant::Receiver rx_;
-  std::deque<std::pair<SimTime, net::Packet>> ctrl_;
+  std::deque<Control> ctrl_;
   std::deque<Staged> staged_;
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
+  RunStart payload_reads_{sched_}; ///< (critical paths) the run of the NI's own payload reads
   RxPipe rx_pipe_{sched_, this, kRx};
   PayloadWrites writes_{sched_, "connectionless NI", host_}; ///< when every payload written so far is in memory
   std::deque<std::pair<SimTime, ReceiveNotice>> notices_; ///< waiting for their data to be in memory
@@ -161,6 +172,7 @@ private:
   struct Source {
     std::uint64_t local = 0;
     PayloadSource fn;
+    std::uint32_t posted = Scheduler::kRunningStep; ///< critical paths: the step that submitted it (its stream's start)
   };
   std::unordered_map<std::uint64_t, Source> sources_; ///< by command id
   std::deque<lant::Command> submitted_;               ///< hardware posts waiting for queue space

@@ -85,7 +85,7 @@ void RdmaPoe::post_send(QpId qp, const WorkRequest& wr, PayloadSource source, st
     outgoing_.set(wr.msg, slot);
   }
   out_pool_[slot] = Outgoing{wr.local_addr,    std::move(source),     wr.length,        std::move(accepted),
-                             wr.payload_cause, wr.payload_lead_cause, wr.payload_first};
+                             wr.payload_cause, wr.payload_lead_cause, wr.payload_first, sched_.cause_mark()};
   if (trace_)
     posted_[wr.wr_id] = sched_.now();
   qps_.at(qp).req.post(wr, sched_.now(), scratch_);
@@ -357,10 +357,13 @@ std::uint32_t RdmaPoe::stage_response(QpId id, const roce::PendingResponse& r, S
   const std::uint32_t len = r.packet.data.length;
   ++q.staged_responses;
   Stream rd     = memory_.read(Engine::PoeRead, now, r.addr, Bytes{len}, MemorySystem::kNoCap);
+  payload_reads_.issued(rd.first, rd.last);
   // Flow fidelity: the message goes once its first segment is read; the rest streams behind it.
   SimTime ready = std::max(flow_ ? first_segment_read(rd, len) : rd.last, now + cfg_.tx_latency);
+  const bool read_later = ready > now + cfg_.tx_latency;
   staged_.push_back(Staged{Wire{r.packet}, ready, std::max(rd.last, now + cfg_.tx_latency), id, q.rsp.epoch(), false,
-                           {}, sched_.causes() ? staging_cause(ready > now + cfg_.tx_latency, nullptr) : CauseLabel{}});
+                           {}, sched_.causes() ? staging_cause(read_later, nullptr) : CauseLabel{},
+                           read_later ? payload_reads_.began() : Scheduler::kRunningStep});
   return len;
 }
 
@@ -372,7 +375,8 @@ std::uint32_t RdmaPoe::stage_request(QpId id, const roce::RequestPacket& p, SimT
   SimTime ready = now + cfg_.tx_latency;
   SimTime tail  = ready;
   std::function<void()> accepted;
-  Outgoing* source = outgoing(p.data.msg);
+  std::uint32_t began = Scheduler::kRunningStep; // (critical paths) the step that began what the payload waits for
+  Outgoing* source    = outgoing(p.data.msg);
   if (source) {
     Outgoing& o     = *source;
     SimTime payload = now;
@@ -382,10 +386,13 @@ std::uint32_t RdmaPoe::stage_request(QpId id, const roce::RequestPacket& p, SimT
         payload = o.source(p.data.offset, len);
         head    = flow_ ? o.source(p.data.offset, static_cast<std::uint32_t>(std::min<std::uint64_t>(len, wire_mtu_)))
                         : payload;
+        began   = o.posted; // the stream that feeds it began with the work request's post
       } else {
         Stream rd = memory_.read(Engine::PoeRead, now, o.local_addr + p.data.offset, Bytes{len}, MemorySystem::kNoCap);
+        payload_reads_.issued(rd.first, rd.last);
         payload   = rd.last;
         head      = flow_ ? first_segment_read(rd, len) : rd.last;
+        began     = payload_reads_.began();
       }
       // Flow fidelity: the message goes once its first segment is ready; the rest streams behind it.
       ready = std::max(ready, head);
@@ -395,13 +402,16 @@ std::uint32_t RdmaPoe::stage_request(QpId id, const roce::RequestPacket& p, SimT
       if (flow_) // ... once the wire has drained to within tx_prefetch of it (see pull())
         accepted = std::exchange(o.accepted, nullptr);
       else if (trace_ || sched_.causes()) // (its wait: the payload read into the transmit path)
-        sched_.call_at(std::max(now, payload), std::exchange(o.accepted, nullptr), accept_cause());
+        sched_.call_at_caused_by(payload > now ? began : Scheduler::kRunningStep, std::max(now, payload),
+                                 std::exchange(o.accepted, nullptr), staging_cause(true, source));
       else // (told at the end of the pull)
         accepted_.emplace_back(std::max(now, payload), std::exchange(o.accepted, nullptr));
     }
   }
+  const bool payload_later = ready > now + cfg_.tx_latency;
   staged_.push_back(Staged{Wire{p}, ready, tail, id, q.req.epoch(), true, std::move(accepted),
-                           sched_.causes() ? staging_cause(ready > now + cfg_.tx_latency, source) : CauseLabel{}});
+                           sched_.causes() ? staging_cause(payload_later, source) : CauseLabel{},
+                           payload_later ? began : Scheduler::kRunningStep});
   execute(id, scratch_);
   return len;
 }
@@ -519,7 +529,8 @@ std::optional<net::Packet> RdmaPoe::pull_staged()
     if (flow_) // behind what the transmit path holds of the messages already on their way (see nic_free_)
       ready = std::max(ready, std::min(nic_free_, s.ready + transmit_time(cfg_.tx_prefetch, fabric_.config().link.rate)));
     if (ready > now) {
-      tx_wake_.at(ready, s.why);
+      // (A wait behind the transmit path, flow fidelity: the pull's.)
+      tx_wake_.at(ready, s.why, ready == s.ready ? s.parent : Scheduler::kRunningStep);
       return pull_control(); // an ACK the discards above unblocked goes now, not at the wake
     }
     Staged done = std::move(staged_.front());

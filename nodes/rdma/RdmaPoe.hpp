@@ -13,6 +13,7 @@
 #include "nodes/memory/MemorySystem.hpp"
 #include "nodes/rdma/PoeConfig.hpp"
 #include "nodes/transport/Poe.hpp"
+#include "nodes/transport/RunStart.hpp"
 #include "nodes/transport/RxPipe.hpp"
 #include "nodes/transport/NoticeQueue.hpp"
 #include "nodes/transport/TxWake.hpp"
@@ -130,6 +131,7 @@ private:
     bool request;
     std::function<void()> accepted = {}; ///< flow fidelity: runs once the message is within tx_prefetch of the wire
     CauseLabel why{}; ///< critical paths: what its ready date waits for
+    std::uint32_t parent = Scheduler::kRunningStep; ///< ... and the step that began it (TxWake::at)
   };
   struct Notice {
     QpId qp;
@@ -220,6 +222,7 @@ private:
     std::uint32_t payload_cause = 0; ///< the work request's (critical paths)
     std::uint32_t payload_lead_cause = 0;
     std::int64_t payload_first       = 0;
+    std::uint32_t posted             = 0; ///< critical paths: the step that posted it (its stream's beginning)
   };
   /// Critical paths: what a staged packet's ready date waits for: its payload (as the work request says what paces
   /// it, else the POE's own memory read) or the transmit pipeline.
@@ -250,6 +253,7 @@ private:
   Fifo<Staged> staged_; ///< (a ring buffer: a deque allocated a block every few packets)
   std::uint64_t staged_bytes_ = 0;
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
+  RunStart payload_reads_{sched_}; ///< (critical paths) the run of the engine's own payload reads
   RxPipe rx_pipe_{sched_, this, kRx};
   PayloadWrites writes_{sched_, "RoCE POE", host_}; ///< when every payload written so far is in memory
   NoticeQueue<Notice> notices_{sched_, this, kNotify};

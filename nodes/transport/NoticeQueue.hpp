@@ -25,9 +25,9 @@ public:
   /// A notice, due once `writes_done` and every notice ahead of it have passed. `why()`, asked only when the run
   /// records causes and the notice waits, labels what it waits for (none: the owner's label for `kind`).
   /// `writes_began` (critical paths): the step that began the writes that end at `writes_done`; a notice whose date
-  /// they set is caused by it (0: by the step running now).
+  /// they set is caused by it (Scheduler::kRunningStep: by the step running now).
   template <class Why>
-  void push(Notice n, SimTime writes_done, Why&& why, std::uint32_t writes_began = 0)
+  void push(Notice n, SimTime writes_done, Why&& why, std::uint32_t writes_began = Scheduler::kRunningStep)
   {
     const SimTime at = due(writes_done);
     if (in_event_ && at == sched_.now() && queued_.empty()) {
@@ -37,10 +37,7 @@ public:
     queued_.emplace_back(at, std::move(n));
     if (sched_.causes() && at > sched_.now()) {
       if (CauseLabel label = why(); label.what != 0) {
-        if (writes_began != 0 && at == writes_done)
-          sched_.at_caused_by(writes_began, at, owner_, kind_, 0, label);
-        else
-          sched_.at(at, owner_, kind_, 0, label);
+        sched_.at_caused_by(at == writes_done ? writes_began : Scheduler::kRunningStep, at, owner_, kind_, 0, label);
         return;
       }
     }
@@ -63,7 +60,7 @@ public:
   /// hands it over there and the consumer runs its delay itself.
   template <class Why>
   bool push_late(Notice& n, SimTime writes_done, SimTime delay, std::uint32_t late_kind, const CauseLabel& consumer,
-                 Why&& why, std::uint32_t writes_began = 0)
+                 Why&& why, std::uint32_t writes_began = Scheduler::kRunningStep)
   {
     const SimTime now = sched_.now();
     const SimTime at  = due(writes_done);
@@ -73,17 +70,14 @@ public:
     late_due_ = std::max(late_due_, at);
     if (sched_.causes()) {
       CauseLabel lead = owner_->cause(kind_, 0);
-      std::uint32_t parent = 0;
+      std::uint32_t parent = Scheduler::kRunningStep;
       if (at > now)
         if (CauseLabel label = why(); label.what != 0) {
           lead = label;
           if (at == writes_done)
             parent = writes_began;
         }
-      if (parent != 0)
-        sched_.at_caused_by(parent, at + delay, owner_, late_kind, slot, CausalGraph::with_lead(consumer, lead, at));
-      else
-        sched_.at(at + delay, owner_, late_kind, slot, CausalGraph::with_lead(consumer, lead, at));
+      sched_.at_caused_by(parent, at + delay, owner_, late_kind, slot, CausalGraph::with_lead(consumer, lead, at));
     } else {
       sched_.at(at + delay, owner_, late_kind, slot);
     }

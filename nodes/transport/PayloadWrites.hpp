@@ -36,7 +36,7 @@ public:
 
   /// When every payload written so far is in memory.
   SimTime done() const { return done_; }
-  /// (Critical paths) the step that began the run of writes ending at done().
+  /// (Critical paths) the step that began the run of writes ending at done() (Scheduler::kRunningStep: none).
   std::uint32_t busy_cause() const { return run_.began(); }
   /// (Critical paths) what a completion that waits for them waits for: the write that finished last, at its rate.
   CauseLabel why() const

@@ -24,13 +24,14 @@ public:
       began_ = sched_.cause_mark();
     end_ = std::max(end_, last);
   }
-  /// The step that began the run in progress (0: none recorded).
+  /// The step that began the run in progress (Scheduler::kRunningStep: none recorded; 0 is the run's origin, where
+  /// the first work request of a run is posted).
   std::uint32_t began() const { return began_; }
 
 private:
   Scheduler& sched_;
   SimTime end_;
-  std::uint32_t began_ = 0;
+  std::uint32_t began_ = Scheduler::kRunningStep;
 };
 
 } // namespace nafsim::nodes

@@ -24,6 +24,7 @@
 #include "nodes/transport/Poe.hpp"
 #include "nodes/transport/NoticeQueue.hpp"
 #include "nodes/transport/RxPipe.hpp"
+#include "nodes/transport/RunStart.hpp"
 #include "nodes/transport/TxWake.hpp"
 #include "protocols/tcp/Connection.hpp"
 #include "simcore/engine/Fifo.hpp"
@@ -125,6 +126,7 @@ private:
     roce::Verb verb       = roce::Verb::Send;
     bool report           = true; ///< complete a work request when acknowledged
     std::uint32_t payload_cause = 0; ///< the work request's (critical paths)
+    std::uint32_t posted = Scheduler::kRunningStep; ///< critical paths: the step that posted it (its stream's start)
     std::function<void()> accepted{}; ///< runs when the stack has taken the last byte
   };
   struct RxRecord {
@@ -167,6 +169,7 @@ private:
     SimTime ready;
     QpId session;
     CauseLabel why{}; ///< critical paths: what its ready date waits for
+    std::uint32_t parent = Scheduler::kRunningStep; ///< ... and the step that began it (TxWake::at)
   };
   struct Notice {
     QpId session;
@@ -214,7 +217,11 @@ private:
   void record_done(QpId s, RxRecord done);
   void refill(SimTime now);
   /// `paced`: set to the payload cause of the record whose bytes come last (critical paths; 0: the engine's reads).
-  SimTime payload_ready(Session& ss, QpId id, const tcp::Segment& seg, SimTime now, std::uint32_t& paced);
+  /// When segment `seg`'s payload is ready to go; `paced`, `began` (critical paths): the label of the work request
+  /// whose bytes came last, and the step that began what they waited for (a stream's post, the run of the engine's
+  /// own reads or copies; Scheduler::kRunningStep where the transmit buffer's copy or a write's status came later).
+  SimTime payload_ready(Session& ss, QpId id, const tcp::Segment& seg, SimTime now, std::uint32_t& paced,
+                        std::uint32_t& began);
   net::Packet make_packet(const Session& ss, Packet body) const;
   void arm_timer(QpId s, const tcp::ArmTimer& t);
   /// A segment has just carried session `ss`'s ACK (Connection::commit, take_ack, stamp disarm a delayed one): the
@@ -234,6 +241,7 @@ private:
   std::uint64_t buffer_base_;
   BitsPerSecond copy_cap_; ///< user bytes in and out (a kernel stack's socket copies)
   MemoryPort copy_; ///< the kernel's copies from user buffers into socket buffers (hosts)
+  RunStart payload_reads_{sched_}; ///< (critical paths) the run of the engine's own payload reads or the kernel's copies
   roce::RecvProvider provider_;
   std::vector<Session> sessions_;
   std::unordered_map<std::uint64_t, Read> reads_; ///< READs waiting for their response, by wr_id

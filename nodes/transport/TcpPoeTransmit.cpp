@@ -20,7 +20,8 @@ net::Packet TcpPoe::make_packet(const Session& ss, Packet body) const
   return p;
 }
 
-SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, SimTime now, std::uint32_t& paced)
+SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, SimTime now, std::uint32_t& paced,
+                              std::uint32_t& began)
 {
   std::uint64_t slot = buffer_base_ + std::uint64_t{id} * cfg_.tx_buffer.count + seg.seq % cfg_.tx_buffer.count;
   const bool host    = is_host(slot);
@@ -40,20 +41,28 @@ SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, Sim
     std::uint64_t off = a - r.head.start;
     auto len          = static_cast<std::uint32_t>(b - a);
     SimTime t;
-    if (r.source)
+    std::uint32_t from = r.posted; // (critical paths) a stream began with its work request's post
+    if (r.source) {
       t = std::max(now, r.source(off, len));
-    else if (host)
-      t = copy_.stream(now, Bytes{len}, copy_cap_).last;
-    else
-      t = memory_.read_done(Engine::PoeRead, now, r.local_addr + off, Bytes{len});
-    if (t > in)
+    } else {
+      const Stream s = host ? copy_.stream(now, Bytes{len}, copy_cap_)
+                            : memory_.read(Engine::PoeRead, now, r.local_addr + off, Bytes{len}, MemorySystem::kNoCap);
+      payload_reads_.issued(s.first, s.last);
+      t    = s.last;
+      from = payload_reads_.began();
+    }
+    if (t > in) {
       paced = r.payload_cause;
+      began = from;
+    }
     in = std::max(in, t);
   }
   // tx_status_latency: a write's data enters the stack only after its status.
   for (auto it = std::upper_bound(ss.pushed.begin(), ss.pushed.end(), seg.seq,
                                   [](std::uint64_t v, auto const& e) { return v < e.first; });
        it != ss.pushed.end(); ++it) {
+    if (it->second > in)
+      began = Scheduler::kRunningStep; // ASSUMPTION (critical paths): a write's status, from the pull's step
     in = std::max(in, it->second);
     if (it->first >= seg.seq + seg.len)
       break;
@@ -90,12 +99,15 @@ void TcpPoe::refill(SimTime now)
     pkt.seg.dst_session = ss.remote;
     SimTime ready       = now + timing_.tx_latency;
     CauseLabel why{};
+    std::uint32_t parent = Scheduler::kRunningStep;
     if (pkt.seg.len > 0) {
       std::uint32_t paced = 0;
-      const SimTime data  = payload_ready(ss, id, pkt.seg, now, paced);
+      const SimTime data  = payload_ready(ss, id, pkt.seg, now, paced, parent);
       if (data > ready && sched_.causes()) {
         static const std::uint32_t buffer = cause_what("TCP POE", "payload through the transmit buffer");
         why = CauseLabel::at_host(paced != 0 ? paced : buffer, host_);
+      } else {
+        parent = Scheduler::kRunningStep;
       }
       ready = std::max(ready, data);
       for (auto const& r : ss.tx)
@@ -103,7 +115,7 @@ void TcpPoe::refill(SimTime now)
           pkt.heads.push_back(r.head);
     }
     staged_bytes_ += pkt.seg.len;
-    staged_.push_back(Staged{std::move(pkt), ready, id, why});
+    staged_.push_back(Staged{std::move(pkt), ready, id, why, parent});
     execute(id, scratch_);
     if (!ss.in_data && ss.conn.next()) {
       ss.in_data = true;
@@ -144,7 +156,7 @@ std::optional<net::Packet> TcpPoe::pull()
       continue;
     }
     if (s.ready > now) {
-      tx_wake_.at(s.ready, s.why);
+      tx_wake_.at(s.ready, s.why, s.parent);
       return std::nullopt;
     }
     Staged done = std::move(staged_.front());

@@ -24,6 +24,7 @@ void TcpPoe::post_send(QpId session, const roce::WorkRequest& wr, PayloadSource 
   r.local_addr       = wr.local_addr;
   r.source           = std::move(source);
   r.payload_cause    = wr.payload_cause;
+  r.posted           = sched_.cause_mark();
   switch (wr.verb) {
     case roce::Verb::Send:
       r.head.kind  = RecordKind::Send;
@@ -73,10 +74,17 @@ void TcpPoe::written(TxRecord& r, SimTime in)
 {
   if (!r.accepted)
     return;
-  if (r.source)
-    in = std::max(in, r.source(0, static_cast<std::uint32_t>(r.head.bytes)));
+  in = std::max(in, sched_.now());
   static const std::uint32_t taken = cause_what("TCP POE", "last write taken by the stack");
-  sched_.call_at(std::max(in, sched_.now()), std::exchange(r.accepted, nullptr), CauseLabel::at_host(taken, host_));
+  const SimTime streamed = r.source ? r.source(0, static_cast<std::uint32_t>(r.head.bytes)) : SimTime{};
+  if (streamed > in && r.payload_cause != 0) {
+    // (Critical paths) the stream that feeds it ends later: caused by its beginning, the work request's post, and
+    // spent on what paces it (the data mover's read), not on the last write's status that asked.
+    sched_.call_at_caused_by(r.posted, streamed, std::exchange(r.accepted, nullptr),
+                             CauseLabel::at_host(r.payload_cause, host_));
+    return;
+  }
+  sched_.call_at(std::max(in, streamed), std::exchange(r.accepted, nullptr), CauseLabel::at_host(taken, host_));
 }
 
 void TcpPoe::write_records(QpId s)

@@ -21,8 +21,11 @@ public:
   {
   }
   /// The next staged packet can go at `ready` (SimTime::max(): nothing staged to wait for).
-  /// `why`: what the wait is spent on (critical paths; default: the owner's label for its kind).
-  void at(SimTime ready, CauseLabel why = {})
+  /// `why`: what the wait is spent on (critical paths; default: the owner's label for its kind). `parent`: the step
+  /// that began what `ready` waits for (a cause_mark(): the run of payload reads it ends, RunStart; the work
+  /// request's post for a stream that feeds it), so that a path through the wake-up walks back through that work
+  /// rather than through the port's pull that asked (which blamed the wire for reads slower than the link).
+  void at(SimTime ready, CauseLabel why = {}, std::uint32_t parent = Scheduler::kRunningStep)
   {
     if (ready == SimTime::max())
       return;
@@ -30,7 +33,11 @@ public:
     if (wake_at_ > ready || wake_at_ <= now) {
       wake_at_ = ready;
       ++scheduled_; // (the event's argument: the riders it carries, below)
-      if (why.what != 0)
+      if (parent != Scheduler::kRunningStep && why.what != 0)
+        sched_.at_caused_by(parent, ready, owner_, kind_, scheduled_, why);
+      else if (parent != Scheduler::kRunningStep)
+        sched_.at_caused_by(parent, ready, owner_, kind_, scheduled_);
+      else if (why.what != 0)
         sched_.at(ready, owner_, kind_, scheduled_, why);
       else
         sched_.at(ready, owner_, kind_, scheduled_);

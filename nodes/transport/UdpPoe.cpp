@@ -25,7 +25,7 @@ void UdpPoe::post_send(QpId peer, const roce::WorkRequest& wr, PayloadSource sou
     throw SimulationError(fmt::format("host {}: UDP carries no READ (a READ to host {} was posted)", host_, peer));
   std::uint64_t bytes = std::max<std::uint64_t>(wr.length, 1);
   auto fragments      = static_cast<std::uint32_t>((bytes + cfg_.fragment_payload() - 1) / cfg_.fragment_payload());
-  out_.push_back(Out{peer, wr, std::move(source), 0, fragments});
+  out_.push_back(Out{peer, wr, std::move(source), 0, fragments, sched_.cause_mark()});
   ++sent_to_[peer];
   ++c_.messages_sent;
   fabric_.tx_ready(host_);
@@ -39,11 +39,20 @@ void UdpPoe::refill(SimTime now)
     std::uint64_t off   = std::uint64_t{o.next} * cfg_.fragment_payload();
     auto len            = static_cast<std::uint32_t>(std::min(cfg_.fragment_payload(), bytes - off));
     Datagram d{o.wr.msg, bytes, o.next, o.fragments, len, o.wr.verb, o.wr.remote_addr, o.wr.header};
-    SimTime ready = now + timing_.tx_latency;
-    ready         = std::max(ready, o.source ? o.source(off, len)
-                                             : memory_.read_done(Engine::PoeRead, now, o.wr.local_addr + off, Bytes{len}));
-    bool last     = ++o.next == o.fragments;
-    staged_.push_back(Staged{o.peer, d, ready, last, o.wr.wr_id, o.wr.verb});
+    SimTime data;
+    std::uint32_t began = o.posted; // (critical paths) a stream began with the work request's post
+    if (o.source) {
+      data = o.source(off, len);
+    } else {
+      const Stream rd = memory_.read(Engine::PoeRead, now, o.wr.local_addr + off, Bytes{len}, MemorySystem::kNoCap);
+      payload_reads_.issued(rd.first, rd.last);
+      data  = rd.last;
+      began = payload_reads_.began();
+    }
+    const SimTime ready = std::max(now + timing_.tx_latency, data);
+    bool last           = ++o.next == o.fragments;
+    staged_.push_back(Staged{o.peer, d, ready, last, o.wr.wr_id, o.wr.verb,
+                             data > now + timing_.tx_latency ? began : Scheduler::kRunningStep});
     staged_bytes_ += len;
     if (last)
       out_.pop_front();
@@ -58,7 +67,7 @@ std::optional<net::Packet> UdpPoe::pull()
     return std::nullopt;
   Staged& s = staged_.front();
   if (s.ready > now) {
-    tx_wake_.at(s.ready);
+    tx_wake_.at(s.ready, {}, s.parent);
     return std::nullopt;
   }
   Staged done = std::move(staged_.front());

@@ -12,6 +12,7 @@
 #include "nodes/transport/Poe.hpp"
 #include "nodes/transport/NoticeQueue.hpp"
 #include "nodes/transport/RxPipe.hpp"
+#include "nodes/transport/RunStart.hpp"
 #include "nodes/transport/TxWake.hpp"
 #include "protocols/udp/Reassembly.hpp"
 #include "protocols/udp/UdpConfig.hpp"
@@ -86,6 +87,7 @@ private:
     PayloadSource source;
     std::uint32_t next = 0; ///< next fragment to stage
     std::uint32_t fragments;
+    std::uint32_t posted = Scheduler::kRunningStep; ///< critical paths: the step that posted it (its stream's start)
   };
   struct Staged {
     net::HostId peer;
@@ -94,6 +96,7 @@ private:
     bool last;
     std::uint64_t wr_id;
     roce::Verb verb;
+    std::uint32_t parent = Scheduler::kRunningStep; ///< critical paths: the step that began what `ready` waits for
   };
   struct In {
     udp::Reassembly parts;
@@ -119,6 +122,7 @@ private:
   std::deque<Staged> staged_;
   std::uint64_t staged_bytes_ = 0;
   TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
+  RunStart payload_reads_{sched_}; ///< (critical paths) the run of the engine's own payload reads
   RxPipe rx_pipe_{sched_, this, kRx};
   std::map<std::pair<net::HostId, std::uint64_t>, In> in_;  ///< by (source, message)
   std::set<std::pair<net::HostId, std::uint64_t>> finished_;

@@ -236,9 +236,9 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
     return data_mover_what_if(detail);
   if (resource == "wire" || resource == "switch")
     return wire_what_if(detail, platform);
-  if (resource == "RoCE POE" && has(detail, "read from memory")) // the engine fetching the payload itself
-    return {payload_path("read"),
-            "the RDMA engines' payload reads (device memory, PCIe) with no latency at 1,000 Tb/s",
+  if ((resource == "RoCE POE" || resource == "connectionless NI") && has(detail, "read from memory"))
+    return {payload_path("read"), // the engine fetching the payload itself
+            "the " + resource + "'s payload reads (device memory, PCIe) with no latency at 1,000 Tb/s",
             {}};
   if (resource == "payload stream") // a NIC engine's staged packet waiting for its bytes from their source
     return {with(payload_path("read"), {"platform.node.fpga.cclo.dmp.width_bytes=1024"}),
@@ -251,6 +251,12 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
     return engine_what_if(resource, detail, platform, losses);
   if (resource == "connectionless NI" && has(detail, "retransmission timeout"))
     return loss_what_if(resource, detail, platform, losses);
+  if (resource == "connectionless NI" && has(detail, "pipeline")) { // the NI's own cycles and the PHY's
+    const std::string ni = "platform.node.fpga.connectionless.";
+    return {{ni + "tx_pipeline=0", ni + "rx_pipeline=0", ni + "phy_latency=0", ni + "descriptor_fetch=0"},
+            "the connectionless NI's pipelines, descriptor fetch and PHY in no cycles",
+            {}};
+  }
   const std::string cpu = "platform.node.host.cpu.";
   if (resource == "host CPU" && has(detail, "MPI library"))
     return {{cpu + "send_overhead=0s", cpu + "recv_overhead=0s", cpu + "memcpy_rate=1000Tbps", cpu + "reduce_rate=1000Tbps"},

@@ -116,7 +116,7 @@ EventId Scheduler::at_caused_by(std::uint32_t parent, SimTime t, EventHandler* h
 {
   const EventId id = push_event(t, h, kind, arg);
   if (causes_) [[unlikely]]
-    note_cause(id, h->cause(kind, arg), parent);
+    note_cause(id, h->cause(kind, arg), parent == kRunningStep ? cur_cause_ : parent);
   return id;
 }
 
@@ -125,7 +125,7 @@ EventId Scheduler::at_caused_by(std::uint32_t parent, SimTime t, EventHandler* h
 {
   const EventId id = push_event(t, h, kind, arg);
   if (causes_) [[unlikely]]
-    note_cause(id, label, parent);
+    note_cause(id, label, parent == kRunningStep ? cur_cause_ : parent);
   return id;
 }
 

@@ -101,9 +101,13 @@ public:
   }
   /// The same, with what the delay up to it is spent on (instead of the handler's label).
   EventId at(SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg, const CauseLabel& label);
-  /// The same as at(t, h, kind, arg), but caused by the step recorded as `parent` (a cause_mark() taken earlier)
-  /// rather than by the step running now: for a component that batches the work of several causes into one event
-  /// (the flow fabric's completions), so that each piece of work walks back to its own.
+  /// at_caused_by's parent that stands for the step running now (its cause_mark()): what a component that records
+  /// the step that began some work holds before any began (cause_mark() 0 is the run's origin, a step of its own).
+  static constexpr std::uint32_t kRunningStep = 0xffffffffu;
+  /// The same as at(t, h, kind, arg), but caused by the step recorded as `parent` (a cause_mark() taken earlier;
+  /// kRunningStep: the step running now) rather than by the step running now: for a component that batches the work
+  /// of several causes into one event (the flow fabric's completions), so that each piece of work walks back to its
+  /// own.
   EventId at_caused_by(std::uint32_t parent, SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg);
   /// ... with what the delay up to it is spent on (instead of the handler's label).
   EventId at_caused_by(std::uint32_t parent, SimTime t, EventHandler* h, std::uint32_t kind, std::uint64_t arg,

@@ -284,6 +284,60 @@ TEST(CriticalPathApplications, ConnectionlessOperationsAddUp)
   expect_paths_add_up(run, "connectionless", {"notify", "bytes", "iteration"}, "recv_us", "connectionless");
 }
 
+namespace {
+/// The share of each resource (and of each "resource | detail") on a run's critical paths.
+std::map<std::string, double> shares(const nafsim::testing::ScenarioRun& run)
+{
+  std::map<std::string, double> by;
+  double all = 0;
+  for (auto const& row : run.tables.at("critical_path").rows) {
+    const double d = std::stod(row.at("duration_us"));
+    by[row.at("resource")] += d;
+    by[row.at("resource") + " | " + row.at("detail")] += d;
+    all += d;
+  }
+  for (auto& [k, v] : by)
+    v /= all;
+  return by;
+}
+} // namespace
+
+// A staged packet waiting for its payload walks back through what fed it (the engine's run of reads, the data
+// mover's stream from its post), not through the port's pull that found it not ready, which blamed the wire for a
+// send bound by its payload (issue 53's audit, D1: RoCE with reads at 80 Gb/s "79 % wire", where 10x links gained
+// 0.3 % and the reads 18.9 %; TCP fed by a data mover at 60 Gb/s "59 % wire"). And a control packet's wait (the
+// connectionless NI's ACK) is caused by the receipt that queued it: the ACK stream paced by data arriving over 10 Gb/s
+// links was "91 % payload stream", a stream the receiver does not have.
+TEST(CriticalPathApplications, AStagedPacketWalksBackThroughWhatFedIt)
+{
+  auto roce = run_scenario_isolated(R"({"name": "r", "platform": {"preset": "accl-coyote-u55c",
+        "node": {"fpga": {"device_memory": {"read_bandwidth": "80Gbps"}}}},
+      "workload": {"kind": "sendrecv", "op": "write", "sizes": ["1MiB"], "iterations": 1}})",
+                                    {}, "off", true);
+  ASSERT_TRUE(roce.ok) << roce.error;
+  auto r = shares(roce);
+  EXPECT_GT(r["RoCE POE | payload read from memory"], 0.9) << "wire " << r["wire"];
+  EXPECT_LT(r["wire"], 0.05);
+
+  auto tcp = run_scenario_isolated(R"({"name": "t", "platform": {"preset": "accl-xrt-u55c",
+        "node": {"fpga": {"device_memory": {"read_bandwidth": "60Gbps"}}}},
+      "workload": {"kind": "collective", "collective": "sendrecv", "ranks": 2, "location": "device",
+                   "sizes": ["1MiB"], "iterations": 1}})",
+                                   {}, "off", true);
+  ASSERT_TRUE(tcp.ok) << tcp.error;
+  auto t = shares(tcp);
+  EXPECT_GT(t["data mover"], 0.9) << "wire " << t["wire"] << ", TCP POE " << t["TCP POE"];
+
+  auto ni = run_scenario_isolated(R"({"name": "c", "platform": "lant-zcu102",
+      "workload": {"kind": "connectionless", "sizes": ["64KiB"], "iterations": 1}})",
+                                  {}, "off", true);
+  ASSERT_TRUE(ni.ok) << ni.error;
+  expect_paths_add_up(ni, "connectionless", {"notify", "bytes", "iteration"}, "recv_us", "connectionless 64 KiB");
+  auto c = shares(ni);
+  EXPECT_GT(c["wire"], 0.8) << "payload stream " << c["payload stream"];
+  EXPECT_EQ(c.count("payload stream"), 0u) << "the NI reads its payload itself";
+}
+
 // The walk itself, on hand-made causal graphs (engine-free). `PathWalk`: the workloads' CriticalPath (the name is
 // this file's fixture's).
 namespace {

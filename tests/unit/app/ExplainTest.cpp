@@ -58,6 +58,12 @@ TEST(Explain, EachBottleneckHasItsWhatIf)
   EXPECT_NE(call.why_not.find("invocation latency"), std::string::npos);
   auto poe_read = app::ideal_what_if("RoCE POE", "payload read from memory", kPlatform);
   EXPECT_TRUE(sets(poe_read, "platform.node.fpga.device_memory.read_latency=0s"));
+  // The connectionless NI's own reads and pipelines (named since its staged packets say what they wait for).
+  auto ni_read = app::ideal_what_if("connectionless NI", "payload read from memory", kPlatform);
+  EXPECT_TRUE(sets(ni_read, "platform.node.fpga.device_memory.read_bandwidth=1000Tbps"));
+  auto ni_ack = app::ideal_what_if("connectionless NI", "control packet: transmit pipeline", kPlatform);
+  EXPECT_TRUE(sets(ni_ack, "platform.node.fpga.connectionless.tx_pipeline=0"));
+  EXPECT_TRUE(sets(ni_ack, "platform.node.fpga.connectionless.phy_latency=0"));
   auto drv = app::ideal_what_if("host driver", "copy call overhead", kPlatform);
   EXPECT_TRUE(sets(drv, "platform.node.fpga.host_driver.to_host_overhead=0s"));
   auto none = app::ideal_what_if("invocation", "request path", kPlatform);

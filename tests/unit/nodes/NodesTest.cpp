@@ -2,11 +2,13 @@
 #include "nodes/memory/MemoryPort.hpp"
 #include "nodes/transport/NoticeQueue.hpp"
 #include "nodes/transport/PayloadWrites.hpp"
+#include "nodes/transport/RunStart.hpp"
 #include "nodes/transport/RxPipe.hpp"
 #include "tests/support/RunScenario.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <vector>
 
 using namespace nafsim;
 using namespace nafsim::testing;
@@ -235,6 +237,39 @@ TEST(PayloadWrites, ACompletionBehindARunOfWritesWalksBackToItsBeginning)
   p = sched.causes()->path(e.done, SimTime{});
   EXPECT_EQ(p.back().begin, SimTime::ns(210));
   EXPECT_EQ(p.back().end, SimTime::ns(245));
+}
+
+// The step that began a run of work is a parent like any other, the run's origin (cause mark 0: where a run's first
+// work request is posted) among them; Scheduler::kRunningStep stands for the step running now. (0 stood for "none",
+// so reads begun by the first post had their wake-ups caused by the pull that asked: RoCE with reads slower than the
+// link still said 79 % wire.)
+TEST(RunStart, ARunBegunAtTheOriginIsCausedByIt)
+{
+  struct Owner final : EventHandler {
+    Scheduler* s = nullptr;
+    std::vector<std::uint32_t> marks;
+    void on_event(std::uint32_t kind, std::uint64_t) override
+    {
+      marks.push_back(s->cause_mark());
+      if (kind == 1) // a pull: the next wake-up from the step running now
+        s->at_caused_by(Scheduler::kRunningStep, SimTime::ns(30), this, 2, 0);
+    }
+  };
+  Scheduler sched;
+  sched.record_causes();
+  Owner o;
+  o.s = &sched;
+  nodes::RunStart reads(sched);
+  EXPECT_EQ(reads.began(), Scheduler::kRunningStep) << "no run yet";
+  reads.issued(SimTime::ns(5), SimTime::ns(20)); // posted at the origin
+  EXPECT_EQ(reads.began(), 0u);
+  sched.at(SimTime::ns(10), &o, 1);
+  sched.at_caused_by(reads.began(), SimTime::ns(20), &o, 0, 0);
+  sched.run_standalone();
+  ASSERT_EQ(o.marks.size(), 3u);
+  auto from = [&](std::uint32_t mark) { return sched.causes()->path(mark, SimTime{}).back().begin; };
+  EXPECT_EQ(from(o.marks[1]), SimTime{}) << "the reads' end walks back to the origin";
+  EXPECT_EQ(from(o.marks[2]), SimTime::ns(10)) << "kRunningStep: the pull";
 }
 
 namespace {
