@@ -299,8 +299,11 @@ void Cclo::post(std::uint32_t peer, const roce::WorkRequest& wr, PayloadSource s
   // The transport does not say when it takes the data: the last byte counts as taken once produced.
   SimTime last = std::max(sched_.now(), source(0, static_cast<std::uint32_t>(wr.length)));
   link_.post(peer, wr, std::move(source), {});
+  // (Critical paths) spent on what paces the stream (the data mover's read, as the engines that report acceptance say;
+  // a UDP send fed at 60 Gb/s was "stream to the Tx system", which no what-if lifts).
   static const std::uint32_t produced = cause_what("data mover", "stream to the Tx system");
-  sched_.call_at(last, std::move(accepted), CauseLabel::at_host(produced, host_));
+  sched_.call_at(last, std::move(accepted),
+                 CauseLabel::at_host(wr.payload_cause != 0 ? wr.payload_cause : produced, host_));
 }
 
 void Cclo::send_control(std::uint32_t peer, Msg type, std::uint64_t addr, std::uint64_t a, std::uint64_t b,

@@ -232,6 +232,11 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
             "the micro-controller's primitives free (call and finalize kept: the invocation latencies are calibrated "
             "with them)",
             {}};
+  if (resource == "data mover" && has(detail, "stream to the Tx system")) // a stream whose pace was not said
+    return {with(payload_path("read"), {"platform.node.fpga.cclo.dmp.width_bytes=1024"}),
+            "the data mover's source at 1,000 Tb/s with no latency (device-memory and PCIe reads, the widest CCLO "
+            "datapath accepted)",
+            {}};
   if (resource == "data mover")
     return data_mover_what_if(detail);
   if (resource == "wire" || resource == "switch")

@@ -46,6 +46,8 @@ TEST(Explain, EachBottleneckHasItsWhatIf)
   auto first = app::ideal_what_if("data mover", "first byte: issue cycles, memory read latency, datapath pipeline", kPlatform);
   EXPECT_TRUE(sets(first, "platform.node.fpga.device_memory.read_latency=0s"));
   EXPECT_TRUE(sets(first, "platform.node.fpga.cclo.dmp.issue_cycles=0")) << "the lead-in counts the move's issue";
+  auto tx = app::ideal_what_if("data mover", "stream to the Tx system", kPlatform);
+  EXPECT_TRUE(sets(tx, "platform.node.fpga.device_memory.read_bandwidth=1000Tbps"));
   auto dp = app::ideal_what_if("data mover", "datapath at 128.0 Gb/s", kPlatform);
   EXPECT_TRUE(sets(dp, "platform.node.fpga.cclo.dmp.width_bytes=1024"));
   auto writes = app::ideal_what_if("RoCE POE", "payload written to memory at 98.0 Gb/s before the completion", kPlatform);
