@@ -111,12 +111,15 @@ void Cclo::stream_arrived(int id, std::uint64_t bytes)
 
 void Cclo::wait_stream(ActorContext& ctx, int id, std::uint64_t bytes)
 {
+  // One wake-up per registration (stream_arrived takes the readers): a reader woken by a part of what it waits for
+  // registers again before it blocks again (wait_until re-blocked unregistered, so the rest, arriving later, woke no
+  // one: a kernel copying a stream put in two halves deadlocked whenever it began waiting between them).
   while (stream_received(id) < bytes) {
     stream_readers_.push_back(ctx.id());
-    ctx.wait_until([&] { return stream_received(id) >= bytes; }, WaitReason([this, id, bytes] {
-                     return fmt::format("host {}: a kernel waits for {} of stream {} ({} arrived)", host_,
-                                        format_bytes(Bytes{bytes}), id, format_bytes(Bytes{stream_received(id)}));
-                   }));
+    ctx.block(WaitReason([this, id, bytes] {
+      return fmt::format("host {}: a kernel waits for {} of stream {} ({} arrived)", host_, format_bytes(Bytes{bytes}),
+                         id, format_bytes(Bytes{stream_received(id)}));
+    }));
   }
 }
 
