@@ -94,6 +94,9 @@ private:
   enum EventKind : std::uint32_t { kRx, kTxWake, kTimer, kRnrTimer, kNotify, kAckTimer, kLateNotice };
   /// (Critical paths) what a send's acceptance, told through its own event, waited for.
   CauseLabel accept_cause() const;
+  /// Critical paths: a staged packet's wait for the line (flow fidelity: nic_free_), in the fabric's words.
+  CauseLabel line_cause() const;
+  mutable std::uint32_t line_what_ = 0;
   struct Qp {
     net::HostId peer;
     QpId remote_qpn;

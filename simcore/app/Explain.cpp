@@ -143,6 +143,29 @@ WhatIf kernel_what_if(const std::string& detail, const nlohmann::json& workload)
   return {{"workload.kernel.clock=" + faster}, "the application kernels at 10x their clock (" + faster + ")", {}};
 }
 
+/// A host CPU's compute kernel (the FC layer's GEMV) at 10x: the roofline model's every term (nodes/compute/
+/// CpuCompute.hpp: the clock, which the caches' bytes per cycle follow, the DRAM's bandwidth per socket and per core,
+/// its latency and the fork and join of a parallel region).
+WhatIf cpu_compute_what_if(const std::string& detail, const nlohmann::json& platform)
+{
+  const nlohmann::json::json_pointer at("/node/host/compute");
+  if (!platform.contains(at))
+    return {{}, {}, fmt::format("no what-if for the host CPU's '{}': the platform has no node.host.compute", detail)};
+  auto const& c        = platform.at(at);
+  const std::string cc = "platform.node.host.compute.";
+  auto rate            = [&](const char* key) {
+    return cc + key + "=" + format_rate(BitsPerSecond{parse_rate(c.at(key).get<std::string>()).bps * 10});
+  };
+  auto tenth = [&](const char* key) {
+    return cc + key + "=" + format_time(SimTime::ps(parse_time(c.at(key).get<std::string>()).ps() / 10));
+  };
+  return {{cc + "frequency=" + format_frequency(Hertz{parse_frequency(c.at("frequency").get<std::string>()).hz * 10}),
+           rate("dram_bandwidth"), rate("dram_bandwidth_per_core"), tenth("dram_latency"), tenth("parallel_region")},
+          "the host CPU's compute at 10x (its clock, which the caches' bytes per cycle follow, and the DRAM's bandwidth; "
+          "a tenth of the DRAM's latency and of a parallel region's fork and join)",
+          {}};
+}
+
 /// A payload's reads or writes (`dir`: "read" or "write") through device memory and the card's and the host's PCIe,
 /// at 1,000 Tb/s with no latency.
 std::vector<std::string> payload_path(const std::string& dir)
@@ -267,6 +290,8 @@ WhatIf ideal_what_if(const std::string& resource, const std::string& detail, con
     return {{cpu + "send_overhead=0s", cpu + "recv_overhead=0s", cpu + "memcpy_rate=1000Tbps", cpu + "reduce_rate=1000Tbps"},
             "the MPI library's per-message overheads free, its copies and reductions at 1,000 Tb/s",
             {}};
+  if (resource == "host CPU" && has(detail, "GEMV")) // the FC layer's share of W x, on the host's cores
+    return cpu_compute_what_if(detail, platform);
   if (resource == "host CPU" && has(detail, "call overhead"))
     return {{cpu + "call_overhead=0s"}, "no MPI call overhead", {}};
   const std::string drv = "platform.node.fpga.host_driver.";
@@ -327,7 +352,8 @@ PathTotals path_totals(const fs::path& dir)
   if (!fs::exists(dir / "critical_path.csv"))
     throw config::ConfigError("explain", "",
                               "the scenario's workload reports no critical paths (critical_path.csv): explain needs "
-                              "one that does (collective, mpi, sendrecv, connectionless, fc, dlrm, program or chakra)");
+                              "one that does (collective, mpi, sendrecv, connectionless in mode latency (its stream "
+                              "mode writes none), fc, dlrm, program or chakra)");
   auto t = results::read_csv(dir / "critical_path.csv");
   std::map<std::string, double> m;
   PathTotals p;

@@ -66,6 +66,15 @@ TEST(Explain, EachBottleneckHasItsWhatIf)
   auto ni_ack = app::ideal_what_if("connectionless NI", "control packet: transmit pipeline", kPlatform);
   EXPECT_TRUE(sets(ni_ack, "platform.node.fpga.connectionless.tx_pipeline=0"));
   EXPECT_TRUE(sets(ni_ack, "platform.node.fpga.connectionless.phy_latency=0"));
+  // The FC layer's GEMV on the hosts' cores: every term of the roofline at 10x (it had no what-if).
+  auto gemv = app::ideal_what_if("host CPU", "GEMV (its share of W x)",
+                                 R"({"node": {"host": {"compute": {"frequency": "3GHz", "dram_bandwidth": "1.6384Tbps",
+                                     "dram_bandwidth_per_core": "160Gbps", "dram_latency": "90ns",
+                                     "parallel_region": "2us"}}}})");
+  EXPECT_TRUE(sets(gemv, "platform.node.host.compute.frequency=30GHz"));
+  EXPECT_TRUE(sets(gemv, "platform.node.host.compute.dram_bandwidth=16.384Tbps"));
+  EXPECT_TRUE(sets(gemv, "platform.node.host.compute.parallel_region=200ns"));
+  EXPECT_TRUE(sets(gemv, "platform.node.host.compute.dram_latency=9ns"));
   auto drv = app::ideal_what_if("host driver", "copy call overhead", kPlatform);
   EXPECT_TRUE(sets(drv, "platform.node.fpga.host_driver.to_host_overhead=0s"));
   auto none = app::ideal_what_if("invocation", "request path", kPlatform);
@@ -279,6 +288,17 @@ TEST(Explain, NamesTheBottleneckAndTheGainOfLiftingIt)
     "workload": {"kind": "hostcopy"}})";
   auto bad = run_cli(d, "explain hc.json --out ex2");
   EXPECT_EQ(bad.code, 2) << bad.out;
+  // A kind that writes critical paths in another mode says which (the message listed the kind it refused).
+  std::ofstream(d / "cs.json") << R"({"name": "cs", "platform": "lant-zcu102",
+    "workload": {"kind": "connectionless", "mode": "stream", "operations": 20}})";
+  auto stream = run_cli(d, "explain cs.json --out exs1");
+  EXPECT_EQ(stream.code, 2) << stream.out;
+  std::ifstream err(d / "stderr.txt");
+  const std::string said((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+  EXPECT_NE(said.find("connectionless in mode latency"), std::string::npos) << said;
+  auto run = run_cli(d, "run cs.json --critical-path --out exs2");
+  ASSERT_EQ(run.code, 0) << run.out;
+  EXPECT_NE(run.out.find("critical paths: none in stream mode"), std::string::npos) << run.out;
   // A program records its critical path too: explain takes its end as the latency (it refused programs, saying
   // they record none).
   std::ofstream(d / "pg.json") << R"({"name": "pg", "platform": "accl-coyote-u55c",
