@@ -73,7 +73,7 @@ void DataMover::finish_at(SimTime t, std::function<void()> fn, const Pace* engin
       done_cause_.resize(slot + 1);
     static const std::uint32_t status = cause_what("data mover", "status");
     done_cause_[slot] = CausalGraph::with_lead(CauseLabel::at_host(engine ? engine_cause(*engine, false) : status, host_),
-                                               engine ? first_byte_cause() : 0, first);
+                                               engine ? lead_ : 0, first);
   }
   sched_.at(std::max(t, sched_.now()), this, kDone, slot);
 }
@@ -238,20 +238,35 @@ void DataMover::start(const Move& m, std::function<void()> on_done, SimTime t, R
   const Pace p                 = pace(m, op1_addr);
 
   SimTime first = issue;
+  bool queued   = false; // (critical paths) whether the read that sets the first byte streamed behind another's
+  auto read     = [&](int port, Stream s) {
+    const bool behind = s.first <= read_end_[port]; // as RunStart: right behind the port's last byte
+    read_end_[port]   = std::max(read_end_[port], s.last);
+    return std::pair{s.first, behind};
+  };
+  auto take = [&](std::pair<SimTime, bool> r) {
+    if (r.first > first || (r.first == first && r.second)) {
+      first  = r.first;
+      queued = r.second;
+    }
+  };
   if (m.op0.kind == OperandKind::Memory)
-    first = std::max(first, mem_.read(Engine::Op0Read, issue, m.op0.addr, Bytes{b0}, p.rate(b0)).first);
+    take(read(0, mem_.read(Engine::Op0Read, issue, m.op0.addr, Bytes{b0}, p.rate(b0))));
   if (m.op1.kind == OperandKind::Memory || (m.op1.kind == OperandKind::RxBuffer && rx.more.empty())) {
-    first = std::max(first, mem_.read(Engine::Op1Read, issue, op1_addr, Bytes{b1}, p.rate(b1)).first);
+    take(read(1, mem_.read(Engine::Op1Read, issue, op1_addr, Bytes{b1}, p.rate(b1))));
   } else if (m.op1.kind == OperandKind::RxBuffer) { // one read per Rx buffer, back to back at the stream's rate
-    SimTime first1 = SimTime::max();
+    std::pair<SimTime, bool> first1{SimTime::max(), false};
     std::uint64_t left = b1;
     rx.each([&](std::size_t i) {
       const std::uint64_t b = std::min(left, rbm_.bytes(i));
       left -= b;
-      first1 = std::min(first1, mem_.read(Engine::Op1Read, issue, rbm_.address(i), Bytes{b}, p.rate(b1)).first);
+      const auto r = read(1, mem_.read(Engine::Op1Read, issue, rbm_.address(i), Bytes{b}, p.rate(b1)));
+      if (r.first < first1.first)
+        first1 = r;
     });
-    first = std::max(first, first1);
+    take(first1);
   }
+  lead_ = queued ? 0 : first_byte_cause();
   first += cycle_ * cfg_.pipeline_cycles;
   const SimTime dur  = transmit_time(Bytes{p.bytes}, p.bw);
   const SimTime last = first + dur;
@@ -299,7 +314,7 @@ void DataMover::complete(const Move& m, std::function<void()> done, RxHold rx, S
       if (m.res == ResultKind::Eager) {
         send_pieces(m, br, first, last, p, std::move(out), std::move(accepted));
       } else {
-        const Stream data{first, last, p.rate(br), sched_.causes() ? engine_cause(p, true) : 0, first_byte_cause()};
+        const Stream data{first, last, p.rate(br), sched_.causes() ? engine_cause(p, true) : 0, lead_};
         tx_.write_rendezvous(m.peer, m.res_addr, br, data, std::move(out), std::move(accepted));
       }
       break;
@@ -323,7 +338,7 @@ void DataMover::send_pieces(const Move& m, std::uint64_t bytes, SimTime first, S
     const std::uint64_t b = std::min(seg, bytes - off);
     const bool end        = off + b == bytes;
     const Stream data{off == 0 ? first : first + transmit_time(Bytes{off}, rate),
-                      end ? last : first + transmit_time(Bytes{off + b}, rate), rate, cause, first_byte_cause()};
+                      end ? last : first + transmit_time(Bytes{off + b}, rate), rate, cause, lead_};
     std::vector<std::byte> piece;
     if (!out.empty())
       piece = end && off == 0 ? std::move(out)
