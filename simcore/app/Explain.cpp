@@ -157,7 +157,7 @@ WhatIf cpu_compute_what_if(const std::string& detail, const nlohmann::json& plat
     return cc + key + "=" + format_rate(BitsPerSecond{parse_rate(c.at(key).get<std::string>()).bps * 10});
   };
   auto tenth = [&](const char* key) {
-    return cc + key + "=" + format_time(SimTime::ps(parse_time(c.at(key).get<std::string>()).ps() / 10));
+    return cc + key + "=" + format_time(SimTime::ps((parse_time(c.at(key).get<std::string>()).ps() + 5) / 10));
   };
   return {{cc + "frequency=" + format_frequency(Hertz{parse_frequency(c.at("frequency").get<std::string>()).hz * 10}),
            rate("dram_bandwidth"), rate("dram_bandwidth_per_core"), tenth("dram_latency"), tenth("parallel_region")},

@@ -406,13 +406,10 @@ void Connectionless::report(const nodes::Cluster& c, results::ResultSink& sink, 
       tc.registration_entries, tc.bitmask_bits, format_bytes(Bytes{tc.max_registered()}), area.luts,
       area.lut_percent(), area.brams, area.bram_percent(), area.measured_range ? "" : "; OUTSIDE its measured range"));
 
-  if (cfg_.mode == ClMode::Latency) {
+  if (cfg_.mode == ClMode::Latency)
     report_latency(c, sink, summary);
-    return;
-  }
-  report_stream(c, area, sink, summary);
-  if (c.scheduler().causes()) // asked for, and none written: said rather than left silent
-    summary.push_back("critical paths: none in stream mode (its operations overlap; workload.mode latency writes them)");
+  else
+    report_stream(c, area, sink, summary);
 }
 
 void Connectionless::check_delivered(const nodes::Cluster& c) const
