@@ -305,10 +305,9 @@ void LantNi::refill(SimTime now)
     SimTime start = now + (t->starts_command ? cycle_ * static_cast<std::int64_t>(cfg_.descriptor_fetch) : SimTime{});
     SimTime data;
     std::uint32_t began = Scheduler::kRunningStep; // (critical paths) what began the payload's way in
-    static const std::uint32_t stream = cause_what("payload stream", "bytes not yet streamed to the NIC");
     static const std::uint32_t read   = cause_what("connectionless NI", "payload read from memory");
     static const std::uint32_t pipe   = cause_what("connectionless NI", "transmit pipeline (a command's descriptor fetch)");
-    std::uint32_t what = stream;
+    std::uint32_t what = payload_stream_what();
     if (auto src = sources_.find(t->command); src != sources_.end()) { // streamed in by another block
       data  = std::max(start, src->second.fn(t->local_addr - src->second.local, t->pkt.length));
       began = src->second.posted;

@@ -493,8 +493,7 @@ CauseLabel RdmaPoe::line_cause() const
 CauseLabel RdmaPoe::accept_cause() const
 {
   // The payload-stream wake-up's own words: the message's last byte waited for its read from memory.
-  static const std::uint32_t stream = cause_what("payload stream", "bytes not yet streamed to the NIC");
-  return CauseLabel::at_host(stream, host_);
+  return CauseLabel::at_host(payload_stream_what(), host_);
 }
 
 std::optional<net::Packet> RdmaPoe::pull()

@@ -10,6 +10,14 @@
 
 namespace nafsim::nodes {
 
+/// The label of a staged packet's wait for its bytes from their source (the data mover, a host DMA): the wake-up's, and
+/// an engine's own where it names that wait itself.
+inline std::uint32_t payload_stream_what()
+{
+  static const std::uint32_t id = cause_what("payload stream", "bytes not yet streamed to the NIC");
+  return id;
+}
+
 /// The interned labels of an engine's event kinds: `details[kind]`, on resource `engine`; kind `tx_wake` on the
 /// payload stream.
 template <std::size_t N>
@@ -17,8 +25,7 @@ std::array<std::uint32_t, N> engine_causes(const char* engine, const char* const
 {
   std::array<std::uint32_t, N> ids{};
   for (std::size_t k = 0; k < N; ++k)
-    ids[k] = k == tx_wake ? cause_what("payload stream", "bytes not yet streamed to the NIC")
-                          : cause_what(engine, details[k]);
+    ids[k] = k == tx_wake ? payload_stream_what() : cause_what(engine, details[k]);
   return ids;
 }
 

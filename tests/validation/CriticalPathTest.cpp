@@ -300,6 +300,14 @@ std::map<std::string, double> shares(const nafsim::testing::ScenarioRun& run)
     v /= all;
   return by;
 }
+
+/// `scenario` run with critical paths: its shares (none, the failure recorded, if it did not run).
+std::map<std::string, double> path_shares(const std::string& scenario)
+{
+  auto run = run_scenario_isolated(scenario, {}, "off", true);
+  EXPECT_TRUE(run.ok) << run.error;
+  return run.ok ? shares(run) : std::map<std::string, double>{};
+}
 } // namespace
 
 // A staged packet waiting for its payload walks back through what fed it (the engine's run of reads, the data
@@ -310,55 +318,40 @@ std::map<std::string, double> shares(const nafsim::testing::ScenarioRun& run)
 // links was "91 % payload stream", a stream the receiver does not have.
 TEST(CriticalPathApplications, AStagedPacketWalksBackThroughWhatFedIt)
 {
-  auto roce = run_scenario_isolated(R"({"name": "r", "platform": {"preset": "accl-coyote-u55c",
+  auto r = path_shares(R"({"name": "r", "platform": {"preset": "accl-coyote-u55c",
         "node": {"fpga": {"device_memory": {"read_bandwidth": "80Gbps"}}}},
-      "workload": {"kind": "sendrecv", "op": "write", "sizes": ["1MiB"], "iterations": 1}})",
-                                    {}, "off", true);
-  ASSERT_TRUE(roce.ok) << roce.error;
-  auto r = shares(roce);
+      "workload": {"kind": "sendrecv", "op": "write", "sizes": ["1MiB"], "iterations": 1}})");
   EXPECT_GT(r["RoCE POE | payload read from memory"], 0.9) << "wire " << r["wire"];
   EXPECT_LT(r["wire"], 0.05);
 
-  auto tcp = run_scenario_isolated(R"({"name": "t", "platform": {"preset": "accl-xrt-u55c",
+  auto t = path_shares(R"({"name": "t", "platform": {"preset": "accl-xrt-u55c",
         "node": {"fpga": {"device_memory": {"read_bandwidth": "60Gbps"}}}},
       "workload": {"kind": "collective", "collective": "sendrecv", "ranks": 2, "location": "device",
-                   "sizes": ["1MiB"], "iterations": 1}})",
-                                   {}, "off", true);
-  ASSERT_TRUE(tcp.ok) << tcp.error;
-  auto t = shares(tcp);
+                   "sizes": ["1MiB"], "iterations": 1}})");
   EXPECT_GT(t["data mover"], 0.9) << "wire " << t["wire"] << ", TCP POE " << t["TCP POE"];
   // UDP, which does not report acceptance: the CCLO counts the last byte taken once produced, a wait named by what
   // paces the stream (the review's find: "stream to the Tx system", which no what-if lifted).
-  auto udp = run_scenario_isolated(R"({"name": "u", "platform": {"preset": "accl-xrt-u55c",
+  auto u = path_shares(R"({"name": "u", "platform": {"preset": "accl-xrt-u55c",
         "node": {"fpga": {"transport": "udp", "device_memory": {"read_bandwidth": "60Gbps"}}}},
       "workload": {"kind": "collective", "collective": "sendrecv", "ranks": 2, "location": "device",
-                   "sizes": ["1MiB"], "iterations": 1}})",
-                                   {}, "off", true);
-  ASSERT_TRUE(udp.ok) << udp.error;
-  auto u = shares(udp);
+                   "sizes": ["1MiB"], "iterations": 1}})");
   EXPECT_GT(u["data mover | memory read (operand 0) at 60.0 Gb/s (to the network)"], 0.8) << "wire " << u["wire"];
 
   // Flow fidelity: a staged message behind the line (the messages ahead on it, RdmaPoe's nic_free_) waits for the
   // wire. It was labelled with what the packet's own ready date waited for: an 8-rank all-to-all 40 % "RoCE POE"
   // (64 ranks: 56 % payload reads, whose lift gained 1.6 % where 10x links gained 32 %).
-  auto flow = run_scenario_isolated(R"({"name": "f", "platform": {"preset": "accl-coyote-u55c",
+  auto f = path_shares(R"({"name": "f", "platform": {"preset": "accl-coyote-u55c",
         "network": {"fidelity": "flow"}},
-      "workload": {"kind": "collective", "collective": "alltoall", "ranks": 8, "sizes": ["64KiB"], "iterations": 1}})",
-                                    {}, "off", true);
-  ASSERT_TRUE(flow.ok) << flow.error;
-  auto f = shares(flow);
+      "workload": {"kind": "collective", "collective": "alltoall", "ranks": 8, "sizes": ["64KiB"], "iterations": 1}})");
   EXPECT_GT(f["wire"], 0.8) << "RoCE POE " << f["RoCE POE"];
   EXPECT_LT(f["RoCE POE"], 0.1);
 
   // The data mover issues an all-to-all's moves back to back; each one's read streams behind the one before on the
   // operand port: that wait is the read's, not the move's "first byte" (a 64-rank flow all-to-all with 10x links
   // said 57 % first byte, whose what-if gained 0.4 %; lifting the reads gains 10 %).
-  auto moves = run_scenario_isolated(R"({"name": "m", "platform": {"preset": "accl-coyote-u55c",
+  auto m = path_shares(R"({"name": "m", "platform": {"preset": "accl-coyote-u55c",
         "network": {"link": {"rate": "1Tbps"}}, "topology": {"leaf_spine": {"uplink_rate": "2Tbps"}}},
-      "workload": {"kind": "collective", "collective": "alltoall", "ranks": 8, "sizes": ["64KiB"], "iterations": 1}})",
-                                     {}, "off", true);
-  ASSERT_TRUE(moves.ok) << moves.error;
-  auto m = shares(moves);
+      "workload": {"kind": "collective", "collective": "alltoall", "ranks": 8, "sizes": ["64KiB"], "iterations": 1}})");
   const std::string first_byte = "data mover | first byte: issue cycles, memory read latency, datapath pipeline";
   EXPECT_GT(m["data mover | memory read (operand 0) at 115.0 Gb/s (to the network)"], 0.3) << first_byte << " "
                                                                                             << m[first_byte];
