@@ -481,13 +481,7 @@ void RdmaPoe::sent(Staged& done, std::uint64_t payload, const net::Packet& pkt, 
 
 CauseLabel RdmaPoe::line_cause() const
 {
-  if (!sched_.causes())
-    return {};
-  // The fabric's own words for a host port busy with earlier packets (Fabric::cause), at this port's rate.
-  if (line_what_ == 0)
-    line_what_ = cause_what("wire", fmt::format("host port at {:.0f} Gb/s busy (earlier packets)",
-                                                fabric_.config().link.rate.bps / 1e9));
-  return CauseLabel::at_host(line_what_, host_);
+  return sched_.causes() ? fabric_.host_port_busy(host_) : CauseLabel{}; // the fabric's own words for it
 }
 
 CauseLabel RdmaPoe::accept_cause() const

@@ -96,7 +96,6 @@ private:
   CauseLabel accept_cause() const;
   /// Critical paths: a staged packet's wait for the line (flow fidelity: nic_free_), in the fabric's words.
   CauseLabel line_cause() const;
-  mutable std::uint32_t line_what_ = 0;
   struct Qp {
     net::HostId peer;
     QpId remote_qpn;

@@ -87,6 +87,9 @@ public:
   /// Critical paths: a packet's hop is spent on the wire (its serialization, the propagation and the next switch's
   /// latency) at the port it leaves; a port's next start on the packets before it (at a switch: its queue).
   CauseLabel cause(std::uint32_t kind, std::uint64_t arg) const override;
+  /// Critical paths: host `h`'s port busy with the packets before it, in the words above (for an engine that dates
+  /// its own line at flow fidelity, RdmaPoe).
+  CauseLabel host_port_busy(HostId h) const { return cause(kTxBusy, host_port_.at(h)); }
 
 private:
   mutable std::vector<std::array<CauseLabel, 2>> port_causes_; ///< per port: hop, busy (critical paths)
