@@ -319,12 +319,13 @@ void LantNi::refill(SimTime now)
       what  = read;
     }
     // (Critical paths) a packet whose payload came later than the pull that staged it waits from what began that;
-    // otherwise for the descriptor fetch and the transmit pipeline after the pull.
+    // otherwise for the descriptor fetch and the transmit pipeline from the step that staged it (not from a later
+    // pull that finds it not ready yet).
     const bool payload_later = data > start;
     const SimTime ready = std::max(start, data) + cycle_ * static_cast<std::int64_t>(cfg_.tx_pipeline) + phy_tx_;
     staged_.push_back(Staged{*t, ready,
                              sched_.causes() ? CauseLabel::at_host(payload_later ? what : pipe, host_) : CauseLabel{},
-                             payload_later ? began : Scheduler::kRunningStep});
+                             payload_later ? began : sched_.causes() ? sched_.cause_mark() : Scheduler::kRunningStep});
     took = true;
     if (t->starts_command) {
       wake_waiters(); // a command left its queue: room for a waiting post

@@ -98,16 +98,24 @@ void TcpPoe::refill(SimTime now)
     cancel_delayed_ack(ss);
     pkt.seg.dst_session = ss.remote;
     SimTime ready       = now + timing_.tx_latency;
+    // (Critical paths) a segment's wait is its payload's way in when that comes later than the transmit pipeline,
+    // else the pipeline from this step, the one that staged it: a later pull that finds it not ready yet is not
+    // what it waits for (that blamed the port's earlier packets and a "payload stream" for the XRT stack's
+    // request/status handshake, which sets its pace).
     CauseLabel why{};
     std::uint32_t parent = Scheduler::kRunningStep;
+    if (sched_.causes()) {
+      static const std::uint32_t pipeline = cause_what("TCP POE", "transmit pipeline (tx latency)");
+      why    = CauseLabel::at_host(pipeline, host_);
+      parent = sched_.cause_mark();
+    }
     if (pkt.seg.len > 0) {
-      std::uint32_t paced = 0;
-      const SimTime data  = payload_ready(ss, id, pkt.seg, now, paced, parent);
+      std::uint32_t paced = 0, began = Scheduler::kRunningStep;
+      const SimTime data  = payload_ready(ss, id, pkt.seg, now, paced, began);
       if (data > ready && sched_.causes()) {
         static const std::uint32_t buffer = cause_what("TCP POE", "payload through the transmit buffer");
-        why = CauseLabel::at_host(paced != 0 ? paced : buffer, host_);
-      } else {
-        parent = Scheduler::kRunningStep;
+        why    = CauseLabel::at_host(paced != 0 ? paced : buffer, host_);
+        parent = began == Scheduler::kRunningStep ? sched_.cause_mark() : began;
       }
       ready = std::max(ready, data);
       for (auto const& r : ss.tx)

@@ -51,8 +51,17 @@ void UdpPoe::refill(SimTime now)
     }
     const SimTime ready = std::max(now + timing_.tx_latency, data);
     bool last           = ++o.next == o.fragments;
+    // (Critical paths) its payload's way in when that comes later than the transmit pipeline, else the pipeline from
+    // this step, the one that staged it (not a later pull that finds it not ready yet).
+    const bool payload_later = data > now + timing_.tx_latency;
+    CauseLabel why{};
+    if (sched_.causes() && !payload_later) {
+      static const std::uint32_t pipeline = cause_what("UDP POE", "transmit pipeline (tx latency)");
+      why = CauseLabel::at_host(pipeline, host_);
+    }
     staged_.push_back(Staged{o.peer, d, ready, last, o.wr.wr_id, o.wr.verb,
-                             data > now + timing_.tx_latency ? began : Scheduler::kRunningStep});
+                             payload_later ? began : sched_.causes() ? sched_.cause_mark() : Scheduler::kRunningStep,
+                             why});
     staged_bytes_ += len;
     if (last)
       out_.pop_front();
@@ -67,7 +76,7 @@ std::optional<net::Packet> UdpPoe::pull()
     return std::nullopt;
   Staged& s = staged_.front();
   if (s.ready > now) {
-    tx_wake_.at(s.ready, {}, s.parent);
+    tx_wake_.at(s.ready, s.why, s.parent);
     return std::nullopt;
   }
   Staged done = std::move(staged_.front());

@@ -97,6 +97,7 @@ private:
     std::uint64_t wr_id;
     roce::Verb verb;
     std::uint32_t parent = Scheduler::kRunningStep; ///< critical paths: the step that began what `ready` waits for
+    CauseLabel why{};                               ///< ... and what it is spent on (none: the payload stream)
   };
   struct In {
     udp::Reassembly parts;
