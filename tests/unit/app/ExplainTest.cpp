@@ -63,6 +63,17 @@ TEST(Explain, EachBottleneckHasItsWhatIf)
   auto call = app::ideal_what_if("firmware", "call", kPlatform);
   EXPECT_TRUE(call.sets.empty());
   EXPECT_NE(call.why_not.find("invocation latency"), std::string::npos);
+  // ... of a host invocation; called by an FPGA kernel (the collective benchmark's default, a program, a trace, DLRM)
+  // the call and finalize are the firmware's own cycles, lifted (the refusal cited the host driver's spread).
+  auto kernel_call = app::ideal_what_if("firmware", "call", kPlatform, R"({"kind": "collective", "invocation": "kernel"})");
+  EXPECT_TRUE(sets(kernel_call, "platform.node.fpga.cclo.firmware.call=0"));
+  EXPECT_TRUE(sets(kernel_call, "platform.node.fpga.cclo.firmware.finalize=0"));
+  EXPECT_TRUE(sets(kernel_call, "platform.node.fpga.cclo.invocation.jitter=false"));
+  EXPECT_TRUE(sets(app::ideal_what_if("firmware", "finalize", kPlatform, R"({"kind": "program"})"),
+                   "platform.node.fpga.cclo.firmware.call=0"));
+  EXPECT_TRUE(app::ideal_what_if("firmware", "call", kPlatform, R"({"kind": "collective", "invocation": "coyote"})")
+                  .sets.empty());
+  EXPECT_TRUE(app::ideal_what_if("firmware", "call", kPlatform, R"({"kind": "fc"})").sets.empty());
   auto poe_read = app::ideal_what_if("RoCE POE", "payload read from memory", kPlatform);
   EXPECT_TRUE(sets(poe_read, "platform.node.fpga.device_memory.read_latency=0s"));
   // The connectionless NI's own reads and pipelines (named since its staged packets say what they wait for).
