@@ -61,8 +61,12 @@ SimTime TcpPoe::payload_ready(Session& ss, QpId id, const tcp::Segment& seg, Sim
   for (auto it = std::upper_bound(ss.pushed.begin(), ss.pushed.end(), seg.seq,
                                   [](std::uint64_t v, auto const& e) { return v < e.first; });
        it != ss.pushed.end(); ++it) {
-    if (it->second > in)
-      began = Scheduler::kRunningStep; // ASSUMPTION (critical paths): a write's status, from the pull's step
+    if (it->second > in) { // (critical paths) the write's data pushed in after its status (whose own event came
+      // first: the segment is known once the status is in), from the step that stages the segment
+      static const std::uint32_t push = cause_what("TCP POE", "write data pushed in at the application rate");
+      paced = push; // (it was the stream's label, when the stream had come first)
+      began = Scheduler::kRunningStep;
+    }
     in = std::max(in, it->second);
     if (it->first >= seg.seq + seg.len)
       break;

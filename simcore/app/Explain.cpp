@@ -10,7 +10,10 @@
 #include "simcore/units/Units.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
+#include <map>
 #include <fmt/ranges.h>
 #include <optional>
 #include <filesystem>
@@ -219,6 +222,10 @@ WhatIf engine_what_if(const std::string& engine, const std::string& detail, cons
     return {{rdma + "ack_every=1", host_rdma + "ack_every=1"}, "every packet acknowledged at once (ack_every 1)", {}};
   if (has(detail, "delayed ACK"))
     return {{tcp + "delayed_ack=0s", host_tcp + "delayed_ack=0s"}, "every TCP segment acknowledged at once", {}};
+  if (has(detail, "application rate")) // a write's data pushed into the stack after its status (tcp.app_rate)
+    return {{tcp + "app_rate=1000Tbps", host_tcp + "app_rate=1000Tbps"},
+            "TCP writes' data pushed into the stack at 1,000 Tb/s",
+            {}};
   if (has(detail, "write request status"))
     return {{tcp + "tx_status_latency=0s", host_tcp + "tx_status_latency=0s"},
             "TCP writes with no request-to-status handshake",
@@ -496,24 +503,66 @@ std::string describe_top(const PathTotals& p)
   auto [r, d] = split_key(p.by_detail.front().first);
   return fmt::format("{}, {}: {:.0f} % of the critical paths", r, d, 100 * p.by_detail.front().second / p.total);
 }
+/// `key` with its rates ("at 100 Gb/s", "at 98.0 Gb/s") as "#": a stage lifted 10x keeps its name.
+std::string without_rates(std::string key)
+{
+  for (const char* unit : {" Tb/s", " Gb/s", " Mb/s", " kb/s"})
+    for (std::size_t at = key.find(unit); at != std::string::npos; at = key.find(unit, at + 1)) {
+      std::size_t b = at;
+      while (b > 0 && (std::isdigit(static_cast<unsigned char>(key[b - 1])) || key[b - 1] == '.' || key[b - 1] == ','))
+        --b;
+      key.replace(b, at + std::strlen(unit) - b, "#");
+      at = b;
+    }
+  return key;
+}
+
 /// When lifting the bottleneck of `before` (the run before a step) gained far less than its share of the critical
-/// paths (`after`: the what-if run), the stage it leaves on top runs at nearly the rate of the one lifted (a wire at
-/// 100 Gb/s and writes at 98 Gb/s; a wire and a TCP stack's handshake per segment): say so and how to lift both, for
-/// a researcher reads "52 % on the wire" and "10x links gain 3 %" as a contradiction. Nothing when the step slowed the
-/// run (another effect: the what-if runs into losses) or gained its share's worth.
-std::optional<std::string> small_gain_note(const PathTotals& before, const PathTotals& after, unsigned step)
+/// paths (`after`: the what-if run), a stage that runs at nearly its rate took over the time it gave up (a wire at
+/// 100 Gb/s and writes at 98 Gb/s; a wire and a TCP stack's handshake per segment): say which (the stage whose time
+/// grew most, rates aside, if it took at least half of what the lift removed) and how to lift both, for a researcher
+/// reads "52 % on the wire" and "10x links gain 3 %" as a contradiction. Nothing when the step slowed the run
+/// (another effect: the what-if runs into losses), gained its share's worth, or no one stage took the time over.
+std::optional<std::string> small_gain_note(const PathTotals& before, const PathTotals& after, unsigned step, bool last)
 {
   if (before.total <= 0 || after.by_detail.empty())
     return std::nullopt;
   const double share = before.by_detail.front().second / before.total;
   const double gain  = 1 - after.total / before.total;
-  if (share < 0.25 || gain < 0 || gain >= share / 4 || after.by_detail.front().first == before.by_detail.front().first)
+  if (share < 0.25 || gain < 0 || gain >= share / 4)
     return std::nullopt;
-  auto [r, d] = split_key(after.by_detail.front().first);
-  return fmt::format("lifting it gained {:.1f} % of the calls' time where it held {:.0f} % of their critical paths: "
-                     "the limit it leaves ({}, {}: {:.0f} % of the what-if run's paths) runs at nearly its rate, so "
-                     "the two must be lifted together (explain --steps {} lifts that one too)",
-                     100 * gain, 100 * share, r, d, 100 * after.by_detail.front().second / after.total, step + 1);
+  std::map<std::string, double> was, now; // us per stage, rates aside
+  for (auto const& [k, us] : before.by_detail)
+    was[without_rates(k)] += us;
+  for (auto const& [k, us] : after.by_detail)
+    now[without_rates(k)] += us;
+  const std::string lifted = without_rates(before.by_detail.front().first);
+  const double removed     = was[lifted] - now[lifted];
+  std::string took;
+  double grew = 0;
+  for (auto const& [k, us] : now)
+    if (k != lifted && us - was[k] > grew) {
+      grew = us - was[k];
+      took = k;
+    }
+  if (took.empty() || grew < removed / 2)
+    return std::nullopt;
+  const std::string top = without_rates(after.by_detail.front().first);
+  std::string name = took, share_after;
+  for (auto const& [k, us] : after.by_detail) // its name as the what-if run spells it (its rate)
+    if (without_rates(k) == took) {
+      name = k;
+      break;
+    }
+  auto [r, d] = split_key(name);
+  const std::string next = top != took ? fmt::format(" (the what-if run's paths are led by another: {})",
+                                                     describe_top(after))
+                           : last      ? fmt::format(" (explain --steps {} lifts it too)", step + 1)
+                                       : std::string(" (the next step lifts it)");
+  return fmt::format("this step gained {:.1f} % of the paths' time where what it lifted held {:.0f} %: {}, {} took "
+                     "its place ({:.0f} % of the paths before, {:.0f} % in the what-if run), a stage at nearly its "
+                     "rate, so the two must be lifted together{}",
+                     100 * gain, 100 * share, r, d, 100 * was[took] / before.total, 100 * now[took] / after.total, next);
 }
 
 /// How much faster `after` runs than `before`: per size, and their geometric mean (the sizes both have).
@@ -772,9 +821,8 @@ int explain_into(const ExplainOptions& opt, const Scenario& sc, const fs::path& 
     last  = dir;
     if (paths.by_detail.empty())
       break;
-    if (step == opt.steps)
-      if (auto note = small_gain_note(before_step, paths, step))
-        std::cout << *note << "\n";
+    if (auto note = small_gain_note(before_step, paths, step, step == opt.steps))
+      std::cout << *note << "\n";
   }
   if (!paths.by_detail.empty())
     std::cout << fmt::format("{}bottleneck left: {}\n", lifted.empty() ? "" : "then the ", describe_top(paths));
