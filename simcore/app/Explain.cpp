@@ -104,11 +104,14 @@ WhatIf loss_what_if(const std::string& engine, const std::string& detail, const 
   if (net.value("switch", nlohmann::json::object()).value("flow_control", "drop") == "drop" &&
       (!losses.known || losses.queue_drops > 0))
     also({"platform.network.switch.flow_control=lossless"}, "lossless switches (no queue drops)");
-  // A TCP stack's own drops at its shared receive FIFO (the XRT build's): the FIFO without its limit.
+  // A TCP stack's own drops at its shared receive FIFO (the XRT build's): the FIFO without its limit, on the node
+  // kinds whose stacks dropped there (both kinds with a limit when the run did not say which).
   if (losses.tcp_fifo > 0) {
     const nlohmann::json node = platform.value("node", nlohmann::json::object());
     std::vector<std::string> fifos;
-    for (const char* kind : {"fpga", "host"}) {
+    const std::vector<std::string> kinds =
+        losses.fifo_kinds.empty() ? std::vector<std::string>{"fpga", "host"} : losses.fifo_kinds;
+    for (auto const& kind : kinds) {
       const nlohmann::json tcp = node.value(kind, nlohmann::json::object()).value("tcp", nlohmann::json::object());
       if (tcp.contains("rx_fifo") && tcp.at("rx_fifo").is_string() && parse_bytes(tcp.at("rx_fifo").get<std::string>()).count > 0)
         fifos.push_back(fmt::format("platform.node.{}.tcp.rx_fifo=0B", kind));
@@ -488,10 +491,21 @@ RunLosses losses_of(const fs::path& dir)
   l.queue_drops = packets.value("queue_drops", std::uint64_t{0});
   l.known       = packets.contains("queue_drops");
   if (fs::exists(dir / "tcp_nodes.csv")) {
+    std::map<std::string, std::string> kind_of; // node -> its kind (nodes.csv)
+    if (fs::exists(dir / "nodes.csv")) {
+      const results::CsvTable n = results::read_csv(dir / "nodes.csv");
+      for (std::size_t i = 0; i < n.rows.size(); ++i)
+        kind_of[n.cell(i, "node")] = n.cell(i, "kind");
+    }
     const results::CsvTable t = results::read_csv(dir / "tcp_nodes.csv");
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
-      l.tcp_fifo += std::stoull(t.cell(i, "fifo_dropped"));
+      const std::uint64_t dropped = std::stoull(t.cell(i, "fifo_dropped"));
+      l.tcp_fifo += dropped;
       l.tcp_stalls += std::stoull(t.cell(i, "consumer_stalls"));
+      if (auto k = kind_of.find(t.cell(i, "node")); dropped > 0 && k != kind_of.end() &&
+                                                      std::find(l.fifo_kinds.begin(), l.fifo_kinds.end(), k->second) ==
+                                                          l.fifo_kinds.end())
+        l.fifo_kinds.push_back(k->second);
     }
   }
   return l;

@@ -26,6 +26,7 @@ struct RunLosses {
   std::uint64_t queue_drops  = 0; ///< the switches' and ports' queues
   std::uint64_t tcp_fifo     = 0; ///< TCP stacks' shared receive FIFOs (fifo_dropped)
   std::uint64_t tcp_stalls   = 0; ///< TCP streams stalled on their consumer (consumer_stalls)
+  std::vector<std::string> fifo_kinds; ///< the node kinds whose stacks dropped at their FIFO (empty: not known)
 };
 /// The what-if for a bottleneck (`resource`, `detail` as critical_path.csv writes them) on the platform `platform`
 /// (the resolved scenario's platform section, from metadata.json) and, for the application kernels, its workload

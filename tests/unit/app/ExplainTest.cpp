@@ -191,6 +191,17 @@ TEST(Explain, ATcpTimeoutLiftsWhatDroppedInTheRun)
   const app::WhatIf fifo = app::ideal_what_if("TCP POE", "retransmission timeout", xrt, "{}", stack);
   EXPECT_EQ(fifo.sets, std::vector<std::string>{"platform.node.fpga.tcp.rx_fifo=0B"});
   EXPECT_NE(fifo.meaning.find("more Rx buffers"), std::string::npos) << fifo.meaning;
+  // Both kinds with a FIFO limit: only the kind whose stacks dropped is lifted (the hosts' limit stays when only the
+  // FPGAs' stacks dropped); not said which, both.
+  const std::string both = R"({"network": {"switch": {"flow_control": "lossless"}},
+                               "node": {"fpga": {"tcp": {"rx_fifo": "64KiB"}}, "host": {"tcp": {"rx_fifo": "64KiB"}}}})";
+  stack.fifo_kinds = {"fpga"};
+  EXPECT_EQ(app::ideal_what_if("TCP POE", "retransmission timeout", both, "{}", stack).sets,
+            std::vector<std::string>{"platform.node.fpga.tcp.rx_fifo=0B"});
+  stack.fifo_kinds.clear();
+  EXPECT_EQ(app::ideal_what_if("TCP POE", "retransmission timeout", both, "{}", stack).sets,
+            (std::vector<std::string>{"platform.node.fpga.tcp.rx_fifo=0B", "platform.node.host.tcp.rx_fifo=0B"}));
+  stack.fifo_kinds = {"fpga"};
   app::RunLosses queues;
   queues.known       = true;
   queues.queue_drops = 5;
