@@ -325,7 +325,7 @@ void LantNi::refill(SimTime now)
     const SimTime ready = std::max(start, data) + cycle_ * static_cast<std::int64_t>(cfg_.tx_pipeline) + phy_tx_;
     staged_.push_back(Staged{*t, ready,
                              sched_.causes() ? CauseLabel::at_host(payload_later ? what : pipe, host_) : CauseLabel{},
-                             payload_later ? began : sched_.causes() ? sched_.cause_mark() : Scheduler::kRunningStep});
+                             payload_later ? began : staging_step(sched_)});
     took = true;
     if (t->starts_command) {
       wake_waiters(); // a command left its queue: room for a waiting post

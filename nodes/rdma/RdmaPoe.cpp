@@ -363,7 +363,7 @@ std::uint32_t RdmaPoe::stage_response(QpId id, const roce::PendingResponse& r, S
   const bool read_later = ready > now + cfg_.tx_latency;
   staged_.push_back(Staged{Wire{r.packet}, ready, std::max(rd.last, now + cfg_.tx_latency), id, q.rsp.epoch(), false,
                            {}, sched_.causes() ? staging_cause(read_later, nullptr) : CauseLabel{},
-                           read_later ? payload_reads_.began() : staging_step()});
+                           read_later ? payload_reads_.began() : staging_step(sched_)});
   return len;
 }
 
@@ -411,7 +411,7 @@ std::uint32_t RdmaPoe::stage_request(QpId id, const roce::RequestPacket& p, SimT
   const bool payload_later = ready > now + cfg_.tx_latency;
   staged_.push_back(Staged{Wire{p}, ready, tail, id, q.req.epoch(), true, std::move(accepted),
                            sched_.causes() ? staging_cause(payload_later, source) : CauseLabel{},
-                           payload_later ? began : staging_step()});
+                           payload_later ? began : staging_step(sched_)});
   execute(id, scratch_);
   return len;
 }

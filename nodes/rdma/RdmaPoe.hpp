@@ -229,9 +229,6 @@ private:
   /// Critical paths: what a staged packet's ready date waits for: its payload (as the work request says what paces
   /// it, else the POE's own memory read) or the transmit pipeline.
   CauseLabel staging_cause(bool payload_later, const Outgoing* o) const;
-  /// (Critical paths) the parent of a packet's wait for the transmit pipeline: the step staging it, not a later
-  /// pull that finds it not ready yet (which walked a path back through the port's earlier packets).
-  std::uint32_t staging_step() const { return sched_.causes() ? sched_.cause_mark() : Scheduler::kRunningStep; }
   // The messages in flight, by message id: their records in a pool (a freed slot reused), found through an
   // open-addressing index (an unordered_map allocated a node per message and missed the cache at every look-up).
   // Posting a message id again replaces its record (an MPI FIN reuses its data message's id).

@@ -4,6 +4,7 @@
 // streaming in from its source (the data mover, a host DMA), not the engine.
 
 #include "simcore/engine/CausalGraph.hpp"
+#include "simcore/engine/Scheduler.hpp"
 
 #include <array>
 #include <cstdint>
@@ -16,6 +17,14 @@ inline std::uint32_t payload_stream_what()
 {
   static const std::uint32_t id = cause_what("payload stream", "bytes not yet streamed to the NIC");
   return id;
+}
+
+/// The parent of a staged packet's wait for its engine's own transmit pipeline (TxWake::at): the step staging it, not
+/// a later pull that finds it not ready yet (that walked a path back through the port's earlier packets and blamed a
+/// "payload stream"); the step running now when the run records no causes (nothing reads it then).
+inline std::uint32_t staging_step(const Scheduler& s)
+{
+  return s.causes() ? s.cause_mark() : Scheduler::kRunningStep;
 }
 
 /// The interned labels of an engine's event kinds: `details[kind]`, on resource `engine`; kind `tx_wake` on the

@@ -2,6 +2,7 @@
 // while their bytes come from the transmit buffer in memory (or the application's stream), pulled by the port pure
 // ACKs first, then data round robin over the sessions; a segment that carries a session's ACK cancels its delayed ACK.
 #include "nodes/transport/TcpPoe.hpp"
+#include "nodes/transport/EngineCause.hpp"
 
 #include <algorithm>
 
@@ -111,7 +112,7 @@ void TcpPoe::refill(SimTime now)
     if (sched_.causes()) {
       static const std::uint32_t pipeline = cause_what("TCP POE", "transmit pipeline (tx latency)");
       why    = CauseLabel::at_host(pipeline, host_);
-      parent = sched_.cause_mark();
+      parent = staging_step(sched_);
     }
     if (pkt.seg.len > 0) {
       std::uint32_t paced = 0, began = Scheduler::kRunningStep;
@@ -119,7 +120,7 @@ void TcpPoe::refill(SimTime now)
       if (data > ready && sched_.causes()) {
         static const std::uint32_t buffer = cause_what("TCP POE", "payload through the transmit buffer");
         why    = CauseLabel::at_host(paced != 0 ? paced : buffer, host_);
-        parent = began == Scheduler::kRunningStep ? sched_.cause_mark() : began;
+        parent = began == Scheduler::kRunningStep ? staging_step(sched_) : began;
       }
       ready = std::max(ready, data);
       for (auto const& r : ss.tx)

@@ -60,7 +60,7 @@ void UdpPoe::refill(SimTime now)
       why = CauseLabel::at_host(pipeline, host_);
     }
     staged_.push_back(Staged{o.peer, d, ready, last, o.wr.wr_id, o.wr.verb,
-                             payload_later ? began : sched_.causes() ? sched_.cause_mark() : Scheduler::kRunningStep,
+                             payload_later ? began : staging_step(sched_),
                              why});
     staged_bytes_ += len;
     if (last)
