@@ -247,10 +247,10 @@ std::optional<std::string> small_gain_note(const PathTotals& before, const PathT
       grew = us - was[k];
       took = k;
     }
-  if (took.empty() || grew < removed / 2)
+  if (removed <= 0 || took.empty() || grew < removed / 2) // (the lift did not shorten what it lifted: nothing to say)
     return std::nullopt;
   const std::string top = without_rates(after.by_detail.front().first);
-  std::string name = took, share_after;
+  std::string name = took;
   for (auto const& [k, us] : after.by_detail) // its name as the what-if run spells it (its rate)
     if (without_rates(k) == took) {
       name = k;
