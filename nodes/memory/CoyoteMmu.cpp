@@ -14,6 +14,12 @@ CoyoteMmu::CoyoteMmu(const MmuConfig& cfg, Hertz clock)
       r.assign(cfg_.outstanding, SimTime::zero());
 }
 
+void CoyoteMmu::follow(Scheduler& s)
+{
+  present_        = &s;
+  shared_scratch_ = &s.shared<Scratch>();
+}
+
 bool CoyoteMmu::lookup(std::uint64_t page)
 {
   const std::uint64_t key = page % cfg_.tlb_sets;
@@ -82,10 +88,11 @@ SimTime CoyoteMmu::lock_at(SimTime at) const
   // last can still be under way at `at`: checking it alone keeps a request of many fragments linear (a 1 TB copy
   // is 476,837 fragments of 2 MiB; checking every earlier lookup was quadratic).
   const SimTime lock_len = cycles(cfg_.lock_cycles);
+  const auto& held       = scratch().held;
   for (;;) {
     SimTime x = mutex_.earliest(at, lock_len);
-    if (!held_.empty() && x < held_.back().second && held_.back().first < x + lock_len)
-      x = held_.back().second;
+    if (!held.empty() && x < held.back().second && held.back().first < x + lock_len)
+      x = held.back().second;
     if (x == at)
       return x;
     at = x;
@@ -98,8 +105,9 @@ CoyoteMmu::Plan CoyoteMmu::plan(Machine& m, unsigned lane, SimTime t0, std::uint
   const unsigned after_lock      = cfg_.command_cycles - 1 - cfg_.lock_cycles - 1; // HIT, CALC (SEND below)
   const SimTime lock_len         = cycles(cfg_.lock_cycles);
   auto& ring                     = m.ring[lane];
-  steps_.clear();
-  held_.clear(); // this plan's own lookups, not booked yet
+  Scratch& sc = scratch();
+  sc.steps.clear();
+  sc.held.clear(); // this plan's own lookups, not booked yet
   Plan p;
   SimTime t       = t0 + cycles(1); // IDLE
   std::uint64_t a = addr, left = b.count;
@@ -109,16 +117,16 @@ CoyoteMmu::Plan CoyoteMmu::plan(Machine& m, unsigned lane, SimTime t0, std::uint
     st.addr = a;
     st.lock = lock_at(t);
     p.lock_wait += st.lock - t;
-    held_.emplace_back(st.lock, st.lock + lock_len);
+    sc.held.emplace_back(st.lock, st.lock + lock_len);
     t = st.lock + lock_len;
     if (look_up) // MUTEX .. CHECK found the page, or not
-      faults_.push_back(lookup(a / page_bytes) ? 1 : 0);
-    st.fault = faults_[k] != 0;
+      sc.faults.push_back(lookup(a / page_bytes) ? 1 : 0);
+    st.fault = sc.faults[k] != 0;
     if (st.fault) { // the driver answers, then the lookup is made again
       t += cfg_.page_fault;
       st.relock = lock_at(t);
       p.lock_wait += st.relock - t;
-      held_.emplace_back(st.relock, st.relock + lock_len);
+      sc.held.emplace_back(st.relock, st.relock + lock_len);
       t = st.relock + lock_len;
     }
     t += cycles(after_lock); // HIT, CALC: the fragment ends at the page's end
@@ -129,7 +137,7 @@ CoyoteMmu::Plan CoyoteMmu::plan(Machine& m, unsigned lane, SimTime t0, std::uint
     if (++slot == ring.size()) // (a wrap, not a division: this is per fragment)
       slot = 0;
     t += cycles(1); // the SEND cycle; a further fragment goes back to MUTEX
-    steps_.push_back(st);
+    sc.steps.push_back(st);
     a += st.bytes;
     left -= st.bytes;
     ++k;
@@ -151,7 +159,8 @@ Stream CoyoteMmu::request(Dir dir, unsigned lane, SimTime now, std::uint64_t add
   }
   // Plan the request from when it arrives; book it once the machine is free for all of its cycles. A plan is
   // made again only when the machine was busy: faults are looked up once.
-  faults_.clear();
+  Scratch& sc = scratch();
+  sc.faults.clear();
   SimTime t0 = std::max(now, SimTime::zero());
   Plan p     = plan(m, lane, t0, addr, b, true);
   for (;;) {
@@ -164,14 +173,14 @@ Stream CoyoteMmu::request(Dir dir, unsigned lane, SimTime now, std::uint64_t add
   counters_.machine_wait += t0 - std::max(now, SimTime::zero());
   counters_.lock_wait += p.lock_wait;
   counters_.slot_wait += p.slot_wait;
-  for (auto const& [s0, s1] : held_)
+  for (auto const& [s0, s1] : sc.held)
     mutex_.book(s0, s1);
   m.timeline.book(t0, p.end);
   auto& ring       = m.ring[lane];
   std::size_t& idx = m.next[lane];
   Stream out{};
   bool first = true;
-  for (auto const& st : steps_) {
+  for (auto const& st : sc.steps) {
     if (st.fault)
       ++counters_.page_faults;
     Stream s  = issue(st.send, st.addr, Bytes{st.bytes});

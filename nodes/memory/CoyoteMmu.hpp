@@ -103,7 +103,8 @@ public:
   CoyoteMmu(const MmuConfig& cfg, Hertz clock);
   /// Forget the booked intervals that ended before `s`'s present as requests come (no request is taken before
   /// it): the timelines stay a few entries long, so their look-ups stay in one or two cache lines.
-  void follow(const Scheduler& s) { present_ = &s; }
+  /// Its request()s' scratch lists become the run's, shared by every node's MMU (in cache whichever node asks).
+  void follow(Scheduler& s);
 
   /// Issue one fragment's data access at `start` (the SEND cycle), returning its stream. A reference to a callable
   /// (no allocation: one is made per memory access).
@@ -155,10 +156,26 @@ private:
     std::array<std::size_t, kLanes> next{};
   };
 
+  // What every request reads first, in the object's first lines (issue 53: at thousands of nodes each request finds
+  // its node's MMU out of cache, a miss per line it touches): its configuration, the mutex, the TLB's sets.
   MmuConfig cfg_;
   SimTime cycle_;
   const Scheduler* present_ = nullptr;
-  std::array<Machine, 2> machines_;
+  struct Step {
+    SimTime lock, relock, send;
+    std::uint64_t addr, bytes;
+    bool fault;
+  };
+  /// Scratch of request(), kept to reuse their storage: the run's (follow) or, before, this MMU's own.
+  struct Scratch {
+    std::vector<Step> steps;
+    std::vector<std::uint8_t> faults; ///< (bytes, not vector<bool>: read once per fragment)
+    std::vector<std::pair<SimTime, SimTime>> held;
+  };
+  Scratch* shared_scratch_ = nullptr;
+  Scratch& scratch() { return shared_scratch_ ? *shared_scratch_ : own_scratch_; }
+  const Scratch& scratch() const { return shared_scratch_ ? *shared_scratch_ : own_scratch_; }
+  MmuCounters counters_;
   Timeline mutex_;
   /// Per set in use, its pages in least- to most-recently used order: set -> its block of tlb_ways pages in ways_
   /// and its count in used_ (sets are made as pages reach them: a node touches a few pages, and a cluster has many
@@ -167,19 +184,11 @@ private:
   FlatIndex sets_;
   std::vector<std::uint64_t> ways_;
   std::vector<std::uint32_t> used_;
+  std::array<Machine, 2> machines_;
   FlatIndex mapped_; ///< pages the driver has mapped (evicted or not)
-  MmuCounters counters_;
-  // Scratch of request(), kept to reuse their storage.
-  struct Step {
-    SimTime lock, relock, send;
-    std::uint64_t addr, bytes;
-    bool fault;
-  };
-  std::vector<Step> steps_;
-  std::vector<std::uint8_t> faults_; ///< (bytes, not vector<bool>: read once per fragment)
-  std::vector<std::pair<SimTime, SimTime>> held_;
+  Scratch own_scratch_;
   /// A request's cycles planned from `t0` (the machine taking it in IDLE then), its lookups in the TLB mutex's
-  /// gaps: fills steps_ and held_ (and faults_ on the first plan, `look_up`); returns when the plan ends and
+  /// gaps: fills the scratch's steps and held (and faults on the first plan, `look_up`); returns when the plan ends and
   /// the waits it contains.
   struct Plan {
     SimTime end, lock_wait, slot_wait;

@@ -104,7 +104,7 @@ public:
   /// Coyote's MMU (nullptr: not modeled).
   const CoyoteMmu* mmu() const { return mmu_ ? &*mmu_ : nullptr; }
   /// The MMU (if any) follows `s`'s present (CoyoteMmu::follow).
-  void follow(const Scheduler& s)
+  void follow(Scheduler& s)
   {
     if (mmu_)
       mmu_->follow(s);

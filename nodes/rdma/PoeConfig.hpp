@@ -10,6 +10,8 @@ struct PoeConfig {
   Bytes tx_prefetch{32 * 1024};
   SimTime consumer_poll = SimTime::us(1);
   SimTime consumer_stall = SimTime::us(100000);
+  /// (Engines share equal configurations: simcore/engine/Interned.hpp.)
+  bool operator==(const PoeConfig&) const = default;
   template <class V> void describe(V& v)
   {
     v.field("tx_latency", tx_latency, "from a packet being scheduled to its first byte leaving the POE "

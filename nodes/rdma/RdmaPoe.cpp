@@ -1,6 +1,8 @@
 #include "nodes/rdma/RdmaPoe.hpp"
+
 #include "nodes/transport/EngineCause.hpp"
 #include "protocols/roce/Train.hpp"
+#include "simcore/engine/Interned.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -13,29 +15,37 @@ using namespace roce;
 
 RdmaPoe::RdmaPoe(net::HostId host, const PoeConfig& poe, const RoceConfig& rc, Scheduler& sched, net::Fabric& fabric,
                  MemorySystem& memory, PoeListener& listener)
-    : host_(host)
-    , cfg_(poe)
-    , roce_(rc)
-    , sched_(sched)
+    : sched_(sched)
     , fabric_(fabric)
     , memory_(memory)
     , listener_(listener)
+    , cfg_(intern(sched, poe))
+    , roce_(intern(sched, engine_roce(rc, fabric.config().fidelity == net::Fidelity::Flow)))
+    , host_(host)
+    , spare_actions_(sched.shared<SpareActions>())
 {
-  wire_mtu_ = roce_.mtu.count;
+  wire_mtu_ = rc.mtu.count;
   if (fabric.config().fidelity == net::Fidelity::Flow) {
-    flow_      = true;
-    roce_.mtu  = Bytes{kFlowSegment};
-    // Nothing is lost at flow fidelity, so a retransmission could only be spurious: a message is one
-    // sequence number, acknowledged once it is all in, which under sharing may take longer than the
-    // packet-level timeouts (set for a packet's round trip).
-    roce_.timeouts = {SimTime::from_seconds(1e5)};
-    // Adaptive retransmission (the hosts' ConnectX) would start its own shorter timer (256 us first) under that
-    // one: a READ response longer than it was re-requested, nothing having been lost.
-    roce_.adaptive_retransmission = false;
+    flow_ = true;
   } else {
     ff_train_  = fabric.config().fast_forward.train;
     ff_window_ = fabric.config().fast_forward.window;
   }
+}
+
+roce::RoceConfig RdmaPoe::engine_roce(roce::RoceConfig rc, bool flow)
+{
+  if (flow) {
+    rc.mtu = Bytes{kFlowSegment};
+    // Nothing is lost at flow fidelity, so a retransmission could only be spurious: a message is one
+    // sequence number, acknowledged once it is all in, which under sharing may take longer than the
+    // packet-level timeouts (set for a packet's round trip).
+    rc.timeouts = {SimTime::from_seconds(1e5)};
+    // Adaptive retransmission (the hosts' ConnectX) would start its own shorter timer (256 us first) under that
+    // one: a READ response longer than it was re-requested, nothing having been lost.
+    rc.adaptive_retransmission = false;
+  }
+  return rc;
 }
 
 QpId RdmaPoe::create_qp(net::HostId peer, QpId remote_qpn, Psn initial_psn)
@@ -43,8 +53,11 @@ QpId RdmaPoe::create_qp(net::HostId peer, QpId remote_qpn, Psn initial_psn)
   auto id = static_cast<QpId>(qps_.size());
   // Flow identity for ECMP hashing: distinct per (host, queue pair).
   std::uint64_t flow = (std::uint64_t{host_} << 32) | id;
-  qps_.push_back(Qp{peer, remote_qpn, Requester(roce_, remote_qpn, initial_psn), Responder(roce_, remote_qpn, initial_psn),
-                    flow});
+  qps_.push_back(Qp{.peer       = peer,
+                    .remote_qpn = remote_qpn,
+                    .flow       = flow,
+                    .req        = Requester(roce_, remote_qpn, initial_psn),
+                    .rsp        = Responder(roce_, remote_qpn, initial_psn)});
   if (provider_)
     qps_.back().rsp.set_recv_provider(provider_);
   return id;

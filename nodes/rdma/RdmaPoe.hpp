@@ -96,11 +96,9 @@ private:
   CauseLabel accept_cause() const;
   /// Critical paths: a staged packet's wait for the line (flow fidelity: nic_free_), in the fabric's words.
   CauseLabel line_cause() const;
-  struct Qp {
+  struct Qp { // (its own fields first, where its packets' events read them before the requester's or responder's)
     net::HostId peer;
     QpId remote_qpn;
-    roce::Requester req;
-    roce::Responder rsp;
     std::uint64_t flow;
     bool in_ctrl = false;
     bool in_data = false;
@@ -123,6 +121,8 @@ private:
     /// Fast-forward: the acknowledgements of a train's members the responder folded into one queued ACK (it folds
     /// those that wait together), which goes as a train standing for them all (their wire bytes).
     std::uint32_t ack_weight = 0;
+    roce::Requester req;
+    roce::Responder rsp;
   };
   struct Staged {
     roce::Wire pkt;
@@ -135,12 +135,46 @@ private:
     CauseLabel why{}; ///< critical paths: what its ready date waits for
     std::uint32_t parent = Scheduler::kRunningStep; ///< ... and the step that began it (TxWake::at)
   };
+  struct SpareActions : std::vector<roce::Actions> {}; ///< (Scheduler::shared: the run's spare action lists)
   struct Notice {
     QpId qp;
     bool inbound;
     roce::Completion completion;
     roce::InboundMessage message;
   };
+
+  // Hot: what a packet's events read and write (receive, pull, refill, want_tx, execute), together at the head of
+  // the object (issue 53): at thousands of nodes every event finds its engine out of cache, and these fields had been
+  // spread over the object's 18 cache lines, a miss each. The configurations are the run's shared copies (one per
+  // distinct value: simcore/engine/Interned.hpp), which stay in cache whichever node runs.
+  Scheduler& sched_;
+  net::Fabric& fabric_;
+  MemorySystem& memory_;
+  PoeListener& listener_;
+  const PoeConfig& cfg_;
+  const roce::RoceConfig& roce_;
+  net::HostId host_;
+  bool flow_ = false;
+  unsigned ff_train_ = 0, ff_window_ = 0;
+  std::uint64_t skipped_place_ = 0; ///< (skipped_at_, below)
+  std::uint64_t staged_bytes_  = 0;
+  std::vector<Qp> qps_;
+  Fifo<Staged> staged_; ///< (a ring buffer: a deque allocated a block every few packets)
+  Fifo<QpId> ctrl_;
+  Fifo<QpId> data_rr_;
+  static constexpr QpId kNoRun = ~QpId{0};
+  QpId run_qp_      = kNoRun; ///< the queue pair whose packets the port has been sending back to back
+  unsigned run_len_ = 0;      ///< ... how many
+  SimTime run_end_;           ///< ... and when the last one's last bit leaves
+  PoeCounters c_;
+  roce::Actions scratch_;
+  /// Emptied action lists kept with their storage (execute nests): the run's, shared by every engine, so that the
+  /// list an execute takes is one an engine used last, in cache, not this engine's own, cold (issue 53).
+  std::vector<roce::Actions>& spare_actions_;
+  TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
+  RxPipe rx_pipe_{sched_, this, kRx};
+  /// (pull_staged, below)
+  std::vector<std::pair<SimTime, std::function<void()>>> accepted_;
 
   void execute(QpId qp, roce::Actions& acts);
   void want_tx(QpId qp);
@@ -168,18 +202,6 @@ private:
   /// A request train at the end of the receive pipeline (`place`): each member to the responder, in order, and its
   /// data written at the date its own receive event would have had.
   void receive_train(QpId id, std::uint64_t place, SimTime now);
-  unsigned ff_train_ = 0, ff_window_ = 0;
-  static constexpr QpId kNoRun = ~QpId{0};
-  QpId run_qp_      = kNoRun; ///< the queue pair whose packets the port has been sending back to back
-  unsigned run_len_ = 0;      ///< ... how many
-  SimTime run_end_;           ///< ... and when the last one's last bit leaves
-  /// While a train's actions execute: the dates its members' receive events would have had (PlaceData by offset).
-  struct TrainPlacing {
-    bool on = false;
-    std::uint64_t msg = 0, first_offset = 0;
-    std::uint32_t count = 0;
-    SimTime last, step, last_step; ///< the last member's date; a middle member's time on the wire; the last one's
-  } placing_;
   SimTime placing_date(const roce::PlaceData& p) const;
   void on_retransmit_timer(QpId id, SimTime now);
   /// A completion or an inbound message, once the memory writes before it are done: traced, then told.
@@ -192,30 +214,16 @@ private:
   /// ready when its packet is), else through an event of its own (issue 53). Runs that trace or record causes keep
   /// the event: the trace and the firmware's causes record it.
   std::optional<net::Packet> pull_staged();
-  std::vector<std::pair<SimTime, std::function<void()>>> accepted_;
 
-  net::HostId host_;
-  PoeConfig cfg_;
-  roce::RoceConfig roce_;
   // Flow fidelity (platform.network.fidelity): a message goes as one packet of up to kFlowSegment
   // payload bytes that the fabric carries as one flow; its wire bytes are those of the
   // wire_mtu_-sized packets it stands for.
   static constexpr std::uint64_t kFlowSegment = 256ULL << 20;
-  bool flow_              = false;
+  /// The RoCE configuration the engine runs: `rc`, at flow fidelity with a message per segment and no timeouts.
+  static roce::RoceConfig engine_roce(roce::RoceConfig rc, bool flow);
   std::uint64_t wire_mtu_ = 0;
   /// Flow fidelity: when the first segment of a read of `len` payload bytes is in (at most rd.last).
   SimTime first_segment_read(const Stream& rd, std::uint64_t len) const;
-  SimTime rx_head_; ///< flow fidelity: when the packet being received began to come in
-  /// Flow fidelity: when the messages handed to the fabric so far would have left at the line rate. The packet
-  /// engine stages up to tx_prefetch bytes ahead of the wire in one queue, so a message produced while another
-  /// is still going waits behind what is staged of it: the flow of the next one starts no earlier than the
-  /// previous one ends (on an idle line), or than tx_prefetch after it is ready.
-  SimTime nic_free_;
-  Scheduler& sched_;
-  net::Fabric& fabric_;
-  MemorySystem& memory_;
-  PoeListener& listener_;
-  roce::RecvProvider provider_;
   struct Outgoing {
     std::uint64_t local_addr;
     PayloadSource source;
@@ -239,30 +247,34 @@ private:
     const std::uint32_t slot = outgoing_.find(msg);
     return slot == FlatIndex::kNone ? nullptr : &out_pool_[slot];
   }
-  std::vector<Qp> qps_;
-  Fifo<QpId> ctrl_;
-  Fifo<QpId> data_rr_;
   /// The pull the port did not make (pull_skipped): due at skipped_at_, in place skipped_place_ (0: none). Past that
   /// place, its one effect is applied before the engine's next step (settle_skipped_pull).
   SimTime skipped_at_;
-  std::uint64_t skipped_place_ = 0;
   void settle_skipped_pull();
   /// A READ response, an acknowledgement or a request packet to send, at any date (an RNR wait aside).
   static bool has_output(const Qp& q)
   {
     return q.rsp.front_response() || q.rsp.has_output() || q.req.peek(SimTime::max());
   }
-  Fifo<Staged> staged_; ///< (a ring buffer: a deque allocated a block every few packets)
-  std::uint64_t staged_bytes_ = 0;
-  TxWake tx_wake_{sched_, this, kTxWake, fabric_, host_};
   RunStart payload_reads_{sched_}; ///< (critical paths) the run of the engine's own payload reads
-  RxPipe rx_pipe_{sched_, this, kRx};
   PayloadWrites writes_{sched_, "RoCE POE", host_}; ///< when every payload written so far is in memory
   NoticeQueue<Notice> notices_{sched_, this, kNotify};
   void hand_over(Notice& n, SimTime now);
-  roce::Actions scratch_;
-  std::vector<roce::Actions> spare_actions_; ///< emptied action lists kept with their storage (execute nests)
-  PoeCounters c_;
+  // Cold: flow fidelity's, fast-forward's and set-up's.
+  /// While a train's actions execute: the dates its members' receive events would have had (PlaceData by offset).
+  struct TrainPlacing {
+    bool on = false;
+    std::uint64_t msg = 0, first_offset = 0;
+    std::uint32_t count = 0;
+    SimTime last, step, last_step; ///< the last member's date; a middle member's time on the wire; the last one's
+  } placing_;
+  SimTime rx_head_; ///< flow fidelity: when the packet being received began to come in
+  /// Flow fidelity: when the messages handed to the fabric so far would have left at the line rate. The packet
+  /// engine stages up to tx_prefetch bytes ahead of the wire in one queue, so a message produced while another
+  /// is still going waits behind what is staged of it: the flow of the next one starts no earlier than the
+  /// previous one ends (on an idle line), or than tx_prefetch after it is ready.
+  SimTime nic_free_;
+  roce::RecvProvider provider_;
   results::Trace* trace_ = nullptr;
   std::uint32_t trace_pid_ = 0;
   std::unordered_map<std::uint64_t, SimTime> posted_; ///< wr_id -> post time (tracing only)

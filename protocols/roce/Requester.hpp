@@ -100,6 +100,7 @@ private:
   const RoceConfig& cfg_;
   std::uint32_t remote_qp_;
   State state_ = State::Ready;
+  SimTime rnr_until_; // (beside what peek reads first: issue 53)
   Fifo<Pending> wrs_;            ///< posted, not yet completed, in order (a Fifo: see Responder.hpp)
   Psn next_psn_;                 ///< PSN of the next work request posted
   Psn una_;                      ///< oldest unacknowledged PSN
@@ -112,7 +113,6 @@ private:
   SimTime progress_at_;          ///< adaptive retransmission: the last progress, or the start of the wait
   std::uint64_t timer_token_ = 0;
   bool timer_running_        = false;
-  SimTime rnr_until_;
   std::optional<std::pair<Psn, SimTime>> rnr_since_; ///< the packet RNR NAKs refuse, and since when (rnr_stall)
   std::uint32_t epoch_ = 0;
   std::optional<Psn> read_gap_at_; ///< a re-request was already issued for this gap

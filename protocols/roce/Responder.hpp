@@ -125,15 +125,15 @@ private:
   unsigned since_ack_    = 0;
   Psn unacked_psn_             = 0; ///< the last SEND/WRITE packet accepted, not yet acknowledged
   std::uint64_t ack_timer_gen_ = 0; ///< the armed ACK-coalescing timer's token; bumped whenever an ACK goes
-  Inbound in_;
   // (Fifos, not deques: a deque allocates 576 bytes when made, and a cluster holds a queue pair per node and peer)
+  Fifo<Out> out_;
+  ResponderCounters c_; // (what a packet's acceptance writes, before the message's state: issue 53)
+  Inbound in_;
   Fifo<RecvRequest> recvs_;
   RecvProvider provider_;
-  Fifo<Out> out_;
   std::uint32_t epoch_ = 0;
   static constexpr std::size_t kAbortsKept = 64; ///< restarts remembered (a NIC stages far fewer responses)
   Fifo<std::pair<std::uint32_t, Psn>> aborts_; ///< (epoch after the restart, its PSN)
-  ResponderCounters c_;
 };
 
 } // namespace nafsim::roce

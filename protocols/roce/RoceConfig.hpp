@@ -28,6 +28,9 @@ struct RoceConfig {
   bool adaptive_retransmission = false;
   SimTime adaptive_timeout_initial = SimTime::us(64);
 
+  /// (Engines share equal configurations: simcore/engine/Interned.hpp.)
+  bool operator==(const RoceConfig&) const = default;
+
   config::FieldProblem check() const
   {
     if (mtu.count != 256 && mtu.count != 512 && mtu.count != 1024 && mtu.count != 2048 && mtu.count != 4096)

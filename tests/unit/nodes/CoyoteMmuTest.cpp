@@ -3,6 +3,7 @@
 // a MemorySystem, no simulation).
 #include "nodes/memory/CoyoteMmu.hpp"
 #include "nodes/memory/MemorySystem.hpp"
+#include "simcore/engine/Scheduler.hpp"
 
 #include <gtest/gtest.h>
 
@@ -237,4 +238,39 @@ TEST(CoyoteMmu, ATerabyteRequestIsCutIntoPagesOneSendEverySevenCyclesAfterTheFir
   EXPECT_EQ(r.sent[1].first - r.sent[0].first, kCycle * 7);
   for (std::size_t i = 1; i < r.sent.size(); ++i)
     ASSERT_GE(r.sent[i].first - r.sent[i - 1].first, kCycle * 7) << i;
+}
+
+TEST(CoyoteMmu, TheMmusOfARunShareTheirScratchWithoutCrossTalk)
+{
+  // Two MMUs following one run (their request()s' scratch lists the run's) against two alone, the same requests in
+  // the same interleaving: requests across pages, evictions and faults, both directions, several destinations.
+  auto c     = enabled();
+  c.page     = Bytes{4096};
+  c.tlb_sets = 2;
+  c.tlb_ways = 1;
+  Scheduler run;
+  CoyoteMmu a(c, kClock), b(c, kClock), alone_a(c, kClock), alone_b(c, kClock);
+  a.follow(run);
+  b.follow(run);
+  Recorder ra, rb, rc, rd;
+  std::uint64_t x = 99;
+  SimTime t;
+  for (int i = 0; i < 3000; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const auto dir   = (x >> 63) ? CoyoteMmu::Dir::Read : CoyoteMmu::Dir::Write;
+    const unsigned lane = static_cast<unsigned>((x >> 40) % CoyoteMmu::kLanes);
+    const std::uint64_t addr = (x >> 20) % (16 * 4096);
+    const Bytes b_len{1 + (x >> 8) % (3 * 4096)}; // up to four pages
+    const bool first = (x >> 7) & 1;
+    auto s1 = (first ? a : b).request(dir, lane, t, addr, b_len, first ? ra : rb);
+    auto s2 = (first ? alone_a : alone_b).request(dir, lane, t, addr, b_len, first ? rc : rd);
+    ASSERT_EQ(s1.first, s2.first) << i;
+    ASSERT_EQ(s1.last, s2.last) << i;
+    t += SimTime::ns(static_cast<std::int64_t>((x >> 2) % 64));
+  }
+  EXPECT_EQ(ra.sent, rc.sent);
+  EXPECT_EQ(rb.sent, rd.sent);
+  EXPECT_EQ(a.counters().page_faults, alone_a.counters().page_faults);
+  EXPECT_GT(a.counters().page_faults + b.counters().page_faults, 100u);
+  EXPECT_GT(a.counters().fragments, a.counters().requests); // requests across pages were cut
 }
