@@ -3,6 +3,7 @@
 #include "simcore/engine/Scheduler.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace nafsim::nodes {
 
@@ -150,6 +151,15 @@ Stream CoyoteMmu::request(Dir dir, unsigned lane, SimTime now, std::uint64_t add
 {
   if (b.count == 0) // the state machine ignores an empty request (tlb_fsm.sv: len != 0)
     return issue(now, addr, b);
+  Scratch& sc = scratch();
+  if (sc.busy)
+    throw std::logic_error("CoyoteMmu::request: asked from a fragment's issue function while a request of the same "
+                           "MMU, or of one sharing its scratch lists (the run's: CoyoteMmu::follow), is under way");
+  sc.busy = true;
+  struct Release {
+    bool& busy;
+    ~Release() { busy = false; }
+  } release{sc.busy};
   Machine& m = machines_[static_cast<int>(dir)];
   ++counters_.requests;
   if (present_) { // what ended before the present can no longer be in a request's way
@@ -159,7 +169,6 @@ Stream CoyoteMmu::request(Dir dir, unsigned lane, SimTime now, std::uint64_t add
   }
   // Plan the request from when it arrives; book it once the machine is free for all of its cycles. A plan is
   // made again only when the machine was busy: faults are looked up once.
-  Scratch& sc = scratch();
   sc.faults.clear();
   SimTime t0 = std::max(now, SimTime::zero());
   Plan p     = plan(m, lane, t0, addr, b, true);

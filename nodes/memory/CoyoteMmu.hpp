@@ -107,7 +107,8 @@ public:
   void follow(Scheduler& s);
 
   /// Issue one fragment's data access at `start` (the SEND cycle), returning its stream. A reference to a callable
-  /// (no allocation: one is made per memory access).
+  /// (no allocation: one is made per memory access). It must not make a request of an MMU of the same run (their
+  /// scratch lists are one, being read: request() throws std::logic_error) nor of this one.
   class Issue {
   public:
     template <class F>
@@ -157,7 +158,8 @@ private:
   };
 
   // What every request reads first, in the object's first lines (issue 53: at thousands of nodes each request finds
-  // its node's MMU out of cache, a miss per line it touches): its configuration, the mutex, the TLB's sets.
+  // its node's MMU out of cache, a miss per line it touches): its configuration, where its scratch is, its counters,
+  // the mutex, the TLB's sets; its machines (a request reads one) follow.
   MmuConfig cfg_;
   SimTime cycle_;
   const Scheduler* present_ = nullptr;
@@ -171,6 +173,7 @@ private:
     std::vector<Step> steps;
     std::vector<std::uint8_t> faults; ///< (bytes, not vector<bool>: read once per fragment)
     std::vector<std::pair<SimTime, SimTime>> held;
+    bool busy = false; ///< a request under way reads them (request() refuses to start another on them then)
   };
   Scratch* shared_scratch_ = nullptr;
   Scratch& scratch() { return shared_scratch_ ? *shared_scratch_ : own_scratch_; }

@@ -260,7 +260,7 @@ private:
   PayloadWrites writes_{sched_, "RoCE POE", host_}; ///< when every payload written so far is in memory
   NoticeQueue<Notice> notices_{sched_, this, kNotify};
   void hand_over(Notice& n, SimTime now);
-  // Cold: flow fidelity's, fast-forward's and set-up's.
+  // Behind: a train's placing (its flag read per packet written), flow fidelity's dates, the set-up's, tracing's.
   /// While a train's actions execute: the dates its members' receive events would have had (PlaceData by offset).
   struct TrainPlacing {
     bool on = false;

@@ -206,7 +206,7 @@ public:
   /// Largest number of events pending at once (cancelled ones included until their date).
   std::size_t peak_pending_events() const { return peak_pending_; }
   /// One T per run, shared by every component that asks for it: made at the first request, destroyed with the
-  /// scheduler. For state that components of one kind keep together rather than each its own (the receive pipes'
+  /// scheduler (a component holding it must not outlive the scheduler). For state that components of one kind keep together rather than each its own (the receive pipes'
   /// packet store, nodes/transport/RxPipe.hpp).
   template <class T> T& shared()
   {

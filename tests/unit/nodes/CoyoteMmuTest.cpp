@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 using namespace nafsim;
@@ -273,4 +274,31 @@ TEST(CoyoteMmu, TheMmusOfARunShareTheirScratchWithoutCrossTalk)
   EXPECT_EQ(a.counters().page_faults, alone_a.counters().page_faults);
   EXPECT_GT(a.counters().page_faults + b.counters().page_faults, 100u);
   EXPECT_GT(a.counters().fragments, a.counters().requests); // requests across pages were cut
+}
+
+TEST(CoyoteMmu, AFragmentsIssueMayNotAskAnMmuOfItsRunWhileItsRequestIsUnderWay)
+{
+  // The MMUs of a run read and write one set of scratch lists (CoyoteMmu::follow): an issue function that asked one
+  // of them again would clear the lists its own request is reading. Alone, each has its own and may.
+  Scheduler run;
+  CoyoteMmu a(enabled(), kClock), b(enabled(), kClock), alone_a(enabled(), kClock), alone_b(enabled(), kClock);
+  a.follow(run);
+  b.follow(run);
+  Recorder r;
+  auto asking = [&r](CoyoteMmu& other) {
+    return [&r, &other](SimTime start, std::uint64_t addr, Bytes n) {
+      other.request(CoyoteMmu::Dir::Write, 1, start, addr + (1 << 22), n, r);
+      return r(start, addr, n);
+    };
+  };
+  auto ask_alone_b = asking(alone_b);
+  EXPECT_NO_THROW(alone_a.request(CoyoteMmu::Dir::Read, 1, SimTime::zero(), 0, Bytes{64}, ask_alone_b));
+  EXPECT_EQ(alone_b.counters().requests, 1u);
+  auto ask_b = asking(b);
+  EXPECT_THROW(a.request(CoyoteMmu::Dir::Read, 1, SimTime::zero(), 0, Bytes{64}, ask_b), std::logic_error);
+  EXPECT_EQ(b.counters().requests, 0u);
+  // The refusal leaves the lists free: the next request of either goes through.
+  Recorder plain;
+  EXPECT_NO_THROW(b.request(CoyoteMmu::Dir::Write, 1, SimTime::zero(), 0, Bytes{64}, plain));
+  EXPECT_EQ(plain.sent.size(), 1u);
 }
