@@ -19,15 +19,14 @@ RdmaPoe::RdmaPoe(net::HostId host, const PoeConfig& poe, const RoceConfig& rc, S
     , fabric_(fabric)
     , memory_(memory)
     , listener_(listener)
-    , cfg_(intern(sched, poe))
-    , roce_(intern(sched, engine_roce(rc, fabric.config().fidelity == net::Fidelity::Flow)))
     , host_(host)
+    , flow_(fabric.config().fidelity == net::Fidelity::Flow)
+    , cfg_(intern(sched, poe))
+    , roce_(intern(sched, engine_roce(rc, flow_)))
     , spare_actions_(sched.shared<SpareActions>())
 {
   wire_mtu_ = rc.mtu.count;
-  if (fabric.config().fidelity == net::Fidelity::Flow) {
-    flow_ = true;
-  } else {
+  if (!flow_) {
     ff_train_  = fabric.config().fast_forward.train;
     ff_window_ = fabric.config().fast_forward.window;
   }

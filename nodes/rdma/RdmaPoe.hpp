@@ -151,10 +151,10 @@ private:
   net::Fabric& fabric_;
   MemorySystem& memory_;
   PoeListener& listener_;
+  net::HostId host_;
+  bool flow_; ///< flow fidelity (platform.network.fidelity)
   const PoeConfig& cfg_;
   const roce::RoceConfig& roce_;
-  net::HostId host_;
-  bool flow_ = false;
   unsigned ff_train_ = 0, ff_window_ = 0;
   std::uint64_t skipped_place_ = 0; ///< (skipped_at_, below)
   std::uint64_t staged_bytes_  = 0;
