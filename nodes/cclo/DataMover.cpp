@@ -193,10 +193,13 @@ DataMover::Pace DataMover::pace(const Move& m, std::uint64_t op1_addr) const
   const std::uint64_t b0 = m.slot_bytes(m.op0.compressed);
   const std::uint64_t b1 = m.slot_bytes(m.op1.compressed);
   const std::uint64_t br = m.result_bytes();
-  std::array<Pace, 8> legs{};
-  std::size_t n = 0;
-  auto leg      = [&](std::uint64_t bytes, std::pair<BitsPerSecond, const char*> bw) {
-    legs[n++] = {bytes, bw.first, bw.second};
+  // The slowest leg, each weighed as it comes (in this order: a tie keeps the earlier one).
+  Pace bottleneck{0, datapath_, "datapath"};
+  auto leg = [&](std::uint64_t bytes, std::pair<BitsPerSecond, const char*> bw) {
+    if (static_cast<double>(bytes) / bw.first.bps >
+            static_cast<double>(bottleneck.bytes) / bottleneck.bw.bps ||
+        (bottleneck.bytes == 0 && bytes == 0 && bw.first.bps < bottleneck.bw.bps))
+      bottleneck = {bytes, bw.first, bw.second};
   };
   auto datapath = std::pair{datapath_, "datapath"};
   auto read_bw  = [&](std::uint64_t addr, Engine e) {
@@ -218,12 +221,6 @@ DataMover::Pace DataMover::pace(const Move& m, std::uint64_t op1_addr) const
   if (m.res == ResultKind::Memory) {
     leg(br, std::pair{mem_.write_rate(Engine::ResWrite, m.res_addr), is_host(m.res_addr) ? "PCIe write" : "memory write"});
   }
-  Pace bottleneck{0, datapath_, "datapath"};
-  for (std::size_t i = 0; i < n; ++i)
-    if (static_cast<double>(legs[i].bytes) / legs[i].bw.bps >
-            static_cast<double>(bottleneck.bytes) / bottleneck.bw.bps ||
-        (bottleneck.bytes == 0 && legs[i].bytes == 0 && legs[i].bw.bps < bottleneck.bw.bps))
-      bottleneck = legs[i];
   return bottleneck;
 }
 

@@ -32,6 +32,7 @@ void RxBufferManager::filled(std::size_t i, std::uint32_t src, std::uint64_t seq
   if (e.state != State::Filling)
     throw std::logic_error(fmt::format("Rx buffer {} completed while not filling", i));
   e.state = State::Reserved;
+  ++reserved_;
   e.src   = src;
   e.seq   = seq;
   e.bytes = bytes;
@@ -42,6 +43,7 @@ std::optional<std::size_t> RxBufferManager::seek(std::uint32_t src, std::uint64_
   for (std::size_t i = 0; i < bufs_.size(); ++i)
     if (bufs_[i].state == State::Reserved && bufs_[i].src == src && bufs_[i].seq == seq) {
       bufs_[i].state = State::Reading;
+      --reserved_;
       return i;
     }
   return std::nullopt;
@@ -60,10 +62,7 @@ void RxBufferManager::release(std::size_t i)
 
 bool RxBufferManager::all_waiting(std::size_t held) const
 {
-  std::size_t reserved = 0;
-  for (auto const& e : bufs_)
-    reserved += e.state == State::Reserved;
-  return !bufs_.empty() && reserved + held == bufs_.size();
+  return !bufs_.empty() && reserved_ + held == bufs_.size();
 }
 
 std::string RxBufferManager::describe() const

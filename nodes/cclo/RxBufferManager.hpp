@@ -58,6 +58,7 @@ private:
   std::uint64_t header_ = 0;
   std::vector<Entry> bufs_;
   std::size_t in_use_ = 0, max_in_use_ = 0;
+  std::size_t reserved_ = 0; ///< buffers holding a complete message not yet sought (all_waiting asks per failed seek)
   std::uint64_t refusals_ = 0;
   std::function<void(std::size_t)> on_change_;
 };

@@ -83,17 +83,16 @@ void CoyoteMmu::Timeline::book(SimTime start, SimTime end)
     busy_.erase(busy_.begin(), busy_.begin() + 32);
 }
 
-SimTime CoyoteMmu::lock_at(SimTime at) const
+SimTime CoyoteMmu::lock_at(SimTime at, const std::pair<SimTime, SimTime>* own) const
 {
   // A plan's lookups follow one another (each starts after the previous one ends), so of its own lookups only the
   // last can still be under way at `at`: checking it alone keeps a request of many fragments linear (a 1 TB copy
   // is 476,837 fragments of 2 MiB; checking every earlier lookup was quadratic).
   const SimTime lock_len = cycles(cfg_.lock_cycles);
-  const auto& held       = scratch().held;
   for (;;) {
     SimTime x = mutex_.earliest(at, lock_len);
-    if (!held.empty() && x < held.back().second && held.back().first < x + lock_len)
-      x = held.back().second;
+    if (own && x < own->second && own->first < x + lock_len)
+      x = own->second;
     if (x == at)
       return x;
     at = x;
@@ -116,7 +115,7 @@ CoyoteMmu::Plan CoyoteMmu::plan(Machine& m, unsigned lane, SimTime t0, std::uint
   while (left > 0) {
     Step st{};
     st.addr = a;
-    st.lock = lock_at(t);
+    st.lock = lock_at(t, sc.held.empty() ? nullptr : &sc.held.back());
     p.lock_wait += st.lock - t;
     sc.held.emplace_back(st.lock, st.lock + lock_len);
     t = st.lock + lock_len;
@@ -125,7 +124,7 @@ CoyoteMmu::Plan CoyoteMmu::plan(Machine& m, unsigned lane, SimTime t0, std::uint
     st.fault = sc.faults[k] != 0;
     if (st.fault) { // the driver answers, then the lookup is made again
       t += cfg_.page_fault;
-      st.relock = lock_at(t);
+      st.relock = lock_at(t, &sc.held.back());
       p.lock_wait += st.relock - t;
       sc.held.emplace_back(st.relock, st.relock + lock_len);
       t = st.relock + lock_len;
@@ -147,26 +146,108 @@ CoyoteMmu::Plan CoyoteMmu::plan(Machine& m, unsigned lane, SimTime t0, std::uint
   return p;
 }
 
-Stream CoyoteMmu::request(Dir dir, unsigned lane, SimTime now, std::uint64_t addr, Bytes b, const Issue& issue)
+CoyoteMmu::Busy CoyoteMmu::take_scratch()
 {
-  if (b.count == 0) // the state machine ignores an empty request (tlb_fsm.sv: len != 0)
-    return issue(now, addr, b);
   Scratch& sc = scratch();
   if (sc.busy)
     throw std::logic_error("CoyoteMmu::request: asked from a fragment's issue function while a request of the same "
                            "MMU, or of one sharing its scratch lists (the run's: CoyoteMmu::follow), is under way");
   sc.busy = true;
-  struct Release {
-    bool& busy;
-    ~Release() { busy = false; }
-  } release{sc.busy};
-  Machine& m = machines_[static_cast<int>(dir)];
-  ++counters_.requests;
+  return Busy{sc.busy};
+}
+
+void CoyoteMmu::forget_past(Machine& m)
+{
   if (present_) { // what ended before the present can no longer be in a request's way
     const SimTime past = present_->now();
     m.timeline.forget_before(past);
     mutex_.forget_before(past);
   }
+}
+
+Stream CoyoteMmu::request(Dir dir, unsigned lane, SimTime now, std::uint64_t addr, Bytes b, const Issue& issue)
+{
+  if (b.count == 0) // the state machine ignores an empty request (tlb_fsm.sv: len != 0)
+    return issue(now, addr, b);
+  if (addr % cfg_.page.count + b.count <= cfg_.page.count) // (page is a power of two: config check)
+    return request_in_page(machines_[static_cast<int>(dir)], lane, now, addr, b, issue);
+  return request_by_fragments(dir, lane, now, addr, b, issue);
+}
+
+Stream CoyoteMmu::request_in_page(Machine& m, unsigned lane, SimTime now, std::uint64_t addr, Bytes b,
+                                  const Issue& issue)
+{
+  // plan() and request_by_fragments() for one fragment, step for step: the same look-ups, in the same order, at the
+  // same dates. (The scratch lists are taken all the same: an issue function may not ask an MMU of the run.)
+  const Busy busy = take_scratch();
+  ++counters_.requests;
+  forget_past(m);
+  const SimTime lock_len   = cycles(cfg_.lock_cycles);
+  const SimTime after_lock = cycles(cfg_.command_cycles - 1 - cfg_.lock_cycles - 1); // HIT, CALC
+  const SimTime ring_free  = m.ring[lane][m.next[lane]];
+  const SimTime start      = std::max(now, SimTime::zero());
+  bool fault = false, looked_up = false;
+  SimTime t0 = start;
+  std::pair<SimTime, SimTime> lock, relock;
+  SimTime send, end, lock_wait, slot_wait;
+  for (;;) {
+    SimTime t  = t0 + cycles(1); // IDLE
+    lock_wait  = SimTime::zero();
+    slot_wait  = SimTime::zero();
+    lock.first = lock_at(t, nullptr);
+    lock_wait += lock.first - t;
+    lock.second = lock.first + lock_len;
+    t           = lock.second;
+    if (!looked_up) { // MUTEX .. CHECK found the page, or not (looked up once, in the first plan)
+      fault     = lookup(addr / cfg_.page.count);
+      looked_up = true;
+    }
+    if (fault) { // the driver answers, then the lookup is made again
+      t += cfg_.page_fault;
+      relock.first = lock_at(t, &lock);
+      lock_wait += relock.first - t;
+      relock.second = relock.first + lock_len;
+      t             = relock.second;
+    }
+    t += after_lock;
+    const SimTime free_slot = std::max(t, ring_free); // SEND: a free slot among those in flight to the lane
+    slot_wait += free_slot - t;
+    send = free_slot;
+    end  = send + cycles(1); // the SEND cycle
+    const SimTime fits = m.timeline.earliest(t0, end - t0);
+    if (fits == t0)
+      break;
+    t0 = fits; // the machine is busy with another request then: take this one after it
+  }
+  counters_.machine_wait += t0 - start;
+  counters_.lock_wait += lock_wait;
+  counters_.slot_wait += slot_wait;
+  mutex_.book(lock.first, lock.second);
+  if (fault)
+    mutex_.book(relock.first, relock.second);
+  m.timeline.book(t0, end);
+  if (fault)
+    ++counters_.page_faults;
+  const Stream s   = issue(send, addr, b);
+  auto& ring       = m.ring[lane];
+  std::size_t& idx = m.next[lane];
+  ring[idx]        = s.last;
+  if (++idx == ring.size())
+    idx = 0;
+  ++counters_.fragments;
+  return s;
+}
+
+Stream CoyoteMmu::request_by_fragments(Dir dir, unsigned lane, SimTime now, std::uint64_t addr, Bytes b,
+                                       const Issue& issue)
+{
+  if (b.count == 0)
+    return issue(now, addr, b);
+  const Busy busy = take_scratch();
+  Scratch& sc     = scratch();
+  Machine& m      = machines_[static_cast<int>(dir)];
+  ++counters_.requests;
+  forget_past(m);
   // Plan the request from when it arrives; book it once the machine is free for all of its cycles. A plan is
   // made again only when the machine was busy: faults are looked up once.
   sc.faults.clear();

@@ -126,7 +126,11 @@ public:
   /// A request of `b` bytes at `addr` through the `dir` state machine to destination `lane`, taken no earlier
   /// than `now`: its fragments' data accesses are issued through `issue`; returns the request's stream (first
   /// byte of its first fragment, last byte of its last).
+  /// A request within one page, nearly every one a run makes, takes a path of its own (one fragment: no scratch
+  /// lists, no loop over fragments); it gives what request_by_fragments() gives (the tests compare the two).
   Stream request(Dir dir, unsigned lane, SimTime now, std::uint64_t addr, Bytes b, const Issue& issue);
+  /// The general path: any request, cut into its fragments, planned through the scratch lists.
+  Stream request_by_fragments(Dir dir, unsigned lane, SimTime now, std::uint64_t addr, Bytes b, const Issue& issue);
 
   const MmuCounters& counters() const { return counters_; }
   const MmuConfig& config() const { return cfg_; }
@@ -197,8 +201,18 @@ private:
     SimTime end, lock_wait, slot_wait;
   };
   Plan plan(Machine& m, unsigned lane, SimTime t0, std::uint64_t addr, Bytes b, bool look_up);
-  /// The earliest start >= at of a lookup in the TLB mutex, around the booked lookups and this plan's own.
-  SimTime lock_at(SimTime at) const;
+  /// The earliest start >= at of a lookup in the TLB mutex, around the booked lookups and this plan's own (of which
+  /// only the last, `own`, can still be under way at `at`; null before the plan's first).
+  SimTime lock_at(SimTime at, const std::pair<SimTime, SimTime>* own) const;
+  /// A request of one fragment (within a page), planned and booked without the scratch lists.
+  Stream request_in_page(Machine& m, unsigned lane, SimTime now, std::uint64_t addr, Bytes b, const Issue& issue);
+  /// Take the request's scratch lists (refused while another request reads them) until the guard goes.
+  struct Busy {
+    bool& busy;
+    ~Busy() { busy = false; }
+  };
+  [[nodiscard]] Busy take_scratch();
+  void forget_past(Machine& m);
 };
 
 } // namespace nafsim::nodes

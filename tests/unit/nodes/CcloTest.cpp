@@ -159,17 +159,25 @@ TEST(RxBufferManager, MatchesOnSourceAndSequenceAndRefusesWhenFull)
   EXPECT_FALSE(rbm.take_free()); // both filling: the sender must wait
   EXPECT_EQ(rbm.refusals(), 1u);
   rbm.filled(*a, 3, 7, 100);
+  EXPECT_FALSE(rbm.all_waiting()); // one still filling
   rbm.filled(*b, 3, 8, 100);
+  EXPECT_TRUE(rbm.all_waiting()); // both hold complete messages: a move seeking a third never finds it
   EXPECT_FALSE(rbm.seek(4, 7)); // other source
   EXPECT_FALSE(rbm.seek(3, 9)); // not arrived
   auto s = rbm.seek(3, 8);      // out of arrival order is fine
   ASSERT_TRUE(s);
   EXPECT_EQ(*s, *b);
+  EXPECT_FALSE(rbm.all_waiting());  // one being read
+  EXPECT_TRUE(rbm.all_waiting(1));  // ... by the move that waits for more
   EXPECT_FALSE(rbm.seek(3, 8)); // taken
   rbm.release(*s);
   EXPECT_EQ(rbm.in_use(), 1u);
   EXPECT_EQ(rbm.max_in_use(), 2u);
+  EXPECT_FALSE(rbm.all_waiting()); // one free
   EXPECT_EQ(rbm.take_free(), s);
+  EXPECT_FALSE(rbm.all_waiting()); // filling again
+  rbm.filled(*s, 4, 1, 10);
+  EXPECT_TRUE(rbm.all_waiting());
 }
 
 // ---------------- whole collectives with real data ----------------

@@ -241,6 +241,58 @@ TEST(CoyoteMmu, ATerabyteRequestIsCutIntoPagesOneSendEverySevenCyclesAfterTheFir
     ASSERT_GE(r.sent[i].first - r.sent[i - 1].first, kCycle * 7) << i;
 }
 
+TEST(CoyoteMmu, ARequestWithinAPageTakesItsOwnPathToTheGeneralPathsAnswer)
+{
+  // request() plans a request within one page on a path of its own; the general one (request_by_fragments) must
+  // give the same: the same sends, streams and counters, request after request, with the machines busy (requests
+  // asked close together and out of order), slots full, the mutex shared by both directions, and faults.
+  for (unsigned lock : {0u, 4u})
+    for (SimTime data : {SimTime::ns(20), SimTime::us(2)}) {
+      auto c         = enabled();
+      c.page         = Bytes{4096};
+      c.tlb_sets     = 2;
+      c.tlb_ways     = 2;
+      c.lock_cycles  = lock;
+      c.outstanding  = 4;
+      c.page_fault   = SimTime::ns(300);
+      CoyoteMmu fast(c, kClock), general(c, kClock);
+      Recorder rf, rg;
+      rf.latency = rg.latency = data;
+      std::uint64_t x = 7 + lock;
+      SimTime t;
+      for (int i = 0; i < 20000; ++i) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        const auto dir      = (x >> 63) ? CoyoteMmu::Dir::Read : CoyoteMmu::Dir::Write;
+        const unsigned lane = static_cast<unsigned>((x >> 40) % CoyoteMmu::kLanes);
+        const std::uint64_t addr = (x >> 20) % (12 * 4096);
+        const Bytes len{(x >> 8) % 8 == 0 ? 1 + (x >> 12) % (2 * 4096) : 1 + (x >> 12) % 256}; // mostly in a page
+        const SimTime at = t - SimTime::ns(static_cast<std::int64_t>((x >> 4) % 4 == 0 ? (x >> 30) % 200 : 0));
+        const auto a = fast.request(dir, lane, at, addr, len, rf);
+        const auto b = general.request_by_fragments(dir, lane, at, addr, len, rg);
+        ASSERT_EQ(a.first, b.first) << i;
+        ASSERT_EQ(a.last, b.last) << i;
+        t += SimTime::ns(static_cast<std::int64_t>((x >> 2) % 48));
+      }
+      EXPECT_EQ(rf.sent, rg.sent);
+      const auto& f = fast.counters();
+      const auto& g = general.counters();
+      EXPECT_EQ(f.requests, g.requests);
+      EXPECT_EQ(f.fragments, g.fragments);
+      EXPECT_EQ(f.page_faults, g.page_faults);
+      EXPECT_EQ(f.machine_wait, g.machine_wait);
+      EXPECT_EQ(f.lock_wait, g.lock_wait);
+      EXPECT_EQ(f.slot_wait, g.slot_wait);
+      // The cases the paths differ in were met: faults, a busy machine, a held mutex, full slots.
+      EXPECT_GT(f.page_faults, 500u);
+      EXPECT_GT(f.machine_wait, SimTime::zero());
+      if (lock > 0) {
+        EXPECT_GT(f.lock_wait, SimTime::zero());
+      }
+      EXPECT_GT(f.slot_wait, SimTime::zero());
+      EXPECT_GT(f.fragments, f.requests);
+    }
+}
+
 TEST(CoyoteMmu, TheMmusOfARunShareTheirScratchWithoutCrossTalk)
 {
   // Two MMUs following one run (their request()s' scratch lists the run's) against two alone, the same requests in
