@@ -42,6 +42,41 @@ TEST(Chakra, CollectivesOfTwoGroupsListedInOppositeOrdersRunReadWholeAndStreamed
   fs::remove_all(dir);
 }
 
+TEST(Chakra, ARanksCollectivesRunInTheOrderItIssuesThemReadWholeAsStreamed)
+{
+  // Rank 1 issues B (group b, with rank 2) before A (group a, with rank 0, which computes 100 us first): ASTRA-sim
+  // issues both at 0, lowest id first. Read whole, the ranks' one order had followed the numbering of rank 0's nodes
+  // (A first), so B, and rank 2, waited for rank 0's compute (157 us against 29 us streamed).
+  auto dir  = scratch("issue-order");
+  auto meta = make_node(9, pb::METADATA_NODE, "process groups");
+  meta.mutable_inputs()->set_values(R"([{"pg_name": "a", "ranks": [0, 1]}, {"pg_name": "b", "ranks": [1, 2]}])");
+  auto in = [](std::uint64_t id, const char* group, std::vector<std::uint64_t> deps = {}) {
+    auto n   = collective(id, pb::ALL_REDUCE, 65536, std::move(deps));
+    auto* pg = n.add_attr();
+    pg->set_name("pg_name");
+    pg->set_string_val(group);
+    return n;
+  };
+  auto work = make_node(1, pb::COMP_NODE, "work");
+  work.set_duration_micros(100);
+  write_rank(dir / "i.0.et", {meta, work, in(2, "a", {1})});
+  write_rank(dir / "i.1.et", {meta, in(5, "b"), in(6, "a")});
+  write_rank(dir / "i.2.et", {meta, in(5, "b")});
+  auto whole = run_scenario_isolated(scenario(dir / "i", 4, R"(, "ranks": 3)"));
+  ASSERT_TRUE(whole.ok) << whole.error;
+  auto streamed = run_scenario_isolated(scenario(dir / "i", 4, R"(, "ranks": 3, "stream": true)"));
+  ASSERT_TRUE(streamed.ok) << streamed.error;
+  auto const& a = whole.tables.at("program_ranks");
+  auto const& b = streamed.tables.at("program_ranks");
+  ASSERT_EQ(a.rows.size(), 3u);
+  ASSERT_EQ(b.rows.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i)
+    EXPECT_NEAR(a.num(i, "end_us"), b.num(i, "end_us"), 1e-3) << "rank " << i;
+  EXPECT_LT(a.num(2, "end_us"), 100.0) << "B waited for rank 0's compute";
+  EXPECT_GT(a.num(1, "end_us"), 100.0);
+  fs::remove_all(dir);
+}
+
 TEST(Chakra, AStreamedReplayTakesTheWholeTracesTimesAndChecksAsItGoes)
 {
   // Nodes listed before their dependencies, a send and a receive in flight together, collectives between compute

@@ -197,19 +197,34 @@ std::vector<Global> match(const Ctx& c, std::vector<std::vector<Local>>& locals)
   return g;
 }
 
-// A global order in which every operation comes after what it waits for on every rank (Kahn's, lowest first).
-std::vector<std::size_t> order(const Ctx& c, const std::vector<Global>& g, const std::vector<std::vector<Local>>& locals)
+// A global order in which every operation comes after what it waits for on every rank (Kahn's, lowest first), and
+// each rank's collectives in the order the rank issues them (its nodes' order: ready nodes lowest id first, as
+// ASTRA-sim issues them). When two ranks issue two communicators' collectives in opposite orders no order keeps both
+// (ASTRA-sim runs them side by side; a CCLO runs one call at a time): the ranks' dependencies alone order them then.
+std::vector<std::size_t> kahn(const std::vector<Global>& g, const std::vector<std::vector<Local>>& locals,
+                              bool issue_order, std::vector<std::size_t>& missing)
 {
   std::vector<std::vector<std::size_t>> users(g.size());
-  std::vector<std::size_t> missing(g.size(), 0);
-  for (std::size_t o = 0; o < g.size(); ++o) {
-    std::vector<std::size_t> need;
+  missing.assign(g.size(), 0);
+  std::vector<std::vector<std::size_t>> need(g.size());
+  for (std::size_t o = 0; o < g.size(); ++o)
     for (auto [r, i] : g[o].parts)
       for (auto d : locals[r][i].deps)
-        need.push_back(locals[r][d].op);
-    std::sort(need.begin(), need.end());
-    need.erase(std::unique(need.begin(), need.end()), need.end());
-    for (auto d : need) {
+        need[o].push_back(locals[r][d].op);
+  if (issue_order)
+    for (auto const& rank : locals) {
+      std::size_t last = SIZE_MAX; // the rank's previous collective
+      for (auto const& l : rank)
+        if (is_collective(l.kind)) {
+          if (last != SIZE_MAX)
+            need[l.op].push_back(last);
+          last = l.op;
+        }
+    }
+  for (std::size_t o = 0; o < g.size(); ++o) {
+    std::sort(need[o].begin(), need[o].end());
+    need[o].erase(std::unique(need[o].begin(), need[o].end()), need[o].end());
+    for (auto d : need[o]) {
       users[d].push_back(o);
       ++missing[o];
     }
@@ -227,6 +242,15 @@ std::vector<std::size_t> order(const Ctx& c, const std::vector<Global>& g, const
       if (--missing[u] == 0)
         ready.push(u);
   }
+  return out;
+}
+
+std::vector<std::size_t> order(const Ctx& c, const std::vector<Global>& g, const std::vector<std::vector<Local>>& locals)
+{
+  std::vector<std::size_t> missing;
+  std::vector<std::size_t> out = kahn(g, locals, true, missing);
+  if (out.size() < g.size())
+    out = kahn(g, locals, false, missing);
   if (out.size() < g.size())
     for (std::size_t o = 0; o < g.size(); ++o)
       if (missing[o] > 0) {
