@@ -98,7 +98,7 @@ export TMPDIR="$dir/tmp"
 expect_error "huge.csv: gnuplot could not draw this data" "$dir/huge.csv" --x bytes --y latency_us --out "$dir/mine.png"
 if [ -n "$shared_tmp" ]; then TMPDIR=$shared_tmp; else unset TMPDIR; fi
 [ "$(cat "$dir/mine.png")" = mine ] || fail "a failing plot changed the existing --out file"
-[ "$(ls -A "$dir" | grep -c nafsim)" -eq 0 ] || fail "a failing plot left a partial drawing beside --out: $(ls -A "$dir")"
+[ "$(ls -A "$dir" | grep -c '\.nafsim-[0-9]')" -eq 0 ] || fail "a failing plot left a partial drawing beside --out: $(ls -A "$dir")"
 [ -z "$(ls -A "$dir/tmp")" ] || fail "a failing plot left its scratch folder behind: $(ls -A "$dir/tmp")"
 # A plot drawn beside a run's CSV (the default) is listed in the run's folder, which a rerun with the same --out still
 # replaces whole, plots and all (the README's example made it a user's folder, refused on rerun).
@@ -115,4 +115,24 @@ echo mine > "$dir/run/notes.txt"
 if "$nafsim" run "$root/workloads/sendrecv/example.json" --quiet --out "$dir/run" > /dev/null 2>&1; then
   fail "a rerun replaced a folder holding a user's file"
 fi
+# Found by the audit of 2026-12-07: --out naming a folder is refused (it was an internal error leaving its drawing
+# and scratch folder behind); a file of the default name that plot did not draw is not replaced unless --out names
+# it; rows a log axis cannot show are counted; --out in a folder not made yet is drawn there.
+mkdir "$dir/afolder.png"
+expect_error "afolder.png is a folder: name the plot's file" "$dir/t.csv" --x bytes --y latency_us --out "$dir/afolder.png"
+[ "$(ls -A "$dir" | grep -c '\.nafsim-[0-9]')" -eq 0 ] || fail "a refused plot left a partial drawing: $(ls -A "$dir")"
+mkdir "$dir/mine"
+cp "$dir/t.csv" "$dir/mine/t.csv"
+echo mine > "$dir/mine/t-latency_us-vs-bytes.png"
+expect_error "t-latency_us-vs-bytes.png exists and plot did not draw it: give --out" "$dir/mine/t.csv" --x bytes --y latency_us
+[ "$(cat "$dir/mine/t-latency_us-vs-bytes.png")" = mine ] || fail "a plot without --out replaced a user's file"
+"$nafsim" plot "$dir/mine/t.csv" --x bytes --y latency_us --out "$dir/mine/t-latency_us-vs-bytes.png" > /dev/null ||
+  fail "--out naming the file did not replace it"
+"$nafsim" plot "$dir/mine/t.csv" --x bytes --y latency_us > /dev/null || fail "plot's own default file not replaced"
+printf 'bytes,latency_us\n0,1\n4096,2\n65536,3\n' > "$dir/zero.csv"
+"$nafsim" plot "$dir/zero.csv" --x bytes --y latency_us --logx --out "$dir/zero.svg" |
+  grep -q "plotted 2 point(s) in 1 series into .*zero.svg (1 row(s) with a value <= 0 left off the log axis)" ||
+  fail "a row the log axis cannot show was not counted"
+"$nafsim" plot "$dir/zero.csv" --x bytes --y latency_us --out "$dir/new/sub/z.png" > /dev/null || fail "--out in a new folder"
+[ -s "$dir/new/sub/z.png" ] || fail "no plot in the new folder"
 echo "plot ok"

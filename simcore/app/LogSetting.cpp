@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -48,7 +51,25 @@ std::string check_appender(const std::string& setting, const std::string& value)
                        dir.string());
   if (::access(dir.c_str(), W_OK) != 0)
     return fmt::format("--log '{}': the folder {} of the log file is not writable", setting, dir.string());
-  return {};
+  if (path.find('%') != std::string::npos) // (a splitfile's pattern: its files are made as it goes)
+    return {};
+  // SimGrid aborts the process when it cannot open its log file: learn it here (a folder, a read-only file, a
+  // folder that takes no files such as /proc, where root passes the access check).
+  const auto st = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(st))
+    return fmt::format("--log '{}': {} is a folder: name a file in it (e.g. {}/nafsim.log)", setting, path, path);
+  if (std::filesystem::exists(st)) {
+    if (::access(path.c_str(), W_OK) != 0)
+      return fmt::format("--log '{}': the log file {} is not writable", setting, path);
+    return {};
+  }
+  if (std::FILE* f = std::fopen(path.c_str(), "a")) { // made and removed: SimGrid makes it again when the run starts
+    std::fclose(f);
+    std::filesystem::remove(path, ec);
+    return {};
+  }
+  return fmt::format("--log '{}': the log file {} cannot be made there ({}): log elsewhere", setting, path,
+                     std::strerror(errno));
 }
 
 } // namespace

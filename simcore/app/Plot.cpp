@@ -179,6 +179,18 @@ fs::path output_path(const PlotOptions& o)
                                                        out.string()));
   if (out.has_parent_path())
     results::check_creatable(out.parent_path(), "--out", "");
+  std::error_code ec;
+  const auto st = fs::status(out, ec);
+  if (fs::is_directory(st))
+    throw config::ConfigError("--out", "", fmt::format("{} is a folder: name the plot's file (a .png or .svg in it)",
+                                                       out.string()));
+  // A file of the default name is replaced only when plot drew it there (the folder's list of plots); --out names
+  // the file to replace.
+  if (o.out.empty() && fs::exists(st) && !results::listed_plot(out))
+    throw config::ConfigError("--out", "",
+                              fmt::format("{} exists and plot did not draw it: give --out {} to replace it, or "
+                                          "another name",
+                                          out.string(), out.string()));
   return out;
 }
 
@@ -186,7 +198,7 @@ using Panels = std::map<std::string, Panel, NaturalLess>;
 
 /// Rows -> panels -> series -> points; `kept` and `empty` count the rows drawn and those without a value.
 Panels group_rows(const results::CsvTable& t, const PlotOptions& o, const Filters& filters, std::size_t& kept,
-                  std::size_t& empty)
+                  std::size_t& empty, std::size_t& off_log)
 {
   Panels panels;
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
@@ -201,6 +213,10 @@ Panels group_rows(const results::CsvTable& t, const PlotOptions& o, const Filter
       ++empty;
       continue;
     }
+    if ((o.logx && *x <= 0) || (o.logy && *y <= 0)) { // (a log axis has no place for it: gnuplot drops it unsaid)
+      ++off_log;
+      continue;
+    }
     std::vector<std::string> parts;
     for (auto const& s : o.series)
       parts.push_back(o.series.size() == 1 ? t.cell(i, s) : s + "=" + t.cell(i, s));
@@ -210,9 +226,11 @@ Panels group_rows(const results::CsvTable& t, const PlotOptions& o, const Filter
     ++kept;
   }
   if (kept == 0)
-    throw config::ConfigError("--where", "",
-                              fmt::format("no row of {} has numbers in '{}' and '{}'{}: nothing to draw", o.csv, o.x, o.y,
-                                          filters.empty() ? "" : " and passes the --where filters"));
+    throw config::ConfigError(filters.empty() ? "csv" : "--where", "",
+                              fmt::format("no row of {} has numbers in '{}' and '{}'{}{}: nothing to draw", o.csv, o.x,
+                                          o.y, filters.empty() ? "" : " and passes the --where filters",
+                                          off_log ? fmt::format(" ({} row(s) with a value <= 0 on a log axis)", off_log)
+                                                  : ""));
 
   return panels;
 }
@@ -333,6 +351,8 @@ void draw(const std::string& script, const fs::path& out, std::size_t cols, std:
   // gnuplot draws into a file beside --out, renamed over it once drawn: a failure leaves an existing --out whole
   // and no partial file, and the scratch folder goes either way (gnuplot's own words go into the error).
   const fs::path drawing = out.parent_path() / fmt::format(".{}.nafsim-{}{}", out.stem().string(), ::getpid(), ext);
+  if (out.has_parent_path())
+    fs::create_directories(out.parent_path()); // (output_path checked that it can be made)
   const std::string err =
       gnuplot(fmt::format("set terminal {}; set output {}", term, gp_quote(drawing.string())), tmp / "plot.gp",
               tmp / "gnuplot.log");
@@ -368,21 +388,21 @@ int plot_command(const PlotOptions& o)
   }
   const Filters filters = check_columns(t, o);
   const fs::path out    = output_path(o);
-  // (asked before drawing: a plot already in a run's folder makes it no run's until it is listed)
-  const bool in_run_dir = results::is_run_result_dir(fs::absolute(out).parent_path());
-  std::size_t kept = 0, empty = 0;
-  Panels panels = group_rows(t, o, filters, kept, empty);
+  std::size_t kept = 0, empty = 0, off_log = 0;
+  Panels panels = group_rows(t, o, filters, kept, empty, off_log);
   const std::size_t n = panels.size();
   const std::size_t cols = n <= 1 ? 1 : n <= 4 ? 2 : 3, rows = (n + cols - 1) / cols;
   draw(gnuplot_script(panels, o, cols, rows), out, cols, rows, o.csv);
-  if (in_run_dir) // a rerun of that run replaces its folder whole, plots and all (they drew its old results)
-    results::note_plot_in_run_dir(out);
+  // In a run's folder a rerun replaces the folder whole, plots and all (they drew its old results); in any folder
+  // the list says which files plot drew, which a plot without --out may replace.
+  results::note_plot_in_run_dir(out);
   std::size_t nseries = 0;
   for (auto const& [pname, panel] : panels)
     nseries += panel.series.size();
-  std::cout << fmt::format("plotted {} point(s) in {} series{} into {}{}\n", kept, nseries,
+  std::cout << fmt::format("plotted {} point(s) in {} series{} into {}{}{}\n", kept, nseries,
                            n > 1 ? fmt::format(" and {} panels", n) : "", out.string(),
-                           empty ? fmt::format(" ({} row(s) without a value left out)", empty) : "");
+                           empty ? fmt::format(" ({} row(s) without a value left out)", empty) : "",
+                           off_log ? fmt::format(" ({} row(s) with a value <= 0 left off the log axis)", off_log) : "");
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "simcore/results/CsvReader.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
@@ -36,6 +37,18 @@ std::vector<std::string> split_csv_line(const std::string& line)
   return cells;
 }
 
+bool read_csv_record(std::istream& in, std::string& record)
+{
+  if (!std::getline(in, record))
+    return false;
+  // A quoted cell may hold line breaks (Table quotes them): while the record's quotes are odd in number, its last cell
+  // goes on (an escaped quote is two).
+  auto odd = [](const std::string& s) { return std::count(s.begin(), s.end(), '"') % 2 == 1; };
+  for (std::string more; odd(record) && std::getline(in, more);)
+    record += "\n" + more;
+  return true;
+}
+
 const std::string& CsvTable::cell(std::size_t i, const std::string& column) const
 {
   static const std::string empty;
@@ -49,13 +62,13 @@ CsvTable parse_csv(const std::string& text, const std::string& origin)
   CsvTable t;
   std::istringstream in(text);
   std::string line;
-  if (!std::getline(in, line))
+  if (!read_csv_record(in, line))
     return t;
   if (line.starts_with("\xEF\xBB\xBF")) // a UTF-8 byte-order mark (spreadsheets write one) is not the first name's
     line.erase(0, 3);
   t.columns = split_csv_line(line);
   std::size_t n = 1;
-  while (std::getline(in, line)) {
+  while (read_csv_record(in, line)) {
     ++n;
     if (line.empty() || line == "\r")
       continue;

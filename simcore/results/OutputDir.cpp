@@ -123,6 +123,17 @@ bool is_run_result_dir(const fs::path& dir)
   return not_a_run_dir(dir).why.empty();
 }
 
+bool listed_plot(const fs::path& plot)
+{
+  const fs::path dir     = absolute_normal(plot).parent_path();
+  const std::string name = plot.filename().string();
+  std::ifstream in(dir / kPlotsList);
+  for (std::string line; std::getline(in, line);)
+    if (line == name)
+      return true;
+  return false;
+}
+
 void note_plot_in_run_dir(const fs::path& plot)
 {
   const fs::path dir     = absolute_normal(plot).parent_path();

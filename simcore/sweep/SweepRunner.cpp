@@ -119,6 +119,18 @@ SweepRunner::SweepRunner(SweepSpec spec, SweepOptions opt, Resolve resolve)
     opt_.ranks = 1;
 }
 
+std::optional<std::string> SweepRunner::missing_output(const fs::path& dir, const Json& listed)
+{
+  if (!listed.is_array())
+    return std::nullopt; // (a run's metadata always lists its files: an old one may not)
+  for (auto const& f : listed) {
+    std::error_code ec;
+    if (f.is_string() && !fs::is_regular_file(dir / f.get<std::string>(), ec))
+      return f.get<std::string>();
+  }
+  return std::nullopt;
+}
+
 std::string SweepRunner::point_name(std::size_t i) const
 {
   return fmt::format("{:05d}", i);
@@ -227,10 +239,16 @@ std::vector<const Point*> SweepRunner::resolve_points()
       continue;
     }
     // Done before: it must have run what this point is now. Names and descriptions only label a run.
-    Json ran;
+    Json ran, listed;
     try {
-      ran = config::load_json_file(meta.string()).value("scenario", Json());
+      const Json m = config::load_json_file(meta.string());
+      ran          = m.value("scenario", Json());
+      listed       = m.value("files", Json());
     } catch (const config::ConfigError&) {
+    }
+    if (missing_output(opt_.out_dir / "points" / point_name(p.index), listed)) { // (a file lost since: run it again)
+      todo.push_back(&p);
+      continue;
     }
     for (auto* j : {&ran, &resolved})
       if (j->is_object()) {
@@ -477,6 +495,12 @@ std::vector<std::string> SweepRunner::unread_settings() const
 
 std::vector<std::string> SweepRunner::merge() const
 {
+  check_manifest(); // (--merge-only with another sweep's file would label these results with its axes)
+  std::error_code ec;
+  if (!fs::is_directory(opt_.out_dir / "points", ec))
+    throw config::ConfigError(opt_.out_dir.string(), "",
+                              "holds no points/ folder: no point's results to merge; run the sweep (without "
+                              "--merge-only) to make them");
   // table name -> (columns in order of first appearance, rows)
   struct Merged {
     std::vector<std::string> columns;
@@ -487,6 +511,16 @@ std::vector<std::string> SweepRunner::merge() const
     fs::path dir = opt_.out_dir / "points" / point_name(p.index);
     if (!fs::exists(dir / "metadata.json"))
       continue;
+    Json listed;
+    try {
+      listed = config::load_json_file((dir / "metadata.json").string()).value("files", Json());
+    } catch (const config::ConfigError&) {
+    }
+    if (auto lost = missing_output(dir, listed))
+      throw config::ConfigError((dir / *lost).string(), "",
+                                fmt::format("{}'s result {} is missing: its table cannot be merged; run the sweep "
+                                            "again (without --merge-only: it runs that point again)",
+                                            describe_point(p), *lost));
     std::vector<fs::path> csvs;
     for (auto const& e : fs::directory_iterator(dir))
       if (e.path().extension() == ".csv")
@@ -496,14 +530,20 @@ std::vector<std::string> SweepRunner::merge() const
       Merged& m = tables[csv.stem().string()];
       std::istringstream in(read_text(csv));
       std::string line;
-      if (!std::getline(in, line))
+      if (!results::read_csv_record(in, line))
         continue;
       auto header = results::split_csv_line(line);
       for (auto const& h : header)
         if (std::find(m.columns.begin(), m.columns.end(), h) == m.columns.end())
           m.columns.push_back(h);
-      while (std::getline(in, line)) {
+      for (std::size_t at = 1; results::read_csv_record(in, line); ++at) {
         auto cells = results::split_csv_line(line);
+        if (cells.size() != header.size())
+          throw config::ConfigError(csv.string(), "",
+                                    fmt::format("row {} has {} cell(s) where the header has {}: {}'s table is "
+                                                "damaged; remove {} and run the sweep again (it runs that point "
+                                                "again)",
+                                                at, cells.size(), header.size(), describe_point(p), dir.string()));
         std::map<std::string, std::string> row;
         row["point"] = std::to_string(p.index);
         for (std::size_t a = 0; a < spec_.axes.size(); ++a)

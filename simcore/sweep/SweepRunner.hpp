@@ -18,6 +18,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <utility>
@@ -75,6 +76,8 @@ private:
   void prepare_directory();
   /// Throws config::ConfigError if the directory holds another sweep (its sweep.json's base and axes differ).
   void check_manifest() const;
+  /// The first of the files a point's metadata lists (`listed`) that `dir` no longer holds.
+  static std::optional<std::string> missing_output(const std::filesystem::path& dir, const config::Json& listed);
   /// Start point `p` as a child `nafsim run` (its output in points/, its log in logs/); returns its process id.
   pid_t launch(const Point& p) const;
   /// failures.csv (failures.rank<r>.csv for one rank of several): each failed point's axis values and error.

@@ -358,6 +358,7 @@ TEST_F(Robustness, AFullDiskIsExitFourWithNothingPartial)
 TEST_F(Robustness, CommandLinesThatCrashedAreExitTwoNamingTheOption)
 {
   write("a-file", "x");
+  fs::create_directories(dir_ / "a-dir");
   struct Case {
     std::vector<std::string> args;
     std::string names;
@@ -368,6 +369,9 @@ TEST_F(Robustness, CommandLinesThatCrashedAreExitTwoNamingTheOption)
       {{"run", ex, "--log", ":"}, "--log ':'"},                                            // was SIGABRT
       {{"run", ex, "--log", "root.app:file:/nonexistent/dir/x.log"}, "does not exist"},    // was SIGABRT
       {{"run", ex, "--log", "root.thres:bogus"}, "the threshold 'bogus'"},                 // was exit 1
+      {{"run", ex, "--log", "root.app:file:a-dir"}, "a-dir is a folder"},                   // was SIGABRT
+      {{"run", ex, "--log", "root.app:rollfile:100:a-dir"}, "a-dir is a folder"},           // was SIGABRT
+      {{"run", ex, "--log", "root.app:file:/proc/nafsim.log"}, "cannot be made there"},     // was SIGABRT
       {{"bench", "--nodes", "0", "--out", "b"}, "--nodes"},                                // was SIGFPE
       {{"bench", "--nodes", "1", "--out", "b"}, "--nodes"},                                // was exit 3
       {{"bench", "--suite", "collectives", "--ranks", "1", "--out", "b"}, "--ranks"},

@@ -170,6 +170,34 @@ TEST(SweepRun, ResumeNeitherLosesNorDuplicatesRows)
   r = run_cli(d, "sweep other.json --out ref");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(slurp(d / "stderr.txt").find("holds the results of a different sweep"), std::string::npos);
+  // ... and so is merging its points with a different sweep's axes (they were relabelled: the audit of 2026-12-07).
+  r = run_cli(d, "sweep other.json --out ref --merge-only");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(slurp(d / "stderr.txt").find("holds the results of a different sweep"), std::string::npos);
+  EXPECT_EQ(slurp(d / "ref/sendrecv.csv"), reference);
+
+  // A point whose table was lost since it ran is run again, not merged without its rows.
+  fs::remove(d / "ref/points/00002/sendrecv.csv");
+  r = run_cli(d, "sweep s.json --out ref --merge-only");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(slurp(d / "stderr.txt").find("point 2 (platform.network.link.rate=25Gbps, "
+                                         "platform.network.switch.latency=100ns)'s result sendrecv.csv is missing"),
+            std::string::npos)
+      << slurp(d / "stderr.txt");
+  r = run_cli(d, "sweep s.json --out ref");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("6 point(s), 5 already done, 1 ran now, 0 failed"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(d / "ref/sendrecv.csv"), reference);
+  // A damaged table is an error naming it, not rows of empty cells or rows gone.
+  {
+    std::string t = slurp(d / "ref/points/00003/sendrecv.csv");
+    std::ofstream(d / "ref/points/00003/sendrecv.csv") << t.substr(0, t.find('\n') + 30);
+  }
+  r = run_cli(d, "sweep s.json --out ref --merge-only");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(slurp(d / "stderr.txt").find("points/00003/sendrecv.csv: row 1 has"), std::string::npos)
+      << slurp(d / "stderr.txt");
+  EXPECT_EQ(slurp(d / "ref/sendrecv.csv"), reference);
   fs::remove_all(d);
 }
 
