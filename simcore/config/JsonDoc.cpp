@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -109,6 +110,9 @@ Json parse_json_text(const std::string& text, const std::string& origin)
 
 Json load_json_file(const std::string& path)
 {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ConfigError(path, "", "is a folder, not a JSON file: name the file");
   std::ifstream in(path);
   if (!in)
     throw ConfigError(path, "", "cannot open file (check the path; scenario files are JSON)");

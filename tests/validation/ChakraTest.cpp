@@ -432,6 +432,27 @@ TEST(Chakra, BadTracesAreErrorsNamingTheFileAndNode)
     EXPECT_NE(v.error.find("v.1.et"), std::string::npos) << v.error;
     EXPECT_NE(v.error.find("a length varint overflows 64 bits"), std::string::npos) << v.error;
   }
+  // Communicator groups (the audit of 2026-12-07): a rank listed twice (the run had deadlocked with advice about
+  // receives), a folder or a repeated group where the file goes (an internal error; the last one had won).
+  auto in_g = [](std::uint64_t id) {
+    auto n   = collective(id, pb::ALL_REDUCE, 1024);
+    auto* pg = n.add_attr();
+    pg->set_name("pg_name");
+    pg->set_string_val("g");
+    return n;
+  };
+  auto groups = [&](const std::string& text) {
+    std::ofstream(dir / "g.json") << text;
+    return fmt::format(R"(, "comm_groups": "{}")", (dir / "g.json").string());
+  };
+  run({{in_g(1)}, {in_g(1)}}, "g.json: /g: rank 0 is listed twice", false, groups(R"({"g": [0, 0, 1]})"));
+  run({{in_g(1)}, {in_g(1)}}, "g.json: /g: key 'g' appears twice", false, groups(R"({"g": [0, 1], "g": [1]})"));
+  fs::create_directories(dir / "gdir");
+  run({{in_g(1)}, {in_g(1)}}, "is a folder: workload.comm_groups names", false,
+      fmt::format(R"(, "comm_groups": "{}")", (dir / "gdir").string()));
+  auto meta = make_node(9, pb::METADATA_NODE, "process groups");
+  meta.mutable_inputs()->set_values(R"([{"pg_name": "g", "ranks": [1, 1, 0]}])");
+  run({{meta, in_g(1)}, {in_g(1)}}, "group 'g': rank 1 is listed twice");
   fs::remove_all(dir);
   fs::create_directories(dir);
   // A missing rank file.
@@ -439,6 +460,38 @@ TEST(Chakra, BadTracesAreErrorsNamingTheFileAndNode)
   auto t = run_scenario_isolated(scenario(dir / "t", 4, R"(, "ranks": 2)"));
   EXPECT_FALSE(t.ok);
   EXPECT_NE(t.error.find("t.1.et"), std::string::npos) << t.error;
+  fs::remove_all(dir);
+}
+
+TEST(Chakra, ProcessGroupZeroIsEveryRankUnlessDeclared)
+{
+  // PyTorch's default process group is "0"; ASTRA-sim takes "" and "0" as every rank (Workload::extract_comm_group).
+  // A trace whose collectives name it without a metadata node declaring it had been refused ("no communicator group
+  // '0'"); it runs as on every rank.
+  auto dir = scratch("pg0");
+  auto named = [](std::uint64_t id, const char* group) {
+    auto n = collective(id, pb::ALL_REDUCE, 65536);
+    if (group) {
+      auto* pg = n.add_attr();
+      pg->set_name("pg_name");
+      pg->set_string_val(group);
+    }
+    return n;
+  };
+  std::vector<std::vector<pb::Node>> zero(4, {named(1, "0")}), none(4, {named(1, nullptr)});
+  auto a = run_trace(dir, "z", zero, "");
+  ASSERT_TRUE(a.ok) << a.error;
+  auto b = run_trace(dir, "n", none, "");
+  ASSERT_TRUE(b.ok) << b.error;
+  EXPECT_EQ(last_end(a), last_end(b));
+  // Any other undeclared group is still an error saying where to declare it.
+  std::vector<std::vector<pb::Node>> seven(4, {named(1, "7")});
+  auto c = run_trace(dir, "s", seven, "");
+  EXPECT_FALSE(c.ok);
+  EXPECT_NE(c.error.find("no communicator group '7': declare it in the trace's process-group metadata node or in "
+                         "workload.comm_groups"),
+            std::string::npos)
+      << c.error;
   fs::remove_all(dir);
 }
 

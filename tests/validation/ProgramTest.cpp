@@ -460,7 +460,9 @@ TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)
            {R"({"op": "copy", "src": "a", "dst": "a", "count": 8, "dst_offset": 4})", "/workload/ops/0/dst_offset"},
            {R"({"op": "combine", "src": "a", "dst": "a", "count": 8, "src_offset": 2})", "/workload/ops/0/dst_offset"},
            {R"({"op": "allgather", "src": "a", "dst": "a", "count": 16})", "/workload/ops/0/dst_offset"},
-           {R"({"op": "compute", "ranks": [0], "duration": "1us"}, {"op": "wait", "after": [0]})", "/workload/ops/1/after/0"}}) {
+           {R"({"op": "compute", "ranks": [0], "duration": "1us"}, {"op": "wait", "after": [0]})", "/workload/ops/1/after/0"},
+           // a rank listed twice had run the operation twice on it (the audit of 2026-12-07)
+           {R"({"op": "compute", "ranks": [1, 1], "duration": "1us"})", "/workload/ops/0/ranks/1"}}) {
     auto r = run_scenario_isolated(program(2, bufs, c.ops));
     ASSERT_FALSE(r.ok) << c.ops;
     EXPECT_EQ(r.error_kind, "config") << r.error;

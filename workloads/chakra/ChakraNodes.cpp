@@ -1,5 +1,7 @@
 #include "workloads/chakra/ChakraNodes.hpp"
 
+#include "simcore/config/JsonDoc.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cctype>
@@ -135,15 +137,14 @@ void read_groups(Ctx& c)
   c.comm_names.push_back("world");
   if (c.cfg.comm_groups.empty())
     return;
-  std::ifstream in(c.cfg.comm_groups);
-  if (!in)
-    throw config::ConfigError(c.cfg.comm_groups, "", "cannot open the communicator groups file (workload.comm_groups)");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw config::ConfigError(c.cfg.comm_groups, "", fmt::format("not JSON: {}", e.what()));
-  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(c.cfg.comm_groups, ec))
+    throw config::ConfigError(c.cfg.comm_groups, "",
+                              std::filesystem::is_directory(c.cfg.comm_groups, ec)
+                                  ? "is a folder: workload.comm_groups names the communicator groups' JSON file"
+                                  : "cannot open the communicator groups file (workload.comm_groups)");
+  // (repeated keys and numbers beyond a double refused, as in a scenario file)
+  const config::Json j = config::load_json_file(c.cfg.comm_groups);
   if (!j.is_object())
     throw config::ConfigError(c.cfg.comm_groups, "", "expected an object {\"<group id>\": [rank, ...], ...}");
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -154,6 +155,9 @@ void read_groups(Ctx& c)
       if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= c.ranks)
         throw config::ConfigError(c.cfg.comm_groups, "/" + it.key(),
                                   fmt::format("{} is not one of the trace's {} ranks", v.dump(), c.ranks));
+      if (std::find(m.begin(), m.end(), v.get<unsigned>()) != m.end())
+        throw config::ConfigError(c.cfg.comm_groups, "/" + it.key(),
+                                  fmt::format("rank {} is listed twice: a group lists each member once", v.dump()));
       m.push_back(v.get<unsigned>());
     }
     c.comms.push_back(m.empty() ? world : m);
@@ -218,6 +222,10 @@ void read_metadata_groups(Ctx& c, unsigned r, const pb::Node& n)
         throw node_error(c, r, n, "inputs.values",
                          fmt::format("group '{}': {} is not one of the trace's {} ranks", name.get<std::string>(),
                                      v.dump(), c.ranks));
+      if (std::find(m.begin(), m.end(), v.get<unsigned>()) != m.end())
+        throw node_error(c, r, n, "inputs.values",
+                         fmt::format("group '{}': rank {} is listed twice (a group lists each member once)",
+                                     name.get<std::string>(), v.dump()));
       m.push_back(v.get<unsigned>());
     }
     if (m.empty())
@@ -240,6 +248,18 @@ namespace {
 // process group (pg_name), as Chakra's PyTorch converter leaves it.
 std::string group_of(const Ctx& c, unsigned r, const pb::Node& n);
 
+/// The communicator a pg_name names: a declared group; else group "0", PyTorch's default process group, is every
+/// rank, as ASTRA-sim takes it (Workload::extract_comm_group: "" and "0" are the default group of all ranks).
+std::optional<std::size_t> find_comm(const Ctx& c, const std::string& group)
+{
+  auto it = std::find(c.comm_names.begin(), c.comm_names.end(), group);
+  if (it != c.comm_names.end())
+    return static_cast<std::size_t>(it - c.comm_names.begin());
+  if (group == "0")
+    return 0; // (the world)
+  return std::nullopt;
+}
+
 int peer_of(const Ctx& c, unsigned r, const pb::Node& n, const char* key)
 {
   auto p = whole_attr(c, r, n, key);
@@ -248,9 +268,9 @@ int peer_of(const Ctx& c, unsigned r, const pb::Node& n, const char* key)
     // (semantics.md section 2): on a process group of two ranks the peer is the other one.
     auto const* pg          = attr(n, "pg_name");
     const std::string group = pg ? group_of(c, r, n) : std::string(); // (a string, or an integer group id)
-    auto it = std::find(c.comm_names.begin(), c.comm_names.end(), group);
-    if (pg && !group.empty() && it != c.comm_names.end()) {
-      auto const& m = c.comms[static_cast<std::size_t>(it - c.comm_names.begin())];
+    const auto comm = find_comm(c, group);
+    if (pg && !group.empty() && comm) {
+      auto const& m = c.comms[*comm];
       if (m.size() == 2 && (m[0] == r || m[1] == r))
         return static_cast<int>(m[0] == r ? m[1] : m[0]);
       throw node_error(c, r, n, key,
@@ -391,11 +411,13 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
       l.bytes = l.kind == ProgramOpKind::Barrier ? 0 : size();
       const std::string group = group_of(c, r, n);
       if (!group.empty()) {
-        auto it = std::find(c.comm_names.begin(), c.comm_names.end(), group);
-        if (it == c.comm_names.end())
-          throw node_error(c, r, n, "pg_name", fmt::format("no communicator group '{}' (give workload.comm_groups)",
-                                                           group));
-        l.comm = static_cast<std::size_t>(it - c.comm_names.begin());
+        const auto comm = find_comm(c, group);
+        if (!comm)
+          throw node_error(c, r, n, "pg_name",
+                           fmt::format("no communicator group '{}': declare it in the trace's process-group metadata "
+                                       "node or in workload.comm_groups ({{\"{}\": [rank, ...]}})",
+                                       group, group));
+        l.comm = *comm;
       }
       auto const& m = c.comms[l.comm];
       if (std::find(m.begin(), m.end(), r) == m.end())

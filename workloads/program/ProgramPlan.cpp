@@ -174,6 +174,9 @@ void resolve_roles(const ProgramPlan& p, const ProgramOp& k, PlannedOp& o)
     if (k.ranks[j] >= p.cfg.ranks)
       throw op_error(i, fmt::format("ranks/{}", j),
                      fmt::format("rank {} is not one of the program's {} ranks", k.ranks[j], p.cfg.ranks));
+    if (std::find(o.runs.begin(), o.runs.end(), k.ranks[j]) != o.runs.end())
+      throw op_error(i, fmt::format("ranks/{}", j),
+                     fmt::format("rank {} is listed twice (the operation would run twice on it)", k.ranks[j]));
     o.runs.push_back(k.ranks[j]);
   }
   if (!is_p2p(k.op))

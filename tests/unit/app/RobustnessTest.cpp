@@ -372,6 +372,7 @@ TEST_F(Robustness, CommandLinesThatCrashedAreExitTwoNamingTheOption)
       {{"run", ex, "--log", "root.app:file:a-dir"}, "a-dir is a folder"},                   // was SIGABRT
       {{"run", ex, "--log", "root.app:rollfile:100:a-dir"}, "a-dir is a folder"},           // was SIGABRT
       {{"run", ex, "--log", "root.app:file:/proc/nafsim.log"}, "cannot be made there"},     // was SIGABRT
+      {{"run", "a-dir"}, "a-dir: is a folder, not a JSON file"},                          // was "invalid JSON at 1:1"
       {{"bench", "--nodes", "0", "--out", "b"}, "--nodes"},                                // was SIGFPE
       {{"bench", "--nodes", "1", "--out", "b"}, "--nodes"},                                // was exit 3
       {{"bench", "--suite", "collectives", "--ranks", "1", "--out", "b"}, "--ranks"},
