@@ -417,6 +417,14 @@ TEST(Chakra, BadTracesAreErrorsNamingTheFileAndNode)
                    "only 0");
   run({{collective(1, pb::ALL_REDUCE, 1024)}, {}}, "calls 0 collective(s)");
   run({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_GATHER, 1024)}}, "the same collectives");
+  // Uneven sizes (an all-to-all of uneven splits): the field and the trace's own comm_sizes (the message had named
+  // comm_type, bytes divided by the members, and "different collectives").
+  for (const char* stream : {"", R"(, "stream": true)"})
+    run({{collective(1, pb::ALL_TO_ALL, 2048)}, {collective(1, pb::ALL_TO_ALL, 4096)}},
+        "comm_size", false, stream);
+  run({{collective(1, pb::ALL_TO_ALL, 2048)}, {collective(1, pb::ALL_TO_ALL, 4096)}},
+      "t.1.et: node 1 ('coll'), comm_size: collective 1 of group 'world', alltoall, has comm_size 4096 here but 2048 on "
+      "rank 0 (node 1): a collective moves one size on every member");
   auto odd = make_node(1, pb::COMM_COLL_NODE, "odd");
   add_int(odd, "comm_type", 42);
   add_int(odd, "comm_size", 8);
@@ -492,6 +500,19 @@ TEST(Chakra, ProcessGroupZeroIsEveryRankUnlessDeclared)
                          "workload.comm_groups"),
             std::string::npos)
       << c.error;
+  fs::remove_all(dir);
+}
+
+TEST(Chakra, ACollectiveTheFirmwareCannotRunNamesItsTraceNode)
+{
+  // A 1-element all-reduce on 4 CCLO ranks (a loss's all-reduce, NCCL's barrier): the firmware's eager ring cannot cut
+  // it (CallPlan.cpp ring_chunks); the error names the trace's node, not only the program operation's number.
+  auto dir = scratch("tiny");
+  std::vector<std::vector<pb::Node>> tiny(4, {collective(3, pb::ALL_REDUCE, 4)});
+  auto t = run_trace(dir, "t", tiny, "");
+  EXPECT_FALSE(t.ok);
+  EXPECT_NE(t.error.find("program operation 0 (allreduce, coll (node 3 of rank 0 ...)) on rank "), std::string::npos)
+      << t.error;
   fs::remove_all(dir);
 }
 

@@ -55,6 +55,14 @@ struct Ctx {
 /// An attribute holding a whole number (any integer kind, or a double with a whole value), or nullopt when absent;
 /// another kind (a text, a bool, a fraction, a list) is a node_error naming it (a text tag was read as tag 0).
 std::optional<std::int64_t> whole_attr(const Ctx& c, unsigned r, const pb::Node& n, const char* name);
+
+/// Why members' collectives of one call with different comm_sizes cannot run.
+inline constexpr const char* kOneSizePerMember =
+    "a collective moves one size on every member (the CCLO's and MPI's calls take one count; an all-to-all of uneven "
+    "splits, as all_to_all_single with split sizes records, is not modelled)";
+/// The k-th collective of `group`, of `kind`, whose comm_size at `here` differs from `there`'s on rank `there_rank`.
+std::string uneven_sizes(std::size_t k, const std::string& group, ProgramOpKind kind, const pb::Node& here,
+                         const pb::Node& there, unsigned there_rank);
 /// An error naming rank r's file, the node (id and name) and the field.
 config::ConfigError node_error(const Ctx& c, unsigned r, const pb::Node& n, const std::string& field,
                                const std::string& msg);

@@ -151,12 +151,18 @@ void ChakraStream::match_collective(unsigned rank, const Node& n)
   while (seen.size() <= k - base)
     seen.push_back(CallSeen{n.kind, n.bytes, n.id, rank, 0});
   auto& s = seen[k - base];
-  if (s.kind != n.kind || s.bytes != n.bytes)
+  if (s.kind != n.kind)
     throw config::ConfigError(rank_file_of(cfg_, rank), fmt::format("node {} ('{}')", n.id, n.name),
-                              fmt::format("collective {} on group '{}' is {} of {} bytes here, but {} of {} bytes on "
-                                          "rank {} (node {}): the members call different collectives",
-                                          k + 1, ctx_.comm_names[n.comm], config::enum_name(n.kind), n.bytes,
-                                          config::enum_name(s.kind), s.bytes, s.rank, s.node));
+                              fmt::format("collective {} on group '{}' is {} here, but {} on rank {} (node {}): the "
+                                          "members call different collectives",
+                                          k + 1, ctx_.comm_names[n.comm], config::enum_name(n.kind),
+                                          config::enum_name(s.kind), s.rank, s.node));
+  if (s.bytes != n.bytes)
+    throw config::ConfigError(rank_file_of(cfg_, rank), fmt::format("node {} ('{}'), comm_size", n.id, n.name),
+                              fmt::format("collective {} on group '{}', {}, moves {} B per member here but {} B on rank "
+                                          "{} (node {}): {}",
+                                          k + 1, ctx_.comm_names[n.comm], config::enum_name(n.kind), n.bytes, s.bytes,
+                                          s.rank, s.node, kOneSizePerMember));
   ++s.arrived;
   while (!seen.empty() && seen.front().arrived == ctx_.comms[n.comm].size()) {
     seen.pop_front();

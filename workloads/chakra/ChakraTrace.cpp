@@ -148,6 +148,7 @@ struct Global {
 };
 
 // The k-th collective of each member of a communicator is one call: match them, check they agree.
+// (uneven_sizes: ChakraNodes.hpp)
 std::vector<Global> match(const Ctx& c, std::vector<std::vector<Local>>& locals)
 {
   std::vector<Global> g;
@@ -168,12 +169,15 @@ std::vector<Global> match(const Ctx& c, std::vector<std::vector<Local>>& locals)
       Global& op = g[it->second];
       if (!fresh) {
         auto const& first = locals[op.parts[0].first][op.parts[0].second];
-        if (first.kind != l.kind || first.bytes != l.bytes)
+        if (first.kind != l.kind)
           throw node_error(c, r, *l.node, "comm_type",
-                           fmt::format("collective {} of group '{}' is {} of {} B here but {} of {} B on rank {} (node "
-                                       "{}): the ranks must call the same collectives in the same order",
-                                       k + 1, c.comm_names[l.comm], config::enum_name(l.kind), l.bytes,
-                                       config::enum_name(first.kind), first.bytes, op.parts[0].first, first.node->id()));
+                           fmt::format("collective {} of group '{}' is {} here but {} on rank {} (node {}): the ranks "
+                                       "must call the same collectives in the same order",
+                                       k + 1, c.comm_names[l.comm], config::enum_name(l.kind),
+                                       config::enum_name(first.kind), op.parts[0].first, first.node->id()));
+        if (first.bytes != l.bytes)
+          throw node_error(c, r, *l.node, "comm_size", uneven_sizes(k, c.comm_names[l.comm], l.kind, *l.node,
+                                                                    *first.node, op.parts[0].first));
       }
       op.parts.emplace_back(r, i);
       l.op = it->second;

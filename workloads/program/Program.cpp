@@ -244,8 +244,8 @@ void Program::execute(ActorContext& ctx, nodes::Cluster& c, const PlannedOp& o, 
   } else if (o.kind != ProgramOpKind::Wait) {
     auto res = nodes::cclo_of(c, hosts_[rank]).call(ctx, plan_.cclo_call(o, rank, hosts_));
     if (!res.error.empty())
-      throw SimulationError(fmt::format("program operation {} ({}) on rank {}: {}", o.index, config::enum_name(o.kind),
-                                        rank, res.error));
+      throw SimulationError(fmt::format("program operation {} ({}{}) on rank {}: {}", o.index, config::enum_name(o.kind),
+                                        o.name.empty() ? "" : ", " + o.name, rank, res.error));
     rec.protocol  = coll::protocol_name(res.protocol);
     rec.algorithm = coll::algorithm_name(res.algorithm);
   }
