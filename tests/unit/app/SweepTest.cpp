@@ -147,6 +147,26 @@ TEST(SweepRun, FailedPointIsReportedAndTheSweepCarriesOn)
   fs::remove_all(d);
 }
 
+TEST(SweepRun, AnInlineBasesWorkloadFilesAreTheSweepFilesNeighbours)
+{
+  // A Chakra trace named relative to the sweep file in its inline base: the points ran a copy of the base written
+  // elsewhere (a scratch folder, the sweep's directory) and looked for the trace there (the audit of 2026-12-07).
+  fs::path d = scratch("inline-trace");
+  fs::create_directories(d / "tr");
+  for (int r = 0; r < 8; ++r) {
+    const std::string f = fmt::format("ring8.{}.et", r);
+    fs::copy_file(fs::path(NAFSIM_SOURCE_DIR) / "workloads/chakra/traces" / f, d / "tr" / f);
+  }
+  std::ofstream(d / "s.json") << R"({"name": "c",
+    "base": {"platform": {"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 8}},
+             "workload": {"kind": "chakra", "trace": "tr/ring8"}},
+    "axes": [{"path": "seed", "values": [1, 2]}]})";
+  auto r = run_cli(d, "sweep s.json --jobs 1 --out out");
+  EXPECT_EQ(r.code, 0) << r.out << slurp(d / "stderr.txt");
+  EXPECT_NE(r.out.find("2 point(s), 0 already done, 2 ran now, 0 failed"), std::string::npos) << r.out;
+  fs::remove_all(d);
+}
+
 TEST(SweepRun, ResumeNeitherLosesNorDuplicatesRows)
 {
   fs::path d = scratch("resume");
