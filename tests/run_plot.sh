@@ -135,4 +135,9 @@ printf 'bytes,latency_us\n0,1\n4096,2\n65536,3\n' > "$dir/zero.csv"
   fail "a row the log axis cannot show was not counted"
 "$nafsim" plot "$dir/zero.csv" --x bytes --y latency_us --out "$dir/new/sub/z.png" > /dev/null || fail "--out in a new folder"
 [ -s "$dir/new/sub/z.png" ] || fail "no plot in the new folder"
+: > "$dir/empty.csv"
+expect_error "empty.csv is empty: give a CSV table with a header line" "$dir/empty.csv" --x bytes --y latency_us
+expect_error "is a folder, not a CSV file" "$dir/mine" --x bytes --y latency_us
+printf 'bytes,latency_us\n' > "$dir/header.csv"
+expect_error "csv: no row of .*header.csv has numbers in 'bytes' and 'latency_us': nothing to draw" "$dir/header.csv" --x bytes --y latency_us
 echo "plot ok"

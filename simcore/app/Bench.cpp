@@ -38,8 +38,11 @@ struct Measured {
   double process_median() const { return process[process.size() / 2]; }
 };
 
+/// (`input`: the option a configuration error of the point's scenario comes from; such a point exits 2, and so does
+/// the bench: bad input, not a failed simulation)
 std::optional<Measured> measure(const std::string& doc, const fs::path& dir, unsigned repeat,
-                                const workloads::WorkloadRegistry& reg, const std::string& what)
+                                const workloads::WorkloadRegistry& reg, const std::string& what, const char* input,
+                                bool& bad_input)
 {
   Measured m;
   for (unsigned r = 0; r < std::max(1u, repeat); ++r) {
@@ -51,6 +54,9 @@ std::optional<Measured> measure(const std::string& doc, const fs::path& dir, uns
         auto sc = load_scenario_doc(config::parse_json_text(doc, "bench"), "bench", ".", {}, reg);
         run_scenario(sc, dir, {}, {"nafsim", "bench"});
         _exit(0);
+      } catch (const config::ConfigError& e) {
+        std::cerr << "Error: " << input << ": " << what << ": " << e.what() << "\n";
+        _exit(2);
       } catch (const std::exception& e) {
         std::cerr << "bench " << what << " failed: " << e.what() << "\n";
         _exit(3);
@@ -60,6 +66,7 @@ std::optional<Measured> measure(const std::string& doc, const fs::path& dir, uns
     waitpid(pid, &status, 0);
     m.process.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      bad_input = WIFEXITED(status) && WEXITSTATUS(status) == 2;
       if (WIFSIGNALED(status))
         std::cerr << "bench " << what << " ended by signal " << WTERMSIG(status) << "\n";
       return std::nullopt;
@@ -92,9 +99,11 @@ int run_bench(const std::vector<unsigned>& sizes, std::uint64_t total_bytes, uns
               "network": {{"routing": "dmodk"}}}},
             "workload": {{"kind": "traffic", "pattern": "shift", "message": "1MiB", "messages": {2}, "window": 4}}}})",
         n, k, messages);
-    auto m = measure(doc, out / fmt::format("bench-{}", n), repeat, reg, fmt::format("{} nodes", n));
+    bool bad_input = false;
+    auto m = measure(doc, out / fmt::format("bench-{}", n), repeat, reg, fmt::format("{} nodes", n), "--nodes",
+                     bad_input);
     if (!m)
-      return 3;
+      return bad_input ? 2 : 3;
     auto const& meta = m->meta;
     double hops      = meta["packets"]["packet_hops"].get<double>();
     double wall      = m->median();
@@ -155,6 +164,34 @@ std::vector<BenchPoint> bench_points(const std::vector<unsigned>& ranks, const s
   return v;
 }
 
+namespace {
+/// The scenario of one point of the collectives suite.
+std::string bench_doc(const BenchPoint& b)
+{
+  auto const& [coll, fid, p, size, resolve, eager_ring] = b;
+  return fmt::format(
+      R"({{"name": "bench-{0}-{1}", "platform": {{"preset": "accl-coyote-u55c",
+            "topology": {{"kind": "fat-tree", "hosts": {1}, "fat_tree": {{"k": {2}}}}},
+            "network": {{"fidelity": "{4}", "flow_resolve_fraction": {5}{7}}}}},
+          "workload": {{"kind": "collective", "collective": "{0}", "ranks": {1}, "sizes": ["{3}"],
+                        "verify": false{6}}}}})",
+      coll, p, fat_tree_k(p), size, fid == kFastForward ? "packet" : fid, resolve,
+      eager_ring ? R"(, "protocol": "eager", "algorithm": "ring")" : "",
+      fid == kFastForward ? fmt::format(R"(, "fast_forward": {{"train": {}}})", kBenchTrain) : "");
+}
+} // namespace
+
+void check_bench_points(const std::vector<BenchPoint>& points, const workloads::WorkloadRegistry& reg)
+{
+  for (auto const& b : points)
+    try {
+      load_scenario_doc(config::parse_json_text(bench_doc(b), "bench"), "bench", ".", {}, reg);
+    } catch (const config::ConfigError& e) {
+      throw config::ConfigError(b.collective == "alltoall" && !b.eager_ring ? "--alltoall-size" : "--size", "",
+                                fmt::format("{} on {} ranks ({}): {}", b.collective, b.ranks, b.fidelity, e.what()));
+    }
+}
+
 int run_bench_collectives(const std::vector<BenchPoint>& points, unsigned repeat, const fs::path& out,
                           const workloads::WorkloadRegistry& reg)
 {
@@ -169,23 +206,18 @@ int run_bench_collectives(const std::vector<BenchPoint>& points, unsigned repeat
                            "sizes are per peer; flow@f: flow fidelity with flow_resolve_fraction f; (forced): the "
                            "eager protocol and the ring forced)\n",
                            std::max(1u, repeat));
-  for (auto const& [coll, fid, p, size, resolve, eager_ring] : points) {
+  for (auto const& point : points) {
+      auto const& [coll, fid, p, size, resolve, eager_ring] = point;
       const unsigned k = fat_tree_k(p);
-      std::string doc  = fmt::format(
-          R"({{"name": "bench-{0}-{1}", "platform": {{"preset": "accl-coyote-u55c",
-                "topology": {{"kind": "fat-tree", "hosts": {1}, "fat_tree": {{"k": {2}}}}},
-                "network": {{"fidelity": "{4}", "flow_resolve_fraction": {5}{7}}}}},
-              "workload": {{"kind": "collective", "collective": "{0}", "ranks": {1}, "sizes": ["{3}"],
-                            "verify": false{6}}}}})",
-          coll, p, k, size, fid == kFastForward ? "packet" : fid, resolve,
-          eager_ring ? R"(, "protocol": "eager", "algorithm": "ring")" : "",
-          fid == kFastForward ? fmt::format(R"(, "fast_forward": {{"train": {}}})", kBenchTrain) : "");
+      const std::string doc = bench_doc(point);
       const std::string how_fid = resolve > 0 ? fmt::format("{}@{}", fid, resolve) : fid;
       const fs::path dir =
           out / fmt::format("bench-{}{}-{}-{}-{}", coll, eager_ring ? "-eager-ring" : "", how_fid, p, size);
-      auto m             = measure(doc, dir, repeat, reg, fmt::format("{} on {} ranks ({})", coll, p, how_fid));
+      bool bad_input = false;
+      auto m         = measure(doc, dir, repeat, reg, fmt::format("{} on {} ranks ({})", coll, p, how_fid),
+                               coll == "alltoall" && !eager_ring ? "--alltoall-size" : "--size", bad_input);
       if (!m)
-        return 3;
+        return bad_input ? 2 : 3;
       auto const& meta = m->meta;
       auto table       = results::read_csv(dir / "collective.csv");
       const double hops = meta["packets"]["packet_hops"].get<double>();

@@ -40,6 +40,9 @@ std::vector<BenchPoint> bench_points(const std::vector<unsigned>& ranks, const s
                                      const std::string& size, const std::vector<std::string>& fidelities,
                                      const std::vector<unsigned>& alltoall_ranks, const std::string& alltoall_size,
                                      double alltoall_resolve = 0, const std::vector<unsigned>& eager_ring_ranks = {});
+/// Every point's scenario checked before any runs: a config::ConfigError naming --size or --alltoall-size and the
+/// point (a size no rank's memory holds, an all-to-all of nothing), as `run` would give it.
+void check_bench_points(const std::vector<BenchPoint>& points, const workloads::WorkloadRegistry& reg);
 int run_bench_collectives(const std::vector<BenchPoint>& points, unsigned repeat, const std::filesystem::path& out,
                           const workloads::WorkloadRegistry& reg);
 

@@ -15,6 +15,7 @@
 #include "simcore/sweep/SweepRunner.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <fmt/format.h>
@@ -165,8 +166,16 @@ void check_gallery_page(const std::string& page)
     throw config::ConfigError("--gallery", "",
                               fmt::format("{} is a folder; --gallery names the page to write, e.g. {}", page,
                                           (fs::path(page) / "gallery.md").string()));
-  if (!fs::exists(page, ec))
+  if (!fs::exists(page, ec)) {
+    // (its folder must take it: learnt now, not once every figure has run)
+    const fs::path dir = fs::path(page).has_parent_path() ? fs::path(page).parent_path() : fs::path(".");
+    if (!fs::is_directory(dir, ec))
+      throw config::ConfigError("--gallery", "",
+                                fmt::format("the folder {} of the gallery page does not exist: create it or name a "
+                                            "page in an existing folder",
+                                            dir.string()));
     return;
+  }
   std::ifstream in(page);
   std::string first;
   std::getline(in, first);
@@ -232,6 +241,12 @@ struct RunCommand final : Command {
     run->add_option("--wall-limit", wall_limit,
                     "stop the run (exit 3, nothing written) once this many seconds of wall-clock time have passed since it "
                     "started (its setup included; checked as its events run); 0, the default: no limit")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+              const double x = std::strtod(v.c_str(), nullptr); // (CLI::Range lets nan through: no comparison holds)
+              return std::isnan(x) ? std::string("a number of seconds, not nan") : std::string();
+            },
+            "SECONDS"))
         ->check(CLI::Range(0.0, 1e9));
     run->add_flag("--critical-path", critical_path,
                   "record every event's cause and write each call's critical path (critical_path.csv: the chain of "
@@ -315,7 +330,9 @@ struct ExplainCommand final : Command {
           char* end      = nullptr;
           const double g = std::strtod(v.c_str(), &end);
           const std::string rest(end);
-          return g > 1 && (rest.empty() || rest == "x") ? std::string() : std::string("a speedup above 1, e.g. 2x");
+          return g > 1 && g <= 1e6 && (rest.empty() || rest == "x")
+                     ? std::string()
+                     : std::string("a speedup above 1 and at most 1000000, e.g. 2x");
         });
     sub = explain;
   }
@@ -413,15 +430,16 @@ struct BenchCommand final : Command {
     for (unsigned p : bench_a2a_ranks)
       if (p < 2)
         throw config::ConfigError("--alltoall-ranks", "", fmt::format("{} rank(s): an all-to-all needs 2 or more", p));
+    const auto points = app::bench_points(bench_ranks, bench_colls, bench_size, bench_fidelity, bench_a2a_ranks,
+                                          bench_a2a_size, bench_a2a_resolve, bench_eager_ring);
+    if (bench_suite != "hops")
+      app::check_bench_points(points, reg); // (before the folder is claimed: bad input leaves nothing)
     results::claim_own_dir(bench_out, "--out", "bench"); // a user's folder (and its bench.csv) is left alone
     int rc = 0;
     if (bench_suite != "collectives")
       rc = app::run_bench(bench_sizes, total.count, bench_repeat, bench_out, reg);
     if (rc == 0 && bench_suite != "hops")
-      rc = app::run_bench_collectives(
-          app::bench_points(bench_ranks, bench_colls, bench_size, bench_fidelity, bench_a2a_ranks, bench_a2a_size,
-                            bench_a2a_resolve, bench_eager_ring),
-          bench_repeat, bench_out, reg);
+      rc = app::run_bench_collectives(points, bench_repeat, bench_out, reg);
     return rc;
   }
 };

@@ -386,6 +386,10 @@ int plot_command(const PlotOptions& o)
   } catch (const std::runtime_error& e) { // unreadable, or not CSV: the user's input
     throw config::ConfigError("csv", "", std::string(e.what()) + ": give a CSV table with a header line (a run's or a merged sweep's)");
   }
+  if (t.columns.empty() || (t.columns.size() == 1 && t.columns[0].empty()))
+    throw config::ConfigError("csv", "", fmt::format("{} is empty: give a CSV table with a header line (a run's or a "
+                                                     "merged sweep's)",
+                                                     o.csv));
   const Filters filters = check_columns(t, o);
   const fs::path out    = output_path(o);
   std::size_t kept = 0, empty = 0, off_log = 0;

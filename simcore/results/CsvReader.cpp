@@ -86,6 +86,9 @@ CsvTable parse_csv(const std::string& text, const std::string& origin)
 
 CsvTable read_csv(const std::filesystem::path& file)
 {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw std::runtime_error(fmt::format("{}: is a folder, not a CSV file", file.string()));
   std::ifstream in(file, std::ios::binary);
   if (!in)
     throw std::runtime_error(fmt::format("{}: cannot read the file", file.string()));

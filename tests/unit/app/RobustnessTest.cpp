@@ -373,6 +373,14 @@ TEST_F(Robustness, CommandLinesThatCrashedAreExitTwoNamingTheOption)
       {{"run", ex, "--log", "root.app:rollfile:100:a-dir"}, "a-dir is a folder"},           // was SIGABRT
       {{"run", ex, "--log", "root.app:file:/proc/nafsim.log"}, "cannot be made there"},     // was SIGABRT
       {{"run", "a-dir"}, "a-dir: is a folder, not a JSON file"},                          // was "invalid JSON at 1:1"
+      {{"run", ex, "--wall-limit", "nan"}, "--wall-limit"},                                 // was exit 0, no limit
+      {{"explain", ex, "--goal", "infx"}, "--goal"},                                        // searched for ever
+      {{"explain", ex, "--goal", "1e400x"}, "--goal"},
+      {{"figures", "accl-fig8", "--out", "figs", "--gallery", "nodir/g.md"}, "the folder nodir of the gallery page"},
+      {{"bench", "--suite", "collectives", "--ranks", "2", "--size", "1TiB", "--alltoall-ranks", "0",
+        "--eager-ring-ranks", "0", "--out", "b2"}, "--size: allreduce on 2 ranks (packet):"},  // was exit 3
+      {{"bench", "--suite", "collectives", "--ranks", "2", "--alltoall-size", "0B", "--eager-ring-ranks", "0",
+        "--out", "b2"}, "--alltoall-size: alltoall on"},                                     // was exit 3
       {{"bench", "--nodes", "0", "--out", "b"}, "--nodes"},                                // was SIGFPE
       {{"bench", "--nodes", "1", "--out", "b"}, "--nodes"},                                // was exit 3
       {{"bench", "--suite", "collectives", "--ranks", "1", "--out", "b"}, "--ranks"},
