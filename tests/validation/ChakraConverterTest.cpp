@@ -54,6 +54,8 @@ TEST(Chakra, ConverterDefectsAreRepairedCountedAndRefusedWhenStrict)
   nodes.push_back(op(4, pb::COMM_COLL_NODE, "nccl:mystery", false, 0, {3}));
   add_int(nodes.back(), "comm_size", 64);
   nodes.push_back(op(5, pb::COMP_NODE, "tail", false, 1, {4, 5}));
+  // An INVALID_NODE (type 0, what an unset type decodes to), skipped as ASTRA-sim skips it (it was refused).
+  nodes.push_back(op(6, pb::INVALID_NODE, "invalid", false, 0, {3}));
   // Rank 1 lists its nodes the other way round (the kernel before its operator: the streamed reader meets the cycle
   // from the other side).
   std::vector<pb::Node> reversed(nodes.rbegin(), nodes.rend());
@@ -66,6 +68,7 @@ TEST(Chakra, ConverterDefectsAreRepairedCountedAndRefusedWhenStrict)
     EXPECT_EQ(rep.at("cpu_gpu_cycles_broken"), 2);
     EXPECT_EQ(rep.at("comm_types_from_names"), 2);
     EXPECT_EQ(rep.at("collectives_skipped"), 2);
+    EXPECT_EQ(rep.at("invalid_nodes_skipped"), 2);
     bool said = false;
     for (auto const& l : t.summary)
       said = said || l.find("repaired as Chakra's converter output needs: 2 dependencies on nodes absent") !=
@@ -109,6 +112,7 @@ TEST(Chakra, ConverterDefectsAreRepairedCountedAndRefusedWhenStrict)
   refused({alone("aten::mm"), alone("gemm_kernel")}, "the CPU operator waits for its own kernel");
   refused({alone("ncclDevKernel_AllReduce_Sum_f32_RING_LL")}, "without its comm_type attribute");
   refused({alone("nccl:mystery")}, "names no collective");
+  refused({alone("invalid")}, "an INVALID_NODE (type 0");
   fs::remove_all(dir);
 }
 

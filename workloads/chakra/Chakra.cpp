@@ -57,6 +57,7 @@ std::string repairs_line(const ChakraRepairs& r, bool streamed)
   add(r.cpu_gpu_cycles, "CPU operator / GPU kernel cycles broken (the operator's dependency on its kernel dropped)");
   add(r.comm_type_from_name, "collectives typed from their names (no comm_type)");
   add(r.collectives_skipped, "collectives skipped (no comm_type, and no collective in their names)");
+  add(r.invalid_nodes, "INVALID_NODEs skipped (type 0, as ASTRA-sim skips them)");
   std::string s;
   for (std::size_t i = 0; i < parts.size(); ++i)
     s += (i ? ", " : "") + parts[i];
@@ -137,6 +138,7 @@ config::Json Chakra::metadata() const
   rep["cpu_gpu_cycles_broken"]       = r.cpu_gpu_cycles;
   rep["comm_types_from_names"]       = r.comm_type_from_name;
   rep["collectives_skipped"]         = r.collectives_skipped;
+  rep["invalid_nodes_skipped"]       = r.invalid_nodes;
   config::Json m;
   m["chakra_repairs"]    = rep;
   m["empty_collectives"] = r.empty_collectives;

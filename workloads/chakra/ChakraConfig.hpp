@@ -29,6 +29,7 @@ struct ChakraRepairs {
   std::uint64_t cpu_gpu_cycles = 0; ///< a CPU operator and its GPU kernel waiting for each other: the CPU side's dropped
   std::uint64_t comm_type_from_name = 0; ///< collectives without comm_type, typed by their names
   std::uint64_t collectives_skipped = 0; ///< collectives without comm_type whose names name none: run as no-ops
+  std::uint64_t invalid_nodes = 0; ///< INVALID_NODEs (type 0, what an unset type decodes to): skipped as ASTRA-sim does
   /// compute: model, compute nodes with no work to model (no num_ops, no tensor_size: Chakra's PyTorch converter
   /// writes none) that replayed their recorded durations. Not a repair of the trace (not in total(), not strict's).
   std::uint64_t durations_replayed = 0;
@@ -47,7 +48,7 @@ struct ChakraRepairs {
   std::string first_unmatched;
   std::uint64_t total() const
   {
-    return absent_deps + self_deps + cpu_gpu_cycles + comm_type_from_name + collectives_skipped;
+    return absent_deps + self_deps + cpu_gpu_cycles + comm_type_from_name + collectives_skipped + invalid_nodes;
   }
 };
 } // namespace nafsim::workloads

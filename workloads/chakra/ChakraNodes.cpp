@@ -462,7 +462,17 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
     case pb::MEM_LOAD_NODE:
     case pb::MEM_STORE_NODE: memory_work(c, r, n, l); break;
     case pb::METADATA_NODE: break; // communicators: read_metadata_groups
-    default: throw node_error(c, r, n, "type", fmt::format("node type {} cannot run", static_cast<int>(n.type())));
+    case pb::INVALID_NODE: // ASTRA-sim marks it done and goes on (Workload::issue: skip_invalid)
+      repair(c, r, n, "type", "an INVALID_NODE (type 0, also what a node whose type was never set decodes to)",
+             "skipped, as ASTRA-sim skips it: it takes no time; its dependents still wait for it",
+             &ChakraRepairs::invalid_nodes);
+      l.kind = ProgramOpKind::Wait;
+      break;
+    default:
+      throw node_error(c, r, n, "type",
+                       fmt::format("node type {} is not one of Chakra's node types (1-7 and 0, INVALID_NODE): the "
+                                   "file is not a Chakra trace of this schema, or was written by a newer one",
+                                   static_cast<int>(n.type())));
   }
   return l;
 }
