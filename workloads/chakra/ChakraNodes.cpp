@@ -386,6 +386,54 @@ std::string group_of(const Ctx& c, unsigned r, const pb::Node& n)
   return group;
 }
 
+/// A COMM_COLL_NODE: its type, bytes as its producers mean them, its communicator, and what the engines make of it.
+template <class Size> void collective_work(const Ctx& c, unsigned r, const pb::Node& n, Local& l, Size size)
+{
+  l.kind = collective_kind(c, r, n);
+  if (l.kind == ProgramOpKind::Wait)
+    return; // a collective of no known type, skipped (repaired)
+  l.bytes = l.kind == ProgramOpKind::Barrier ? 0 : size();
+  const std::string group = group_of(c, r, n);
+  if (!group.empty()) {
+    const auto comm = find_comm(c, group);
+    if (!comm)
+      throw node_error(c, r, n, "pg_name",
+                       fmt::format("no communicator group '{}': declare it in the trace's process-group metadata "
+                                   "node or in workload.comm_groups ({{\"{}\": [rank, ...]}})",
+                                   group, group));
+    l.comm = *comm;
+  }
+  auto const& m = c.comms[l.comm];
+  if (std::find(m.begin(), m.end(), r) == m.end())
+    throw node_error(c, r, n, "pg_name", fmt::format("rank {} is not a member of group '{}'", r,
+                                                     c.comm_names[l.comm]));
+  // comm_size as the producers mean it (README.md): a reduce-scatter's and an all-to-all's is the rank's whole
+  // input (ASTRA-sim's Ring.cc: msg = size / N; Chakra's PyTorch converter counts the input tensors), of which
+  // each rank keeps, or each peer gets, 1/N: the CCLO's per-rank count is that share. Other types: as given.
+  if (l.kind == ProgramOpKind::ReduceScatter || l.kind == ProgramOpKind::AllToAll)
+    l.bytes /= m.size();
+  // ACCL's driver makes no call for a collective of count 0 (accl.cpp: "zero size buffer"), so the replay on the
+  // CCLOs makes none (from a kernel the firmware's eager reduce ring would hang on it): done at once, counted.
+  if (l.bytes == 0 && l.kind != ProgramOpKind::Barrier && c.cfg.engine == ProgramEngine::Cclo) {
+    ++c.repairs.empty_collectives;
+    l.kind = ProgramOpKind::Wait;
+  }
+  // An all-gather on a group of one member (PyTorch records such a group for a parallelism of one) copies the
+  // rank's shard to its output when it is out of place, as NCCL does on one rank (README.md: the ASSUMPTION, and
+  // what an in-place call and ASTRA-sim do). The firmware has no one-rank allgather (CallPlan.cpp), so the replay
+  // on the CCLOs runs the CCLO's copy.
+  if (l.kind == ProgramOpKind::AllGather && m.size() == 1 && c.cfg.engine == ProgramEngine::Cclo) {
+    ++c.repairs.one_member_allgathers;
+    l.kind = ProgramOpKind::Copy;
+  } else if (m.size() == 1 && l.kind != ProgramOpKind::Wait && l.kind != ProgramOpKind::Barrier) {
+    ++c.repairs.one_member_collectives;
+  }
+  // ASTRA-sim schedules a collective by its priority; the replay runs collectives in its ranks' order: said, not
+  // dropped unsaid. (involved_dim is read: group_of.)
+  if (attr(n, "comm_priority"))
+    ++c.repairs.unread_attributes["comm_priority"];
+}
+
 } // namespace
 
 Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
@@ -413,52 +461,7 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
       l.tag = static_cast<std::uint32_t>(tag);
       break;
     }
-    case pb::COMM_COLL_NODE: {
-      l.kind  = collective_kind(c, r, n);
-      if (l.kind == ProgramOpKind::Wait)
-        break; // a collective of no known type, skipped (repaired)
-      l.bytes = l.kind == ProgramOpKind::Barrier ? 0 : size();
-      const std::string group = group_of(c, r, n);
-      if (!group.empty()) {
-        const auto comm = find_comm(c, group);
-        if (!comm)
-          throw node_error(c, r, n, "pg_name",
-                           fmt::format("no communicator group '{}': declare it in the trace's process-group metadata "
-                                       "node or in workload.comm_groups ({{\"{}\": [rank, ...]}})",
-                                       group, group));
-        l.comm = *comm;
-      }
-      auto const& m = c.comms[l.comm];
-      if (std::find(m.begin(), m.end(), r) == m.end())
-        throw node_error(c, r, n, "pg_name", fmt::format("rank {} is not a member of group '{}'", r,
-                                                         c.comm_names[l.comm]));
-      // comm_size as the producers mean it (README.md): a reduce-scatter's and an all-to-all's is the rank's whole
-      // input (ASTRA-sim's Ring.cc: msg = size / N; Chakra's PyTorch converter counts the input tensors), of which
-      // each rank keeps, or each peer gets, 1/N: the CCLO's per-rank count is that share. Other types: as given.
-      if (l.kind == ProgramOpKind::ReduceScatter || l.kind == ProgramOpKind::AllToAll)
-        l.bytes /= m.size();
-      // ACCL's driver makes no call for a collective of count 0 (accl.cpp: "zero size buffer"), so the replay on the
-      // CCLOs makes none (from a kernel the firmware's eager reduce ring would hang on it): done at once, counted.
-      if (l.bytes == 0 && l.kind != ProgramOpKind::Barrier && c.cfg.engine == ProgramEngine::Cclo) {
-        ++c.repairs.empty_collectives;
-        l.kind = ProgramOpKind::Wait;
-      }
-      // An all-gather on a group of one member (PyTorch records such a group for a parallelism of one) copies the
-      // rank's shard to its output when it is out of place, as NCCL does on one rank (README.md: the ASSUMPTION, and
-      // what an in-place call and ASTRA-sim do). The firmware has no one-rank allgather (CallPlan.cpp), so the replay
-      // on the CCLOs runs the CCLO's copy.
-      if (l.kind == ProgramOpKind::AllGather && m.size() == 1 && c.cfg.engine == ProgramEngine::Cclo) {
-        ++c.repairs.one_member_allgathers;
-        l.kind = ProgramOpKind::Copy;
-      } else if (m.size() == 1 && l.kind != ProgramOpKind::Wait && l.kind != ProgramOpKind::Barrier) {
-        ++c.repairs.one_member_collectives;
-      }
-      // ASTRA-sim schedules a collective by its priority; the replay runs collectives in its ranks' order: said, not
-      // dropped unsaid. (involved_dim is read: group_of.)
-      if (attr(n, "comm_priority"))
-        ++c.repairs.unread_attributes["comm_priority"];
-      break;
-    }
+    case pb::COMM_COLL_NODE: collective_work(c, r, n, l, size); break;
     case pb::MEM_LOAD_NODE:
     case pb::MEM_STORE_NODE: memory_work(c, r, n, l); break;
     case pb::METADATA_NODE: break; // communicators: read_metadata_groups
