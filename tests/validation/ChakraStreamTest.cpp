@@ -77,6 +77,35 @@ TEST(Chakra, ARanksCollectivesRunInTheOrderItIssuesThemReadWholeAsStreamed)
   fs::remove_all(dir);
 }
 
+TEST(Chakra, AGroupOneRanksFileDeclaresIsKnownToEveryRankStreamedAsReadWhole)
+{
+  // Group "g" of ranks 0 and 1 is declared only by rank 1's file (its leading metadata node); rank 0's collective
+  // names it. Read whole every file's metadata is read first; streamed, rank 0 had met its collective before rank 1's
+  // reader reached the declaration ("no communicator group 'g'"; the audit of 2026-12-07).
+  auto dir  = scratch("group-elsewhere");
+  auto meta = make_node(9, pb::METADATA_NODE, "process groups");
+  meta.mutable_inputs()->set_values(R"([{"pg_name": "g", "ranks": [0, 1]}])");
+  auto in_g = [] {
+    auto n   = collective(1, pb::ALL_REDUCE, 65536);
+    auto* pg = n.add_attr();
+    pg->set_name("pg_name");
+    pg->set_string_val("g");
+    return n;
+  };
+  write_rank(dir / "e.0.et", {in_g()});
+  write_rank(dir / "e.1.et", {meta, in_g()});
+  write_rank(dir / "e.2.et", {});
+  auto whole = run_scenario_isolated(scenario(dir / "e", 4, R"(, "ranks": 3)"));
+  ASSERT_TRUE(whole.ok) << whole.error;
+  auto streamed = run_scenario_isolated(scenario(dir / "e", 4, R"(, "ranks": 3, "stream": true)"));
+  ASSERT_TRUE(streamed.ok) << streamed.error;
+  for (std::size_t i = 0; i < 3; ++i)
+    EXPECT_NEAR(whole.tables.at("program_ranks").num(i, "end_us"), streamed.tables.at("program_ranks").num(i, "end_us"),
+                1e-3)
+        << "rank " << i;
+  fs::remove_all(dir);
+}
+
 TEST(Chakra, AStreamedReplayTakesTheWholeTracesTimesAndChecksAsItGoes)
 {
   // Nodes listed before their dependencies, a send and a receive in flight together, collectives between compute

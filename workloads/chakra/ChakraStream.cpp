@@ -96,6 +96,14 @@ ChakraStream::ChakraStream(const ChakraConfig& cfg) : cfg_(cfg), ctx_{cfg_, coun
       throw config::ConfigError(rank_file_of(cfg_, r), "",
                                 "cannot open this rank's trace file (a trace is <prefix>.<rank>.et for every rank; "
                                 "check workload.trace and workload.ranks)");
+  // The process groups each file declares first (PyTorch's process_group:init node leads its trace), so that a rank
+  // knows a group another rank's file declares, as a whole read does; a group declared further into a file is known
+  // once its reader reaches it (README.md: ASSUMPTION).
+  for (unsigned r = 0; r < (cfg_.replicate ? 1 : ctx_.ranks); ++r) {
+    RankReader lead(rank_file_of(cfg_, r));
+    for (pb::Node n; lead.next(n) && n.type() == pb::METADATA_NODE;)
+      read_metadata_groups(ctx_, r, n);
+  }
 }
 
 const nodes::Communicator& ChakraStream::communicator(std::size_t comm)
