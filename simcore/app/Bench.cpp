@@ -155,9 +155,9 @@ std::vector<BenchPoint> bench_points(const std::vector<unsigned>& ranks, const s
         v.push_back({coll, fid, p, size});
   for (unsigned p : alltoall_ranks) {
     for (const char* fid : {"packet", "flow"})
-      v.push_back({"alltoall", fid, p, alltoall_size});
+      v.push_back({"alltoall", fid, p, alltoall_size, 0, false, "--alltoall-size"});
     if (alltoall_resolve > 0)
-      v.push_back({"alltoall", "flow", p, alltoall_size, alltoall_resolve});
+      v.push_back({"alltoall", "flow", p, alltoall_size, alltoall_resolve, false, "--alltoall-size"});
   }
   for (unsigned p : eager_ring_ranks)
     v.push_back({"allreduce", "packet", p, size, 0, true});
@@ -168,7 +168,7 @@ namespace {
 /// The scenario of one point of the collectives suite.
 std::string bench_doc(const BenchPoint& b)
 {
-  auto const& [coll, fid, p, size, resolve, eager_ring] = b;
+  auto const& [coll, fid, p, size, resolve, eager_ring, option] = b;
   return fmt::format(
       R"({{"name": "bench-{0}-{1}", "platform": {{"preset": "accl-coyote-u55c",
             "topology": {{"kind": "fat-tree", "hosts": {1}, "fat_tree": {{"k": {2}}}}},
@@ -187,7 +187,7 @@ void check_bench_points(const std::vector<BenchPoint>& points, const workloads::
     try {
       load_scenario_doc(config::parse_json_text(bench_doc(b), "bench"), "bench", ".", {}, reg);
     } catch (const config::ConfigError& e) {
-      throw config::ConfigError(b.collective == "alltoall" && !b.eager_ring ? "--alltoall-size" : "--size", "",
+      throw config::ConfigError(b.size_option, "",
                                 fmt::format("{} on {} ranks ({}): {}", b.collective, b.ranks, b.fidelity, e.what()));
     }
 }
@@ -207,7 +207,7 @@ int run_bench_collectives(const std::vector<BenchPoint>& points, unsigned repeat
                            "eager protocol and the ring forced)\n",
                            std::max(1u, repeat));
   for (auto const& point : points) {
-      auto const& [coll, fid, p, size, resolve, eager_ring] = point;
+      auto const& [coll, fid, p, size, resolve, eager_ring, option] = point;
       const unsigned k = fat_tree_k(p);
       const std::string doc = bench_doc(point);
       const std::string how_fid = resolve > 0 ? fmt::format("{}@{}", fid, resolve) : fid;
@@ -215,7 +215,7 @@ int run_bench_collectives(const std::vector<BenchPoint>& points, unsigned repeat
           out / fmt::format("bench-{}{}-{}-{}-{}", coll, eager_ring ? "-eager-ring" : "", how_fid, p, size);
       bool bad_input = false;
       auto m         = measure(doc, dir, repeat, reg, fmt::format("{} on {} ranks ({})", coll, p, how_fid),
-                               coll == "alltoall" && !eager_ring ? "--alltoall-size" : "--size", bad_input);
+                               option, bad_input);
       if (!m)
         return bad_input ? 2 : 3;
       auto const& meta = m->meta;

@@ -31,6 +31,7 @@ struct BenchPoint {
   /// The eager protocol and the ring algorithm forced (issue 53's heaviest case: one message per Rx-buffer segment
   /// per ring step), not the firmware's choice.
   bool eager_ring = false;
+  const char* size_option = "--size"; ///< the option its size came from (the all-to-all study's: --alltoall-size)
 };
 /// The suite's points: each collective at each fidelity and rank count at `size`, then the all-to-all study
 /// (issue 32: flow fidelity under all-to-all's contention) at `alltoall_size` per peer on `alltoall_ranks`, at

@@ -433,7 +433,8 @@ struct BenchCommand final : Command {
     const auto points = app::bench_points(bench_ranks, bench_colls, bench_size, bench_fidelity, bench_a2a_ranks,
                                           bench_a2a_size, bench_a2a_resolve, bench_eager_ring);
     if (bench_suite != "hops")
-      app::check_bench_points(points, reg); // (before the folder is claimed: bad input leaves nothing)
+      app::check_bench_points(points, reg); // (what loading a point's scenario checks, before the folder is
+                                            // claimed; a workload's own checks come in the point's run: exit 2 too)
     results::claim_own_dir(bench_out, "--out", "bench"); // a user's folder (and its bench.csv) is left alone
     int rc = 0;
     if (bench_suite != "collectives")

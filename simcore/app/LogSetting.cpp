@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <fcntl.h>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
@@ -63,11 +64,17 @@ std::string check_appender(const std::string& setting, const std::string& value)
       return fmt::format("--log '{}': the log file {} is not writable", setting, path);
     return {};
   }
-  if (std::FILE* f = std::fopen(path.c_str(), "a")) { // made and removed: SimGrid makes it again when the run starts
-    std::fclose(f);
-    std::filesystem::remove(path, ec);
+  // A file of our own beside it, made and removed (the log's own name is left alone: another run may be opening it,
+  // or it may be a link the user made).
+  const std::filesystem::path probe = dir / fmt::format(".nafsim-log-probe-{}", ::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd >= 0) {
+    ::close(fd);
+    std::filesystem::remove(probe, ec);
     return {};
   }
+  if (errno == EEXIST) // (a probe left by a process of this id: the folder takes files)
+    return {};
   return fmt::format("--log '{}': the log file {} cannot be made there ({}): log elsewhere", setting, path,
                      std::strerror(errno));
 }

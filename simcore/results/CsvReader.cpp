@@ -12,7 +12,7 @@ std::vector<std::string> split_csv_line(const std::string& line)
 {
   std::vector<std::string> cells;
   std::string cell;
-  bool quoted = false;
+  bool quoted = false, at_start = true; // a quote opens a quoted cell only as its first character (RFC 4180)
   for (std::size_t i = 0; i < line.size(); ++i) {
     char c = line[i];
     if (quoted) {
@@ -24,14 +24,17 @@ std::vector<std::string> split_csv_line(const std::string& line)
       } else {
         cell += c;
       }
-    } else if (c == '"') {
+    } else if (c == '"' && at_start) {
       quoted = true;
     } else if (c == ',') {
       cells.push_back(cell);
       cell.clear();
+      at_start = true;
+      continue;
     } else if (c != '\r') {
       cell += c;
     }
+    at_start = false;
   }
   cells.push_back(cell);
   return cells;
@@ -41,10 +44,25 @@ bool read_csv_record(std::istream& in, std::string& record)
 {
   if (!std::getline(in, record))
     return false;
-  // A quoted cell may hold line breaks (Table quotes them): while the record's quotes are odd in number, its last cell
-  // goes on (an escaped quote is two).
-  auto odd = [](const std::string& s) { return std::count(s.begin(), s.end(), '"') % 2 == 1; };
-  for (std::string more; odd(record) && std::getline(in, more);)
+  // A quoted cell may hold line breaks (Table quotes them): while the record ends inside a cell that a quote opened
+  // (as its first character, as split_csv_line reads it: a stray quote within a cell is only a character), it goes on.
+  auto open_cell = [](const std::string& s) {
+    bool quoted = false, at_start = true;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const char c = s[i];
+      if (quoted) {
+        if (c == '"' && i + 1 < s.size() && s[i + 1] == '"')
+          ++i;
+        else if (c == '"')
+          quoted = false;
+        continue;
+      }
+      quoted   = c == '"' && at_start;
+      at_start = c == ',';
+    }
+    return quoted;
+  };
+  for (std::string more; open_cell(record) && std::getline(in, more);)
     record += "\n" + more;
   return true;
 }

@@ -35,6 +35,11 @@ TEST(Chakra, CollectivesOfTwoGroupsListedInOppositeOrdersRunReadWholeAndStreamed
   write_rank(dir / "o.1.et", {meta, in(1, "b"), in(2, "a")});
   auto whole = run_scenario_isolated(scenario(dir / "o", 4, R"(, "ranks": 2)"));
   ASSERT_TRUE(whole.ok) << whole.error;
+  EXPECT_TRUE(whole.metadata.at("workload").at("issue_orders_opposed").get<bool>());
+  bool said = false;
+  for (auto const& l : whole.summary)
+    said = said || l.find("issue some communicators' collectives in opposite orders") != std::string::npos;
+  EXPECT_TRUE(said);
   auto streamed = run_scenario_isolated(scenario(dir / "o", 4, R"(, "ranks": 2, "stream": true)"));
   EXPECT_FALSE(streamed.ok);
   EXPECT_EQ(streamed.error_kind, "deadlock") << streamed.error;
@@ -73,6 +78,7 @@ TEST(Chakra, ARanksCollectivesRunInTheOrderItIssuesThemReadWholeAsStreamed)
   for (std::size_t i = 0; i < 3; ++i)
     EXPECT_NEAR(a.num(i, "end_us"), b.num(i, "end_us"), 1e-3) << "rank " << i;
   EXPECT_LT(a.num(2, "end_us"), 100.0) << "B waited for rank 0's compute";
+  EXPECT_FALSE(whole.metadata.at("workload").at("issue_orders_opposed").get<bool>());
   EXPECT_GT(a.num(1, "end_us"), 100.0);
   fs::remove_all(dir);
 }

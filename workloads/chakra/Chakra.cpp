@@ -111,6 +111,10 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
                                   "(a local copy of the data; ASTRA-sim builds no phase for them, and an in-place "
                                   "PyTorch call moves nothing)",
                                   n));
+  if (repairs().issue_orders_opposed)
+    summary.push_back("  the ranks issue some communicators' collectives in opposite orders (ASTRA-sim runs them side "
+                      "by side; a CCLO runs one call at a time): read whole, every rank's collectives follow their "
+                      "dependencies alone, not each rank's issue order");
   for (auto const& [attribute, n] : repairs().unread_attributes)
     summary.push_back(fmt::format("  {} collective node(s) carry {}, which the replay reads nothing of (ASTRA-sim's "
                                   "scheduling priority; here collectives run in their ranks' order)",
@@ -144,6 +148,7 @@ config::Json Chakra::metadata() const
   m["empty_collectives"] = r.empty_collectives;
   m["one_member_allgathers"] = r.one_member_allgathers;
   m["one_member_collectives"] = r.one_member_collectives;
+  m["issue_orders_opposed"]   = r.issue_orders_opposed;
   for (auto const& [attribute, n] : r.unread_attributes)
     m["unread_attributes"][attribute] = n;
   if (stream_) {

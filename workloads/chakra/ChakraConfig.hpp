@@ -43,6 +43,9 @@ struct ChakraRepairs {
   std::uint64_t one_member_collectives = 0;
   /// Collectives carrying attributes the replay reads nothing of, by name (ASTRA-sim's comm_priority).
   std::map<std::string, std::uint64_t> unread_attributes;
+  /// Read whole: the ranks issue some communicators' collectives in opposite orders, so no one order keeps every
+  /// rank's issue order and the collectives follow their dependencies alone (not a repair): said.
+  bool issue_orders_opposed = false;
   /// Sends that no receive of the trace takes (not a repair either): how many, and the first, described.
   std::uint64_t unmatched_sends = 0;
   std::string first_unmatched;

@@ -128,13 +128,11 @@ std::optional<std::int64_t> whole_attr(const Ctx& c, unsigned r, const pb::Node&
                                    : std::string("a list or another kind")));
 }
 
-std::string uneven_sizes(std::size_t k, const std::string& group, ProgramOpKind kind, const pb::Node& here,
-                         const pb::Node& there, unsigned there_rank)
+std::string uneven_sizes(std::size_t k, const std::string& group, ProgramOpKind kind, std::int64_t here,
+                         std::int64_t there, std::uint64_t there_id, unsigned there_rank)
 {
-  const auto a = int_attr(here, "comm_size"), b = int_attr(there, "comm_size");
   return fmt::format("collective {} of group '{}', {}, has comm_size {} here but {} on rank {} (node {}): {}", k + 1,
-                     group, config::enum_name(kind), a.value_or(0), b.value_or(0), there_rank, there.id(),
-                     kOneSizePerMember);
+                     group, config::enum_name(kind), here, there, there_rank, there_id, kOneSizePerMember);
 }
 
 void read_groups(Ctx& c)

@@ -60,9 +60,10 @@ std::optional<std::int64_t> whole_attr(const Ctx& c, unsigned r, const pb::Node&
 inline constexpr const char* kOneSizePerMember =
     "a collective moves one size on every member (the CCLO's and MPI's calls take one count; an all-to-all of uneven "
     "splits, as all_to_all_single with split sizes records, is not modelled)";
-/// The k-th collective of `group`, of `kind`, whose comm_size at `here` differs from `there`'s on rank `there_rank`.
-std::string uneven_sizes(std::size_t k, const std::string& group, ProgramOpKind kind, const pb::Node& here,
-                         const pb::Node& there, unsigned there_rank);
+/// The k-th collective of `group`, of `kind`, whose comm_size here (`here`) differs from `there` (node `there_id` on
+/// rank `there_rank`).
+std::string uneven_sizes(std::size_t k, const std::string& group, ProgramOpKind kind, std::int64_t here,
+                         std::int64_t there, std::uint64_t there_id, unsigned there_rank);
 /// An error naming rank r's file, the node (id and name) and the field.
 config::ConfigError node_error(const Ctx& c, unsigned r, const pb::Node& n, const std::string& field,
                                const std::string& msg);

@@ -176,8 +176,11 @@ std::vector<Global> match(const Ctx& c, std::vector<std::vector<Local>>& locals)
                                        k + 1, c.comm_names[l.comm], config::enum_name(l.kind),
                                        config::enum_name(first.kind), op.parts[0].first, first.node->id()));
         if (first.bytes != l.bytes)
-          throw node_error(c, r, *l.node, "comm_size", uneven_sizes(k, c.comm_names[l.comm], l.kind, *l.node,
-                                                                    *first.node, op.parts[0].first));
+          throw node_error(c, r, *l.node, "comm_size",
+                           uneven_sizes(k, c.comm_names[l.comm], l.kind,
+                                        whole_attr(c, r, *l.node, "comm_size").value_or(0),
+                                        whole_attr(c, op.parts[0].first, *first.node, "comm_size").value_or(0),
+                                        first.node->id(), op.parts[0].first));
       }
       op.parts.emplace_back(r, i);
       l.op = it->second;
@@ -253,8 +256,10 @@ std::vector<std::size_t> order(const Ctx& c, const std::vector<Global>& g, const
 {
   std::vector<std::size_t> missing;
   std::vector<std::size_t> out = kahn(g, locals, true, missing);
-  if (out.size() < g.size())
+  if (out.size() < g.size()) {
     out = kahn(g, locals, false, missing);
+    c.repairs.issue_orders_opposed = true;
+  }
   if (out.size() < g.size())
     for (std::size_t o = 0; o < g.size(); ++o)
       if (missing[o] > 0) {

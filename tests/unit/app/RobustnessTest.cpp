@@ -381,6 +381,8 @@ TEST_F(Robustness, CommandLinesThatCrashedAreExitTwoNamingTheOption)
         "--eager-ring-ranks", "0", "--out", "b2"}, "--size: allreduce on 2 ranks (packet):"},  // was exit 3
       {{"bench", "--suite", "collectives", "--ranks", "2", "--alltoall-size", "0B", "--eager-ring-ranks", "0",
         "--out", "b2"}, "--alltoall-size: alltoall on"},                                     // was exit 3
+      {{"bench", "--suite", "collectives", "--ranks", "2", "--collectives", "alltoall", "--size", "0B",
+        "--alltoall-ranks", "0", "--eager-ring-ranks", "0", "--out", "b2"}, "--size: alltoall on 2 ranks"},
       {{"bench", "--nodes", "0", "--out", "b"}, "--nodes"},                                // was SIGFPE
       {{"bench", "--nodes", "1", "--out", "b"}, "--nodes"},                                // was exit 3
       {{"bench", "--suite", "collectives", "--ranks", "1", "--out", "b"}, "--ranks"},
