@@ -57,9 +57,11 @@ void Topology::build_leaf_spine(const TopologyConfig& cfg, BitsPerSecond link_ra
   }
   if (links > 64)
     throw config::ConfigError("", "/platform/topology/leaf_spine",
-              fmt::format("{} parallel links per leaf-spine pair would be needed; raise uplink_rate, spines "
-                          "or oversubscription",
-                          links));
+              fmt::format("{} parallel links per leaf-spine pair would be needed ({} hosts per leaf at {}, the "
+                          "hosts' link rate platform.network.link.rate, over {} spine(s) of {} uplinks at "
+                          "{:g}:1); raise uplink_rate, spines or oversubscription, or lower the hosts' link rate",
+                          links, ls.hosts_per_leaf, format_rate(link_rate), ls.spines, format_rate(ls.uplink_rate),
+                          ls.oversubscription));
   // A switch's ports are numbered in 16 bits, and real switches have at most a few hundred.
   if (leaves > 1 && ls.hosts_per_leaf + std::uint64_t{ls.spines} * links > 65535)
     throw config::ConfigError("", "/platform/topology/leaf_spine/spines",

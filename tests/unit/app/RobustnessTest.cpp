@@ -374,6 +374,9 @@ TEST_F(Robustness, CommandLinesThatCrashedAreExitTwoNamingTheOption)
       {{"run", ex, "--log", "root.app:file:/proc/nafsim.log"}, "cannot be made there"},     // was SIGABRT
       {{"run", "a-dir"}, "a-dir: is a folder, not a JSON file"},                          // was "invalid JSON at 1:1"
       {{"run", ex, "--wall-limit", "nan"}, "--wall-limit"},                                 // was exit 0, no limit
+      // the cause named where the error is the preset's path (a link rate set on the command line)
+      {{"run", ex, "--set", "platform.network.link.rate=1e3Gbps"},
+       "at 1Tbps, the hosts' link rate platform.network.link.rate"},
       {{"explain", ex, "--goal", "infx"}, "--goal"},                                        // searched for ever
       {{"explain", ex, "--goal", "1e400x"}, "--goal"},
       {{"figures", "accl-fig8", "--out", "figs", "--gallery", "nodir/g.md"}, "the folder nodir of the gallery page"},
