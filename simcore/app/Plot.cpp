@@ -399,7 +399,7 @@ int plot_command(const PlotOptions& o)
   draw(gnuplot_script(panels, o, cols, rows), out, cols, rows, o.csv);
   // In a run's folder a rerun replaces the folder whole, plots and all (they drew its old results); in any folder
   // the list says which files plot drew, which a plot without --out may replace.
-  results::note_plot_in_run_dir(out);
+  results::note_plot(out);
   std::size_t nseries = 0;
   for (auto const& [pname, panel] : panels)
     nseries += panel.series.size();

@@ -1,6 +1,5 @@
 #include "simcore/results/CsvReader.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
@@ -8,11 +7,14 @@
 
 namespace nafsim::results {
 
-std::vector<std::string> split_csv_line(const std::string& line)
+namespace {
+/// The one reading of a CSV line: its cells into `cells` (when given), and whether it ends inside a quoted cell (one a
+/// quote opened as its first character: RFC 4180; a quote within a cell is only a character), which a line break of
+/// that cell continues on the next line.
+bool scan_csv(const std::string& line, std::vector<std::string>* cells)
 {
-  std::vector<std::string> cells;
   std::string cell;
-  bool quoted = false, at_start = true; // a quote opens a quoted cell only as its first character (RFC 4180)
+  bool quoted = false, at_start = true;
   for (std::size_t i = 0; i < line.size(); ++i) {
     char c = line[i];
     if (quoted) {
@@ -27,7 +29,8 @@ std::vector<std::string> split_csv_line(const std::string& line)
     } else if (c == '"' && at_start) {
       quoted = true;
     } else if (c == ',') {
-      cells.push_back(cell);
+      if (cells)
+        cells->push_back(cell);
       cell.clear();
       at_start = true;
       continue;
@@ -36,7 +39,16 @@ std::vector<std::string> split_csv_line(const std::string& line)
     }
     at_start = false;
   }
-  cells.push_back(cell);
+  if (cells)
+    cells->push_back(cell);
+  return quoted;
+}
+} // namespace
+
+std::vector<std::string> split_csv_line(const std::string& line)
+{
+  std::vector<std::string> cells;
+  scan_csv(line, &cells);
   return cells;
 }
 
@@ -44,25 +56,8 @@ bool read_csv_record(std::istream& in, std::string& record)
 {
   if (!std::getline(in, record))
     return false;
-  // A quoted cell may hold line breaks (Table quotes them): while the record ends inside a cell that a quote opened
-  // (as its first character, as split_csv_line reads it: a stray quote within a cell is only a character), it goes on.
-  auto open_cell = [](const std::string& s) {
-    bool quoted = false, at_start = true;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      const char c = s[i];
-      if (quoted) {
-        if (c == '"' && i + 1 < s.size() && s[i + 1] == '"')
-          ++i;
-        else if (c == '"')
-          quoted = false;
-        continue;
-      }
-      quoted   = c == '"' && at_start;
-      at_start = c == ',';
-    }
-    return quoted;
-  };
-  for (std::string more; open_cell(record) && std::getline(in, more);)
+  // A quoted cell may hold line breaks (Table quotes them): while the record ends inside one, it goes on.
+  for (std::string more; scan_csv(record, nullptr) && std::getline(in, more);)
     record += "\n" + more;
   return true;
 }

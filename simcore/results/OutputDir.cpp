@@ -134,15 +134,10 @@ bool listed_plot(const fs::path& plot)
   return false;
 }
 
-void note_plot_in_run_dir(const fs::path& plot)
+void note_plot(const fs::path& plot)
 {
-  const fs::path dir     = absolute_normal(plot).parent_path();
-  const std::string name = plot.filename().string();
-  std::ifstream in(dir / kPlotsList);
-  for (std::string line; std::getline(in, line);)
-    if (line == name)
-      return;
-  std::ofstream(dir / kPlotsList, std::ios::app) << name << "\n";
+  if (!listed_plot(plot))
+    std::ofstream(absolute_normal(plot).parent_path() / kPlotsList, std::ios::app) << plot.filename().string() << "\n";
 }
 
 fs::path checked_run_dir(const fs::path& requested, const std::string& origin, const std::string& json_path)

@@ -25,12 +25,12 @@ std::filesystem::path absolute_normal(const std::filesystem::path& p);
 
 bool is_run_result_dir(const std::filesystem::path& dir);
 
-/// The list of plots `nafsim plot` drew into a run's result directory (one file name per line): they are nafsim's,
-/// so the directory stays one a rerun replaces whole (the README's plot beside its CSV made it a user's folder).
+/// The list of plots `nafsim plot` drew into a folder (one file name per line): they are nafsim's, so a run's result
+/// directory stays one a rerun replaces whole (the README's plot beside its CSV made it a user's folder).
 inline constexpr const char* kPlotsList = ".nafsim-plots";
-/// Note that `nafsim plot` drew `plot` in its folder's list (in a run's result directory the caller asks
-/// is_run_result_dir first: the new plot itself, not yet listed, makes the folder no run's).
-void note_plot_in_run_dir(const std::filesystem::path& plot);
+/// Note that `nafsim plot` drew `plot` in its folder's list (in a run's result directory, so that the folder stays a
+/// run's, which a rerun replaces whole; anywhere, so that a plot without --out may replace it).
+void note_plot(const std::filesystem::path& plot);
 /// Whether `plot` is in its folder's list of plots `nafsim plot` drew (a plot without --out replaces only those).
 bool listed_plot(const std::filesystem::path& plot);
 
