@@ -70,15 +70,14 @@ void register_all_workloads(WorkloadRegistry& r)
                      config::Json& resolved) -> std::unique_ptr<Workload> {
     ChakraConfig cfg;
     config::Reader::read(j, cfg, pointer, origins);
-    // Paths relative to the file that gave them (the scenario's folder), else to the working directory; made
-    // absolute, so that the resolved scenario (metadata.json) runs its trace again from any folder.
+    // Paths relative to the file that gave them (the scenario's folder, also for its overrides), else (--set) to the
+    // working directory; made absolute, so that the resolved scenario (metadata.json) runs its trace again from any
+    // folder.
     auto near = [&](std::string& path, const char* key) {
       if (path.empty() || !std::filesystem::path(path).is_relative())
         return;
-      const std::filesystem::path from = origins.of(pointer + "/" + key);
-      const std::filesystem::path base =
-          std::filesystem::is_regular_file(from) ? std::filesystem::absolute(from).parent_path()
-                                                 : std::filesystem::current_path();
+      const std::string folder         = origins.folder_of(pointer + "/" + key);
+      const std::filesystem::path base = folder.empty() ? std::filesystem::current_path() : std::filesystem::path(folder);
       path = (base / path).lexically_normal().string();
     };
     near(cfg.trace, "trace");

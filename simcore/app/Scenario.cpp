@@ -156,10 +156,13 @@ Json resolve_platform(const Json& doc, PlatformSet ps, const std::string& origin
   }
   const Json& p = ps.value ? *ps.value : doc["platform"];
   const std::string& porigin = ps.value ? ps.where : origin;
+  // A platform file named on the command line is the working directory's, as every path given by --set is (one in
+  // the scenario file is that file's folder's).
+  const std::string base = ps.value ? std::string() : base_dir;
   if (ps.value)
     origins.set("/platform", porigin);
   if (p.is_string()) {
-    auto [j, from] = platform_reference(p.get<std::string>(), porigin, base_dir);
+    auto [j, from] = platform_reference(p.get<std::string>(), porigin, base);
     platform       = std::move(j);
     origins.set("/platform", from);
   } else if (p.is_object()) {
@@ -167,7 +170,7 @@ Json resolve_platform(const Json& doc, PlatformSet ps, const std::string& origin
     if (p.contains("preset")) {
       if (!p["preset"].is_string())
         throw ConfigError(porigin, "/platform/preset", "expected a preset name or a .json path");
-      auto [j, from] = platform_reference(p["preset"].get<std::string>(), porigin, base_dir);
+      auto [j, from] = platform_reference(p["preset"].get<std::string>(), porigin, base);
       platform       = std::move(j);
       origins.set("/platform", from);
       inline_part.erase("preset");
@@ -265,7 +268,9 @@ std::vector<Scenario::PathSet> apply_overrides(const Json& doc, const ScenarioOp
       throw ConfigError(origin, "/overrides", "expected an object of \"dotted.path\": value");
     for (auto it = doc["overrides"].begin(); it != doc["overrides"].end(); ++it) {
       check_root(it.key(), origin, "/overrides/" + it.key());
-      apply_path_set(resolved, it.key(), it.value(), origins, origin + " (overrides." + it.key() + ")", sets);
+      const std::string where = origin + " (overrides." + it.key() + ")";
+      origins.set_folder(where, origins.folder_of("")); // (its relative paths are the scenario file's)
+      apply_path_set(resolved, it.key(), it.value(), origins, where, sets);
     }
   }
   for (auto const& s : opt.sets) {

@@ -2,8 +2,10 @@
 // Where each part of a merged configuration document came from (scenario file, preset file,
 // `overrides`, `--set`), so that an error can name the file that holds the bad value.
 
+#include <filesystem>
 #include <map>
 #include <string>
+#include <system_error>
 
 namespace nafsim::config {
 
@@ -32,8 +34,26 @@ public:
     }
   }
 
+  /// The folder a relative file path given at `json_pointer` is read against: the folder of the file that gave it
+  /// (a scenario, a platform file, a scenario's `overrides`), "" for the working directory (a value given on the
+  /// command line by --set, or by an origin that names no file).
+  std::string folder_of(const std::string& json_pointer) const
+  {
+    const std::string& origin = of(json_pointer);
+    if (auto it = folders_.find(origin); it != folders_.end())
+      return it->second;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(origin, ec))
+      return std::filesystem::absolute(origin).parent_path().string();
+    return "";
+  }
+  /// Values recorded from `origin`, a label that is not a file's path ("s.json (overrides.workload.trace)"), came
+  /// from a file in `folder`.
+  void set_folder(const std::string& origin, std::string folder) { folders_[origin] = std::move(folder); }
+
 private:
   std::map<std::string, std::string> by_path_;
+  std::map<std::string, std::string> folders_;
 };
 
 } // namespace nafsim::config

@@ -147,7 +147,7 @@ std::string SweepRunner::describe_point(const Point& p) const
 std::vector<std::string> SweepRunner::point_sets(const Point& p) const
 {
   std::vector<std::string> s = opt_.extra_sets;
-  for (auto& x : p.sets(spec_.axes))
+  for (auto& x : p.sets(spec_.axes, sweep_folder())) // (an axis' file paths are the sweep file's)
     s.push_back(std::move(x));
   return s;
 }
@@ -167,21 +167,14 @@ void SweepRunner::check_manifest() const
 
 Json SweepRunner::inline_base() const
 {
-  Json base = spec_.base;
-  const fs::path here = fs::path(spec_.file).parent_path(); // (an inline base's relative paths are the sweep file's)
-  if (base.contains("platform") && base["platform"].is_string()) {
-    std::string ref = base["platform"].get<std::string>();
-    if (ref.size() > 5 && ref.substr(ref.size() - 5) == ".json" && !fs::path(ref).is_absolute())
-      base["platform"] = fs::absolute(here / ref).string();
-  }
-  // The workloads' file paths (a Chakra trace's prefix and its groups), which the runs would otherwise read relative
-  // to the written copy's folder (the sweep's, or a scratch folder while the points are checked).
-  if (base.contains("workload") && base["workload"].is_object())
-    for (const char* key : {"trace", "comm_groups"})
-      if (auto& w = base["workload"]; w.contains(key) && w[key].is_string() && !w[key].get<std::string>().empty() &&
-                                      fs::path(w[key].get<std::string>()).is_relative())
-        w[key] = fs::absolute(here / w[key].get<std::string>()).lexically_normal().string();
-  return base;
+  // An inline base's relative paths are the sweep file's; the runs read a copy written elsewhere (the sweep's
+  // directory, or a scratch folder while the points are checked).
+  return file_paths_absolute("", spec_.base, sweep_folder());
+}
+
+fs::path SweepRunner::sweep_folder() const
+{
+  return spec_.file.empty() ? fs::current_path() : fs::absolute(spec_.file).parent_path();
 }
 
 void SweepRunner::prepare_directory()

@@ -84,6 +84,8 @@ private:
   void write_failures(const std::vector<std::pair<const Point*, std::string>>& failures) const;
   /// The inline base scenario as the children read it (a relative platform file made absolute).
   config::Json inline_base() const;
+  /// The folder a path in the sweep file is read against: the sweep file's (absolute).
+  std::filesystem::path sweep_folder() const;
   std::vector<std::string> point_sets(const Point& p) const;
   /// Resolve every point, compare the done ones with what they ran; returns the points still to run.
   std::vector<const Point*> resolve_points();

@@ -15,12 +15,43 @@ namespace nafsim::sweep {
 using config::ConfigError;
 using config::Json;
 
-std::vector<std::string> Point::sets(const std::vector<Axis>& axes) const
+std::vector<std::string> Point::sets(const std::vector<Axis>& axes, const fs::path& here) const
 {
   std::vector<std::string> s;
   for (std::size_t a = 0; a < axes.size(); ++a)
-    s.push_back(axes[a].path + "=" + values[a].dump());
+    s.push_back(axes[a].path + "=" +
+                (here.empty() ? values[a] : file_paths_absolute(axes[a].path, values[a], here)).dump());
   return s;
+}
+
+Json file_paths_absolute(const std::string& at, Json value, const fs::path& here)
+{
+  auto absolute = [&](Json& v, bool platform) {
+    if (!v.is_string())
+      return;
+    const std::string t = v.get<std::string>();
+    // (a platform string not ending in .json is a preset's name)
+    if (t.empty() || fs::path(t).is_absolute() || (platform && !(t.size() > 5 && t.ends_with(".json"))))
+      return;
+    v = fs::absolute(here / t).lexically_normal().string();
+  };
+  if (at.empty() && value.is_object()) {
+    for (const char* k : {"platform", "workload"})
+      if (value.contains(k))
+        value[k] = file_paths_absolute(k, std::move(value[k]), here);
+    if (value.contains("overrides") && value["overrides"].is_object())
+      for (auto it = value["overrides"].begin(); it != value["overrides"].end(); ++it)
+        it.value() = file_paths_absolute(it.key(), std::move(it.value()), here);
+  } else if (at == "platform") {
+    absolute(value.is_object() && value.contains("preset") ? value["preset"] : value, true);
+  } else if (at == "workload" && value.is_object()) {
+    for (const char* k : {"trace", "comm_groups"})
+      if (value.contains(k))
+        absolute(value[k], false);
+  } else if (at == "workload.trace" || at == "workload.comm_groups") {
+    absolute(value, false);
+  }
+  return value;
 }
 
 std::string cell_text(const Json& v)

@@ -16,6 +16,7 @@
 #include "simcore/config/Schema.hpp"
 
 #include <optional>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,16 @@ struct Axis {
 struct Point {
   std::size_t index = 0;
   std::vector<config::Json> values; ///< one per axis
-  /// `--set` arguments for this point ("path=<json>").
-  std::vector<std::string> sets(const std::vector<Axis>& axes) const;
+  /// `--set` arguments for this point ("path=<json>"); with `here` (the sweep file's folder) the file paths among
+  /// the values made absolute against it (file_paths_absolute), since a run reads a --set's paths against its
+  /// working directory.
+  std::vector<std::string> sets(const std::vector<Axis>& axes, const std::filesystem::path& here = {}) const;
 };
+
+/// `value`, given at dotted path `at` ("" for a whole scenario) in a sweep file, with the file paths it holds made
+/// absolute against `here`: a platform file (by itself or as a preset), a workload's trace and groups files, and
+/// those in a scenario's overrides. A path in a file is read against that file's folder (README, Scenarios).
+config::Json file_paths_absolute(const std::string& at, config::Json value, const std::filesystem::path& here);
 
 /// The most points `max_points` may allow (each point costs about 100 B before it runs; 10 million is about 1 GB).
 inline constexpr std::size_t kMaxPointsCeiling = 10'000'000;

@@ -3,6 +3,8 @@
 #include "nodes/fpga/FpgaNodeConfig.hpp"
 #include "simcore/app/Scenario.hpp"
 #include "simcore/config/ConfigError.hpp"
+#include "simcore/config/JsonDoc.hpp"
+#include "tests/support/RunCli.hpp"
 #include "tests/support/RunScenario.hpp"
 
 #include <filesystem>
@@ -260,4 +262,53 @@ TEST(Scenario, ACcloBuildSetsTheRxBuffersAndRegistersForTheWorkloadsRanks)
                     {"platform.node.fpga.cclo.build=eager"});
   EXPECT_EQ(nafsim::nodes::fpga_config(hosts.platform.node).cclo.rx_buffers.count, 7u);
   EXPECT_NE(error(doc, {"platform.node.fpga.cclo.build=fast"}).find("eager"), std::string::npos);
+}
+
+namespace {
+
+/// The Coyote preset as a platform file of its own, its links at `rate`.
+void write_platform(const fs::path& file, const std::string& rate)
+{
+  auto p = config::load_json_file(std::string(NAFSIM_SOURCE_DIR) + "/platforms/accl-coyote-u55c.json");
+  p["network"]["link"]["rate"] = rate;
+  std::ofstream(file) << p.dump(2);
+}
+
+std::string ran_link_rate(const fs::path& out)
+{
+  return config::load_json_file((out / "metadata.json").string())["scenario"]["platform"]["network"]["link"]["rate"]
+      .get<std::string>();
+}
+
+} // namespace
+
+TEST(Scenario, APathIsReadAgainstTheFolderOfWhatGaveIt)
+{
+  // A path in a file is that file's folder's, one given by --set the working directory's (the audit of
+  // 2026-12-07): --set platform=x.json had read the scenario's folder's x.json, silently, when both existed, and a
+  // scenario's overrides (workload.trace) the working directory's.
+  const fs::path d = fs::temp_directory_path() / fmt::format("nafsim-paths-{}", ::getpid());
+  fs::remove_all(d);
+  fs::create_directories(d / "sw" / "tr");
+  fs::create_directories(d / "cwd");
+  write_platform(d / "sw" / "plat.json", "40Gbps");
+  write_platform(d / "cwd" / "plat.json", "10Gbps");
+  std::ofstream(d / "sw" / "s.json") << R"({"platform": "plat.json", "workload": {"kind": "sendrecv", "sizes":
+    ["4KiB"], "iterations": 1}})";
+  auto r = nafsim::testing::run_cli(d / "cwd", "run ../sw/s.json --out a");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(ran_link_rate(d / "cwd" / "a"), "40Gbps") << "the scenario's platform file is its folder's";
+  r = nafsim::testing::run_cli(d / "cwd", "run ../sw/s.json --set platform=plat.json --out b");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(ran_link_rate(d / "cwd" / "b"), "10Gbps") << "a --set platform file is the working directory's";
+  for (int k = 0; k < 8; ++k) {
+    const std::string f = fmt::format("ring8.{}.et", k);
+    fs::copy_file(fs::path(NAFSIM_SOURCE_DIR) / "workloads/chakra/traces" / f, d / "sw" / "tr" / f);
+  }
+  std::ofstream(d / "sw" / "c.json") << R"({"platform": {"preset": "accl-coyote-u55c", "topology": {"kind": "star",
+    "hosts": 8}}, "workload": {"kind": "chakra", "trace": "nowhere/ring8"},
+    "overrides": {"workload.trace": "tr/ring8"}})";
+  r = nafsim::testing::run_cli(d / "cwd", "run ../sw/c.json --out c");
+  EXPECT_EQ(r.code, 0) << r.out << "an override's trace is the scenario's folder's";
+  fs::remove_all(d);
 }

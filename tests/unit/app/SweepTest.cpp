@@ -167,6 +167,55 @@ TEST(SweepRun, AnInlineBasesWorkloadFilesAreTheSweepFilesNeighbours)
   fs::remove_all(d);
 }
 
+TEST(SweepSpec, AnAxisFilePathsAreTheSweepFilesWhereverItRuns)
+{
+  // A run reads a --set's paths against its working directory, and a sweep gives each point its axis values by
+  // --set: a platform file or a trace named in the sweep file had been read in the working directory (or, for an
+  // inline base, the folder of its written copy): the audit of 2026-12-07.
+  const fs::path here = "/data/study";
+  auto abs = [&](const std::string& at, const char* v) {
+    return sweep::file_paths_absolute(at, config::parse_json_text(v, "s.json"), here).dump();
+  };
+  auto json = [](const char* v) { return config::parse_json_text(v, "expected").dump(); }; // (keys in their order)
+  EXPECT_EQ(abs("platform", R"("p/x.json")"), R"("/data/study/p/x.json")");
+  EXPECT_EQ(abs("platform", R"("accl-xrt-u55c")"), R"("accl-xrt-u55c")") << "a preset's name is no path";
+  EXPECT_EQ(abs("platform", R"({"preset": "../x.json", "topology": {"hosts": 4}})"),
+            json(R"({"preset":"/data/x.json","topology":{"hosts":4}})"));
+  EXPECT_EQ(abs("workload.trace", R"("tr/ring8")"), R"("/data/study/tr/ring8")");
+  EXPECT_EQ(abs("workload.comm_groups", R"("/abs/g.json")"), R"("/abs/g.json")") << "absolute stays";
+  EXPECT_EQ(abs("workload", R"({"kind": "chakra", "trace": "t", "comm_groups": "g.json"})"),
+            json(R"({"kind":"chakra","trace":"/data/study/t","comm_groups":"/data/study/g.json"})"));
+  EXPECT_EQ(abs("platform.network.link.rate", R"("x.json")"), R"("x.json")") << "not a path";
+  EXPECT_EQ(abs("", R"({"platform": "p.json", "workload": {"kind": "chakra", "trace": "t"},
+                        "overrides": {"workload.trace": "u", "seed": 2}})"),
+            json(R"({"platform": "/data/study/p.json", "workload": {"kind": "chakra", "trace": "/data/study/t"},
+                     "overrides": {"workload.trace": "/data/study/u", "seed": 2}})"));
+  const SweepSpec s = spec(R"({"base": {"platform": "x", "workload": {"kind": "sendrecv"}},
+    "axes": [{"path": "platform", "values": ["p.json"]}, {"path": "seed", "values": [1]}]})");
+  EXPECT_EQ(s.points[0].sets(s.axes, here), (std::vector<std::string>{R"(platform="/data/study/p.json")", "seed=1"}));
+  EXPECT_EQ(s.points[0].sets(s.axes), (std::vector<std::string>{R"(platform="p.json")", "seed=1"}));
+}
+
+TEST(SweepRun, AnAxisPlatformFileIsTheSweepFilesNeighbour)
+{
+  fs::path d = scratch("axis-platform");
+  fs::create_directories(d / "study");
+  for (auto [file, rate] : {std::pair{d / "study" / "plat.json", "40Gbps"}, std::pair{d / "plat.json", "10Gbps"}}) {
+    auto p = config::load_json_file(std::string(NAFSIM_SOURCE_DIR) + "/platforms/accl-coyote-u55c.json");
+    p["network"]["link"]["rate"] = rate;
+    std::ofstream(file) << p.dump(2);
+  }
+  std::ofstream(d / "study" / "s.json") << R"({"name": "p",
+    "base": {"platform": "accl-coyote-u55c", "workload": {"kind": "sendrecv", "sizes": ["4KiB"], "iterations": 1}},
+    "axes": [{"path": "platform", "values": ["accl-coyote-u55c", "plat.json"]}]})";
+  auto r = run_cli(d, "sweep study/s.json --jobs 1 --out out");
+  ASSERT_EQ(r.code, 0) << r.out << slurp(d / "stderr.txt");
+  const auto meta = config::load_json_file((d / "out/points/00001/metadata.json").string());
+  EXPECT_EQ(meta["scenario"]["platform"]["network"]["link"]["rate"], "40Gbps")
+      << "the sweep file's plat.json, not the working directory's";
+  fs::remove_all(d);
+}
+
 TEST(SweepRun, ResumeNeitherLosesNorDuplicatesRows)
 {
   fs::path d = scratch("resume");
