@@ -120,13 +120,8 @@ int sweep_command(const std::string& file, unsigned jobs, const std::string& out
   opt.jobs       = jobs > 0 ? jobs : std::max(1u, std::thread::hardware_concurrency());
   opt.extra_sets = sets;
   opt.progress   = isatty(2) != 0;
-  bool inline_base = spec.base_file == spec.file;
-  auto validate    = [&](const std::vector<std::string>& point_sets) {
-    app::ScenarioOptions o;
-    o.sets = point_sets;
-    if (inline_base)
-      return app::load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, reg).resolved;
-    return app::load_scenario(spec.base_file, o, reg).resolved;
+  auto validate = [&](const std::vector<std::string>& point_sets) {
+    return app::resolve_sweep_point(spec.base, spec.base_file, spec.file, point_sets, reg);
   };
   sweep::SweepRunner runner(spec, opt, validate);
   if (merge_only) {

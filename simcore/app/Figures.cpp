@@ -309,9 +309,7 @@ std::optional<fs::path> run_figure_sweep(FigureRun& run, const std::string& name
                                           so.out_dir.string()));
   fs::remove_all(so.out_dir);
   auto validate = [&](const std::vector<std::string>& sets) {
-    ScenarioOptions o;
-    o.sets = sets;
-    return load_scenario_doc(spec.base, spec.file, fs::path(spec.file).parent_path().string(), o, run.reg).resolved;
+    return resolve_sweep_point(spec.base, spec.base_file, spec.file, sets, run.reg);
   };
   // The figures' sweeps ship with the source and run in the suite: a platform check of every point in a child
   // process would only double their set-up time.

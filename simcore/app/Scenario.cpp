@@ -77,14 +77,17 @@ void check_sources(const Json& sources, const std::string& origin)
 Scenario load_scenario(const std::string& path, const ScenarioOptions& opt, const workloads::WorkloadRegistry& reg)
 {
   Json doc        = config::load_json_file(path);
-  // A run's metadata.json holds the complete scenario it ran: run it as it is (to repeat or vary a result).
+  std::string origin = path;
+  // A run's metadata.json holds the complete scenario it ran: run it as it is (to repeat or vary a result). Its
+  // errors name the file with the scenario's place in it, since their JSON paths are the scenario's.
   if (doc.is_object() && doc.contains("nafsim_version") && doc.contains("scenario")) {
     if (!doc["scenario"].is_object())
       throw ConfigError(path, "/scenario", "a metadata.json's scenario is an object; this file is damaged");
     Json sc = doc["scenario"];
     doc     = std::move(sc);
+    origin  = path + " (under /scenario)";
   }
-  Scenario s      = load_scenario_doc(doc, path, fs::path(path).parent_path().string(), opt, reg);
+  Scenario s      = load_scenario_doc(doc, origin, fs::path(path).parent_path().string(), opt, reg);
   s.file          = path;
   if (s.header.name.empty()) {
     s.header.name              = fs::path(path).stem().string();
@@ -364,6 +367,7 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
     throw ConfigError(origin, "/workload", "missing: e.g. {\"kind\": \"sendrecv\"}");
 
   config::Origins origins(origin);
+  origins.set_folder(origin, fs::absolute(base_dir.empty() ? fs::path(".") : fs::path(base_dir)).lexically_normal().string());
   Json resolved = Json::object();
   for (auto const* k : {"name", "description", "seed", "max_sim_time", "critical_path"})
     if (doc.contains(k))
@@ -396,6 +400,16 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
   sc.resolved         = resolved_scenario(sc, workload_resolved);
   sc.origins          = origins;
   return sc;
+}
+
+Json resolve_sweep_point(const Json& base, const std::string& base_file, const std::string& sweep_file,
+                         const std::vector<std::string>& sets, const workloads::WorkloadRegistry& reg)
+{
+  ScenarioOptions o;
+  o.sets = sets;
+  if (base_file != sweep_file) // (a base file: its own folder's paths, as its runs read them)
+    return load_scenario(base_file, o, reg).resolved;
+  return load_scenario_doc(base, sweep_file, fs::path(sweep_file).parent_path().string(), o, reg).resolved;
 }
 
 } // namespace nafsim::app

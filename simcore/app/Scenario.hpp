@@ -59,10 +59,14 @@ struct Scenario {
 
 /// Load and validate a scenario file.
 Scenario load_scenario(const std::string& path, const ScenarioOptions& opt, const workloads::WorkloadRegistry& reg);
-/// Load and validate a scenario document; `origin` names it in errors, `base_dir` resolves
-/// relative platform files.
+/// Load and validate a scenario document; `origin` names it in errors, `base_dir` resolves the relative file paths
+/// it holds (platform files, traces).
 Scenario load_scenario_doc(const config::Json& doc, const std::string& origin, const std::string& base_dir,
                            const ScenarioOptions& opt, const workloads::WorkloadRegistry& reg);
+/// A sweep point's resolved scenario: the sweep's base (from `base_file`, or inline in `sweep_file` when the two
+/// are one) with the point's `sets`, its relative paths read as the point's run reads them.
+config::Json resolve_sweep_point(const config::Json& base, const std::string& base_file, const std::string& sweep_file,
+                                 const std::vector<std::string>& sets, const workloads::WorkloadRegistry& reg);
 
 /// The JSON of a platform preset by name; throws ConfigError listing the presets.
 /// `names_only`: the caller takes a preset's name alone (`params --preset`), so the error offers no file or object.

@@ -310,5 +310,18 @@ TEST(Scenario, APathIsReadAgainstTheFolderOfWhatGaveIt)
     "overrides": {"workload.trace": "tr/ring8"}})";
   r = nafsim::testing::run_cli(d / "cwd", "run ../sw/c.json --out c");
   EXPECT_EQ(r.code, 0) << r.out << "an override's trace is the scenario's folder's";
+  // A run's metadata.json runs again from anywhere (its trace absolute); its errors say where in it they are.
+  r = nafsim::testing::run_cli(d, "run cwd/c/metadata.json --out c2");
+  EXPECT_EQ(r.code, 0) << r.out;
+  auto m = config::load_json_file((d / "cwd" / "a" / "metadata.json").string());
+  m["scenario"]["workload"]["dst"] = 99;
+  std::ofstream(d / "m.json") << m.dump(2);
+  r = nafsim::testing::run_cli(d, "run m.json --check-only");
+  EXPECT_EQ(r.code, 2);
+  std::ifstream err(d / "stderr.txt");
+  std::string line;
+  std::getline(err, line);
+  EXPECT_EQ(line, "error: m.json (under /scenario): /workload/dst: node 99 does not exist: the platform has 10 hosts "
+                  "(0..9)");
   fs::remove_all(d);
 }

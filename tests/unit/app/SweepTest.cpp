@@ -99,6 +99,12 @@ TEST(SweepSpec, BadSweepsAreExplained)
             "s.json: /axes/0/range: give exactly one of step (arithmetic) or factor (geometric)");
   EXPECT_EQ(error_of(R"({"axes": []})"),
             "s.json: /base: missing: a scenario file (relative to the sweep file) or a scenario object");
+  // A path that is none (each point gives its axis as --set path=value: the error had named that --set).
+  for (const char* path : {"", "workload.", ".seed", "a..b", "seed=1"})
+    EXPECT_EQ(error_of(fmt::format(R"({{"base": {{}}, "axes": [{{"path": "{}", "values": [1]}}]}})", path)),
+              fmt::format("s.json: /axes/0/path: '{}' is not a parameter path: dotted keys, e.g. "
+                          "\"platform.network.link.rate\"",
+                          path));
   // An axis inside another, in either order: the later one's value won and the table labelled points by both.
   for (const char* axes : {R"([{"path": "platform.network.link.rate", "values": ["50Gbps"]},
                                {"path": "platform.network", "values": [{"link": {"rate": "25Gbps"}}]}])",
