@@ -76,9 +76,7 @@ void register_all_workloads(WorkloadRegistry& r)
     auto near = [&](std::string& path, const char* key) {
       if (path.empty() || !std::filesystem::path(path).is_relative())
         return;
-      const std::string folder         = origins.folder_of(pointer + "/" + key);
-      const std::filesystem::path base = folder.empty() ? std::filesystem::current_path() : std::filesystem::path(folder);
-      path = (base / path).lexically_normal().string();
+      path = config::path_in(origins.folder_of(pointer + "/" + key), path);
     };
     near(cfg.trace, "trace");
     near(cfg.comm_groups, "comm_groups");

@@ -47,7 +47,17 @@ std::pair<Json, std::string> platform_reference(const std::string& ref, const st
                                                 const std::string& base_dir)
 {
   if (ref.size() > 5 && ref.substr(ref.size() - 5) == ".json") {
-    fs::path p = (fs::path(ref).is_absolute() ? fs::path(ref) : fs::path(base_dir) / ref).lexically_normal();
+    // (not lexically_normal: "link/../x.json" is the link's parent's, as the system opens it)
+    const fs::path p = fs::path(ref).is_absolute() || base_dir.empty() ? fs::path(ref) : fs::path(base_dir) / ref;
+    std::error_code ec;
+    if (!fs::exists(p, ec))
+      throw ConfigError(origin, "/platform",
+                        fmt::format("no platform file {} (read against {}): give a path that exists, or a preset's "
+                                    "name ({})",
+                                    p.string(),
+                                    base_dir.empty() ? "the working directory, as every path given by --set"
+                                                     : "the folder of the scenario that names it",
+                                    fmt::join(preset_names(), ", ")));
     return {config::load_json_file(p.string()), p.string()};
   }
   return {preset_json(ref, origin, "/platform"), "platforms/" + ref + ".json"};
@@ -271,6 +281,11 @@ std::vector<Scenario::PathSet> apply_overrides(const Json& doc, const ScenarioOp
       throw ConfigError(origin, "/overrides", "expected an object of \"dotted.path\": value");
     for (auto it = doc["overrides"].begin(); it != doc["overrides"].end(); ++it) {
       check_root(it.key(), origin, "/overrides/" + it.key());
+      if (it.key() == "platform") // (taken before any override applies: a preset is a whole document)
+        throw ConfigError(origin, "/overrides/platform",
+                          "overrides set paths inside the platform (e.g. platform.network.link.rate); the platform "
+                          "itself, a preset or a platform file, is the scenario's \"platform\" key (or --set "
+                          "platform=...)");
       const std::string where = origin + " (overrides." + it.key() + ")";
       origins.set_folder(where, origins.folder_of("")); // (its relative paths are the scenario file's)
       apply_path_set(resolved, it.key(), it.value(), origins, where, sets);
@@ -367,7 +382,7 @@ Scenario load_scenario_doc(const Json& doc, const std::string& origin, const std
     throw ConfigError(origin, "/workload", "missing: e.g. {\"kind\": \"sendrecv\"}");
 
   config::Origins origins(origin);
-  origins.set_folder(origin, fs::absolute(base_dir.empty() ? fs::path(".") : fs::path(base_dir)).lexically_normal().string());
+  origins.set_folder(origin, config::path_in(base_dir, "."));
   Json resolved = Json::object();
   for (auto const* k : {"name", "description", "seed", "max_sim_time", "critical_path"})
     if (doc.contains(k))

@@ -9,6 +9,18 @@
 
 namespace nafsim::config {
 
+/// `path` read against `folder` ("" for the working directory), absolute, as the system opens it: each link
+/// followed before a ".." is taken (lexically_normal drops "link/..", which names another folder than the system's).
+inline std::string path_in(const std::string& folder, const std::string& path)
+{
+  namespace fs = std::filesystem;
+  const fs::path p = fs::absolute(fs::path(path).is_absolute() || folder.empty() ? fs::path(path)
+                                                                                 : fs::path(folder) / path);
+  std::error_code ec;
+  const fs::path c = fs::weakly_canonical(p, ec);
+  return (ec ? p : c).string();
+}
+
 class Origins {
 public:
   explicit Origins(std::string root = "<input>") { by_path_[""] = std::move(root); }

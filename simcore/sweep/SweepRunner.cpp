@@ -213,9 +213,10 @@ void SweepRunner::prepare_directory()
   }
   // An inline base scenario is written out for the children (relative platform files resolved).
   if (spec_.base_file == spec_.file || spec_.file.empty()) {
+    // Every rank writes it (atomically; the same text from one sweep file): one that kept an earlier copy ran the
+    // scenario of that copy, not the one its points were checked as.
     base_path_ = (opt_.out_dir / "base-scenario.json").string();
-    if (opt_.rank == 0 || !fs::exists(base_path_))
-      results::write_file_atomic(base_path_, inline_base().dump(2) + "\n");
+    results::write_file_atomic(base_path_, inline_base().dump(2) + "\n");
   } else {
     base_path_ = spec_.base_file;
   }

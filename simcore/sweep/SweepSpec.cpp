@@ -33,7 +33,7 @@ Json file_paths_absolute(const std::string& at, Json value, const fs::path& here
     // (a platform string not ending in .json is a preset's name)
     if (t.empty() || fs::path(t).is_absolute() || (platform && !(t.size() > 5 && t.ends_with(".json"))))
       return;
-    v = fs::absolute(here / t).lexically_normal().string();
+    v = config::path_in(here.string(), t);
   };
   if (at.empty() && value.is_object()) {
     for (const char* k : {"platform", "workload"})

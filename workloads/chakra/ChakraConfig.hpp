@@ -99,7 +99,7 @@ struct ChakraConfig {
             config::Limits::between(0, 65536));
     v.field("comm_groups", comm_groups, "a JSON file {\"<group id>\": [rank, ...], ...} naming the communicators "
                                         "that nodes' pg_name attributes refer to (empty: every collective on all "
-                                        "ranks)");
+                                        "ranks; relative as trace is)");
     v.field("positions", positions, "the platform position of each rank, a node of the engine's kind (empty: the "
                                     "first ones)");
     v.field("dtype", dtype, "element type the collectives' bytes (comm_size) are counted in");

@@ -165,7 +165,10 @@ TEST(Scenario, BadInputIsExplained)
             "s.json: /sources/network.link.speed: 'network.link.speed' names no platform parameter (see `nafsim params "
             "platform`)");
   EXPECT_EQ(error(R"({"platform": "missing.json", "workload": {"kind": "sendrecv"}})"),
-            "missing.json: cannot open file (check the path; scenario files are JSON)");
+            "s.json: /platform: no platform file ./missing.json (read against the folder of the scenario that names "
+            "it): give a path that exists, or a preset's name (accl-coyote-u55c, accl-cpu-cx5, accl-cpu-mpich-tcp, "
+            "accl-xrt-u55c, fat-tree, lant-zcu102, leaf-spine, pac-128-ovp, pac-128, pac-32-ovp, pac-32, "
+            "reconic-u250, single-switch)");
 }
 
 TEST(Scenario, PlatformErrorsFoundWhenBuildingNameTheirSource)
@@ -274,6 +277,12 @@ void write_platform(const fs::path& file, const std::string& rate)
   std::ofstream(file) << p.dump(2);
 }
 
+std::string slurp_text(const fs::path& p)
+{
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 std::string ran_link_rate(const fs::path& out)
 {
   return config::load_json_file((out / "metadata.json").string())["scenario"]["platform"]["network"]["link"]["rate"]
@@ -310,6 +319,23 @@ TEST(Scenario, APathIsReadAgainstTheFolderOfWhatGaveIt)
     "overrides": {"workload.trace": "tr/ring8"}})";
   r = nafsim::testing::run_cli(d / "cwd", "run ../sw/c.json --out c");
   EXPECT_EQ(r.code, 0) << r.out << "an override's trace is the scenario's folder's";
+  // Through a link and "..": the folder the system opened the scenario in ("link/.." had been dropped as text).
+  fs::create_directories(d / "real" / "deep");
+  fs::create_directories(d / "real" / "sw");
+  fs::create_directory_symlink(d / "real" / "deep", d / "link");
+  fs::copy_file(d / "sw" / "s.json", d / "real" / "sw" / "s.json");
+  write_platform(d / "real" / "sw" / "plat.json", "25Gbps");
+  r = nafsim::testing::run_cli(d, "run link/../sw/s.json --out e");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(ran_link_rate(d / "e"), "25Gbps") << "real/sw/plat.json, not sw/plat.json";
+  // A platform file that is not there: where it was looked for, and why there.
+  r = nafsim::testing::run_cli(d / "cwd", "run ../sw/s.json --set platform=none.json --check-only");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(slurp_text(d / "cwd" / "stderr.txt")
+                .find("error: --set platform=none.json: /platform: no platform file none.json (read against the "
+                      "working directory, as every path given by --set)"),
+            std::string::npos)
+      << slurp_text(d / "cwd" / "stderr.txt");
   // A run's metadata.json runs again from anywhere (its trace absolute); its errors say where in it they are.
   r = nafsim::testing::run_cli(d, "run cwd/c/metadata.json --out c2");
   EXPECT_EQ(r.code, 0) << r.out;

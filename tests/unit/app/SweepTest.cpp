@@ -219,6 +219,22 @@ TEST(SweepRun, AnAxisPlatformFileIsTheSweepFilesNeighbour)
   const auto meta = config::load_json_file((d / "out/points/00001/metadata.json").string());
   EXPECT_EQ(meta["scenario"]["platform"]["network"]["link"]["rate"], "40Gbps")
       << "the sweep file's plat.json, not the working directory's";
+  // Rank 1 of two in the same directory, a copy of the base left there by an earlier build (its paths relative): it
+  // ran that copy, not the scenario its points were checked as (a review of 2026-12-07). Each rank writes it now.
+  std::ofstream(d / "study" / "t.json") << R"({"name": "p",
+    "base": {"platform": "plat.json", "workload": {"kind": "sendrecv", "sizes": ["4KiB"], "iterations": 1}},
+    "axes": [{"path": "seed", "values": [1, 2]}]})";
+  r = run_cli(d, "sweep study/t.json --jobs 1 --out two", "OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2");
+  ASSERT_EQ(r.code, 0) << r.out << slurp(d / "stderr.txt");
+  auto base = config::load_json_file((d / "two/base-scenario.json").string());
+  EXPECT_EQ(base["platform"], (d / "study" / "plat.json").string());
+  base["platform"] = "plat.json";
+  std::ofstream(d / "two/base-scenario.json") << base.dump(2);
+  r = run_cli(d, "sweep study/t.json --jobs 1 --out two", "OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2");
+  ASSERT_EQ(r.code, 0) << r.out << slurp(d / "stderr.txt");
+  EXPECT_EQ(config::load_json_file((d / "two/points/00001/metadata.json").string())["scenario"]["platform"]["network"]
+                                  ["link"]["rate"],
+            "40Gbps");
   fs::remove_all(d);
 }
 
