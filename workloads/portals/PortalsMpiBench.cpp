@@ -30,6 +30,13 @@ constexpr std::uint64_t kDtFieldDim   = 4;            // DT: fielddim, values pe
 constexpr int kDtSources              = 4;            // DT class S: NUM_SOURCES; BH has them and one sink
 
 /// The global array's window over all `p` ranks.
+/// Rank `q`'s block of the MD positions (3 doubles per particle) as GA_Create divides `particles` over `p` ranks
+/// (PAC Fig. 9b: blocks of ceil(n / p), the last ones short or empty).
+std::uint64_t md_block_bytes(std::uint64_t particles, std::uint64_t p, std::uint64_t q)
+{
+  return portals::ga_distribution(particles, static_cast<unsigned>(p)).at(q).second * 24;
+}
+
 portals::Window md_window(std::uint64_t p)
 {
   std::vector<portals::ProcessId> all(p);
@@ -206,7 +213,7 @@ void PortalsMpiBench::run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned ra
       if (slices_) // at a round's start, as the timed steps (its engine time then does not follow the variant before)
         ctx.sleep_until(slices_->round_start(ctx.now()));
       const auto w = md_window(ranks_);
-      mpi.ni().window(w.match_bits.at(rank), std::uint64_t{cfg_.md_particles} * 24 / ranks_ + 24);
+      mpi.ni().window(w.match_bits.at(rank), md_block_bytes(cfg_.md_particles, ranks_, rank));
       collective(ctx, mpi, rank, Collective::AllGather, 1, 8);
     }
     SimTime total;
@@ -383,12 +390,12 @@ void PortalsMpiBench::pattern(ActorContext& ctx, nodes::PortalsMpi& mpi, unsigne
       break;
     }
     case PortalsPattern::GaMd: {
-      const auto w            = md_window(p);
-      const std::uint64_t blk = std::uint64_t{cfg_.md_particles} * 24 / p;
+      const auto w = md_window(p);
       for (unsigned step = 0; step < cfg_.md_steps; ++step) {
-        for (std::uint64_t k = 1; k < p; ++k) { // GA_Get of every other rank's positions
+        for (std::uint64_t k = 1; k < p; ++k) { // GA_Get of every other rank's positions (none from an empty block)
           const auto q = static_cast<unsigned>((rank + k) % p);
-          mpi.ga_get(ctx, static_cast<int>(q), w.match_bits.at(q), 0, blk);
+          if (const std::uint64_t blk = md_block_bytes(cfg_.md_particles, p, q); blk > 0)
+            mpi.ga_get(ctx, static_cast<int>(q), w.match_bits.at(q), 0, blk);
         }
         collective(ctx, mpi, rank, Collective::AllReduce, 1, 8); // the step's potential energy
       }

@@ -308,6 +308,26 @@ TEST(PortalsMpi, HashingDoesNotNarrowOneSidedSearches)
   EXPECT_LT(g.tables.at("portals_mpi").num(0, "time_us"), f.tables.at("portals_mpi").num(0, "time_us"));
 }
 
+TEST(PortalsMpi, GaMdGetsEachBlockAsGaCreateDividesTheArray)
+{
+  // GA_Create gives each rank ceil(n / p) particles, the last ranks fewer or none (Fig. 9b; protocols/portals
+  // ga_distribution): a rank holding none is asked for nothing. The block had been n * 24 / p bytes rounded down
+  // for every rank, and 1 particle on 5 ranks ran as 0-byte GA_Gets (a review of 2026-12-07).
+  auto gets = [](unsigned particles) {
+    auto r = run_scenario_isolated(
+        R"({"name": "ga", "platform": {"preset": "pac-32", "topology": {"kind": "star", "hosts": 5},
+            "node": {"portals": {"engine": "pac", "fabric": "ideal"}}},
+          "workload": {"kind": "portals_mpi", "pattern": "ga_md", "protocols": ["eager"], "md_steps": 2,
+                       "md_particles": )" + std::to_string(particles) + "}}");
+    EXPECT_TRUE(r.ok) << r.error;
+    return r.ok ? r.tables.at("portals_mpi").num(0, "gets") : -1.0;
+  };
+  const double even = gets(10); // 2 each: every rank asks the 4 others
+  EXPECT_GT(even, 0);
+  EXPECT_DOUBLE_EQ(gets(7) / even, 16.0 / 20.0);  // 2, 2, 2, 1, 0: nobody asks rank 4
+  EXPECT_DOUBLE_EQ(gets(1) / even, 4.0 / 20.0);   // rank 0 holds it all
+}
+
 TEST(PortalsMpi, BadProtocolIsExplained)
 {
   auto r = run_scenario_isolated(mpi_over_portals("pac-32", 4, "pac", false, "alltoall", R"("eager", "fast:4KiB")"));
