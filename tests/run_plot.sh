@@ -80,6 +80,12 @@ expect_error "end the name in .png or .svg" "$dir/t.csv" --x bytes --y latency_u
 expect_error "cannot read the file" "$dir/missing.csv" --x bytes --y latency_us
 printf 'a,b\n1,2,3\n' > "$dir/bad.csv"
 expect_error "3 cells, but the header has 2 columns" "$dir/bad.csv" --x a --y b
+# Panels beyond one image's height (Cairo's 32,767 pixels): said before gnuplot runs, with advice that fits (it had
+# failed inside gnuplot, advising to check the values).
+awk 'BEGIN { print "f,x,y"; for (i = 1; i <= 240; i++) { print i ",1,2"; print i ",2,3" } }' > "$dir/many.csv"
+expect_error "'f' has 240 values to draw, one panel each: at most 234 panels" "$dir/many.csv" --x x --y y --facet f
+"$nafsim" plot "$dir/many.csv" --x x --y y --facet f --where f=7 --out "$dir/one.png" > /dev/null ||
+  fail "one panel kept by --where"
 for csv in t.csv missing.csv bad.csv; do
   set +e
   "$nafsim" plot "$dir/$csv" --x protocol --y nope > /dev/null 2>&1
