@@ -28,6 +28,12 @@ std::string ReconicBench::unread_reason(std::string_view key) const
     return "no queue pair is used (test " + std::string(config::enum_name(t)) + ")";
   if ((k == "sizes" || k == "min_size" || k == "max_size") && t == ReconicTest::LookasideMm)
     return "the matrices' tiles set the bytes (test lookaside_mm)";
+  if (k == "op" && t == ReconicTest::LookasideMm)
+    return "the lookaside kernel READs its operands whatever op says (test lookaside_mm)";
+  if ((k == "queues" || k == "buffers") && (t == ReconicTest::Dma || t == ReconicTest::HostAccess))
+    return "no RDMA queue or buffer is used (test " + std::string(config::enum_name(t)) + ")";
+  if (k == "queue_pairs" && doorbells && cfg_.mode == ReconicMode::Single)
+    return "one work request per doorbell goes on one queue pair (mode single)";
   return size_bounds_unread(k, !cfg_.sizes.empty());
 }
 
@@ -363,7 +369,11 @@ void ReconicBench::report(const nodes::Cluster& c, results::ResultSink& sink, st
 {
   results::Table t("reconic", {"workload", "test", "op", "mode", "batch", "bytes", "iteration", "queues", "buffers",
                                "total_us", "per_op_us", "throughput_gbps", "fetch_us", "engine_us", "verified"});
-  std::map<std::uint64_t, std::pair<double, double>> by_size; // bytes -> (sum per-op us, sum gbps)
+  struct Sums {
+    double per_us = 0, gbps = 0;
+    unsigned n = 0; // records of that size: iterations, times how often the size list names it
+  };
+  std::map<std::uint64_t, Sums> by_size;
   for (auto const& r : records_) {
     const double total = (r.seen - r.rung).us();
     const double per   = total / r.ops;
@@ -371,7 +381,7 @@ void ReconicBench::report(const nodes::Cluster& c, results::ResultSink& sink, st
     t.row()
         .add("reconic")
         .add(config::enum_name(cfg_.test))
-        .add(config::enum_name(cfg_.op))
+        .add(cfg_.test == ReconicTest::LookasideMm ? "read" : config::enum_name(cfg_.op)) // (its kernel READs)
         .add(drives_rdma() ? std::string(config::enum_name(cfg_.mode)) : std::string("-"))
         .add(r.ops)
         .add(r.bytes)
@@ -390,8 +400,10 @@ void ReconicBench::report(const nodes::Cluster& c, results::ResultSink& sink, st
           "after the control message, seen by {} at {:.3f} us; C verified",
           cfg_.mm_rows, cfg_.mm_inner, cfg_.mm_inner, cfg_.mm_cols, r.iteration, (r.first_posted - r.rung).us(),
           (r.last_completed - r.first_posted).us(), config::enum_name(cfg_.completion), total));
-    by_size[r.bytes].first += per;
-    by_size[r.bytes].second += gbps;
+    Sums& sz = by_size[r.bytes];
+    sz.per_us += per;
+    sz.gbps += gbps;
+    ++sz.n;
   }
   sink.add(std::move(t));
   if (cfg_.test == ReconicTest::Classifier)
@@ -405,14 +417,14 @@ void ReconicBench::report(const nodes::Cluster& c, results::ResultSink& sink, st
       summary.push_back(fmt::format("RDMA {} {} ({} per doorbell) of {}: {:.3f} us per operation, {:.2f} Gb/s",
                                     config::enum_name(cfg_.op), config::enum_name(cfg_.mode),
                                     cfg_.mode == ReconicMode::Batch ? cfg_.batch : 1, format_bytes(Bytes{bytes}),
-                                    s.first / cfg_.iterations, s.second / cfg_.iterations));
+                                    s.per_us / s.n, s.gbps / s.n));
     else
       summary.push_back(
           fmt::format("{} of {}: {:.3f} us, {:.2f} GB/s",
                       cfg_.test == ReconicTest::Dma
                           ? (cfg_.op == roce::Verb::Write ? "DMA host -> card" : "DMA card -> host")
                           : (cfg_.op == roce::Verb::Write ? "FPGA write to host memory" : "FPGA read of host memory"),
-                      format_bytes(Bytes{bytes}), s.first / cfg_.iterations, s.second / cfg_.iterations / 8));
+                      format_bytes(Bytes{bytes}), s.per_us / s.n, s.gbps / s.n / 8));
 }
 
 void ReconicBench::report_classifier(const nodes::Cluster& c, results::ResultSink& sink,
@@ -420,7 +432,7 @@ void ReconicBench::report_classifier(const nodes::Cluster& c, results::ResultSin
 {
   results::Table hs("reconic_host_stream", {"bytes", "iteration", "latency_us", "throughput_gbps", "datagrams"});
   const std::uint64_t per = c.at<nodes::FpgaNode>(cfg_.server).host_net()->payload_per_packet();
-  std::map<std::uint64_t, double> mean;
+  std::map<std::uint64_t, std::pair<double, unsigned>> mean; // bytes -> (sum us, records)
   for (auto const& r : host_records_) {
     const double us = (r.received - r.posted).us();
     hs.row()
@@ -429,7 +441,8 @@ void ReconicBench::report_classifier(const nodes::Cluster& c, results::ResultSin
         .add(us, 4)
         .add(static_cast<double>(r.bytes) * 8.0 / (us * 1e3), 3)
         .add(r.bytes == 0 ? 1 : (r.bytes + per - 1) / per);
-    mean[r.bytes] += us / cfg_.iterations;
+    mean[r.bytes].first += us;
+    ++mean[r.bytes].second;
   }
   sink.add(std::move(hs));
   results::Table cl("reconic_classifier", {"node", "to_rdma", "to_host", "from_rdma", "from_host",
@@ -450,7 +463,7 @@ void ReconicBench::report_classifier(const nodes::Cluster& c, results::ResultSin
   for (auto const& [bytes, us] : mean)
     summary.push_back(fmt::format("non-RDMA {} from node {}'s host to node {}'s, through the classifier and the "
                                   "host stacks, beside the RDMA test: {:.3f} us",
-                                  format_bytes(Bytes{bytes}), cfg_.server, cfg_.client, us));
+                                  format_bytes(Bytes{bytes}), cfg_.server, cfg_.client, us.first / us.second));
   auto const* k = c.at<nodes::FpgaNode>(cfg_.client).classifier();
   summary.push_back(fmt::format("node {}'s classifier: {} RoCE packets to the RDMA engine, {} to the host", cfg_.client,
                                 k->to_rdma(), k->to_host()));

@@ -7,6 +7,7 @@
 #include "tests/support/RunScenario.hpp"
 
 #include <cstring>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 using namespace nafsim;
@@ -100,6 +101,25 @@ TEST(Reconic, BatchAmortizesTheDoorbellAndThePollOnTheSameEngine)
   EXPECT_GT(b.num(1, "throughput_gbps"), 90);
   EXPECT_LT(b.num(1, "throughput_gbps"), 100);
   EXPECT_GT(b.num(1, "throughput_gbps"), s.num(1, "throughput_gbps"));
+}
+
+TEST(Reconic, ASizeListedTwiceIsSummarizedAsItsRuns)
+{
+  // The summary averaged a size's runs over `iterations`, so a size listed twice read twice as slow (14.56 us for
+  // two rows of 7.28: an audit of 2026-12-07); its mean is over the runs it has.
+  auto r = run_scenario_isolated(scenario("write", "single", "16384, 16384", R"(, "iterations": 1)"));
+  ASSERT_TRUE(r.ok) << r.error;
+  auto const& t = r.tables.at("reconic");
+  ASSERT_EQ(t.rows.size(), 2u);
+  const double per = t.num(0, "per_op_us");
+  EXPECT_DOUBLE_EQ(per, t.num(1, "per_op_us"));
+  bool said = false;
+  for (auto const& line : r.summary)
+    if (line.find("of 16KiB: ") != std::string::npos) {
+      said = true;
+      EXPECT_NE(line.find(fmt::format("{:.3f} us per operation", per)), std::string::npos) << line;
+    }
+  EXPECT_TRUE(said);
 }
 
 TEST(Reconic, CalibrationPoints)
