@@ -59,6 +59,11 @@ public:
   /// The engine sees the SQ doorbell of queue pair `j` (of those the host rings
   /// one after the other from `rung`).
   SimTime doorbell_seen(SimTime rung, unsigned j) const { return rung + cfg_.doorbell_write + cfg_.doorbell_gap * j; }
+  /// The host's last of `k` SQ doorbell stores (from `rung`, one after the other), after which it polls.
+  SimTime doorbells_posted(SimTime rung, unsigned k) const
+  {
+    return rung + cfg_.doorbell_gap * static_cast<std::int64_t>(k > 0 ? k - 1 : 0);
+  }
   const ErnicConfig& config() const { return cfg_; }
 
 private:
