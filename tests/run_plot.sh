@@ -83,7 +83,9 @@ expect_error "3 cells, but the header has 2 columns" "$dir/bad.csv" --x a --y b
 # Panels beyond one image's height (Cairo's 32,767 pixels): said before gnuplot runs, with advice that fits (it had
 # failed inside gnuplot, advising to check the values).
 awk 'BEGIN { print "f,x,y"; for (i = 1; i <= 240; i++) { print i ",1,2"; print i ",2,3" } }' > "$dir/many.csv"
-expect_error "'f' has 240 values to draw, one panel each: at most 234 panels" "$dir/many.csv" --x x --y y --facet f
+expect_error "'f' has 240 values to draw, one panel each: at most 234 panels" "$dir/many.csv" --x x --y y --facet f \
+  --out "$dir/many.png"
+"$nafsim" plot "$dir/many.csv" --x x --y y --facet f --out "$dir/many.svg" > /dev/null || fail "240 panels as SVG"
 "$nafsim" plot "$dir/many.csv" --x x --y y --facet f --where f=7 --out "$dir/one.png" > /dev/null ||
   fail "one panel kept by --where"
 for csv in t.csv missing.csv bad.csv; do

@@ -396,14 +396,14 @@ int plot_command(const PlotOptions& o)
   Panels panels = group_rows(t, o, filters, kept, empty, off_log);
   const std::size_t n = panels.size();
   const std::size_t cols = n <= 1 ? 1 : n <= 4 ? 2 : 3, rows = (n + cols - 1) / cols;
-  // A panel is 420 pixels high and the renderer (Cairo) draws no image taller than 32,767: more rows than fit would
-  // fail inside gnuplot, with advice about the values that would be wrong.
+  // A panel is 420 pixels high and the PNG renderer (Cairo) draws no image taller than 32,767: more rows than fit
+  // would fail inside gnuplot, with advice about the values that would be wrong. (SVG has no such bound.)
   constexpr std::size_t kMaxRows = 32767 / 420;
-  if (rows > kMaxRows)
+  if (rows > kMaxRows && out.extension() == ".png")
     throw config::ConfigError("--facet", "",
                               fmt::format("'{}' has {} values to draw, one panel each: at most {} panels ({} rows of "
-                                          "{}) fit one image; keep some with --where {}=VALUE, or draw '{}' as a "
-                                          "--series, or facet by a column with fewer values",
+                                          "{}) fit one PNG image; keep some with --where {}=VALUE, draw '{}' as a "
+                                          "--series, facet by a column with fewer values, or draw an .svg",
                                           o.facet, n, kMaxRows * cols, kMaxRows, cols, o.facet, o.facet));
   draw(gnuplot_script(panels, o, cols, rows), out, cols, rows, o.csv);
   // In a run's folder a rerun replaces the folder whole, plots and all (they drew its old results); in any folder

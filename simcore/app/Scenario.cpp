@@ -42,25 +42,26 @@ Json preset_json(const std::string& name, const std::string& origin, const std::
 
 namespace {
 
-/// Platform document + origin label of a preset or platform file reference.
+/// Platform document + origin label of a preset or platform file reference at `pointer`; a file is read against
+/// `base_dir`, the folder of the scenario that names it, or the working directory when `--set` gives it (`cli`).
 std::pair<Json, std::string> platform_reference(const std::string& ref, const std::string& origin,
-                                                const std::string& base_dir)
+                                                const std::string& base_dir, bool cli, const std::string& pointer)
 {
-  if (ref.size() > 5 && ref.substr(ref.size() - 5) == ".json") {
+  if (config::names_json_file(ref)) {
     // (not lexically_normal: "link/../x.json" is the link's parent's, as the system opens it)
     const fs::path p = fs::path(ref).is_absolute() || base_dir.empty() ? fs::path(ref) : fs::path(base_dir) / ref;
     std::error_code ec;
     if (!fs::exists(p, ec))
-      throw ConfigError(origin, "/platform",
+      throw ConfigError(origin, pointer,
                         fmt::format("no platform file {} (read against {}): give a path that exists, or a preset's "
                                     "name ({})",
                                     p.string(),
-                                    base_dir.empty() ? "the working directory, as every path given by --set"
-                                                     : "the folder of the scenario that names it",
+                                    cli ? "the working directory, as every path given by --set"
+                                        : "the folder of the scenario that names it",
                                     fmt::join(preset_names(), ", ")));
     return {config::load_json_file(p.string()), p.string()};
   }
-  return {preset_json(ref, origin, "/platform"), "platforms/" + ref + ".json"};
+  return {preset_json(ref, origin, pointer), "platforms/" + ref + ".json"};
 }
 
 void check_sources(const Json& sources, const std::string& origin)
@@ -175,7 +176,7 @@ Json resolve_platform(const Json& doc, PlatformSet ps, const std::string& origin
   if (ps.value)
     origins.set("/platform", porigin);
   if (p.is_string()) {
-    auto [j, from] = platform_reference(p.get<std::string>(), porigin, base);
+    auto [j, from] = platform_reference(p.get<std::string>(), porigin, base, ps.value.has_value(), "/platform");
     platform       = std::move(j);
     origins.set("/platform", from);
   } else if (p.is_object()) {
@@ -183,7 +184,8 @@ Json resolve_platform(const Json& doc, PlatformSet ps, const std::string& origin
     if (p.contains("preset")) {
       if (!p["preset"].is_string())
         throw ConfigError(porigin, "/platform/preset", "expected a preset name or a .json path");
-      auto [j, from] = platform_reference(p["preset"].get<std::string>(), porigin, base);
+      auto [j, from] = platform_reference(p["preset"].get<std::string>(), porigin, base, ps.value.has_value(),
+                                          "/platform/preset");
       platform       = std::move(j);
       origins.set("/platform", from);
       inline_part.erase("preset");

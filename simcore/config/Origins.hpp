@@ -9,6 +9,9 @@
 
 namespace nafsim::config {
 
+/// Whether a platform reference names a file (ends in .json) rather than a preset.
+inline bool names_json_file(const std::string& ref) { return ref.size() > 5 && ref.ends_with(".json"); }
+
 /// `path` read against `folder` ("" for the working directory), absolute, as the system opens it: each link
 /// followed before a ".." is taken (lexically_normal drops "link/..", which names another folder than the system's).
 inline std::string path_in(const std::string& folder, const std::string& path)

@@ -31,7 +31,7 @@ Json file_paths_absolute(const std::string& at, Json value, const fs::path& here
       return;
     const std::string t = v.get<std::string>();
     // (a platform string not ending in .json is a preset's name)
-    if (t.empty() || fs::path(t).is_absolute() || (platform && !(t.size() > 5 && t.ends_with(".json"))))
+    if (t.empty() || fs::path(t).is_absolute() || (platform && !config::names_json_file(t)))
       return;
     v = config::path_in(here.string(), t);
   };
@@ -262,6 +262,28 @@ void check_not_overlapping(const std::vector<Axis>& axes, const Axis& axis, cons
   }
 }
 
+/// A platform file among an axis' values must be there, read against the sweep file's folder: the point that names
+/// it would fail later as a --set of its own (read against the working directory, by its message) and name no axis.
+void check_platform_files(const Axis& axis, const std::string& origin, const std::string& ptr,
+                          const std::string& base_dir)
+{
+  if (axis.path != "platform")
+    return;
+  for (std::size_t j = 0; j < axis.values.size(); ++j) {
+    const Json& v   = axis.values[j];
+    const Json& ref = v.is_object() && v.contains("preset") ? v["preset"] : v;
+    if (!ref.is_string() || !config::names_json_file(ref.get<std::string>()))
+      continue;
+    const Json abs = file_paths_absolute("platform", ref, base_dir.empty() ? fs::path(".") : fs::path(base_dir));
+    std::error_code ec;
+    if (!fs::exists(abs.get<std::string>(), ec))
+      throw ConfigError(origin, fmt::format("{}/values/{}", ptr, j),
+                        fmt::format("no platform file {} (read against the sweep file's folder): give a path that "
+                                    "exists, or a preset's name",
+                                    abs.get<std::string>()));
+  }
+}
+
 } // namespace
 
 SweepSpec SweepSpec::from_json(const Json& doc, const std::string& origin, const std::string& base_dir,
@@ -314,6 +336,7 @@ SweepSpec SweepSpec::from_json(const Json& doc, const std::string& origin, const
     const std::string ptr = fmt::format("/axes/{}", i);
     Axis axis             = read_axis(doc["axes"][i], origin, ptr, s.max_points);
     check_not_overlapping(s.axes, axis, origin, ptr);
+    check_platform_files(axis, origin, ptr, base_dir);
     s.axes.push_back(std::move(axis));
   }
   if (s.zip)

@@ -29,7 +29,6 @@ constexpr std::uint64_t kDtSamples    = 1728;         // DT class S: NUM_SAMPLES
 constexpr std::uint64_t kDtFieldDim   = 4;            // DT: fielddim, values per sample
 constexpr int kDtSources              = 4;            // DT class S: NUM_SOURCES; BH has them and one sink
 
-/// The global array's window over all `p` ranks.
 /// Rank `q`'s block of the MD positions (3 doubles per particle) as GA_Create divides `particles` over `p` ranks
 /// (PAC Fig. 9b: blocks of ceil(n / p), the last ones short or empty).
 std::uint64_t md_block_bytes(std::uint64_t particles, std::uint64_t p, std::uint64_t q)
@@ -37,6 +36,7 @@ std::uint64_t md_block_bytes(std::uint64_t particles, std::uint64_t p, std::uint
   return portals::ga_distribution(particles, static_cast<unsigned>(p)).at(q).second * 24;
 }
 
+/// The global array's window over all `p` ranks.
 portals::Window md_window(std::uint64_t p)
 {
   std::vector<portals::ProcessId> all(p);

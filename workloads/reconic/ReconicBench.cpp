@@ -377,6 +377,8 @@ void ReconicBench::report(const nodes::Cluster& c, results::ResultSink& sink, st
     unsigned n = 0; // records of that size: iterations, times how often the size list names it
   };
   std::map<std::uint64_t, Sums> by_size;
+  // (the memory tests use no RDMA queue or buffer: their columns say so, as mode's does)
+  const bool queues_used = cfg_.test != ReconicTest::Dma && cfg_.test != ReconicTest::HostAccess;
   for (auto const& r : records_) {
     const double total = (r.seen - r.rung).us();
     const double per   = total / r.ops;
@@ -389,8 +391,8 @@ void ReconicBench::report(const nodes::Cluster& c, results::ResultSink& sink, st
         .add(r.ops)
         .add(r.bytes)
         .add(r.iteration)
-        .add(config::enum_name(cfg_.queues))
-        .add(config::enum_name(cfg_.buffers))
+        .add(queues_used ? std::string(config::enum_name(cfg_.queues)) : "-")
+        .add(queues_used ? std::string(config::enum_name(cfg_.buffers)) : "-")
         .add(total, 4)
         .add(per, 4)
         .add(gbps, 3)

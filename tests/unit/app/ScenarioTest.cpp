@@ -328,14 +328,20 @@ TEST(Scenario, APathIsReadAgainstTheFolderOfWhatGaveIt)
   r = nafsim::testing::run_cli(d, "run link/../sw/s.json --out e");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(ran_link_rate(d / "e"), "25Gbps") << "real/sw/plat.json, not sw/plat.json";
-  // A platform file that is not there: where it was looked for, and why there.
-  r = nafsim::testing::run_cli(d / "cwd", "run ../sw/s.json --set platform=none.json --check-only");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(slurp_text(d / "cwd" / "stderr.txt")
-                .find("error: --set platform=none.json: /platform: no platform file none.json (read against the "
-                      "working directory, as every path given by --set)"),
-            std::string::npos)
-      << slurp_text(d / "cwd" / "stderr.txt");
+  // A platform file that is not there: where it was looked for, and why there (a scenario named by its bare name,
+  // its folder the working directory, is no --set).
+  auto refused_saying = [&](const fs::path& in, const std::string& args, const std::string& line) {
+    auto res = nafsim::testing::run_cli(in, args);
+    EXPECT_EQ(res.code, 2) << args;
+    EXPECT_NE(slurp_text(in / "stderr.txt").find(line), std::string::npos) << slurp_text(in / "stderr.txt");
+  };
+  refused_saying(d / "cwd", "run ../sw/s.json --set platform=none.json --check-only",
+                 "error: --set platform=none.json: /platform: no platform file none.json (read against the working "
+                 "directory, as every path given by --set)");
+  std::ofstream(d / "sw" / "n.json") << R"({"platform": {"preset": "none.json"}, "workload": {"kind": "sendrecv"}})";
+  refused_saying(d / "sw", "run n.json --check-only",
+                 "error: n.json: /platform/preset: no platform file none.json (read against the folder of the "
+                 "scenario that names it)");
   // A run's metadata.json runs again from anywhere (its trace absolute); its errors say where in it they are.
   r = nafsim::testing::run_cli(d, "run cwd/c/metadata.json --out c2");
   EXPECT_EQ(r.code, 0) << r.out;

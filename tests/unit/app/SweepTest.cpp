@@ -178,28 +178,38 @@ TEST(SweepSpec, AnAxisFilePathsAreTheSweepFilesWhereverItRuns)
   // A run reads a --set's paths against its working directory, and a sweep gives each point its axis values by
   // --set: a platform file or a trace named in the sweep file had been read in the working directory (or, for an
   // inline base, the folder of its written copy): the audit of 2026-12-07.
-  const fs::path here = "/data/study";
+  // (a folder that is not there: weakly_canonical then follows no link of this machine's)
+  const std::string root = "/nafsim-no-such-folder/data/study";
+  const fs::path here    = root;
   auto abs = [&](const std::string& at, const char* v) {
     return sweep::file_paths_absolute(at, config::parse_json_text(v, "s.json"), here).dump();
   };
   auto json = [](const char* v) { return config::parse_json_text(v, "expected").dump(); }; // (keys in their order)
-  EXPECT_EQ(abs("platform", R"("p/x.json")"), R"("/data/study/p/x.json")");
+  EXPECT_EQ(abs("platform", R"("p/x.json")"), R"("/nafsim-no-such-folder/data/study/p/x.json")");
   EXPECT_EQ(abs("platform", R"("accl-xrt-u55c")"), R"("accl-xrt-u55c")") << "a preset's name is no path";
   EXPECT_EQ(abs("platform", R"({"preset": "../x.json", "topology": {"hosts": 4}})"),
-            json(R"({"preset":"/data/x.json","topology":{"hosts":4}})"));
-  EXPECT_EQ(abs("workload.trace", R"("tr/ring8")"), R"("/data/study/tr/ring8")");
+            json(R"({"preset":"/nafsim-no-such-folder/data/x.json","topology":{"hosts":4}})"));
+  EXPECT_EQ(abs("workload.trace", R"("tr/ring8")"), R"("/nafsim-no-such-folder/data/study/tr/ring8")");
   EXPECT_EQ(abs("workload.comm_groups", R"("/abs/g.json")"), R"("/abs/g.json")") << "absolute stays";
   EXPECT_EQ(abs("workload", R"({"kind": "chakra", "trace": "t", "comm_groups": "g.json"})"),
-            json(R"({"kind":"chakra","trace":"/data/study/t","comm_groups":"/data/study/g.json"})"));
+            json(R"({"kind": "chakra", "trace": "/nafsim-no-such-folder/data/study/t",
+                     "comm_groups": "/nafsim-no-such-folder/data/study/g.json"})"));
   EXPECT_EQ(abs("platform.network.link.rate", R"("x.json")"), R"("x.json")") << "not a path";
   EXPECT_EQ(abs("", R"({"platform": "p.json", "workload": {"kind": "chakra", "trace": "t"},
                         "overrides": {"workload.trace": "u", "seed": 2}})"),
-            json(R"({"platform": "/data/study/p.json", "workload": {"kind": "chakra", "trace": "/data/study/t"},
-                     "overrides": {"workload.trace": "/data/study/u", "seed": 2}})"));
-  const SweepSpec s = spec(R"({"base": {"platform": "x", "workload": {"kind": "sendrecv"}},
-    "axes": [{"path": "platform", "values": ["p.json"]}, {"path": "seed", "values": [1]}]})");
-  EXPECT_EQ(s.points[0].sets(s.axes, here), (std::vector<std::string>{R"(platform="/data/study/p.json")", "seed=1"}));
-  EXPECT_EQ(s.points[0].sets(s.axes), (std::vector<std::string>{R"(platform="p.json")", "seed=1"}));
+            json(R"({"platform": "/nafsim-no-such-folder/data/study/p.json",
+                     "workload": {"kind": "chakra", "trace": "/nafsim-no-such-folder/data/study/t"},
+                     "overrides": {"workload.trace": "/nafsim-no-such-folder/data/study/u", "seed": 2}})"));
+  const SweepSpec s = spec(R"({"base": {"platform": "x", "workload": {"kind": "chakra"}},
+    "axes": [{"path": "workload.trace", "values": ["tr/a"]}, {"path": "seed", "values": [1]}]})");
+  EXPECT_EQ(s.points[0].sets(s.axes, here), (std::vector<std::string>{R"(workload.trace=")" + root + R"(/tr/a")",
+                                                                       "seed=1"}));
+  EXPECT_EQ(s.points[0].sets(s.axes), (std::vector<std::string>{R"(workload.trace="tr/a")", "seed=1"}));
+  // A platform file among an axis' values must be there (its point would have failed as a --set of its own).
+  EXPECT_EQ(error_of(R"({"base": {}, "axes": [{"path": "platform", "values": ["pac-32", {"preset": "nope.json"}]}]})"),
+            fmt::format("s.json: /axes/0/values/1: no platform file {}/nope.json (read against the sweep file's "
+                        "folder): give a path that exists, or a preset's name",
+                        fs::current_path().string()));
 }
 
 TEST(SweepRun, AnAxisPlatformFileIsTheSweepFilesNeighbour)
