@@ -128,6 +128,18 @@ struct LantConfig {
   {
     return registration && bytes <= max_registered() && bytes >= register_min.count;
   }
+  /// The smallest operation a command of `bytes` becomes: its last segment when it is segmented and does not divide.
+  std::uint64_t smallest_operation(std::uint64_t bytes) const
+  {
+    const std::uint64_t seg = largest_operation(bytes);
+    return seg < bytes && bytes % seg != 0 ? bytes % seg : seg;
+  }
+  /// Whether every operation a command of `bytes` becomes can be registered (its largest and its smallest: the
+  /// registration range is one interval). A segment outside it is notified by the sender whatever the command asked.
+  bool registrable_command(std::uint64_t bytes) const
+  {
+    return registrable(largest_operation(bytes)) && registrable(smallest_operation(bytes));
+  }
   std::uint64_t packets_for(std::uint64_t bytes) const
   {
     return std::max<std::uint64_t>(1, (bytes + packet_payload.count - 1) / packet_payload.count);

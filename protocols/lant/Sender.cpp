@@ -34,12 +34,16 @@ bool Sender::post(const Command& c, SimTime, Actions& out)
         "a message lands where the receiver's registration puts it; send smaller messages or widen the bitmask",
         self_, c.id, c.bytes, cfg_.register_min.count, cfg_.max_registered(), cfg_.registration ? "on" : "off"));
   if (c.notify == Notify::Receiver) {
-    const std::uint64_t seg = cfg_.largest_operation(c.bytes);
-    if (!cfg_.registrable(seg))
+    // (every segment: a last one below register_min would go sender-notified, unasked)
+    const std::uint64_t big = cfg_.largest_operation(c.bytes), small = cfg_.smallest_operation(c.bytes);
+    const std::uint64_t seg = cfg_.registrable(big) ? small : big;
+    if (!cfg_.registrable_command(c.bytes))
       throw ProtocolError(fmt::format(
-          "node {}: command {} asks for receive-side notification of {} bytes, outside the registration range "
-          "[{}, {}] bytes (registration {}); use notify 'auto' or 'sender', or widen the bitmask",
-          self_, c.id, seg, cfg_.register_min.count, cfg_.max_registered(), cfg_.registration ? "on" : "off"));
+          "node {}: command {} asks for receive-side notification of {} bytes{}, outside the registration range "
+          "[{}, {}] bytes (registration {}); use notify 'auto' or 'sender', widen the bitmask, or choose a size "
+          "whose segments all fit",
+          self_, c.id, seg, seg == c.bytes ? "" : fmt::format(" (a segment of its {})", c.bytes),
+          cfg_.register_min.count, cfg_.max_registered(), cfg_.registration ? "on" : "off"));
   }
   if (!can_post(c.queue, c.bytes, c.message)) {
     ++c_.command_queue_full;

@@ -157,10 +157,11 @@ private:
   static std::string op_problem(const Op& o);
   unsigned segments_of(std::uint64_t bytes) const;
   /// Latency mode: whether operations of `bytes` are measured with notification `kind` (a registered receive needs
-  /// registrable operations: the command's own size, or its segments' when it is segmented, as the sender checks).
+  /// registrable operations: the command's own size, or every segment's when it is segmented, its last one too, as
+  /// the sender checks).
   bool measured(std::uint64_t bytes, lant::Notify kind) const
   {
-    return kind != lant::Notify::Receiver || transport_.registrable(transport_.largest_operation(bytes));
+    return kind != lant::Notify::Receiver || transport_.registrable_command(bytes);
   }
 
   ConnectionlessConfig cfg_;

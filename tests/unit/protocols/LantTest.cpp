@@ -183,6 +183,33 @@ TEST(LantSender, RegistrationRangeDecidesWhoNotifies)
   EXPECT_THROW(s.post(cmd(4, 64 * 1024, Notify::Receiver), SimTime{}, a), ProtocolError);
 }
 
+TEST(LantSender, AReceiverNotifiedCommandNeedsEverySegmentRegistrable)
+{
+  // 16 KiB segments above 16 KiB, registered from 8 KiB: 36 KiB ends in a 4 KiB segment the receiver cannot
+  // register, which went sender-notified unasked (and the workload measured it as registered: an audit of
+  // 2026-12-07); 40 KiB ends in 8 KiB, which it can.
+  LantConfig c               = small_config();
+  c.register_min             = Bytes{8 * 1024};
+  c.large_transfer.threshold = Bytes{16 * 1024};
+  c.large_transfer.segment   = Bytes{16 * 1024};
+  EXPECT_EQ(c.smallest_operation(36 * 1024), 4u * 1024);
+  EXPECT_EQ(c.smallest_operation(48 * 1024), 16u * 1024);
+  EXPECT_EQ(c.smallest_operation(12 * 1024), 12u * 1024); // not segmented
+  EXPECT_FALSE(c.registrable_command(36 * 1024));
+  EXPECT_TRUE(c.registrable_command(40 * 1024));
+  Sender s(c, 0);
+  Actions a;
+  try {
+    s.post(cmd(1, 36 * 1024, Notify::Receiver), SimTime{}, a);
+    ADD_FAILURE() << "accepted";
+  } catch (const ProtocolError& e) {
+    EXPECT_NE(std::string(e.what()).find("4096 bytes (a segment of its 36864)"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(s.post(cmd(2, 40 * 1024, Notify::Receiver), SimTime{}, a));
+  for (auto const& p : drain(s, SimTime{}, a))
+    EXPECT_TRUE(p.pkt.registered) << p.pkt.op;
+}
+
 TEST(LantSender, FullTablesMakeTheDmaEngineWaitAndAreCounted)
 {
   LantConfig c                = small_config();
