@@ -4,7 +4,9 @@
 //
 //  LUT  = 1621.4 + 10.680 W - 0.0014268 W^2
 //         least squares over all 25 cells of Table 1; the mask encode/decode logic grows with W,
-//         the table depth costs no logic (the paper: "varying ... has little effect" on LUTs for E).
+//         the table depth costs no logic. The paper's text says "varying the maximum operation size for
+//         registration has little effect on the number of LUTs", which its own Table 1 contradicts (LUTs grow
+//         about 5x with the mask width W); the fit follows the table.
 //  BRAM = 43 + 2 + 2 ceil(W / 72) max(1, E / 512)^0.6
 //         43 BRAM36 hold the escape channel (64 full packets; stated in the paper); the table is
 //         kept in BRAM36 used 512 deep x 72 wide, so up to 512 entries cost the same ("free"
