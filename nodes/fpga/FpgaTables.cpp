@@ -13,7 +13,8 @@ void add_connectionless_nodes(const Cluster& c, const std::vector<std::size_t>& 
   if (c.at<FpgaNode>(at.front()).lant()) {
     results::Table nodes_t("connectionless_nodes",
                            {"node", "commands", "post_waits", "operations", "data_packets_sent", "stale_staged", "control_packets_sent", "packets_sent",
-                            "retransmitted", "retransmit_requests", "retransmissions_cancelled", "timeouts",
+                            "retransmitted", "retransmit_requests", "retransmit_on_timeout", "retransmit_on_nack",
+                            "retransmissions_cancelled", "timeouts",
                             "acks_received", "nacks_received", "stale_acks", "op_table_stalls", "op_table_stall_us",
                             "transaction_table_stalls", "transaction_table_stall_us", "notifications_sent",
                             "notifications_resent", "packets_received", "packets_written", "crc_nacks", "registrations",
@@ -36,6 +37,8 @@ void add_connectionless_nodes(const Cluster& c, const std::vector<std::size_t>& 
           .add(s.packets_sent)
           .add(s.retransmitted)
           .add(s.retransmit_requests)
+          .add(s.retransmit_on_timeout)
+          .add(s.retransmit_on_nack)
           .add(s.retransmissions_cancelled)
           .add(s.timeouts)
           .add(s.acks_received)

@@ -228,11 +228,11 @@ void Sender::retransmit(std::uint64_t k, Txn& t, SimTime, Actions& out, const ch
 {
   if (t.queued)
     return;
+  const bool nack = std::string_view(why).find("NACK") != std::string_view::npos;
   if (++t.retries > cfg_.retry_limit) {
     // What the last retransmission answered says where to look: a NACK is the receiver's CRC check failing (the
     // packet arrived corrupted); a timeout, a packet or its acknowledgement lost on the way (the network's drops are
     // named in the run's note) or refused at the receiver (its registration table or escape channel full).
-    const bool nack = std::string_view(why).find("NACK") != std::string_view::npos;
     fail(k >> 24,
          fmt::format("packet {} was not acknowledged after {} retransmissions (last cause: {}); {}", k & 0xFFFFFF,
                      cfg_.retry_limit, why,
@@ -244,6 +244,7 @@ void Sender::retransmit(std::uint64_t k, Txn& t, SimTime, Actions& out, const ch
   }
   t.queued = true;
   ++c_.retransmit_requests;
+  ++(nack ? c_.retransmit_on_nack : c_.retransmit_on_timeout);
   retx_.push_back(k);
   out.emplace_back(WantTx{});
 }

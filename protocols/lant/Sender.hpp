@@ -26,6 +26,9 @@ struct SenderCounters {
   std::uint64_t packets_sent          = 0; ///< first transmissions
   std::uint64_t retransmitted         = 0;
   std::uint64_t retransmit_requests   = 0; ///< retransmission entries built (timeouts and NACKs)
+  std::uint64_t retransmit_on_timeout = 0; ///< ... of them on a data packet's timeout
+  std::uint64_t retransmit_on_nack    = 0; ///< ... of them on a NACK (a timeout or NACK for a packet already queued
+                                           ///< builds none: `timeouts` and `nacks_received` count those too)
   std::uint64_t retransmissions_cancelled = 0; ///< entries dropped because the ACK came first
   std::uint64_t timeouts              = 0;
   std::uint64_t nacks_received        = 0;

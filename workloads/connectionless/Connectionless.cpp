@@ -39,6 +39,18 @@ unsigned Connectionless::segments_of(std::uint64_t bytes) const
   return static_cast<unsigned>((bytes + lt.segment.count - 1) / lt.segment.count);
 }
 
+std::uint64_t Connectionless::wire_bytes_of(std::uint64_t bytes, const net::EthernetConfig& eth) const
+{
+  // Each operation (a segment of a large transfer, else the command) goes as full packets and a last partial one,
+  // each framed with the transport's header (Sender::next_packet, LantNi::make).
+  auto operation = [&](std::uint64_t b) {
+    const std::uint64_t pp = transport_.packet_payload.count, h = transport_.header.count;
+    return (b / pp) * eth.wire_bytes(h + pp) + (b % pp > 0 ? eth.wire_bytes(h + b % pp) : 0);
+  };
+  const std::uint64_t seg = transport_.largest_operation(bytes);
+  return (bytes / seg) * operation(seg) + (bytes % seg > 0 ? operation(bytes % seg) : 0);
+}
+
 void Connectionless::start(nodes::Cluster& c)
 {
   nodes::require_connectionless(c, "connectionless workload");
@@ -144,8 +156,10 @@ void Connectionless::start_latency(nodes::Cluster& c)
     if (bg.empty())
       throw config::ConfigError("", "/workload/background/load",
                                 "background load needs nodes other than src and dst; raise topology.hosts");
+    // The load counts wire bytes, as a link's load is read: at 64 B an operation's framing nearly doubles it.
     double ops_per_s = cfg_.background.load * c.config().network.link.rate.bps /
-                       (8.0 * static_cast<double>(cfg_.background.size.count)) / static_cast<double>(bg.size());
+                       (8.0 * static_cast<double>(wire_bytes_of(cfg_.background.size.count, c.config().network.ethernet))) /
+                       static_cast<double>(bg.size());
     for (auto n : bg)
       s.spawn(fmt::format("cl-bg-{}", n), c.at<nodes::FpgaNode>(n).host(),
               [this, &c, n, ops_per_s](ActorContext& ctx) { run_background(ctx, c, n, ops_per_s); });
@@ -268,7 +282,8 @@ void Connectionless::run_latency_source(ActorContext& ctx, nodes::Cluster& c)
       }
     }
   }
-  measuring_ = false;
+  measuring_      = false;
+  measured_until_ = ctx.now();
 }
 
 void Connectionless::run_latency_sink(ActorContext& ctx, nodes::Cluster& c)
@@ -312,6 +327,8 @@ void Connectionless::run_background(ActorContext& ctx, nodes::Cluster& c, std::u
     if (ni.try_post(lant::Command{(std::uint64_t{1} << 62) | id, cfg_.dst, 0, (std::uint64_t{1} << 40) + slot,
                                   cfg_.background.size.count, (std::uint64_t{1} << 62) | id, Notify::Auto, 1}))
       ++background_ops_;
+    else
+      ++background_skipped_;
     ni.release((std::uint64_t{1} << 62) | id);
   }
 }
@@ -448,8 +465,16 @@ void Connectionless::report_latency(const nodes::Cluster& c, results::ResultSink
                                     std::vector<std::string>& summary) const
 {
   unsigned hops = c.fabric().routes().distance(cfg_.src, cfg_.dst);
-  results::Table t("connectionless", {"workload", "mode", "notify", "src", "dst", "hops", "background_load", "bytes",
-                                      "iteration", "send_us", "recv_us", "complete_us"});
+  // The background load posted: the wire bytes of the operations the senders took over the measured time, against
+  // dst's link rate (the offered load less the arrivals that found a command queue full, and the Poisson draw).
+  const double posted =
+      cfg_.background.load > 0 && measured_until_ > SimTime::zero()
+          ? static_cast<double>(background_ops_) *
+                static_cast<double>(wire_bytes_of(cfg_.background.size.count, c.config().network.ethernet)) * 8.0 /
+                (c.config().network.link.rate.bps * measured_until_.seconds())
+          : 0.0;
+  results::Table t("connectionless", {"workload", "mode", "notify", "src", "dst", "hops", "background_load",
+                                      "background_posted", "bytes", "iteration", "send_us", "recv_us", "complete_us"});
   std::map<std::pair<std::uint64_t, bool>, std::pair<double, unsigned>> mean;
   for (auto const& [id, o] : ops_) {
     t.row()
@@ -460,6 +485,7 @@ void Connectionless::report_latency(const nodes::Cluster& c, results::ResultSink
         .add(o.dst)
         .add(hops)
         .add(cfg_.background.load, 3)
+        .add(posted, 3)
         .add(o.bytes)
         .add(o.iteration)
         .add((o.pushed - o.posted).us(), 4)
@@ -472,9 +498,15 @@ void Connectionless::report_latency(const nodes::Cluster& c, results::ResultSink
   sink.add(std::move(t));
   summary.push_back(fmt::format("receive latency, node {} -> node {} ({} cable(s){}), mean over iterations:", cfg_.src, cfg_.dst, hops,
                                 cfg_.background.load > 0
-                                    ? fmt::format(", background load {:.0f} %, {} background operations",
-                                                  100 * cfg_.background.load, background_ops_)
+                                    ? fmt::format(", background load {:.0f} % offered, {:.1f} % posted: {} operations of {}",
+                                                  100 * cfg_.background.load, 100 * posted, background_ops_,
+                                                  format_bytes(cfg_.background.size))
                                     : ""));
+  if (background_skipped_ > 0)
+    summary.push_back(fmt::format(
+        "  background: {} arrivals found their sender's command queue full ({} commands) and were not posted: the "
+        "load posted is below the one offered (a larger background.size carries the load in fewer commands)",
+        background_skipped_, transport_.command_queue_depth));
   for (auto b : sizes_) {
     auto u = mean.find({b, false});
     auto r = mean.find({b, true});
@@ -504,6 +536,10 @@ std::pair<lant::SenderCounters, lant::ReceiverCounters> summed_counters(const no
     auto const& r  = ni.receiver().counters();
     st.packets_sent += s.packets_sent;
     st.retransmitted += s.retransmitted;
+    st.retransmit_requests += s.retransmit_requests;
+    st.retransmit_on_timeout += s.retransmit_on_timeout;
+    st.retransmit_on_nack += s.retransmit_on_nack;
+    st.retransmissions_cancelled += s.retransmissions_cancelled;
     st.timeouts += s.timeouts;
     st.nacks_received += s.nacks_received;
     st.op_table_stalls += s.op_table_stalls;
@@ -582,9 +618,11 @@ void Connectionless::report_stream(const nodes::Cluster& c, const lant::AreaEsti
       "stream: {} operations ({}, {} registered) delivered exactly once in {:.3f} us: {:.3f} Gb/s", draws_.size(),
       format_bytes(Bytes{bytes}), registered, dur_us, gbps));
   summary.push_back(fmt::format(
-      "  retransmitted {} (timeouts {}, NACKs {}); table stalls: op {} ({:.3f} us), transaction {} ({:.3f} us); "
-      "registration-full drops {}; escape channel: {} in, {} timed out, {} overflowed; duplicates dropped {}",
-      st.retransmitted, st.timeouts, st.nacks_received, st.op_table_stalls, st.op_table_stall_time.us(),
+      "  retransmitted {} ({} asked: {} on a timeout, {} on a NACK; {} acknowledged before they left); table stalls: op "
+      "{} ({:.3f} us), transaction {} ({:.3f} us); registration-full drops {}; escape channel: {} in, {} timed out, {} "
+      "overflowed; duplicates dropped {}",
+      st.retransmitted, st.retransmit_requests, st.retransmit_on_timeout, st.retransmit_on_nack,
+      st.retransmissions_cancelled, st.op_table_stalls, st.op_table_stall_time.us(),
       st.transaction_table_stalls, st.transaction_table_stall_time.us(), rt.registration_full_drops, rt.escaped,
       rt.escape_timeouts, rt.escape_overflow_drops, rt.duplicates_dropped));
   // Escape-channel timeouts on a network that lost and duplicated nothing and receivers that refused no first

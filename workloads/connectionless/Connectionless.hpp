@@ -50,8 +50,9 @@ struct ClBackgroundConfig {
   template <class V> void describe(V& v)
   {
     v.field("load", load,
-            "latency mode: offered background load into dst, as a fraction of the link rate, shared by every node "
-            "other than src and dst (Poisson arrivals; 0 = none)",
+            "latency mode: offered background load into dst, as a fraction of the link rate counted in wire bytes "
+            "(payload, transport header and Ethernet framing of every packet), shared by every node other than src "
+            "and dst (Poisson arrivals; 0 = none); the summary gives the share actually posted",
             config::Limits::between(0, 0.95));
     v.field("size", size, "bytes per background operation", config::Limits::at_least(1));
   }
@@ -156,6 +157,8 @@ private:
   /// Why `o` failed the exactly-once checks (empty: it passed).
   static std::string op_problem(const Op& o);
   unsigned segments_of(std::uint64_t bytes) const;
+  /// Bytes on the wire of the data packets of a command of `bytes` (every segment's packets, framed).
+  std::uint64_t wire_bytes_of(std::uint64_t bytes, const net::EthernetConfig& eth) const;
   /// Latency mode: whether operations of `bytes` are measured with notification `kind` (a registered receive needs
   /// registrable operations: the command's own size, or every segment's when it is segmented, its last one too, as
   /// the sender checks).
@@ -177,6 +180,8 @@ private:
   std::vector<std::string> stream_bad_; ///< stream: the first few operations that failed their checks
   std::uint64_t stream_bad_count_ = 0;
   std::uint64_t background_ops_ = 0;
+  std::uint64_t background_skipped_ = 0; ///< arrivals that found the command queue full
+  SimTime measured_until_;                ///< when the latency source posted its last command's wait
   bool measuring_ = true;
   ActorId source_actor_ = 0;
   std::uint64_t delivered_ops_ = 0;
