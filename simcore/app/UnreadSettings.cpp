@@ -81,6 +81,26 @@ Rule fpga_transport(const char* transport, const char* engine, bool (*has)(const
           }};
 }
 
+/// A setting of the connectionless transport that its own configuration leaves unread (`why` says so, or is empty
+/// where it may be read); where no FPGA runs the transport, the section's reason.
+Rule lant_setting(const char* key, std::string (*why)(const lant::LantConfig&))
+{
+  return {fmt::format("platform.node.fpga.connectionless.transport.{}", key), [why](const Cluster& c, std::string_view) {
+            if (!any_fpga(c, [](const nodes::FpgaNode& f) { return f.lant() != nullptr; }))
+              return fmt::format("no FPGA ran the connectionless transport ({}; platform.node.fpga.transport: "
+                                 "connectionless runs it)",
+                                 nodes_are(c));
+            return why(nodes::fpga_config(c.config().node).connectionless.transport);
+          }};
+}
+
+std::string registration_off(const lant::LantConfig& t)
+{
+  return t.registration ? std::string()
+                        : std::string("registration is off (transport.registration false): every operation is "
+                                      "notified by its sender, so no registration table, mask or escape channel runs");
+}
+
 const std::vector<Rule>& rules()
 {
   static const std::vector<Rule> r{
@@ -130,6 +150,25 @@ const std::vector<Rule>& rules()
        }},
       fpga_transport("tcp", "the TCP engine", [](const nodes::FpgaNode& f) { return f.tcp() != nullptr; }),
       fpga_transport("udp", "the UDP engine", [](const nodes::FpgaNode& f) { return f.udp() != nullptr; }),
+      // (before the section's own rule, which takes the first match)
+      lant_setting("registration_entries", registration_off),
+      lant_setting("bitmask_bits", registration_off),
+      lant_setting("register_min", registration_off),
+      lant_setting("register_max", registration_off),
+      lant_setting("escape_packets", registration_off),
+      lant_setting("escape_timeout", registration_off),
+      lant_setting("large_transfer.segment",
+                   [](const lant::LantConfig& t) {
+                     return t.large_transfer.threshold.count == 0
+                                ? std::string("large_transfer.threshold is 0: no command is cut into segments")
+                                : std::string();
+                   }),
+      lant_setting("completed_filter_time",
+                   [](const lant::LantConfig& t) {
+                     return t.completed_filter_entries == 0
+                                ? std::string("completed_filter_entries is 0: the completed-operation filter is off")
+                                : std::string();
+                   }),
       fpga_transport("connectionless", "the connectionless transport",
                      [](const nodes::FpgaNode& f) { return f.lant() != nullptr; }),
       {"platform.node.host.tcp",

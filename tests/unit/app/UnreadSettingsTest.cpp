@@ -55,6 +55,35 @@ TEST(UnreadSettings, EachTransportsSectionIsReadWhereItsEngineRuns)
             std::string::npos);
 }
 
+// The connectionless transport's settings that its own configuration leaves unread: the registration's with
+// registration off, the segment size without segmentation, the filter's time with no filter (all ran unsaid).
+TEST(UnreadSettings, TheConnectionlessTransportsSettingsItsOwnConfigurationLeavesUnread)
+{
+  const std::string t = "platform.node.fpga.connectionless.transport.";
+  NodeWorld on(R"({"preset": "lant-zcu102"})");
+  for (auto const* k : {"bitmask_bits", "registration_entries", "register_max", "escape_packets", "escape_timeout",
+                        "completed_filter_time", "packet_timeout"})
+    EXPECT_EQ(unread_reason(on.cluster(), "connectionless", t + k), "") << k;
+  EXPECT_NE(unread_reason(on.cluster(), "connectionless", t + "large_transfer.segment").find("threshold is 0"),
+            std::string::npos);
+  NodeWorld off(R"({"preset": "lant-zcu102", "node": {"fpga": {"connectionless": {"transport": {
+                      "registration": false, "completed_filter_entries": 0,
+                      "large_transfer": {"threshold": "64KiB"}}}}}})");
+  for (auto const* k : {"bitmask_bits", "registration_entries", "register_min", "register_max", "escape_packets",
+                        "escape_timeout"})
+    EXPECT_NE(unread_reason(off.cluster(), "connectionless", t + k).find("registration is off"), std::string::npos)
+        << k;
+  EXPECT_EQ(unread_reason(off.cluster(), "connectionless", t + "large_transfer.segment"), "");
+  EXPECT_NE(unread_reason(off.cluster(), "connectionless", t + "completed_filter_time").find("filter is off"),
+            std::string::npos);
+  EXPECT_EQ(unread_reason(off.cluster(), "connectionless", t + "completed_filter_entries"), "");
+  EXPECT_EQ(unread_reason(off.cluster(), "connectionless", t + "packet_timeout"), "");
+  // Where no FPGA runs the transport, the section's own reason.
+  NodeWorld roce(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
+  EXPECT_NE(unread_reason(roce.cluster(), "collective", t + "bitmask_bits").find("no FPGA ran the connectionless"),
+            std::string::npos);
+}
+
 TEST(UnreadSettings, NetworkTopologyAndWorkloadSections)
 {
   NodeWorld packet(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
