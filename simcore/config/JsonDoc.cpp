@@ -156,7 +156,7 @@ std::string dotted_to_pointer(const std::string& dotted)
 
 void set_dotted(Json& doc, const std::string& dotted, Json value, Origins& origins, const std::string& origin)
 {
-  if (dotted.empty() || dotted.front() == '.' || dotted.back() == '.' || dotted.find("..") != std::string::npos)
+  if (!is_dotted_path(dotted))
     throw ConfigError(origin, "", "'" + dotted + "' is not a parameter path (write it like platform.network.link.rate)");
   Json* cur = &doc;
   std::size_t start = 0;

@@ -5,6 +5,7 @@
 #include "simcore/config/Schema.hpp"
 
 #include <string>
+#include <string_view>
 
 namespace nafsim::config {
 
@@ -18,6 +19,12 @@ Json parse_json_text(const std::string& text, const std::string& origin);
 /// replaces. Each replaced subtree is recorded as coming from `origin`.
 void merge_into(Json& target, const Json& patch, Origins& origins, const std::string& origin,
                 const std::string& pointer = "");
+
+/// Whether `dotted` is a parameter path: keys joined by dots, none of them empty.
+inline bool is_dotted_path(std::string_view dotted)
+{
+  return !dotted.empty() && dotted.front() != '.' && dotted.back() != '.' && dotted.find("..") == std::string_view::npos;
+}
 
 /// Set `doc` at a dotted path ("platform.network.link.rate"), creating objects on the way.
 void set_dotted(Json& doc, const std::string& dotted, Json value, Origins& origins, const std::string& origin);

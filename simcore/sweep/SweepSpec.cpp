@@ -145,8 +145,7 @@ Axis read_axis(const Json& a, const std::string& origin, const std::string& ptr,
   axis.path = a["path"].get<std::string>();
   // (a point gives it as --set path=value: a path that is none would be blamed on a --set the user never wrote)
   const std::string& d = axis.path;
-  if (d.empty() || d.front() == '.' || d.back() == '.' || d.find("..") != std::string::npos ||
-      d.find('=') != std::string::npos)
+  if (!config::is_dotted_path(d) || d.find('=') != std::string::npos)
     throw ConfigError(origin, ptr + "/path",
                       "'" + d + "' is not a parameter path: dotted keys, e.g. \"platform.network.link.rate\"");
   if (a.contains("values") == a.contains("range"))

@@ -153,6 +153,26 @@ TEST(Chakra, IntegerGroupIdsNameTheirGroupAndPartialDimensionsWithoutAGroupAreRe
   auto every = run_trace(dir, "e", dims(true), groups);
   ASSERT_TRUE(every.ok) << every.error;
   EXPECT_EQ(last_end(every), last_end(all));
+  // pg_name "0" is ASTRA-sim's default group, which reads involved_dim as no group does (it had run on every rank,
+  // unsaid); a dimension list that is no bool list is refused, as ASTRA-sim refuses it (it had been ignored).
+  auto zero = run_trace(dir, "z", traces([](pb::Node& n, unsigned) {
+                          auto* pg = n.add_attr();
+                          pg->set_name("pg_name");
+                          pg->set_string_val("0");
+                          auto* a = n.add_attr();
+                          a->set_name("involved_dim");
+                          a->mutable_bool_list()->add_values(true);
+                          a->mutable_bool_list()->add_values(false);
+                        }),
+                        "");
+  ASSERT_FALSE(zero.ok);
+  EXPECT_NE(zero.error.find("only some of ASTRA-sim's network dimensions"), std::string::npos) << zero.error;
+  EXPECT_NE(zero.error.find("a pg_name other than \"0\""), std::string::npos) << zero.error;
+  auto not_bools = run_trace(dir, "b", traces([](pb::Node& n, unsigned) { add_int(n, "involved_dim", 1); }), "");
+  ASSERT_FALSE(not_bools.ok);
+  EXPECT_NE(not_bools.error.find("involved_dim: the network dimensions a collective spans are a bool list"),
+            std::string::npos)
+      << not_bools.error;
   fs::remove_all(dir);
 }
 

@@ -84,6 +84,32 @@ TEST(Chakra, EveryCollectiveTypeMovesTheVolumeItsProducerMeans)
   }
 }
 
+// A reduce-scatter's or all-to-all's comm_size that is no multiple of its group's size: each rank's share rounded up,
+// said. Rounded down, 3 bytes over 4 ranks had been a collective of 0 bytes, done at once; 4,097 bytes ran as 4,096.
+TEST(Chakra, AnUnevenShareIsRoundedUpAndSaid)
+{
+  auto dir = scratch("uneven");
+  auto run = [&](const char* name, std::int64_t bytes) {
+    for (unsigned r = 0; r < 4; ++r)
+      write_rank(dir / fmt::format("{}.{}.et", name, r), {collective(1, pb::REDUCE_SCATTER, bytes)});
+    auto t = run_scenario_isolated(scenario(dir / name, 4));
+    EXPECT_TRUE(t.ok) << t.error;
+    return t;
+  };
+  auto tiny = run("tiny", 3), even = run("even", 16), odd = run("odd", 16 + 1);
+  ASSERT_TRUE(tiny.ok && even.ok && odd.ok);
+  EXPECT_EQ(tiny.metadata.at("workload").at("empty_collectives"), 0);
+  EXPECT_EQ(tiny.metadata.at("workload").at("uneven_shares"), 4) << "one on each rank";
+  EXPECT_EQ(even.metadata.at("workload").at("uneven_shares"), 0);
+  EXPECT_GT(last_end(tiny), 0.5) << "the collective runs";
+  EXPECT_GT(last_end(odd), last_end(even)) << "17 bytes over 4 ranks: 5 each (8 as whole elements), not 4";
+  bool said = false;
+  for (auto const& l : odd.summary)
+    said = said || l.find("no multiple of their group's size: each rank's share was rounded up") != std::string::npos;
+  EXPECT_TRUE(said);
+  fs::remove_all(dir);
+}
+
 TEST(Chakra, ASendBeforeItsDependentReceiveRunsAsTheProducersMeanIt)
 {
   // ASTRA-sim's custom ring: every rank sends, then receives with the receive depending on the send. ASTRA-sim
@@ -358,6 +384,16 @@ TEST(Chakra, BadTracesAreErrorsNamingTheFileAndNode)
   run({{}, {rcv}}, "t.1.et: node 1 ('recv'): rank 1 receives message 1 from rank 0 with tag 0, but rank 0 sends it "
                    "only 0");
   run({{collective(1, pb::ALL_REDUCE, 1024)}, {}}, "calls 0 collective(s)");
+  // A send issued on a rank its comm_src does not name (or a receive its comm_dst): ASTRA-sim refuses it; it had run.
+  auto foreign = p2p(1, true, 64, 1);
+  add_int(foreign, "comm_src", 1);
+  auto theirs = p2p(1, false, 64, 0);
+  run({{foreign}, {theirs}}, "t.0.et: node 1 ('send'), comm_src: a send on rank 0's trace names rank 1 as its sender");
+  auto own = p2p(1, true, 64, 1);
+  add_int(own, "comm_src", 0);
+  auto wrong_dst = p2p(1, false, 64, 0);
+  add_int(wrong_dst, "comm_dst", 0);
+  run({{own}, {wrong_dst}}, "comm_dst: a receive on rank 1's trace names rank 0 as its receiver");
   run({{collective(1, pb::ALL_REDUCE, 1024)}, {collective(1, pb::ALL_GATHER, 1024)}}, "the same collectives");
   // Uneven sizes (an all-to-all of uneven splits): the field and the trace's own comm_sizes (the message had named
   // comm_type, bytes divided by the members, and "different collectives").

@@ -111,6 +111,12 @@ void Chakra::report(const nodes::Cluster& c, results::ResultSink& sink, std::vec
                                   "(a local copy of the data; ASTRA-sim builds no phase for them, and an in-place "
                                   "PyTorch call moves nothing)",
                                   n));
+  if (auto n = repairs().uneven_shares; n > 0)
+    summary.push_back(fmt::format("  {} reduce-scatter or all-to-all node(s) (counted on each rank) have a comm_size "
+                                  "that is no multiple of their group's size: each rank's share was rounded up to "
+                                  "whole bytes (then to whole elements), so that none is lost (ASTRA-sim pads them to "
+                                  "whole chunks)",
+                                  n));
   if (repairs().issue_orders_opposed)
     summary.push_back("  the ranks issue some communicators' collectives in opposite orders (ASTRA-sim runs them side "
                       "by side; a CCLO runs one call at a time): read whole, every rank's collectives follow their "
@@ -149,6 +155,7 @@ config::Json Chakra::metadata() const
   m["one_member_allgathers"] = r.one_member_allgathers;
   m["one_member_collectives"] = r.one_member_collectives;
   m["issue_orders_opposed"]   = r.issue_orders_opposed;
+  m["uneven_shares"]          = r.uneven_shares;
   for (auto const& [attribute, n] : r.unread_attributes)
     m["unread_attributes"][attribute] = n;
   if (stream_) {

@@ -41,6 +41,9 @@ struct ChakraRepairs {
   /// Other collectives on a group of one member, counted (not a repair): run as the engine's one-rank call (a local
   /// copy), where ASTRA-sim builds no phase and an in-place PyTorch call moves nothing.
   std::uint64_t one_member_collectives = 0;
+  /// Reduce-scatters and all-to-alls whose comm_size is no multiple of their group's size, counted on each rank (not
+  /// a repair): each rank's share rounded up.
+  std::uint64_t uneven_shares = 0;
   /// Collectives carrying attributes the replay reads nothing of, by name (ASTRA-sim's comm_priority).
   std::map<std::string, std::uint64_t> unread_attributes;
   /// Read whole: the ranks issue some communicators' collectives in opposite orders, so no one order keeps every

@@ -365,9 +365,18 @@ std::string group_of(const Ctx& c, unsigned r, const pb::Node& n)
     else
       throw node_error(c, r, n, "pg_name", "a process group is named by a string (or an integer id), not this kind");
   }
+  // ASTRA-sim reads the dimensions where the node names no group of its own: no pg_name, or "0", the default group
+  // (Workload::extract_comm_group gives none for "" and "0", and issue_coll_comm passes involved_dim on).
+  const bool world = group.empty() || group == "0";
   for (const char* key : {"involved_dim", "involve_dims"}) {
     auto const* d = attr(n, key);
-    if (!d || d->value_case() != pb::AttributeProto::kBoolList || !group.empty())
+    if (!d)
+      continue;
+    if (d->value_case() != pb::AttributeProto::kBoolList)
+      throw node_error(c, r, n, key,
+                       "the network dimensions a collective spans are a bool list (one per dimension), as ASTRA-sim "
+                       "reads them (it stops on anything else: \"Expected bool_list in involved_dim\")");
+    if (!world)
       continue;
     auto const& v = d->bool_list().values();
     if (std::find(v.begin(), v.end(), false) == v.end())
@@ -378,7 +387,8 @@ std::string group_of(const Ctx& c, unsigned r, const pb::Node& n)
     throw node_error(c, r, n, key,
                      fmt::format("the collective spans only some of ASTRA-sim's network dimensions ([{}]); nafsim's "
                                  "topologies have no dimensions to map them to: name the ranks it spans as a "
-                                 "communicator (pg_name, with workload.comm_groups)",
+                                 "communicator (a pg_name other than \"0\", the default group of every rank, with "
+                                 "workload.comm_groups)",
                                  dims));
   }
   return group;
@@ -408,8 +418,15 @@ template <class Size> void collective_work(const Ctx& c, unsigned r, const pb::N
   // comm_size as the producers mean it (README.md): a reduce-scatter's and an all-to-all's is the rank's whole
   // input (ASTRA-sim's Ring.cc: msg = size / N; Chakra's PyTorch converter counts the input tensors), of which
   // each rank keeps, or each peer gets, 1/N: the CCLO's per-rank count is that share. Other types: as given.
-  if (l.kind == ProgramOpKind::ReduceScatter || l.kind == ProgramOpKind::AllToAll)
-    l.bytes /= m.size();
+  // A comm_size that is no multiple of the group's size has its share rounded up, so that no byte is lost and a
+  // comm_size below the group's size still moves one (ASTRA-sim pads such a collective to whole chunks and runs
+  // every step; rounded down, 3 bytes over 4 ranks had been a collective of 0 bytes, done at once): counted, said.
+  if (l.kind == ProgramOpKind::ReduceScatter || l.kind == ProgramOpKind::AllToAll) {
+    const std::uint64_t members = m.size();
+    if (l.bytes % members != 0)
+      ++c.repairs.uneven_shares;
+    l.bytes = (l.bytes + members - 1) / members;
+  }
   // ACCL's driver makes no call for a collective of count 0 (accl.cpp: "zero size buffer"), so the replay on the
   // CCLOs makes none (from a kernel the firmware's eager reduce ring would hang on it): done at once, counted.
   if (l.bytes == 0 && l.kind != ProgramOpKind::Barrier && c.cfg.engine == ProgramEngine::Cclo) {
@@ -452,6 +469,15 @@ Local local_of(const Ctx& c, unsigned r, const pb::Node& n)
       const bool send = n.type() == pb::COMM_SEND_NODE;
       l.kind          = send ? ProgramOpKind::Send : ProgramOpKind::Recv;
       l.peer          = peer_of(c, r, n, send ? "comm_dst" : "comm_src");
+      // A send is issued by its sender and a receive by its receiver (ASTRA-sim's issue_send_comm and
+      // issue_recv_comm refuse a node whose own end names another rank).
+      if (auto own = whole_attr(c, r, n, send ? "comm_src" : "comm_dst"); own && *own != static_cast<std::int64_t>(r))
+        throw node_error(c, r, n, send ? "comm_src" : "comm_dst",
+                         fmt::format("a {} on rank {}'s trace names rank {} as its {}: a {} is issued by its {} (as "
+                                     "ASTRA-sim requires); give the peer in {} and this rank, or nothing, in {}",
+                                     send ? "send" : "receive", r, *own, send ? "sender" : "receiver",
+                                     send ? "send" : "receive", send ? "sender" : "receiver",
+                                     send ? "comm_dst" : "comm_src", send ? "comm_src" : "comm_dst"));
       l.bytes         = size();
       const std::int64_t tag = whole_attr(c, r, n, "comm_tag").value_or(0);
       if (tag < 0 || tag >= std::int64_t{0xFFFFFFFF})
