@@ -106,7 +106,9 @@ Built lant_hops(const CsvTable& merged)
   g.push_back("Predictions: receive latency saved by registration (unregistered - registered, us) and in % of the "
               "unregistered latency, node 0 -> node 3 across a chain of switches (25-cycle cut-through FPGA switches, "
               "lossless links), with Poisson background load from the other two nodes into the receiver (fraction "
-              "of the 10 Gb/s link in wire bytes). The paper argues the gain grows with distance and load (section 4.1).");
+              "of the 10 Gb/s link in wire bytes); each cell the mean over seeds 1-3 (the background's draws; one seed's "
+              "cells had crossed by more than the steps of distance). The paper argues the gain grows with distance "
+              "and load (section 4.1).");
   g.push_back("");
   std::string head = "| size | load |", rule = "|---|---|";
   for (unsigned s : switches) {
