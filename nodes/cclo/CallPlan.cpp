@@ -1,4 +1,5 @@
 #include "nodes/cclo/CallPlan.hpp"
+#include "nodes/cclo/CcloBuild.hpp"
 
 #include "nodes/cclo/DataMover.hpp"
 
@@ -480,6 +481,11 @@ CallPlan plan_call(const CcloCall& call, const CcloConfig& cfg, const CcloLink& 
                           "with only the result streamed, {} above max_eager_size {} goes rendezvous into a ring that "
                           "receives eager (the hardware hangs); stream the operand too, or keep the result in memory",
                           format_bytes(Bytes{bytes}), format_bytes(cfg.tuning.max_eager_size));
+  // Advice that names the Rx buffers or the protocol limits, on a named build, says that the build sets them.
+  if (!p.error.empty() && (p.error.find("rx_buffers") != std::string::npos ||
+                           p.error.find("max_eager_size") != std::string::npos ||
+                           p.error.find("max_rendezvous_size") != std::string::npos))
+    p.error += build_sets_these(cfg);
   return p;
 }
 

@@ -1,6 +1,7 @@
 #include "nodes/cclo/Cclo.hpp"
 
 #include "nodes/cclo/CallPlan.hpp"
+#include "nodes/cclo/CcloBuild.hpp"
 #include "nodes/cclo/Firmware.hpp"
 #include "nodes/cclo/FirmwareDispatch.hpp"
 
@@ -181,9 +182,10 @@ void Cclo::on_dmp_stuck(const std::string& why, bool fifo)
   auto const& rx = config().rx_buffers;
   if (fifo) { // a block of more than 64 Rx buffers: only larger buffers or the rendezvous protocol help
     fail(fmt::format("host {}: {}. Raise platform.node.fpga.cclo.rx_buffers.size (and tuning.max_eager_size with "
-                     "it) so that a block fills at most {} buffers{}",
+                     "it) so that a block fills at most {} buffers{}{}",
                      host_, why, DataMover::kMaxRxPieces,
-                     link_.rendezvous ? ", or let the rendezvous protocol carry the large messages" : ""));
+                     link_.rendezvous ? ", or let the rendezvous protocol carry the large messages" : "",
+                     build_sets_these(config())));
     return;
   }
   // How to size the Rx buffers: every peer's eager message may land before the one the moves need next, and a move
@@ -197,7 +199,8 @@ void Cclo::on_dmp_stuck(const std::string& why, bool fifo)
                    link_.rendezvous ? ", or let the rendezvous protocol carry the large messages (its WRITEs need "
                                       "no Rx buffer)"
                                     : fmt::format(" (over {} the CCLO runs every call eager: no rendezvous)",
-                                                  link_.transport)));
+                                                  link_.transport)) +
+       build_sets_these(config()));
 }
 
 void Cclo::fail(std::string why)
@@ -400,10 +403,12 @@ bool Cclo::on_completion(const roce::Completion& c)
        (c.status == roce::Status::RnrRetryExceeded
               ? fmt::format(" (the receiver had no free Rx buffer: {} buffers of {}, never freed while its peers' "
                             "eager segments waited: raise rx_buffers.count, or lower max_eager_size (with "
-                            "rx_buffers.size no larger: the firmware refuses an eager limit below an Rx buffer), or "
-                            "run the eager "
-                            "build, platform.node.fpga.cclo.build: eager, whose Rx buffers hold a message whole)",
-                            cfg_.rx_buffers.count, format_bytes(cfg_.rx_buffers.size))
+                            "rx_buffers.size no larger: the firmware refuses an eager limit below an Rx buffer){})",
+                            cfg_.rx_buffers.count, format_bytes(cfg_.rx_buffers.size),
+                            cfg_.build == CcloBuild::Custom
+                                ? ", or run the eager build, platform.node.fpga.cclo.build: eager, whose Rx buffers "
+                                  "hold a message whole"
+                                : build_sets_these(cfg_))
               : std::string()));
   return true;
 }

@@ -2,6 +2,7 @@
 // wired to the node's connectionless NI or to its engine (RoCE, TCP, UDP) over the cluster's connections, and the
 // CCLO made with it on first use.
 
+#include "nodes/cclo/CcloBuild.hpp"
 #include "nodes/fpga/FpgaCluster.hpp"
 #include "simcore/results/Trace.hpp"
 
@@ -25,10 +26,11 @@ CcloLink connectionless_link(const FpgaNodeConfig& fpga, LantNi& nref)
         fmt::format("over the connectionless transport an eager message (max_eager_size {} + the {} header) must "
                     "fit the registration range ({} with {}-bit masks of {} packets{}): lower max_eager_size (and "
                     "rx_buffers.size with it: the firmware refuses an eager limit below an Rx buffer) or raise "
-                    "connectionless.transport.bitmask_bits",
+                    "connectionless.transport.bitmask_bits{}",
                     format_bytes(cc.tuning.max_eager_size), format_bytes(cc.txrx.header),
                     format_bytes(Bytes{tc.max_registered()}), tc.bitmask_bits,
-                    format_bytes(tc.packet_payload), tc.registration ? "" : "; registration is off"));
+                    format_bytes(tc.packet_payload), tc.registration ? "" : "; registration is off",
+                    build_sets_these(cc)));
   // Every CCLO message is registered at its receiver (it lands where the registration puts it), down to a
   // control message that is the header alone (rendezvous requests and acknowledgements).
   if (tc.register_min.count > cc.txrx.header.count)

@@ -94,6 +94,23 @@ Rule lant_setting(const char* key, std::string (*why)(const lant::LantConfig&))
           }};
 }
 
+/// A setting a named CCLO build sets for its ranks whatever is given (nodes::apply_build); where no CCLO ran, the
+/// section's reason.
+Rule set_by_build(const char* key)
+{
+  return {fmt::format("platform.node.fpga.cclo.{}", key), [](const Cluster& c, std::string_view) {
+            if (nodes::cclos_made(c) == 0)
+              return fmt::format("no node ran a CCLO ({})", nodes_are(c));
+            auto const& cclo = nodes::fpga_config(c.config().node).cclo;
+            return cclo.build == nodes::CcloBuild::Custom
+                       ? std::string()
+                       : fmt::format("platform.node.fpga.cclo.build is {}, which sets rx_buffers.count and .size, "
+                                     "max_eager_size and max_rendezvous_size for its ranks whatever is given (set "
+                                     "build to custom to give them)",
+                                     config::enum_name(cclo.build));
+          }};
+}
+
 std::string registration_off(const lant::LantConfig& t)
 {
   return t.registration ? std::string()
@@ -119,6 +136,11 @@ const std::vector<Rule>& rules()
        [](const Cluster& c, std::string_view) { return other_topology(c, topo::Kind::FatTree); }},
       {"platform.topology.chain",
        [](const Cluster& c, std::string_view) { return other_topology(c, topo::Kind::Chain); }},
+      // (before the section's own rule, which takes the first match)
+      set_by_build("rx_buffers.count"),
+      set_by_build("rx_buffers.size"),
+      set_by_build("tuning.max_eager_size"),
+      set_by_build("tuning.max_rendezvous_size"),
       {"platform.node.fpga.cclo", // (but its invocation and firmware costs: unread_reason)
        [](const Cluster& c, std::string_view) {
          return nodes::cclos_made(c) > 0 ? std::string()

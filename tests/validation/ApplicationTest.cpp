@@ -106,6 +106,15 @@ TEST(FcLayer, ClearErrors)
   auto fixed = run_scenario_isolated(kFc, {"workload.outputs=2000000", "workload.sizes=[4096]", "workload.iterations=1",
                                            "platform.node.fpga.cclo.tuning.max_rendezvous_size=8MiB"});
   EXPECT_TRUE(fixed.ok) << fixed.error;
+  // On a named build the same advice says that the build sets the limit (raising it there changed nothing, and the
+  // same error came back).
+  auto built = run_scenario_isolated(kFc, {"workload.outputs=2000000", "platform.node.fpga.cclo.build=rendezvous",
+                                           "platform.node.fpga.cclo.tuning.max_rendezvous_size=16MiB"});
+  ASSERT_FALSE(built.ok);
+  EXPECT_NE(built.error.find("platform.node.fpga.cclo.build is rendezvous, which sets rx_buffers, max_eager_size and "
+                             "max_rendezvous_size for its ranks whatever is given: set build to custom"),
+            std::string::npos)
+      << built.error;
 }
 
 namespace {

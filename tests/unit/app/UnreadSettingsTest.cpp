@@ -36,6 +36,27 @@ TEST(UnreadSettings, ACcloSettingIsUnreadUntilACcloRuns)
   EXPECT_EQ(unread_reason(w.cluster(), "collective", "platform.node.fpga.cclo.rx_buffers.count"), "");
 }
 
+// A named CCLO build sets the Rx buffers and the protocol limits whatever is given: those given are said to be read by
+// nothing (a --set rx_buffers.count=1000 on build rendezvous ran 8 buffers of 64 B, unsaid); the rest of the section
+// is read.
+TEST(UnreadSettings, WhatANamedCcloBuildSetsIsNotReadFromTheSettings)
+{
+  NodeWorld built(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2},
+                      "node": {"fpga": {"cclo": {"build": "rendezvous"}}}})");
+  built.cclo(1);
+  for (auto const* p : {"platform.node.fpga.cclo.rx_buffers.count", "platform.node.fpga.cclo.rx_buffers.size",
+                        "platform.node.fpga.cclo.tuning.max_eager_size",
+                        "platform.node.fpga.cclo.tuning.max_rendezvous_size"})
+    EXPECT_NE(unread_reason(built.cluster(), "collective", p).find("build is rendezvous"), std::string::npos) << p;
+  EXPECT_EQ(unread_reason(built.cluster(), "collective", "platform.node.fpga.cclo.rx_buffers.seek_cycles"), "");
+  EXPECT_EQ(unread_reason(built.cluster(), "collective", "platform.node.fpga.cclo.tuning.bcast_flat_tree_max_ranks"),
+            "");
+  NodeWorld custom(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2},
+                       "node": {"fpga": {"cclo": {"build": "custom"}}}})");
+  custom.cclo(1);
+  EXPECT_EQ(unread_reason(custom.cluster(), "collective", "platform.node.fpga.cclo.rx_buffers.count"), "");
+}
+
 TEST(UnreadSettings, EachTransportsSectionIsReadWhereItsEngineRuns)
 {
   NodeWorld roce(R"({"preset": "accl-coyote-u55c", "topology": {"kind": "star", "hosts": 2}})");
