@@ -315,6 +315,17 @@ TEST(Dlrm, ClearErrors)
   ASSERT_FALSE(few.ok);
   EXPECT_NE(few.error.find("/workload/dsps/2"), std::string::npos) << few.error;
   EXPECT_NE(few.error.find("between one multiply-add's 4"), std::string::npos) << few.error;
+  // A layer of 0 outputs (a middle one had run as a layer of no time, unsaid; a first one failed mid-run without a
+  // path) and a CPU batch of 0 (a row of infinite speed-up) are refused where they are given.
+  for (auto const* fc : {"workload.model.fc=[2048,0,256]", "workload.model.fc=[0,512,256]"}) {
+    auto zero = run_scenario_isolated(kDlrm, {fc});
+    ASSERT_FALSE(zero.ok) << fc;
+    EXPECT_EQ(zero.error_kind, "config") << zero.error;
+    EXPECT_NE(zero.error.find("/workload/model/fc/"), std::string::npos) << zero.error;
+  }
+  auto batch = run_scenario_isolated(kDlrm, {"workload.cpu_baseline.batch_sizes=[1,0]"});
+  ASSERT_FALSE(batch.ok);
+  EXPECT_NE(batch.error.find("/workload/cpu_baseline/batch_sizes/1"), std::string::npos) << batch.error;
 }
 
 // With one credit a call's shortest run includes its wait for the receiver, so the bound is the credit loop's (the

@@ -23,8 +23,10 @@ struct DlrmModelConfig {
             config::Limits::between(1, 1 << 20));
     v.field("embedding_bytes", embedding_bytes, "all tables together, split evenly (Table 2: 50 GB)");
     v.field("table_bytes", table_bytes, "per-table sizes (override embedding_bytes when not empty; one per table)");
-    v.field("fc", fc, "output lengths of the FC layers (Table 2: 2048, 512, 256); FC1's input is the concatenated "
-                      "vector (tables x embedding_dim)");
+    v.field("fc", fc,
+            "output lengths of the FC layers (Table 2: 2048, 512, 256); FC1's input is the concatenated vector "
+            "(tables x embedding_dim)",
+            config::Limits::between(1, 1 << 24));
   }
 };
 
@@ -59,7 +61,8 @@ struct DlrmCpuConfig {
   template <class V> void describe(V& v)
   {
     v.field("cpu", cpu, "the server's CPU (defaults: Xeon Platinum 8259CL, 16 cores with AVX-512)");
-    v.field("batch_sizes", batch_sizes, "batch sizes of the baseline (Fig. 17's x axis)");
+    v.field("batch_sizes", batch_sizes, "batch sizes of the baseline (Fig. 17's x axis)",
+            config::Limits::between(1, 1 << 24));
     v.field("request_overhead", request_overhead,
             "per batch: receiving the request, TensorFlow Serving's session set-up, returning the result "
             "(ASSUMPTION: 100 us, the order of a local gRPC Predict round trip)");
