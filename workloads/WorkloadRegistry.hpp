@@ -42,6 +42,9 @@ public:
     e.create = [](const config::Json& j, const std::string& pointer, const config::Origins& origins,
                   config::Json& resolved) -> std::unique_ptr<Workload> {
       Cfg cfg;
+      // (what a value cannot tell: a key that must be given, where its default is a valid choice of its own)
+      if constexpr (requires { Cfg::check_given(j, pointer, origins); })
+        Cfg::check_given(j, pointer, origins);
       config::Reader::read(j, cfg, pointer, origins);
       resolved = config::Writer::write(cfg);
       return std::make_unique<W>(cfg);

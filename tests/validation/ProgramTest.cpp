@@ -136,7 +136,8 @@ TEST(Program, TheReferenceKeepsUnspecifiedResultsUnspecifiedAndAnInPlaceBcastsRo
     o.src  = std::move(src);
     o.dst  = std::move(dst);
     o.root = root;
-    o.func = nafsim::coll::ReduceFunc::Max;
+    if (k != w::ProgramOpKind::Bcast) // (a bcast reads no func: refused)
+      o.func = nafsim::coll::ReduceFunc::Max;
     return o;
   };
   cfg.ops = {op(w::ProgramOpKind::Reduce, "a", "r", 1), op(w::ProgramOpKind::Combine, "a", "r"),
@@ -462,12 +463,34 @@ TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)
            {R"({"op": "allgather", "src": "a", "dst": "a", "count": 16})", "/workload/ops/0/dst_offset"},
            {R"({"op": "compute", "ranks": [0], "duration": "1us"}, {"op": "wait", "after": [0]})", "/workload/ops/1/after/0"},
            // a rank listed twice had run the operation twice on it (the audit of 2026-12-07)
-           {R"({"op": "compute", "ranks": [1, 1], "duration": "1us"})", "/workload/ops/0/ranks/1"}}) {
+           {R"({"op": "compute", "ranks": [1, 1], "duration": "1us"})", "/workload/ops/0/ranks/1"},
+           // the audit of 2026-12-08: an operation without `op` had run as a barrier of every rank, its keys unread;
+           // keys its op reads nothing of ran as if absent; a negative peer other than -1 meant `shift`; an allgather
+           // on one member passed --check-only and failed the run
+           {R"({"src": "a", "dst": "b"})", "/workload/ops/0"},
+           {R"({"op": "allreduce", "src": "a", "dst": "b", "root": 1})", "/workload/ops/0/root"},
+           {R"({"op": "send", "ranks": [0], "peer": 1, "src": "a", "duration": "5us"},
+               {"op": "recv", "ranks": [1], "peer": 0, "dst": "b"})", "/workload/ops/0/duration"},
+           {R"({"op": "combine", "src": "a", "dst": "b", "protocol": "rendezvous"})", "/workload/ops/0/protocol"},
+           {R"({"op": "copy", "src": "a", "dst": "b", "peer": 1})", "/workload/ops/0/peer"},
+           {R"({"op": "barrier", "src": "a"})", "/workload/ops/0/src"},
+           {R"({"op": "allgather", "src": "a", "dst": "b", "func": "max"})", "/workload/ops/0/func"},
+           {R"({"op": "send", "ranks": [0], "peer": -5, "src": "a"})", "/workload/ops/0/peer"}}) {
     auto r = run_scenario_isolated(program(2, bufs, c.ops));
     ASSERT_FALSE(r.ok) << c.ops;
     EXPECT_EQ(r.error_kind, "config") << r.error;
     EXPECT_NE(r.error.find(c.path), std::string::npos) << r.error;
   }
+  // An allgather on a communicator of one member is refused at the plan, before the run (the firmware has no one-rank
+  // allgather); on the MPI engine it runs.
+  const std::string one = R"(, "communicators": [{"name": "one", "ranks": [1]}])";
+  auto lone = run_scenario_isolated(program(2, bufs, R"({"op": "allgather", "comm": "one", "src": "a", "dst": "b"})", one));
+  ASSERT_FALSE(lone.ok);
+  EXPECT_EQ(lone.error_kind, "config") << lone.error;
+  EXPECT_NE(lone.error.find("/workload/ops/0/comm"), std::string::npos) << lone.error;
+  auto lone_mpi =
+      run_scenario_isolated(program(2, bufs, R"({"op": "allgather", "comm": "one", "src": "a", "dst": "b"})", one, "mpi"));
+  EXPECT_TRUE(lone_mpi.ok) << lone_mpi.error;
   // The same range read and written (in place) has one meaning, and disjoint ranges of one buffer too; rooted
   // collectives are left as given.
   for (const char* ops : {R"({"op": "allreduce", "src": "a", "dst": "a"})",

@@ -144,7 +144,7 @@ struct ProgramOp {
     v.field("src_offset", src_offset, "where in `src` the operand starts, in elements");
     v.field("dst_offset", dst_offset, "where in `dst` the result goes, in elements");
     v.field("root", root, "rooted collectives: the root's rank in `comm`");
-    v.field("peer", peer, "send / recv: the peer's program rank (-1: use `shift`)");
+    v.field("peer", peer, "send / recv: the peer's program rank (-1: use `shift`)", config::Limits::between(-1, 65535));
     v.field("shift", shift, "send / recv without `peer`: the peer is (rank + shift) mod ranks (a ring: send 1, recv -1)");
     v.field("tag", tag, "send / recv: ACCL's tag (messages between two ranks match in order within a tag)");
     v.field("func", func, "reductions and combine: sum or max");
@@ -190,6 +190,19 @@ struct ProgramConfig {
     v.field("compute", compute, "what compute operations given by operations and bytes run on");
     v.field("verify", verify, "carry real bytes and check every buffer after every operation against a reference "
                               "run of the program on plain numbers");
+  }
+  /// Every operation names what it does: without `op` it had run as a barrier of every rank, its other keys unread.
+  static void check_given(const config::Json& j, const std::string& pointer, const config::Origins& origins)
+  {
+    if (!j.is_object() || !j.contains("ops") || !j["ops"].is_array())
+      return; // (the reader says what is wrong with them)
+    for (std::size_t i = 0; i < j["ops"].size(); ++i)
+      if (j["ops"][i].is_object() && !j["ops"][i].contains("op")) {
+        const std::string at = pointer + "/ops/" + std::to_string(i);
+        throw config::ConfigError(origins.of(at), at,
+                                  "an operation names what it does in `op` (a collective, copy, combine, send, "
+                                  "recv, stream_put, compute or wait; `nafsim params workload` lists them)");
+      }
   }
 };
 

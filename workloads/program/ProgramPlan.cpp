@@ -376,6 +376,67 @@ std::vector<ProgramPlan::Unmatched> ProgramPlan::check_messages(const OpPlaces& 
   return left;
 }
 
+namespace {
+
+/// A field given a value (other than its default, which is the same as not giving it) on an operation that reads
+/// nothing of it is refused: `root` on an allreduce, `duration` on a send, `peer` on a copy had run as if absent.
+void check_fields_apply(std::size_t i, const ProgramOp& k)
+{
+  const ProgramOp none;
+  const auto op = k.op;
+  const std::string name(config::enum_name(op));
+  auto refuse = [&](const char* key, const char* what) {
+    throw op_error(i, key, fmt::format("{} reads no {}: it applies to {}; remove it", name, key, what));
+  };
+  const bool rooted = op == ProgramOpKind::Bcast || op == ProgramOpKind::Scatter || op == ProgramOpKind::Gather ||
+                      op == ProgramOpKind::Reduce;
+  const bool reduces = op == ProgramOpKind::Reduce || op == ProgramOpKind::AllReduce ||
+                       op == ProgramOpKind::ReduceScatter || op == ProgramOpKind::Combine;
+  if (k.root != none.root && !rooted)
+    refuse("root", "the rooted collectives (bcast, scatter, gather, reduce)");
+  if (k.func != none.func && !reduces)
+    refuse("func", "reductions (reduce, allreduce, reduce-scatter) and combine");
+  if (op != ProgramOpKind::Compute) {
+    if (k.duration != none.duration)
+      refuse("duration", "compute");
+    if (k.operations != none.operations)
+      refuse("operations", "compute");
+    if (k.bytes != none.bytes)
+      refuse("bytes", "compute");
+  }
+  if (!is_p2p(op)) {
+    if (k.peer != none.peer)
+      refuse("peer", "send, recv and stream_put");
+    if (k.shift != none.shift)
+      refuse("shift", "send, recv and stream_put");
+  }
+  if (k.tag != none.tag && op != ProgramOpKind::Send && op != ProgramOpKind::Recv)
+    refuse("tag", op == ProgramOpKind::StreamPut ? "send and recv (a stream_put's tag is its stream's id)"
+                                                 : "send and recv");
+  if (k.algorithm != none.algorithm && !is_collective(op))
+    refuse("algorithm", "the collectives");
+  if (k.protocol != none.protocol && !is_collective(op) && !is_p2p(op))
+    refuse("protocol", "the collectives, send, recv and stream_put");
+  if (!k.src.empty() && !reads_buffer(op))
+    refuse("src", "the operations that read a buffer");
+  if (!k.dst.empty() && !writes_buffer(op))
+    refuse("dst", "the operations that write a buffer");
+  if (!reads_buffer(op) && !writes_buffer(op)) {
+    if (k.count != none.count)
+      refuse("count", "the operations that read or write a buffer");
+    if (k.src_offset != none.src_offset)
+      refuse("src_offset", "the operations that read a buffer");
+    if (k.dst_offset != none.dst_offset)
+      refuse("dst_offset", "the operations that write a buffer");
+  }
+  if (k.src_offset != none.src_offset && !reads_buffer(op))
+    refuse("src_offset", "the operations that read a buffer");
+  if (k.dst_offset != none.dst_offset && !writes_buffer(op))
+    refuse("dst_offset", "the operations that write a buffer");
+}
+
+} // namespace
+
 ProgramPlan ProgramPlan::resolve(const ProgramConfig& cfg)
 {
   ProgramPlan p;
@@ -393,7 +454,15 @@ ProgramPlan ProgramPlan::resolve(const ProgramConfig& cfg)
       throw op_error(i, "comm", fmt::format("no communicator named '{}' (communicators: {})", k.comm,
                                             listed(p.comm_names)));
     o.comm = static_cast<std::size_t>(c);
+    check_fields_apply(i, k);
     resolve_roles(p, k, o);
+    // (CallPlan refuses it too, but only when the call is made: --check-only had passed it)
+    if (cfg.engine == ProgramEngine::Cclo && k.op == ProgramOpKind::AllGather && o.runs.size() == 1)
+      throw op_error(i, "comm",
+                     fmt::format("communicator '{}' has one member, and the firmware's allgather has no one-rank case "
+                                 "(its ring's next rank is itself, over a session ACCL never opens): on one rank use "
+                                 "a copy",
+                                 k.comm));
     resolve_operands(p, names, k, o);
     for (std::size_t j = 0; j < k.after.size(); ++j) {
       const unsigned d = k.after[j];
