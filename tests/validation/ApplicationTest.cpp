@@ -92,6 +92,10 @@ TEST(FcLayer, ClearErrors)
   ASSERT_FALSE(too_many.ok);
   EXPECT_NE(too_many.error.find("/workload/ranks"), std::string::npos) << too_many.error;
   EXPECT_NE(too_many.error.find("FPGA node"), std::string::npos) << too_many.error;
+  auto threads = run_scenario_isolated(kFc, {"workload.threads=1000"}); // (ran as every core, unsaid)
+  ASSERT_FALSE(threads.ok);
+  EXPECT_NE(threads.error.find("/workload/threads: 1000 threads per rank's GEMV, but the hosts"), std::string::npos)
+      << threads.error;
   auto tiny = run_scenario_isolated(kFc, {"workload.sizes=[2]"});
   ASSERT_FALSE(tiny.ok);
   EXPECT_NE(tiny.error.find("/workload/sizes/0"), std::string::npos) << tiny.error;

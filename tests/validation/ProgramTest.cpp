@@ -582,6 +582,10 @@ TEST(Program, ComputePhasesByWorkShareTheirRanksEngine)
     EXPECT_EQ(over.error_kind, "config") << over.error;
     EXPECT_NE(over.error.find(path), std::string::npos) << over.error;
   }
+  // More threads than the hosts' cores is refused likewise on engine mpi (it ran as every core, unsaid).
+  auto threads = run_scenario_isolated(program(1, bufs, two, R"(, "compute": {"threads": 1000})", "mpi"));
+  ASSERT_FALSE(threads.ok);
+  EXPECT_NE(threads.error.find("/workload/compute/threads"), std::string::npos) << threads.error;
 }
 
 // ACCL's XRT build cannot point the CCLO at host buffers (Vitis' partitioned memory: its driver migrates them around

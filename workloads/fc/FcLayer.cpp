@@ -87,6 +87,12 @@ void FcLayer::start(nodes::Cluster& c)
                     cfg_.ranks, nodes.size(), accl ? "FPGA" : "host", config::enum_name(cfg_.reduction),
                     accl ? "FPGA nodes (a host driving its FPGA's CCLO)" : "host nodes (software MPI)",
                     c.more_nodes_advice(accl ? nodes::FpgaNode::kKind : nodes::HostNode::kKind, cfg_.ranks)));
+  // (more threads than cores had run as every core, unsaid)
+  if (const unsigned cores = nodes::host_config(c.config().node).compute.cores; cfg_.threads > cores)
+    throw config::ConfigError("", "/workload/threads",
+                              fmt::format("{} threads per rank's GEMV, but the hosts (platform.node.host.compute) have "
+                                          "{} cores: give at most {} (0: all of them)",
+                                          cfg_.threads, cores, cores));
   comm_.clear();
   for (unsigned r = 0; r < cfg_.ranks; ++r)
     comm_.push_back(static_cast<net::HostId>(nodes[r]));

@@ -34,8 +34,17 @@ SimTime compute_time(const nodes::Cluster& c, ProgramEngine engine, const Progra
 
 void check_compute_model(const nodes::Cluster& c, ProgramEngine engine, const ProgramCompute& m, const std::string& at)
 {
-  if (engine == ProgramEngine::Mpi)
+  if (engine == ProgramEngine::Mpi) {
+    // (more threads than cores had run as every core, unsaid, where the kernel's DSPs and channels are refused)
+    const unsigned cores = nodes::host_config(c.config().node).compute.cores;
+    if (m.threads > cores)
+      throw config::ConfigError("", at + "/threads",
+                                fmt::format("{} threads for a compute phase, but the hosts "
+                                            "(platform.node.host.compute) have {} cores: give at most {} (0: all of "
+                                            "them)",
+                                            m.threads, cores, cores));
     return;
+  }
   auto const& fabric = nodes::fpga_config(c.config().node).fabric;
   if (m.kernel.dsps > fabric.dsps)
     throw config::ConfigError("", at + "/kernel/dsps",
