@@ -170,7 +170,9 @@ std::vector<Change> actionable_changes(const nlohmann::json& scenario)
       if (current != a)
         out.push_back({fmt::format("the {} algorithm", a), {fmt::format("workload.algorithm={}", a)}, "algorithm"});
   }
-  if (kind == "mpi") {
+  // Open MPI's algorithms are forced on Open MPI's library only (MPICH's are refused), and a segment size applies to a
+  // forced algorithm only (alone it is refused): proposed otherwise, each ran as "cannot run this scenario".
+  if (kind == "mpi" && str(scenario, {"platform", "node", "host", "mpi", "library"}) != "mpich") {
     const std::string coll    = str(scenario, {"workload", "collective"});
     const std::string current = str(scenario, {"workload", "library_algorithm"});
     for (int c = 0; c <= static_cast<int>(coll::Collective::Barrier); ++c) {
@@ -181,8 +183,9 @@ std::vector<Change> actionable_changes(const nlohmann::json& scenario)
         if (a != current)
           out.push_back({fmt::format("Open MPI's {} algorithm", a), {"workload.library_algorithm=" + a}, "algorithm"});
     }
-    for (const char* seg : {"16KiB", "64KiB"})
-      out.push_back({fmt::format("segments of {}", seg), {fmt::format("workload.segment_size={}", seg)}, "segment"});
+    if (!current.empty())
+      for (const char* seg : {"16KiB", "64KiB"})
+        out.push_back({fmt::format("segments of {}", seg), {fmt::format("workload.segment_size={}", seg)}, "segment"});
   }
   // The hosts' MPI runs the calls for the mpi workload, a program or trace on the MPI engine, and an fc layer reduced
   // by MPI: their changes are the hosts' (the FPGA's, proposed there before, changed nothing).

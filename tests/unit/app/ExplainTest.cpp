@@ -10,6 +10,8 @@
 #include <fstream>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -227,6 +229,32 @@ TEST(Explain, ProposesTwiceTheRxBuffers)
   sc["platform"]["node"]["fpga"]["cclo"]["build"] = "rendezvous";
   for (auto const& c : app::actionable_changes(sc))
     EXPECT_NE(c.group, "rxcount") << c.name;
+}
+
+// Open MPI's algorithms only on Open MPI's library (forcing one on MPICH is refused), and segment sizes only beside a
+// forced algorithm (alone they are refused): each had been proposed and run as "cannot run this scenario".
+TEST(Explain, ProposesOnlyMpiChangesThatCanRun)
+{
+  auto scenario = [](const char* library, const char* forced) {
+    return nlohmann::json::parse(fmt::format(
+        R"({{"workload": {{"kind": "mpi", "collective": "bcast", "library_algorithm": "{}"}},
+             "platform": {{"network": {{}}, "node": {{"host": {{"transport": "roce", "mpi": {{"library": "{}"}}}}}}}}}})",
+        forced, library));
+  };
+  auto groups = [](const nlohmann::json& sc) {
+    std::map<std::string, int> n;
+    for (auto const& c : app::actionable_changes(sc))
+      ++n[c.group];
+    return n;
+  };
+  auto mpich = groups(scenario("mpich", ""));
+  EXPECT_EQ(mpich.count("algorithm"), 0u);
+  EXPECT_EQ(mpich.count("segment"), 0u);
+  auto free = groups(scenario("openmpi", ""));
+  EXPECT_GT(free["algorithm"], 0);
+  EXPECT_EQ(free.count("segment"), 0u);
+  auto forced = groups(scenario("openmpi", "pipeline"));
+  EXPECT_EQ(forced["segment"], 2);
 }
 
 TEST(Explain, ProposesALongerReceiveQueueForMpiOverRdma)
