@@ -86,8 +86,8 @@ const Node& Cluster::checked(std::size_t i, std::string_view want) const
                             i < cfg_.node.kinds.size() ? fmt::format("/platform/node/kinds/{}", i)
                                                        : std::string("/platform/node/kind"),
                             fmt::format("host {} is {} node, but {} node is needed there: change the platform's node "
-                                        "kinds (or the workload's ranks / system)",
-                                        i, a_node(is, n.kind()), a_node(need, want)));
+                                        "kinds, or the workload's setting that puts it on host {}",
+                                        i, a_node(is, n.kind()), a_node(need, want), i));
 }
 
 RdmaPoe& Cluster::poe(std::size_t i)

@@ -491,6 +491,13 @@ TEST(Program, BadProgramsAreConfigErrorsNamingTheOperation)
   auto lone_mpi =
       run_scenario_isolated(program(2, bufs, R"({"op": "allgather", "comm": "one", "src": "a", "dst": "b"})", one, "mpi"));
   EXPECT_TRUE(lone_mpi.ok) << lone_mpi.error;
+  // On the MPI engine a stream buffer is refused first, at the buffer: the operations' stream checks had advised a
+  // copy into the stream, which the engine then refused.
+  auto stream_mpi = run_scenario_isolated(program(2, R"({"name": "a", "elements": 64}, {"name": "s", "elements": 64,
+      "memory": "stream"})", R"({"op": "combine", "src": "a", "dst": "s"})", "", "mpi"));
+  ASSERT_FALSE(stream_mpi.ok);
+  EXPECT_NE(stream_mpi.error.find("/workload/buffers/1/memory: a stream is an FPGA kernel's"), std::string::npos)
+      << stream_mpi.error;
   // The same range read and written (in place) has one meaning, and disjoint ranges of one buffer too; rooted
   // collectives are left as given.
   for (const char* ops : {R"({"op": "allreduce", "src": "a", "dst": "a"})",

@@ -19,11 +19,6 @@ MpiEngine::MpiEngine(const nodes::Cluster& c)
 
 void MpiEngine::check(const ProgramPlan& plan)
 {
-  for (std::size_t b = 0; b < plan.cfg.buffers.size(); ++b)
-    if (plan.cfg.buffers[b].memory == nodes::DataLocation::Stream)
-      throw config::ConfigError("", fmt::format("/workload/buffers/{}/memory", b),
-                                "a stream is an FPGA kernel's, and the MPI engine runs on CPU hosts: give the buffer "
-                                "memory host or device (both are host memory to MPI)");
   if (plan.comms.size() > kP2pContexts)
     throw config::ConfigError("", "/workload/communicators",
                               fmt::format("the MPI engine models up to {} communicators", kP2pContexts));

@@ -132,7 +132,7 @@ struct ProgramOp {
   bool at_delivery = false;
   template <class V> void describe(V& v)
   {
-    v.field("op", op, "what it does: a CCLO collective on `comm`, copy / combine (local), send / recv to a peer, "
+    v.field("op", op, "(required) what it does: a CCLO collective on `comm`, copy / combine (local), send / recv to a peer, "
                       "stream_put (a send into the peer's kernel stream `dst`, no receive there), compute (the rank "
                       "is busy for `duration`), or wait (done when what it waits for is: `after`)");
     v.field("comm", comm, "collectives: the communicator it runs on (every member takes part)");
@@ -201,7 +201,7 @@ struct ProgramConfig {
         const std::string at = pointer + "/ops/" + std::to_string(i);
         throw config::ConfigError(origins.of(at), at,
                                   "an operation names what it does in `op` (a collective, copy, combine, send, "
-                                  "recv, stream_put, compute or wait; `nafsim params workload` lists them)");
+                                  "recv, stream_put, compute or wait; `nafsim params workload.ops` lists them)");
       }
   }
 };

@@ -133,6 +133,11 @@ void resolve_buffers(ProgramPlan& p, std::vector<std::string>& names)
       throw config::ConfigError("", at + "/name", fmt::format("buffer name '{}' is empty or taken", k.name));
     if (k.elements == 0 || k.elements > (1ULL << 32))
       throw config::ConfigError("", at + "/elements", "a buffer holds 1 to 2^32 elements");
+    // (before the operations: their stream checks had advised a copy into the stream, which the engine then refused)
+    if (p.cfg.engine == ProgramEngine::Mpi && k.memory == nodes::DataLocation::Stream)
+      throw config::ConfigError("", at + "/memory",
+                                "a stream is an FPGA kernel's, and the MPI engine runs on CPU hosts: give the buffer "
+                                "memory host or device (both are host memory to MPI)");
     names.push_back(k.name);
     std::uint64_t& next = k.memory == nodes::DataLocation::Host     ? host
                           : k.memory == nodes::DataLocation::Stream ? stream

@@ -49,8 +49,6 @@ void ReconicBench::start(nodes::Cluster& c)
   check_node(c, cfg_.server, "server");
   if (cfg_.client == cfg_.server)
     throw config::ConfigError("", "/workload/server", "client and server must be different nodes");
-  if (cfg_.op == roce::Verb::Send)
-    throw config::ConfigError("", "/workload/op", "the RecoNIC RDMA test measures read or write (send is not timed)");
   for (std::size_t i = 0; i < sizes_.size(); ++i)
     if (sizes_[i] > (1ULL << 31))
       throw config::ConfigError("", size_path(cfg_.sizes, i),
@@ -207,7 +205,7 @@ void ReconicBench::run_client(ActorContext& ctx, nodes::Cluster& c)
       for (unsigned k = 0; k < per; ++k) { // ASSUMPTION: each WQE its own stretch of the buffers (read_batch.c gives
                                            // every WQE the same local buffer and remote offset; no timing depends on it)
         const std::uint64_t id = ++wr;
-        wrs.push_back(roce::WorkRequest{id, cfg_.op, place + k * bytes, place + k * bytes, bytes, id});
+        wrs.push_back(roce::WorkRequest{id, cfg_.op == ReconicOp::Write ? roce::Verb::Write : roce::Verb::Read, place + k * bytes, place + k * bytes, bytes, id});
       }
       Burst b          = run_burst(ctx, c, t, wrs, [&](std::size_t, const roce::Completion& done) {
         if (done.status != roce::Status::Success)
@@ -259,7 +257,7 @@ void ReconicBench::run_memory(ActorContext& ctx, nodes::Cluster& c)
   nodes::FpgaNode& node = c.at<nodes::FpgaNode>(cfg_.client);
   auto const& q         = node.config().qdma;
   auto& mem             = node.memory();
-  const bool to_card    = cfg_.op == roce::Verb::Write;
+  const bool to_card    = cfg_.op == ReconicOp::Write;
   for (auto bytes : sizes_)
     for (unsigned it = 0; it < cfg_.iterations; ++it) {
       Record r;
@@ -427,8 +425,8 @@ void ReconicBench::report(const nodes::Cluster& c, results::ResultSink& sink, st
       summary.push_back(
           fmt::format("{} of {}: {:.3f} us, {:.2f} GB/s",
                       cfg_.test == ReconicTest::Dma
-                          ? (cfg_.op == roce::Verb::Write ? "DMA host -> card" : "DMA card -> host")
-                          : (cfg_.op == roce::Verb::Write ? "FPGA write to host memory" : "FPGA read of host memory"),
+                          ? (cfg_.op == ReconicOp::Write ? "DMA host -> card" : "DMA card -> host")
+                          : (cfg_.op == ReconicOp::Write ? "FPGA write to host memory" : "FPGA read of host memory"),
                       format_bytes(Bytes{bytes}), s.per_us / s.n, s.gbps / s.n / 8));
 }
 

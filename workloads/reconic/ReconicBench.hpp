@@ -24,11 +24,14 @@ enum class ReconicMode { Single, Batch };
 enum class ReconicTest { Rdma, Dma, HostAccess, LookasideMm, Classifier };
 enum class Completion { Poll, Interrupt };
 enum class BackgroundDma { None, H2c, C2h };
+/// What the tests time: RecoNIC's READs or WRITEs (its tests time no SEND; `nafsim params` had listed send, which
+/// every test refused).
+enum class ReconicOp { Read, Write };
 
 struct ReconicBenchConfig {
   unsigned client  = 0;
   unsigned server  = 1;
-  roce::Verb op    = roce::Verb::Read;
+  ReconicOp op     = ReconicOp::Read;
   ReconicTest test = ReconicTest::Rdma;
   ReconicMode mode = ReconicMode::Batch;
   unsigned batch   = 50;
@@ -174,6 +177,10 @@ template <> struct EnumNames<workloads::BackgroundDma> {
   static constexpr std::array list{std::pair{workloads::BackgroundDma::None, "none"},
                                    std::pair{workloads::BackgroundDma::H2c, "h2c"},
                                    std::pair{workloads::BackgroundDma::C2h, "c2h"}};
+};
+template <> struct EnumNames<workloads::ReconicOp> {
+  static constexpr std::array list{std::pair{workloads::ReconicOp::Read, "read"},
+                                   std::pair{workloads::ReconicOp::Write, "write"}};
 };
 template <> struct EnumNames<workloads::ReconicMode> {
   static constexpr std::array list{std::pair{workloads::ReconicMode::Single, "single"},
