@@ -164,9 +164,17 @@ void set_dotted(Json& doc, const std::string& dotted, Json value, Origins& origi
   while (true) {
     auto dot        = dotted.find('.', start);
     std::string key = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const std::string parent = pointer;
     pointer += "/" + key;
+    // (the value blamed is the one holding the key, not the key: '/workload/ops/0' had been called no object)
+    if (cur->is_array())
+      throw ConfigError(origin, parent,
+                        fmt::format("is a list: a parameter path reaches no element of a list ('{}' is no key); give "
+                                    "the whole list, e.g. --set '{}=[...]'",
+                                    key, dotted.substr(0, start - 1)));
     if (!cur->is_object())
-      throw ConfigError(origin, pointer, "cannot set a field inside a value that is not an object");
+      throw ConfigError(origin, parent,
+                        fmt::format("is {}, not an object: it has no key '{}'", cur->dump(), key));
     if (dot == std::string::npos) {
       (*cur)[key] = std::move(value);
       origins.set(pointer, origin);

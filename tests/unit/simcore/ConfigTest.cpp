@@ -148,4 +148,22 @@ TEST(Config, DottedPathsAndCliValues)
   EXPECT_EQ(doc["a"]["l"].size(), 2u);
   EXPECT_THROW(set_dotted(doc, "a..b", Json(1), o, "--set"), ConfigError);
   EXPECT_EQ(dotted_to_pointer("a.b"), "/a/b");
+  // Into a list or a value that is no object: the holder is blamed, with the way out (the element had been called
+  // no object).
+  try {
+    set_dotted(doc, "a.l.0.x", Json(5), o, "--set");
+    ADD_FAILURE();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/a/l: is a list: a parameter path reaches no element of a list ('0' is no "
+                                         "key); give the whole list, e.g. --set 'a.l=[...]'"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    set_dotted(doc, "a.n.x", Json(5), o, "--set");
+    ADD_FAILURE();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/a/n: is 3, not an object: it has no key 'x'"), std::string::npos)
+        << e.what();
+  }
 }
