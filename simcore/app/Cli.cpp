@@ -430,6 +430,15 @@ struct BenchCommand final : Command {
     if (bench_suite != "hops")
       app::check_bench_points(points, reg); // (what loading a point's scenario checks, before the folder is
                                             // claimed; a workload's own checks come in the point's run: exit 2 too)
+    // The hops bench: each node sends whole messages of 1 MiB (less than one per node had run one each, unsaid:
+    // --total 0 ran 4 MiB on 4 nodes).
+    if (bench_suite != "collectives")
+      for (unsigned n : bench_sizes)
+        if (total.count / n < (1u << 20))
+          throw config::ConfigError("--total", "",
+                                    fmt::format("{} over {} nodes is less than one message of 1 MiB per node (the hops "
+                                                "bench sends whole 1 MiB messages): give at least {}",
+                                                format_bytes(total), n, format_bytes(Bytes{std::uint64_t{n} << 20})));
     results::claim_own_dir(bench_out, "--out", "bench"); // a user's folder (and its bench.csv) is left alone
     int rc = 0;
     if (bench_suite != "collectives")

@@ -388,6 +388,7 @@ TEST_F(Robustness, CommandLinesThatCrashedAreExitTwoNamingTheOption)
         "--alltoall-ranks", "0", "--eager-ring-ranks", "0", "--out", "b2"}, "--size: alltoall on 2 ranks"},
       {{"bench", "--nodes", "0", "--out", "b"}, "--nodes"},                                // was SIGFPE
       {{"bench", "--nodes", "1", "--out", "b"}, "--nodes"},                                // was exit 3
+      {{"bench", "--nodes", "4", "--total", "0", "--out", "b"}, "--total: 0B over 4 nodes"}, // ran 4 MiB, unsaid
       {{"bench", "--suite", "collectives", "--ranks", "1", "--out", "b"}, "--ranks"},
       {{"run", ex, "--out", ""}, "--out"},                                                 // was results/<name>
       {{"sweep", sw, "--out", ""}, "--out"},
