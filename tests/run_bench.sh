@@ -40,10 +40,10 @@ if "$nafsim" bench --suite collectives --fidelity fluid > /dev/null 2> bad.err; 
 grep -q "fidelity" bad.err
 # A folder bench did not make is left alone (a user's bench.csv survives, exit 2); its own folder is reused.
 mkdir mine && echo mine > mine/bench.csv
-if "$nafsim" bench --suite hops --nodes 16 --total 1MiB --repeat 1 --out mine > /dev/null 2> mine.err; then exit 1; fi
+if "$nafsim" bench --suite hops --nodes 16 --total 16MiB --repeat 1 --out mine > /dev/null 2> mine.err; then exit 1; fi
 grep -q "mine holds bench.csv, and nafsim bench did not make this folder" mine.err
 test "$(cat mine/bench.csv)" = mine
-"$nafsim" bench --suite hops --nodes 16 --total 1MiB --repeat 1 --out "$work/b" > /dev/null
+"$nafsim" bench --suite hops --nodes 16 --total 16MiB --repeat 1 --out "$work/b" > /dev/null
 # The same for explain: a user's baseline.log survives; explain's own folder is reused.
 mkdir ex && echo mine > ex/baseline.log
 scenario=$root/workloads/collective/example.json

@@ -118,97 +118,116 @@ std::string registration_off(const lant::LantConfig& t)
                                       "notified by its sender, so no registration table, mask or escape channel runs");
 }
 
+/// The network's and the topology's rules.
+std::vector<Rule> network_rules()
+{
+  return {
+    {"platform.network.flow_resolve_fraction", at_packet_fidelity},
+    {"platform.network.flow_sharing", at_packet_fidelity},
+    {"platform.network.switch.alpha",
+     [](const Cluster& c, std::string_view) {
+       return c.config().network.switch_.shared_buffer.count == 0
+                  ? std::string("the switches have a buffer per port (switch.shared_buffer 0); alpha sets a shared "
+                                "buffer's dynamic thresholds")
+                  : std::string();
+     }},
+    {"platform.topology.leaf_spine",
+     [](const Cluster& c, std::string_view) { return other_topology(c, topo::Kind::LeafSpine); }},
+    {"platform.topology.fat_tree",
+     [](const Cluster& c, std::string_view) { return other_topology(c, topo::Kind::FatTree); }},
+    {"platform.topology.chain",
+     [](const Cluster& c, std::string_view) { return other_topology(c, topo::Kind::Chain); }},
+  };
+}
+
+/// The rest, after those (a prefix takes the first rule that matches): the CCLO, the switches, faults and trains,
+/// the FPGA transports, the hosts' TCP, Portals.
+std::vector<Rule> node_rules()
+{
+  return {
+    // (before the section's own rule, which takes the first match)
+    set_by_build("rx_buffers.count"),
+    set_by_build("rx_buffers.size"),
+    set_by_build("tuning.max_eager_size"),
+    set_by_build("tuning.max_rendezvous_size"),
+    {"platform.node.fpga.cclo", // (but its invocation and firmware costs: unread_reason)
+     [](const Cluster& c, std::string_view) {
+       return nodes::cclos_made(c) > 0 ? std::string()
+                  : fmt::format("no node ran a CCLO ({})", nodes_are(c));
+     }},
+    {"platform.network.switch",
+     [](const Cluster& c, std::string_view) {
+       return c.topology().switch_count() == 0 ? std::string("the topology has no switch (its hosts share one cable)")
+                                               : std::string();
+     }},
+    {"platform.network.faults.reorder_delay",
+     [](const Cluster& c, std::string_view) {
+       return c.config().network.faults.reorder_rate == 0
+                  ? std::string("faults.reorder_rate is 0: no packet is held back")
+                  : std::string();
+     }},
+    {"platform.network.fast_forward.window",
+     [](const Cluster& c, std::string_view) {
+       return c.config().network.fast_forward.train == 0
+                  ? std::string("fast_forward.train is 0: no train is formed")
+                  : std::string();
+     }},
+    {"platform.node.fpga.rdma",
+     [](const Cluster& c, std::string_view) {
+       return any_fpga(c, [](const nodes::FpgaNode& f) { return f.transport_kind() == nodes::Transport::Roce; })
+                  ? std::string()
+                  : fmt::format("no FPGA ran the RoCE engine ({}; platform.node.fpga.transport: roce runs it)",
+                                nodes_are(c));
+     }},
+    fpga_transport("tcp", "the TCP engine", [](const nodes::FpgaNode& f) { return f.tcp() != nullptr; }),
+    fpga_transport("udp", "the UDP engine", [](const nodes::FpgaNode& f) { return f.udp() != nullptr; }),
+    // (before the section's own rule, which takes the first match)
+    lant_setting("registration_entries", registration_off),
+    lant_setting("bitmask_bits", registration_off),
+    lant_setting("register_min", registration_off),
+    lant_setting("register_max", registration_off),
+    lant_setting("escape_packets", registration_off),
+    lant_setting("escape_timeout", registration_off),
+    lant_setting("large_transfer.segment",
+                 [](const lant::LantConfig& t) {
+                   return t.large_transfer.threshold.count == 0
+                              ? std::string("large_transfer.threshold is 0: no command is cut into segments")
+                              : std::string();
+                 }),
+    lant_setting("completed_filter_time",
+                 [](const lant::LantConfig& t) {
+                   return t.completed_filter_entries == 0
+                              ? std::string("completed_filter_entries is 0: the completed-operation filter is off")
+                              : std::string();
+                 }),
+    fpga_transport("connectionless", "the connectionless transport",
+                   [](const nodes::FpgaNode& f) { return f.lant() != nullptr; }),
+    {"platform.node.host.tcp",
+     [](const Cluster& c, std::string_view) {
+       for (std::size_t i = 0; i < c.size(); ++i)
+         if (c.find<nodes::HostNode>(i) && c.tcp(i))
+           return std::string();
+       return c.positions(nodes::HostNode::kKind).empty()
+                  ? fmt::format("the cluster has no host nodes ({})", nodes_are(c))
+                  : std::string("no host ran kernel TCP (platform.node.host.transport: tcp runs it)");
+     }},
+    {"platform.node.portals",
+     [](const Cluster&, std::string_view workload) {
+       return workload.substr(0, 8) == "portals_"
+                  ? std::string()
+                  : fmt::format("only the portals workloads read it (this run's: {})", workload);
+     }},
+  };
+}
+
 const std::vector<Rule>& rules()
 {
-  static const std::vector<Rule> r{
-      {"platform.network.flow_resolve_fraction", at_packet_fidelity},
-      {"platform.network.flow_sharing", at_packet_fidelity},
-      {"platform.network.switch.alpha",
-       [](const Cluster& c, std::string_view) {
-         return c.config().network.switch_.shared_buffer.count == 0
-                    ? std::string("the switches have a buffer per port (switch.shared_buffer 0); alpha sets a shared "
-                                  "buffer's dynamic thresholds")
-                    : std::string();
-       }},
-      {"platform.topology.leaf_spine",
-       [](const Cluster& c, std::string_view) { return other_topology(c, topo::Kind::LeafSpine); }},
-      {"platform.topology.fat_tree",
-       [](const Cluster& c, std::string_view) { return other_topology(c, topo::Kind::FatTree); }},
-      {"platform.topology.chain",
-       [](const Cluster& c, std::string_view) { return other_topology(c, topo::Kind::Chain); }},
-      // (before the section's own rule, which takes the first match)
-      set_by_build("rx_buffers.count"),
-      set_by_build("rx_buffers.size"),
-      set_by_build("tuning.max_eager_size"),
-      set_by_build("tuning.max_rendezvous_size"),
-      {"platform.node.fpga.cclo", // (but its invocation and firmware costs: unread_reason)
-       [](const Cluster& c, std::string_view) {
-         return nodes::cclos_made(c) > 0 ? std::string()
-                    : fmt::format("no node ran a CCLO ({})", nodes_are(c));
-       }},
-      {"platform.network.switch",
-       [](const Cluster& c, std::string_view) {
-         return c.topology().switch_count() == 0 ? std::string("the topology has no switch (its hosts share one cable)")
-                                                 : std::string();
-       }},
-      {"platform.network.faults.reorder_delay",
-       [](const Cluster& c, std::string_view) {
-         return c.config().network.faults.reorder_rate == 0
-                    ? std::string("faults.reorder_rate is 0: no packet is held back")
-                    : std::string();
-       }},
-      {"platform.network.fast_forward.window",
-       [](const Cluster& c, std::string_view) {
-         return c.config().network.fast_forward.train == 0
-                    ? std::string("fast_forward.train is 0: no train is formed")
-                    : std::string();
-       }},
-      {"platform.node.fpga.rdma",
-       [](const Cluster& c, std::string_view) {
-         return any_fpga(c, [](const nodes::FpgaNode& f) { return f.transport_kind() == nodes::Transport::Roce; })
-                    ? std::string()
-                    : fmt::format("no FPGA ran the RoCE engine ({}; platform.node.fpga.transport: roce runs it)",
-                                  nodes_are(c));
-       }},
-      fpga_transport("tcp", "the TCP engine", [](const nodes::FpgaNode& f) { return f.tcp() != nullptr; }),
-      fpga_transport("udp", "the UDP engine", [](const nodes::FpgaNode& f) { return f.udp() != nullptr; }),
-      // (before the section's own rule, which takes the first match)
-      lant_setting("registration_entries", registration_off),
-      lant_setting("bitmask_bits", registration_off),
-      lant_setting("register_min", registration_off),
-      lant_setting("register_max", registration_off),
-      lant_setting("escape_packets", registration_off),
-      lant_setting("escape_timeout", registration_off),
-      lant_setting("large_transfer.segment",
-                   [](const lant::LantConfig& t) {
-                     return t.large_transfer.threshold.count == 0
-                                ? std::string("large_transfer.threshold is 0: no command is cut into segments")
-                                : std::string();
-                   }),
-      lant_setting("completed_filter_time",
-                   [](const lant::LantConfig& t) {
-                     return t.completed_filter_entries == 0
-                                ? std::string("completed_filter_entries is 0: the completed-operation filter is off")
-                                : std::string();
-                   }),
-      fpga_transport("connectionless", "the connectionless transport",
-                     [](const nodes::FpgaNode& f) { return f.lant() != nullptr; }),
-      {"platform.node.host.tcp",
-       [](const Cluster& c, std::string_view) {
-         for (std::size_t i = 0; i < c.size(); ++i)
-           if (c.find<nodes::HostNode>(i) && c.tcp(i))
-             return std::string();
-         return c.positions(nodes::HostNode::kKind).empty()
-                    ? fmt::format("the cluster has no host nodes ({})", nodes_are(c))
-                    : std::string("no host ran kernel TCP (platform.node.host.transport: tcp runs it)");
-       }},
-      {"platform.node.portals",
-       [](const Cluster&, std::string_view workload) {
-         return workload.substr(0, 8) == "portals_"
-                    ? std::string()
-                    : fmt::format("only the portals workloads read it (this run's: {})", workload);
-       }},
-  };
+  static const std::vector<Rule> r = [] {
+    auto v = network_rules();
+    for (auto& n : node_rules())
+      v.push_back(std::move(n));
+    return v;
+  }();
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include "simcore/engine/Rng.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace nafsim::workloads {
@@ -105,8 +106,25 @@ void Connectionless::check_sizes() const
     std::vector<std::uint64_t> ends;
     for (auto b : cfg_.sizes)
       ends.push_back(b.count);
-    if (cfg_.sizes.empty())
-      ends = {cfg_.min_size.count, cfg_.max_size.count};
+    if (cfg_.sizes.empty()) {
+      // A drawn size anywhere in the range: registrable_command(b) changes only at the range's ends, at the
+      // segmentation threshold and the segment size, and (segmented) where b's tail segment, b mod segment, falls
+      // between 1 and register_min - 1: the first such b at or after the segmented part's start is tried too
+      // (the ends alone had passed a range whose drawn sizes then failed at their post, mid-run).
+      const std::uint64_t lo = cfg_.min_size.count, hi = cfg_.max_size.count;
+      const std::uint64_t t = transport_.large_transfer.threshold.count, seg = transport_.large_transfer.segment.count;
+      std::vector<std::uint64_t> at{lo, hi};
+      if (t > 0)
+        for (std::uint64_t b : {t, t + 1, seg, seg + 1})
+          at.push_back(b);
+      if (t > 0 && seg > 0 && transport_.register_min.count > 1) {
+        const std::uint64_t a = std::max({lo, t + 1, seg + 1}), r = a % seg;
+        at.push_back(r >= 1 && r < transport_.register_min.count ? a : a - r + (r == 0 ? 1 : seg + 1));
+      }
+      for (auto b : at)
+        if (b >= lo && b <= hi)
+          ends.push_back(b);
+    }
     for (auto b : ends) // (a segmented command's operations are its segments: each must be registrable)
       if (!transport_.registrable_command(b))
         throw config::ConfigError(
