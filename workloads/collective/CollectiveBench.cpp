@@ -487,8 +487,12 @@ CollectiveBench::BySize CollectiveBench::report_tables(results::ResultSink& sink
 void CollectiveBench::report_summary(const nodes::Cluster& c, const BySize& by_size,
                                      std::vector<std::string>& summary) const
 {
-  summary.push_back(fmt::format("collective: {} on {} ranks, {} data, {} invocation, {} size(s) x {} iteration(s){}",
-                                config::enum_name(cfg_.collective), cfg_.ranks, config::enum_name(cfg_.location),
+  // (a NOP is one CCLO's own call: rank 0 alone makes it, whatever `ranks` says)
+  summary.push_back(fmt::format("collective: {} on {}, {} data, {} invocation, {} size(s) x {} iteration(s){}",
+                                config::enum_name(cfg_.collective),
+                                cfg_.collective == BenchOp::Nop ? std::string("rank 0 alone (one CCLO's own call)")
+                                                                : fmt::format("{} ranks", cfg_.ranks),
+                                config::enum_name(cfg_.location),
                                 config::enum_name(cfg_.invocation), sizes_.size(), cfg_.iterations,
                                 cfg_.pre_barrier == PreBarrier::None
                                     ? std::string()
