@@ -334,6 +334,43 @@ void MpiBench::report(const nodes::Cluster& c, results::ResultSink& sink, std::v
   report_critical_paths(c, sink, summary);
 }
 
+namespace {
+
+/// One call's milestones over its ranks, each rank's times taken from its own start.
+struct Milestones {
+  SimTime in, coll_end, out_end, end, lo = SimTime::max(), sum, origin = SimTime::max();
+};
+
+/// Each rank times its own call from its start (after the pre-call barrier, if any). With FPGA data the phases add up
+/// to the total along the chain that ends last: the last copy-in done, then the rank whose copy-out ended last: its
+/// exit from MPI, its copy-out (a copy's own duration), then the last next-kernel invocation. (Between milestones of
+/// the whole communicator instead, the copy-out phase had run from the last rank out of MPI, the broadcast's root,
+/// and came out 2.5 us shorter than the copy it names at 256 KiB to 4 MiB on 8 ranks, the broadcast phase as much
+/// longer.) `Times`: the ranks' own times (MpiBench::RankTimes).
+template <class Times> Milestones milestones(const Times& times, bool f2f)
+{
+  Milestones m;
+  std::size_t last_out = 0; // the rank whose copy-out ended last (the first of a tie)
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    auto const& r = times[k];
+    m.in       = std::max(m.in, r.staged_in);
+    m.coll_end = std::max(m.coll_end, r.collective);
+    if (r.staged_out > m.out_end) {
+      m.out_end = r.staged_out;
+      last_out  = k;
+    }
+    m.end    = std::max(m.end, r.end);
+    m.lo     = std::min(m.lo, r.end);
+    m.sum    = m.sum + r.end;
+    m.origin = std::min(m.origin, r.start);
+  }
+  if (f2f && !times.empty())
+    m.coll_end = std::max(m.in, times[last_out].collective);
+  return m;
+}
+
+} // namespace
+
 std::map<std::uint64_t, std::vector<double>> MpiBench::report_tables(results::ResultSink& sink) const
 {
   const bool f2f = cfg_.data == MpiData::Fpga;
@@ -348,29 +385,7 @@ std::map<std::uint64_t, std::vector<double>> MpiBench::report_tables(results::Re
   for (std::size_t si = 0; si < sizes_.size(); ++si) {
     const std::uint64_t bytes = sizes_[si];
     for (unsigned it = 0; it < cfg_.iterations; ++it, ++sample) {
-      // Each rank times its own call from its start (after the pre-call barrier, if any). The phases add up to the
-      // total along the chain that ends last, each rank's times taken from its own start: the last copy-in done,
-      // then the rank whose copy-out ended last: its exit from MPI, its copy-out (a copy's own duration), then the
-      // last next-kernel invocation. (Between milestones of the whole communicator instead, the copy-out phase had
-      // run from the last rank out of MPI, the broadcast's root, and came out 2.5 us shorter than the copy it
-      // names at 256 KiB to 4 MiB on 8 ranks, the broadcast phase as much longer.)
-      SimTime in, coll_end, out_end, end, lo = SimTime::max(), sum, origin = SimTime::max();
-      std::size_t last_out = 0; // the rank whose copy-out ended last (the first of a tie)
-      for (std::size_t k = 0; k < times_[sample].size(); ++k) {
-        auto const& r = times_[sample][k];
-        in       = std::max(in, r.staged_in);
-        coll_end = std::max(coll_end, r.collective);
-        if (r.staged_out > out_end) {
-          out_end  = r.staged_out;
-          last_out = k;
-        }
-        end    = std::max(end, r.end);
-        lo     = std::min(lo, r.end);
-        sum    = sum + r.end;
-        origin = std::min(origin, r.start);
-      }
-      if (f2f)
-        coll_end = std::max(in, times_[sample][last_out].collective);
+      const auto [in, coll_end, out_end, end, lo, sum, origin] = milestones(times_[sample], f2f);
       const SimTime out = out_end - coll_end;
       const double us = end.us();
       const auto& plan = plans_[si];
