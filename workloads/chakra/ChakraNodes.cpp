@@ -421,6 +421,7 @@ template <class Size> void collective_work(const Ctx& c, unsigned r, const pb::N
   // A comm_size that is no multiple of the group's size has its share rounded up, so that no byte is lost and a
   // comm_size below the group's size still moves one (ASTRA-sim pads such a collective to whole chunks and runs
   // every step; rounded down, 3 bytes over 4 ranks had been a collective of 0 bytes, done at once): counted, said.
+  l.given = l.bytes;
   if (l.kind == ProgramOpKind::ReduceScatter || l.kind == ProgramOpKind::AllToAll) {
     const std::uint64_t members = m.size();
     if (l.bytes % members != 0)

@@ -41,6 +41,9 @@ struct Local {
   /// Compute and memory nodes: the rank's lane they run on one at a time (compute_order; lane_key), -1 none.
   std::int64_t lane = -1;
   std::size_t op = SIZE_MAX;     ///< the program operation it becomes
+  /// Collectives: comm_size as given, before a reduce-scatter's or all-to-all's share is taken of it (rounded up, the
+  /// shares of unequal sizes may be equal: the members are compared on this).
+  std::uint64_t given = 0;
 };
 
 struct Ctx {

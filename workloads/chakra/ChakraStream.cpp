@@ -74,6 +74,7 @@ struct ChakraStream::Node {
   bool cpu = false;       ///< a CPU operator (is_cpu_op), else a GPU node
   std::int64_t lane = -1; ///< compute and memory nodes: the rank's lane (compute_order), -1 none
   SimTime ready_at;       ///< when its dependencies done so far had finished (see RankRun::finished_at)
+  std::uint64_t given = 0; ///< collectives: comm_size as given (Local::given)
 };
 
 void ChakraStream::Totals::advance(SimTime t)
@@ -157,7 +158,7 @@ void ChakraStream::match_collective(unsigned rank, const Node& n)
   auto& seen            = calls_seen_[n.comm];
   auto& base            = calls_base_[n.comm];
   while (seen.size() <= k - base)
-    seen.push_back(CallSeen{n.kind, n.bytes, n.id, rank, 0});
+    seen.push_back(CallSeen{n.kind, n.bytes, n.id, rank, 0, n.given});
   auto& s = seen[k - base];
   if (s.kind != n.kind)
     throw config::ConfigError(rank_file_of(cfg_, rank), fmt::format("node {} ('{}')", n.id, n.name),
@@ -165,11 +166,11 @@ void ChakraStream::match_collective(unsigned rank, const Node& n)
                                           "members call different collectives",
                                           k + 1, ctx_.comm_names[n.comm], config::enum_name(n.kind),
                                           config::enum_name(s.kind), s.rank, s.node));
-  if (s.bytes != n.bytes)
+  if (s.bytes != n.bytes || s.given != n.given)
     throw config::ConfigError(rank_file_of(cfg_, rank), fmt::format("node {} ('{}'), comm_size", n.id, n.name),
-                              fmt::format("collective {} on group '{}', {}, moves {} B per member here but {} B on rank "
-                                          "{} (node {}): {}",
-                                          k + 1, ctx_.comm_names[n.comm], config::enum_name(n.kind), n.bytes, s.bytes,
+                              fmt::format("collective {} on group '{}', {}, has comm_size {} here but {} on rank {} "
+                                          "(node {}): {}",
+                                          k + 1, ctx_.comm_names[n.comm], config::enum_name(n.kind), n.given, s.given,
                                           s.rank, s.node, kOneSizePerMember));
   ++s.arrived;
   while (!seen.empty() && seen.front().arrived == ctx_.comms[n.comm].size()) {
@@ -317,7 +318,7 @@ struct ChakraStream::RankRun {
     read_metadata_groups(s.ctx_, rank, pn);
     const Local l = local_of(s.ctx_, rank, pn);
     Node n{pn.id(), pn.name(), l.kind, l.comm, l.bytes, l.peer, l.tag, l.duration, l.ops, l.touched, {}, 0,
-           is_cpu_op(pn), -1, SimTime{}};
+           is_cpu_op(pn), -1, SimTime{}, l.given};
     if (auto key = lane_key(s.cfg_.compute_order, pn))
       n.lane = lanes.emplace(*key, static_cast<std::int64_t>(lanes.size())).first->second;
     for (auto const* deps : {&pn.ctrl_deps(), &pn.data_deps()})

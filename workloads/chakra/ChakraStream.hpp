@@ -59,6 +59,7 @@ private:
     ProgramOpKind kind;
     std::uint64_t bytes = 0, node = 0;
     unsigned rank = 0, arrived = 0;
+    std::uint64_t given = 0; ///< comm_size as given
   };
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
   void execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, const Node& n);
