@@ -119,12 +119,14 @@ std::string ring_chunks(const CcloCall& call, const CcloConfig& cfg, bool rendez
   const std::uint64_t seg = rx - rx % p;
   // (rendezvous needs max_eager_size below the call, and the firmware takes no limit below an Rx buffer: the smallest
   // a build has is the rendezvous build's 64 B)
+  // (on the rendezvous build the call went eager only because it was forced)
   const std::string other =
-      rendezvous && cc.count * eb > 64
-          ? fmt::format(", or let it go rendezvous (reduce then broadcast: a build whose max_eager_size is below {}, "
+      !rendezvous || cc.count * eb <= 64 ? ""
+      : cfg.build == CcloBuild::Rendezvous
+          ? ", or let it go rendezvous, as this build would (reduce then broadcast: do not force the eager protocol)"
+          : fmt::format(", or let it go rendezvous (reduce then broadcast: a build whose max_eager_size is below {}, "
                         "such as platform.node.fpga.cclo.build: rendezvous)",
-                        format_bytes(Bytes{cc.count * eb}))
-          : "";
+                        format_bytes(Bytes{cc.count * eb}));
   if (seg == 0)
     return fmt::format("the firmware's eager ring allreduce cuts its data into segments of an Rx buffer's elements "
                        "rounded down to a multiple of the {} ranks: {} elements of {} B ({}) make 0, and its loop "

@@ -73,13 +73,10 @@ std::string build_sets_these(const CcloConfig& cfg)
 {
   if (cfg.build == CcloBuild::Custom)
     return {};
-  const bool eager = cfg.build == CcloBuild::Eager;
-  return fmt::format(" (platform.node.fpga.cclo.build is {}, which sets rx_buffers, max_eager_size and "
-                     "max_rendezvous_size for its ranks whatever is given: set build to custom to give them, or to {}: "
-                     "{})",
-                     config::enum_name(cfg.build), eager ? "rendezvous" : "eager",
-                     eager ? "Rx buffers of 64 B, max_eager_size 64 B, max_rendezvous_size 4 MiB"
-                           : "ranks + 2 Rx buffers of 4 MiB, max_eager_size 4 MiB, max_rendezvous_size 8 MiB");
+  // (the other build is not offered: its limits may be lower still, and over TCP or UDP there is no rendezvous)
+  return fmt::format("; platform.node.fpga.cclo.build is {}, which sets rx_buffers, max_eager_size and "
+                     "max_rendezvous_size for its ranks whatever is given: set build to custom to give them",
+                     config::enum_name(cfg.build));
 }
 
 std::string forced_rendezvous_note(const CcloConfig& cfg)

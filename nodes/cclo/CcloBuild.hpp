@@ -24,8 +24,9 @@ std::string describe_build(const CcloConfig& cfg, Transport transport);
 /// Rx-buffer segments such a message took and which build runs it whole ("" when every eager message fit one Rx
 /// buffer). `forced`: the workload forced the eager protocol (not the build's own choice).
 std::string segmentation_note(const CcloConfig& cfg, std::uint64_t largest, bool forced);
-/// Appended to advice that names rx_buffers or the protocol limits: on a named build, that the build sets them whatever
-/// is given and what to set instead ("" on custom). Such advice had sent users to settings the build overrode.
+/// Appended to advice that names rx_buffers or the protocol limits ("; ..."): on a named build, that the build sets them
+/// whatever is given and that build custom gives them ("" on custom). Such advice had sent users to settings the build
+/// overrode.
 std::string build_sets_these(const CcloConfig& cfg);
 /// When the workload forced the rendezvous protocol: one line if the build is the eager one ("" otherwise).
 std::string forced_rendezvous_note(const CcloConfig& cfg);

@@ -131,10 +131,16 @@ std::string roce_note(const Cluster& c)
   std::vector<std::string> keys;
   for (auto const& kind : kinds)
     keys.push_back(fmt::format("platform.node.{}.rdma.timeouts", kind));
+  // (the reorder fault holds packets back on purpose: named when it did, a queue blamed otherwise)
   return fmt::format("warning: RoCE: {} retransmission timeout(s) resent {} packet(s) (go back N; nodes.csv "
-                     "timeouts, retransmitted) on a network that lost none: a queue held a packet (or its "
-                     "acknowledgement) longer than the timer ({}), and the resent packets crossed the network again",
-                     timeouts, resent, fmt::join(keys, ", "));
+                     "timeouts, retransmitted) on a network that lost none: {} held a packet (or its acknowledgement) "
+                     "longer than the timer ({}), and the resent packets crossed the network again",
+                     timeouts, resent,
+                     net.held_back > 0 ? fmt::format("the reorder fault (platform.network.faults.reorder_delay, {} "
+                                                     "packets held back) or a queue",
+                                                     net.held_back)
+                                       : std::string("a queue"),
+                     fmt::join(keys, ", "));
 }
 
 } // namespace

@@ -330,6 +330,13 @@ TEST(Connectionless, FailuresAndRegistrationOffAreNamedForWhatTheyAre)
   auto sender = run_scenario_isolated(off_platform + R"("workload": {"kind": "connectionless", "sizes": ["64B"],
                    "notify": ["sender"], "iterations": 1}})");
   ASSERT_TRUE(sender.ok) << sender.error;
+  // A stream with registration off builds no registration module: its size and area are '-' (they had been the
+  // settings' and their area, which the settings read by nothing then changed).
+  auto stream = run_scenario_isolated(off_platform + R"("workload": {"kind": "connectionless", "mode": "stream",
+                   "operations": 10, "sizes": ["4KiB"]}})");
+  ASSERT_TRUE(stream.ok) << stream.error;
+  for (auto const* col : {"registration_entries", "bitmask_bits", "luts", "brams"})
+    EXPECT_EQ(stream.tables.at("connectionless").rows.at(0).at(col), "-") << col;
   bool said = false;
   for (auto const& l : sender.summary)
     said = said || l.find("registration module: off") != std::string::npos;

@@ -608,8 +608,9 @@ void Connectionless::report_stream(const nodes::Cluster& c, const lant::AreaEsti
       .add(registered)
       .add(dur_us, 3)
       .add(gbps, 3)
-      .add(tc.registration_entries)
-      .add(tc.bitmask_bits)
+      // (with registration off no registration module is built: its size and area are '-', as the settings are unread)
+      .add(tc.registration ? std::to_string(tc.registration_entries) : std::string("-"))
+      .add(tc.registration ? std::to_string(tc.bitmask_bits) : std::string("-"))
       .add(tc.op_table_entries)
       .add(tc.transaction_table_entries)
       .add(st.op_table_stalls)
@@ -628,8 +629,8 @@ void Connectionless::report_stream(const nodes::Cluster& c, const lant::AreaEsti
       .add(ft.fault_drops + ft.queue_drops)
       .add(ft.duplicates)
       .add(ft.held_back)
-      .add(area.luts, 0)
-      .add(area.brams, 1)
+      .add(tc.registration ? fmt::format("{:.0f}", area.luts) : std::string("-"))
+      .add(tc.registration ? fmt::format("{:.1f}", area.brams) : std::string("-"))
       .add("yes");
   sink.add(std::move(t));
   summary.push_back(fmt::format(
