@@ -158,7 +158,7 @@ void ChakraStream::match_collective(unsigned rank, const Node& n)
   auto& seen            = calls_seen_[n.comm];
   auto& base            = calls_base_[n.comm];
   while (seen.size() <= k - base)
-    seen.push_back(CallSeen{n.kind, n.bytes, n.id, rank, 0, n.given});
+    seen.push_back(CallSeen{n.kind, n.given, n.id, rank, 0});
   auto& s = seen[k - base];
   if (s.kind != n.kind)
     throw config::ConfigError(rank_file_of(cfg_, rank), fmt::format("node {} ('{}')", n.id, n.name),
@@ -166,7 +166,7 @@ void ChakraStream::match_collective(unsigned rank, const Node& n)
                                           "members call different collectives",
                                           k + 1, ctx_.comm_names[n.comm], config::enum_name(n.kind),
                                           config::enum_name(s.kind), s.rank, s.node));
-  if (s.bytes != n.bytes || s.given != n.given)
+  if (s.given != n.given)
     throw config::ConfigError(rank_file_of(cfg_, rank), fmt::format("node {} ('{}'), comm_size", n.id, n.name),
                               fmt::format("collective {} on group '{}', {}, has comm_size {} here but {} on rank {} "
                                           "(node {}): {}",

@@ -57,9 +57,8 @@ private:
   /// The signature of a communicator's k-th call, as its first member made it.
   struct CallSeen {
     ProgramOpKind kind;
-    std::uint64_t bytes = 0, node = 0;
+    std::uint64_t given = 0, node = 0; ///< (given: comm_size as given, which fixes the share too)
     unsigned rank = 0, arrived = 0;
-    std::uint64_t given = 0; ///< comm_size as given
   };
   void run_rank(ActorContext& ctx, nodes::Cluster& c, unsigned rank);
   void execute(ActorContext& ctx, nodes::Cluster& c, unsigned rank, const Node& n);

@@ -175,7 +175,7 @@ std::vector<Global> match(const Ctx& c, std::vector<std::vector<Local>>& locals)
                                        "must call the same collectives in the same order",
                                        k + 1, c.comm_names[l.comm], config::enum_name(l.kind),
                                        config::enum_name(first.kind), op.parts[0].first, first.node->id()));
-        if (first.given != l.given || first.bytes != l.bytes)
+        if (first.given != l.given) // (the same comm_size on one group gives the same share)
           throw node_error(c, r, *l.node, "comm_size",
                            uneven_sizes(k, c.comm_names[l.comm], l.kind,
                                         whole_attr(c, r, *l.node, "comm_size").value_or(0),

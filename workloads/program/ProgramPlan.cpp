@@ -426,14 +426,8 @@ void check_fields_apply(std::size_t i, const ProgramOp& k)
     refuse("src", "the operations that read a buffer");
   if (!k.dst.empty() && !writes_buffer(op))
     refuse("dst", "the operations that write a buffer");
-  if (!reads_buffer(op) && !writes_buffer(op)) {
-    if (k.count != none.count)
-      refuse("count", "the operations that read or write a buffer");
-    if (k.src_offset != none.src_offset)
-      refuse("src_offset", "the operations that read a buffer");
-    if (k.dst_offset != none.dst_offset)
-      refuse("dst_offset", "the operations that write a buffer");
-  }
+  if (k.count != none.count && !reads_buffer(op) && !writes_buffer(op))
+    refuse("count", "the operations that read or write a buffer");
   if (k.src_offset != none.src_offset && !reads_buffer(op))
     refuse("src_offset", "the operations that read a buffer");
   if (k.dst_offset != none.dst_offset && !writes_buffer(op))
